@@ -1,0 +1,14 @@
+import type { Logger } from 'pino'
+import type { Config } from './config.js'
+import type { Db } from './db/types.js'
+import type { Cursors } from './http/pagination.js'
+import type { Clock } from './lib/clock.js'
+
+/** What every module's routes and services are built from; one object, passed explicitly. */
+export interface AppDeps {
+  config: Config
+  db: Db
+  clock: Clock
+  log: Logger
+  cursors: Cursors
+}

@@ -1,0 +1,60 @@
+import Fastify, { LogController, type FastifyInstance } from 'fastify'
+import { sql } from 'kysely'
+import type { AppDeps } from './app-deps.js'
+import { migrationsApplied } from './db/migrate.js'
+import { installAuth } from './http/auth.js'
+import { installErrorHandling, installJsonParsing } from './http/error-handler.js'
+import { installIdempotency } from './http/idempotency.js'
+import { installMetrics } from './http/metrics.js'
+import { installOpenApi } from './http/openapi.js'
+import { RateLimits } from './http/rate-limit.js'
+import { validatorCompiler } from './http/validation.js'
+import { newId } from './lib/ids.js'
+import { registerDocs } from './modules/docs/routes.js'
+import { MODULES } from './modules/index.js'
+
+export type App = FastifyInstance
+
+/** Builds the HTTP application from its dependencies; `server.ts` only listens, tests use `app.inject`. */
+export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
+  const app = Fastify({
+    loggerInstance: deps.log,
+    logController: new LogController({ disableRequestLogging: true }),
+    bodyLimit: deps.config.bodyLimitBytes,
+    genReqId: () => newId('req'),
+    requestIdHeader: false,
+    ajv: { customOptions: { strict: false } },
+    routerOptions: { ignoreTrailingSlash: false, maxParamLength: 200 },
+  }) as unknown as FastifyInstance
+
+  const limits = await RateLimits.create(deps.config)
+  app.addHook('onClose', async () => { await limits.close() })
+
+  app.setValidatorCompiler(validatorCompiler)
+  installJsonParsing(app)
+  installErrorHandling(app, deps.config.baseUrl)
+  app.addHook('onRequest', async (req, reply) => { reply.header('Svc-Request-Id', req.id) })
+  app.addHook('onResponse', async (req, reply) => {
+    req.log.info({ req_id: req.id, method: req.method, route: req.routeOptions.url ?? null, status: reply.statusCode, ms: Math.round(reply.elapsedTime * 10) / 10 }, 'request')
+  })
+  await installOpenApi(app, deps.config.baseUrl)
+  installMetrics(app)
+  installAuth(app, deps, limits)
+  installIdempotency(app, deps)
+
+  let ready = false
+  app.get('/healthz', { config: { public: true }, schema: { hide: true } }, async () => ({ status: 'ok' }))
+  app.get('/readyz', { config: { public: true }, schema: { hide: true } }, async (_req, reply) => {
+    try {
+      await sql`SELECT 1`.execute(deps.db)
+      ready ||= await migrationsApplied(deps.db)
+      if (!ready) return reply.code(503).send({ status: 'migrations_pending' })
+      return { status: 'ready' }
+    } catch {
+      return reply.code(503).send({ status: 'database_unreachable' })
+    }
+  })
+  registerDocs(app)
+  for (const register of MODULES) await register(app, deps)
+  return app
+}

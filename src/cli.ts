@@ -1,0 +1,153 @@
+import { existsSync, readFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { ConfigError, loadConfig } from './config.js'
+import { signClientAssertion, tokenRequestBody } from './lib/client-assertion.js'
+import { sandboxClientPath, type SandboxClientFile } from './seed/demo.js'
+
+const HELP = `svc: card issuing and eSIM service
+
+  svc serve                     start the API (and the background worker unless SVC_DISABLE_WORKER=1)
+  svc worker                    run only the background worker (webhooks, jobs); PostgreSQL deployments
+  svc migrate                   apply database migrations and exit
+  svc token [--scope "a b"] [--client-file F]
+                                sign an assertion with the stored client key and print an access token
+
+  Operator commands (call /operator/v1 at BASE_URL with SVC_OPERATOR_TOKEN or DATA_DIR/operator-token):
+  svc org create NAME
+  svc org list
+  svc program create --org ORG --env sandbox|production --name NAME --processor sim_full|sim_basic --currencies USD,EUR
+  svc client create --org ORG --env ENV --label LABEL --jwks-file FILE [--scopes a,b] [--ip-allowlist cidr,cidr]
+  svc client revoke CLIENT_ID
+  svc network-policy set --org ORG --env ENV [--cidrs cidr,cidr]
+  svc operator METHOD PATH [JSON]   any operator call, e.g. svc operator GET /operator/v1/organizations
+`
+
+function flags(args: string[]): { positional: string[]; opts: Record<string, string> } {
+  const positional: string[] = []
+  const opts: Record<string, string> = {}
+  for (let i = 0; i < args.length; i++) {
+    const a = args[i]
+    if (a.startsWith('--')) {
+      const [name, inline] = a.slice(2).split('=', 2)
+      opts[name] = inline ?? args[++i] ?? ''
+    } else positional.push(a)
+  }
+  return { positional, opts }
+}
+
+function list(value: string | undefined): string[] | undefined {
+  return value === undefined ? undefined : value.split(',').map((s) => s.trim()).filter(Boolean)
+}
+
+async function operatorCall(method: string, path: string, body?: unknown): Promise<unknown> {
+  const config = loadConfig()
+  const res = await fetch(`${config.baseUrl}${path}`, {
+    method,
+    headers: { authorization: `Bearer ${config.operatorToken}`, ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
+    body: body !== undefined ? JSON.stringify(body) : undefined,
+  })
+  const text = await res.text()
+  const parsed = text ? JSON.parse(text) : null
+  if (!res.ok) throw new Error(`${res.status} ${JSON.stringify(parsed)}`)
+  return parsed
+}
+
+async function token(opts: Record<string, string>): Promise<string> {
+  const config = loadConfig()
+  const file = opts['client-file'] ?? sandboxClientPath(config.dataDir)
+  if (!existsSync(file)) throw new Error(`No client file at ${file}; start the service once with \`npm start\` to create the demo client.`)
+  const client = JSON.parse(readFileSync(file, 'utf8')) as SandboxClientFile
+  const tokenUrl = opts['token-url'] ?? client.token_url ?? `${config.baseUrl}/oauth/token`
+  const assertion = await signClientAssertion({ clientId: client.client_id, privateJwk: client.private_jwk, audience: tokenUrl, kid: client.kid })
+  const res = await fetch(tokenUrl, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: tokenRequestBody(assertion, opts.scope),
+  })
+  const body = await res.json() as Record<string, string>
+  if (!res.ok) throw new Error(`token request refused: ${body.error}: ${body.error_description}`)
+  return body.access_token
+}
+
+export async function main(argv: string[]): Promise<void> {
+  const [command, ...rest] = argv
+  const { positional, opts } = flags(rest)
+  try {
+    switch (command) {
+      case 'serve': {
+        const { serve } = await import('./server.js')
+        const { stop } = await serve(loadConfig())
+        const shutdown = () => { stop().then(() => process.exit(0), () => process.exit(1)) }
+        process.once('SIGINT', shutdown)
+        process.once('SIGTERM', shutdown)
+        return
+      }
+      case 'worker': {
+        const { openRuntime } = await import('./runtime.js')
+        const { startWorker } = await import('./jobs/worker.js')
+        const { deps, handle } = await openRuntime(loadConfig())
+        const worker = startWorker(deps)
+        deps.log.info('worker started')
+        const shutdown = () => { worker.stop().then(() => handle.close()).then(() => process.exit(0), () => process.exit(1)) }
+        process.once('SIGINT', shutdown)
+        process.once('SIGTERM', shutdown)
+        return
+      }
+      case 'migrate': {
+        const { openDatabase } = await import('./db/client.js')
+        const { migrateToLatest } = await import('./db/migrate.js')
+        const config = loadConfig()
+        const handle = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: join(config.dataDir, 'pgdata') })
+        const applied = await migrateToLatest(handle.db)
+        await handle.close()
+        console.log(applied.length ? `applied: ${applied.join(', ')}` : 'schema is up to date')
+        return
+      }
+      case 'token':
+        console.log(await token(opts))
+        return
+      case 'org':
+        if (positional[0] === 'create') return print(await operatorCall('POST', '/operator/v1/organizations', { name: positional.slice(1).join(' ') || opts.name }))
+        if (positional[0] === 'list') return print(await operatorCall('GET', '/operator/v1/organizations'))
+        break
+      case 'program':
+        if (positional[0] === 'create') {
+          return print(await operatorCall('POST', '/operator/v1/programs', {
+            organization_id: opts.org, environment: opts.env, name: opts.name, processor: opts.processor,
+            currencies: list(opts.currencies), form_factors: list(opts['form-factors']),
+          }))
+        }
+        break
+      case 'client':
+        if (positional[0] === 'create') {
+          return print(await operatorCall('POST', '/operator/v1/clients', {
+            organization_id: opts.org, environment: opts.env, label: opts.label,
+            jwks: JSON.parse(readFileSync(opts['jwks-file'], 'utf8')), scopes: list(opts.scopes), ip_allowlist: list(opts['ip-allowlist']),
+          }))
+        }
+        if (positional[0] === 'revoke') return print(await operatorCall('POST', `/operator/v1/clients/${positional[1]}/revoke`))
+        break
+      case 'network-policy':
+        if (positional[0] === 'set') {
+          return print(await operatorCall('PUT', `/operator/v1/organizations/${opts.org}/network_policy`, { environment: opts.env, ip_allowlist: list(opts.cidrs) ?? [] }))
+        }
+        break
+      case 'operator':
+        return print(await operatorCall(positional[0].toUpperCase(), positional[1], positional[2] ? JSON.parse(positional[2]) : undefined))
+      case undefined:
+      case 'help':
+      case '--help':
+        process.stdout.write(HELP)
+        return
+    }
+    process.stderr.write(`unknown command: ${argv.join(' ')}\n\n${HELP}`)
+    process.exitCode = 2
+  } catch (err) {
+    process.stderr.write(`svc ${command}: ${err instanceof ConfigError ? err.message : (err as Error).message}\n`)
+    process.exitCode = 1
+  }
+}
+
+function print(value: unknown): void {
+  console.log(JSON.stringify(value, null, 2))
+}

@@ -1,0 +1,127 @@
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { randomBytes } from 'node:crypto'
+import { join, resolve } from 'node:path'
+import { randomBase62 } from './lib/crypto.js'
+
+export type Environment = 'sandbox' | 'production'
+export const ENVIRONMENTS: readonly Environment[] = ['sandbox', 'production']
+
+export interface RateLimitConfig {
+  sandboxPerSecond: number
+  productionPerSecond: number
+  pollingPerSecond: number
+}
+
+/** Every setting of the service, parsed once from the environment. Nothing else reads `process.env`. */
+export interface Config {
+  port: number
+  host: string
+  baseUrl: string
+  databaseUrl: string | null
+  dataDir: string
+  redisUrl: string | null
+  masterKey: Buffer
+  operatorToken: string
+  environments: Environment[]
+  releases: Set<string>
+  webhookUrlPolicy: 'public' | 'allow_private'
+  webhookRetryScheduleSeconds: number[]
+  cardIssueDelayMs: number
+  logLevel: string
+  rateLimits: RateLimitConfig
+  runWorker: boolean
+  seedDemo: boolean
+  /** Request body limit for every route but the KYC upload. */
+  bodyLimitBytes: number
+  kycBodyLimitBytes: number
+}
+
+export const DEFAULT_RETRY_SCHEDULE = [60, 300, 1800, 7200, 18000, 36000, 43200]
+
+export class ConfigError extends Error {}
+
+function intVar(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
+  const raw = env[name]
+  if (raw === undefined || raw === '') return fallback
+  const n = Number(raw)
+  if (!Number.isFinite(n) || n < 0) throw new ConfigError(`${name} must be a non-negative number, got "${raw}"`)
+  return n
+}
+
+function boolVar(env: NodeJS.ProcessEnv, name: string, fallback: boolean): boolean {
+  const raw = env[name]
+  if (raw === undefined || raw === '') return fallback
+  return ['1', 'true', 'yes', 'on'].includes(raw.toLowerCase())
+}
+
+/** Reads a generated secret from DATA_DIR, creating it on first use (embedded default only). */
+function generatedSecret(dataDir: string, file: string, make: () => string): string {
+  const path = join(dataDir, file)
+  if (existsSync(path)) return readFileSync(path, 'utf8').trim()
+  mkdirSync(dataDir, { recursive: true })
+  const value = make()
+  writeFileSync(path, value + '\n', { mode: 0o600 })
+  return value
+}
+
+function parseMasterKey(raw: string): Buffer {
+  const key = Buffer.from(raw, 'base64')
+  if (key.length !== 32) throw new ConfigError('SVC_MASTER_KEY must be 32 bytes, base64 encoded')
+  return key
+}
+
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const port = intVar(env, 'PORT', 8080)
+  const dataDir = resolve(env.DATA_DIR || './.data')
+  const databaseUrl = env.DATABASE_URL || null
+  const embedded = databaseUrl === null
+
+  let masterKey: Buffer
+  if (env.SVC_MASTER_KEY) masterKey = parseMasterKey(env.SVC_MASTER_KEY)
+  else if (embedded) masterKey = parseMasterKey(generatedSecret(dataDir, 'master.key', () => randomBytes(32).toString('base64')))
+  else throw new ConfigError('SVC_MASTER_KEY is required when DATABASE_URL is set (every node must share it)')
+
+  let operatorToken: string
+  if (env.SVC_OPERATOR_TOKEN) operatorToken = env.SVC_OPERATOR_TOKEN
+  else if (embedded) operatorToken = generatedSecret(dataDir, 'operator-token', () => 'op_' + randomBase62(32))
+  else throw new ConfigError('SVC_OPERATOR_TOKEN is required when DATABASE_URL is set')
+
+  const environments = (env.SVC_ENVIRONMENTS || 'sandbox,production').split(',').map((s) => s.trim()).filter(Boolean)
+  for (const e of environments) {
+    if (!ENVIRONMENTS.includes(e as Environment)) throw new ConfigError(`SVC_ENVIRONMENTS: unknown environment "${e}"`)
+  }
+
+  const schedule = env.WEBHOOK_RETRY_SCHEDULE
+    ? env.WEBHOOK_RETRY_SCHEDULE.split(',').map((s) => Number(s.trim()))
+    : DEFAULT_RETRY_SCHEDULE
+  if (schedule.some((n) => !Number.isFinite(n) || n < 0)) throw new ConfigError('WEBHOOK_RETRY_SCHEDULE must be comma-separated seconds')
+
+  const policy = env.WEBHOOK_URL_POLICY || 'public'
+  if (policy !== 'public' && policy !== 'allow_private') throw new ConfigError('WEBHOOK_URL_POLICY must be public or allow_private')
+
+  return {
+    port,
+    host: env.HOST || '0.0.0.0',
+    baseUrl: (env.BASE_URL || `http://localhost:${port}`).replace(/\/+$/, ''),
+    databaseUrl,
+    dataDir,
+    redisUrl: env.REDIS_URL || null,
+    masterKey,
+    operatorToken,
+    environments: environments as Environment[],
+    releases: new Set((env.SVC_RELEASES || '').split(',').map((s) => s.trim()).filter(Boolean)),
+    webhookUrlPolicy: policy,
+    webhookRetryScheduleSeconds: schedule,
+    cardIssueDelayMs: intVar(env, 'CARD_ISSUE_DELAY_MS', 1000),
+    logLevel: env.LOG_LEVEL || 'info',
+    rateLimits: {
+      sandboxPerSecond: intVar(env, 'RATE_LIMIT_SANDBOX', 25),
+      productionPerSecond: intVar(env, 'RATE_LIMIT_PRODUCTION', 100),
+      pollingPerSecond: intVar(env, 'RATE_LIMIT_POLLING', 10),
+    },
+    runWorker: !boolVar(env, 'SVC_DISABLE_WORKER', false),
+    seedDemo: boolVar(env, 'SVC_SEED_DEMO', embedded),
+    bodyLimitBytes: 1024 * 1024,
+    kycBodyLimitBytes: 85 * 1024 * 1024,
+  }
+}

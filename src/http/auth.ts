@@ -1,0 +1,96 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify'
+import { sql } from 'kysely'
+import type { AppDeps } from '../app-deps.js'
+import type { Environment } from '../config.js'
+import { safeEqual, sha256Hex } from '../lib/crypto.js'
+import { enforceCapability } from './capability.js'
+import { ApiError } from './errors.js'
+import { clientAddress, ipAllowed } from './ip.js'
+import type { RateLimits } from './rate-limit.js'
+
+export const TOKEN_PREFIX: Record<Environment, string> = { sandbox: 'at_test_', production: 'at_live_' }
+
+interface TokenRow {
+  client_id: string
+  organization_id: string
+  environment: Environment
+  scopes: string[]
+  expires_at: Date
+  client_status: string
+  client_ips: string[] | null
+  org_ips: string[] | null
+}
+
+function bearer(req: FastifyRequest): string {
+  const header = req.headers.authorization
+  if (!header) throw new ApiError('missing_credentials')
+  const match = /^Bearer\s+(\S+)\s*$/i.exec(header)
+  if (!match) throw new ApiError('invalid_access_token', { message: 'The Authorization header must be "Bearer <access token>".' })
+  return match[1]
+}
+
+/** Looks the token up on every request (revocation acts at once) and checks environment and network policy. */
+async function authenticate(req: FastifyRequest, deps: AppDeps): Promise<void> {
+  const token = bearer(req)
+  if (!token.startsWith(TOKEN_PREFIX.sandbox) && !token.startsWith(TOKEN_PREFIX.production)) throw new ApiError('invalid_access_token')
+  const { rows } = await sql<TokenRow>`
+    SELECT t.client_id, t.organization_id, t.environment, t.scopes, t.expires_at,
+           c.status AS client_status, c.ip_allowlist AS client_ips, np.ip_allowlist AS org_ips
+    FROM access_tokens t
+    JOIN oauth_clients c ON c.id = t.client_id
+    LEFT JOIN network_policies np ON np.organization_id = t.organization_id AND np.environment = t.environment
+    WHERE t.token_hash = ${sha256Hex(token)}`.execute(deps.db)
+  const row = rows[0]
+  if (!row || row.client_status !== 'active' || row.expires_at.getTime() <= deps.clock.now().getTime()) {
+    throw new ApiError('invalid_access_token')
+  }
+  if (!deps.config.environments.includes(row.environment)) {
+    throw new ApiError('environment_mismatch', { message: `This deployment does not serve the ${row.environment} environment.` })
+  }
+  const address = clientAddress(req)
+  if (!ipAllowed(address, row.org_ips) || !ipAllowed(address, row.client_ips)) throw new ApiError('ip_not_allowed')
+  req.ctx = {
+    requestId: String(req.id),
+    organizationId: row.organization_id,
+    environment: row.environment,
+    clientId: row.client_id,
+    scopes: new Set(row.scopes),
+  }
+}
+
+function isPollingRoute(req: FastifyRequest): string | null {
+  const url = req.routeOptions.url
+  if (req.method !== 'GET' || !url) return null
+  const last = url.split('/').pop() ?? ''
+  return last.startsWith(':') ? url : null
+}
+
+/**
+ * The request pipeline before the body is read, in this order: token → rate limit → simulator gate →
+ * capability mount → scope. Unknown /v1 paths pass through authentication too, so an unmounted
+ * operation and a misspelled path look the same to any caller.
+ */
+export function installAuth(app: FastifyInstance, deps: AppDeps, limits: RateLimits): void {
+  app.decorateRequest('ctx', null as never)
+  app.addHook('onRequest', async (req) => {
+    const path = req.url
+    if (path.startsWith('/operator/')) {
+      const header = req.headers.authorization
+      if (!header) throw new ApiError('missing_credentials')
+      const match = /^Bearer\s+(\S+)\s*$/i.exec(header)
+      if (!match || !safeEqual(match[1], deps.config.operatorToken)) throw new ApiError('invalid_access_token')
+      return
+    }
+    if (!(path.startsWith('/v1/') || path === '/v1' || path.startsWith('/v1?'))) return
+    await authenticate(req, deps)
+    const matched = req.routeOptions.url !== undefined && !req.is404
+    await limits.consume(req.ctx.clientId, req.ctx.environment, matched ? isPollingRoute(req) : null)
+    if (!matched) return
+    const config = req.routeOptions.config
+    if (config.simulator && req.ctx.environment !== 'sandbox') throw new ApiError('not_found')
+    if (config.capability) await enforceCapability(req, config.capability)
+    if (config.scope && !req.ctx.scopes.has(config.scope)) {
+      throw new ApiError('insufficient_scope', { message: `This operation requires the ${config.scope} scope.` })
+    }
+  })
+}

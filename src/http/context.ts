@@ -1,0 +1,30 @@
+import type { Environment } from '../config.js'
+
+/** Who is calling: resolved once per request from the access token. */
+export interface RequestCtx {
+  requestId: string
+  organizationId: string
+  environment: Environment
+  clientId: string
+  scopes: ReadonlySet<string>
+}
+
+/** Everything a module needs from the application; handed to every module's `register` function. */
+export type { AppDeps } from '../app-deps.js'
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** Set by authentication on every /v1 request. */
+    ctx: RequestCtx
+  }
+  interface FastifyContextConfig {
+    /** Scope the token must hold; omitted for routes any valid token may call. */
+    scope?: string
+    /** Optional operation mounted only when the request's program has this capability. */
+    capability?: import('./capability.js').CapabilityRule
+    /** Sandbox-only simulator route: answers the same 404 as an unknown path in production. */
+    simulator?: boolean
+    /** Routes outside /v1 that still require no authentication (token endpoint, health, docs). */
+    public?: boolean
+  }
+}

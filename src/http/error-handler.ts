@@ -1,0 +1,97 @@
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import { ApiError, isApiError } from './errors.js'
+import { validationToApiError } from './validation.js'
+
+export interface ErrorEnvelope {
+  error: {
+    type: string
+    code: string
+    message: string
+    param?: string
+    doc_url: string
+    request_id: string
+    errors?: { code: string; param: string; message: string }[]
+  }
+}
+
+/** The `/v1` error envelope for an ApiError. */
+export function envelope(err: ApiError, requestId: string, baseUrl: string): ErrorEnvelope {
+  return {
+    error: {
+      type: err.spec.type,
+      code: err.code,
+      message: err.message,
+      ...(err.param !== undefined ? { param: err.param } : {}),
+      doc_url: `${baseUrl}/docs/errors#${err.code}`,
+      request_id: requestId,
+      ...(err.errors ? { errors: err.errors } : {}),
+    },
+  }
+}
+
+/** Maps framework errors (body parsing, size, validation) onto catalogue codes; anything else is internal. */
+export function toApiError(err: unknown): ApiError | null {
+  if (isApiError(err)) return err
+  const e = err as FastifyError & { validation?: unknown[]; validationContext?: string }
+  if (e && Array.isArray(e.validation)) return validationToApiError(e.validation as never, e.validationContext)
+  switch (e?.code) {
+    case 'FST_ERR_CTP_BODY_TOO_LARGE':
+      return new ApiError('request_too_large')
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
+    case 'FST_ERR_CTP_INVALID_JSON_BODY':
+    case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
+    case 'FST_ERR_CTP_EMPTY_TYPE':
+    case 'FST_ERR_CTP_INVALID_TYPE':
+      return new ApiError('invalid_request_body')
+    case 'FST_ERR_BAD_URL':
+    case 'FST_ERR_ASYNC_CONSTRAINT':
+      return new ApiError('not_found')
+  }
+  if (e && typeof e.statusCode === 'number' && e.statusCode >= 400 && e.statusCode < 500) {
+    return new ApiError(e.statusCode === 413 ? 'request_too_large' : 'invalid_request_body')
+  }
+  return null
+}
+
+export function sendApiError(reply: FastifyReply, err: ApiError, baseUrl: string): FastifyReply {
+  if (err.headers) reply.headers(err.headers)
+  return reply.code(err.status).type('application/json; charset=utf-8').send(envelope(err, String(reply.request.id), baseUrl))
+}
+
+/** One place where every failure becomes the envelope; unknown exceptions are logged with their stack and answered as internal_error. */
+export function installErrorHandling(app: FastifyInstance, baseUrl: string): void {
+  app.setErrorHandler((err: unknown, req: FastifyRequest, reply: FastifyReply) => {
+    const apiError = toApiError(err)
+    if (apiError) {
+      if (apiError.status >= 500) req.log.error({ err, detail: apiError.detail }, 'request failed')
+      return sendApiError(reply, apiError, baseUrl)
+    }
+    req.log.error({ err }, 'unhandled error')
+    return sendApiError(reply, new ApiError('internal_error'), baseUrl)
+  })
+  app.setNotFoundHandler((req, reply) => sendApiError(reply, new ApiError('not_found'), baseUrl))
+}
+
+/** JSON bodies only: empty means "no body"; anything but a JSON object is invalid_request_body. */
+export function installJsonParsing(app: FastifyInstance): void {
+  app.removeAllContentTypeParsers()
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (_req, body, done) => {
+    const text = (body as string).trim()
+    if (text === '') return done(null, undefined)
+    let parsed: unknown
+    try {
+      parsed = JSON.parse(text)
+    } catch {
+      return done(new ApiError('invalid_request_body', { message: 'The request body is not valid JSON.' }), undefined)
+    }
+    if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) {
+      return done(new ApiError('invalid_request_body', { message: 'The request body must be a JSON object.' }), undefined)
+    }
+    done(null, parsed)
+  })
+  app.addContentTypeParser('*', { parseAs: 'buffer' }, (_req, body, done) => {
+    if ((body as Buffer).length === 0) return done(null, undefined)
+    done(new ApiError('invalid_request_body', { message: 'Send the body as application/json.' }), undefined)
+  })
+}

@@ -1,0 +1,55 @@
+import { BlockList, isIP } from 'node:net'
+import type { FastifyRequest } from 'fastify'
+
+/** The caller's address: the last X-Forwarded-For entry (the one our proxy appended), else the socket peer. */
+export function clientAddress(req: FastifyRequest): string {
+  const header = req.headers['x-forwarded-for']
+  const raw = Array.isArray(header) ? header.join(',') : header
+  if (raw) {
+    const parts = raw.split(',').map((s) => s.trim()).filter(Boolean)
+    if (parts.length > 0) return normalize(parts[parts.length - 1])
+  }
+  return normalize(req.socket.remoteAddress ?? '')
+}
+
+function normalize(address: string): string {
+  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address)
+  return mapped ? mapped[1] : address
+}
+
+/** Parses `1.2.3.0/24`, `2001:db8::/32` or a bare address; null when malformed. */
+export function parseCidr(value: string): { address: string; prefix: number; family: 'ipv4' | 'ipv6' } | null {
+  const [address, prefixText, extra] = value.trim().split('/')
+  if (extra !== undefined) return null
+  const version = isIP(address)
+  if (version === 0) return null
+  const max = version === 4 ? 32 : 128
+  const prefix = prefixText === undefined ? max : Number(prefixText)
+  if (!Number.isInteger(prefix) || prefix < 0 || prefix > max || (prefixText !== undefined && !/^\d+$/.test(prefixText))) return null
+  return { address, prefix, family: version === 4 ? 'ipv4' : 'ipv6' }
+}
+
+const compiled = new Map<string, BlockList>()
+
+function toBlockList(cidrs: string[]): BlockList {
+  const cacheKey = cidrs.join(',')
+  let list = compiled.get(cacheKey)
+  if (!list) {
+    list = new BlockList()
+    for (const cidr of cidrs) {
+      const parsed = parseCidr(cidr)
+      if (parsed) list.addSubnet(parsed.address, parsed.prefix, parsed.family)
+    }
+    if (compiled.size > 1000) compiled.clear()
+    compiled.set(cacheKey, list)
+  }
+  return list
+}
+
+/** An empty or absent list means "no restriction". */
+export function ipAllowed(address: string, cidrs: string[] | null | undefined): boolean {
+  if (!cidrs || cidrs.length === 0) return true
+  const version = isIP(address)
+  if (version === 0) return false
+  return toBlockList(cidrs).check(address, version === 4 ? 'ipv4' : 'ipv6')
+}

@@ -1,0 +1,120 @@
+import swagger from '@fastify/swagger'
+import type { FastifyInstance, RouteOptions } from 'fastify'
+import { ERROR_CATALOGUE, type ErrorCode } from './errors.js'
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** Catalogue codes this operation can answer beyond the common ones; listed in the OpenAPI document. */
+    errors?: ErrorCode[]
+  }
+}
+
+interface OperationExtras {
+  capability?: string
+  scope?: string
+  simulator?: boolean
+  errors: ErrorCode[]
+}
+
+const COMMON_V1: ErrorCode[] = ['missing_credentials', 'invalid_access_token', 'insufficient_scope', 'ip_not_allowed', 'environment_mismatch', 'rate_limited', 'internal_error']
+const WITH_BODY: ErrorCode[] = ['invalid_request_body', 'missing_parameter', 'invalid_parameter', 'unknown_parameter', 'request_too_large', 'idempotency_key_reuse', 'idempotency_request_in_progress']
+const WITH_QUERY: ErrorCode[] = ['invalid_parameter', 'unknown_parameter', 'expired_cursor']
+
+const ErrorEnvelopeSchema = {
+  type: 'object',
+  required: ['error'],
+  properties: {
+    error: {
+      type: 'object',
+      required: ['type', 'code', 'message', 'doc_url', 'request_id'],
+      properties: {
+        type: { type: 'string', enum: ['invalid_request_error', 'authentication_error', 'permission_error', 'validation_error', 'rate_limit_error', 'api_error'] },
+        code: { type: 'string', enum: Object.keys(ERROR_CATALOGUE) },
+        message: { type: 'string' },
+        param: { type: 'string' },
+        doc_url: { type: 'string', format: 'uri' },
+        request_id: { type: 'string', pattern: '^req_' },
+        errors: {
+          type: 'array',
+          items: { type: 'object', required: ['code', 'param', 'message'], properties: { code: { type: 'string' }, param: { type: 'string' }, message: { type: 'string' } } },
+        },
+      },
+    },
+  },
+}
+
+function openapiPath(url: string): string {
+  return url.replace(/:([A-Za-z0-9_]+)/g, '{$1}')
+}
+
+/** Registers the generated OpenAPI 3.1 document (served at /openapi.json): route schemas plus our extensions. */
+export async function installOpenApi(app: FastifyInstance, baseUrl: string): Promise<void> {
+  const extras = new Map<string, OperationExtras>()
+  app.addHook('onRoute', (route: RouteOptions) => {
+    const config = (route.config ?? {}) as Record<string, unknown>
+    const methods = Array.isArray(route.method) ? route.method : [route.method]
+    for (const method of methods) {
+      extras.set(`${method.toLowerCase()} ${openapiPath(route.url)}`, {
+        capability: (config.capability as { name?: string } | undefined)?.name,
+        scope: config.scope as string | undefined,
+        simulator: config.simulator as boolean | undefined,
+        errors: (config.errors as ErrorCode[] | undefined) ?? [],
+      })
+    }
+  })
+
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.1.0',
+      info: {
+        title: 'svc: card issuing and eSIM API',
+        version: '1.0.0',
+        description: 'Programs, cardholders, accounts, cards, authorizations and eSIMs. Every error is listed at /docs/errors.',
+      },
+      servers: [{ url: baseUrl }],
+      components: {
+        securitySchemes: {
+          bearer: { type: 'http', scheme: 'bearer', description: 'Opaque access token from POST /oauth/token (at_test_ sandbox, at_live_ production).' },
+          operator: { type: 'http', scheme: 'bearer', description: 'SVC_OPERATOR_TOKEN, for the platform operator only.' },
+        },
+      },
+    },
+    transformObject: (input) => {
+      const doc = (input as { openapiObject: Record<string, any> }).openapiObject
+      doc.components = doc.components ?? {}
+      doc.components.schemas = { ...(doc.components.schemas ?? {}), Error: ErrorEnvelopeSchema }
+      for (const [path, item] of Object.entries<Record<string, any>>(doc.paths ?? {})) {
+        for (const [method, op] of Object.entries<Record<string, any>>(item)) {
+          const extra = extras.get(`${method} ${path}`)
+          if (!extra) continue
+          const isV1 = path.startsWith('/v1')
+          const isOperator = path.startsWith('/operator/')
+          if (extra.capability) op['x-svc-capability'] = extra.capability
+          if (extra.scope) op['x-svc-scope'] = extra.scope
+          if (extra.simulator) op['x-svc-sandbox-only'] = true
+          if (isV1) op.security = [{ bearer: [] }]
+          if (isOperator) op.security = [{ operator: [] }]
+          const codes = new Set<ErrorCode>(extra.errors)
+          if (isV1 || isOperator) for (const c of isV1 ? COMMON_V1 : ['missing_credentials', 'invalid_access_token', 'internal_error'] as ErrorCode[]) codes.add(c)
+          if (method === 'post' || method === 'patch' || method === 'put') for (const c of WITH_BODY) codes.add(c)
+          if (method === 'get' && op.parameters?.some((p: { in: string }) => p.in === 'query')) for (const c of WITH_QUERY) codes.add(c)
+          if (extra.capability || extra.simulator || path.includes('{')) codes.add('not_found')
+          op.responses = op.responses ?? {}
+          const byStatus = new Map<number, ErrorCode[]>()
+          for (const code of codes) {
+            const status = ERROR_CATALOGUE[code].status
+            byStatus.set(status, [...(byStatus.get(status) ?? []), code])
+          }
+          for (const [status, list] of [...byStatus.entries()].sort((a, b) => a[0] - b[0])) {
+            op.responses[String(status)] = {
+              description: `Error codes: ${list.map((c) => '`' + c + '`').join(', ')}`,
+              content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } },
+            }
+          }
+        }
+      }
+      return doc as never
+    },
+  })
+  app.get('/openapi.json', { config: { public: true }, schema: { hide: true } }, async () => app.swagger())
+}

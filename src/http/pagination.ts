@@ -1,0 +1,134 @@
+import { Type, type Static } from 'typebox'
+import { sql, type SelectQueryBuilder } from 'kysely'
+import { deriveKey, hmacSha256, safeEqual } from '../lib/crypto.js'
+import type { Clock } from '../lib/clock.js'
+import type { RequestCtx } from './context.js'
+import { ApiError } from './errors.js'
+
+export const CURSOR_TTL_MS = 24 * 60 * 60 * 1000
+
+/** Query parameters every list accepts. */
+export const PageQuery = {
+  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 25, description: 'Page size, 1–100 (default 25).' })),
+  starting_after: Type.Optional(Type.String({ maxLength: 512, description: 'Cursor: the page after it (next_cursor of the previous page).' })),
+  ending_before: Type.Optional(Type.String({ maxLength: 512, description: 'Cursor: the page before it. Not together with starting_after.' })),
+}
+
+export interface PageParams {
+  limit?: number
+  starting_after?: string
+  ending_before?: string
+}
+
+export const ListEnvelope = <T extends Parameters<typeof Type.Array>[0]>(item: T, name: string) =>
+  Type.Object({
+    object: Type.Literal('list'),
+    url: Type.String(),
+    data: Type.Array(item),
+    has_more: Type.Boolean(),
+    next_cursor: Type.Union([Type.String(), Type.Null()]),
+  }, { $id: undefined, title: `${name}List` })
+
+export interface ListResult<T> {
+  object: 'list'
+  url: string
+  data: T[]
+  has_more: boolean
+  next_cursor: string | null
+}
+
+/** Where a page starts: after (older than) or before (newer than) a position, in the list's sort order. */
+export interface PageBounds {
+  /** Sort key of the cursor position, or undefined for the first page. */
+  after?: string
+  before?: string
+  /** Rows to fetch: one more than the page size, to know whether more exist. */
+  take: number
+  /** The direction rows are fetched in; `ending_before` fetches in reverse and flips the page back. */
+  reverse: boolean
+}
+
+interface CursorBody { k: string; t: number }
+
+/** Signs and checks opaque cursors: bound to the organization, environment and list path; valid 24 hours. */
+export class Cursors {
+  private readonly key: Buffer
+  constructor(masterKey: Buffer, private readonly clock: Clock) {
+    this.key = deriveKey(masterKey, 'cursor')
+  }
+
+  private mac(scope: string, payload: string): string {
+    return hmacSha256(this.key, `${scope}|${payload}`).subarray(0, 16).toString('base64url')
+  }
+
+  encode(scope: string, sortKey: string): string {
+    const payload = Buffer.from(JSON.stringify({ k: sortKey, t: Math.floor(this.clock.now().getTime() / 1000) } satisfies CursorBody)).toString('base64url')
+    return `${payload}.${this.mac(scope, payload)}`
+  }
+
+  decode(scope: string, cursor: string, param: string): string {
+    const [payload, mac, extra] = cursor.split('.')
+    if (!payload || !mac || extra !== undefined || !safeEqual(mac, this.mac(scope, payload))) {
+      throw new ApiError('invalid_parameter', { param, message: `Invalid ${param}: not a cursor issued for this list.` })
+    }
+    const body = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8')) as CursorBody
+    if (this.clock.now().getTime() - body.t * 1000 > CURSOR_TTL_MS) throw new ApiError('expired_cursor', { param })
+    return body.k
+  }
+}
+
+/**
+ * Runs one page of a list whose rows sort by a unique text key (ids are time-sortable).
+ * `order: 'desc'` lists newest first. `fetch` receives the bounds and applies them with `applyBounds`.
+ */
+export async function paginate<Row, Out>(options: {
+  ctx: RequestCtx
+  cursors: Cursors
+  url: string
+  page: PageParams
+  sortKey: (row: Row) => string
+  fetch: (bounds: PageBounds) => Promise<Row[]>
+  present: (row: Row) => Out | Promise<Out>
+}): Promise<ListResult<Out>> {
+  const { page, cursors } = options
+  if (page.starting_after !== undefined && page.ending_before !== undefined) {
+    throw new ApiError('invalid_parameter', { param: 'ending_before', message: 'starting_after and ending_before cannot be used together.' })
+  }
+  const limit = page.limit ?? 25
+  const scope = `${options.ctx.organizationId}|${options.ctx.environment}|${options.url}`
+  const bounds: PageBounds = { take: limit + 1, reverse: false }
+  if (page.starting_after !== undefined) bounds.after = cursors.decode(scope, page.starting_after, 'starting_after')
+  if (page.ending_before !== undefined) {
+    bounds.before = cursors.decode(scope, page.ending_before, 'ending_before')
+    bounds.reverse = true
+  }
+  let rows = await options.fetch(bounds)
+  const hasMore = rows.length > limit
+  rows = rows.slice(0, limit)
+  if (bounds.reverse) rows.reverse()
+  const data = await Promise.all(rows.map(options.present))
+  // Going backwards, the continuation is before the first row; forwards, after the last one.
+  const edge = bounds.reverse ? rows[0] : rows[rows.length - 1]
+  return {
+    object: 'list',
+    url: options.url,
+    data,
+    has_more: hasMore,
+    next_cursor: hasMore && edge !== undefined ? cursors.encode(scope, options.sortKey(edge)) : null,
+  }
+}
+
+/** Applies page bounds to a query on `column`; `order` is the list's natural order. */
+export function applyBounds<QB extends SelectQueryBuilder<any, any, any>>(qb: QB, bounds: PageBounds, column: string, order: 'asc' | 'desc'): QB {
+  const ref = sql.ref(column)
+  // In natural order "after" means further along: smaller keys for desc lists, larger for asc.
+  const forwardOp = order === 'desc' ? '<' : '>'
+  const backwardOp = order === 'desc' ? '>' : '<'
+  let q = qb as SelectQueryBuilder<any, any, any>
+  if (bounds.after !== undefined) q = q.where(ref, forwardOp, bounds.after)
+  if (bounds.before !== undefined) q = q.where(ref, backwardOp, bounds.before)
+  const direction = bounds.reverse ? (order === 'desc' ? 'asc' : 'desc') : order
+  return q.orderBy(ref, direction).limit(bounds.take) as QB
+}
+
+export type PageQueryType = Static<ReturnType<typeof Type.Object<typeof PageQuery>>>

@@ -1,0 +1,91 @@
+import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv'
+import addFormatsModule from 'ajv-formats'
+import { ApiError, type FieldError } from './errors.js'
+
+/** Bodies are validated strictly (no coercion, no stripping); query strings and params coerce from text. */
+function makeAjv(coerce: boolean): Ajv {
+  const ajv = new Ajv({
+    allErrors: true,
+    removeAdditional: false,
+    useDefaults: true,
+    coerceTypes: coerce ? 'array' : false,
+    strict: false,
+  })
+  addFormats(ajv)
+  return ajv
+}
+
+const addFormats = (addFormatsModule as unknown as { default: (a: Ajv) => void }).default ?? addFormatsModule
+
+const bodyAjv = makeAjv(false)
+const queryAjv = makeAjv(true)
+
+/** Fastify validator compiler (ajv caches compiled schemas by identity). */
+export function validatorCompiler({ schema, httpPart }: { schema: object; httpPart?: string }) {
+  const fn: ValidateFunction = (httpPart === 'body' ? bodyAjv : queryAjv).compile(schema)
+  return (data: unknown) => {
+    // A POST without a body validates as an empty object, so required fields report missing_parameter.
+    const input = httpPart === 'body' && data === undefined ? {} : data
+    if (fn(input)) return { value: input }
+    return { error: Object.assign(new Error('validation failed'), { validation: fn.errors ?? [], validationContext: httpPart }) }
+  }
+}
+
+function pointerToParam(pointer: string): string {
+  let out = ''
+  for (const raw of pointer.split('/').slice(1)) {
+    const part = raw.replace(/~1/g, '/').replace(/~0/g, '~')
+    if (/^\d+$/.test(part)) out += `[${part}]`
+    else out += out ? `.${part}` : part
+  }
+  return out
+}
+
+function join(base: string, child: string): string {
+  return base ? `${base}.${child}` : child
+}
+
+function describe(e: ErrorObject): string {
+  switch (e.keyword) {
+    case 'enum': return `must be one of: ${(e.params as { allowedValues: unknown[] }).allowedValues.join(', ')}`
+    case 'const': return `must be ${JSON.stringify((e.params as { allowedValue: unknown }).allowedValue)}`
+    default: return e.message ?? 'is invalid'
+  }
+}
+
+/** Turns schema errors into the catalogue's codes: one field → its own code; several → invalid_parameter + errors[]. */
+export function validationToApiError(errors: ErrorObject[], part: string | undefined): ApiError {
+  const byParam = new Map<string, FieldError>()
+  for (const e of errors) {
+    const base = pointerToParam(e.instancePath)
+    let field: FieldError
+    if (e.keyword === 'required') {
+      const param = join(base, (e.params as { missingProperty: string }).missingProperty)
+      field = { code: 'missing_parameter', param, message: `Missing required parameter: ${param}.` }
+    } else if (e.keyword === 'additionalProperties') {
+      const param = join(base, (e.params as { additionalProperty: string }).additionalProperty)
+      field = { code: 'unknown_parameter', param, message: `Unknown parameter: ${param}.` }
+    } else if (base === '' && part === 'body') {
+      return new ApiError('invalid_request_body', { message: 'The request body must be a JSON object.' })
+    } else {
+      field = { code: 'invalid_parameter', param: base, message: `Invalid ${base || part}: ${describe(e)}.` }
+    }
+    // anyOf/oneOf branches repeat the same field; the first finding per field is the useful one.
+    if (e.keyword === 'anyOf' || e.keyword === 'oneOf') {
+      if (!byParam.has(field.param)) byParam.set(field.param, { ...field, message: `Invalid ${field.param}.` })
+      continue
+    }
+    const existing = byParam.get(field.param)
+    if (!existing || existing.message.endsWith(`Invalid ${field.param}.`)) byParam.set(field.param, field)
+  }
+  const fields = [...byParam.values()]
+  if (fields.length === 1) {
+    const [only] = fields
+    return new ApiError(only.code, { param: only.param, message: only.message })
+  }
+  return new ApiError('invalid_parameter', {
+    param: fields[0]?.param,
+    message: `${fields.length} parameters are invalid; see errors.`,
+    errors: fields,
+  })
+}

@@ -1,0 +1,60 @@
+import { randomBytes } from 'node:crypto'
+
+/** Crockford base32, the ULID alphabet: ids sort by creation time as plain strings. */
+const ALPHABET = '0123456789ABCDEFGHJKMNPQRSTVWXYZ'
+
+let lastTime = 0
+let lastRandom: number[] = []
+
+function encodeTime(time: number): string {
+  let out = ''
+  for (let i = 9; i >= 0; i--) {
+    const mod = time % 32
+    out = ALPHABET[mod] + out
+    time = (time - mod) / 32
+  }
+  return out
+}
+
+function freshRandom(): number[] {
+  const bytes = randomBytes(16)
+  return Array.from({ length: 16 }, (_, i) => bytes[i] % 32)
+}
+
+/** Increments the random part so ids made in the same millisecond still sort in creation order. */
+function increment(digits: number[]): number[] {
+  const next = digits.slice()
+  for (let i = next.length - 1; i >= 0; i--) {
+    if (next[i] < 31) { next[i]++; return next }
+    next[i] = 0
+  }
+  return freshRandom()
+}
+
+/** A time-sortable identifier body of 26 characters (ULID layout). */
+export function ulid(now = Date.now()): string {
+  if (now <= lastTime) {
+    lastRandom = increment(lastRandom)
+  } else {
+    lastTime = now
+    lastRandom = freshRandom()
+  }
+  return encodeTime(lastTime) + lastRandom.map((d) => ALPHABET[d]).join('')
+}
+
+export type IdPrefix =
+  | 'org' | 'prog' | 'oc' | 'req' | 'chd' | 'kyc' | 'kycdoc' | 'acct' | 'le' | 'card' | 'pink'
+  | 'auth' | 'txn' | 'dsp' | 'ntok' | 'tdsa' | 'whe' | 'evt' | 'whd' | 'job' | 'pkg' | 'topup'
+  | 'esord' | 'esim' | 'h5' | 'rpt' | 'hold' | 'aud'
+
+/** New id with its type prefix, e.g. `chd_01JD…`. */
+export function newId(prefix: IdPrefix): string {
+  return `${prefix}_${ulid()}`
+}
+
+const ID_BODY = /^[0-9A-HJKMNP-TV-Z]{26}$/
+
+/** True when `value` has the shape of an id of that prefix; lookups skip the database otherwise. */
+export function isId(prefix: IdPrefix, value: string): boolean {
+  return value.startsWith(prefix + '_') && ID_BODY.test(value.slice(prefix.length + 1))
+}

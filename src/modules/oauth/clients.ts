@@ -1,0 +1,126 @@
+import type { AppDeps } from '../../app-deps.js'
+import { json } from '../../db/types.js'
+import { ApiError } from '../../http/errors.js'
+import { parseCidr } from '../../http/ip.js'
+import { iso } from '../../http/ownership.js'
+import { newId } from '../../lib/ids.js'
+import { validateJwks } from './jwks.js'
+import type { ClientRecord } from './repo.js'
+import { DEFAULT_CLIENT_SCOPES, isScope } from './scopes.js'
+
+export interface ClientView {
+  object: 'oauth_client'
+  id: string
+  organization_id: string
+  environment: string
+  label: string
+  scopes: string[]
+  jwks: { keys: Record<string, unknown>[] }
+  ip_allowlist: string[] | null
+  status: string
+  created_at: string
+  updated_at: string
+  revoked_at: string | null
+}
+
+export function presentClient(row: ClientRecord): ClientView {
+  return {
+    object: 'oauth_client',
+    id: row.id,
+    organization_id: row.organization_id,
+    environment: row.environment,
+    label: row.label,
+    scopes: row.scopes,
+    jwks: row.jwks,
+    ip_allowlist: row.ip_allowlist,
+    status: row.status,
+    created_at: iso(row.created_at)!,
+    updated_at: iso(row.updated_at)!,
+    revoked_at: iso(row.revoked_at),
+  }
+}
+
+export function validateScopes(scopes: string[]): string[] {
+  scopes.forEach((s, i) => {
+    if (!isScope(s)) throw new ApiError('invalid_parameter', { param: `scopes[${i}]`, message: `${s} is not a scope.` })
+  })
+  return [...new Set(scopes)]
+}
+
+/** CIDR lists for network policies and clients; a bare address means that address only. */
+export function validateAllowlist(list: string[], param: string): string[] {
+  list.forEach((cidr, i) => {
+    if (!parseCidr(cidr)) throw new ApiError('invalid_parameter', { param: `${param}[${i}]`, message: `${cidr} is not an IP address or CIDR range.` })
+  })
+  return list.map((c) => c.trim())
+}
+
+export async function getClient(deps: AppDeps, id: string): Promise<ClientRecord> {
+  const row = await deps.db.selectFrom('oauth_clients').selectAll().where('id', '=', id).executeTakeFirst()
+  if (!row) throw new ApiError('client_not_found')
+  return row as ClientRecord
+}
+
+export async function listClients(deps: AppDeps, organizationId: string): Promise<ClientRecord[]> {
+  return await deps.db.selectFrom('oauth_clients').selectAll().where('organization_id', '=', organizationId).orderBy('id').execute() as ClientRecord[]
+}
+
+export interface ClientCreateInput {
+  organization_id: string
+  environment: string
+  label: string
+  scopes?: string[]
+  jwks: unknown
+  ip_allowlist?: string[] | null
+}
+
+export async function createClient(deps: AppDeps, input: ClientCreateInput): Promise<ClientRecord> {
+  const org = await deps.db.selectFrom('organizations').select('id').where('id', '=', input.organization_id).executeTakeFirst()
+  if (!org) throw new ApiError('invalid_parameter', { param: 'organization_id', message: 'No organization with this id.' })
+  const jwks = validateJwks(input.jwks)
+  const scopes = validateScopes(input.scopes ?? DEFAULT_CLIENT_SCOPES)
+  const allowlist = input.ip_allowlist ? validateAllowlist(input.ip_allowlist, 'ip_allowlist') : null
+  const row = await deps.db.insertInto('oauth_clients').values({
+    id: newId('oc'),
+    organization_id: input.organization_id,
+    environment: input.environment,
+    label: input.label,
+    scopes: json(scopes),
+    jwks: json(jwks),
+    ip_allowlist: allowlist ? json(allowlist) : null,
+    status: 'active',
+    revoked_at: null,
+  }).returningAll().executeTakeFirstOrThrow()
+  return row as ClientRecord
+}
+
+export interface ClientUpdateInput {
+  label?: string
+  scopes?: string[]
+  jwks?: unknown
+  ip_allowlist?: string[] | null
+}
+
+/** Scope and key changes apply to the next token request; tokens already issued keep their scopes. */
+export async function updateClient(deps: AppDeps, id: string, input: ClientUpdateInput): Promise<ClientRecord> {
+  const current = await getClient(deps, id)
+  if (current.status === 'revoked') throw new ApiError('invalid_parameter', { param: 'id', message: 'A revoked client cannot be changed; revocation is final.' })
+  const changes: Record<string, unknown> = { updated_at: deps.clock.now() }
+  if (input.label !== undefined) changes.label = input.label
+  if (input.scopes !== undefined) changes.scopes = json(validateScopes(input.scopes))
+  if (input.jwks !== undefined) changes.jwks = json(validateJwks(input.jwks))
+  if (input.ip_allowlist !== undefined) changes.ip_allowlist = input.ip_allowlist === null ? null : json(validateAllowlist(input.ip_allowlist, 'ip_allowlist'))
+  const row = await deps.db.updateTable('oauth_clients').set(changes).where('id', '=', id).returningAll().executeTakeFirstOrThrow()
+  return row as ClientRecord
+}
+
+/** Immediate and final: the next request with any of its tokens answers invalid_access_token. */
+export async function revokeClient(deps: AppDeps, id: string): Promise<ClientRecord> {
+  const current = await getClient(deps, id)
+  if (current.status === 'revoked') return current
+  const now = deps.clock.now()
+  const row = await deps.db.updateTable('oauth_clients').set({ status: 'revoked', revoked_at: now, updated_at: now })
+    .where('id', '=', id).returningAll().executeTakeFirstOrThrow()
+  await deps.db.deleteFrom('access_tokens').where('client_id', '=', id).execute()
+  return row as ClientRecord
+}

@@ -1,0 +1,110 @@
+import type { FastifyInstance } from 'fastify'
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
+import { Type } from 'typebox'
+import type { AppDeps } from '../../app-deps.js'
+import { createClient, getClient, listClients, presentClient, revokeClient, updateClient } from '../oauth/clients.js'
+import { SCOPES } from '../oauth/scopes.js'
+import { createProgram, presentProgram } from '../programs/service.js'
+import { PROCESSOR_NAMES } from '../../processors/catalog.js'
+import { createOrganization, getOrganization, listOrganizations, putNetworkPolicy } from './service.js'
+
+const Environment = Type.Union([Type.Literal('sandbox'), Type.Literal('production')])
+const Currency = Type.String({ pattern: '^[A-Za-z]{3}$' })
+const Cidrs = Type.Array(Type.String({ maxLength: 64 }), { maxItems: 100 })
+const Jwks = Type.Object({ keys: Type.Array(Type.Object({}, { additionalProperties: true })) }, { additionalProperties: true })
+const tags = ['Operator']
+const strict = { additionalProperties: false }
+
+/** /operator/v1: the platform operator's API (organizations, programs, clients, network policies). */
+export function registerOperator(base: FastifyInstance, deps: AppDeps): void {
+  const app = base.withTypeProvider<TypeBoxTypeProvider>()
+
+  app.post('/operator/v1/organizations', {
+    schema: { tags, summary: 'Create an organization', body: Type.Object({ name: Type.String({ minLength: 1, maxLength: 200 }) }, strict) },
+  }, async (req, reply) => reply.code(201).send(await createOrganization(deps, req.body.name)))
+
+  app.get('/operator/v1/organizations', { schema: { tags, summary: 'List organizations' } }, async () => {
+    const data = await listOrganizations(deps)
+    return { object: 'list', url: '/operator/v1/organizations', data, has_more: false, next_cursor: null }
+  })
+
+  app.get('/operator/v1/organizations/:id', {
+    schema: { tags, summary: 'Retrieve an organization', params: Type.Object({ id: Type.String() }) },
+  }, async (req) => getOrganization(deps, req.params.id))
+
+  app.put('/operator/v1/organizations/:id/network_policy', {
+    schema: {
+      tags, summary: "Set an organization's IP allowlist for one environment (empty: no restriction)",
+      params: Type.Object({ id: Type.String() }),
+      body: Type.Object({ environment: Environment, ip_allowlist: Cidrs }, strict),
+    },
+  }, async (req) => putNetworkPolicy(deps, req.params.id, req.body.environment, req.body.ip_allowlist))
+
+  app.post('/operator/v1/programs', {
+    schema: {
+      tags, summary: 'Create a program for an organization',
+      body: Type.Object({
+        organization_id: Type.String(),
+        environment: Environment,
+        name: Type.String({ minLength: 1, maxLength: 200 }),
+        processor: Type.Union(PROCESSOR_NAMES.map((p) => Type.Literal(p))),
+        currencies: Type.Array(Currency, { minItems: 1, maxItems: 20 }),
+        form_factors: Type.Optional(Type.Array(Type.Union([Type.Literal('virtual'), Type.Literal('physical')]), { minItems: 1 })),
+        card_types: Type.Optional(Type.Array(Type.Union([Type.Literal('debit'), Type.Literal('prepaid'), Type.Literal('credit')]), { minItems: 1 })),
+        card_brand: Type.Optional(Type.Union([Type.Literal('visa'), Type.Literal('mastercard')])),
+        bin: Type.Optional(Type.String({ pattern: '^[0-9]{6,8}$' })),
+        kyc_initial_status: Type.Optional(Type.Union([Type.Literal('not_started'), Type.Literal('pending')])),
+        pin_key_configured: Type.Optional(Type.Boolean()),
+      }, strict),
+    },
+  }, async (req, reply) => {
+    await getOrganization(deps, req.body.organization_id)
+    return reply.code(201).send(presentProgram(await createProgram(deps, req.body)))
+  })
+
+  app.get('/operator/v1/programs', {
+    schema: { tags, summary: 'List programs of an organization', querystring: Type.Object({ organization_id: Type.String() }, strict) },
+  }, async (req) => {
+    const rows = await deps.db.selectFrom('programs').selectAll().where('organization_id', '=', req.query.organization_id).orderBy('id').execute()
+    return { object: 'list', url: '/operator/v1/programs', data: rows.map(presentProgram), has_more: false, next_cursor: null }
+  })
+
+  app.post('/operator/v1/clients', {
+    schema: {
+      tags, summary: 'Register an OAuth client (public keys only)',
+      body: Type.Object({
+        organization_id: Type.String(),
+        environment: Environment,
+        label: Type.String({ minLength: 1, maxLength: 200 }),
+        scopes: Type.Optional(Type.Array(Type.String(), { description: `Any of: ${SCOPES.join(', ')}` })),
+        jwks: Jwks,
+        ip_allowlist: Type.Optional(Type.Union([Cidrs, Type.Null()])),
+      }, strict),
+    },
+  }, async (req, reply) => reply.code(201).send(presentClient(await createClient(deps, req.body))))
+
+  app.get('/operator/v1/clients', {
+    schema: { tags, summary: 'List clients of an organization', querystring: Type.Object({ organization_id: Type.String() }, strict) },
+  }, async (req) => ({ object: 'list', url: '/operator/v1/clients', data: (await listClients(deps, req.query.organization_id)).map(presentClient), has_more: false, next_cursor: null }))
+
+  app.get('/operator/v1/clients/:id', {
+    schema: { tags, summary: 'Retrieve a client', params: Type.Object({ id: Type.String() }) },
+  }, async (req) => presentClient(await getClient(deps, req.params.id)))
+
+  app.patch('/operator/v1/clients/:id', {
+    schema: {
+      tags, summary: 'Change label, scopes, keys or allowlist (applies to the next token)',
+      params: Type.Object({ id: Type.String() }),
+      body: Type.Object({
+        label: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
+        scopes: Type.Optional(Type.Array(Type.String())),
+        jwks: Type.Optional(Jwks),
+        ip_allowlist: Type.Optional(Type.Union([Cidrs, Type.Null()])),
+      }, strict),
+    },
+  }, async (req) => presentClient(await updateClient(deps, req.params.id, req.body)))
+
+  app.post('/operator/v1/clients/:id/revoke', {
+    schema: { tags, summary: 'Revoke a client: immediate and final', params: Type.Object({ id: Type.String() }) },
+  }, async (req) => presentClient(await revokeClient(deps, req.params.id)))
+}

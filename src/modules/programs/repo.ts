@@ -1,0 +1,24 @@
+import type { Selectable } from 'kysely'
+import type { Db, ProgramsTable } from '../../db/types.js'
+import { applyBounds, type PageBounds } from '../../http/pagination.js'
+
+export type ProgramRow = Selectable<ProgramsTable>
+
+export async function findProgram(db: Db, id: string): Promise<ProgramRow | undefined> {
+  return db.selectFrom('programs').selectAll().where('id', '=', id).executeTakeFirst()
+}
+
+export async function listPrograms(db: Db, organizationId: string, environment: string, bounds: PageBounds): Promise<ProgramRow[]> {
+  const q = db.selectFrom('programs').selectAll().where('organization_id', '=', organizationId).where('environment', '=', environment)
+  return applyBounds(q, bounds, 'id', 'asc').execute()
+}
+
+export async function countPrograms(db: Db, organizationId: string, environment: string): Promise<number> {
+  const row = await db.selectFrom('programs').select((eb) => eb.fn.countAll<number>().as('n'))
+    .where('organization_id', '=', organizationId).where('environment', '=', environment).executeTakeFirst()
+  return Number(row?.n ?? 0)
+}
+
+export async function insertProgram(db: Db, row: Parameters<ReturnType<Db['insertInto']>['values']>[0] & object): Promise<ProgramRow> {
+  return db.insertInto('programs').values(row as never).returningAll().executeTakeFirstOrThrow()
+}

@@ -1,0 +1,73 @@
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { exportJWK, generateKeyPair } from 'jose'
+import type { AppDeps } from '../app-deps.js'
+import { createClient } from '../modules/oauth/clients.js'
+import { SCOPES } from '../modules/oauth/scopes.js'
+import { createOrganization } from '../modules/operator/service.js'
+import { createProgram } from '../modules/programs/service.js'
+
+export interface SandboxClientFile {
+  client_id: string
+  organization_id: string
+  environment: 'sandbox'
+  token_url: string
+  kid: string
+  alg: 'ES256'
+  private_jwk: Record<string, unknown>
+  programs: { id: string; processor: string; name: string }[]
+}
+
+export function sandboxClientPath(dataDir: string): string {
+  return join(dataDir, 'sandbox-client.json')
+}
+
+/** True when the demo client recorded on disk still exists in the database. */
+async function demoPresent(deps: AppDeps, path: string): Promise<SandboxClientFile | null> {
+  if (!existsSync(path)) return null
+  try {
+    const file = JSON.parse(readFileSync(path, 'utf8')) as SandboxClientFile
+    const row = await deps.db.selectFrom('oauth_clients').select('id').where('id', '=', file.client_id).executeTakeFirst()
+    return row ? file : null
+  } catch {
+    return null
+  }
+}
+
+/**
+ * First run: a demo organization, one sandbox program per simulated processor, and a sandbox client
+ * whose private key is written to DATA_DIR/sandbox-client.json (the service itself keeps only the public key).
+ */
+export async function seedDemo(deps: AppDeps): Promise<{ file: SandboxClientFile; created: boolean }> {
+  const path = sandboxClientPath(deps.config.dataDir)
+  const existing = await demoPresent(deps, path)
+  if (existing) return { file: existing, created: false }
+
+  const org = await createOrganization(deps, 'Demo organization')
+  const full = await createProgram(deps, {
+    organization_id: org.id, environment: 'sandbox', name: 'Demo debit (sim_full)', processor: 'sim_full', currencies: ['USD', 'EUR', 'GBP'],
+  })
+  const basic = await createProgram(deps, {
+    organization_id: org.id, environment: 'sandbox', name: 'Demo prepaid (sim_basic)', processor: 'sim_basic', currencies: ['USD', 'EUR'],
+  })
+  const { publicKey, privateKey } = await generateKeyPair('ES256', { extractable: true })
+  const kid = 'demo-1'
+  const publicJwk = { ...(await exportJWK(publicKey)), kid, alg: 'ES256', use: 'sig' }
+  const client = await createClient(deps, {
+    organization_id: org.id, environment: 'sandbox', label: 'Demo sandbox client',
+    scopes: [...SCOPES], jwks: { keys: [publicJwk] },
+  })
+  const file: SandboxClientFile = {
+    client_id: client.id,
+    organization_id: org.id,
+    environment: 'sandbox',
+    token_url: `${deps.config.baseUrl}/oauth/token`,
+    kid,
+    alg: 'ES256',
+    private_jwk: { ...(await exportJWK(privateKey)), kid, alg: 'ES256' },
+    programs: [full, basic].map((p) => ({ id: p.id, processor: p.processor, name: p.name })),
+  }
+  mkdirSync(deps.config.dataDir, { recursive: true })
+  writeFileSync(path, JSON.stringify(file, null, 2) + '\n', { mode: 0o600 })
+  return { file, created: true }
+}
