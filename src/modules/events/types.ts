@@ -1,0 +1,33 @@
+import type { Timestamp } from '../../db/types.js'
+
+export interface EventsTable {
+  id: string
+  organization_id: string
+  environment: string
+  type: string
+  api_version: string
+  data: { object: Record<string, unknown> }
+  created_at: Timestamp
+}
+
+export interface JobsTable {
+  id: string
+  type: string
+  payload: Record<string, unknown>
+  organization_id: string | null
+  environment: string | null
+  state: string
+  run_at: Timestamp
+  attempts: number
+  locked_until: Timestamp | null
+  last_error: string | null
+  created_at: Timestamp
+  updated_at: Timestamp
+}
+
+declare module '../../db/types.js' {
+  interface Database {
+    events: EventsTable
+    jobs: JobsTable
+  }
+}
