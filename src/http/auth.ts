@@ -58,6 +58,22 @@ async function authenticate(req: FastifyRequest, deps: AppDeps): Promise<void> {
   }
 }
 
+/**
+ * Which gate a request passes. A matched request is judged by its route pattern, never by the raw URL,
+ * so a percent-encoded path (`/%6Fperator/...`, `/%761/...`) cannot slip past authentication; an
+ * unmatched one by its decoded path, so unknown /v1 paths still authenticate first.
+ */
+function gateOf(req: FastifyRequest): 'operator' | 'v1' | null {
+  const route = req.is404 ? undefined : req.routeOptions.url
+  let path = route ?? req.url.split('?')[0]
+  if (route === undefined) {
+    try { path = decodeURIComponent(path) } catch { /* a malformed escape: judged as sent */ }
+  }
+  if (path === '/operator' || path.startsWith('/operator/')) return 'operator'
+  if (path === '/v1' || path.startsWith('/v1/')) return 'v1'
+  return null
+}
+
 function isPollingRoute(req: FastifyRequest): string | null {
   const url = req.routeOptions.url
   if (req.method !== 'GET' || !url) return null
@@ -73,15 +89,15 @@ function isPollingRoute(req: FastifyRequest): string | null {
 export function installAuth(app: FastifyInstance, deps: AppDeps, limits: RateLimits): void {
   app.decorateRequest('ctx', null as never)
   app.addHook('onRequest', async (req) => {
-    const path = req.url
-    if (path.startsWith('/operator/')) {
+    const gate = gateOf(req)
+    if (gate === 'operator') {
       const header = req.headers.authorization
       if (!header) throw new ApiError('missing_credentials')
       const match = /^Bearer\s+(\S+)\s*$/i.exec(header)
       if (!match || !safeEqual(match[1], deps.config.operatorToken)) throw new ApiError('invalid_access_token')
       return
     }
-    if (!(path.startsWith('/v1/') || path === '/v1' || path.startsWith('/v1?'))) return
+    if (gate !== 'v1') return
     await authenticate(req, deps)
     const matched = req.routeOptions.url !== undefined && !req.is404
     await limits.consume(req.ctx.clientId, req.ctx.environment, matched ? isPollingRoute(req) : null)

@@ -12,7 +12,13 @@ export function clientAddress(req: FastifyRequest): string {
   return normalize(req.socket.remoteAddress ?? '')
 }
 
-function normalize(address: string): string {
+/** Plain address text: proxies may add a port (`203.0.113.5:443`, `[2001:db8::1]:443`); IPv4-mapped IPv6 becomes IPv4. */
+function normalize(raw: string): string {
+  let address = raw.trim()
+  const bracketed = /^\[([^\]]+)\](?::\d+)?$/.exec(address)
+  if (bracketed) address = bracketed[1]
+  const v4WithPort = /^(\d+\.\d+\.\d+\.\d+):\d+$/.exec(address)
+  if (v4WithPort) address = v4WithPort[1]
   const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address)
   return mapped ? mapped[1] : address
 }

@@ -76,7 +76,7 @@ export interface ClientCreateInput {
 
 export async function createClient(deps: AppDeps, input: ClientCreateInput): Promise<ClientRecord> {
   const org = await deps.db.selectFrom('organizations').select('id').where('id', '=', input.organization_id).executeTakeFirst()
-  if (!org) throw new ApiError('invalid_parameter', { param: 'organization_id', message: 'No organization with this id.' })
+  if (!org) throw new ApiError('organization_not_found', { param: 'organization_id' })
   const jwks = validateJwks(input.jwks)
   const scopes = validateScopes(input.scopes ?? DEFAULT_CLIENT_SCOPES)
   const allowlist = input.ip_allowlist ? validateAllowlist(input.ip_allowlist, 'ip_allowlist') : null

@@ -46,9 +46,11 @@ export function validateJwks(value: unknown): { keys: PublicJwk[] } {
       const key = createPublicKey({ key: jwk as never, format: 'jwk' })
       bits = key.asymmetricKeyDetails?.modulusLength ?? 0
     } catch {
-      refuse(param, 'The key is not a valid public JWK.')
+      throw new ApiError('invalid_public_key', { param, message: 'The key is not a valid public JWK.' })
     }
-    if (jwk.kty === 'RSA' && bits < 2048) refuse(param, 'RSA keys must be at least 2048 bits.')
+    if (jwk.kty === 'RSA' && bits < 2048) {
+      throw new ApiError('invalid_public_key', { param, message: `RSA keys must be at least 2048 bits; this one has ${bits}.` })
+    }
     const { kty, crv, x, y, n, e, kid, alg, use } = jwk
     out.push(Object.fromEntries(Object.entries({ kty, crv, x, y, n, e, kid, alg, use }).filter(([, v]) => v !== undefined)) as PublicJwk)
   })

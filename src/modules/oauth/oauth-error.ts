@@ -14,7 +14,8 @@ export const OAUTH_STATUS: Record<OAuthErrorCode, number> = {
 export const GENERIC_CLIENT_FAILURE = 'Client authentication failed.'
 
 export class OAuthError extends Error {
-  constructor(readonly error: OAuthErrorCode, readonly description: string) {
+  /** `reason` is for the service log only; the client sees `description`. */
+  constructor(readonly error: OAuthErrorCode, readonly description: string, readonly reason?: string) {
     super(description)
     this.name = 'OAuthError'
   }

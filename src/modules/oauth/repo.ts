@@ -24,11 +24,15 @@ export async function findClientForGrant(db: Db, clientId: string): Promise<(Cli
   return rows[0]
 }
 
-/** Records a redeemed jti; false when it was already redeemed (the primary key decides concurrent attempts). */
-export async function redeemJti(db: Db, clientId: string, jti: string, expiresAt: Date): Promise<boolean> {
+/**
+ * Records a redeemed jti; false when it is still remembered. The primary key decides concurrent attempts;
+ * a row whose assertion has expired (not yet purged) no longer counts and is taken over.
+ */
+export async function redeemJti(db: Db, clientId: string, jti: string, expiresAt: Date, now: Date): Promise<boolean> {
   const { rows } = await sql<{ jti: string }>`
     INSERT INTO oauth_jtis (client_id, jti, expires_at) VALUES (${clientId}, ${jti}, ${expiresAt})
-    ON CONFLICT DO NOTHING RETURNING jti`.execute(db)
+    ON CONFLICT (client_id, jti) DO UPDATE SET expires_at = EXCLUDED.expires_at WHERE oauth_jtis.expires_at < ${now}
+    RETURNING jti`.execute(db)
   return rows.length === 1
 }
 

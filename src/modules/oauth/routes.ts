@@ -48,7 +48,10 @@ export function registerOauth(app: FastifyInstance, deps: AppDeps): void {
       done(new OAuthError('invalid_request', 'Send the token request as application/x-www-form-urlencoded.'), undefined)
     })
     scope.setErrorHandler((err, req, reply) => {
-      if (err instanceof OAuthError) return sendOAuthError(reply, err)
+      if (err instanceof OAuthError) {
+        req.log.info({ req_id: req.id, oauth_error: err.error, reason: err.reason ?? err.description }, 'token request refused')
+        return sendOAuthError(reply, err)
+      }
       const status = (err as { statusCode?: number }).statusCode
       if (status && status >= 400 && status < 500) return sendOAuthError(reply, new OAuthError('invalid_request', 'The token request is malformed.'))
       req.log.error({ err }, 'token endpoint failure')

@@ -5,6 +5,7 @@ import { TOKEN_PREFIX } from '../../http/auth.js'
 import { ipAllowed } from '../../http/ip.js'
 import { randomBase62, sha256Hex } from '../../lib/crypto.js'
 import { GENERIC_CLIENT_FAILURE, OAuthError } from './oauth-error.js'
+import { withTx } from '../../db/tx.js'
 import { findClientForGrant, insertAccessToken, redeemJti } from './repo.js'
 import { isScope, scopeIssuable } from './scopes.js'
 
@@ -21,7 +22,8 @@ export interface TokenResponse {
   scope: string
 }
 
-const generic = () => new OAuthError('invalid_client', GENERIC_CLIENT_FAILURE)
+/** Every invalid_client answer carries the same description; the real reason only reaches the service log. */
+const refuse = (reason: string) => new OAuthError('invalid_client', GENERIC_CLIENT_FAILURE, reason)
 
 function keyFitsAlg(jwk: Record<string, unknown>, alg: string): boolean {
   if (jwk.alg !== undefined && jwk.alg !== alg) return false
@@ -38,27 +40,24 @@ async function signatureVerifies(jwt: string, jwk: Record<string, unknown>, alg:
   }
 }
 
-/** Claims checked once the signature is proven: from here on a refusal may say what was wrong. */
+/** Claims checked once the signature is proven; the answer stays generic (the reason is logged, never sent). */
 function checkClaims(claims: JWTPayload, tokenUrl: string, nowSec: number): void {
   const audOk = typeof claims.aud === 'string' ? claims.aud === tokenUrl : Array.isArray(claims.aud) && claims.aud.includes(tokenUrl)
-  if (!audOk) throw new OAuthError('invalid_client', `The assertion audience must be exactly ${tokenUrl}.`)
-  if (typeof claims.exp !== 'number') throw new OAuthError('invalid_client', 'The assertion has no exp claim.')
-  if (claims.exp + CLOCK_TOLERANCE_SECONDS < nowSec) throw new OAuthError('invalid_client', 'The assertion has expired.')
-  if (claims.exp > nowSec + ASSERTION_MAX_LIFETIME_SECONDS + CLOCK_TOLERANCE_SECONDS) {
-    throw new OAuthError('invalid_client', 'The assertion exp is more than five minutes ahead.')
-  }
-  if (typeof claims.iat !== 'number') throw new OAuthError('invalid_client', 'The assertion has no iat claim.')
-  if (claims.iat > nowSec + CLOCK_TOLERANCE_SECONDS) throw new OAuthError('invalid_client', 'The assertion iat is in the future.')
-  if (claims.iat < nowSec - ASSERTION_MAX_LIFETIME_SECONDS - CLOCK_TOLERANCE_SECONDS) throw new OAuthError('invalid_client', 'The assertion iat is too old.')
+  if (!audOk) throw refuse(`aud is not exactly ${tokenUrl}`)
+  if (typeof claims.exp !== 'number') throw refuse('no numeric exp claim')
+  if (claims.exp + CLOCK_TOLERANCE_SECONDS < nowSec) throw refuse('assertion expired')
+  if (claims.exp > nowSec + ASSERTION_MAX_LIFETIME_SECONDS + CLOCK_TOLERANCE_SECONDS) throw refuse('exp more than five minutes ahead')
+  if (typeof claims.iat !== 'number') throw refuse('no numeric iat claim')
+  if (claims.iat > nowSec + CLOCK_TOLERANCE_SECONDS) throw refuse('iat in the future')
+  if (claims.iat < nowSec - ASSERTION_MAX_LIFETIME_SECONDS - CLOCK_TOLERANCE_SECONDS) throw refuse('iat too old')
   if (claims.nbf !== undefined && (typeof claims.nbf !== 'number' || claims.nbf > nowSec + CLOCK_TOLERANCE_SECONDS)) {
-    throw new OAuthError('invalid_client', 'The assertion is not valid yet (nbf).')
+    throw refuse('nbf in the future')
   }
 }
 
 function grantedScopes(requested: string | undefined, held: string[], releases: ReadonlySet<string>): string[] {
-  if (requested === undefined) return held.filter((s) => scopeIssuable(s, releases))
-  const asked = requested.split(' ').filter(Boolean)
-  if (asked.length === 0) throw new OAuthError('invalid_scope', 'scope must name at least one scope.')
+  const asked = (requested ?? '').split(' ').filter(Boolean)
+  if (asked.length === 0) return held.filter((s) => scopeIssuable(s, releases))
   for (const scope of asked) {
     if (!isScope(scope)) throw new OAuthError('invalid_scope', `${scope} is not a scope.`)
     if (!held.includes(scope)) throw new OAuthError('invalid_scope', `The client does not hold ${scope}.`)
@@ -86,24 +85,26 @@ export async function issueToken(deps: AppDeps, form: Record<string, string>, ad
     throw new OAuthError('invalid_request', 'client_assertion is not a well-formed JWT.')
   }
 
-  // Until the signature is proven, every refusal is the same generic invalid_client.
+  // Every invalid_client answer, before and after the signature is proven, has one description: nothing to probe with.
   const alg = header.alg
-  if (typeof alg !== 'string' || !ALLOWED_ALGS.has(alg)) throw generic()
-  if (typeof claims.iss !== 'string' || claims.sub !== claims.iss) throw generic()
-  if (form.client_id !== undefined && form.client_id !== claims.iss) throw generic()
+  if (typeof alg !== 'string' || !ALLOWED_ALGS.has(alg)) throw refuse(`alg ${String(alg)} not accepted`)
+  if (typeof claims.iss !== 'string' || claims.sub !== claims.iss) throw refuse('iss and sub are not the same client id')
+  if (form.client_id !== undefined && form.client_id !== claims.iss) throw refuse('client_id differs from iss')
   const client = await findClientForGrant(deps.db, claims.iss)
-  if (!client || client.status !== 'active') throw generic()
-  if (!deps.config.environments.includes(client.environment as Environment)) throw generic()
-  if (!ipAllowed(address, client.org_ips) || !ipAllowed(address, client.ip_allowlist)) throw generic()
+  if (!client) throw refuse('unknown client')
+  if (client.status !== 'active') throw refuse('client revoked')
+  if (!deps.config.environments.includes(client.environment as Environment)) throw refuse(`environment ${client.environment} not served here`)
+  if (!ipAllowed(address, client.org_ips)) throw refuse(`address ${address} outside the organization network policy`)
+  if (!ipAllowed(address, client.ip_allowlist)) throw refuse(`address ${address} outside the client allowlist`)
   const candidates = header.kid !== undefined
     ? client.jwks.keys.filter((k) => k.kid === header.kid)
     : client.jwks.keys
-  if (candidates.length === 0) throw generic()
+  if (candidates.length === 0) throw refuse(`kid ${String(header.kid)} matches no registered key`)
   let proven = false
   for (const jwk of candidates) {
     if (keyFitsAlg(jwk, alg) && await signatureVerifies(jwt, jwk, alg)) { proven = true; break }
   }
-  if (!proven) throw generic()
+  if (!proven) throw refuse('signature does not verify with the registered key(s)')
 
   const now = deps.clock.now()
   const nowSec = Math.floor(now.getTime() / 1000)
@@ -114,19 +115,21 @@ export async function issueToken(deps: AppDeps, form: Record<string, string>, ad
   const scopes = grantedScopes(form.scope, client.scopes, deps.config.releases)
 
   const jtiExpiry = new Date(((claims.exp as number) + CLOCK_TOLERANCE_SECONDS) * 1000)
-  if (!(await redeemJti(deps.db, client.id, claims.jti, jtiExpiry))) {
-    throw new OAuthError('invalid_grant', 'This assertion (jti) was already redeemed; sign a new one.')
-  }
-
   const environment = client.environment as Environment
   const token = TOKEN_PREFIX[environment] + randomBase62(32)
-  await insertAccessToken(deps.db, {
-    token_hash: sha256Hex(token),
-    client_id: client.id,
-    organization_id: client.organization_id,
-    environment,
-    scopes,
-    expires_at: new Date(now.getTime() + ACCESS_TOKEN_TTL_SECONDS * 1000),
+  // The jti is spent only together with the token it buys: a failure in between leaves the assertion usable.
+  await withTx(deps.db, async (trx) => {
+    if (!(await redeemJti(trx, client.id, claims.jti as string, jtiExpiry, now))) {
+      throw new OAuthError('invalid_grant', 'This assertion (jti) was already redeemed; sign a new one.')
+    }
+    await insertAccessToken(trx, {
+      token_hash: sha256Hex(token),
+      client_id: client.id,
+      organization_id: client.organization_id,
+      environment,
+      scopes,
+      expires_at: new Date(now.getTime() + ACCESS_TOKEN_TTL_SECONDS * 1000),
+    })
   })
   return { access_token: token, token_type: 'Bearer', expires_in: ACCESS_TOKEN_TTL_SECONDS, scope: scopes.join(' ') }
 }
