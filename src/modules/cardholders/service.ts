@@ -1,0 +1,230 @@
+import type { Static } from 'typebox'
+import type { AppDeps } from '../../app-deps.js'
+import type { Db } from '../../db/types.js'
+import { json } from '../../db/types.js'
+import { isUniqueViolation, withTx } from '../../db/tx.js'
+import type { RequestCtx } from '../../http/context.js'
+import { ApiError } from '../../http/errors.js'
+import { requireOwned } from '../../http/ownership.js'
+import { paginate, type ListResult, type PageParams } from '../../http/pagination.js'
+import { encryptField } from '../../lib/crypto.js'
+import { isId, newId } from '../../lib/ids.js'
+import { emit } from '../events/emit.js'
+import { attestationDocumentsHeld } from '../kyc/evidence.js'
+import { listPrograms } from '../programs/service.js'
+import { addressChangeNeedsKyc } from './hooks.js'
+import { mergeMetadata, sameMetadata } from './metadata.js'
+import { effectiveKycStatus, normalizeAddress, presentCardholder, sameAddress, type CardholderView } from './present.js'
+import * as repo from './repo.js'
+import type { CardholderCreateRequest, CardholderListQuery, CardholderUpdateRequest } from './schemas.js'
+import type { AddressValue } from './types.js'
+
+export type { CardholderRow } from './repo.js'
+export type { CardholderView } from './present.js'
+export { cardholderHasAddress, cardholderHasIdentityDocument, effectiveKycStatus, presentCardholder } from './present.js'
+export { setAddressChangeGuard, setCardholderCardsLister, listCardholderCards } from './hooks.js'
+
+type CreateBody = Static<typeof CardholderCreateRequest>
+type UpdateBody = Static<typeof CardholderUpdateRequest>
+type ListQuery = Static<typeof CardholderListQuery>
+
+const IDENTITY_PURPOSE = 'cardholder-identity-document'
+
+function sealIdentityDocument(deps: AppDeps, doc: { type: string; number: string }): string {
+  return encryptField(deps.config.masterKey, IDENTITY_PURPOSE, JSON.stringify({ type: doc.type, number: doc.number }))
+}
+
+/** Maps the uniqueness indexes onto the interface's 409, naming the field that collided. */
+function uniquenessError(err: unknown): ApiError | null {
+  if (isUniqueViolation(err, repo.EMAIL_CONSTRAINT)) {
+    return new ApiError('cardholder_already_exists', { param: 'email', message: 'Another cardholder of your organization has this email.' })
+  }
+  if (isUniqueViolation(err, repo.PHONE_CONSTRAINT)) {
+    return new ApiError('cardholder_already_exists', { param: 'phone_number', message: 'Another cardholder of your organization has this phone number.' })
+  }
+  return null
+}
+
+/**
+ * The status a new cardholder starts in. A cardholder is not bound to a program, so: `pending` when every
+ * program of the organization in this environment starts verification itself (kyc_initial_status pending),
+ * otherwise `not_started` (see docs/cardholders-kyc.md).
+ */
+export async function initialKycStatus(deps: AppDeps, ctx: RequestCtx): Promise<'not_started' | 'pending'> {
+  let seen = 0
+  let page: PageParams = { limit: 100 }
+  for (;;) {
+    const list = await listPrograms(deps, ctx, page)
+    for (const program of list.data) {
+      seen++
+      if (program.kyc_initial_status !== 'pending') return 'not_started'
+    }
+    if (!list.has_more || !list.next_cursor) break
+    page = { limit: 100, starting_after: list.next_cursor }
+  }
+  return seen > 0 ? 'pending' : 'not_started'
+}
+
+export async function createCardholder(deps: AppDeps, ctx: RequestCtx, body: CreateBody): Promise<CardholderView> {
+  const kycStatus = await initialKycStatus(deps, ctx)
+  const now = deps.clock.now()
+  try {
+    return await withTx(deps.db, async (trx) => {
+      const row = await repo.insertCardholder(trx, {
+        id: newId('chd'),
+        organization_id: ctx.organizationId,
+        environment: ctx.environment,
+        type: 'individual',
+        first_name: body.first_name,
+        last_name: body.last_name,
+        email: body.email,
+        phone_number: body.phone_number ?? null,
+        reference: body.reference ?? null,
+        address: body.address ? json(normalizeAddress(body.address)) : null,
+        identity_document_sealed: body.identity_document ? sealIdentityDocument(deps, body.identity_document) : null,
+        metadata: json(body.metadata ?? {}),
+        kyc_status: kycStatus,
+        kyc_attestation_id: null,
+        kyc_expires_at: null,
+        kyc_has_identity: false,
+        kyc_expiry_notified: false,
+        created_at: now,
+        updated_at: now,
+      })
+      const view = presentCardholder(row, now)
+      await emit(trx, ctx, 'cardholder.created', view, now)
+      return view
+    })
+  } catch (err) {
+    throw uniquenessError(err) ?? err
+  }
+}
+
+/** The caller's cardholder by id, for every module: another organization's id answers like a missing one. */
+export async function requireCardholder(deps: AppDeps, ctx: RequestCtx, cardholderId: string, param?: string): Promise<repo.CardholderRow> {
+  const row = isId('chd', cardholderId) ? await repo.findCardholder(deps.db, cardholderId) : undefined
+  return requireOwned(row, ctx, 'cardholder_not_found', param)
+}
+
+/** Same as requireCardholder, inside a transaction, holding the row lock until it ends. */
+export async function lockCardholder(trx: Db, ctx: RequestCtx, cardholderId: string, param?: string): Promise<repo.CardholderRow> {
+  const row = isId('chd', cardholderId) ? await repo.lockCardholder(trx, cardholderId) : undefined
+  return requireOwned(row, ctx, 'cardholder_not_found', param)
+}
+
+/** A cardholder row by id with no tenant check: for background jobs, which carry ids the service itself recorded. */
+export async function findCardholderForJob(db: Db, cardholderId: string): Promise<repo.CardholderRow | undefined> {
+  return repo.findCardholder(db, cardholderId)
+}
+
+export async function retrieveCardholder(deps: AppDeps, ctx: RequestCtx, cardholderId: string): Promise<CardholderView> {
+  return presentCardholder(await requireCardholder(deps, ctx, cardholderId), deps.clock.now())
+}
+
+export async function listCardholders(deps: AppDeps, ctx: RequestCtx, query: ListQuery): Promise<ListResult<CardholderView>> {
+  const now = deps.clock.now()
+  return paginate({
+    ctx, cursors: deps.cursors, url: '/v1/cardholders', page: query,
+    sortKey: (r: repo.CardholderRow) => r.id,
+    fetch: (bounds) => repo.listCardholders(deps.db, ctx.organizationId, ctx.environment, { kycStatus: query.kyc_status, reference: query.reference }, now, bounds),
+    present: (row) => presentCardholder(row, now),
+  })
+}
+
+/** PATCH: only supplied fields change; an address change on an address_change_requires_kyc program is refused. */
+export async function updateCardholder(deps: AppDeps, ctx: RequestCtx, cardholderId: string, body: UpdateBody): Promise<CardholderView> {
+  const current = await requireCardholder(deps, ctx, cardholderId)
+  const newAddress = body.address ? normalizeAddress(body.address) : undefined
+  const addressChanges = newAddress !== undefined && !sameAddress(current.address as AddressValue | null, newAddress)
+  // Checked before the transaction: the guard reads other modules' tables through deps.db.
+  if (addressChanges && await addressChangeNeedsKyc(deps, current)) {
+    throw new ApiError('address_change_requires_kyc', { param: 'address' })
+  }
+  const now = deps.clock.now()
+  try {
+    return await withTx(deps.db, async (trx) => {
+      const row = await lockCardholder(trx, ctx, cardholderId)
+      const changes: repo.CardholderChanges = {}
+      if (body.first_name !== undefined && body.first_name !== row.first_name) changes.first_name = body.first_name
+      if (body.last_name !== undefined && body.last_name !== row.last_name) changes.last_name = body.last_name
+      if (body.email !== undefined && body.email !== row.email) changes.email = body.email
+      if (body.phone_number !== undefined && body.phone_number !== row.phone_number) changes.phone_number = body.phone_number
+      if (body.reference !== undefined && body.reference !== row.reference) changes.reference = body.reference
+      if (newAddress && !sameAddress(row.address as AddressValue | null, newAddress)) changes.address = json(newAddress)
+      if (body.identity_document) changes.identity_document_sealed = sealIdentityDocument(deps, body.identity_document)
+      if (body.metadata !== undefined) {
+        const held = (row.metadata ?? {}) as Record<string, string>
+        const merged = mergeMetadata(held, body.metadata)
+        if (!sameMetadata(held, merged)) changes.metadata = json(merged)
+      }
+      if (Object.keys(changes).length === 0) return presentCardholder(row, now)
+      changes.updated_at = now
+      const updated = await repo.updateCardholder(trx, row.id, changes)
+      const view = presentCardholder(updated, now)
+      await emit(trx, ctx, 'cardholder.updated', view, now)
+      return view
+    })
+  } catch (err) {
+    throw uniquenessError(err) ?? err
+  }
+}
+
+/** What a recorded attestation changes on its cardholder. */
+export interface KycOutcome {
+  attestationId: string
+  status: 'approved' | 'rejected' | 'pending'
+  expiresAt: Date | null
+  hasIdentity: boolean
+  /** The attested address, applied unless the attestation reports `rejected`. */
+  address: AddressValue | null
+}
+
+/**
+ * Makes an attestation the cardholder's current one, inside the caller's transaction (the row must be locked):
+ * kyc_status follows it; emits `cardholder.kyc_updated`, and `cardholder.updated` when the address changed.
+ */
+export async function applyKycOutcome(trx: Db, ctx: RequestCtx, row: repo.CardholderRow, outcome: KycOutcome, now: Date): Promise<repo.CardholderRow> {
+  const changes: repo.CardholderChanges = {
+    kyc_status: outcome.status,
+    kyc_attestation_id: outcome.attestationId,
+    kyc_expires_at: outcome.expiresAt,
+    kyc_has_identity: outcome.hasIdentity,
+    kyc_expiry_notified: false,
+    updated_at: now,
+  }
+  const addressChanged = outcome.address !== null && outcome.status !== 'rejected' && !sameAddress(row.address as AddressValue | null, outcome.address)
+  if (addressChanged) changes.address = json(outcome.address)
+  const updated = await repo.updateCardholder(trx, row.id, changes)
+  const view = presentCardholder(updated, now)
+  await emit(trx, ctx, 'cardholder.kyc_updated', view, now)
+  if (addressChanged) await emit(trx, ctx, 'cardholder.updated', view, now)
+  return updated
+}
+
+/** Marks one attestation's expiry as announced and returns the row, or nothing when already done or superseded. */
+export async function claimKycExpiry(trx: Db, cardholderId: string, attestationId: string, now: Date): Promise<repo.CardholderRow | undefined> {
+  return repo.claimExpiryNotice(trx, cardholderId, attestationId, now)
+}
+
+/**
+ * The KYC gate of account opening and card issuance on a program: `kyc_not_approved` unless the effective
+ * status is approved; for programs whose processor runs its own identity checks, `kyc_identity_required`
+ * unless the current attestation carries `identity` and its documents are still held.
+ * Reads through `deps.db`: call it before opening a transaction (or pass `{ ...deps, db: trx }`).
+ */
+export async function assertKycForProgram(
+  deps: AppDeps, ctx: RequestCtx, cardholderId: string,
+  program: { identity_evidence_required: boolean }, param = 'cardholder_id',
+): Promise<repo.CardholderRow> {
+  const row = await requireCardholder(deps, ctx, cardholderId, param)
+  const status = effectiveKycStatus(row, deps.clock.now())
+  if (status !== 'approved') {
+    throw new ApiError('kyc_not_approved', { param, message: `The cardholder's kyc_status is ${status}; report an approved KYC attestation first.` })
+  }
+  if (program.identity_evidence_required) {
+    if (!row.kyc_has_identity || !row.kyc_attestation_id || !(await attestationDocumentsHeld(deps.db, row.kyc_attestation_id))) {
+      throw new ApiError('kyc_identity_required', { param })
+    }
+  }
+  return row
+}

@@ -1,0 +1,31 @@
+import type { AppDeps } from '../../app-deps.js'
+import { withTx } from '../../db/tx.js'
+import { registerJobHandler, type JobRecord, type JobOutcome } from '../../jobs/queue.js'
+import { emit } from '../events/emit.js'
+import { claimKycExpiry, presentCardholder, findCardholderForJob } from '../cardholders/service.js'
+
+/**
+ * kyc_status is computed on read (`expired` as soon as expires_at passes); this job, queued for expires_at,
+ * only announces the change with `cardholder.kyc_updated`, once per attestation, if it is still the current one.
+ */
+export const KYC_EXPIRY_JOB = 'kyc.expiry'
+
+export async function runKycExpiry(deps: AppDeps, job: JobRecord): Promise<JobOutcome> {
+  const cardholderId = String(job.payload.cardholder_id)
+  const attestationId = String(job.payload.attestation_id)
+  const now = deps.clock.now()
+  return withTx(deps.db, async (trx) => {
+    const claimed = await claimKycExpiry(trx, cardholderId, attestationId, now)
+    if (claimed) {
+      await emit(trx, { organizationId: claimed.organization_id, environment: claimed.environment }, 'cardholder.kyc_updated', presentCardholder(claimed, now), now)
+      return
+    }
+    // Picked up early (clocks differ between nodes): try again when the attestation actually expires.
+    const row = await findCardholderForJob(trx, cardholderId)
+    if (row && row.kyc_attestation_id === attestationId && !row.kyc_expiry_notified && row.kyc_expires_at && row.kyc_expires_at.getTime() > now.getTime()) {
+      return { retryAt: row.kyc_expires_at }
+    }
+  })
+}
+
+registerJobHandler(KYC_EXPIRY_JOB, runKycExpiry)

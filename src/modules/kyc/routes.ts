@@ -1,0 +1,39 @@
+import type { FastifyInstance } from 'fastify'
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
+import type { AppDeps } from '../../app-deps.js'
+import { ListEnvelope } from '../../http/pagination.js'
+import './expiry.js'
+import { KycAttestation, KycAttestationRequest, KycListQuery, KycParams } from './schemas.js'
+import { listAttestations, recordAttestation } from './service.js'
+
+export function registerKyc(base: FastifyInstance, deps: AppDeps): void {
+  const app = base.withTypeProvider<TypeBoxTypeProvider>()
+  const tags = ['Cardholders']
+
+  app.post('/v1/cardholders/:cardholder_id/kyc', {
+    // The only endpoint that accepts files: 3 × 20 MiB in base64 plus the rest of the attestation.
+    bodyLimit: deps.config.kycBodyLimitBytes,
+    config: { scope: 'cardholders:write', errors: ['cardholder_not_found'] },
+    schema: {
+      tags, summary: 'Report a KYC outcome',
+      description: 'Records a verification you performed; it becomes the current attestation and kyc_status follows its status '
+        + '(`expired` once expires_at passes). Earlier attestations are kept. Up to 3 documents, each at most 20 MiB decoded, '
+        + 'stored encrypted (AES-256-GCM, per-document data key) and never returned: responses carry metadata only. '
+        + 'Request size limit 85 MiB (1 MiB elsewhere). On programs whose processor runs its own identity checks an attestation '
+        + 'without `identity` is recorded, but account opening and card issuance answer kyc_identity_required. Emits cardholder.kyc_updated.',
+      params: KycParams,
+      body: KycAttestationRequest,
+      response: { 201: KycAttestation },
+    },
+  }, async (req, reply) => reply.code(201).send(await recordAttestation(deps, req.ctx, req.params.cardholder_id, req.body)))
+
+  app.get('/v1/cardholders/:cardholder_id/kyc', {
+    config: { scope: 'cardholders:read', errors: ['cardholder_not_found'] },
+    schema: {
+      tags, summary: "List a cardholder's KYC attestations, newest first (the first is the current one)",
+      params: KycParams,
+      querystring: KycListQuery,
+      response: { 200: ListEnvelope(KycAttestation, 'KycAttestation') },
+    },
+  }, async (req) => listAttestations(deps, req.ctx, req.params.cardholder_id, req.query))
+}
