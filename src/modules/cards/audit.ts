@@ -1,0 +1,40 @@
+import type { AppDeps } from '../../app-deps.js'
+import type { RequestCtx } from '../../http/context.js'
+import { isApiError } from '../../http/errors.js'
+import { newId } from '../../lib/ids.js'
+import * as repo from './repo.js'
+
+/** The operations behind the cards:secrets scope, as named in the audit trail. */
+export type SecretOperation = 'pin_key.create' | 'pin.set' | 'pin.verify' | 'details.reveal'
+
+/**
+ * Runs one cards:secrets use under audit: the record (who, when, which card, which operation) is written
+ * before anything happens, so no use goes unrecorded, and its outcome (`succeeded` or the error code)
+ * afterwards. Secret values never enter the record.
+ */
+export async function audited<T>(deps: AppDeps, ctx: RequestCtx, cardId: string, operation: SecretOperation, fn: () => Promise<T>): Promise<T> {
+  const id = newId('aud')
+  await repo.insertAudit(deps.db, {
+    id,
+    organization_id: ctx.organizationId,
+    environment: ctx.environment,
+    client_id: ctx.clientId,
+    card_id: cardId.slice(0, 200),
+    operation,
+    outcome: 'started',
+    request_id: ctx.requestId,
+    created_at: deps.clock.now(),
+  })
+  let outcome = 'internal_error'
+  try {
+    const result = await fn()
+    outcome = 'succeeded'
+    return result
+  } catch (err) {
+    if (isApiError(err)) outcome = err.code
+    throw err
+  } finally {
+    await repo.setAuditOutcome(deps.db, id, outcome)
+      .catch((err) => deps.log.error({ err, audit_id: id }, 'card secret audit outcome not recorded'))
+  }
+}

@@ -1,0 +1,53 @@
+import { ApiError } from '../../http/errors.js'
+
+/** A delivery address as held and returned; optional parts are null when absent. */
+export interface DeliveryAddressValue {
+  name: string
+  line1: string
+  line2: string | null
+  city: string
+  state: string | null
+  postal_code: string
+  country: string
+}
+
+export type DeliveryAddressInput = Partial<Record<keyof DeliveryAddressValue, string>> | null | undefined
+
+/** The parts that make an address complete (decisions.md, Cards). */
+export const REQUIRED_ADDRESS_PARTS = ['name', 'line1', 'city', 'postal_code', 'country'] as const
+
+function filled(value: string | undefined | null): value is string {
+  return typeof value === 'string' && value.trim().length > 0
+}
+
+/** The complete address of a card request, or `delivery_address_required` naming the first missing part. */
+export function requireCompleteAddress(input: DeliveryAddressInput): DeliveryAddressValue {
+  if (!input) {
+    throw new ApiError('delivery_address_required', {
+      param: 'delivery_address',
+      message: 'A complete delivery_address (name, line1, city, postal_code, country) is required on every card, virtual or physical.',
+    })
+  }
+  const missing = REQUIRED_ADDRESS_PARTS.filter((part) => !filled(input[part]))
+  if (missing.length > 0) {
+    throw new ApiError('delivery_address_required', {
+      param: `delivery_address.${missing[0]}`,
+      message: `delivery_address is incomplete: missing ${missing.join(', ')}.`,
+    })
+  }
+  return {
+    name: input.name!.trim(),
+    line1: input.line1!.trim(),
+    line2: filled(input.line2) ? input.line2.trim() : null,
+    city: input.city!.trim(),
+    state: filled(input.state) ? input.state.trim() : null,
+    postal_code: input.postal_code!.trim(),
+    country: input.country!.toUpperCase(),
+  }
+}
+
+/** The embossed name of a card request, or `embossed_name_required` when absent or blank. */
+export function requireEmbossedName(input: string | null | undefined): string {
+  if (!filled(input)) throw new ApiError('embossed_name_required', { param: 'embossed_name', message: 'embossed_name is required on every card, virtual or physical.' })
+  return input.trim()
+}

@@ -1,0 +1,37 @@
+import type { AppDeps } from '../../app-deps.js'
+import { withTx } from '../../db/tx.js'
+import { registerJobHandler, type JobOutcome, type JobRecord } from '../../jobs/queue.js'
+import { emit } from '../events/emit.js'
+import { expiryInstant, isPastExpiry } from './card-numbers.js'
+import { presentCard } from './present.js'
+import * as repo from './repo.js'
+import { releaseSlot } from './slots.js'
+
+/** One job per issued card, due the first instant after its expiry month ends. */
+export const CARD_EXPIRE_JOB = 'card.expire'
+
+const EXPIRING = new Set(['inactive', 'active', 'frozen'])
+
+/**
+ * Marks a card `expired` once its expiry month has ended (closed cards stay closed), gives up its
+ * one-card slot and emits `card.expired`. A job that runs early (clock skew between nodes) waits again.
+ */
+export async function expireCard(deps: AppDeps, cardId: string): Promise<JobOutcome> {
+  const card = await repo.findCard(deps.db, cardId)
+  if (!card || !EXPIRING.has(card.status) || card.exp_month === null || card.exp_year === null) return
+  if (!isPastExpiry(card.exp_month, card.exp_year, deps.clock.now())) return { retryAt: expiryInstant(card.exp_month, card.exp_year) }
+  await withTx(deps.db, async (trx) => {
+    const now = deps.clock.now()
+    const locked = await repo.lockCard(trx, cardId)
+    if (!locked || !EXPIRING.has(locked.status)) return
+    let row = await repo.updateCard(trx, cardId, { status: 'expired', updated_at: now })
+    row = await releaseSlot(trx, row, now)
+    await emit(trx, { organizationId: row.organization_id, environment: row.environment }, 'card.expired', presentCard(row), now)
+  })
+}
+
+export async function runExpireJob(deps: AppDeps, job: JobRecord): Promise<JobOutcome> {
+  return expireCard(deps, String(job.payload.card_id))
+}
+
+registerJobHandler(CARD_EXPIRE_JOB, runExpireJob)

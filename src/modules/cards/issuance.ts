@@ -1,0 +1,108 @@
+import type { AppDeps } from '../../app-deps.js'
+import { withTx } from '../../db/tx.js'
+import { json } from '../../db/types.js'
+import type { RequestCtx } from '../../http/context.js'
+import { ApiError } from '../../http/errors.js'
+import { enqueue, registerJobHandler, type JobOutcome, type JobRecord } from '../../jobs/queue.js'
+import { callProcessor, recordOutcome } from '../../processors/calls.js'
+import { requireAccount } from '../accounts/service.js'
+import { emit } from '../events/emit.js'
+import { expiryInstant } from './card-numbers.js'
+import { CARD_EXPIRE_JOB } from './expiry.js'
+import { issuedStatus, type FormFactor } from './lifecycle.js'
+import { presentCard } from './present.js'
+import { closeReplacedCard, closeReplacedUpstream } from './replacement.js'
+import * as repo from './repo.js'
+import { CARD_ISSUE_JOB, cardScope, requireCard, requireCardProgram } from './service.js'
+import type { CardView } from './schemas.js'
+
+/** How soon the job looks again when the processor still reports the card pending. */
+const POLL_AGAIN_MS = 1000
+
+/** A job carries no request: it acts for the card's own organization and environment. */
+function jobCtx(card: repo.CardRow): RequestCtx {
+  return { requestId: 'job', organizationId: card.organization_id, environment: card.environment as RequestCtx['environment'], clientId: 'system', scopes: new Set() }
+}
+
+/**
+ * Has the processor issue a pending card: requests it once (the card id is the processor's idempotency
+ * key), then reads it back; once issued, records last4 and expiry, emits `card.issued` and schedules
+ * expiry. Answers whether the processor still reports the card pending. Safe to run twice at once.
+ */
+export async function issuePendingCard(deps: AppDeps, cardId: string): Promise<{ stillPending: boolean }> {
+  let card = await repo.findCard(deps.db, cardId)
+  if (!card || card.status !== 'pending') return { stillPending: false }
+  const program = await requireCardProgram(deps, card)
+  const processor = deps.processors.forProgram(program)
+  const scope = cardScope(card)
+
+  if (card.processor_reference === null) {
+    const account = await requireAccount(deps, jobCtx(card), card.account_id)
+    if (account.upstream_reference === null) return { stillPending: true }
+    const pending = card
+    const call = await callProcessor(deps, scope, { processor: processor.name, operation: 'issue_card', subjectId: card.id },
+      () => processor.issueCard(scope, {
+        cardId: pending.id, accountReference: account.upstream_reference!, programId: program.id, cardholderId: pending.cardholder_id,
+        formFactor: pending.form_factor as FormFactor, cardType: pending.card_type, brand: pending.brand, bin: program.bin, embossedName: pending.embossed_name,
+      }))
+    card = await withTx(deps.db, async (trx) => {
+      await recordOutcome(trx, call.operationId, 'accepted', deps.clock.now())
+      const locked = (await repo.lockCard(trx, cardId))!
+      if (locked.processor_reference !== null) return locked
+      return repo.updateCard(trx, cardId, { processor_reference: call.result.upstreamReference })
+    })
+  }
+
+  const reference = card.processor_reference!
+  const read = await callProcessor(deps, scope, { processor: processor.name, operation: 'get_card', subjectId: card.id },
+    () => processor.getCard(scope, reference))
+  const upstream = read.result
+  if (upstream.status === 'pending') {
+    await recordOutcome(deps.db, read.operationId, 'accepted', deps.clock.now())
+    return { stillPending: true }
+  }
+  const status = upstream.status === 'inactive' || upstream.status === 'active' ? upstream.status : issuedStatus(card.form_factor as FormFactor)
+  // A virtual replacement is active at once: the card it replaces closes now (upstream first, outside the transaction).
+  const closing = status === 'active' ? await closeReplacedUpstream(deps, card) : null
+
+  await withTx(deps.db, async (trx) => {
+    const now = deps.clock.now()
+    await recordOutcome(trx, read.operationId, 'succeeded', now)
+    const locked = (await repo.lockCard(trx, cardId))!
+    if (locked.status !== 'pending') return
+    if (upstream.last4 === null || upstream.expMonth === null || upstream.expYear === null) {
+      throw new ApiError('processor_unavailable', { detail: 'issued card without number data' })
+    }
+    const row = await repo.updateCard(trx, cardId, {
+      status,
+      last4: upstream.last4,
+      exp_month: upstream.expMonth,
+      exp_year: upstream.expYear,
+      issued_at: now,
+      shipping: locked.form_factor === 'physical' ? json({ status: 'pending', shipped_at: null, delivered_at: null }) : null,
+      updated_at: now,
+    })
+    await emit(trx, scope, 'card.issued', presentCard(row), now)
+    await enqueue(trx, {
+      type: CARD_EXPIRE_JOB, payload: { card_id: row.id }, runAt: expiryInstant(upstream.expMonth, upstream.expYear),
+      organizationId: row.organization_id, environment: row.environment,
+    })
+    if (closing) await closeReplacedCard(trx, row, closing, now)
+  })
+  return { stillPending: false }
+}
+
+/** `card.issue` jobs: due `CARD_ISSUE_DELAY_MS` after the card was requested; polls while the processor is still working. */
+export async function runIssueJob(deps: AppDeps, job: JobRecord): Promise<JobOutcome> {
+  const { stillPending } = await issuePendingCard(deps, String(job.payload.card_id))
+  if (stillPending) return { retryAt: new Date(deps.clock.now().getTime() + POLL_AGAIN_MS) }
+}
+
+registerJobHandler(CARD_ISSUE_JOB, runIssueJob)
+
+/** Sandbox: issue a pending card now instead of waiting for the job (an issued card answers unchanged). */
+export async function issueNow(deps: AppDeps, ctx: RequestCtx, cardId: string): Promise<CardView> {
+  const card = await requireCard(deps, ctx, cardId)
+  if (card.status === 'pending') await issuePendingCard(deps, card.id)
+  return presentCard((await repo.findCard(deps.db, card.id))!)
+}

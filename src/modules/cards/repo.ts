@@ -1,0 +1,80 @@
+import { type Insertable, type Selectable, type Updateable } from 'kysely'
+import type { Db } from '../../db/types.js'
+import { applyBounds, type PageBounds } from '../../http/pagination.js'
+import type { CardPinKeysTable, CardSecretAuditTable, CardsTable } from './types.js'
+import './types.js'
+
+export type CardRow = Selectable<CardsTable>
+export type PinKeyRow = Selectable<CardPinKeysTable>
+
+export async function insertCard(db: Db, row: Insertable<CardsTable>): Promise<CardRow> {
+  return db.insertInto('cards').values(row).returningAll().executeTakeFirstOrThrow()
+}
+
+export async function findCard(db: Db, id: string): Promise<CardRow | undefined> {
+  return db.selectFrom('cards').selectAll().where('id', '=', id).executeTakeFirst()
+}
+
+/** The card row locked for the rest of the transaction: moves on one card run one at a time. */
+export async function lockCard(db: Db, id: string): Promise<CardRow | undefined> {
+  return db.selectFrom('cards').selectAll().where('id', '=', id).forUpdate().executeTakeFirst()
+}
+
+export async function updateCard(db: Db, id: string, patch: Updateable<CardsTable>): Promise<CardRow> {
+  return db.updateTable('cards').set(patch).where('id', '=', id).returningAll().executeTakeFirstOrThrow()
+}
+
+export interface CardFilter {
+  organizationId: string
+  environment: string
+  cardholderId?: string
+  accountId?: string
+  status?: string
+}
+
+export async function listCards(db: Db, filter: CardFilter, bounds: PageBounds): Promise<CardRow[]> {
+  let q = db.selectFrom('cards').selectAll()
+    .where('organization_id', '=', filter.organizationId).where('environment', '=', filter.environment)
+  if (filter.cardholderId !== undefined) q = q.where('cardholder_id', '=', filter.cardholderId)
+  if (filter.accountId !== undefined) q = q.where('account_id', '=', filter.accountId)
+  if (filter.status !== undefined) q = q.where('status', '=', filter.status)
+  return applyBounds(q, bounds, 'id', 'desc').execute()
+}
+
+/** True when the cardholder already holds the one card a one-card program allows. */
+export async function slotTaken(db: Db, programId: string, cardholderId: string): Promise<boolean> {
+  const row = await db.selectFrom('cards').select('id')
+    .where('program_id', '=', programId).where('cardholder_id', '=', cardholderId).where('holds_card_slot', '=', true)
+    .executeTakeFirst()
+  return row !== undefined
+}
+
+export async function insertPinKey(db: Db, row: Insertable<CardPinKeysTable>): Promise<void> {
+  await db.insertInto('card_pin_keys').values(row).execute()
+}
+
+/**
+ * Spends a PIN key: the first caller gets its sealed private half and the key is marked spent and
+ * wiped in the same statement's transaction; every later or concurrent caller gets nothing.
+ */
+export async function spendPinKey(db: Db, id: string, cardId: string, now: Date): Promise<string | null> {
+  const row = await db.selectFrom('card_pin_keys').select(['private_key_sealed', 'expires_at', 'spent_at'])
+    .where('id', '=', id).where('card_id', '=', cardId).forUpdate().executeTakeFirst()
+  if (!row || row.spent_at !== null) return null
+  await db.updateTable('card_pin_keys').set({ spent_at: now, private_key_sealed: '' }).where('id', '=', id).execute()
+  if (row.expires_at.getTime() <= now.getTime()) return null
+  return row.private_key_sealed
+}
+
+/** A card's keys past their lifetime hold nothing worth keeping; dropped whenever the card mints a new one. */
+export async function purgeCardPinKeys(db: Db, cardId: string, before: Date): Promise<void> {
+  await db.deleteFrom('card_pin_keys').where('card_id', '=', cardId).where('expires_at', '<', before).execute()
+}
+
+export async function insertAudit(db: Db, row: Insertable<CardSecretAuditTable>): Promise<void> {
+  await db.insertInto('card_secret_audit').values(row).execute()
+}
+
+export async function setAuditOutcome(db: Db, id: string, outcome: string): Promise<void> {
+  await db.updateTable('card_secret_audit').set({ outcome }).where('id', '=', id).execute()
+}

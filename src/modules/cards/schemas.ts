@@ -1,0 +1,179 @@
+import { Type, type Static } from 'typebox'
+import { PageQuery } from '../../http/pagination.js'
+
+const strict = { additionalProperties: false }
+const CountryCode = Type.String({ pattern: '^[A-Za-z]{3}$', description: 'Three-letter country code' })
+const Mcc = Type.String({ pattern: '^[0-9]{4}$', description: 'Four-digit merchant category code' })
+
+export const Metadata = Type.Record(Type.String({ maxLength: 40 }), Type.String({ maxLength: 500 }), {
+  maxProperties: 20,
+  description: 'Your own key/value strings (up to 20 keys, key ≤ 40 characters, value ≤ 500). Not searchable.',
+})
+
+export const SPENDING_INTERVALS = ['per_authorization', 'daily', 'weekly', 'monthly', 'all_time'] as const
+export const SpendingInterval = Type.Union(SPENDING_INTERVALS.map((i) => Type.Literal(i)))
+
+export const SpendingLimit = Type.Object({
+  amount: Type.Integer({ minimum: 1, maximum: 1_000_000_000_000, description: 'Minor units of the account currency' }),
+  interval: SpendingInterval,
+}, strict)
+
+/** Rules the authorization engine applies before approving; a rule the processor cannot enforce is refused. */
+export const SpendingControls = Type.Object({
+  spending_limits: Type.Optional(Type.Array(SpendingLimit, { maxItems: 10 })),
+  allowed_mccs: Type.Optional(Type.Array(Mcc, { maxItems: 500 })),
+  blocked_mccs: Type.Optional(Type.Array(Mcc, { maxItems: 500 })),
+  allowed_countries: Type.Optional(Type.Array(CountryCode, { maxItems: 300 })),
+  blocked_countries: Type.Optional(Type.Array(CountryCode, { maxItems: 300 })),
+}, { ...strict, title: 'SpendingControls' })
+
+/** On the wire every key is present; an empty list means "no rule of this kind". */
+export const SpendingControlsView = Type.Object({
+  spending_limits: Type.Array(Type.Object({ amount: Type.Integer(), interval: Type.String() })),
+  allowed_mccs: Type.Array(Type.String()),
+  blocked_mccs: Type.Array(Type.String()),
+  allowed_countries: Type.Array(Type.String()),
+  blocked_countries: Type.Array(Type.String()),
+}, { title: 'SpendingControlsView' })
+
+/** Every field optional in the schema: the service checks completeness (delivery_address_required), in order. */
+export const DeliveryAddressInput = Type.Object({
+  name: Type.Optional(Type.String({ maxLength: 200 })),
+  line1: Type.Optional(Type.String({ maxLength: 200 })),
+  line2: Type.Optional(Type.String({ maxLength: 200 })),
+  city: Type.Optional(Type.String({ maxLength: 100 })),
+  state: Type.Optional(Type.String({ maxLength: 100 })),
+  postal_code: Type.Optional(Type.String({ maxLength: 20 })),
+  country: Type.Optional(CountryCode),
+}, strict)
+
+export const DeliveryAddress = Type.Object({
+  name: Type.String(),
+  line1: Type.String(),
+  line2: Type.Union([Type.String(), Type.Null()]),
+  city: Type.String(),
+  state: Type.Union([Type.String(), Type.Null()]),
+  postal_code: Type.String(),
+  country: Type.String(),
+}, { title: 'DeliveryAddress' })
+
+export const FormFactor = Type.Union([Type.Literal('virtual'), Type.Literal('physical')])
+export const CardType = Type.Union([Type.Literal('debit'), Type.Literal('prepaid'), Type.Literal('credit')])
+
+export const CardCreate = Type.Object({
+  cardholder_id: Type.String({ maxLength: 64 }),
+  account_id: Type.String({ maxLength: 64, description: 'The funding account (acct_); it must belong to the cardholder' }),
+  form_factor: FormFactor,
+  card_type: CardType,
+  embossed_name: Type.Optional(Type.Unsafe<string | null>({
+    type: ['string', 'null'], maxLength: 26, pattern: "^[A-Za-z0-9 .,'/&-]*$",
+    description: 'Required on every card (embossed_name_required): up to 26 characters of the card alphabet (letters, digits, space, . , \' / & -)',
+  })),
+  delivery_address: Type.Optional(Type.Unsafe<Static<typeof DeliveryAddressInput> | null>({
+    ...DeliveryAddressInput, type: ['object', 'null'],
+    description: 'Required on every card, virtual too (delivery_address_required): complete means name, line1, city, postal_code and country',
+  })),
+  spending_controls: Type.Optional(SpendingControls),
+  metadata: Type.Optional(Metadata),
+}, { ...strict, title: 'CardCreateRequest' })
+export type CardCreateBody = Static<typeof CardCreate>
+
+export const CardUpdate = Type.Object({
+  spending_controls: Type.Optional(SpendingControls),
+  metadata: Type.Optional(Type.Record(Type.String({ maxLength: 40 }), Type.Union([Type.String({ maxLength: 500 }), Type.Null()]), {
+    description: 'Keys are merged into the card\'s metadata; null or an empty string removes a key (at most 20 keys after the merge).',
+  })),
+}, { ...strict, title: 'CardUpdateRequest' })
+export type CardUpdateBody = Static<typeof CardUpdate>
+
+export const CardReplace = Type.Object({
+  reason: Type.Union([Type.Literal('lost'), Type.Literal('stolen'), Type.Literal('damaged'), Type.Literal('expiring')], {
+    description: 'lost/stolen close the old card at once; damaged/expiring close it when the new card is activated',
+  }),
+}, { ...strict, title: 'CardReplaceRequest' })
+
+export const Shipping = Type.Object({
+  status: Type.Union([Type.Literal('pending'), Type.Literal('shipped'), Type.Literal('delivered')]),
+  shipped_at: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
+  delivered_at: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
+}, { title: 'CardShipping' })
+
+export const Card = Type.Object({
+  id: Type.String({ description: 'card_ id' }),
+  object: Type.Literal('card'),
+  cardholder_id: Type.String(),
+  account_id: Type.String(),
+  program_id: Type.String(),
+  form_factor: Type.String(),
+  card_type: Type.String(),
+  brand: Type.String(),
+  status: Type.Union(['pending', 'inactive', 'active', 'frozen', 'expired', 'closed'].map((s) => Type.Literal(s))),
+  last4: Type.Union([Type.String(), Type.Null()], { description: 'Null until the processor issues the card' }),
+  exp_month: Type.Union([Type.Integer(), Type.Null()]),
+  exp_year: Type.Union([Type.Integer(), Type.Null()]),
+  embossed_name: Type.String(),
+  delivery_address: DeliveryAddress,
+  shipping: Type.Union([Shipping, Type.Null()], { description: 'Physical cards only' }),
+  spending_controls: SpendingControlsView,
+  pin_set: Type.Boolean({ description: 'Whether a PIN has been set (physical cards)' }),
+  replacement_for: Type.Union([Type.String(), Type.Null()]),
+  replacement_reason: Type.Union([Type.String(), Type.Null()]),
+  replaced_by: Type.Union([Type.String(), Type.Null()]),
+  metadata: Type.Record(Type.String(), Type.String()),
+  created_at: Type.String({ format: 'date-time' }),
+  updated_at: Type.String({ format: 'date-time' }),
+}, { title: 'Card' })
+export type CardView = Static<typeof Card>
+
+export const CardListQuery = Type.Object({
+  ...PageQuery,
+  cardholder_id: Type.Optional(Type.String({ maxLength: 64 })),
+  account_id: Type.Optional(Type.String({ maxLength: 64 })),
+  status: Type.Optional(Type.Union(['pending', 'inactive', 'active', 'frozen', 'expired', 'closed'].map((s) => Type.Literal(s)))),
+}, strict)
+
+export const CardIdParams = Type.Object({ card_id: Type.String() })
+
+export const PinKey = Type.Object({
+  object: Type.Literal('pin_key'),
+  id: Type.String({ description: 'pink_ id' }),
+  card_id: Type.String(),
+  public_key: Type.Object({
+    kty: Type.Literal('RSA'), n: Type.String(), e: Type.String(), alg: Type.Literal('RSA-OAEP-256'), use: Type.Literal('enc'), kid: Type.String(),
+  }),
+  public_key_pem: Type.String(),
+  algorithm: Type.Literal('RSA-OAEP-256'),
+  expires_at: Type.String({ format: 'date-time' }),
+  created_at: Type.String({ format: 'date-time' }),
+}, { title: 'PinKey' })
+
+export const PinSubmit = Type.Object({
+  pin_key_id: Type.String({ maxLength: 64 }),
+  encrypted_pin: Type.String({ maxLength: 2048, description: 'Base64 RSA-OAEP-256 ciphertext of the 4–12 digit PIN, encrypted to the pin-key' }),
+}, { ...strict, title: 'PinRequest' })
+export type PinSubmitBody = Static<typeof PinSubmit>
+
+export const PinVerification = Type.Object({
+  object: Type.Literal('pin_verification'),
+  card_id: Type.String(),
+  match: Type.Boolean(),
+}, { title: 'PinVerification' })
+
+export const DetailsRequest = Type.Object({
+  public_key: Type.Union([
+    Type.String({ maxLength: 16384, description: 'PEM (SPKI or PKCS#1) RSA public key' }),
+    Type.Object({}, { additionalProperties: true, description: 'RSA public JWK' }),
+  ], { description: 'Your RSA public key, ≥ 2048 bits, as a JWK object or PEM text' }),
+}, { ...strict, title: 'CardDetailsRequest' })
+
+export const CardDetails = Type.Object({
+  object: Type.Literal('card_details'),
+  card_id: Type.String(),
+  encrypted_details: Type.String({ description: 'Compact JWE (RSA-OAEP-256 + A256GCM) of {number, cvc, exp_month, exp_year}' }),
+}, { title: 'CardDetails' })
+
+export const ShipRequest = Type.Object({
+  status: Type.Optional(Type.Union([Type.Literal('shipped'), Type.Literal('delivered')], {
+    description: 'Default: the next step (pending → shipped → delivered)',
+  })),
+}, { ...strict, title: 'CardShipRequest' })

@@ -1,0 +1,77 @@
+import type { Json, Timestamp } from '../../db/types.js'
+import type { DeliveryAddressValue } from './delivery-address.js'
+import type { SpendingControlsValue } from './spending-controls.js'
+
+export interface ShippingValue {
+  status: 'pending' | 'shipped' | 'delivered'
+  shipped_at: string | null
+  delivered_at: string | null
+}
+
+/** One card. Card numbers live at the processor; only `last4` and the expiry are kept here. */
+export interface CardsTable {
+  id: string
+  organization_id: string
+  environment: string
+  program_id: string
+  cardholder_id: string
+  account_id: string
+  processor: string
+  form_factor: string
+  card_type: string
+  brand: string
+  status: string
+  processor_reference: string | null
+  last4: string | null
+  exp_month: number | null
+  exp_year: number | null
+  embossed_name: string
+  delivery_address: Json<DeliveryAddressValue>
+  shipping: Json<ShippingValue | null> | null
+  spending_controls: Json<SpendingControlsValue>
+  metadata: Json<Record<string, string>>
+  pin_set: boolean
+  replacement_for: string | null
+  replacement_reason: string | null
+  replaced_by: string | null
+  /** True while the card takes the one slot of a one-card-per-cardholder program (a unique index decides races). */
+  holds_card_slot: boolean
+  issued_at: Timestamp | null
+  closed_at: Timestamp | null
+  created_at: Timestamp
+  updated_at: Timestamp
+}
+
+/** A short-lived RSA key for one PIN: the private half is sealed, spent by its first use. */
+export interface CardPinKeysTable {
+  id: string
+  organization_id: string
+  environment: string
+  card_id: string
+  program_id: string
+  private_key_sealed: string
+  expires_at: Timestamp
+  spent_at: Timestamp | null
+  created_at: Timestamp
+}
+
+/** Who used card secrets, when, on which card, for what, with which outcome; never the secret itself. */
+export interface CardSecretAuditTable {
+  id: string
+  organization_id: string
+  environment: string
+  client_id: string
+  card_id: string
+  operation: string
+  outcome: string
+  request_id: string
+  created_at: Timestamp
+}
+
+declare module '../../db/types.js' {
+  interface Database {
+    cards: CardsTable
+    card_pin_keys: CardPinKeysTable
+    card_secret_audit: CardSecretAuditTable
+  }
+}
