@@ -3,7 +3,7 @@ import { sql } from 'kysely'
 import type { AppDeps } from './app-deps.js'
 import { migrationsApplied } from './db/migrate.js'
 import { installAuth } from './http/auth.js'
-import { installErrorHandling, installJsonParsing } from './http/error-handler.js'
+import { frameworkErrorHandler, installErrorHandling, installJsonParsing, installNotFoundGate } from './http/error-handler.js'
 import { installIdempotency } from './http/idempotency.js'
 import { installMetrics } from './http/metrics.js'
 import { installOpenApi } from './http/openapi.js'
@@ -22,12 +22,13 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: deps.config.bodyLimitBytes,
     genReqId: () => newId('req'),
+    frameworkErrors: frameworkErrorHandler(deps.config.baseUrl),
     requestIdHeader: false,
     ajv: { customOptions: { strict: false } },
     routerOptions: { ignoreTrailingSlash: false, maxParamLength: 200 },
   }) as unknown as FastifyInstance
 
-  const limits = await RateLimits.create(deps.config)
+  const limits = await RateLimits.create(deps.config, deps.log)
   app.addHook('onClose', async () => { await limits.close() })
 
   app.setValidatorCompiler(validatorCompiler)
@@ -40,6 +41,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await installOpenApi(app, deps.config.baseUrl)
   installMetrics(app)
   installAuth(app, deps, limits)
+  installNotFoundGate(app)
   installIdempotency(app, deps)
 
   let ready = false

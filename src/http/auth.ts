@@ -74,11 +74,12 @@ function gateOf(req: FastifyRequest): 'operator' | 'v1' | null {
   return null
 }
 
-function isPollingRoute(req: FastifyRequest): string | null {
+/** A GET of one object by id ("polling") is limited per (client, actual path): each object has its own budget. */
+function pollingPath(req: FastifyRequest): string | null {
   const url = req.routeOptions.url
   if (req.method !== 'GET' || !url) return null
   const last = url.split('/').pop() ?? ''
-  return last.startsWith(':') ? url : null
+  return last.startsWith(':') ? req.url.split('?')[0] : null
 }
 
 /**
@@ -100,7 +101,7 @@ export function installAuth(app: FastifyInstance, deps: AppDeps, limits: RateLim
     if (gate !== 'v1') return
     await authenticate(req, deps)
     const matched = req.routeOptions.url !== undefined && !req.is404
-    await limits.consume(req.ctx.clientId, req.ctx.environment, matched ? isPollingRoute(req) : null)
+    await limits.consume(req.ctx.clientId, req.ctx.environment, matched ? pollingPath(req) : null)
     if (!matched) return
     const config = req.routeOptions.config
     if (config.simulator && req.ctx.environment !== 'sandbox') throw new ApiError('not_found')

@@ -45,6 +45,7 @@ export function toApiError(err: unknown): ApiError | null {
     case 'FST_ERR_CTP_INVALID_TYPE':
       return new ApiError('invalid_request_body')
     case 'FST_ERR_BAD_URL':
+    case 'FST_ERR_MAX_PARAM_LENGTH':
     case 'FST_ERR_ASYNC_CONSTRAINT':
       return new ApiError('not_found')
   }
@@ -73,6 +74,35 @@ export function installErrorHandling(app: FastifyInstance, baseUrl: string): voi
   app.setNotFoundHandler((req, reply) => sendApiError(reply, new ApiError('not_found'), baseUrl))
 }
 
+/**
+ * Answers an unmatched path or method right after authentication, before the body is read: an unknown
+ * path then looks exactly like an unmounted operation (which never reads its body either), whatever is sent.
+ */
+export function installNotFoundGate(app: FastifyInstance): void {
+  app.addHook('onRequest', async (req) => {
+    if (req.is404) throw new ApiError('not_found')
+  })
+}
+
+/**
+ * Fastify's `frameworkErrors`: failures before routing (a malformed percent-escape, an over-long path
+ * parameter) get the same envelope and Svc-Request-Id as everything else instead of Fastify's raw body.
+ */
+export function frameworkErrorHandler(baseUrl: string) {
+  return (err: unknown, req: FastifyRequest, reply: FastifyReply): FastifyReply => {
+    reply.header('Svc-Request-Id', req.id)
+    return sendApiError(reply, toApiError(err) ?? new ApiError('not_found'), baseUrl)
+  }
+}
+
+/** Like Fastify's own parser: `__proto__` keys and `constructor.prototype` objects are refused outright. */
+function refusePrototypeKeys(key: string, value: unknown): unknown {
+  const poisoned = key === '__proto__' ||
+    (key === 'constructor' && value !== null && typeof value === 'object' && Object.prototype.hasOwnProperty.call(value, 'prototype'))
+  if (poisoned) throw new ApiError('invalid_request_body', { message: 'The request body contains a forbidden key.' })
+  return value
+}
+
 /** JSON bodies only: empty means "no body"; anything but a JSON object is invalid_request_body. */
 export function installJsonParsing(app: FastifyInstance): void {
   app.removeAllContentTypeParsers()
@@ -81,8 +111,9 @@ export function installJsonParsing(app: FastifyInstance): void {
     if (text === '') return done(null, undefined)
     let parsed: unknown
     try {
-      parsed = JSON.parse(text)
-    } catch {
+      parsed = JSON.parse(text, /__proto__|prototype|\\u/.test(text) ? refusePrototypeKeys : undefined)
+    } catch (err) {
+      if (isApiError(err)) return done(err, undefined)
       return done(new ApiError('invalid_request_body', { message: 'The request body is not valid JSON.' }), undefined)
     }
     if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) {

@@ -117,9 +117,11 @@ export function installIdempotency(app: FastifyInstance, deps: AppDeps): void {
   })
 }
 
-/** Removes keys past the replay window (scheduled housekeeping). */
+/** Removes keys past the replay window (scheduled housekeeping), including those a crashed node left in progress. */
 export async function purgeIdempotencyKeys(deps: AppDeps): Promise<number> {
-  const cutoff = new Date(deps.clock.now().getTime() - IDEMPOTENCY_WINDOW_MS)
-  const result = await sql`DELETE FROM idempotency_keys WHERE created_at < ${cutoff} AND state = 'complete'`.execute(deps.db)
+  const now = deps.clock.now()
+  const cutoff = new Date(now.getTime() - IDEMPOTENCY_WINDOW_MS)
+  const result = await sql`DELETE FROM idempotency_keys
+    WHERE created_at < ${cutoff} AND (state = 'complete' OR locked_until < ${now})`.execute(deps.db)
   return Number(result.numAffectedRows ?? 0)
 }

@@ -16,7 +16,14 @@ interface OperationExtras {
   errors: ErrorCode[]
 }
 
-const COMMON_V1: ErrorCode[] = ['missing_credentials', 'invalid_access_token', 'insufficient_scope', 'ip_not_allowed', 'environment_mismatch', 'rate_limited', 'internal_error']
+const REQUEST_ID_HEADER = { description: 'Request id (`req_…`), also in every error body.', schema: { type: 'string', pattern: '^req_' } }
+const IDEMPOTENCY_KEY_PARAM = {
+  in: 'header', name: 'Idempotency-Key', required: false,
+  description: 'Makes a retry safe: the same key with the same body within 24 hours replays the first answer (with `Idempotent-Replay: true`). Keys are scoped to your organization and environment.',
+  schema: { type: 'string', minLength: 1, maxLength: 255 },
+}
+
+const COMMON_V1: ErrorCode[] = ['missing_credentials', 'invalid_access_token', 'ip_not_allowed', 'environment_mismatch', 'rate_limited', 'internal_error']
 const WITH_BODY: ErrorCode[] = ['invalid_request_body', 'missing_parameter', 'invalid_parameter', 'unknown_parameter', 'request_too_large', 'idempotency_key_reuse', 'idempotency_request_in_progress']
 const WITH_QUERY: ErrorCode[] = ['invalid_parameter', 'unknown_parameter', 'expired_cursor']
 
@@ -93,13 +100,20 @@ export async function installOpenApi(app: FastifyInstance, baseUrl: string): Pro
           if (extra.scope) op['x-svc-scope'] = extra.scope
           if (extra.simulator) op['x-svc-sandbox-only'] = true
           if (isV1) op.security = [{ bearer: [] }]
+          if (isV1 && (method === 'post' || method === 'patch')) {
+            op.parameters = [...(op.parameters ?? []).filter((p: { name: string }) => p.name !== IDEMPOTENCY_KEY_PARAM.name), IDEMPOTENCY_KEY_PARAM]
+          }
           if (isOperator) op.security = [{ operator: [] }]
           const codes = new Set<ErrorCode>(extra.errors)
           if (isV1 || isOperator) for (const c of isV1 ? COMMON_V1 : ['missing_credentials', 'invalid_access_token', 'internal_error'] as ErrorCode[]) codes.add(c)
           if (method === 'post' || method === 'patch' || method === 'put') for (const c of WITH_BODY) codes.add(c)
           if (method === 'get' && op.parameters?.some((p: { in: string }) => p.in === 'query')) for (const c of WITH_QUERY) codes.add(c)
+          if (isV1 && extra.scope) codes.add('insufficient_scope')
           if (extra.capability || extra.simulator || path.includes('{')) codes.add('not_found')
           op.responses = op.responses ?? {}
+          for (const [status, response] of Object.entries<Record<string, any>>(op.responses)) {
+            if (status.startsWith('2')) response.headers = { 'Svc-Request-Id': REQUEST_ID_HEADER, ...(response.headers ?? {}) }
+          }
           const byStatus = new Map<number, ErrorCode[]>()
           for (const code of codes) {
             const status = ERROR_CATALOGUE[code].status
@@ -108,6 +122,10 @@ export async function installOpenApi(app: FastifyInstance, baseUrl: string): Pro
           for (const [status, list] of [...byStatus.entries()].sort((a, b) => a[0] - b[0])) {
             op.responses[String(status)] = {
               description: `Error codes: ${list.map((c) => '`' + c + '`').join(', ')}`,
+              headers: {
+                'Svc-Request-Id': REQUEST_ID_HEADER,
+                ...(status === 429 ? { 'Retry-After': { description: 'Seconds to wait before retrying.', schema: { type: 'integer', minimum: 1 } } } : {}),
+              },
               content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } },
             }
           }

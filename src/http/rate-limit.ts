@@ -1,4 +1,5 @@
 import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible'
+import type { Logger } from 'pino'
 import type { Config, Environment } from '../config.js'
 import { ApiError } from './errors.js'
 
@@ -9,7 +10,7 @@ import { ApiError } from './errors.js'
 export class RateLimits {
   private readonly byEnv: Record<Environment, RateLimiterAbstract>
   private readonly polling: RateLimiterAbstract
-  private redis: { quit(): Promise<unknown> } | null = null
+  private redis: { status: string; quit(): Promise<unknown>; disconnect(): void } | null = null
 
   private constructor(make: (points: number, prefix: string) => RateLimiterAbstract, config: Config) {
     this.byEnv = {
@@ -19,16 +20,28 @@ export class RateLimits {
     this.polling = make(config.rateLimits.pollingPerSecond, 'rl_polling')
   }
 
-  static async create(config: Config): Promise<RateLimits> {
+  /**
+   * With REDIS_URL the budgets live in Redis. If Redis is down (at start or later) each node falls back to
+   * its in-process budget and the client keeps reconnecting, so an outage never stops the API.
+   */
+  static async create(config: Config, log?: Logger): Promise<RateLimits> {
     if (!config.redisUrl) {
       return new RateLimits((points, keyPrefix) => new RateLimiterMemory({ points, duration: 1, keyPrefix }), config)
     }
     const { Redis } = await import('ioredis')
     const client = new Redis(config.redisUrl, { enableOfflineQueue: false, maxRetriesPerRequest: 1, lazyConnect: true })
-    await client.connect()
+    let healthy = true
+    client.on('error', (err: Error) => {
+      if (healthy) log?.warn({ err }, 'rate limits: Redis unreachable, using in-process budgets until it returns')
+      healthy = false
+    })
+    client.on('ready', () => { healthy = true })
+    await client.connect().catch(() => { /* reported by the error listener; ioredis keeps retrying */ })
     const insurance = (points: number, keyPrefix: string) => new RateLimiterMemory({ points, duration: 1, keyPrefix })
     const limits = new RateLimits(
-      (points, keyPrefix) => new RateLimiterRedis({ storeClient: client, points, duration: 1, keyPrefix, insuranceLimiter: insurance(points, keyPrefix) }),
+      (points, keyPrefix) => new RateLimiterRedis({
+        storeClient: client, points, duration: 1, keyPrefix, rejectIfRedisNotReady: true, insuranceLimiter: insurance(points, keyPrefix),
+      }),
       config,
     )
     limits.redis = client
@@ -50,6 +63,8 @@ export class RateLimits {
   }
 
   async close(): Promise<void> {
-    await this.redis?.quit()
+    if (!this.redis) return
+    if (this.redis.status === 'ready') await this.redis.quit().catch(() => this.redis?.disconnect())
+    else this.redis.disconnect()
   }
 }

@@ -25,7 +25,8 @@ export function validatorCompiler({ schema, httpPart }: { schema: object; httpPa
   const fn: ValidateFunction = (httpPart === 'body' ? bodyAjv : queryAjv).compile(schema)
   return (data: unknown) => {
     // A POST without a body validates as an empty object, so required fields report missing_parameter.
-    const input = httpPart === 'body' && data === undefined ? {} : data
+    // Fastify hands a missing body over as null; a JSON `null` body never gets here (the parser refuses it).
+    const input = httpPart === 'body' && (data === undefined || data === null) ? {} : data
     if (fn(input)) return { value: input }
     return { error: Object.assign(new Error('validation failed'), { validation: fn.errors ?? [], validationContext: httpPart }) }
   }

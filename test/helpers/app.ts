@@ -4,11 +4,13 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify'
 import { exportJWK, generateKeyPair } from 'jose'
+import type { DestinationStream } from 'pino'
 import { buildApp } from '../../src/app.js'
 import type { AppDeps } from '../../src/app-deps.js'
 import { loadConfig } from '../../src/config.js'
 import type { DbHandle } from '../../src/db/client.js'
 import { ManualClock } from '../../src/lib/clock.js'
+import { createLogger } from '../../src/lib/logger.js'
 import { signClientAssertion, tokenRequestBody } from '../../src/lib/client-assertion.js'
 import { SCOPES } from '../../src/modules/oauth/scopes.js'
 import { openRuntime } from '../../src/runtime.js'
@@ -32,6 +34,10 @@ export interface TestApp {
 
 export interface TestAppOptions {
   env?: Record<string, string>
+  /** Runs after the modules are registered and before the app is ready: tests add routes of their own here. */
+  beforeReady?: (app: FastifyInstance) => void | Promise<void>
+  /** Where the service logger writes (JSON lines); set LOG_LEVEL in `env` to see anything. */
+  logDestination?: DestinationStream
 }
 
 /** Boots the real application on a database of its own, with a clock the test can move. */
@@ -55,8 +61,10 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
   }
   const config = loadConfig(env)
   const clock = new ManualClock()
-  const { deps, handle } = await openRuntime(config, { clock, inMemory: true })
+  const log = options.logDestination ? createLogger(config.logLevel, options.logDestination) : undefined
+  const { deps, handle } = await openRuntime(config, { clock, inMemory: true, log })
   const app = await buildApp(deps)
+  await options.beforeReady?.(app)
   await app.ready()
   const t: TestApp = {
     app, deps, clock, handle,

@@ -1,0 +1,138 @@
+import assert from 'node:assert/strict'
+import { after, before, describe, test } from 'node:test'
+import { Validator } from '@seriousme/openapi-schema-validator'
+import { Type } from 'typebox'
+import { ERROR_CATALOGUE } from '../../src/http/errors.js'
+import { startTestApp, type TestApp } from '../helpers/app.js'
+
+const METHODS = ['get', 'post', 'put', 'patch', 'delete']
+
+let t: TestApp
+let doc: any
+
+/** Every operation of the document as [method, path, operation]. */
+function operations(): [string, string, any][] {
+  const out: [string, string, any][] = []
+  for (const [path, item] of Object.entries<any>(doc.paths)) {
+    for (const method of METHODS) if (item[method]) out.push([method, path, item[method]])
+  }
+  return out
+}
+
+/** Error codes an operation documents, read from its response descriptions. */
+function documentedCodes(op: any): Map<string, string> {
+  const codes = new Map<string, string>()
+  for (const [status, response] of Object.entries<any>(op.responses ?? {})) {
+    for (const match of String(response.description ?? '').matchAll(/`([a-z_]+)`/g)) codes.set(match[1], status)
+  }
+  return codes
+}
+
+describe('OpenAPI document and reference', () => {
+  before(async () => {
+    t = await startTestApp({
+      beforeReady(app) {
+        app.post('/v1/test/openapi/widgets/:widget_id/pin', {
+          config: {
+            scope: 'cards:write',
+            errors: ['card_not_found', 'pin_invalid'],
+            capability: { name: 'card_pin', programOf: async () => null },
+          },
+          schema: {
+            tags: ['Test'], summary: 'Set a widget PIN',
+            params: Type.Object({ widget_id: Type.String() }),
+            body: Type.Object({ pin: Type.String() }, { additionalProperties: false }),
+            response: { 200: Type.Object({ object: Type.Literal('widget') }) },
+          },
+        }, async () => ({ object: 'widget' as const }))
+      },
+    })
+    const res = await t.app.inject({ method: 'GET', url: '/openapi.json' })
+    assert.equal(res.statusCode, 200)
+    assert.match(String(res.headers['content-type']), /^application\/json/)
+    doc = res.json()
+  })
+  after(() => t.close())
+
+  test('/openapi.json is OpenAPI 3.1 with info.version 1.0.0', () => {
+    assert.match(doc.openapi, /^3\.1\.\d+$/)
+    assert.equal(doc.info.version, '1.0.0')
+    assert.equal(typeof doc.info.title, 'string')
+  })
+
+  test('the document validates against the OpenAPI 3.1 schema', async () => {
+    const validator = new Validator()
+    const result = await validator.validate(structuredClone(doc))
+    assert.equal(result.valid, true, JSON.stringify(result.errors, null, 2)?.slice(0, 2000))
+    assert.equal(validator.version, '3.1')
+  })
+
+  test('the platform endpoints are in it and internal pages are not', () => {
+    assert.ok(doc.paths['/v1/programs']?.get, 'GET /v1/programs')
+    assert.ok(doc.paths['/oauth/token']?.post, 'POST /oauth/token')
+    for (const hidden of ['/healthz', '/readyz', '/metrics', '/openapi.json', '/docs', '/docs/errors']) assert.equal(doc.paths[hidden], undefined, hidden)
+  })
+
+  test('every /v1 operation lists its error responses with the shared Error schema', () => {
+    const v1 = operations().filter(([, path]) => path.startsWith('/v1'))
+    assert.ok(v1.length > 0)
+    for (const [method, path, op] of v1) {
+      const name = `${method.toUpperCase()} ${path}`
+      const codes = documentedCodes(op)
+      for (const code of ['missing_credentials', 'invalid_access_token', 'ip_not_allowed', 'environment_mismatch', 'rate_limited', 'internal_error']) {
+        assert.equal(codes.get(code), String(ERROR_CATALOGUE[code as keyof typeof ERROR_CATALOGUE].status), `${name} lists ${code}`)
+      }
+      assert.equal(codes.has('insufficient_scope'), op['x-svc-scope'] !== undefined, `${name}: insufficient_scope exactly when a scope is required`)
+      if (op['x-svc-capability'] || path.includes('{')) assert.equal(codes.get('not_found'), '404', `${name} lists not_found`)
+      if (method === 'post' || method === 'patch') {
+        for (const code of ['invalid_request_body', 'missing_parameter', 'unknown_parameter', 'idempotency_key_reuse', 'idempotency_request_in_progress']) {
+          assert.ok(codes.has(code), `${name} lists ${code}`)
+        }
+        assert.ok(op.parameters?.some((p: any) => p.in === 'header' && p.name === 'Idempotency-Key'), `${name} accepts Idempotency-Key`)
+      }
+      for (const [status, response] of Object.entries<any>(op.responses)) {
+        if (Number(status) < 400) continue
+        assert.equal(response.content['application/json'].schema.$ref, '#/components/schemas/Error', `${name} ${status}`)
+      }
+      assert.deepEqual(op.security, [{ bearer: [] }], `${name} security`)
+    }
+    assert.ok(doc.components.schemas.Error.properties.error.properties.code.enum.includes('idempotency_key_reuse'))
+  })
+
+  test('list operations document the pagination parameters and expired_cursor', () => {
+    const op = doc.paths['/v1/programs'].get
+    const names = op.parameters.filter((p: any) => p.in === 'query').map((p: any) => p.name).sort()
+    assert.deepEqual(names, ['ending_before', 'limit', 'starting_after'])
+    const limit = op.parameters.find((p: any) => p.name === 'limit')
+    assert.deepEqual([limit.schema.minimum, limit.schema.maximum, limit.schema.default], [1, 100, 25])
+    assert.equal(documentedCodes(op).get('expired_cursor'), '400')
+  })
+
+  test('a 429 documents Retry-After', () => {
+    const op = doc.paths['/v1/programs'].get
+    assert.ok(op.responses['429'].headers['Retry-After'])
+  })
+
+  test('an operation with a capability rule carries x-svc-capability, its own errors and not_found', () => {
+    const op = doc.paths['/v1/test/openapi/widgets/{widget_id}/pin'].post
+    assert.equal(op['x-svc-capability'], 'card_pin')
+    assert.equal(op['x-svc-scope'], 'cards:write')
+    const codes = documentedCodes(op)
+    assert.equal(codes.get('card_not_found'), '404')
+    assert.equal(codes.get('not_found'), '404')
+    assert.equal(codes.get('pin_invalid'), '422')
+    assert.equal(doc.paths['/v1/programs'].get['x-svc-capability'], undefined)
+  })
+
+  test('/docs renders an HTML reference listing the operations', async () => {
+    const res = await t.app.inject({ method: 'GET', url: '/docs' })
+    assert.equal(res.statusCode, 200)
+    assert.match(String(res.headers['content-type']), /^text\/html/)
+    assert.match(res.body, /^<!doctype html>/i)
+    for (const [method, path] of operations()) {
+      assert.ok(res.body.includes(`<code>${path}</code>`), `${method} ${path} listed`)
+    }
+    assert.ok(res.body.includes('x-svc-capability card_pin'))
+    assert.ok(res.body.includes('href="/docs/errors"'))
+  })
+})
