@@ -31,7 +31,7 @@ export const PROCESSOR_PROFILES: Record<string, ProcessorProfile> = {
   },
   sim_basic: {
     name: 'sim_basic',
-    capabilities: ['card_details'],
+    capabilities: ['card_details', 'network_tokens', 'three_d_secure'],
     formFactors: ['virtual'],
     cardTypes: ['prepaid'],
     cardBrand: 'mastercard',

@@ -1,0 +1,131 @@
+import type { FastifyRequest } from 'fastify'
+import type { AppDeps } from '../../app-deps.js'
+import { withTx } from '../../db/tx.js'
+import { json, type Db } from '../../db/types.js'
+import type { RequestCtx } from '../../http/context.js'
+import { ApiError } from '../../http/errors.js'
+import { requireOwned } from '../../http/ownership.js'
+import { paginate, type ListResult, type PageParams } from '../../http/pagination.js'
+import { enqueue, registerJobHandler } from '../../jobs/queue.js'
+import { isId, newId } from '../../lib/ids.js'
+import { requireCard, requireCardProgram } from '../cards/service.js'
+import { emit } from '../events/emit.js'
+import { requireActiveCard, requireSimulatorFeed } from '../network-tokens/simulator-feeds.js'
+import { findProgram } from '../programs/service.js'
+import { presentAuthentication } from './present.js'
+import * as repo from './repo.js'
+import type { AuthenticationView, SimulateAuthenticationBody } from './schemas.js'
+
+/** How long a challenge waits for the cardholder's answer before it expires (decisions.md: 5 minutes). */
+export const AUTHENTICATION_TTL_MS = 5 * 60 * 1000
+
+/** Job that expires one challenge at its `expires_at` (reads expire it too, the moment the clock passes). */
+export const AUTHENTICATION_EXPIRE_JOB = 'authentication.expire'
+
+const scopeOf = (row: { organization_id: string; environment: string }) => ({ organizationId: row.organization_id, environment: row.environment })
+
+/** Records expiries: marks due challenges expired and emits authentication.updated once for each. */
+async function expire(deps: AppDeps, where: Parameters<typeof repo.expireDue>[1]): Promise<void> {
+  const now = deps.clock.now()
+  await withTx(deps.db, async (trx) => {
+    for (const row of await repo.expireDue(trx, where, now)) {
+      await emit(trx, scopeOf(row), 'authentication.updated', presentAuthentication(row), now)
+    }
+  })
+}
+
+registerJobHandler(AUTHENTICATION_EXPIRE_JOB, async (deps, job) => {
+  const id = String(job.payload.authentication_id)
+  const row = await repo.findAuthentication(deps.db, id)
+  if (!row || row.status !== 'pending') return
+  // Job runners may claim a job a little early or late; a challenge not yet due is looked at again at its expiry.
+  if (row.expires_at.getTime() > deps.clock.now().getTime()) return { retryAt: row.expires_at }
+  await expire(deps, { id })
+})
+
+/** The caller's authentication by id, with its expiry recorded first if its five minutes have passed. */
+async function requireAuthentication(deps: AppDeps, ctx: RequestCtx, id: string): Promise<repo.AuthenticationRow> {
+  let row = requireOwned(isId('tdsa', id) ? await repo.findAuthentication(deps.db, id) : undefined, ctx, 'authentication_not_found')
+  if (row.status === 'pending' && row.expires_at.getTime() <= deps.clock.now().getTime()) {
+    await expire(deps, { id: row.id })
+    row = (await repo.findAuthentication(deps.db, row.id))!
+  }
+  return row
+}
+
+/** The program behind the authentication in the path, for capability mounting; null unless it is the caller's. */
+export async function authenticationProgramOf(deps: AppDeps, req: FastifyRequest): Promise<{ capabilities: readonly string[] } | null> {
+  const id = (req.params as { authentication_id?: string }).authentication_id
+  if (!req.ctx || !id || !isId('tdsa', id)) return null
+  const row = await repo.findAuthentication(deps.db, id)
+  if (!row || row.organization_id !== req.ctx.organizationId || row.environment !== req.ctx.environment) return null
+  const program = await findProgram(deps, row.program_id)
+  return program ? { capabilities: program.capabilities } : null
+}
+
+/**
+ * Sandbox: a merchant checkout asks for an out-of-band challenge on an active card. The authentication
+ * is `pending` until answered or until it expires five minutes later (a job records that, reads too).
+ */
+export async function simulateAuthentication(deps: AppDeps, ctx: RequestCtx, body: SimulateAuthenticationBody): Promise<AuthenticationView> {
+  const card = await requireCard(deps, ctx, body.card_id)
+  const program = await requireCardProgram(deps, card)
+  requireSimulatorFeed(program, 'three_d_secure')
+  requireActiveCard(card, 'authenticated')
+  const now = deps.clock.now()
+  const expiresAt = new Date(now.getTime() + AUTHENTICATION_TTL_MS)
+  const m = body.merchant ?? {}
+  return withTx(deps.db, async (trx) => {
+    const row = await repo.insertAuthentication(trx, {
+      id: newId('tdsa'), organization_id: card.organization_id, environment: card.environment, card_id: card.id, program_id: card.program_id,
+      amount: body.amount, currency: body.currency.toUpperCase(),
+      merchant: json({ name: m.name ?? null, mcc: m.mcc ?? null, city: m.city ?? null, country: m.country?.toUpperCase() ?? null }),
+      status: 'pending', expires_at: expiresAt, decided_at: null, created_at: now, updated_at: now,
+    })
+    await enqueue(trx, { type: AUTHENTICATION_EXPIRE_JOB, payload: { authentication_id: row.id }, runAt: expiresAt, organizationId: row.organization_id, environment: row.environment })
+    const view = presentAuthentication(row)
+    await emit(trx, scopeOf(row), 'authentication.created', view, now)
+    return view
+  })
+}
+
+/**
+ * The caller's answer: pending → approved or declined, once. A challenge already answered, or past its
+ * five minutes, is `authentication_invalid_state` (an expiry found here is recorded before answering).
+ */
+export async function answerAuthentication(deps: AppDeps, ctx: RequestCtx, id: string, answer: 'approved' | 'declined'): Promise<AuthenticationView> {
+  const current = await requireAuthentication(deps, ctx, id)
+  const now = deps.clock.now()
+  const decided = current.status === 'pending' && current.expires_at.getTime() > now.getTime()
+    ? await withTx(deps.db, async (trx: Db) => {
+      const row = await repo.decide(trx, current.id, answer, now)
+      if (row) await emit(trx, scopeOf(row), 'authentication.updated', presentAuthentication(row), now)
+      return row
+    })
+    : undefined
+  if (decided) return presentAuthentication(decided)
+  const latest = await requireAuthentication(deps, ctx, id)
+  throw new ApiError('authentication_invalid_state', {
+    message: latest.status === 'expired'
+      ? `Authentication ${latest.id} expired at ${latest.expires_at.toISOString()}; the checkout has moved on.`
+      : `Authentication ${latest.id} was already ${latest.status}; it can be answered once.`,
+  })
+}
+
+export async function retrieveAuthentication(deps: AppDeps, ctx: RequestCtx, id: string): Promise<AuthenticationView> {
+  return presentAuthentication(await requireAuthentication(deps, ctx, id))
+}
+
+export interface AuthenticationListFilter { card_id?: string; status?: string }
+
+/** One page of the caller's authentications, newest first, with due expiries recorded first. */
+export async function listAuthentications(deps: AppDeps, ctx: RequestCtx, filter: AuthenticationListFilter, page: PageParams): Promise<ListResult<AuthenticationView>> {
+  await expire(deps, { organizationId: ctx.organizationId, environment: ctx.environment })
+  const where: repo.AuthenticationFilter = { organizationId: ctx.organizationId, environment: ctx.environment, cardId: filter.card_id, status: filter.status }
+  return paginate({
+    ctx, cursors: deps.cursors, url: '/v1/authentications', page,
+    sortKey: (r: repo.AuthenticationRow) => r.id,
+    fetch: (bounds) => repo.listAuthentications(deps.db, where, bounds),
+    present: presentAuthentication,
+  })
+}

@@ -1,0 +1,171 @@
+import type { AppDeps } from '../../app-deps.js'
+import { isUniqueViolation, withTx } from '../../db/tx.js'
+import { json, type Db } from '../../db/types.js'
+import type { RequestCtx } from '../../http/context.js'
+import { ApiError } from '../../http/errors.js'
+import { requireOwned } from '../../http/ownership.js'
+import { paginate, type ListResult, type PageParams } from '../../http/pagination.js'
+import { enqueue, registerJobHandler } from '../../jobs/queue.js'
+import { isId, newId } from '../../lib/ids.js'
+import { emit } from '../events/emit.js'
+import { applySettledMovement, lockAccountRow } from '../ledger/service.js'
+import { requireSimulatorFeed } from '../network-tokens/simulator-feeds.js'
+import { findProgram } from '../programs/service.js'
+import { requireTransaction, type TransactionRow } from '../transactions/service.js'
+import { disputableAmount, isOpen } from './lifecycle.js'
+import { presentDispute } from './present.js'
+import * as repo from './repo.js'
+import type { DisputeCreateBody, DisputeView } from './schemas.js'
+
+export { presentDispute } from './present.js'
+
+/** Job that takes a submitted dispute under review: the network has accepted the case. */
+export const DISPUTE_REVIEW_JOB = 'dispute.review'
+/** How long after submission the network takes the case under review. */
+export const DISPUTE_REVIEW_DELAY_MS = 1000
+
+const scopeOf = (row: { organization_id: string; environment: string }) => ({ organizationId: row.organization_id, environment: row.environment })
+
+registerJobHandler(DISPUTE_REVIEW_JOB, async (deps, job) => {
+  const now = deps.clock.now()
+  await withTx(deps.db, async (trx) => {
+    const row = await repo.moveIf(trx, String(job.payload.dispute_id), 'submitted', 'under_review', now)
+    if (row) await emit(trx, scopeOf(row), 'dispute.updated', presentDispute(row), now)
+  })
+})
+
+/** The caller's dispute by id: another organization's dispute answers exactly like a missing one. */
+export async function requireDispute(deps: AppDeps, ctx: RequestCtx, disputeId: string): Promise<repo.DisputeRow> {
+  const row = isId('dsp', disputeId) ? await repo.findDispute(deps.db, disputeId) : undefined
+  return requireOwned(row, ctx, 'dispute_not_found')
+}
+
+/** What disputes of a transaction have won back (refunds of the same capture should count it too). */
+export async function wonDisputeTotal(trx: Db, transactionId: string): Promise<number> {
+  return repo.wonTotal(trx, transactionId)
+}
+
+function notDisputable(txn: TransactionRow): ApiError {
+  const why = txn.type !== 'capture' ? 'it is a refund; only captures can be disputed'
+    : txn.status === 'pending' ? 'it is not settled yet' : 'nothing is left of it (fully refunded or won back)'
+  return new ApiError('transaction_not_refundable', { param: 'transaction_id', message: `Transaction ${txn.id} cannot be disputed: ${why}.` })
+}
+
+/**
+ * Opens a dispute of a settled capture, in this order: transaction_not_found, transaction_not_refundable
+ * (not a settled capture, or nothing left), dispute_already_open, refund_exceeds_original (amount beyond
+ * what is left: amount − refunded − won back). Runs under the account's row lock, as refunds do, so the
+ * two never both take the same remainder. The dispute starts `submitted`; a job moves it under review.
+ */
+export async function createDispute(deps: AppDeps, ctx: RequestCtx, body: DisputeCreateBody): Promise<DisputeView> {
+  const seen = await requireTransaction(deps, ctx, body.transaction_id, 'transaction_id')
+  const now = deps.clock.now()
+  try {
+    return await withTx(deps.db, async (trx) => {
+      await lockAccountRow(trx, seen.account_id)
+      const txn = await requireTransaction({ ...deps, db: trx }, ctx, seen.id, 'transaction_id')
+      if (txn.type !== 'capture' || txn.status !== 'settled') throw notDisputable(txn)
+      const open = await repo.findOpenDispute(trx, txn.id)
+      if (open) throw alreadyOpen(txn.id, open.id)
+      const remaining = disputableAmount(txn, await repo.wonTotal(trx, txn.id))
+      if (remaining === 0) throw notDisputable(txn)
+      const amount = body.amount ?? remaining
+      if (amount > remaining) {
+        throw new ApiError('refund_exceeds_original', { param: 'amount', message: `At most ${remaining} of transaction ${txn.id} is left to dispute.` })
+      }
+      const row = await repo.insertDispute(trx, {
+        id: newId('dsp'), organization_id: txn.organization_id, environment: txn.environment, transaction_id: txn.id,
+        card_id: txn.card_id, account_id: txn.account_id, program_id: txn.program_id, amount, currency: txn.currency,
+        reason: body.reason, evidence: body.evidence === undefined ? null : json(body.evidence), status: 'submitted',
+        resolved_at: null, created_at: now, updated_at: now,
+      })
+      await enqueue(trx, {
+        type: DISPUTE_REVIEW_JOB, payload: { dispute_id: row.id }, runAt: new Date(now.getTime() + DISPUTE_REVIEW_DELAY_MS),
+        organizationId: row.organization_id, environment: row.environment,
+      })
+      const view = presentDispute(row)
+      await emit(trx, scopeOf(row), 'dispute.created', view, now)
+      return view
+    })
+  } catch (err) {
+    if (isUniqueViolation(err, repo.ONE_OPEN_CONSTRAINT)) throw alreadyOpen(seen.id)
+    throw err
+  }
+}
+
+function alreadyOpen(transactionId: string, disputeId?: string): ApiError {
+  return new ApiError('dispute_already_open', {
+    param: 'transaction_id',
+    message: `Transaction ${transactionId} already has an open dispute${disputeId ? ` (${disputeId})` : ''}; withdraw it or wait for its outcome.`,
+  })
+}
+
+function finalState(row: repo.DisputeRow, action: string): ApiError {
+  return new ApiError('dispute_invalid_state', { message: `Dispute ${row.id} is ${row.status}, which is final; it cannot be ${action}.` })
+}
+
+/** The caller withdraws an open dispute (submitted or under_review → withdrawn); nothing moves on the account. */
+export async function withdrawDispute(deps: AppDeps, ctx: RequestCtx, disputeId: string): Promise<DisputeView> {
+  const current = await requireDispute(deps, ctx, disputeId)
+  const now = deps.clock.now()
+  return withTx(deps.db, async (trx) => {
+    const locked = (await repo.lockDispute(trx, current.id))!
+    if (!isOpen(locked.status)) throw finalState(locked, 'withdrawn')
+    const row = await repo.updateDispute(trx, locked.id, { status: 'withdrawn', resolved_at: now, updated_at: now })
+    const view = presentDispute(row)
+    await emit(trx, scopeOf(row), 'dispute.updated', view, now)
+    return view
+  })
+}
+
+/**
+ * Sandbox: the network decides an open dispute. A submitted one passes through under_review first (one
+ * dispute.updated each). `won` credits the disputed amount to the account (ledger `dispute_credit`, also
+ * on a blocked account) in the same transaction as the status change; `lost` moves nothing.
+ */
+export async function resolveDispute(deps: AppDeps, ctx: RequestCtx, disputeId: string, outcome: 'won' | 'lost'): Promise<DisputeView> {
+  const current = await requireDispute(deps, ctx, disputeId)
+  const program = await findProgram(deps, current.program_id)
+  if (!program) throw new ApiError('program_not_provisioned')
+  requireSimulatorFeed(program, 'disputes')
+  const now = deps.clock.now()
+  return withTx(deps.db, async (trx) => {
+    await lockAccountRow(trx, current.account_id)
+    let row = (await repo.lockDispute(trx, current.id))!
+    if (!isOpen(row.status)) throw finalState(row, 'resolved')
+    if (row.status === 'submitted') {
+      row = await repo.updateDispute(trx, row.id, { status: 'under_review', updated_at: now })
+      await emit(trx, scopeOf(row), 'dispute.updated', presentDispute(row), now)
+    }
+    if (outcome === 'won') {
+      await applySettledMovement(trx, {
+        accountId: row.account_id, type: 'dispute_credit', amount: Number(row.amount), currency: row.currency,
+        sourceId: row.id, requireOpen: false, description: `Dispute ${row.id} won`,
+      }, now)
+    }
+    row = await repo.updateDispute(trx, row.id, { status: outcome, resolved_at: now, updated_at: now })
+    const view = presentDispute(row)
+    await emit(trx, scopeOf(row), 'dispute.updated', view, now)
+    return view
+  })
+}
+
+export async function retrieveDispute(deps: AppDeps, ctx: RequestCtx, disputeId: string): Promise<DisputeView> {
+  return presentDispute(await requireDispute(deps, ctx, disputeId))
+}
+
+export interface DisputeListFilter { transaction_id?: string; card_id?: string; status?: string }
+
+/** One page of the caller's disputes, newest first. */
+export async function listDisputes(deps: AppDeps, ctx: RequestCtx, filter: DisputeListFilter, page: PageParams): Promise<ListResult<DisputeView>> {
+  const where: repo.DisputeFilter = {
+    organizationId: ctx.organizationId, environment: ctx.environment,
+    transactionId: filter.transaction_id, cardId: filter.card_id, status: filter.status,
+  }
+  return paginate({
+    ctx, cursors: deps.cursors, url: '/v1/disputes', page,
+    sortKey: (r: repo.DisputeRow) => r.id,
+    fetch: (bounds) => repo.listDisputes(deps.db, where, bounds),
+    present: presentDispute,
+  })
+}

@@ -1,0 +1,50 @@
+import type { Insertable, Selectable, Updateable } from 'kysely'
+import type { Db } from '../../db/types.js'
+import { applyBounds, type PageBounds } from '../../http/pagination.js'
+import type { NetworkTokensTable } from './types.js'
+import './types.js'
+
+export type TokenRow = Selectable<NetworkTokensTable>
+
+export async function insertToken(db: Db, row: Insertable<NetworkTokensTable>): Promise<TokenRow> {
+  return db.insertInto('network_tokens').values(row).returningAll().executeTakeFirstOrThrow()
+}
+
+export async function findToken(db: Db, id: string): Promise<TokenRow | undefined> {
+  return db.selectFrom('network_tokens').selectAll().where('id', '=', id).executeTakeFirst()
+}
+
+/** The token row locked for the rest of the transaction: moves on one token run one at a time. */
+export async function lockToken(db: Db, id: string): Promise<TokenRow | undefined> {
+  return db.selectFrom('network_tokens').selectAll().where('id', '=', id).forUpdate().executeTakeFirst()
+}
+
+export async function updateToken(db: Db, id: string, patch: Updateable<NetworkTokensTable>): Promise<TokenRow> {
+  return db.updateTable('network_tokens').set(patch).where('id', '=', id).returningAll().executeTakeFirstOrThrow()
+}
+
+/** The status of a token presented with a card, within the caller's organization and environment. */
+export async function tokenStatusFor(db: Db, where: { id: string; cardId: string; organizationId: string; environment: string }): Promise<string | null> {
+  const row = await db.selectFrom('network_tokens').select('status')
+    .where('id', '=', where.id).where('card_id', '=', where.cardId)
+    .where('organization_id', '=', where.organizationId).where('environment', '=', where.environment)
+    .executeTakeFirst()
+  return row?.status ?? null
+}
+
+export interface TokenFilter {
+  organizationId: string
+  environment: string
+  cardId?: string
+  status?: string
+  wallet?: string
+}
+
+export async function listTokens(db: Db, filter: TokenFilter, bounds: PageBounds): Promise<TokenRow[]> {
+  let q = db.selectFrom('network_tokens').selectAll()
+    .where('organization_id', '=', filter.organizationId).where('environment', '=', filter.environment)
+  if (filter.cardId !== undefined) q = q.where('card_id', '=', filter.cardId)
+  if (filter.status !== undefined) q = q.where('status', '=', filter.status)
+  if (filter.wallet !== undefined) q = q.where('wallet', '=', filter.wallet)
+  return applyBounds(q, bounds, 'id', 'desc').execute()
+}

@@ -1,0 +1,113 @@
+import type { FastifyRequest } from 'fastify'
+import type { AppDeps } from '../../app-deps.js'
+import { withTx } from '../../db/tx.js'
+import type { Db } from '../../db/types.js'
+import type { RequestCtx } from '../../http/context.js'
+import { ApiError } from '../../http/errors.js'
+import { requireOwned } from '../../http/ownership.js'
+import { paginate, type ListResult, type PageParams } from '../../http/pagination.js'
+import { isId, newId } from '../../lib/ids.js'
+import { requireCard, requireCardProgram } from '../cards/service.js'
+import { emit } from '../events/emit.js'
+import { findProgram } from '../programs/service.js'
+import { planTokenMove, type TokenOperation, type TokenStatus } from './lifecycle.js'
+import { presentToken } from './present.js'
+import * as repo from './repo.js'
+import type { NetworkTokenView, SimulateNetworkTokenBody } from './schemas.js'
+import { requireActiveCard, requireSimulatorFeed } from './simulator-feeds.js'
+
+export { presentToken } from './present.js'
+export { tokenUsable } from './lifecycle.js'
+
+const scopeOf = (row: { organization_id: string; environment: string }) => ({ organizationId: row.organization_id, environment: row.environment })
+
+/** The caller's network token by id: another organization's token answers exactly like a missing one. */
+export async function requireToken(deps: AppDeps, ctx: RequestCtx, tokenId: string): Promise<repo.TokenRow> {
+  const row = isId('ntok', tokenId) ? await repo.findToken(deps.db, tokenId) : undefined
+  return requireOwned(row, ctx, 'token_not_found')
+}
+
+/**
+ * The status of network token `networkTokenId` when it belongs to card `cardId` of the caller, else null.
+ * The authorization engine calls it inside its decision transaction to decline `token_inactive` through a
+ * requested, suspended or deleted token.
+ */
+export async function tokenStatusForCard(deps: AppDeps, trx: Db, ctx: { organizationId: string; environment: string }, networkTokenId: string, cardId: string): Promise<string | null> {
+  if (!isId('ntok', networkTokenId)) return null
+  return repo.tokenStatusFor(trx, { id: networkTokenId, cardId, organizationId: ctx.organizationId, environment: ctx.environment })
+}
+
+/** The program behind the token in the path, for capability mounting; null unless the token is the caller's. */
+export async function tokenProgramOf(deps: AppDeps, req: FastifyRequest): Promise<{ capabilities: readonly string[] } | null> {
+  const id = (req.params as { network_token_id?: string }).network_token_id
+  if (!req.ctx || !id || !isId('ntok', id)) return null
+  const row = await repo.findToken(deps.db, id)
+  if (!row || row.organization_id !== req.ctx.organizationId || row.environment !== req.ctx.environment) return null
+  const program = await findProgram(deps, row.program_id)
+  return program ? { capabilities: program.capabilities } : null
+}
+
+/**
+ * Sandbox: a wallet asks for a token of an active card. The token is written `requested`
+ * (network_token.created) and, unless `activate` is false, the issuer approves it in the same transaction
+ * (`active`, network_token.updated), so the answer is ready for tokenized authorizations.
+ */
+export async function provisionToken(deps: AppDeps, ctx: RequestCtx, body: SimulateNetworkTokenBody): Promise<NetworkTokenView> {
+  const card = await requireCard(deps, ctx, body.card_id)
+  const program = await requireCardProgram(deps, card)
+  requireSimulatorFeed(program, 'network_tokens')
+  requireActiveCard(card, 'tokenized')
+  const now = deps.clock.now()
+  return withTx(deps.db, async (trx) => {
+    let row = await repo.insertToken(trx, {
+      id: newId('ntok'), organization_id: card.organization_id, environment: card.environment, card_id: card.id,
+      program_id: card.program_id, wallet: body.wallet, status: 'requested', activated_at: null, deleted_at: null,
+      created_at: now, updated_at: now,
+    })
+    await emit(trx, scopeOf(row), 'network_token.created', presentToken(row), now)
+    if (body.activate !== false) {
+      row = await repo.updateToken(trx, row.id, { status: 'active', activated_at: now, updated_at: now })
+      await emit(trx, scopeOf(row), 'network_token.updated', presentToken(row), now)
+    }
+    return presentToken(row)
+  })
+}
+
+/** Applies one move of the token state table under the token's row lock; emits network_token.updated. */
+export async function moveToken(deps: AppDeps, ctx: RequestCtx, tokenId: string, op: TokenOperation): Promise<NetworkTokenView> {
+  const current = await requireToken(deps, ctx, tokenId)
+  const now = deps.clock.now()
+  return withTx(deps.db, async (trx) => {
+    const locked = (await repo.lockToken(trx, current.id))!
+    const move = planTokenMove(locked.status as TokenStatus, op)
+    if (!move.ok) throw new ApiError(move.code, { message: move.message })
+    const row = await repo.updateToken(trx, locked.id, {
+      status: move.next,
+      updated_at: now,
+      ...(move.next === 'deleted' ? { deleted_at: now } : {}),
+      ...(op === 'activate' ? { activated_at: now } : {}),
+    })
+    await emit(trx, scopeOf(row), 'network_token.updated', presentToken(row), now)
+    return presentToken(row)
+  })
+}
+
+export async function retrieveToken(deps: AppDeps, ctx: RequestCtx, tokenId: string): Promise<NetworkTokenView> {
+  return presentToken(await requireToken(deps, ctx, tokenId))
+}
+
+export interface TokenListFilter { card_id?: string; status?: string; wallet?: string }
+
+/** One page of the caller's network tokens, newest first. */
+export async function listTokens(deps: AppDeps, ctx: RequestCtx, filter: TokenListFilter, page: PageParams): Promise<ListResult<NetworkTokenView>> {
+  const where: repo.TokenFilter = {
+    organizationId: ctx.organizationId, environment: ctx.environment,
+    cardId: filter.card_id, status: filter.status, wallet: filter.wallet,
+  }
+  return paginate({
+    ctx, cursors: deps.cursors, url: '/v1/network_tokens', page,
+    sortKey: (r: repo.TokenRow) => r.id,
+    fetch: (bounds) => repo.listTokens(deps.db, where, bounds),
+    present: presentToken,
+  })
+}
