@@ -1,8 +1,10 @@
+import { sql } from 'kysely'
 import type { Db } from '../db/types.js'
 import { json } from '../db/types.js'
 import { newId } from '../lib/ids.js'
 import type { AppDeps } from '../app-deps.js'
 import '../modules/events/types.js'
+import { JOBS_CHANNEL, signalJobsQueued } from './wakeup.js'
 
 export interface JobInput {
   type: string
@@ -37,22 +39,24 @@ export function jobHandler(type: string): JobHandler | undefined {
   return handlers.get(type)
 }
 
+/** The job types this process can run; a runner claims only these. */
+export function registeredJobTypes(): string[] {
+  return [...handlers.keys()]
+}
+
 /** Queues a job in the caller's transaction: it exists only if the change that caused it commits. */
 export async function enqueue(trx: Db, input: JobInput): Promise<string> {
   const id = newId('job')
-  await trx.insertInto('jobs').values({
-    id,
-    type: input.type,
-    payload: json(input.payload) as never,
-    organization_id: input.organizationId ?? null,
-    environment: input.environment ?? null,
-    state: 'queued',
-    run_at: input.runAt ?? new Date(),
-    attempts: 0,
-    locked_until: null,
-    last_error: null,
-    created_at: new Date(),
-    updated_at: new Date(),
-  }).execute()
+  const now = new Date()
+  const runAt = input.runAt ?? now
+  const insert = sql`INSERT INTO jobs (id, type, payload, organization_id, environment, state, run_at, attempts, created_at, updated_at)
+    VALUES (${id}, ${input.type}, ${json(input.payload)}, ${input.organizationId ?? null}, ${input.environment ?? null}, 'queued', ${runAt}, 0, ${now}, ${now})`
+  if (runAt.getTime() <= now.getTime() + 1000) {
+    // Due now: wake the workers when this transaction commits (NOTIFY is delivered at commit, never on rollback).
+    await sql`WITH j AS (${insert}) SELECT pg_notify(${JOBS_CHANNEL}, '')`.execute(trx)
+    signalJobsQueued()
+  } else {
+    await insert.execute(trx)
+  }
   return id
 }

@@ -1,6 +1,8 @@
 import { sql } from 'kysely'
 import type { Db } from '../../db/types.js'
 import { newId } from '../../lib/ids.js'
+import { queueDeliveries } from '../webhooks/outbox.js'
+import { subscribes } from './catalog.js'
 import './types.js'
 
 export const EVENT_API_VERSION = '2026-11-01'
@@ -14,11 +16,20 @@ export interface EventScope {
 /**
  * Records that something happened: call it with the transaction that made the change, so a rolled-back
  * change emits nothing (transactional outbox). `object` is the full object in its REST shape.
+ * In the same transaction it queues one delivery per enabled endpoint subscribed to `type`.
  * Returns the event id.
  */
 export async function emit(trx: Db, scope: EventScope, type: string, object: Record<string, unknown>, now: Date = new Date()): Promise<string> {
   const id = newId('evt')
-  await sql`INSERT INTO events (id, organization_id, environment, type, api_version, data, created_at)
-    VALUES (${id}, ${scope.organizationId}, ${scope.environment}, ${type}, ${EVENT_API_VERSION}, ${JSON.stringify({ object })}, ${now})`.execute(trx)
+  // One round trip: the event, and the endpoints that want it.
+  const { rows } = await sql<{ id: string; enabled_events: string[] }>`
+    WITH ev AS (
+      INSERT INTO events (id, organization_id, environment, type, api_version, data, created_at)
+      VALUES (${id}, ${scope.organizationId}, ${scope.environment}, ${type}, ${EVENT_API_VERSION}, ${JSON.stringify({ object })}, ${now})
+    )
+    SELECT id, enabled_events FROM webhook_endpoints
+    WHERE organization_id = ${scope.organizationId} AND environment = ${scope.environment} AND status = 'enabled'`.execute(trx)
+  const targets = rows.filter((r) => subscribes(r.enabled_events, type)).map((r) => ({ eventId: id, endpointId: r.id }))
+  await queueDeliveries(trx, scope, targets, now, 'new')
   return id
 }

@@ -20,6 +20,8 @@ export interface JobsTable {
   run_at: Timestamp
   attempts: number
   locked_until: Timestamp | null
+  /** The claim holding the lease (runner id and batch); null while queued. */
+  locked_by: string | null
   last_error: string | null
   created_at: Timestamp
   updated_at: Timestamp

@@ -1,0 +1,61 @@
+import type { Selectable } from 'kysely'
+import { sql } from 'kysely'
+import type { Db } from '../../db/types.js'
+import { applyBounds, type PageBounds } from '../../http/pagination.js'
+import type { EventsTable } from './types.js'
+
+export type EventRow = Selectable<EventsTable>
+
+export interface EventFilter {
+  organizationId: string
+  environment: string
+  /** Oldest creation time still readable (the retention window). */
+  retainedSince: Date
+  type?: string
+  /** `card.*`: every type under a prefix. */
+  typePrefix?: string
+  gte?: Date
+  gt?: Date
+  lte?: Date
+  lt?: Date
+}
+
+export async function findEvent(db: Db, id: string): Promise<EventRow | undefined> {
+  return db.selectFrom('events').selectAll().where('id', '=', id).executeTakeFirst()
+}
+
+export async function listEvents(db: Db, f: EventFilter, bounds: PageBounds): Promise<EventRow[]> {
+  let q = db.selectFrom('events').selectAll()
+    .where('organization_id', '=', f.organizationId)
+    .where('environment', '=', f.environment)
+    .where('created_at', '>=', f.retainedSince)
+  if (f.type !== undefined) q = q.where('type', '=', f.type)
+  if (f.typePrefix !== undefined) q = q.where(sql<boolean>`starts_with(type, ${f.typePrefix})`)
+  if (f.gte) q = q.where('created_at', '>=', f.gte)
+  if (f.gt) q = q.where('created_at', '>', f.gt)
+  if (f.lte) q = q.where('created_at', '<=', f.lte)
+  if (f.lt) q = q.where('created_at', '<', f.lt)
+  return applyBounds(q, bounds, 'id', 'desc').execute()
+}
+
+/** Event ids of one scope created since `since`, oldest first, for replays (`types` null: every type). */
+export async function eventIdsSince(db: Db, scope: { organizationId: string; environment: string }, since: Date, types: string[] | null, afterId: string | null, limit: number): Promise<{ id: string; type: string }[]> {
+  let q = db.selectFrom('events').select(['id', 'type'])
+    .where('organization_id', '=', scope.organizationId)
+    .where('environment', '=', scope.environment)
+    .where('created_at', '>=', since)
+  if (types) q = q.where('type', 'in', types.length ? types : [''])
+  if (afterId) q = q.where('id', '>', afterId)
+  return q.orderBy('id', 'asc').limit(limit).execute()
+}
+
+/** Deletes events created before `cutoff` (their deliveries and attempts go with them), in bounded batches. */
+export async function purgeEventsBefore(db: Db, cutoff: Date, batch = 5000): Promise<number> {
+  let total = 0
+  for (;;) {
+    const res = await sql`DELETE FROM events WHERE id IN (SELECT id FROM events WHERE created_at < ${cutoff} LIMIT ${batch})`.execute(db)
+    const n = Number(res.numAffectedRows ?? 0)
+    total += n
+    if (n < batch) return total
+  }
+}

@@ -1,0 +1,92 @@
+import type { Static } from 'typebox'
+import type { AppDeps } from '../../app-deps.js'
+import type { RequestCtx } from '../../http/context.js'
+import { ApiError } from '../../http/errors.js'
+import { iso, requireOwned } from '../../http/ownership.js'
+import { paginate, type ListResult, type PageParams } from '../../http/pagination.js'
+import { isId } from '../../lib/ids.js'
+import * as repo from './repo.js'
+import type { Event } from './schemas.js'
+
+export type EventView = Static<typeof Event>
+export type { EventRow } from './repo.js'
+
+/** Events are kept (readable, replayable) for 30 days, then purged. */
+export const EVENT_RETENTION_MS = 30 * 24 * 60 * 60 * 1000
+
+/** The REST shape of an event; also the exact body a webhook delivery carries. */
+export function presentEvent(row: Pick<repo.EventRow, 'id' | 'type' | 'api_version' | 'environment' | 'created_at' | 'data'>): EventView {
+  return {
+    id: row.id,
+    object: 'event',
+    type: row.type,
+    api_version: row.api_version,
+    environment: row.environment as EventView['environment'],
+    created_at: iso(row.created_at)!,
+    data: { object: row.data.object },
+  }
+}
+
+export function retentionStart(deps: AppDeps): Date {
+  return new Date(deps.clock.now().getTime() - EVENT_RETENTION_MS)
+}
+
+/** One event of the caller, readable with any scope while it is retained. */
+export async function getEvent(deps: AppDeps, ctx: RequestCtx, id: string): Promise<EventView> {
+  const row = isId('evt', id) ? await repo.findEvent(deps.db, id) : undefined
+  const owned = requireOwned(row, ctx, 'event_not_found')
+  if (owned.created_at.getTime() < retentionStart(deps).getTime()) throw new ApiError('event_not_found')
+  return presentEvent(owned)
+}
+
+/** An event row by id whatever its owner (operator replay); undefined when missing or purged. */
+export async function findEventForReplay(deps: AppDeps, id: string): Promise<repo.EventRow | undefined> {
+  if (!isId('evt', id)) return undefined
+  const row = await repo.findEvent(deps.db, id)
+  return row && row.created_at.getTime() >= retentionStart(deps).getTime() ? row : undefined
+}
+
+function parseBound(value: string | undefined, param: string): Date | undefined {
+  if (value === undefined) return undefined
+  const date = /^\d{1,12}$/.test(value) ? new Date(Number(value) * 1000) : new Date(value)
+  if (Number.isNaN(date.getTime()) || !/^\d{1,12}$|^\d{4}-\d{2}-\d{2}/.test(value)) {
+    throw new ApiError('invalid_parameter', { param, message: `${param} must be an ISO 8601 timestamp or Unix seconds.` })
+  }
+  return date
+}
+
+export interface EventListParams extends PageParams {
+  type?: string
+  'created[gte]'?: string
+  'created[gt]'?: string
+  'created[lte]'?: string
+  'created[lt]'?: string
+}
+
+/** The caller's events, newest first, optionally by type and creation time. */
+export async function listEvents(deps: AppDeps, ctx: RequestCtx, query: EventListParams): Promise<ListResult<EventView>> {
+  const filter: repo.EventFilter = {
+    organizationId: ctx.organizationId,
+    environment: ctx.environment,
+    retainedSince: retentionStart(deps),
+    gte: parseBound(query['created[gte]'], 'created[gte]'),
+    gt: parseBound(query['created[gt]'], 'created[gt]'),
+    lte: parseBound(query['created[lte]'], 'created[lte]'),
+    lt: parseBound(query['created[lt]'], 'created[lt]'),
+  }
+  if (query.type !== undefined) {
+    if (query.type.endsWith('.*')) filter.typePrefix = query.type.slice(0, -1)
+    else filter.type = query.type
+  }
+  return paginate({
+    ctx, cursors: deps.cursors, url: '/v1/events', page: query,
+    sortKey: (r: repo.EventRow) => r.id,
+    fetch: (bounds) => repo.listEvents(deps.db, filter, bounds),
+    present: presentEvent,
+  })
+}
+
+/** Deletes events past retention (and their delivery records); run by the housekeeping schedule. */
+export async function purgeExpiredEvents(deps: AppDeps): Promise<number> {
+  return repo.purgeEventsBefore(deps.db, retentionStart(deps))
+}

@@ -1,0 +1,114 @@
+import http from 'node:http'
+import https from 'node:https'
+import { isIP, type LookupFunction } from 'node:net'
+import { performance } from 'node:perf_hooks'
+import { assertPublicHost, urlHost, WebhookUrlRefused, type WebhookUrlPolicy } from './url-policy.js'
+
+/** The interface's limit: the endpoint must answer within 10 seconds. */
+export const DELIVERY_TIMEOUT_MS = 10_000
+/** How much of a response body is kept with the attempt (the body is otherwise ignored). */
+export const RESPONSE_BODY_LIMIT = 1024
+const READ_LIMIT = 64 * 1024
+
+// Keep-alive pools: repeated deliveries to one receiver reuse connections.
+const agents = {
+  'http:': new http.Agent({ keepAlive: true, maxSockets: 256, maxFreeSockets: 256 }),
+  'https:': new https.Agent({ keepAlive: true, maxSockets: 256, maxFreeSockets: 256 }),
+}
+
+export interface SendResult {
+  statusCode: number | null
+  durationMs: number
+  error: string | null
+  responseBody: string | null
+}
+
+/**
+ * A `lookup` for the connection itself: resolves, refuses unless every address is public, and connects
+ * to an address it checked, so a DNS answer that changes between check and connect (rebinding) cannot
+ * reach a private network.
+ */
+function publicOnlyLookup(): LookupFunction {
+  return ((hostname: string, options: { all?: boolean }, callback: (...args: unknown[]) => void) => {
+    assertPublicHost(hostname).then((addresses) => {
+      if (options?.all) callback(null, addresses)
+      else callback(null, addresses[0].address, addresses[0].family)
+    }, (err: Error) => callback(Object.assign(err, { code: 'EWEBHOOKURL' })))
+  }) as unknown as LookupFunction
+}
+
+function describeError(err: unknown): string {
+  const e = err as NodeJS.ErrnoException
+  if (err instanceof WebhookUrlRefused) return `url refused: ${e.message}`
+  if (e?.code === 'EWEBHOOKURL') return `url refused: ${e.message}`
+  return e?.code ? `${e.code}: ${e.message}` : String(e?.message ?? err)
+}
+
+/** POSTs one delivery; never throws: every outcome (status, timeout, refusal, TLS failure) is a result. */
+export async function sendWebhook(target: URL, body: string, headers: Record<string, string>, policy: WebhookUrlPolicy, timeoutMs = DELIVERY_TIMEOUT_MS): Promise<SendResult> {
+  const started = performance.now()
+  const done = (partial: Omit<SendResult, 'durationMs'>): SendResult => ({ ...partial, durationMs: Math.round(performance.now() - started) })
+  const isPublic = policy === 'public'
+  if (isPublic) {
+    if (target.protocol !== 'https:') return done({ statusCode: null, error: 'url refused: not https', responseBody: null })
+    const host = urlHost(target)
+    if (isIP(host)) {
+      try { await assertPublicHost(host) } catch (err) { return done({ statusCode: null, error: describeError(err), responseBody: null }) }
+    }
+  }
+  const agent = agents[target.protocol as 'http:' | 'https:']
+  if (!agent) return done({ statusCode: null, error: `unsupported protocol ${target.protocol}`, responseBody: null })
+  const payload = Buffer.from(body, 'utf8')
+
+  const deadline = started + timeoutMs
+  const first = await post(target, agent, payload, headers, isPublic, timeoutMs)
+  // A kept-alive connection the receiver closed meanwhile fails before any byte is answered: the request
+  // never reached the receiver, so it is sent once more on a fresh connection (Node's documented pattern).
+  if (first.staleSocket && performance.now() < deadline) {
+    return done((await post(target, agent, payload, headers, isPublic, deadline - performance.now())).result)
+  }
+  return done(first.result)
+}
+
+function post(
+  target: URL, agent: http.Agent, payload: Buffer, headers: Record<string, string>, isPublic: boolean, timeoutMs: number,
+): Promise<{ result: Omit<SendResult, 'durationMs'>; staleSocket: boolean }> {
+  return new Promise((resolve) => {
+    let settled = false
+    const finish = (result: Omit<SendResult, 'durationMs'>, staleSocket = false) => {
+      if (settled) return
+      settled = true
+      clearTimeout(timer)
+      resolve({ result, staleSocket })
+    }
+    const req = (target.protocol === 'https:' ? https : http).request(target, {
+      method: 'POST',
+      agent,
+      headers: { ...headers, 'content-length': String(payload.length) },
+      ...(isPublic ? { lookup: publicOnlyLookup() } : {}),
+    }, (res) => {
+      const chunks: Buffer[] = []
+      let size = 0
+      res.on('data', (chunk: Buffer) => {
+        if (size < READ_LIMIT) chunks.push(chunk)
+        size += chunk.length
+        if (size >= READ_LIMIT) res.destroy()
+      })
+      const settle = () => {
+        const text = Buffer.concat(chunks).subarray(0, RESPONSE_BODY_LIMIT).toString('utf8')
+        finish({ statusCode: res.statusCode ?? null, error: null, responseBody: text.length ? text : null })
+      }
+      res.on('end', settle)
+      res.on('close', settle)
+      res.on('error', settle)
+    })
+    const timer = setTimeout(() => {
+      req.destroy(Object.assign(new Error(`no response within ${Math.round(timeoutMs) / 1000} s`), { code: 'ETIMEDOUT' }))
+    }, timeoutMs)
+    req.on('error', (err: NodeJS.ErrnoException) => {
+      const stale = req.reusedSocket && (err.code === 'ECONNRESET' || err.code === 'EPIPE')
+      finish({ statusCode: null, error: describeError(err), responseBody: null }, stale)
+    })
+    req.end(payload)
+  })
+}

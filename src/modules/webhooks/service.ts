@@ -1,0 +1,139 @@
+import type { Static } from 'typebox'
+import type { AppDeps } from '../../app-deps.js'
+import { withTx } from '../../db/tx.js'
+import type { RequestCtx } from '../../http/context.js'
+import { ApiError } from '../../http/errors.js'
+import { iso, requireOwned } from '../../http/ownership.js'
+import { paginate, type ListResult, type PageParams } from '../../http/pagination.js'
+import { isId, newId } from '../../lib/ids.js'
+import { isEventType } from '../events/catalog.js'
+import { EVENT_API_VERSION } from '../events/emit.js'
+import * as repo from './repo.js'
+import type { WebhookEndpoint, WebhookEndpointCreate, WebhookEndpointUpdate } from './schemas.js'
+import { newWebhookSecret, ROTATION_OVERLAP_MS, sealSecret } from './secrets.js'
+import { checkWebhookUrl, WebhookUrlRefused } from './url-policy.js'
+
+export type EndpointView = Static<typeof WebhookEndpoint>
+export type { EndpointRow } from './repo.js'
+
+/** The interface's limit: endpoints per organization and environment, whatever their status. */
+export const MAX_ENDPOINTS_PER_ENVIRONMENT = 10
+
+/** The REST shape of an endpoint; the secret appears only when just created or rotated. */
+export function presentEndpoint(row: repo.EndpointRow, secret?: string): EndpointView {
+  return {
+    id: row.id,
+    object: 'webhook_endpoint',
+    url: row.url,
+    description: row.description,
+    enabled_events: row.enabled_events,
+    status: row.status,
+    api_version: EVENT_API_VERSION,
+    created_at: iso(row.created_at)!,
+    updated_at: iso(row.updated_at)!,
+    ...(secret !== undefined ? { secret } : {}),
+  }
+}
+
+async function validUrl(deps: AppDeps, ctx: RequestCtx, raw: string): Promise<string> {
+  try {
+    return (await checkWebhookUrl(raw, deps.config.webhookUrlPolicy[ctx.environment])).toString()
+  } catch (err) {
+    if (err instanceof WebhookUrlRefused) throw new ApiError('invalid_webhook_url', { param: 'url', message: err.message })
+    throw err
+  }
+}
+
+function validEvents(types: string[]): string[] {
+  types.forEach((t, i) => {
+    if (t !== '*' && !isEventType(t)) {
+      throw new ApiError('invalid_parameter', { param: `enabled_events[${i}]`, message: `Unknown event type "${t}"; see the event catalogue, or use "*".` })
+    }
+  })
+  return [...new Set(types)]
+}
+
+async function ownedEndpoint(deps: AppDeps, ctx: RequestCtx, id: string): Promise<repo.EndpointRow> {
+  const row = isId('whe', id) ? await repo.findEndpoint(deps.db, id) : undefined
+  return requireOwned(row, ctx, 'webhook_endpoint_not_found')
+}
+
+export async function createEndpoint(deps: AppDeps, ctx: RequestCtx, body: Static<typeof WebhookEndpointCreate>): Promise<EndpointView> {
+  const url = await validUrl(deps, ctx, body.url)
+  const enabledEvents = validEvents(body.enabled_events)
+  const secret = newWebhookSecret()
+  const row = await withTx(deps.db, async (trx) => {
+    if (await repo.countEndpointsLocked(trx, ctx.organizationId, ctx.environment) >= MAX_ENDPOINTS_PER_ENVIRONMENT) {
+      throw new ApiError('webhook_endpoint_limit_reached', {
+        message: `At most ${MAX_ENDPOINTS_PER_ENVIRONMENT} webhook endpoints per environment; delete one first.`,
+      })
+    }
+    return repo.insertEndpoint(trx, {
+      id: newId('whe'),
+      organization_id: ctx.organizationId,
+      environment: ctx.environment,
+      url,
+      description: body.description ?? null,
+      enabled_events: enabledEvents,
+      secret_sealed: sealSecret(deps.config.masterKey, secret),
+      now: deps.clock.now(),
+    })
+  })
+  return presentEndpoint(row, secret)
+}
+
+export async function listEndpoints(deps: AppDeps, ctx: RequestCtx, page: PageParams): Promise<ListResult<EndpointView>> {
+  return paginate({
+    ctx, cursors: deps.cursors, url: '/v1/webhook_endpoints', page,
+    sortKey: (r: repo.EndpointRow) => r.id,
+    fetch: (bounds) => repo.listEndpoints(deps.db, ctx.organizationId, ctx.environment, bounds),
+    present: (r) => presentEndpoint(r),
+  })
+}
+
+export async function getEndpoint(deps: AppDeps, ctx: RequestCtx, id: string): Promise<EndpointView> {
+  return presentEndpoint(await ownedEndpoint(deps, ctx, id))
+}
+
+/** PATCH: re-enabling clears the failure record, so the 72-hour clock starts again from the next failure. */
+export async function updateEndpoint(deps: AppDeps, ctx: RequestCtx, id: string, body: Static<typeof WebhookEndpointUpdate>): Promise<EndpointView> {
+  const current = await ownedEndpoint(deps, ctx, id)
+  const patch: Parameters<typeof repo.updateEndpoint>[2] = { updated_at: deps.clock.now() }
+  if (body.url !== undefined) patch.url = await validUrl(deps, ctx, body.url)
+  if (body.enabled_events !== undefined) patch.enabled_events = validEvents(body.enabled_events)
+  if (body.description !== undefined) patch.description = body.description
+  if (body.status !== undefined && body.status !== current.status) {
+    patch.status = body.status
+    patch.failing_since = null
+    patch.disabled_reason = body.status === 'disabled' ? 'manual' : null
+  }
+  const row = await repo.updateEndpoint(deps.db, current.id, patch)
+  if (!row) throw new ApiError('webhook_endpoint_not_found')
+  return presentEndpoint(row)
+}
+
+export async function deleteEndpoint(deps: AppDeps, ctx: RequestCtx, id: string): Promise<{ id: string; object: 'webhook_endpoint'; deleted: true }> {
+  const row = await ownedEndpoint(deps, ctx, id)
+  await repo.deleteEndpoint(deps.db, row.id)
+  return { id: row.id, object: 'webhook_endpoint', deleted: true }
+}
+
+/** New secret now; the replaced one keeps signing alongside it for 24 hours, so receivers can switch without gaps. */
+export async function rotateSecret(deps: AppDeps, ctx: RequestCtx, id: string): Promise<EndpointView> {
+  const owned = await ownedEndpoint(deps, ctx, id)
+  const secret = newWebhookSecret()
+  const row = await withTx(deps.db, async (trx) => {
+    // Under the row lock, so two concurrent rotations chain (old → first → second) instead of losing one.
+    const current = await repo.findEndpointForUpdate(trx, owned.id)
+    if (!current) return undefined
+    const now = deps.clock.now()
+    return repo.updateEndpoint(trx, current.id, {
+      secret_sealed: sealSecret(deps.config.masterKey, secret),
+      previous_secret_sealed: current.secret_sealed,
+      previous_secret_expires_at: new Date(now.getTime() + ROTATION_OVERLAP_MS),
+      updated_at: now,
+    })
+  })
+  if (!row) throw new ApiError('webhook_endpoint_not_found')
+  return presentEndpoint(row, secret)
+}

@@ -1,0 +1,130 @@
+import assert from 'node:assert/strict'
+import { after, before, describe, test } from 'node:test'
+import { checkWebhookUrl, classifyAddress, isInternalHostname, WebhookUrlRefused, type Resolver } from '../../src/modules/webhooks/url-policy.js'
+import { sendWebhook } from '../../src/modules/webhooks/sender.js'
+import { createTenant, startTestApp, type TestApp, type TestClient } from '../helpers/app.js'
+import { startReceiver } from './helpers.js'
+
+describe('webhook URL policy: address classifier', () => {
+  test('public addresses are public', () => {
+    for (const a of ['8.8.8.8', '1.1.1.1', '93.184.216.34', '2606:4700:4700::1111', '2001:4860:4860::8888', '::ffff:8.8.8.8']) {
+      assert.equal(classifyAddress(a), 'public', a)
+    }
+  })
+
+  test('loopback, private, link-local, shared, metadata and other special ranges are refused', () => {
+    const cases: [string, string][] = [
+      ['127.0.0.1', 'loopback'], ['127.255.0.9', 'loopback'], ['::1', 'loopback'],
+      ['10.0.0.1', 'private'], ['172.16.5.4', 'private'], ['172.31.255.255', 'private'], ['192.168.1.1', 'private'],
+      ['169.254.10.10', 'link_local'], ['fe80::1', 'link_local'], ['fe80::1%eth0', 'link_local'],
+      ['169.254.169.254', 'metadata'], ['fd00:ec2::254', 'metadata'],
+      ['100.64.0.1', 'shared'], ['100.127.255.254', 'shared'],
+      ['fc00::1', 'unique_local'], ['fd12:3456::1', 'unique_local'],
+      ['0.0.0.0', 'unspecified'], ['::', 'unspecified'],
+      ['224.0.0.251', 'multicast'], ['ff02::1', 'multicast'],
+      ['192.0.2.1', 'documentation'], ['2001:db8::1', 'documentation'],
+      ['240.0.0.1', 'reserved'], ['255.255.255.255', 'reserved'], ['198.18.0.1', 'reserved'],
+      ['::ffff:127.0.0.1', 'loopback'], ['::ffff:a9fe:a9fe', 'metadata'], ['64:ff9b::10.0.0.1', 'private'], ['2002:c0a8:0101::1', 'private'],
+    ]
+    for (const [address, cls] of cases) assert.equal(classifyAddress(address), cls, address)
+    assert.equal(classifyAddress('not-an-ip'), 'invalid')
+  })
+
+  test('internal host names are recognised without asking DNS', () => {
+    for (const h of ['localhost', 'LOCALHOST.', 'api.localhost', 'printer.local', 'metadata.google.internal', 'intranet', 'router.home.arpa']) {
+      assert.equal(isInternalHostname(h), true, h)
+    }
+    assert.equal(isInternalHostname('hooks.example.com'), false)
+  })
+})
+
+describe('webhook URL policy: checkWebhookUrl', () => {
+  const resolver = (table: Record<string, string[]>): Resolver => async (host) => {
+    const addresses = table[host]
+    if (!addresses) throw Object.assign(new Error('not found'), { code: 'ENOTFOUND' })
+    return addresses.map((address) => ({ address, family: address.includes(':') ? 6 : 4 }))
+  }
+  const dns = resolver({ 'hooks.example.com': ['93.184.216.34', '2606:2800:220:1::248'], 'rebind.example.com': ['93.184.216.34', '10.0.0.7'], 'meta.example.com': ['169.254.169.254'] })
+  const refused = async (url: string, policy: 'public' | 'allow_private' = 'public') =>
+    assert.rejects(checkWebhookUrl(url, policy, dns), WebhookUrlRefused, url)
+
+  test('an https URL on a host resolving only to public addresses is accepted', async () => {
+    assert.equal((await checkWebhookUrl('https://hooks.example.com/svc?x=1', 'public', dns)).hostname, 'hooks.example.com')
+    assert.equal((await checkWebhookUrl('https://8.8.8.8/hook', 'public', dns)).hostname, '8.8.8.8')
+  })
+
+  test('http, private addresses, internal names and hosts resolving to any private address are refused', async () => {
+    await refused('http://hooks.example.com/')
+    await refused('https://127.0.0.1/')
+    await refused('https://[::1]:8443/')
+    await refused('https://10.1.2.3/')
+    await refused('https://169.254.169.254/latest/meta-data')
+    await refused('https://localhost/')
+    await refused('https://rebind.example.com/')
+    await refused('https://meta.example.com/')
+    await refused('https://nowhere.example.com/')
+    await refused('ftp://hooks.example.com/')
+  })
+
+  test('allow_private permits http:// and private hosts, never other schemes', async () => {
+    assert.ok(await checkWebhookUrl('http://127.0.0.1:3000/hook', 'allow_private', dns))
+    assert.ok(await checkWebhookUrl('https://localhost/hook', 'allow_private', dns))
+    await refused('ftp://127.0.0.1/', 'allow_private')
+  })
+})
+
+describe('webhook URL policy: API and delivery under the public policy', () => {
+  let t: TestApp
+  let tenant: TestClient
+
+  before(async () => {
+    t = await startTestApp({ env: { WEBHOOK_URL_POLICY: 'public' } })
+    tenant = await createTenant(t)
+  })
+  after(async () => { await t.close() })
+
+  test('localhost, loopback, private, metadata and plain-http URLs answer 400 invalid_webhook_url', async () => {
+    const token = await tenant.token()
+    for (const url of ['https://localhost/hook', 'https://127.0.0.1/hook', 'https://[::1]/hook', 'https://10.0.0.5/hook',
+      'https://169.254.169.254/latest', 'https://100.64.0.1/x', 'https://[fd00::1]/x', 'http://8.8.8.8/hook', 'https://service.internal/hook']) {
+      const res = await t.api(token, 'POST', '/v1/webhook_endpoints', { url, enabled_events: ['*'] })
+      assert.equal(res.statusCode, 400, url)
+      assert.equal(res.json().error.code, 'invalid_webhook_url', url)
+      assert.equal(res.json().error.type, 'invalid_request_error')
+      assert.equal(res.json().error.param, 'url')
+    }
+    const ok = await t.api(token, 'POST', '/v1/webhook_endpoints', { url: 'https://8.8.8.8/hook', enabled_events: ['*'] })
+    assert.equal(ok.statusCode, 201)
+    const patch = await t.api(token, 'PATCH', `/v1/webhook_endpoints/${ok.json().id}`, { url: 'https://127.0.0.1/x' })
+    assert.equal(patch.json().error.code, 'invalid_webhook_url')
+  })
+
+  test('a delivery to a private address is refused at send time, before any request leaves', async () => {
+    const receiver = await startReceiver()
+    try {
+      const port = new URL(receiver.url).port
+      const loopback = await sendWebhook(new URL(`https://127.0.0.1:${port}/hooks`), '{}', {}, 'public')
+      assert.match(String(loopback.error), /url refused/)
+      const named = await sendWebhook(new URL(`https://localhost:${port}/hooks`), '{}', {}, 'public')
+      assert.match(String(named.error), /url refused/)
+      const plain = await sendWebhook(new URL(receiver.url), '{}', {}, 'public')
+      assert.match(String(plain.error), /url refused/)
+      assert.equal(receiver.received.length, 0)
+    } finally {
+      await receiver.close()
+    }
+  })
+
+  test('a receiver that does not answer in time is a failed attempt with a timeout error', async () => {
+    const receiver = await startReceiver()
+    receiver.respond = () => new Promise((resolve) => setTimeout(() => resolve(200), 1000))
+    try {
+      const res = await sendWebhook(new URL(receiver.url), '{}', { 'content-type': 'application/json' }, 'allow_private', 100)
+      assert.equal(res.statusCode, null)
+      assert.match(String(res.error), /ETIMEDOUT/)
+      assert.ok(res.durationMs >= 90 && res.durationMs < 1000)
+    } finally {
+      await receiver.close()
+    }
+  })
+})
