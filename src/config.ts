@@ -24,7 +24,8 @@ export interface Config {
   operatorToken: string
   environments: Environment[]
   releases: Set<string>
-  webhookUrlPolicy: 'public' | 'allow_private'
+  /** Per environment: the demo start-up allows private webhook URLs in sandbox only. */
+  webhookUrlPolicy: Record<Environment, WebhookUrlPolicy>
   webhookRetryScheduleSeconds: number[]
   cardIssueDelayMs: number
   logLevel: string
@@ -35,6 +36,8 @@ export interface Config {
   bodyLimitBytes: number
   kycBodyLimitBytes: number
 }
+
+export type WebhookUrlPolicy = 'public' | 'allow_private'
 
 export const DEFAULT_RETRY_SCHEDULE = [60, 300, 1800, 7200, 18000, 36000, 43200]
 
@@ -96,8 +99,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     : DEFAULT_RETRY_SCHEDULE
   if (schedule.some((n) => !Number.isFinite(n) || n < 0)) throw new ConfigError('WEBHOOK_RETRY_SCHEDULE must be comma-separated seconds')
 
-  const policy = env.WEBHOOK_URL_POLICY || 'public'
-  if (policy !== 'public' && policy !== 'allow_private') throw new ConfigError('WEBHOOK_URL_POLICY must be public or allow_private')
+  const policy = env.WEBHOOK_URL_POLICY
+  if (policy && policy !== 'public' && policy !== 'allow_private') throw new ConfigError('WEBHOOK_URL_POLICY must be public or allow_private')
+  const seedDemo = boolVar(env, 'SVC_SEED_DEMO', embedded)
+  // Set explicitly, the policy covers every environment; unset, the demo start-up lets sandbox reach local receivers.
+  const webhookUrlPolicy: Record<Environment, WebhookUrlPolicy> = policy
+    ? { sandbox: policy as WebhookUrlPolicy, production: policy as WebhookUrlPolicy }
+    : { sandbox: seedDemo ? 'allow_private' : 'public', production: 'public' }
 
   return {
     port,
@@ -110,7 +118,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     operatorToken,
     environments: environments as Environment[],
     releases: new Set((env.SVC_RELEASES || '').split(',').map((s) => s.trim()).filter(Boolean)),
-    webhookUrlPolicy: policy,
+    webhookUrlPolicy,
     webhookRetryScheduleSeconds: schedule,
     cardIssueDelayMs: intVar(env, 'CARD_ISSUE_DELAY_MS', 1000),
     logLevel: env.LOG_LEVEL || 'info',
@@ -120,7 +128,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       pollingPerSecond: intVar(env, 'RATE_LIMIT_POLLING', 10),
     },
     runWorker: !boolVar(env, 'SVC_DISABLE_WORKER', false),
-    seedDemo: boolVar(env, 'SVC_SEED_DEMO', embedded),
+    seedDemo,
     bodyLimitBytes: 1024 * 1024,
     kycBodyLimitBytes: 85 * 1024 * 1024,
   }

@@ -2,7 +2,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { sql } from 'kysely'
 import type { AppDeps } from '../app-deps.js'
 import { canonicalJson } from '../lib/canonical-json.js'
-import { sha256Hex } from '../lib/crypto.js'
+import { decryptField, encryptField, sha256Hex } from '../lib/crypto.js'
 import { ApiError } from './errors.js'
 
 export const IDEMPOTENCY_WINDOW_MS = 24 * 60 * 60 * 1000
@@ -30,12 +30,15 @@ declare module 'fastify' {
   }
 }
 
-function replay(reply: FastifyReply, row: KeyRow): FastifyReply {
+/** Cached responses can hold secrets shown once (webhook secrets, PIN keys): they are stored encrypted. */
+const RESPONSE_PURPOSE = 'idempotency-response'
+
+function replay(reply: FastifyReply, row: KeyRow, masterKey: Buffer): FastifyReply {
   return reply
     .code(row.response_status ?? 200)
     .header('Idempotent-Replay', 'true')
     .type('application/json; charset=utf-8')
-    .send(row.response_body ?? '')
+    .send(row.response_body ? decryptField(masterKey, RESPONSE_PURPOSE, row.response_body) : '')
 }
 
 /**
@@ -95,7 +98,7 @@ export function installIdempotency(app: FastifyInstance, deps: AppDeps): void {
         })
       }
       if (row.state === 'in_progress') throw new ApiError('idempotency_request_in_progress')
-      return replay(reply, row)
+      return replay(reply, row, deps.config.masterKey)
     }
     throw new ApiError('idempotency_request_in_progress')
   })
@@ -110,7 +113,8 @@ export function installIdempotency(app: FastifyInstance, deps: AppDeps): void {
       await sql`DELETE FROM idempotency_keys WHERE ${where}`.execute(deps.db)
     } else {
       const body = typeof payload === 'string' ? payload : Buffer.isBuffer(payload) ? payload.toString('utf8') : ''
-      await sql`UPDATE idempotency_keys SET state = 'complete', response_status = ${reply.statusCode}, response_body = ${body}
+      const sealed = encryptField(deps.config.masterKey, RESPONSE_PURPOSE, body)
+      await sql`UPDATE idempotency_keys SET state = 'complete', response_status = ${reply.statusCode}, response_body = ${sealed}
         WHERE ${where}`.execute(deps.db)
     }
     return payload

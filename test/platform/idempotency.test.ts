@@ -50,6 +50,15 @@ describe('idempotency keys on POST and PATCH', () => {
     assert.match(String(second.headers['content-type']), /^application\/json/)
   })
 
+  test('cached responses are stored encrypted: a secret shown once never sits in the key table in clear', async () => {
+    const key = randomUUID()
+    const marker = `whsec_${randomUUID()}`
+    const first = await send('POST', '/v1/test/idem/things', key, { name: marker })
+    const stored = await t.deps.db.selectFrom('idempotency_keys').select('response_body').where('key', '=', key).executeTakeFirstOrThrow()
+    assert.ok(stored.response_body && !stored.response_body.includes(marker), 'the response body is not stored in clear')
+    assertReplay(await send('POST', '/v1/test/idem/things', key, { name: marker }), first)
+  })
+
   test('bodies are compared in canonical form: key order and whitespace do not matter', async () => {
     const key = randomUUID()
     const first = await send('POST', '/v1/test/idem/things', key, '{"name":"a","amount":5,"meta":{"a":1,"b":2},"tags":["x","y"]}', token, { 'content-type': 'application/json' })

@@ -1,0 +1,29 @@
+import assert from 'node:assert/strict'
+import { randomBytes } from 'node:crypto'
+import { test } from 'node:test'
+import { ConfigError, loadConfig } from '../../src/config.js'
+
+const base = { SVC_MASTER_KEY: randomBytes(32).toString('base64'), SVC_OPERATOR_TOKEN: 'op_x', DATABASE_URL: 'postgres://x@127.0.0.1/x' }
+
+test('the demo start-up lets sandbox webhooks reach private receivers and keeps production public', () => {
+  const config = loadConfig({ ...base, SVC_SEED_DEMO: 'true' })
+  assert.deepEqual(config.webhookUrlPolicy, { sandbox: 'allow_private', production: 'public' })
+})
+
+test('without the demo, webhook URLs must be public in every environment', () => {
+  assert.deepEqual(loadConfig(base).webhookUrlPolicy, { sandbox: 'public', production: 'public' })
+})
+
+test('an explicit WEBHOOK_URL_POLICY applies to every environment', () => {
+  assert.deepEqual(loadConfig({ ...base, SVC_SEED_DEMO: 'true', WEBHOOK_URL_POLICY: 'public' }).webhookUrlPolicy, { sandbox: 'public', production: 'public' })
+  assert.deepEqual(loadConfig({ ...base, WEBHOOK_URL_POLICY: 'allow_private' }).webhookUrlPolicy, { sandbox: 'allow_private', production: 'allow_private' })
+})
+
+test('PostgreSQL deployments must be given the master key and operator token', () => {
+  assert.throws(() => loadConfig({ DATABASE_URL: 'postgres://x@127.0.0.1/x' }), ConfigError)
+  assert.throws(() => loadConfig({ ...base, SVC_MASTER_KEY: 'short' }), ConfigError)
+})
+
+test('an unknown environment name is refused at start-up', () => {
+  assert.throws(() => loadConfig({ ...base, SVC_ENVIRONMENTS: 'sandbox,staging' }), ConfigError)
+})
