@@ -3,6 +3,7 @@ import type { Config } from './config.js'
 import type { Db } from './db/types.js'
 import type { Cursors } from './http/pagination.js'
 import type { Clock } from './lib/clock.js'
+import type { ProcessorRegistry } from './processors/registry.js'
 
 /** What every module's routes and services are built from; one object, passed explicitly. */
 export interface AppDeps {
@@ -11,4 +12,5 @@ export interface AppDeps {
   clock: Clock
   log: Logger
   cursors: Cursors
+  processors: ProcessorRegistry
 }

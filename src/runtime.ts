@@ -6,6 +6,7 @@ import { migrateToLatest } from './db/migrate.js'
 import { Cursors } from './http/pagination.js'
 import { systemClock, type Clock } from './lib/clock.js'
 import { createLogger } from './lib/logger.js'
+import { createProcessorRegistry } from './processors/registry.js'
 
 export interface Runtime { deps: AppDeps; handle: DbHandle }
 
@@ -15,5 +16,5 @@ export async function openRuntime(config: Config, options: { clock?: Clock; log?
   const handle = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: options.inMemory ? null : `${config.dataDir}/pgdata` })
   await migrateToLatest(handle.db)
   const clock = options.clock ?? systemClock
-  return { handle, deps: { config, db: handle.db, clock, log, cursors: new Cursors(config.masterKey, clock) } }
+  return { handle, deps: { config, db: handle.db, clock, log, cursors: new Cursors(config.masterKey, clock), processors: createProcessorRegistry({ db: handle.db, clock, masterKey: config.masterKey }) } }
 }

@@ -1,0 +1,153 @@
+// Ledger benchmark: credits through the HTTP API (POST /v1/accounts/{id}/credit, each with its own
+// client_transaction_id) against a real `svc serve` on PostgreSQL, spread over many accounts and all on
+// one hot account, beside `pgbench -N` on the same PostgreSQL in the same run.
+// Usage: npm run bench -- ledger [--duration 15] [--connections 32] [--accounts 1000] [--warmup 3]
+import { execFileSync } from 'node:child_process'
+import { randomBytes } from 'node:crypto'
+import { mkdirSync, writeFileSync } from 'node:fs'
+import { cpus, loadavg } from 'node:os'
+import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { parseArgs } from 'node:util'
+import { accessToken, cannon, createTenant, startServer, table, type BenchServer, type Figures } from './platform-harness.js'
+
+const TARGET = { spreadRps: 1200, pgbenchShare: 0.4, hotSlowdown: 5 }
+
+const { values } = parseArgs({
+  options: {
+    duration: { type: 'string', default: '15' },
+    connections: { type: 'string', default: '32' },
+    accounts: { type: 'string', default: '1000' },
+    warmup: { type: 'string', default: '3' },
+  },
+  allowPositionals: true,
+})
+const duration = Number(values.duration)
+const connections = Number(values.connections)
+const accountCount = Number(values.accounts)
+const warmup = Number(values.warmup)
+const admin = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres'
+
+async function call(server: BenchServer, token: string, method: string, path: string, body?: unknown): Promise<any> {
+  const res = await fetch(server.baseUrl + path, {
+    method, headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body),
+  })
+  const json = await res.json()
+  if (res.status >= 300) throw new Error(`${method} ${path} → ${res.status} ${JSON.stringify(json)}`)
+  return json
+}
+
+/** An approved cardholder with `count` USD accounts on the sim_full program. */
+async function openAccounts(server: BenchServer, token: string, programId: string, count: number): Promise<string[]> {
+  const holder = await call(server, token, 'POST', '/v1/cardholders', { type: 'individual', first_name: 'Bench', last_name: 'Holder', email: 'bench@example.com' })
+  await call(server, token, 'POST', `/v1/cardholders/${holder.id}/kyc`, { status: 'approved', provider: 'bench', verified_at: new Date(Date.now() - 60_000).toISOString() })
+  const ids: string[] = []
+  for (let i = 0; i < count; i += 20) {
+    const batch = await Promise.all(Array.from({ length: Math.min(20, count - i) }, () =>
+      call(server, token, 'POST', '/v1/accounts', { program_id: programId, cardholder_id: holder.id, currency: 'USD' })))
+    ids.push(...batch.map((a: { id: string }) => a.id))
+  }
+  return ids
+}
+
+let sequence = 0
+const runTag = randomBytes(4).toString('hex')
+
+/** Credits with random amounts and fresh client_transaction_ids, each to an account picked by `pick`. */
+function credits(server: BenchServer, token: string, pick: () => string) {
+  return {
+    url: server.baseUrl,
+    connections,
+    requests: [{
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      setupRequest: (req: Record<string, unknown>) => ({
+        ...req,
+        path: `/v1/accounts/${pick()}/credit`,
+        body: JSON.stringify({ amount: 1 + Math.floor(Math.random() * 10_000), client_transaction_id: `bench-${runTag}-${++sequence}` }),
+      }),
+    }],
+  }
+}
+
+/** `pgbench -N` (TPC-B without the branch and teller updates) on its own database of the same server. */
+function pgbench(): { tps: number; line: string } {
+  const url = new URL(admin)
+  const db = `svc_pgbench_${randomBytes(4).toString('hex')}`
+  const conn = ['-h', url.hostname, '-p', url.port || '5432', '-U', decodeURIComponent(url.username || 'postgres')]
+  const env = { ...process.env, PGPASSWORD: decodeURIComponent(url.password) }
+  execFileSync('createdb', [...conn, db], { env })
+  try {
+    execFileSync('pgbench', [...conn, '-i', '-q', '-s', '10', db], { env, stdio: 'ignore' })
+    const out = execFileSync('pgbench', [...conn, '-N', '-c', String(connections), '-j', '2', '-T', String(duration), db], { env, encoding: 'utf8' })
+    const line = out.split('\n').find((l) => l.startsWith('tps =') && !l.includes('including')) ?? out.split('\n').find((l) => l.startsWith('tps =')) ?? ''
+    return { tps: Math.round(Number(/tps = ([\d.]+)/.exec(line)?.[1] ?? 0)), line: line.trim() }
+  } finally {
+    execFileSync('dropdb', [...conn, '--force', db], { env })
+  }
+}
+
+/** Reads ledgers back through the API: each sampled account's balance must equal the sum of its entries. */
+async function verify(server: BenchServer, token: string, sample: string[]): Promise<string> {
+  // autocannon stops with requests still queued at the server: let them finish first.
+  await new Promise((r) => setTimeout(r, 3000))
+  let entries = 0
+  for (const id of sample) {
+    const account = await call(server, token, 'GET', `/v1/accounts/${id}`)
+    let sum = 0
+    let cursor: string | null = null
+    do {
+      const page: { data: { amount: number }[]; next_cursor: string | null } =
+        await call(server, token, 'GET', `/v1/accounts/${id}/entries?limit=100${cursor ? `&starting_after=${cursor}` : ''}`)
+      for (const e of page.data) { sum += e.amount; entries++ }
+      cursor = page.next_cursor
+    } while (cursor)
+    if (sum !== account.ledger_balance) return `LEDGER MISMATCH on ${id}: balance ${account.ledger_balance}, entries sum ${sum}`
+  }
+  return `ledger consistent: ${sample.length} accounts read back (${entries} entries), each balance equals the sum of its entries`
+}
+
+const loadBefore = loadavg()[0]
+const server = await startServer()
+const rows: Figures[] = []
+let pg0 = { tps: 0, line: '' }
+let check = ''
+try {
+  const client = await createTenant(server)
+  const token = await accessToken(client)
+  const ids = await openAccounts(server, token, client.programIds[0], accountCount)
+  const hot = ids[0]
+  const spreadPick = () => ids[Math.floor(Math.random() * ids.length)]
+
+  await cannon('warmup', { ...credits(server, token, spreadPick), duration: warmup })
+  pg0 = pgbench()
+  rows.push(await cannon(`credits, ${ids.length} accounts, ${connections} conn`, { ...credits(server, token, spreadPick), duration }, server))
+  rows.push(await cannon(`credits, 1 hot account, ${connections} conn`, { ...credits(server, token, () => hot), duration }, server))
+  check = await verify(server, token, [hot, ...ids.slice(1, 21)])
+} finally {
+  await server.stop()
+}
+
+const [spread, hotRow] = rows
+const share = pg0.tps > 0 ? spread.rps / pg0.tps : 0
+const meets = spread.rps >= TARGET.spreadRps && share >= TARGET.pgbenchShare && hotRow.rps * TARGET.hotSlowdown >= spread.rps
+const report = [
+  `svc ledger benchmark — ${new Date().toISOString()}`,
+  `node ${process.version}, ${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}, PostgreSQL, ${duration} s per run, load average ${loadBefore.toFixed(1)} → ${loadavg()[0].toFixed(1)}`,
+  '',
+  table(rows),
+  '',
+  `pgbench -N -c ${connections} -j 2 -T ${duration} (scale 10): ${pg0.tps} tps (${pg0.line})`,
+  `spread credits/s = ${Math.round(share * 100)} % of pgbench -N; hot account ${hotRow.rps ? (spread.rps / hotRow.rps).toFixed(2) : '∞'}× slower than spread`,
+  check,
+  `${meets ? 'meets' : 'BELOW'} the targets (≥ ${TARGET.spreadRps} credits/s spread, ≥ ${TARGET.pgbenchShare * 100} % of pgbench -N, hot no slower than ${TARGET.hotSlowdown}× spread).`,
+].join('\n')
+process.stdout.write(report + '\n')
+
+const results = join(fileURLToPath(new URL('.', import.meta.url)), 'results')
+mkdirSync(results, { recursive: true })
+writeFileSync(join(results, `ledger-${Date.now()}.json`), JSON.stringify({ duration, connections, accounts: accountCount, load: [loadBefore, loadavg()[0]], pgbench: pg0, rows, check }, null, 2))
+if (rows.some((r) => r.failures > 0) || check.includes('MISMATCH')) {
+  process.stderr.write('some credits failed or the ledger does not add up\n')
+  process.exitCode = 1
+}

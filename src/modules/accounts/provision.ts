@@ -1,0 +1,50 @@
+import type { AppDeps } from '../../app-deps.js'
+import type { Db } from '../../db/types.js'
+import { withTx } from '../../db/tx.js'
+import { enqueue, registerJobHandler } from '../../jobs/queue.js'
+import { emit } from '../events/emit.js'
+import { findProgram } from '../programs/service.js'
+import { presentAccount } from './present.js'
+import * as repo from './repo.js'
+
+/** The job that waits for a processor's asynchronous account creation, then records it. */
+export const PROVISION_JOB = 'account.provision'
+
+/** Never poll faster than this, even when the sandbox delay is 0. */
+const MIN_POLL_MS = 250
+
+/** Queued with the account (same transaction): looks for the upstream account after the processor's delay. */
+export async function enqueueProvisioning(trx: Db, deps: AppDeps, row: repo.AccountRow, now: Date): Promise<void> {
+  await enqueue(trx, {
+    type: PROVISION_JOB,
+    payload: { account_id: row.id },
+    runAt: new Date(now.getTime() + deps.config.cardIssueDelayMs),
+    organizationId: row.organization_id,
+    environment: row.environment,
+  })
+}
+
+/**
+ * Asks the processor whether the account exists yet. When it does: stores the reference and emits
+ * `account.provisioned` in one transaction; when it does not, looks again later. Processor failures
+ * throw, and the runner retries with backoff.
+ */
+export async function provisionAccount(deps: AppDeps, accountId: string): Promise<void | { retryAt: Date }> {
+  const row = await repo.findAccount(deps.db, accountId)
+  if (!row || row.upstream_reference !== null) return
+  const program = await findProgram(deps, row.program_id)
+  if (!program) return
+  const scope = { organizationId: row.organization_id, environment: row.environment }
+  const upstream = await deps.processors.forProgram(program).getAccount(scope, row.id)
+  const now = deps.clock.now()
+  if (upstream.upstreamReference === null) {
+    return { retryAt: new Date(now.getTime() + Math.max(MIN_POLL_MS, deps.config.cardIssueDelayMs)) }
+  }
+  const reference = upstream.upstreamReference
+  await withTx(deps.db, async (trx) => {
+    const updated = await repo.setUpstreamReference(trx, row.id, reference, now)
+    if (updated) await emit(trx, scope, 'account.provisioned', presentAccount(updated), now)
+  })
+}
+
+registerJobHandler(PROVISION_JOB, (deps, job) => provisionAccount(deps, String(job.payload.account_id)))

@@ -1,0 +1,135 @@
+import type { Static } from 'typebox'
+import type { AppDeps } from '../../app-deps.js'
+import { withTx } from '../../db/tx.js'
+import type { RequestCtx } from '../../http/context.js'
+import { ApiError } from '../../http/errors.js'
+import { requireOwned } from '../../http/ownership.js'
+import { paginate, type ListResult, type PageParams } from '../../http/pagination.js'
+import { isId, newId } from '../../lib/ids.js'
+import { callProcessor, recordOutcome } from '../../processors/calls.js'
+import { assertKycForProgram } from '../cardholders/service.js'
+import { emit } from '../events/emit.js'
+import { countCallerPrograms, requireCallerProgram } from '../programs/service.js'
+import { enqueueProvisioning, PROVISION_JOB } from './provision.js'
+import { presentAccount, type AccountView } from './present.js'
+import * as repo from './repo.js'
+import type { AccountBlockRequest, AccountCreateRequest, AccountListQuery } from './schemas.js'
+
+export type { AccountRow } from './repo.js'
+export { presentAccount, type AccountView } from './present.js'
+export { setAccountCardsLister, listAccountCards } from './cards-hook.js'
+export { PROVISION_JOB }
+
+type CreateBody = Static<typeof AccountCreateRequest>
+type ListQuery = Static<typeof AccountListQuery>
+type StatusBody = Static<typeof AccountBlockRequest>
+
+/** The caller's account by id, for every module: another organization's id answers like a missing one. */
+export async function requireAccount(deps: AppDeps, ctx: RequestCtx, accountId: string, param?: string): Promise<repo.AccountRow> {
+  const row = isId('acct', accountId) ? await repo.findAccount(deps.db, accountId) : undefined
+  return requireOwned(row, ctx, 'account_not_found', param)
+}
+
+/**
+ * An account's program never changes; its capabilities change only when the operator changes the program,
+ * and the interface lets mounted operations change without notice. So the mount decision is cached for a
+ * few seconds per account (credits and debits are the hot path), bounded in size.
+ */
+const MOUNT_CACHE_MS = 5_000
+const MOUNT_CACHE_MAX = 50_000
+const mountCache = new Map<string, { organization_id: string; environment: string; capabilities: string[]; until: number }>()
+
+/**
+ * The program behind an account in the path, for capability mounting. Null when the account is not the
+ * caller's (in this environment), so the handler answers its own not-found or environment error instead.
+ */
+export async function accountProgramOf(deps: AppDeps, ctx: RequestCtx | undefined, accountId: string | undefined): Promise<{ capabilities: string[] } | null> {
+  if (!ctx || !accountId || !isId('acct', accountId)) return null
+  const now = Date.now()
+  let entry = mountCache.get(accountId)
+  if (!entry || entry.until < now) {
+    const row = await repo.findAccountProgram(deps.db, accountId)
+    if (!row) return null
+    if (mountCache.size >= MOUNT_CACHE_MAX) mountCache.clear()
+    entry = { ...row, until: now + MOUNT_CACHE_MS }
+    mountCache.set(accountId, entry)
+  }
+  if (entry.organization_id !== ctx.organizationId || entry.environment !== ctx.environment) return null
+  return { capabilities: entry.capabilities }
+}
+
+/**
+ * Opens an account: the program must be the caller's and hold the currency, the cardholder must pass the
+ * program's KYC gate; then the processor opens it (outside any transaction). Only when the processor
+ * answered is the account written, with its events (and, for asynchronous processors, the job that
+ * waits for the upstream account).
+ */
+export async function createAccount(deps: AppDeps, ctx: RequestCtx, body: CreateBody): Promise<AccountView> {
+  if (await countCallerPrograms(deps, ctx) === 0) {
+    throw new ApiError('program_not_provisioned', { message: `Your organization has no program in ${ctx.environment}.` })
+  }
+  const program = await requireCallerProgram(deps, ctx, body.program_id, 'program_id')
+  const processor = deps.processors.forProgram(program)
+  const currency = body.currency.toUpperCase()
+  if (!program.currencies.includes(currency)) {
+    throw new ApiError('invalid_parameter', { param: 'currency', message: `Program ${program.id} holds only: ${program.currencies.join(', ')}.` })
+  }
+  await assertKycForProgram(deps, ctx, body.cardholder_id, program, 'cardholder_id')
+
+  const accountId = newId('acct')
+  const call = await callProcessor(deps, ctx, { processor: processor.name, operation: 'create_account', subjectId: accountId },
+    () => processor.createAccount(ctx, { accountId, programId: program.id, cardholderId: body.cardholder_id, currency }))
+  const upstream = call.result.upstreamReference
+  const now = deps.clock.now()
+  return withTx(deps.db, async (trx) => {
+    const row = await repo.insertAccount(trx, {
+      id: accountId, organization_id: ctx.organizationId, environment: ctx.environment, program_id: program.id,
+      cardholder_id: body.cardholder_id, currency, upstream_reference: upstream, metadata: body.metadata ?? {}, now,
+    })
+    await recordOutcome(trx, call.operationId, upstream ? 'succeeded' : 'accepted', now)
+    const view = presentAccount(row)
+    await emit(trx, ctx, 'account.created', view, now)
+    if (upstream) await emit(trx, ctx, 'account.provisioned', view, now)
+    else await enqueueProvisioning(trx, deps, row, now)
+    return view
+  })
+}
+
+export async function retrieveAccount(deps: AppDeps, ctx: RequestCtx, accountId: string): Promise<AccountView> {
+  return presentAccount(await requireAccount(deps, ctx, accountId))
+}
+
+export async function listAccounts(deps: AppDeps, ctx: RequestCtx, query: ListQuery): Promise<ListResult<AccountView>> {
+  const filter: repo.AccountFilter = { organizationId: ctx.organizationId, environment: ctx.environment, cardholderId: query.cardholder_id, programId: query.program_id }
+  return paginate({
+    ctx, cursors: deps.cursors, url: '/v1/accounts', page: query as PageParams,
+    sortKey: (r: repo.AccountRow) => r.id,
+    fetch: (bounds) => repo.listAccounts(deps.db, filter, bounds),
+    present: presentAccount,
+  })
+}
+
+/**
+ * Blocks or unblocks. Balances and holds are untouched (holds still release and capture). Asking for
+ * the status the account already has answers the account unchanged, without an event.
+ */
+export async function setAccountStatus(deps: AppDeps, ctx: RequestCtx, accountId: string, to: 'open' | 'blocked', body: StatusBody | undefined): Promise<AccountView> {
+  const current = await requireAccount(deps, ctx, accountId)
+  const from = to === 'blocked' ? 'open' : 'blocked'
+  if (current.status === to) return presentAccount(current)
+  const now = deps.clock.now()
+  return withTx(deps.db, async (trx) => {
+    const reason = to === 'blocked' ? body?.reason ?? null : null
+    const note = to === 'blocked' ? body?.note ?? null : null
+    const row = await repo.setStatus(trx, current.id, from, to, reason, note, now)
+    if (!row) return presentAccount((await repo.findAccount(trx, current.id))!)
+    const view = presentAccount(row)
+    await emit(trx, ctx, to === 'blocked' ? 'account.blocked' : 'account.unblocked', view, now)
+    return view
+  })
+}
+
+/** The address-change rule for cardholders: refused by PATCH once they hold an account on such a program. */
+export async function cardholderAddressNeedsKyc(deps: AppDeps, cardholder: { id: string; organization_id: string; environment: string }): Promise<boolean> {
+  return repo.cardholderHasKycAddressAccount(deps.db, cardholder)
+}

@@ -1,0 +1,140 @@
+import type { Db } from '../../db/types.js'
+import { ApiError } from '../../http/errors.js'
+import { newId } from '../../lib/ids.js'
+import type { AccountRow } from '../accounts/service.js'
+import { postMovement } from './post.js'
+import * as repo from './repo.js'
+
+export type HoldRow = repo.HoldRow
+
+/** Why a hold was not placed: authorizations record it as their decline reason. */
+export type HoldRefusal = 'insufficient_funds' | 'account_blocked' | 'currency_mismatch'
+
+/** Business outcome of placing or raising a hold: a value, not an exception. */
+export type HoldDecision =
+  | { approved: true; hold: HoldRow; account: AccountRow }
+  | { approved: false; reason: HoldRefusal; account: AccountRow }
+
+export interface HoldChange { hold: HoldRow; account: AccountRow }
+
+export interface PlaceHoldInput {
+  accountId: string
+  amount: number
+  currency: string
+  /** The object the hold is for (an authorization id); shown on the ledger entries. */
+  sourceId?: string | null
+  expiresAt?: Date | null
+}
+
+async function lock(trx: Db, accountId: string): Promise<AccountRow> {
+  const account = await repo.lockAccount(trx, accountId)
+  if (!account) throw new ApiError('account_not_found')
+  return account
+}
+
+/** Locks the hold's account, then reads the hold (holds only change under their account's lock). */
+async function lockHold(trx: Db, holdId: string): Promise<{ hold: HoldRow; account: AccountRow }> {
+  const found = await repo.findHold(trx, holdId)
+  if (!found) throw new Error(`no hold ${holdId}`)
+  const account = await lock(trx, found.account_id)
+  return { hold: (await repo.findHold(trx, holdId))!, account }
+}
+
+function available(account: AccountRow): number {
+  return Number(account.ledger_balance) - Number(account.held_balance)
+}
+
+/**
+ * Reserves `amount` of the available balance, in the caller's transaction (the authorization decision
+ * commits with it). Refused, as a value, when the account is blocked, in another currency or short.
+ */
+export async function placeHold(trx: Db, input: PlaceHoldInput, now: Date): Promise<HoldDecision> {
+  if (!Number.isSafeInteger(input.amount) || input.amount <= 0) throw new Error('hold amount must be a positive integer')
+  const account = await lock(trx, input.accountId)
+  if (account.status !== 'open') return { approved: false, reason: 'account_blocked', account }
+  if (input.currency.toUpperCase() !== account.currency) return { approved: false, reason: 'currency_mismatch', account }
+  if (available(account) < input.amount) return { approved: false, reason: 'insufficient_funds', account }
+  const hold = await repo.insertHold(trx, {
+    id: newId('hold'), account_id: account.id, organization_id: account.organization_id, environment: account.environment,
+    source_id: input.sourceId ?? null, currency: account.currency, amount: input.amount, remaining: input.amount,
+    captured: 0, released: 0, status: 'open', expires_at: input.expiresAt ?? null, created_at: now, updated_at: now,
+  })
+  const updated = await postMovement(trx, account, { type: 'hold', ledgerDelta: 0, heldDelta: input.amount, sourceId: hold.source_id ?? hold.id }, now)
+  return { approved: true, hold, account: updated }
+}
+
+/**
+ * `placeHold` for a caller that already holds the account's row lock (`account` is the row it read under
+ * it): the same rules, then hold, balances and entry in one statement. Answers the new hold's id.
+ */
+export async function placeHoldLocked(trx: Db, account: AccountRow, input: PlaceHoldInput, now: Date): Promise<{ approved: true; holdId: string } | { approved: false; reason: HoldRefusal }> {
+  if (!Number.isSafeInteger(input.amount) || input.amount <= 0) throw new Error('hold amount must be a positive integer')
+  if (account.status !== 'open') return { approved: false, reason: 'account_blocked' }
+  if (input.currency.toUpperCase() !== account.currency) return { approved: false, reason: 'currency_mismatch' }
+  if (available(account) < input.amount) return { approved: false, reason: 'insufficient_funds' }
+  const holdId = newId('hold')
+  await repo.placeHoldStatement(trx, {
+    holdId, entryId: newId('le'), accountId: account.id, amount: input.amount, sourceId: input.sourceId ?? null, expiresAt: input.expiresAt ?? null, now,
+  })
+  return { approved: true, holdId }
+}
+
+/** Raises an open hold by `amount` (an incremental authorization), under the same rules as placing one. */
+export async function incrementHold(trx: Db, holdId: string, amount: number, now: Date): Promise<HoldDecision> {
+  if (!Number.isSafeInteger(amount) || amount <= 0) throw new Error('increment must be a positive integer')
+  const { hold, account } = await lockHold(trx, holdId)
+  if (hold.status !== 'open') throw new Error(`hold ${holdId} is ${hold.status}`)
+  if (account.status !== 'open') return { approved: false, reason: 'account_blocked', account }
+  if (available(account) < amount) return { approved: false, reason: 'insufficient_funds', account }
+  const updatedHold = await repo.updateHold(trx, hold.id, { amount: Number(hold.amount) + amount, remaining: Number(hold.remaining) + amount, updated_at: now })
+  const updated = await postMovement(trx, account, { type: 'hold', ledgerDelta: 0, heldDelta: amount, sourceId: hold.source_id ?? hold.id }, now)
+  return { approved: true, hold: updatedHold, account: updated }
+}
+
+/**
+ * Gives back what a hold still holds (all of it, or `amount` of it: a partial reversal). Works on
+ * blocked accounts too. Releasing a closed hold changes nothing.
+ */
+export async function releaseHold(trx: Db, holdId: string, now: Date, amount?: number): Promise<HoldChange> {
+  const { hold, account } = await lockHold(trx, holdId)
+  const remaining = Number(hold.remaining)
+  const release = Math.min(amount ?? remaining, remaining)
+  if (release <= 0) return { hold, account }
+  const left = remaining - release
+  const updatedHold = await repo.updateHold(trx, hold.id, {
+    remaining: left, released: Number(hold.released) + release, status: left > 0 ? 'open' : 'closed', updated_at: now,
+  })
+  const updated = await postMovement(trx, account, { type: 'hold_release', ledgerDelta: 0, heldDelta: -release, sourceId: hold.source_id ?? hold.id }, now)
+  return { hold: updatedHold, account: updated }
+}
+
+/**
+ * Settles `amount` against a hold: the ledger balance falls by `amount` and the hold gives up what it
+ * covers of it. Partial capture leaves the rest held unless `final` (the default) releases it; a
+ * capture above the hold (or on a closed hold) takes the excess from the balance, as networks may.
+ * Works on blocked accounts too.
+ */
+export async function captureHold(trx: Db, holdId: string, amount: number, now: Date, options: { final?: boolean } = {}): Promise<HoldChange> {
+  if (!Number.isSafeInteger(amount) || amount <= 0) throw new Error('capture must be a positive integer')
+  const { hold, account } = await lockHold(trx, holdId)
+  const remaining = Number(hold.remaining)
+  const covered = Math.min(amount, remaining)
+  const source = hold.source_id ?? hold.id
+  let updated = await postMovement(trx, account, { type: 'capture', ledgerDelta: -amount, heldDelta: -covered, sourceId: source }, now)
+  let left = remaining - covered
+  let released = Number(hold.released)
+  if ((options.final ?? true) && left > 0) {
+    updated = await postMovement(trx, updated, { type: 'hold_release', ledgerDelta: 0, heldDelta: -left, sourceId: source }, now)
+    released += left
+    left = 0
+  }
+  const updatedHold = await repo.updateHold(trx, hold.id, {
+    remaining: left, captured: Number(hold.captured) + amount, released, status: left > 0 ? 'open' : 'closed', updated_at: now,
+  })
+  return { hold: updatedHold, account: updated }
+}
+
+/** A hold by id (authorizations keep the id they were given). */
+export async function findHold(db: Db, holdId: string): Promise<HoldRow | undefined> {
+  return repo.findHold(db, holdId)
+}

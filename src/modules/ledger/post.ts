@@ -1,0 +1,79 @@
+import type { Db } from '../../db/types.js'
+import { ApiError } from '../../http/errors.js'
+import { newId } from '../../lib/ids.js'
+import type { AccountRow } from '../accounts/service.js'
+import * as repo from './repo.js'
+import type { EntryType } from './schemas.js'
+
+/** Most an account may hold (minor units): a credit beyond it is `account_not_fundable`. */
+export const MAX_BALANCE = 1_000_000_000_000_000
+
+/** One change to an account, as the ledger records it. */
+export interface Movement {
+  type: EntryType
+  /** Change of the settled (ledger) balance. */
+  ledgerDelta: number
+  /** Change of the held balance. */
+  heldDelta: number
+  sourceId?: string | null
+  clientTransactionId?: string | null
+  reference?: string | null
+  description?: string | null
+}
+
+/** The signed amount an entry shows: the ledger change for settled types, the available change for holds. */
+function entryAmount(m: Movement): number {
+  return m.type === 'hold' || m.type === 'hold_release' ? -m.heldDelta : m.ledgerDelta
+}
+
+/**
+ * Applies a movement to an account whose row lock the transaction holds: new balances and the entry
+ * that explains them are written together. Returns the updated account.
+ */
+export async function postMovement(trx: Db, account: AccountRow, m: Movement, now: Date): Promise<AccountRow> {
+  const ledger = Number(account.ledger_balance) + m.ledgerDelta
+  const held = Number(account.held_balance) + m.heldDelta
+  const seq = Number(account.entry_seq) + 1
+  const updated = await repo.writeBalances(trx, account.id, ledger, held, seq, now)
+  await repo.insertEntry(trx, {
+    id: newId('le'), account_id: account.id, organization_id: account.organization_id, environment: account.environment,
+    seq, type: m.type, amount: entryAmount(m), currency: account.currency,
+    ledger_balance_after: ledger, held_balance_after: held, available_balance_after: ledger - held,
+    source_id: m.sourceId ?? null, client_transaction_id: m.clientTransactionId ?? null,
+    reference: m.reference ?? null, description: m.description ?? null, created_at: now,
+  })
+  return updated
+}
+
+export interface SettledMovementInput {
+  accountId: string
+  type: Extract<EntryType, 'credit' | 'debit' | 'refund' | 'dispute_credit' | 'esim_purchase'>
+  /** Signed change of the ledger balance (negative for money leaving the account). */
+  amount: number
+  currency: string
+  sourceId?: string | null
+  reference?: string | null
+  description?: string | null
+  /** Refuse when the account is blocked (default true); merchant refunds and won disputes pass false. */
+  requireOpen?: boolean
+}
+
+/**
+ * A settled movement for other modules (refunds, won disputes, eSIM purchases) inside their own
+ * transaction: locks the account, enforces currency, status and available funds, and posts it.
+ */
+export async function applySettledMovement(trx: Db, input: SettledMovementInput, now: Date): Promise<AccountRow> {
+  const account = await repo.lockAccount(trx, input.accountId)
+  if (!account) throw new ApiError('account_not_found')
+  if (input.currency.toUpperCase() !== account.currency) {
+    throw new ApiError('currency_mismatch', { message: `The account holds ${account.currency}, not ${input.currency.toUpperCase()}.` })
+  }
+  if ((input.requireOpen ?? true) && account.status !== 'open') throw new ApiError('account_blocked')
+  const available = Number(account.ledger_balance) - Number(account.held_balance)
+  if (input.amount < 0 && available + input.amount < 0) throw new ApiError('insufficient_funds')
+  if (input.amount > 0 && Number(account.ledger_balance) + input.amount > MAX_BALANCE) throw new ApiError('account_not_fundable')
+  return postMovement(trx, account, {
+    type: input.type, ledgerDelta: input.amount, heldDelta: 0,
+    sourceId: input.sourceId, reference: input.reference, description: input.description,
+  }, now)
+}

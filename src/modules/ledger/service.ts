@@ -1,0 +1,124 @@
+import { createHash } from 'node:crypto'
+import type { Static } from 'typebox'
+import type { AppDeps } from '../../app-deps.js'
+import { isUniqueViolation, withTx } from '../../db/tx.js'
+import type { Db } from '../../db/types.js'
+import type { RequestCtx } from '../../http/context.js'
+import { ApiError } from '../../http/errors.js'
+import { paginate, type ListResult, type PageParams } from '../../http/pagination.js'
+import { isId, newId } from '../../lib/ids.js'
+import { presentAccount, requireAccount, type AccountRow, type AccountView } from '../accounts/service.js'
+import { emit } from '../events/emit.js'
+import { MAX_BALANCE } from './post.js'
+import { presentEntry, type EntryView } from './present.js'
+import * as repo from './repo.js'
+import type { AccountAdjustmentRequest } from './schemas.js'
+
+export { placeHold, placeHoldLocked, incrementHold, releaseHold, captureHold, findHold, type HoldDecision, type HoldChange, type HoldRefusal, type HoldRow } from './holds.js'
+export { applySettledMovement, postMovement, MAX_BALANCE, type Movement, type SettledMovementInput } from './post.js'
+export { presentEntry, type EntryView } from './present.js'
+
+/** Takes an account's row lock for the caller's transaction: authorizations read, decide and move money under it. */
+export async function lockAccountRow(trx: Db, accountId: string): Promise<AccountRow | undefined> {
+  return repo.lockAccount(trx, accountId)
+}
+
+type AdjustBody = Static<typeof AccountAdjustmentRequest>
+export type Direction = 'credit' | 'debit'
+
+export interface AdjustmentOutcome {
+  account: AccountView
+  /** The client_transaction_id was already applied with this amount and direction: nothing moved. */
+  replay: boolean
+}
+
+/** Two 32-bit keys for the advisory lock held while one (account, client_transaction_id) is being applied. */
+export function clientTxnLockKey(accountId: string, clientTransactionId: string): [number, number] {
+  const digest = createHash('sha256').update(`${accountId}\u0000${clientTransactionId}`).digest()
+  return [digest.readInt32BE(0), digest.readInt32BE(4)]
+}
+
+/**
+ * Credit or debit, exactly as the interface's idempotency table says: one statement moves the balance
+ * and writes the entry under the account's row lock; the unique index on (account, client_transaction_id)
+ * decides which request applies an id, and an advisory lock tells a duplicate that the original is still
+ * running. A refusal is explained afterwards, from a fresh read.
+ */
+export async function adjustBalance(deps: AppDeps, ctx: RequestCtx, accountId: string, direction: Direction, body: AdjustBody): Promise<AdjustmentOutcome> {
+  if (!isId('acct', accountId)) throw new ApiError('account_not_found')
+  const clientTransactionId = body.client_transaction_id ?? null
+  const currency = body.currency?.toUpperCase() ?? null
+  for (let attempt = 0; attempt < 3; attempt++) {
+    const now = deps.clock.now()
+    let applied: AccountView | 'busy' | null = null
+    try {
+      applied = await withTx(deps.db, async (trx) => {
+        const result = await repo.applyAdjustment(trx, {
+          accountId, organizationId: ctx.organizationId, environment: ctx.environment, entryId: newId('le'), type: direction,
+          delta: direction === 'credit' ? body.amount : -body.amount, currency, maxBalance: MAX_BALANCE, clientTransactionId,
+          lockKey: clientTransactionId ? clientTxnLockKey(accountId, clientTransactionId) : null,
+          reference: body.reference ?? null, description: body.description ?? null, now,
+        })
+        if (!result.lock_ok) return 'busy' as const
+        if (result.id === null) return null
+        const view = presentAccount(result as AccountRow)
+        await emit(trx, ctx, direction === 'credit' ? 'account.credited' : 'account.debited', view, now)
+        return view
+      })
+    } catch (err) {
+      if (!isUniqueViolation(err, repo.CLIENT_TXN_CONSTRAINT)) throw err
+    }
+    if (applied === 'busy') {
+      await requireAccount(deps, ctx, accountId) // someone else's account answers not-found, never "in progress"
+      throw new ApiError('idempotency_request_in_progress', { param: 'client_transaction_id', message: 'A credit or debit with this client_transaction_id is still running; retry after a short backoff.' })
+    }
+    if (applied) return { account: applied, replay: false }
+    const replayed = await explainRefusal(deps, ctx, accountId, direction, body, currency)
+    if (replayed) return { account: replayed, replay: true }
+  }
+  // The account kept changing under us between attempt and explanation: let the caller retry.
+  throw new ApiError('idempotency_request_in_progress', { message: 'The account is changing too fast; retry after a short backoff.' })
+}
+
+/**
+ * Why an adjustment did not apply, in the interface's order: unknown account, an id already applied
+ * (replay or adjustment_already_applied), currency, provisioning, status, funds. Returns the account for
+ * a replay; null when nothing explains it any more (the state changed meanwhile: try again).
+ */
+async function explainRefusal(deps: AppDeps, ctx: RequestCtx, accountId: string, direction: Direction, body: AdjustBody, currency: string | null): Promise<AccountView | null> {
+  const account = await requireAccount(deps, ctx, accountId)
+  if (body.client_transaction_id !== undefined) {
+    const entry = await repo.findEntryByClientTxn(deps.db, accountId, body.client_transaction_id)
+    if (entry) {
+      if (entry.type === direction && Math.abs(Number(entry.amount)) === body.amount) return presentAccount(account)
+      throw new ApiError('adjustment_already_applied', {
+        param: 'client_transaction_id',
+        message: `client_transaction_id ${body.client_transaction_id} was already applied as a ${entry.type} of ${Math.abs(Number(entry.amount))}.`,
+      })
+    }
+  }
+  if (currency !== null && currency !== account.currency) {
+    throw new ApiError('currency_mismatch', { param: 'currency', message: `The account holds ${account.currency}, not ${currency}.` })
+  }
+  if (account.upstream_reference === null) throw new ApiError('account_not_provisioned')
+  if (account.status !== 'open') throw new ApiError('account_blocked')
+  const ledger = Number(account.ledger_balance)
+  if (direction === 'debit' && ledger - Number(account.held_balance) < body.amount) {
+    throw new ApiError('insufficient_funds', { param: 'amount', message: `The available balance (${ledger - Number(account.held_balance)}) is lower than ${body.amount}.` })
+  }
+  if (direction === 'credit' && ledger + body.amount > MAX_BALANCE) {
+    throw new ApiError('account_not_fundable', { param: 'amount', message: `An account holds at most ${MAX_BALANCE} minor units.` })
+  }
+  return null
+}
+
+/** `GET /v1/accounts/{id}/entries`: the append-only ledger, newest first. */
+export async function listEntries(deps: AppDeps, ctx: RequestCtx, accountId: string, page: PageParams): Promise<ListResult<EntryView>> {
+  const account = await requireAccount(deps, ctx, accountId)
+  return paginate({
+    ctx, cursors: deps.cursors, url: `/v1/accounts/${account.id}/entries`, page,
+    sortKey: (r: repo.EntryRow) => String(r.seq),
+    fetch: (bounds) => repo.listEntries(deps.db, account.id, bounds),
+    present: presentEntry,
+  })
+}

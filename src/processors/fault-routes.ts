@@ -1,0 +1,38 @@
+import type { FastifyInstance } from 'fastify'
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
+import { Type } from 'typebox'
+import type { AppDeps } from '../app-deps.js'
+import { FAULT_ERRORS, setFault } from './faults.js'
+import { PROCESSOR_OPERATIONS } from './port.js'
+
+const FaultObject = Type.Object({
+  object: Type.Literal('processor_fault'),
+  operation: Type.String(),
+  error: Type.String(),
+  remaining: Type.Integer({ description: 'Calls of the operation that will still fail' }),
+}, { title: 'ProcessorFault' })
+
+const FaultRequest = Type.Object({
+  operation: Type.Union(PROCESSOR_OPERATIONS.map((o) => Type.Literal(o)), { description: `Processor operation: ${PROCESSOR_OPERATIONS.join(', ')}` }),
+  error: Type.Union(FAULT_ERRORS.map((e) => Type.Literal(e)), { description: 'The error the failing calls answer' }),
+  count: Type.Integer({ minimum: 0, maximum: 1000, description: 'How many of the next calls fail (0 disarms)' }),
+}, { additionalProperties: false, title: 'ProcessorFaultRequest' })
+
+/** Sandbox simulator: make the next N calls of a processor operation fail, for the calling organization only. */
+export function registerProcessorFaultRoutes(base: FastifyInstance, deps: AppDeps): void {
+  const app = base.withTypeProvider<TypeBoxTypeProvider>()
+  const tags = ['Simulator']
+
+  app.post('/v1/simulate/processor_faults', {
+    config: { simulator: true },
+    schema: {
+      tags, summary: 'Inject processor faults (sandbox only)',
+      description: 'The next `count` calls of `operation` made for your organization in sandbox fail with `error` (502). Setting it again replaces the count; 0 disarms. Answers 200 with the armed fault.',
+      body: FaultRequest,
+      response: { 200: FaultObject },
+    },
+  }, async (req) => {
+    const fault = await setFault(deps.db, req.ctx, req.body.operation, req.body.error, req.body.count, deps.clock.now())
+    return { object: 'processor_fault' as const, ...fault }
+  })
+}

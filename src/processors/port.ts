@@ -1,0 +1,102 @@
+import type { ProcessorProfile } from './catalog.js'
+
+/**
+ * The one interface every card processor adapter implements (simulated or real). The service calls it
+ * outside database transactions: record intent → call → record outcome (see `calls.ts`).
+ */
+
+/** Every operation a processor can be asked for; fault injection names the same operations. */
+export const PROCESSOR_OPERATIONS = [
+  'create_account', 'get_account', 'issue_card', 'get_card', 'set_card_status', 'set_pin', 'verify_pin', 'reveal_details',
+] as const
+export type ProcessorOperation = (typeof PROCESSOR_OPERATIONS)[number]
+
+/** Whose request it is: processors keep each tenant's objects apart (and the simulator scopes faults by it). */
+export interface ProcessorScope {
+  organizationId: string
+  environment: string
+}
+
+export interface CreateAccountInput {
+  /** Our account id: the processor's idempotency key, so a retried call never opens a second account. */
+  accountId: string
+  programId: string
+  cardholderId: string
+  currency: string
+}
+
+/** The processor's view of an account: `upstreamReference` is null while it is still being created. */
+export interface UpstreamAccount {
+  upstreamReference: string | null
+}
+
+export interface IssueCardInput {
+  /** Our card id: the processor's idempotency key. */
+  cardId: string
+  accountReference: string
+  programId: string
+  cardholderId: string
+  formFactor: 'virtual' | 'physical'
+  cardType: string
+  brand: string
+  bin: string
+  embossedName: string
+}
+
+export type UpstreamCardStatus = 'pending' | 'inactive' | 'active' | 'frozen' | 'closed'
+
+/** The processor's view of a card; number data is only ever returned by `revealDetails`. */
+export interface UpstreamCard {
+  upstreamReference: string
+  status: UpstreamCardStatus
+  last4: string | null
+  expMonth: number | null
+  expYear: number | null
+}
+
+export interface CardDetails {
+  number: string
+  cvc: string
+  expMonth: number
+  expYear: number
+}
+
+/** Spending controls a processor enforces upstream (limit intervals, list controls); others are `spend_control_unsupported`. */
+export interface SpendControlSupport {
+  intervals: readonly string[]
+  lists: readonly string[]
+}
+
+/** A card processor. Methods throw `ProcessorError` when the processor fails or refuses. */
+export interface Processor {
+  readonly name: string
+  readonly profile: ProcessorProfile
+  readonly spendControls: SpendControlSupport
+  /** Opens the account; processors that create accounts asynchronously answer a null reference. */
+  createAccount(scope: ProcessorScope, input: CreateAccountInput): Promise<UpstreamAccount>
+  /** Reads the account back by our id, to learn when an asynchronous creation has finished. */
+  getAccount(scope: ProcessorScope, accountId: string): Promise<UpstreamAccount>
+  /** Requests a card; issuance is asynchronous, so the answer is `pending` until `getCard` says otherwise. */
+  issueCard(scope: ProcessorScope, input: IssueCardInput): Promise<UpstreamCard>
+  /** Reads a card by its upstream reference (issuance completes here). */
+  getCard(scope: ProcessorScope, reference: string): Promise<UpstreamCard>
+  setCardStatus(scope: ProcessorScope, reference: string, status: Exclude<UpstreamCardStatus, 'pending'>): Promise<UpstreamCard>
+  /** Sets the PIN of a card (plain digits; the service decrypts before calling). */
+  setPin(scope: ProcessorScope, reference: string, pin: string): Promise<void>
+  verifyPin(scope: ProcessorScope, reference: string, pin: string): Promise<boolean>
+  revealDetails(scope: ProcessorScope, reference: string): Promise<CardDetails>
+}
+
+export type ProcessorFailure = 'processor_unavailable' | 'processor_permission_denied' | 'operation_unsupported'
+
+/** A processor failed (`processor_unavailable`), refused us (`processor_permission_denied`) or lacks the operation. */
+export class ProcessorError extends Error {
+  constructor(readonly failure: ProcessorFailure, readonly operation: ProcessorOperation, message?: string) {
+    super(message ?? `${operation}: ${failure}`)
+    this.name = 'ProcessorError'
+  }
+}
+
+export function isProcessorError(err: unknown): err is ProcessorError {
+  return err instanceof ProcessorError
+}

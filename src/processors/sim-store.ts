@@ -1,0 +1,43 @@
+import { sql } from 'kysely'
+import type { Db } from '../db/types.js'
+import { json } from '../db/types.js'
+import type { ProcessorScope } from './port.js'
+import type { SimProcessorObjectsTable } from './types.js'
+import './types.js'
+
+export type SimObject = SimProcessorObjectsTable
+
+/** The simulated processors' own records (what a real processor keeps on its side), kept apart from ours. */
+export class SimStore {
+  constructor(private readonly db: Db, readonly processor: string) {}
+
+  /** Creates the object once per (kind, key): a retried call gets the first object back. */
+  async put(scope: ProcessorScope, kind: string, key: string, reference: string, state: string, data: Record<string, unknown>, now: Date): Promise<SimObject> {
+    await sql`INSERT INTO sim_processor_objects (processor, kind, key, reference, organization_id, environment, state, data, created_at, updated_at)
+      VALUES (${this.processor}, ${kind}, ${key}, ${reference}, ${scope.organizationId}, ${scope.environment}, ${state}, ${json(data)}, ${now}, ${now})
+      ON CONFLICT (processor, kind, key) DO NOTHING`.execute(this.db)
+    return (await this.byKey(scope, kind, key))!
+  }
+
+  async byKey(scope: ProcessorScope, kind: string, key: string): Promise<SimObject | undefined> {
+    return this.db.selectFrom('sim_processor_objects').selectAll()
+      .where('processor', '=', this.processor).where('kind', '=', kind).where('key', '=', key)
+      .where('organization_id', '=', scope.organizationId).where('environment', '=', scope.environment)
+      .executeTakeFirst()
+  }
+
+  async byReference(scope: ProcessorScope, kind: string, reference: string): Promise<SimObject | undefined> {
+    return this.db.selectFrom('sim_processor_objects').selectAll()
+      .where('reference', '=', reference).where('processor', '=', this.processor).where('kind', '=', kind)
+      .where('organization_id', '=', scope.organizationId).where('environment', '=', scope.environment)
+      .executeTakeFirst()
+  }
+
+  /** Moves an object to a new state and merges `data`; returns the updated object. */
+  async update(reference: string, state: string, data: Record<string, unknown>, now: Date): Promise<SimObject> {
+    const { rows } = await sql<SimObject>`UPDATE sim_processor_objects
+      SET state = ${state}, data = data || ${json(data)}::jsonb, updated_at = ${now}
+      WHERE reference = ${reference} RETURNING *`.execute(this.db)
+    return rows[0]
+  }
+}
