@@ -1,0 +1,44 @@
+import type { Selectable } from 'kysely'
+import type { Db } from '../../db/types.js'
+import { applyBounds, type PageBounds } from '../../http/pagination.js'
+import type { EsimBundlesTable, EsimsTable } from './types.js'
+import './types.js'
+
+export type EsimRow = Selectable<EsimsTable>
+export type BundleRow = Selectable<EsimBundlesTable> & { package_name: string }
+
+export async function findEsim(db: Db, id: string): Promise<EsimRow | undefined> {
+  return db.selectFrom('esims').selectAll().where('id', '=', id).executeTakeFirst()
+}
+
+export async function lockEsim(trx: Db, id: string): Promise<EsimRow | undefined> {
+  return trx.selectFrom('esims').selectAll().where('id', '=', id).forUpdate().executeTakeFirst()
+}
+
+export async function listEsims(db: Db, organizationId: string, environment: string, cardholderId: string | undefined, bounds: PageBounds): Promise<EsimRow[]> {
+  let q = db.selectFrom('esims').selectAll().where('organization_id', '=', organizationId).where('environment', '=', environment)
+  if (cardholderId !== undefined) q = q.where('cardholder_id', '=', cardholderId)
+  return applyBounds(q, bounds, 'id', 'desc').execute()
+}
+
+/** The packages on these eSIMs, oldest first on each. */
+export async function bundlesOf(db: Db, esimIds: string[]): Promise<BundleRow[]> {
+  if (esimIds.length === 0) return []
+  return db.selectFrom('esim_bundles as b').innerJoin('esim_packages as p', 'p.id', 'b.package_id')
+    .selectAll('b').select('p.name as package_name')
+    .where('b.esim_id', 'in', esimIds).orderBy('b.created_at').orderBy('b.order_id').execute()
+}
+
+export type BundleChanges = Partial<Pick<BundleRow, 'status' | 'data_mb' | 'data_used_mb' | 'expires_at'>>
+
+export async function updateBundle(trx: Db, orderId: string, changes: BundleChanges, now: Date): Promise<void> {
+  await trx.updateTable('esim_bundles').set({ ...changes, updated_at: now }).where('order_id', '=', orderId).execute()
+}
+
+export async function setEsimStatus(trx: Db, id: string, status: string, now: Date): Promise<void> {
+  await trx.updateTable('esims').set({ status, updated_at: now }).where('id', '=', id).execute()
+}
+
+export async function touchEsim(trx: Db, id: string, now: Date): Promise<void> {
+  await trx.updateTable('esims').set({ updated_at: now }).where('id', '=', id).execute()
+}

@@ -1,0 +1,136 @@
+import { sql, type Selectable } from 'kysely'
+import type { Db } from '../../db/types.js'
+import { json } from '../../db/types.js'
+import { applyBounds, type PageBounds } from '../../http/pagination.js'
+import type { EsimOrdersTable } from './types.js'
+import './types.js'
+
+export type OrderRow = Selectable<EsimOrdersTable>
+
+/** The database enforces reference uniqueness per (organization, environment), whatever races above it. */
+export const REFERENCE_CONSTRAINT = 'esim_orders_reference'
+
+export interface Reservation {
+  /** Null when the package does not exist or is not on sale in the caller's view (nothing was written). */
+  package: { id: string; price: number; currency: string; data_mb: number | null; validity_days: number } | null
+  /** Null when the stock is empty (nothing was written). */
+  profile: { iccid: string; smdp_address: string; matching_id: string } | null
+}
+
+export interface ReservationInput {
+  id: string
+  organizationId: string
+  environment: string
+  packageId: string
+  cardholderId: string | null
+  accountId: string | null
+  reference: string
+  metadata: Record<string, string>
+  now: Date
+}
+
+/**
+ * Checks that the package is on sale, reserves a blank profile and writes the order as in flight, in one
+ * statement. SKIP LOCKED lets concurrent orders each take a different profile without waiting; a reference
+ * already taken fails the whole statement (a unique violation: nothing reserved). The order takes the
+ * package's price as it is now.
+ */
+export async function reserveOrder(db: Db, input: ReservationInput): Promise<Reservation> {
+  const { rows } = await sql<{ id: string; price: number; currency: string; data_mb: number | null; validity_days: number; iccid: string | null; smdp_address: string | null; matching_id: string | null }>`
+    WITH pk AS (
+      SELECT p.id, p.price, p.currency, p.data_mb, p.validity_days FROM esim_packages p
+      LEFT JOIN esim_status_overrides ov ON ov.item_id = p.id AND ov.organization_id = ${input.organizationId} AND ov.environment = ${input.environment}
+      WHERE p.id = ${input.packageId} AND (CASE WHEN p.status = 'withdrawn' THEN 'withdrawn' ELSE COALESCE(ov.status, p.status) END) = 'on_sale'
+    ), pr AS (
+      UPDATE esim_profiles SET state = 'allocated', order_id = ${input.id}, updated_at = ${input.now}
+      WHERE EXISTS (SELECT 1 FROM pk)
+        AND iccid = (SELECT iccid FROM esim_profiles WHERE state = 'available' ORDER BY iccid LIMIT 1 FOR UPDATE SKIP LOCKED)
+      RETURNING iccid, smdp_address, matching_id
+    ), o AS (
+      INSERT INTO esim_orders (id, organization_id, environment, type, status, package_id, top_up_id, esim_id, iccid, cardholder_id, account_id,
+        price, currency, reference, metadata, failure_reason, ledger_entry_id, created_at, updated_at, settled_at)
+      SELECT ${input.id}, ${input.organizationId}, ${input.environment}, 'package', 'pending', pk.id, NULL, NULL, pr.iccid,
+        ${input.cardholderId}, ${input.accountId}, pk.price, pk.currency, ${input.reference}, ${json(input.metadata)}::jsonb, NULL, NULL,
+        ${input.now}, ${input.now}, NULL
+      FROM pr CROSS JOIN pk
+      RETURNING id
+    )
+    SELECT pk.id, pk.price, pk.currency, pk.data_mb, pk.validity_days, pr.iccid, pr.smdp_address, pr.matching_id
+    FROM pk LEFT JOIN pr ON true`.execute(db)
+  const row = rows[0]
+  if (!row) return { package: null, profile: null }
+  return {
+    package: { id: row.id, price: Number(row.price), currency: row.currency, data_mb: row.data_mb, validity_days: row.validity_days },
+    profile: row.iccid ? { iccid: row.iccid, smdp_address: row.smdp_address!, matching_id: row.matching_id! } : null,
+  }
+}
+
+/**
+ * Completes an order whose profile the network provisioned, in one statement: the order, its eSIM, the
+ * package running on it (validity from now), and the profile marked provisioned. Null when the order was
+ * no longer open (settled meanwhile by someone else).
+ */
+export async function completeOrder(trx: Db, orderId: string, esimId: string, now: Date): Promise<OrderRow | null> {
+  const { rows } = await sql<OrderRow>`
+    WITH o AS (
+      UPDATE esim_orders SET status = 'completed', esim_id = ${esimId}, settled_at = ${now}, updated_at = ${now}
+      WHERE id = ${orderId} AND status IN ('pending', 'unsettled')
+      RETURNING *
+    ), pr AS (
+      UPDATE esim_profiles SET state = 'provisioned', updated_at = ${now} FROM o WHERE esim_profiles.iccid = o.iccid
+      RETURNING esim_profiles.iccid, esim_profiles.smdp_address, esim_profiles.matching_id
+    ), e AS (
+      INSERT INTO esims (id, organization_id, environment, iccid, smdp_address, matching_id, cardholder_id, order_id, status, created_at, updated_at)
+      SELECT ${esimId}, o.organization_id, o.environment, pr.iccid, pr.smdp_address, pr.matching_id, o.cardholder_id, o.id, 'released', ${now}, ${now}
+      FROM o JOIN pr ON pr.iccid = o.iccid
+      RETURNING id
+    ), b AS (
+      INSERT INTO esim_bundles (order_id, esim_id, package_id, status, data_mb, data_used_mb, activated_at, expires_at, created_at, updated_at)
+      SELECT o.id, e.id, pk.id, 'running', pk.data_mb, 0, ${now}, ${now}::timestamptz + make_interval(days => pk.validity_days), ${now}, ${now}
+      FROM o CROSS JOIN e JOIN esim_packages pk ON pk.id = o.package_id
+    )
+    SELECT * FROM o`.execute(trx)
+  return rows[0] ?? null
+}
+
+/** Open orders old enough that their create call has certainly ended (settlement sweep). */
+export async function openOrdersBefore(db: Db, before: Date, limit: number): Promise<string[]> {
+  const rows = await db.selectFrom('esim_orders').select('id').where('status', 'in', ['pending', 'unsettled'])
+    .where('created_at', '<', before).orderBy('created_at').limit(limit).execute()
+  return rows.map((r) => r.id)
+}
+
+export async function insertOrder(trx: Db, row: OrderRow): Promise<void> {
+  await trx.insertInto('esim_orders').values({ ...row, metadata: json(row.metadata) }).execute()
+}
+
+export async function findOrder(db: Db, id: string): Promise<OrderRow | undefined> {
+  return db.selectFrom('esim_orders').selectAll().where('id', '=', id).executeTakeFirst()
+}
+
+/** The order under its row lock: settlement and the request that created it never both apply an outcome. */
+export async function lockOrder(trx: Db, id: string): Promise<OrderRow | undefined> {
+  return trx.selectFrom('esim_orders').selectAll().where('id', '=', id).forUpdate().executeTakeFirst()
+}
+
+export type OrderChanges = Partial<Pick<OrderRow, 'status' | 'esim_id' | 'iccid' | 'failure_reason' | 'ledger_entry_id' | 'settled_at'>>
+
+export async function updateOrder(trx: Db, id: string, changes: OrderChanges, now: Date): Promise<OrderRow> {
+  return trx.updateTable('esim_orders').set({ ...changes, updated_at: now }).where('id', '=', id).returningAll().executeTakeFirstOrThrow()
+}
+
+export async function deleteOrder(trx: Db, id: string): Promise<void> {
+  await trx.deleteFrom('esim_orders').where('id', '=', id).execute()
+}
+
+export interface OrderFilters { reference?: string; status?: string; cardholderId?: string }
+
+export async function listOrders(db: Db, organizationId: string, environment: string, filters: OrderFilters, bounds: PageBounds): Promise<OrderRow[]> {
+  let q = db.selectFrom('esim_orders').selectAll().where('organization_id', '=', organizationId).where('environment', '=', environment)
+  if (filters.reference !== undefined) q = q.where('reference', '=', filters.reference)
+  // An order whose provisioning call is still in flight reads as unsettled.
+  if (filters.status === 'unsettled') q = q.where('status', 'in', ['unsettled', 'pending'])
+  else if (filters.status !== undefined) q = q.where('status', '=', filters.status)
+  if (filters.cardholderId !== undefined) q = q.where('cardholder_id', '=', filters.cardholderId)
+  return applyBounds(q, bounds, 'id', 'desc').execute()
+}

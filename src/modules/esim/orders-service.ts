@@ -1,0 +1,110 @@
+import type { Static } from 'typebox'
+import type { AppDeps } from '../../app-deps.js'
+import { isUniqueViolation } from '../../db/tx.js'
+import { EsimNetworkTimeout, provisionWithDeadline, type ProvisionOutcome } from '../../esim-network/port.js'
+import type { RequestCtx } from '../../http/context.js'
+import { ApiError } from '../../http/errors.js'
+import { requireOwned } from '../../http/ownership.js'
+import { paginate, type ListResult } from '../../http/pagination.js'
+import { isId, newId } from '../../lib/ids.js'
+import { requireCardholder } from '../cardholders/service.js'
+import { checkPayingAccount } from './billing.js'
+import { esimNetworkFor } from './network.js'
+import * as repo from './orders-repo.js'
+import { requireOrderablePackage } from './packages-service.js'
+import { presentOrder, type OrderView } from './present.js'
+import type { OrderCreateRequest, OrderListQuery } from './schemas.js'
+import { abandonOrder, finishOrder, markUnsettled } from './settlement.js'
+
+type CreateBody = Static<typeof OrderCreateRequest>
+
+/** 409 when the reference is taken: the database decides, so concurrent requests cannot both win. */
+export function referenceError(err: unknown, reference: string): ApiError | null {
+  if (!isUniqueViolation(err, repo.REFERENCE_CONSTRAINT)) return null
+  return new ApiError('esim_order_reference_exists', { param: 'reference', message: `An eSIM order or top-up of your organization already has the reference "${reference}".` })
+}
+
+/**
+ * Orders a package: checks everything that can be refused for free, reserves a blank profile and writes
+ * the order as in flight (one statement), calls the network with no transaction open, then records the
+ * outcome. A 201 means the eSIM is ready; any refusal or failure leaves nothing bought and
+ * the profile back in stock, except a timeout, which leaves the order unsettled for the settlement job.
+ */
+export async function createOrder(deps: AppDeps, ctx: RequestCtx, body: CreateBody): Promise<OrderView> {
+  let cardholderId = body.cardholder_id ?? null
+  if (cardholderId !== null) await requireCardholder(deps, ctx, cardholderId, 'cardholder_id')
+  if (body.account_id !== undefined) {
+    // The account is judged against the price before anything is reserved.
+    const listed = await requireOrderablePackage(deps, ctx, body.package_id)
+    const account = await checkPayingAccount(deps, ctx, body.account_id, Number(listed.price), listed.currency, cardholderId)
+    cardholderId ??= account.cardholder_id
+  }
+
+  const orderId = newId('esord')
+  let reservation
+  try {
+    reservation = isId('pkg', body.package_id)
+      ? await repo.reserveOrder(deps.db, {
+        id: orderId, organizationId: ctx.organizationId, environment: ctx.environment, packageId: body.package_id, cardholderId,
+        accountId: body.account_id ?? null, reference: body.reference, metadata: body.metadata ?? {}, now: deps.clock.now(),
+      })
+      : { package: null, profile: null }
+  } catch (err) {
+    throw referenceError(err, body.reference) ?? err
+  }
+  const { package: pkg, profile } = reservation
+  if (!pkg) {
+    // Explains the refusal (unknown, or not on sale); the reservation wrote nothing.
+    await requireOrderablePackage(deps, ctx, body.package_id)
+    throw new ApiError('esim_package_unavailable', { param: 'package_id' })
+  }
+  if (!profile) throw new ApiError('esim_inventory_exhausted', { message: 'No eSIM is left to provision; nothing was charged. Retry once stock returns.' })
+
+  let outcome: ProvisionOutcome
+  try {
+    outcome = await provisionWithDeadline(esimNetworkFor(deps), {
+      orderId, iccid: profile.iccid, smdpAddress: profile.smdp_address, matchingId: profile.matching_id,
+      packageId: pkg.id, dataMb: pkg.data_mb, validityDays: pkg.validity_days,
+      organizationId: ctx.organizationId, environment: ctx.environment,
+    })
+  } catch (err) {
+    // A timeout, or an adapter failure after the request may have left: the outcome is unknown.
+    if (!(err instanceof EsimNetworkTimeout)) deps.log.error({ err, order_id: orderId }, 'eSIM provisioning call failed')
+    await markUnsettled(deps, orderId)
+    throw new ApiError('processor_unavailable', {
+      message: `The eSIM network did not answer in time. Order ${orderId} is unsettled and will be settled shortly; look it up by your reference before retrying.`,
+      detail: err,
+    })
+  }
+
+  if (outcome.status === 'failed') {
+    await abandonOrder(deps, orderId)
+    throw new ApiError('processor_unavailable', { message: 'The eSIM network could not provision the profile. Nothing was bought; retry the order.', detail: outcome.reason })
+  }
+  const { order, refusal } = await finishOrder(deps, orderId, 'provisioned', null, 'request', body.account_id ?? null)
+  if (refusal) throw refusal
+  if (!order || order.status !== 'completed') {
+    throw new ApiError('processor_unavailable', { message: `Order ${orderId} was settled as ${order?.status ?? 'failed'} while it was being provisioned.` })
+  }
+  return presentOrder(order)
+}
+
+export async function requireOrder(deps: AppDeps, ctx: RequestCtx, id: string): Promise<repo.OrderRow> {
+  const row = isId('esord', id) ? await repo.findOrder(deps.db, id) : undefined
+  return requireOwned(row, ctx, 'esim_order_not_found')
+}
+
+export async function retrieveOrder(deps: AppDeps, ctx: RequestCtx, id: string): Promise<OrderView> {
+  return presentOrder(await requireOrder(deps, ctx, id))
+}
+
+export async function listOrders(deps: AppDeps, ctx: RequestCtx, query: Static<typeof OrderListQuery>): Promise<ListResult<OrderView>> {
+  return paginate({
+    ctx, cursors: deps.cursors, url: '/v1/esim/orders', page: query,
+    sortKey: (r: repo.OrderRow) => r.id,
+    fetch: (bounds) => repo.listOrders(deps.db, ctx.organizationId, ctx.environment, {
+      reference: query.reference, status: query.status, cardholderId: query.cardholder_id,
+    }, bounds),
+    present: presentOrder,
+  })
+}

@@ -1,0 +1,139 @@
+import { Type } from 'typebox'
+import { PageQuery } from '../../http/pagination.js'
+
+const strict = { additionalProperties: false }
+const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(t: T) => Type.Union([t, Type.Null()])
+
+export const SaleStatus = Type.Union([Type.Literal('on_sale'), Type.Literal('frozen'), Type.Literal('withdrawn')], {
+  description: 'on_sale; frozen (may return to sale); withdrawn (permanent)',
+})
+export const Region = Type.Union([Type.Literal('local'), Type.Literal('regional'), Type.Literal('global')])
+export const Country = Type.String({ pattern: '^[A-Za-z]{3}$', description: 'Three-letter country code (ISO 3166-1 alpha-3)' })
+export const Metadata = Type.Record(Type.String(), Type.String({ maxLength: 500 }), {
+  maxProperties: 20, propertyNames: { minLength: 1, maxLength: 40 }, description: 'Up to 20 keys of at most 40 characters; values up to 500 characters. Not searchable.',
+})
+export const Reference = Type.String({ minLength: 1, maxLength: 128, description: 'Your own identifier; unique per organization across orders and top-ups' })
+
+export const EsimPackage = Type.Object({
+  id: Type.String({ description: 'pkg_ id' }),
+  object: Type.Literal('esim_package'),
+  name: Type.String(),
+  data_mb: Nullable(Type.Integer({ description: 'Data volume in MB; null means unlimited' })),
+  validity_days: Type.Integer(),
+  countries: Type.Array(Type.String(), { description: 'Three-letter country codes covered' }),
+  region: Region,
+  price: Type.Integer({ description: 'Minor units of currency' }),
+  currency: Type.String(),
+  status: SaleStatus,
+  top_up_ids: Type.Array(Type.String(), { description: 'topup_ ids of the add-ons sold for this package' }),
+  created_at: Type.String({ format: 'date-time' }),
+  updated_at: Type.String({ format: 'date-time' }),
+}, { title: 'EsimPackage' })
+
+export const PackageListQuery = Type.Object({
+  ...PageQuery,
+  country: Type.Optional(Country),
+  region: Type.Optional(Region),
+  status: Type.Optional(SaleStatus),
+}, strict)
+
+export const EsimTopUp = Type.Object({
+  id: Type.String({ description: 'topup_ id' }),
+  object: Type.Literal('esim_top_up'),
+  package_id: Type.String({ description: 'The package this add-on extends' }),
+  name: Type.String(),
+  data_mb: Nullable(Type.Integer({ description: 'Data added in MB; null on unlimited packages' })),
+  validity_days: Type.Integer({ description: 'Days added to the running package (0: same expiry)' }),
+  price: Type.Integer(),
+  currency: Type.String(),
+  status: SaleStatus,
+}, { title: 'EsimTopUp' })
+
+export const OrderType = Type.Union([Type.Literal('package'), Type.Literal('top_up')])
+export const OrderStatus = Type.Union([Type.Literal('completed'), Type.Literal('unsettled'), Type.Literal('failed')])
+
+export const EsimOrder = Type.Object({
+  id: Type.String({ description: 'esord_ id' }),
+  object: Type.Literal('esim_order'),
+  type: OrderType,
+  status: OrderStatus,
+  package_id: Type.String(),
+  top_up_id: Nullable(Type.String()),
+  esim_id: Type.Optional(Type.String({ description: 'Absent while the order is unsettled, and on failed orders' })),
+  cardholder_id: Nullable(Type.String()),
+  account_id: Nullable(Type.String({ description: 'The account debited; null when the organization is billed' })),
+  price: Type.Integer(),
+  currency: Type.String(),
+  reference: Type.String(),
+  metadata: Type.Record(Type.String(), Type.String()),
+  failure_reason: Nullable(Type.String()),
+  created_at: Type.String({ format: 'date-time' }),
+  updated_at: Type.String({ format: 'date-time' }),
+  settled_at: Nullable(Type.String({ format: 'date-time', description: 'When the outcome became final' })),
+}, { title: 'EsimOrder' })
+
+export const OrderCreateRequest = Type.Object({
+  package_id: Type.String({ minLength: 1, maxLength: 64 }),
+  reference: Reference,
+  cardholder_id: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),
+  account_id: Type.Optional(Type.String({ minLength: 1, maxLength: 64, description: 'Debit the price from this account, atomically with completion' })),
+  metadata: Type.Optional(Metadata),
+}, strict)
+
+export const OrderListQuery = Type.Object({
+  ...PageQuery,
+  reference: Type.Optional(Type.String({ maxLength: 128 })),
+  status: Type.Optional(OrderStatus),
+  cardholder_id: Type.Optional(Type.String({ maxLength: 64 })),
+}, strict)
+
+export const EsimBundle = Type.Object({
+  package_id: Type.String(),
+  name: Type.String(),
+  status: Type.Union([Type.Literal('running'), Type.Literal('queued'), Type.Literal('depleted'), Type.Literal('expired')]),
+  data_mb: Nullable(Type.Integer({ description: 'Total data including top-ups; null means unlimited' })),
+  data_used_mb: Type.Integer(),
+  data_remaining_mb: Nullable(Type.Integer()),
+  activated_at: Nullable(Type.String({ format: 'date-time' })),
+  expires_at: Nullable(Type.String({ format: 'date-time' })),
+})
+
+const EsimFields = {
+  id: Type.String({ description: 'esim_ id' }),
+  object: Type.Literal('esim'),
+  iccid: Type.String({ description: '19 digits, 89 prefix, Luhn check digit' }),
+  status: Type.Union(['released', 'installed', 'enabled', 'disabled', 'deleted'].map((s) => Type.Literal(s))),
+  cardholder_id: Nullable(Type.String()),
+  order_id: Type.String({ description: 'The order that provisioned it' }),
+  packages: Type.Array(EsimBundle),
+  created_at: Type.String({ format: 'date-time' }),
+  updated_at: Type.String({ format: 'date-time' }),
+}
+
+/** Listing shape: never carries the activation code. */
+export const EsimSummary = Type.Object(EsimFields, { title: 'EsimSummary' })
+
+export const Esim = Type.Object({
+  ...EsimFields,
+  activation_code: Type.String({ description: 'LPA:1$<SM-DP+ address>$<matching id>: the profile itself; only on retrieve' }),
+  smdp_address: Type.String(),
+  matching_id: Type.String(),
+  ios_install_url: Type.String({ description: 'One-tap install on iOS 17.4+' }),
+  android_install_url: Type.String({ description: 'One-tap install on Android' }),
+}, { title: 'Esim' })
+
+export const EsimListQuery = Type.Object({
+  ...PageQuery,
+  cardholder_id: Type.Optional(Type.String({ maxLength: 64 })),
+}, strict)
+
+export const TopUpPurchaseRequest = Type.Object({
+  top_up_id: Type.String({ minLength: 1, maxLength: 64 }),
+  reference: Reference,
+  account_id: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),
+  metadata: Type.Optional(Metadata),
+}, strict)
+
+export const EsimIdParams = Type.Object({ esim_id: Type.String() })
+export const OrderIdParams = Type.Object({ order_id: Type.String() })
+export const PackageIdParams = Type.Object({ package_id: Type.String() })

@@ -1,0 +1,142 @@
+import type { AppDeps } from '../../app-deps.js'
+import { withTx } from '../../db/tx.js'
+import { ApiError, isApiError } from '../../http/errors.js'
+import { newId } from '../../lib/ids.js'
+import { registerSchedule } from '../../jobs/schedules.js'
+import { emit, type EventScope } from '../events/emit.js'
+import { chargeAccount } from './billing.js'
+import { returnProfile } from './inventory.js'
+import { esimNetworkFor } from './network.js'
+import * as repo from './orders-repo.js'
+import { findPackage, PLATFORM_VIEW } from './packages-repo.js'
+import { presentOrder } from './present.js'
+
+export const SETTLE_SCHEDULE = 'esim.settle_orders'
+/** How often the settlement job looks for open orders. */
+export const SETTLE_EVERY_MS = 30_000
+/** An open order older than this has outlived its create call (whose deadline is 10 s): settlement may decide it. */
+const SETTLE_AFTER_MS = 20_000
+/** How long settlement keeps asking a network that has no answer yet before declaring the order failed. */
+const UNKNOWN_GIVE_UP_MS = 60 * 60 * 1000
+
+const OPEN = new Set(['pending', 'unsettled'])
+
+function scopeOf(order: repo.OrderRow): EventScope {
+  return { organizationId: order.organization_id, environment: order.environment }
+}
+
+/** Marks an in-flight order unsettled after a timeout; it is now listed, and the caller was told so. */
+export async function markUnsettled(deps: AppDeps, orderId: string): Promise<void> {
+  const now = deps.clock.now()
+  await withTx(deps.db, async (trx) => {
+    const order = await repo.lockOrder(trx, orderId)
+    if (!order || order.status !== 'pending') return
+    const updated = await repo.updateOrder(trx, orderId, { status: 'unsettled' }, now)
+    await emit(trx, scopeOf(updated), 'esim_order.created', presentOrder(updated), now)
+  })
+}
+
+/** The network refused synchronously: the order never happened (its reference is free again) and the profile returns to stock. */
+export async function abandonOrder(deps: AppDeps, orderId: string): Promise<void> {
+  const now = deps.clock.now()
+  await withTx(deps.db, async (trx) => {
+    const order = await repo.lockOrder(trx, orderId)
+    if (!order || order.status !== 'pending') return
+    await repo.deleteOrder(trx, orderId)
+    if (order.iccid) await returnProfile(trx, order.iccid, now)
+  })
+}
+
+/**
+ * Records the network's outcome for an order still open, under the order's row lock, so the request and
+ * the settlement job never both apply one. `request`: the create call's own outcome (a refusal deletes
+ * the order, nothing was bought); `settlement`: an unsettled order becomes completed or failed for good.
+ * `paidBy`: the request's account (null: the organization is billed), when the caller knows it.
+ */
+export async function finishOrder(
+  deps: AppDeps, orderId: string, result: 'provisioned' | 'failed', reason: string | null, via: 'request' | 'settlement', paidBy?: string | null,
+): Promise<{ order: repo.OrderRow | null; refusal?: ApiError }> {
+  const now = deps.clock.now()
+  return withTx(deps.db, async (trx) => {
+    if (result === 'provisioned' && via === 'request' && paidBy === null) {
+      // The common case, with nothing to debit: the completing statement itself checks that the order is still open.
+      const completed = await repo.completeOrder(trx, orderId, newId('esim'), now)
+      if (!completed) return { order: (await repo.findOrder(trx, orderId)) ?? null }
+      await emit(trx, scopeOf(completed), 'esim_order.created', presentOrder(completed), now)
+      return { order: completed }
+    }
+    const order = await repo.lockOrder(trx, orderId)
+    if (!order || !OPEN.has(order.status)) return { order: order ?? null }
+    const wasUnsettled = order.status === 'unsettled'
+    if (result === 'provisioned') {
+      try {
+        if (order.account_id) {
+          const pkg = await findPackage(trx, PLATFORM_VIEW, order.package_id)
+          await chargeAccount(trx, scopeOf(order), {
+            orderId: order.id, accountId: order.account_id, price: Number(order.price), currency: order.currency, reference: order.reference,
+            description: pkg?.name ?? order.package_id,
+          }, now)
+        }
+        const completed = (await repo.completeOrder(trx, order.id, newId('esim'), now))!
+        const view = presentOrder(completed)
+        await emit(trx, scopeOf(completed), via === 'request' ? 'esim_order.created' : 'esim_order.settled', view, now)
+        return { order: completed }
+      } catch (err) {
+        // The account refused the debit (checked before, changed since): nothing is bought.
+        if (!isApiError(err)) throw err
+        if (via === 'request') {
+          await repo.deleteOrder(trx, orderId)
+          if (order.iccid) await returnProfile(trx, order.iccid, now)
+          return { order: null, refusal: err }
+        }
+        reason = err.code
+      }
+    }
+    if (via === 'request' && !wasUnsettled) {
+      await repo.deleteOrder(trx, orderId)
+      if (order.iccid) await returnProfile(trx, order.iccid, now)
+      return { order: null }
+    }
+    if (order.iccid) await returnProfile(trx, order.iccid, now)
+    const failed = await repo.updateOrder(trx, orderId, { status: 'failed', failure_reason: reason ?? 'provisioning_failed', settled_at: now }, now)
+    await emit(trx, scopeOf(failed), 'esim_order.failed', presentOrder(failed), now)
+    return { order: failed }
+  })
+}
+
+/**
+ * Settles an open order from what the network says happened. Answers `retry` while the network has no
+ * answer yet (unless `force`, the sandbox's "settle now": no record at the network means nothing was provisioned).
+ */
+export async function settleOrder(deps: AppDeps, orderId: string, options: { force?: boolean } = {}): Promise<repo.OrderRow | 'retry' | null> {
+  const order = await repo.findOrder(deps.db, orderId)
+  if (!order || !OPEN.has(order.status)) return order ?? null
+  const status = await esimNetworkFor(deps).orderStatus(orderId)
+  if (status === 'unknown') {
+    const age = deps.clock.now().getTime() - order.created_at.getTime()
+    if (!options.force && age < UNKNOWN_GIVE_UP_MS) return 'retry'
+  }
+  const result = status === 'provisioned' ? 'provisioned' : 'failed'
+  const reason = status === 'failed' ? 'provisioning_failed' : status === 'unknown' ? 'network_no_record' : null
+  return (await finishOrder(deps, orderId, result, reason, 'settlement')).order
+}
+
+/**
+ * The settlement job: every open order whose create call has ended (timed out, or its process died) is
+ * settled from the network's record. An order the network cannot answer for yet waits for the next run.
+ */
+export async function settleOpenOrders(deps: AppDeps): Promise<number> {
+  const ids = await repo.openOrdersBefore(deps.db, new Date(deps.clock.now().getTime() - SETTLE_AFTER_MS), 200)
+  let settled = 0
+  for (const id of ids) {
+    try {
+      const result = await settleOrder(deps, id)
+      if (result !== 'retry') settled++
+    } catch (err) {
+      deps.log.error({ err, order_id: id }, 'eSIM order settlement failed')
+    }
+  }
+  return settled
+}
+
+registerSchedule(SETTLE_SCHEDULE, SETTLE_EVERY_MS, async (deps) => { await settleOpenOrders(deps) })

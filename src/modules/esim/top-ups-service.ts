@@ -1,0 +1,97 @@
+import type { Static } from 'typebox'
+import type { AppDeps } from '../../app-deps.js'
+import { withTx } from '../../db/tx.js'
+import type { RequestCtx } from '../../http/context.js'
+import { ApiError } from '../../http/errors.js'
+import { requireOwned } from '../../http/ownership.js'
+import { paginate, type ListResult, type PageParams } from '../../http/pagination.js'
+import { newId } from '../../lib/ids.js'
+import { emit } from '../events/emit.js'
+import { chargeAccount, checkPayingAccount } from './billing.js'
+import * as esims from './esims-repo.js'
+import { bundleStatus, presentEsimSummary, requireEsim } from './esims-service.js'
+import * as orders from './orders-repo.js'
+import { referenceError } from './orders-service.js'
+import { findTopUp, listSoldTopUps, presentTopUp, viewOf, type TopUpRow, type TopUpView } from './packages-service.js'
+import { presentOrder, type OrderView } from './present.js'
+import type { TopUpPurchaseRequest } from './schemas.js'
+
+const DAY_MS = 24 * 60 * 60 * 1000
+
+function runningPackageIds(bundles: esims.BundleRow[], now: Date): string[] {
+  return [...new Set(bundles.filter((b) => bundleStatus(b, now) === 'running').map((b) => b.package_id))]
+}
+
+/** The add-ons this eSIM accepts right now: sold, and extending a package that is running on it. */
+export async function listTopUpOffers(deps: AppDeps, ctx: RequestCtx, esimId: string, page: PageParams): Promise<ListResult<TopUpView>> {
+  const esim = await requireEsim(deps, ctx, esimId)
+  const packageIds = runningPackageIds(await esims.bundlesOf(deps.db, [esim.id]), deps.clock.now())
+  return paginate({
+    ctx, cursors: deps.cursors, url: `/v1/esim/esims/${esim.id}/top_ups`, page,
+    sortKey: (r: TopUpRow) => r.id,
+    fetch: (bounds) => listSoldTopUps(deps, viewOf(ctx), packageIds, bounds),
+    present: presentTopUp,
+  })
+}
+
+/** The offers for one eSIM without paging (the hosted page shows them all; there are a handful). */
+export async function offersForEsim(deps: AppDeps, ctx: RequestCtx, esimId: string): Promise<TopUpView[]> {
+  const esim = await requireEsim(deps, ctx, esimId)
+  const packageIds = runningPackageIds(await esims.bundlesOf(deps.db, [esim.id]), deps.clock.now())
+  const rows = await listSoldTopUps(deps, viewOf(ctx), packageIds, { take: 50, reverse: false })
+  return rows.map(presentTopUp)
+}
+
+function unavailable(message: string): ApiError {
+  return new ApiError('esim_top_up_unavailable', { param: 'top_up_id', message })
+}
+
+/**
+ * Buys an add-on for a running package: no network call and no new activation code; the data and
+ * validity are added to the package in the same transaction as the order, the debit and the events.
+ */
+export async function purchaseTopUp(deps: AppDeps, ctx: RequestCtx, esimId: string, body: Static<typeof TopUpPurchaseRequest>): Promise<OrderView> {
+  const esim = await requireEsim(deps, ctx, esimId)
+  const topUp = await findTopUp(deps, viewOf(ctx), body.top_up_id)
+  if (!topUp) throw unavailable(`${body.top_up_id} is not an add-on sold by this platform.`)
+  if (topUp.effective_status !== 'on_sale' || topUp.package_status === 'withdrawn') throw unavailable(`${topUp.id} is no longer sold.`)
+  const check = (bundles: esims.BundleRow[], now: Date) => {
+    const bundle = bundles.find((b) => b.package_id === topUp.package_id && bundleStatus(b, now) === 'running')
+    if (!bundle) throw unavailable(`${topUp.id} extends ${topUp.package_id}, which is not running on ${esim.id}.`)
+    return bundle
+  }
+  check(await esims.bundlesOf(deps.db, [esim.id]), deps.clock.now())
+  const price = Number(topUp.price)
+  if (body.account_id !== undefined) await checkPayingAccount(deps, ctx, body.account_id, price, topUp.currency, esim.cardholder_id)
+
+  try {
+    return await withTx(deps.db, async (trx) => {
+      const now = deps.clock.now()
+      const locked = requireOwned(await esims.lockEsim(trx, esim.id), ctx, 'esim_not_found')
+      const bundle = check(await esims.bundlesOf(trx, [locked.id]), now)
+      const orderId = newId('esord')
+      await orders.insertOrder(trx, {
+        id: orderId, organization_id: ctx.organizationId, environment: ctx.environment, type: 'top_up', status: 'completed',
+        package_id: topUp.package_id, top_up_id: topUp.id, esim_id: locked.id, iccid: locked.iccid, cardholder_id: locked.cardholder_id,
+        account_id: body.account_id ?? null, price, currency: topUp.currency, reference: body.reference, metadata: body.metadata ?? {},
+        failure_reason: null, ledger_entry_id: null, created_at: now, updated_at: now, settled_at: now,
+      })
+      if (body.account_id !== undefined) {
+        await chargeAccount(trx, ctx, { orderId, accountId: body.account_id, price, currency: topUp.currency, reference: body.reference, description: `${bundle.package_name} ${topUp.name}` }, now)
+      }
+      await esims.updateBundle(trx, bundle.order_id, {
+        data_mb: bundle.data_mb === null || topUp.data_mb === null ? bundle.data_mb : bundle.data_mb + topUp.data_mb,
+        expires_at: bundle.expires_at ? new Date(bundle.expires_at.getTime() + topUp.validity_days * DAY_MS) : null,
+      }, now)
+      await esims.touchEsim(trx, locked.id, now)
+      const order = (await orders.findOrder(trx, orderId))!
+      const view = presentOrder(order)
+      await emit(trx, ctx, 'esim_order.created', view, now)
+      const fresh = (await esims.findEsim(trx, locked.id))!
+      await emit(trx, ctx, 'esim.topped_up', presentEsimSummary(fresh, await esims.bundlesOf(trx, [locked.id]), now), now)
+      return view
+    })
+  } catch (err) {
+    throw referenceError(err, body.reference) ?? err
+  }
+}

@@ -1,0 +1,133 @@
+import type { Json, Timestamp } from '../../db/types.js'
+
+export type SaleStatus = 'on_sale' | 'frozen' | 'withdrawn'
+
+export interface EsimPackagesTable {
+  id: string
+  name: string
+  /** null: unlimited data. */
+  data_mb: number | null
+  validity_days: number
+  countries: Json<string[]>
+  region: string
+  price: number
+  currency: string
+  status: string
+  created_at: Timestamp
+  updated_at: Timestamp
+}
+
+export interface EsimTopUpsTable {
+  id: string
+  package_id: string
+  name: string
+  data_mb: number | null
+  validity_days: number
+  price: number
+  currency: string
+  status: string
+  created_at: Timestamp
+  updated_at: Timestamp
+}
+
+/** The sandbox simulator's per-organization view of a package's or add-on's sale status. */
+export interface EsimStatusOverridesTable {
+  organization_id: string
+  environment: string
+  item_id: string
+  status: string
+  updated_at: Timestamp
+}
+
+/** A blank profile in stock (`available`), reserved for an order in flight (`allocated`), or `provisioned`. */
+export interface EsimProfilesTable {
+  iccid: string
+  smdp_address: string
+  matching_id: string
+  state: string
+  order_id: string | null
+  loaded_at: Timestamp
+  updated_at: Timestamp
+}
+
+/** `pending` is the internal state while the provisioning call is in flight; it reads as `unsettled`. */
+export interface EsimOrdersTable {
+  id: string
+  organization_id: string
+  environment: string
+  type: string
+  status: string
+  package_id: string
+  top_up_id: string | null
+  esim_id: string | null
+  iccid: string | null
+  cardholder_id: string | null
+  account_id: string | null
+  price: number
+  currency: string
+  reference: string
+  metadata: Json<Record<string, string>>
+  failure_reason: string | null
+  ledger_entry_id: string | null
+  created_at: Timestamp
+  updated_at: Timestamp
+  settled_at: Timestamp | null
+}
+
+export interface EsimsTable {
+  id: string
+  organization_id: string
+  environment: string
+  iccid: string
+  smdp_address: string
+  matching_id: string
+  cardholder_id: string | null
+  order_id: string
+  status: string
+  created_at: Timestamp
+  updated_at: Timestamp
+}
+
+/** One package running on an eSIM; keyed by the order that put it there. Top-ups add to its data and validity. */
+export interface EsimBundlesTable {
+  order_id: string
+  esim_id: string
+  package_id: string
+  status: string
+  data_mb: number | null
+  data_used_mb: number
+  activated_at: Timestamp | null
+  expires_at: Timestamp | null
+  created_at: Timestamp
+  updated_at: Timestamp
+}
+
+export interface EsimSimDirectivesTable {
+  organization_id: string
+  environment: string
+  next_outcome: string | null
+  settles_as: string | null
+  latency_ms: number | null
+  updated_at: Timestamp
+}
+
+export interface EsimSimNetworkLogTable {
+  order_id: string
+  iccid: string
+  outcome: string
+  created_at: Timestamp
+}
+
+declare module '../../db/types.js' {
+  interface Database {
+    esim_packages: EsimPackagesTable
+    esim_top_ups: EsimTopUpsTable
+    esim_status_overrides: EsimStatusOverridesTable
+    esim_profiles: EsimProfilesTable
+    esim_orders: EsimOrdersTable
+    esims: EsimsTable
+    esim_bundles: EsimBundlesTable
+    esim_sim_directives: EsimSimDirectivesTable
+    esim_sim_network_log: EsimSimNetworkLogTable
+  }
+}

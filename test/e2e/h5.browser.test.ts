@@ -1,0 +1,104 @@
+import assert from 'node:assert/strict'
+import { existsSync, mkdirSync } from 'node:fs'
+import { dirname, join } from 'node:path'
+import { after, before, test } from 'node:test'
+import { fileURLToPath } from 'node:url'
+import { startTestApp, type TestApp } from '../helpers/app.js'
+import { completedOrder, esimFixture, packageFor, type EsimFixture } from '../esim/support.js'
+
+/** The hosted eSIM page in a real browser: Debian's chromium driven by playwright-core at a phone's viewport. */
+
+const CHROMIUM = '/usr/bin/chromium'
+const SCREENSHOTS = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'docs', 'screenshots')
+const skip = existsSync(CHROMIUM) ? false : `${CHROMIUM} is absent: install it with "apt-get install -y chromium" to run the browser test`
+
+let t: TestApp
+let fx: EsimFixture
+let origin: string
+let esimId: string
+let browser: import('playwright-core').Browser
+
+before(async () => {
+  if (skip) return
+  t = await startTestApp()
+  await t.app.listen({ port: 0, host: '127.0.0.1' })
+  const address = t.app.server.address()
+  origin = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`
+  fx = await esimFixture(t)
+  const pkg = await packageFor(t, fx.token, 'country=FRA&region=local')
+  esimId = (await completedOrder(t, fx.token, { package_id: pkg.id, cardholder_id: fx.cardholder.id })).esim_id
+  await t.api(fx.token, 'POST', `/v1/simulate/esim/esims/${esimId}/usage`, { data_used_mb: Math.round(pkg.data_mb * 0.42) })
+  const { chromium } = await import('playwright-core')
+  browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'] })
+  mkdirSync(SCREENSHOTS, { recursive: true })
+})
+after(async () => {
+  await browser?.close()
+  await t?.close()
+})
+
+async function phone() {
+  const context = await browser.newContext({ viewport: { width: 390, height: 844 }, deviceScaleFactor: 2, isMobile: true, hasTouch: true, locale: 'en-GB' })
+  const page = await context.newPage()
+  const problems: string[] = []
+  page.on('console', (m) => { if (m.type() === 'error') problems.push(m.text()) })
+  page.on('pageerror', (e) => problems.push(e.message))
+  return { context, page, problems }
+}
+
+async function h5Link(allowPurchases: boolean): Promise<string> {
+  const res = await t.api(fx.token, 'POST', '/v1/esim/h5_links', { cardholder_id: fx.cardholder.id, allow_purchases: allowPurchases })
+  assert.equal(res.statusCode, 201, res.body)
+  return origin + new URL(res.json().url).pathname
+}
+
+test('on a phone the page shows the eSIM, its QR code and install buttons, and an allowed link buys a top-up', { skip, timeout: 120_000 }, async () => {
+  const { context, page, problems } = await phone()
+  try {
+    const url = await h5Link(true)
+    const response = await page.goto(url)
+    assert.equal(response?.status(), 200)
+    await page.getByRole('heading', { name: /Hi Ada/ }).waitFor()
+    const card = page.locator(`[data-esim-id="${esimId}"]`)
+    assert.equal(await card.isVisible(), true)
+    const qr = card.locator('.qr-code svg')
+    const box = await qr.boundingBox()
+    assert.ok(box && box.width >= 150 && box.height >= 150, `QR code drawn at ${JSON.stringify(box)}`)
+    assert.match(await card.getByRole('link', { name: 'Install on iPhone' }).getAttribute('href') ?? '', /^https:\/\/esimsetup\.apple\.com\/esim_qrcode_provisioning\?carddata=LPA%3A1%24/)
+    assert.match(await card.getByRole('link', { name: 'Install on Android' }).getAttribute('href') ?? '', /^https:\/\/esimsetup\.android\.com\//)
+    assert.match(await card.innerText(), /used of/)
+    assert.match(await card.innerText(), /Valid until/)
+    await page.screenshot({ path: join(SCREENSHOTS, 'h5-esim.png'), fullPage: true })
+
+    const before = (await t.api(fx.token, 'GET', `/v1/esim/esims/${esimId}`)).json().packages[0].data_mb
+    const addButton = card.getByRole('button', { name: /^Add for/ }).first()
+    const [posted] = await Promise.all([page.waitForResponse((r) => r.request().method() === 'POST'), addButton.click()])
+    assert.equal(posted.status(), 303, `${posted.status()} ${await posted.text().catch(() => '')}`)
+    await page.waitForURL(/notice=topped_up/)
+    await page.getByRole('status').filter({ hasText: 'Data added' }).waitFor()
+    const afterTopUp = (await t.api(fx.token, 'GET', `/v1/esim/esims/${esimId}`)).json().packages[0].data_mb
+    assert.ok(afterTopUp > before, `data grew from ${before} to ${afterTopUp}`)
+    await page.screenshot({ path: join(SCREENSHOTS, 'h5-top-up.png'), fullPage: false })
+    await page.locator('#buy-h').scrollIntoViewIfNeeded()
+    await page.screenshot({ path: join(SCREENSHOTS, 'h5-buy.png'), fullPage: false })
+    assert.deepEqual(problems, [], 'no console errors (a CSP violation would show here)')
+  } finally {
+    await context.close()
+  }
+})
+
+test('after 15 minutes the same link shows the friendly expired page', { skip, timeout: 60_000 }, async () => {
+  const { context, page } = await phone()
+  try {
+    const url = await h5Link(false)
+    assert.equal((await page.goto(url))?.status(), 200)
+    t.clock.advance(15 * 60 * 1000 + 1000)
+    const expired = await page.reload()
+    assert.equal(expired?.status(), 410)
+    await page.getByRole('heading', { name: 'This link has expired' }).waitFor()
+    await page.screenshot({ path: join(SCREENSHOTS, 'h5-expired.png') })
+  } finally {
+    t.clock.reset()
+    await context.close()
+  }
+})
