@@ -1,0 +1,143 @@
+// Authorization benchmark: decisions through POST /v1/simulate/authorizations against a real `svc serve` on
+// PostgreSQL, 32 connections over 1,000 cards (each on its own funded account); then the decision itself
+// without HTTP (the engine's `authorize`, its database transaction included, called in-process on a database
+// of its own with the same concurrency), and the pure rule function `decide()` alone.
+// Usage: npm run bench -- authorizations [--duration 15] [--connections 32] [--cards 1000] [--warmup 3]
+import { randomBytes } from 'node:crypto'
+import { mkdirSync, writeFileSync } from 'node:fs'
+import { cpus, loadavg } from 'node:os'
+import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { parseArgs } from 'node:util'
+import { accessToken, cannon, createTenant, startServer, table, type BenchServer, type Figures } from './platform-harness.js'
+import { engineRun, pureDecideRun, type EngineFigures } from './authorizations-engine-harness.js'
+
+const TARGET = { rps: 1000, p99: 30 }
+
+const { values } = parseArgs({
+  options: {
+    duration: { type: 'string', default: '15' },
+    connections: { type: 'string', default: '32' },
+    cards: { type: 'string', default: '1000' },
+    warmup: { type: 'string', default: '3' },
+  },
+  allowPositionals: true,
+})
+const duration = Number(values.duration)
+const connections = Number(values.connections)
+const cardCount = Number(values.cards)
+const warmup = Number(values.warmup)
+
+async function call(server: BenchServer, token: string, method: string, path: string, body?: unknown): Promise<any> {
+  const res = await fetch(server.baseUrl + path, {
+    method, headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body),
+  })
+  const json = await res.json()
+  if (res.status >= 300) throw new Error(`${method} ${path} → ${res.status} ${JSON.stringify(json)}`)
+  return json
+}
+
+/** Runs `task(i)` for i < count, `width` at a time. */
+async function inParallel(count: number, width: number, task: (i: number) => Promise<void>): Promise<void> {
+  let next = 0
+  await Promise.all(Array.from({ length: width }, async () => {
+    while (next < count) await task(next++)
+  }))
+}
+
+/** `count` active virtual cards, each on its own USD account funded far beyond what the run can spend. */
+async function issueCards(server: BenchServer, token: string, programId: string, count: number): Promise<string[]> {
+  const holder = await call(server, token, 'POST', '/v1/cardholders', {
+    type: 'individual', first_name: 'Bench', last_name: 'Holder', email: `bench.${randomBytes(4).toString('hex')}@example.com`,
+    address: { line1: '1 Main St', city: 'Springfield', postal_code: '12345', country: 'USA' },
+    identity_document: { type: 'passport', number: 'P1234567' },
+  })
+  await call(server, token, 'POST', `/v1/cardholders/${holder.id}/kyc`, { status: 'approved', provider: 'bench', verified_at: new Date(Date.now() - 60_000).toISOString() })
+  const cards: string[] = []
+  await inParallel(count, 16, async () => {
+    const account = await call(server, token, 'POST', '/v1/accounts', { program_id: programId, cardholder_id: holder.id, currency: 'USD' })
+    await call(server, token, 'POST', `/v1/accounts/${account.id}/credit`, { amount: 1_000_000_000_000 })
+    const card = await call(server, token, 'POST', '/v1/cards', {
+      cardholder_id: holder.id, account_id: account.id, form_factor: 'virtual', card_type: 'prepaid', embossed_name: 'BENCH HOLDER',
+      delivery_address: { name: 'Bench Holder', line1: '1 Main St', city: 'Springfield', postal_code: '12345', country: 'USA' },
+    })
+    await call(server, token, 'POST', `/v1/simulate/cards/${card.id}/issue`)
+    cards.push(card.id)
+  })
+  return cards
+}
+
+const MERCHANTS = [
+  { name: 'Corner Cafe', mcc: '5814', city: 'Springfield', country: 'USA' },
+  { name: 'Grocer', mcc: '5411', city: 'Leeds', country: 'GBR' },
+  { name: 'Fuel Stop', mcc: '5541', city: 'Lyon', country: 'FRA' },
+]
+
+function authorizations(server: BenchServer, token: string, cards: string[]) {
+  return {
+    url: server.baseUrl,
+    connections,
+    requests: [{
+      method: 'POST',
+      path: '/v1/simulate/authorizations',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      setupRequest: (req: Record<string, unknown>) => ({
+        ...req,
+        body: JSON.stringify({
+          card_id: cards[Math.floor(Math.random() * cards.length)], amount: 1 + Math.floor(Math.random() * 10_000),
+          currency: 'USD', merchant: MERCHANTS[Math.floor(Math.random() * MERCHANTS.length)],
+        }),
+      }),
+    }],
+  }
+}
+
+const loadBefore = loadavg()[0]
+const server = await startServer()
+const rows: Figures[] = []
+let sample = ''
+try {
+  const client = await createTenant(server)
+  const token = await accessToken(client)
+  const started = Date.now()
+  const cards = await issueCards(server, token, client.programIds[0], cardCount)
+  process.stdout.write(`${cards.length} funded cards issued in ${((Date.now() - started) / 1000).toFixed(1)} s\n`)
+  await cannon('warmup', { ...authorizations(server, token, cards), duration: warmup })
+  rows.push(await cannon(`POST /v1/simulate/authorizations, ${cards.length} cards, ${connections} conn`, { ...authorizations(server, token, cards), duration }, server))
+  const page = await call(server, token, 'GET', '/v1/authorizations?limit=100')
+  const approved = page.data.filter((a: { status: string }) => a.status === 'pending').length
+  sample = `last 100 authorizations: ${approved} approved (pending with a hold), ${100 - approved} declined`
+} finally {
+  await server.stop()
+}
+
+process.stdout.write('decision engine without HTTP (in-process, its own PostgreSQL database)…\n')
+const engine: EngineFigures = await engineRun({ cards: cardCount, concurrency: connections, seconds: duration })
+const pure = pureDecideRun(2_000_000)
+
+const [http] = rows
+const meets = http.rps >= TARGET.rps && http.p99 < TARGET.p99
+const report = [
+  `svc authorization benchmark — ${new Date().toISOString()}`,
+  `node ${process.version}, ${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}, PostgreSQL, ${duration} s per run, load average ${loadBefore.toFixed(1)} before the run`
+    + (process.env.BENCH_PRIORITY ? `, BENCH_PRIORITY=${process.env.BENCH_PRIORITY}` : ''),
+  '',
+  table(rows),
+  sample,
+  '',
+  '| decision without HTTP | decisions | decisions/s | p50 ms | p90 ms | p99 ms | max ms | CPU ms/decision: node | PostgreSQL |',
+  '|---|---:|---:|---:|---:|---:|---:|---:|---:|',
+  `| authorize() in-process, ${engine.cards} cards, ${engine.concurrency} concurrent | ${engine.decisions} | ${engine.rate} | ${engine.p50} | ${engine.p90} | ${engine.p99} | ${engine.max} | ${engine.nodeCpuMs} | ${engine.pgCpuMs ?? '–'} |`,
+  `| decide() alone (pure rules, no I/O) | ${pure.decisions} | ${pure.rate} | | | | | ${pure.nsPerDecision} ns | – |`,
+  '',
+  `${meets ? 'meets' : 'BELOW'} the target (≥ ${TARGET.rps} decisions/s through HTTP with p99 < ${TARGET.p99} ms).`,
+].join('\n')
+process.stdout.write(report + '\n')
+
+const results = join(fileURLToPath(new URL('.', import.meta.url)), 'results')
+mkdirSync(results, { recursive: true })
+writeFileSync(join(results, `authorizations-${Date.now()}.json`), JSON.stringify({ duration, connections, cards: cardCount, priority: process.env.BENCH_PRIORITY ?? null, loadavg: loadavg(), rows, engine, pure, sample }, null, 2))
+if (rows.some((r) => r.failures > 0)) {
+  process.stderr.write('some authorization requests failed\n')
+  process.exitCode = 1
+}

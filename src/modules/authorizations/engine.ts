@@ -1,0 +1,170 @@
+import type { AppDeps } from '../../app-deps.js'
+import { withTx } from '../../db/tx.js'
+import type { Db } from '../../db/types.js'
+import type { RequestCtx } from '../../http/context.js'
+import { ApiError } from '../../http/errors.js'
+import { safeEqual } from '../../lib/crypto.js'
+import { newId } from '../../lib/ids.js'
+import { callProcessor, recordOutcome } from '../../processors/calls.js'
+import type { AccountRow } from '../accounts/service.js'
+import type { CardRow } from '../cards/service.js'
+import { requireCardProgram } from '../cards/service.js'
+import { emit } from '../events/emit.js'
+import { incrementHold, lockAccountRow, placeHoldLocked } from '../ledger/service.js'
+import { tokenStatusForCard } from '../network-tokens/service.js'
+import { requireCardParam } from '../transactions/service.js'
+import { decide, windowsNeeded, windowStart, type Decision, type SpendingRules } from './decide.js'
+import { presentAuthorization } from './present.js'
+import * as repo from './repo.js'
+import type { AuthorizationView, SimulateAuthorizationBody } from './schemas.js'
+import type { AuthorizationRequestValue, MerchantValue } from './types.js'
+
+/** How long an approved authorization holds funds before the hold is released (status `expired`). */
+export const HOLD_LIFETIME_MS = 7 * 24 * 60 * 60 * 1000
+
+export const scopeOf = (row: { organization_id: string; environment: string }) => ({ organizationId: row.organization_id, environment: row.environment })
+
+/** The account row under its lock: every decision and every move of an authorization's money runs under it. */
+export async function lockAccount(trx: Db, accountId: string): Promise<AccountRow> {
+  const account = await lockAccountRow(trx, accountId)
+  if (!account) throw new Error(`account ${accountId} vanished`)
+  return account
+}
+
+export function available(account: AccountRow): number {
+  return Number(account.ledger_balance) - Number(account.held_balance)
+}
+
+function controlsOf(card: CardRow): SpendingRules {
+  const c = (card.spending_controls ?? {}) as Partial<SpendingRules>
+  return {
+    spending_limits: c.spending_limits ?? [], allowed_mccs: c.allowed_mccs ?? [], blocked_mccs: c.blocked_mccs ?? [],
+    allowed_countries: c.allowed_countries ?? [], blocked_countries: c.blocked_countries ?? [],
+  }
+}
+
+/** Approved spend of the card in each window its limits use (nothing is read when it has none). */
+async function spentInWindows(trx: Db, card: CardRow, rules: SpendingRules, now: Date) {
+  const windows = windowsNeeded(rules)
+  return windows.length === 0 ? {} : repo.spendSince(trx, card.id, windows.map((interval) => ({ interval, from: windowStart(interval, now) })))
+}
+
+/**
+ * The checkout data presented with the request, checked against the card: the expiry against what the
+ * card carries, the security code against the processor (one call, outside any database transaction,
+ * only when a code was presented on an issued card). Null: nothing presented.
+ */
+async function checkPresented(deps: AppDeps, card: CardRow, body: SimulateAuthorizationBody) {
+  let expiryMatches: boolean | null = null
+  if (body.exp_month !== undefined || body.exp_year !== undefined) {
+    expiryMatches = body.exp_month === card.exp_month && body.exp_year === card.exp_year
+  }
+  if (body.cvc === undefined || card.processor_reference === null) return { expiryMatches, cvcMatches: null, operationId: null }
+  const processor = deps.processors.forProgram(await requireCardProgram(deps, card))
+  const scope = scopeOf(card)
+  const reference = card.processor_reference
+  const call = await callProcessor(deps, scope, { processor: processor.name, operation: 'reveal_details', subjectId: card.id },
+    () => processor.revealDetails(scope, reference))
+  return { expiryMatches, cvcMatches: safeEqual(call.result.cvc, body.cvc), operationId: call.operationId }
+}
+
+/** The status of the token the request came through (null without one); a token not of this card is `token_not_found`. */
+async function tokenStatus(deps: AppDeps, trx: Db, ctx: RequestCtx, card: CardRow, tokenId: string | null): Promise<string | null> {
+  if (tokenId === null) return null
+  const status = await tokenStatusForCard(deps, trx, ctx, tokenId, card.id)
+  if (status === null) throw new ApiError('token_not_found', { param: 'network_token_id', message: `Card ${card.id} has no network token ${tokenId}.` })
+  return status
+}
+
+function request(type: AuthorizationRequestValue['type'], amount: number, decision: Decision, now: Date): AuthorizationRequestValue {
+  return { type, amount, approved: decision.approved, decline_reason: decision.approved ? null : decision.reason, created_at: now.toISOString() }
+}
+
+/**
+ * Decides a new authorization in one short transaction under the account's row lock: the rules of
+ * `decide`, then (approved) a hold on the account for the amount. A decline is recorded too, with its
+ * reason. Concurrent requests on one account queue on the lock, so approvals never overspend.
+ */
+export async function authorize(deps: AppDeps, ctx: RequestCtx, body: SimulateAuthorizationBody): Promise<AuthorizationView> {
+  const card = await requireCardParam(deps, ctx, body.card_id)
+  const presented = await checkPresented(deps, card, body)
+  const currency = body.currency.toUpperCase()
+  const merchant: MerchantValue = {
+    name: body.merchant.name, mcc: body.merchant.mcc ?? null, city: body.merchant.city ?? null, country: body.merchant.country?.toUpperCase() ?? null,
+  }
+  const rules = controlsOf(card)
+  const id = newId('auth')
+  return withTx(deps.db, async (trx) => {
+    const now = deps.clock.now()
+    const account = await lockAccount(trx, card.account_id)
+    const token = await tokenStatus(deps, trx, ctx, card, body.network_token_id ?? null)
+    let decision = decide({
+      amount: body.amount, currency, merchant,
+      card: { status: card.status, expMonth: card.exp_month, expYear: card.exp_year, controls: rules },
+      account: { status: account.status, currency: account.currency, available: available(account) },
+      tokenStatus: token, expiryMatches: presented.expiryMatches, cvcMatches: presented.cvcMatches,
+      spent: await spentInWindows(trx, card, rules, now), alreadyAuthorized: 0, now,
+    })
+    const expiresAt = new Date(now.getTime() + HOLD_LIFETIME_MS)
+    let holdId: string | null = null
+    if (decision.approved) {
+      const placed = await placeHoldLocked(trx, account, { accountId: account.id, amount: body.amount, currency, sourceId: id, expiresAt }, now)
+      if (placed.approved) holdId = placed.holdId
+      else decision = { approved: false, reason: placed.reason }
+    }
+    const row: repo.AuthorizationRow = {
+      id, organization_id: card.organization_id, environment: card.environment, program_id: card.program_id,
+      card_id: card.id, account_id: account.id, network_token_id: body.network_token_id ?? null,
+      status: decision.approved ? 'pending' : 'declined', approved: decision.approved,
+      amount: body.amount, held_amount: decision.approved ? body.amount : 0, captured_amount: 0, reversed_amount: 0,
+      currency, merchant, decline_reason: decision.approved ? null : decision.reason, hold_id: holdId,
+      request_history: [request('authorization', body.amount, decision, now)],
+      expires_at: decision.approved ? expiresAt : null, created_at: now, updated_at: now,
+    }
+    await repo.insertAuthorization(trx, row)
+    if (presented.operationId) await recordOutcome(trx, presented.operationId, 'succeeded', now)
+    const view = presentAuthorization(row)
+    await emit(trx, scopeOf(row), 'authorization.created', view, now)
+    return view
+  })
+}
+
+/**
+ * An incremental authorization: the same rules decide the increase (per-authorization limits count the
+ * new total). Approved, the hold and `amount` grow; declined, nothing moves. Either way the request is
+ * appended to `request_history` and authorization.updated is emitted.
+ */
+export async function incrementAuthorization(deps: AppDeps, ctx: RequestCtx, authorizationId: string, amount: number, card: CardRow): Promise<AuthorizationView> {
+  const rules = controlsOf(card)
+  return withTx(deps.db, async (trx) => {
+    const now = deps.clock.now()
+    const account = await lockAccount(trx, card.account_id)
+    const auth = (await repo.findAuthorization(trx, authorizationId))!
+    requirePending(auth, 'incremented')
+    let decision = decide({
+      amount, currency: auth.currency, merchant: auth.merchant,
+      card: { status: card.status, expMonth: card.exp_month, expYear: card.exp_year, controls: rules },
+      account: { status: account.status, currency: account.currency, available: available(account) },
+      tokenStatus: await tokenStatus(deps, trx, ctx, card, auth.network_token_id), expiryMatches: null, cvcMatches: null,
+      spent: await spentInWindows(trx, card, rules, now), alreadyAuthorized: Number(auth.amount), now,
+    })
+    if (decision.approved) {
+      const raised = await incrementHold(trx, auth.hold_id!, amount, now)
+      if (!raised.approved) decision = { approved: false, reason: raised.reason }
+    }
+    const row = await repo.updateAuthorization(trx, auth.id, decision.approved
+      ? { amount: Number(auth.amount) + amount, held_amount: Number(auth.held_amount) + amount, updated_at: now }
+      : { updated_at: now }, request('increment', amount, decision, now))
+    const view = presentAuthorization(row)
+    await emit(trx, scopeOf(row), 'authorization.updated', view, now)
+    return view
+  })
+}
+
+/** Only a pending authorization (one that still holds funds) can be incremented or reversed. */
+export function requirePending(auth: repo.AuthorizationRow, action: string): void {
+  if (auth.status === 'pending') return
+  throw new ApiError('authorization_invalid_state', {
+    message: `Authorization ${auth.id} is ${auth.status}; only a pending authorization can be ${action}.`,
+  })
+}

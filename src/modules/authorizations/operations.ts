@@ -1,0 +1,124 @@
+import type { AppDeps } from '../../app-deps.js'
+import { withTx } from '../../db/tx.js'
+import type { Db } from '../../db/types.js'
+import { ApiError } from '../../http/errors.js'
+import { registerSchedule } from '../../jobs/schedules.js'
+import { emit } from '../events/emit.js'
+import { captureHold, releaseHold } from '../ledger/service.js'
+import { presentTransaction, recordCapture, type TransactionView } from '../transactions/service.js'
+import { available, lockAccount, requirePending, scopeOf } from './engine.js'
+import { presentAuthorization } from './present.js'
+import * as repo from './repo.js'
+import type { AuthorizationView } from './schemas.js'
+
+/** Status once an authorization holds nothing more: captured money closes it, otherwise how the hold ended. */
+function finalStatus(captured: number, ending: 'reversed' | 'expired'): string {
+  return captured > 0 ? 'closed' : ending
+}
+
+async function updated(trx: Db, auth: repo.AuthorizationRow, patch: Parameters<typeof repo.updateAuthorization>[2], now: Date): Promise<AuthorizationView> {
+  const row = await repo.updateAuthorization(trx, auth.id, { ...patch, updated_at: now })
+  const view = presentAuthorization(row)
+  await emit(trx, scopeOf(row), 'authorization.updated', view, now)
+  return view
+}
+
+/**
+ * A reversal: gives back `amount` of the hold (all of it when omitted). Fully reversed, the
+ * authorization is `reversed` (or `closed` when part of it was captured before).
+ */
+export async function reverseAuthorization(deps: AppDeps, auth0: repo.AuthorizationRow, amount: number | undefined): Promise<AuthorizationView> {
+  return withTx(deps.db, async (trx) => {
+    const now = deps.clock.now()
+    await lockAccount(trx, auth0.account_id)
+    const auth = (await repo.findAuthorization(trx, auth0.id))!
+    requirePending(auth, 'reversed')
+    const held = Number(auth.held_amount)
+    if (amount !== undefined && amount > held) {
+      throw new ApiError('invalid_parameter', { param: 'amount', message: `Authorization ${auth.id} holds ${held}; a reversal cannot exceed it.` })
+    }
+    const release = amount ?? held
+    await releaseHold(trx, auth.hold_id!, now, release)
+    const left = held - release
+    return updated(trx, auth, {
+      held_amount: left, reversed_amount: Number(auth.reversed_amount) + release,
+      status: left > 0 ? 'pending' : finalStatus(Number(auth.captured_amount), 'reversed'),
+    }, now)
+  })
+}
+
+/**
+ * A capture (clearing): settles `amount` against the hold and creates a `pending` capture transaction.
+ * Partial captures release the rest unless `close` is false; above the hold (or after the hold expired:
+ * a late presentment) the excess is taken from the available balance, and refused with
+ * `insufficient_funds` when it is not there.
+ */
+export async function captureAuthorization(deps: AppDeps, auth0: repo.AuthorizationRow, amount: number | undefined, close: boolean): Promise<TransactionView> {
+  return withTx(deps.db, async (trx) => {
+    const now = deps.clock.now()
+    const account = await lockAccount(trx, auth0.account_id)
+    const auth = (await repo.findAuthorization(trx, auth0.id))!
+    if (auth.status !== 'pending' && auth.status !== 'expired') {
+      throw new ApiError('authorization_invalid_state', {
+        message: `Authorization ${auth.id} is ${auth.status}; only a pending or expired authorization can be captured.`,
+      })
+    }
+    const held = Number(auth.held_amount)
+    const take = amount ?? held
+    if (take <= 0) throw new ApiError('missing_parameter', { param: 'amount', message: `Authorization ${auth.id} holds nothing any more; name the amount to capture.` })
+    const excess = Math.max(0, take - held)
+    if (excess > available(account)) {
+      throw new ApiError('insufficient_funds', {
+        param: 'amount', message: `Capturing ${take} needs ${excess} beyond the hold; the available balance is ${available(account)}.`,
+      })
+    }
+    await captureHold(trx, auth.hold_id!, take, now, { final: close })
+    const left = close ? 0 : held - Math.min(take, held)
+    await updated(trx, auth, {
+      held_amount: left, captured_amount: Number(auth.captured_amount) + take, status: left > 0 ? 'pending' : 'closed',
+    }, now)
+    return presentTransaction(await recordCapture(trx, { authorization: auth, amount: take }, now))
+  })
+}
+
+/** Releases what a pending authorization still holds and marks it `expired` (the 7-day sweep, or the simulator now). */
+async function expireOne(trx: Db, auth: repo.AuthorizationRow, now: Date): Promise<AuthorizationView> {
+  await releaseHold(trx, auth.hold_id!, now)
+  return updated(trx, auth, { held_amount: 0, status: finalStatus(Number(auth.captured_amount), 'expired') }, now)
+}
+
+/** Sandbox: expires a pending authorization now, as if its 7 days had passed. */
+export async function expireAuthorization(deps: AppDeps, auth0: repo.AuthorizationRow): Promise<AuthorizationView> {
+  return withTx(deps.db, async (trx) => {
+    const now = deps.clock.now()
+    await lockAccount(trx, auth0.account_id)
+    const auth = (await repo.findAuthorization(trx, auth0.id))!
+    requirePending(auth, 'expired')
+    return expireOne(trx, auth, now)
+  })
+}
+
+/** How often the expiry sweep looks for holds past their lifetime. */
+export const EXPIRY_SWEEP_MS = 60_000
+
+/** Expires every pending authorization whose `expires_at` has passed, each in its own short transaction; returns how many. */
+export async function expireDue(deps: AppDeps): Promise<number> {
+  let total = 0
+  for (;;) {
+    const due = await repo.dueForExpiry(deps.db, deps.clock.now(), 200)
+    for (const { id, account_id } of due) {
+      const done = await withTx(deps.db, async (trx) => {
+        const now = deps.clock.now()
+        await lockAccount(trx, account_id)
+        const auth = await repo.findAuthorization(trx, id)
+        if (!auth || auth.status !== 'pending' || auth.expires_at === null || new Date(auth.expires_at).getTime() > now.getTime()) return false
+        await expireOne(trx, auth, now)
+        return true
+      })
+      if (done) total++
+    }
+    if (due.length < 200) return total
+  }
+}
+
+registerSchedule('authorizations.expire', EXPIRY_SWEEP_MS, async (deps) => { await expireDue(deps) })

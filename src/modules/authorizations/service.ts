@@ -1,0 +1,65 @@
+import type { AppDeps } from '../../app-deps.js'
+import type { RequestCtx } from '../../http/context.js'
+import { requireOwned } from '../../http/ownership.js'
+import { paginate, type ListResult, type PageParams } from '../../http/pagination.js'
+import { isId } from '../../lib/ids.js'
+import { requireCard } from '../cards/service.js'
+import type { TransactionView } from '../transactions/service.js'
+import { incrementAuthorization } from './engine.js'
+import { captureAuthorization, expireAuthorization, reverseAuthorization } from './operations.js'
+import { presentAuthorization } from './present.js'
+import * as repo from './repo.js'
+import type { AuthorizationView } from './schemas.js'
+
+export { authorize, HOLD_LIFETIME_MS } from './engine.js'
+export { expireDue } from './operations.js'
+export { presentAuthorization } from './present.js'
+export type { AuthorizationRow } from './repo.js'
+export type { AuthorizationView } from './schemas.js'
+
+/** The caller's authorization by id: another organization's answers exactly like a missing one. */
+export async function requireAuthorization(deps: AppDeps, ctx: RequestCtx, authorizationId: string): Promise<repo.AuthorizationRow> {
+  const row = isId('auth', authorizationId) ? await repo.findAuthorization(deps.db, authorizationId) : undefined
+  return requireOwned(row, ctx, 'authorization_not_found')
+}
+
+export async function retrieveAuthorization(deps: AppDeps, ctx: RequestCtx, authorizationId: string): Promise<AuthorizationView> {
+  return presentAuthorization(await requireAuthorization(deps, ctx, authorizationId))
+}
+
+export interface AuthorizationListFilter { card_id?: string; account_id?: string; status?: string }
+
+/** One page of the caller's authorizations, newest first. */
+export async function listAuthorizations(deps: AppDeps, ctx: RequestCtx, filter: AuthorizationListFilter, page: PageParams): Promise<ListResult<AuthorizationView>> {
+  const where: repo.AuthorizationFilter = {
+    organizationId: ctx.organizationId, environment: ctx.environment, cardId: filter.card_id, accountId: filter.account_id, status: filter.status,
+  }
+  return paginate({
+    ctx, cursors: deps.cursors, url: '/v1/authorizations', page,
+    sortKey: (r: repo.AuthorizationRow) => r.id,
+    fetch: (bounds) => repo.listAuthorizations(deps.db, where, bounds),
+    present: presentAuthorization,
+  })
+}
+
+/** Sandbox: the network asks to raise a pending authorization by `amount` (approved or declined, see engine). */
+export async function increment(deps: AppDeps, ctx: RequestCtx, authorizationId: string, amount: number): Promise<AuthorizationView> {
+  const auth = await requireAuthorization(deps, ctx, authorizationId)
+  const card = await requireCard(deps, ctx, auth.card_id)
+  return incrementAuthorization(deps, ctx, auth.id, amount, card)
+}
+
+/** Sandbox: the merchant reverses all or part of what a pending authorization holds. */
+export async function reverse(deps: AppDeps, ctx: RequestCtx, authorizationId: string, amount?: number): Promise<AuthorizationView> {
+  return reverseAuthorization(deps, await requireAuthorization(deps, ctx, authorizationId), amount)
+}
+
+/** Sandbox: the merchant captures (clears) an authorization, creating a pending capture transaction. */
+export async function capture(deps: AppDeps, ctx: RequestCtx, authorizationId: string, amount?: number, close = true): Promise<TransactionView> {
+  return captureAuthorization(deps, await requireAuthorization(deps, ctx, authorizationId), amount, close)
+}
+
+/** Sandbox: the hold of a pending authorization runs out now. */
+export async function expire(deps: AppDeps, ctx: RequestCtx, authorizationId: string): Promise<AuthorizationView> {
+  return expireAuthorization(deps, await requireAuthorization(deps, ctx, authorizationId))
+}

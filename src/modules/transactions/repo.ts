@@ -1,0 +1,52 @@
+import type { Insertable, Selectable, Updateable } from 'kysely'
+import type { Db } from '../../db/types.js'
+import { applyBounds, type PageBounds } from '../../http/pagination.js'
+import type { TransactionsTable } from './types.js'
+import './types.js'
+
+export type TransactionRow = Selectable<TransactionsTable>
+
+export async function insertTransaction(trx: Db, row: Insertable<TransactionsTable>): Promise<TransactionRow> {
+  return trx.insertInto('transactions').values(row).returningAll().executeTakeFirstOrThrow()
+}
+
+export async function findTransaction(db: Db, id: string): Promise<TransactionRow | undefined> {
+  return db.selectFrom('transactions').selectAll().where('id', '=', id).executeTakeFirst()
+}
+
+/** The transaction locked for the rest of the caller's transaction (refunds of one capture run one at a time). */
+export async function lockTransaction(trx: Db, id: string): Promise<TransactionRow | undefined> {
+  return trx.selectFrom('transactions').selectAll().where('id', '=', id).forUpdate().executeTakeFirst()
+}
+
+export async function updateTransaction(trx: Db, id: string, patch: Updateable<TransactionsTable>): Promise<TransactionRow> {
+  return trx.updateTable('transactions').set(patch).where('id', '=', id).returningAll().executeTakeFirstOrThrow()
+}
+
+/** Moves a pending transaction to settled; undefined when it was not pending any more (someone else settled it). */
+export async function settlePending(trx: Db, id: string, now: Date): Promise<TransactionRow | undefined> {
+  return trx.updateTable('transactions').set({ status: 'settled', settled_at: now, updated_at: now })
+    .where('id', '=', id).where('status', '=', 'pending').returningAll().executeTakeFirst()
+}
+
+export interface TransactionFilter {
+  organizationId: string
+  environment: string
+  cardId?: string
+  accountId?: string
+  authorizationId?: string
+  type?: string
+  status?: string
+}
+
+/** A page of the caller's transactions, newest first. */
+export async function listTransactions(db: Db, filter: TransactionFilter, bounds: PageBounds): Promise<TransactionRow[]> {
+  let q = db.selectFrom('transactions').selectAll()
+    .where('organization_id', '=', filter.organizationId).where('environment', '=', filter.environment)
+  if (filter.cardId !== undefined) q = q.where('card_id', '=', filter.cardId)
+  if (filter.accountId !== undefined) q = q.where('account_id', '=', filter.accountId)
+  if (filter.authorizationId !== undefined) q = q.where('authorization_id', '=', filter.authorizationId)
+  if (filter.type !== undefined) q = q.where('type', '=', filter.type)
+  if (filter.status !== undefined) q = q.where('status', '=', filter.status)
+  return applyBounds(q, bounds, 'id', 'desc').execute()
+}
