@@ -141,6 +141,18 @@ test('only settled captures are disputed, one open dispute at a time, up to what
   expectError(await open({ transaction_id: txn.id, reason: 'fraudulent' }), 422, 'transaction_not_refundable', 'transaction_id')
 })
 
+test('money a dispute claims or won back cannot be refunded again: no double credit', async () => {
+  const { card, account: acct } = await fundedCard(undefined, 20_000)
+  const txn = await capture(card.id, 4000)
+  const dispute = await ok(open({ transaction_id: txn.id, reason: 'fraudulent', amount: 3000 }), 201)
+  expectError(await t.api(token, 'POST', `/v1/transactions/${txn.id}/refund`, { amount: 1001 }), 422, 'refund_exceeds_original', 'amount')
+  await ok(t.api(token, 'POST', `/v1/transactions/${txn.id}/refund`, { amount: 1000 }), 201)
+  await ok(resolve(dispute.id, 'won'))
+  expectError(await t.api(token, 'POST', `/v1/transactions/${txn.id}/refund`, { amount: 1 }), 422, 'transaction_not_refundable')
+  const after = await account(acct.id)
+  assert.equal(after.ledger_balance, 20_000, 'the 4000 capture came back exactly once: 1000 refunded + 3000 won')
+})
+
 test('two simultaneous disputes of one transaction: exactly one opens, the other is 409 dispute_already_open', async () => {
   const { card } = await fundedCard()
   const txn = await capture(card.id, 1000)

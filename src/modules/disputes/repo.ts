@@ -43,6 +43,13 @@ export async function wonTotal(db: Db, transactionId: string): Promise<number> {
   return Number(row?.total ?? 0)
 }
 
+/** Amount of a capture that disputes hold or took back: won ones plus those still open. */
+export async function claimedTotal(db: Db, transactionId: string): Promise<number> {
+  const row = await db.selectFrom('disputes').select(sql<string>`coalesce(sum(amount), 0)`.as('total'))
+    .where('transaction_id', '=', transactionId).where('status', 'in', ['won', 'submitted', 'under_review']).executeTakeFirst()
+  return Number(row?.total ?? 0)
+}
+
 export interface DisputeFilter {
   organizationId: string
   environment: string

@@ -40,9 +40,12 @@ export async function requireDispute(deps: AppDeps, ctx: RequestCtx, disputeId: 
   return requireOwned(row, ctx, 'dispute_not_found')
 }
 
-/** What disputes of a transaction have won back (refunds of the same capture should count it too). */
-export async function wonDisputeTotal(trx: Db, transactionId: string): Promise<number> {
-  return repo.wonTotal(trx, transactionId)
+/**
+ * What disputes claim of a capture: won back, or still open. A refund cannot take the same money again,
+ * so refunds subtract it (call under the account's row lock, as disputes resolve under it too).
+ */
+export async function disputedTotal(trx: Db, transactionId: string): Promise<number> {
+  return repo.claimedTotal(trx, transactionId)
 }
 
 function notDisputable(txn: TransactionRow): ApiError {
