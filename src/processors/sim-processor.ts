@@ -8,12 +8,17 @@ import {
   ProcessorError, type CardDetails, type CreateAccountInput, type IssueCardInput, type Processor, type ProcessorOperation,
   type ProcessorScope, type SpendControlSupport, type UpstreamAccount, type UpstreamCard, type UpstreamCardStatus,
 } from './port.js'
+import { SimCardData, type RandomDigits } from './sim-card-data.js'
 import { SimStore, type SimObject } from './sim-store.js'
+
+export { withLuhn } from './sim-card-data.js'
 
 export interface SimDeps {
   db: Db
   clock: Clock
   masterKey: Buffer
+  /** Where card numbers and codes come from (the CSPRNG unless a test forces collisions). */
+  randomDigits?: RandomDigits
 }
 
 export interface SimBehaviour {
@@ -25,29 +30,20 @@ export interface SimBehaviour {
   spendControls: SpendControlSupport
 }
 
-/** Appends the Luhn check digit to a string of digits. */
-export function withLuhn(digits: string): string {
-  let sum = 0
-  for (let i = 0; i < digits.length; i++) {
-    let d = Number(digits[digits.length - 1 - i])
-    if (i % 2 === 0) { d *= 2; if (d > 9) d -= 9 }
-    sum += d
-  }
-  return digits + String((10 - (sum % 10)) % 10)
-}
-
 /**
  * The simulated processor both sandbox adapters are made of: it keeps its own records, honours injected
- * faults before every operation, and derives card numbers from a keyed hash of the upstream reference
- * (nothing card-secret is ever stored). The profile decides what it can do.
+ * faults before every operation, draws each card's number and code at issuance and keeps them encrypted
+ * (`sim-card-data.ts`), and keeps PINs only as a keyed hash. The profile decides what it can do.
  */
 export class SimulatedProcessor implements Processor {
   private readonly store: SimStore
-  private readonly panKey: Buffer
+  private readonly cardData: SimCardData
+  private readonly pinKey: Buffer
 
   constructor(readonly profile: ProcessorProfile, private readonly behaviour: SimBehaviour, private readonly deps: SimDeps) {
     this.store = new SimStore(deps.db, profile.name)
-    this.panKey = deriveKey(deps.masterKey, `sim-pan:${profile.name}`)
+    this.cardData = new SimCardData(this.store, deps.masterKey, deps.randomDigits)
+    this.pinKey = deriveKey(deps.masterKey, `sim-pin:${profile.name}`)
   }
 
   get name(): string { return this.profile.name }
@@ -85,11 +81,15 @@ export class SimulatedProcessor implements Processor {
     if (!this.profile.formFactors.includes(input.formFactor)) {
       throw new ProcessorError('operation_unsupported', 'issue_card', `${this.name} does not issue ${input.formFactor} cards.`)
     }
-    const obj = await this.store.put(scope, 'card', input.cardId, this.reference('c'), 'pending', {
+    const reference = this.reference('c')
+    const data = {
       form_factor: input.formFactor, card_type: input.cardType, brand: input.brand, bin: input.bin,
       embossed_name: input.embossedName, account: input.accountReference,
-    }, now)
-    return this.present(obj)
+    }
+    // The number and code are drawn now and stored with the card; a retried call gets the first ones back.
+    const obj = await this.cardData.withFreshNumber(input.bin, 'issue_card',
+      (sealed) => this.store.put(scope, 'card', input.cardId, reference, 'pending', data, now, sealed))
+    return this.present(await this.cardData.ensure(scope, obj, 'issue_card', now))
   }
 
   async getCard(scope: ProcessorScope, reference: string): Promise<UpstreamCard> {
@@ -99,7 +99,9 @@ export class SimulatedProcessor implements Processor {
       // Issuance completes when the service polls: virtual cards start active, physical ones await activation.
       const expYear = now.getUTCFullYear() + 3
       const expMonth = now.getUTCMonth() + 1
-      const last4 = this.pan(obj).slice(-4)
+      // Cards requested before the simulator stored card data get theirs here.
+      obj = await this.cardData.ensure(scope, obj, 'get_card', now)
+      const last4 = this.cardData.reveal(obj, 'get_card').number.slice(-4)
       obj = await this.store.update(reference, obj.data.form_factor === 'physical' ? 'inactive' : 'active', { exp_month: expMonth, exp_year: expYear, last4 }, now)
     }
     return this.present(obj)
@@ -135,9 +137,8 @@ export class SimulatedProcessor implements Processor {
     await this.begin(scope, 'reveal_details')
     const obj = await this.card(scope, reference, 'reveal_details')
     if (obj.state === 'pending') throw new ProcessorError('processor_permission_denied', 'reveal_details', 'The card is not issued yet.')
-    const mac = hmacSha256(this.panKey, `cvc:${obj.reference}`)
-    const cvc = String(mac.readUInt32BE(0) % 1000).padStart(3, '0')
-    return { number: this.pan(obj), cvc, expMonth: Number(obj.data.exp_month), expYear: Number(obj.data.exp_year) }
+    const { number, cvc } = this.cardData.reveal(obj, 'reveal_details')
+    return { number, cvc, expMonth: Number(obj.data.exp_month), expYear: Number(obj.data.exp_year) }
   }
 
   private requireCapability(capability: string, operation: ProcessorOperation): void {
@@ -152,17 +153,9 @@ export class SimulatedProcessor implements Processor {
     return obj
   }
 
-  /** 16-digit number: the program's BIN, digits from a keyed hash of the reference, then the Luhn digit. */
-  private pan(obj: SimObject): string {
-    const bin = String(obj.data.bin ?? this.profile.bin)
-    const mac = hmacSha256(this.panKey, `pan:${obj.reference}`)
-    let body = ''
-    for (let i = 0; body.length < 15 - bin.length; i++) body += String(mac[i] % 10)
-    return withLuhn(bin + body)
-  }
-
+  /** Keyed hash of the PIN, bound to the card: equal PINs on two cards never share a stored value. */
   private pinHash(reference: string, pin: string): string {
-    return hmacSha256(this.panKey, `pin:${reference}:${pin}`).toString('hex')
+    return hmacSha256(this.pinKey, `pin:${reference}:${pin}`).toString('hex')
   }
 
   private present(obj: SimObject): UpstreamCard {

@@ -31,6 +31,10 @@ export interface SimProcessorObjectsTable {
   environment: string
   state: string
   data: Record<string, unknown>
+  /** Cards only: the PAN and CVC encrypted under purpose keys, and an HMAC of the PAN (unique) — never in clear. */
+  pan_encrypted: string | null
+  cvc_encrypted: string | null
+  pan_hmac: string | null
   created_at: Timestamp
   updated_at: Timestamp
 }
