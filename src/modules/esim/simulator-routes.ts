@@ -25,7 +25,7 @@ export function registerEsimSimulatorRoutes(base: FastifyInstance, deps: AppDeps
   const tags = ['Simulator']
 
   app.post('/v1/simulate/esim/provisioning', {
-    config: { simulator: true },
+    config: { simulator: true, scope: 'esim:write' },
     schema: {
       tags, summary: 'Decide the outcome of the next eSIM provisioning (sandbox only)',
       description: '`next_outcome` applies to the next order of your organization only: `timeout` answers 502 and leaves the order unsettled until it '
@@ -49,7 +49,7 @@ export function registerEsimSimulatorRoutes(base: FastifyInstance, deps: AppDeps
   })
 
   app.post('/v1/simulate/esim/orders/:order_id/settle', {
-    config: { simulator: true, errors: ['esim_order_not_found'] },
+    config: { simulator: true, scope: 'esim:write', errors: ['esim_order_not_found'] },
     schema: {
       tags, summary: 'Settle an unsettled eSIM order now (sandbox only)',
       description: 'Runs the settlement the background job would run: the order becomes `completed` (with `esim_id`) or `failed` (profile returned to stock), '
@@ -65,7 +65,7 @@ export function registerEsimSimulatorRoutes(base: FastifyInstance, deps: AppDeps
   })
 
   app.post('/v1/simulate/esim/packages/:package_id/status', {
-    config: { simulator: true, errors: ['esim_package_not_found', 'esim_package_unavailable'] },
+    config: { simulator: true, scope: 'esim:write', errors: ['esim_package_not_found', 'esim_package_unavailable'] },
     schema: {
       tags, summary: 'Change the sale status of a package or add-on, for your organization (sandbox only)',
       description: 'Accepts a pkg_ or topup_ id. `frozen` may return to `on_sale`; `withdrawn` is permanent (a later change answers esim_package_unavailable).',
@@ -76,7 +76,7 @@ export function registerEsimSimulatorRoutes(base: FastifyInstance, deps: AppDeps
   }, async (req) => simulateSaleStatus(deps, req.ctx, req.params.package_id, req.body.status))
 
   app.post('/v1/simulate/esim/esims/:esim_id/usage', {
-    config: { simulator: true, errors: ['esim_not_found'] },
+    config: { simulator: true, scope: 'esim:write', errors: ['esim_not_found'] },
     schema: {
       tags, summary: 'Report data used on an eSIM (sandbox only)',
       description: '`data_used_mb` is the running total on the running package (capped at its volume). Crossing 80 % emits esim.low_data; '
