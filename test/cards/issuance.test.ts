@@ -86,6 +86,17 @@ test('schema problems are 400s: unknown fields, missing required fields, bad val
   expectError(await t.api(token, 'POST', '/v1/cards', { ...body, spending_controls: { spending_limits: [{ amount: 1, interval: 'daily' }, { amount: 2, interval: 'daily' }] } }), 400, 'invalid_parameter')
 })
 
+test('metadata keys longer than 40 characters (or empty) are refused on create and on PATCH', async () => {
+  const holder = await makeCardholder(t, token)
+  const account = await makeAccount(t, token, tenant.programs.full.id, holder.id)
+  const body = cardBody(holder.id, account.id)
+  expectError(await t.api(token, 'POST', '/v1/cards', { ...body, metadata: { ['k'.repeat(41)]: 'v' } }), 400, 'invalid_parameter', 'metadata')
+  expectError(await t.api(token, 'POST', '/v1/cards', { ...body, metadata: { '': 'v' } }), 400, 'invalid_parameter', 'metadata')
+  const created = await t.api(token, 'POST', '/v1/cards', { ...body, metadata: { ['k'.repeat(40)]: 'v' } })
+  assert.equal(created.statusCode, 201, created.body)
+  expectError(await t.api(token, 'PATCH', `/v1/cards/${created.json().id}`, { metadata: { ['m'.repeat(41)]: 'v' } }), 400, 'invalid_parameter', 'metadata')
+})
+
 test('concurrent issuance on a one-card program: exactly one request wins, the rest answer card_limit_reached', async () => {
   const holder = await makeCardholder(t, token)
   const account = await makeAccount(t, token, tenant.programs.basic.id, holder.id)

@@ -55,6 +55,22 @@ test('physical card: inactive when issued, then every row of the state table', a
   assert.equal(closed.last4, card.last4)
 })
 
+test('operations without a payload refuse unknown body fields with unknown_parameter and change nothing', async () => {
+  const { holder, account } = await holderWithAccount('full')
+  const created = (await t.api(token, 'POST', '/v1/cards', cardBody(holder.id, account.id, { form_factor: 'physical', card_type: 'debit' }))).json()
+  expectError(await t.api(token, 'POST', `/v1/simulate/cards/${created.id}/issue`, { status: 'active' }), 400, 'unknown_parameter', 'status')
+  const card = (await t.api(token, 'POST', `/v1/simulate/cards/${created.id}/issue`, {})).json()
+  assert.equal(card.status, 'inactive')
+  for (const op of ['activate', 'freeze', 'unfreeze', 'close']) {
+    expectError(await t.api(token, 'POST', `/v1/cards/${card.id}/${op}`, { reason: 'lost' }), 400, 'unknown_parameter', 'reason')
+  }
+  assert.equal((await t.api(token, 'GET', `/v1/cards/${card.id}`)).json().status, 'inactive')
+  await moveOk(card.id, 'activate', 'active')
+  const empty = await t.api(token, 'POST', `/v1/cards/${card.id}/freeze`, {})
+  assert.equal(empty.statusCode, 200, empty.body)
+  expectError(await t.api(token, 'POST', `/v1/cards/${card.id}/pin-key`, { bits: 4096 }), 400, 'unknown_parameter', 'bits')
+})
+
 test('virtual cards are active when issued on both processors; closing works from any issued status', async () => {
   for (const program of ['full', 'basic'] as const) {
     const { holder, account } = await holderWithAccount(program)

@@ -30,7 +30,7 @@ async function physicalActive(programId = tenant.programs.full.id): Promise<any>
 
 async function pinKey(cardId: string): Promise<any> {
   const res = await t.api(token, 'POST', `/v1/cards/${cardId}/pin-key`)
-  assert.equal(res.statusCode, 200, res.body)
+  assert.equal(res.statusCode, 201, res.body)
   return res.json()
 }
 
@@ -47,7 +47,7 @@ async function openDetails(res: { statusCode: number; body: string; json(): any 
   return JSON.parse(new TextDecoder().decode(plaintext))
 }
 
-test('pin-key answers a fresh 2048-bit RSA-OAEP-256 key valid for 5 minutes, in JWK and PEM', async () => {
+test('pin-key answers 201 with a fresh 2048-bit RSA-OAEP-256 key valid for 5 minutes, in JWK and PEM', async () => {
   const card = await physicalActive()
   const key = await pinKey(card.id)
   assert.equal(key.object, 'pin_key')

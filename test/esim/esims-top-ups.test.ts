@@ -78,6 +78,7 @@ describe('top-ups', () => {
     assert.ok(list.data.length >= 1)
     assert.ok(list.data.every((o: any) => o.package_id === pkg.id && o.status === 'on_sale' && o.object === 'esim_top_up' && o.id.startsWith('topup_')))
     assert.deepEqual(list.data.map((o: any) => o.id).sort(), [...pkg.top_up_ids].sort())
+    for (const o of list.data) assert.ok(!Number.isNaN(Date.parse(o.created_at)) && !Number.isNaN(Date.parse(o.updated_at)), 'every object carries created_at and updated_at')
     const addOn = list.data.find((o: any) => o.validity_days === 0) ?? list.data[0]
     const ref = reference('top')
     const res = await topUp(esim.id, { top_up_id: addOn.id, reference: ref })

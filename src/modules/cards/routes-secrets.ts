@@ -4,7 +4,7 @@ import type { AppDeps } from '../../app-deps.js'
 import type { ErrorCode } from '../../http/errors.js'
 import { revealCardDetails } from './details.js'
 import { createPinKey, setPin, verifyPin } from './pin.js'
-import { Card, CardDetails, CardIdParams, DetailsRequest, PinKey, PinSubmit, PinVerification } from './schemas.js'
+import { Card, CardDetails, CardIdParams, DetailsRequest, NoBody, PinKey, PinSubmit, PinVerification } from './schemas.js'
 import { cardProgramOf } from './service.js'
 
 const tags = ['Card secrets']
@@ -24,9 +24,9 @@ export function registerCardSecretRoutes(base: FastifyInstance, deps: AppDeps): 
       tags, summary: 'Get a one-time RSA key to encrypt a PIN for this card',
       description: 'Every call mints a new 2048-bit RSA-OAEP-256 key that expires after 5 minutes and is spent by its first use '
         + 'with pin or pin/verify, whatever the outcome. Only an active physical card. Idempotency-Key is accepted but unused. Audited.',
-      params: CardIdParams, response: { 200: PinKey },
+      params: CardIdParams, body: NoBody, response: { 201: PinKey },
     },
-  }, async (req) => createPinKey(deps, req.ctx, req.params.card_id))
+  }, async (req, reply) => reply.code(201).send(await createPinKey(deps, req.ctx, req.params.card_id)))
 
   app.post('/v1/cards/:card_id/pin', {
     config: { scope: 'cards:secrets', capability: { name: 'card_pin', programOf }, errors: [...PIN_ERRORS, 'pin_invalid', 'token_not_found'] },

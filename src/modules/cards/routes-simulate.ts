@@ -3,7 +3,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { AppDeps } from '../../app-deps.js'
 import { issueNow } from './issuance.js'
 import { shipCard } from './operations.js'
-import { Card, CardIdParams, ShipRequest } from './schemas.js'
+import { Card, CardIdParams, NoBody, ShipRequest } from './schemas.js'
 
 const tags = ['Simulator']
 
@@ -17,7 +17,7 @@ export function registerCardSimulatorRoutes(base: FastifyInstance, deps: AppDeps
       tags, summary: 'Issue a pending card now',
       description: 'Runs the issuance the background job would run after CARD_ISSUE_DELAY_MS: the processor issues the card and card.issued is emitted. '
         + 'A card that is already issued is answered unchanged.',
-      params: CardIdParams, response: { 200: Card },
+      params: CardIdParams, body: NoBody, response: { 200: Card },
     },
   }, async (req) => issueNow(deps, req.ctx, req.params.card_id))
 

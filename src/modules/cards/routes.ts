@@ -11,7 +11,7 @@ import { changeStatus } from './operations.js'
 import { replaceCard } from './replacement.js'
 import { registerCardSecretRoutes } from './routes-secrets.js'
 import { registerCardSimulatorRoutes } from './routes-simulate.js'
-import { Card, CardCreate, CardIdParams, CardListQuery, CardReplace, CardUpdate } from './schemas.js'
+import { Card, CardCreate, CardIdParams, CardListQuery, CardReplace, CardUpdate, NoBody } from './schemas.js'
 import { createCard, listCards, retrieveCard, updateCard } from './service.js'
 
 const tags = ['Cards']
@@ -81,7 +81,7 @@ export function registerCards(base: FastifyInstance, deps: AppDeps): void {
   for (const [op, summary, events, extra] of moves) {
     app.post(`/v1/cards/:card_id/${op}`, {
       config: { scope: 'cards:write', errors: [...STATE_ERRORS, ...extra] },
-      schema: { tags, summary, description: `Emits ${events}.`, params: CardIdParams, response: { 200: Card } },
+      schema: { tags, summary, description: `Emits ${events}.`, params: CardIdParams, body: NoBody, response: { 200: Card } },
     }, async (req) => changeStatus(deps, req.ctx, req.params.card_id, op))
   }
 

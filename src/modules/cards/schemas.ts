@@ -5,8 +5,9 @@ const strict = { additionalProperties: false }
 const CountryCode = Type.String({ pattern: '^[A-Za-z]{3}$', description: 'Three-letter country code' })
 const Mcc = Type.String({ pattern: '^[0-9]{4}$', description: 'Four-digit merchant category code' })
 
-export const Metadata = Type.Record(Type.String({ maxLength: 40 }), Type.String({ maxLength: 500 }), {
+export const Metadata = Type.Record(Type.String(), Type.String({ maxLength: 500 }), {
   maxProperties: 20,
+  propertyNames: { minLength: 1, maxLength: 40 },
   description: 'Your own key/value strings (up to 20 keys, key ≤ 40 characters, value ≤ 500). Not searchable.',
 })
 
@@ -80,7 +81,8 @@ export type CardCreateBody = Static<typeof CardCreate>
 
 export const CardUpdate = Type.Object({
   spending_controls: Type.Optional(SpendingControls),
-  metadata: Type.Optional(Type.Record(Type.String({ maxLength: 40 }), Type.Union([Type.String({ maxLength: 500 }), Type.Null()]), {
+  metadata: Type.Optional(Type.Record(Type.String(), Type.Union([Type.String({ maxLength: 500 }), Type.Null()]), {
+    propertyNames: { minLength: 1, maxLength: 40 },
     description: 'Keys are merged into the card\'s metadata; null or an empty string removes a key (at most 20 keys after the merge).',
   })),
 }, { ...strict, title: 'CardUpdateRequest' })
@@ -133,6 +135,9 @@ export const CardListQuery = Type.Object({
 }, strict)
 
 export const CardIdParams = Type.Object({ card_id: Type.String() })
+
+/** Operations without a payload: a body is optional, and any field in it is refused (unknown_parameter). */
+export const NoBody = Type.Object({}, strict)
 
 export const PinKey = Type.Object({
   object: Type.Literal('pin_key'),

@@ -48,6 +48,8 @@ export function presentTopUp(row: repo.TopUpRow): TopUpView {
     price: Number(row.price),
     currency: row.currency,
     status: row.effective_status as SaleStatus,
+    created_at: iso(row.created_at)!,
+    updated_at: iso(row.updated_at)!,
   }
 }
 

@@ -47,6 +47,8 @@ export const EsimTopUp = Type.Object({
   price: Type.Integer(),
   currency: Type.String(),
   status: SaleStatus,
+  created_at: Type.String({ format: 'date-time' }),
+  updated_at: Type.String({ format: 'date-time' }),
 }, { title: 'EsimTopUp' })
 
 export const OrderType = Type.Union([Type.Literal('package'), Type.Literal('top_up')])
