@@ -6,7 +6,7 @@ import { ApiError } from '../../http/errors.js'
 import { iso } from '../../http/ownership.js'
 import { decryptField, encryptField } from '../../lib/crypto.js'
 import { isId, newId } from '../../lib/ids.js'
-import { callProcessor, recordOutcome } from '../../processors/calls.js'
+import { callProcessor, recordOutcome, type ProcessorCall } from '../../processors/calls.js'
 import { emit } from '../events/emit.js'
 import type { ProgramRow } from '../programs/service.js'
 import { audited } from './audit.js'
@@ -82,18 +82,30 @@ async function openPin(deps: AppDeps, card: repo.CardRow, body: PinSubmitBody): 
   return pin
 }
 
+/**
+ * The shared path of pin and pin/verify: the caller's card on a program with a PIN key, the PIN opened with its
+ * one-time key (spent whatever happens next), then one recorded processor call with it.
+ */
+async function callWithPin<T>(
+  deps: AppDeps, ctx: RequestCtx, cardId: string, body: PinSubmitBody, operation: 'set_pin' | 'verify_pin',
+  send: (processor: ReturnType<AppDeps['processors']['forProgram']>, scope: ReturnType<typeof cardScope>, reference: string, pin: string) => Promise<T>,
+): Promise<{ card: repo.CardRow; scope: ReturnType<typeof cardScope>; call: ProcessorCall<T> }> {
+  const card = await requireCard(deps, ctx, cardId)
+  const program = await requireCardProgram(deps, card)
+  assertPinConfigured(program)
+  const pin = await openPin(deps, card, body)
+  const processor = deps.processors.forProgram(program)
+  const scope = cardScope(card)
+  const reference = card.processor_reference!
+  const call = await callProcessor(deps, scope, { processor: processor.name, operation, subjectId: card.id },
+    () => send(processor, scope, reference, pin))
+  return { card, scope, call }
+}
+
 /** Sets the PIN through the processor (which keeps only a hash) and emits `card.pin_set`. */
 export async function setPin(deps: AppDeps, ctx: RequestCtx, cardId: string, body: PinSubmitBody): Promise<CardView> {
   return audited(deps, ctx, cardId, 'pin.set', async () => {
-    const card = await requireCard(deps, ctx, cardId)
-    const program = await requireCardProgram(deps, card)
-    assertPinConfigured(program)
-    const pin = await openPin(deps, card, body)
-    const processor = deps.processors.forProgram(program)
-    const scope = cardScope(card)
-    const reference = card.processor_reference!
-    const call = await callProcessor(deps, scope, { processor: processor.name, operation: 'set_pin', subjectId: card.id },
-      () => processor.setPin(scope, reference, pin))
+    const { card, scope, call } = await callWithPin(deps, ctx, cardId, body, 'set_pin', (p, s, ref, pin) => p.setPin(s, ref, pin))
     return withTx(deps.db, async (trx) => {
       const now = deps.clock.now()
       await recordOutcome(trx, call.operationId, 'succeeded', now)
@@ -108,15 +120,7 @@ export async function setPin(deps: AppDeps, ctx: RequestCtx, cardId: string, bod
 /** Checks a PIN against the one the processor holds; a card without a PIN never matches. */
 export async function verifyPin(deps: AppDeps, ctx: RequestCtx, cardId: string, body: PinSubmitBody): Promise<PinVerificationView> {
   return audited(deps, ctx, cardId, 'pin.verify', async () => {
-    const card = await requireCard(deps, ctx, cardId)
-    const program = await requireCardProgram(deps, card)
-    assertPinConfigured(program)
-    const pin = await openPin(deps, card, body)
-    const processor = deps.processors.forProgram(program)
-    const scope = cardScope(card)
-    const reference = card.processor_reference!
-    const call = await callProcessor(deps, scope, { processor: processor.name, operation: 'verify_pin', subjectId: card.id },
-      () => processor.verifyPin(scope, reference, pin))
+    const { card, call } = await callWithPin(deps, ctx, cardId, body, 'verify_pin', (p, s, ref, pin) => p.verifyPin(s, ref, pin))
     await recordOutcome(deps.db, call.operationId, 'succeeded', deps.clock.now())
     return { object: 'pin_verification' as const, card_id: card.id, match: call.result }
   })
