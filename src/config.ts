@@ -37,7 +37,12 @@ export interface Config {
   kycBodyLimitBytes: number
 }
 
-export type WebhookUrlPolicy = 'public' | 'allow_private'
+/**
+ * `public`: HTTPS to public hosts only (the interface's rule). `allow_private`: also http:// and private hosts
+ * (tests, local development). `allow_local_http`: the interface's rule, except that plain http:// reaches a
+ * non-public host (a receiver on the developer's machine); the demo start-up's sandbox default.
+ */
+export type WebhookUrlPolicy = 'public' | 'allow_private' | 'allow_local_http'
 
 export const DEFAULT_RETRY_SCHEDULE = [60, 300, 1800, 7200, 18000, 36000, 43200]
 
@@ -100,12 +105,15 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (schedule.some((n) => !Number.isFinite(n) || n < 0)) throw new ConfigError('WEBHOOK_RETRY_SCHEDULE must be comma-separated seconds')
 
   const policy = env.WEBHOOK_URL_POLICY
-  if (policy && policy !== 'public' && policy !== 'allow_private') throw new ConfigError('WEBHOOK_URL_POLICY must be public or allow_private')
+  if (policy && policy !== 'public' && policy !== 'allow_private' && policy !== 'allow_local_http') {
+    throw new ConfigError('WEBHOOK_URL_POLICY must be public, allow_private or allow_local_http')
+  }
   const seedDemo = boolVar(env, 'SVC_SEED_DEMO', embedded)
-  // Set explicitly, the policy covers every environment; unset, the demo start-up lets sandbox reach local receivers.
+  // Set explicitly, the policy covers every environment; unset, the demo start-up lets sandbox reach local
+  // receivers over plain http while every other URL follows the interface's rule.
   const webhookUrlPolicy: Record<Environment, WebhookUrlPolicy> = policy
     ? { sandbox: policy as WebhookUrlPolicy, production: policy as WebhookUrlPolicy }
-    : { sandbox: seedDemo ? 'allow_private' : 'public', production: 'public' }
+    : { sandbox: seedDemo ? 'allow_local_http' : 'public', production: 'public' }
 
   return {
     port,

@@ -5,9 +5,9 @@ import { ConfigError, loadConfig } from '../../src/config.js'
 
 const base = { SVC_MASTER_KEY: randomBytes(32).toString('base64'), SVC_OPERATOR_TOKEN: 'op_x', DATABASE_URL: 'postgres://x@127.0.0.1/x' }
 
-test('the demo start-up lets sandbox webhooks reach private receivers and keeps production public', () => {
+test('the demo start-up lets sandbox webhooks reach local receivers over plain http and keeps production public', () => {
   const config = loadConfig({ ...base, SVC_SEED_DEMO: 'true' })
-  assert.deepEqual(config.webhookUrlPolicy, { sandbox: 'allow_private', production: 'public' })
+  assert.deepEqual(config.webhookUrlPolicy, { sandbox: 'allow_local_http', production: 'public' })
 })
 
 test('without the demo, webhook URLs must be public in every environment', () => {
@@ -17,6 +17,8 @@ test('without the demo, webhook URLs must be public in every environment', () =>
 test('an explicit WEBHOOK_URL_POLICY applies to every environment', () => {
   assert.deepEqual(loadConfig({ ...base, SVC_SEED_DEMO: 'true', WEBHOOK_URL_POLICY: 'public' }).webhookUrlPolicy, { sandbox: 'public', production: 'public' })
   assert.deepEqual(loadConfig({ ...base, WEBHOOK_URL_POLICY: 'allow_private' }).webhookUrlPolicy, { sandbox: 'allow_private', production: 'allow_private' })
+  assert.deepEqual(loadConfig({ ...base, WEBHOOK_URL_POLICY: 'allow_local_http' }).webhookUrlPolicy, { sandbox: 'allow_local_http', production: 'allow_local_http' })
+  assert.throws(() => loadConfig({ ...base, WEBHOOK_URL_POLICY: 'anything' }), ConfigError)
 })
 
 test('PostgreSQL deployments must be given the master key and operator token', () => {

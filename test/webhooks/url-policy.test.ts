@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
-import { checkWebhookUrl, classifyAddress, isInternalHostname, WebhookUrlRefused, type Resolver } from '../../src/modules/webhooks/url-policy.js'
+import { checkWebhookUrl, classifyAddress, isInternalHostname, WebhookUrlRefused, type Resolver, type WebhookUrlPolicy } from '../../src/modules/webhooks/url-policy.js'
 import { sendWebhook } from '../../src/modules/webhooks/sender.js'
 import { createTenant, startTestApp, type TestApp, type TestClient } from '../helpers/app.js'
 import { startReceiver } from './helpers.js'
@@ -45,7 +45,7 @@ describe('webhook URL policy: checkWebhookUrl', () => {
     return addresses.map((address) => ({ address, family: address.includes(':') ? 6 : 4 }))
   }
   const dns = resolver({ 'hooks.example.com': ['93.184.216.34', '2606:2800:220:1::248'], 'rebind.example.com': ['93.184.216.34', '10.0.0.7'], 'meta.example.com': ['169.254.169.254'] })
-  const refused = async (url: string, policy: 'public' | 'allow_private' = 'public') =>
+  const refused = async (url: string, policy: WebhookUrlPolicy = 'public') =>
     assert.rejects(checkWebhookUrl(url, policy, dns), WebhookUrlRefused, url)
 
   test('an https URL on a host resolving only to public addresses is accepted', async () => {
@@ -70,6 +70,17 @@ describe('webhook URL policy: checkWebhookUrl', () => {
     assert.ok(await checkWebhookUrl('http://127.0.0.1:3000/hook', 'allow_private', dns))
     assert.ok(await checkWebhookUrl('https://localhost/hook', 'allow_private', dns))
     await refused('ftp://127.0.0.1/', 'allow_private')
+  })
+
+  test('allow_local_http (the demo sandbox default) refuses what the interface refuses, except plain http to a local receiver', async () => {
+    for (const url of ['http://127.0.0.1:3000/hook', 'http://localhost:4000/hook', 'http://[::1]:3000/x', 'http://10.0.0.5/hook', 'http://receiver/hook']) {
+      assert.ok(await checkWebhookUrl(url, 'allow_local_http', dns), url)
+    }
+    assert.equal((await checkWebhookUrl('https://hooks.example.com/svc', 'allow_local_http', dns)).hostname, 'hooks.example.com')
+    for (const url of ['http://hooks.example.com/', 'http://8.8.8.8/hook', 'http://nowhere.example.com/', 'https://localhost/hook', 'https://127.0.0.1/',
+      'https://10.1.2.3/', 'https://169.254.169.254/latest', 'https://rebind.example.com/', 'https://service.internal/hook', 'ftp://127.0.0.1/']) {
+      await refused(url, 'allow_local_http')
+    }
   })
 })
 
@@ -110,6 +121,21 @@ describe('webhook URL policy: API and delivery under the public policy', () => {
       const plain = await sendWebhook(new URL(receiver.url), '{}', {}, 'public')
       assert.match(String(plain.error), /url refused/)
       assert.equal(receiver.received.length, 0)
+    } finally {
+      await receiver.close()
+    }
+  })
+
+  test('under allow_local_http a plain-http local receiver gets the delivery and https to a private address is still refused', async () => {
+    const receiver = await startReceiver()
+    try {
+      const port = new URL(receiver.url).port
+      const refusedTls = await sendWebhook(new URL(`https://127.0.0.1:${port}/hooks`), '{}', {}, 'allow_local_http')
+      assert.match(String(refusedTls.error), /url refused/)
+      assert.equal(receiver.received.length, 0)
+      const local = await sendWebhook(new URL(receiver.url), '{}', { 'content-type': 'application/json' }, 'allow_local_http')
+      assert.equal(local.statusCode, 200, String(local.error))
+      assert.equal(receiver.received.length, 1)
     } finally {
       await receiver.close()
     }

@@ -48,7 +48,8 @@ function describeError(err: unknown): string {
 export async function sendWebhook(target: URL, body: string, headers: Record<string, string>, policy: WebhookUrlPolicy, timeoutMs = DELIVERY_TIMEOUT_MS): Promise<SendResult> {
   const started = performance.now()
   const done = (partial: Omit<SendResult, 'durationMs'>): SendResult => ({ ...partial, durationMs: Math.round(performance.now() - started) })
-  const isPublic = policy === 'public'
+  // Under allow_local_http only plain http skips the public-address rule (it was accepted for a local receiver).
+  const isPublic = policy === 'public' || (policy === 'allow_local_http' && target.protocol === 'https:')
   if (isPublic) {
     if (target.protocol !== 'https:') return done({ statusCode: null, error: 'url refused: not https', responseBody: null })
     const host = urlHost(target)

@@ -1,5 +1,6 @@
 import { lookup } from 'node:dns'
 import { BlockList, isIP } from 'node:net'
+import type { WebhookUrlPolicy } from '../../config.js'
 
 /** What an address is, for the webhook URL policy: only `public` may receive deliveries. */
 export type AddressClass =
@@ -107,7 +108,7 @@ export const systemResolver: Resolver = (hostname) => new Promise((resolve, reje
   lookup(hostname, { all: true, verbatim: true }, (err, addresses) => (err ? reject(err) : resolve(addresses)))
 })
 
-export type WebhookUrlPolicy = 'public' | 'allow_private'
+export type { WebhookUrlPolicy }
 
 export class WebhookUrlRefused extends Error {}
 
@@ -118,7 +119,8 @@ export function urlHost(url: URL): string {
 
 /**
  * Parses and checks a webhook URL against the policy: HTTPS on a host whose every address is public
- * (`allow_private` also permits http:// and private hosts, for local development and tests).
+ * (`allow_private` also permits http:// and private hosts, for local development and tests;
+ * `allow_local_http` permits http:// to a non-public host only, and judges https:// like `public`).
  * Throws WebhookUrlRefused with a reason fit for the caller.
  */
 export async function checkWebhookUrl(raw: string, policy: WebhookUrlPolicy, resolve: Resolver = systemResolver): Promise<URL> {
@@ -128,15 +130,36 @@ export async function checkWebhookUrl(raw: string, policy: WebhookUrlPolicy, res
   } catch {
     throw new WebhookUrlRefused('The url is not a valid absolute URL.')
   }
-  const allowPrivate = policy === 'allow_private'
-  if (url.protocol !== 'https:' && !(allowPrivate && url.protocol === 'http:')) {
+  const httpAllowed = policy === 'allow_private' || policy === 'allow_local_http'
+  if (url.protocol !== 'https:' && !(httpAllowed && url.protocol === 'http:')) {
     throw new WebhookUrlRefused('The url must use https://.')
   }
   if (url.username || url.password) throw new WebhookUrlRefused('The url must not carry credentials.')
   if (url.hash) throw new WebhookUrlRefused('The url must not carry a fragment.')
-  if (allowPrivate) return url
+  if (policy === 'allow_private') return url
+  if (policy === 'allow_local_http' && url.protocol === 'http:') {
+    await assertLocalHost(urlHost(url), resolve)
+    return url
+  }
   await assertPublicHost(urlHost(url), resolve)
   return url
+}
+
+/** For plain http under `allow_local_http`: the host must be a local receiver (no public address), never a public server. */
+async function assertLocalHost(host: string, resolve: Resolver): Promise<void> {
+  const refuse = () => new WebhookUrlRefused('The url must use https://; plain http:// is accepted only for a receiver on a local or private address.')
+  if (isIP(host)) {
+    if (classifyAddress(host) === 'public') throw refuse()
+    return
+  }
+  if (isInternalHostname(host)) return
+  let addresses: { address: string; family: number }[]
+  try {
+    addresses = await resolve(host)
+  } catch {
+    throw new WebhookUrlRefused('The url host does not resolve to an address.')
+  }
+  if (addresses.length === 0 || addresses.some((a) => classifyAddress(a.address) === 'public')) throw refuse()
 }
 
 /** Refuses a host that is, or resolves to, anything but public addresses; answers the checked addresses. */
