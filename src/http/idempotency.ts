@@ -3,7 +3,7 @@ import { sql } from 'kysely'
 import type { AppDeps } from '../app-deps.js'
 import { canonicalJson } from '../lib/canonical-json.js'
 import { decryptField, encryptField, sha256Hex } from '../lib/crypto.js'
-import { ApiError } from './errors.js'
+import { ApiError, ERROR_CATALOGUE } from './errors.js'
 
 export const IDEMPOTENCY_WINDOW_MS = 24 * 60 * 60 * 1000
 /** How long a request may hold its key before another node may take over (a crashed node never answers). */
@@ -39,6 +39,22 @@ function replay(reply: FastifyReply, row: KeyRow, masterKey: Buffer): FastifyRep
     .header('Idempotent-Replay', 'true')
     .type('application/json; charset=utf-8')
     .send(row.response_body ? decryptField(masterKey, RESPONSE_PURPOSE, row.response_body) : '')
+}
+
+/**
+ * Whether an answer must not be cached: a failure on our side (5xx) or a refusal the catalogue marks
+ * retryable (idempotency_request_in_progress for a busy client_transaction_id, esim_inventory_exhausted).
+ * The identical retry with the same key has to be able to succeed, so the key is released instead.
+ */
+function retryableAnswer(status: number, body: string): boolean {
+  if (status >= 500) return true
+  if (status < 400) return false
+  try {
+    const code = (JSON.parse(body) as { error?: { code?: unknown } } | null)?.error?.code
+    return typeof code === 'string' && Object.hasOwn(ERROR_CATALOGUE, code) && ERROR_CATALOGUE[code as keyof typeof ERROR_CATALOGUE].retryable
+  } catch {
+    return false
+  }
 }
 
 /**
@@ -108,11 +124,11 @@ export function installIdempotency(app: FastifyInstance, deps: AppDeps): void {
     if (!held) return payload
     req.idempotencyKey = undefined
     const where = sql`organization_id = ${held.organizationId} AND environment = ${held.environment} AND key = ${held.key}`
-    if (reply.statusCode >= 500) {
-      // A failure on our side is retryable: release the key so the retry runs again.
+    const body = typeof payload === 'string' ? payload : Buffer.isBuffer(payload) ? payload.toString('utf8') : ''
+    if (retryableAnswer(reply.statusCode, body)) {
+      // A retryable answer is not the outcome of the request: release the key so the retry runs again.
       await sql`DELETE FROM idempotency_keys WHERE ${where}`.execute(deps.db)
     } else {
-      const body = typeof payload === 'string' ? payload : Buffer.isBuffer(payload) ? payload.toString('utf8') : ''
       const sealed = encryptField(deps.config.masterKey, RESPONSE_PURPOSE, body)
       await sql`UPDATE idempotency_keys SET state = 'complete', response_status = ${reply.statusCode}, response_body = ${sealed}
         WHERE ${where}`.execute(deps.db)

@@ -11,7 +11,7 @@ const ThingBody = Type.Object({
 }, { additionalProperties: false })
 
 /** Side effects of the test routes: how many times each handler really ran. */
-export const calls = { create: 0, other: 0, refuse: 0, patch: 0, get: 0, slow: 0, race: 0, flaky: 0 }
+export const calls = { create: 0, other: 0, refuse: 0, patch: 0, get: 0, slow: 0, race: 0, flaky: 0, busy: 0 }
 /** The slow route signals `entered` when its handler starts and waits for `release`. */
 export const slow = { entered: () => {}, release: () => {} }
 
@@ -47,6 +47,11 @@ export function addRoutes(app: FastifyInstance): void {
     calls.race++
     await new Promise((r) => setTimeout(r, 30))
     return reply.code(201).send({ object: 'race', call: calls.race })
+  })
+  app.post('/v1/test/idem/busy', { schema: { body: ThingBody } }, async (_req, reply) => {
+    calls.busy++
+    if (calls.busy === 1) throw new ApiError('idempotency_request_in_progress', { param: 'client_transaction_id' })
+    return reply.code(201).send({ object: 'busy', call: calls.busy })
   })
   app.post('/v1/test/idem/flaky', { schema: { body: ThingBody } }, async (_req, reply) => {
     calls.flaky++

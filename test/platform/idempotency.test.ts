@@ -232,6 +232,18 @@ describe('idempotency keys on POST and PATCH', () => {
     assertReplay(await send('POST', '/v1/test/idem/flaky', key, { name: 'a' }), retry)
   })
 
+  test('a retryable refusal (409 idempotency_request_in_progress from the handler) is not cached: the retry with the same key runs again', async () => {
+    const key = randomUUID()
+    const first = await send('POST', '/v1/test/idem/busy', key, { name: 'a' })
+    assert.equal(first.statusCode, 409)
+    assert.equal(first.json().error.code, 'idempotency_request_in_progress')
+    const retry = await send('POST', '/v1/test/idem/busy', key, { name: 'a' })
+    assert.equal(retry.statusCode, 201)
+    assert.equal(retry.headers['idempotent-replay'], undefined)
+    assert.equal(calls.busy, 2)
+    assertReplay(await send('POST', '/v1/test/idem/busy', key, { name: 'a' }), retry)
+  })
+
   test('a key left in progress by a crashed node is taken over once its lock lapses', async () => {
     const key = randomUUID()
     const entered = new Promise<void>((resolve) => { slow.entered = resolve })
