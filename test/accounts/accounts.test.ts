@@ -91,6 +91,15 @@ describe('opening an account', () => {
     expectError(res, 400, 'unknown_parameter', 'nickname')
   })
 
+  test('metadata keys longer than 40 characters or empty are refused with invalid_parameter on metadata', async () => {
+    for (const metadata of [{ ['k'.repeat(41)]: 'v' }, { '': 'v' }]) {
+      const res = await t.api(token, 'POST', '/v1/accounts', { program_id: tenant.programs.full.id, cardholder_id: cardholder.id, currency: 'USD', metadata })
+      expectError(res, 400, 'invalid_parameter', 'metadata')
+    }
+    const ok = await t.api(token, 'POST', '/v1/accounts', { program_id: tenant.programs.full.id, cardholder_id: cardholder.id, currency: 'USD', metadata: { ['k'.repeat(40)]: 'v' } })
+    assert.equal(ok.statusCode, 201, ok.body)
+  })
+
   test('a token without accounts:write cannot open accounts', async () => {
     const readOnly = await tenant.token('accounts:read')
     const res = await t.api(readOnly, 'POST', '/v1/accounts', { program_id: tenant.programs.full.id, cardholder_id: cardholder.id, currency: 'USD' })

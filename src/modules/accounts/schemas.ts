@@ -5,8 +5,10 @@ const strict = { additionalProperties: false }
 
 export const Currency = Type.String({ pattern: '^[A-Za-z]{3}$', description: 'Three-letter currency code (ISO 4217)' })
 
-export const Metadata = Type.Record(Type.String({ maxLength: 40 }), Type.String({ maxLength: 500 }), {
+// Key length goes in propertyNames: a Record's key schema becomes a pattern and its maxLength would be dropped.
+export const Metadata = Type.Record(Type.String(), Type.String({ maxLength: 500 }), {
   maxProperties: 20,
+  propertyNames: { minLength: 1, maxLength: 40 },
   description: 'Your own key-value pairs: at most 20 keys, keys up to 40 characters, values up to 500. Not searchable.',
 })
 
