@@ -9,8 +9,9 @@ const HELP = `svc: card issuing and eSIM service
   svc serve                     start the API (and the background worker unless SVC_DISABLE_WORKER=1)
   svc worker                    run only the background worker (webhooks, jobs); PostgreSQL deployments
   svc migrate                   apply database migrations and exit
-  svc token [--scope "a b"] [--client-file F]
-                                sign an assertion with the stored client key and print an access token
+  svc token [--scope "a b"] [--client-file F] [--token-url URL]
+                                sign an assertion with the stored client key (default DATA_DIR/sandbox-client.json)
+                                and print an access token
 
   Operator commands (call /operator/v1 at BASE_URL with SVC_OPERATOR_TOKEN or DATA_DIR/operator-token):
   svc org create NAME
@@ -19,6 +20,8 @@ const HELP = `svc: card issuing and eSIM service
   svc client create --org ORG --env ENV --label LABEL --jwks-file FILE [--scopes a,b] [--ip-allowlist cidr,cidr]
   svc client revoke CLIENT_ID
   svc network-policy set --org ORG --env ENV [--cidrs cidr,cidr]
+  svc esim inventory load FILE.csv   load blank profiles (lines: iccid,smdp_address,matching_id)
+  svc esim inventory                 count profiles in stock
   svc operator METHOD PATH [JSON]   any operator call, e.g. svc operator GET /operator/v1/organizations
 `
 
@@ -29,7 +32,8 @@ function flags(args: string[]): { positional: string[]; opts: Record<string, str
     const a = args[i]
     if (a.startsWith('--')) {
       const [name, inline] = a.slice(2).split('=', 2)
-      opts[name] = inline ?? args[++i] ?? ''
+      // A flag followed by another flag has an empty value (`--org $ORG --env x` with ORG unset), not "--env".
+      opts[name] = inline ?? (args[i + 1]?.startsWith('--') ? '' : args[++i] ?? '')
     } else positional.push(a)
   }
   return { positional, opts }
@@ -85,7 +89,10 @@ export async function main(argv: string[]): Promise<void> {
       case 'worker': {
         const { openRuntime } = await import('./runtime.js')
         const { startWorker } = await import('./jobs/worker.js')
-        const { deps, handle } = await openRuntime(loadConfig())
+        const config = loadConfig()
+        // PGlite belongs to one process: a second one on the same DATA_DIR would corrupt it.
+        if (!config.databaseUrl) throw new Error('needs DATABASE_URL (PostgreSQL); on the embedded database `svc serve` runs the worker itself')
+        const { deps, handle } = await openRuntime(config)
         const worker = startWorker(deps)
         deps.log.info('worker started')
         const shutdown = () => { worker.stop().then(() => handle.close()).then(() => process.exit(0), () => process.exit(1)) }
@@ -132,6 +139,10 @@ export async function main(argv: string[]): Promise<void> {
           return print(await operatorCall('PUT', `/operator/v1/organizations/${opts.org}/network_policy`, { environment: opts.env, ip_allowlist: list(opts.cidrs) ?? [] }))
         }
         break
+      case 'esim':
+        if (positional[0] === 'inventory' && positional[1] === 'load') return print(await loadInventoryFile(positional[2]))
+        if (positional[0] === 'inventory') return print(await operatorCall('GET', '/operator/v1/esim/inventory'))
+        break
       case 'operator':
         return print(await operatorCall(positional[0].toUpperCase(), positional[1], positional[2] ? JSON.parse(positional[2]) : undefined))
       case undefined:
@@ -146,6 +157,19 @@ export async function main(argv: string[]): Promise<void> {
     process.stderr.write(`svc ${command}: ${err instanceof ConfigError ? err.message : (err as Error).message}\n`)
     process.exitCode = 1
   }
+}
+
+/** Loads a CSV of blank profiles through the operator API, in batches; answers how many were loaded. */
+async function loadInventoryFile(file: string | undefined): Promise<{ loaded: number; lines: number }> {
+  if (!file) throw new Error('name the CSV file: svc esim inventory load FILE.csv')
+  const { inBatches, parseInventoryCsv } = await import('./modules/esim/inventory-csv.js')
+  const profiles = parseInventoryCsv(readFileSync(file, 'utf8'))
+  let loaded = 0
+  for (const batch of inBatches(profiles)) {
+    const answer = await operatorCall('POST', '/operator/v1/esim/inventory', { profiles: batch }) as { loaded: number }
+    loaded += answer.loaded
+  }
+  return { loaded, lines: profiles.length }
 }
 
 function print(value: unknown): void {

@@ -22,7 +22,7 @@ export function sandboxClientPath(dataDir: string): string {
   return join(dataDir, 'sandbox-client.json')
 }
 
-/** True when the demo client recorded on disk still exists in the database. */
+/** The demo client recorded on disk when it still exists in the database, else null. */
 async function demoPresent(deps: AppDeps, path: string): Promise<SandboxClientFile | null> {
   if (!existsSync(path)) return null
   try {
@@ -34,14 +34,25 @@ async function demoPresent(deps: AppDeps, path: string): Promise<SandboxClientFi
   }
 }
 
+function writeClientFile(deps: AppDeps, path: string, file: SandboxClientFile): void {
+  mkdirSync(deps.config.dataDir, { recursive: true })
+  writeFileSync(path, JSON.stringify(file, null, 2) + '\n', { mode: 0o600 })
+}
+
 /**
  * First run: a demo organization, one sandbox program per simulated processor, and a sandbox client
  * whose private key is written to DATA_DIR/sandbox-client.json (the service itself keeps only the public key).
  */
 export async function seedDemo(deps: AppDeps): Promise<{ file: SandboxClientFile; created: boolean }> {
   const path = sandboxClientPath(deps.config.dataDir)
+  const tokenUrl = `${deps.config.baseUrl}/oauth/token`
   const existing = await demoPresent(deps, path)
-  if (existing) return { file: existing, created: false }
+  if (existing) {
+    // A restart with another PORT or BASE_URL changes the token audience; `svc token` reads it from this file.
+    const file = { ...existing, token_url: tokenUrl }
+    if (existing.token_url !== tokenUrl) writeClientFile(deps, path, file)
+    return { file, created: false }
+  }
 
   const org = await createOrganization(deps, 'Demo organization')
   const full = await createProgram(deps, {
@@ -61,13 +72,12 @@ export async function seedDemo(deps: AppDeps): Promise<{ file: SandboxClientFile
     client_id: client.id,
     organization_id: org.id,
     environment: 'sandbox',
-    token_url: `${deps.config.baseUrl}/oauth/token`,
+    token_url: tokenUrl,
     kid,
     alg: 'ES256',
     private_jwk: { ...(await exportJWK(privateKey)), kid, alg: 'ES256' },
     programs: [full, basic].map((p) => ({ id: p.id, processor: p.processor, name: p.name })),
   }
-  mkdirSync(deps.config.dataDir, { recursive: true })
-  writeFileSync(path, JSON.stringify(file, null, 2) + '\n', { mode: 0o600 })
+  writeClientFile(deps, path, file)
   return { file, created: true }
 }
