@@ -95,6 +95,7 @@ export const ERROR_CATALOGUE = {
   esim_package_unavailable: validation('The eSIM package is frozen or withdrawn.'),
   esim_top_up_unavailable: validation('The add-on is no longer sold, or the package it extends is not running.'),
   esim_inventory_exhausted: validation('No eSIM is left to provision; nothing was charged.', true),
+  report_not_ready: validation('The report has no file yet: it is pending (poll it until it has succeeded) or it failed (create a new one).'),
   rate_limited: { status: 429, type: 'rate_limit_error', retryable: true, description: 'Too many requests. Wait for the Retry-After header, then retry with jitter.' },
   internal_error: { status: 500, type: 'api_error', retryable: true, description: 'Unexpected failure on the service side; retry with backoff.' },
   processor_unavailable: { status: 502, type: 'api_error', retryable: true, description: 'A dependency failed or timed out.' },

@@ -177,6 +177,9 @@ export function errorCode(res: LightMyRequestResponse): string | undefined {
 
 const MERCHANT = { name: 'Probe Books', mcc: '5942', city: 'Springfield', country: 'USA' }
 
+/** Any report will do: the sweep needs only its id. */
+const REPORT_BODY = { type: 'ledger', from: '2020-01-01', to: '2020-12-31' }
+
 async function ok(res: Promise<LightMyRequestResponse>, status: number): Promise<any> {
   const r = await res
   assert.equal(r.statusCode, status, r.body)
@@ -211,6 +214,7 @@ export async function seedSandbox(t: TestApp, tenant: TestClient, token: string)
   const order = await ok(api('POST', '/v1/esim/orders', { package_id: pkg.id, reference: `sec-${randomBytes(6).toString('hex')}`, cardholder_id: holder.id }), 201)
   const endpoint = await ok(api('POST', '/v1/webhook_endpoints', { url: 'https://hooks.example.com/svc', enabled_events: ['*'] }), 201)
   const event = (await ok(api('GET', '/v1/events?limit=1'), 200)).data[0]
+  const report = await ok(api('POST', '/v1/reports', REPORT_BODY), 201)
   return {
     cardholder: [{ id: holder.id }],
     account: [{ id: account.id }, { id: basicAccount.id, basic: true }],
@@ -224,10 +228,11 @@ export async function seedSandbox(t: TestApp, tenant: TestClient, token: string)
     esim: [{ id: order.esim_id }],
     webhook_endpoint: [{ id: endpoint.id }],
     event: [{ id: event.id }],
+    report: [{ id: report.id }],
   }
 }
 
-/** What production can hold without the simulator: a cardholder, an account, a (pending) card, a webhook endpoint, an event. */
+/** What production can hold without the simulator: a cardholder, an account, a (pending) card, a webhook endpoint, an event, a report. */
 export async function seedProduction(t: TestApp, tenant: TestClient, token: string): Promise<ObjectSet> {
   const program = await t.operator('POST', '/operator/v1/programs', {
     organization_id: tenant.organizationId, environment: 'production', name: 'Live', processor: 'sim_full', currencies: ['USD'],
@@ -237,8 +242,9 @@ export async function seedProduction(t: TestApp, tenant: TestClient, token: stri
   const card = await ok(t.api(token, 'POST', '/v1/cards', cardBody(holder.id, account.id)), 201)
   const endpoint = await ok(t.api(token, 'POST', '/v1/webhook_endpoints', { url: 'https://hooks.example.com/live', enabled_events: ['*'] }), 201)
   const event = (await ok(t.api(token, 'GET', '/v1/events?limit=1'), 200)).data[0]
+  const report = await ok(t.api(token, 'POST', '/v1/reports', REPORT_BODY), 201)
   return {
     cardholder: [{ id: holder.id }], account: [{ id: account.id }], card: [{ id: card.id }],
-    webhook_endpoint: [{ id: endpoint.id }], event: [{ id: event.id }],
+    webhook_endpoint: [{ id: endpoint.id }], event: [{ id: event.id }], report: [{ id: report.id }],
   }
 }

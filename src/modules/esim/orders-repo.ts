@@ -1,4 +1,5 @@
 import { sql, type Selectable } from 'kysely'
+import { createdInWindow, type CreatedWindow } from '../../db/created-window.js'
 import type { Db } from '../../db/types.js'
 import { json } from '../../db/types.js'
 import { applyBounds, type PageBounds } from '../../http/pagination.js'
@@ -133,4 +134,9 @@ export async function listOrders(db: Db, organizationId: string, environment: st
   else if (filters.status !== undefined) q = q.where('status', '=', filters.status)
   if (filters.cardholderId !== undefined) q = q.where('cardholder_id', '=', filters.cardholderId)
   return applyBounds(q, bounds, 'id', 'desc').execute()
+}
+
+/** The organization's orders by creation time, oldest first, one keyset batch (the eSIM billing report). */
+export async function ordersCreatedIn(db: Db, w: CreatedWindow): Promise<OrderRow[]> {
+  return createdInWindow(db.selectFrom('esim_orders').selectAll(), w).execute()
 }

@@ -1,3 +1,4 @@
+import type { CreatedWindow } from '../../db/created-window.js'
 import type { Static } from 'typebox'
 import type { AppDeps } from '../../app-deps.js'
 import { isUniqueViolation } from '../../db/tx.js'
@@ -107,4 +108,9 @@ export async function listOrders(deps: AppDeps, ctx: RequestCtx, query: Static<t
     }, bounds),
     present: presentOrder,
   })
+}
+
+/** The caller's orders created in [from, to), oldest first, in keyset batches: the `esim_orders` report reads these. */
+export async function ordersCreatedIn(deps: AppDeps, window: CreatedWindow): Promise<OrderView[]> {
+  return (await repo.ordersCreatedIn(deps.db, window)).map(presentOrder)
 }

@@ -1,4 +1,5 @@
 import { sql, type Selectable } from 'kysely'
+import { createdInWindow, type CreatedWindow } from '../../db/created-window.js'
 import type { Db } from '../../db/types.js'
 import type { PageBounds } from '../../http/pagination.js'
 import type { AccountRow } from '../accounts/service.js'
@@ -148,4 +149,9 @@ export async function placeHoldStatement(trx: Db, h: HoldStatementInput): Promis
     SELECT ${h.entryId}, id, organization_id, environment, entry_seq, 'hold', ${-h.amount}::bigint, currency,
       ledger_balance, held_balance, ledger_balance - held_balance, coalesce(${h.sourceId}::text, ${h.holdId}), NULL, NULL, NULL, ${h.now}
     FROM acct`.execute(trx)
+}
+
+/** Ledger entries of the organization's accounts by creation time, oldest first, one keyset batch (reports). */
+export async function entriesCreatedIn(db: Db, w: CreatedWindow): Promise<EntryRow[]> {
+  return createdInWindow(db.selectFrom('ledger_entries').selectAll(), w).execute()
 }

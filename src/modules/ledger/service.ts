@@ -1,3 +1,4 @@
+import type { CreatedWindow } from '../../db/created-window.js'
 import { createHash } from 'node:crypto'
 import type { Static } from 'typebox'
 import type { AppDeps } from '../../app-deps.js'
@@ -121,4 +122,9 @@ export async function listEntries(deps: AppDeps, ctx: RequestCtx, accountId: str
     fetch: (bounds) => repo.listEntries(deps.db, account.id, bounds),
     present: presentEntry,
   })
+}
+
+/** Ledger entries of the caller's accounts created in [from, to), oldest first, in keyset batches: the `ledger` report reads these. */
+export async function entriesCreatedIn(deps: AppDeps, window: CreatedWindow): Promise<EntryView[]> {
+  return (await repo.entriesCreatedIn(deps.db, window)).map(presentEntry)
 }

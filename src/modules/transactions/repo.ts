@@ -1,4 +1,5 @@
 import type { Insertable, Selectable, Updateable } from 'kysely'
+import { createdInWindow, type CreatedWindow } from '../../db/created-window.js'
 import type { Db } from '../../db/types.js'
 import { applyBounds, type PageBounds } from '../../http/pagination.js'
 import type { TransactionsTable } from './types.js'
@@ -49,4 +50,9 @@ export async function listTransactions(db: Db, filter: TransactionFilter, bounds
   if (filter.type !== undefined) q = q.where('type', '=', filter.type)
   if (filter.status !== undefined) q = q.where('status', '=', filter.status)
   return applyBounds(q, bounds, 'id', 'desc').execute()
+}
+
+/** A window of the caller's transactions by creation time, oldest first, one keyset batch after `after` (reports). */
+export async function transactionsCreatedIn(db: Db, w: CreatedWindow): Promise<TransactionRow[]> {
+  return createdInWindow(db.selectFrom('transactions').selectAll(), w).execute()
 }

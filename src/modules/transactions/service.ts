@@ -1,3 +1,4 @@
+import type { CreatedWindow } from '../../db/created-window.js'
 import type { AppDeps } from '../../app-deps.js'
 import { withTx } from '../../db/tx.js'
 import { json, type Db } from '../../db/types.js'
@@ -45,6 +46,11 @@ export async function listTransactions(deps: AppDeps, ctx: RequestCtx, filter: T
     fetch: (bounds) => repo.listTransactions(deps.db, where, bounds),
     present: presentTransaction,
   })
+}
+
+/** The caller's transactions created in [from, to), oldest first, in keyset batches: the `transactions` report reads these. */
+export async function transactionsCreatedIn(deps: AppDeps, window: CreatedWindow): Promise<TransactionView[]> {
+  return (await repo.transactionsCreatedIn(deps.db, window)).map(presentTransaction)
 }
 
 export interface CaptureRecord {
