@@ -17,6 +17,11 @@ export interface Config {
   port: number
   host: string
   baseUrl: string
+  /**
+   * False when BASE_URL was not set and `baseUrl` is only the guess `http://localhost:$PORT`: the token
+   * endpoint then also accepts as `aud` its URL as the caller reached it (see the oauth service).
+   */
+  baseUrlExplicit: boolean
   databaseUrl: string | null
   dataDir: string
   redisUrl: string | null
@@ -24,7 +29,7 @@ export interface Config {
   operatorToken: string
   environments: Environment[]
   releases: Set<string>
-  /** Per environment: the demo start-up allows private webhook URLs in sandbox only. */
+  /** Per environment: the demo start-up lets sandbox reach plain-http local receivers (allow_local_http). */
   webhookUrlPolicy: Record<Environment, WebhookUrlPolicy>
   webhookRetryScheduleSeconds: number[]
   cardIssueDelayMs: number
@@ -119,6 +124,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     port,
     host: env.HOST || '0.0.0.0',
     baseUrl: (env.BASE_URL || `http://localhost:${port}`).replace(/\/+$/, ''),
+    baseUrlExplicit: Boolean(env.BASE_URL),
     databaseUrl,
     dataDir,
     redisUrl: env.REDIS_URL || null,

@@ -50,6 +50,51 @@ const ErrorEnvelopeSchema = {
   },
 }
 
+type Schema = Record<string, unknown>
+
+const CHILD_LISTS = ['anyOf', 'oneOf', 'allOf', 'prefixItems'] as const
+const CHILD_ONE = ['items', 'not', 'additionalProperties', 'contains'] as const
+
+/**
+ * Moves every titled schema (`Cardholder`, `CardholderCreateRequest`, …) into `components.schemas` under its
+ * title and refers to it with `$ref`, innermost first. Returns a new schema; the routes' own objects are
+ * left untouched. A title already taken by a different schema stays inline rather than be overwritten.
+ */
+function hoistSchema(schema: unknown, components: Record<string, Schema>): unknown {
+  if (!schema || typeof schema !== 'object' || Array.isArray(schema)) return schema
+  const out: Schema = { ...(schema as Schema) }
+  if (out.properties && typeof out.properties === 'object') {
+    out.properties = Object.fromEntries(Object.entries(out.properties as Schema).map(([k, v]) => [k, hoistSchema(v, components)]))
+  }
+  for (const key of CHILD_LISTS) if (Array.isArray(out[key])) out[key] = (out[key] as unknown[]).map((v) => hoistSchema(v, components))
+  for (const key of CHILD_ONE) if (out[key] && typeof out[key] === 'object') out[key] = hoistSchema(out[key], components)
+  const title = out.title
+  if (typeof title !== 'string' || !/^[A-Za-z0-9._-]+$/.test(title)) return out
+  delete out.$id
+  const existing = components[title]
+  if (existing && shape(existing) !== shape(out)) return out
+  // The same schema, documented once with examples and once without: keep the richer one.
+  if (!existing || (existing.examples === undefined && out.examples !== undefined)) components[title] = out
+  return { $ref: `#/components/schemas/${title}` }
+}
+
+/** A schema's structure, without its top-level prose and examples. */
+function shape(schema: Schema): string {
+  const { examples: _examples, description: _description, ...rest } = schema
+  return JSON.stringify(rest)
+}
+
+function hoistOperationSchemas(op: Record<string, any>, components: Record<string, Schema>): void {
+  for (const media of Object.values<Record<string, any>>(op.requestBody?.content ?? {})) {
+    if (media.schema) media.schema = hoistSchema(media.schema, components)
+  }
+  for (const response of Object.values<Record<string, any>>(op.responses ?? {})) {
+    for (const media of Object.values<Record<string, any>>(response?.content ?? {})) {
+      if (media.schema) media.schema = hoistSchema(media.schema, components)
+    }
+  }
+}
+
 function openapiPath(url: string): string {
   return url.replace(/:([A-Za-z0-9_]+)/g, '{$1}')
 }
@@ -92,6 +137,7 @@ export async function installOpenApi(app: FastifyInstance, baseUrl: string): Pro
       doc.components.schemas = { ...(doc.components.schemas ?? {}), Error: ErrorEnvelopeSchema }
       for (const [path, item] of Object.entries<Record<string, any>>(doc.paths ?? {})) {
         for (const [method, op] of Object.entries<Record<string, any>>(item)) {
+          if (op && typeof op === 'object' && op.responses) hoistOperationSchemas(op, doc.components.schemas)
           const extra = extras.get(`${method} ${path}`)
           if (!extra) continue
           const isV1 = path.startsWith('/v1')

@@ -57,6 +57,14 @@ function describe(e: ErrorObject): string {
 /** Turns schema errors into the catalogue's codes: one field → its own code; several → invalid_parameter + errors[]. */
 export function validationToApiError(errors: ErrorObject[], part: string | undefined): ApiError {
   const byParam = new Map<string, FieldError>()
+  // A union of literals fails every branch with `const`: gathered, they read "must be one of: …".
+  const allowed = new Map<string, unknown[]>()
+  for (const e of errors) {
+    if (e.keyword === 'const') {
+      const key = pointerToParam(e.instancePath)
+      allowed.set(key, [...(allowed.get(key) ?? []), (e.params as { allowedValue: unknown }).allowedValue])
+    }
+  }
   for (const e of errors) {
     const base = pointerToParam(e.instancePath)
     let field: FieldError
@@ -73,7 +81,12 @@ export function validationToApiError(errors: ErrorObject[], part: string | undef
     }
     // anyOf/oneOf branches repeat the same field; the first finding per field is the useful one.
     if (e.keyword === 'anyOf' || e.keyword === 'oneOf') {
-      if (!byParam.has(field.param)) byParam.set(field.param, { ...field, message: `Invalid ${field.param}.` })
+      const values = allowed.get(field.param)
+      if (values && values.length > 1 && byParam.get(field.param)?.code === 'invalid_parameter') {
+        byParam.set(field.param, { ...field, message: `Invalid ${field.param}: must be one of: ${values.map((v) => String(v)).join(', ')}.` })
+      } else if (!byParam.has(field.param)) {
+        byParam.set(field.param, { ...field, message: `Invalid ${field.param}.` })
+      }
       continue
     }
     const existing = byParam.get(field.param)

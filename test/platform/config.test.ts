@@ -29,3 +29,12 @@ test('PostgreSQL deployments must be given the master key and operator token', (
 test('an unknown environment name is refused at start-up', () => {
   assert.throws(() => loadConfig({ ...base, SVC_ENVIRONMENTS: 'sandbox,staging' }), ConfigError)
 })
+
+test('BASE_URL left unset is recorded as a guess; set, it is the one public address', () => {
+  const guessed = loadConfig({ ...base, PORT: '8201' })
+  assert.equal(guessed.baseUrl, 'http://localhost:8201')
+  assert.equal(guessed.baseUrlExplicit, false)
+  const set = loadConfig({ ...base, BASE_URL: 'https://api.example.com/' })
+  assert.equal(set.baseUrl, 'https://api.example.com')
+  assert.equal(set.baseUrlExplicit, true)
+})

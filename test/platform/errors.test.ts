@@ -84,6 +84,7 @@ const ThingBody = Type.Object({
   name: Type.String({ minLength: 1 }),
   quantity: Type.Optional(Type.Integer({ minimum: 1 })),
   address: Type.Optional(Address),
+  size: Type.Optional(Type.Union([Type.Literal('small'), Type.Literal('large')])),
 }, { additionalProperties: false })
 
 let t: TestApp
@@ -148,6 +149,13 @@ describe('error envelope', () => {
     const error = errorOf(await post({ name: 'x', quantity: 0 }))
     assert.equal(error.code, 'invalid_parameter')
     assert.equal(error.param, 'quantity')
+  })
+
+  test('a value outside a list of allowed values answers invalid_parameter listing them all', async () => {
+    const error = errorOf(await post({ name: 'x', size: 'medium' }))
+    assert.deepEqual([error.code, error.param], ['invalid_parameter', 'size'])
+    assert.match(error.message, /must be one of: small, large/)
+    assert.equal(error.errors, undefined)
   })
 
   test('nested fields are named with dotted paths', async () => {

@@ -99,6 +99,20 @@ describe('OpenAPI document and reference', () => {
     assert.ok(doc.components.schemas.Error.properties.error.properties.code.enum.includes('idempotency_key_reuse'))
   })
 
+  test("the interface's named schemas are components, referenced by the operations that use them", () => {
+    const schemas = doc.components.schemas
+    for (const name of ['Program', 'Event', 'Cardholder', 'CardholderCreateRequest', 'CardholderUpdateRequest', 'KycAttestationRequest',
+      'KycAttestation', 'Account', 'AccountAdjustmentRequest', 'Card', 'WebhookEndpoint', 'WebhookEndpointCreateRequest', 'Error']) {
+      assert.equal(typeof schemas[name], 'object', `components.schemas.${name}`)
+    }
+    const create = doc.paths['/v1/cardholders'].post
+    assert.equal(create.requestBody.content['application/json'].schema.$ref, '#/components/schemas/CardholderCreateRequest')
+    assert.equal(create.responses['201'].content['application/json'].schema.$ref, '#/components/schemas/Cardholder')
+    const list = schemas[doc.paths['/v1/programs'].get.responses['200'].content['application/json'].schema.$ref.split('/').pop()]
+    assert.deepEqual(list.properties.data.items, { $ref: '#/components/schemas/Program' })
+    assert.deepEqual(list.required.sort(), ['data', 'has_more', 'next_cursor', 'object', 'url'])
+  })
+
   test('list operations document the pagination parameters and expired_cursor', () => {
     const op = doc.paths['/v1/programs'].get
     const names = op.parameters.filter((p: any) => p.in === 'query').map((p: any) => p.name).sort()

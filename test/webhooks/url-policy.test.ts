@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
-import { checkWebhookUrl, classifyAddress, isInternalHostname, WebhookUrlRefused, type Resolver, type WebhookUrlPolicy } from '../../src/modules/webhooks/url-policy.js'
+import { assertPublicHost, checkWebhookUrl, classifyAddress, isInternalHostname, WebhookUrlRefused, type Resolver, type WebhookUrlPolicy } from '../../src/modules/webhooks/url-policy.js'
 import { sendWebhook } from '../../src/modules/webhooks/sender.js'
 import { createTenant, startTestApp, type TestApp, type TestClient } from '../helpers/app.js'
 import { startReceiver } from './helpers.js'
@@ -62,8 +62,21 @@ describe('webhook URL policy: checkWebhookUrl', () => {
     await refused('https://localhost/')
     await refused('https://rebind.example.com/')
     await refused('https://meta.example.com/')
-    await refused('https://nowhere.example.com/')
     await refused('ftp://hooks.example.com/')
+  })
+
+  test('reserved and malformed host names are refused without asking DNS', async () => {
+    for (const url of ['https://hooks.test/x', 'https://receiver.example/x', 'https://a.invalid/x', 'https://bad_host.example.com/x', 'https://host.123/x', 'https://-x.example.com/']) {
+      await refused(url)
+    }
+  })
+
+  test('a well-formed public name that does not resolve now is accepted at registration and refused at delivery', async () => {
+    // The registering node's resolver may be offline; the delivery resolves again before anything is sent.
+    assert.equal((await checkWebhookUrl('https://nowhere.example.com/hook', 'public', dns)).hostname, 'nowhere.example.com')
+    await assert.rejects(assertPublicHost('nowhere.example.com', dns), WebhookUrlRefused)
+    await assert.rejects(assertPublicHost('nowhere.example.com', dns, 'delivery'), WebhookUrlRefused)
+    assert.deepEqual(await assertPublicHost('nowhere.example.com', dns, 'registration'), [])
   })
 
   test('allow_private permits http:// and private hosts, never other schemes', async () => {
@@ -106,6 +119,9 @@ describe('webhook URL policy: API and delivery under the public policy', () => {
     }
     const ok = await t.api(token, 'POST', '/v1/webhook_endpoints', { url: 'https://8.8.8.8/hook', enabled_events: ['*'] })
     assert.equal(ok.statusCode, 201)
+    // A public name is accepted whether or not this machine can resolve it (offline CI included).
+    const named = await t.api(token, 'POST', '/v1/webhook_endpoints', { url: 'https://example.com/webhooks', enabled_events: ['*'] })
+    assert.equal(named.statusCode, 201, named.body)
     const patch = await t.api(token, 'PATCH', `/v1/webhook_endpoints/${ok.json().id}`, { url: 'https://127.0.0.1/x' })
     assert.equal(patch.json().error.code, 'invalid_webhook_url')
   })

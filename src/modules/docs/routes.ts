@@ -13,13 +13,20 @@ The token endpoint answers the flat OAuth shape <code>{error, error_description}
 <table><thead><tr><th>code</th><th>status</th><th>type</th><th>retryable</th><th>meaning</th></tr></thead><tbody>${rows}</tbody></table>`)
 }
 
-function schemaSummary(schema: Record<string, any> | undefined): string {
+/** A schema, with a `#/components/schemas/…` reference followed once. */
+function resolve(schema: Record<string, any> | undefined, doc: Record<string, any>): Record<string, any> | undefined {
+  const ref = typeof schema?.$ref === 'string' ? /^#\/components\/schemas\/(.+)$/.exec(schema.$ref) : null
+  return ref ? doc.components?.schemas?.[ref[1]] ?? schema : schema
+}
+
+function schemaSummary(raw: Record<string, any> | undefined, doc: Record<string, any>): string {
+  const schema = resolve(raw, doc)
   if (!schema) return ''
   const props = schema.properties as Record<string, any> | undefined
   if (!props) return `<code>${escapeHtml(schema.type ?? schema.$ref ?? '')}</code>`
   const required = new Set<string>(schema.required ?? [])
   return `<table><tr><th>field</th><th>type</th><th>notes</th></tr>${Object.entries(props).map(([name, p]) => `<tr><td><code>${escapeHtml(name)}</code>${required.has(name) ? ' <b>required</b>' : ''}</td>
-<td>${escapeHtml(p.type ?? (p.enum ? 'enum' : p.anyOf ? 'one of' : p.$ref ?? 'object'))}${p.enum ? ': ' + p.enum.map((v: unknown) => `<code>${escapeHtml(v)}</code>`).join(' ') : ''}</td>
+<td>${escapeHtml(p.type ?? (p.enum ? 'enum' : p.anyOf ? 'one of' : p.$ref ? String(p.$ref).split('/').pop() : 'object'))}${p.enum ? ': ' + p.enum.map((v: unknown) => `<code>${escapeHtml(v)}</code>`).join(' ') : ''}</td>
 <td>${escapeHtml(p.description ?? '')}</td></tr>`).join('')}</table>`
 }
 
@@ -34,7 +41,7 @@ function referencePage(doc: Record<string, any>): string {
       const html = `<div class="op" id="${escapeHtml(op.operationId ?? method + path)}"><span class="m ${method}">${method.toUpperCase()}</span> <code>${escapeHtml(path)}</code>
 ${op['x-svc-scope'] ? `<span class="tag">scope ${escapeHtml(op['x-svc-scope'])}</span>` : ''}${op['x-svc-capability'] ? `<span class="tag">x-svc-capability ${escapeHtml(op['x-svc-capability'])}</span>` : ''}${op['x-svc-sandbox-only'] ? '<span class="tag">sandbox only</span>' : ''}
 <p>${escapeHtml(op.summary ?? '')}${op.description ? '<br>' + escapeHtml(op.description) : ''}</p>
-${params ? `<p>Parameters: ${params}</p>` : ''}${body ? `<p>Body:</p>${schemaSummary(body)}` : ''}<ul>${responses}</ul></div>`
+${params ? `<p>Parameters: ${params}</p>` : ''}${body ? `<p>Body${body.$ref ? ` (<code>${escapeHtml(String(body.$ref).split('/').pop())}</code>)` : ''}:</p>${schemaSummary(body, doc)}` : ''}<ul>${responses}</ul></div>`
       sections.set(tag, [...(sections.get(tag) ?? []), html])
     }
   }

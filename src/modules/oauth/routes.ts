@@ -3,7 +3,7 @@ import type { AppDeps } from '../../app-deps.js'
 import { clientAddress } from '../../http/ip.js'
 import { OAUTH_STATUS, OAuthError } from './oauth-error.js'
 import { SCOPES, scopeIssuable } from './scopes.js'
-import { ACCESS_TOKEN_TTL_SECONDS, CLIENT_ASSERTION_TYPE, issueToken } from './service.js'
+import { ACCESS_TOKEN_TTL_SECONDS, CLIENT_ASSERTION_TYPE, acceptedAudiences, issueToken } from './service.js'
 
 const FORM_FIELDS = ['grant_type', 'client_assertion_type', 'client_assertion', 'scope', 'client_id']
 
@@ -86,7 +86,7 @@ export function registerOauth(app: FastifyInstance, deps: AppDeps): void {
     }, async (req, reply) => {
       const form = (req.body ?? {}) as Record<string, string>
       for (const key of Object.keys(form)) if (!FORM_FIELDS.includes(key)) delete form[key]
-      const token = await issueToken(deps, form, clientAddress(req))
+      const token = await issueToken(deps, form, clientAddress(req), acceptedAudiences(deps, `${req.protocol}://${req.host}/oauth/token`))
       return reply.headers({ 'Cache-Control': 'no-store', Pragma: 'no-cache' }).send(token)
     })
   })

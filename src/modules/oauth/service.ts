@@ -41,9 +41,11 @@ async function signatureVerifies(jwt: string, jwk: Record<string, unknown>, alg:
 }
 
 /** Claims checked once the signature is proven; the answer stays generic (the reason is logged, never sent). */
-function checkClaims(claims: JWTPayload, tokenUrl: string, nowSec: number): void {
-  const audOk = typeof claims.aud === 'string' ? claims.aud === tokenUrl : Array.isArray(claims.aud) && claims.aud.includes(tokenUrl)
-  if (!audOk) throw refuse(`aud is not exactly ${tokenUrl}`)
+function checkClaims(claims: JWTPayload, tokenUrls: readonly string[], nowSec: number): void {
+  const audOk = typeof claims.aud === 'string'
+    ? tokenUrls.includes(claims.aud)
+    : Array.isArray(claims.aud) && claims.aud.some((a) => tokenUrls.includes(a))
+  if (!audOk) throw refuse(`aud is not exactly ${tokenUrls.join(' or ')}`)
   if (typeof claims.exp !== 'number') throw refuse('no numeric exp claim')
   if (claims.exp + CLOCK_TOLERANCE_SECONDS < nowSec) throw refuse('assertion expired')
   if (claims.exp > nowSec + ASSERTION_MAX_LIFETIME_SECONDS + CLOCK_TOLERANCE_SECONDS) throw refuse('exp more than five minutes ahead')
@@ -66,8 +68,19 @@ function grantedScopes(requested: string | undefined, held: string[], releases: 
   return [...new Set(asked)]
 }
 
+/**
+ * The `aud` values accepted: exactly `{BASE_URL}/oauth/token`. When BASE_URL was not configured the
+ * service only guessed its own address (`http://localhost:$PORT`), so the token endpoint's URL as this
+ * request reached it (`http://<Host>/oauth/token`) is accepted as well; still compared exactly.
+ */
+export function acceptedAudiences(deps: AppDeps, requestTokenUrl?: string): string[] {
+  const configured = `${deps.config.baseUrl}/oauth/token`
+  if (deps.config.baseUrlExplicit || !requestTokenUrl || requestTokenUrl === configured) return [configured]
+  return [configured, requestTokenUrl]
+}
+
 /** client_credentials with private_key_jwt (RFC 7523): proves the client, redeems the jti once, mints an opaque token. */
-export async function issueToken(deps: AppDeps, form: Record<string, string>, address: string): Promise<TokenResponse> {
+export async function issueToken(deps: AppDeps, form: Record<string, string>, address: string, audiences: readonly string[] = acceptedAudiences(deps)): Promise<TokenResponse> {
   if (form.grant_type === undefined) throw new OAuthError('invalid_request', 'grant_type is required.')
   if (form.grant_type !== 'client_credentials') throw new OAuthError('unsupported_grant_type', 'Only client_credentials is supported.')
   if (form.client_assertion_type === undefined) throw new OAuthError('invalid_request', 'client_assertion_type is required.')
@@ -108,7 +121,7 @@ export async function issueToken(deps: AppDeps, form: Record<string, string>, ad
 
   const now = deps.clock.now()
   const nowSec = Math.floor(now.getTime() / 1000)
-  checkClaims(claims, `${deps.config.baseUrl}/oauth/token`, nowSec)
+  checkClaims(claims, audiences, nowSec)
   if (typeof claims.jti !== 'string' || claims.jti.length === 0 || claims.jti.length > 255) {
     throw new OAuthError('invalid_request', 'The assertion needs a jti claim (1 to 255 characters).')
   }

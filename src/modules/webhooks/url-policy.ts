@@ -101,6 +101,21 @@ export function isInternalHostname(hostname: string): boolean {
   return h === 'localhost' || /\.(localhost|local|internal|intranet|lan|home\.arpa|corp|private)$/.test(h)
 }
 
+/** Names under the special-use TLDs `.test`, `.example` and `.invalid` (RFC 2606, 6761): never publicly resolvable. */
+export function isReservedHostname(hostname: string): boolean {
+  return /(^|\.)(test|example|invalid)$/.test(hostname.toLowerCase().replace(/\.$/, ''))
+}
+
+/** A DNS name that could exist on the public internet: LDH labels of 1–63 characters and an alphabetic (or IDN) TLD. */
+function isPublicDnsName(hostname: string): boolean {
+  const h = hostname.toLowerCase().replace(/\.$/, '')
+  if (h.length > 253) return false
+  const labels = h.split('.')
+  if (labels.length < 2 || labels.some((l) => !/^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/.test(l))) return false
+  const tld = labels[labels.length - 1]
+  return /^[a-z]{2,63}$/.test(tld) || /^xn--[a-z0-9-]+$/.test(tld)
+}
+
 export type Resolver = (hostname: string) => Promise<{ address: string; family: number }[]>
 
 /** Every address a name resolves to (the system resolver, as the delivery connection will see it). */
@@ -141,7 +156,7 @@ export async function checkWebhookUrl(raw: string, policy: WebhookUrlPolicy, res
     await assertLocalHost(urlHost(url), resolve)
     return url
   }
-  await assertPublicHost(urlHost(url), resolve)
+  await assertPublicHost(urlHost(url), resolve, 'registration')
   return url
 }
 
@@ -162,21 +177,32 @@ async function assertLocalHost(host: string, resolve: Resolver): Promise<void> {
   if (addresses.length === 0 || addresses.some((a) => classifyAddress(a.address) === 'public')) throw refuse()
 }
 
-/** Refuses a host that is, or resolves to, anything but public addresses; answers the checked addresses. */
-export async function assertPublicHost(host: string, resolve: Resolver = systemResolver): Promise<{ address: string; family: number }[]> {
+/**
+ * Refuses a host that is, or resolves to, anything but public addresses; answers the checked addresses.
+ * At `registration` a well-formed public DNS name that does not resolve *now* is accepted (answering no
+ * addresses): the service's resolver may be down or offline, and a name cannot be told missing from
+ * unreachable DNS. Nothing is sent to it: every `delivery` resolves again and refuses unless it resolves
+ * to public addresses only.
+ */
+export async function assertPublicHost(host: string, resolve: Resolver = systemResolver, stage: 'registration' | 'delivery' = 'delivery'): Promise<{ address: string; family: number }[]> {
   if (isIP(host)) {
     const cls = classifyAddress(host)
     if (cls !== 'public') throw new WebhookUrlRefused(`The url points to a ${cls.replace('_', '-')} address; only public addresses receive webhooks.`)
     return [{ address: host, family: isIP(host) }]
   }
   if (isInternalHostname(host)) throw new WebhookUrlRefused('The url host is an internal name; use a publicly resolvable hostname.')
+  if (isReservedHostname(host)) throw new WebhookUrlRefused('The url host is under a reserved top-level domain that never resolves publicly.')
+  if (!isPublicDnsName(host)) throw new WebhookUrlRefused('The url host is not a valid public DNS name.')
   let addresses: { address: string; family: number }[]
   try {
     addresses = await resolve(host)
   } catch {
+    addresses = []
+  }
+  if (addresses.length === 0) {
+    if (stage === 'registration') return []
     throw new WebhookUrlRefused('The url host does not resolve to an address.')
   }
-  if (addresses.length === 0) throw new WebhookUrlRefused('The url host does not resolve to an address.')
   for (const a of addresses) {
     const cls = classifyAddress(a.address)
     if (cls !== 'public') throw new WebhookUrlRefused(`The url host resolves to a ${cls.replace('_', '-')} address; only public addresses receive webhooks.`)
