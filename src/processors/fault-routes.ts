@@ -13,8 +13,8 @@ const FaultObject = Type.Object({
 }, { title: 'ProcessorFault' })
 
 const FaultRequest = Type.Object({
-  operation: Type.Union(PROCESSOR_OPERATIONS.map((o) => Type.Literal(o)), { description: `Processor operation: ${PROCESSOR_OPERATIONS.join(', ')}` }),
-  error: Type.Union(FAULT_ERRORS.map((e) => Type.Literal(e)), { description: 'The error the failing calls answer' }),
+  operation: Type.Enum([...PROCESSOR_OPERATIONS], { description: `Processor operation: ${PROCESSOR_OPERATIONS.join(', ')}` }),
+  error: Type.Enum([...FAULT_ERRORS], { description: 'The error the failing calls answer' }),
   count: Type.Integer({ minimum: 0, maximum: 1000, description: 'How many of the next calls fail (0 disarms)' }),
 }, { additionalProperties: false, title: 'ProcessorFaultRequest' })
 

@@ -7,7 +7,7 @@ import type { ProcessorProfile } from './catalog.js'
 
 /** Every operation a processor can be asked for; fault injection names the same operations. */
 export const PROCESSOR_OPERATIONS = [
-  'create_account', 'get_account', 'issue_card', 'get_card', 'set_card_status', 'set_pin', 'verify_pin', 'reveal_details',
+  'create_account', 'get_account', 'set_account_status', 'issue_card', 'get_card', 'set_card_status', 'set_pin', 'verify_pin', 'reveal_details',
 ] as const
 export type ProcessorOperation = (typeof PROCESSOR_OPERATIONS)[number]
 
@@ -24,6 +24,8 @@ export interface CreateAccountInput {
   cardholderId: string
   currency: string
 }
+
+export type UpstreamAccountStatus = 'open' | 'blocked'
 
 /** The processor's view of an account: `upstreamReference` is null while it is still being created. */
 export interface UpstreamAccount {
@@ -76,6 +78,8 @@ export interface Processor {
   createAccount(scope: ProcessorScope, input: CreateAccountInput): Promise<UpstreamAccount>
   /** Reads the account back by our id, to learn when an asynchronous creation has finished. */
   getAccount(scope: ProcessorScope, accountId: string): Promise<UpstreamAccount>
+  /** Blocks or reopens the account upstream (capability `account_status`); `operation_unsupported` without it. */
+  setAccountStatus(scope: ProcessorScope, accountId: string, status: UpstreamAccountStatus): Promise<void>
   /** Requests a card; issuance is asynchronous, so the answer is `pending` until `getCard` says otherwise. */
   issueCard(scope: ProcessorScope, input: IssueCardInput): Promise<UpstreamCard>
   /** Reads a card by its upstream reference (issuance completes here). */

@@ -6,7 +6,7 @@ import type { ProcessorProfile } from './catalog.js'
 import { takeFault } from './faults.js'
 import {
   ProcessorError, type CardDetails, type CreateAccountInput, type IssueCardInput, type Processor, type ProcessorOperation,
-  type ProcessorScope, type SpendControlSupport, type UpstreamAccount, type UpstreamCard, type UpstreamCardStatus,
+  type ProcessorScope, type SpendControlSupport, type UpstreamAccount, type UpstreamAccountStatus, type UpstreamCard, type UpstreamCardStatus,
 } from './port.js'
 import { SimCardData, type RandomDigits } from './sim-card-data.js'
 import { SimStore, type SimObject } from './sim-store.js'
@@ -74,6 +74,15 @@ export class SimulatedProcessor implements Processor {
     // The background creation finishes by the time the service looks again.
     if (obj.state === 'creating') obj = await this.store.update(obj.reference, 'open', {}, now)
     return { upstreamReference: obj.reference }
+  }
+
+  async setAccountStatus(scope: ProcessorScope, accountId: string, status: UpstreamAccountStatus): Promise<void> {
+    this.requireCapability('account_status', 'set_account_status')
+    const now = await this.begin(scope, 'set_account_status')
+    const obj = await this.store.byKey(scope, 'account', accountId)
+    if (!obj) throw new ProcessorError('processor_permission_denied', 'set_account_status', 'Unknown account at the processor.')
+    // `state` tracks the creation; the status the service set is kept beside it.
+    await this.store.update(obj.reference, obj.state, { status }, now)
   }
 
   async issueCard(scope: ProcessorScope, input: IssueCardInput): Promise<UpstreamCard> {

@@ -147,6 +147,9 @@ describe('processor failures', () => {
 
   test('an unknown operation is refused with invalid_parameter', async () => {
     const res = await t.api(token, 'POST', '/v1/simulate/processor_faults', { operation: 'launch_rocket', error: 'processor_unavailable', count: 1 })
-    expectError(res, 400, 'invalid_parameter', 'operation')
+    const error = expectError(res, 400, 'invalid_parameter', 'operation')
+    assert.match(error.message, /create_account, get_account, set_account_status, issue_card/)
+    const badError = await t.api(token, 'POST', '/v1/simulate/processor_faults', { operation: 'create_account', error: 'teapot', count: 1 })
+    assert.match(expectError(badError, 400, 'invalid_parameter', 'error').message, /processor_unavailable, processor_permission_denied/)
   })
 })

@@ -77,6 +77,19 @@ describe('simulated processors', () => {
     await rejectsWith(basic.setPin(scope, card.upstreamReference, '4821'), 'operation_unsupported')
   })
 
+  test('sim_full blocks and reopens an account it knows; sim_basic has no account status operation', async () => {
+    await full.createAccount(scope, { accountId: 'acct_sim4', programId: 'prog_x', cardholderId: 'chd_x', currency: 'USD' })
+    await full.setAccountStatus(scope, 'acct_sim4', 'blocked')
+    const stored = await t.deps.db.selectFrom('sim_processor_objects').select(['state', 'data'])
+      .where('processor', '=', 'sim_full').where('kind', '=', 'account').where('key', '=', 'acct_sim4').executeTakeFirstOrThrow()
+    assert.equal(stored.state, 'open')
+    assert.equal((stored.data as Record<string, unknown>).status, 'blocked')
+    await full.setAccountStatus(scope, 'acct_sim4', 'open')
+    await rejectsWith(full.setAccountStatus(scope, 'acct_unknown', 'blocked'), 'processor_permission_denied')
+    await basic.createAccount(scope, { accountId: 'acct_sim5', programId: 'prog_y', cardholderId: 'chd_x', currency: 'USD' })
+    await rejectsWith(basic.setAccountStatus(scope, 'acct_sim5', 'blocked'), 'operation_unsupported')
+  })
+
   test('sim_basic issues no physical cards', async () => {
     await rejectsWith(basic.issueCard(scope, cardInput('physical')), 'operation_unsupported')
   })

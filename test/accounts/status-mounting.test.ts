@@ -97,9 +97,28 @@ describe('block and unblock', () => {
     assert.equal((await eventsOf(t, tenant.organizationId, 'account.blocked')).filter((e) => e.object.id === a.id).length, 1)
   })
 
+  test('a processor failure on block or unblock answers 502 and changes nothing; the retry goes through', async () => {
+    const a = await openAccount(t, token, tenant.programs.full, cardholder.id)
+    const fault = (error: string) => t.api(token, 'POST', '/v1/simulate/processor_faults', { operation: 'set_account_status', error, count: 1 })
+    assert.equal((await fault('processor_unavailable')).statusCode, 200)
+    expectError(await t.api(token, 'POST', `/v1/accounts/${a.id}/block`, { reason: 'fraud' }), 502, 'processor_unavailable')
+    const still = (await t.api(token, 'GET', `/v1/accounts/${a.id}`)).json()
+    assert.equal(still.status, 'open')
+    assert.equal(still.updated_at, a.updated_at)
+    assert.equal((await eventsOf(t, tenant.organizationId, 'account.blocked')).filter((e) => e.object.id === a.id).length, 0)
+
+    assert.equal((await t.api(token, 'POST', `/v1/accounts/${a.id}/block`)).json().status, 'blocked')
+    assert.equal((await fault('processor_permission_denied')).statusCode, 200)
+    expectError(await t.api(token, 'POST', `/v1/accounts/${a.id}/unblock`), 502, 'processor_permission_denied')
+    assert.equal((await t.api(token, 'GET', `/v1/accounts/${a.id}`)).json().status, 'blocked')
+    assert.equal((await eventsOf(t, tenant.organizationId, 'account.unblocked')).filter((e) => e.object.id === a.id).length, 0)
+    assert.equal((await t.api(token, 'POST', `/v1/accounts/${a.id}/unblock`)).json().status, 'open')
+  })
+
   test('an unknown block reason is invalid_parameter; unknown fields are unknown_parameter', async () => {
     const a = await openAccount(t, token, tenant.programs.full, cardholder.id)
-    expectError(await t.api(token, 'POST', `/v1/accounts/${a.id}/block`, { reason: 'bored' }), 400, 'invalid_parameter', 'reason')
+    const error = expectError(await t.api(token, 'POST', `/v1/accounts/${a.id}/block`, { reason: 'bored' }), 400, 'invalid_parameter', 'reason')
+    assert.match(error.message, /fraud, lost, requested, other/)
     expectError(await t.api(token, 'POST', `/v1/accounts/${a.id}/block`, { why: 'x' }), 400, 'unknown_parameter', 'why')
   })
 
@@ -165,5 +184,12 @@ describe('address changes', () => {
     await openAccount(t, token, tenant.programs.basic, holder.id)
     expectError(await t.api(token, 'PATCH', `/v1/cardholders/${holder.id}`, { address: { ...address, line1: '4 Side St' } }), 422, 'address_change_requires_kyc')
     assert.equal((await t.api(token, 'PATCH', `/v1/cardholders/${holder.id}`, { first_name: 'Augusta' })).statusCode, 200)
+  })
+
+  test('a cardholder without an account on such a program may change the address by PATCH', async () => {
+    const holder = await approvedCardholder(t, token, { status: 'none' })
+    const res = await t.api(token, 'PATCH', `/v1/cardholders/${holder.id}`, { address: { line1: '9 Elm St', city: 'Ogdenville', postal_code: '11111', country: 'USA' } })
+    assert.equal(res.statusCode, 200, res.body)
+    assert.equal(res.json().address.line1, '9 Elm St')
   })
 })

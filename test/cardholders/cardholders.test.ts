@@ -259,6 +259,19 @@ describe('update', () => {
     assert.equal(u.has_identity_document, true)
   })
 
+  test('an address as returned (null line2 and state) can be sent back; null clears an optional part', async () => {
+    const ch = await createCardholder(t, token, { address: { line1: '1 Main St', line2: 'Apt 4', city: 'Springfield', state: 'IL', postal_code: '12345', country: 'USA' } })
+    const same = await t.api(token, 'PATCH', `/v1/cardholders/${ch.id}`, { address: ch.address })
+    assert.equal(same.statusCode, 200, same.body)
+    assert.deepEqual(same.json(), ch)
+    const cleared = await t.api(token, 'PATCH', `/v1/cardholders/${ch.id}`, { address: { ...ch.address, line2: null, state: null } })
+    assert.equal(cleared.statusCode, 200, cleared.body)
+    assert.deepEqual(cleared.json().address, { ...ch.address, line2: null, state: null })
+    const created = await t.api(token, 'POST', '/v1/cardholders', cardholderBody({ address: cleared.json().address }))
+    assert.equal(created.statusCode, 201, created.body)
+    assert.deepEqual(created.json().address, cleared.json().address)
+  })
+
   test('a PATCH that changes nothing emits no event', async () => {
     const ch = await createCardholder(t, token)
     const before = (await eventsOf(t, a.organizationId, 'cardholder.updated')).length

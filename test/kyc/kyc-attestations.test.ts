@@ -174,6 +174,13 @@ describe('validation', () => {
     assert.match(error.message, /future/)
   })
 
+  test('a verified_at one minute ahead is already in the future; the current instant is accepted', async () => {
+    const minuteAhead = new Date(t.clock.now().getTime() + 60_000).toISOString()
+    expectError(await kyc(id, attestationBody(t, { verified_at: minuteAhead })), 400, 'invalid_parameter', 'verified_at')
+    const res = await kyc(id, attestationBody(t, { verified_at: t.clock.now().toISOString() }))
+    assert.equal(res.statusCode, 201, res.body)
+  })
+
   test('an expires_at not after verified_at answers invalid_parameter', async () => {
     expectError(await kyc(id, attestationBody(t, { verified_at: '2024-05-01T00:00:00Z', expires_at: '2024-04-01T00:00:00Z' })), 400, 'invalid_parameter', 'expires_at')
   })

@@ -62,11 +62,12 @@ export function registerAccounts(base: FastifyInstance, deps: AppDeps): void {
   }, async (req) => listAccountCards(deps, req.ctx, req.params.account_id, req.query))
 
   app.post('/v1/accounts/:account_id/block', {
-    config: { scope: 'accounts:write', capability: accountCapability(deps, 'account_status'), errors: ['account_not_found'] },
+    config: { scope: 'accounts:write', capability: accountCapability(deps, 'account_status'), errors: ['account_not_found', 'processor_unavailable', 'processor_permission_denied'] },
     schema: {
       tags, summary: 'Block an account',
       description: 'Cards funded by the account decline with account_blocked; credits and debits are refused; balances and existing holds stay '
-        + '(holds still release and capture). Blocking a blocked account answers it unchanged. Emits account.blocked.',
+        + '(holds still release and capture). The processor is told first: when it fails (502) the account stays open. '
+        + 'Blocking a blocked account answers it unchanged. Emits account.blocked.',
       params: AccountParams,
       body: AccountBlockRequest,
       response: { 200: Account },
@@ -74,7 +75,7 @@ export function registerAccounts(base: FastifyInstance, deps: AppDeps): void {
   }, async (req) => setAccountStatus(deps, req.ctx, req.params.account_id, 'blocked', req.body))
 
   app.post('/v1/accounts/:account_id/unblock', {
-    config: { scope: 'accounts:write', capability: accountCapability(deps, 'account_status'), errors: ['account_not_found'] },
+    config: { scope: 'accounts:write', capability: accountCapability(deps, 'account_status'), errors: ['account_not_found', 'processor_unavailable', 'processor_permission_denied'] },
     schema: {
       tags, summary: 'Unblock an account',
       description: 'Reverses a block. Unblocking an open account answers it unchanged. Emits account.unblocked.',

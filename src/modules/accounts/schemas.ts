@@ -48,12 +48,12 @@ export const AccountParams = Type.Object({ account_id: Type.String({ maxLength: 
 export const BLOCK_REASONS = ['fraud', 'lost', 'requested', 'other'] as const
 
 export const AccountBlockRequest = Type.Object({
-  reason: Type.Optional(Type.Union(BLOCK_REASONS.map((r) => Type.Literal(r)), { description: 'Why the account is blocked' })),
+  reason: Type.Optional(Type.Enum([...BLOCK_REASONS], { description: 'Why the account is blocked: fraud, lost, requested or other' })),
   note: Type.Optional(Type.String({ maxLength: 500, description: 'Free text for your records' })),
 }, { ...strict, title: 'AccountBlockRequest' })
 
 /** Unblock takes the same optional body as block (the reason and note are kept with the status change). */
 export const AccountUnblockRequest = Type.Object({
-  reason: Type.Optional(Type.Union(BLOCK_REASONS.map((r) => Type.Literal(r)))),
+  reason: Type.Optional(Type.Enum([...BLOCK_REASONS])),
   note: Type.Optional(Type.String({ maxLength: 500 })),
 }, { ...strict, title: 'AccountUnblockRequest' })

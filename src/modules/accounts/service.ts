@@ -9,7 +9,7 @@ import { isId, newId } from '../../lib/ids.js'
 import { callProcessor, recordOutcome } from '../../processors/calls.js'
 import { assertKycForProgram } from '../cardholders/service.js'
 import { emit } from '../events/emit.js'
-import { countCallerPrograms, requireCallerProgram } from '../programs/service.js'
+import { countCallerPrograms, findProgram, requireCallerProgram } from '../programs/service.js'
 import { enqueueProvisioning, PROVISION_JOB } from './provision.js'
 import { presentAccount, type AccountView } from './present.js'
 import * as repo from './repo.js'
@@ -111,14 +111,21 @@ export async function listAccounts(deps: AppDeps, ctx: RequestCtx, query: ListQu
 
 /**
  * Blocks or unblocks. Balances and holds are untouched (holds still release and capture). Asking for
- * the status the account already has answers the account unchanged, without an event.
+ * the status the account already has answers the account unchanged, without an event. The processor is
+ * told first (outside any transaction); when it fails, the 502 leaves the account as it was.
  */
 export async function setAccountStatus(deps: AppDeps, ctx: RequestCtx, accountId: string, to: 'open' | 'blocked', body: StatusBody | undefined): Promise<AccountView> {
   const current = await requireAccount(deps, ctx, accountId)
   const from = to === 'blocked' ? 'open' : 'blocked'
   if (current.status === to) return presentAccount(current)
+  const program = await findProgram(deps, current.program_id)
+  if (!program) throw new ApiError('program_not_provisioned', { message: `Program ${current.program_id} is no longer available.` })
+  const processor = deps.processors.forProgram(program)
+  const call = await callProcessor(deps, ctx, { processor: processor.name, operation: 'set_account_status', subjectId: current.id },
+    () => processor.setAccountStatus(ctx, current.id, to))
   const now = deps.clock.now()
   return withTx(deps.db, async (trx) => {
+    await recordOutcome(trx, call.operationId, 'succeeded', now)
     const reason = to === 'blocked' ? body?.reason ?? null : null
     const note = to === 'blocked' ? body?.note ?? null : null
     const row = await repo.setStatus(trx, current.id, from, to, reason, note, now)

@@ -22,7 +22,7 @@ export function effectiveKycStatus(row: Pick<CardholderRow, 'kyc_status' | 'kyc_
 }
 
 /** An address as sent, in the shape it is held and returned (absent optional parts become null, country upper case). */
-export function normalizeAddress(input: { line1: string; line2?: string; city: string; state?: string; postal_code: string; country: string }): AddressValue {
+export function normalizeAddress(input: { line1: string; line2?: string | null; city: string; state?: string | null; postal_code: string; country: string }): AddressValue {
   return {
     line1: input.line1,
     line2: input.line2 ?? null,

@@ -11,12 +11,15 @@ const text = (max: number, description?: string) => Type.String({ minLength: 1, 
 const nullableText = (max: number, description: string, pattern?: string) =>
   Type.Unsafe<string | null>({ type: ['string', 'null'], minLength: 1, maxLength: max, ...(pattern ? { pattern } : {}), description })
 
-/** Address as sent: line1, city, postal_code and country are required whenever an address is given. */
+/**
+ * Address as sent: line1, city, postal_code and country are required whenever an address is given. The
+ * optional parts also take null (as returned), so an address read from a cardholder can be sent back as is.
+ */
 export const AddressInput = Type.Object({
   line1: text(200),
-  line2: Type.Optional(text(200)),
+  line2: Type.Optional(nullableText(200, 'Optional; null or absent when there is none.')),
   city: text(100),
-  state: Type.Optional(text(100)),
+  state: Type.Optional(nullableText(100, 'Optional; null or absent when there is none.')),
   postal_code: text(20),
   country: Type.String({ pattern: COUNTRY, description: 'Three-letter country code (ISO 3166-1 alpha-3).' }),
 }, { additionalProperties: false, title: 'AddressInput' })

@@ -21,8 +21,11 @@ type AttestationBody = Static<typeof KycAttestationRequest>
 export type KycAttestationView = Static<typeof KycAttestation>
 
 const IDENTITY_PURPOSE = 'kyc-identity'
-/** Clock skew allowed between the caller's verifier and this service before verified_at counts as future. */
-export const VERIFIED_AT_TOLERANCE_MS = 60_000
+/**
+ * Clock skew allowed between the caller's verifier and this service before verified_at counts as future:
+ * a few seconds for clocks kept by NTP, so that "a minute from now" is already refused.
+ */
+export const VERIFIED_AT_TOLERANCE_MS = 5_000
 
 type IdentityValue = Static<typeof KycAttestation>['identity']
 
