@@ -134,6 +134,7 @@ test('only an active card is challenged; sim_basic has no 3-D Secure feed (opera
   expectError(await challenge({ card_id: card.id, amount: 100, currency: 'USD', merchant: MERCHANT }), 422, 'card_invalid_state', 'card_id')
   await t.api(token, 'POST', `/v1/cards/${card.id}/close`)
   expectError(await challenge({ card_id: card.id, amount: 100, currency: 'USD', merchant: MERCHANT }), 422, 'card_closed', 'card_id')
+  expectError(await challenge({ card_id: 'card_00000000000000000000000000', amount: 100, currency: 'USD' }), 404, 'card_not_found', 'card_id')
   const basic = await activeCard('basic')
   expectError(await challenge({ card_id: basic.id, amount: 100, currency: 'USD', merchant: MERCHANT }), 422, 'operation_unsupported')
   expectError(await challenge({ card_id: basic.id, amount: 0, currency: 'USD' }), 400, 'invalid_parameter', 'amount')

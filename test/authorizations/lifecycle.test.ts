@@ -126,9 +126,10 @@ test('the expiry job releases holds 7 days after approval (not before), status e
   assert.deepEqual((await entries(t, token, f.account.id)).slice(-1), [['hold_release', 1200]])
 })
 
-test('simulated expiry now; an expired authorization can still be captured from the available balance (late presentment)', async () => {
+test('simulated expiry now (no body fields accepted); an expired authorization can still be captured from the available balance (late presentment)', async () => {
   const f = await fundedCard(t, tenant, token, 2000)
   const auth = await expectApproved(t, token, f.card.id, 800)
+  expectError(await t.api(token, 'POST', sim(auth.id, 'expire'), { reason: 'x' }), 400, 'unknown_parameter', 'reason')
   const expired = await post(t, token, sim(auth.id, 'expire'))
   assert.deepEqual([expired.status, expired.held_amount], ['expired', 0])
   assert.deepEqual(await balances(t, token, f.account.id), { ledger: 2000, held: 0, available: 2000 })

@@ -158,10 +158,11 @@ test('a card is pending until the issuance job runs after CARD_ISSUE_DELAY_MS, t
   assert.equal(events[0].object.status, 'active')
 })
 
-test('the sandbox issue call issues at once, a processor fault leaves the card pending, production answers 404', async () => {
+test('physical cards carry shipping pending from creation; the sandbox issue call issues at once, a processor fault leaves the card pending, production answers 404', async () => {
   const holder = await makeCardholder(t, token)
   const account = await makeAccount(t, token, tenant.programs.full.id, holder.id)
   const card = (await t.api(token, 'POST', '/v1/cards', cardBody(holder.id, account.id, { form_factor: 'physical', card_type: 'debit' }))).json()
+  assert.deepEqual(card.shipping, { status: 'pending', shipped_at: null, delivered_at: null }, 'a physical card carries its shipping from creation')
   const fault = await t.api(token, 'POST', '/v1/simulate/processor_faults', { operation: 'get_card', error: 'processor_unavailable', count: 1 })
   assert.equal(fault.statusCode, 200, fault.body)
   expectError(await t.api(token, 'POST', `/v1/simulate/cards/${card.id}/issue`), 502, 'processor_unavailable')

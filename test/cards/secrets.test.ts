@@ -119,7 +119,7 @@ test('a PIN is 4–12 digits encrypted to the key given; anything else is pin_in
   assert.equal(calls.length, 0)
 })
 
-test('keys expire after 5 minutes and belong to one card: another card\'s or program\'s key is token_not_found', async () => {
+test('keys expire after 5 minutes and belong to one card: another card\'s or program\'s key is token_not_found and is spent', async () => {
   const card = await physicalActive()
   const key = await pinKey(card.id)
   t.clock.advance(5 * 60 * 1000 + 1000)
@@ -129,6 +129,8 @@ test('keys expire after 5 minutes and belong to one card: another card\'s or pro
   const sibling = await physicalActive()
   const siblingKey = await pinKey(sibling.id)
   expectError(await sendPin(card.id, siblingKey, encryptPin(siblingKey.public_key_pem, '1234')), 404, 'token_not_found')
+  // Sent with a PIN, the key is spent whatever the outcome: also for the card it was minted for.
+  expectError(await sendPin(sibling.id, siblingKey, encryptPin(siblingKey.public_key_pem, '1234')), 404, 'token_not_found')
 
   const second = await t.operator('POST', '/operator/v1/programs', { organization_id: tenant.organizationId, environment: 'sandbox', name: 'Full 2', processor: 'sim_full', currencies: ['USD'] })
   const foreign = await physicalActive(second.id)
@@ -212,6 +214,9 @@ test('card details refuse weak, private, non-RSA or malformed keys with invalid_
   expectError(await details(generateKeyPairSync('ec', { namedCurve: 'P-256' }).publicKey.export({ format: 'jwk' })), 400, 'invalid_public_key')
   expectError(await details('not a key'), 400, 'invalid_public_key')
   expectError(await details({ kty: 'RSA', n: 'AQAB', e: 'AQAB' }), 400, 'invalid_public_key')
+  for (const malformed of ['', 12345, true, [], ['-----BEGIN PUBLIC KEY-----'], 'x'.repeat(20_000)]) {
+    expectError(await details(malformed), 400, 'invalid_public_key', 'public_key')
+  }
   expectError(await t.api(token, 'POST', `/v1/cards/${card.id}/details`, {}), 400, 'missing_parameter', 'public_key')
   const pending = (await t.api(token, 'POST', '/v1/cards', cardBody(holder.id, account.id))).json()
   expectError(await t.api(token, 'POST', `/v1/cards/${pending.id}/details`, { public_key: callerKeys.publicKey.export({ format: 'jwk' }) }), 422, 'card_not_provisioned')

@@ -98,7 +98,7 @@ test('only an active card can be tokenized: pending, frozen and closed cards are
   expectError(await provision({ card_id: card.id, wallet: 'google_pay' }), 422, 'card_invalid_state', 'card_id')
   await t.api(token, 'POST', `/v1/cards/${card.id}/close`)
   expectError(await provision({ card_id: card.id, wallet: 'google_pay' }), 422, 'card_closed', 'card_id')
-  expectError(await provision({ card_id: 'card_00000000000000000000000000', wallet: 'google_pay' }), 404, 'card_not_found')
+  expectError(await provision({ card_id: 'card_00000000000000000000000000', wallet: 'google_pay' }), 404, 'card_not_found', 'card_id')
   expectError(await provision({ card_id: card.id, wallet: 'paypal' }), 400, 'invalid_parameter', 'wallet')
   expectError(await provision({ card_id: card.id, wallet: 'apple_pay', device: 'x' }), 400, 'unknown_parameter', 'device')
 })
@@ -198,4 +198,28 @@ test('authorizations through a requested, suspended or deleted token decline tok
   assert.deepEqual(await authorize(tok.id).then((a) => [a.approved, a.decline_reason]), [false, 'token_inactive'])
   const requested = await newToken(card.id, false)
   assert.deepEqual(await authorize(requested.id).then((a) => [a.approved, a.decline_reason]), [false, 'token_inactive'])
+})
+
+test('closing a card deletes its network tokens (network_token.updated); a lost card\'s replacement does the same for the old card', async () => {
+  const card = await activeCard()
+  const active = await newToken(card.id)
+  const suspended = await newToken(card.id)
+  await moveOk(move(suspended.id, 'suspend'), 'suspended')
+  const requested = await newToken(card.id, false)
+  const closed = await t.api(token, 'POST', `/v1/cards/${card.id}/close`)
+  assert.equal(closed.statusCode, 200, closed.body)
+  for (const tok of [active, suspended, requested]) {
+    const read = (await t.api(token, 'GET', `/v1/network_tokens/${tok.id}`)).json()
+    assert.equal(read.status, 'deleted', tok.id)
+    assert.ok(read.deleted_at)
+    const events = await eventsFor(t, tok.id, 'network_token.updated')
+    assert.equal(events.at(-1)!.object.status, 'deleted')
+    expectError(await move(tok.id, 'resume'), 422, 'token_deleted')
+  }
+
+  const lost = await activeCard()
+  const wallet = await newToken(lost.id)
+  const replaced = await t.api(token, 'POST', `/v1/cards/${lost.id}/replace`, { reason: 'lost' })
+  assert.equal(replaced.statusCode, 201, replaced.body)
+  assert.equal((await t.api(token, 'GET', `/v1/network_tokens/${wallet.id}`)).json().status, 'deleted')
 })

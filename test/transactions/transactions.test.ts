@@ -32,6 +32,7 @@ const getTxn = async (id: string) => (await t.api(token, 'GET', `/v1/transaction
 test('a pending capture is not refundable; settled, it refunds in parts until fully refunded, never beyond', async () => {
   const { f, txn } = await captured(5000, 1000)
   expectError(await refund(txn.id, { amount: 100 }), 422, 'transaction_not_refundable')
+  expectError(await t.api(token, 'POST', `/v1/simulate/transactions/${txn.id}/settle`, { at: 'now' }), 400, 'unknown_parameter', 'at')
   const settled = await settle(txn.id)
   assert.equal(settled.status, 'settled')
   assert.ok(settled.settled_at)

@@ -68,7 +68,7 @@ export async function authenticationProgramOf(deps: AppDeps, req: FastifyRequest
  * is `pending` until answered or until it expires five minutes later (a job records that, reads too).
  */
 export async function simulateAuthentication(deps: AppDeps, ctx: RequestCtx, body: SimulateAuthenticationBody): Promise<AuthenticationView> {
-  const card = await requireCard(deps, ctx, body.card_id)
+  const card = await requireCard(deps, ctx, body.card_id, 'card_id')
   const program = await requireCardProgram(deps, card)
   requireSimulatorFeed(program, 'three_d_secure')
   requireActiveCard(card, 'authenticated')

@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { AppDeps } from '../../app-deps.js'
 import type { ErrorCode } from '../../http/errors.js'
+import { NoBody } from '../cards/schemas.js'
 import { Transaction } from '../transactions/schemas.js'
 import {
   Authorization, AuthorizationIdParams, CaptureRequest, IncrementRequest, ReverseRequest, SimulateAuthorization,
@@ -74,7 +75,7 @@ export function registerAuthorizationSimulatorRoutes(base: FastifyInstance, deps
       tags, summary: 'Expire an authorization now',
       description: 'Runs now what happens 7 days after approval when nothing captured the authorization: the hold is released '
         + '(`hold_release`) and the status becomes `expired`. Emits authorization.updated. Only a pending authorization can expire.',
-      params: AuthorizationIdParams, response: { 200: Authorization },
+      params: AuthorizationIdParams, body: NoBody, response: { 200: Authorization },
     },
   }, async (req) => expire(deps, req.ctx, req.params.authorization_id))
 }

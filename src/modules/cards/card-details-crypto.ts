@@ -17,6 +17,7 @@ export function importCallerKey(input: unknown): KeyObject {
   let key: KeyObject
   try {
     if (typeof input === 'string') {
+      if (input.length > 16384) throw invalidKey('public_key is too long to be an RSA public key.')
       if (/PRIVATE KEY/.test(input)) throw invalidKey('Send the public key only; private keys are refused.')
       key = createPublicKey({ key: input.trim(), format: 'pem' })
     } else if (input && typeof input === 'object' && !Array.isArray(input)) {

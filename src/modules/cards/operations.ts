@@ -7,6 +7,7 @@ import { iso } from '../../http/ownership.js'
 import { callProcessor, recordOutcome } from '../../processors/calls.js'
 import type { UpstreamCardStatus } from '../../processors/port.js'
 import { emit } from '../events/emit.js'
+import { deleteTokensOfClosedCard } from '../network-tokens/service.js'
 import { nextShippingStatus, type ShippingStatus } from './lifecycle.js'
 import { presentCard } from './present.js'
 import { closeReplacedCard, closeReplacedUpstream, type PendingClose } from './replacement.js'
@@ -28,7 +29,7 @@ const EVENT_OF: Record<StatusOperation, string> = {
  * Activate, freeze, unfreeze, close: the state table decides (named refusal otherwise), the processor
  * is told first (outside any transaction), then the card row, the processor outcome and the event
  * are written together. The move is re-checked under the row lock, so concurrent calls never both apply.
- * Activating a replacement closes the card it replaces.
+ * Activating a replacement closes the card it replaces. Closing deletes the card's network tokens.
  */
 export async function changeStatus(deps: AppDeps, ctx: RequestCtx, cardId: string, op: StatusOperation): Promise<CardView> {
   const card = await requireCard(deps, ctx, cardId)
@@ -50,7 +51,10 @@ export async function changeStatus(deps: AppDeps, ctx: RequestCtx, cardId: strin
       ...(next === 'closed' ? { closed_at: now } : {}),
       updated_at: now,
     })
-    if (next === 'closed') updated = await releaseSlot(trx, updated, now)
+    if (next === 'closed') {
+      updated = await releaseSlot(trx, updated, now)
+      await deleteTokensOfClosedCard(trx, updated, now)
+    }
     await recordOutcome(trx, call.operationId, 'succeeded', now)
     await emit(trx, scope, EVENT_OF[op], presentCard(updated), now)
     if (closing) await closeReplacedCard(trx, updated, closing, now)

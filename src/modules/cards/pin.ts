@@ -63,13 +63,13 @@ export async function createPinKey(deps: AppDeps, ctx: RequestCtx, cardId: strin
 }
 
 /**
- * The PIN sent with a key: the key is spent first, whatever happens next (a key of another card or
- * program, or an expired or spent one, is `token_not_found`); the card must be active and physical;
+ * The PIN sent with a key: the key is spent first, whatever happens next, also when it was minted for
+ * another card (a key of another card or program, or an expired or spent one, is `token_not_found`); the card must be active and physical;
  * the PIN must decrypt under that key and be 4–12 digits (`pin_invalid`, nothing sent to the processor).
  */
 async function openPin(deps: AppDeps, card: repo.CardRow, body: PinSubmitBody): Promise<string> {
   const sealed = isId('pink', body.pin_key_id)
-    ? await withTx(deps.db, (trx) => repo.spendPinKey(trx, body.pin_key_id, card.id, deps.clock.now()))
+    ? await withTx(deps.db, (trx) => repo.spendPinKey(trx, body.pin_key_id, { cardId: card.id, organizationId: card.organization_id, environment: card.environment }, deps.clock.now()))
     : null
   assertMove(card, 'pin')
   if (sealed === null) {

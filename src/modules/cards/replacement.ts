@@ -6,11 +6,12 @@ import { ApiError } from '../../http/errors.js'
 import { newId } from '../../lib/ids.js'
 import { callProcessor, recordOutcome } from '../../processors/calls.js'
 import { emit } from '../events/emit.js'
+import { deleteTokensOfClosedCard } from '../network-tokens/service.js'
 import { closesAtOnce, type ReplaceReason } from './lifecycle.js'
 import { presentCard } from './present.js'
 import * as repo from './repo.js'
 import type { CardView } from './schemas.js'
-import { announceNewCard, assertMove, cardScope, requireCard, requireCardProgram } from './service.js'
+import { announceNewCard, assertMove, cardScope, initialShipping, requireCard, requireCardProgram } from './service.js'
 import { releaseSlot } from './slots.js'
 
 /** A processor call already made to close the card being replaced; its outcome is recorded with the local change. */
@@ -33,13 +34,14 @@ export async function closeReplacedUpstream(deps: AppDeps, replacement: repo.Car
   return { cardId: old.id, operationId: call.operationId }
 }
 
-/** Inside the transaction that activates a replacement: closes the old card, hands its slot on, emits `card.closed`. */
+/** Inside the transaction that activates a replacement: closes the old card, hands its slot on, deletes its tokens, emits `card.closed`. */
 export async function closeReplacedCard(trx: Db, replacement: repo.CardRow, closing: PendingClose, now: Date): Promise<void> {
   if (closing.operationId) await recordOutcome(trx, closing.operationId, 'succeeded', now)
   const old = await repo.lockCard(trx, closing.cardId)
   if (!old || old.status === 'closed') return
   let row = await repo.updateCard(trx, old.id, { status: 'closed', closed_at: now, updated_at: now })
   row = await releaseSlot(trx, row, now)
+  await deleteTokensOfClosedCard(trx, row, now)
   await emit(trx, cardScope(row), 'card.closed', presentCard(row), now)
 }
 
@@ -90,7 +92,7 @@ export async function replaceCard(deps: AppDeps, ctx: RequestCtx, cardId: string
         exp_year: null,
         embossed_name: old.embossed_name,
         delivery_address: json(old.delivery_address),
-        shipping: null,
+        shipping: initialShipping(old.form_factor),
         spending_controls: json(old.spending_controls),
         metadata: json(old.metadata),
         pin_set: false,
@@ -106,7 +108,10 @@ export async function replaceCard(deps: AppDeps, ctx: RequestCtx, cardId: string
       })
       old = await repo.updateCard(trx, old.id, { replaced_by: fresh.id, updated_at: now })
       if (call) await recordOutcome(trx, call.operationId, 'succeeded', now)
-      if (atOnce) await emit(trx, scope, 'card.closed', presentCard(old), now)
+      if (atOnce) {
+        await deleteTokensOfClosedCard(trx, old, now)
+        await emit(trx, scope, 'card.closed', presentCard(old), now)
+      }
       await emit(trx, scope, 'card.replaced', presentCard(old), now)
       return announceNewCard(deps, trx, fresh, now)
     })

@@ -54,14 +54,18 @@ export async function insertPinKey(db: Db, row: Insertable<CardPinKeysTable>): P
 }
 
 /**
- * Spends a PIN key: the first caller gets its sealed private half and the key is marked spent and
- * wiped in the same statement's transaction; every later or concurrent caller gets nothing.
+ * Spends a PIN key of the caller (organization and environment): the first caller gets its sealed private half
+ * and the key is marked spent and wiped in the same transaction; every later or concurrent caller gets nothing.
+ * A key sent with a PIN is spent whatever the outcome, also when it is presented against another card than the
+ * one it was minted for; that presentation gets nothing back (`token_not_found`).
  */
-export async function spendPinKey(db: Db, id: string, cardId: string, now: Date): Promise<string | null> {
-  const row = await db.selectFrom('card_pin_keys').select(['private_key_sealed', 'expires_at', 'spent_at'])
-    .where('id', '=', id).where('card_id', '=', cardId).forUpdate().executeTakeFirst()
+export async function spendPinKey(db: Db, id: string, owner: { cardId: string; organizationId: string; environment: string }, now: Date): Promise<string | null> {
+  const row = await db.selectFrom('card_pin_keys').select(['card_id', 'private_key_sealed', 'expires_at', 'spent_at'])
+    .where('id', '=', id).where('organization_id', '=', owner.organizationId).where('environment', '=', owner.environment)
+    .forUpdate().executeTakeFirst()
   if (!row || row.spent_at !== null) return null
   await db.updateTable('card_pin_keys').set({ spent_at: now, private_key_sealed: '' }).where('id', '=', id).execute()
+  if (row.card_id !== owner.cardId) return null
   if (row.expires_at.getTime() <= now.getTime()) return null
   return row.private_key_sealed
 }

@@ -164,11 +164,16 @@ export const PinVerification = Type.Object({
   match: Type.Boolean(),
 }, { title: 'PinVerification' })
 
+/**
+ * The key is checked by the service, not the schema: anything that is not a readable RSA public key of at least
+ * 2048 bits (a JWK object or PEM text) is one error, `invalid_public_key`, whatever its JSON type.
+ */
 export const DetailsRequest = Type.Object({
-  public_key: Type.Union([
-    Type.String({ maxLength: 16384, description: 'PEM (SPKI or PKCS#1) RSA public key' }),
-    Type.Object({}, { additionalProperties: true, description: 'RSA public JWK' }),
-  ], { description: 'Your RSA public key, ≥ 2048 bits, as a JWK object or PEM text' }),
+  public_key: Type.Unsafe<string | Record<string, unknown>>({
+    description: 'Your RSA public key, ≥ 2048 bits: an RSA public JWK object, or PEM text (SPKI or PKCS#1). '
+      + 'Anything else (malformed, private, not RSA, under 2048 bits) answers 400 invalid_public_key.',
+    examples: [{ kty: 'RSA', n: '…', e: 'AQAB' }, '-----BEGIN PUBLIC KEY-----\n…\n-----END PUBLIC KEY-----'],
+  }),
 }, { ...strict, title: 'CardDetailsRequest' })
 
 export const CardDetails = Type.Object({

@@ -28,10 +28,13 @@ export type { CardRow } from './repo.js'
 /** Job that asks the processor to issue a pending card (see issuance.ts). */
 export const CARD_ISSUE_JOB = 'card.issue'
 
-/** The caller's card by id: another organization's card answers exactly like a missing one. */
-export async function requireCard(deps: AppDeps, ctx: RequestCtx, cardId: string): Promise<repo.CardRow> {
+/**
+ * The caller's card by id: another organization's card answers exactly like a missing one. `param` names the
+ * body field when the id came in the body (`card_id`), not in the path.
+ */
+export async function requireCard(deps: AppDeps, ctx: RequestCtx, cardId: string, param?: string): Promise<repo.CardRow> {
   const row = isId('card', cardId) ? await repo.findCard(deps.db, cardId) : undefined
-  return requireOwned(row, ctx, 'card_not_found')
+  return requireOwned(row, ctx, 'card_not_found', param)
 }
 
 /** Throws the state table's named refusal when `op` is not allowed on the card as it is now. */
@@ -139,7 +142,7 @@ export async function createCard(deps: AppDeps, ctx: RequestCtx, body: CardCreat
         exp_year: null,
         embossed_name: embossedName,
         delivery_address: json(deliveryAddress),
-        shipping: null,
+        shipping: initialShipping(body.form_factor),
         spending_controls: json(controls),
         metadata: json(body.metadata ?? {}),
         pin_set: false,
@@ -159,6 +162,11 @@ export async function createCard(deps: AppDeps, ctx: RequestCtx, body: CardCreat
     if (isUniqueViolation(err, 'cards_one_per_cardholder')) throw cardLimitReached(program)
     throw err
   }
+}
+
+/** Physical cards carry their shipping from the start (`pending` until the simulator ships them); virtual ones none. */
+export function initialShipping(formFactor: string): string | null {
+  return formFactor === 'physical' ? json({ status: 'pending', shipped_at: null, delivered_at: null }) : null
 }
 
 function cardLimitReached(program: ProgramRow): ApiError {

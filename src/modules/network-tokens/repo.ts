@@ -23,6 +23,13 @@ export async function updateToken(db: Db, id: string, patch: Updateable<NetworkT
   return db.updateTable('network_tokens').set(patch).where('id', '=', id).returningAll().executeTakeFirstOrThrow()
 }
 
+/** Deletes every token of a card that is not deleted yet, in one statement; answers the deleted rows. */
+export async function deleteCardTokens(db: Db, cardId: string, now: Date): Promise<TokenRow[]> {
+  return db.updateTable('network_tokens').set({ status: 'deleted', deleted_at: now, updated_at: now })
+    .where('card_id', '=', cardId).where('status', '!=', 'deleted')
+    .returningAll().execute()
+}
+
 /** The status of a token presented with a card, within the caller's organization and environment. */
 export async function tokenStatusFor(db: Db, where: { id: string; cardId: string; organizationId: string; environment: string }): Promise<string | null> {
   const row = await db.selectFrom('network_tokens').select('status')

@@ -53,7 +53,7 @@ export async function tokenProgramOf(deps: AppDeps, req: FastifyRequest): Promis
  * (`active`, network_token.updated), so the answer is ready for tokenized authorizations.
  */
 export async function provisionToken(deps: AppDeps, ctx: RequestCtx, body: SimulateNetworkTokenBody): Promise<NetworkTokenView> {
-  const card = await requireCard(deps, ctx, body.card_id)
+  const card = await requireCard(deps, ctx, body.card_id, 'card_id')
   const program = await requireCardProgram(deps, card)
   requireSimulatorFeed(program, 'network_tokens')
   requireActiveCard(card, 'tokenized')
@@ -90,6 +90,16 @@ export async function moveToken(deps: AppDeps, ctx: RequestCtx, tokenId: string,
     await emit(trx, scopeOf(row), 'network_token.updated', presentToken(row), now)
     return presentToken(row)
   })
+}
+
+/**
+ * A closed card takes its wallet tokens with it: inside the transaction that closes the card, every token of it
+ * that is not deleted yet becomes `deleted` (terminal), each with network_token.updated.
+ */
+export async function deleteTokensOfClosedCard(trx: Db, card: { id: string; organization_id: string; environment: string }, now: Date): Promise<void> {
+  for (const row of await repo.deleteCardTokens(trx, card.id, now)) {
+    await emit(trx, scopeOf(row), 'network_token.updated', presentToken(row), now)
+  }
 }
 
 export async function retrieveToken(deps: AppDeps, ctx: RequestCtx, tokenId: string): Promise<NetworkTokenView> {

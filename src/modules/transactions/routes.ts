@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { AppDeps } from '../../app-deps.js'
 import { ListEnvelope, type PageParams } from '../../http/pagination.js'
+import { NoBody } from '../cards/schemas.js'
 import { RefundRequest, SimulateRefund, Transaction, TransactionIdParams, TransactionListQuery } from './schemas.js'
 import { listTransactions, merchantRefund, refundTransaction, retrieveTransaction, settleTransaction } from './service.js'
 import './settlement.js'
@@ -48,7 +49,7 @@ export function registerTransactions(base: FastifyInstance, deps: AppDeps): void
       tags: ['Simulator'], summary: 'Settle a transaction now',
       description: 'Moves a `pending` capture to `settled` now (the settlement job does it 24 hours after the capture) and emits '
         + 'transaction.updated. A transaction that is already settled or refunded is answered unchanged.',
-      params: TransactionIdParams, response: { 200: Transaction },
+      params: TransactionIdParams, body: NoBody, response: { 200: Transaction },
     },
   }, async (req) => settleTransaction(deps, req.ctx, req.params.transaction_id))
 

@@ -3,7 +3,7 @@ import type { AppDeps } from '../../app-deps.js'
 import { withTx } from '../../db/tx.js'
 import { json, type Db } from '../../db/types.js'
 import type { RequestCtx } from '../../http/context.js'
-import { ApiError, isApiError } from '../../http/errors.js'
+import { ApiError } from '../../http/errors.js'
 import { requireOwned } from '../../http/ownership.js'
 import { paginate, type ListResult, type PageParams } from '../../http/pagination.js'
 import { isId, newId } from '../../lib/ids.js'
@@ -172,10 +172,5 @@ export async function merchantRefund(deps: AppDeps, ctx: RequestCtx, body: Simul
 
 /** The caller's card named in a request body: not-found names the `card_id` parameter. */
 export async function requireCardParam(deps: AppDeps, ctx: RequestCtx, cardId: string): Promise<Awaited<ReturnType<typeof requireCard>>> {
-  try {
-    return await requireCard(deps, ctx, cardId)
-  } catch (err) {
-    if (isApiError(err) && err.code === 'card_not_found') throw new ApiError('card_not_found', { param: 'card_id' })
-    throw err
-  }
+  return requireCard(deps, ctx, cardId, 'card_id')
 }
