@@ -70,14 +70,21 @@ test('on a phone the page shows the eSIM, its QR code and install buttons, and a
     assert.match(await card.innerText(), /Valid until/)
     await page.screenshot({ path: join(SCREENSHOTS, 'h5-esim.png'), fullPage: true })
 
-    const before = (await t.api(fx.token, 'GET', `/v1/esim/esims/${esimId}`)).json().packages[0].data_mb
+    const dataOf = async () => {
+      const { packages } = (await t.api(fx.token, 'GET', `/v1/esim/esims/${esimId}`)).json()
+      return { count: packages.length, total: packages.reduce((sum: number, p: any) => sum + p.data_mb, 0) }
+    }
+    const before = await dataOf()
     const addButton = card.getByRole('button', { name: /^Add for/ }).first()
     const [posted] = await Promise.all([page.waitForResponse((r) => r.request().method() === 'POST'), addButton.click()])
     assert.equal(posted.status(), 303, `${posted.status()} ${await posted.text().catch(() => '')}`)
     await page.waitForURL(/notice=topped_up/)
     await page.getByRole('status').filter({ hasText: 'Data added' }).waitFor()
-    const afterTopUp = (await t.api(fx.token, 'GET', `/v1/esim/esims/${esimId}`)).json().packages[0].data_mb
-    assert.ok(afterTopUp > before, `data grew from ${before} to ${afterTopUp}`)
+    // The top-up joins the eSIM as a package of its own and is shown on the card.
+    const afterTopUp = await dataOf()
+    assert.equal(afterTopUp.count, before.count + 1)
+    assert.ok(afterTopUp.total > before.total, `data grew from ${before.total} to ${afterTopUp.total}`)
+    assert.equal(await card.locator('.pkg').count(), afterTopUp.count)
     await page.screenshot({ path: join(SCREENSHOTS, 'h5-top-up.png'), fullPage: false })
     await page.locator('#buy-h').scrollIntoViewIfNeeded()
     await page.screenshot({ path: join(SCREENSHOTS, 'h5-buy.png'), fullPage: false })

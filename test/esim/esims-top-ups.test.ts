@@ -37,7 +37,9 @@ describe('eSIM profiles', () => {
     assert.equal(esim.ios_install_url, `https://esimsetup.apple.com/esim_qrcode_provisioning?carddata=${encodeURIComponent(esim.activation_code)}`)
     assert.equal(esim.android_install_url, `https://esimsetup.android.com/esim_qrcode_provisioning?carddata=${encodeURIComponent(esim.activation_code)}`)
     const [running] = esim.packages
-    assert.deepEqual(Object.keys(running).sort(), ['activated_at', 'data_mb', 'data_remaining_mb', 'data_used_mb', 'expires_at', 'name', 'package_id', 'status'])
+    assert.deepEqual(Object.keys(running).sort(), ['activated_at', 'data_mb', 'data_remaining_mb', 'data_used_mb', 'expires_at', 'name', 'order_id', 'package_id', 'status', 'top_up_id'])
+    assert.equal(running.top_up_id, null)
+    assert.equal(running.order_id, esim.order_id)
     assert.equal(new Date(running.expires_at).getTime() - new Date(running.activated_at).getTime(), pkg.validity_days * 86_400_000)
     const list = (await t.api(fx.token, 'GET', `/v1/esim/esims?cardholder_id=${fx.cardholder.id}`)).json()
     const listed = list.data.find((e: any) => e.id === esim.id)
@@ -68,10 +70,19 @@ describe('eSIM profiles', () => {
     expectError(await usage(esim.id, volume), 400, 'invalid_parameter', 'data_used_mb')
     expectError(await usage('esim_00000000000000000000000000', 1), 404, 'esim_not_found')
   })
+
+  test('one usage report that uses the whole volume emits esim.low_data and then esim.depleted', async () => {
+    const esim = await newEsim()
+    const res = await usage(esim.id, esim.packages[0].data_mb)
+    assert.equal(res.statusCode, 200, res.body)
+    assert.equal(res.json().packages[0].status, 'depleted')
+    const types = (await eventsOf(t, fx.tenant.organizationId)).filter((e) => e.object.id === esim.id && e.type.startsWith('esim.')).map((e) => e.type)
+    assert.deepEqual(types, ['esim.low_data', 'esim.depleted'])
+  })
 })
 
 describe('top-ups', () => {
-  test('the offers are the add-ons of the running package; buying one adds data without a new activation code', async () => {
+  test('the offers are the add-ons of the running package; buying one adds a package to the eSIM without a new activation code', async () => {
     const esim = await newEsim()
     const list = await offers(esim.id)
     assert.equal(list.object, 'list')
@@ -91,11 +102,45 @@ describe('top-ups', () => {
     assert.equal(o.package_id, pkg.id)
     assert.equal(o.price, addOn.price)
     const after = (await t.api(fx.token, 'GET', `/v1/esim/esims/${esim.id}`)).json()
-    assert.equal(after.packages.length, 1)
-    assert.equal(after.packages[0].data_mb, esim.packages[0].data_mb + addOn.data_mb)
+    // The eSIM accumulates packages: the one it was ordered with, untouched, then the top-up, running at once.
+    assert.equal(after.packages.length, 2)
+    assert.deepEqual(after.packages[0], esim.packages[0])
+    const added = after.packages[1]
+    assert.equal(added.package_id, pkg.id)
+    assert.equal(added.top_up_id, addOn.id)
+    assert.equal(added.name, `Top-up ${addOn.name}`)
+    assert.equal(added.order_id, o.id)
+    assert.equal(added.status, 'running')
+    assert.equal(added.data_mb, addOn.data_mb)
+    assert.equal(added.data_used_mb, 0)
+    assert.ok(added.activated_at)
+    // An add-on of 0 days ends with the package it extends.
+    assert.equal(added.expires_at, addOn.validity_days === 0 ? esim.packages[0].expires_at : added.expires_at)
     assert.equal(after.activation_code, esim.activation_code)
+    assert.equal(after.matching_id, esim.matching_id)
+    assert.equal(after.iccid, esim.iccid)
     assert.equal((await eventsOf(t, fx.tenant.organizationId, 'esim.topped_up')).some((e) => e.object.id === esim.id), true)
     assert.equal((await t.api(fx.token, 'GET', `/v1/esim/orders?reference=${ref}`)).json().data[0].id, o.id)
+  })
+
+  test('a renewal runs beside the package for its own validity; once the package is used up the top-up carries the usage', async () => {
+    const esim = await newEsim()
+    const renewal = (await offers(esim.id)).data.find((o: any) => o.validity_days > 0)
+    assert.ok(renewal, 'the package sells a renewal')
+    const res = await topUp(esim.id, { top_up_id: renewal.id })
+    assert.equal(res.statusCode, 201, res.body)
+    const after = (await t.api(fx.token, 'GET', `/v1/esim/esims/${esim.id}`)).json()
+    const added = after.packages[1]
+    assert.equal(new Date(added.expires_at).getTime() - new Date(added.activated_at).getTime(), renewal.validity_days * 86_400_000)
+    // Using the ordered package up leaves the top-up running: it is still offered add-ons and takes the next usage.
+    const base = esim.packages[0].data_mb
+    const depleted = (await usage(esim.id, base)).json()
+    assert.deepEqual(depleted.packages.map((p: any) => p.status), ['depleted', 'running'])
+    assert.ok((await offers(esim.id)).data.length > 0)
+    const next = (await usage(esim.id, 100)).json()
+    assert.equal(next.packages[0].data_used_mb, base)
+    assert.equal(next.packages[1].data_used_mb, 100)
+    assert.equal(next.packages[1].data_remaining_mb, renewal.data_mb - 100)
   })
 
   test('orders and top-ups share one set of references: 409 esim_order_reference_exists either way', async () => {

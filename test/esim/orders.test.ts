@@ -153,6 +153,25 @@ describe('a provisioning timeout', () => {
     assert.equal((await eventsOf(t, fx.tenant.organizationId, 'esim_order.failed')).some((e) => e.object.id === listed.id), true)
   })
 
+  test('the settlement job settles an unsettled order within seconds: not at once, and by the next run after 5 s', async () => {
+    await simulate({ next_outcome: 'timeout' })
+    const ref = reference()
+    expectError(await t.api(fx.token, 'POST', '/v1/esim/orders', { package_id: pkg.id, reference: ref }), 502, 'processor_unavailable')
+    const [listed] = await byReference(ref)
+    await ensureSchedules(t.deps)
+    await new JobRunner(t.deps).drain()
+    assert.equal((await byReference(ref))[0].status, 'unsettled', 'a caller looking it up right after the 502 finds it unsettled')
+    t.clock.advance(6_000)
+    await new JobRunner(t.deps).drain()
+    t.clock.advance(5_000)
+    await new JobRunner(t.deps).drain()
+    const token = await fx.tenant.token()
+    const settled = (await t.api(token, 'GET', `/v1/esim/orders/${listed.id}`)).json()
+    assert.equal(settled.status, 'completed')
+    assert.match(settled.esim_id, /^esim_/)
+    fx.token = token
+  })
+
   test('the settlement job completes an order whose outcome came late, and leaves completed orders alone', async () => {
     await simulate({ next_outcome: 'timeout' })
     const ref = reference()

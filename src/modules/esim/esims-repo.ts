@@ -5,7 +5,8 @@ import type { EsimBundlesTable, EsimsTable } from './types.js'
 import './types.js'
 
 export type EsimRow = Selectable<EsimsTable>
-export type BundleRow = Selectable<EsimBundlesTable> & { package_name: string }
+/** A package on an eSIM; a top-up is a package of its own on the eSIM it was bought for (`top_up_id` set). */
+export type BundleRow = Selectable<EsimBundlesTable> & { package_name: string; top_up_id: string | null; top_up_name: string | null }
 
 export async function findEsim(db: Db, id: string): Promise<EsimRow | undefined> {
   return db.selectFrom('esims').selectAll().where('id', '=', id).executeTakeFirst()
@@ -21,12 +22,18 @@ export async function listEsims(db: Db, organizationId: string, environment: str
   return applyBounds(q, bounds, 'id', 'desc').execute()
 }
 
-/** The packages on these eSIMs, oldest first on each. */
+/** The packages on these eSIMs, oldest first on each (a top-up is found through the order that bought it). */
 export async function bundlesOf(db: Db, esimIds: string[]): Promise<BundleRow[]> {
   if (esimIds.length === 0) return []
   return db.selectFrom('esim_bundles as b').innerJoin('esim_packages as p', 'p.id', 'b.package_id')
-    .selectAll('b').select('p.name as package_name')
+    .innerJoin('esim_orders as o', 'o.id', 'b.order_id')
+    .leftJoin('esim_top_ups as t', 't.id', 'o.top_up_id')
+    .selectAll('b').select(['p.name as package_name', 'o.top_up_id', 't.name as top_up_name'])
     .where('b.esim_id', 'in', esimIds).orderBy('b.created_at').orderBy('b.order_id').execute()
+}
+
+export async function insertBundle(trx: Db, row: Selectable<EsimBundlesTable>): Promise<void> {
+  await trx.insertInto('esim_bundles').values(row).execute()
 }
 
 export type BundleChanges = Partial<Pick<BundleRow, 'status' | 'data_mb' | 'data_used_mb' | 'expires_at'>>

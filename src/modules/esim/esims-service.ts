@@ -43,7 +43,9 @@ export function presentBundle(row: repo.BundleRow, now: Date): BundleView {
   const used = Number(row.data_used_mb)
   return {
     package_id: row.package_id,
-    name: row.package_name,
+    top_up_id: row.top_up_id,
+    order_id: row.order_id,
+    name: row.top_up_id === null ? row.package_name : `Top-up ${row.top_up_name ?? row.top_up_id}`,
     status: bundleStatus(row, now),
     data_mb: row.data_mb,
     data_used_mb: used,
@@ -119,8 +121,9 @@ export async function cardholderEsims(deps: AppDeps, ctx: RequestCtx, cardholder
 }
 
 /**
- * Sandbox simulator: the device has used `dataUsedMb` of the running package (a running total, capped at
- * its volume). Crossing 80 % emits esim.low_data; reaching the volume depletes the package (esim.depleted).
+ * Sandbox simulator: the device has used `dataUsedMb` of the running package (the oldest one running when
+ * top-ups run beside it; a running total, capped at its volume). Crossing 80 % emits esim.low_data; reaching
+ * the volume depletes the package (esim.depleted, after esim.low_data when one report crosses both).
  */
 export async function recordUsage(deps: AppDeps, ctx: RequestCtx, esimId: string, dataUsedMb: number): Promise<EsimView> {
   const now = deps.clock.now()
@@ -143,10 +146,11 @@ export async function recordUsage(deps: AppDeps, ctx: RequestCtx, esimId: string
     const fresh = (await repo.findEsim(trx, esim.id))!
     const freshBundles = await repo.bundlesOf(trx, [esim.id])
     if (total !== null) {
-      if (depleted) await emit(trx, ctx, 'esim.depleted', presentEsimSummary(fresh, freshBundles, now), now)
-      else if (before < total * LOW_DATA_RATIO && used >= total * LOW_DATA_RATIO) {
+      // Crossing the threshold warns even when the same report also uses the rest up (low_data, then depleted).
+      if (before < total * LOW_DATA_RATIO && used >= total * LOW_DATA_RATIO) {
         await emit(trx, ctx, 'esim.low_data', presentEsimSummary(fresh, freshBundles, now), now)
       }
+      if (depleted) await emit(trx, ctx, 'esim.depleted', presentEsimSummary(fresh, freshBundles, now), now)
     }
     return presentEsim(fresh, freshBundles, now)
   })

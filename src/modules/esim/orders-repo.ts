@@ -94,10 +94,18 @@ export async function completeOrder(trx: Db, orderId: string, esimId: string, no
   return rows[0] ?? null
 }
 
-/** Open orders old enough that their create call has certainly ended (settlement sweep). */
-export async function openOrdersBefore(db: Db, before: Date, limit: number): Promise<string[]> {
-  const rows = await db.selectFrom('esim_orders').select('id').where('status', 'in', ['pending', 'unsettled'])
-    .where('created_at', '<', before).orderBy('created_at').limit(limit).execute()
+/**
+ * Open orders settlement may decide (settlement sweep): unsettled ones (their create call has answered)
+ * marked before `unsettledBefore`, and in-flight ones created before `pendingBefore`, whose create call has
+ * certainly ended (its process died).
+ */
+export async function openOrdersBefore(db: Db, unsettledBefore: Date, pendingBefore: Date, limit: number): Promise<string[]> {
+  const rows = await db.selectFrom('esim_orders').select('id').where('status', 'in', ['pending', 'unsettled']) // the partial index esim_orders_open
+    .where((eb) => eb.or([
+      eb.and([eb('status', '=', 'unsettled'), eb('updated_at', '<', unsettledBefore)]),
+      eb.and([eb('status', '=', 'pending'), eb('created_at', '<', pendingBefore)]),
+    ]))
+    .orderBy('created_at').limit(limit).execute()
   return rows.map((r) => r.id)
 }
 

@@ -90,10 +90,12 @@ export const OrderListQuery = Type.Object({
 }, strict)
 
 export const EsimBundle = Type.Object({
-  package_id: Type.String(),
+  package_id: Type.String({ description: 'The package; for a top-up, the package it extends' }),
+  top_up_id: Nullable(Type.String({ description: 'topup_ id when this entry was added by a top-up; null for the package the eSIM was ordered with' })),
+  order_id: Type.String({ description: 'The order that put it on the eSIM' }),
   name: Type.String(),
   status: Type.Union([Type.Literal('running'), Type.Literal('queued'), Type.Literal('depleted'), Type.Literal('expired')]),
-  data_mb: Nullable(Type.Integer({ description: 'Total data including top-ups; null means unlimited' })),
+  data_mb: Nullable(Type.Integer({ description: 'Data volume of this entry in MB; null means unlimited' })),
   data_used_mb: Type.Integer(),
   data_remaining_mb: Nullable(Type.Integer()),
   activated_at: Nullable(Type.String({ format: 'date-time' })),
@@ -107,7 +109,7 @@ const EsimFields = {
   status: Type.Union(['released', 'installed', 'enabled', 'disabled', 'deleted'].map((s) => Type.Literal(s))),
   cardholder_id: Nullable(Type.String()),
   order_id: Type.String({ description: 'The order that provisioned it' }),
-  packages: Type.Array(EsimBundle),
+  packages: Type.Array(EsimBundle, { description: 'What runs on the eSIM, oldest first: the package it was ordered with, then one entry per top-up' }),
   created_at: Type.String({ format: 'date-time' }),
   updated_at: Type.String({ format: 'date-time' }),
 }

@@ -12,10 +12,12 @@ import { findPackage, PLATFORM_VIEW } from './packages-repo.js'
 import { presentOrder } from './present.js'
 
 export const SETTLE_SCHEDULE = 'esim.settle_orders'
-/** How often the settlement job looks for open orders. */
-export const SETTLE_EVERY_MS = 30_000
-/** An open order older than this has outlived its create call (whose deadline is 10 s): settlement may decide it. */
-const SETTLE_AFTER_MS = 20_000
+/** How often the settlement job looks for open orders: an unsettled order is settled within seconds, not minutes. */
+export const SETTLE_EVERY_MS = 5_000
+/** An unsettled order (its create call answered 502) is settled once it has been listed this long. */
+const UNSETTLED_AFTER_MS = 5_000
+/** An in-flight order older than this has outlived its create call (whose deadline is 10 s): its process died. */
+const PENDING_AFTER_MS = 20_000
 /** How long settlement keeps asking a network that has no answer yet before declaring the order failed. */
 const UNKNOWN_GIVE_UP_MS = 60 * 60 * 1000
 
@@ -126,7 +128,8 @@ export async function settleOrder(deps: AppDeps, orderId: string, options: { for
  * settled from the network's record. An order the network cannot answer for yet waits for the next run.
  */
 export async function settleOpenOrders(deps: AppDeps): Promise<number> {
-  const ids = await repo.openOrdersBefore(deps.db, new Date(deps.clock.now().getTime() - SETTLE_AFTER_MS), 200)
+  const now = deps.clock.now().getTime()
+  const ids = await repo.openOrdersBefore(deps.db, new Date(now - UNSETTLED_AFTER_MS), new Date(now - PENDING_AFTER_MS), 200)
   let settled = 0
   for (const id of ids) {
     try {

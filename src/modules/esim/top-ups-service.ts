@@ -47,8 +47,8 @@ function unavailable(message: string): ApiError {
 }
 
 /**
- * Buys an add-on for a running package: no network call and no new activation code; the data and
- * validity are added to the package in the same transaction as the order, the debit and the events.
+ * Buys an add-on for a running package: no network call, nothing installed and no new activation code. The
+ * eSIM gains a package entry for it (running at once) in the same transaction as the order, the debit and the events.
  */
 export async function purchaseTopUp(deps: AppDeps, ctx: RequestCtx, esimId: string, body: Static<typeof TopUpPurchaseRequest>): Promise<OrderView> {
   const esim = await requireEsim(deps, ctx, esimId)
@@ -79,10 +79,14 @@ export async function purchaseTopUp(deps: AppDeps, ctx: RequestCtx, esimId: stri
       if (body.account_id !== undefined) {
         await chargeAccount(trx, ctx, { orderId, accountId: body.account_id, price, currency: topUp.currency, reference: body.reference, description: `${bundle.package_name} ${topUp.name}` }, now)
       }
-      await esims.updateBundle(trx, bundle.order_id, {
-        data_mb: bundle.data_mb === null || topUp.data_mb === null ? bundle.data_mb : bundle.data_mb + topUp.data_mb,
-        expires_at: bundle.expires_at ? new Date(bundle.expires_at.getTime() + topUp.validity_days * DAY_MS) : null,
-      }, now)
+      // The add-on joins the eSIM as a package of its own, running at once beside the one it extends: its data
+      // is usable now, for its own validity (0 days: until the extended package expires).
+      await esims.insertBundle(trx, {
+        order_id: orderId, esim_id: locked.id, package_id: topUp.package_id, status: 'running',
+        data_mb: topUp.data_mb, data_used_mb: 0, activated_at: now,
+        expires_at: topUp.validity_days > 0 ? new Date(now.getTime() + topUp.validity_days * DAY_MS) : bundle.expires_at,
+        created_at: now, updated_at: now,
+      })
       await esims.touchEsim(trx, locked.id, now)
       const order = (await orders.findOrder(trx, orderId))!
       const view = presentOrder(order)
