@@ -3,6 +3,7 @@ import { withTx } from '../../db/tx.js'
 import type { Db } from '../../db/types.js'
 import type { RequestCtx } from '../../http/context.js'
 import { ApiError } from '../../http/errors.js'
+import { requireOwned } from '../../http/ownership.js'
 import { safeEqual } from '../../lib/crypto.js'
 import { newId } from '../../lib/ids.js'
 import { callProcessor, recordOutcome } from '../../processors/calls.js'
@@ -50,22 +51,23 @@ async function spentInWindows(trx: Db, card: CardRow, rules: SpendingRules, now:
 }
 
 /**
- * The checkout data presented with the request, checked against the card: the expiry against what the
- * card carries, the security code against the processor (one call, outside any database transaction,
- * only when a code was presented on an issued card). Null: nothing presented.
+ * A security code presented with the request, checked against the processor: one call, before and outside
+ * any database transaction, only on an issued card. Null: no code presented.
  */
-async function checkPresented(deps: AppDeps, card: CardRow, body: SimulateAuthorizationBody) {
-  let expiryMatches: boolean | null = null
-  if (body.exp_month !== undefined || body.exp_year !== undefined) {
-    expiryMatches = body.exp_month === card.exp_month && body.exp_year === card.exp_year
-  }
-  if (body.cvc === undefined || card.processor_reference === null) return { expiryMatches, cvcMatches: null, operationId: null }
+async function checkCvc(deps: AppDeps, card: CardRow, cvc: string | undefined): Promise<{ matches: boolean; operationId: string } | null> {
+  if (cvc === undefined || card.processor_reference === null) return null
   const processor = deps.processors.forProgram(await requireCardProgram(deps, card))
   const scope = scopeOf(card)
   const reference = card.processor_reference
   const call = await callProcessor(deps, scope, { processor: processor.name, operation: 'reveal_details', subjectId: card.id },
     () => processor.revealDetails(scope, reference))
-  return { expiryMatches, cvcMatches: safeEqual(call.result.cvc, body.cvc), operationId: call.operationId }
+  return { matches: safeEqual(call.result.cvc, cvc), operationId: call.operationId }
+}
+
+/** Whether a presented expiry is the card's; null when none was presented. */
+function expiryMatches(card: CardRow, body: SimulateAuthorizationBody): boolean | null {
+  if (body.exp_month === undefined && body.exp_year === undefined) return null
+  return body.exp_month === card.exp_month && body.exp_year === card.exp_year
 }
 
 /** The status of the token the request came through (null without one); a token not of this card is `token_not_found`. */
@@ -86,23 +88,24 @@ function request(type: AuthorizationRequestValue['type'], amount: number, decisi
  * reason. Concurrent requests on one account queue on the lock, so approvals never overspend.
  */
 export async function authorize(deps: AppDeps, ctx: RequestCtx, body: SimulateAuthorizationBody): Promise<AuthorizationView> {
-  const card = await requireCardParam(deps, ctx, body.card_id)
-  const presented = await checkPresented(deps, card, body)
+  const cvc = body.cvc === undefined ? null : await checkCvc(deps, await requireCardParam(deps, ctx, body.card_id), body.cvc)
   const currency = body.currency.toUpperCase()
   const merchant: MerchantValue = {
     name: body.merchant.name, mcc: body.merchant.mcc ?? null, city: body.merchant.city ?? null, country: body.merchant.country?.toUpperCase() ?? null,
   }
-  const rules = controlsOf(card)
   const id = newId('auth')
   return withTx(deps.db, async (trx) => {
     const now = deps.clock.now()
-    const account = await lockAccount(trx, card.account_id)
+    const locked = await repo.lockCardAndAccount(trx, body.card_id)
+    const card = requireOwned(locked?.card, ctx, 'card_not_found', 'card_id')
+    const account = locked!.account
+    const rules = controlsOf(card)
     const token = await tokenStatus(deps, trx, ctx, card, body.network_token_id ?? null)
     let decision = decide({
       amount: body.amount, currency, merchant,
       card: { status: card.status, expMonth: card.exp_month, expYear: card.exp_year, controls: rules },
       account: { status: account.status, currency: account.currency, available: available(account) },
-      tokenStatus: token, expiryMatches: presented.expiryMatches, cvcMatches: presented.cvcMatches,
+      tokenStatus: token, expiryMatches: expiryMatches(card, body), cvcMatches: cvc?.matches ?? null,
       spent: await spentInWindows(trx, card, rules, now), alreadyAuthorized: 0, now,
     })
     const expiresAt = new Date(now.getTime() + HOLD_LIFETIME_MS)
@@ -121,10 +124,9 @@ export async function authorize(deps: AppDeps, ctx: RequestCtx, body: SimulateAu
       request_history: [request('authorization', body.amount, decision, now)],
       expires_at: decision.approved ? expiresAt : null, created_at: now, updated_at: now,
     }
-    await repo.insertAuthorization(trx, row)
-    if (presented.operationId) await recordOutcome(trx, presented.operationId, 'succeeded', now)
+    if (cvc) await recordOutcome(trx, cvc.operationId, 'succeeded', now)
     const view = presentAuthorization(row)
-    await emit(trx, scopeOf(row), 'authorization.created', view, now)
+    await emit(trx, scopeOf(row), 'authorization.created', view, now, repo.insertAuthorization(trx, row))
     return view
   })
 }

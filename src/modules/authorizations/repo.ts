@@ -2,17 +2,45 @@ import { sql, type Insertable, type Selectable, type Updateable } from 'kysely'
 import type { Db } from '../../db/types.js'
 import { json } from '../../db/types.js'
 import { applyBounds, type PageBounds } from '../../http/pagination.js'
+import type { AccountRow } from '../accounts/service.js'
+import type { CardRow } from '../cards/service.js'
 import type { WindowInterval } from './decide.js'
 import type { AuthorizationRequestValue, AuthorizationsTable } from './types.js'
 import './types.js'
 
 export type AuthorizationRow = Selectable<AuthorizationsTable>
 
-/** Writes a new authorization; the caller already has every value, so nothing is read back. */
-export async function insertAuthorization(trx: Db, row: AuthorizationRow): Promise<void> {
-  await trx.insertInto('authorizations').values({
+/** The write of a new authorization, not yet run: `emit` runs it in the statement that records its event. */
+export function insertAuthorization(trx: Db, row: AuthorizationRow) {
+  return trx.insertInto('authorizations').values({
     ...row, merchant: json(row.merchant), request_history: json(row.request_history),
-  } satisfies Insertable<AuthorizationsTable>).execute()
+  } satisfies Insertable<AuthorizationsTable>)
+}
+
+const ACCOUNT_COLUMNS = [
+  'id', 'organization_id', 'environment', 'program_id', 'cardholder_id', 'currency', 'status', 'ledger_balance', 'held_balance',
+  'entry_seq', 'upstream_reference', 'block_reason', 'block_note', 'metadata', 'created_at', 'updated_at',
+] as const satisfies readonly (keyof AccountRow)[]
+/** Marks the account's columns in the joined row (no card column starts with it). */
+const PREFIX = 'funding__'
+
+/**
+ * A card and its funding account in one statement, the account's row locked for the rest of the transaction:
+ * a decision reads both under the lock that orders every move of the account's money.
+ */
+export async function lockCardAndAccount(trx: Db, cardId: string): Promise<{ card: CardRow; account: AccountRow } | undefined> {
+  const accountColumns = sql.join(ACCOUNT_COLUMNS.map((c) => sql`a.${sql.ref(c)} AS ${sql.ref(`${PREFIX}${c}`)}`))
+  const { rows } = await sql<Record<string, unknown>>`
+    SELECT c.*, ${accountColumns} FROM cards c JOIN accounts a ON a.id = c.account_id
+    WHERE c.id = ${cardId} FOR UPDATE OF a`.execute(trx)
+  if (rows.length === 0) return undefined
+  const card: Record<string, unknown> = {}
+  const account: Record<string, unknown> = {}
+  for (const [key, value] of Object.entries(rows[0])) {
+    if (key.startsWith(PREFIX)) account[key.slice(PREFIX.length)] = value
+    else card[key] = value
+  }
+  return { card: card as CardRow, account: account as AccountRow }
 }
 
 export async function findAuthorization(db: Db, id: string): Promise<AuthorizationRow | undefined> {

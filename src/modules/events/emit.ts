@@ -1,4 +1,4 @@
-import { sql } from 'kysely'
+import { sql, type OperationNodeSource } from 'kysely'
 import type { Db } from '../../db/types.js'
 import { newId } from '../../lib/ids.js'
 import { queueDeliveries } from '../webhooks/outbox.js'
@@ -17,13 +17,15 @@ export interface EventScope {
  * Records that something happened: call it with the transaction that made the change, so a rolled-back
  * change emits nothing (transactional outbox). `object` is the full object in its REST shape.
  * In the same transaction it queues one delivery per enabled endpoint subscribed to `type`.
- * Returns the event id.
+ * `along`, a write of the change itself (an INSERT or UPDATE without RETURNING), runs in the same statement:
+ * one round trip fewer on hot paths. Returns the event id.
  */
-export async function emit(trx: Db, scope: EventScope, type: string, object: Record<string, unknown>, now: Date = new Date()): Promise<string> {
+export async function emit(trx: Db, scope: EventScope, type: string, object: Record<string, unknown>, now: Date = new Date(), along?: OperationNodeSource): Promise<string> {
   const id = newId('evt')
-  // One round trip: the event, and the endpoints that want it.
+  // One round trip: the change (when given), the event, and the endpoints that want it.
+  const change = along ? sql`change AS (${along}),` : sql``
   const { rows } = await sql<{ id: string; enabled_events: string[] }>`
-    WITH ev AS (
+    WITH ${change} ev AS (
       INSERT INTO events (id, organization_id, environment, type, api_version, data, created_at)
       VALUES (${id}, ${scope.organizationId}, ${scope.environment}, ${type}, ${EVENT_API_VERSION}, ${JSON.stringify({ object })}, ${now})
     )
