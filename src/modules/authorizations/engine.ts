@@ -8,12 +8,10 @@ import { safeEqual } from '../../lib/crypto.js'
 import { newId } from '../../lib/ids.js'
 import { callProcessor, recordOutcome } from '../../processors/calls.js'
 import type { AccountRow } from '../accounts/service.js'
-import type { CardRow } from '../cards/service.js'
-import { requireCardProgram } from '../cards/service.js'
+import { requireCard, requireCardProgram, type CardRow } from '../cards/service.js'
 import { emit } from '../events/emit.js'
 import { incrementHold, lockAccountRow, placeHoldLocked } from '../ledger/service.js'
 import { tokenStatusForCard } from '../network-tokens/service.js'
-import { requireCardParam } from '../transactions/service.js'
 import { decide, windowsNeeded, windowStart, type Decision, type SpendingRules } from './decide.js'
 import { presentAuthorization } from './present.js'
 import * as repo from './repo.js'
@@ -88,7 +86,7 @@ function request(type: AuthorizationRequestValue['type'], amount: number, decisi
  * reason. Concurrent requests on one account queue on the lock, so approvals never overspend.
  */
 export async function authorize(deps: AppDeps, ctx: RequestCtx, body: SimulateAuthorizationBody): Promise<AuthorizationView> {
-  const cvc = body.cvc === undefined ? null : await checkCvc(deps, await requireCardParam(deps, ctx, body.card_id), body.cvc)
+  const cvc = body.cvc === undefined ? null : await checkCvc(deps, await requireCard(deps, ctx, body.card_id, 'card_id'), body.cvc)
   const currency = body.currency.toUpperCase()
   const merchant: MerchantValue = {
     name: body.merchant.name, mcc: body.merchant.mcc ?? null, city: body.merchant.city ?? null, country: body.merchant.country?.toUpperCase() ?? null,

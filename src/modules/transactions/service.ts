@@ -144,7 +144,7 @@ export async function refundTransaction(deps: AppDeps, ctx: RequestCtx, transact
  * account is credited even when blocked, as a network credit would be; the currency must be the account's.
  */
 export async function merchantRefund(deps: AppDeps, ctx: RequestCtx, body: SimulateRefundBody): Promise<TransactionView> {
-  const card = await requireCardParam(deps, ctx, body.card_id)
+  const card = await requireCard(deps, ctx, body.card_id, 'card_id')
   if (card.status === 'pending') throw new ApiError('card_not_provisioned', { param: 'card_id' })
   const currency = body.currency.toUpperCase()
   const merchant: MerchantValue = {
@@ -168,9 +168,4 @@ export async function merchantRefund(deps: AppDeps, ctx: RequestCtx, body: Simul
     await emit(trx, scopeOf(row), 'transaction.created', view, now)
     return view
   })
-}
-
-/** The caller's card named in a request body: not-found names the `card_id` parameter. */
-export async function requireCardParam(deps: AppDeps, ctx: RequestCtx, cardId: string): Promise<Awaited<ReturnType<typeof requireCard>>> {
-  return requireCard(deps, ctx, cardId, 'card_id')
 }
