@@ -1,6 +1,6 @@
-import type { CreatedWindow } from '../../db/created-window.js'
 import type { Static } from 'typebox'
 import type { AppDeps } from '../../app-deps.js'
+import type { CreatedWindow } from '../../db/created-window.js'
 import { isUniqueViolation } from '../../db/tx.js'
 import { EsimNetworkTimeout, provisionWithDeadline, type ProvisionOutcome } from '../../esim-network/port.js'
 import type { RequestCtx } from '../../http/context.js'

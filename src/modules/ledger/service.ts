@@ -1,7 +1,7 @@
-import type { CreatedWindow } from '../../db/created-window.js'
 import { createHash } from 'node:crypto'
 import type { Static } from 'typebox'
 import type { AppDeps } from '../../app-deps.js'
+import type { CreatedWindow } from '../../db/created-window.js'
 import { isUniqueViolation, withTx } from '../../db/tx.js'
 import type { Db } from '../../db/types.js'
 import type { RequestCtx } from '../../http/context.js'

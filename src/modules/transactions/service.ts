@@ -1,5 +1,5 @@
-import type { CreatedWindow } from '../../db/created-window.js'
 import type { AppDeps } from '../../app-deps.js'
+import type { CreatedWindow } from '../../db/created-window.js'
 import { withTx } from '../../db/tx.js'
 import { json, type Db } from '../../db/types.js'
 import type { RequestCtx } from '../../http/context.js'
