@@ -1,7 +1,7 @@
-import { sql, type OperationNodeSource } from 'kysely'
+import { sql, type OperationNodeSource, type RawBuilder } from 'kysely'
 import type { Db } from '../../db/types.js'
 import { newId } from '../../lib/ids.js'
-import { queueDeliveries } from '../webhooks/outbox.js'
+import { deliveriesWithin, queueDeliveries } from '../webhooks/outbox.js'
 import { subscribes } from './catalog.js'
 import './types.js'
 
@@ -34,4 +34,31 @@ export async function emit(trx: Db, scope: EventScope, type: string, object: Rec
   const targets = rows.filter((r) => subscribes(r.enabled_events, type)).map((r) => ({ eventId: id, endpointId: r.id }))
   await queueDeliveries(trx, scope, targets, now, 'new')
   return id
+}
+
+export interface EventWithin {
+  /** The event's id (written only when the source row exists). */
+  id: string
+  /** Common table expressions to place after the one named `source`: the event and its deliveries. */
+  ctes: RawBuilder<unknown>
+  /** A column for the final SELECT: 1 when deliveries were queued (call `signalJobsQueued` then), else 0. */
+  notified: RawBuilder<number>
+}
+
+/**
+ * `emit` inside the statement that makes the change, for hot paths that then need no explicit
+ * transaction: the event is written from the row of the CTE `source` (one event when it returned a row,
+ * none otherwise), its object built in SQL by `object` (a json expression over `source`'s columns that
+ * must equal the REST presenter's output), and its deliveries queued in the same statement.
+ */
+export function emitWithin(scope: EventScope, type: string, source: string, object: RawBuilder<unknown>, now: Date): EventWithin {
+  const id = newId('evt')
+  const deliveries = deliveriesWithin('ev', scope, type, now)
+  const ctes = sql`ev AS (
+      INSERT INTO events (id, organization_id, environment, type, api_version, data, created_at)
+      SELECT ${id}, ${scope.organizationId}, ${scope.environment}, ${type}, ${EVENT_API_VERSION}, json_build_object('object', ${object}), ${now}::timestamptz
+      FROM ${sql.table(source)}
+      RETURNING id
+    ), ${deliveries.ctes}`
+  return { id, ctes, notified: deliveries.notified }
 }

@@ -3,6 +3,7 @@ import { createdInWindow, type CreatedWindow } from '../../db/created-window.js'
 import type { Db } from '../../db/types.js'
 import type { PageBounds } from '../../http/pagination.js'
 import type { AccountRow } from '../accounts/service.js'
+import type { EventWithin } from '../events/emit.js'
 import type { HoldsTable, LedgerEntriesTable } from './types.js'
 import './types.js'
 import '../accounts/types.js'
@@ -33,16 +34,18 @@ export interface AdjustmentInput {
   now: Date
 }
 
-export type AdjustmentResult = { lock_ok: boolean; entry_id: string | null } & ({ id: string } & AccountRow | { id: null })
+export type AdjustmentResult = { lock_ok: boolean; entry_id: string | null; notified: number } & ({ id: string } & AccountRow | { id: null })
 
 /**
- * A credit or debit in one statement: the conditional UPDATE takes the account's row lock and applies
- * the change only when every rule holds (open, provisioned, same currency, funds or headroom), and the
- * entry is written from the updated row, so balance and ledger can never disagree. No row back means a
- * rule failed (the caller finds out which); `lock_ok` false means the same client_transaction_id is in
- * flight elsewhere. A client_transaction_id already applied fails on the unique index.
+ * A credit or debit in one statement, committed on its own (no explicit transaction): the conditional
+ * UPDATE takes the account's row lock and applies the change only when every rule holds (open,
+ * provisioned, same currency, funds or headroom); the entry is written from the updated row, so balance
+ * and ledger can never disagree; `event` (from `emitWithin` over `acct`) writes the account's event and
+ * queues its deliveries from the same row. No row back means a rule failed (the caller finds out which)
+ * and nothing was written; `lock_ok` false means the same client_transaction_id is in flight elsewhere.
+ * A client_transaction_id already applied fails on the unique index, and the whole statement with it.
  */
-export async function applyAdjustment(trx: Db, a: AdjustmentInput): Promise<AdjustmentResult> {
+export async function applyAdjustment(db: Db, a: AdjustmentInput, event: EventWithin): Promise<AdjustmentResult> {
   const lock = a.lockKey ? sql`pg_try_advisory_xact_lock(${a.lockKey[0]}::int, ${a.lockKey[1]}::int)` : sql`true`
   const funds = a.delta < 0
     ? sql`ledger_balance - held_balance + ${a.delta}::bigint >= 0`
@@ -65,9 +68,10 @@ export async function applyAdjustment(trx: Db, a: AdjustmentInput): Promise<Adju
         ledger_balance, held_balance, ledger_balance - held_balance, NULL, ${a.clientTransactionId}::text, ${a.reference}::text, ${a.description}::text, ${a.now}
       FROM acct
       RETURNING id
-    )
-    SELECT (SELECT ok FROM lk) AS lock_ok, (SELECT id FROM ent) AS entry_id, acct.*
-    FROM (SELECT 1) AS one LEFT JOIN acct ON true`.execute(trx)
+    ),
+    ${event.ctes}
+    SELECT (SELECT ok FROM lk) AS lock_ok, (SELECT id FROM ent) AS entry_id, ${event.notified} AS notified, acct.*
+    FROM (SELECT 1) AS one LEFT JOIN acct ON true`.execute(db)
   return rows[0]
 }
 

@@ -2,14 +2,16 @@ import { createHash } from 'node:crypto'
 import type { Static } from 'typebox'
 import type { AppDeps } from '../../app-deps.js'
 import type { CreatedWindow } from '../../db/created-window.js'
-import { isUniqueViolation, withTx } from '../../db/tx.js'
+import { isUniqueViolation } from '../../db/tx.js'
 import type { Db } from '../../db/types.js'
 import type { RequestCtx } from '../../http/context.js'
 import { ApiError } from '../../http/errors.js'
 import { paginate, type ListResult, type PageParams } from '../../http/pagination.js'
 import { isId, newId } from '../../lib/ids.js'
+import { signalJobsQueued } from '../../jobs/wakeup.js'
+import { accountJson } from '../accounts/present.js'
 import { presentAccount, requireAccount, type AccountRow, type AccountView } from '../accounts/service.js'
-import { emit } from '../events/emit.js'
+import { emitWithin } from '../events/emit.js'
 import { MAX_BALANCE } from './post.js'
 import { presentEntry, type EntryView } from './present.js'
 import * as repo from './repo.js'
@@ -40,10 +42,10 @@ export function clientTxnLockKey(accountId: string, clientTransactionId: string)
 }
 
 /**
- * Credit or debit, exactly as the interface's idempotency table says: one statement moves the balance
- * and writes the entry under the account's row lock; the unique index on (account, client_transaction_id)
- * decides which request applies an id, and an advisory lock tells a duplicate that the original is still
- * running. A refusal is explained afterwards, from a fresh read.
+ * Credit or debit, exactly as the interface's idempotency table says: one statement, committed on its
+ * own, moves the balance, writes the entry and the event under the account's row lock; the unique index
+ * on (account, client_transaction_id) decides which request applies an id, and an advisory lock tells a
+ * duplicate that the original is still running. A refusal is explained afterwards, from a fresh read.
  */
 export async function adjustBalance(deps: AppDeps, ctx: RequestCtx, accountId: string, direction: Direction, body: AdjustBody): Promise<AdjustmentOutcome> {
   if (!isId('acct', accountId)) throw new ApiError('account_not_found')
@@ -51,29 +53,25 @@ export async function adjustBalance(deps: AppDeps, ctx: RequestCtx, accountId: s
   const currency = body.currency?.toUpperCase() ?? null
   for (let attempt = 0; attempt < 3; attempt++) {
     const now = deps.clock.now()
-    let applied: AccountView | 'busy' | null = null
+    let result: repo.AdjustmentResult | null = null
     try {
-      applied = await withTx(deps.db, async (trx) => {
-        const result = await repo.applyAdjustment(trx, {
-          accountId, organizationId: ctx.organizationId, environment: ctx.environment, entryId: newId('le'), type: direction,
-          delta: direction === 'credit' ? body.amount : -body.amount, currency, maxBalance: MAX_BALANCE, clientTransactionId,
-          lockKey: clientTransactionId ? clientTxnLockKey(accountId, clientTransactionId) : null,
-          reference: body.reference ?? null, description: body.description ?? null, now,
-        })
-        if (!result.lock_ok) return 'busy' as const
-        if (result.id === null) return null
-        const view = presentAccount(result as AccountRow)
-        await emit(trx, ctx, direction === 'credit' ? 'account.credited' : 'account.debited', view, now)
-        return view
-      })
+      result = await repo.applyAdjustment(deps.db, {
+        accountId, organizationId: ctx.organizationId, environment: ctx.environment, entryId: newId('le'), type: direction,
+        delta: direction === 'credit' ? body.amount : -body.amount, currency, maxBalance: MAX_BALANCE, clientTransactionId,
+        lockKey: clientTransactionId ? clientTxnLockKey(accountId, clientTransactionId) : null,
+        reference: body.reference ?? null, description: body.description ?? null, now,
+      }, emitWithin(ctx, direction === 'credit' ? 'account.credited' : 'account.debited', 'acct', accountJson(), now))
     } catch (err) {
       if (!isUniqueViolation(err, repo.CLIENT_TXN_CONSTRAINT)) throw err
     }
-    if (applied === 'busy') {
+    if (result && !result.lock_ok) {
       await requireAccount(deps, ctx, accountId) // someone else's account answers not-found, never "in progress"
       throw new ApiError('idempotency_request_in_progress', { param: 'client_transaction_id', message: 'A credit or debit with this client_transaction_id is still running; retry after a short backoff.' })
     }
-    if (applied) return { account: applied, replay: false }
+    if (result && result.id !== null) {
+      if (result.notified) signalJobsQueued()
+      return { account: presentAccount(result as AccountRow), replay: false }
+    }
     const replayed = await explainRefusal(deps, ctx, accountId, direction, body, currency)
     if (replayed) return { account: replayed, replay: true }
   }

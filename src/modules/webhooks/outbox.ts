@@ -1,4 +1,4 @@
-import { sql } from 'kysely'
+import { sql, type RawBuilder } from 'kysely'
 import type { Db } from '../../db/types.js'
 import { JOBS_CHANNEL, signalJobsQueued } from '../../jobs/wakeup.js'
 
@@ -7,7 +7,7 @@ export const DELIVERY_JOB = 'webhook.deliver'
 
 /** One job per (event, endpoint) at a time: a replay of a queued delivery moves that job instead of adding a second. */
 export function deliveryJobId(eventId: string, endpointId: string): string {
-  return `job_wh_${eventId}_${endpointId}`
+  return `job_wh_${eventId}_${endpointId}` // deliveriesWithin builds the same id in SQL
 }
 
 export interface DeliveryTarget { eventId: string; endpointId: string }
@@ -48,4 +48,32 @@ export async function queueDeliveries(
     )
     SELECT pg_notify(${JOBS_CHANNEL}, '')`.execute(trx)
   signalJobsQueued()
+}
+
+/**
+ * `queueDeliveries` for a statement that also writes the event (`emitWithin`): common table expressions
+ * that fan the events in `events` (a CTE returning `id`) out to the scope's enabled endpoints subscribed
+ * to `type`, with the same rows and job ids as `queueDeliveries`. `notified` is a column expression that
+ * sends the NOTIFY when anything was queued and counts it (0 or 1), so the caller knows to wake this
+ * process's runners.
+ */
+export function deliveriesWithin(events: string, scope: { organizationId: string; environment: string }, type: string, now: Date): { ctes: RawBuilder<unknown>; notified: RawBuilder<number> } {
+  const { organizationId: org, environment: env } = scope
+  const ev = sql.table(events)
+  const ctes = sql`wh_to AS (
+      SELECT ev.id AS event_id, we.id AS endpoint_id FROM ${ev} AS ev
+      JOIN webhook_endpoints AS we ON we.organization_id = ${org} AND we.environment = ${env} AND we.status = 'enabled'
+        AND (we.enabled_events @> '["*"]'::jsonb OR we.enabled_events @> jsonb_build_array(${type}::text))
+    ), wh_d AS (
+      INSERT INTO webhook_deliveries (event_id, endpoint_id, organization_id, environment, status, attempts, failures, next_attempt_at, created_at, updated_at)
+      SELECT event_id, endpoint_id, ${org}, ${env}, 'pending', 0, 0, ${now}::timestamptz, ${now}::timestamptz, ${now}::timestamptz FROM wh_to
+      ON CONFLICT (event_id, endpoint_id) DO NOTHING
+    ), wh_j AS (
+      INSERT INTO jobs (id, type, payload, organization_id, environment, state, run_at, attempts, created_at, updated_at)
+      SELECT 'job_wh_' || event_id || '_' || endpoint_id, ${DELIVERY_JOB}, jsonb_build_object('event_id', event_id, 'endpoint_id', endpoint_id),
+        ${org}, ${env}, 'queued', ${now}::timestamptz, 0, ${now}::timestamptz, ${now}::timestamptz FROM wh_to
+      ON CONFLICT (id) DO NOTHING
+    )`
+  const notified = sql<number>`(SELECT count(pg_notify(${JOBS_CHANNEL}, '')) FROM (SELECT 1 FROM wh_to LIMIT 1) AS wh_any)::int`
+  return { ctes, notified }
 }
