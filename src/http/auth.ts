@@ -7,6 +7,7 @@ import { enforceCapability } from './capability.js'
 import { ApiError } from './errors.js'
 import { clientAddress, ipAllowed } from './ip.js'
 import type { RateLimits } from './rate-limit.js'
+import { TokenCache } from './token-cache.js'
 
 export const TOKEN_PREFIX: Record<Environment, string> = { sandbox: 'at_test_', production: 'at_live_' }
 
@@ -29,18 +30,31 @@ function bearer(req: FastifyRequest): string {
   return match[1]
 }
 
-/** Looks the token up on every request (revocation acts at once) and checks environment and network policy. */
-async function authenticate(req: FastifyRequest, deps: AppDeps): Promise<void> {
-  const token = bearer(req)
-  if (!token.startsWith(TOKEN_PREFIX.sandbox) && !token.startsWith(TOKEN_PREFIX.production)) throw new ApiError('invalid_access_token')
+async function lookUpToken(deps: AppDeps, tokenHash: string): Promise<TokenRow | undefined> {
   const { rows } = await sql<TokenRow>`
     SELECT t.client_id, t.organization_id, t.environment, t.scopes, t.expires_at,
            c.status AS client_status, c.ip_allowlist AS client_ips, np.ip_allowlist AS org_ips
     FROM access_tokens t
     JOIN oauth_clients c ON c.id = t.client_id
     LEFT JOIN network_policies np ON np.organization_id = t.organization_id AND np.environment = t.environment
-    WHERE t.token_hash = ${sha256Hex(token)}`.execute(deps.db)
-  const row = rows[0]
+    WHERE t.token_hash = ${tokenHash}`.execute(deps.db)
+  return rows[0]
+}
+
+/**
+ * Finds the token (in the token cache, which revocations and allowlist changes clear at once, or in the
+ * database) and checks client status, expiry, environment and network policy on every request.
+ */
+async function authenticate(req: FastifyRequest, deps: AppDeps, tokens: TokenCache<TokenRow>): Promise<void> {
+  const token = bearer(req)
+  if (!token.startsWith(TOKEN_PREFIX.sandbox) && !token.startsWith(TOKEN_PREFIX.production)) throw new ApiError('invalid_access_token')
+  const tokenHash = sha256Hex(token)
+  let row = tokens.get(tokenHash, Date.now())
+  if (!row) {
+    const mark = tokens.mark()
+    row = await lookUpToken(deps, tokenHash)
+    if (row) tokens.put(tokenHash, row, mark, Date.now())
+  }
   if (!row || row.client_status !== 'active' || row.expires_at.getTime() <= deps.clock.now().getTime()) {
     throw new ApiError('invalid_access_token')
   }
@@ -89,6 +103,8 @@ function pollingPath(req: FastifyRequest): string | null {
  */
 export function installAuth(app: FastifyInstance, deps: AppDeps, limits: RateLimits): void {
   app.decorateRequest('ctx', null as never)
+  const tokens = new TokenCache<TokenRow>(deps.config.databaseUrl, deps.log)
+  app.addHook('onClose', async () => { await tokens.close() })
   app.addHook('onRequest', async (req) => {
     const gate = gateOf(req)
     if (gate === 'operator') {
@@ -99,7 +115,7 @@ export function installAuth(app: FastifyInstance, deps: AppDeps, limits: RateLim
       return
     }
     if (gate !== 'v1') return
-    await authenticate(req, deps)
+    await authenticate(req, deps, tokens)
     const matched = req.routeOptions.url !== undefined && !req.is404
     await limits.consume(req.ctx.clientId, req.ctx.environment, matched ? pollingPath(req) : null)
     if (!matched) return

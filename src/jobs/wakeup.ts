@@ -1,6 +1,6 @@
 import { EventEmitter } from 'node:events'
-import pg from 'pg'
 import type { Logger } from 'pino'
+import { listenChannel } from '../db/listen.js'
 
 /** The PostgreSQL channel a committed transaction notifies when it queued work that is due now. */
 export const JOBS_CHANNEL = 'svc_jobs'
@@ -22,42 +22,11 @@ export interface WakeSource { close(): Promise<void> }
 /** Calls `wake` whenever jobs may be due: in-process signals, plus LISTEN on PostgreSQL (other processes). */
 export function listenForJobs(databaseUrl: string | null, log: Logger, wake: () => void): WakeSource {
   local.on('queued', wake)
-  let client: pg.Client | null = null
-  let closed = false
-  let retry: NodeJS.Timeout | null = null
-
-  const connect = async () => {
-    if (closed || !databaseUrl) return
-    const c = new pg.Client({ connectionString: databaseUrl })
-    c.on('notification', () => wake())
-    c.on('error', (err) => {
-      log.warn({ err: err.message }, 'job notification connection lost; reconnecting')
-      client = null
-      c.end().catch(() => {})
-      if (!closed) retry = setTimeout(() => { void connect() }, 1000).unref()
-    })
-    try {
-      await c.connect()
-      await c.query(`LISTEN ${JOBS_CHANNEL}`)
-      if (closed) { await c.end(); return }
-      client = c
-      wake()
-    } catch (err) {
-      log.warn({ err: (err as Error).message }, 'cannot listen for job notifications; polling only')
-      c.end().catch(() => {})
-      if (!closed) retry = setTimeout(() => { void connect() }, 5000).unref()
-    }
-  }
-  void connect()
-
+  const listener = databaseUrl ? listenChannel(databaseUrl, JOBS_CHANNEL, 'jobs (polling meanwhile)', log, { notify: wake, up: wake }) : null
   return {
     async close() {
-      closed = true
       local.off('queued', wake)
-      if (retry) clearTimeout(retry)
-      const c = client
-      client = null
-      if (c) await c.end().catch(() => {})
+      await listener?.close()
     },
   }
 }

@@ -1,7 +1,8 @@
 import type { AppDeps } from '../../app-deps.js'
-import { json } from '../../db/types.js'
+import { json, type Db } from '../../db/types.js'
 import { ApiError } from '../../http/errors.js'
 import { parseCidr } from '../../http/ip.js'
+import { changeAuthorization } from '../../http/token-cache.js'
 import { iso } from '../../http/ownership.js'
 import { newId } from '../../lib/ids.js'
 import { validateJwks } from './jwks.js'
@@ -110,7 +111,9 @@ export async function updateClient(deps: AppDeps, id: string, input: ClientUpdat
   if (input.scopes !== undefined) changes.scopes = json(validateScopes(input.scopes))
   if (input.jwks !== undefined) changes.jwks = json(validateJwks(input.jwks))
   if (input.ip_allowlist !== undefined) changes.ip_allowlist = input.ip_allowlist === null ? null : json(validateAllowlist(input.ip_allowlist, 'ip_allowlist'))
-  const row = await deps.db.updateTable('oauth_clients').set(changes).where('id', '=', id).returningAll().executeTakeFirstOrThrow()
+  const update = (db: Db) => db.updateTable('oauth_clients').set(changes).where('id', '=', id).returningAll().executeTakeFirstOrThrow()
+  // An allowlist change applies to tokens already issued: cached tokens are dropped.
+  const row = input.ip_allowlist !== undefined ? await changeAuthorization(deps.db, update) : await update(deps.db)
   return row as ClientRecord
 }
 
@@ -119,8 +122,11 @@ export async function revokeClient(deps: AppDeps, id: string): Promise<ClientRec
   const current = await getClient(deps, id)
   if (current.status === 'revoked') return current
   const now = deps.clock.now()
-  const row = await deps.db.updateTable('oauth_clients').set({ status: 'revoked', revoked_at: now, updated_at: now })
-    .where('id', '=', id).returningAll().executeTakeFirstOrThrow()
-  await deps.db.deleteFrom('access_tokens').where('client_id', '=', id).execute()
+  const row = await changeAuthorization(deps.db, async (trx) => {
+    const revoked = await trx.updateTable('oauth_clients').set({ status: 'revoked', revoked_at: now, updated_at: now })
+      .where('id', '=', id).returningAll().executeTakeFirstOrThrow()
+    await trx.deleteFrom('access_tokens').where('client_id', '=', id).execute()
+    return revoked
+  })
   return row as ClientRecord
 }

@@ -2,6 +2,7 @@ import type { AppDeps } from '../../app-deps.js'
 import { json } from '../../db/types.js'
 import { ApiError } from '../../http/errors.js'
 import { iso } from '../../http/ownership.js'
+import { changeAuthorization } from '../../http/token-cache.js'
 import { newId } from '../../lib/ids.js'
 import { validateAllowlist } from '../oauth/clients.js'
 
@@ -33,9 +34,9 @@ export interface NetworkPolicyView { object: 'network_policy'; organization_id: 
 export async function putNetworkPolicy(deps: AppDeps, organizationId: string, environment: string, list: string[]): Promise<NetworkPolicyView> {
   await getOrganization(deps, organizationId)
   const cidrs = validateAllowlist(list, 'ip_allowlist')
-  await deps.db.insertInto('network_policies')
+  await changeAuthorization(deps.db, (trx) => trx.insertInto('network_policies')
     .values({ organization_id: organizationId, environment, ip_allowlist: json(cidrs) })
     .onConflict((oc) => oc.columns(['organization_id', 'environment']).doUpdateSet({ ip_allowlist: json(cidrs), updated_at: deps.clock.now() }))
-    .execute()
+    .execute())
   return { object: 'network_policy', organization_id: organizationId, environment, ip_allowlist: cidrs }
 }
