@@ -37,6 +37,8 @@ export interface Config {
   rateLimits: RateLimitConfig
   runWorker: boolean
   seedDemo: boolean
+  /** `svc serve` on PostgreSQL: HTTP processes sharing the port (node:cluster); 1 on the embedded database. */
+  httpProcesses: number
   /** Request body limit for every route but the KYC upload. */
   bodyLimitBytes: number
   kycBodyLimitBytes: number
@@ -114,6 +116,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     throw new ConfigError('WEBHOOK_URL_POLICY must be public, allow_private or allow_local_http')
   }
   const seedDemo = boolVar(env, 'SVC_SEED_DEMO', embedded)
+  const httpProcesses = intVar(env, 'HTTP_PROCESSES', 1)
+  if (!Number.isInteger(httpProcesses) || httpProcesses < 1 || httpProcesses > 64) throw new ConfigError('HTTP_PROCESSES must be an integer from 1 to 64')
+  // PGlite lives inside one process: only that process can serve requests.
+  if (httpProcesses > 1 && embedded) throw new ConfigError('HTTP_PROCESSES above 1 needs DATABASE_URL (PostgreSQL); the embedded database belongs to one process')
   // Set explicitly, the policy covers every environment; unset, the demo start-up lets sandbox reach local
   // receivers over plain http while every other URL follows the interface's rule.
   const webhookUrlPolicy: Record<Environment, WebhookUrlPolicy> = policy
@@ -143,6 +149,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     },
     runWorker: !boolVar(env, 'SVC_DISABLE_WORKER', false),
     seedDemo,
+    httpProcesses,
     bodyLimitBytes: 1024 * 1024,
     kycBodyLimitBytes: 85 * 1024 * 1024,
   }

@@ -13,7 +13,10 @@ export interface Runtime { deps: AppDeps; handle: DbHandle }
 /** Opens the database, applies migrations and assembles the dependencies shared by server, worker and tests. */
 export async function openRuntime(config: Config, options: { clock?: Clock; log?: Logger; inMemory?: boolean } = {}): Promise<Runtime> {
   const log = options.log ?? createLogger(config.logLevel)
-  const handle = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: options.inMemory ? null : `${config.dataDir}/pgdata` })
+  // HTTP processes share the database's connections (20 in all), so more processes do not mean more backends
+  // competing for the same cores.
+  const poolSize = Math.max(4, Math.ceil(20 / config.httpProcesses))
+  const handle = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: options.inMemory ? null : `${config.dataDir}/pgdata`, poolSize })
   await migrateToLatest(handle.db)
   const clock = options.clock ?? systemClock
   return { handle, deps: { config, db: handle.db, clock, log, cursors: new Cursors(config.masterKey, clock), processors: createProcessorRegistry({ db: handle.db, clock, masterKey: config.masterKey }) } }

@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify'
+import cluster from 'node:cluster'
 import { existsSync, readFileSync } from 'node:fs'
 import { createServer } from 'node:net'
 import { join, resolve } from 'node:path'
@@ -49,15 +50,24 @@ async function assertPortFree(config: Config): Promise<void> {
   })
 }
 
-/** `svc serve`: migrate, seed the demo on first run, listen, and run the worker in-process. */
-export async function serve(config: Config): Promise<{ app: FastifyInstance; stop: () => Promise<void> }> {
-  await assertPortFree(config)
+export interface Serving { stop: () => Promise<void> }
+
+/**
+ * `svc serve`: migrate, seed the demo on first run, listen, and run the worker in-process. With
+ * HTTP_PROCESSES above 1 this process prepares the database and forks the HTTP processes (`serveCluster`);
+ * each of them comes back here as a cluster worker: it listens on the shared port, and only the first
+ * runs the job worker.
+ */
+export async function serve(config: Config): Promise<Serving> {
+  if (config.httpProcesses > 1 && cluster.isPrimary) return serveCluster(config)
+  const member = cluster.isWorker
+  if (!member) await assertPortFree(config)
   const { deps, handle } = await openRuntime(config)
   let app: FastifyInstance | null = null
   let demo: SandboxClientFile | null
   let address: string
   try {
-    demo = config.seedDemo ? (await seedDemo(deps)).file : null
+    demo = config.seedDemo && !member ? (await seedDemo(deps)).file : null
     app = await buildApp(deps)
     address = await app.listen({ port: config.port, host: config.host })
   } catch (err) {
@@ -66,8 +76,8 @@ export async function serve(config: Config): Promise<{ app: FastifyInstance; sto
     await handle.close().catch(() => {})
     throw err
   }
-  const worker: WorkerHandle | null = config.runWorker ? startWorker(deps) : null
-  process.stdout.write(banner(config, demo, address) + '\n')
+  const worker: WorkerHandle | null = config.runWorker && (!member || process.env[FIRST_MEMBER] === '1') ? startWorker(deps) : null
+  if (!member) process.stdout.write(banner(config, demo, address) + '\n')
   let stopping: Promise<void> | null = null
   const stop = () => {
     stopping ??= (async () => {
@@ -77,5 +87,64 @@ export async function serve(config: Config): Promise<{ app: FastifyInstance; sto
     })()
     return stopping
   }
-  return { app, stop }
+  return { stop }
+}
+
+/** Set in the environment of the HTTP process that also runs the job worker. */
+const FIRST_MEMBER = 'SVC_CLUSTER_FIRST'
+
+/**
+ * The primary of HTTP_PROCESSES: migrates and seeds once, forks the HTTP processes (they share the
+ * port through node:cluster), prints the banner when all listen, replaces a process that dies, and
+ * stops them all on `stop`.
+ */
+async function serveCluster(config: Config): Promise<Serving> {
+  await assertPortFree(config)
+  const { deps, handle } = await openRuntime(config)
+  let demo: SandboxClientFile | null
+  try {
+    demo = config.seedDemo ? (await seedDemo(deps)).file : null
+  } finally {
+    await handle.close()
+  }
+  let stopping = false
+  const fork = (first: boolean) => {
+    const member = cluster.fork(first ? { [FIRST_MEMBER]: '1' } : {})
+    member.once('exit', (code, signal) => {
+      if (stopping) return
+      deps.log.error({ code, signal }, 'an HTTP process exited; starting another')
+      setTimeout(() => { if (!stopping) fork(first) }, 1000).unref()
+    })
+    return member
+  }
+  const listening = new Promise<string>((resolveAddress, reject) => {
+    let count = 0
+    cluster.on('listening', (_member, addr) => {
+      if (++count === config.httpProcesses) resolveAddress(`http://${addr.address ?? config.host}:${addr.port}`)
+    })
+    cluster.once('exit', (_member, code) => { if (count < config.httpProcesses) reject(new Error(`an HTTP process exited with ${code} while starting`)) })
+  })
+  for (let i = 0; i < config.httpProcesses; i++) fork(i === 0)
+  try {
+    const address = await listening
+    process.stdout.write(banner(config, demo, `${address} (${config.httpProcesses} HTTP processes)`) + '\n')
+  } catch (err) {
+    stopping = true
+    for (const member of Object.values(cluster.workers ?? {})) member?.kill('SIGTERM')
+    throw err
+  }
+  let stopped: Promise<void> | null = null
+  return {
+    stop: () => {
+      stopped ??= (async () => {
+        stopping = true
+        await Promise.all(Object.values(cluster.workers ?? {}).map((member) => member && new Promise<void>((done) => {
+          if (member.isDead()) return done()
+          member.once('exit', () => done())
+          member.kill('SIGTERM')
+        })))
+      })()
+      return stopped
+    },
+  }
 }

@@ -26,7 +26,10 @@ export class RateLimits {
    */
   static async create(config: Config, log?: Logger): Promise<RateLimits> {
     if (!config.redisUrl) {
-      return new RateLimits((points, keyPrefix) => new RateLimiterMemory({ points, duration: 1, keyPrefix }), config)
+      // Several HTTP processes without Redis: each holds an equal share, so together they never allow more
+      // than the budget (a client whose connections all reach one process gets that share).
+      const share = config.httpProcesses
+      return new RateLimits((points, keyPrefix) => new RateLimiterMemory({ points: Math.ceil(points / share), duration: 1, keyPrefix }), config)
     }
     const { Redis } = await import('ioredis')
     const client = new Redis(config.redisUrl, { enableOfflineQueue: false, maxRetriesPerRequest: 1, lazyConnect: true })

@@ -1,5 +1,8 @@
 import assert from 'node:assert/strict'
 import { randomBytes } from 'node:crypto'
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { test } from 'node:test'
 import { ConfigError, loadConfig } from '../../src/config.js'
 
@@ -37,4 +40,16 @@ test('BASE_URL left unset is recorded as a guess; set, it is the one public addr
   const set = loadConfig({ ...base, BASE_URL: 'https://api.example.com/' })
   assert.equal(set.baseUrl, 'https://api.example.com')
   assert.equal(set.baseUrlExplicit, true)
+})
+
+test('HTTP_PROCESSES: 1 by default, up to 64 on PostgreSQL, and refused on the embedded database', () => {
+  assert.equal(loadConfig(base).httpProcesses, 1)
+  assert.equal(loadConfig({ ...base, HTTP_PROCESSES: '4' }).httpProcesses, 4)
+  for (const bad of ['0', '1.5', '65', 'two']) assert.throws(() => loadConfig({ ...base, HTTP_PROCESSES: bad }), ConfigError, bad)
+  const dir = mkdtempSync(join(tmpdir(), 'svc-config-'))
+  try {
+    assert.throws(() => loadConfig({ DATA_DIR: dir, HTTP_PROCESSES: '2' }), /needs DATABASE_URL/)
+  } finally {
+    rmSync(dir, { recursive: true, force: true })
+  }
 })

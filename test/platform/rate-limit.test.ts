@@ -91,6 +91,18 @@ describe('rate limits with the default budgets', () => {
     assert.equal(ok.length, 30, 'over HTTP, a production client is not held to the sandbox budget')
   })
 
+  test('with several HTTP processes and no Redis, each process holds an equal share of the budget', async () => {
+    const limits = await RateLimits.create({ ...t.deps.config, httpProcesses: 4 })
+    let passed = 0
+    try {
+      for (let i = 0; i < 30; i++) { await limits.consume('oc_share_probe', 'production', null); passed++ }
+    } catch (err) {
+      assert.ok(err instanceof ApiError && err.code === 'rate_limited')
+    }
+    assert.equal(passed, 25, '100 a second over 4 processes')
+    await limits.close()
+  })
+
   test('polling one object by id is limited to 10 a second', async () => {
     const { ok, limited, token } = await withinASecond((token) => burst(11, token, '/v1/test/rl/things/thg_1'))
     assert.equal(ok.length, 10)
