@@ -8,6 +8,20 @@ import type { Database, Db } from './types.js'
 pg.types.setTypeParser(20, (v) => Number(v))
 
 const MAX_NAMED_PER_CONNECTION = 2000
+const MAX_REMEMBERED_NAMES = 5000
+
+/** Statement names by SQL text, shared by every connection: hashing a long text on every query cost more than the lookup. */
+const namesByText = new Map<string, string>()
+
+function statementName(text: string): string {
+  let name = namesByText.get(text)
+  if (name === undefined) {
+    name = 's' + createHash('sha1').update(text).digest('hex').slice(0, 24)
+    if (namesByText.size >= MAX_REMEMBERED_NAMES) namesByText.clear()
+    namesByText.set(text, name)
+  }
+  return name
+}
 
 /**
  * Sends every parameterised query as a named (prepared) statement, so PostgreSQL parses and plans each
@@ -20,7 +34,7 @@ function prepareStatementsByName(client: pg.PoolClient): void {
   const named = new Set<string>()
   ;(client as unknown as { query: (...args: unknown[]) => unknown }).query = (text: unknown, values?: unknown, callback?: unknown) => {
     if (typeof text === 'string' && Array.isArray(values) && values.length > 0) {
-      const name = 's' + createHash('sha1').update(text).digest('hex').slice(0, 24)
+      const name = statementName(text)
       if (named.has(name) || named.size < MAX_NAMED_PER_CONNECTION) {
         named.add(name)
         return query({ name, text, values }, callback)

@@ -16,9 +16,15 @@ export function safeEqual(a: string, b: string): boolean {
   return timingSafeEqual(ha, hb) && a.length === b.length
 }
 
-/** A purpose-bound key derived from the master key, so one secret never serves two uses. */
+const derivedKeys = new WeakMap<Buffer, Map<string, Buffer>>()
+
+/** A purpose-bound key derived from the master key, so one secret never serves two uses (derived once per purpose). */
 export function deriveKey(masterKey: Buffer, purpose: string): Buffer {
-  return Buffer.from(hkdfSync('sha256', masterKey, Buffer.alloc(0), `svc:${purpose}`, 32))
+  let byPurpose = derivedKeys.get(masterKey)
+  if (!byPurpose) derivedKeys.set(masterKey, byPurpose = new Map())
+  let key = byPurpose.get(purpose)
+  if (!key) byPurpose.set(purpose, key = Buffer.from(hkdfSync('sha256', masterKey, Buffer.alloc(0), `svc:${purpose}`, 32)))
+  return key
 }
 
 const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz'
