@@ -20,6 +20,8 @@ const { values } = parseArgs({
     connections: { type: 'string', default: '32' },
     cards: { type: 'string', default: '1000' },
     warmup: { type: 'string', default: '3' },
+    // One HTTP process per core, as a deployment on this machine would run (HTTP_PROCESSES).
+    processes: { type: 'string', default: String(cpus().length) },
   },
   allowPositionals: true,
 })
@@ -93,7 +95,7 @@ function authorizations(server: BenchServer, token: string, cards: string[]) {
 }
 
 const loadBefore = loadavg()[0]
-const server = await startServer()
+const server = await startServer({ HTTP_PROCESSES: values.processes! })
 const rows: Figures[] = []
 let sample = ''
 try {
@@ -119,7 +121,7 @@ const [http] = rows
 const meets = http.rps >= TARGET.rps && http.p99 < TARGET.p99
 const report = [
   `svc authorization benchmark — ${new Date().toISOString()}`,
-  `node ${process.version}, ${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}, PostgreSQL, ${duration} s per run, load average ${loadBefore.toFixed(1)} before the run`
+  `node ${process.version}, ${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}, PostgreSQL, ${values.processes} HTTP processes, ${duration} s per run, load average ${loadBefore.toFixed(1)} before the run`
     + (process.env.BENCH_PRIORITY ? `, BENCH_PRIORITY=${process.env.BENCH_PRIORITY}` : ''),
   '',
   table(rows),

@@ -19,6 +19,8 @@ const { values } = parseArgs({
     connections: { type: 'string', default: '32' },
     accounts: { type: 'string', default: '1000' },
     warmup: { type: 'string', default: '3' },
+    // One HTTP process per core, as a deployment on this machine would run (HTTP_PROCESSES).
+    processes: { type: 'string', default: String(cpus().length) },
   },
   allowPositionals: true,
 })
@@ -108,7 +110,7 @@ async function verify(server: BenchServer, token: string, sample: string[]): Pro
 }
 
 const loadBefore = loadavg()[0]
-const server = await startServer()
+const server = await startServer({ HTTP_PROCESSES: values.processes! })
 const rows: Figures[] = []
 let pg0 = { tps: 0, line: '' }
 let check = ''
@@ -133,7 +135,7 @@ const share = pg0.tps > 0 ? spread.rps / pg0.tps : 0
 const meets = spread.rps >= TARGET.spreadRps && share >= TARGET.pgbenchShare && hotRow.rps * TARGET.hotSlowdown >= spread.rps
 const report = [
   `svc ledger benchmark — ${new Date().toISOString()}`,
-  `node ${process.version}, ${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}, PostgreSQL, ${duration} s per run, load average ${loadBefore.toFixed(1)} → ${loadavg()[0].toFixed(1)}`,
+  `node ${process.version}, ${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}, PostgreSQL, ${values.processes} HTTP processes, ${duration} s per run, load average ${loadBefore.toFixed(1)} → ${loadavg()[0].toFixed(1)}`,
   '',
   table(rows),
   '',

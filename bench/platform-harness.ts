@@ -2,7 +2,7 @@
 // with, fast client assertions, and autocannon runs reduced to the figures the README reports.
 import { spawn, type ChildProcess } from 'node:child_process'
 import { generateKeyPairSync, randomBytes, randomUUID, sign, type KeyObject } from 'node:crypto'
-import { closeSync, existsSync, mkdtempSync, openSync, readFileSync } from 'node:fs'
+import { closeSync, existsSync, mkdtempSync, openSync, readdirSync, readFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { createServer } from 'node:net'
 import { setPriority, tmpdir } from 'node:os'
@@ -170,7 +170,7 @@ export async function startServer(env: Record<string, string> = {}): Promise<Ben
     pid: child.pid!,
     databaseUrl: dbUrl.toString(),
     logFile,
-    cpuSeconds: () => processCpuSeconds(child.pid!)!,
+    cpuSeconds: () => treeCpuSeconds(child.pid!),
     async postgresCpuSeconds() {
       const pids = await adminQuery(admin, 'SELECT pid FROM pg_stat_activity WHERE datname = $1', [dbName])
       if (!['127.0.0.1', 'localhost', '[::1]'].includes(new URL(admin).hostname)) return null
@@ -207,6 +207,19 @@ export async function startServer(env: Record<string, string> = {}): Promise<Ben
 function raisePriority(pid: number): void {
   const nice = process.env.BENCH_PRIORITY
   if (nice) setPriority(pid, Number(nice))
+}
+
+/** CPU of the server and of the HTTP processes it forked (HTTP_PROCESSES), which end when it ends. */
+function treeCpuSeconds(root: number): number {
+  let total = processCpuSeconds(root) ?? 0
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry) || Number(entry) === root) continue
+    try {
+      const fields = readFileSync(`/proc/${entry}/stat`, 'utf8').split(') ')[1].split(' ')
+      if (Number(fields[1]) === root) total += (Number(fields[11]) + Number(fields[12])) / 100
+    } catch { /* gone meanwhile */ }
+  }
+  return total
 }
 
 function processCpuSeconds(pid: number): number | null {
