@@ -26,7 +26,7 @@ export function isEventType(value: string): value is EventType {
   return KNOWN.has(value)
 }
 
-/** Whether an endpoint subscribed to `enabledEvents` receives events of `type`. */
+/** Whether an endpoint subscribed to `enabledEvents` receives events of `type` (replays; new events apply the same rule in SQL, `deliveriesWithin`). */
 export function subscribes(enabledEvents: readonly string[], type: string): boolean {
   return enabledEvents.includes('*') || enabledEvents.includes(type)
 }

@@ -1,8 +1,8 @@
 import { sql, type OperationNodeSource, type RawBuilder } from 'kysely'
 import type { Db } from '../../db/types.js'
 import { newId } from '../../lib/ids.js'
-import { deliveriesWithin, queueDeliveries } from '../webhooks/outbox.js'
-import { subscribes } from './catalog.js'
+import { signalJobsQueued } from '../../jobs/wakeup.js'
+import { deliveriesWithin } from '../webhooks/outbox.js'
 import './types.js'
 
 export const EVENT_API_VERSION = '2026-11-01'
@@ -16,24 +16,16 @@ export interface EventScope {
 /**
  * Records that something happened: call it with the transaction that made the change, so a rolled-back
  * change emits nothing (transactional outbox). `object` is the full object in its REST shape.
- * In the same transaction it queues one delivery per enabled endpoint subscribed to `type`.
- * `along`, a write of the change itself (an INSERT or UPDATE without RETURNING), runs in the same statement:
- * one round trip fewer on hot paths. Returns the event id.
+ * In the same statement it queues one delivery per enabled endpoint subscribed to `type`.
+ * `along`, a write of the change itself (an INSERT or UPDATE without RETURNING), runs in that statement
+ * too: one round trip fewer on hot paths. Returns the event id.
  */
 export async function emit(trx: Db, scope: EventScope, type: string, object: Record<string, unknown>, now: Date = new Date(), along?: OperationNodeSource): Promise<string> {
-  const id = newId('evt')
-  // One round trip: the change (when given), the event, and the endpoints that want it.
   const change = along ? sql`change AS (${along}),` : sql``
-  const { rows } = await sql<{ id: string; enabled_events: string[] }>`
-    WITH ${change} ev AS (
-      INSERT INTO events (id, organization_id, environment, type, api_version, data, created_at)
-      VALUES (${id}, ${scope.organizationId}, ${scope.environment}, ${type}, ${EVENT_API_VERSION}, ${JSON.stringify({ object })}, ${now})
-    )
-    SELECT id, enabled_events FROM webhook_endpoints
-    WHERE organization_id = ${scope.organizationId} AND environment = ${scope.environment} AND status = 'enabled'`.execute(trx)
-  const targets = rows.filter((r) => subscribes(r.enabled_events, type)).map((r) => ({ eventId: id, endpointId: r.id }))
-  await queueDeliveries(trx, scope, targets, now, 'new')
-  return id
+  const event = eventWrites(scope, type, sql`${JSON.stringify({ object })}::json`, now, null)
+  const { rows } = await sql<{ notified: number }>`WITH ${change} ${event.ctes} SELECT ${event.notified} AS notified`.execute(trx)
+  if (rows[0].notified) signalJobsQueued()
+  return event.id
 }
 
 export interface EventWithin {
@@ -52,12 +44,18 @@ export interface EventWithin {
  * must equal the REST presenter's output), and its deliveries queued in the same statement.
  */
 export function emitWithin(scope: EventScope, type: string, source: string, object: RawBuilder<unknown>, now: Date): EventWithin {
+  return eventWrites(scope, type, sql`json_build_object('object', ${object})`, now, source)
+}
+
+/** The event (`data` a json expression; one row, or one per row of the CTE `source`) and its deliveries, as CTEs. */
+function eventWrites(scope: EventScope, type: string, data: RawBuilder<unknown>, now: Date, source: string | null): EventWithin {
   const id = newId('evt')
   const deliveries = deliveriesWithin('ev', scope, type, now)
+  const from = source === null ? sql`` : sql`FROM ${sql.table(source)}`
   const ctes = sql`ev AS (
       INSERT INTO events (id, organization_id, environment, type, api_version, data, created_at)
-      SELECT ${id}, ${scope.organizationId}, ${scope.environment}, ${type}, ${EVENT_API_VERSION}, json_build_object('object', ${object}), ${now}::timestamptz
-      FROM ${sql.table(source)}
+      SELECT ${id}, ${scope.organizationId}, ${scope.environment}, ${type}, ${EVENT_API_VERSION}, ${data}, ${now}::timestamptz
+      ${from}
       RETURNING id
     ), ${deliveries.ctes}`
   return { id, ctes, notified: deliveries.notified }

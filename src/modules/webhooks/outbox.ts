@@ -13,16 +13,16 @@ export function deliveryJobId(eventId: string, endpointId: string): string {
 export interface DeliveryTarget { eventId: string; endpointId: string }
 
 /**
- * Writes deliveries and their jobs in the caller's transaction (transactional outbox) and wakes the
- * workers at commit. `replay` re-opens finished deliveries with their attempt counter intact, so the
- * next attempt carries a new, higher Svc-Delivery-Attempt.
+ * Queues stored events again (replays): writes deliveries and their jobs in the caller's transaction and
+ * wakes the workers at commit. A finished delivery is re-opened with its attempt counter intact, so the
+ * next attempt carries a new, higher Svc-Delivery-Attempt; a job still queued is moved, not doubled.
+ * New events queue theirs in the statement that writes them (`deliveriesWithin`).
  */
 export async function queueDeliveries(
   trx: Db,
   scope: { organizationId: string; environment: string },
   targets: DeliveryTarget[],
   now: Date,
-  mode: 'new' | 'replay',
 ): Promise<void> {
   if (targets.length === 0) return
   const { organizationId: org, environment: env } = scope
@@ -31,29 +31,25 @@ export async function queueDeliveries(
   const jobs = sql.join(targets.map((t) =>
     sql`(${deliveryJobId(t.eventId, t.endpointId)}, ${DELIVERY_JOB}, ${JSON.stringify({ event_id: t.eventId, endpoint_id: t.endpointId })}::jsonb,
       ${org}, ${env}, 'queued', ${now}::timestamptz, 0, ${now}::timestamptz, ${now}::timestamptz)`))
-  const onDelivery = mode === 'replay'
-    ? sql`DO UPDATE SET status = 'pending', failures = 0, first_failed_at = NULL, next_attempt_at = EXCLUDED.next_attempt_at, updated_at = EXCLUDED.updated_at`
-    : sql`DO NOTHING`
-  const onJob = mode === 'replay'
-    ? sql`DO UPDATE SET run_at = LEAST(jobs.run_at, EXCLUDED.run_at), updated_at = EXCLUDED.updated_at WHERE jobs.locked_by IS NULL`
-    : sql`DO NOTHING`
   await sql`WITH d AS (
       INSERT INTO webhook_deliveries (event_id, endpoint_id, organization_id, environment, status, attempts, failures, next_attempt_at, created_at, updated_at)
       VALUES ${deliveries}
-      ON CONFLICT (event_id, endpoint_id) ${onDelivery}
+      ON CONFLICT (event_id, endpoint_id)
+      DO UPDATE SET status = 'pending', failures = 0, first_failed_at = NULL, next_attempt_at = EXCLUDED.next_attempt_at, updated_at = EXCLUDED.updated_at
     ), j AS (
       INSERT INTO jobs (id, type, payload, organization_id, environment, state, run_at, attempts, created_at, updated_at)
       VALUES ${jobs}
-      ON CONFLICT (id) ${onJob}
+      ON CONFLICT (id)
+      DO UPDATE SET run_at = LEAST(jobs.run_at, EXCLUDED.run_at), updated_at = EXCLUDED.updated_at WHERE jobs.locked_by IS NULL
     )
     SELECT pg_notify(${JOBS_CHANNEL}, '')`.execute(trx)
   signalJobsQueued()
 }
 
 /**
- * `queueDeliveries` for a statement that also writes the event (`emitWithin`): common table expressions
- * that fan the events in `events` (a CTE returning `id`) out to the scope's enabled endpoints subscribed
- * to `type`, with the same rows and job ids as `queueDeliveries`. `notified` is a column expression that
+ * The deliveries of new events, for the statement that writes them (`emit`, `emitWithin`): common table
+ * expressions that fan the events in `events` (a CTE returning `id`) out to the scope's enabled endpoints
+ * subscribed to `type` (as `subscribes` decides), one delivery and one job each. `notified` is a column expression that
  * sends the NOTIFY when anything was queued and counts it (0 or 1), so the caller knows to wake this
  * process's runners.
  */

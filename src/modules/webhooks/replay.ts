@@ -76,7 +76,7 @@ export async function replayEvent(deps: AppDeps, eventId: string, endpointId?: s
     targets = (await repo.enabledEndpoints(deps.db, event.organization_id, event.environment)).filter((e) => subscribes(e.enabled_events, event.type))
   }
   const scope = { organizationId: event.organization_id, environment: event.environment }
-  await withTx(deps.db, (trx) => queueDeliveries(trx, scope, targets.map((t) => ({ eventId: event.id, endpointId: t.id })), deps.clock.now(), 'replay'))
+  await withTx(deps.db, (trx) => queueDeliveries(trx, scope, targets.map((t) => ({ eventId: event.id, endpointId: t.id })), deps.clock.now()))
   return { object: 'webhook_replay', event_id: event.id, webhook_endpoint_ids: targets.map((t) => t.id), since: null, queued: targets.length }
 }
 
@@ -92,7 +92,7 @@ export async function replayEndpoint(deps: AppDeps, endpointId: string, since: D
   for (;;) {
     const rows = await eventIdsSince(deps.db, scope, from, types, after, 500)
     if (rows.length === 0) break
-    await withTx(deps.db, (trx) => queueDeliveries(trx, scope, rows.map((r) => ({ eventId: r.id, endpointId: ep.id })), deps.clock.now(), 'replay'))
+    await withTx(deps.db, (trx) => queueDeliveries(trx, scope, rows.map((r) => ({ eventId: r.id, endpointId: ep.id })), deps.clock.now()))
     queued += rows.length
     after = rows[rows.length - 1].id
     if (rows.length < 500) break
