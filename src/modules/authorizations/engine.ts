@@ -1,3 +1,4 @@
+import { sql } from 'kysely'
 import type { AppDeps } from '../../app-deps.js'
 import { withTx } from '../../db/tx.js'
 import type { Db } from '../../db/types.js'
@@ -6,11 +7,12 @@ import { ApiError } from '../../http/errors.js'
 import { requireOwned } from '../../http/ownership.js'
 import { safeEqual } from '../../lib/crypto.js'
 import { newId } from '../../lib/ids.js'
-import { callProcessor, recordOutcome } from '../../processors/calls.js'
+import { signalJobsQueued } from '../../jobs/wakeup.js'
+import { callProcessor, outcomeWithin } from '../../processors/calls.js'
 import type { AccountRow } from '../accounts/service.js'
 import { requireCard, requireCardProgram, type CardRow } from '../cards/service.js'
-import { emit } from '../events/emit.js'
-import { incrementHold, lockAccountRow, placeHoldLocked } from '../ledger/service.js'
+import { emit, emitWithin } from '../events/emit.js'
+import { incrementHold, lockAccountRow } from '../ledger/service.js'
 import { tokenStatusForCard } from '../network-tokens/service.js'
 import { decide, windowsNeeded, windowStart, type Decision, type SpendingRules } from './decide.js'
 import { presentAuthorization } from './present.js'
@@ -30,11 +32,11 @@ export async function lockAccount(trx: Db, accountId: string): Promise<AccountRo
   return account
 }
 
-export function available(account: AccountRow): number {
+export function available(account: Pick<AccountRow, 'ledger_balance' | 'held_balance'>): number {
   return Number(account.ledger_balance) - Number(account.held_balance)
 }
 
-function controlsOf(card: CardRow): SpendingRules {
+function controlsOf(card: Pick<CardRow, 'spending_controls'>): SpendingRules {
   const c = (card.spending_controls ?? {}) as Partial<SpendingRules>
   return {
     spending_limits: c.spending_limits ?? [], allowed_mccs: c.allowed_mccs ?? [], blocked_mccs: c.blocked_mccs ?? [],
@@ -43,7 +45,7 @@ function controlsOf(card: CardRow): SpendingRules {
 }
 
 /** Approved spend of the card in each window its limits use (nothing is read when it has none). */
-async function spentInWindows(trx: Db, card: CardRow, rules: SpendingRules, now: Date) {
+async function spentInWindows(trx: Db, card: Pick<CardRow, 'id'>, rules: SpendingRules, now: Date) {
   const windows = windowsNeeded(rules)
   return windows.length === 0 ? {} : repo.spendSince(trx, card.id, windows.map((interval) => ({ interval, from: windowStart(interval, now) })))
 }
@@ -63,13 +65,13 @@ async function checkCvc(deps: AppDeps, card: CardRow, cvc: string | undefined): 
 }
 
 /** Whether a presented expiry is the card's; null when none was presented. */
-function expiryMatches(card: CardRow, body: SimulateAuthorizationBody): boolean | null {
+function expiryMatches(card: Pick<CardRow, 'exp_month' | 'exp_year'>, body: SimulateAuthorizationBody): boolean | null {
   if (body.exp_month === undefined && body.exp_year === undefined) return null
   return body.exp_month === card.exp_month && body.exp_year === card.exp_year
 }
 
 /** The status of the token the request came through (null without one); a token not of this card is `token_not_found`. */
-async function tokenStatus(deps: AppDeps, trx: Db, ctx: RequestCtx, card: CardRow, tokenId: string | null): Promise<string | null> {
+async function tokenStatus(deps: AppDeps, trx: Db, ctx: RequestCtx, card: Pick<CardRow, 'id'>, tokenId: string | null): Promise<string | null> {
   if (tokenId === null) return null
   const status = await tokenStatusForCard(deps, trx, ctx, tokenId, card.id)
   if (status === null) throw new ApiError('token_not_found', { param: 'network_token_id', message: `Card ${card.id} has no network token ${tokenId}.` })
@@ -80,53 +82,77 @@ function request(type: AuthorizationRequestValue['type'], amount: number, decisi
   return { type, amount, approved: decision.approved, decline_reason: decision.approved ? null : decision.reason, created_at: now.toISOString() }
 }
 
+/** Decisions tried without a transaction before one takes the account's row lock (a contended account). */
+const OPTIMISTIC_ATTEMPTS = 3
+
+/** A new authorization as the network presented it, checked and normalized once, decided as often as needed. */
+interface PresentedAuthorization {
+  id: string
+  body: SimulateAuthorizationBody
+  currency: string
+  merchant: MerchantValue
+  cvc: { matches: boolean; operationId: string } | null
+}
+
 /**
- * Decides a new authorization in one short transaction under the account's row lock: the rules of
- * `decide`, then (approved) a hold on the account for the amount. A decline is recorded too, with its
- * reason. Concurrent requests on one account queue on the lock, so approvals never overspend.
+ * Decides a new authorization: the rules of `decide`, then (approved) a hold on the account for the amount.
+ * A decline is recorded too, with its reason. Optimistic first: the card and account are read, decided on,
+ * and the decision written in one statement committed on its own, which places the hold only while both rows
+ * are still the versions read (any change to the account, such as another hold, gives it a new version). A
+ * decision that lost that race decides again from a fresh read; after a few it queues on the account's row
+ * lock instead, so approvals never overspend and a hot account still makes progress.
  */
 export async function authorize(deps: AppDeps, ctx: RequestCtx, body: SimulateAuthorizationBody): Promise<AuthorizationView> {
-  const cvc = body.cvc === undefined ? null : await checkCvc(deps, await requireCard(deps, ctx, body.card_id, 'card_id'), body.cvc)
-  const currency = body.currency.toUpperCase()
-  const merchant: MerchantValue = {
-    name: body.merchant.name, mcc: body.merchant.mcc ?? null, city: body.merchant.city ?? null, country: body.merchant.country?.toUpperCase() ?? null,
+  const presented: PresentedAuthorization = {
+    id: newId('auth'), body, currency: body.currency.toUpperCase(),
+    merchant: { name: body.merchant.name, mcc: body.merchant.mcc ?? null, city: body.merchant.city ?? null, country: body.merchant.country?.toUpperCase() ?? null },
+    cvc: body.cvc === undefined ? null : await checkCvc(deps, await requireCard(deps, ctx, body.card_id, 'card_id'), body.cvc),
   }
-  const id = newId('auth')
+  for (let attempt = 0; attempt < OPTIMISTIC_ATTEMPTS; attempt++) {
+    const view = await decideAndRecord(deps, ctx, deps.db, presented, false)
+    if (view) return view
+  }
   return withTx(deps.db, async (trx) => {
-    const now = deps.clock.now()
-    const locked = await repo.lockCardAndAccount(trx, body.card_id)
-    const card = requireOwned(locked?.card, ctx, 'card_not_found', 'card_id')
-    const account = locked!.account
-    const rules = controlsOf(card)
-    const token = await tokenStatus(deps, trx, ctx, card, body.network_token_id ?? null)
-    let decision = decide({
-      amount: body.amount, currency, merchant,
-      card: { status: card.status, expMonth: card.exp_month, expYear: card.exp_year, controls: rules },
-      account: { status: account.status, currency: account.currency, available: available(account) },
-      tokenStatus: token, expiryMatches: expiryMatches(card, body), cvcMatches: cvc?.matches ?? null,
-      spent: await spentInWindows(trx, card, rules, now), alreadyAuthorized: 0, now,
-    })
-    const expiresAt = new Date(now.getTime() + HOLD_LIFETIME_MS)
-    let holdId: string | null = null
-    if (decision.approved) {
-      const placed = await placeHoldLocked(trx, account, { accountId: account.id, amount: body.amount, currency, sourceId: id, expiresAt }, now)
-      if (placed.approved) holdId = placed.holdId
-      else decision = { approved: false, reason: placed.reason }
-    }
-    const row: repo.AuthorizationRow = {
-      id, organization_id: card.organization_id, environment: card.environment, program_id: card.program_id,
-      card_id: card.id, account_id: account.id, network_token_id: body.network_token_id ?? null,
-      status: decision.approved ? 'pending' : 'declined', approved: decision.approved,
-      amount: body.amount, held_amount: decision.approved ? body.amount : 0, captured_amount: 0, reversed_amount: 0,
-      currency, merchant, decline_reason: decision.approved ? null : decision.reason, hold_id: holdId,
-      request_history: [request('authorization', body.amount, decision, now)],
-      expires_at: decision.approved ? expiresAt : null, created_at: now, updated_at: now,
-    }
-    if (cvc) await recordOutcome(trx, cvc.operationId, 'succeeded', now)
-    const view = presentAuthorization(row)
-    await emit(trx, scopeOf(row), 'authorization.created', view, now, repo.insertAuthorization(trx, row))
+    const view = await decideAndRecord(deps, ctx, trx, presented, true)
+    if (!view) throw new Error(`authorization ${presented.id} not written under the account's lock`)
     return view
   })
+}
+
+/** One decision from one read; null when the approval's write found the card or account changed since. */
+async function decideAndRecord(deps: AppDeps, ctx: RequestCtx, db: Db, p: PresentedAuthorization, lock: boolean): Promise<AuthorizationView | null> {
+  const { body, currency, id } = p
+  const now = deps.clock.now()
+  const facts = await repo.readCardAndAccount(db, body.card_id, lock)
+  const card = requireOwned(facts?.card, ctx, 'card_not_found', 'card_id')
+  const { account, versions } = facts!
+  const rules = controlsOf(card)
+  const decision = decide({
+    amount: body.amount, currency, merchant: p.merchant,
+    card: { status: card.status, expMonth: card.exp_month, expYear: card.exp_year, controls: rules },
+    account: { status: account.status, currency: account.currency, available: available(account) },
+    tokenStatus: await tokenStatus(deps, db, ctx, card, body.network_token_id ?? null),
+    expiryMatches: expiryMatches(card, body), cvcMatches: p.cvc?.matches ?? null,
+    spent: await spentInWindows(db, card, rules, now), alreadyAuthorized: 0, now,
+  })
+  const row: repo.AuthorizationRow = {
+    id, organization_id: card.organization_id, environment: card.environment, program_id: card.program_id,
+    card_id: card.id, account_id: account.id, network_token_id: body.network_token_id ?? null,
+    status: decision.approved ? 'pending' : 'declined', approved: decision.approved,
+    amount: body.amount, held_amount: decision.approved ? body.amount : 0, captured_amount: 0, reversed_amount: 0,
+    currency, merchant: p.merchant, decline_reason: decision.approved ? null : decision.reason, hold_id: decision.approved ? newId('hold') : null,
+    request_history: [request('authorization', body.amount, decision, now)],
+    expires_at: decision.approved ? new Date(now.getTime() + HOLD_LIFETIME_MS) : null, created_at: now, updated_at: now,
+  }
+  const view = presentAuthorization(row)
+  const written = await repo.recordDecision(db, {
+    row, hold: decision.approved ? { entryId: newId('le'), versions } : null,
+    outcome: p.cvc ? outcomeWithin(p.cvc.operationId, 'succeeded', now, 'auth') : null,
+    event: emitWithin(scopeOf(row), 'authorization.created', 'auth', sql`${JSON.stringify(view)}::json`, now),
+  })
+  if (!written.written) return null
+  if (written.notified) signalJobsQueued()
+  return view
 }
 
 /**

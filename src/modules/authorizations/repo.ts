@@ -1,46 +1,100 @@
-import { sql, type Insertable, type Selectable, type Updateable } from 'kysely'
+import { sql, type Insertable, type RawBuilder, type Selectable, type Updateable } from 'kysely'
 import type { Db } from '../../db/types.js'
 import { json } from '../../db/types.js'
 import { applyBounds, type PageBounds } from '../../http/pagination.js'
 import type { AccountRow } from '../accounts/service.js'
 import type { CardRow } from '../cards/service.js'
+import type { EventWithin } from '../events/emit.js'
+import { holdCtes } from '../ledger/service.js'
 import type { WindowInterval } from './decide.js'
 import type { AuthorizationRequestValue, AuthorizationsTable } from './types.js'
 import './types.js'
 
 export type AuthorizationRow = Selectable<AuthorizationsTable>
 
-/** The write of a new authorization, not yet run: `emit` runs it in the statement that records its event. */
-export function insertAuthorization(trx: Db, row: AuthorizationRow) {
-  return trx.insertInto('authorizations').values({
-    ...row, merchant: json(row.merchant), request_history: json(row.request_history),
-  } satisfies Insertable<AuthorizationsTable>)
+/** The card's columns a decision reads. */
+const DECISION_CARD = ['id', 'organization_id', 'environment', 'program_id', 'account_id', 'status', 'exp_month', 'exp_year', 'spending_controls'] as const
+/** The funding account's columns a decision reads. */
+const DECISION_ACCOUNT = ['id', 'status', 'currency', 'ledger_balance', 'held_balance'] as const
+export type DecisionCard = Pick<CardRow, typeof DECISION_CARD[number]>
+export type DecisionAccount = Pick<AccountRow, typeof DECISION_ACCOUNT[number]>
+
+/** What a decision reads: the card, its funding account, and the row versions the decision's write is guarded by. */
+export interface DecisionFacts {
+  card: DecisionCard
+  account: DecisionAccount
+  /** The rows' `xmin`: any committed change to a row gives it a new one. */
+  versions: { card: string; account: string }
 }
 
-const ACCOUNT_COLUMNS = [
-  'id', 'organization_id', 'environment', 'program_id', 'cardholder_id', 'currency', 'status', 'ledger_balance', 'held_balance',
-  'entry_seq', 'upstream_reference', 'block_reason', 'block_note', 'metadata', 'created_at', 'updated_at',
-] as const satisfies readonly (keyof AccountRow)[]
-/** Marks the account's columns in the joined row (no card column starts with it). */
-const PREFIX = 'funding__'
+const decisionColumns = sql.join([
+  ...DECISION_CARD.map((c) => sql`c.${sql.ref(c)} AS ${sql.ref(`card_${c}`)}`),
+  ...DECISION_ACCOUNT.map((c) => sql`a.${sql.ref(c)} AS ${sql.ref(`account_${c}`)}`),
+  sql`c.xmin::text AS card_version`, sql`a.xmin::text AS account_version`,
+])
+
+/** The columns of `row` named `prefix` + column, as an object keyed by column. */
+function pick<K extends string>(row: Record<string, unknown>, prefix: string, columns: readonly K[]): Record<K, unknown> {
+  const out = {} as Record<K, unknown>
+  for (const c of columns) out[c] = row[`${prefix}${c}`]
+  return out
+}
 
 /**
- * A card and its funding account in one statement, the account's row locked for the rest of the transaction:
- * a decision reads both under the lock that orders every move of the account's money.
+ * A card and its funding account in one statement, only what a decision needs. `lock`: the account's row is
+ * locked for the rest of the caller's transaction, and the card's against changes (the pessimistic path);
+ * otherwise a plain read whose versions guard the write.
  */
-export async function lockCardAndAccount(trx: Db, cardId: string): Promise<{ card: CardRow; account: AccountRow } | undefined> {
-  const accountColumns = sql.join(ACCOUNT_COLUMNS.map((c) => sql`a.${sql.ref(c)} AS ${sql.ref(`${PREFIX}${c}`)}`))
+export async function readCardAndAccount(db: Db, cardId: string, lock: boolean): Promise<DecisionFacts | undefined> {
   const { rows } = await sql<Record<string, unknown>>`
-    SELECT c.*, ${accountColumns} FROM cards c JOIN accounts a ON a.id = c.account_id
-    WHERE c.id = ${cardId} FOR UPDATE OF a`.execute(trx)
+    SELECT ${decisionColumns} FROM cards c JOIN accounts a ON a.id = c.account_id
+    WHERE c.id = ${cardId} ${lock ? sql`FOR UPDATE OF a FOR SHARE OF c` : sql``}`.execute(db)
   if (rows.length === 0) return undefined
-  const card: Record<string, unknown> = {}
-  const account: Record<string, unknown> = {}
-  for (const [key, value] of Object.entries(rows[0])) {
-    if (key.startsWith(PREFIX)) account[key.slice(PREFIX.length)] = value
-    else card[key] = value
+  const [row] = rows
+  return {
+    card: pick(row, 'card_', DECISION_CARD) as DecisionCard,
+    account: pick(row, 'account_', DECISION_ACCOUNT) as DecisionAccount,
+    versions: { card: row.card_version as string, account: row.account_version as string },
   }
-  return { card: card as CardRow, account: account as AccountRow }
+}
+
+export interface DecisionWrite {
+  row: AuthorizationRow
+  /** Approved: the hold to place, only while the card and account rows are still the versions the decision read. */
+  hold: { entryId: string; versions: DecisionFacts['versions'] } | null
+  /** The processor intent (a checked security code) marked succeeded with the write: `outcomeWithin(…, 'auth')`. */
+  outcome: RawBuilder<unknown> | null
+  /** `authorization.created`, written from the CTE `auth`. */
+  event: EventWithin
+}
+
+/**
+ * A decision in one statement, committed on its own or in the caller's transaction: for an approval the
+ * hold (held balance, hold row, `hold` entry), then the authorization row, the processor outcome and
+ * `authorization.created` with its deliveries. `written` false: an approval whose card or account changed
+ * since it was read (or whose funds no longer cover it); nothing was written, decide again.
+ */
+export async function recordDecision(db: Db, w: DecisionWrite): Promise<{ written: boolean; notified: boolean }> {
+  const { row } = w
+  const values: Record<string, unknown> = {
+    ...row, merchant: json(row.merchant), request_history: json(row.request_history),
+  } satisfies Insertable<AuthorizationsTable>
+  const columns = Object.keys(values)
+  const hold = w.hold === null ? null : holdCtes({
+    holdId: row.hold_id!, entryId: w.hold.entryId, accountId: row.account_id, amount: Number(row.held_amount), sourceId: row.id,
+    expiresAt: row.expires_at as Date, now: row.created_at as Date,
+  }, sql`xmin = ${w.hold.versions.account}::xid AND EXISTS (SELECT 1 FROM cards WHERE id = ${row.card_id} AND xmin = ${w.hold.versions.card}::xid)`)
+  const { rows } = await sql<{ written: number; notified: number }>`
+    WITH ${hold === null ? sql`` : sql`${hold},`}
+    auth AS (
+      INSERT INTO authorizations (${sql.join(columns.map((c) => sql.ref(c)))})
+      SELECT ${sql.join(columns.map((c) => sql`${values[c]}`))} ${hold === null ? sql`` : sql`FROM acct`}
+      RETURNING id
+    ),
+    ${w.outcome === null ? sql`` : sql`${w.outcome},`}
+    ${w.event.ctes}
+    SELECT (SELECT count(*) FROM auth)::int AS written, ${w.event.notified} AS notified`.execute(db)
+  return { written: rows[0].written === 1, notified: Boolean(rows[0].notified) }
 }
 
 export async function findAuthorization(db: Db, id: string): Promise<AuthorizationRow | undefined> {

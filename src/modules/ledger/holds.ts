@@ -63,22 +63,6 @@ export async function placeHold(trx: Db, input: PlaceHoldInput, now: Date): Prom
   return { approved: true, hold, account: updated }
 }
 
-/**
- * `placeHold` for a caller that already holds the account's row lock (`account` is the row it read under
- * it): the same rules, then hold, balances and entry in one statement. Answers the new hold's id.
- */
-export async function placeHoldLocked(trx: Db, account: AccountRow, input: PlaceHoldInput, now: Date): Promise<{ approved: true; holdId: string } | { approved: false; reason: HoldRefusal }> {
-  if (!Number.isSafeInteger(input.amount) || input.amount <= 0) throw new Error('hold amount must be a positive integer')
-  if (account.status !== 'open') return { approved: false, reason: 'account_blocked' }
-  if (input.currency.toUpperCase() !== account.currency) return { approved: false, reason: 'currency_mismatch' }
-  if (available(account) < input.amount) return { approved: false, reason: 'insufficient_funds' }
-  const holdId = newId('hold')
-  await repo.placeHoldStatement(trx, {
-    holdId, entryId: newId('le'), accountId: account.id, amount: input.amount, sourceId: input.sourceId ?? null, expiresAt: input.expiresAt ?? null, now,
-  })
-  return { approved: true, holdId }
-}
-
 /** Raises an open hold by `amount` (an incremental authorization), under the same rules as placing one. */
 export async function incrementHold(trx: Db, holdId: string, amount: number, now: Date): Promise<HoldDecision> {
   if (!Number.isSafeInteger(amount) || amount <= 0) throw new Error('increment must be a positive integer')

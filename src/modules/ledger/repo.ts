@@ -1,4 +1,4 @@
-import { sql, type Selectable } from 'kysely'
+import { sql, type RawBuilder, type Selectable } from 'kysely'
 import { createdInWindow, type CreatedWindow } from '../../db/created-window.js'
 import type { Db } from '../../db/types.js'
 import type { PageBounds } from '../../http/pagination.js'
@@ -132,27 +132,29 @@ export interface HoldStatementInput {
 }
 
 /**
- * A hold in one statement, for a transaction that already holds the account's row lock and has checked
- * the rules: the held balance, the hold row and its `hold` entry are written together (the authorization
- * hot path; `placeHold` does the same in four).
+ * A new hold as common table expressions, for a statement that also writes what the hold is for (the
+ * authorization hot path): `acct` raises the held balance (only while the account is open and its
+ * available balance covers the amount, and `guard`, a condition on the account's row, holds), then
+ * `hold` and its `hold` entry are written from it. Nothing is written when `acct` matched no row.
  */
-export async function placeHoldStatement(trx: Db, h: HoldStatementInput): Promise<void> {
-  await sql`
-    WITH acct AS (
+export function holdCtes(h: HoldStatementInput, guard: RawBuilder<unknown> = sql`true`): RawBuilder<unknown> {
+  return sql`acct AS (
       UPDATE accounts SET held_balance = held_balance + ${h.amount}::bigint, entry_seq = entry_seq + 1, updated_at = ${h.now}
-      WHERE id = ${h.accountId}
+      WHERE id = ${h.accountId} AND status = 'open' AND ledger_balance - held_balance >= ${h.amount}::bigint AND ${guard}
       RETURNING id, organization_id, environment, currency, ledger_balance, held_balance, entry_seq
     ),
     hold AS (
       INSERT INTO holds (id, account_id, organization_id, environment, source_id, currency, amount, remaining, captured, released, status, expires_at, created_at, updated_at)
       SELECT ${h.holdId}, id, organization_id, environment, ${h.sourceId}::text, currency, ${h.amount}::bigint, ${h.amount}::bigint, 0, 0, 'open', ${h.expiresAt}::timestamptz, ${h.now}, ${h.now}
       FROM acct
-    )
-    INSERT INTO ledger_entries (id, account_id, organization_id, environment, seq, type, amount, currency,
-      ledger_balance_after, held_balance_after, available_balance_after, source_id, client_transaction_id, reference, description, created_at)
-    SELECT ${h.entryId}, id, organization_id, environment, entry_seq, 'hold', ${-h.amount}::bigint, currency,
-      ledger_balance, held_balance, ledger_balance - held_balance, coalesce(${h.sourceId}::text, ${h.holdId}), NULL, NULL, NULL, ${h.now}
-    FROM acct`.execute(trx)
+    ),
+    hold_entry AS (
+      INSERT INTO ledger_entries (id, account_id, organization_id, environment, seq, type, amount, currency,
+        ledger_balance_after, held_balance_after, available_balance_after, source_id, client_transaction_id, reference, description, created_at)
+      SELECT ${h.entryId}, id, organization_id, environment, entry_seq, 'hold', ${-h.amount}::bigint, currency,
+        ledger_balance, held_balance, ledger_balance - held_balance, coalesce(${h.sourceId}::text, ${h.holdId}), NULL, NULL, NULL, ${h.now}
+      FROM acct
+    )`
 }
 
 /** Ledger entries of the organization's accounts by creation time, oldest first, one keyset batch (reports). */
