@@ -1,7 +1,7 @@
 /**
  * The authorization decision as a pure function: every fact it needs is read beforehand (the card and
- * account in one statement whose row versions guard the write, or under the account's row lock) and handed in, so the rules are unit-tested without a database and the outcome is
- * a value, never an exception.
+ * account in one statement whose row versions guard the write, or under the account's row lock) and
+ * handed in, so the rules are unit-tested without a database and the outcome is a value, never an exception.
  */
 
 export const DECLINE_REASONS = [

@@ -1,4 +1,4 @@
-import { sql, type OperationNodeSource, type RawBuilder } from 'kysely'
+import { sql, type RawBuilder } from 'kysely'
 import type { Db } from '../../db/types.js'
 import { newId } from '../../lib/ids.js'
 import { signalJobsQueued } from '../../jobs/wakeup.js'
@@ -16,14 +16,11 @@ export interface EventScope {
 /**
  * Records that something happened: call it with the transaction that made the change, so a rolled-back
  * change emits nothing (transactional outbox). `object` is the full object in its REST shape.
- * In the same statement it queues one delivery per enabled endpoint subscribed to `type`.
- * `along`, a write of the change itself (an INSERT or UPDATE without RETURNING), runs in that statement
- * too: one round trip fewer on hot paths. Returns the event id.
+ * In the same statement it queues one delivery per enabled endpoint subscribed to `type`. Returns the event id.
  */
-export async function emit(trx: Db, scope: EventScope, type: string, object: Record<string, unknown>, now: Date = new Date(), along?: OperationNodeSource): Promise<string> {
-  const change = along ? sql`change AS (${along}),` : sql``
+export async function emit(trx: Db, scope: EventScope, type: string, object: Record<string, unknown>, now: Date = new Date()): Promise<string> {
   const event = eventWrites(scope, type, sql`${JSON.stringify({ object })}::json`, now, null)
-  const { rows } = await sql<{ notified: number }>`WITH ${change} ${event.ctes} SELECT ${event.notified} AS notified`.execute(trx)
+  const { rows } = await sql<{ notified: number }>`WITH ${event.ctes} SELECT ${event.notified} AS notified`.execute(trx)
   if (rows[0].notified) signalJobsQueued()
   return event.id
 }
