@@ -40,23 +40,42 @@ describe('token cache', () => {
     return cache
   }
 
-  test('an answer read while an authorization change committed is not kept', async () => {
+  /** Runs `use` with a live cache, closed afterwards. */
+  async function withLiveCache(use: (cache: TokenCache<typeof row>) => Promise<void>): Promise<void> {
     const cache = await liveCache()
     try {
+      await use(cache)
+    } finally {
+      await cache.close()
+    }
+  }
+
+  /** `withLiveCache` plus a second PostgreSQL connection, standing for another process. */
+  async function withCacheAndPeer(use: (cache: TokenCache<typeof row>, peer: pg.Client) => Promise<void>): Promise<void> {
+    await withLiveCache(async (cache) => {
+      const peer = new pg.Client({ connectionString: database.url! })
+      await peer.connect()
+      try {
+        await use(cache, peer)
+      } finally {
+        await peer.end()
+      }
+    })
+  }
+
+  test('an answer read while an authorization change committed is not kept', async () => {
+    await withLiveCache(async (cache) => {
       const mark = cache.mark()
       await changeAuthorization(handle.db, async () => {})
       cache.put('h1', row, mark, Date.now())
       assert.equal(cache.get('h1', Date.now()), undefined)
       cache.put('h1', row, cache.mark(), Date.now())
       assert.deepEqual(cache.get('h1', Date.now()), row)
-    } finally {
-      await cache.close()
-    }
+    })
   })
 
   test('a change drops every cached token of the process, and a cached answer expires after a minute', async () => {
-    const cache = await liveCache()
-    try {
+    await withLiveCache(async (cache) => {
       const now = Date.now()
       cache.put('h1', row, cache.mark(), now)
       assert.deepEqual(cache.get('h1', now + 59_000), row)
@@ -64,30 +83,19 @@ describe('token cache', () => {
       cache.put('h2', row, cache.mark(), Date.now())
       await changeAuthorization(handle.db, async () => {})
       assert.equal(cache.get('h2', Date.now()), undefined)
-    } finally {
-      await cache.close()
-    }
+    })
   })
 
   test('on PostgreSQL, a change committed by another process reaches the cache through NOTIFY', { skip: !process.env.DATABASE_URL }, async () => {
-    const cache = await liveCache()
-    const other = new pg.Client({ connectionString: database.url! })
-    await other.connect()
-    try {
+    await withCacheAndPeer(async (cache, other) => {
       cache.put('h1', row, cache.mark(), Date.now())
       await other.query(`SELECT pg_notify('${AUTH_CHANNEL}', '')`)
       await until(() => cache.get('h1', Date.now()) === undefined, 'the notification')
-    } finally {
-      await other.end()
-      await cache.close()
-    }
+    })
   })
 
   test('on PostgreSQL, while the notification connection is down nothing is cached or answered', { skip: !process.env.DATABASE_URL }, async () => {
-    const cache = await liveCache()
-    const admin = new pg.Client({ connectionString: database.url! })
-    await admin.connect()
-    try {
+    await withCacheAndPeer(async (cache, admin) => {
       cache.put('h1', row, cache.mark(), Date.now())
       const { rowCount } = await admin.query(
         `SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND query = 'LISTEN ${AUTH_CHANNEL}'`)
@@ -101,9 +109,6 @@ describe('token cache', () => {
         return cache.get('h3', Date.now()) !== undefined
       }, 'the reconnect', 8000)
       assert.equal(cache.get('h1', Date.now()), undefined)
-    } finally {
-      await admin.end()
-      await cache.close()
-    }
+    })
   })
 })
