@@ -114,6 +114,8 @@ function steadyAuthorizations(server: BenchServer, token: string, cards: string[
 const loadBefore = loadavg()[0]
 const server = await startServer({ HTTP_PROCESSES: values.processes! })
 const rows: Figures[] = []
+/** WAL bytes written per decision in each steady run: what every commit waits to flush. */
+const walPerDecision: number[] = []
 let sample = ''
 try {
   const client = await createTenant(server)
@@ -124,7 +126,10 @@ try {
   await cannon('warmup', { ...authorizations(server, token, cards), duration: warmup })
   rows.push(await cannon(`POST /v1/simulate/authorizations, ${cards.length} cards, ${connections} conn, max rate`, { ...authorizations(server, token, cards), duration }, server))
   for (const rate of rates) {
-    rows.push(await paced(`POST /v1/simulate/authorizations, ≤ ${connections} conn, ${rate}/s steady`, steadyAuthorizations(server, token, cards, rate), server))
+    const walBefore = await server.walBytes()
+    const row = await paced(`POST /v1/simulate/authorizations, ≤ ${connections} conn, ${rate}/s steady`, steadyAuthorizations(server, token, cards, rate), server)
+    walPerDecision.push(Math.round((await server.walBytes() - walBefore) / row.requests))
+    rows.push(row)
   }
   const page = await call(server, token, 'GET', '/v1/authorizations?limit=100')
   const approved = page.data.filter((a: { status: string }) => a.status === 'pending').length
@@ -148,6 +153,7 @@ const report = [
   '',
   table(rows),
   sample,
+  `WAL written per decision in the steady runs: ${walPerDecision.map((b) => `${b} bytes`).join(', ')} (the whole cluster's WAL over the run, divided by requests)`,
   '',
   ...(engine && pure ? [
     '| decision without HTTP | decisions | decisions/s | p50 ms | p90 ms | p99 ms | max ms | CPU ms/decision: node | PostgreSQL |',
@@ -164,7 +170,7 @@ process.stdout.write(report + '\n')
 
 const results = join(fileURLToPath(new URL('.', import.meta.url)), 'results')
 mkdirSync(results, { recursive: true })
-writeFileSync(join(results, `authorizations-${Date.now()}.json`), JSON.stringify({ duration, connections, cards: cardCount, priority: process.env.BENCH_PRIORITY ?? null, loadavg: loadavg(), rows, engine, pure, sample }, null, 2))
+writeFileSync(join(results, `authorizations-${Date.now()}.json`), JSON.stringify({ duration, connections, cards: cardCount, priority: process.env.BENCH_PRIORITY ?? null, loadavg: loadavg(), rows, walPerDecision, engine, pure, sample }, null, 2))
 if (rows.some((r) => r.failures > 0)) {
   process.stderr.write('some authorization requests failed\n')
   process.exitCode = 1

@@ -115,6 +115,8 @@ export interface BenchServer {
   cpuSeconds(): number
   /** CPU seconds of each PostgreSQL backend serving the bench database, by pid (null when PostgreSQL is not local). */
   postgresCpuSeconds(): Promise<Map<number, number> | null>
+  /** Bytes of WAL the whole PostgreSQL cluster has written so far: the difference over a run is the run's write volume. */
+  walBytes(): Promise<number>
   operator<T = any>(method: string, path: string, body?: unknown): Promise<T>
   stop(): Promise<void>
 }
@@ -181,6 +183,10 @@ export async function startServer(env: Record<string, string> = {}): Promise<Ben
         if (secs !== null) byPid.set(pid, secs)
       }
       return byPid
+    },
+    async walBytes() {
+      const [row] = await adminQuery(admin, `SELECT (pg_current_wal_lsn() - '0/0')::text AS bytes`) as unknown as { bytes: string }[]
+      return Number(row.bytes)
     },
     async operator(method, path, body) {
       const res = await fetch(baseUrl + path, {
