@@ -57,9 +57,17 @@ export type IdPrefix =
   | 'auth' | 'txn' | 'dsp' | 'ntok' | 'tdsa' | 'whe' | 'evt' | 'whd' | 'job' | 'pkg' | 'topup'
   | 'esord' | 'esim' | 'h5' | 'rpt' | 'hold' | 'aud'
 
-/** New id with its type prefix, e.g. `chd_01JD…`. */
-export function newId(prefix: IdPrefix): string {
-  return `${prefix}_${ulid()}`
+/**
+ * New id with its type prefix, e.g. `chd_01JD…`. `at`: the row's own creation time, when queries bound a
+ * time window by id (`lowestIdAt`); the id's time is then never earlier than `at`.
+ */
+export function newId(prefix: IdPrefix, at?: Date): string {
+  return `${prefix}_${ulid(at?.getTime())}`
+}
+
+/** The lowest id of that prefix whose time is `at` or later: `id >= lowestIdAt(p, t)` holds for every id made at or after t. */
+export function lowestIdAt(prefix: IdPrefix, at: Date): string {
+  return `${prefix}_${encodeTime(Math.max(0, at.getTime()))}${'0'.repeat(16)}`
 }
 
 const ID_BODY = /^[0-9A-HJKMNP-TV-Z]{26}$/

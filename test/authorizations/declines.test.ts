@@ -128,6 +128,9 @@ test('spending limits: per_authorization, and a daily window counting approved s
   t.clock.advance(24 * 3600 * 1000)
   token = await tenant.token()
   await expectApproved(t, token, f.card.id, 5000)
+  // The new day's approvals count against it (the window is read by id from its start, ids made from the decision's time).
+  await expectDecline(t, token, f.card.id, 3001, 'spending_limit')
+  await expectApproved(t, token, f.card.id, 3000)
   const other = await secondCard(t, token, f)
   await expectApproved(t, token, other.id, 5001)
 })

@@ -88,6 +88,8 @@ const OPTIMISTIC_ATTEMPTS = 3
 /** A new authorization as the network presented it, checked and normalized once, decided as often as needed. */
 interface PresentedAuthorization {
   id: string
+  /** When the network presented it: the authorization's created_at, and the time its id is made from. */
+  at: Date
   body: SimulateAuthorizationBody
   currency: string
   merchant: MerchantValue
@@ -103,8 +105,9 @@ interface PresentedAuthorization {
  * lock instead, so approvals never overspend and a hot account still makes progress.
  */
 export async function authorize(deps: AppDeps, ctx: RequestCtx, body: SimulateAuthorizationBody): Promise<AuthorizationView> {
+  const at = deps.clock.now()
   const presented: PresentedAuthorization = {
-    id: newId('auth'), body, currency: body.currency.toUpperCase(),
+    id: newId('auth', at), at, body, currency: body.currency.toUpperCase(),
     merchant: { name: body.merchant.name, mcc: body.merchant.mcc ?? null, city: body.merchant.city ?? null, country: body.merchant.country?.toUpperCase() ?? null },
     cvc: body.cvc === undefined ? null : await checkCvc(deps, await requireCard(deps, ctx, body.card_id, 'card_id'), body.cvc),
   }
@@ -121,8 +124,7 @@ export async function authorize(deps: AppDeps, ctx: RequestCtx, body: SimulateAu
 
 /** One decision from one read; null when the approval's write found the card or account changed since. */
 async function decideAndRecord(deps: AppDeps, ctx: RequestCtx, db: Db, p: PresentedAuthorization, lock: boolean): Promise<AuthorizationView | null> {
-  const { body, currency, id } = p
-  const now = deps.clock.now()
+  const { body, currency, id, at: now } = p
   const facts = await repo.readCardAndAccount(db, body.card_id, lock)
   const card = requireOwned(facts?.card, ctx, 'card_not_found', 'card_id')
   const { account, versions } = facts!

@@ -2,6 +2,7 @@ import { sql, type Insertable, type RawBuilder, type Selectable, type Updateable
 import type { Db } from '../../db/types.js'
 import { json } from '../../db/types.js'
 import { applyBounds, type PageBounds } from '../../http/pagination.js'
+import { lowestIdAt } from '../../lib/ids.js'
 import type { AccountRow } from '../accounts/service.js'
 import type { CardRow } from '../cards/service.js'
 import type { EventWithin } from '../events/emit.js'
@@ -120,9 +121,12 @@ export async function spendSince(db: Db, cardId: string, windows: { interval: Wi
   const columns = windows.map((w) => w.from === null
     ? sql`coalesce(sum(held_amount + captured_amount), 0)::bigint AS ${sql.ref(w.interval)}`
     : sql`coalesce(sum(held_amount + captured_amount) FILTER (WHERE created_at >= ${w.from}), 0)::bigint AS ${sql.ref(w.interval)}`)
+  // An authorization's id is never earlier than its created_at (newId('auth', now)), so the window's rows
+  // are all at or above the lowest id of its start: the bound keeps the scan of `authorizations_card` to them.
   const { rows } = await sql<Record<WindowInterval, number>>`
     SELECT ${sql.join(columns)} FROM authorizations
-    WHERE card_id = ${cardId} AND approved ${earliest ? sql`AND created_at >= ${earliest}` : sql``}`.execute(db)
+    WHERE card_id = ${cardId} AND approved
+    ${earliest ? sql`AND id >= ${lowestIdAt('auth', earliest)} AND created_at >= ${earliest}` : sql``}`.execute(db)
   const out: Partial<Record<WindowInterval, number>> = {}
   for (const w of windows) out[w.interval] = Number(rows[0]?.[w.interval] ?? 0)
   return out

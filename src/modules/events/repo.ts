@@ -2,6 +2,7 @@ import type { Selectable } from 'kysely'
 import { sql } from 'kysely'
 import type { Db } from '../../db/types.js'
 import { applyBounds, type PageBounds } from '../../http/pagination.js'
+import { lowestIdAt } from '../../lib/ids.js'
 import type { EventsTable } from './types.js'
 
 export type EventRow = Selectable<EventsTable>
@@ -53,7 +54,11 @@ export async function eventIdsSince(db: Db, scope: { organizationId: string; env
 export async function purgeEventsBefore(db: Db, cutoff: Date, batch = 5000): Promise<number> {
   let total = 0
   for (;;) {
-    const res = await sql`DELETE FROM events WHERE id IN (SELECT id FROM events WHERE created_at < ${cutoff} LIMIT ${batch})`.execute(db)
+    // Event ids sort by creation time and are made just after their created_at, so every event old enough is
+    // below the lowest id of the cutoff: the primary key finds them (one made in the cutoff's very millisecond
+    // goes with the next run).
+    const res = await sql`DELETE FROM events WHERE id IN (
+      SELECT id FROM events WHERE id < ${lowestIdAt('evt', cutoff)} AND created_at < ${cutoff} LIMIT ${batch})`.execute(db)
     const n = Number(res.numAffectedRows ?? 0)
     total += n
     if (n < batch) return total
