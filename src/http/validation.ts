@@ -1,5 +1,6 @@
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv'
 import addFormatsModule from 'ajv-formats'
+import { isCountryCode } from '../lib/countries.js'
 import { ApiError, type FieldError } from './errors.js'
 
 /** Bodies are validated strictly (no coercion, no stripping); query strings and params coerce from text. */
@@ -12,6 +13,7 @@ function makeAjv(coerce: boolean): Ajv {
     strict: false,
   })
   addFormats(ajv)
+  ajv.addFormat('country', { type: 'string', validate: isCountryCode })
   return ajv
 }
 
@@ -50,6 +52,7 @@ function describe(e: ErrorObject): string {
   switch (e.keyword) {
     case 'enum': return `must be one of: ${(e.params as { allowedValues: unknown[] }).allowedValues.join(', ')}`
     case 'const': return `must be ${JSON.stringify((e.params as { allowedValue: unknown }).allowedValue)}`
+    case 'format': return (e.params as { format: string }).format === 'country' ? 'must be a three-letter ISO 3166-1 country code' : e.message ?? 'is invalid'
     default: return e.message ?? 'is invalid'
   }
 }

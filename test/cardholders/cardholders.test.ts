@@ -97,6 +97,7 @@ describe('create', () => {
       [{ reference: 'r'.repeat(129) }, 'reference'],
       [{ first_name: '' }, 'first_name'],
       [{ address: { line1: 'a', city: 'b', postal_code: 'c', country: 'US' } }, 'address.country'],
+      [{ address: { line1: 'a', city: 'b', postal_code: 'c', country: 'ZZZ' } }, 'address.country'],
       [{ identity_document: { type: 'library_card', number: '1' } }, 'identity_document.type'],
       [{ metadata: { k: 'v'.repeat(501) } }, 'metadata.k'],
       [{ metadata: Object.fromEntries(Array.from({ length: 21 }, (_, i) => [`k${i}`, 'v'])) }, 'metadata'],
@@ -105,6 +106,14 @@ describe('create', () => {
     for (const [overrides, param] of cases) {
       expectError(await t.api(token, 'POST', '/v1/cardholders', cardholderBody(overrides)), 400, 'invalid_parameter', param)
     }
+  })
+
+  test('country fields take ISO 3166-1 alpha-3 codes only, in either case', async () => {
+    const bad = expectError(await t.api(token, 'POST', '/v1/cardholders', cardholderBody({ address: { line1: 'a', city: 'b', postal_code: 'c', country: 'XYZ' } })), 400, 'invalid_parameter', 'address.country')
+    assert.match(bad.message, /ISO 3166-1/)
+    const lower = await t.api(token, 'POST', '/v1/cardholders', cardholderBody({ address: { line1: 'a', city: 'b', postal_code: 'c', country: 'prt' } }))
+    assert.equal(lower.statusCode, 201, lower.body)
+    assert.equal(lower.json().address.country, 'PRT')
   })
 
   test('a body over 1 MiB answers 413 request_too_large', async () => {

@@ -58,7 +58,11 @@ test('POST /v1/cards refuses in the stable order: cardholder, identity, address,
   expectError(await post({ ...base, card_type: 'credit' }), 422, 'card_type_not_configured', 'card_type')
   expectError(await post({ ...base, embossed_name: undefined }), 422, 'embossed_name_required', 'embossed_name')
   expectError(await post({ ...base, embossed_name: '   ' }), 422, 'embossed_name_required')
-  expectError(await post({ ...base, embossed_name: undefined, delivery_address: undefined }), 422, 'embossed_name_required')
+  // Both missing: several fields fail at once, so invalid_parameter with one errors entry each.
+  const both = expectError(await post({ ...base, embossed_name: undefined, delivery_address: { ...DELIVERY, city: ' ' } }), 400, 'invalid_parameter', 'embossed_name')
+  assert.deepEqual(both.errors.map((e: { code: string; param: string }) => [e.code, e.param]), [
+    ['embossed_name_required', 'embossed_name'], ['delivery_address_required', 'delivery_address.city'],
+  ])
   expectError(await post({ ...base, delivery_address: undefined }), 422, 'delivery_address_required', 'delivery_address')
   expectError(await post({ ...base, delivery_address: { ...DELIVERY, name: undefined } }), 422, 'delivery_address_required', 'delivery_address.name')
   for (const part of ['line1', 'city', 'postal_code', 'country']) {

@@ -1,5 +1,6 @@
 import { Type, type Static } from 'typebox'
 import { PageQuery } from '../../http/pagination.js'
+import { CountryCode } from '../../http/schema-types.js'
 
 const strict = { additionalProperties: false }
 
@@ -10,7 +11,7 @@ export const MerchantInput = Type.Object({
   name: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: 'Shown to the cardholder in the challenge' })),
   mcc: Type.Optional(Type.String({ pattern: '^[0-9]{4}$', description: 'Four-digit merchant category code' })),
   city: Type.Optional(Type.String({ maxLength: 100 })),
-  country: Type.Optional(Type.String({ pattern: '^[A-Za-z]{3}$', description: 'Three-letter country code' })),
+  country: Type.Optional(CountryCode()),
 }, { ...strict, title: 'AuthenticationMerchantInput' })
 
 export const Merchant = Type.Object({

@@ -1,6 +1,7 @@
 import { Type, type Static, type TSchema } from 'typebox'
 import { PageQuery } from '../../http/pagination.js'
 import { DECLINE_REASONS, type DeclineReason } from './decide.js'
+import { CountryCode } from '../../http/schema-types.js'
 
 const strict = { additionalProperties: false }
 const Nullable = <T extends TSchema>(t: T) => Type.Union([t, Type.Null()])
@@ -15,7 +16,7 @@ export const MerchantInput = Type.Object({
   name: Type.String({ minLength: 1, maxLength: 200 }),
   mcc: Type.Optional(Type.String({ pattern: '^[0-9]{4}$', description: 'Four-digit merchant category code' })),
   city: Type.Optional(Type.String({ maxLength: 100 })),
-  country: Type.Optional(Type.String({ pattern: '^[A-Za-z]{3}$', description: 'Three-letter country code' })),
+  country: Type.Optional(CountryCode()),
 }, { ...strict, title: 'MerchantInput' })
 
 export const Merchant = Type.Object({

@@ -1,12 +1,12 @@
 import { Type } from 'typebox'
 import { PageQuery } from '../../http/pagination.js'
+import { CountryCode } from '../../http/schema-types.js'
 
 export const KYC_STATUSES = ['not_started', 'pending', 'approved', 'rejected', 'expired'] as const
 export type KycStatus = (typeof KYC_STATUSES)[number]
 export const IDENTITY_DOCUMENT_TYPES = ['passport', 'national_id', 'driving_licence', 'residence_permit', 'tax_id', 'ssn'] as const
 
 const E164 = '^\\+[1-9][0-9]{1,14}$'
-const COUNTRY = '^[A-Za-z]{3}$'
 const text = (max: number, description?: string) => Type.String({ minLength: 1, maxLength: max, ...(description ? { description } : {}) })
 const nullableText = (max: number, description: string, pattern?: string) =>
   Type.Unsafe<string | null>({ type: ['string', 'null'], minLength: 1, maxLength: max, ...(pattern ? { pattern } : {}), description })
@@ -21,7 +21,7 @@ export const AddressInput = Type.Object({
   city: text(100),
   state: Type.Optional(nullableText(100, 'Optional; null or absent when there is none.')),
   postal_code: text(20),
-  country: Type.String({ pattern: COUNTRY, description: 'Three-letter country code (ISO 3166-1 alpha-3).' }),
+  country: CountryCode(),
 }, { additionalProperties: false, title: 'AddressInput' })
 
 export const Address = Type.Object({

@@ -51,3 +51,29 @@ export function requireEmbossedName(input: string | null | undefined): string {
   if (!filled(input)) throw new ApiError('embossed_name_required', { param: 'embossed_name', message: 'embossed_name is required on every card, virtual or physical.' })
   return input.trim()
 }
+
+/**
+ * The embossed name and the complete address of a card request. One missing answers its own code; both
+ * missing answer `invalid_parameter` with one `errors` entry each (the interface's rule for several fields).
+ */
+export function requireNameAndAddress(body: { embossed_name?: string | null; delivery_address?: DeliveryAddressInput }): { embossedName: string; deliveryAddress: DeliveryAddressValue } {
+  const failures: ApiError[] = []
+  const attempt = <T>(check: () => T): T | undefined => {
+    try { return check() } catch (err) {
+      if (!(err instanceof ApiError)) throw err
+      failures.push(err)
+      return undefined
+    }
+  }
+  const embossedName = attempt(() => requireEmbossedName(body.embossed_name))
+  const deliveryAddress = attempt(() => requireCompleteAddress(body.delivery_address))
+  if (failures.length === 1) throw failures[0]
+  if (failures.length > 1) {
+    throw new ApiError('invalid_parameter', {
+      param: failures[0].param,
+      message: 'embossed_name and delivery_address are both required on every card; errors lists each.',
+      errors: failures.map((f) => ({ code: f.code, param: f.param!, message: f.message })),
+    })
+  }
+  return { embossedName: embossedName!, deliveryAddress: deliveryAddress! }
+}

@@ -1,8 +1,8 @@
 import { Type, type Static } from 'typebox'
 import { PageQuery } from '../../http/pagination.js'
+import { CountryCode } from '../../http/schema-types.js'
 
 const strict = { additionalProperties: false }
-const CountryCode = Type.String({ pattern: '^[A-Za-z]{3}$', description: 'Three-letter country code' })
 const Mcc = Type.String({ pattern: '^[0-9]{4}$', description: 'Four-digit merchant category code' })
 
 export const Metadata = Type.Record(Type.String(), Type.String({ maxLength: 500 }), {
@@ -24,8 +24,8 @@ export const SpendingControls = Type.Object({
   spending_limits: Type.Optional(Type.Array(SpendingLimit, { maxItems: 10 })),
   allowed_mccs: Type.Optional(Type.Array(Mcc, { maxItems: 500 })),
   blocked_mccs: Type.Optional(Type.Array(Mcc, { maxItems: 500 })),
-  allowed_countries: Type.Optional(Type.Array(CountryCode, { maxItems: 300 })),
-  blocked_countries: Type.Optional(Type.Array(CountryCode, { maxItems: 300 })),
+  allowed_countries: Type.Optional(Type.Array(CountryCode(), { maxItems: 300 })),
+  blocked_countries: Type.Optional(Type.Array(CountryCode(), { maxItems: 300 })),
 }, { ...strict, title: 'SpendingControls' })
 
 /** On the wire every key is present; an empty list means "no rule of this kind". */
@@ -45,7 +45,7 @@ export const DeliveryAddressInput = Type.Object({
   city: Type.Optional(Type.String({ maxLength: 100 })),
   state: Type.Optional(Type.String({ maxLength: 100 })),
   postal_code: Type.Optional(Type.String({ maxLength: 20 })),
-  country: Type.Optional(CountryCode),
+  country: Type.Optional(CountryCode()),
 }, strict)
 
 export const DeliveryAddress = Type.Object({

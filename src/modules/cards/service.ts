@@ -15,7 +15,7 @@ import {
 } from '../cardholders/service.js'
 import { emit } from '../events/emit.js'
 import { findProgram, type ProgramRow } from '../programs/service.js'
-import { requireCompleteAddress, requireEmbossedName } from './delivery-address.js'
+import { requireNameAndAddress } from './delivery-address.js'
 import { planMove, type CardOperation, type CardStatus, type FormFactor } from './lifecycle.js'
 import { presentCard } from './present.js'
 import * as repo from './repo.js'
@@ -115,8 +115,7 @@ export async function createCard(deps: AppDeps, ctx: RequestCtx, body: CardCreat
       message: `Program ${program.id} has no ${body.card_type} product; configured: ${program.card_types.join(', ')}.`,
     })
   }
-  const embossedName = requireEmbossedName(body.embossed_name)
-  const deliveryAddress = requireCompleteAddress(body.delivery_address)
+  const { embossedName, deliveryAddress } = requireNameAndAddress(body)
   const limited = program.one_card_per_cardholder
   if (limited && await repo.slotTaken(deps.db, program.id, cardholder.id)) throw cardLimitReached(program)
   assertSpendControlsSupported(controls, processor.spendControls)

@@ -1,5 +1,6 @@
 import { Type } from 'typebox'
 import { PageQuery } from '../../http/pagination.js'
+import { CountryCode } from '../../http/schema-types.js'
 
 const strict = { additionalProperties: false }
 const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(t: T) => Type.Union([t, Type.Null()])
@@ -8,7 +9,7 @@ export const SaleStatus = Type.Union([Type.Literal('on_sale'), Type.Literal('fro
   description: 'on_sale; frozen (may return to sale); withdrawn (permanent)',
 })
 export const Region = Type.Union([Type.Literal('local'), Type.Literal('regional'), Type.Literal('global')])
-export const Country = Type.String({ pattern: '^[A-Za-z]{3}$', description: 'Three-letter country code (ISO 3166-1 alpha-3)' })
+export const Country = CountryCode()
 export const Metadata = Type.Record(Type.String(), Type.String({ maxLength: 500 }), {
   maxProperties: 20, propertyNames: { minLength: 1, maxLength: 40 }, description: 'Up to 20 keys of at most 40 characters; values up to 500 characters. Not searchable.',
 })

@@ -1,6 +1,7 @@
 import { Type } from 'typebox'
 import { PageQuery } from '../../http/pagination.js'
 import { Address, AddressInput } from '../cardholders/schemas.js'
+import { CountryCode } from '../../http/schema-types.js'
 
 export const ATTESTATION_STATUSES = ['approved', 'rejected', 'pending'] as const
 export const METHODS = ['document', 'electronic', 'biometric', 'manual'] as const
@@ -10,14 +11,13 @@ export const CONTENT_TYPES = ['image/jpeg', 'image/png', 'application/pdf'] as c
 export const MAX_DOCUMENTS = 3
 export const MAX_DOCUMENT_BYTES = 20 * 1024 * 1024
 
-const COUNTRY = '^[A-Za-z]{3}$'
 const text = (max: number, description?: string) => Type.String({ minLength: 1, maxLength: max, ...(description ? { description } : {}) })
 
 export const IdentityInput = Type.Object({
   legal_name: text(200, 'Full legal name as on the identity document.'),
   gender: Type.Optional(Type.Enum([...GENDERS])),
-  nationality: Type.Optional(Type.String({ pattern: COUNTRY, description: 'Three-letter country code.' })),
-  country_of_birth: Type.Optional(Type.String({ pattern: COUNTRY, description: 'Three-letter country code.' })),
+  nationality: Type.Optional(CountryCode()),
+  country_of_birth: Type.Optional(CountryCode()),
   document_expires_on: Type.Optional(Type.String({ format: 'date', description: 'YYYY-MM-DD' })),
 }, { additionalProperties: false, title: 'KycIdentityInput', description: 'For programs whose processor runs its own identity checks; legal_name is required when identity is given.' })
 

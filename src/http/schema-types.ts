@@ -1,0 +1,6 @@
+import { Type } from 'typebox'
+
+/** A three-letter country code (ISO 3166-1 alpha-3, `src/lib/countries.ts`), either case; stored upper-cased. */
+export function CountryCode(description = 'Three-letter country code (ISO 3166-1 alpha-3)') {
+  return Type.String({ format: 'country', minLength: 3, maxLength: 3, description })
+}
