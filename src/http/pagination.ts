@@ -48,7 +48,11 @@ export interface PageBounds {
   reverse: boolean
 }
 
-interface CursorBody { k: string; t: number }
+/** `k`: the sort key of the position; `t`: issue time (s); `b`: set on a backward page's next_cursor, which continues backwards. */
+interface CursorBody { k: string; t: number; b?: 1 }
+
+/** A decoded cursor: where it points, and whether it continues a walk backwards (`ending_before`). */
+export interface CursorPosition { key: string; backward: boolean }
 
 /** Signs and checks opaque cursors: bound to the organization, environment and list path; valid 24 hours. */
 export class Cursors {
@@ -61,19 +65,20 @@ export class Cursors {
     return hmacSha256(this.key, `${scope}|${payload}`).subarray(0, 16).toString('base64url')
   }
 
-  encode(scope: string, sortKey: string): string {
-    const payload = Buffer.from(JSON.stringify({ k: sortKey, t: Math.floor(this.clock.now().getTime() / 1000) } satisfies CursorBody)).toString('base64url')
+  encode(scope: string, sortKey: string, backward = false): string {
+    const body: CursorBody = { k: sortKey, t: Math.floor(this.clock.now().getTime() / 1000), ...(backward ? { b: 1 as const } : {}) }
+    const payload = Buffer.from(JSON.stringify(body)).toString('base64url')
     return `${payload}.${this.mac(scope, payload)}`
   }
 
-  decode(scope: string, cursor: string, param: string): string {
+  decode(scope: string, cursor: string, param: string): CursorPosition {
     const [payload, mac, extra] = cursor.split('.')
     if (!payload || !mac || extra !== undefined || !safeEqual(mac, this.mac(scope, payload))) {
       throw new ApiError('invalid_parameter', { param, message: `Invalid ${param}: not a cursor issued for this list.` })
     }
     const body = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8')) as CursorBody
     if (this.clock.now().getTime() - body.t * 1000 > CURSOR_TTL_MS) throw new ApiError('expired_cursor', { param })
-    return body.k
+    return { key: body.k, backward: body.b === 1 }
   }
 }
 
@@ -97,10 +102,15 @@ export async function paginate<Row, Out>(options: {
   const limit = page.limit ?? 25
   const scope = `${options.ctx.organizationId}|${options.ctx.environment}|${options.url}`
   const bounds: PageBounds = { take: limit + 1, reverse: false }
-  if (page.starting_after !== undefined) bounds.after = cursors.decode(scope, page.starting_after, 'starting_after')
-  if (page.ending_before !== undefined) {
-    bounds.before = cursors.decode(scope, page.ending_before, 'ending_before')
+  // A next_cursor always continues the walk it came from when passed as starting_after, as the envelope says:
+  // the one of a backward page (ending_before) carries its direction and goes on backwards.
+  const position = page.starting_after !== undefined ? cursors.decode(scope, page.starting_after, 'starting_after')
+    : page.ending_before !== undefined ? { ...cursors.decode(scope, page.ending_before, 'ending_before'), backward: true } : null
+  if (position?.backward) {
+    bounds.before = position.key
     bounds.reverse = true
+  } else if (position) {
+    bounds.after = position.key
   }
   let rows = await options.fetch(bounds)
   const hasMore = rows.length > limit
@@ -114,7 +124,7 @@ export async function paginate<Row, Out>(options: {
     url: options.url,
     data,
     has_more: hasMore,
-    next_cursor: hasMore && edge !== undefined ? cursors.encode(scope, options.sortKey(edge)) : null,
+    next_cursor: hasMore && edge !== undefined ? cursors.encode(scope, options.sortKey(edge), bounds.reverse) : null,
   }
 }
 

@@ -130,6 +130,20 @@ describe('pagination on GET /v1/programs', () => {
     assert.equal(start.next_cursor, null)
   })
 
+  test("a backward page's next_cursor passed as starting_after keeps going back too, as the envelope says", async () => {
+    const forward = (await list('?limit=20')).json()
+    const back = (await list(`?limit=8&ending_before=${forward.next_cursor}`)).json()
+    const further = (await list(`?limit=8&starting_after=${back.next_cursor}`)).json()
+    assert.deepEqual(further.data.map((p: { id: string }) => p.id), allIds.slice(3, 11))
+    assert.equal(further.has_more, true)
+    const start = (await list(`?limit=8&starting_after=${further.next_cursor}`)).json()
+    assert.deepEqual(start.data.map((p: { id: string }) => p.id), allIds.slice(0, 3))
+    assert.equal(start.next_cursor, null)
+    // A forward page's cursor is not turned around by ending_before's continuation rule.
+    const next = (await list(`?limit=8&starting_after=${forward.next_cursor}`)).json()
+    assert.deepEqual(next.data.map((p: { id: string }) => p.id), allIds.slice(20, 28))
+  })
+
   test('starting_after and ending_before together answer 400', async () => {
     const cursor = (await list('?limit=5')).json().next_cursor
     const error = await errorOf(`?starting_after=${cursor}&ending_before=${cursor}`)
