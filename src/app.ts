@@ -3,7 +3,7 @@ import { sql } from 'kysely'
 import type { AppDeps } from './app-deps.js'
 import { migrationsApplied } from './db/migrate.js'
 import { installAuth } from './http/auth.js'
-import { frameworkErrorHandler, installErrorHandling, installJsonParsing, installNotFoundGate } from './http/error-handler.js'
+import { clientErrorHandler, frameworkErrorHandler, installErrorHandling, installJsonParsing, installNotFoundGate } from './http/error-handler.js'
 import { installIdempotency } from './http/idempotency.js'
 import { installMetrics } from './http/metrics.js'
 import { installOpenApi } from './http/openapi.js'
@@ -23,6 +23,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     bodyLimit: deps.config.bodyLimitBytes,
     genReqId: () => newId('req'),
     frameworkErrors: frameworkErrorHandler(deps.config.baseUrl),
+    clientErrorHandler: clientErrorHandler(deps.config.baseUrl),
     requestIdHeader: false,
     ajv: { customOptions: { strict: false } },
     routerOptions: { ignoreTrailingSlash: false, maxParamLength: 200 },

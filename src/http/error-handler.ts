@@ -1,4 +1,7 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import { STATUS_CODES } from 'node:http'
+import type { Duplex } from 'node:stream'
+import { newId } from '../lib/ids.js'
 import { ApiError, isApiError } from './errors.js'
 import { validationToApiError } from './validation.js'
 
@@ -92,6 +95,27 @@ export function frameworkErrorHandler(baseUrl: string) {
   return (err: unknown, req: FastifyRequest, reply: FastifyReply): FastifyReply => {
     reply.header('Svc-Request-Id', req.id)
     return sendApiError(reply, toApiError(err) ?? new ApiError('not_found'), baseUrl)
+  }
+}
+
+/**
+ * Fastify's `clientErrorHandler`: a request Node's HTTP parser refused before any route saw it. Headers and
+ * request line over Node's 16 KiB (a long query string counts) answer `431 request_header_too_large`, any
+ * other malformed HTTP `400 invalid_request_body`, both in the envelope; the connection is then closed.
+ */
+export function clientErrorHandler(baseUrl: string) {
+  return (err: Error & { code?: string }, socket: Duplex): void => {
+    if (err.code === 'ECONNRESET' || err.code === 'ERR_HTTP_REQUEST_TIMEOUT' || socket.destroyed || !socket.writable) {
+      socket.destroy()
+      return
+    }
+    const apiError = err.code === 'HPE_HEADER_OVERFLOW'
+      ? new ApiError('request_header_too_large')
+      : new ApiError('invalid_request_body', { message: 'The HTTP request is malformed.' })
+    const requestId = newId('req')
+    const body = JSON.stringify(envelope(apiError, requestId, baseUrl))
+    socket.end(`HTTP/1.1 ${apiError.status} ${STATUS_CODES[apiError.status]}\r\nContent-Type: application/json; charset=utf-8\r\n`
+      + `Content-Length: ${Buffer.byteLength(body)}\r\nSvc-Request-Id: ${requestId}\r\nConnection: close\r\n\r\n${body}`)
   }
 }
 

@@ -30,6 +30,7 @@ export const ERROR_CATALOGUE = {
   expired_cursor: invalid(400, 'The pagination cursor is older than 24 hours; start the traversal again.'),
   invalid_webhook_url: invalid(400, 'The webhook URL must be HTTPS on a publicly resolvable host.'),
   request_too_large: invalid(413, 'The request body exceeds the size limit of this endpoint (1 MiB; 85 MiB for KYC uploads).'),
+  request_header_too_large: invalid(431, 'The request line and headers exceed 16 KiB (a long query string counts); send long values in a body.'),
   missing_credentials: { status: 401, type: 'authentication_error', retryable: false, description: 'No `Authorization: Bearer` header was sent.' },
   invalid_access_token: { status: 401, type: 'authentication_error', retryable: false, description: 'The access token is expired, unknown, or its client was revoked. Obtain a new token and retry once.' },
   insufficient_scope: { status: 403, type: 'permission_error', retryable: false, description: 'The access token lacks the scope this operation requires.' },

@@ -22,13 +22,51 @@ const addFormats = (addFormatsModule as unknown as { default: (a: Ajv) => void }
 const bodyAjv = makeAjv(false)
 const queryAjv = makeAjv(true)
 
+/**
+ * The JSON pointer of the first string or key holding U+0000, or null. PostgreSQL text cannot store it, so
+ * such a value is refused as a parameter error up front instead of failing in the database.
+ */
+function nulPointer(value: unknown, pointer = ''): string | null {
+  if (typeof value === 'string') return value.includes('\u0000') ? pointer : null
+  if (value === null || typeof value !== 'object') return null
+  for (const [key, child] of Object.entries(value)) {
+    const at = `${pointer}/${key.replace(/~/g, '~0').replace(/\//g, '~1').replace(/\u0000/g, '\\u0000')}`
+    if (key.includes('\u0000')) return at
+    const found = nulPointer(child, at)
+    if (found !== null) return found
+  }
+  return null
+}
+
+/** Query parameters typed as numbers: ajv's coercion would read `0x10`, `1e1` or `+7` through Number(). */
+function numericProperties(schema: object): string[] {
+  const properties = (schema as { properties?: Record<string, { type?: unknown }> }).properties ?? {}
+  return Object.entries(properties).filter(([, p]) => p.type === 'integer' || p.type === 'number').map(([name]) => name)
+}
+
+const DECIMAL = /^-?\d+(\.\d+)?$/
+
+/** A failed validation of one field found before ajv runs, in the shape the error handler maps from ajv's. */
+function failure(httpPart: string | undefined, instancePath: string, keyword: string, message: string) {
+  const validation: Partial<ErrorObject>[] = [{ keyword, instancePath, params: {}, message }]
+  return { error: Object.assign(new Error('validation failed'), { validation, validationContext: httpPart }) }
+}
+
 /** Fastify validator compiler (ajv caches compiled schemas by identity). */
 export function validatorCompiler({ schema, httpPart }: { schema: object; httpPart?: string }) {
   const fn: ValidateFunction = (httpPart === 'body' ? bodyAjv : queryAjv).compile(schema)
+  const numeric = httpPart === 'querystring' ? numericProperties(schema) : []
   return (data: unknown) => {
     // A POST without a body validates as an empty object, so required fields report missing_parameter.
     // Fastify hands a missing body over as null; a JSON `null` body never gets here (the parser refuses it).
     const input = httpPart === 'body' && (data === undefined || data === null) ? {} : data
+    const nul = nulPointer(input)
+    if (nul !== null) return failure(httpPart, nul, 'nul', 'must not contain the NUL character (U+0000)')
+    const notDecimal = numeric.find((name) => {
+      const value = (input as Record<string, unknown> | undefined)?.[name]
+      return typeof value === 'string' && !DECIMAL.test(value)
+    })
+    if (notDecimal !== undefined) return failure(httpPart, `/${notDecimal}`, 'type', 'must be a number written in decimal digits')
     if (fn(input)) return { value: input }
     return { error: Object.assign(new Error('validation failed'), { validation: fn.errors ?? [], validationContext: httpPart }) }
   }

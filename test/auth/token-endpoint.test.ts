@@ -61,6 +61,11 @@ describe('invalid_client: refusals before the signature is proven', () => {
     assertGenericRefusal(await requestToken(t, tokenForm(await assertionFor(t, tenant, { claims: { iss: undefined } }))))
   })
 
+  test('a NUL character in iss and sub is an unknown client, in a jti a malformed assertion (never a 500)', async () => {
+    assertGenericRefusal(await requestToken(t, tokenForm(await assertionFor(t, tenant, { claims: { iss: 'x\u0000', sub: 'x\u0000' } }))))
+    assertOAuthError(await requestToken(t, tokenForm(await assertionFor(t, tenant, { claims: { jti: 'a\u0000b' } }))), 400, 'invalid_request')
+  })
+
   test('every refusal before the signature is proven carries one and the same description', async () => {
     const stranger = await newKeyPair('ES256', 'k1')
     const responses = [

@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict'
+import { connect, type AddressInfo } from 'node:net'
 import { after, before, describe, test } from 'node:test'
 import { Type } from 'typebox'
 import { ERROR_CATALOGUE } from '../../src/http/errors.js'
@@ -188,6 +189,24 @@ describe('error envelope', () => {
     }
   })
 
+  test('a NUL character (U+0000) in a body value or key, or in a query value, answers invalid_parameter naming it', async () => {
+    const inValue = await post({ name: 'a\u0000b' })
+    assert.equal(inValue.statusCode, 400, inValue.body)
+    assert.equal(inValue.json().error.code, 'invalid_parameter')
+    assert.equal(inValue.json().error.param, 'name')
+    assert.match(inValue.json().error.message, /NUL/)
+    const nested = await post({ name: 'a', address: { line1: '1', city: 'x\u0000' } })
+    assert.equal(nested.json().error.param, 'address.city')
+    const inKey = await post({ name: 'a', ['k\u0000']: 1 })
+    assert.equal(inKey.statusCode, 400)
+    assert.equal(inKey.json().error.code, 'invalid_parameter')
+    for (const path of ['/v1/cardholders?reference=a%00b', '/v1/events?type=%00']) {
+      const res = await t.api(token, 'GET', path)
+      assert.equal(res.statusCode, 400, `${path}: ${res.body}`)
+      assert.equal(res.json().error.code, 'invalid_parameter')
+    }
+  })
+
   test('a valid body passes through to the handler', async () => {
     const res = await post({ name: 'x', quantity: 2, address: { line1: 'a', city: 'b', country: 'FRA' } })
     assert.equal(res.statusCode, 201)
@@ -257,6 +276,28 @@ describe('error envelope', () => {
     assert.match(error.request_id, /^req_/)
     assert.doesNotMatch(res.body, /hunter2|stack|stack-secret|at .*\.ts|Error:/)
     assert.deepEqual(Object.keys(res.json()), ['error'])
+  })
+
+  test('a request line and headers over 16 KiB answer 431 request_header_too_large in the envelope, over a real connection', async () => {
+    await t.app.listen({ port: 0, host: '127.0.0.1' })
+    const { port } = t.app.server.address() as AddressInfo
+    const raw = await new Promise<string>((resolve, reject) => {
+      const socket = connect(port, '127.0.0.1', () => {
+        socket.write(`GET /v1/cardholders?reference=${'r'.repeat(20_000)} HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer ${token}\r\n\r\n`)
+      })
+      let out = ''
+      socket.on('data', (chunk) => { out += chunk.toString('utf8') })
+      socket.on('end', () => resolve(out))
+      socket.on('error', reject)
+    })
+    const [head, body] = raw.split('\r\n\r\n')
+    assert.match(head, /^HTTP\/1\.1 431 /)
+    const requestId = /svc-request-id: (req_\w+)/i.exec(head)?.[1]
+    const { error } = JSON.parse(body)
+    assert.equal(error.code, 'request_header_too_large')
+    assert.equal(error.type, 'invalid_request_error')
+    assert.equal(error.request_id, requestId)
+    assert.equal(error.doc_url, `${BASE_URL}/docs/errors#request_header_too_large`)
   })
 
   test('a malformed URL answers the 404 envelope, not a framework error', async () => {

@@ -76,7 +76,7 @@ describe('pagination on GET /v1/programs', () => {
     assert.equal((await list('?limit=100')).json().data.length, 32)
   })
 
-  for (const bad of ['0', '101', '1000', '-1', '2.5', 'ten', '']) {
+  for (const bad of ['0', '101', '1000', '-1', '2.5', 'ten', '', '0x10', '0b11', '1e1', '%2B7', '%207']) {
     test(`limit=${bad} answers 400 invalid_parameter on limit`, async () => {
       const error = await errorOf(`?limit=${bad}`)
       assert.equal(error.code, 'invalid_parameter')

@@ -1,4 +1,5 @@
 import { compactVerify, decodeJwt, decodeProtectedHeader, importJWK, type JWTPayload } from 'jose'
+import { isId } from '../../lib/ids.js'
 import type { AppDeps } from '../../app-deps.js'
 import type { Environment } from '../../config.js'
 import { TOKEN_PREFIX } from '../../http/auth.js'
@@ -102,6 +103,7 @@ export async function issueToken(deps: AppDeps, form: Record<string, string>, ad
   const alg = header.alg
   if (typeof alg !== 'string' || !ALLOWED_ALGS.has(alg)) throw refuse(`alg ${String(alg)} not accepted`)
   if (typeof claims.iss !== 'string' || claims.sub !== claims.iss) throw refuse('iss and sub are not the same client id')
+  if (!isId('oc', claims.iss)) throw refuse('iss is not a client id')
   if (form.client_id !== undefined && form.client_id !== claims.iss) throw refuse('client_id differs from iss')
   const client = await findClientForGrant(deps.db, claims.iss)
   if (!client) throw refuse('unknown client')
@@ -122,7 +124,7 @@ export async function issueToken(deps: AppDeps, form: Record<string, string>, ad
   const now = deps.clock.now()
   const nowSec = Math.floor(now.getTime() / 1000)
   checkClaims(claims, audiences, nowSec)
-  if (typeof claims.jti !== 'string' || claims.jti.length === 0 || claims.jti.length > 255) {
+  if (typeof claims.jti !== 'string' || claims.jti.length === 0 || claims.jti.length > 255 || claims.jti.includes('\u0000')) {
     throw new OAuthError('invalid_request', 'The assertion needs a jti claim (1 to 255 characters).')
   }
   const scopes = grantedScopes(form.scope, client.scopes, deps.config.releases)
