@@ -3,7 +3,7 @@ import { sql } from 'kysely'
 import type { AppDeps } from './app-deps.js'
 import { migrationsApplied } from './db/migrate.js'
 import { installAuth } from './http/auth.js'
-import { clientErrorHandler, frameworkErrorHandler, installErrorHandling, installJsonParsing, installNotFoundGate } from './http/error-handler.js'
+import { clientErrorHandler, frameworkErrorHandler, installErrorHandling, installJsonParsing, installNotFoundGate, installUnparsableBodyRefusal } from './http/error-handler.js'
 import { installIdempotency } from './http/idempotency.js'
 import { installMetrics } from './http/metrics.js'
 import { installOpenApi } from './http/openapi.js'
@@ -44,6 +44,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   installAuth(app, deps, limits)
   installNotFoundGate(app)
   installIdempotency(app, deps)
+  installUnparsableBodyRefusal(app)
 
   let ready = false
   app.get('/healthz', { config: { public: true }, schema: { hide: true } }, async () => ({ status: 'ok' }))

@@ -1,6 +1,7 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { STATUS_CODES } from 'node:http'
 import type { Duplex } from 'node:stream'
+import { sha256Hex } from '../lib/crypto.js'
 import { newId } from '../lib/ids.js'
 import { ApiError, isApiError } from './errors.js'
 import { validationToApiError } from './validation.js'
@@ -127,26 +128,45 @@ function refusePrototypeKeys(key: string, value: unknown): unknown {
   return value
 }
 
+/**
+ * A body the parser refused, standing in for it until preValidation: the Idempotency-Key hook records the
+ * refusal under the key like any other answer (`hash` identifies the raw body), then it is thrown.
+ */
+export class UnparsableBody {
+  constructor(readonly error: ApiError, readonly hash: string) {}
+}
+
+function unparsable(message: string, raw: string | Buffer, contentType: string | undefined): UnparsableBody {
+  return new UnparsableBody(new ApiError('invalid_request_body', { message }), sha256Hex(Buffer.concat([Buffer.from(`${contentType ?? ''}\n`), Buffer.from(raw)])))
+}
+
 /** JSON bodies only: empty means "no body"; anything but a JSON object is invalid_request_body. */
 export function installJsonParsing(app: FastifyInstance): void {
   app.removeAllContentTypeParsers()
-  app.addContentTypeParser('application/json', { parseAs: 'string' }, (_req, body, done) => {
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (req, body, done) => {
     const text = (body as string).trim()
     if (text === '') return done(null, undefined)
+    const contentType = req.headers['content-type']
     let parsed: unknown
     try {
       parsed = JSON.parse(text, /__proto__|prototype|\\u/.test(text) ? refusePrototypeKeys : undefined)
     } catch (err) {
-      if (isApiError(err)) return done(err, undefined)
-      return done(new ApiError('invalid_request_body', { message: 'The request body is not valid JSON.' }), undefined)
+      return done(null, unparsable(isApiError(err) ? err.message : 'The request body is not valid JSON.', text, contentType))
     }
     if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) {
-      return done(new ApiError('invalid_request_body', { message: 'The request body must be a JSON object.' }), undefined)
+      return done(null, unparsable('The request body must be a JSON object.', text, contentType))
     }
     done(null, parsed)
   })
-  app.addContentTypeParser('*', { parseAs: 'buffer' }, (_req, body, done) => {
+  app.addContentTypeParser('*', { parseAs: 'buffer' }, (req, body, done) => {
     if ((body as Buffer).length === 0) return done(null, undefined)
-    done(new ApiError('invalid_request_body', { message: 'Send the body as application/json.' }), undefined)
+    done(null, unparsable('Send the body as application/json.', body as Buffer, req.headers['content-type']))
+  })
+}
+
+/** Refuses a body the parser could not read, after the Idempotency-Key hook has had the chance to hold its key. */
+export function installUnparsableBodyRefusal(app: FastifyInstance): void {
+  app.addHook('preValidation', async (req) => {
+    if (req.body instanceof UnparsableBody) throw req.body.error
   })
 }

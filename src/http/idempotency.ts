@@ -3,6 +3,7 @@ import { sql } from 'kysely'
 import type { AppDeps } from '../app-deps.js'
 import { canonicalJson } from '../lib/canonical-json.js'
 import { decryptField, encryptField, sha256Hex } from '../lib/crypto.js'
+import { UnparsableBody } from './error-handler.js'
 import { ApiError, ERROR_CATALOGUE } from './errors.js'
 
 export const IDEMPOTENCY_WINDOW_MS = 24 * 60 * 60 * 1000
@@ -74,7 +75,8 @@ export function installIdempotency(app: FastifyInstance, deps: AppDeps): void {
       throw new ApiError('invalid_parameter', { param: 'Idempotency-Key', message: 'Idempotency-Key must be 1 to 255 characters.' })
     }
     const path = req.url.split('?')[0]
-    const hash = sha256Hex(canonicalJson({ body: req.body ?? {} }))
+    // A body the parser refused is identified by its raw bytes: the identical retry replays the refusal.
+    const hash = req.body instanceof UnparsableBody ? req.body.hash : sha256Hex(canonicalJson({ body: req.body ?? {} }))
     const now = deps.clock.now()
     const lockedUntil = new Date(now.getTime() + LOCK_MS)
     const { organizationId, environment } = req.ctx

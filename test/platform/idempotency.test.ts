@@ -221,6 +221,21 @@ describe('idempotency keys on POST and PATCH', () => {
     assert.equal(res.json().error.param, 'Idempotency-Key')
   })
 
+  test('a body that is not JSON is refused under its key like any answer: the identical retry replays it, another body is key reuse', async () => {
+    const key = randomUUID()
+    const json = { 'content-type': 'application/json' }
+    const first = await send('POST', '/v1/test/idem/things', key, '{"name": "a",', token, json)
+    assert.equal(first.statusCode, 400)
+    assert.equal(first.json().error.code, 'invalid_request_body')
+    assert.equal(first.headers['idempotent-replay'], undefined)
+    assertReplay(await send('POST', '/v1/test/idem/things', key, '{"name": "a",', token, json), first)
+    const other = await send('POST', '/v1/test/idem/things', key, { name: 'a' })
+    assert.equal(other.statusCode, 409)
+    assert.equal(other.json().error.code, 'idempotency_key_reuse')
+    const plain = await send('POST', '/v1/test/idem/things', randomUUID(), 'name=a', token, { 'content-type': 'text/plain' })
+    assert.equal(plain.json().error.code, 'invalid_request_body')
+  })
+
   test('a 500 is not cached: the retry with the same key runs again', async () => {
     const key = randomUUID()
     const first = await send('POST', '/v1/test/idem/flaky', key, { name: 'a' })
