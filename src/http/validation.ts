@@ -14,7 +14,17 @@ function makeAjv(coerce: boolean): Ajv {
   })
   addFormats(ajv)
   ajv.addFormat('country', { type: 'string', validate: isCountryCode })
+  for (const name of ['date', 'date-time']) withYearFloor(ajv, name)
   return ajv
+}
+
+/**
+ * Dates and timestamps from year 1000 on: RFC 3339 allows 0000–0999, but PostgreSQL has no year 0 and
+ * the driver writes years below 100 as two digits (0001 would be stored as 2001).
+ */
+function withYearFloor(ajv: Ajv, name: string): void {
+  const base = ajv.formats[name] as { validate: (value: string) => boolean }
+  ajv.addFormat(name, { type: 'string', validate: (value: string) => base.validate(value) && Number(value.slice(0, 4)) >= 1000 })
 }
 
 const addFormats = (addFormatsModule as unknown as { default: (a: Ajv) => void }).default ?? addFormatsModule

@@ -7,6 +7,8 @@ export const SENSITIVE_KEYS = new Set([
   'secret', 'signing_secret', 'password', 'api_key', 'master_key', 'private_key', 'private_jwk',
   'pan', 'number', 'card_number', 'cvc', 'cvv', 'cvc2', 'pin', 'encrypted_pin', 'pin_block',
   'content', 'body', 'payload', 'd', 'p', 'q', 'dp', 'dq', 'qi', 'k',
+  // A failed statement's bound values (the embedded database's errors carry them as `params`).
+  'params', 'parameters',
 ])
 
 /** Paths redacted by pino itself: a second line of defence for the common shapes. */

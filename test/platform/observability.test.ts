@@ -36,6 +36,10 @@ describe('request ids, logs and metrics', () => {
         app.post('/v1/test/obs/failures', async (req) => {
           throw Object.assign(new Error('downstream failed'), { request: req.body, headers: req.headers })
         })
+        app.post('/v1/test/obs/statement', async () => {
+          // What a failed statement of the embedded database throws: the SQL and every bound value.
+          throw Object.assign(new Error('date/time field value out of range'), { query: 'INSERT INTO kyc_attestations VALUES ($1, $2)', params: ['approved', 'PROVIDER-REF-7731'] })
+        })
       },
     })
     token = await (await createTenant(t)).token()
@@ -87,6 +91,14 @@ describe('request ids, logs and metrics', () => {
     assert.match(entry.err.stack, /downstream failed/)
     assert.equal(entry.req_id ?? entry.reqId, res.json().error.request_id)
     for (const value of [token, PAN, SECRET, `"${CVC}"`]) assert.ok(!text.includes(value), `${value} leaked`)
+  })
+
+  test("a failed statement's bound values are not logged", async () => {
+    lines.length = 0
+    const res = await t.api(token, 'POST', '/v1/test/obs/statement', {})
+    assert.equal(res.statusCode, 500)
+    assert.match(logText(), /date\/time field value out of range/)
+    assert.ok(!logText().includes('PROVIDER-REF-7731'), 'a bound value leaked')
   })
 
   test('the token endpoint never logs the assertion or the token it issues', async () => {

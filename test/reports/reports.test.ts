@@ -174,6 +174,9 @@ describe('report refusals', () => {
     expectError(await t.api(token, 'POST', '/v1/reports', { type: 'ledger', from: '2025-01-01', to: '2026-01-03' }), 400, 'invalid_parameter', 'to')
     expectError(await t.api(token, 'POST', '/v1/reports', { type: 'payouts', from: '2026-01-01', to: '2026-01-02' }), 400, 'invalid_parameter', 'type')
     expectError(await t.api(token, 'POST', '/v1/reports', { type: 'ledger', from: 'yesterday', to: '2026-01-02' }), 400, 'invalid_parameter', 'from')
+    // Years before 1000: PostgreSQL has no year 0 and the driver would store 0001 as 2001.
+    expectError(await t.api(token, 'POST', '/v1/reports', { type: 'ledger', from: '0000-01-01T00:00:00Z', to: '0000-06-01T00:00:00Z' }), 400, 'invalid_parameter')
+    expectError(await t.api(token, 'POST', '/v1/reports', { type: 'ledger', from: '0001-01-01', to: '2026-01-02' }), 400, 'invalid_parameter', 'from')
     expectError(await t.api(token, 'POST', '/v1/reports', { type: 'ledger', to: '2026-01-02' }), 400, 'missing_parameter', 'from')
     expectError(await t.api(token, 'POST', '/v1/reports', { type: 'ledger', from: '2026-01-01', to: '2026-01-02', format: 'xlsx' }), 400, 'unknown_parameter', 'format')
   })
