@@ -6,6 +6,8 @@ declare module 'fastify' {
   interface FastifyContextConfig {
     /** Catalogue codes this operation can answer beyond the common ones; listed in the OpenAPI document. */
     errors?: ErrorCode[]
+    /** The operation answers 201 (a route without a response schema would otherwise be documented as 200). */
+    created?: boolean
   }
 }
 
@@ -14,6 +16,7 @@ interface OperationExtras {
   scope?: string
   simulator?: boolean
   errors: ErrorCode[]
+  created?: boolean
 }
 
 const REQUEST_ID_HEADER = { description: 'Request id (`req_…`), also in every error body.', schema: { type: 'string', pattern: '^req_' } }
@@ -23,8 +26,11 @@ const IDEMPOTENCY_KEY_PARAM = {
   schema: { type: 'string', minLength: 1, maxLength: 255 },
 }
 
-const COMMON_V1: ErrorCode[] = ['missing_credentials', 'invalid_access_token', 'ip_not_allowed', 'environment_mismatch', 'rate_limited', 'internal_error']
-const WITH_BODY: ErrorCode[] = ['invalid_request_body', 'missing_parameter', 'invalid_parameter', 'unknown_parameter', 'request_too_large', 'idempotency_key_reuse', 'idempotency_request_in_progress']
+const COMMON_V1: ErrorCode[] = ['missing_credentials', 'invalid_access_token', 'ip_not_allowed', 'environment_mismatch', 'rate_limited', 'request_header_too_large', 'internal_error']
+const COMMON_OPERATOR: ErrorCode[] = ['missing_credentials', 'invalid_access_token', 'request_header_too_large', 'internal_error']
+const WITH_BODY: ErrorCode[] = ['invalid_request_body', 'missing_parameter', 'invalid_parameter', 'unknown_parameter', 'request_too_large']
+/** Only /v1 honours Idempotency-Key (the operator API does not). */
+const WITH_IDEMPOTENCY_KEY: ErrorCode[] = ['idempotency_key_reuse', 'idempotency_request_in_progress']
 const WITH_QUERY: ErrorCode[] = ['invalid_parameter', 'unknown_parameter', 'expired_cursor']
 
 const ErrorEnvelopeSchema = {
@@ -111,6 +117,7 @@ export async function installOpenApi(app: FastifyInstance, baseUrl: string): Pro
         scope: config.scope as string | undefined,
         simulator: config.simulator as boolean | undefined,
         errors: (config.errors as ErrorCode[] | undefined) ?? [],
+        created: config.created as boolean | undefined,
       })
     }
   })
@@ -149,10 +156,15 @@ export async function installOpenApi(app: FastifyInstance, baseUrl: string): Pro
           if (isV1 && (method === 'post' || method === 'patch')) {
             op.parameters = [...(op.parameters ?? []).filter((p: { name: string }) => p.name !== IDEMPOTENCY_KEY_PARAM.name), IDEMPOTENCY_KEY_PARAM]
           }
+          if (extra.created && op.responses?.['200'] && !op.responses['201']) {
+            op.responses['201'] = { ...op.responses['200'], description: 'Created' }
+            delete op.responses['200']
+          }
           if (isOperator) op.security = [{ operator: [] }]
           const codes = new Set<ErrorCode>(extra.errors)
-          if (isV1 || isOperator) for (const c of isV1 ? COMMON_V1 : ['missing_credentials', 'invalid_access_token', 'internal_error'] as ErrorCode[]) codes.add(c)
+          if (isV1 || isOperator) for (const c of isV1 ? COMMON_V1 : COMMON_OPERATOR) codes.add(c)
           if (method === 'post' || method === 'patch' || method === 'put') for (const c of WITH_BODY) codes.add(c)
+          if (isV1 && (method === 'post' || method === 'patch')) for (const c of WITH_IDEMPOTENCY_KEY) codes.add(c)
           if (method === 'get' && op.parameters?.some((p: { in: string }) => p.in === 'query')) for (const c of WITH_QUERY) codes.add(c)
           if (isV1 && extra.scope) codes.add('insufficient_scope')
           if (extra.capability || extra.simulator || path.includes('{')) codes.add('not_found')

@@ -99,6 +99,21 @@ describe('OpenAPI document and reference', () => {
     assert.ok(doc.components.schemas.Error.properties.error.properties.code.enum.includes('idempotency_key_reuse'))
   })
 
+  test('operator operations document 201 where they create, their own not-found codes, and no idempotency', () => {
+    for (const path of ['/operator/v1/organizations', '/operator/v1/programs', '/operator/v1/clients', '/operator/v1/esim/inventory', '/operator/v1/esim/packages']) {
+      const op = doc.paths[path].post
+      assert.ok(op.responses['201'], `POST ${path} documents 201`)
+      assert.equal(op.responses['200'], undefined, `POST ${path} does not document 200`)
+      const codes = documentedCodes(op)
+      assert.ok(!codes.has('idempotency_key_reuse') && !codes.has('idempotency_request_in_progress'), `POST ${path} lists no idempotency errors`)
+      assert.ok(!op.parameters?.some((p: any) => p.name === 'Idempotency-Key'), `POST ${path} takes no Idempotency-Key`)
+    }
+    assert.equal(documentedCodes(doc.paths['/operator/v1/organizations/{id}'].get).get('organization_not_found'), '404')
+    assert.equal(documentedCodes(doc.paths['/operator/v1/programs'].post).get('organization_not_found'), '404')
+    assert.equal(documentedCodes(doc.paths['/operator/v1/clients/{id}'].patch).get('client_not_found'), '404')
+    assert.equal(documentedCodes(doc.paths['/operator/v1/esim/packages/{package_id}'].patch).get('esim_package_unavailable'), '422')
+  })
+
   test("the interface's named schemas are components, referenced by the operations that use them", () => {
     const schemas = doc.components.schemas
     for (const name of ['Program', 'Event', 'Cardholder', 'CardholderCreateRequest', 'CardholderUpdateRequest', 'KycAttestationRequest',

@@ -37,6 +37,7 @@ export function registerEsimOperatorRoutes(base: FastifyInstance, deps: AppDeps)
         }, strict), { minItems: 1, maxItems: 10_000 }),
       }, strict),
     },
+    config: { created: true },
   }, async (req, reply) => reply.code(201).send(await loadProfiles(deps, req.body.profiles)))
 
   app.get('/operator/v1/esim/inventory', {
@@ -63,6 +64,7 @@ export function registerEsimOperatorRoutes(base: FastifyInstance, deps: AppDeps)
 
   app.get('/operator/v1/esim/packages/:package_id', {
     schema: { tags, summary: 'Retrieve a package as the platform sees it', params: PackageIdParams, response: { 200: EsimPackage } },
+    config: { errors: ['esim_package_not_found'] },
   }, async (req) => retrievePackage(deps, PLATFORM_VIEW, req.params.package_id))
 
   app.patch('/operator/v1/esim/packages/:package_id', {
@@ -80,6 +82,7 @@ export function registerEsimOperatorRoutes(base: FastifyInstance, deps: AppDeps)
       }, strict),
       response: { 200: EsimPackage },
     },
+    config: { errors: ['esim_package_not_found', 'esim_package_unavailable'] },
   }, async (req) => updatePackage(deps, req.params.package_id, req.body))
 
   app.patch('/operator/v1/esim/top_ups/:top_up_id', {
@@ -89,5 +92,6 @@ export function registerEsimOperatorRoutes(base: FastifyInstance, deps: AppDeps)
       body: Type.Object({ name: Type.Optional(Name), price: Type.Optional(Price), status: Type.Optional(SaleStatus) }, strict),
       response: { 200: EsimTopUp },
     },
+    config: { errors: ['esim_package_not_found', 'esim_package_unavailable'] },
   }, async (req) => updateTopUp(deps, req.params.top_up_id, req.body))
 }

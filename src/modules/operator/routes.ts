@@ -21,6 +21,7 @@ export function registerOperator(base: FastifyInstance, deps: AppDeps): void {
 
   app.post('/operator/v1/organizations', {
     schema: { tags, summary: 'Create an organization', body: Type.Object({ name: Type.String({ minLength: 1, maxLength: 200 }) }, strict) },
+    config: { created: true },
   }, async (req, reply) => reply.code(201).send(await createOrganization(deps, req.body.name)))
 
   app.get('/operator/v1/organizations', { schema: { tags, summary: 'List organizations' } }, async () => {
@@ -30,6 +31,7 @@ export function registerOperator(base: FastifyInstance, deps: AppDeps): void {
 
   app.get('/operator/v1/organizations/:id', {
     schema: { tags, summary: 'Retrieve an organization', params: Type.Object({ id: Type.String() }) },
+    config: { errors: ['organization_not_found'] },
   }, async (req) => getOrganization(deps, req.params.id))
 
   app.put('/operator/v1/organizations/:id/network_policy', {
@@ -38,6 +40,7 @@ export function registerOperator(base: FastifyInstance, deps: AppDeps): void {
       params: Type.Object({ id: Type.String() }),
       body: Type.Object({ environment: Environment, ip_allowlist: Cidrs }, strict),
     },
+    config: { errors: ['organization_not_found'] },
   }, async (req) => putNetworkPolicy(deps, req.params.id, req.body.environment, req.body.ip_allowlist))
 
   app.post('/operator/v1/programs', {
@@ -57,6 +60,7 @@ export function registerOperator(base: FastifyInstance, deps: AppDeps): void {
         pin_key_configured: Type.Optional(Type.Boolean()),
       }, strict),
     },
+    config: { created: true, errors: ['organization_not_found'] },
   }, async (req, reply) => {
     await getOrganization(deps, req.body.organization_id)
     return reply.code(201).send(presentProgram(await createProgram(deps, req.body)))
@@ -81,6 +85,7 @@ export function registerOperator(base: FastifyInstance, deps: AppDeps): void {
         ip_allowlist: Type.Optional(Type.Union([Cidrs, Type.Null()])),
       }, strict),
     },
+    config: { created: true, errors: ['organization_not_found', 'invalid_public_key'] },
   }, async (req, reply) => reply.code(201).send(presentClient(await createClient(deps, req.body))))
 
   app.get('/operator/v1/clients', {
@@ -89,6 +94,7 @@ export function registerOperator(base: FastifyInstance, deps: AppDeps): void {
 
   app.get('/operator/v1/clients/:id', {
     schema: { tags, summary: 'Retrieve a client', params: Type.Object({ id: Type.String() }) },
+    config: { errors: ['client_not_found'] },
   }, async (req) => presentClient(await getClient(deps, req.params.id)))
 
   app.patch('/operator/v1/clients/:id', {
@@ -102,9 +108,11 @@ export function registerOperator(base: FastifyInstance, deps: AppDeps): void {
         ip_allowlist: Type.Optional(Type.Union([Cidrs, Type.Null()])),
       }, strict),
     },
+    config: { errors: ['client_not_found', 'invalid_public_key'] },
   }, async (req) => presentClient(await updateClient(deps, req.params.id, req.body)))
 
   app.post('/operator/v1/clients/:id/revoke', {
     schema: { tags, summary: 'Revoke a client: immediate and final', params: Type.Object({ id: Type.String() }) },
+    config: { errors: ['client_not_found'] },
   }, async (req) => presentClient(await revokeClient(deps, req.params.id)))
 }

@@ -51,7 +51,12 @@ export const Report = Type.Object({
   completed_at: Type.Union([Type.String({ format: 'date-time' }), Type.Null()], { description: 'When it succeeded or failed' }),
 }, {
   title: 'Report',
+  // As created (pending), then as retrieved once the job has written it.
   examples: [{
+    id: 'rpt_01JD3S9Z8Y7X6W5V4T3S2R1Q0P', object: 'report', type: 'transactions', status: 'pending',
+    from: '2026-11-01T00:00:00.000Z', to: '2026-12-01T00:00:00.000Z', row_count: null, size_bytes: null, failure_reason: null,
+    download_url: null, created_at: '2026-12-01T08:00:00.000Z', updated_at: '2026-12-01T08:00:00.000Z', completed_at: null,
+  }, {
     id: 'rpt_01JD3S9Z8Y7X6W5V4T3S2R1Q0P', object: 'report', type: 'transactions', status: 'succeeded',
     from: '2026-11-01T00:00:00.000Z', to: '2026-12-01T00:00:00.000Z', row_count: 2, size_bytes: 512, failure_reason: null,
     download_url: 'https://api.example.com/v1/reports/rpt_01JD3S9Z8Y7X6W5V4T3S2R1Q0P/download',
