@@ -47,8 +47,18 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   installUnparsableBodyRefusal(app)
 
   let ready = false
-  app.get('/healthz', { config: { public: true }, schema: { hide: true } }, async () => ({ status: 'ok' }))
-  app.get('/readyz', { config: { public: true }, schema: { hide: true } }, async (_req, reply) => {
+  const Status = (values: string[]) => ({ type: 'object', required: ['status'], properties: { status: { type: 'string', enum: values } } })
+  app.get('/healthz', {
+    config: { public: true },
+    schema: { tags: ['Platform'], summary: 'Liveness: the process is up (no token)', response: { 200: Status(['ok']) } },
+  }, async () => ({ status: 'ok' }))
+  app.get('/readyz', {
+    config: { public: true },
+    schema: {
+      tags: ['Platform'], summary: 'Readiness: the database answers and every migration is applied (no token)',
+      response: { 200: Status(['ready']), 503: Status(['migrations_pending', 'database_unreachable']) },
+    },
+  }, async (_req, reply) => {
     try {
       await sql`SELECT 1`.execute(deps.db)
       ready ||= await migrationsApplied(deps.db)

@@ -192,5 +192,8 @@ export async function installOpenApi(app: FastifyInstance, baseUrl: string): Pro
       return doc as never
     },
   })
-  app.get('/openapi.json', { config: { public: true }, schema: { hide: true } }, async () => app.swagger())
+  app.get('/openapi.json', {
+    config: { public: true },
+    schema: { tags: ['Platform'], summary: 'This document: OpenAPI 3.1, every operation, schema and error code (no token)' },
+  }, async () => app.swagger())
 }

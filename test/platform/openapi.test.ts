@@ -70,7 +70,13 @@ describe('OpenAPI document and reference', () => {
   test('the platform endpoints are in it and internal pages are not', () => {
     assert.ok(doc.paths['/v1/programs']?.get, 'GET /v1/programs')
     assert.ok(doc.paths['/oauth/token']?.post, 'POST /oauth/token')
-    for (const hidden of ['/healthz', '/readyz', '/metrics', '/openapi.json', '/docs', '/docs/errors']) assert.equal(doc.paths[hidden], undefined, hidden)
+    // The operations decisions.md names are listed, without security; HTML pages and the metrics scrape are not.
+    for (const path of ['/healthz', '/readyz', '/openapi.json']) {
+      assert.ok(doc.paths[path]?.get, `GET ${path}`)
+      assert.equal(doc.paths[path].get.security, undefined, `${path} needs no token`)
+    }
+    assert.ok(doc.paths['/readyz'].get.responses['503'], 'readyz documents 503')
+    for (const hidden of ['/metrics', '/docs', '/docs/errors']) assert.equal(doc.paths[hidden], undefined, hidden)
   })
 
   test('every /v1 operation lists its error responses with the shared Error schema', () => {
