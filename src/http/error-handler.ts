@@ -140,6 +140,32 @@ function unparsable(message: string, raw: string | Buffer, contentType: string |
   return new UnparsableBody(new ApiError('invalid_request_body', { message }), sha256Hex(Buffer.concat([Buffer.from(`${contentType ?? ''}\n`), Buffer.from(raw)])))
 }
 
+/** Deeper JSON is refused before it is parsed: walking it (validation, idempotency hashing) would exhaust the stack. */
+export const MAX_JSON_DEPTH = 64
+
+/** Whether arrays and objects nest deeper than `max` in a JSON text; strings are skipped with indexOf (base64 documents stay cheap). */
+function nestedDeeperThan(text: string, max: number): boolean {
+  let depth = 0
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i)
+    if (c === 34) {
+      for (;;) {
+        const end = text.indexOf('"', i + 1)
+        if (end === -1) return false // unterminated: JSON.parse refuses it
+        let backslashes = 0
+        for (let j = end - 1; text.charCodeAt(j) === 92; j--) backslashes++
+        i = end
+        if (backslashes % 2 === 0) break
+      }
+    } else if (c === 123 || c === 91) {
+      if (++depth > max) return true
+    } else if (c === 125 || c === 93) {
+      depth--
+    }
+  }
+  return false
+}
+
 /** JSON bodies only: empty means "no body"; anything but a JSON object is invalid_request_body. */
 export function installJsonParsing(app: FastifyInstance): void {
   app.removeAllContentTypeParsers()
@@ -147,6 +173,9 @@ export function installJsonParsing(app: FastifyInstance): void {
     const text = (body as string).trim()
     if (text === '') return done(null, undefined)
     const contentType = req.headers['content-type']
+    if (text.length > 2 * MAX_JSON_DEPTH && nestedDeeperThan(text, MAX_JSON_DEPTH)) {
+      return done(null, unparsable(`The request body nests arrays and objects deeper than ${MAX_JSON_DEPTH} levels.`, text, contentType))
+    }
     let parsed: unknown
     try {
       parsed = JSON.parse(text, /__proto__|prototype|\\u/.test(text) ? refusePrototypeKeys : undefined)

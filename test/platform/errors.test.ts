@@ -207,6 +207,18 @@ describe('error envelope', () => {
     }
   })
 
+  test('a body nested deeper than 64 levels answers invalid_request_body, never a stack overflow', async () => {
+    const json = { 'content-type': 'application/json' }
+    const deep = await t.api(token, 'POST', '/v1/test/errors/things', `{"name":${'['.repeat(200_000)}${']'.repeat(200_000)}}`, json)
+    assert.equal(deep.statusCode, 400, deep.body.slice(0, 300))
+    assert.equal(deep.json().error.code, 'invalid_request_body')
+    // Brackets inside strings (escaped quotes too) are not nesting.
+    const text = await post({ name: `"[${'['.repeat(300)}\\"` })
+    assert.equal(text.statusCode, 201, text.body)
+    const nested = await t.api(token, 'POST', '/v1/test/errors/things', `{"name":"a","x":${'['.repeat(60)}${']'.repeat(60)}}`, json)
+    assert.equal(nested.json().error.code, 'unknown_parameter')
+  })
+
   test('a valid body passes through to the handler', async () => {
     const res = await post({ name: 'x', quantity: 2, address: { line1: 'a', city: 'b', country: 'FRA' } })
     assert.equal(res.statusCode, 201)
