@@ -10,7 +10,10 @@ const FaultObject = Type.Object({
   operation: Type.String(),
   error: Type.String(),
   remaining: Type.Integer({ description: 'Calls of the operation that will still fail' }),
-}, { title: 'ProcessorFault' })
+}, {
+  title: 'ProcessorFault',
+  examples: [{ object: 'processor_fault', operation: 'issue_card', error: 'processor_unavailable', remaining: 3 }],
+})
 
 const FaultRequest = Type.Object({
   operation: Type.Enum([...PROCESSOR_OPERATIONS], { description: `Processor operation: ${PROCESSOR_OPERATIONS.join(', ')}` }),

@@ -28,7 +28,15 @@ export const Account = Type.Object({
   metadata: Metadata,
   created_at: Type.String({ format: 'date-time' }),
   updated_at: Type.String({ format: 'date-time' }),
-}, { title: 'Account' })
+}, {
+  title: 'Account',
+  examples: [{
+    id: 'acct_01JD3Q7Y6X5W4V3T2S1R0Q9P8K', object: 'account', program_id: 'prog_01JD3Q7Y6X5W4V3T2S1R0Q9P8J',
+    cardholder_id: 'chd_01JD3Q7Y6X5W4V3T2S1R0Q9P8N', currency: 'USD', status: 'open',
+    ledger_balance: 50000, held_balance: 4000, available_balance: 46000, has_upstream_reference: true, metadata: { purpose: 'travel' },
+    created_at: '2026-11-01T12:05:00.000Z', updated_at: '2026-11-03T08:30:00.000Z',
+  }],
+})
 
 export const AccountCreateRequest = Type.Object({
   program_id: Type.String({ maxLength: 64, description: 'Required, even with a single program: one of your programs in this environment' }),

@@ -19,7 +19,10 @@ export const Merchant = Type.Object({
   mcc: Type.Union([Type.String(), Type.Null()]),
   city: Type.Union([Type.String(), Type.Null()]),
   country: Type.Union([Type.String(), Type.Null()]),
-}, { title: 'AuthenticationMerchant' })
+}, {
+  title: 'AuthenticationMerchant',
+  examples: [{ name: 'Corner Books', mcc: '5942', city: 'Springfield', country: 'USA' }],
+})
 
 export const Authentication = Type.Object({
   id: Type.String({ description: 'tdsa_ id' }),

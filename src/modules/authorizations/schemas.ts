@@ -24,7 +24,10 @@ export const Merchant = Type.Object({
   mcc: Nullable(Type.String()),
   city: Nullable(Type.String()),
   country: Nullable(Type.String()),
-}, { title: 'Merchant' })
+}, {
+  title: 'Merchant',
+  examples: [{ name: 'Hotel Aurora', mcc: '7011', city: 'Lisbon', country: 'PRT' }],
+})
 
 export const AuthorizationRequest = Type.Object({
   type: Type.Union([Type.Literal('authorization'), Type.Literal('increment')]),

@@ -31,7 +31,10 @@ export const Address = Type.Object({
   state: Type.Union([Type.String(), Type.Null()]),
   postal_code: Type.String(),
   country: Type.String(),
-}, { title: 'Address' })
+}, {
+  title: 'Address',
+  examples: [{ line1: '221B Baker Street', line2: null, city: 'London', state: null, postal_code: 'NW1 6XE', country: 'GBR' }],
+})
 
 /** Metadata as sent on create: at most 20 keys of ≤ 40 characters, values ≤ 500 characters. */
 export const MetadataInput = Type.Record(Type.String(), Type.String({ maxLength: 500 }), {
@@ -90,7 +93,16 @@ export const Cardholder = Type.Object({
   metadata: Type.Record(Type.String(), Type.String()),
   created_at: Type.String({ format: 'date-time' }),
   updated_at: Type.String({ format: 'date-time' }),
-}, { title: 'Cardholder' })
+}, {
+  title: 'Cardholder',
+  examples: [{
+    id: 'chd_01JD3Q7Y6X5W4V3T2S1R0Q9P8N', object: 'cardholder', type: 'individual', first_name: 'Ada', last_name: 'Lovelace',
+    email: 'ada.lovelace@example.com', phone_number: '+447700900123', reference: 'cust-10042',
+    address: { line1: '221B Baker Street', line2: null, city: 'London', state: null, postal_code: 'NW1 6XE', country: 'GBR' },
+    kyc_status: 'approved', has_identity_document: true, metadata: { segment: 'retail' },
+    created_at: '2026-11-01T12:00:00.000Z', updated_at: '2026-11-02T09:15:00.000Z',
+  }],
+})
 
 export const CardholderListQuery = Type.Object({
   ...PageQuery,

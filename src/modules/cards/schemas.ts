@@ -35,7 +35,10 @@ export const SpendingControlsView = Type.Object({
   blocked_mccs: Type.Array(Type.String()),
   allowed_countries: Type.Array(Type.String()),
   blocked_countries: Type.Array(Type.String()),
-}, { title: 'SpendingControlsView' })
+}, {
+  title: 'SpendingControlsView',
+  examples: [{ spending_limits: [{ amount: 50000, interval: 'daily' }], allowed_mccs: [], blocked_mccs: ['7995'], allowed_countries: [], blocked_countries: ['PRK'] }],
+})
 
 /** Every field optional in the schema: the service checks completeness (delivery_address_required), in order. */
 export const DeliveryAddressInput = Type.Object({
@@ -56,7 +59,10 @@ export const DeliveryAddress = Type.Object({
   state: Type.Union([Type.String(), Type.Null()]),
   postal_code: Type.String(),
   country: Type.String(),
-}, { title: 'DeliveryAddress' })
+}, {
+  title: 'DeliveryAddress',
+  examples: [{ name: 'Ada Lovelace', line1: '221B Baker Street', line2: null, city: 'London', state: null, postal_code: 'NW1 6XE', country: 'GBR' }],
+})
 
 export const FormFactor = Type.Union([Type.Literal('virtual'), Type.Literal('physical')])
 export const CardType = Type.Union([Type.Literal('debit'), Type.Literal('prepaid'), Type.Literal('credit')])
@@ -98,7 +104,10 @@ export const Shipping = Type.Object({
   status: Type.Union([Type.Literal('pending'), Type.Literal('shipped'), Type.Literal('delivered')]),
   shipped_at: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
   delivered_at: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
-}, { title: 'CardShipping' })
+}, {
+  title: 'CardShipping',
+  examples: [{ status: 'delivered', shipped_at: '2026-11-03T10:00:00.000Z', delivered_at: '2026-11-05T14:20:00.000Z' }],
+})
 
 export const Card = Type.Object({
   id: Type.String({ description: 'card_ id' }),
@@ -124,7 +133,20 @@ export const Card = Type.Object({
   metadata: Type.Record(Type.String(), Type.String()),
   created_at: Type.String({ format: 'date-time' }),
   updated_at: Type.String({ format: 'date-time' }),
-}, { title: 'Card' })
+}, {
+  title: 'Card',
+  examples: [{
+    id: 'card_01JD3Q7Y6X5W4V3T2S1R0Q9P8M', object: 'card', cardholder_id: 'chd_01JD3Q7Y6X5W4V3T2S1R0Q9P8N',
+    account_id: 'acct_01JD3Q7Y6X5W4V3T2S1R0Q9P8K', program_id: 'prog_01JD3Q7Y6X5W4V3T2S1R0Q9P8J',
+    form_factor: 'physical', card_type: 'debit', brand: 'visa', status: 'active', last4: '4821', exp_month: 11, exp_year: 2029,
+    embossed_name: 'ADA LOVELACE',
+    delivery_address: { name: 'Ada Lovelace', line1: '221B Baker Street', line2: null, city: 'London', state: null, postal_code: 'NW1 6XE', country: 'GBR' },
+    shipping: { status: 'delivered', shipped_at: '2026-11-03T10:00:00.000Z', delivered_at: '2026-11-05T14:20:00.000Z' },
+    spending_controls: { spending_limits: [{ amount: 50000, interval: 'daily' }], allowed_mccs: [], blocked_mccs: ['7995'], allowed_countries: [], blocked_countries: ['PRK'] },
+    pin_set: true, replacement_for: null, replacement_reason: null, replaced_by: null, metadata: { nickname: 'Travel card' },
+    created_at: '2026-11-02T09:30:00.000Z', updated_at: '2026-11-05T18:00:00.000Z',
+  }],
+})
 export type CardView = Static<typeof Card>
 
 export const CardListQuery = Type.Object({
@@ -150,7 +172,16 @@ export const PinKey = Type.Object({
   algorithm: Type.Literal('RSA-OAEP-256'),
   expires_at: Type.String({ format: 'date-time' }),
   created_at: Type.String({ format: 'date-time' }),
-}, { title: 'PinKey' })
+}, {
+  title: 'PinKey',
+  // A public key only (abbreviated here); it expires 5 minutes after creation.
+  examples: [{
+    object: 'pin_key', id: 'pink_01JD3QE7F8G9H0J1K2M3N4P5Q6', card_id: 'card_01JD3Q7Y6X5W4V3T2S1R0Q9P8M',
+    public_key: { kty: 'RSA', n: 'u1SU1LfVLPHCozMxH2Mo4lgOEePzNm0tRgeLezV6ffAt0gunVTLw7onLRnrq0_IzW7yWR7QkrmBL7jTKEn5u-…', e: 'AQAB', alg: 'RSA-OAEP-256', use: 'enc', kid: 'pink_01JD3QE7F8G9H0J1K2M3N4P5Q6' },
+    public_key_pem: '-----BEGIN PUBLIC KEY-----\nMIIBIjANBgkqhkiG9w0BAQEFAAOCAQ8AMIIBCgKCAQEAu1SU1LfVLPHCozMxH2Mo…\n-----END PUBLIC KEY-----\n',
+    algorithm: 'RSA-OAEP-256', expires_at: '2026-11-06T10:05:00.000Z', created_at: '2026-11-06T10:00:00.000Z',
+  }],
+})
 
 export const PinSubmit = Type.Object({
   pin_key_id: Type.String({ maxLength: 64 }),
@@ -162,7 +193,10 @@ export const PinVerification = Type.Object({
   object: Type.Literal('pin_verification'),
   card_id: Type.String(),
   match: Type.Boolean(),
-}, { title: 'PinVerification' })
+}, {
+  title: 'PinVerification',
+  examples: [{ object: 'pin_verification', card_id: 'card_01JD3Q7Y6X5W4V3T2S1R0Q9P8M', match: true }],
+})
 
 /**
  * The key is checked by the service, not the schema: anything that is not a readable RSA public key of at least
@@ -180,7 +214,14 @@ export const CardDetails = Type.Object({
   object: Type.Literal('card_details'),
   card_id: Type.String(),
   encrypted_details: Type.String({ description: 'Compact JWE (RSA-OAEP-256 + A256GCM) of {number, cvc, exp_month, exp_year}' }),
-}, { title: 'CardDetails' })
+}, {
+  title: 'CardDetails',
+  // Ciphertext only, abbreviated: the number and security code are readable with your private key alone.
+  examples: [{
+    object: 'card_details', card_id: 'card_01JD3Q7Y6X5W4V3T2S1R0Q9P8M',
+    encrypted_details: 'eyJhbGciOiJSU0EtT0FFUC0yNTYiLCJlbmMiOiJBMjU2R0NNIn0.OKOawDo13gRp2ojaHV7LFpZcgV7T6DVZKTyKOMTYUmKoTCVJRgckCL9kiMT03JGe….48V1_ALb6US04U3b.5eym8TW_c8SuK0ltJ3rpYIzOeDQz7TALvtu6UG9oMo4vpzs9tX_EFShS8iB7j6ji….XFBoMYUZodetZdvTiFvSkQ',
+  }],
+})
 
 export const ShipRequest = Type.Object({
   status: Type.Optional(Type.Union([Type.Literal('shipped'), Type.Literal('delivered')], {

@@ -29,7 +29,15 @@ export const EsimPackage = Type.Object({
   top_up_ids: Type.Array(Type.String(), { description: 'topup_ ids of the add-ons sold for this package' }),
   created_at: Type.String({ format: 'date-time' }),
   updated_at: Type.String({ format: 'date-time' }),
-}, { title: 'EsimPackage' })
+}, {
+  title: 'EsimPackage',
+  examples: [{
+    id: 'pkg_01KDVDNA1897EMTK3K6K4N7SK1', object: 'esim_package', name: 'Japan 3 GB · 30 days', data_mb: 3072, validity_days: 30,
+    countries: ['JPN'], region: 'local', price: 1000, currency: 'USD', status: 'on_sale',
+    top_up_ids: ['topup_01KDVDNA23PK721HE8A7GS31PE', 'topup_01KDVDNA24A7A06WG6S627E70D'],
+    created_at: '2026-01-01T00:00:00.000Z', updated_at: '2026-01-01T00:00:00.000Z',
+  }],
+})
 
 export const PackageListQuery = Type.Object({
   ...PageQuery,
@@ -50,7 +58,14 @@ export const EsimTopUp = Type.Object({
   status: SaleStatus,
   created_at: Type.String({ format: 'date-time' }),
   updated_at: Type.String({ format: 'date-time' }),
-}, { title: 'EsimTopUp' })
+}, {
+  title: 'EsimTopUp',
+  examples: [{
+    id: 'topup_01KDVDNA23PK721HE8A7GS31PE', object: 'esim_top_up', package_id: 'pkg_01KDVDNA1897EMTK3K6K4N7SK1', name: '+1 GB',
+    data_mb: 1024, validity_days: 0, price: 400, currency: 'USD', status: 'on_sale',
+    created_at: '2026-01-01T00:00:00.000Z', updated_at: '2026-01-01T00:00:00.000Z',
+  }],
+})
 
 export const OrderType = Type.Union([Type.Literal('package'), Type.Literal('top_up')])
 export const OrderStatus = Type.Union([Type.Literal('completed'), Type.Literal('unsettled'), Type.Literal('failed')])
@@ -73,7 +88,16 @@ export const EsimOrder = Type.Object({
   created_at: Type.String({ format: 'date-time' }),
   updated_at: Type.String({ format: 'date-time' }),
   settled_at: Nullable(Type.String({ format: 'date-time', description: 'When the outcome became final' })),
-}, { title: 'EsimOrder' })
+}, {
+  title: 'EsimOrder',
+  examples: [{
+    id: 'esord_01JD3QG2H3J4K5M6N7P8Q9R0S1', object: 'esim_order', type: 'package', status: 'completed',
+    package_id: 'pkg_01KDVDNA1897EMTK3K6K4N7SK1', top_up_id: null, esim_id: 'esim_01JD3QG2H9Z8Y7X6W5V4T3S2R1',
+    cardholder_id: 'chd_01JD3Q7Y6X5W4V3T2S1R0Q9P8N', account_id: 'acct_01JD3Q7Y6X5W4V3T2S1R0Q9P8K', price: 1000, currency: 'USD',
+    reference: 'trip-tokyo-0042', metadata: { trip: 'Tokyo, December' }, failure_reason: null,
+    created_at: '2026-11-20T15:00:00.000Z', updated_at: '2026-11-20T15:00:01.000Z', settled_at: '2026-11-20T15:00:01.000Z',
+  }],
+})
 
 export const OrderCreateRequest = Type.Object({
   package_id: Type.String({ minLength: 1, maxLength: 64 }),
@@ -116,7 +140,19 @@ const EsimFields = {
 }
 
 /** Listing shape: never carries the activation code. */
-export const EsimSummary = Type.Object(EsimFields, { title: 'EsimSummary' })
+export const EsimSummary = Type.Object(EsimFields, {
+  title: 'EsimSummary',
+  examples: [{
+    id: 'esim_01JD3QG2H9Z8Y7X6W5V4T3S2R1', object: 'esim', iccid: '8900000000000123458', status: 'enabled',
+    cardholder_id: 'chd_01JD3Q7Y6X5W4V3T2S1R0Q9P8N', order_id: 'esord_01JD3QG2H3J4K5M6N7P8Q9R0S1',
+    packages: [{
+      package_id: 'pkg_01KDVDNA1897EMTK3K6K4N7SK1', top_up_id: null, order_id: 'esord_01JD3QG2H3J4K5M6N7P8Q9R0S1',
+      name: 'Japan 3 GB · 30 days', status: 'running', data_mb: 3072, data_used_mb: 845, data_remaining_mb: 2227,
+      activated_at: '2026-12-01T06:40:00.000Z', expires_at: '2026-12-31T06:40:00.000Z',
+    }],
+    created_at: '2026-11-20T15:00:01.000Z', updated_at: '2026-12-03T21:00:00.000Z',
+  }],
+})
 
 export const Esim = Type.Object({
   ...EsimFields,
@@ -125,7 +161,23 @@ export const Esim = Type.Object({
   matching_id: Type.String(),
   ios_install_url: Type.String({ description: 'One-tap install on iOS 17.4+' }),
   android_install_url: Type.String({ description: 'One-tap install on Android' }),
-}, { title: 'Esim' })
+}, {
+  title: 'Esim',
+  // The activation code here is a placeholder: a real one installs the profile and is shown only on retrieve.
+  examples: [{
+    id: 'esim_01JD3QG2H9Z8Y7X6W5V4T3S2R1', object: 'esim', iccid: '8900000000000123458', status: 'enabled',
+    cardholder_id: 'chd_01JD3Q7Y6X5W4V3T2S1R0Q9P8N', order_id: 'esord_01JD3QG2H3J4K5M6N7P8Q9R0S1',
+    packages: [{
+      package_id: 'pkg_01KDVDNA1897EMTK3K6K4N7SK1', top_up_id: null, order_id: 'esord_01JD3QG2H3J4K5M6N7P8Q9R0S1',
+      name: 'Japan 3 GB · 30 days', status: 'running', data_mb: 3072, data_used_mb: 845, data_remaining_mb: 2227,
+      activated_at: '2026-12-01T06:40:00.000Z', expires_at: '2026-12-31T06:40:00.000Z',
+    }],
+    created_at: '2026-11-20T15:00:01.000Z', updated_at: '2026-12-03T21:00:00.000Z',
+    activation_code: 'LPA:1$smdp.example.com$EXAMPLE-MATCHING-ID', smdp_address: 'smdp.example.com', matching_id: 'EXAMPLE-MATCHING-ID',
+    ios_install_url: 'https://esimsetup.apple.com/esim_qrcode_provisioning?carddata=LPA%3A1%24smdp.example.com%24EXAMPLE-MATCHING-ID',
+    android_install_url: 'https://esimsetup.android.com/esim_qrcode_provisioning?carddata=LPA%3A1%24smdp.example.com%24EXAMPLE-MATCHING-ID',
+  }],
+})
 
 export const EsimListQuery = Type.Object({
   ...PageQuery,

@@ -17,7 +17,10 @@ const ProvisioningDirective = Type.Object({
   next_outcome: Type.Union([Type.Literal('success'), Type.Literal('timeout'), Type.Literal('failure'), Type.Null()]),
   settles_as: Type.Union([Type.Literal('completed'), Type.Literal('failed'), Type.Null()]),
   latency_ms: Type.Union([Type.Integer(), Type.Null()]),
-}, { title: 'EsimProvisioningSimulation' })
+}, {
+  title: 'EsimProvisioningSimulation',
+  examples: [{ object: 'esim_provisioning_simulation', next_outcome: 'timeout', settles_as: 'completed', latency_ms: 300 }],
+})
 
 /** Sandbox-only controls of the eSIM network and catalogue, scoped to the calling organization. */
 export function registerEsimSimulatorRoutes(base: FastifyInstance, deps: AppDeps): void {

@@ -11,7 +11,21 @@ export const Event = Type.Object({
   data: Type.Object({
     object: Type.Object({}, { additionalProperties: true, description: 'The full affected object in its REST shape at the time of the event' }),
   }),
-}, { title: 'Event' })
+}, {
+  title: 'Event',
+  examples: [{
+    id: 'evt_01JD3R2B4C6D8E0F2G4H6J8K0M', object: 'event', type: 'cardholder.created', api_version: '2026-11-01', environment: 'sandbox',
+    created_at: '2026-11-01T12:00:00.000Z',
+    data: {
+      object: {
+        id: 'chd_01JD3Q7Y6X5W4V3T2S1R0Q9P8N', object: 'cardholder', type: 'individual', first_name: 'Ada', last_name: 'Lovelace',
+        email: 'ada.lovelace@example.com', phone_number: '+447700900123', reference: 'cust-10042', address: null,
+        kyc_status: 'not_started', has_identity_document: false, metadata: {},
+        created_at: '2026-11-01T12:00:00.000Z', updated_at: '2026-11-01T12:00:00.000Z',
+      },
+    },
+  }],
+})
 
 const Bound = (description: string) => Type.Optional(Type.String({ maxLength: 40, description: `${description}: ISO 8601 timestamp or Unix seconds.` }))
 

@@ -19,7 +19,15 @@ const H5Link = Type.Object({
   allow_purchases: Type.Boolean(),
   expires_at: Type.String({ format: 'date-time', description: '15 minutes after creation' }),
   created_at: Type.String({ format: 'date-time' }),
-}, { title: 'EsimH5Link' })
+}, {
+  title: 'EsimH5Link',
+  // The token in `url` is a placeholder: a real one opens the cardholder's page and is shown only here.
+  examples: [{
+    object: 'esim_h5_link', id: 'h5_01JD3QJ5K6M7N8P9Q0R1S2T3V4', url: 'https://api.example.com/h5/EXAMPLEtokenEXAMPLEtokenEXAMPLEtokenEXAMPLE',
+    cardholder_id: 'chd_01JD3Q7Y6X5W4V3T2S1R0Q9P8N', allow_purchases: true,
+    expires_at: '2026-12-01T10:15:00.000Z', created_at: '2026-12-01T10:00:00.000Z',
+  }],
+})
 
 function cookieValue(req: FastifyRequest): string | undefined {
   for (const part of (req.headers.cookie ?? '').split(';')) {

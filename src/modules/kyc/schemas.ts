@@ -52,7 +52,10 @@ export const Identity = Type.Object({
   nationality: Type.Union([Type.String(), Type.Null()]),
   country_of_birth: Type.Union([Type.String(), Type.Null()]),
   document_expires_on: Type.Union([Type.String(), Type.Null()]),
-}, { title: 'KycIdentity' })
+}, {
+  title: 'KycIdentity',
+  examples: [{ legal_name: 'Augusta Ada King', gender: 'female', nationality: 'GBR', country_of_birth: 'GBR', document_expires_on: '2031-05-31' }],
+})
 
 export const DocumentMetadata = Type.Object({
   kind: Type.String(),
@@ -60,7 +63,10 @@ export const DocumentMetadata = Type.Object({
   content_type: Type.String(),
   size_bytes: Type.Integer({ description: 'Decoded size of the file.' }),
   sha256: Type.String({ description: 'Hex SHA-256 of the file.' }),
-}, { title: 'KycDocumentMetadata' })
+}, {
+  title: 'KycDocumentMetadata',
+  examples: [{ kind: 'passport', file_name: 'passport.jpg', content_type: 'image/jpeg', size_bytes: 248113, sha256: '9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08' }],
+})
 
 export const KycAttestation = Type.Object({
   id: Type.String({ description: 'kyc_ id' }),
@@ -77,7 +83,18 @@ export const KycAttestation = Type.Object({
   address: Type.Union([Address, Type.Null()]),
   documents: Type.Array(DocumentMetadata, { description: 'Metadata only: no content, no URL.' }),
   created_at: Type.String({ format: 'date-time' }),
-}, { title: 'KycAttestation' })
+}, {
+  title: 'KycAttestation',
+  examples: [{
+    id: 'kyc_01JD3QA1B2C3D4E5F6G7H8J9K0', object: 'kyc_attestation', cardholder_id: 'chd_01JD3Q7Y6X5W4V3T2S1R0Q9P8N',
+    status: 'approved', provider: 'Onfido', provider_reference: 'chk_5f3c2a91', method: 'document',
+    verified_at: '2026-11-02T09:10:00.000Z', expires_at: '2027-11-02T09:10:00.000Z', reference: 'onboarding-2026-11',
+    identity: { legal_name: 'Augusta Ada King', gender: 'female', nationality: 'GBR', country_of_birth: 'GBR', document_expires_on: '2031-05-31' },
+    address: { line1: '221B Baker Street', line2: null, city: 'London', state: null, postal_code: 'NW1 6XE', country: 'GBR' },
+    documents: [{ kind: 'passport', file_name: 'passport.jpg', content_type: 'image/jpeg', size_bytes: 248113, sha256: '9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08' }],
+    created_at: '2026-11-02T09:15:00.000Z',
+  }],
+})
 
 export const KycListQuery = Type.Object({ ...PageQuery }, { additionalProperties: false })
 export const KycParams = Type.Object({ cardholder_id: Type.String() })

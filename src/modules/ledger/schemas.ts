@@ -33,6 +33,14 @@ export const LedgerEntry = Type.Object({
   reference: Type.Union([Type.String(), Type.Null()]),
   description: Type.Union([Type.String(), Type.Null()]),
   created_at: Type.String({ format: 'date-time' }),
-}, { title: 'LedgerEntry' })
+}, {
+  title: 'LedgerEntry',
+  examples: [{
+    id: 'le_01JD3QC4D5E6F7G8H9J0K1M2N3', object: 'ledger_entry', account_id: 'acct_01JD3Q7Y6X5W4V3T2S1R0Q9P8K', type: 'credit',
+    amount: 50000, currency: 'USD', ledger_balance_after: 50000, held_balance_after: 0, available_balance_after: 50000,
+    source_id: null, client_transaction_id: 'payin-20261101-0042', reference: 'Salary November', description: 'Bank transfer received',
+    created_at: '2026-11-01T12:10:00.000Z',
+  }],
+})
 
 export const EntriesQuery = Type.Object(PageQuery, { additionalProperties: false })

@@ -16,4 +16,13 @@ export const Program = Type.Object({
   identity_evidence_required: Type.Boolean(),
   address_change_requires_kyc: Type.Boolean(),
   created_at: Type.String({ format: 'date-time' }),
-}, { title: 'Program' })
+}, {
+  title: 'Program',
+  examples: [{
+    id: 'prog_01JD3Q7Y6X5W4V3T2S1R0Q9P8J', object: 'program', name: 'Consumer debit', processor: 'sim_full', environment: 'sandbox',
+    currencies: ['USD', 'EUR', 'GBP'], form_factors: ['virtual', 'physical'], card_types: ['debit', 'prepaid'], card_brand: 'visa',
+    capabilities: ['account_credit', 'account_debit', 'account_status', 'card_pin', 'card_details', 'network_tokens', 'three_d_secure'],
+    kyc_initial_status: 'not_started', one_card_per_cardholder: false, identity_evidence_required: false, address_change_requires_kyc: false,
+    created_at: '2026-10-15T09:00:00.000Z',
+  }],
+})

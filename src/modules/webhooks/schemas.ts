@@ -24,7 +24,15 @@ export const WebhookEndpoint = Type.Object({
   created_at: Type.String({ format: 'date-time' }),
   updated_at: Type.String({ format: 'date-time' }),
   secret: Type.Optional(Type.String({ description: 'whsec_ signing secret: returned only by create and rotate_secret' })),
-}, { title: 'WebhookEndpoint' })
+}, {
+  title: 'WebhookEndpoint',
+  // As retrieved: `secret` appears only in the answers of create and rotate_secret.
+  examples: [{
+    id: 'whe_01JD3R5M7N9P1Q3R5S7T9V1W3X', object: 'webhook_endpoint', url: 'https://hooks.example.com/svc',
+    description: 'Production event receiver', enabled_events: ['cardholder.created', 'card.issued', 'authorization.created'], status: 'enabled',
+    api_version: '2026-11-01', created_at: '2026-11-01T12:00:00.000Z', updated_at: '2026-11-01T12:00:00.000Z',
+  }],
+})
 
 export const WebhookEndpointCreate = Type.Object({
   url: Url,
@@ -43,7 +51,10 @@ export const WebhookEndpointDeleted = Type.Object({
   id: Type.String(),
   object: Type.Literal('webhook_endpoint'),
   deleted: Type.Literal(true),
-}, { title: 'WebhookEndpointDeleted' })
+}, {
+  title: 'WebhookEndpointDeleted',
+  examples: [{ id: 'whe_01JD3R5M7N9P1Q3R5S7T9V1W3X', object: 'webhook_endpoint', deleted: true }],
+})
 
 export const EndpointParams = Type.Object({ webhook_endpoint_id: Type.String({ maxLength: 200 }) })
 export const EndpointListQuery = Type.Object(PageQuery, strict)
