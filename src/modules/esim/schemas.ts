@@ -139,20 +139,20 @@ const EsimFields = {
   updated_at: Type.String({ format: 'date-time' }),
 }
 
-/** Listing shape: never carries the activation code. */
-export const EsimSummary = Type.Object(EsimFields, {
-  title: 'EsimSummary',
-  examples: [{
-    id: 'esim_01JD3QG2H9Z8Y7X6W5V4T3S2R1', object: 'esim', iccid: '8900000000000123458', status: 'enabled',
-    cardholder_id: 'chd_01JD3Q7Y6X5W4V3T2S1R0Q9P8N', order_id: 'esord_01JD3QG2H3J4K5M6N7P8Q9R0S1',
-    packages: [{
-      package_id: 'pkg_01KDVDNA1897EMTK3K6K4N7SK1', top_up_id: null, order_id: 'esord_01JD3QG2H3J4K5M6N7P8Q9R0S1',
-      name: 'Japan 3 GB · 30 days', status: 'running', data_mb: 3072, data_used_mb: 845, data_remaining_mb: 2227,
-      activated_at: '2026-12-01T06:40:00.000Z', expires_at: '2026-12-31T06:40:00.000Z',
-    }],
-    created_at: '2026-11-20T15:00:01.000Z', updated_at: '2026-12-03T21:00:00.000Z',
+/** One eSIM as listed: the example both eSIM schemas start from. */
+const ESIM_SUMMARY_EXAMPLE = {
+  id: 'esim_01JD3QG2H9Z8Y7X6W5V4T3S2R1', object: 'esim', iccid: '8900000000000123458', status: 'enabled',
+  cardholder_id: 'chd_01JD3Q7Y6X5W4V3T2S1R0Q9P8N', order_id: 'esord_01JD3QG2H3J4K5M6N7P8Q9R0S1',
+  packages: [{
+    package_id: 'pkg_01KDVDNA1897EMTK3K6K4N7SK1', top_up_id: null, order_id: 'esord_01JD3QG2H3J4K5M6N7P8Q9R0S1',
+    name: 'Japan 3 GB · 30 days', status: 'running', data_mb: 3072, data_used_mb: 845, data_remaining_mb: 2227,
+    activated_at: '2026-12-01T06:40:00.000Z', expires_at: '2026-12-31T06:40:00.000Z',
   }],
-})
+  created_at: '2026-11-20T15:00:01.000Z', updated_at: '2026-12-03T21:00:00.000Z',
+}
+
+/** Listing shape: never carries the activation code. */
+export const EsimSummary = Type.Object(EsimFields, { title: 'EsimSummary', examples: [ESIM_SUMMARY_EXAMPLE] })
 
 export const Esim = Type.Object({
   ...EsimFields,
@@ -165,14 +165,7 @@ export const Esim = Type.Object({
   title: 'Esim',
   // The activation code here is a placeholder: a real one installs the profile and is shown only on retrieve.
   examples: [{
-    id: 'esim_01JD3QG2H9Z8Y7X6W5V4T3S2R1', object: 'esim', iccid: '8900000000000123458', status: 'enabled',
-    cardholder_id: 'chd_01JD3Q7Y6X5W4V3T2S1R0Q9P8N', order_id: 'esord_01JD3QG2H3J4K5M6N7P8Q9R0S1',
-    packages: [{
-      package_id: 'pkg_01KDVDNA1897EMTK3K6K4N7SK1', top_up_id: null, order_id: 'esord_01JD3QG2H3J4K5M6N7P8Q9R0S1',
-      name: 'Japan 3 GB · 30 days', status: 'running', data_mb: 3072, data_used_mb: 845, data_remaining_mb: 2227,
-      activated_at: '2026-12-01T06:40:00.000Z', expires_at: '2026-12-31T06:40:00.000Z',
-    }],
-    created_at: '2026-11-20T15:00:01.000Z', updated_at: '2026-12-03T21:00:00.000Z',
+    ...ESIM_SUMMARY_EXAMPLE,
     activation_code: 'LPA:1$smdp.example.com$EXAMPLE-MATCHING-ID', smdp_address: 'smdp.example.com', matching_id: 'EXAMPLE-MATCHING-ID',
     ios_install_url: 'https://esimsetup.apple.com/esim_qrcode_provisioning?carddata=LPA%3A1%24smdp.example.com%24EXAMPLE-MATCHING-ID',
     android_install_url: 'https://esimsetup.android.com/esim_qrcode_provisioning?carddata=LPA%3A1%24smdp.example.com%24EXAMPLE-MATCHING-ID',
