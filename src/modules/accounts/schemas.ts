@@ -1,9 +1,10 @@
 import { Type } from 'typebox'
 import { PageQuery } from '../../http/pagination.js'
+import { CurrencyCode } from '../../http/schema-types.js'
 
 const strict = { additionalProperties: false }
 
-export const Currency = Type.String({ pattern: '^[A-Za-z]{3}$', description: 'Three-letter currency code (ISO 4217)' })
+const Currency = CurrencyCode()
 
 // Key length goes in propertyNames: a Record's key schema becomes a pattern and its maxLength would be dropped.
 export const Metadata = Type.Record(Type.String(), Type.String({ maxLength: 500 }), {

@@ -1,6 +1,6 @@
 import { Type, type Static } from 'typebox'
 import { PageQuery } from '../../http/pagination.js'
-import { CountryCode } from '../../http/schema-types.js'
+import { CountryCode, CurrencyCode } from '../../http/schema-types.js'
 
 const strict = { additionalProperties: false }
 
@@ -61,7 +61,7 @@ export const AuthenticationIdParams = Type.Object({ authentication_id: Type.Stri
 export const SimulateAuthentication = Type.Object({
   card_id: Type.String({ maxLength: 64, description: 'An active card of a program whose processor simulates 3-D Secure challenges' }),
   amount: Type.Integer({ minimum: 1, maximum: 1_000_000_000_000, description: 'Minor units' }),
-  currency: Type.String({ pattern: '^[A-Za-z]{3}$', description: 'Three-letter currency code' }),
+  currency: CurrencyCode('Three-letter currency code'),
   merchant: Type.Optional(MerchantInput),
 }, {
   ...strict,

@@ -1,7 +1,7 @@
 import { Type, type Static, type TSchema } from 'typebox'
 import { PageQuery } from '../../http/pagination.js'
 import { DECLINE_REASONS, type DeclineReason } from './decide.js'
-import { CountryCode } from '../../http/schema-types.js'
+import { CountryCode, CurrencyCode } from '../../http/schema-types.js'
 
 const strict = { additionalProperties: false }
 const Nullable = <T extends TSchema>(t: T) => Type.Union([t, Type.Null()])
@@ -10,7 +10,7 @@ export const AUTHORIZATION_STATUSES = ['pending', 'closed', 'reversed', 'expired
 export const MAX_AMOUNT = 1_000_000_000_000
 
 const Amount = Type.Integer({ minimum: 1, maximum: MAX_AMOUNT, description: 'Minor units of the currency, 1 … 10^12' })
-const Currency = Type.String({ pattern: '^[A-Za-z]{3}$', description: 'Three-letter currency code' })
+const Currency = CurrencyCode('Three-letter currency code')
 
 export const MerchantInput = Type.Object({
   name: Type.String({ minLength: 1, maxLength: 200 }),

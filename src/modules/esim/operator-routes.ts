@@ -5,6 +5,7 @@ import type { AppDeps } from '../../app-deps.js'
 import { inventoryCounts, loadProfiles } from './inventory.js'
 import { createPackage, PLATFORM_VIEW, retrievePackage, updatePackage, updateTopUp } from './packages-service.js'
 import { Country, EsimPackage, EsimTopUp, PackageIdParams, Region, SaleStatus } from './schemas.js'
+import { CurrencyCode } from '../../http/schema-types.js'
 
 const strict = { additionalProperties: false }
 const tags = ['Operator']
@@ -54,7 +55,7 @@ export function registerEsimOperatorRoutes(base: FastifyInstance, deps: AppDeps)
         countries: Type.Array(Country, { minItems: 1, maxItems: 250 }),
         region: Region,
         price: Price,
-        currency: Type.String({ pattern: '^[A-Za-z]{3}$' }),
+        currency: CurrencyCode(),
         status: Type.Optional(SaleStatus),
         top_ups: Type.Optional(Type.Array(TopUpInput, { maxItems: 20 })),
       }, strict),

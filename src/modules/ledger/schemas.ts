@@ -1,5 +1,6 @@
 import { Type } from 'typebox'
 import { PageQuery } from '../../http/pagination.js'
+import { CurrencyCode } from '../../http/schema-types.js'
 
 export const ENTRY_TYPES = ['credit', 'debit', 'hold', 'hold_release', 'capture', 'refund', 'dispute_credit', 'esim_purchase'] as const
 export type EntryType = (typeof ENTRY_TYPES)[number]
@@ -15,7 +16,7 @@ export const AccountAdjustmentRequest = Type.Object({
   })),
   reference: Type.Optional(Type.String({ maxLength: 255, description: 'Free-text label for reconciliation; not unique' })),
   description: Type.Optional(Type.String({ maxLength: 1000 })),
-  currency: Type.Optional(Type.String({ pattern: '^[A-Za-z]{3}$', description: 'When given, must be the account currency (currency_mismatch otherwise)' })),
+  currency: Type.Optional(CurrencyCode('When given, must be the account currency (currency_mismatch otherwise)')),
 }, { additionalProperties: false, title: 'AccountAdjustmentRequest' })
 
 export const LedgerEntry = Type.Object({

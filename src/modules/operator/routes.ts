@@ -7,9 +7,10 @@ import { SCOPES } from '../oauth/scopes.js'
 import { createProgram, presentProgram } from '../programs/service.js'
 import { PROCESSOR_NAMES } from '../../processors/catalog.js'
 import { createOrganization, getOrganization, listOrganizations, putNetworkPolicy } from './service.js'
+import { CurrencyCode } from '../../http/schema-types.js'
 
 const Environment = Type.Union([Type.Literal('sandbox'), Type.Literal('production')])
-const Currency = Type.String({ pattern: '^[A-Za-z]{3}$' })
+const Currency = CurrencyCode()
 const Cidrs = Type.Array(Type.String({ maxLength: 64 }), { maxItems: 100 })
 const Jwks = Type.Object({ keys: Type.Array(Type.Object({}, { additionalProperties: true })) }, { additionalProperties: true })
 const tags = ['Operator']

@@ -1,6 +1,7 @@
 import { Type, type Static } from 'typebox'
 import { PageQuery } from '../../http/pagination.js'
 import { MAX_AMOUNT, Merchant, MerchantInput } from '../authorizations/schemas.js'
+import { CurrencyCode } from '../../http/schema-types.js'
 
 const strict = { additionalProperties: false }
 
@@ -59,7 +60,7 @@ export type RefundBody = Static<typeof RefundRequest>
 export const SimulateRefund = Type.Object({
   card_id: Type.String({ maxLength: 64 }),
   amount: Type.Integer({ minimum: 1, maximum: MAX_AMOUNT }),
-  currency: Type.String({ pattern: '^[A-Za-z]{3}$' }),
+  currency: CurrencyCode(),
   merchant: MerchantInput,
 }, {
   ...strict, title: 'SimulateRefundRequest',
