@@ -7,8 +7,9 @@ import { clientErrorHandler, frameworkErrorHandler, installErrorHandling, instal
 import { installIdempotency } from './http/idempotency.js'
 import { installMetrics } from './http/metrics.js'
 import { installOpenApi } from './http/openapi.js'
+import { installFilterEnvironmentCheck } from './http/ownership.js'
 import { RateLimits } from './http/rate-limit.js'
-import { validatorCompiler } from './http/validation.js'
+import { installClosedQueries, validatorCompiler } from './http/validation.js'
 import { newId } from './lib/ids.js'
 import { registerDocs } from './modules/docs/routes.js'
 import { MODULES } from './modules/index.js'
@@ -26,13 +27,15 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     clientErrorHandler: clientErrorHandler(deps.config.baseUrl),
     requestIdHeader: false,
     ajv: { customOptions: { strict: false } },
-    routerOptions: { ignoreTrailingSlash: false, maxParamLength: 200 },
+    // Path parameters as long as the request line allows (16 KiB): an over-long id is the resource's own not-found.
+    routerOptions: { ignoreTrailingSlash: false, maxParamLength: 16 * 1024 },
   }) as unknown as FastifyInstance
 
   const limits = await RateLimits.create(deps.config, deps.log)
   app.addHook('onClose', async () => { await limits.close() })
 
   app.setValidatorCompiler(validatorCompiler)
+  installClosedQueries(app)
   installJsonParsing(app)
   installErrorHandling(app, deps.config.baseUrl)
   app.addHook('onRequest', async (req, reply) => { reply.header('Svc-Request-Id', req.id) })
@@ -43,6 +46,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   installMetrics(app)
   installAuth(app, deps, limits)
   installNotFoundGate(app)
+  installFilterEnvironmentCheck(app, deps.db)
   installIdempotency(app, deps)
   installUnparsableBodyRefusal(app)
 

@@ -39,6 +39,8 @@ export interface Config {
   seedDemo: boolean
   /** `svc serve` on PostgreSQL: HTTP processes sharing the port (node:cluster); 1 on the embedded database. */
   httpProcesses: number
+  /** PostgreSQL connections a `svc serve` node keeps in all, shared equally by its HTTP processes. */
+  databaseConnections: number
   /** Request body limit for every route but the KYC upload. */
   bodyLimitBytes: number
   kycBodyLimitBytes: number
@@ -120,6 +122,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (!Number.isInteger(httpProcesses) || httpProcesses < 1 || httpProcesses > 64) throw new ConfigError('HTTP_PROCESSES must be an integer from 1 to 64')
   // PGlite lives inside one process: only that process can serve requests.
   if (httpProcesses > 1 && embedded) throw new ConfigError('HTTP_PROCESSES above 1 needs DATABASE_URL (PostgreSQL); the embedded database belongs to one process')
+  const databaseConnections = intVar(env, 'DATABASE_CONNECTIONS', 20)
+  if (!Number.isInteger(databaseConnections) || databaseConnections < 1 || databaseConnections > 1000) throw new ConfigError('DATABASE_CONNECTIONS must be an integer from 1 to 1000')
   // Set explicitly, the policy covers every environment; unset, the demo start-up lets sandbox reach local
   // receivers over plain http while every other URL follows the interface's rule.
   const webhookUrlPolicy: Record<Environment, WebhookUrlPolicy> = policy
@@ -150,6 +154,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     runWorker: !boolVar(env, 'SVC_DISABLE_WORKER', false),
     seedDemo,
     httpProcesses,
+    databaseConnections,
     bodyLimitBytes: 1024 * 1024,
     kycBodyLimitBytes: 85 * 1024 * 1024,
   }

@@ -13,9 +13,9 @@ export interface Runtime { deps: AppDeps; handle: DbHandle }
 /** Opens the database, applies migrations and assembles the dependencies shared by server, worker and tests. */
 export async function openRuntime(config: Config, options: { clock?: Clock; log?: Logger; inMemory?: boolean } = {}): Promise<Runtime> {
   const log = options.log ?? createLogger(config.logLevel)
-  // HTTP processes share the database's connections (20 in all), so more processes do not mean more backends
-  // competing for the same cores.
-  const poolSize = Math.max(4, Math.ceil(20 / config.httpProcesses))
+  // HTTP processes share the node's database connections (DATABASE_CONNECTIONS), so more processes do not mean
+  // more backends competing for the same cores; each keeps at least 2 (a transaction and a lookup beside it).
+  const poolSize = Math.max(2, Math.ceil(config.databaseConnections / config.httpProcesses))
   const handle = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: options.inMemory ? null : `${config.dataDir}/pgdata`, poolSize })
   await migrateToLatest(handle.db)
   const clock = options.clock ?? systemClock

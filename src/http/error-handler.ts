@@ -99,23 +99,37 @@ export function frameworkErrorHandler(baseUrl: string) {
   }
 }
 
+/** The token endpoint's request line, as far as the parser got: its refusals keep the flat OAuth shape. */
+const TOKEN_REQUEST_LINE = /^[A-Z]+ \/oauth\/token(?:[ ?#]|$)/
+
 /**
  * Fastify's `clientErrorHandler`: a request Node's HTTP parser refused before any route saw it. Headers and
  * request line over Node's 16 KiB (a long query string counts) answer `431 request_header_too_large`, any
- * other malformed HTTP `400 invalid_request_body`, both in the envelope; the connection is then closed.
+ * other malformed HTTP `400 invalid_request_body`, both in the envelope; at the token endpoint (when the
+ * packet shows its request line) `400 invalid_request` in the flat OAuth shape instead. The connection is
+ * then closed.
  */
 export function clientErrorHandler(baseUrl: string) {
-  return (err: Error & { code?: string }, socket: Duplex): void => {
+  return (err: Error & { code?: string; rawPacket?: unknown }, socket: Duplex): void => {
     if (err.code === 'ECONNRESET' || err.code === 'ERR_HTTP_REQUEST_TIMEOUT' || socket.destroyed || !socket.writable) {
       socket.destroy()
       return
     }
-    const apiError = err.code === 'HPE_HEADER_OVERFLOW'
-      ? new ApiError('request_header_too_large')
-      : new ApiError('invalid_request_body', { message: 'The HTTP request is malformed.' })
+    const overflow = err.code === 'HPE_HEADER_OVERFLOW'
     const requestId = newId('req')
-    const body = JSON.stringify(envelope(apiError, requestId, baseUrl))
-    socket.end(`HTTP/1.1 ${apiError.status} ${STATUS_CODES[apiError.status]}\r\nContent-Type: application/json; charset=utf-8\r\n`
+    let status: number
+    let body: string
+    let extraHeaders = ''
+    if (Buffer.isBuffer(err.rawPacket) && TOKEN_REQUEST_LINE.test(err.rawPacket.toString('latin1', 0, 64))) {
+      status = 400
+      body = JSON.stringify({ error: 'invalid_request', error_description: overflow ? 'The request line and headers exceed 16 KiB.' : 'The token request is malformed.' })
+      extraHeaders = 'Cache-Control: no-store\r\nPragma: no-cache\r\n'
+    } else {
+      const apiError = overflow ? new ApiError('request_header_too_large') : new ApiError('invalid_request_body', { message: 'The HTTP request is malformed.' })
+      status = apiError.status
+      body = JSON.stringify(envelope(apiError, requestId, baseUrl))
+    }
+    socket.end(`HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/json; charset=utf-8\r\n${extraHeaders}`
       + `Content-Length: ${Buffer.byteLength(body)}\r\nSvc-Request-Id: ${requestId}\r\nConnection: close\r\n\r\n${body}`)
   }
 }

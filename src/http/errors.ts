@@ -147,3 +147,17 @@ export class ApiError extends Error {
 export function isApiError(err: unknown): err is ApiError {
   return err instanceof ApiError
 }
+
+/** The fields an error names: its `errors` entries, or itself as one field. */
+export function fieldsOf(err: ApiError): FieldError[] {
+  return err.errors ?? [{ code: err.code, param: err.param ?? '', message: err.message }]
+}
+
+/**
+ * The one answer for failing fields (interface: Errors): a single field keeps its own code and message;
+ * several answer `invalid_parameter` with one `errors` entry each, the first field as `param`.
+ */
+export function fieldErrors(fields: FieldError[], message = `${fields.length} parameters are invalid; see errors.`): ApiError {
+  if (fields.length === 1) return new ApiError(fields[0].code, { param: fields[0].param, message: fields[0].message })
+  return new ApiError('invalid_parameter', { param: fields[0]?.param, message, errors: fields })
+}

@@ -8,6 +8,8 @@ declare module 'fastify' {
     errors?: ErrorCode[]
     /** The operation answers 201 (a route without a response schema would otherwise be documented as 200). */
     created?: boolean
+    /** The token endpoint: its refusals use the flat RFC 6749 shape, these codes at these statuses, instead of the envelope. */
+    oauthErrors?: Record<string, number>
   }
 }
 
@@ -17,6 +19,9 @@ interface OperationExtras {
   simulator?: boolean
   errors: ErrorCode[]
   created?: boolean
+  oauthErrors?: Record<string, number>
+  /** false: Idempotency-Key is accepted but unused (config.idempotent). */
+  idempotent?: boolean
 }
 
 const REQUEST_ID_HEADER = { description: 'Request id (`req_…`), also in every error body.', schema: { type: 'string', pattern: '^req_' } }
@@ -24,6 +29,10 @@ const IDEMPOTENCY_KEY_PARAM = {
   in: 'header', name: 'Idempotency-Key', required: false,
   description: 'Makes a retry safe: the same key with the same body within 24 hours replays the first answer (with `Idempotent-Replay: true`). Keys are scoped to your organization and environment.',
   schema: { type: 'string', minLength: 1, maxLength: 255 },
+}
+const UNUSED_IDEMPOTENCY_KEY_PARAM = {
+  ...IDEMPOTENCY_KEY_PARAM,
+  description: 'Accepted (1 to 255 characters) but unused: every call answers afresh, since what it returns is shown once.',
 }
 
 const COMMON_V1: ErrorCode[] = ['missing_credentials', 'invalid_access_token', 'ip_not_allowed', 'environment_mismatch', 'rate_limited', 'request_header_too_large', 'internal_error']
@@ -54,6 +63,37 @@ const ErrorEnvelopeSchema = {
       },
     },
   },
+}
+
+/** The token endpoint's refusals (RFC 6749 section 5.2): no `code`, no `doc_url`, always `Cache-Control: no-store`. */
+const OAuthErrorSchema = {
+  type: 'object',
+  required: ['error', 'error_description'],
+  properties: {
+    error: { type: 'string', enum: ['invalid_client', 'invalid_grant', 'invalid_scope', 'invalid_request', 'unsupported_grant_type', 'server_error'] },
+    error_description: { type: 'string' },
+  },
+}
+const NO_STORE_HEADERS = {
+  'Cache-Control': { description: 'Always `no-store`: tokens and refusals are never cached.', schema: { type: 'string', const: 'no-store' } },
+  Pragma: { description: '`no-cache`, for HTTP/1.0 caches.', schema: { type: 'string', const: 'no-cache' } },
+}
+
+/** Responses of an operation answering in the OAuth shape: the success with no-store, each status with its codes. */
+function oauthResponses(op: Record<string, any>, codes: Record<string, number>): void {
+  for (const [status, response] of Object.entries<Record<string, any>>(op.responses ?? {})) {
+    if (status.startsWith('2')) response.headers = { ...NO_STORE_HEADERS, ...(response.headers ?? {}) }
+    else delete op.responses[status]
+  }
+  const byStatus = new Map<number, string[]>()
+  for (const [code, status] of Object.entries(codes)) byStatus.set(status, [...(byStatus.get(status) ?? []), code])
+  for (const [status, list] of [...byStatus.entries()].sort((a, b) => a[0] - b[0])) {
+    op.responses[String(status)] = {
+      description: `OAuth error codes (\`error\`): ${list.map((c) => '`' + c + '`').join(', ')}`,
+      headers: NO_STORE_HEADERS,
+      content: { 'application/json': { schema: { $ref: '#/components/schemas/OAuthError' } } },
+    }
+  }
 }
 
 type Schema = Record<string, unknown>
@@ -118,6 +158,8 @@ export async function installOpenApi(app: FastifyInstance, baseUrl: string): Pro
         simulator: config.simulator as boolean | undefined,
         errors: (config.errors as ErrorCode[] | undefined) ?? [],
         created: config.created as boolean | undefined,
+        oauthErrors: config.oauthErrors as Record<string, number> | undefined,
+        idempotent: config.idempotent as boolean | undefined,
       })
     }
   })
@@ -141,20 +183,26 @@ export async function installOpenApi(app: FastifyInstance, baseUrl: string): Pro
     transformObject: (input) => {
       const doc = (input as { openapiObject: Record<string, any> }).openapiObject
       doc.components = doc.components ?? {}
-      doc.components.schemas = { ...(doc.components.schemas ?? {}), Error: ErrorEnvelopeSchema }
+      doc.components.schemas = { ...(doc.components.schemas ?? {}), Error: ErrorEnvelopeSchema, OAuthError: OAuthErrorSchema }
       for (const [path, item] of Object.entries<Record<string, any>>(doc.paths ?? {})) {
         for (const [method, op] of Object.entries<Record<string, any>>(item)) {
           if (op && typeof op === 'object' && op.responses) hoistOperationSchemas(op, doc.components.schemas)
           const extra = extras.get(`${method} ${path}`)
           if (!extra) continue
+          if (extra.oauthErrors) {
+            oauthResponses(op, extra.oauthErrors)
+            continue
+          }
           const isV1 = path.startsWith('/v1')
           const isOperator = path.startsWith('/operator/')
           if (extra.capability) op['x-svc-capability'] = extra.capability
           if (extra.scope) op['x-svc-scope'] = extra.scope
           if (extra.simulator) op['x-svc-sandbox-only'] = true
           if (isV1) op.security = [{ bearer: [] }]
-          if (isV1 && (method === 'post' || method === 'patch')) {
-            op.parameters = [...(op.parameters ?? []).filter((p: { name: string }) => p.name !== IDEMPOTENCY_KEY_PARAM.name), IDEMPOTENCY_KEY_PARAM]
+          const takesKey = isV1 && (method === 'post' || method === 'patch')
+          const usesKey = takesKey && extra.idempotent !== false
+          if (takesKey) {
+            op.parameters = [...(op.parameters ?? []).filter((p: { name: string }) => p.name !== IDEMPOTENCY_KEY_PARAM.name), usesKey ? IDEMPOTENCY_KEY_PARAM : UNUSED_IDEMPOTENCY_KEY_PARAM]
           }
           if (extra.created && op.responses?.['200'] && !op.responses['201']) {
             op.responses['201'] = { ...op.responses['200'], description: 'Created' }
@@ -164,7 +212,7 @@ export async function installOpenApi(app: FastifyInstance, baseUrl: string): Pro
           const codes = new Set<ErrorCode>(extra.errors)
           if (isV1 || isOperator) for (const c of isV1 ? COMMON_V1 : COMMON_OPERATOR) codes.add(c)
           if (method === 'post' || method === 'patch' || method === 'put') for (const c of WITH_BODY) codes.add(c)
-          if (isV1 && (method === 'post' || method === 'patch')) for (const c of WITH_IDEMPOTENCY_KEY) codes.add(c)
+          if (usesKey) for (const c of WITH_IDEMPOTENCY_KEY) codes.add(c)
           if (method === 'get' && op.parameters?.some((p: { in: string }) => p.in === 'query')) for (const c of WITH_QUERY) codes.add(c)
           if (isV1 && extra.scope) codes.add('insufficient_scope')
           if (extra.capability || extra.simulator || path.includes('{')) codes.add('not_found')

@@ -1,7 +1,8 @@
+import type { FastifyInstance } from 'fastify'
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv'
 import addFormatsModule from 'ajv-formats'
 import { isCountryCode } from '../lib/countries.js'
-import { ApiError, type FieldError } from './errors.js'
+import { ApiError, fieldErrors, type FieldError } from './errors.js'
 
 /** Bodies are validated strictly (no coercion, no stripping); query strings and params coerce from text. */
 function makeAjv(coerce: boolean): Ajv {
@@ -143,14 +144,21 @@ export function validationToApiError(errors: ErrorObject[], part: string | undef
     const existing = byParam.get(field.param)
     if (!existing || existing.message.endsWith(`Invalid ${field.param}.`)) byParam.set(field.param, field)
   }
-  const fields = [...byParam.values()]
-  if (fields.length === 1) {
-    const [only] = fields
-    return new ApiError(only.code, { param: only.param, message: only.message })
-  }
-  return new ApiError('invalid_parameter', {
-    param: fields[0]?.param,
-    message: `${fields.length} parameters are invalid; see errors.`,
-    errors: fields,
+  return fieldErrors([...byParam.values()])
+}
+
+/** The query schema of an API operation that takes no query parameters: any one given is unknown_parameter. */
+const NO_QUERY = { type: 'object', properties: {}, additionalProperties: false }
+
+/**
+ * Every query schema of the API (/v1, /operator/v1) is closed, like every body schema: an operation that
+ * takes no query parameters answers `unknown_parameter` for any it is given rather than ignore it.
+ * Registered before the routes, as Fastify applies onRoute hooks to routes added after them.
+ */
+export function installClosedQueries(app: FastifyInstance): void {
+  app.addHook('onRoute', (route) => {
+    if (!/^\/(v1|operator)\//.test(route.url)) return
+    route.schema = route.schema ?? {}
+    if (route.schema.querystring === undefined) route.schema.querystring = NO_QUERY
   })
 }

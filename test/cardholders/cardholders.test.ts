@@ -78,6 +78,15 @@ describe('create', () => {
     expectError(await t.api(token, 'POST', '/v1/cardholders', cardholderBody({ type: 'company' })), 400, 'invalid_parameter', 'type')
   })
 
+  test('type business beside other failing fields answers one errors entry per field, business first', async () => {
+    const res = await t.api(token, 'POST', '/v1/cardholders', { type: 'business', first_name: 5, last_name: 'B', email: 'nope' })
+    const error = expectError(res, 400, 'invalid_parameter', 'type')
+    assert.deepEqual(error.errors.map((e: { param: string }) => e.param), ['type', 'first_name', 'email'])
+    assert.match(error.errors[0].message, /business/i)
+    const missing = expectError(await t.api(token, 'POST', '/v1/cardholders', { type: 'business', first_name: 'A', email: 'a@example.com' }), 400, 'invalid_parameter', 'type')
+    assert.deepEqual(missing.errors.map((e: { code: string; param: string }) => [e.code, e.param]), [['invalid_parameter', 'type'], ['missing_parameter', 'last_name']])
+  })
+
   test('missing required fields answer missing_parameter naming the field', async () => {
     for (const field of ['type', 'first_name', 'last_name', 'email']) {
       expectError(await t.api(token, 'POST', '/v1/cardholders', cardholderBody({ [field]: undefined })), 400, 'missing_parameter', field)

@@ -90,6 +90,16 @@ test('schema problems are 400s: unknown fields, missing required fields, bad val
   expectError(await t.api(token, 'POST', '/v1/cards', { ...body, spending_controls: { spending_limits: [{ amount: 1, interval: 'daily' }, { amount: 2, interval: 'daily' }] } }), 400, 'invalid_parameter')
 })
 
+test('a delivery address as returned (line2 and state null) can be sent back as is', async () => {
+  const holder = await makeCardholder(t, token)
+  const account = await makeAccount(t, token, tenant.programs.full.id, holder.id)
+  const asReturned = { ...DELIVERY, line2: null, state: null }
+  const res = await t.api(token, 'POST', '/v1/cards', cardBody(holder.id, account.id, { delivery_address: asReturned }))
+  assert.equal(res.statusCode, 201, res.body)
+  assert.deepEqual(res.json().delivery_address, asReturned)
+  expectError(await t.api(token, 'POST', '/v1/cards', cardBody(holder.id, account.id, { delivery_address: { ...DELIVERY, line2: 7 } })), 400, 'invalid_parameter', 'delivery_address.line2')
+})
+
 test('metadata keys longer than 40 characters (or empty) are refused on create and on PATCH', async () => {
   const holder = await makeCardholder(t, token)
   const account = await makeAccount(t, token, tenant.programs.full.id, holder.id)

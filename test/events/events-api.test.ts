@@ -106,6 +106,12 @@ describe('events API', () => {
     assert.equal(bad.statusCode, 400)
     assert.equal(bad.json().error.code, 'invalid_parameter')
     assert.equal(bad.json().error.param, 'created[gte]')
+    for (const impossible of ['2026-02-30', '2026-02-29T00:00:00Z', '2026-04-31', '2026-00-10']) {
+      const res = await get(tenant, `/v1/events?created[gt]=${impossible}`)
+      assert.equal(res.statusCode, 400, impossible)
+      assert.equal(res.json().error.param, 'created[gt]')
+    }
+    assert.equal((await get(tenant, '/v1/events?created[gt]=2028-02-29')).statusCode, 200)
     const unknown = await get(tenant, '/v1/events?color=red')
     assert.equal(unknown.json().error.code, 'unknown_parameter')
     const tooMany = await get(tenant, '/v1/events?limit=101')

@@ -42,6 +42,12 @@ test('BASE_URL left unset is recorded as a guess; set, it is the one public addr
   assert.equal(set.baseUrlExplicit, true)
 })
 
+test('DATABASE_CONNECTIONS: 20 by default, a positive integer up to 1000', () => {
+  assert.equal(loadConfig(base).databaseConnections, 20)
+  assert.equal(loadConfig({ ...base, DATABASE_CONNECTIONS: '6' }).databaseConnections, 6)
+  for (const bad of ['0', '2.5', '1001', 'many']) assert.throws(() => loadConfig({ ...base, DATABASE_CONNECTIONS: bad }), ConfigError, bad)
+})
+
 test('HTTP_PROCESSES: 1 by default, up to 64 on PostgreSQL, and refused on the embedded database', () => {
   assert.equal(loadConfig(base).httpProcesses, 1)
   assert.equal(loadConfig({ ...base, HTTP_PROCESSES: '4' }).httpProcesses, 4)

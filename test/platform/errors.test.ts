@@ -3,7 +3,7 @@ import { connect, type AddressInfo } from 'node:net'
 import { after, before, describe, test } from 'node:test'
 import { Type } from 'typebox'
 import { ERROR_CATALOGUE } from '../../src/http/errors.js'
-import { BASE_URL, createTenant, startTestApp, type TestApp } from '../helpers/app.js'
+import { BASE_URL, createTenant, OPERATOR_TOKEN, startTestApp, type TestApp } from '../helpers/app.js'
 
 /** Every row of the interface's error table: code, status and type ("" where the interface does not show them). */
 const INTERFACE_CODES: [code: string, status: number | null, type: string | null][] = [
@@ -138,6 +138,16 @@ describe('error envelope', () => {
     const error = errorOf(await post({ name: 'x', colour: 'red' }))
     assert.equal(error.code, 'unknown_parameter')
     assert.equal(error.param, 'colour')
+  })
+
+  test('a query parameter an operation does not take answers unknown_parameter, on reads, writes and the operator API', async () => {
+    const read = errorOf(await t.api(token, 'GET', '/v1/cardholders/chd_missing?foo=1'))
+    assert.deepEqual([read.code, read.param], ['unknown_parameter', 'foo'])
+    const write = errorOf(await t.api(token, 'POST', '/v1/test/errors/things?foo=1', { name: 'x' }))
+    assert.deepEqual([write.code, write.param], ['unknown_parameter', 'foo'])
+    const operator = await t.app.inject({ method: 'GET', url: '/operator/v1/organizations?limit=abc', headers: { authorization: `Bearer ${OPERATOR_TOKEN}` } })
+    assert.equal(operator.statusCode, 400)
+    assert.deepEqual([errorOf(operator).code, errorOf(operator).param], ['unknown_parameter', 'limit'])
   })
 
   test('a field of the wrong type answers invalid_parameter naming it', async () => {
@@ -290,19 +300,23 @@ describe('error envelope', () => {
     assert.deepEqual(Object.keys(res.json()), ['error'])
   })
 
-  test('a request line and headers over 16 KiB answer 431 request_header_too_large in the envelope, over a real connection', async () => {
-    await t.app.listen({ port: 0, host: '127.0.0.1' })
+  /** Sends raw bytes over a real connection and reads the answer until the server closes it. */
+  async function rawExchange(request: string): Promise<{ head: string; body: string }> {
+    if (!t.app.server.listening) await t.app.listen({ port: 0, host: '127.0.0.1' })
     const { port } = t.app.server.address() as AddressInfo
     const raw = await new Promise<string>((resolve, reject) => {
-      const socket = connect(port, '127.0.0.1', () => {
-        socket.write(`GET /v1/cardholders?reference=${'r'.repeat(20_000)} HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer ${token}\r\n\r\n`)
-      })
+      const socket = connect(port, '127.0.0.1', () => socket.write(request))
       let out = ''
       socket.on('data', (chunk) => { out += chunk.toString('utf8') })
       socket.on('end', () => resolve(out))
       socket.on('error', reject)
     })
     const [head, body] = raw.split('\r\n\r\n')
+    return { head, body }
+  }
+
+  test('a request line and headers over 16 KiB answer 431 request_header_too_large in the envelope, over a real connection', async () => {
+    const { head, body } = await rawExchange(`GET /v1/cardholders?reference=${'r'.repeat(20_000)} HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer ${token}\r\n\r\n`)
     assert.match(head, /^HTTP\/1\.1 431 /)
     const requestId = /svc-request-id: (req_\w+)/i.exec(head)?.[1]
     const { error } = JSON.parse(body)
@@ -310,6 +324,26 @@ describe('error envelope', () => {
     assert.equal(error.type, 'invalid_request_error')
     assert.equal(error.request_id, requestId)
     assert.equal(error.doc_url, `${BASE_URL}/docs/errors#request_header_too_large`)
+  })
+
+  test('at the token endpoint, oversized headers and malformed HTTP answer the flat OAuth invalid_request with no-store', async () => {
+    for (const request of [
+      `POST /oauth/token HTTP/1.1\r\nHost: localhost\r\nX-Pad: ${'a'.repeat(20_000)}\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: 0\r\n\r\n`,
+      'POST /oauth/token HTTP/1.1\r\nHost: localhost\r\nContent-Length: abc\r\n\r\n',
+    ]) {
+      const { head, body } = await rawExchange(request)
+      assert.match(head, /^HTTP\/1\.1 400 /)
+      assert.match(head, /cache-control: no-store/i)
+      const json = JSON.parse(body)
+      assert.deepEqual(Object.keys(json).sort(), ['error', 'error_description'])
+      assert.equal(json.error, 'invalid_request')
+    }
+  })
+
+  test('an id far longer than any real one answers the resource\'s own not-found code', async () => {
+    const res = await t.api(token, 'GET', `/v1/cardholders/chd_${'x'.repeat(1000)}`)
+    assert.equal(res.statusCode, 404)
+    assert.equal(errorOf(res).code, 'cardholder_not_found')
   })
 
   test('a malformed URL answers the 404 envelope, not a framework error', async () => {

@@ -91,10 +91,11 @@ describe('OpenAPI document and reference', () => {
       assert.equal(codes.has('insufficient_scope'), op['x-svc-scope'] !== undefined, `${name}: insufficient_scope exactly when a scope is required`)
       if (op['x-svc-capability'] || path.includes('{')) assert.equal(codes.get('not_found'), '404', `${name} lists not_found`)
       if (method === 'post' || method === 'patch') {
-        for (const code of ['invalid_request_body', 'missing_parameter', 'unknown_parameter', 'idempotency_key_reuse', 'idempotency_request_in_progress']) {
-          assert.ok(codes.has(code), `${name} lists ${code}`)
-        }
-        assert.ok(op.parameters?.some((p: any) => p.in === 'header' && p.name === 'Idempotency-Key'), `${name} accepts Idempotency-Key`)
+        const keyParam = op.parameters?.find((p: any) => p.in === 'header' && p.name === 'Idempotency-Key')
+        assert.ok(keyParam, `${name} accepts Idempotency-Key`)
+        const usesKey = !/unused/.test(keyParam.description)
+        for (const code of ['invalid_request_body', 'missing_parameter', 'unknown_parameter']) assert.ok(codes.has(code), `${name} lists ${code}`)
+        for (const code of ['idempotency_key_reuse', 'idempotency_request_in_progress']) assert.equal(codes.has(code), usesKey, `${name}: ${code} exactly when the key is used`)
       }
       for (const [status, response] of Object.entries<any>(op.responses)) {
         if (Number(status) < 400) continue
@@ -103,6 +104,31 @@ describe('OpenAPI document and reference', () => {
       assert.deepEqual(op.security, [{ bearer: [] }], `${name} security`)
     }
     assert.ok(doc.components.schemas.Error.properties.error.properties.code.enum.includes('idempotency_key_reuse'))
+  })
+
+  test('the token endpoint documents its flat OAuth refusals (401 invalid_client among them) and no-store, not the envelope', () => {
+    const op = doc.paths['/oauth/token'].post
+    assert.deepEqual(Object.keys(op.responses).sort(), ['200', '400', '401', '500'])
+    assert.equal(op.responses['200'].headers['Cache-Control'].schema.const, 'no-store')
+    assert.match(op.responses['401'].description, /`invalid_client`/)
+    for (const code of ['invalid_grant', 'invalid_scope', 'invalid_request', 'unsupported_grant_type']) assert.match(op.responses['400'].description, new RegExp(`\`${code}\``))
+    for (const status of ['400', '401', '500']) {
+      assert.equal(op.responses[status].content['application/json'].schema.$ref, '#/components/schemas/OAuthError')
+      assert.equal(op.responses[status].headers['Cache-Control'].schema.const, 'no-store')
+    }
+    assert.deepEqual(doc.components.schemas.OAuthError.required, ['error', 'error_description'])
+  })
+
+  test('operations that accept Idempotency-Key without using it say so and list no idempotency conflicts', () => {
+    for (const path of ['/v1/cards/{card_id}/pin-key', '/v1/cards/{card_id}/details']) {
+      const op = doc.paths[path].post
+      const param = op.parameters.find((p: { name: string }) => p.name === 'Idempotency-Key')
+      assert.match(param.description, /unused/, path)
+      assert.ok(!JSON.stringify(op.responses).includes('idempotency_key_reuse'), path)
+    }
+    const create = doc.paths['/v1/cards'].post
+    assert.match(create.parameters.find((p: { name: string }) => p.name === 'Idempotency-Key').description, /replays/)
+    assert.ok(JSON.stringify(create.responses).includes('idempotency_key_reuse'))
   })
 
   test('operator operations document 201 where they create, their own not-found codes, and no idempotency', () => {

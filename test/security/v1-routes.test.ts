@@ -252,10 +252,10 @@ test('ids in request bodies and list filters follow the same rule: another organ
   assert.deepEqual(wrong, [])
 })
 
-test('an id of the organization\'s other environment in a request body answers 403 environment_mismatch', async () => {
+test('an id of the organization\'s other environment in a request body or a list filter answers 403 environment_mismatch', async () => {
   const contexts = { sandbox: await ownContext(sandbox, own), live: await ownContext(live, ownLive) }
   const wrong: string[] = []
-  for (const r of REFERENCES.filter((x) => !x.list)) {
+  for (const r of REFERENCES) {
     for (const [token, env, ids] of [[live, 'live', own], [sandbox, 'sandbox', ownLive]] as const) {
       const id = ids[r.kind]?.[0].id
       const request = id ? r.request(id, contexts[env]) : null

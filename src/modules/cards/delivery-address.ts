@@ -1,4 +1,4 @@
-import { ApiError } from '../../http/errors.js'
+import { ApiError, fieldErrors, fieldsOf } from '../../http/errors.js'
 
 /** A delivery address as held and returned; optional parts are null when absent. */
 export interface DeliveryAddressValue {
@@ -11,7 +11,7 @@ export interface DeliveryAddressValue {
   country: string
 }
 
-export type DeliveryAddressInput = Partial<Record<keyof DeliveryAddressValue, string>> | null | undefined
+export type DeliveryAddressInput = Partial<Record<keyof DeliveryAddressValue, string | null>> | null | undefined
 
 /** The parts that make an address complete (decisions.md, Cards). */
 export const REQUIRED_ADDRESS_PARTS = ['name', 'line1', 'city', 'postal_code', 'country'] as const
@@ -68,12 +68,6 @@ export function requireNameAndAddress(body: { embossed_name?: string | null; del
   const embossedName = attempt(() => requireEmbossedName(body.embossed_name))
   const deliveryAddress = attempt(() => requireCompleteAddress(body.delivery_address))
   if (failures.length === 1) throw failures[0]
-  if (failures.length > 1) {
-    throw new ApiError('invalid_parameter', {
-      param: failures[0].param,
-      message: 'embossed_name and delivery_address are both required on every card; errors lists each.',
-      errors: failures.map((f) => ({ code: f.code, param: f.param!, message: f.message })),
-    })
-  }
+  if (failures.length > 1) throw fieldErrors(failures.flatMap(fieldsOf), 'embossed_name and delivery_address are both required on every card; errors lists each.')
   return { embossedName: embossedName!, deliveryAddress: deliveryAddress! }
 }

@@ -40,13 +40,20 @@ export const SpendingControlsView = Type.Object({
   examples: [{ spending_limits: [{ amount: 50000, interval: 'daily' }], allowed_mccs: [], blocked_mccs: ['7995'], allowed_countries: [], blocked_countries: ['PRK'] }],
 })
 
-/** Every field optional in the schema: the service checks completeness (delivery_address_required), in order. */
+/** An optional address part: null (as returned) or absent when there is none. */
+const optionalPart = (maxLength: number) =>
+  Type.Optional(Type.Unsafe<string | null>({ type: ['string', 'null'], maxLength, description: 'Optional; null or absent when there is none.' }))
+
+/**
+ * Every field optional in the schema: the service checks completeness (delivery_address_required), in order.
+ * line2 and state also take null, so a delivery address (or a cardholder's address) read back can be sent as is.
+ */
 export const DeliveryAddressInput = Type.Object({
   name: Type.Optional(Type.String({ maxLength: 200 })),
   line1: Type.Optional(Type.String({ maxLength: 200 })),
-  line2: Type.Optional(Type.String({ maxLength: 200 })),
+  line2: optionalPart(200),
   city: Type.Optional(Type.String({ maxLength: 100 })),
-  state: Type.Optional(Type.String({ maxLength: 100 })),
+  state: optionalPart(100),
   postal_code: Type.Optional(Type.String({ maxLength: 20 })),
   country: Type.Optional(CountryCode()),
 }, strict)

@@ -46,10 +46,19 @@ export async function findEventForReplay(deps: AppDeps, id: string): Promise<rep
   return row && row.created_at.getTime() >= retentionStart(deps).getTime() ? row : undefined
 }
 
+/** Whether text starts with a date that exists (JavaScript would read 2026-02-30 as 2 March). */
+function startsWithRealDate(value: string): boolean {
+  const m = /^(\d{4})-(\d{2})-(\d{2})/.exec(value)
+  if (!m) return false
+  const [year, month, day] = [Number(m[1]), Number(m[2]), Number(m[3])]
+  return year >= 1000 && month >= 1 && month <= 12 && day >= 1 && day <= new Date(Date.UTC(year, month, 0)).getUTCDate()
+}
+
 function parseBound(value: string | undefined, param: string): Date | undefined {
   if (value === undefined) return undefined
-  const date = /^\d{1,12}$/.test(value) ? new Date(Number(value) * 1000) : new Date(value)
-  if (Number.isNaN(date.getTime()) || !/^\d{1,12}$|^\d{4}-\d{2}-\d{2}/.test(value)) {
+  const unix = /^\d{1,12}$/.test(value)
+  const date = unix ? new Date(Number(value) * 1000) : new Date(value)
+  if (Number.isNaN(date.getTime()) || !(unix || startsWithRealDate(value))) {
     throw new ApiError('invalid_parameter', { param, message: `${param} must be an ISO 8601 timestamp or Unix seconds.` })
   }
   return date

@@ -3,7 +3,7 @@ import type { AppDeps } from '../../app-deps.js'
 import { json } from '../../db/types.js'
 import { withTx } from '../../db/tx.js'
 import type { RequestCtx } from '../../http/context.js'
-import { ApiError, type FieldError } from '../../http/errors.js'
+import { ApiError, fieldErrors, type FieldError } from '../../http/errors.js'
 import { iso } from '../../http/ownership.js'
 import { paginate, type ListResult, type PageParams } from '../../http/pagination.js'
 import { decryptField, encryptField } from '../../lib/crypto.js'
@@ -65,10 +65,7 @@ function checkAttestation(body: AttestationBody, now: Date): void {
     const problem = checkDocumentContent(doc.content, `documents[${i}].content`)
     if (problem) problems.push(problem)
   })
-  if (problems.length === 1) throw new ApiError('invalid_parameter', { param: problems[0].param, message: problems[0].message })
-  if (problems.length > 1) {
-    throw new ApiError('invalid_parameter', { param: problems[0].param, message: `${problems.length} parameters are invalid; see errors.`, errors: problems })
-  }
+  if (problems.length > 0) throw fieldErrors(problems)
 }
 
 /**

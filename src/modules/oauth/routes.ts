@@ -58,7 +58,7 @@ export function registerOauth(app: FastifyInstance, deps: AppDeps): void {
       return sendOAuthError(reply, new OAuthError('server_error', 'The token could not be issued; retry once.'))
     })
     scope.post('/oauth/token', {
-      config: { public: true },
+      config: { public: true, oauthErrors: OAUTH_STATUS },
       schema: {
         tags: ['OAuth'],
         summary: 'Exchange a signed client assertion for an access token',
