@@ -70,6 +70,19 @@ test('approve and decline answer a pending challenge once; a second answer is 42
   expectError(await t.api(token, 'POST', `/v1/authentications/${d.id}/approve`, { note: 'x' }), 400, 'unknown_parameter', 'note')
 })
 
+test('a challenge on a card closed since cannot be approved (card_closed) but can still be declined', async () => {
+  const card = await activeCard()
+  const a = await newChallenge(card.id)
+  const b = await newChallenge(card.id)
+  const closed = await t.api(token, 'POST', `/v1/cards/${card.id}/close`)
+  assert.equal(closed.statusCode, 200, closed.body)
+  expectError(await answer(a.id, 'approve'), 422, 'card_closed')
+  assert.equal((await read(a.id)).json().status, 'pending')
+  const declined = await answer(b.id, 'decline')
+  assert.equal(declined.statusCode, 200, declined.body)
+  assert.equal(declined.json().status, 'declined')
+})
+
 test('a read right after the five minutes shows expired, and approving it is 422 authentication_invalid_state', async () => {
   const card = await activeCard()
   const auth = await newChallenge(card.id)

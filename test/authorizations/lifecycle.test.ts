@@ -142,11 +142,16 @@ test('simulated expiry now (no body fields accepted); an expired authorization c
   assert.deepEqual(await balances(t, token, f.account.id), { ledger: 1200, held: 0, available: 1200 })
 })
 
-test('holds on a blocked account still capture and release; new authorizations decline', async () => {
+test('holds on a blocked account still capture and release, but nothing beyond them; new authorizations decline', async () => {
   const f = await fundedCard(t, tenant, token, 2000)
   const a = await expectApproved(t, token, f.card.id, 500)
   const b = await expectApproved(t, token, f.card.id, 500)
+  const late = await expectApproved(t, token, f.card.id, 200)
+  await post(t, token, sim(late.id, 'expire'))
   await post(t, token, `/v1/accounts/${f.account.id}/block`)
+  expectError(await t.api(token, 'POST', sim(a.id, 'capture'), { amount: 700 }), 422, 'account_blocked', 'amount')
+  expectError(await t.api(token, 'POST', sim(late.id, 'capture'), { amount: 200 }), 422, 'account_blocked', 'amount')
+  assert.deepEqual(await balances(t, token, f.account.id), { ledger: 2000, held: 1000, available: 1000 }, 'a refused capture moves nothing')
   await post(t, token, sim(a.id, 'capture'), {}, 201)
   await post(t, token, sim(b.id, 'reverse'))
   assert.deepEqual(await balances(t, token, f.account.id), { ledger: 1500, held: 0, available: 1500 })

@@ -73,6 +73,19 @@ describe('the package catalogue', () => {
     await t.api(fx.token, 'POST', `/v1/simulate/esim/packages/${france[0].id}/status`, { status: 'on_sale' })
   })
 
+  test('a sale-status change moves updated_at; a withdrawn package lists no add-ons to buy', async () => {
+    const withAddOns = (await allPackages(fx.token, '')).filter((p) => p.top_up_ids.length > 0)
+    const pkg = withAddOns[withAddOns.length - 1]
+    t.clock.advance(60_000)
+    const frozen = await t.api(fx.token, 'POST', `/v1/simulate/esim/packages/${pkg.id}/status`, { status: 'frozen' })
+    assert.equal(frozen.statusCode, 200, frozen.body)
+    const read = (await t.api(fx.token, 'GET', `/v1/esim/packages/${pkg.id}`)).json()
+    assert.equal(read.status, 'frozen')
+    assert.ok(new Date(read.updated_at) > new Date(pkg.updated_at), `${read.updated_at} after ${pkg.updated_at}`)
+    await t.api(fx.token, 'POST', `/v1/simulate/esim/packages/${pkg.id}/status`, { status: 'withdrawn' })
+    assert.deepEqual((await t.api(fx.token, 'GET', `/v1/esim/packages/${pkg.id}`)).json().top_up_ids, [])
+  })
+
   test('bad filters and unknown ids answer the documented errors', async () => {
     expectError(await t.api(fx.token, 'GET', '/v1/esim/packages?country=FR'), 400, 'invalid_parameter', 'country')
     expectError(await t.api(fx.token, 'GET', '/v1/esim/packages?region=moon'), 400, 'invalid_parameter', 'region')

@@ -114,6 +114,41 @@ describe('ordering a package', () => {
   })
 })
 
+describe('an order in flight', () => {
+  test('is not shown while its network call may still answer; a refusal then leaves nothing to find', async () => {
+    await simulate({ next_outcome: 'failure', latency_ms: 400 })
+    try {
+      const ref = reference()
+      const pending = t.api(fx.token, 'POST', '/v1/esim/orders', { package_id: pkg.id, reference: ref })
+      await new Promise((r) => setTimeout(r, 150))
+      assert.deepEqual(await byReference(ref), [])
+      const all = (await t.api(fx.token, 'GET', '/v1/esim/orders?status=unsettled')).json().data
+      assert.ok(!all.some((o: { reference: string }) => o.reference === ref))
+      expectError(await pending, 502, 'processor_unavailable')
+      assert.deepEqual(await byReference(ref), [])
+    } finally {
+      await simulate({ latency_ms: null })
+    }
+  })
+
+  test('past its call\'s deadline (its process died) it reads as unsettled, by list and by id', async () => {
+    await simulate({ latency_ms: 400 })
+    try {
+      const ref = reference()
+      const pending = t.api(fx.token, 'POST', '/v1/esim/orders', { package_id: pkg.id, reference: ref })
+      await new Promise((r) => setTimeout(r, 150))
+      t.clock.advance(13_000)
+      const [listed] = await byReference(ref)
+      assert.equal(listed.status, 'unsettled')
+      assert.ok(!('esim_id' in listed))
+      assert.equal((await t.api(fx.token, 'GET', `/v1/esim/orders/${listed.id}`)).json().status, 'unsettled')
+      assert.equal((await pending).statusCode, 201)
+    } finally {
+      await simulate({ latency_ms: null })
+    }
+  })
+})
+
 describe('a provisioning timeout', () => {
   test('answers 502 processor_unavailable and lists the order unsettled without esim_id; settling completes it with its eSIM', async () => {
     await simulate({ next_outcome: 'timeout', settles_as: 'completed' })

@@ -44,11 +44,12 @@ export function registerAuthentications(base: FastifyInstance, deps: AppDeps): v
   const answers = [['approve', 'approved'], ['decline', 'declined']] as const
   for (const [op, status] of answers) {
     app.post(`/v1/authentications/:authentication_id/${op}`, {
-      config: { scope: 'authentications:write', capability, errors: ['authentication_not_found', 'authentication_invalid_state'] },
+      config: { scope: 'authentications:write', capability, errors: ['authentication_not_found', 'authentication_invalid_state', ...(op === 'approve' ? ['card_closed' as const] : [])] },
       schema: {
         tags, summary: `${op === 'approve' ? 'Approve' : 'Decline'} a pending authentication (pending → ${status})`,
         description: 'The cardholder\'s answer, given in your application while the merchant checkout waits. Only a pending challenge '
-          + 'within its five minutes can be answered, once; otherwise 422 authentication_invalid_state. Emits authentication.updated. '
+          + 'within its five minutes can be answered, once; otherwise 422 authentication_invalid_state. '
+          + (op === 'approve' ? 'A challenge on a card closed since cannot be approved (422 card_closed). ' : '') + 'Emits authentication.updated. '
           + RELEASE_NOTE,
         params: AuthenticationIdParams, body: NoBody, response: { 200: Authentication },
       },

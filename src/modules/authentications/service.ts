@@ -91,10 +91,15 @@ export async function simulateAuthentication(deps: AppDeps, ctx: RequestCtx, bod
 
 /**
  * The caller's answer: pending → approved or declined, once. A challenge already answered, or past its
- * five minutes, is `authentication_invalid_state` (an expiry found here is recorded before answering).
+ * five minutes, is `authentication_invalid_state` (an expiry found here is recorded before answering); one
+ * on a card closed since cannot be approved (`card_closed`).
  */
 export async function answerAuthentication(deps: AppDeps, ctx: RequestCtx, id: string, answer: 'approved' | 'declined'): Promise<AuthenticationView> {
   const current = await requireAuthentication(deps, ctx, id)
+  // A closed card refuses every operation (card_closed); declining a challenge on it stays possible.
+  if (answer === 'approved' && current.status === 'pending' && (await requireCard(deps, ctx, current.card_id)).status === 'closed') {
+    throw new ApiError('card_closed', { message: `Card ${current.card_id} is closed; a challenge on it can only be declined.` })
+  }
   const now = deps.clock.now()
   const decided = current.status === 'pending' && current.expires_at.getTime() > now.getTime()
     ? await withTx(deps.db, async (trx: Db) => {

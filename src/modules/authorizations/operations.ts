@@ -51,7 +51,7 @@ export async function reverseAuthorization(deps: AppDeps, auth0: repo.Authorizat
  * A capture (clearing): settles `amount` against the hold and creates a `pending` capture transaction.
  * Partial captures release the rest unless `close` is false; above the hold (or after the hold expired:
  * a late presentment) the excess is taken from the available balance, and refused with
- * `insufficient_funds` when it is not there.
+ * `insufficient_funds` when it is not there, or `account_blocked` on a blocked account.
  */
 export async function captureAuthorization(deps: AppDeps, auth0: repo.AuthorizationRow, amount: number | undefined, close: boolean): Promise<TransactionView> {
   return withTx(deps.db, async (trx) => {
@@ -67,6 +67,12 @@ export async function captureAuthorization(deps: AppDeps, auth0: repo.Authorizat
     const take = amount ?? held
     if (take <= 0) throw new ApiError('missing_parameter', { param: 'amount', message: `Authorization ${auth.id} holds nothing any more; name the amount to capture.` })
     const excess = Math.max(0, take - held)
+    // A blocked account keeps its balances: holds placed before still clear, but nothing beyond them.
+    if (excess > 0 && account.status === 'blocked') {
+      throw new ApiError('account_blocked', {
+        param: 'amount', message: `Account ${account.id} is blocked: a capture may clear what the hold still holds (${held}), not ${take}.`,
+      })
+    }
     if (excess > available(account)) {
       throw new ApiError('insufficient_funds', {
         param: 'amount', message: `Capturing ${take} needs ${excess} beyond the hold; the available balance is ${available(account)}.`,

@@ -57,7 +57,7 @@ export function registerAuthorizationSimulatorRoutes(base: FastifyInstance, deps
   }, async (req) => reverse(deps, req.ctx, req.params.authorization_id, req.body?.amount))
 
   app.post('/v1/simulate/authorizations/:authorization_id/capture', {
-    config: config(['authorization_not_found', 'authorization_invalid_state', 'insufficient_funds']),
+    config: config(['authorization_not_found', 'authorization_invalid_state', 'insufficient_funds', 'account_blocked']),
     schema: {
       tags, summary: 'Simulate a capture (clearing)',
       description: 'Captures `amount` (default: what is held) and answers the new `capture` transaction, status `pending` until it settles '

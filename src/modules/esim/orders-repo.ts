@@ -132,12 +132,19 @@ export async function deleteOrder(trx: Db, id: string): Promise<void> {
   await trx.deleteFrom('esim_orders').where('id', '=', id).execute()
 }
 
-export interface OrderFilters { reference?: string; status?: string; cardholderId?: string }
+export interface OrderFilters {
+  reference?: string
+  status?: string
+  cardholderId?: string
+  /** Orders still in flight are listed only when created before this (their create call can no longer answer). */
+  inFlightShownBefore: Date
+}
 
 export async function listOrders(db: Db, organizationId: string, environment: string, filters: OrderFilters, bounds: PageBounds): Promise<OrderRow[]> {
   let q = db.selectFrom('esim_orders').selectAll().where('organization_id', '=', organizationId).where('environment', '=', environment)
+    .where((eb) => eb.or([eb('status', '!=', 'pending'), eb('created_at', '<', filters.inFlightShownBefore)]))
   if (filters.reference !== undefined) q = q.where('reference', '=', filters.reference)
-  // An order whose provisioning call is still in flight reads as unsettled.
+  // An order in flight past its create call's deadline (its process died) reads as unsettled.
   if (filters.status === 'unsettled') q = q.where('status', 'in', ['unsettled', 'pending'])
   else if (filters.status !== undefined) q = q.where('status', '=', filters.status)
   if (filters.cardholderId !== undefined) q = q.where('cardholder_id', '=', filters.cardholderId)

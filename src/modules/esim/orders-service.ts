@@ -2,7 +2,7 @@ import type { Static } from 'typebox'
 import type { AppDeps } from '../../app-deps.js'
 import type { CreatedWindow } from '../../db/created-window.js'
 import { isUniqueViolation } from '../../db/tx.js'
-import { EsimNetworkTimeout, provisionWithDeadline, type ProvisionOutcome } from '../../esim-network/port.js'
+import { EsimNetworkTimeout, PROVISIONING_DEADLINE_MS, provisionWithDeadline, type ProvisionOutcome } from '../../esim-network/port.js'
 import type { RequestCtx } from '../../http/context.js'
 import { ApiError } from '../../http/errors.js'
 import { requireOwned } from '../../http/ownership.js'
@@ -90,9 +90,21 @@ export async function createOrder(deps: AppDeps, ctx: RequestCtx, body: CreateBo
   return presentOrder(order)
 }
 
+/**
+ * An order is not shown while its create call may still answer (interface: an order appears without an eSIM only
+ * after the network timed out; a refusal means it never existed). Past the call's deadline an order still in
+ * flight belongs to a process that died: it reads as unsettled until settlement decides it.
+ */
+const IN_FLIGHT_HIDDEN_MS = PROVISIONING_DEADLINE_MS + 2_000
+
+function inFlightShownBefore(deps: AppDeps): Date {
+  return new Date(deps.clock.now().getTime() - IN_FLIGHT_HIDDEN_MS)
+}
+
 export async function requireOrder(deps: AppDeps, ctx: RequestCtx, id: string): Promise<repo.OrderRow> {
   const row = isId('esord', id) ? await repo.findOrder(deps.db, id) : undefined
-  return requireOwned(row, ctx, 'esim_order_not_found')
+  const shown = row && (row.status !== 'pending' || new Date(row.created_at) < inFlightShownBefore(deps)) ? row : undefined
+  return requireOwned(shown, ctx, 'esim_order_not_found')
 }
 
 export async function retrieveOrder(deps: AppDeps, ctx: RequestCtx, id: string): Promise<OrderView> {
@@ -104,7 +116,7 @@ export async function listOrders(deps: AppDeps, ctx: RequestCtx, query: Static<t
     ctx, cursors: deps.cursors, url: '/v1/esim/orders', page: query,
     sortKey: (r: repo.OrderRow) => r.id,
     fetch: (bounds) => repo.listOrders(deps.db, ctx.organizationId, ctx.environment, {
-      reference: query.reference, status: query.status, cardholderId: query.cardholder_id,
+      reference: query.reference, status: query.status, cardholderId: query.cardholder_id, inFlightShownBefore: inFlightShownBefore(deps),
     }, bounds),
     present: presentOrder,
   })

@@ -10,19 +10,22 @@ export interface CatalogueView { organizationId: string; environment: string }
 /** The platform's own view (operator): no organization's overrides. */
 export const PLATFORM_VIEW: CatalogueView = { organizationId: '', environment: '' }
 
-export type PackageRow = Selectable<EsimPackagesTable> & { effective_status: string }
-export type TopUpRow = Selectable<EsimTopUpsTable> & { effective_status: string; package_status: string }
+/** `effective_updated_at`: the later of the row's own change and this view's sale-status override. */
+export type PackageRow = Selectable<EsimPackagesTable> & { effective_status: string; effective_updated_at: Date }
+export type TopUpRow = Selectable<EsimTopUpsTable> & { effective_status: string; package_status: string; effective_updated_at: Date }
 
 /** Withdrawn by the platform is final for everyone; otherwise an organization's sandbox override wins. */
 const effective = (table: 'p' | 't') => sql<string>`CASE WHEN ${sql.ref(`${table}.status`)} = 'withdrawn' THEN 'withdrawn'
   ELSE COALESCE(${sql.ref(`o${table}.status`)}, ${sql.ref(`${table}.status`)}) END`
+/** When the item last changed as this view sees it: a sandbox override changes it too (GREATEST skips a missing one). */
+const effectiveUpdatedAt = (table: 'p' | 't') => sql<Date>`GREATEST(${sql.ref(`${table}.updated_at`)}, ${sql.ref(`o${table}.updated_at`)})`
 
 function packagesQuery(db: Db, view: CatalogueView) {
   return db.selectFrom('esim_packages as p')
     .leftJoin('esim_status_overrides as op', (j) => j.onRef('op.item_id', '=', 'p.id')
       .on('op.organization_id', '=', view.organizationId).on('op.environment', '=', view.environment))
     .selectAll('p')
-    .select(effective('p').as('effective_status'))
+    .select([effective('p').as('effective_status'), effectiveUpdatedAt('p').as('effective_updated_at')])
 }
 
 export interface PackageFilters { country?: string; region?: string; status?: string }
@@ -47,7 +50,7 @@ function topUpsQuery(db: Db, view: CatalogueView) {
     .leftJoin('esim_status_overrides as op', (j) => j.onRef('op.item_id', '=', 'p.id')
       .on('op.organization_id', '=', view.organizationId).on('op.environment', '=', view.environment))
     .selectAll('t')
-    .select([effective('t').as('effective_status'), effective('p').as('package_status')])
+    .select([effective('t').as('effective_status'), effective('p').as('package_status'), effectiveUpdatedAt('t').as('effective_updated_at')])
 }
 
 export async function topUpsOfPackages(db: Db, view: CatalogueView, packageIds: string[]): Promise<TopUpRow[]> {

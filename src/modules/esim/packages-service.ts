@@ -31,9 +31,10 @@ export function presentPackage(row: repo.PackageRow, topUps: repo.TopUpRow[]): P
     price: Number(row.price),
     currency: row.currency,
     status: row.effective_status as SaleStatus,
-    top_up_ids: topUps.filter((t) => t.package_id === row.id && t.effective_status === 'on_sale').map((t) => t.id),
+    // What can be bought for it: nothing once the package is withdrawn (its add-ons are refused then).
+    top_up_ids: row.effective_status === 'withdrawn' ? [] : topUps.filter((t) => t.package_id === row.id && t.effective_status === 'on_sale').map((t) => t.id),
     created_at: iso(row.created_at)!,
-    updated_at: iso(row.updated_at)!,
+    updated_at: iso(row.effective_updated_at)!,
   }
 }
 
@@ -49,7 +50,7 @@ export function presentTopUp(row: repo.TopUpRow): TopUpView {
     currency: row.currency,
     status: row.effective_status as SaleStatus,
     created_at: iso(row.created_at)!,
-    updated_at: iso(row.updated_at)!,
+    updated_at: iso(row.effective_updated_at)!,
   }
 }
 
