@@ -9,6 +9,7 @@ import type { RequestCtx } from '../src/http/context.js'
 import { decide, type DecisionInput } from '../src/modules/authorizations/decide.js'
 import { authorize } from '../src/modules/authorizations/service.js'
 import { createTenant, startTestApp, type TestApp } from '../test/helpers/app.js'
+import { benchDatabaseUrl, isLocalDatabase } from './platform-harness.js'
 
 export interface EngineFigures {
   cards: number; concurrency: number; decisions: number; rate: number; p50: number; p90: number; p99: number; max: number
@@ -34,7 +35,7 @@ function percentile(sorted: number[], p: number): number {
 
 /** `concurrency` callers deciding authorizations on random cards for `seconds`, after a short warm-up. */
 export async function engineRun(options: { cards: number; concurrency: number; seconds: number }): Promise<EngineFigures> {
-  process.env.DATABASE_URL = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres'
+  process.env.DATABASE_URL = benchDatabaseUrl()
   const t = await startTestApp({ env: { LOG_LEVEL: 'warn' } })
   try {
     const tenant = await createTenant(t)
@@ -76,7 +77,7 @@ export async function engineRun(options: { cards: number; concurrency: number; s
     await run(2000, null)
     const { rows } = await sql<{ pid: number }>`SELECT pid FROM pg_stat_activity WHERE datname = current_database()`.execute(t.deps.db)
     const pids = rows.map((r) => r.pid)
-    const local = ['127.0.0.1', 'localhost'].includes(new URL(process.env.DATABASE_URL).hostname)
+    const local = isLocalDatabase(process.env.DATABASE_URL)
     if (process.env.BENCH_PRIORITY) for (const pid of [process.pid, ...(local ? pids : [])]) setPriority(pid, Number(process.env.BENCH_PRIORITY))
     const pg0 = pids.reduce((sum, pid) => sum + cpuSeconds(pid), 0)
     const cpu0 = process.cpuUsage()

@@ -2,7 +2,7 @@
 // PostgreSQL, 32 connections over 1,000 cards (each on its own funded account); then the decision itself
 // without HTTP (the engine's `authorize`, its database transaction included, called in-process on a database
 // of its own with the same concurrency), and the pure rule function `decide()` alone.
-// Usage: npm run bench -- authorizations [--duration 15] [--connections 32] [--cards 1000] [--warmup 3] [--rate 1000] [--only http]
+// Usage: npm run bench -- authorizations [--duration 15] [--connections 32] [--cards 1000] [--warmup 3] [--rate 1000] [--processes 2] [--db-connections 6] [--only http]
 import { randomBytes } from 'node:crypto'
 import { mkdirSync, writeFileSync } from 'node:fs'
 import { cpus, loadavg } from 'node:os'
@@ -27,6 +27,9 @@ const { values } = parseArgs({
     only: { type: 'string' },
     // One HTTP process per core, as a deployment on this machine would run (HTTP_PROCESSES).
     processes: { type: 'string', default: String(cpus().length) },
+    // The server's PostgreSQL connections in all (DATABASE_CONNECTIONS), sized to the database's cores as a
+    // deployment beside a 2-core database would be: more backends than that only queue inside PostgreSQL.
+    'db-connections': { type: 'string', default: String(3 * cpus().length) },
   },
   allowPositionals: true,
 })
@@ -112,7 +115,7 @@ function steadyAuthorizations(server: BenchServer, token: string, cards: string[
 }
 
 const loadBefore = loadavg()[0]
-const server = await startServer({ HTTP_PROCESSES: values.processes! })
+const server = await startServer({ HTTP_PROCESSES: values.processes!, DATABASE_CONNECTIONS: values['db-connections']! })
 const rows: Figures[] = []
 /** WAL bytes written per decision in each steady run: what every commit waits to flush. */
 const walPerDecision: number[] = []
@@ -124,8 +127,10 @@ try {
   const cards = await issueCards(server, token, client.programIds[0], cardCount)
   process.stdout.write(`${cards.length} funded cards issued in ${((Date.now() - started) / 1000).toFixed(1)} s\n`)
   await cannon('warmup', { ...authorizations(server, token, cards), duration: warmup })
+  await server.settle()
   rows.push(await cannon(`POST /v1/simulate/authorizations, ${cards.length} cards, ${connections} conn, max rate`, { ...authorizations(server, token, cards), duration }, server))
   for (const rate of rates) {
+    await server.settle()
     const walBefore = await server.walBytes()
     const row = await paced(`POST /v1/simulate/authorizations, ≤ ${connections} conn, ${rate}/s steady`, steadyAuthorizations(server, token, cards, rate), server)
     walPerDecision.push(Math.round((await server.walBytes() - walBefore) / row.requests))
@@ -148,7 +153,7 @@ const atTarget = steady[rates.includes(TARGET.rps) ? rates.indexOf(TARGET.rps) :
 const meets = saturated.rps >= TARGET.rps && atTarget.p99 < TARGET.p99
 const report = [
   `svc authorization benchmark — ${new Date().toISOString()}`,
-  `node ${process.version}, ${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}, PostgreSQL, ${values.processes} HTTP processes, ${duration} s per run, load average ${loadBefore.toFixed(1)} before the run`
+  `node ${process.version}, ${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}, PostgreSQL, ${values.processes} HTTP processes sharing ${values['db-connections']} database connections, ${duration} s per run, load average ${loadBefore.toFixed(1)} before the run`
     + (process.env.BENCH_PRIORITY ? `, BENCH_PRIORITY=${process.env.BENCH_PRIORITY}` : ''),
   '',
   table(rows),

@@ -1,7 +1,7 @@
 // Ledger benchmark: credits through the HTTP API (POST /v1/accounts/{id}/credit, each with its own
 // client_transaction_id) against a real `svc serve` on PostgreSQL, spread over many accounts and all on
 // one hot account, beside `pgbench -N` on the same PostgreSQL in the same run.
-// Usage: npm run bench -- ledger [--duration 15] [--connections 32] [--accounts 1000] [--warmup 3]
+// Usage: npm run bench -- ledger [--duration 15] [--connections 32] [--accounts 1000] [--warmup 3] [--processes 2] [--db-connections 6]
 import { execFileSync } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
 import { mkdirSync, writeFileSync } from 'node:fs'
@@ -9,7 +9,7 @@ import { cpus, loadavg } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { parseArgs } from 'node:util'
-import { accessToken, cannon, createTenant, startServer, table, type BenchServer, type Figures } from './platform-harness.js'
+import { accessToken, benchDatabaseUrl, cannon, createTenant, pgToolArgs, startServer, table, type BenchServer, type Figures } from './platform-harness.js'
 
 const TARGET = { spreadRps: 1200, pgbenchShare: 0.4, hotSlowdown: 5 }
 
@@ -21,6 +21,9 @@ const { values } = parseArgs({
     warmup: { type: 'string', default: '3' },
     // One HTTP process per core, as a deployment on this machine would run (HTTP_PROCESSES).
     processes: { type: 'string', default: String(cpus().length) },
+    // The server's PostgreSQL connections in all (DATABASE_CONNECTIONS), sized to the database's cores as a
+    // deployment beside a 2-core database would be: more backends than that only queue inside PostgreSQL.
+    'db-connections': { type: 'string', default: String(3 * cpus().length) },
   },
   allowPositionals: true,
 })
@@ -28,7 +31,7 @@ const duration = Number(values.duration)
 const connections = Number(values.connections)
 const accountCount = Number(values.accounts)
 const warmup = Number(values.warmup)
-const admin = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres'
+const admin = benchDatabaseUrl()
 
 async function call(server: BenchServer, token: string, method: string, path: string, body?: unknown): Promise<any> {
   const res = await fetch(server.baseUrl + path, {
@@ -73,14 +76,14 @@ function credits(server: BenchServer, token: string, pick: () => string) {
 }
 
 /** `pgbench -N` (TPC-B without the branch and teller updates) on its own database of the same server. */
-function pgbench(): { tps: number; line: string } {
-  const url = new URL(admin)
+async function pgbench(settle: () => Promise<void>): Promise<{ tps: number; line: string }> {
   const db = `svc_pgbench_${randomBytes(4).toString('hex')}`
-  const conn = ['-h', url.hostname, '-p', url.port || '5432', '-U', decodeURIComponent(url.username || 'postgres')]
-  const env = { ...process.env, PGPASSWORD: decodeURIComponent(url.password) }
+  const { args: conn, env } = pgToolArgs(admin)
   execFileSync('createdb', [...conn, db], { env })
   try {
     execFileSync('pgbench', [...conn, '-i', '-q', '-s', '10', db], { env, stdio: 'ignore' })
+    // The same start as the credit runs get: what the initialization wrote is on disk before the clock starts.
+    await settle()
     const out = execFileSync('pgbench', [...conn, '-N', '-c', String(connections), '-j', '2', '-T', String(duration), db], { env, encoding: 'utf8' })
     const line = out.split('\n').find((l) => l.startsWith('tps =') && !l.includes('including')) ?? out.split('\n').find((l) => l.startsWith('tps =')) ?? ''
     return { tps: Math.round(Number(/tps = ([\d.]+)/.exec(line)?.[1] ?? 0)), line: line.trim() }
@@ -110,7 +113,7 @@ async function verify(server: BenchServer, token: string, sample: string[]): Pro
 }
 
 const loadBefore = loadavg()[0]
-const server = await startServer({ HTTP_PROCESSES: values.processes! })
+const server = await startServer({ HTTP_PROCESSES: values.processes!, DATABASE_CONNECTIONS: values['db-connections']! })
 const rows: Figures[] = []
 let pg0 = { tps: 0, line: '' }
 let check = ''
@@ -122,8 +125,10 @@ try {
   const spreadPick = () => ids[Math.floor(Math.random() * ids.length)]
 
   await cannon('warmup', { ...credits(server, token, spreadPick), duration: warmup })
-  pg0 = pgbench()
+  pg0 = await pgbench(() => server.settle())
+  await server.settle()
   rows.push(await cannon(`credits, ${ids.length} accounts, ${connections} conn`, { ...credits(server, token, spreadPick), duration }, server))
+  await server.settle()
   rows.push(await cannon(`credits, 1 hot account, ${connections} conn`, { ...credits(server, token, () => hot), duration }, server))
   check = await verify(server, token, [hot, ...ids.slice(1, 21)])
 } finally {
@@ -135,7 +140,7 @@ const share = pg0.tps > 0 ? spread.rps / pg0.tps : 0
 const meets = spread.rps >= TARGET.spreadRps && share >= TARGET.pgbenchShare && hotRow.rps * TARGET.hotSlowdown >= spread.rps
 const report = [
   `svc ledger benchmark — ${new Date().toISOString()}`,
-  `node ${process.version}, ${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}, PostgreSQL, ${values.processes} HTTP processes, ${duration} s per run, load average ${loadBefore.toFixed(1)} → ${loadavg()[0].toFixed(1)}`,
+  `node ${process.version}, ${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}, PostgreSQL, ${values.processes} HTTP processes sharing ${values['db-connections']} database connections, ${duration} s per run, load average ${loadBefore.toFixed(1)} → ${loadavg()[0].toFixed(1)}`,
   '',
   table(rows),
   '',

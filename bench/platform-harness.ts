@@ -1,6 +1,6 @@
 // Shared by the benchmarks: a real `svc serve` process on a fresh PostgreSQL database, a tenant to call it
 // with, fast client assertions, and autocannon runs reduced to the figures the README reports.
-import { spawn, type ChildProcess } from 'node:child_process'
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process'
 import { generateKeyPairSync, randomBytes, randomUUID, sign, type KeyObject } from 'node:crypto'
 import { closeSync, existsSync, mkdtempSync, openSync, readdirSync, readFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
@@ -117,16 +117,51 @@ export interface BenchServer {
   postgresCpuSeconds(): Promise<Map<number, number> | null>
   /** Bytes of WAL the whole PostgreSQL cluster has written so far: the difference over a run is the run's write volume. */
   walBytes(): Promise<number>
+  /**
+   * Writes out what earlier work left dirty (a PostgreSQL checkpoint, then the kernel's page cache), so a timed
+   * run does not pay for the writes of the setup or of the run before it.
+   */
+  settle(): Promise<void>
   operator<T = any>(method: string, path: string, body?: unknown): Promise<T>
   stop(): Promise<void>
 }
 
 /**
- * Starts `svc serve` as its own process on a new database beside BENCH_DATABASE_URL (default: local
- * PostgreSQL), with rate limits lifted and request logging off unless `env` says otherwise.
+ * The PostgreSQL server the benchmarks run against, as an admin URL: BENCH_DATABASE_URL, else the local server
+ * over TCP, as a service reaches a database on another host. The Unix socket of a server on the same machine
+ * (`postgres://postgres@localhost:5432/postgres?host=/var/run/postgresql`) works too, pgbench included.
+ */
+export function benchDatabaseUrl(): string {
+  return process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres'
+}
+
+/** The host a URL reaches: the `host` parameter (a socket directory) when given, else its hostname. */
+function hostOf(url: string): string {
+  const u = new URL(url)
+  return u.searchParams.get('host') ?? u.hostname
+}
+
+/** Whether PostgreSQL runs on this machine, so its backends' CPU can be read from /proc. */
+export function isLocalDatabase(url: string): boolean {
+  const host = hostOf(url)
+  return host.startsWith('/') || ['127.0.0.1', 'localhost', '[::1]'].includes(host)
+}
+
+/** Connection options for PostgreSQL's own command-line tools (createdb, pgbench), the same transport as `url`. */
+export function pgToolArgs(url: string): { args: string[]; env: NodeJS.ProcessEnv } {
+  const u = new URL(url)
+  return {
+    args: ['-h', hostOf(url), '-p', u.port || '5432', '-U', decodeURIComponent(u.username || 'postgres')],
+    env: { ...process.env, PGPASSWORD: decodeURIComponent(u.password) },
+  }
+}
+
+/**
+ * Starts `svc serve` as its own process on a new database beside `benchDatabaseUrl()`, with rate limits
+ * lifted and request logging off unless `env` says otherwise.
  */
 export async function startServer(env: Record<string, string> = {}): Promise<BenchServer> {
-  const admin = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres'
+  const admin = benchDatabaseUrl()
   const dbName = `svc_bench_${randomBytes(5).toString('hex')}`
   await adminQuery(admin, `CREATE DATABASE ${dbName}`)
   const dbUrl = new URL(admin)
@@ -175,7 +210,7 @@ export async function startServer(env: Record<string, string> = {}): Promise<Ben
     cpuSeconds: () => treeCpuSeconds(child.pid!),
     async postgresCpuSeconds() {
       const pids = await adminQuery(admin, 'SELECT pid FROM pg_stat_activity WHERE datname = $1', [dbName])
-      if (!['127.0.0.1', 'localhost', '[::1]'].includes(new URL(admin).hostname)) return null
+      if (!isLocalDatabase(admin)) return null
       const byPid = new Map<number, number>()
       for (const { pid } of pids) {
         raisePriority(pid)
@@ -187,6 +222,11 @@ export async function startServer(env: Record<string, string> = {}): Promise<Ben
     async walBytes() {
       const [row] = await adminQuery(admin, `SELECT (pg_current_wal_lsn() - '0/0')::text AS bytes`) as unknown as { bytes: string }[]
       return Number(row.bytes)
+    },
+    async settle() {
+      // CHECKPOINT needs a superuser or pg_checkpoint; without either, only the page cache is flushed.
+      await adminQuery(admin, 'CHECKPOINT').catch(() => undefined)
+      spawnSync('sync')
     },
     async operator(method, path, body) {
       const res = await fetch(baseUrl + path, {

@@ -27,6 +27,7 @@ import { emit } from '../src/modules/events/emit.js'
 import { insertEndpoint } from '../src/modules/webhooks/repo.js'
 import { sealSecret } from '../src/modules/webhooks/secrets.js'
 import { openRuntime } from '../src/runtime.js'
+import { benchDatabaseUrl } from './platform-harness.js'
 
 function arg(name: string, fallback: number): number {
   const i = process.argv.indexOf(`--${name}`)
@@ -52,7 +53,7 @@ function percentile(sorted: number[], p: number): number {
 }
 
 async function main(): Promise<void> {
-  const server = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres'
+  const server = benchDatabaseUrl()
   const dbName = `svc_bench_${randomBytes(4).toString('hex')}`
   const admin = new pg.Client({ connectionString: server })
   await admin.connect()
