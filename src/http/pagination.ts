@@ -128,6 +128,9 @@ export async function paginate<Row, Out>(options: {
   }
 }
 
+/** Whose cursors the operator API's lists hand out: the platform's own, not any organization's. */
+export const OPERATOR_CTX: RequestCtx = { requestId: 'operator', organizationId: 'operator', environment: 'sandbox', clientId: 'operator', scopes: new Set() }
+
 /** Applies page bounds to a query on `column`; `order` is the list's natural order. */
 export function applyBounds<QB extends SelectQueryBuilder<any, any, any>>(qb: QB, bounds: PageBounds, column: string, order: 'asc' | 'desc'): QB {
   const ref = sql.ref(column)

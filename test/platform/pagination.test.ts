@@ -2,7 +2,7 @@ import assert from 'node:assert/strict'
 import { after, afterEach, before, describe, test } from 'node:test'
 import { Type } from 'typebox'
 import { applyBounds, paginate, PageQuery, type PageParams } from '../../src/http/pagination.js'
-import { createTenant, startTestApp, type TestApp, type TestClient } from '../helpers/app.js'
+import { createTenant, OPERATOR_TOKEN, startTestApp, type TestApp, type TestClient } from '../helpers/app.js'
 
 const DAY_MS = 24 * 60 * 60 * 1000
 
@@ -221,5 +221,51 @@ describe('pagination on GET /v1/programs', () => {
     const error = await errorOf('?offset=10')
     assert.equal(error.code, 'unknown_parameter')
     assert.equal(error.param, 'offset')
+  })
+})
+
+describe('operator lists', () => {
+  let op: TestApp
+
+  before(async () => { op = await startTestApp() })
+  after(async () => { await op.close() })
+
+  /** Every item of an operator list, walked `limit` at a time by next_cursor. */
+  async function walk(path: string, limit: number): Promise<string[]> {
+    const ids: string[] = []
+    let cursor: string | null = null
+    const sep = path.includes('?') ? '&' : '?'
+    do {
+      const page: { data: { id: string }[]; has_more: boolean; next_cursor: string | null } =
+        await op.operator('GET', `${path}${sep}limit=${limit}${cursor ? `&starting_after=${cursor}` : ''}`)
+      assert.ok(page.data.length <= limit)
+      ids.push(...page.data.map((x) => x.id))
+      cursor = page.next_cursor
+      assert.equal(page.has_more, cursor !== null)
+    } while (cursor)
+    return ids
+  }
+
+  test('organizations, programs, clients and webhook endpoints paginate like every /v1 list', async () => {
+    const orgs = []
+    for (let i = 0; i < 5; i++) orgs.push(await createTenant(op))
+    const org = orgs[0].organizationId
+    for (const name of ['a', 'b', 'c']) {
+      await op.operator('POST', '/operator/v1/clients', { organization_id: org, environment: 'sandbox', label: name, jwks: { keys: [orgs[0].publicJwk] } })
+    }
+    const token = await orgs[0].token()
+    for (let i = 0; i < 3; i++) {
+      const res = await op.api(token, 'POST', '/v1/webhook_endpoints', { url: `https://hooks.example.com/${i}`, enabled_events: ['*'] })
+      assert.equal(res.statusCode, 201, res.body)
+    }
+    const everything = async (path: string) => (await op.operator('GET', `${path}${path.includes('?') ? '&' : '?'}limit=100`)).data.map((x: { id: string }) => x.id)
+    for (const path of ['/operator/v1/organizations', `/operator/v1/programs?organization_id=${org}`, `/operator/v1/clients?organization_id=${org}`, `/operator/v1/webhook_endpoints?organization_id=${org}`]) {
+      const all = await everything(path)
+      assert.ok(all.length >= 2, `${path}: ${all.length}`)
+      assert.deepEqual(await walk(path, 1), all, path)
+    }
+    const bad = await op.app.inject({ method: 'GET', url: '/operator/v1/organizations?limit=abc', headers: { authorization: `Bearer ${OPERATOR_TOKEN}` } })
+    assert.equal(bad.statusCode, 400)
+    assert.equal(bad.json().error.param, 'limit')
   })
 })

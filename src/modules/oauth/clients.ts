@@ -4,6 +4,7 @@ import { ApiError } from '../../http/errors.js'
 import { parseCidr } from '../../http/ip.js'
 import { changeAuthorization } from '../../http/token-cache.js'
 import { iso } from '../../http/ownership.js'
+import { applyBounds, OPERATOR_CTX, paginate, type ListResult, type PageParams } from '../../http/pagination.js'
 import { newId } from '../../lib/ids.js'
 import { validateJwks } from './jwks.js'
 import type { ClientRecord } from './repo.js'
@@ -62,8 +63,14 @@ export async function getClient(deps: AppDeps, id: string): Promise<ClientRecord
   return row as ClientRecord
 }
 
-export async function listClients(deps: AppDeps, organizationId: string): Promise<ClientRecord[]> {
-  return await deps.db.selectFrom('oauth_clients').selectAll().where('organization_id', '=', organizationId).orderBy('id').execute() as ClientRecord[]
+/** A page of one organization's clients (both environments), oldest first. */
+export async function listClients(deps: AppDeps, organizationId: string, page: PageParams): Promise<ListResult<ReturnType<typeof presentClient>>> {
+  return paginate({
+    ctx: OPERATOR_CTX, cursors: deps.cursors, url: '/operator/v1/clients', page,
+    sortKey: (r: ClientRecord) => r.id,
+    fetch: async (bounds) => await applyBounds(deps.db.selectFrom('oauth_clients').selectAll().where('organization_id', '=', organizationId), bounds, 'id', 'asc').execute() as ClientRecord[],
+    present: presentClient,
+  })
 }
 
 export interface ClientCreateInput {

@@ -6,7 +6,8 @@ import { createClient, getClient, listClients, presentClient, revokeClient, upda
 import { SCOPES } from '../oauth/scopes.js'
 import { createProgram, presentProgram } from '../programs/service.js'
 import { PROCESSOR_NAMES } from '../../processors/catalog.js'
-import { createOrganization, getOrganization, listOrganizations, putNetworkPolicy } from './service.js'
+import { createOrganization, getOrganization, listOrganizationPrograms, listOrganizations, putNetworkPolicy } from './service.js'
+import { PageQuery } from '../../http/pagination.js'
 import { CurrencyCode } from '../../http/schema-types.js'
 
 const Environment = Type.Union([Type.Literal('sandbox'), Type.Literal('production')])
@@ -25,10 +26,9 @@ export function registerOperator(base: FastifyInstance, deps: AppDeps): void {
     config: { created: true },
   }, async (req, reply) => reply.code(201).send(await createOrganization(deps, req.body.name)))
 
-  app.get('/operator/v1/organizations', { schema: { tags, summary: 'List organizations' } }, async () => {
-    const data = await listOrganizations(deps)
-    return { object: 'list', url: '/operator/v1/organizations', data, has_more: false, next_cursor: null }
-  })
+  app.get('/operator/v1/organizations', {
+    schema: { tags, summary: 'List organizations, oldest first', querystring: Type.Object(PageQuery, strict) },
+  }, async (req) => listOrganizations(deps, req.query))
 
   app.get('/operator/v1/organizations/:id', {
     schema: { tags, summary: 'Retrieve an organization', params: Type.Object({ id: Type.String() }) },
@@ -68,10 +68,10 @@ export function registerOperator(base: FastifyInstance, deps: AppDeps): void {
   })
 
   app.get('/operator/v1/programs', {
-    schema: { tags, summary: 'List programs of an organization', querystring: Type.Object({ organization_id: Type.String() }, strict) },
+    schema: { tags, summary: 'List programs of an organization, oldest first', querystring: Type.Object({ organization_id: Type.String(), ...PageQuery }, strict) },
   }, async (req) => {
-    const rows = await deps.db.selectFrom('programs').selectAll().where('organization_id', '=', req.query.organization_id).orderBy('id').execute()
-    return { object: 'list', url: '/operator/v1/programs', data: rows.map(presentProgram), has_more: false, next_cursor: null }
+    const { organization_id, ...page } = req.query
+    return listOrganizationPrograms(deps, organization_id, page)
   })
 
   app.post('/operator/v1/clients', {
@@ -90,8 +90,11 @@ export function registerOperator(base: FastifyInstance, deps: AppDeps): void {
   }, async (req, reply) => reply.code(201).send(presentClient(await createClient(deps, req.body))))
 
   app.get('/operator/v1/clients', {
-    schema: { tags, summary: 'List clients of an organization', querystring: Type.Object({ organization_id: Type.String() }, strict) },
-  }, async (req) => ({ object: 'list', url: '/operator/v1/clients', data: (await listClients(deps, req.query.organization_id)).map(presentClient), has_more: false, next_cursor: null }))
+    schema: { tags, summary: 'List clients of an organization, oldest first', querystring: Type.Object({ organization_id: Type.String(), ...PageQuery }, strict) },
+  }, async (req) => {
+    const { organization_id, ...page } = req.query
+    return listClients(deps, organization_id, page)
+  })
 
   app.get('/operator/v1/clients/:id', {
     schema: { tags, summary: 'Retrieve a client', params: Type.Object({ id: Type.String() }) },

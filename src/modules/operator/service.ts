@@ -2,9 +2,11 @@ import type { AppDeps } from '../../app-deps.js'
 import { json } from '../../db/types.js'
 import { ApiError } from '../../http/errors.js'
 import { iso } from '../../http/ownership.js'
+import { applyBounds, OPERATOR_CTX, paginate, type ListResult, type PageParams } from '../../http/pagination.js'
 import { changeAuthorization } from '../../http/token-cache.js'
 import { newId } from '../../lib/ids.js'
 import { validateAllowlist } from '../oauth/clients.js'
+import { presentProgram, type ProgramView } from '../programs/service.js'
 
 export interface OrganizationView { object: 'organization'; id: string; name: string; created_at: string }
 
@@ -23,9 +25,24 @@ export async function getOrganization(deps: AppDeps, id: string): Promise<Organi
   return presentOrganization(row)
 }
 
-export async function listOrganizations(deps: AppDeps): Promise<OrganizationView[]> {
-  const rows = await deps.db.selectFrom('organizations').selectAll().orderBy('id').execute()
-  return rows.map(presentOrganization)
+/** A page of the platform's organizations, oldest first. */
+export async function listOrganizations(deps: AppDeps, page: PageParams): Promise<ListResult<OrganizationView>> {
+  return paginate({
+    ctx: OPERATOR_CTX, cursors: deps.cursors, url: '/operator/v1/organizations', page,
+    sortKey: (r: { id: string }) => r.id,
+    fetch: (bounds) => applyBounds(deps.db.selectFrom('organizations').selectAll(), bounds, 'id', 'asc').execute(),
+    present: presentOrganization,
+  })
+}
+
+/** A page of one organization's programs (both environments), oldest first. */
+export async function listOrganizationPrograms(deps: AppDeps, organizationId: string, page: PageParams): Promise<ListResult<ProgramView>> {
+  return paginate({
+    ctx: OPERATOR_CTX, cursors: deps.cursors, url: '/operator/v1/programs', page,
+    sortKey: (r: { id: string }) => r.id,
+    fetch: (bounds) => applyBounds(deps.db.selectFrom('programs').selectAll().where('organization_id', '=', organizationId), bounds, 'id', 'asc').execute(),
+    present: presentProgram,
+  })
 }
 
 export interface NetworkPolicyView { object: 'network_policy'; organization_id: string; environment: string; ip_allowlist: string[] }

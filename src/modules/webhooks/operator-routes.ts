@@ -4,12 +4,12 @@ import { Type } from 'typebox'
 import type { AppDeps } from '../../app-deps.js'
 import { ApiError } from '../../http/errors.js'
 import { iso } from '../../http/ownership.js'
-import { PageQuery } from '../../http/pagination.js'
+import { OPERATOR_CTX, paginate, PageQuery } from '../../http/pagination.js'
 import { isId } from '../../lib/ids.js'
 import { findEvent } from '../events/repo.js'
 import { deliveriesOfEvent } from './delivery-repo.js'
 import { listAttempts, replayEndpoint, replayEvent } from './replay.js'
-import { endpointsOfOrganization, findEndpoint } from './repo.js'
+import { endpointsOfOrganization, findEndpoint, type EndpointRow } from './repo.js'
 import { presentEndpoint } from './service.js'
 
 const tags = ['Operator']
@@ -84,11 +84,15 @@ export function registerWebhookOperator(base: FastifyInstance, deps: AppDeps): v
   })
 
   app.get('/operator/v1/webhook_endpoints', {
-    schema: { tags, summary: 'Webhook endpoints of an organization', querystring: Type.Object({ organization_id: Type.String() }, strict) },
+    schema: { tags, summary: 'Webhook endpoints of an organization, newest first', querystring: Type.Object({ organization_id: Type.String(), ...PageQuery }, strict) },
   }, async (req) => {
-    const rows = await endpointsOfOrganization(deps.db, req.query.organization_id)
-    const data = rows.map((r) => ({ ...presentEndpoint(r), environment: r.environment, disabled_reason: r.disabled_reason, failing_since: iso(r.failing_since) }))
-    return { object: 'list', url: '/operator/v1/webhook_endpoints', data, has_more: false, next_cursor: null }
+    const { organization_id, ...page } = req.query
+    return paginate({
+      ctx: OPERATOR_CTX, cursors: deps.cursors, url: '/operator/v1/webhook_endpoints', page,
+      sortKey: (r: EndpointRow) => r.id,
+      fetch: (bounds) => endpointsOfOrganization(deps.db, organization_id, bounds),
+      present: (r) => ({ ...presentEndpoint(r), environment: r.environment, disabled_reason: r.disabled_reason, failing_since: iso(r.failing_since) }),
+    })
   })
 
   app.get('/operator/v1/webhook_endpoints/:webhook_endpoint_id', {

@@ -1,9 +1,8 @@
 import type { AppDeps } from '../../app-deps.js'
 import { withTx } from '../../db/tx.js'
-import type { RequestCtx } from '../../http/context.js'
 import { ApiError } from '../../http/errors.js'
 import { iso } from '../../http/ownership.js'
-import { paginate, type ListResult, type PageParams } from '../../http/pagination.js'
+import { OPERATOR_CTX, paginate, type ListResult, type PageParams } from '../../http/pagination.js'
 import { isId } from '../../lib/ids.js'
 import { subscribes } from '../events/catalog.js'
 import { eventIdsSince } from '../events/repo.js'
@@ -101,7 +100,6 @@ export async function replayEndpoint(deps: AppDeps, endpointId: string, since: D
 }
 
 /** Operator lists have no tenant; their cursors are bound to this pseudo-caller and the list path. */
-const OPERATOR_CTX: RequestCtx = { requestId: 'operator', organizationId: 'operator', environment: 'sandbox', clientId: 'operator', scopes: new Set() }
 
 /** Delivery attempts of one event or one endpoint, newest first. */
 export async function listAttempts(deps: AppDeps, by: { eventId?: string; endpointId?: string }, url: string, page: PageParams): Promise<ListResult<AttemptView>> {

@@ -82,6 +82,7 @@ export async function enabledEndpoints(db: Db, organizationId: string, environme
 }
 
 /** Endpoints of an organization (operator console). */
-export async function endpointsOfOrganization(db: Db, organizationId: string): Promise<EndpointRow[]> {
-  return db.selectFrom('webhook_endpoints').selectAll().where('organization_id', '=', organizationId).orderBy('id', 'desc').execute()
+/** A page of one organization's endpoints (both environments), newest first: the operator's list. */
+export async function endpointsOfOrganization(db: Db, organizationId: string, bounds: PageBounds): Promise<EndpointRow[]> {
+  return applyBounds(db.selectFrom('webhook_endpoints').selectAll().where('organization_id', '=', organizationId), bounds, 'id', 'desc').execute()
 }
