@@ -43,6 +43,19 @@ function list(value: string | undefined): string[] | undefined {
   return value === undefined ? undefined : value.split(',').map((s) => s.trim()).filter(Boolean)
 }
 
+/** Every item of an operator list, page after page (100 at a time). */
+async function operatorListAll(path: string): Promise<unknown[]> {
+  const items: unknown[] = []
+  let cursor: string | null = null
+  do {
+    const sep = path.includes('?') ? '&' : '?'
+    const page = await operatorCall('GET', `${path}${sep}limit=100${cursor ? `&starting_after=${encodeURIComponent(cursor)}` : ''}`) as { data: unknown[]; next_cursor: string | null }
+    items.push(...page.data)
+    cursor = page.next_cursor
+  } while (cursor)
+  return items
+}
+
 async function operatorCall(method: string, path: string, body?: unknown): Promise<unknown> {
   const config = loadConfig()
   const res = await fetch(`${config.baseUrl}${path}`, {
@@ -115,7 +128,7 @@ export async function main(argv: string[]): Promise<void> {
         return
       case 'org':
         if (positional[0] === 'create') return print(await operatorCall('POST', '/operator/v1/organizations', { name: positional.slice(1).join(' ') || opts.name }))
-        if (positional[0] === 'list') return print(await operatorCall('GET', '/operator/v1/organizations'))
+        if (positional[0] === 'list') return print(await operatorListAll('/operator/v1/organizations'))
         break
       case 'program':
         if (positional[0] === 'create') {
