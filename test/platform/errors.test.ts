@@ -145,7 +145,7 @@ describe('error envelope', () => {
     assert.deepEqual([read.code, read.param], ['unknown_parameter', 'foo'])
     const write = errorOf(await t.api(token, 'POST', '/v1/test/errors/things?foo=1', { name: 'x' }))
     assert.deepEqual([write.code, write.param], ['unknown_parameter', 'foo'])
-    const operator = await t.app.inject({ method: 'GET', url: '/operator/v1/organizations?limit=abc', headers: { authorization: `Bearer ${OPERATOR_TOKEN}` } })
+    const operator = await t.app.inject({ method: 'GET', url: '/operator/v1/esim/inventory?limit=5', headers: { authorization: `Bearer ${OPERATOR_TOKEN}` } })
     assert.equal(operator.statusCode, 400)
     assert.deepEqual([errorOf(operator).code, errorOf(operator).param], ['unknown_parameter', 'limit'])
   })
