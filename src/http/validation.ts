@@ -8,6 +8,8 @@ import { ApiError, fieldErrors, type FieldError } from './errors.js'
 function makeAjv(coerce: boolean): Ajv {
   const ajv = new Ajv({
     allErrors: true,
+    // Errors carry their schema and value, so a schema's own `x-refusals` can word the answer (validationToApiError).
+    verbose: true,
     removeAdditional: false,
     useDefaults: true,
     coerceTypes: coerce ? 'array' : false,
@@ -106,6 +108,15 @@ function describe(e: ErrorObject): string {
   }
 }
 
+/**
+ * A schema's own wording for a value it refuses, by value: `x-refusals: { business: 'Business cardholders are
+ * not supported; …' }` on the schema whose keyword failed.
+ */
+function refusalOf(e: ErrorObject): string | undefined {
+  const refusals = (e.parentSchema as { 'x-refusals'?: Record<string, string> } | undefined)?.['x-refusals']
+  return refusals && typeof e.data === 'string' && Object.hasOwn(refusals, e.data) ? refusals[e.data] : undefined
+}
+
 /** Turns schema errors into the catalogue's codes: one field → its own code; several → invalid_parameter + errors[]. */
 export function validationToApiError(errors: ErrorObject[], part: string | undefined): ApiError {
   const byParam = new Map<string, FieldError>()
@@ -129,7 +140,7 @@ export function validationToApiError(errors: ErrorObject[], part: string | undef
     } else if (base === '' && part === 'body') {
       return new ApiError('invalid_request_body', { message: 'The request body must be a JSON object.' })
     } else {
-      field = { code: 'invalid_parameter', param: base, message: `Invalid ${base || part}: ${describe(e)}.` }
+      field = { code: 'invalid_parameter', param: base, message: refusalOf(e) ?? `Invalid ${base || part}: ${describe(e)}.` }
     }
     // anyOf/oneOf branches repeat the same field; the first finding per field is the useful one.
     if (e.keyword === 'anyOf' || e.keyword === 'oneOf') {

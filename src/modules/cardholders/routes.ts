@@ -1,10 +1,7 @@
-import type { ErrorObject } from 'ajv'
 import type { FastifyInstance } from 'fastify'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import { Type } from 'typebox'
 import type { AppDeps } from '../../app-deps.js'
-import { fieldErrors, fieldsOf, type FieldError } from '../../http/errors.js'
-import { validationToApiError, validatorCompiler } from '../../http/validation.js'
 import { ListEnvelope } from '../../http/pagination.js'
 import { setPresentClock } from './present.js'
 import {
@@ -14,29 +11,12 @@ import { createCardholder, listCardholderCards, listCardholders, retrieveCardhol
 
 const CardItem = Type.Unknown({ description: 'A Card (masked), as returned by GET /v1/cards/{card_id}.' })
 
-/** The create request's own validation, run again for a business request with `type` set aside. */
-const validateCreateRequest = validatorCompiler({ schema: CardholderCreateRequest, httpPart: 'body' })
-
-/**
- * Business cardholders get their own message rather than a bare "must be individual", beside whatever else
- * the request gets wrong (several failing fields answer one `errors` entry each).
- */
-async function refuseBusiness(req: { body: unknown }): Promise<void> {
-  const body = req.body as Record<string, unknown> | undefined
-  if (!body || body.type !== 'business') return
-  const business: FieldError = { code: 'invalid_parameter', param: 'type', message: 'Business cardholders are not supported; type must be individual.' }
-  const rest = validateCreateRequest({ ...body, type: 'individual' })
-  const others = 'error' in rest ? fieldsOf(validationToApiError(rest.error.validation as ErrorObject[], 'body')) : []
-  throw fieldErrors([business, ...others])
-}
-
 export function registerCardholders(base: FastifyInstance, deps: AppDeps): void {
   setPresentClock(deps.clock)
   const app = base.withTypeProvider<TypeBoxTypeProvider>()
   const tags = ['Cardholders']
 
   app.post('/v1/cardholders', {
-    preValidation: refuseBusiness,
     config: { scope: 'cardholders:write', errors: ['cardholder_already_exists'] },
     schema: {
       tags, summary: 'Create a cardholder',

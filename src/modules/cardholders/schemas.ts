@@ -56,7 +56,10 @@ export const IdentityDocumentInput = Type.Object({
 }, { additionalProperties: false, title: 'IdentityDocumentInput' })
 
 export const CardholderCreateRequest = Type.Object({
-  type: Type.Literal('individual', { description: 'Only `individual` is supported; `business` is refused with invalid_parameter.' }),
+  type: Type.Literal('individual', {
+    description: 'Only `individual` is supported; `business` is refused with invalid_parameter.',
+    'x-refusals': { business: 'Business cardholders are not supported; type must be individual.' },
+  }),
   first_name: text(100),
   last_name: text(100),
   email: Type.String({ format: 'email', maxLength: 254, description: 'Unique per organization and environment, compared case-insensitively.' }),
