@@ -65,22 +65,25 @@ const ErrorEnvelopeSchema = {
   },
 }
 
-/** The token endpoint's refusals (RFC 6749 section 5.2): no `code`, no `doc_url`, always `Cache-Control: no-store`. */
-const OAuthErrorSchema = {
-  type: 'object',
-  required: ['error', 'error_description'],
-  properties: {
-    error: { type: 'string', enum: ['invalid_client', 'invalid_grant', 'invalid_scope', 'invalid_request', 'unsupported_grant_type', 'server_error'] },
-    error_description: { type: 'string' },
-  },
+/** The token endpoint's refusals (RFC 6749 section 5.2), its codes as the route declares them: no `code`, no `doc_url`. */
+function oauthErrorSchema(codes: Record<string, number>) {
+  return {
+    type: 'object',
+    required: ['error', 'error_description'],
+    properties: { error: { type: 'string', enum: Object.keys(codes) }, error_description: { type: 'string' } },
+  }
 }
 const NO_STORE_HEADERS = {
   'Cache-Control': { description: 'Always `no-store`: tokens and refusals are never cached.', schema: { type: 'string', const: 'no-store' } },
   Pragma: { description: '`no-cache`, for HTTP/1.0 caches.', schema: { type: 'string', const: 'no-cache' } },
 }
 
-/** Responses of an operation answering in the OAuth shape: the success with no-store, each status with its codes. */
-function oauthResponses(op: Record<string, any>, codes: Record<string, number>): void {
+/**
+ * Responses of an operation answering in the OAuth shape: the success with no-store, each status with its codes,
+ * and the `OAuthError` component they refer to.
+ */
+function oauthResponses(op: Record<string, any>, codes: Record<string, number>, schemas: Record<string, Schema>): void {
+  schemas.OAuthError = oauthErrorSchema(codes)
   for (const [status, response] of Object.entries<Record<string, any>>(op.responses ?? {})) {
     if (status.startsWith('2')) response.headers = { ...NO_STORE_HEADERS, ...(response.headers ?? {}) }
     else delete op.responses[status]
@@ -183,14 +186,14 @@ export async function installOpenApi(app: FastifyInstance, baseUrl: string): Pro
     transformObject: (input) => {
       const doc = (input as { openapiObject: Record<string, any> }).openapiObject
       doc.components = doc.components ?? {}
-      doc.components.schemas = { ...(doc.components.schemas ?? {}), Error: ErrorEnvelopeSchema, OAuthError: OAuthErrorSchema }
+      doc.components.schemas = { ...(doc.components.schemas ?? {}), Error: ErrorEnvelopeSchema }
       for (const [path, item] of Object.entries<Record<string, any>>(doc.paths ?? {})) {
         for (const [method, op] of Object.entries<Record<string, any>>(item)) {
           if (op && typeof op === 'object' && op.responses) hoistOperationSchemas(op, doc.components.schemas)
           const extra = extras.get(`${method} ${path}`)
           if (!extra) continue
           if (extra.oauthErrors) {
-            oauthResponses(op, extra.oauthErrors)
+            oauthResponses(op, extra.oauthErrors, doc.components.schemas)
             continue
           }
           const isV1 = path.startsWith('/v1')
