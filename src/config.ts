@@ -87,6 +87,15 @@ function parseMasterKey(raw: string): Buffer {
   return key
 }
 
+/**
+ * The PostgreSQL connections one HTTP process keeps: the node's DATABASE_CONNECTIONS shared among its HTTP
+ * processes, so more processes do not mean more backends competing for the same cores; at least 2 (a
+ * transaction and a lookup beside it).
+ */
+export function databasePoolSize(config: Pick<Config, 'databaseConnections' | 'httpProcesses'>): number {
+  return Math.max(2, Math.ceil(config.databaseConnections / config.httpProcesses))
+}
+
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const port = intVar(env, 'PORT', 8080)
   const dataDir = resolve(env.DATA_DIR || './.data')

@@ -1,6 +1,6 @@
 import type { Logger } from 'pino'
 import type { AppDeps } from './app-deps.js'
-import type { Config } from './config.js'
+import { databasePoolSize, type Config } from './config.js'
 import { openDatabase, type DbHandle } from './db/client.js'
 import { migrateToLatest } from './db/migrate.js'
 import { Cursors } from './http/pagination.js'
@@ -13,10 +13,7 @@ export interface Runtime { deps: AppDeps; handle: DbHandle }
 /** Opens the database, applies migrations and assembles the dependencies shared by server, worker and tests. */
 export async function openRuntime(config: Config, options: { clock?: Clock; log?: Logger; inMemory?: boolean } = {}): Promise<Runtime> {
   const log = options.log ?? createLogger(config.logLevel)
-  // HTTP processes share the node's database connections (DATABASE_CONNECTIONS), so more processes do not mean
-  // more backends competing for the same cores; each keeps at least 2 (a transaction and a lookup beside it).
-  const poolSize = Math.max(2, Math.ceil(config.databaseConnections / config.httpProcesses))
-  const handle = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: options.inMemory ? null : `${config.dataDir}/pgdata`, poolSize })
+  const handle = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: options.inMemory ? null : `${config.dataDir}/pgdata`, poolSize: databasePoolSize(config) })
   await migrateToLatest(handle.db)
   const clock = options.clock ?? systemClock
   return { handle, deps: { config, db: handle.db, clock, log, cursors: new Cursors(config.masterKey, clock), processors: createProcessorRegistry({ db: handle.db, clock, masterKey: config.masterKey }) } }

@@ -44,16 +44,33 @@ export function emitWithin(scope: EventScope, type: string, source: string, obje
   return eventWrites(scope, type, sql`json_build_object('object', ${object})`, now, source)
 }
 
+/**
+ * One event per row of the CTE `source`, for statements that change many rows at once (batched ledger
+ * adjustments): each row names its event's id, scope and type in the columns given, and `object` builds its
+ * REST shape from the row, as with `emitWithin`. Deliveries are queued in the same statement.
+ */
+export function emitPerRow(source: string, columns: { id: string; organizationId: string; environment: string; type: string }, object: RawBuilder<unknown>, now: Date): Omit<EventWithin, 'id'> {
+  return eventCtes({ id: sql.ref(columns.id), organizationId: sql.ref(columns.organizationId), environment: sql.ref(columns.environment), type: sql.ref(columns.type) },
+    sql`json_build_object('object', ${object})`, now, sql`FROM ${sql.table(source)}`)
+}
+
 /** The event (`data` a json expression; one row, or one per row of the CTE `source`) and its deliveries, as CTEs. */
 function eventWrites(scope: EventScope, type: string, data: RawBuilder<unknown>, now: Date, source: string | null): EventWithin {
   const id = newId('evt')
-  const deliveries = deliveriesWithin('ev', scope, type, now)
   const from = source === null ? sql`` : sql`FROM ${sql.table(source)}`
+  return { id, ...eventCtes({ id: sql`${id}`, organizationId: sql`${scope.organizationId}`, environment: sql`${scope.environment}`, type: sql`${type}` }, data, now, from) }
+}
+
+type EventColumns = Record<'id' | 'organizationId' | 'environment' | 'type', RawBuilder<unknown> | ReturnType<typeof sql.ref>>
+
+/** `ev`: the events (each column an expression over `from`), then their deliveries (`deliveriesWithin`). */
+function eventCtes(c: EventColumns, data: RawBuilder<unknown>, now: Date, from: RawBuilder<unknown>): Omit<EventWithin, 'id'> {
+  const deliveries = deliveriesWithin('ev', now)
   const ctes = sql`ev AS (
       INSERT INTO events (id, organization_id, environment, type, api_version, data, created_at)
-      SELECT ${id}, ${scope.organizationId}, ${scope.environment}, ${type}, ${EVENT_API_VERSION}, ${data}, ${now}::timestamptz
+      SELECT ${c.id}, ${c.organizationId}, ${c.environment}, ${c.type}, ${EVENT_API_VERSION}, ${data}, ${now}::timestamptz
       ${from}
-      RETURNING id
+      RETURNING id, organization_id, environment, type
     ), ${deliveries.ctes}`
-  return { id, ctes, notified: deliveries.notified }
+  return { ctes, notified: deliveries.notified }
 }

@@ -3,7 +3,8 @@ import { createdInWindow, type CreatedWindow } from '../../db/created-window.js'
 import type { Db } from '../../db/types.js'
 import type { PageBounds } from '../../http/pagination.js'
 import type { AccountRow } from '../accounts/service.js'
-import type { EventWithin } from '../events/emit.js'
+import { accountJson } from '../accounts/present.js'
+import { emitPerRow } from '../events/emit.js'
 import type { HoldsTable, LedgerEntriesTable } from './types.js'
 import './types.js'
 import '../accounts/types.js'
@@ -19,60 +20,76 @@ export interface AdjustmentInput {
   organizationId: string
   environment: string
   entryId: string
+  eventId: string
   type: 'credit' | 'debit'
   /** Signed change of the ledger balance. */
   delta: number
   /** Currency the caller named, or null. */
   currency: string | null
-  /** Credits may not take the ledger balance above this. */
-  maxBalance: number
   clientTransactionId: string | null
   /** Advisory lock key of (account, client_transaction_id): held while the adjustment runs. */
   lockKey: [number, number] | null
   reference: string | null
   description: string | null
-  now: Date
 }
 
-export type AdjustmentResult = { lock_ok: boolean; entry_id: string | null; notified: number } & ({ id: string } & AccountRow | { id: null })
+export type AdjustmentResult = { lock_ok: boolean; notified: number } & ({ id: string } & AccountRow | { id: null })
 
 /**
- * A credit or debit in one statement, committed on its own (no explicit transaction): the conditional
- * UPDATE takes the account's row lock and applies the change only when every rule holds (open,
- * provisioned, same currency, funds or headroom); the entry is written from the updated row, so balance
- * and ledger can never disagree; `event` (from `emitWithin` over `acct`) writes the account's event and
- * queues its deliveries from the same row. No row back means a rule failed (the caller finds out which)
- * and nothing was written; `lock_ok` false means the same client_transaction_id is in flight elsewhere.
- * A client_transaction_id already applied fails on the unique index, and the whole statement with it.
+ * Credits and debits of distinct accounts in one statement, committed on its own (no explicit transaction);
+ * each applies or not on its own terms. The accounts' row locks are taken first, in id order, so two batches
+ * never wait on each other in a circle; then the conditional UPDATE applies an adjustment only when every
+ * rule holds (open, provisioned, same currency, funds or headroom, its client_transaction_id not in flight);
+ * each entry is written from its updated row, so balance and ledger can never disagree, and each account's
+ * event and its deliveries from the same row. Returns one result per input, in order: no account (`id`
+ * null) means a rule failed and nothing was written for it (the caller finds out which); `lock_ok` false
+ * means its client_transaction_id is in flight elsewhere. A client_transaction_id already applied fails on
+ * the unique index, and the whole statement with it.
  */
-export async function applyAdjustment(db: Db, a: AdjustmentInput, event: EventWithin): Promise<AdjustmentResult> {
-  const lock = a.lockKey ? sql`pg_try_advisory_xact_lock(${a.lockKey[0]}::int, ${a.lockKey[1]}::int)` : sql`true`
-  const funds = a.delta < 0
-    ? sql`ledger_balance - held_balance + ${a.delta}::bigint >= 0`
-    : sql`ledger_balance + ${a.delta}::bigint <= ${a.maxBalance}::bigint`
-  const { rows } = await sql<AdjustmentResult>`
-    WITH lk AS (SELECT ${lock} AS ok),
+export async function applyAdjustments(db: Db, batch: AdjustmentInput[], maxBalance: number, now: Date): Promise<AdjustmentResult[]> {
+  const items = JSON.stringify(batch.map((a, idx) => ({
+    idx, account_id: a.accountId, org: a.organizationId, env: a.environment, delta: a.delta, currency: a.currency,
+    entry_id: a.entryId, event_id: a.eventId, entry_type: a.type, event_type: a.type === 'credit' ? 'account.credited' : 'account.debited',
+    client_transaction_id: a.clientTransactionId, k1: a.lockKey?.[0] ?? null, k2: a.lockKey?.[1] ?? null,
+    reference: a.reference, description: a.description,
+  })))
+  const events = emitPerRow('acct', { id: 'event_id', organizationId: 'organization_id', environment: 'environment', type: 'event_type' }, accountJson(), now)
+  const { rows } = await sql<AdjustmentResult & { item: number }>`
+    WITH input AS (
+      SELECT * FROM json_to_recordset(${items}::json) AS i(idx int, account_id text, org text, env text, delta bigint, currency text,
+        entry_id text, event_id text, entry_type text, event_type text, client_transaction_id text, k1 int, k2 int, reference text, description text)
+    ),
+    lk AS MATERIALIZED (
+      SELECT idx, CASE WHEN k1 IS NULL THEN true ELSE pg_try_advisory_xact_lock(k1, k2) END AS ok FROM input
+    ),
+    locked AS MATERIALIZED (
+      SELECT id FROM accounts WHERE id = ANY(ARRAY(SELECT account_id FROM input)) ORDER BY id FOR UPDATE
+    ),
     acct AS (
-      UPDATE accounts SET ledger_balance = ledger_balance + ${a.delta}::bigint, entry_seq = entry_seq + 1, updated_at = ${a.now}
-      WHERE id = ${a.accountId} AND organization_id = ${a.organizationId} AND environment = ${a.environment}
-        AND status = 'open' AND upstream_reference IS NOT NULL
-        AND (${a.currency}::text IS NULL OR currency = ${a.currency}::text)
-        AND ${funds}
-        AND (SELECT ok FROM lk)
-      RETURNING *
+      UPDATE accounts AS a SET ledger_balance = a.ledger_balance + i.delta, entry_seq = a.entry_seq + 1, updated_at = ${now}
+      FROM input AS i JOIN lk ON lk.idx = i.idx
+      WHERE a.id = ANY(ARRAY(SELECT id FROM locked)) AND a.id = i.account_id
+        AND a.organization_id = i.org AND a.environment = i.env
+        AND a.status = 'open' AND a.upstream_reference IS NOT NULL
+        AND (i.currency IS NULL OR a.currency = i.currency)
+        AND CASE WHEN i.delta < 0 THEN a.ledger_balance - a.held_balance + i.delta >= 0 ELSE a.ledger_balance + i.delta <= ${maxBalance}::bigint END
+        AND lk.ok
+      RETURNING a.*, i.idx, i.entry_id, i.event_id, i.entry_type, i.event_type, i.delta,
+        i.client_transaction_id AS entry_client_transaction_id, i.reference AS entry_reference, i.description AS entry_description
     ),
     ent AS (
       INSERT INTO ledger_entries (id, account_id, organization_id, environment, seq, type, amount, currency,
         ledger_balance_after, held_balance_after, available_balance_after, source_id, client_transaction_id, reference, description, created_at)
-      SELECT ${a.entryId}, id, organization_id, environment, entry_seq, ${a.type}, ${a.delta}::bigint, currency,
-        ledger_balance, held_balance, ledger_balance - held_balance, NULL, ${a.clientTransactionId}::text, ${a.reference}::text, ${a.description}::text, ${a.now}
+      SELECT entry_id, id, organization_id, environment, entry_seq, entry_type, delta, currency,
+        ledger_balance, held_balance, ledger_balance - held_balance, NULL, entry_client_transaction_id, entry_reference, entry_description, ${now}
       FROM acct
-      RETURNING id
     ),
-    ${event.ctes}
-    SELECT (SELECT ok FROM lk) AS lock_ok, (SELECT id FROM ent) AS entry_id, ${event.notified} AS notified, acct.*
-    FROM (SELECT 1) AS one LEFT JOIN acct ON true`.execute(db)
-  return rows[0]
+    ${events.ctes}
+    SELECT lk.idx AS item, lk.ok AS lock_ok, ${events.notified} AS notified, acct.*
+    FROM lk LEFT JOIN acct ON acct.idx = lk.idx`.execute(db)
+  const results: AdjustmentResult[] = new Array(batch.length)
+  for (const row of rows) results[row.item] = row
+  return results
 }
 
 export async function findEntryByClientTxn(db: Db, accountId: string, clientTransactionId: string): Promise<EntryRow | undefined> {

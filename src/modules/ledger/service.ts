@@ -9,11 +9,10 @@ import { ApiError } from '../../http/errors.js'
 import { paginate, type ListResult, type PageParams } from '../../http/pagination.js'
 import { isId, newId } from '../../lib/ids.js'
 import { signalJobsQueued } from '../../jobs/wakeup.js'
-import { accountJson } from '../accounts/present.js'
 import { presentAccount, requireAccount, type AccountRow, type AccountView } from '../accounts/service.js'
-import { emitWithin } from '../events/emit.js'
 import { MAX_BALANCE } from './post.js'
 import { presentEntry, type EntryView } from './present.js'
+import { adjustmentBatcher } from './batcher.js'
 import * as repo from './repo.js'
 import type { AccountAdjustmentRequest } from './schemas.js'
 
@@ -44,24 +43,25 @@ export function clientTxnLockKey(accountId: string, clientTransactionId: string)
 
 /**
  * Credit or debit, exactly as the interface's idempotency table says: one statement, committed on its
- * own, moves the balance, writes the entry and the event under the account's row lock; the unique index
- * on (account, client_transaction_id) decides which request applies an id, and an advisory lock tells a
- * duplicate that the original is still running. A refusal is explained afterwards, from a fresh read.
+ * own (shared with the other adjustments waiting at that moment, `AdjustmentBatcher`), moves the balance,
+ * writes the entry and the event under the account's row lock; the unique index on (account,
+ * client_transaction_id) decides which request applies an id, and an advisory lock tells a duplicate that
+ * the original is still running. A refusal is explained afterwards, from a fresh read.
  */
 export async function adjustBalance(deps: AppDeps, ctx: RequestCtx, accountId: string, direction: Direction, body: AdjustBody): Promise<AdjustmentOutcome> {
   if (!isId('acct', accountId)) throw new ApiError('account_not_found')
   const clientTransactionId = body.client_transaction_id ?? null
   const currency = body.currency?.toUpperCase() ?? null
+  const batcher = adjustmentBatcher(deps)
   for (let attempt = 0; attempt < 3; attempt++) {
-    const now = deps.clock.now()
     let result: repo.AdjustmentResult | null = null
     try {
-      result = await repo.applyAdjustment(deps.db, {
-        accountId, organizationId: ctx.organizationId, environment: ctx.environment, entryId: newId('le'), type: direction,
-        delta: direction === 'credit' ? body.amount : -body.amount, currency, maxBalance: MAX_BALANCE, clientTransactionId,
+      result = await batcher.apply({
+        accountId, organizationId: ctx.organizationId, environment: ctx.environment, entryId: newId('le'), eventId: newId('evt'), type: direction,
+        delta: direction === 'credit' ? body.amount : -body.amount, currency, clientTransactionId,
         lockKey: clientTransactionId ? clientTxnLockKey(accountId, clientTransactionId) : null,
-        reference: body.reference ?? null, description: body.description ?? null, now,
-      }, emitWithin(ctx, direction === 'credit' ? 'account.credited' : 'account.debited', 'acct', accountJson(), now))
+        reference: body.reference ?? null, description: body.description ?? null,
+      })
     } catch (err) {
       if (!isUniqueViolation(err, repo.CLIENT_TXN_CONSTRAINT)) throw err
     }

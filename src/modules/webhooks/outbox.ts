@@ -47,27 +47,26 @@ export async function queueDeliveries(
 }
 
 /**
- * The deliveries of new events, for the statement that writes them (`emit`, `emitWithin`): common table
- * expressions that fan the events in `events` (a CTE returning `id`) out to the scope's enabled endpoints
- * subscribed to `type` (as `subscribes` decides), one delivery and one job each. `notified` is a column expression that
- * sends the NOTIFY when anything was queued and counts it (0 or 1), so the caller knows to wake this
- * process's runners.
+ * The deliveries of new events, for the statement that writes them (`emit`, `emitWithin`, batched ledger
+ * adjustments): common table expressions that fan the events in `events` (a CTE returning `id`,
+ * `organization_id`, `environment` and `type`) out to each event's enabled endpoints subscribed to its type
+ * (as `subscribes` decides), one delivery and one job each. `notified` is a column expression that sends the
+ * NOTIFY when anything was queued and counts it (0 or 1), so the caller knows to wake this process's runners.
  */
-export function deliveriesWithin(events: string, scope: { organizationId: string; environment: string }, type: string, now: Date): { ctes: RawBuilder<unknown>; notified: RawBuilder<number> } {
-  const { organizationId: org, environment: env } = scope
+export function deliveriesWithin(events: string, now: Date): { ctes: RawBuilder<unknown>; notified: RawBuilder<number> } {
   const ev = sql.table(events)
   const ctes = sql`wh_to AS (
-      SELECT ev.id AS event_id, we.id AS endpoint_id FROM ${ev} AS ev
-      JOIN webhook_endpoints AS we ON we.organization_id = ${org} AND we.environment = ${env} AND we.status = 'enabled'
-        AND (we.enabled_events @> '["*"]'::jsonb OR we.enabled_events @> jsonb_build_array(${type}::text))
+      SELECT ev.id AS event_id, we.id AS endpoint_id, ev.organization_id, ev.environment FROM ${ev} AS ev
+      JOIN webhook_endpoints AS we ON we.organization_id = ev.organization_id AND we.environment = ev.environment AND we.status = 'enabled'
+        AND (we.enabled_events @> '["*"]'::jsonb OR we.enabled_events @> jsonb_build_array(ev.type))
     ), wh_d AS (
       INSERT INTO webhook_deliveries (event_id, endpoint_id, organization_id, environment, status, attempts, failures, next_attempt_at, created_at, updated_at)
-      SELECT event_id, endpoint_id, ${org}, ${env}, 'pending', 0, 0, ${now}::timestamptz, ${now}::timestamptz, ${now}::timestamptz FROM wh_to
+      SELECT event_id, endpoint_id, organization_id, environment, 'pending', 0, 0, ${now}::timestamptz, ${now}::timestamptz, ${now}::timestamptz FROM wh_to
       ON CONFLICT (event_id, endpoint_id) DO NOTHING
     ), wh_j AS (
       INSERT INTO jobs (id, type, payload, organization_id, environment, state, run_at, attempts, created_at, updated_at)
       SELECT 'job_wh_' || event_id || '_' || endpoint_id, ${DELIVERY_JOB}, jsonb_build_object('event_id', event_id, 'endpoint_id', endpoint_id),
-        ${org}, ${env}, 'queued', ${now}::timestamptz, 0, ${now}::timestamptz, ${now}::timestamptz FROM wh_to
+        organization_id, environment, 'queued', ${now}::timestamptz, 0, ${now}::timestamptz, ${now}::timestamptz FROM wh_to
       ON CONFLICT (id) DO NOTHING
     )`
   const notified = sql<number>`(SELECT count(pg_notify(${JOBS_CHANNEL}, '')) FROM (SELECT 1 FROM wh_to LIMIT 1) AS wh_any)::int`
