@@ -5,6 +5,8 @@ import { ApiError } from '../../src/http/errors.js'
 import { newId } from '../../src/lib/ids.js'
 import * as repo from '../../src/modules/ledger/repo.js'
 import { adjustBalance, MAX_BALANCE, type AdjustmentOutcome } from '../../src/modules/ledger/service.js'
+import { AdjustmentBatcher, adjustmentBatcher } from '../../src/modules/ledger/batcher.js'
+import { openDatabase } from '../../src/db/client.js'
 import { createTenant, startTestApp, type TestApp, type TestClient } from '../helpers/app.js'
 import { approvedCardholder, eventsOf, openAccount } from '../accounts/support.js'
 
@@ -46,7 +48,7 @@ async function settle(p: Promise<AdjustmentOutcome>): Promise<{ ok: AdjustmentOu
 }
 
 describe('credits and debits that wait together go in one statement', () => {
-  test('one statement applies a mixed batch: each adjustment applies or is refused on its own terms', async () => {
+  test('one statement applies a mixed batch as if one by one in order: refusals write nothing, an account\'s adjustments after its refusal are deferred', async () => {
     const [a, b, c, blocked] = await Promise.all(['a', 'b', 'c', 'blocked'].map(fundedAccount))
     assert.equal((await t.api(token, 'POST', `/v1/accounts/${blocked.id}/block`, { reason: 'other' })).statusCode, 200)
     const input = (accountId: string, type: 'credit' | 'debit', amount: number, extra: Partial<repo.AdjustmentInput> = {}): repo.AdjustmentInput => ({
@@ -56,32 +58,32 @@ describe('credits and debits that wait together go in one statement', () => {
     const results = await repo.applyAdjustments(t.deps.db, [
       input(a.id, 'credit', 150, { reference: 'r-1' }),
       input(b.id, 'debit', 1001), // more than available
-      input(c.id, 'debit', 1000, { currency: 'USD' }), // exactly what is available
+      input(c.id, 'debit', 600, { currency: 'USD' }),
       input(blocked.id, 'credit', 5),
       input('acct_does_not_exist', 'credit', 5),
+      input(a.id, 'debit', 1151), // one more than the credit before it left: refused
+      input(c.id, 'debit', 400), // exactly what the debit before it left
+      input(a.id, 'credit', 5), // after a refusal of its account: not tried
     ], MAX_BALANCE, t.clock.now())
 
-    assert.equal(results.length, 5)
+    assert.equal(results.length, 8)
     assert.ok(results.every((r) => r.lock_ok))
-    assert.equal(results[0].id, a.id)
-    assert.equal((results[0] as any).ledger_balance, 1150)
-    assert.equal(results[1].id, null)
-    assert.equal(results[2].id, c.id)
-    assert.equal((results[2] as any).ledger_balance, 0)
-    assert.equal(results[3].id, null)
-    assert.equal(results[4].id, null)
+    const summary = results.map((r) => (r.deferred ? 'deferred' : r.id === null ? 'refused' : [r.id, (r as any).ledger_balance, (r as any).entry_seq]))
+    assert.deepEqual(summary, [[a.id, 1150, 2], 'refused', [c.id, 400, 2], 'refused', 'refused', 'refused', [c.id, 0, 3], 'deferred'])
 
     const [entriesA, entriesB, entriesC, entriesBlocked] = await Promise.all([a, b, c, blocked].map((x) => entriesOf(x.id)))
     assert.deepEqual(entriesA.map((e) => [e.type, e.amount, e.ledger_balance_after, e.reference]), [['credit', 1000, 1000, null], ['credit', 150, 1150, 'r-1']])
     assert.equal(entriesB.length, 1)
-    assert.deepEqual(entriesC.map((e) => [e.type, e.amount, e.available_balance_after]), [['credit', 1000, 1000], ['debit', -1000, 0]])
+    assert.deepEqual(entriesC.map((e) => [e.type, e.amount, e.available_balance_after]), [['credit', 1000, 1000], ['debit', -600, 400], ['debit', -400, 0]])
     assert.equal(entriesBlocked.length, 1)
+    const accountC = (await t.api(token, 'GET', `/v1/accounts/${c.id}`)).json()
+    assert.deepEqual([accountC.ledger_balance, accountC.available_balance], [0, 0])
 
     // One event per applied adjustment, carrying the account as that adjustment left it.
     const credited = (await eventsOf(t, ctx.organizationId, 'account.credited')).filter((e) => e.object.id === a.id)
     assert.deepEqual(credited.map((e) => e.object.ledger_balance), [1000, 1150])
     const debited = (await eventsOf(t, ctx.organizationId, 'account.debited')).filter((e) => e.object.id === c.id)
-    assert.deepEqual(debited.map((e) => [e.object.ledger_balance, e.object.available_balance]), [[0, 0]])
+    assert.deepEqual(debited.map((e) => [e.object.ledger_balance, e.object.available_balance]), [[400, 400], [0, 0]])
   })
 
   test('requests that arrive together get the answers they would get one by one, a repeated client_transaction_id included', async () => {
@@ -116,5 +118,46 @@ describe('credits and debits that wait together go in one statement', () => {
     assert.deepEqual(entries.map((x) => Math.abs(x.amount)), amounts)
     // Each answer shows the account right after its own adjustment.
     assert.deepEqual(outcomes.map((o) => o.account.ledger_balance), entries.map((x) => x.ledger_balance_after))
+  })
+
+  test('two processes batching the same accounts at once: every movement applied once, every ledger chain intact', async (tc) => {
+    if (t.handle.kind !== 'postgres') return tc.skip('needs two connection pools (PostgreSQL)')
+    const accounts = await Promise.all(['p1', 'p2', 'p3', 'p4', 'p5'].map(fundedAccount))
+    // A second process: its own pool and its own batcher on the same database.
+    const other = await openDatabase({ databaseUrl: t.deps.config.databaseUrl, dataDir: null, poolSize: 4 })
+    try {
+      const batchers = [adjustmentBatcher(t.deps), new AdjustmentBatcher(other.db, t.clock, 3)]
+      let n = 0
+      const submit = () => {
+        const account = accounts[n % 5]
+        const type = n % 3 === 0 ? 'debit' : 'credit'
+        const amount = 1 + ((n * 37) % 400)
+        const batcher = batchers[(n >> 2) % 2]
+        n++
+        return batcher.apply({
+          accountId: account.id, organizationId: ctx.organizationId, environment: ctx.environment, entryId: newId('le'), eventId: newId('evt'), type,
+          delta: type === 'credit' ? amount : -amount, currency: null, clientTransactionId: `mp-${n}`, lockKey: null, reference: null, description: null,
+        })
+      }
+      // Waves of 60, each spread over both processes, so their statements overlap on every account.
+      const results: repo.AdjustmentResult[] = []
+      for (let wave = 0; wave < 5; wave++) results.push(...await Promise.all(Array.from({ length: 60 }, submit)))
+      assert.equal(results.length, 300)
+      assert.ok(results.every((r) => r.lock_ok && !r.deferred))
+      for (const account of accounts) {
+        const entries = await entriesOf(account.id)
+        const current = (await t.api(token, 'GET', `/v1/accounts/${account.id}`)).json()
+        assert.equal(current.ledger_balance, entries.reduce((sum, e) => sum + e.amount, 0))
+        entries.reduce((before, e) => {
+          assert.equal(e.ledger_balance_after, before + e.amount)
+          assert.ok(e.available_balance_after >= 0)
+          return e.ledger_balance_after
+        }, 0)
+        const applied = results.filter((r) => r.id === account.id).length
+        assert.equal(entries.length, 1 + applied)
+      }
+    } finally {
+      await other.close()
+    }
   })
 })

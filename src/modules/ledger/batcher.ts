@@ -20,15 +20,16 @@ interface Waiting {
 /**
  * Group commit for credits and debits. An adjustment is applied at once when a statement slot is free; while
  * every slot is busy, the adjustments that arrive wait and then go together, one statement and one commit
- * for all of them (`repo.applyAdjustments`). Each still applies or is refused on its own terms and is
- * answered only after its commit; the batch only shares the round trip and the WAL flush, so under load a
- * process writes many adjustments for the price of one, and at low load nothing waits. A statement holds at
- * most one adjustment per account, and an account's next adjustment waits until the statement holding its
- * previous one has answered: a process applies each account's adjustments in the order they arrived.
+ * for all of them (`repo.applyAdjustments`). Each still applies or is refused on its own terms, as if they
+ * ran one by one in arrival order, and is answered only after its commit; the batch only shares the round
+ * trip and the WAL flush, so under load a process writes many adjustments for the price of one, and at low
+ * load nothing waits. Adjustments of one account wait while a statement holding an earlier one of it runs,
+ * so a process applies each account's adjustments in the order they arrived; those that waited together go
+ * together, which is what keeps a single hot account fast.
  */
 export class AdjustmentBatcher {
   private waiting: Waiting[] = []
-  /** Accounts with an adjustment in a running statement: their next ones wait, so each account's apply in arrival order. */
+  /** Accounts with an adjustment in a running statement: their next ones wait for its answer. */
   private readonly busy = new Set<string>()
   private inFlight = 0
   private scheduled = false
@@ -51,29 +52,25 @@ export class AdjustmentBatcher {
       while (this.inFlight < this.maxInFlight) {
         const batch = this.takeBatch()
         if (batch.length === 0) break
+        const accounts = new Set(batch.map((w) => w.input.accountId))
         this.inFlight++
-        for (const w of batch) this.busy.add(w.input.accountId)
+        for (const id of accounts) this.busy.add(id)
         void this.run(batch).finally(() => {
           this.inFlight--
-          for (const w of batch) this.busy.delete(w.input.accountId)
+          for (const id of accounts) this.busy.delete(id)
           this.schedule()
         })
       }
     })
   }
 
-  /** The oldest waiting adjustments, up to MAX_BATCH, one per account and none of a busy account; the rest keep their order. */
+  /** The oldest waiting adjustments of accounts not busy, up to MAX_BATCH; the rest keep their order. */
   private takeBatch(): Waiting[] {
     const batch: Waiting[] = []
     const rest: Waiting[] = []
-    const accounts = new Set<string>()
     for (const w of this.waiting) {
-      if (batch.length < MAX_BATCH && !accounts.has(w.input.accountId) && !this.busy.has(w.input.accountId)) {
-        accounts.add(w.input.accountId)
-        batch.push(w)
-      } else {
-        rest.push(w)
-      }
+      if (batch.length < MAX_BATCH && !this.busy.has(w.input.accountId)) batch.push(w)
+      else rest.push(w)
     }
     this.waiting = rest
     return batch
@@ -82,17 +79,32 @@ export class AdjustmentBatcher {
   private async run(batch: Waiting[]): Promise<void> {
     try {
       const results = await repo.applyAdjustments(this.db, batch.map((w) => w.input), MAX_BALANCE, this.clock.now())
-      batch.forEach((w, i) => w.resolve(results[i]))
+      // An account's adjustments after one it refused were not tried: they go first in the next statement.
+      const deferred = batch.filter((w, i) => results[i].deferred)
+      batch.forEach((w, i) => { if (!results[i].deferred) w.resolve(results[i]) })
+      this.waiting.unshift(...deferred)
     } catch (err) {
       if (batch.length > 1 && isUniqueViolation(err, repo.CLIENT_TXN_CONSTRAINT)) {
-        // One of them repeats a client_transaction_id already applied, so the statement applied none of them:
-        // each goes again on its own, and only the repeated one meets the index.
-        await Promise.all(batch.map((w) => repo.applyAdjustments(this.db, [w.input], MAX_BALANCE, this.clock.now())
-          .then((results) => w.resolve(results[0]), w.reject)))
+        await this.oneByOne(batch)
       } else {
         for (const w of batch) w.reject(err)
       }
     }
+  }
+
+  /**
+   * After a batch met the unique index (one of them repeats a client_transaction_id already applied, so the
+   * statement applied none of them): each goes again on its own, each account's in order, and only the
+   * repeated one meets the index.
+   */
+  private async oneByOne(batch: Waiting[]): Promise<void> {
+    const byAccount = new Map<string, Waiting[]>()
+    for (const w of batch) byAccount.set(w.input.accountId, [...(byAccount.get(w.input.accountId) ?? []), w])
+    await Promise.all([...byAccount.values()].map(async (queue) => {
+      for (const w of queue) {
+        await repo.applyAdjustments(this.db, [w.input], MAX_BALANCE, this.clock.now()).then((results) => w.resolve(results[0]), w.reject)
+      }
+    }))
   }
 }
 

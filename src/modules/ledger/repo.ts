@@ -33,18 +33,25 @@ export interface AdjustmentInput {
   description: string | null
 }
 
-export type AdjustmentResult = { lock_ok: boolean; notified: number } & ({ id: string } & AccountRow | { id: null })
+export type AdjustmentResult = {
+  lock_ok: boolean
+  notified: number
+  /** Not tried: an earlier adjustment of the same account in the batch was refused. Send it again. */
+  deferred: boolean
+} & ({ id: string } & AccountRow | { id: null })
 
 /**
- * Credits and debits of distinct accounts in one statement, committed on its own (no explicit transaction);
- * each applies or not on its own terms. The accounts' row locks are taken first, in id order, so two batches
- * never wait on each other in a circle; then the conditional UPDATE applies an adjustment only when every
- * rule holds (open, provisioned, same currency, funds or headroom, its client_transaction_id not in flight);
- * each entry is written from its updated row, so balance and ledger can never disagree, and each account's
- * event and its deliveries from the same row. Returns one result per input, in order: no account (`id`
- * null) means a rule failed and nothing was written for it (the caller finds out which); `lock_ok` false
- * means its client_transaction_id is in flight elsewhere. A client_transaction_id already applied fails on
- * the unique index, and the whole statement with it.
+ * Credits and debits in one statement, committed on its own (no explicit transaction), each applied or
+ * refused as if the batch's adjustments ran one by one in order. The accounts' row locks are taken first, in
+ * id order, so two batches never wait on each other in a circle. An account's adjustments apply in batch
+ * order from its locked balances (running sums), as long as each keeps every rule (the caller's, open,
+ * provisioned, same currency, funds or headroom, its client_transaction_id not in flight elsewhere): the
+ * first that breaks one is refused and the account's later ones are `deferred`, for the caller to send
+ * again. Each entry carries the balances after its own adjustment, and each event the account as that
+ * adjustment left it, with its deliveries. Returns one result per input, in order: no account (`id` null)
+ * means nothing was written for it (a refusal, which the caller explains from a fresh read, or a deferral);
+ * `lock_ok` false means its client_transaction_id is in flight elsewhere. A client_transaction_id already
+ * applied fails on the unique index, and the whole statement with it.
  */
 export async function applyAdjustments(db: Db, batch: AdjustmentInput[], maxBalance: number, now: Date): Promise<AdjustmentResult[]> {
   const items = JSON.stringify(batch.map((a, idx) => ({
@@ -53,7 +60,7 @@ export async function applyAdjustments(db: Db, batch: AdjustmentInput[], maxBala
     client_transaction_id: a.clientTransactionId, k1: a.lockKey?.[0] ?? null, k2: a.lockKey?.[1] ?? null,
     reference: a.reference, description: a.description,
   })))
-  const events = emitPerRow('acct', { id: 'event_id', organizationId: 'organization_id', environment: 'environment', type: 'event_type' }, accountJson(), now)
+  const events = emitPerRow('applied', { id: 'event_id', organizationId: 'organization_id', environment: 'environment', type: 'event_type' }, accountJson(), now)
   const { rows } = await sql<AdjustmentResult & { item: number }>`
     WITH input AS (
       SELECT * FROM json_to_recordset(${items}::json) AS i(idx int, account_id text, org text, env text, delta bigint, currency text,
@@ -63,30 +70,51 @@ export async function applyAdjustments(db: Db, batch: AdjustmentInput[], maxBala
       SELECT idx, CASE WHEN k1 IS NULL THEN true ELSE pg_try_advisory_xact_lock(k1, k2) END AS ok FROM input
     ),
     locked AS MATERIALIZED (
-      SELECT id FROM accounts WHERE id = ANY(ARRAY(SELECT account_id FROM input)) ORDER BY id FOR UPDATE
+      SELECT id, organization_id, environment, currency, status, upstream_reference, ledger_balance, held_balance, entry_seq
+      FROM accounts WHERE id = ANY(ARRAY(SELECT account_id FROM input)) ORDER BY id FOR UPDATE
+    ),
+    steps AS MATERIALIZED (
+      SELECT i.idx, i.account_id, i.delta, i.entry_id, i.event_id, i.entry_type, i.event_type, i.client_transaction_id, i.reference, i.description,
+        l.ledger_balance AS ledger_before, l.entry_seq AS seq_before, (sum(i.delta) OVER w)::bigint AS run, row_number() OVER w AS k,
+        (l.organization_id = i.org AND l.environment = i.env AND l.status = 'open' AND l.upstream_reference IS NOT NULL
+          AND (i.currency IS NULL OR l.currency = i.currency)
+          AND CASE WHEN i.delta < 0 THEN l.ledger_balance - l.held_balance + sum(i.delta) OVER w >= 0
+            ELSE l.ledger_balance + sum(i.delta) OVER w <= ${maxBalance}::bigint END) AS passes
+      FROM input AS i JOIN lk ON lk.idx = i.idx AND lk.ok JOIN locked AS l ON l.id = i.account_id
+      WINDOW w AS (PARTITION BY i.account_id ORDER BY i.idx)
+    ),
+    chain AS MATERIALIZED (
+      SELECT s.*, (count(*) FILTER (WHERE NOT s.passes) OVER (PARTITION BY s.account_id ORDER BY s.idx)) - (NOT s.passes)::int AS refused_before
+      FROM steps AS s
+    ),
+    totals AS MATERIALIZED (
+      SELECT account_id, sum(delta)::bigint AS total, count(*) AS n FROM chain WHERE refused_before = 0 AND passes GROUP BY account_id
     ),
     acct AS (
-      UPDATE accounts AS a SET ledger_balance = a.ledger_balance + i.delta, entry_seq = a.entry_seq + 1, updated_at = ${now}
-      FROM input AS i JOIN lk ON lk.idx = i.idx
-      WHERE a.id = ANY(ARRAY(SELECT id FROM locked)) AND a.id = i.account_id
-        AND a.organization_id = i.org AND a.environment = i.env
-        AND a.status = 'open' AND a.upstream_reference IS NOT NULL
-        AND (i.currency IS NULL OR a.currency = i.currency)
-        AND CASE WHEN i.delta < 0 THEN a.ledger_balance - a.held_balance + i.delta >= 0 ELSE a.ledger_balance + i.delta <= ${maxBalance}::bigint END
-        AND lk.ok
-      RETURNING a.*, i.idx, i.entry_id, i.event_id, i.entry_type, i.event_type, i.delta,
-        i.client_transaction_id AS entry_client_transaction_id, i.reference AS entry_reference, i.description AS entry_description
+      UPDATE accounts AS a SET ledger_balance = a.ledger_balance + t.total, entry_seq = a.entry_seq + t.n, updated_at = ${now}
+      FROM totals AS t
+      WHERE a.id = ANY(ARRAY(SELECT account_id FROM totals)) AND a.id = t.account_id
+      RETURNING a.*
+    ),
+    applied AS (
+      SELECT c.idx, c.entry_id, c.event_id, c.entry_type, c.event_type, c.delta,
+        c.client_transaction_id AS entry_client_transaction_id, c.reference AS entry_reference, c.description AS entry_description,
+        a.id, a.organization_id, a.environment, a.program_id, a.cardholder_id, a.currency, a.status,
+        c.ledger_before + c.run AS ledger_balance, a.held_balance, c.seq_before + c.k AS entry_seq,
+        a.upstream_reference, a.block_reason, a.block_note, a.metadata, a.created_at, a.updated_at
+      FROM chain AS c JOIN acct AS a ON a.id = c.account_id
+      WHERE c.refused_before = 0 AND c.passes
     ),
     ent AS (
       INSERT INTO ledger_entries (id, account_id, organization_id, environment, seq, type, amount, currency,
         ledger_balance_after, held_balance_after, available_balance_after, source_id, client_transaction_id, reference, description, created_at)
       SELECT entry_id, id, organization_id, environment, entry_seq, entry_type, delta, currency,
         ledger_balance, held_balance, ledger_balance - held_balance, NULL, entry_client_transaction_id, entry_reference, entry_description, ${now}
-      FROM acct
+      FROM applied
     ),
     ${events.ctes}
-    SELECT lk.idx AS item, lk.ok AS lock_ok, ${events.notified} AS notified, acct.*
-    FROM lk LEFT JOIN acct ON acct.idx = lk.idx`.execute(db)
+    SELECT lk.idx AS item, lk.ok AS lock_ok, coalesce(c.refused_before > 0, false) AS deferred, ${events.notified} AS notified, ap.*
+    FROM lk LEFT JOIN chain AS c ON c.idx = lk.idx LEFT JOIN applied AS ap ON ap.idx = lk.idx`.execute(db)
   const results: AdjustmentResult[] = new Array(batch.length)
   for (const row of rows) results[row.item] = row
   return results
