@@ -45,6 +45,13 @@ export function expectError(res: LightMyRequestResponse, status: number, code: s
   return error
 }
 
+/** The account's ledger entries, oldest first (up to 100). */
+export async function ledgerEntries(t: TestApp, token: string, accountId: string): Promise<any[]> {
+  const res = await t.api(token, 'GET', `/v1/accounts/${accountId}/entries?limit=100`)
+  assert.equal(res.statusCode, 200, res.body)
+  return res.json().data.reverse()
+}
+
 /** Stored events of an organization (oldest first), optionally of one type. */
 export async function eventsOf(t: TestApp, organizationId: string, type?: string): Promise<{ type: string; object: any }[]> {
   let q = t.deps.db.selectFrom('events').select(['type', 'data']).where('organization_id', '=', organizationId).orderBy('id')

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict'
 import type { LightMyRequestResponse } from 'fastify'
 import type { TestApp, TestClient } from '../helpers/app.js'
 import { cardBody, issuedCard, makeAccount, makeCardholder } from '../cards/support.js'
+import { ledgerEntries } from '../accounts/support.js'
 
 export { eventsFor, expectError, runJobs } from '../cards/support.js'
 
@@ -72,9 +73,7 @@ export async function balances(t: TestApp, token: string, accountId: string): Pr
 
 /** The account's ledger entries, oldest first, as [type, amount] pairs (credits left out). */
 export async function entries(t: TestApp, token: string, accountId: string): Promise<[string, number][]> {
-  const res = await t.api(token, 'GET', `/v1/accounts/${accountId}/entries?limit=100`)
-  assert.equal(res.statusCode, 200, res.body)
-  return res.json().data.reverse().filter((e: any) => e.type !== 'credit').map((e: any) => [e.type, e.amount])
+  return (await ledgerEntries(t, token, accountId)).filter((e) => e.type !== 'credit').map((e) => [e.type, e.amount])
 }
 
 export async function post(t: TestApp, token: string, url: string, body?: unknown, status = 200): Promise<any> {

@@ -8,7 +8,7 @@ import { adjustBalance, MAX_BALANCE, type AdjustmentOutcome } from '../../src/mo
 import { AdjustmentBatcher, adjustmentBatcher } from '../../src/modules/ledger/batcher.js'
 import { openDatabase } from '../../src/db/client.js'
 import { createTenant, startTestApp, type TestApp, type TestClient } from '../helpers/app.js'
-import { approvedCardholder, eventsOf, openAccount } from '../accounts/support.js'
+import { accountsFixture, eventsOf, ledgerEntries, openAccount } from '../accounts/support.js'
 
 let t: TestApp
 let tenant: TestClient
@@ -19,8 +19,7 @@ let ctx: RequestCtx
 before(async () => {
   t = await startTestApp()
   tenant = await createTenant(t)
-  token = await tenant.token()
-  cardholder = await approvedCardholder(t, token)
+  ;({ token, cardholder } = await accountsFixture(t, tenant))
   ctx = { requestId: 'req_test', organizationId: tenant.organizationId, environment: tenant.environment, clientId: tenant.clientId, scopes: new Set(['accounts:write']) }
 })
 after(async () => { await t.close() })
@@ -33,11 +32,7 @@ async function fundedAccount(name: string): Promise<any> {
   return account
 }
 
-async function entriesOf(accountId: string): Promise<any[]> {
-  const res = await t.api(token, 'GET', `/v1/accounts/${accountId}/entries?limit=100`)
-  assert.equal(res.statusCode, 200, res.body)
-  return res.json().data.reverse() // oldest first
-}
+const entriesOf = (accountId: string) => ledgerEntries(t, token, accountId)
 
 /** What a service call ended in: the account and replay flag, or the error code. */
 async function settle(p: Promise<AdjustmentOutcome>): Promise<{ ok: AdjustmentOutcome } | { code: string }> {

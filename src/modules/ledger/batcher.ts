@@ -99,7 +99,11 @@ export class AdjustmentBatcher {
    */
   private async oneByOne(batch: Waiting[]): Promise<void> {
     const byAccount = new Map<string, Waiting[]>()
-    for (const w of batch) byAccount.set(w.input.accountId, [...(byAccount.get(w.input.accountId) ?? []), w])
+    for (const w of batch) {
+      const queue = byAccount.get(w.input.accountId)
+      if (queue) queue.push(w)
+      else byAccount.set(w.input.accountId, [w])
+    }
     await Promise.all([...byAccount.values()].map(async (queue) => {
       for (const w of queue) {
         await repo.applyAdjustments(this.db, [w.input], MAX_BALANCE, this.clock.now()).then((results) => w.resolve(results[0]), w.reject)
