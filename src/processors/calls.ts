@@ -1,4 +1,4 @@
-import { sql, type RawBuilder } from 'kysely'
+import { sql } from 'kysely'
 import type { Db } from '../db/types.js'
 import { ApiError } from '../http/errors.js'
 import { ulid } from '../lib/ids.js'
@@ -56,13 +56,3 @@ export async function recordOutcome(trx: Db, operationId: string, state: 'succee
   await sql`UPDATE processor_operations SET state = ${state}, updated_at = ${now} WHERE id = ${operationId}`.execute(trx)
 }
 
-/**
- * `recordOutcome` as a common table expression (named `outcome`) of the statement that writes the local
- * change: the intent is marked done only when the CTE `source` returned a row, i.e. the change was written.
- */
-export function outcomeWithin(operationId: string, state: 'succeeded' | 'accepted', now: Date, source: string): RawBuilder<unknown> {
-  return sql`outcome AS (
-      UPDATE processor_operations SET state = ${state}, updated_at = ${now}
-      WHERE id = ${operationId} AND EXISTS (SELECT 1 FROM ${sql.table(source)})
-    )`
-}

@@ -1,11 +1,9 @@
 import assert from 'node:assert/strict'
 import { after, before, test } from 'node:test'
-import { sql } from 'kysely'
 import { withTx } from '../../src/db/tx.js'
 import type { Db } from '../../src/db/types.js'
 import { newId } from '../../src/lib/ids.js'
 import * as repo from '../../src/modules/authorizations/repo.js'
-import { emitWithin } from '../../src/modules/events/emit.js'
 import { createTenant, startTestApp, type TestApp, type TestClient } from '../helpers/app.js'
 import { authorizeRaw, balances, eventsFor, fundedCard, post, secondCard, type Funded } from './support.js'
 
@@ -49,25 +47,31 @@ test('simultaneous authorizations against a daily limit approve exactly what the
   assert.equal((await balances(t, token, f.account.id)).held, 1000)
 })
 
-// The guard under an authorization written without a transaction: an approval places its hold only while the
-// card and account rows are still the versions its decision read; otherwise nothing at all is written.
+// The guard under decisions written without a transaction: an account's decisions are written only while the
+// account and their cards are still the versions the decisions read; otherwise nothing of that account is.
 
-/** Writes an approval of `amount` decided on `facts`, as the engine does. */
-function approve(f: Funded, facts: repo.DecisionFacts, amount: number, db: Db = t.deps.db) {
+const readFacts = async (f: Funded, db: Db = t.deps.db, lock = false) => (await repo.readDecisionFacts(db, [f.card.id], lock)).get(f.card.id)!
+
+/** The write of an authorization decided on `facts` (approved unless `declined` names a reason), as the engine makes it. */
+function decisionWrite(f: Funded, facts: repo.DecisionFacts, amount: number, declined: string | null = null): repo.DecisionWrite {
   const now = new Date()
+  const approved = declined === null
   const row: repo.AuthorizationRow = {
     id: newId('auth'), organization_id: facts.card.organization_id, environment: facts.card.environment, program_id: facts.card.program_id,
-    card_id: f.card.id, account_id: f.account.id, network_token_id: null, status: 'pending', approved: true,
-    amount, held_amount: amount, captured_amount: 0, reversed_amount: 0, currency: 'USD',
-    merchant: { name: 'Corner Cafe', mcc: null, city: null, country: null }, decline_reason: null, hold_id: newId('hold'),
-    request_history: [{ type: 'authorization', amount, approved: true, decline_reason: null, created_at: now.toISOString() }],
-    expires_at: new Date(now.getTime() + 86_400_000), created_at: now, updated_at: now,
+    card_id: facts.card.id, account_id: facts.account.id, network_token_id: null, status: approved ? 'pending' : 'declined', approved,
+    amount, held_amount: approved ? amount : 0, captured_amount: 0, reversed_amount: 0, currency: 'USD',
+    merchant: { name: 'Corner Cafe', mcc: null, city: null, country: null }, decline_reason: declined, hold_id: approved ? newId('hold') : null,
+    request_history: [{ type: 'authorization', amount, approved, decline_reason: declined, created_at: now.toISOString() }],
+    expires_at: approved ? new Date(now.getTime() + 86_400_000) : null, created_at: now, updated_at: now,
   }
-  const scope = { organizationId: row.organization_id, environment: row.environment }
-  return repo.recordDecision(db, {
-    row, hold: { entryId: newId('le'), versions: facts.versions }, outcome: null,
-    event: emitWithin(scope, 'authorization.created', 'auth', sql`${JSON.stringify({ id: row.id })}::json`, now),
-  }).then((written) => ({ ...written, id: row.id }))
+  return { row, view: { id: row.id }, eventId: newId('evt'), entryId: approved ? newId('le') : null, versions: facts.versions, operationId: null }
+}
+
+/** Writes one approval of `amount` decided on `facts`; `written` says whether it was. */
+async function approve(f: Funded, facts: repo.DecisionFacts, amount: number, db: Db = t.deps.db) {
+  const w = decisionWrite(f, facts, amount)
+  const { stale } = await repo.recordDecisions(db, [w], new Date())
+  return { written: !stale.has(f.account.id), id: w.row.id }
 }
 
 async function nothingWritten(f: Funded, id: string, balance: number): Promise<void> {
@@ -79,13 +83,13 @@ async function nothingWritten(f: Funded, id: string, balance: number): Promise<v
 
 test('an approval decided before the account changed writes nothing; decided again on a fresh read, it holds', async () => {
   const f = await fundedCard(t, tenant, token, 1000)
-  const stale = (await repo.readCardAndAccount(t.deps.db, f.card.id, false))!
+  const stale = await readFacts(f)
   await post(t, token, `/v1/accounts/${f.account.id}/credit`, { amount: 1 })
   const lost = await approve(f, stale, 500)
   assert.equal(lost.written, false)
   await nothingWritten(f, lost.id, 1001)
 
-  const fresh = (await repo.readCardAndAccount(t.deps.db, f.card.id, false))!
+  const fresh = await readFacts(f)
   assert.notEqual(fresh.versions.account, stale.versions.account)
   assert.equal(fresh.versions.card, stale.versions.card)
   const won = await approve(f, fresh, 500)
@@ -98,25 +102,53 @@ test('an approval decided before the account changed writes nothing; decided aga
 
 test('an approval decided before its card was frozen writes nothing', async () => {
   const f = await fundedCard(t, tenant, token, 1000)
-  const stale = (await repo.readCardAndAccount(t.deps.db, f.card.id, false))!
+  const stale = await readFacts(f)
   await post(t, token, `/v1/cards/${f.card.id}/freeze`)
   const lost = await approve(f, stale, 500)
   assert.equal(lost.written, false)
   await nothingWritten(f, lost.id, 1000)
 })
 
-test('an approval the balance no longer covers writes nothing, whatever versions it carries', async () => {
+test('approvals the balance no longer covers write nothing, whatever versions they carry', async () => {
   const f = await fundedCard(t, tenant, token, 1000)
-  const facts = (await repo.readCardAndAccount(t.deps.db, f.card.id, false))!
+  const facts = await readFacts(f)
   const lost = await approve(f, facts, 1001)
   assert.equal(lost.written, false)
   await nothingWritten(f, lost.id, 1000)
+  // Together they ask for more than the account has: none of them is written.
+  const pair = [decisionWrite(f, facts, 600), decisionWrite(f, facts, 600)]
+  assert.deepEqual([...(await repo.recordDecisions(t.deps.db, pair, new Date())).stale], [f.account.id])
+  await nothingWritten(f, pair[0].row.id, 1000)
+})
+
+test('one statement writes several accounts\' decisions: each account\'s holds in order with running balances; a changed account writes none of its own', async () => {
+  const [a, b] = await Promise.all([fundedCard(t, tenant, token, 1000), fundedCard(t, tenant, token, 1000)])
+  const [factsA, factsB] = [await readFacts(a), await readFacts(b)]
+  await post(t, token, `/v1/accounts/${b.account.id}/credit`, { amount: 5 }) // b changes after its read
+  const writes = [
+    decisionWrite(a, factsA, 300), decisionWrite(b, factsB, 100), decisionWrite(a, factsA, 50, 'mcc_blocked'),
+    decisionWrite(a, factsA, 700), decisionWrite(b, factsB, 100, 'card_frozen'),
+  ]
+  const { stale } = await repo.recordDecisions(t.deps.db, writes, new Date())
+  assert.deepEqual([...stale], [b.account.id])
+  assert.deepEqual(await balances(t, token, a.account.id), { ledger: 1000, held: 1000, available: 0 })
+  const holds = await t.deps.db.selectFrom('ledger_entries').select(['amount', 'held_balance_after', 'available_balance_after', 'source_id', 'seq'])
+    .where('account_id', '=', a.account.id).where('type', '=', 'hold').orderBy('seq').execute()
+  assert.deepEqual(holds.map((h) => [Number(h.amount), Number(h.held_balance_after), Number(h.available_balance_after), h.source_id, Number(h.seq)]),
+    [[-300, 300, 700, writes[0].row.id, 2], [-700, 1000, 0, writes[3].row.id, 3]])
+  const stored = await t.deps.db.selectFrom('authorizations').select(['id', 'status', 'decline_reason', 'held_amount'])
+    .where('id', 'in', writes.map((w) => w.row.id)).orderBy('id').execute()
+  assert.deepEqual(stored.map((r) => [r.id, r.status, r.decline_reason, Number(r.held_amount)]).sort(),
+    [[writes[0].row.id, 'pending', null, 300], [writes[2].row.id, 'declined', 'mcc_blocked', 0], [writes[3].row.id, 'pending', null, 700]].sort())
+  for (const w of [writes[0], writes[2], writes[3]]) assert.deepEqual((await eventsFor(t, w.row.id)).map((e) => e.type), ['authorization.created'])
+  await nothingWritten(b, writes[1].row.id, 1005)
+  assert.deepEqual(await eventsFor(t, writes[4].row.id), [])
 })
 
 test('under the account\'s row lock (the path a contended account falls back to) the read and the write go together', async () => {
   const f = await fundedCard(t, tenant, token, 1000)
   const written = await withTx(t.deps.db, async (trx) => {
-    const locked = (await repo.readCardAndAccount(trx, f.card.id, true))!
+    const locked = await readFacts(f, trx, true)
     assert.equal(locked.account.status, 'open')
     return approve(f, locked, 400, trx)
   })

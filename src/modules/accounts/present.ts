@@ -30,7 +30,7 @@ export function presentAccount(row: AccountRow): AccountView {
 
 /**
  * `presentAccount` in SQL, over the columns of an `accounts` row in scope: the same keys in the same
- * order, for statements that write an account's event from the row they just updated (`emitWithin`).
+ * order, for statements that write an account's event from the row they just updated (`emitPerRow`).
  * test/ledger asserts an event built this way equals the account read back through the API.
  */
 export function accountJson(): RawBuilder<unknown> {

@@ -1,4 +1,3 @@
-import { sql } from 'kysely'
 import type { AppDeps } from '../../app-deps.js'
 import { withTx } from '../../db/tx.js'
 import type { Db } from '../../db/types.js'
@@ -8,13 +7,13 @@ import { requireOwned } from '../../http/ownership.js'
 import { safeEqual } from '../../lib/crypto.js'
 import { newId } from '../../lib/ids.js'
 import { signalJobsQueued } from '../../jobs/wakeup.js'
-import { callProcessor, outcomeWithin } from '../../processors/calls.js'
+import { callProcessor } from '../../processors/calls.js'
 import type { AccountRow } from '../accounts/service.js'
 import { requireCard, requireCardProgram, type CardRow } from '../cards/service.js'
-import { emit, emitWithin } from '../events/emit.js'
+import { emit } from '../events/emit.js'
 import { incrementHold, lockAccountRow } from '../ledger/service.js'
 import { tokenStatusForCard } from '../network-tokens/service.js'
-import { decide, windowsNeeded, windowStart, type Decision, type SpendingRules } from './decide.js'
+import { decide, windowsNeeded, windowStart, type Decision, type SpendingRules, type WindowInterval } from './decide.js'
 import { presentAuthorization } from './present.js'
 import * as repo from './repo.js'
 import type { AuthorizationView, SimulateAuthorizationBody } from './schemas.js'
@@ -82,79 +81,128 @@ function request(type: AuthorizationRequestValue['type'], amount: number, decisi
   return { type, amount, approved: decision.approved, decline_reason: decision.approved ? null : decision.reason, created_at: now.toISOString() }
 }
 
-/** Decisions tried without a transaction before one takes the account's row lock (a contended account). */
-const OPTIMISTIC_ATTEMPTS = 3
-
 /** A new authorization as the network presented it, checked and normalized once, decided as often as needed. */
-interface PresentedAuthorization {
+export interface PresentedAuthorization {
   id: string
   /** When the network presented it: the authorization's created_at, and the time its id is made from. */
   at: Date
+  ctx: RequestCtx
   body: SimulateAuthorizationBody
   currency: string
   merchant: MerchantValue
   cvc: { matches: boolean; operationId: string } | null
 }
 
-/**
- * Decides a new authorization: the rules of `decide`, then (approved) a hold on the account for the amount.
- * A decline is recorded too, with its reason. Optimistic first: the card and account are read, decided on,
- * and the decision written in one statement committed on its own, which places the hold only while both rows
- * are still the versions read (any change to the account, such as another hold, gives it a new version). A
- * decision that lost that race decides again from a fresh read; after a few it queues on the account's row
- * lock instead, so approvals never overspend and a hot account still makes progress.
- */
-export async function authorize(deps: AppDeps, ctx: RequestCtx, body: SimulateAuthorizationBody): Promise<AuthorizationView> {
+/** What became of one decision of a batch: written, refused with an error, or to decide again (`stale`). */
+export type DecisionOutcome = { view: AuthorizationView } | { error: unknown } | { stale: true }
+
+/** A request normalized for deciding: its id and time, and the security code checked (one processor call, outside any transaction). */
+export async function presentRequest(deps: AppDeps, ctx: RequestCtx, body: SimulateAuthorizationBody): Promise<PresentedAuthorization> {
   const at = deps.clock.now()
-  const presented: PresentedAuthorization = {
-    id: newId('auth', at), at, body, currency: body.currency.toUpperCase(),
+  return {
+    id: newId('auth', at), at, ctx, body, currency: body.currency.toUpperCase(),
     merchant: { name: body.merchant.name, mcc: body.merchant.mcc ?? null, city: body.merchant.city ?? null, country: body.merchant.country?.toUpperCase() ?? null },
     cvc: body.cvc === undefined ? null : await checkCvc(deps, await requireCard(deps, ctx, body.card_id, 'card_id'), body.cvc),
   }
-  for (let attempt = 0; attempt < OPTIMISTIC_ATTEMPTS; attempt++) {
-    const view = await decideAndRecord(deps, ctx, deps.db, presented, false)
-    if (view) return view
-  }
-  return withTx(deps.db, async (trx) => {
-    const view = await decideAndRecord(deps, ctx, trx, presented, true)
-    if (!view) throw new Error(`authorization ${presented.id} not written under the account's lock`)
-    return view
-  })
 }
 
-/** One decision from one read; null when the approval's write found the card or account changed since. */
-async function decideAndRecord(deps: AppDeps, ctx: RequestCtx, db: Db, p: PresentedAuthorization, lock: boolean): Promise<AuthorizationView | null> {
-  const { body, currency, id, at: now } = p
-  const facts = await repo.readCardAndAccount(db, body.card_id, lock)
-  const card = requireOwned(facts?.card, ctx, 'card_not_found', 'card_id')
-  const { account, versions } = facts!
-  const rules = controlsOf(card)
-  const decision = decide({
-    amount: body.amount, currency, merchant: p.merchant,
-    card: { status: card.status, expMonth: card.exp_month, expYear: card.exp_year, controls: rules },
-    account: { status: account.status, currency: account.currency, available: available(account) },
-    tokenStatus: await tokenStatus(deps, db, ctx, card, body.network_token_id ?? null),
-    expiryMatches: expiryMatches(card, body), cvcMatches: p.cvc?.matches ?? null,
-    spent: await spentInWindows(db, card, rules, now), alreadyAuthorized: 0, now,
+/** Runs `fn` for the batch's request `i`: an error it throws becomes that request's outcome (undefined returned). */
+async function settled<T>(outcomes: (DecisionOutcome | undefined)[], i: number, fn: () => T | Promise<T>): Promise<T | undefined> {
+  try {
+    return await fn()
+  } catch (error) {
+    outcomes[i] = { error }
+    return undefined
+  }
+}
+
+/**
+ * Decides new authorizations together (`DecisionBatcher`): one read of every card and account, each card's
+ * spend in its windows and each token's status, the rules of `decide` for each in order (an account's
+ * approvals in the batch count against its available balance, a card's against its limits), then one
+ * statement for all of them (`repo.recordDecisions`): approved, a hold on the account; declined, the reason.
+ * An account changed since the read (`lock` false) writes none of its decisions: they come back `stale`, to
+ * decide again. With `lock`, the accounts are read under their row locks in the caller's transaction, so
+ * nothing can change before the write.
+ */
+export async function decideBatch(deps: AppDeps, db: Db, batch: readonly PresentedAuthorization[], lock: boolean): Promise<DecisionOutcome[]> {
+  const now = deps.clock.now()
+  const outcomes: (DecisionOutcome | undefined)[] = new Array(batch.length)
+  const facts = await repo.readDecisionFacts(db, [...new Set(batch.map((p) => p.body.card_id))], lock)
+  const owned = await Promise.all(batch.map((p, i) => settled(outcomes, i, () => {
+    const found = facts.get(p.body.card_id)
+    requireOwned(found?.card, p.ctx, 'card_not_found', 'card_id')
+    return found!
+  })))
+  const cards = new Map<string, repo.DecisionCard>()
+  for (const f of owned) if (f) cards.set(f.card.id, f.card)
+  const spent = new Map<string, Partial<Record<WindowInterval, number>>>()
+  await Promise.all([...cards.values()].map(async (card) => spent.set(card.id, await spentInWindows(db, card, controlsOf(card), now))))
+  const tokens = await Promise.all(batch.map((p, i) => owned[i] && settled(outcomes, i, () => tokenStatus(deps, db, p.ctx, owned[i]!.card, p.body.network_token_id ?? null))))
+
+  /** What this batch's approvals so far take: from each account's available balance, and each card's windows. */
+  const heldInBatch = new Map<string, number>()
+  const spentInBatch = new Map<string, number>()
+  const writes: repo.DecisionWrite[] = []
+  const written: number[] = []
+  batch.forEach((p, i) => {
+    const f = owned[i]
+    if (!f || outcomes[i]) return
+    const { card, account, versions } = f
+    const rules = controlsOf(card)
+    const before = spentInBatch.get(card.id) ?? 0
+    const windows = Object.fromEntries(Object.entries(spent.get(card.id) ?? {}).map(([w, n]) => [w, n + before]))
+    const decision = decide({
+      amount: p.body.amount, currency: p.currency, merchant: p.merchant,
+      card: { status: card.status, expMonth: card.exp_month, expYear: card.exp_year, controls: rules },
+      account: { status: account.status, currency: account.currency, available: available(account) - (heldInBatch.get(account.id) ?? 0) },
+      tokenStatus: tokens[i] ?? null, expiryMatches: expiryMatches(card, p.body), cvcMatches: p.cvc?.matches ?? null,
+      spent: windows, alreadyAuthorized: 0, now,
+    })
+    if (decision.approved) {
+      heldInBatch.set(account.id, (heldInBatch.get(account.id) ?? 0) + p.body.amount)
+      spentInBatch.set(card.id, before + p.body.amount)
+    }
+    const row = authorizationRow(p, card, account.id, decision)
+    writes.push({ row, view: presentAuthorization(row), eventId: newId('evt'), entryId: decision.approved ? newId('le') : null, versions, operationId: p.cvc?.operationId ?? null })
+    written.push(i)
   })
-  const row: repo.AuthorizationRow = {
-    id, organization_id: card.organization_id, environment: card.environment, program_id: card.program_id,
-    card_id: card.id, account_id: account.id, network_token_id: body.network_token_id ?? null,
+
+  const { stale, notified } = await repo.recordDecisions(db, writes, now)
+  if (notified) signalJobsQueued()
+  written.forEach((i, k) => {
+    const { row, view } = writes[k]
+    outcomes[i] = stale.has(row.account_id) ? { stale: true } : { view: view as AuthorizationView }
+  })
+  return outcomes as DecisionOutcome[]
+}
+
+/** The authorization row a decision writes: approved, pending with a hold for the amount; declined, with its reason. */
+function authorizationRow(p: PresentedAuthorization, card: repo.DecisionCard, accountId: string, decision: Decision): repo.AuthorizationRow {
+  const { body, at } = p
+  return {
+    id: p.id, organization_id: card.organization_id, environment: card.environment, program_id: card.program_id,
+    card_id: card.id, account_id: accountId, network_token_id: body.network_token_id ?? null,
     status: decision.approved ? 'pending' : 'declined', approved: decision.approved,
     amount: body.amount, held_amount: decision.approved ? body.amount : 0, captured_amount: 0, reversed_amount: 0,
-    currency, merchant: p.merchant, decline_reason: decision.approved ? null : decision.reason, hold_id: decision.approved ? newId('hold') : null,
-    request_history: [request('authorization', body.amount, decision, now)],
-    expires_at: decision.approved ? new Date(now.getTime() + HOLD_LIFETIME_MS) : null, created_at: now, updated_at: now,
+    currency: p.currency, merchant: p.merchant, decline_reason: decision.approved ? null : decision.reason, hold_id: decision.approved ? newId('hold') : null,
+    request_history: [request('authorization', body.amount, decision, at)],
+    expires_at: decision.approved ? new Date(at.getTime() + HOLD_LIFETIME_MS) : null, created_at: at, updated_at: at,
   }
-  const view = presentAuthorization(row)
-  const written = await repo.recordDecision(db, {
-    row, hold: decision.approved ? { entryId: newId('le'), versions } : null,
-    outcome: p.cvc ? outcomeWithin(p.cvc.operationId, 'succeeded', now, 'auth') : null,
-    event: emitWithin(scopeOf(row), 'authorization.created', 'auth', sql`${JSON.stringify(view)}::json`, now),
+}
+
+/**
+ * One decision under its account's row lock, in a transaction of its own: the path a decision takes after
+ * losing the race to a changed account a few times, so a hot account contended across processes still
+ * makes progress.
+ */
+export async function decideLocked(deps: AppDeps, p: PresentedAuthorization): Promise<AuthorizationView> {
+  return withTx(deps.db, async (trx) => {
+    const [outcome] = await decideBatch(deps, trx, [p], true)
+    if ('error' in outcome) throw outcome.error
+    if ('stale' in outcome) throw new Error(`authorization ${p.id} not written under its account's lock`)
+    return outcome.view
   })
-  if (!written.written) return null
-  if (written.notified) signalJobsQueued()
-  return view
 }
 
 /**

@@ -1,12 +1,12 @@
-import { sql, type Insertable, type RawBuilder, type Selectable, type Updateable } from 'kysely'
+import { sql, type Selectable, type Updateable } from 'kysely'
 import type { Db } from '../../db/types.js'
 import { json } from '../../db/types.js'
 import { applyBounds, type PageBounds } from '../../http/pagination.js'
 import { lowestIdAt } from '../../lib/ids.js'
 import type { AccountRow } from '../accounts/service.js'
 import type { CardRow } from '../cards/service.js'
-import type { EventWithin } from '../events/emit.js'
-import { holdCtes } from '../ledger/service.js'
+import { emitPerRow } from '../events/emit.js'
+import { holdsCtes } from '../ledger/service.js'
 import type { WindowInterval } from './decide.js'
 import type { AuthorizationRequestValue, AuthorizationsTable } from './types.js'
 import './types.js'
@@ -42,60 +42,93 @@ function pick<K extends string>(row: Record<string, unknown>, prefix: string, co
 }
 
 /**
- * A card and its funding account in one statement, only what a decision needs. `lock`: the account's row is
- * locked for the rest of the caller's transaction, and the card's against changes (the pessimistic path);
- * otherwise a plain read whose versions guard the write.
+ * Cards and their funding accounts in one statement, only what a decision needs, by card id (a card not
+ * found is absent). `lock`: the accounts' rows are locked, in id order, for the rest of the caller's
+ * transaction, and the cards' against changes (the pessimistic path); otherwise a plain read whose versions
+ * guard the write.
  */
-export async function readCardAndAccount(db: Db, cardId: string, lock: boolean): Promise<DecisionFacts | undefined> {
+export async function readDecisionFacts(db: Db, cardIds: readonly string[], lock: boolean): Promise<Map<string, DecisionFacts>> {
   const { rows } = await sql<Record<string, unknown>>`
     SELECT ${decisionColumns} FROM cards c JOIN accounts a ON a.id = c.account_id
-    WHERE c.id = ${cardId} ${lock ? sql`FOR UPDATE OF a FOR SHARE OF c` : sql``}`.execute(db)
-  if (rows.length === 0) return undefined
-  const [row] = rows
-  return {
+    WHERE c.id = ANY(ARRAY(SELECT json_array_elements_text(${JSON.stringify(cardIds)}::json)))
+    ${lock ? sql`ORDER BY a.id FOR UPDATE OF a FOR SHARE OF c` : sql``}`.execute(db)
+  return new Map(rows.map((row) => [row.card_id as string, {
     card: pick(row, 'card_', DECISION_CARD) as DecisionCard,
     account: pick(row, 'account_', DECISION_ACCOUNT) as DecisionAccount,
     versions: { card: row.card_version as string, account: row.account_version as string },
-  }
+  }]))
 }
 
+/** One decided authorization to write. */
 export interface DecisionWrite {
   row: AuthorizationRow
-  /** Approved: the hold to place, only while the card and account rows are still the versions the decision read. */
-  hold: { entryId: string; versions: DecisionFacts['versions'] } | null
-  /** The processor intent (a checked security code) marked succeeded with the write: `outcomeWithin(…, 'auth')`. */
-  outcome: RawBuilder<unknown> | null
-  /** `authorization.created`, written from the CTE `auth`. */
-  event: EventWithin
+  /** The authorization in its REST shape: the object of its `authorization.created`. */
+  view: unknown
+  eventId: string
+  /** Approved: the id of its hold's ledger entry (the hold's id is the row's `hold_id`). */
+  entryId: string | null
+  /** The card and account row versions the decision read. */
+  versions: DecisionFacts['versions']
+  /** The processor intent of a checked security code, marked succeeded with the write. */
+  operationId: string | null
 }
 
 /**
- * A decision in one statement, committed on its own or in the caller's transaction: for an approval the
- * hold (held balance, hold row, `hold` entry), then the authorization row, the processor outcome and
- * `authorization.created` with its deliveries. `written` false: an approval whose card or account changed
- * since it was read (or whose funds no longer cover it); nothing was written, decide again.
+ * Decisions in one statement, committed on its own or in the caller's transaction. The accounts' rows are
+ * locked first, in id order (two batches never wait on each other in a circle); an account's decisions are
+ * written only while it and each of their cards are still the versions the decisions read, and its approvals'
+ * total is still covered (open, available balance). Then, for those accounts: the holds (held balances, hold
+ * rows, `hold` entries, an account's in batch order), the authorization rows, the processor outcomes, and
+ * `authorization.created` with its deliveries for each. `stale`: accounts whose decisions were not written
+ * (something changed since the read): decide them again.
  */
-export async function recordDecision(db: Db, w: DecisionWrite): Promise<{ written: boolean; notified: boolean }> {
-  const { row } = w
-  const values: Record<string, unknown> = {
-    ...row, merchant: json(row.merchant), request_history: json(row.request_history),
-  } satisfies Insertable<AuthorizationsTable>
-  const columns = Object.keys(values)
-  const hold = w.hold === null ? null : holdCtes({
-    holdId: row.hold_id!, entryId: w.hold.entryId, accountId: row.account_id, amount: Number(row.held_amount), sourceId: row.id,
-    expiresAt: row.expires_at as Date, now: row.created_at as Date,
-  }, sql`xmin = ${w.hold.versions.account}::xid AND EXISTS (SELECT 1 FROM cards WHERE id = ${row.card_id} AND xmin = ${w.hold.versions.card}::xid)`)
-  const { rows } = await sql<{ written: number; notified: number }>`
-    WITH ${hold === null ? sql`` : sql`${hold},`}
+export async function recordDecisions(db: Db, writes: readonly DecisionWrite[], now: Date): Promise<{ stale: Set<string>; notified: boolean }> {
+  if (writes.length === 0) return { stale: new Set(), notified: false }
+  const items = JSON.stringify(writes.map((w, idx) => ({
+    idx, account_id: w.row.account_id, card_id: w.row.card_id, account_version: w.versions.account, card_version: w.versions.card,
+    approved: w.row.approved, amount: Number(w.row.held_amount), hold_id: w.row.hold_id, entry_id: w.entryId, source_id: w.row.id,
+    expires_at: w.row.expires_at, at: w.row.created_at, operation_id: w.operationId, event_id: w.eventId,
+    organization_id: w.row.organization_id, environment: w.row.environment, auth: w.row, view: w.view,
+  })))
+  const columns = Object.keys(writes[0].row)
+  const events = emitPerRow('written', { id: 'event_id', organizationId: 'organization_id', environment: 'environment', type: 'event_type' }, sql`view`, now)
+  const { rows } = await sql<{ stale: string[]; notified: number }>`
+    WITH input AS (
+      SELECT * FROM json_to_recordset(${items}::json) AS i(idx int, account_id text, card_id text, account_version text, card_version text,
+        approved boolean, amount bigint, hold_id text, entry_id text, source_id text, expires_at timestamptz, at timestamptz,
+        operation_id text, event_id text, organization_id text, environment text, auth json, view json)
+    ),
+    locked AS MATERIALIZED (
+      SELECT id, xmin::text AS version, status, ledger_balance - held_balance AS available
+      FROM accounts WHERE id = ANY(ARRAY(SELECT account_id FROM input)) ORDER BY id FOR UPDATE
+    ),
+    checked AS MATERIALIZED (
+      SELECT i.account_id,
+        bool_and(coalesce(l.version = i.account_version AND EXISTS (SELECT 1 FROM cards AS c WHERE c.id = i.card_id AND c.xmin::text = i.card_version), false))
+        AND coalesce(bool_and(l.status = 'open') FILTER (WHERE i.approved), true)
+        AND coalesce(sum(i.amount) FILTER (WHERE i.approved) <= min(l.available), true) AS fresh
+      FROM input AS i LEFT JOIN locked AS l ON l.id = i.account_id
+      GROUP BY i.account_id
+    ),
+    ok AS MATERIALIZED (
+      SELECT i.* FROM input AS i JOIN checked AS k ON k.account_id = i.account_id AND k.fresh
+    ),
+    approvals AS (SELECT * FROM ok WHERE approved),
+    ${holdsCtes('approvals', now)},
     auth AS (
       INSERT INTO authorizations (${sql.join(columns.map((c) => sql.ref(c)))})
-      SELECT ${sql.join(columns.map((c) => sql`${values[c]}`))} ${hold === null ? sql`` : sql`FROM acct`}
-      RETURNING id
+      SELECT ${sql.join(columns.map((c) => sql.ref(`r.${c}`)))} FROM ok, json_populate_record(NULL::authorizations, ok.auth) AS r
     ),
-    ${w.outcome === null ? sql`` : sql`${w.outcome},`}
-    ${w.event.ctes}
-    SELECT (SELECT count(*) FROM auth)::int AS written, ${w.event.notified} AS notified`.execute(db)
-  return { written: rows[0].written === 1, notified: Boolean(rows[0].notified) }
+    outcome AS (
+      UPDATE processor_operations SET state = 'succeeded', updated_at = ${now}
+      WHERE id = ANY(ARRAY(SELECT operation_id FROM ok WHERE operation_id IS NOT NULL))
+    ),
+    written AS (
+      SELECT event_id, organization_id, environment, 'authorization.created'::text AS event_type, view FROM ok
+    ),
+    ${events.ctes}
+    SELECT coalesce((SELECT json_agg(account_id) FROM checked WHERE NOT fresh), '[]'::json) AS stale, ${events.notified} AS notified`.execute(db)
+  return { stale: new Set(rows[0].stale), notified: Boolean(rows[0].notified) }
 }
 
 export async function findAuthorization(db: Db, id: string): Promise<AuthorizationRow | undefined> {

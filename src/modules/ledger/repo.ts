@@ -166,39 +166,44 @@ export async function sumOpenHolds(db: Db, accountId: string): Promise<number> {
   return Number(row?.n ?? 0)
 }
 
-export interface HoldStatementInput {
-  holdId: string
-  entryId: string
-  accountId: string
-  amount: number
-  sourceId: string | null
-  expiresAt: Date | null
-  now: Date
-}
-
 /**
- * A new hold as common table expressions, for a statement that also writes what the hold is for (the
- * authorization hot path): `acct` raises the held balance (only while the account is open and its
- * available balance covers the amount, and `guard`, a condition on the account's row, holds), then
- * `hold` and its `hold` entry are written from it. Nothing is written when `acct` matched no row.
+ * New holds as common table expressions, for a statement that also writes what they are for (batched
+ * authorization decisions). `source` is a CTE of the holds to place, one row each with idx, account_id,
+ * amount, hold_id, entry_id, source_id, expires_at and at; its accounts must already be locked by the
+ * statement and their checks passed. `acct` raises each account's held balance once by its holds' total,
+ * then every hold and its `hold` entry are written, an account's holds in idx order, each entry with the
+ * balances right after its own hold.
  */
-export function holdCtes(h: HoldStatementInput, guard: RawBuilder<unknown> = sql`true`): RawBuilder<unknown> {
-  return sql`acct AS (
-      UPDATE accounts SET held_balance = held_balance + ${h.amount}::bigint, entry_seq = entry_seq + 1, updated_at = ${h.now}
-      WHERE id = ${h.accountId} AND status = 'open' AND ledger_balance - held_balance >= ${h.amount}::bigint AND ${guard}
-      RETURNING id, organization_id, environment, currency, ledger_balance, held_balance, entry_seq
+export function holdsCtes(source: string, now: Date): RawBuilder<unknown> {
+  return sql`hold_steps AS MATERIALIZED (
+      SELECT s.*, (sum(s.amount) OVER w)::bigint AS run, row_number() OVER w AS k
+      FROM ${sql.table(source)} AS s WINDOW w AS (PARTITION BY s.account_id ORDER BY s.idx)
+    ),
+    hold_totals AS MATERIALIZED (
+      SELECT account_id, sum(amount)::bigint AS total, count(*)::int AS n FROM hold_steps GROUP BY account_id
+    ),
+    acct AS (
+      UPDATE accounts AS a SET held_balance = a.held_balance + t.total, entry_seq = a.entry_seq + t.n, updated_at = ${now}
+      FROM hold_totals AS t
+      WHERE a.id = ANY(ARRAY(SELECT account_id FROM hold_totals)) AND a.id = t.account_id
+      RETURNING a.id, a.organization_id, a.environment, a.currency, a.ledger_balance, a.held_balance - t.total AS held_before, a.entry_seq - t.n AS seq_before
+    ),
+    held AS (
+      SELECT s.idx, s.hold_id, s.entry_id, s.source_id, s.amount, s.expires_at, s.at, a.id AS account_id, a.organization_id, a.environment,
+        a.currency, a.ledger_balance, a.held_before + s.run AS held_balance, a.seq_before + s.k AS seq
+      FROM hold_steps AS s JOIN acct AS a ON a.id = s.account_id
     ),
     hold AS (
       INSERT INTO holds (id, account_id, organization_id, environment, source_id, currency, amount, remaining, captured, released, status, expires_at, created_at, updated_at)
-      SELECT ${h.holdId}, id, organization_id, environment, ${h.sourceId}::text, currency, ${h.amount}::bigint, ${h.amount}::bigint, 0, 0, 'open', ${h.expiresAt}::timestamptz, ${h.now}, ${h.now}
-      FROM acct
+      SELECT hold_id, account_id, organization_id, environment, source_id, currency, amount, amount, 0, 0, 'open', expires_at, at, at
+      FROM held
     ),
     hold_entry AS (
       INSERT INTO ledger_entries (id, account_id, organization_id, environment, seq, type, amount, currency,
         ledger_balance_after, held_balance_after, available_balance_after, source_id, client_transaction_id, reference, description, created_at)
-      SELECT ${h.entryId}, id, organization_id, environment, entry_seq, 'hold', ${-h.amount}::bigint, currency,
-        ledger_balance, held_balance, ledger_balance - held_balance, coalesce(${h.sourceId}::text, ${h.holdId}), NULL, NULL, NULL, ${h.now}
-      FROM acct
+      SELECT entry_id, account_id, organization_id, environment, seq, 'hold', -amount, currency,
+        ledger_balance, held_balance, ledger_balance - held_balance, coalesce(source_id, hold_id), NULL, NULL, NULL, at
+      FROM held
     )`
 }
 

@@ -17,7 +17,7 @@ import * as repo from './repo.js'
 import type { AccountAdjustmentRequest } from './schemas.js'
 
 export { placeHold, incrementHold, releaseHold, captureHold, findHold, type HoldDecision, type HoldChange, type HoldRefusal, type HoldRow } from './holds.js'
-export { holdCtes, type HoldStatementInput } from './repo.js'
+export { holdsCtes } from './repo.js'
 export { applySettledMovement, postMovement, MAX_BALANCE, type Movement, type SettledMovementInput } from './post.js'
 export { presentEntry, type EntryView } from './present.js'
 

@@ -47,8 +47,8 @@ export async function queueDeliveries(
 }
 
 /**
- * The deliveries of new events, for the statement that writes them (`emit`, `emitWithin`, batched ledger
- * adjustments): common table expressions that fan the events in `events` (a CTE returning `id`,
+ * The deliveries of new events, for the statement that writes them (`emit`, `emitPerRow`: batched ledger adjustments and
+ * authorization decisions): common table expressions that fan the events in `events` (a CTE returning `id`,
  * `organization_id`, `environment` and `type`) out to each event's enabled endpoints subscribed to its type
  * (as `subscribes` decides), one delivery and one job each. `notified` is a column expression that sends the
  * NOTIFY when anything was queued and counts it (0 or 1), so the caller knows to wake this process's runners.
