@@ -84,19 +84,20 @@ export interface DecisionWrite {
  */
 export async function recordDecisions(db: Db, writes: readonly DecisionWrite[], now: Date): Promise<{ stale: Set<string>; notified: boolean }> {
   if (writes.length === 0) return { stale: new Set(), notified: false }
+  // Each item is the authorization row with what its write needs beside it: read as a row (`input`), and as
+  // an `authorizations` record for the insert (the extra keys ignored).
   const items = JSON.stringify(writes.map((w, idx) => ({
-    idx, account_id: w.row.account_id, card_id: w.row.card_id, account_version: w.versions.account, card_version: w.versions.card,
-    approved: w.row.approved, amount: Number(w.row.held_amount), hold_id: w.row.hold_id, entry_id: w.entryId, source_id: w.row.id,
-    expires_at: w.row.expires_at, at: w.row.created_at, operation_id: w.operationId, event_id: w.eventId,
-    organization_id: w.row.organization_id, environment: w.row.environment, auth: w.row, view: w.view,
+    ...w.row, idx, account_version: w.versions.account, card_version: w.versions.card,
+    entry_id: w.entryId, operation_id: w.operationId, event_id: w.eventId, view: w.view,
   })))
   const columns = Object.keys(writes[0].row)
   const events = emitPerRow('written', { id: 'event_id', organizationId: 'organization_id', environment: 'environment', type: 'event_type' }, sql`view`, now)
   const { rows } = await sql<{ stale: string[]; notified: number }>`
-    WITH input AS (
-      SELECT * FROM json_to_recordset(${items}::json) AS i(idx int, account_id text, card_id text, account_version text, card_version text,
-        approved boolean, amount bigint, hold_id text, entry_id text, source_id text, expires_at timestamptz, at timestamptz,
-        operation_id text, event_id text, organization_id text, environment text, auth json, view json)
+    WITH batch AS (SELECT ${items}::json AS items),
+    input AS (
+      SELECT * FROM json_to_recordset((SELECT items FROM batch)) AS i(idx int, id text, account_id text, card_id text, account_version text,
+        card_version text, approved boolean, held_amount bigint, hold_id text, entry_id text, expires_at timestamptz, created_at timestamptz,
+        operation_id text, event_id text, organization_id text, environment text, view json)
     ),
     locked AS MATERIALIZED (
       SELECT id, xmin::text AS version, status, ledger_balance - held_balance AS available
@@ -106,18 +107,21 @@ export async function recordDecisions(db: Db, writes: readonly DecisionWrite[], 
       SELECT i.account_id,
         bool_and(coalesce(l.version = i.account_version AND EXISTS (SELECT 1 FROM cards AS c WHERE c.id = i.card_id AND c.xmin::text = i.card_version), false))
         AND coalesce(bool_and(l.status = 'open') FILTER (WHERE i.approved), true)
-        AND coalesce(sum(i.amount) FILTER (WHERE i.approved) <= min(l.available), true) AS fresh
+        AND coalesce(sum(i.held_amount) FILTER (WHERE i.approved) <= min(l.available), true) AS fresh
       FROM input AS i LEFT JOIN locked AS l ON l.id = i.account_id
       GROUP BY i.account_id
     ),
     ok AS MATERIALIZED (
       SELECT i.* FROM input AS i JOIN checked AS k ON k.account_id = i.account_id AND k.fresh
     ),
-    approvals AS (SELECT * FROM ok WHERE approved),
+    approvals AS (
+      SELECT idx, account_id, held_amount AS amount, hold_id, entry_id, id AS source_id, expires_at, created_at AS at FROM ok WHERE approved
+    ),
     ${holdsCtes('approvals', now)},
     auth AS (
       INSERT INTO authorizations (${sql.join(columns.map((c) => sql.ref(c)))})
-      SELECT ${sql.join(columns.map((c) => sql.ref(`r.${c}`)))} FROM ok, json_populate_record(NULL::authorizations, ok.auth) AS r
+      SELECT ${sql.join(columns.map((c) => sql.ref(`r.${c}`)))} FROM json_populate_recordset(NULL::authorizations, (SELECT items FROM batch)) AS r
+      WHERE r.id IN (SELECT id FROM ok)
     ),
     outcome AS (
       UPDATE processor_operations SET state = 'succeeded', updated_at = ${now}
