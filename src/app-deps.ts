@@ -1,6 +1,7 @@
 import type { Logger } from 'pino'
 import type { Config } from './config.js'
 import type { Db } from './db/types.js'
+import type { InFlightKeys } from './http/in-flight.js'
 import type { Cursors } from './http/pagination.js'
 import type { Clock } from './lib/clock.js'
 import type { ProcessorRegistry } from './processors/registry.js'
@@ -13,4 +14,6 @@ export interface AppDeps {
   log: Logger
   cursors: Cursors
   processors: ProcessorRegistry
+  /** The Idempotency-Keys whose requests run now (a lock that dies with the process). */
+  inFlight: InFlightKeys
 }

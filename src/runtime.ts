@@ -3,6 +3,7 @@ import type { AppDeps } from './app-deps.js'
 import { databasePoolSize, type Config } from './config.js'
 import { openDatabase, type DbHandle } from './db/client.js'
 import { migrateToLatest } from './db/migrate.js'
+import { InFlightKeys } from './http/in-flight.js'
 import { Cursors } from './http/pagination.js'
 import { systemClock, type Clock } from './lib/clock.js'
 import { createLogger } from './lib/logger.js'
@@ -16,5 +17,14 @@ export async function openRuntime(config: Config, options: { clock?: Clock; log?
   const handle = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: options.inMemory ? null : `${config.dataDir}/pgdata`, poolSize: databasePoolSize(config) })
   await migrateToLatest(handle.db)
   const clock = options.clock ?? systemClock
-  return { handle, deps: { config, db: handle.db, clock, log, cursors: new Cursors(config.masterKey, clock), processors: createProcessorRegistry({ db: handle.db, clock, masterKey: config.masterKey }) } }
+  const inFlight = new InFlightKeys(config.databaseUrl)
+  const close = handle.close
+  handle.close = async () => { await inFlight.close(); await close() }
+  return {
+    handle,
+    deps: {
+      config, db: handle.db, clock, log, cursors: new Cursors(config.masterKey, clock), inFlight,
+      processors: createProcessorRegistry({ db: handle.db, clock, masterKey: config.masterKey }),
+    },
+  }
 }

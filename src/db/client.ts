@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto'
 import { mkdirSync } from 'node:fs'
 import { Kysely, PGliteDialect, PostgresDialect } from 'kysely'
 import pg from 'pg'
+import { requestAwareDialect } from './request-tx.js'
 import type { Database, Db } from './types.js'
 
 // int8 as JS numbers: amounts are bounded (≤ 10^12) far below 2^53; numeric stays text.
@@ -63,7 +64,7 @@ export async function openDatabase(options: DbOptions): Promise<DbHandle> {
     const pool = new pg.Pool({ connectionString: options.databaseUrl, max: options.poolSize ?? 20 })
     pool.on('error', () => { /* idle client errors surface on the next query */ })
     pool.on('connect', prepareStatementsByName)
-    const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) })
+    const db = new Kysely<Database>({ dialect: requestAwareDialect(new PostgresDialect({ pool }), false) })
     return { db, kind: 'postgres', close: () => db.destroy() }
   }
   const { PGlite } = await import('@electric-sql/pglite')
@@ -75,6 +76,6 @@ export async function openDatabase(options: DbOptions): Promise<DbHandle> {
     pglite = new PGlite()
   }
   await pglite.waitReady
-  const db = new Kysely<Database>({ dialect: new PGliteDialect({ pglite }) })
+  const db = new Kysely<Database>({ dialect: requestAwareDialect(new PGliteDialect({ pglite }), true) })
   return { db, kind: 'pglite', close: () => db.destroy() }
 }

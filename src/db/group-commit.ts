@@ -1,3 +1,5 @@
+import { outsideRequest } from './request-tx.js'
+
 /** A request waiting for its batch: what it asks, and how its caller is answered. */
 export interface Waiting<I, R> {
   input: I
@@ -50,7 +52,8 @@ export class GroupCommit<I, R> {
   private schedule(): void {
     if (this.scheduled || this.inFlight >= this.options.slots || this.waiting.length === 0) return
     this.scheduled = true
-    setImmediate(() => {
+    // A batch serves many requests: it runs in none of their contexts (and never in one's transaction).
+    outsideRequest(() => setImmediate(() => {
       this.scheduled = false
       while (this.inFlight < this.options.slots) {
         const batch = this.takeBatch()
@@ -66,7 +69,7 @@ export class GroupCommit<I, R> {
             this.schedule()
           })
       }
-    })
+    }))
   }
 
   private keysOf(input: I): readonly string[] {

@@ -75,10 +75,11 @@ export interface IdempotencyKeysTable {
   method: string
   path: string
   request_hash: string
-  state: string
-  response_status: number | null
+  response_status: number
+  /** The answer, encrypted (it can hold a secret shown once). */
   response_body: string | null
-  locked_until: Timestamp
+  /** The answer as a batched statement wrote it (no secrets): used when `response_body` is null. */
+  response_json: unknown
   created_at: Timestamp
 }
 

@@ -1,27 +1,47 @@
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import { AsyncLocalStorage } from 'node:async_hooks'
+import type { FastifyInstance, FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify'
 import { sql } from 'kysely'
 import type { AppDeps } from '../app-deps.js'
+import {
+  commitRequestTransaction, newRequestTransaction, rollbackRequestTransaction, runInRequestTransaction, type RequestTransaction,
+} from '../db/request-tx.js'
+import { isUniqueViolation } from '../db/tx.js'
+import type { Db } from '../db/types.js'
 import { canonicalJson } from '../lib/canonical-json.js'
 import { decryptField, encryptField, sha256Hex } from '../lib/crypto.js'
-import { UnparsableBody } from './error-handler.js'
+import { envelope, UnparsableBody } from './error-handler.js'
 import { ApiError, ERROR_CATALOGUE } from './errors.js'
 
 export const IDEMPOTENCY_WINDOW_MS = 24 * 60 * 60 * 1000
-/** How long a request may hold its key before another node may take over (a crashed node never answers). */
-const LOCK_MS = 120 * 1000
 
-interface KeyRow {
+/** The request an Idempotency-Key names: the row its answer is stored in is keyed by the first three. */
+export interface IdempotentRequest {
+  organizationId: string
+  environment: string
+  key: string
+  method: string
+  path: string
+  requestHash: string
+}
+
+/** A request running under its key: what it asked, its transaction, and whether a batched statement stored its answer. */
+interface HeldKey {
+  request: IdempotentRequest
+  lockId: string
+  tx: RequestTransaction
+  /** Set by a batched path (credits, authorizations) that wrote the answer in the effect's own statement. */
+  answered: boolean
+}
+
+interface StoredAnswer {
   method: string
   path: string
   request_hash: string
-  state: string
-  response_status: number | null
+  response_status: number
   response_body: string | null
-  locked_until: Date
+  response_json: unknown
   created_at: Date
 }
-
-interface HeldKey { organizationId: string; environment: string; key: string }
 
 declare module 'fastify' {
   interface FastifyRequest { idempotencyKey?: HeldKey }
@@ -34,18 +54,45 @@ declare module 'fastify' {
 /** Cached responses can hold secrets shown once (webhook secrets, PIN keys): they are stored encrypted. */
 const RESPONSE_PURPOSE = 'idempotency-response'
 
-function replay(reply: FastifyReply, row: KeyRow, masterKey: Buffer): FastifyReply {
+const running = new AsyncLocalStorage<HeldKey>()
+
+/**
+ * The Idempotency-Key of the request the calling code serves, for a batched path that writes the answer in
+ * its own statement (then `markAnswered`). Undefined without a key.
+ */
+export function currentIdempotentRequest(): IdempotentRequest | undefined {
+  return running.getStore()?.request
+}
+
+/** A batched path stored the request's answer together with its effect: nothing is left to store. */
+export function markAnswered(): void {
+  const held = running.getStore()
+  if (held) held.answered = true
+}
+
+/** The answer is stored as a batched statement writes it: a JSON object, no secrets. The status the route answers with. */
+export function answerRow(request: IdempotentRequest, status: number, now: Date) {
+  return {
+    organization_id: request.organizationId, environment: request.environment, key: request.key,
+    method: request.method, path: request.path, request_hash: request.requestHash, response_status: status, created_at: now,
+  }
+}
+
+function replay(reply: FastifyReply, row: StoredAnswer, masterKey: Buffer): FastifyReply {
+  const body = row.response_body !== null
+    ? decryptField(masterKey, RESPONSE_PURPOSE, row.response_body)
+    : row.response_json === null || row.response_json === undefined ? '' : typeof row.response_json === 'string' ? row.response_json : JSON.stringify(row.response_json)
   return reply
-    .code(row.response_status ?? 200)
+    .code(row.response_status)
     .header('Idempotent-Replay', 'true')
     .type('application/json; charset=utf-8')
-    .send(row.response_body ? decryptField(masterKey, RESPONSE_PURPOSE, row.response_body) : '')
+    .send(body)
 }
 
 /**
- * Whether an answer must not be cached: a failure on our side (5xx) or a refusal the catalogue marks
+ * Whether an answer must not be stored: a failure on our side (5xx) or a refusal the catalogue marks
  * retryable (idempotency_request_in_progress for a busy client_transaction_id, esim_inventory_exhausted).
- * The identical retry with the same key has to be able to succeed, so the key is released instead.
+ * The identical retry with the same key has to be able to succeed, so the request leaves no trace.
  */
 function retryableAnswer(status: number, body: string): boolean {
   if (status >= 500) return true
@@ -58,92 +105,168 @@ function retryableAnswer(status: number, body: string): boolean {
   }
 }
 
+async function findAnswer(db: Db, r: Pick<IdempotentRequest, 'organizationId' | 'environment' | 'key'>): Promise<StoredAnswer | undefined> {
+  const { rows } = await sql<StoredAnswer>`
+    SELECT method, path, request_hash, response_status, response_body, response_json, created_at
+    FROM idempotency_keys WHERE organization_id = ${r.organizationId} AND environment = ${r.environment} AND key = ${r.key}`.execute(db)
+  return rows[0]
+}
+
+/** The stored answer for the identical request, or the refusal for a different one under the same key. */
+function answerStored(reply: FastifyReply, row: StoredAnswer, request: IdempotentRequest, masterKey: Buffer): FastifyReply {
+  if (row.method !== request.method || row.path !== request.path || row.request_hash !== request.requestHash) {
+    refuseReuse(row.method === request.method && row.path === request.path)
+  }
+  return replay(reply, row, masterKey)
+}
+
+function refuseReuse(sameEndpoint: boolean): never {
+  throw new ApiError('idempotency_key_reuse', {
+    message: sameEndpoint
+      ? 'This Idempotency-Key was already used with a different request body.'
+      : 'This Idempotency-Key was already used on a different endpoint.',
+  })
+}
+
+function fingerprint(request: IdempotentRequest): string {
+  return `${request.method} ${request.path} ${request.requestHash}`
+}
+
 /**
- * Idempotency-Key on every /v1 POST and PATCH, per the interface's table. The database decides races:
- * the first INSERT of (organization, environment, key) wins, every other node sees the row.
+ * Idempotency-Key on every /v1 POST and PATCH, per the interface's table, exactly once under failure:
+ *
+ * - While a request runs, its key is held by a lock that dies with the process (`InFlightKeys`): a duplicate
+ *   answers 409 idempotency_request_in_progress, and after a crash the retry proceeds at once.
+ * - The answer is stored in the same transaction as the effect it answers. The request's writes form one
+ *   transaction (`db/request-tx.ts`), committed here together with the row of its answer; the batched paths
+ *   write the row in the effect's own statement. A crash or a failed write leaves both or neither.
+ * - A retryable answer (5xx, or a refusal the catalogue marks retryable) rolls the request's writes back and
+ *   stores nothing: the identical retry runs again.
  */
 export function installIdempotency(app: FastifyInstance, deps: AppDeps): void {
+  const inFlight = deps.inFlight
   app.decorateRequest('idempotencyKey', undefined)
 
-  app.addHook('preValidation', async (req: FastifyRequest, reply: FastifyReply) => {
-    if (req.method !== 'POST' && req.method !== 'PATCH') return
-    if (!req.ctx || req.routeOptions.config.idempotent === false) return
+  /** Takes the key, or answers from what is stored; returns the key held for the rest of the request. */
+  async function take(req: FastifyRequest, reply: FastifyReply): Promise<HeldKey | null> {
+    if (req.method !== 'POST' && req.method !== 'PATCH') return null
+    if (!req.ctx || req.routeOptions.config.idempotent === false) return null
     const raw = req.headers['idempotency-key']
-    if (raw === undefined) return
+    if (raw === undefined) return null
     const key = Array.isArray(raw) ? raw[0] : raw
     if (key.length === 0 || key.length > 255) {
       throw new ApiError('invalid_parameter', { param: 'Idempotency-Key', message: 'Idempotency-Key must be 1 to 255 characters.' })
     }
-    const path = req.url.split('?')[0]
     // A body the parser refused is identified by its raw bytes: the identical retry replays the refusal.
-    const hash = req.body instanceof UnparsableBody ? req.body.hash : sha256Hex(canonicalJson({ body: req.body ?? {} }))
-    const now = deps.clock.now()
-    const lockedUntil = new Date(now.getTime() + LOCK_MS)
+    const requestHash = req.body instanceof UnparsableBody ? req.body.hash : sha256Hex(canonicalJson({ body: req.body ?? {} }))
     const { organizationId, environment } = req.ctx
-    const held: HeldKey = { organizationId, environment, key }
+    const request: IdempotentRequest = { organizationId, environment, key, method: req.method, path: req.url.split('?')[0], requestHash }
+    const lockId = `${organizationId}\u0000${environment}\u0000${key}`
 
-    for (let attempt = 0; attempt < 3; attempt++) {
-      const inserted = await sql<{ key: string }>`
-        INSERT INTO idempotency_keys (organization_id, environment, key, method, path, request_hash, state, locked_until, created_at)
-        VALUES (${organizationId}, ${environment}, ${key}, ${req.method}, ${path}, ${hash}, 'in_progress', ${lockedUntil}, ${now})
-        ON CONFLICT DO NOTHING RETURNING key`.execute(deps.db)
-      if (inserted.rows.length === 1) { req.idempotencyKey = held; return }
-
-      const { rows } = await sql<KeyRow>`
-        SELECT method, path, request_hash, state, response_status, response_body, locked_until, created_at
-        FROM idempotency_keys WHERE organization_id = ${organizationId} AND environment = ${environment} AND key = ${key}`.execute(deps.db)
-      const row = rows[0]
-      if (!row) continue // deleted between our insert and select: try again
-      const expired = now.getTime() - row.created_at.getTime() > IDEMPOTENCY_WINDOW_MS
-      const sameRequest = row.method === req.method && row.path === path && row.request_hash === hash
-      const abandoned = row.state === 'in_progress' && row.locked_until.getTime() < now.getTime() && sameRequest
-      if (expired || abandoned) {
-        // Take the key over: older than the window counts as new; a crashed holder's lock has lapsed.
-        const taken = await sql<{ key: string }>`
-          UPDATE idempotency_keys SET method = ${req.method}, path = ${path}, request_hash = ${hash}, state = 'in_progress',
-            response_status = NULL, response_body = NULL, locked_until = ${lockedUntil}, created_at = ${now}
-          WHERE organization_id = ${organizationId} AND environment = ${environment} AND key = ${key}
-            AND created_at = ${row.created_at} AND locked_until = ${row.locked_until}
-          RETURNING key`.execute(deps.db)
-        if (taken.rows.length === 1) { req.idempotencyKey = held; return }
-        continue
-      }
-      if (!sameRequest) {
-        throw new ApiError('idempotency_key_reuse', {
-          message: row.method === req.method && row.path === path
-            ? 'This Idempotency-Key was already used with a different request body.'
-            : 'This Idempotency-Key was already used on a different endpoint.',
-        })
-      }
-      if (row.state === 'in_progress') throw new ApiError('idempotency_request_in_progress')
-      return replay(reply, row, deps.config.masterKey)
+    const holder = await inFlight.acquire(lockId, fingerprint(request))
+    if (holder !== null) {
+      // Held elsewhere: a finished answer (a retry racing the original's last step) is still the answer.
+      const row = await findAnswer(deps.db, request)
+      if (row && fresh(row)) { answerStored(reply, row, request, deps.config.masterKey); return null }
+      if (holder !== '' && holder !== fingerprint(request)) refuseReuse(holder.startsWith(`${request.method} ${request.path} `))
+      throw new ApiError('idempotency_request_in_progress')
     }
-    throw new ApiError('idempotency_request_in_progress')
+    try {
+      const row = await findAnswer(deps.db, request)
+      if (row && fresh(row)) {
+        inFlight.release(lockId)
+        answerStored(reply, row, request, deps.config.masterKey)
+        return null
+      }
+      // Older than the window counts as new: the old answer makes way (the new one is written under the same key).
+      if (row) await sql`DELETE FROM idempotency_keys WHERE organization_id = ${organizationId} AND environment = ${environment} AND key = ${key} AND created_at = ${row.created_at}`.execute(deps.db)
+    } catch (err) {
+      inFlight.release(lockId)
+      throw err
+    }
+    return { request, lockId, tx: newRequestTransaction(), answered: false }
+  }
+
+  function fresh(row: StoredAnswer): boolean {
+    return deps.clock.now().getTime() - row.created_at.getTime() <= IDEMPOTENCY_WINDOW_MS
+  }
+
+  // A callback hook, so that the rest of the request (validation, handler, serialization) runs inside the
+  // key's context: its writes join the request's transaction, and batched paths find the key.
+  app.addHook('preValidation', (req: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction) => {
+    take(req, reply).then((held) => {
+      if (reply.sent) return
+      if (!held) return done()
+      req.idempotencyKey = held
+      running.run(held, () => runInRequestTransaction(held.tx, () => done()))
+    }, (err) => done(err))
   })
 
   app.addHook('onSend', async (req, reply, payload) => {
     const held = req.idempotencyKey
     if (!held) return payload
     req.idempotencyKey = undefined
-    const where = sql`organization_id = ${held.organizationId} AND environment = ${held.environment} AND key = ${held.key}`
-    const body = typeof payload === 'string' ? payload : Buffer.isBuffer(payload) ? payload.toString('utf8') : ''
-    if (retryableAnswer(reply.statusCode, body)) {
-      // A retryable answer is not the outcome of the request: release the key so the retry runs again.
-      await sql`DELETE FROM idempotency_keys WHERE ${where}`.execute(deps.db)
-    } else {
-      const sealed = encryptField(deps.config.masterKey, RESPONSE_PURPOSE, body)
-      await sql`UPDATE idempotency_keys SET state = 'complete', response_status = ${reply.statusCode}, response_body = ${sealed}
-        WHERE ${where}`.execute(deps.db)
+    try {
+      return await store(held, reply, payload)
+    } finally {
+      inFlight.release(held.lockId)
     }
-    return payload
   })
+
+  // Safety net: a request that ends without onSend (never expected) neither keeps its key nor its transaction.
+  app.addHook('onResponse', async (req) => {
+    const held = req.idempotencyKey
+    if (!held) return
+    req.idempotencyKey = undefined
+    await rollbackRequestTransaction(held.tx)
+    inFlight.release(held.lockId)
+  })
+
+  /** Commits the request's writes with its answer, or rolls them back for a retryable answer. */
+  async function store(held: HeldKey, reply: FastifyReply, payload: unknown): Promise<unknown> {
+    const body = typeof payload === 'string' ? payload : Buffer.isBuffer(payload) ? payload.toString('utf8') : ''
+    if (retryableAnswer(reply.statusCode, body) || held.answered) {
+      // Retryable: nothing of the request remains. Answered: the batched statement committed effect and answer already.
+      await rollbackRequestTransaction(held.tx)
+      return payload
+    }
+    const sealed = encryptField(deps.config.masterKey, RESPONSE_PURPOSE, body)
+    const row = { ...answerRow(held.request, reply.statusCode, deps.clock.now()), response_body: sealed }
+    try {
+      if (held.tx.lent) {
+        // The request wrote: its answer joins its transaction, and both commit together.
+        await runInRequestTransaction(held.tx, () => deps.db.insertInto('idempotency_keys').values(row).execute())
+        await commitRequestTransaction(held.tx)
+      } else {
+        // Nothing written (a refusal): the answer alone.
+        held.tx.open = false
+        await deps.db.insertInto('idempotency_keys').values(row).execute()
+      }
+      return payload
+    } catch (err) {
+      await rollbackRequestTransaction(held.tx)
+      if (isUniqueViolation(err)) {
+        // Another holder (a lost lock) stored its answer first: ours was rolled back, theirs is the answer.
+        const stored = await findAnswer(deps.db, held.request).catch(() => undefined)
+        if (stored && stored.request_hash === held.request.requestHash) return replayPayload(reply, stored)
+      }
+      reply.log.error({ err }, 'storing the idempotent answer failed; the request was rolled back')
+      const failure = new ApiError('internal_error', { message: 'The request could not be completed and was rolled back; retry with the same Idempotency-Key.' })
+      reply.code(failure.status).type('application/json; charset=utf-8')
+      reply.removeHeader('Idempotent-Replay')
+      return JSON.stringify(envelope(failure, String(reply.request.id), deps.config.baseUrl))
+    }
+  }
+
+  function replayPayload(reply: FastifyReply, row: StoredAnswer): string {
+    reply.code(row.response_status).header('Idempotent-Replay', 'true').type('application/json; charset=utf-8')
+    return row.response_body !== null ? decryptField(deps.config.masterKey, RESPONSE_PURPOSE, row.response_body) : JSON.stringify(row.response_json)
+  }
 }
 
-/** Removes keys past the replay window (scheduled housekeeping), including those a crashed node left in progress. */
+/** Removes answers past the replay window (scheduled housekeeping). */
 export async function purgeIdempotencyKeys(deps: AppDeps): Promise<number> {
-  const now = deps.clock.now()
-  const cutoff = new Date(now.getTime() - IDEMPOTENCY_WINDOW_MS)
-  const result = await sql`DELETE FROM idempotency_keys
-    WHERE created_at < ${cutoff} AND (state = 'complete' OR locked_until < ${now})`.execute(deps.db)
+  const cutoff = new Date(deps.clock.now().getTime() - IDEMPOTENCY_WINDOW_MS)
+  const result = await sql`DELETE FROM idempotency_keys WHERE created_at < ${cutoff}`.execute(deps.db)
   return Number(result.numAffectedRows ?? 0)
 }

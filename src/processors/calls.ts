@@ -1,4 +1,5 @@
 import { sql } from 'kysely'
+import { autonomously } from '../db/request-tx.js'
 import type { Db } from '../db/types.js'
 import { ApiError } from '../http/errors.js'
 import { ulid } from '../lib/ids.js'
@@ -37,15 +38,17 @@ export async function callProcessor<T>(
 ): Promise<ProcessorCall<T>> {
   const operationId = `pop_${ulid()}`
   const now = deps.clock.now()
-  await sql`INSERT INTO processor_operations (id, organization_id, environment, processor, operation, subject_id, state, created_at, updated_at)
-    VALUES (${operationId}, ${scope.organizationId}, ${scope.environment}, ${intent.processor}, ${intent.operation}, ${intent.subjectId}, 'started', ${now}, ${now})`.execute(deps.db)
+  // The intent and its failure commit at once, whatever the request answers: they are the trace a crash leaves.
+  await autonomously(() => sql`INSERT INTO processor_operations (id, organization_id, environment, processor, operation, subject_id, state, created_at, updated_at)
+    VALUES (${operationId}, ${scope.organizationId}, ${scope.environment}, ${intent.processor}, ${intent.operation}, ${intent.subjectId}, 'started', ${now}, ${now})`.execute(deps.db))
   try {
-    return { operationId, result: await call() }
+    // The processor is another system: what it records (the simulators keep their state here) is not the request's to roll back.
+    return { operationId, result: await autonomously(call) }
   } catch (err) {
     const apiError = processorApiError(err)
     const message = err instanceof Error ? err.message : String(err)
-    await sql`UPDATE processor_operations SET state = 'failed', error = ${apiError?.code ?? 'internal_error'}, updated_at = ${deps.clock.now()}
-      WHERE id = ${operationId}`.execute(deps.db)
+    await autonomously(() => sql`UPDATE processor_operations SET state = 'failed', error = ${apiError?.code ?? 'internal_error'}, updated_at = ${deps.clock.now()}
+      WHERE id = ${operationId}`.execute(deps.db))
     deps.log?.warn({ operation: intent.operation, subject: intent.subjectId, error: message }, 'processor call failed')
     throw apiError ?? new ApiError('processor_unavailable', { detail: message })
   }

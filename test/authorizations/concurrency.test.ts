@@ -64,7 +64,7 @@ function decisionWrite(f: Funded, facts: repo.DecisionFacts, amount: number, dec
     request_history: [{ type: 'authorization', amount, approved, decline_reason: declined, created_at: now.toISOString() }],
     expires_at: approved ? new Date(now.getTime() + 86_400_000) : null, created_at: now, updated_at: now,
   }
-  return { row, view: { id: row.id }, eventId: newId('evt'), entryId: approved ? newId('le') : null, versions: facts.versions, operationId: null }
+  return { row, view: { id: row.id }, eventId: newId('evt'), entryId: approved ? newId('le') : null, versions: facts.versions, operationId: null, answer: null }
 }
 
 /** Writes one approval of `amount` decided on `facts`; `written` says whether it was. */

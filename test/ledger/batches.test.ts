@@ -48,7 +48,7 @@ describe('credits and debits that wait together go in one statement', () => {
     assert.equal((await t.api(token, 'POST', `/v1/accounts/${blocked.id}/block`, { reason: 'other' })).statusCode, 200)
     const input = (accountId: string, type: 'credit' | 'debit', amount: number, extra: Partial<repo.AdjustmentInput> = {}): repo.AdjustmentInput => ({
       accountId, organizationId: ctx.organizationId, environment: ctx.environment, entryId: newId('le'), eventId: newId('evt'), type,
-      delta: type === 'credit' ? amount : -amount, currency: null, clientTransactionId: null, lockKey: null, reference: null, description: null, ...extra,
+      delta: type === 'credit' ? amount : -amount, currency: null, clientTransactionId: null, lockKey: null, reference: null, description: null, answer: null, ...extra,
     })
     const results = await repo.applyAdjustments(t.deps.db, [
       input(a.id, 'credit', 150, { reference: 'r-1' }),
@@ -131,7 +131,7 @@ describe('credits and debits that wait together go in one statement', () => {
         n++
         return batcher.apply({
           accountId: account.id, organizationId: ctx.organizationId, environment: ctx.environment, entryId: newId('le'), eventId: newId('evt'), type,
-          delta: type === 'credit' ? amount : -amount, currency: null, clientTransactionId: `mp-${n}`, lockKey: null, reference: null, description: null,
+          delta: type === 'credit' ? amount : -amount, currency: null, clientTransactionId: `mp-${n}`, lockKey: null, reference: null, description: null, answer: null,
         })
       }
       // Waves of 60, each spread over both processes, so their statements overlap on every account.

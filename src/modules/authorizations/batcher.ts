@@ -1,8 +1,11 @@
 import type { AppDeps } from '../../app-deps.js'
 import { GroupCommit, type Waiting } from '../../db/group-commit.js'
+import { IDEMPOTENCY_KEY_CONSTRAINT, isUniqueViolation } from '../../db/tx.js'
 import type { Db } from '../../db/types.js'
+import { ApiError } from '../../http/errors.js'
+import { markAnswered } from '../../http/idempotency.js'
 import type { RequestCtx } from '../../http/context.js'
-import { decideBatch, decideLocked, presentRequest, type PresentedAuthorization } from './engine.js'
+import { decideBatch, decideLocked, presentRequest, type DecisionOutcome, type PresentedAuthorization } from './engine.js'
 import type { AuthorizationView, SimulateAuthorizationBody } from './schemas.js'
 
 /** Most decisions one statement writes. */
@@ -35,7 +38,17 @@ export class DecisionBatcher {
   }
 
   private async run(batch: WaitingDecision[], again: (requests: WaitingDecision[]) => void): Promise<void> {
-    const outcomes = await decideBatch(this.deps, this.deps.db, batch.map((w) => w.input.presented), false)
+    let outcomes: DecisionOutcome[]
+    try {
+      outcomes = await decideBatch(this.deps, this.deps.db, batch.map((w) => w.input.presented), false)
+    } catch (err) {
+      if (batch.length === 1) throw err
+      // The statement failed and wrote nothing: each decides alone, in order, so only the offending one fails.
+      outcomes = []
+      for (const w of batch) {
+        outcomes.push(await decideBatch(this.deps, this.deps.db, [w.input.presented], false).then(([o]) => o, (error: unknown) => ({ error })))
+      }
+    }
     const retry: WaitingDecision[] = []
     batch.forEach((w, i) => {
       const outcome = outcomes[i]
@@ -65,5 +78,14 @@ export function decisionBatcher(deps: AppDeps): DecisionBatcher {
  * the account for the amount; a decline is recorded too, with its reason. Answered once it is committed.
  */
 export async function authorize(deps: AppDeps, ctx: RequestCtx, body: SimulateAuthorizationBody): Promise<AuthorizationView> {
-  return decisionBatcher(deps).decide(await presentRequest(deps, ctx, body))
+  const presented = await presentRequest(deps, ctx, body)
+  try {
+    const view = await decisionBatcher(deps).decide(presented)
+    if (presented.answer) markAnswered()
+    return view
+  } catch (err) {
+    // The key's answer is already stored (another holder got there first): the retry replays it.
+    if (isUniqueViolation(err, IDEMPOTENCY_KEY_CONSTRAINT)) throw new ApiError('idempotency_request_in_progress')
+    throw err
+  }
 }

@@ -3,6 +3,7 @@ import { withTx } from '../../db/tx.js'
 import type { Db } from '../../db/types.js'
 import type { RequestCtx } from '../../http/context.js'
 import { ApiError } from '../../http/errors.js'
+import { currentIdempotentRequest } from '../../http/idempotency.js'
 import { requireOwned } from '../../http/ownership.js'
 import { safeEqual } from '../../lib/crypto.js'
 import { newId } from '../../lib/ids.js'
@@ -11,7 +12,7 @@ import { callProcessor } from '../../processors/calls.js'
 import type { AccountRow } from '../accounts/service.js'
 import { requireCard, requireCardProgram, type CardRow } from '../cards/service.js'
 import { emit } from '../events/emit.js'
-import { incrementHold, lockAccountRow } from '../ledger/service.js'
+import { answerOf, incrementHold, lockAccountRow, type StoredAnswer } from '../ledger/service.js'
 import { tokenStatusForCard } from '../network-tokens/service.js'
 import { decide, windowsNeeded, windowStart, type Decision, type SpendingRules, type WindowInterval } from './decide.js'
 import { presentAuthorization } from './present.js'
@@ -91,6 +92,8 @@ export interface PresentedAuthorization {
   currency: string
   merchant: MerchantValue
   cvc: { matches: boolean; operationId: string } | null
+  /** The request's Idempotency-Key, whose answer is stored with the decision. */
+  answer: StoredAnswer | null
 }
 
 /** What became of one decision of a batch: written, refused with an error, or to decide again (`stale`). */
@@ -103,6 +106,7 @@ export async function presentRequest(deps: AppDeps, ctx: RequestCtx, body: Simul
     id: newId('auth', at), at, ctx, body, currency: body.currency.toUpperCase(),
     merchant: { name: body.merchant.name, mcc: body.merchant.mcc ?? null, city: body.merchant.city ?? null, country: body.merchant.country?.toUpperCase() ?? null },
     cvc: body.cvc === undefined ? null : await checkCvc(deps, await requireCard(deps, ctx, body.card_id, 'card_id'), body.cvc),
+    answer: answerOf(currentIdempotentRequest(), 201),
   }
 }
 
@@ -164,7 +168,7 @@ export async function decideBatch(deps: AppDeps, db: Db, batch: readonly Present
       spentInBatch.set(card.id, before + p.body.amount)
     }
     const row = authorizationRow(p, card, account.id, decision)
-    writes.push({ row, view: presentAuthorization(row), eventId: newId('evt'), entryId: decision.approved ? newId('le') : null, versions, operationId: p.cvc?.operationId ?? null })
+    writes.push({ row, view: presentAuthorization(row), eventId: newId('evt'), entryId: decision.approved ? newId('le') : null, versions, operationId: p.cvc?.operationId ?? null, answer: p.answer })
     written.push(i)
   })
 

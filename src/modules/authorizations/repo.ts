@@ -7,6 +7,7 @@ import type { AccountRow } from '../accounts/service.js'
 import type { CardRow } from '../cards/service.js'
 import { emitPerRow } from '../events/emit.js'
 import { holdsCtes } from '../ledger/service.js'
+import type { StoredAnswer } from '../ledger/repo.js'
 import type { WindowInterval } from './decide.js'
 import type { AuthorizationRequestValue, AuthorizationsTable } from './types.js'
 import './types.js'
@@ -71,6 +72,8 @@ export interface DecisionWrite {
   versions: DecisionFacts['versions']
   /** The processor intent of a checked security code, marked succeeded with the write. */
   operationId: string | null
+  /** The request's Idempotency-Key: the authorization is its answer, stored with it. */
+  answer: StoredAnswer | null
 }
 
 /**
@@ -79,7 +82,8 @@ export interface DecisionWrite {
  * written only while it and each of their cards are still the versions the decisions read, and its approvals'
  * total is still covered (open, available balance). Then, for those accounts: the holds (held balances, hold
  * rows, `hold` entries, an account's in batch order), the authorization rows, the processor outcomes, and
- * `authorization.created` with its deliveries for each. `stale`: accounts whose decisions were not written
+ * `authorization.created` with its deliveries for each, and the stored answer of each sent with an
+ * Idempotency-Key. `stale`: accounts whose decisions were not written
  * (something changed since the read): decide them again.
  */
 export async function recordDecisions(db: Db, writes: readonly DecisionWrite[], now: Date): Promise<{ stale: Set<string>; notified: boolean }> {
@@ -89,6 +93,8 @@ export async function recordDecisions(db: Db, writes: readonly DecisionWrite[], 
   const items = JSON.stringify(writes.map((w, idx) => ({
     ...w.row, idx, account_version: w.versions.account, card_version: w.versions.card,
     entry_id: w.entryId, operation_id: w.operationId, event_id: w.eventId, view: w.view,
+    idem_key: w.answer?.key ?? null, idem_method: w.answer?.method ?? null, idem_path: w.answer?.path ?? null,
+    idem_hash: w.answer?.requestHash ?? null, idem_status: w.answer?.status ?? null,
   })))
   const columns = Object.keys(writes[0].row)
   const events = emitPerRow('written', { id: 'event_id', organizationId: 'organization_id', environment: 'environment', type: 'event_type' }, sql`view`, now)
@@ -97,7 +103,8 @@ export async function recordDecisions(db: Db, writes: readonly DecisionWrite[], 
     input AS (
       SELECT * FROM json_to_recordset((SELECT items FROM batch)) AS i(idx int, id text, account_id text, card_id text, account_version text,
         card_version text, approved boolean, held_amount bigint, hold_id text, entry_id text, expires_at timestamptz, created_at timestamptz,
-        operation_id text, event_id text, organization_id text, environment text, view json)
+        operation_id text, event_id text, organization_id text, environment text, view json,
+        idem_key text, idem_method text, idem_path text, idem_hash text, idem_status int)
     ),
     locked AS MATERIALIZED (
       SELECT id, xmin::text AS version, status, ledger_balance - held_balance AS available
@@ -126,6 +133,11 @@ export async function recordDecisions(db: Db, writes: readonly DecisionWrite[], 
     outcome AS (
       UPDATE processor_operations SET state = 'succeeded', updated_at = ${now}
       WHERE id = ANY(ARRAY(SELECT operation_id FROM ok WHERE operation_id IS NOT NULL))
+    ),
+    answered AS (
+      INSERT INTO idempotency_keys (organization_id, environment, key, method, path, request_hash, response_status, response_json, created_at)
+      SELECT organization_id, environment, idem_key, idem_method, idem_path, idem_hash, idem_status, view, ${now}
+      FROM ok WHERE idem_key IS NOT NULL
     ),
     written AS (
       SELECT event_id, organization_id, environment, 'authorization.created'::text AS event_type, view FROM ok

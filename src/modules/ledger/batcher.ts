@@ -1,7 +1,6 @@
 import type { AppDeps } from '../../app-deps.js'
 import { databasePoolSize } from '../../config.js'
 import { GroupCommit, groupCommitSlots, type Waiting } from '../../db/group-commit.js'
-import { isUniqueViolation } from '../../db/tx.js'
 import type { Db } from '../../db/types.js'
 import type { Clock } from '../../lib/clock.js'
 import { MAX_BALANCE } from './post.js'
@@ -37,15 +36,15 @@ export class AdjustmentBatcher {
       batch.forEach((w, i) => { if (!results[i].deferred) w.resolve(results[i]) })
       again(batch.filter((w, i) => results[i].deferred))
     } catch (err) {
-      if (batch.length > 1 && isUniqueViolation(err, repo.CLIENT_TXN_CONSTRAINT)) await this.oneByOne(batch)
+      if (batch.length > 1) await this.oneByOne(batch)
       else throw err
     }
   }
 
   /**
-   * After a batch met the unique index (one of them repeats a client_transaction_id already applied, so the
-   * statement applied none of them): each goes again on its own, each account's in order, and only the
-   * repeated one meets the index.
+   * After a batch's statement failed (one of them repeats a client_transaction_id already applied, or carries
+   * a value the database refuses, so the statement applied none of them): each goes again on its own, each
+   * account's in order, and only the offending one answers its error. One request never fails another.
    */
   private async oneByOne(batch: WaitingAdjustment[]): Promise<void> {
     const byAccount = new Map<string, WaitingAdjustment[]>()

@@ -31,6 +31,17 @@ export interface AdjustmentInput {
   lockKey: [number, number] | null
   reference: string | null
   description: string | null
+  /** The request's Idempotency-Key: its answer (the account as this adjustment left it) is stored with the entry. */
+  answer: StoredAnswer | null
+}
+
+/** An Idempotency-Key whose answer a batched statement stores beside the effect, and the status it answers with. */
+export interface StoredAnswer {
+  key: string
+  method: string
+  path: string
+  requestHash: string
+  status: number
 }
 
 export type AdjustmentResult = {
@@ -51,20 +62,23 @@ export type AdjustmentResult = {
  * adjustment left it, with its deliveries. Returns one result per input, in order: no account (`id` null)
  * means nothing was written for it (a refusal, which the caller explains from a fresh read, or a deferral);
  * `lock_ok` false means its client_transaction_id is in flight elsewhere. A client_transaction_id already
- * applied fails on the unique index, and the whole statement with it.
+ * applied fails on the unique index, and the whole statement with it. An adjustment sent with an
+ * Idempotency-Key (`answer`) stores its answer in the same statement, so the entry never commits without it.
  */
 export async function applyAdjustments(db: Db, batch: AdjustmentInput[], maxBalance: number, now: Date): Promise<AdjustmentResult[]> {
   const items = JSON.stringify(batch.map((a, idx) => ({
     idx, account_id: a.accountId, org: a.organizationId, env: a.environment, delta: a.delta, currency: a.currency,
     entry_id: a.entryId, event_id: a.eventId, entry_type: a.type, event_type: a.type === 'credit' ? 'account.credited' : 'account.debited',
     client_transaction_id: a.clientTransactionId, k1: a.lockKey?.[0] ?? null, k2: a.lockKey?.[1] ?? null,
-    reference: a.reference, description: a.description,
+    reference: a.reference, description: a.description, idem_key: a.answer?.key ?? null, idem_method: a.answer?.method ?? null,
+    idem_path: a.answer?.path ?? null, idem_hash: a.answer?.requestHash ?? null, idem_status: a.answer?.status ?? null,
   })))
   const events = emitPerRow('applied', { id: 'event_id', organizationId: 'organization_id', environment: 'environment', type: 'event_type' }, accountJson(), now)
   const { rows } = await sql<AdjustmentResult & { item: number }>`
     WITH input AS (
       SELECT * FROM json_to_recordset(${items}::json) AS i(idx int, account_id text, org text, env text, delta bigint, currency text,
-        entry_id text, event_id text, entry_type text, event_type text, client_transaction_id text, k1 int, k2 int, reference text, description text)
+        entry_id text, event_id text, entry_type text, event_type text, client_transaction_id text, k1 int, k2 int, reference text, description text,
+        idem_key text, idem_method text, idem_path text, idem_hash text, idem_status int)
     ),
     lk AS MATERIALIZED (
       SELECT idx, CASE WHEN k1 IS NULL THEN true ELSE pg_try_advisory_xact_lock(k1, k2) END AS ok FROM input
@@ -75,7 +89,7 @@ export async function applyAdjustments(db: Db, batch: AdjustmentInput[], maxBala
     ),
     steps AS MATERIALIZED (
       SELECT i.idx, i.account_id, i.delta, i.entry_id, i.event_id, i.entry_type, i.event_type, i.client_transaction_id, i.reference, i.description,
-        l.ledger_balance AS ledger_before, l.entry_seq AS seq_before, (sum(i.delta) OVER w)::bigint AS run, row_number() OVER w AS k,
+        i.idem_key, i.idem_method, i.idem_path, i.idem_hash, i.idem_status, l.ledger_balance AS ledger_before, l.entry_seq AS seq_before, (sum(i.delta) OVER w)::bigint AS run, row_number() OVER w AS k,
         (l.organization_id = i.org AND l.environment = i.env AND l.status = 'open' AND l.upstream_reference IS NOT NULL
           AND (i.currency IS NULL OR l.currency = i.currency)
           AND CASE WHEN i.delta < 0 THEN l.ledger_balance - l.held_balance + sum(i.delta) OVER w >= 0
@@ -99,7 +113,7 @@ export async function applyAdjustments(db: Db, batch: AdjustmentInput[], maxBala
     applied AS (
       SELECT c.idx, c.entry_id, c.event_id, c.entry_type, c.event_type, c.delta,
         c.client_transaction_id AS entry_client_transaction_id, c.reference AS entry_reference, c.description AS entry_description,
-        a.id, a.organization_id, a.environment, a.program_id, a.cardholder_id, a.currency, a.status,
+        c.idem_key, c.idem_method, c.idem_path, c.idem_hash, c.idem_status, a.id, a.organization_id, a.environment, a.program_id, a.cardholder_id, a.currency, a.status,
         c.ledger_before + c.run AS ledger_balance, a.held_balance, c.seq_before + c.k AS entry_seq,
         a.upstream_reference, a.block_reason, a.block_note, a.metadata, a.created_at, a.updated_at
       FROM chain AS c JOIN acct AS a ON a.id = c.account_id
@@ -111,6 +125,11 @@ export async function applyAdjustments(db: Db, batch: AdjustmentInput[], maxBala
       SELECT entry_id, id, organization_id, environment, entry_seq, entry_type, delta, currency,
         ledger_balance, held_balance, ledger_balance - held_balance, NULL, entry_client_transaction_id, entry_reference, entry_description, ${now}
       FROM applied
+    ),
+    answered AS (
+      INSERT INTO idempotency_keys (organization_id, environment, key, method, path, request_hash, response_status, response_json, created_at)
+      SELECT organization_id, environment, idem_key, idem_method, idem_path, idem_hash, idem_status, ${accountJson()}, ${now}
+      FROM applied WHERE idem_key IS NOT NULL
     ),
     ${events.ctes}
     SELECT lk.idx AS item, lk.ok AS lock_ok, coalesce(c.refused_before > 0, false) AS deferred, ${events.notified} AS notified, ap.*
