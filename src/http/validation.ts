@@ -35,17 +35,49 @@ const addFormats = (addFormatsModule as unknown as { default: (a: Ajv) => void }
 const bodyAjv = makeAjv(false)
 const queryAjv = makeAjv(true)
 
+/** A lone high surrogate (not followed by a low one) or a lone low surrogate (not preceded by a high one). */
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g
+
+/** Why PostgreSQL text cannot hold a string (the NUL character, an unpaired UTF-16 surrogate), or null when it can. */
+function unstorable(text: string): 'nul' | 'surrogate' | null {
+  if (text.includes('\u0000')) return 'nul'
+  // isWellFormed (Node 20+) is a single linear scan; only an ill-formed string pays for the regular expression.
+  if (!(text as string & { isWellFormed(): boolean }).isWellFormed()) return 'surrogate'
+  return null
+}
+
+/** Whether PostgreSQL text can hold the string: for values read from elsewhere than a validated request part (a JWT claim). */
+export function storableText(text: string): boolean {
+  return unstorable(text) === null
+}
+
+const UNSTORABLE_MESSAGES = {
+  nul: 'must not contain the NUL character (U+0000)',
+  surrogate: 'must not contain an unpaired UTF-16 surrogate',
+} as const
+
+/** A key as a JSON pointer segment, with what cannot be stored or shown written as a `\uXXXX` escape (the param must be storable too). */
+function pointerSegment(key: string): string {
+  const escape = (c: string) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`
+  return key.replace(/~/g, '~0').replace(/\//g, '~1').replace(/\u0000/g, escape).replace(LONE_SURROGATE, escape)
+}
+
 /**
- * The JSON pointer of the first string or key holding U+0000, or null. PostgreSQL text cannot store it, so
- * such a value is refused as a parameter error up front instead of failing in the database.
+ * The JSON pointer of the first string or key PostgreSQL text cannot hold (the NUL character U+0000, an unpaired
+ * UTF-16 surrogate such as a JSON `"\ud800"`), with the reason, or null. Such a value is refused as a parameter error
+ * up front, for every field at any depth, instead of failing in the database.
  */
-function nulPointer(value: unknown, pointer = ''): string | null {
-  if (typeof value === 'string') return value.includes('\u0000') ? pointer : null
+function unstorablePointer(value: unknown, pointer = ''): { pointer: string; reason: 'nul' | 'surrogate' } | null {
+  if (typeof value === 'string') {
+    const reason = unstorable(value)
+    return reason === null ? null : { pointer, reason }
+  }
   if (value === null || typeof value !== 'object') return null
   for (const [key, child] of Object.entries(value)) {
-    const at = `${pointer}/${key.replace(/~/g, '~0').replace(/\//g, '~1').replace(/\u0000/g, '\\u0000')}`
-    if (key.includes('\u0000')) return at
-    const found = nulPointer(child, at)
+    const at = `${pointer}/${pointerSegment(key)}`
+    const reason = unstorable(key)
+    if (reason !== null) return { pointer: at, reason }
+    const found = unstorablePointer(child, at)
     if (found !== null) return found
   }
   return null
@@ -73,8 +105,8 @@ export function validatorCompiler({ schema, httpPart }: { schema: object; httpPa
     // A POST without a body validates as an empty object, so required fields report missing_parameter.
     // Fastify hands a missing body over as null; a JSON `null` body never gets here (the parser refuses it).
     const input = httpPart === 'body' && (data === undefined || data === null) ? {} : data
-    const nul = nulPointer(input)
-    if (nul !== null) return failure(httpPart, nul, 'nul', 'must not contain the NUL character (U+0000)')
+    const unfit = unstorablePointer(input)
+    if (unfit !== null) return failure(httpPart, unfit.pointer, unfit.reason, UNSTORABLE_MESSAGES[unfit.reason])
     const notDecimal = numeric.find((name) => {
       const value = (input as Record<string, unknown> | undefined)?.[name]
       return typeof value === 'string' && !DECIMAL.test(value)

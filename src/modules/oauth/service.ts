@@ -4,6 +4,7 @@ import type { AppDeps } from '../../app-deps.js'
 import type { Environment } from '../../config.js'
 import { TOKEN_PREFIX } from '../../http/auth.js'
 import { ipAllowed } from '../../http/ip.js'
+import { storableText } from '../../http/validation.js'
 import { randomBase62, sha256Hex } from '../../lib/crypto.js'
 import { GENERIC_CLIENT_FAILURE, OAuthError } from './oauth-error.js'
 import { withTx } from '../../db/tx.js'
@@ -124,7 +125,7 @@ export async function issueToken(deps: AppDeps, form: Record<string, string>, ad
   const now = deps.clock.now()
   const nowSec = Math.floor(now.getTime() / 1000)
   checkClaims(claims, audiences, nowSec)
-  if (typeof claims.jti !== 'string' || claims.jti.length === 0 || claims.jti.length > 255 || claims.jti.includes('\u0000')) {
+  if (typeof claims.jti !== 'string' || claims.jti.length === 0 || claims.jti.length > 255 || !storableText(claims.jti)) {
     throw new OAuthError('invalid_request', 'The assertion needs a jti claim (1 to 255 characters).')
   }
   const scopes = grantedScopes(form.scope, client.scopes, deps.config.releases)
