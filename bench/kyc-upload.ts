@@ -1,6 +1,7 @@
 // `npm run bench -- kyc-upload`: the largest request the API takes, 3 × 20 MiB KYC documents in one
 // JSON body (~80 MiB), sent to a real `svc serve` process; reports the server's peak RSS during the upload.
 // Runs against the embedded PGlite default and against PostgreSQL (BENCH_DATABASE_URL, default local).
+// `-- --concurrent 32`: 32 such uploads at once, for the per-process upload cap (peak and settled RSS).
 import { createHash, randomBytes } from 'node:crypto'
 import { readdirSync, readFileSync, writeFileSync, mkdtempSync, mkdirSync } from 'node:fs'
 import { request } from 'node:http'
@@ -129,9 +130,104 @@ async function runMode(mode: 'pglite' | 'postgres', runs: number): Promise<strin
   return rows
 }
 
+/**
+ * `--concurrent N`: N uploads sent at the same moment, each to its own cardholder, the same 20 MiB document three
+ * times (so the client's own cost stays small). An upload answered `429` waits for its Retry-After (plus jitter)
+ * and is sent again, as a client should. Reports the answers, the server's peak RSS during the burst and its
+ * RSS once the burst is over (2 s and 10 s later).
+ */
+async function concurrentMode(mode: 'pglite' | 'postgres', n: number): Promise<string> {
+  const env: Record<string, string> = mode === 'pglite' ? { DATABASE_URL: '', DATA_DIR: mkdtempSync(join(tmpdir(), 'svc-kyc-bench-')) } : {}
+  const server = await startServer(env)
+  try {
+    const pid = serverPid(server)
+    const client = await createTenant(server)
+    const token = await accessToken(client)
+    const holders: string[] = []
+    for (let i = 0; i < n; i++) {
+      const res = await fetch(`${server.baseUrl}/v1/cardholders`, {
+        method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ type: 'individual', first_name: 'Bench', last_name: `Concurrent ${i}`, email: `bench-c${i}-${randomBytes(4).toString('hex')}@example.com` }),
+      })
+      holders.push(((await res.json()) as { id: string }).id)
+    }
+    const doc = randomBytes(DOC_BYTES)
+    const sha = createHash('sha256').update(doc).digest('hex')
+    const b64 = Buffer.from(doc.toString('base64'))
+    const head = (i: number) => `${i ? ',' : ''}{"kind":"passport","file_name":"doc-${i}.pdf","content_type":"application/pdf","content":"`
+    const prefix = JSON.stringify({ status: 'approved', provider: 'bench', verified_at: new Date(Date.now() - 60_000).toISOString(), method: 'document' }).slice(0, -1) + ',"documents":['
+    const length = Buffer.byteLength(prefix) + [0, 1, 2].reduce((sum, i) => sum + Buffer.byteLength(head(i)) + b64.length + 2, 0) + 2
+
+    const send = (cardholderId: string) => new Promise<{ status: number; retryAfter: number; text: string }>((resolve, reject) => {
+      const req = request(`${server.baseUrl}/v1/cardholders/${cardholderId}/kyc`, {
+        method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', 'content-length': String(length) },
+      }, (res) => {
+        let text = ''
+        res.setEncoding('utf8').on('data', (c) => { text += c }).on('end', () => resolve({ status: res.statusCode ?? 0, retryAfter: Number(res.headers['retry-after'] ?? 1), text }))
+      })
+      let answered = false
+      req.on('response', () => { answered = true })
+      req.on('error', (err) => (answered ? undefined : reject(err)))
+      void (async () => {
+        const write = async (chunk: string | Buffer) => {
+          if (answered || req.destroyed) return
+          if (req.write(chunk)) return
+          await new Promise<void>((resolve) => {
+            const done = () => { req.off('drain', done); req.off('close', done); resolve() }
+            req.on('drain', done).on('close', done)
+          })
+        }
+        await write(prefix)
+        for (let d = 0; d < DOCS; d++) {
+          await write(head(d))
+          for (let at = 0; at < b64.length; at += 256 * 1024) await write(b64.subarray(at, at + 256 * 1024))
+          await write('"}')
+        }
+        await write(']}')
+        if (!req.destroyed) req.end()
+      })().catch(reject)
+    })
+
+    const baselineMb = Math.round(memoryKb(pid, 'VmRSS') / 1024)
+    let peakKb = 0
+    const sampler = setInterval(() => { peakKb = Math.max(peakKb, memoryKb(pid, 'VmRSS')) }, 10)
+    const started = Date.now()
+    let refusals = 0
+    const outcomes = await Promise.all(holders.map(async (id) => {
+      for (;;) {
+        const r = await send(id)
+        if (r.status !== 429) {
+          const docs = r.status === 201 ? (JSON.parse(r.text) as { documents: { sha256: string }[] }).documents : []
+          if (r.status !== 201) process.stderr.write(`upload answered ${r.status}: ${r.text.slice(0, 300)}\n`)
+          return r.status === 201 && docs.length === DOCS && docs.every((d) => d.sha256 === sha)
+        }
+        refusals++
+        await new Promise((done) => setTimeout(done, r.retryAfter * 1000 + Math.random() * 500))
+      }
+    }))
+    const ms = Date.now() - started
+    clearInterval(sampler)
+    peakKb = Math.max(peakKb, memoryKb(pid, 'VmRSS'))
+    await new Promise((r) => setTimeout(r, 2000))
+    const after2 = Math.round(memoryKb(pid, 'VmRSS') / 1024)
+    await new Promise((r) => setTimeout(r, 8000))
+    const after10 = Math.round(memoryKb(pid, 'VmRSS') / 1024)
+    const stored = outcomes.filter(Boolean).length
+    return `| ${mode}, ${n} at once | ${stored}/${n} | ${refusals} | ${ms} | ${baselineMb} | ${Math.round(peakKb / 1024)} | ${after2} | ${after10} |`
+  } finally {
+    await server.stop()
+  }
+}
+
 const args = process.argv.slice(2)
 const runs = Number(args[args.indexOf('--runs') + 1]) || 3
+const concurrent = args.includes('--concurrent') ? Number(args[args.indexOf('--concurrent') + 1]) || 32 : 0
 const modes = args.includes('--postgres-only') ? ['postgres'] as const : args.includes('--pglite-only') ? ['pglite'] as const : ['pglite', 'postgres'] as const
 process.stdout.write(`KYC upload: ${DOCS} × ${DOC_BYTES / MiB} MiB documents, ${(contentLength(bodyParts(new Date().toISOString())) / MiB).toFixed(1)} MiB JSON body\n`)
-process.stdout.write('| run | status | sha256 match | ms | server RSS before (MB) | server peak RSS (MB) | peak − before (MB) |\n|---|---:|---|---:|---:|---:|---:|\n')
-for (const mode of modes) await runMode(mode, runs)
+if (concurrent > 0) {
+  process.stdout.write('| run | stored (sha256 match) | 429 answers (retried) | ms | server RSS before (MB) | server peak RSS (MB) | RSS 2 s after (MB) | RSS 10 s after (MB) |\n|---|---:|---:|---:|---:|---:|---:|---:|\n')
+  for (const mode of modes) process.stdout.write(await concurrentMode(mode, concurrent) + '\n')
+} else {
+  process.stdout.write('| run | status | sha256 match | ms | server RSS before (MB) | server peak RSS (MB) | peak − before (MB) |\n|---|---:|---|---:|---:|---:|---:|\n')
+  for (const mode of modes) await runMode(mode, runs)
+}

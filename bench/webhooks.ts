@@ -64,6 +64,7 @@ async function main(): Promise<void> {
   const env: Record<string, string> = {
     ...inherited as Record<string, string>,
     DATABASE_URL: url.toString(),
+    BASE_URL: 'http://127.0.0.1:8080', // required with DATABASE_URL; nothing here calls it
     SVC_MASTER_KEY: randomBytes(32).toString('base64'),
     SVC_OPERATOR_TOKEN: 'op_bench',
     WEBHOOK_URL_POLICY: 'allow_private',

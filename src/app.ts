@@ -24,7 +24,16 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     bodyLimit: deps.config.bodyLimitBytes,
     genReqId: () => newId('req'),
     frameworkErrors: frameworkErrorHandler(deps.config.baseUrl),
-    clientErrorHandler: clientErrorHandler(deps.config.baseUrl),
+    clientErrorHandler: clientErrorHandler(deps.config.baseUrl, deps.config),
+    // Bounded resources: the request line and headers must arrive within HEADERS_TIMEOUT_MS (10 s), the whole
+    // request within REQUEST_TIMEOUT_MS (30 s); node checks every connection each `connectionsCheckingInterval`,
+    // so the limits fire within about a second of those times (clientErrorHandler answers 408 request_timeout).
+    requestTimeout: deps.config.requestTimeoutMs,
+    http: {
+      requestTimeout: deps.config.requestTimeoutMs,
+      headersTimeout: deps.config.headersTimeoutMs,
+      connectionsCheckingInterval: Math.max(25, Math.min(1000, Math.floor(deps.config.headersTimeoutMs / 4))),
+    },
     requestIdHeader: false,
     ajv: { customOptions: { strict: false } },
     // Path parameters as long as the request line allows (16 KiB): an over-long id is the resource's own not-found.

@@ -19,7 +19,8 @@ export interface Config {
   baseUrl: string
   /**
    * False when BASE_URL was not set and `baseUrl` is only the guess `http://localhost:$PORT`: the token
-   * endpoint then also accepts as `aud` its URL as the caller reached it (see the oauth service).
+   * endpoint then also accepts as `aud` its URL as the caller reached it (see the oauth service). Only ever
+   * false on the embedded database: with DATABASE_URL, BASE_URL is required.
    */
   baseUrlExplicit: boolean
   databaseUrl: string | null
@@ -44,6 +45,10 @@ export interface Config {
   /** Request body limit for every route but the KYC upload. */
   bodyLimitBytes: number
   kycBodyLimitBytes: number
+  /** The whole request (line, headers and body) must arrive within this many ms (node's `requestTimeout`). */
+  requestTimeoutMs: number
+  /** The request line and headers must arrive within this many ms (node's `headersTimeout`). */
+  headersTimeoutMs: number
 }
 
 /**
@@ -101,6 +106,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const dataDir = resolve(env.DATA_DIR || './.data')
   const databaseUrl = env.DATABASE_URL || null
   const embedded = databaseUrl === null
+  // A deployment on PostgreSQL is a real one: its token audience is its public address, never the Host header
+  // a caller chooses (docs/decisions/audience-without-base-url.md).
+  if (!embedded && !env.BASE_URL) {
+    throw new ConfigError('BASE_URL is required when DATABASE_URL is set: the public address callers use, e.g. https://api.example.com (it is the token endpoint audience)')
+  }
+  if (env.BASE_URL && !/^https?:\/\/[^/?#\s]+(\/[^?#\s]*)?$/.test(env.BASE_URL)) {
+    throw new ConfigError(`BASE_URL must be an absolute http:// or https:// URL without query or fragment, got "${env.BASE_URL}"`)
+  }
 
   let masterKey: Buffer
   if (env.SVC_MASTER_KEY) masterKey = parseMasterKey(env.SVC_MASTER_KEY)
@@ -139,6 +152,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     ? { sandbox: policy as WebhookUrlPolicy, production: policy as WebhookUrlPolicy }
     : { sandbox: seedDemo ? 'allow_local_http' : 'public', production: 'public' }
 
+  const requestTimeoutMs = intVar(env, 'REQUEST_TIMEOUT_MS', 30_000)
+  const headersTimeoutMs = intVar(env, 'HEADERS_TIMEOUT_MS', 10_000)
+  if (!Number.isInteger(requestTimeoutMs) || requestTimeoutMs < 1) throw new ConfigError('REQUEST_TIMEOUT_MS must be a positive integer (milliseconds)')
+  if (!Number.isInteger(headersTimeoutMs) || headersTimeoutMs < 1) throw new ConfigError('HEADERS_TIMEOUT_MS must be a positive integer (milliseconds)')
+  if (headersTimeoutMs > requestTimeoutMs) throw new ConfigError('HEADERS_TIMEOUT_MS must not exceed REQUEST_TIMEOUT_MS (the headers are part of the request)')
+
   return {
     port,
     host: env.HOST || '0.0.0.0',
@@ -166,5 +185,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     databaseConnections,
     bodyLimitBytes: 1024 * 1024,
     kycBodyLimitBytes: 85 * 1024 * 1024,
+    requestTimeoutMs,
+    headersTimeoutMs,
   }
 }

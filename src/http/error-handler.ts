@@ -1,5 +1,5 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
-import { STATUS_CODES } from 'node:http'
+import { STATUS_CODES, type ServerResponse } from 'node:http'
 import type { Duplex } from 'node:stream'
 import { sha256Hex } from '../lib/crypto.js'
 import { newId } from '../lib/ids.js'
@@ -101,36 +101,68 @@ export function frameworkErrorHandler(baseUrl: string) {
 
 /** The token endpoint's request line, as far as the parser got: its refusals keep the flat OAuth shape. */
 const TOKEN_REQUEST_LINE = /^[A-Z]+ \/oauth\/token(?:[ ?#]|$)/
+const TOKEN_PATH = /^\/oauth\/token(?:[?#]|$)/
+
+/** The time limits node enforces on a request (config REQUEST_TIMEOUT_MS, HEADERS_TIMEOUT_MS). */
+export interface RequestTimeLimits { requestTimeoutMs: number; headersTimeoutMs: number }
+
+const duration = (ms: number) => (ms % 1000 === 0 ? `${ms / 1000} s` : `${ms} ms`)
+
+/** Writes a complete HTTP/1.1 answer on a socket no response owns, then closes the connection once it is flushed. */
+function answerOnSocket(socket: Duplex, status: number, body: string, requestId: string, extraHeaders = ''): void {
+  socket.end(`HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/json; charset=utf-8\r\n${extraHeaders}`
+    + `Content-Length: ${Buffer.byteLength(body)}\r\nSvc-Request-Id: ${requestId}\r\nConnection: close\r\n\r\n${body}`, () => socket.destroy())
+}
+
+/**
+ * Node's request timeout fired: the headers did not arrive within `headersTimeoutMs`, or the body not within
+ * `requestTimeoutMs`. Unless the application already started its own answer, `408 request_timeout` in the
+ * envelope (at the token endpoint the flat OAuth shape), then the connection is closed.
+ */
+function answerTimeout(socket: Duplex, baseUrl: string, limits: RequestTimeLimits): void {
+  // The response of the request being received, if its headers arrived (node's own check before it answers 408).
+  const pending = (socket as Duplex & { _httpMessage?: ServerResponse | null })._httpMessage ?? null
+  if (pending?.headersSent) {
+    socket.destroy()
+    return
+  }
+  const requestId = newId('req')
+  const message = pending
+    ? `The request body did not arrive within ${duration(limits.requestTimeoutMs)}; the connection is closed.`
+    : `The request line and headers did not arrive within ${duration(limits.headersTimeoutMs)}; the connection is closed.`
+  if (pending && TOKEN_PATH.test(pending.req?.url ?? '')) {
+    answerOnSocket(socket, 408, JSON.stringify({ error: 'invalid_request', error_description: message }), requestId, 'Cache-Control: no-store\r\nPragma: no-cache\r\n')
+    return
+  }
+  answerOnSocket(socket, 408, JSON.stringify(envelope(new ApiError('request_timeout', { message }), requestId, baseUrl)), requestId)
+}
 
 /**
  * Fastify's `clientErrorHandler`: a request Node's HTTP parser refused before any route saw it. Headers and
  * request line over Node's 16 KiB (a long query string counts) answer `431 request_header_too_large`, any
  * other malformed HTTP `400 invalid_request_body`, both in the envelope; at the token endpoint (when the
- * packet shows its request line) `400 invalid_request` in the flat OAuth shape instead. The connection is
- * then closed.
+ * packet shows its request line) `400 invalid_request` in the flat OAuth shape instead. A request that did
+ * not arrive in time answers `408 request_timeout` (see answerTimeout). The connection is then closed.
  */
-export function clientErrorHandler(baseUrl: string) {
+export function clientErrorHandler(baseUrl: string, limits: RequestTimeLimits) {
   return (err: Error & { code?: string; rawPacket?: unknown }, socket: Duplex): void => {
-    if (err.code === 'ECONNRESET' || err.code === 'ERR_HTTP_REQUEST_TIMEOUT' || socket.destroyed || !socket.writable) {
+    if (err.code === 'ECONNRESET' || socket.destroyed || !socket.writable) {
       socket.destroy()
+      return
+    }
+    if (err.code === 'ERR_HTTP_REQUEST_TIMEOUT') {
+      answerTimeout(socket, baseUrl, limits)
       return
     }
     const overflow = err.code === 'HPE_HEADER_OVERFLOW'
     const requestId = newId('req')
-    let status: number
-    let body: string
-    let extraHeaders = ''
     if (Buffer.isBuffer(err.rawPacket) && TOKEN_REQUEST_LINE.test(err.rawPacket.toString('latin1', 0, 64))) {
-      status = 400
-      body = JSON.stringify({ error: 'invalid_request', error_description: overflow ? 'The request line and headers exceed 16 KiB.' : 'The token request is malformed.' })
-      extraHeaders = 'Cache-Control: no-store\r\nPragma: no-cache\r\n'
-    } else {
-      const apiError = overflow ? new ApiError('request_header_too_large') : new ApiError('invalid_request_body', { message: 'The HTTP request is malformed.' })
-      status = apiError.status
-      body = JSON.stringify(envelope(apiError, requestId, baseUrl))
+      const body = JSON.stringify({ error: 'invalid_request', error_description: overflow ? 'The request line and headers exceed 16 KiB.' : 'The token request is malformed.' })
+      answerOnSocket(socket, 400, body, requestId, 'Cache-Control: no-store\r\nPragma: no-cache\r\n')
+      return
     }
-    socket.end(`HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/json; charset=utf-8\r\n${extraHeaders}`
-      + `Content-Length: ${Buffer.byteLength(body)}\r\nSvc-Request-Id: ${requestId}\r\nConnection: close\r\n\r\n${body}`)
+    const apiError = overflow ? new ApiError('request_header_too_large') : new ApiError('invalid_request_body', { message: 'The HTTP request is malformed.' })
+    answerOnSocket(socket, apiError.status, JSON.stringify(envelope(apiError, requestId, baseUrl)), requestId)
   }
 }
 

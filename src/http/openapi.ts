@@ -35,8 +35,8 @@ const UNUSED_IDEMPOTENCY_KEY_PARAM = {
   description: 'Accepted (1 to 255 characters) but unused: every call answers afresh, since what it returns is shown once.',
 }
 
-const COMMON_V1: ErrorCode[] = ['missing_credentials', 'invalid_access_token', 'ip_not_allowed', 'environment_mismatch', 'rate_limited', 'request_header_too_large', 'internal_error']
-const COMMON_OPERATOR: ErrorCode[] = ['missing_credentials', 'invalid_access_token', 'request_header_too_large', 'internal_error']
+const COMMON_V1: ErrorCode[] = ['missing_credentials', 'invalid_access_token', 'ip_not_allowed', 'environment_mismatch', 'rate_limited', 'request_header_too_large', 'request_timeout', 'internal_error']
+const COMMON_OPERATOR: ErrorCode[] = ['missing_credentials', 'invalid_access_token', 'request_header_too_large', 'request_timeout', 'internal_error']
 const WITH_BODY: ErrorCode[] = ['invalid_request_body', 'missing_parameter', 'invalid_parameter', 'unknown_parameter', 'request_too_large']
 /** Only /v1 honours Idempotency-Key (the operator API does not). */
 const WITH_IDEMPOTENCY_KEY: ErrorCode[] = ['idempotency_key_reuse', 'idempotency_request_in_progress']

@@ -3,12 +3,13 @@ import { after, before, test } from 'node:test'
 import { createTenant, requestToken, startTestApp, type TestApp, type TestClient } from '../helpers/app.js'
 import { assertGenericRefusal, assertionFor, tokenForm } from './support.js'
 
-// A deployment started without BASE_URL (the `npm start` default): its own address is only a guess.
+// A deployment started without BASE_URL (the `npm start` default): its own address is only a guess. That is the
+// embedded database only (with DATABASE_URL, BASE_URL is required), so this file runs on PGlite in every suite.
 let t: TestApp
 let tenant: TestClient
 
 before(async () => {
-  t = await startTestApp({ env: { BASE_URL: '', PORT: '8201' } })
+  t = await startTestApp({ env: { BASE_URL: '', DATABASE_URL: '', PORT: '8201' } })
   tenant = await createTenant(t)
 })
 after(() => t.close())

@@ -6,7 +6,7 @@ import { join } from 'node:path'
 import { test } from 'node:test'
 import { ConfigError, loadConfig } from '../../src/config.js'
 
-const base = { SVC_MASTER_KEY: randomBytes(32).toString('base64'), SVC_OPERATOR_TOKEN: 'op_x', DATABASE_URL: 'postgres://x@127.0.0.1/x' }
+const base = { SVC_MASTER_KEY: randomBytes(32).toString('base64'), SVC_OPERATOR_TOKEN: 'op_x', DATABASE_URL: 'postgres://x@127.0.0.1/x', BASE_URL: 'https://api.example.com' }
 
 test('the demo start-up lets sandbox webhooks reach local receivers over plain http and keeps production public', () => {
   const config = loadConfig({ ...base, SVC_SEED_DEMO: 'true' })
@@ -33,8 +33,9 @@ test('an unknown environment name is refused at start-up', () => {
   assert.throws(() => loadConfig({ ...base, SVC_ENVIRONMENTS: 'sandbox,staging' }), ConfigError)
 })
 
-test('BASE_URL left unset is recorded as a guess; set, it is the one public address', () => {
-  const guessed = loadConfig({ ...base, PORT: '8201' })
+test('BASE_URL left unset (embedded database only) is recorded as a guess; set, it is the one public address', () => {
+  const { DATABASE_URL: _postgres, BASE_URL: _set, ...embedded } = base
+  const guessed = loadConfig({ ...embedded, PORT: '8201' })
   assert.equal(guessed.baseUrl, 'http://localhost:8201')
   assert.equal(guessed.baseUrlExplicit, false)
   const set = loadConfig({ ...base, BASE_URL: 'https://api.example.com/' })

@@ -1,17 +1,16 @@
 import { createPublicKey, type KeyObject, type JsonWebKey } from 'node:crypto'
 import { CompactEncrypt } from 'jose'
 import { ApiError } from '../../http/errors.js'
-
-/** The weakest caller key the details endpoint encrypts to (interface, Limits). */
-export const MIN_RSA_BITS = 2048
+import { rsaKeyWeakness } from '../../lib/rsa-public-key.js'
 
 function invalidKey(message: string): ApiError {
   return new ApiError('invalid_public_key', { param: 'public_key', message })
 }
 
 /**
- * The caller's RSA public key from a JWK object or PEM text. Private material, other key types and
- * keys under 2048 bits are refused with `invalid_public_key`.
+ * The caller's RSA public key from a JWK object or PEM text. Private material, other key types, keys under
+ * 2048 bits and exponents other than 65537 (e = 1 would leave the JWE readable by anyone) are refused with
+ * `invalid_public_key`.
  */
 export function importCallerKey(input: unknown): KeyObject {
   let key: KeyObject
@@ -33,8 +32,8 @@ export function importCallerKey(input: unknown): KeyObject {
     throw invalidKey('public_key is not a readable RSA public key (JWK or PEM).')
   }
   if (key.asymmetricKeyType !== 'rsa') throw invalidKey('public_key must be an RSA key.')
-  const bits = key.asymmetricKeyDetails?.modulusLength ?? 0
-  if (bits < MIN_RSA_BITS) throw invalidKey(`public_key has ${bits} bits; at least ${MIN_RSA_BITS} are required.`)
+  const weakness = rsaKeyWeakness(key)
+  if (weakness) throw invalidKey(`public_key ${weakness}.`)
   return key
 }
 

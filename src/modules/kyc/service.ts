@@ -69,9 +69,10 @@ function checkAttestation(body: AttestationBody, now: Date): void {
 }
 
 /**
- * Records a verification the caller performed and makes it the current one. Documents are decoded and
- * encrypted one at a time (each under its own data key) and their base64 text is released from the body
- * as soon as it is stored, so memory holds at most one decoded file beside the parsed request.
+ * Records a verification the caller performed and makes it the current one. Documents are sealed one at a
+ * time (each under its own data key, decoded and encrypted in small steps, never as a whole decoded copy) and
+ * their base64 text is released from the body as soon as it is stored, so memory holds at most one document's
+ * ciphertext beside the parsed request. How many uploads run at once is bounded by the route (upload-slots.ts).
  */
 export async function recordAttestation(deps: AppDeps, ctx: RequestCtx, cardholderId: string, body: AttestationBody): Promise<KycAttestationView> {
   const now = deps.clock.now()

@@ -1,5 +1,6 @@
 import { createPublicKey } from 'node:crypto'
 import { ApiError } from '../../http/errors.js'
+import { rsaKeyWeakness } from '../../lib/rsa-public-key.js'
 
 export const MAX_CLIENT_KEYS = 3
 const PRIVATE_MEMBERS = ['d', 'p', 'q', 'dp', 'dq', 'qi', 'oth', 'k']
@@ -10,7 +11,7 @@ function refuse(param: string, message: string): never {
   throw new ApiError('invalid_parameter', { param, message })
 }
 
-/** Checks a client's JWK Set: public EC P-256 or RSA ≥ 2048 keys only, at most 3, each with a unique kid when several. */
+/** Checks a client's JWK Set: public EC P-256 or RSA (≥ 2048 bits, exponent 65537) keys only, at most 3, each with a unique kid when several. */
 export function validateJwks(value: unknown): { keys: PublicJwk[] } {
   if (!value || typeof value !== 'object' || !Array.isArray((value as { keys?: unknown }).keys)) {
     refuse('jwks', 'jwks must be a JWK Set: {"keys": [...]}.')
@@ -39,18 +40,17 @@ export function validateJwks(value: unknown): { keys: PublicJwk[] } {
     } else if (jwk.kty === 'RSA') {
       if (jwk.alg !== undefined && jwk.alg !== 'RS256') refuse(`${param}.alg`, 'RSA keys sign with RS256.')
     } else {
-      refuse(`${param}.kty`, 'Keys must be EC (P-256) or RSA (2048 bits or more).')
+      refuse(`${param}.kty`, 'Keys must be EC (P-256) or RSA (2048 bits or more, exponent 65537).')
     }
-    let bits = 0
+    let key
     try {
-      const key = createPublicKey({ key: jwk as never, format: 'jwk' })
-      bits = key.asymmetricKeyDetails?.modulusLength ?? 0
+      key = createPublicKey({ key: jwk as never, format: 'jwk' })
     } catch {
       throw new ApiError('invalid_public_key', { param, message: 'The key is not a valid public JWK.' })
     }
-    if (jwk.kty === 'RSA' && bits < 2048) {
-      throw new ApiError('invalid_public_key', { param, message: `RSA keys must be at least 2048 bits; this one has ${bits}.` })
-    }
+    // e = 1 would let anyone forge this client's signatures; e = 3 and short moduli are refused alike.
+    const weakness = jwk.kty === 'RSA' ? rsaKeyWeakness(key) : null
+    if (weakness) throw new ApiError('invalid_public_key', { param, message: `This key ${weakness}.` })
     const { kty, crv, x, y, n, e, kid, alg, use } = jwk
     out.push(Object.fromEntries(Object.entries({ kty, crv, x, y, n, e, kid, alg, use }).filter(([, v]) => v !== undefined)) as PublicJwk)
   })

@@ -1,3 +1,4 @@
+import { createPublicKey, type JsonWebKey } from 'node:crypto'
 import { compactVerify, decodeJwt, decodeProtectedHeader, importJWK, type JWTPayload } from 'jose'
 import { isId } from '../../lib/ids.js'
 import type { AppDeps } from '../../app-deps.js'
@@ -5,6 +6,7 @@ import type { Environment } from '../../config.js'
 import { TOKEN_PREFIX } from '../../http/auth.js'
 import { ipAllowed } from '../../http/ip.js'
 import { storableText } from '../../http/validation.js'
+import { rsaKeyWeakness } from '../../lib/rsa-public-key.js'
 import { randomBase62, sha256Hex } from '../../lib/crypto.js'
 import { GENERIC_CLIENT_FAILURE, OAuthError } from './oauth-error.js'
 import { withTx } from '../../db/tx.js'
@@ -34,6 +36,8 @@ function keyFitsAlg(jwk: Record<string, unknown>, alg: string): boolean {
 
 async function signatureVerifies(jwt: string, jwk: Record<string, unknown>, alg: string): Promise<boolean> {
   try {
+    // A weak RSA key registered before keys were checked at registration proves nothing (e = 1 signatures are forgeable).
+    if (jwk.kty === 'RSA' && rsaKeyWeakness(createPublicKey({ key: jwk as JsonWebKey, format: 'jwk' })) !== null) return false
     const key = await importJWK(jwk as never, alg)
     await compactVerify(jwt, key, { algorithms: [alg] })
     return true

@@ -1,0 +1,124 @@
+import assert from 'node:assert/strict'
+import { generateKeyPairSync, randomUUID } from 'node:crypto'
+import { after, before, describe, test } from 'node:test'
+import { compactDecrypt, SignJWT } from 'jose'
+import { BASE_URL, createTenant, OPERATOR_TOKEN, requestToken, startTestApp, TOKEN_URL, type TestApp } from '../helpers/app.js'
+import { tokenRequestBody } from '../../src/lib/client-assertion.js'
+import { cardBody, issuedCard, makeAccount, makeCardholder } from '../cards/support.js'
+
+// RSA public keys an integrator supplies must have a modulus of at least 2048 bits and the exponent 65537:
+// with e = 1 the "encryption" of card details is the plaintext, and a client "signature" anyone can forge.
+let t: TestApp
+let token: string
+let cardId: string
+
+const good = generateKeyPairSync('rsa', { modulusLength: 2048 })
+const goodJwk = good.publicKey.export({ format: 'jwk' }) as Record<string, string>
+/** The weak keys, each as a JWK and as PEM where one exists. */
+const exponentOne = { ...goodJwk, e: 'AQ' } // e = 1: c = m
+const exponentThree = generateKeyPairSync('rsa', { modulusLength: 2048, publicExponent: 3 }).publicKey
+const short = generateKeyPairSync('rsa', { modulusLength: 1024 }).publicKey
+
+const weakKeys: [string, unknown, RegExp][] = [
+  ['e = 1 (JWK)', exponentOne, /exponent 1;/],
+  ['e = 3 (JWK)', exponentThree.export({ format: 'jwk' }), /exponent 3;/],
+  ['e = 3 (PEM)', exponentThree.export({ type: 'spki', format: 'pem' }), /exponent 3;/],
+  ['1024 bits (JWK)', short.export({ format: 'jwk' }), /1024 bits/],
+  ['1024 bits (PEM)', short.export({ type: 'pkcs1', format: 'pem' }), /1024 bits/],
+]
+
+before(async () => {
+  t = await startTestApp()
+  const tenant = await createTenant(t)
+  token = await tenant.token()
+  const holder = await makeCardholder(t, token)
+  const account = await makeAccount(t, token, tenant.programs.full.id, holder.id)
+  cardId = (await issuedCard(t, token, cardBody(holder.id, account.id))).id
+})
+after(() => t.close())
+
+function assertInvalidKey(res: { statusCode: number; body: string; headers: Record<string, unknown> }, param: string, message: RegExp): void {
+  assert.equal(res.statusCode, 400, res.body)
+  const { error } = JSON.parse(res.body)
+  assert.equal(error.code, 'invalid_public_key')
+  assert.equal(error.type, 'invalid_request_error')
+  assert.equal(error.param, param)
+  assert.match(error.message, message)
+  assert.equal(error.doc_url, `${BASE_URL}/docs/errors#invalid_public_key`)
+  assert.equal(error.request_id, res.headers['svc-request-id'])
+}
+
+describe('card details', () => {
+  for (const [name, key, message] of weakKeys) {
+    test(`a caller key with ${name} is refused with invalid_public_key and no card data`, async () => {
+      const res = await t.api(token, 'POST', `/v1/cards/${cardId}/details`, { public_key: key })
+      assertInvalidKey(res, 'public_key', message)
+      assert.ok(!res.body.includes('encrypted_details'))
+    })
+  }
+
+  test('a 2048-bit key with e = 65537 still receives the details, readable with its private key', async () => {
+    for (const publicKey of [goodJwk, good.publicKey.export({ type: 'spki', format: 'pem' })]) {
+      const res = await t.api(token, 'POST', `/v1/cards/${cardId}/details`, { public_key: publicKey })
+      assert.equal(res.statusCode, 200, res.body)
+      const { plaintext } = await compactDecrypt(res.json().encrypted_details, good.privateKey)
+      assert.match(JSON.parse(new TextDecoder().decode(plaintext)).number, /^[0-9]{15,19}$/)
+    }
+  })
+})
+
+describe('OAuth client keys', () => {
+  let orgId: string
+  before(async () => { orgId = (await t.operator('POST', '/operator/v1/organizations', { name: 'RSA keys' })).id })
+
+  const register = (jwk: unknown) => t.app.inject({
+    method: 'POST', url: '/operator/v1/clients', headers: { authorization: `Bearer ${OPERATOR_TOKEN}` },
+    payload: { organization_id: orgId, environment: 'sandbox', label: 'rsa', scopes: ['cardholders:read'], jwks: { keys: [jwk] } },
+  })
+
+  for (const [name, key, message] of weakKeys.filter(([name]) => name.endsWith('(JWK)'))) {
+    test(`registering a client key with ${name} is refused with invalid_public_key`, async () => {
+      assertInvalidKey(await register({ ...(key as object), alg: 'RS256', kid: 'k1' }), 'jwks.keys[0]', message)
+      assertInvalidKey(await t.app.inject({
+        method: 'POST', url: '/operator/v1/clients', headers: { authorization: `Bearer ${OPERATOR_TOKEN}` },
+        payload: { organization_id: orgId, environment: 'sandbox', label: 'rsa', scopes: ['cardholders:read'], jwks: { keys: [{ ...goodJwk, kid: 'a' }, { ...(key as object), kid: 'b' }] } },
+      }), 'jwks.keys[1]', message)
+    })
+  }
+
+  test('a 2048-bit key with e = 65537 registers and obtains a token with RS256', async () => {
+    const res = await register({ ...goodJwk, alg: 'RS256', kid: 'k1' })
+    assert.equal(res.statusCode, 201, res.body)
+    const clientId = res.json().id
+    const now = Math.floor(t.clock.now().getTime() / 1000)
+    const assertion = await new SignJWT({ jti: randomUUID() })
+      .setProtectedHeader({ alg: 'RS256', kid: 'k1' })
+      .setIssuer(clientId).setSubject(clientId).setAudience(TOKEN_URL).setIssuedAt(now).setExpirationTime(now + 60)
+      .sign(good.privateKey)
+    const issued = await requestToken(t, tokenRequestBody(assertion))
+    assert.equal(issued.statusCode, 200, issued.body)
+  })
+})
+
+describe('client keys registered before the rule', () => {
+  test('a weak RSA key already stored no longer proves an assertion: the token endpoint refuses it', async () => {
+    const good = await t.app.inject({
+      method: 'POST', url: '/operator/v1/clients', headers: { authorization: `Bearer ${OPERATOR_TOKEN}` },
+      payload: { organization_id: (await createTenant(t)).organizationId, environment: 'sandbox', label: 'legacy', scopes: ['cardholders:read'], jwks: { keys: [{ ...goodJwk, alg: 'RS256', kid: 'k1' }] } },
+    })
+    assert.equal(good.statusCode, 201, good.body)
+    const clientId = good.json().id
+    // As a client registered before keys were checked would have it: an e = 3 key in the stored JWK Set.
+    const weak = generateKeyPairSync('rsa', { modulusLength: 2048, publicExponent: 3 })
+    const weakJwk = { ...weak.publicKey.export({ format: 'jwk' }), alg: 'RS256', kid: 'k1' }
+    await t.deps.db.updateTable('oauth_clients').set({ jwks: JSON.stringify({ keys: [weakJwk] }) as never }).where('id', '=', clientId).execute()
+    const now = Math.floor(t.clock.now().getTime() / 1000)
+    const assertion = await new SignJWT({ jti: randomUUID() })
+      .setProtectedHeader({ alg: 'RS256', kid: 'k1' })
+      .setIssuer(clientId).setSubject(clientId).setAudience(TOKEN_URL).setIssuedAt(now).setExpirationTime(now + 60)
+      .sign(weak.privateKey)
+    const refused = await requestToken(t, tokenRequestBody(assertion))
+    assert.equal(refused.statusCode, 401, refused.body)
+    assert.equal(refused.json().error, 'invalid_client')
+  })
+})
