@@ -11,6 +11,7 @@ import { canonicalJson } from '../lib/canonical-json.js'
 import { decryptField, encryptField, sha256Hex } from '../lib/crypto.js'
 import { envelope, UnparsableBody } from './error-handler.js'
 import { ApiError, ERROR_CATALOGUE } from './errors.js'
+import { STORED_COLUMNS, type StoredAnswer } from './in-flight.js'
 
 export const IDEMPOTENCY_WINDOW_MS = 24 * 60 * 60 * 1000
 
@@ -31,16 +32,6 @@ interface HeldKey {
   tx: RequestTransaction
   /** Set by a batched path (credits, authorizations) that wrote the answer in the effect's own statement. */
   answered: boolean
-}
-
-interface StoredAnswer {
-  method: string
-  path: string
-  request_hash: string
-  response_status: number
-  response_body: string | null
-  response_json: unknown
-  created_at: Date
 }
 
 declare module 'fastify' {
@@ -107,8 +98,8 @@ function retryableAnswer(status: number, body: string): boolean {
 
 async function findAnswer(db: Db, r: Pick<IdempotentRequest, 'organizationId' | 'environment' | 'key'>): Promise<StoredAnswer | undefined> {
   const { rows } = await sql<StoredAnswer>`
-    SELECT method, path, request_hash, response_status, response_body, response_json, created_at
-    FROM idempotency_keys WHERE organization_id = ${r.organizationId} AND environment = ${r.environment} AND key = ${r.key}`.execute(db)
+    SELECT ${sql.raw(STORED_COLUMNS)}
+    FROM idempotency_keys AS ik WHERE organization_id = ${r.organizationId} AND environment = ${r.environment} AND key = ${r.key}`.execute(db)
   return rows[0]
 }
 
@@ -163,25 +154,24 @@ export function installIdempotency(app: FastifyInstance, deps: AppDeps): void {
     const request: IdempotentRequest = { organizationId, environment, key, method: req.method, path: req.url.split('?')[0], requestHash }
     const lockId = `${organizationId}\u0000${environment}\u0000${key}`
 
-    const holder = await inFlight.acquire(lockId, fingerprint(request))
-    if (holder !== null) {
-      // Held elsewhere: a finished answer (a retry racing the original's last step) is still the answer.
-      const row = await findAnswer(deps.db, request)
-      if (row && fresh(row)) { answerStored(reply, row, request, deps.config.masterKey); return null }
-      if (holder !== '' && holder !== fingerprint(request)) refuseReuse(holder.startsWith(`${request.method} ${request.path} `))
-      throw new ApiError('idempotency_request_in_progress')
-    }
+    const { holder, stored } = await inFlight.acquire(lockId, fingerprint(request), request)
     try {
-      const row = await findAnswer(deps.db, request)
+      // On PostgreSQL the lock's statement read the stored answer too; otherwise read it now.
+      const row = stored === undefined ? await findAnswer(deps.db, request) : stored ?? undefined
       if (row && fresh(row)) {
-        inFlight.release(lockId)
+        // Answered already (a retry, or one racing the original's last step): that answer is the answer.
+        if (holder === null) inFlight.release(lockId)
         answerStored(reply, row, request, deps.config.masterKey)
         return null
+      }
+      if (holder !== null) {
+        if (holder !== '' && holder !== fingerprint(request)) refuseReuse(holder.startsWith(`${request.method} ${request.path} `))
+        throw new ApiError('idempotency_request_in_progress')
       }
       // Older than the window counts as new: the old answer makes way (the new one is written under the same key).
       if (row) await sql`DELETE FROM idempotency_keys WHERE organization_id = ${organizationId} AND environment = ${environment} AND key = ${key} AND created_at = ${row.created_at}`.execute(deps.db)
     } catch (err) {
-      inFlight.release(lockId)
+      if (holder === null) inFlight.release(lockId)
       throw err
     }
     return { request, lockId, tx: newRequestTransaction(), answered: false }

@@ -22,27 +22,29 @@ export class InFlightKeys {
   private client: pg.Client | null = null
   private connecting: Promise<pg.Client> | null = null
   private closed = false
-  private readonly locks: GroupCommit<string, boolean> | null
+  private readonly locks: GroupCommit<LockAsk, Taken> | null
   private readonly unlocks: GroupCommit<string, void> | null
 
   constructor(private readonly databaseUrl: string | null) {
-    this.locks = databaseUrl ? new GroupCommit({ slots: 1, maxBatch: MAX_BATCH, run: (batch) => this.run(batch, 'pg_try_advisory_lock') }) : null
-    this.unlocks = databaseUrl ? new GroupCommit({ slots: 1, maxBatch: MAX_BATCH, run: (batch) => this.run(batch, 'pg_advisory_unlock') }) : null
+    this.locks = databaseUrl ? new GroupCommit({ slots: 1, maxBatch: MAX_BATCH, run: (batch) => this.lock(batch) }) : null
+    this.unlocks = databaseUrl ? new GroupCommit({ slots: 1, maxBatch: MAX_BATCH, run: (batch) => this.unlock(batch) }) : null
   }
 
   /**
-   * Takes the key for a request (`fingerprint` says what it asks). Null when taken; otherwise it is held: the
-   * holder's fingerprint when it runs in this process, '' when it runs on another node.
+   * Takes the key of `request` (`fingerprint` says what it asks). `holder` is null when taken; otherwise the
+   * key is held: the holder's fingerprint when it runs in this process, '' when it runs on another node.
+   * On PostgreSQL the same statement reads the answer already stored under the key (`stored`: the row or
+   * null); elsewhere `stored` is undefined and the caller reads it.
    */
-  async acquire(id: string, fingerprint: string): Promise<string | null> {
+  async acquire(id: string, fingerprint: string, request: KeyRef): Promise<Taken> {
     const holder = this.local.get(id)
-    if (holder !== undefined) return holder
+    if (holder !== undefined) return { holder }
     this.local.set(id, fingerprint)
-    if (!this.locks) return null
+    if (!this.locks) return { holder: null }
     try {
-      const taken = await this.locks.submit(lockKey(id))
-      if (!taken) this.local.delete(id)
-      return taken ? null : ''
+      const taken = await this.locks.submit({ lockKey: lockKey(id), ...request })
+      if (taken.holder !== null) this.local.delete(id)
+      return taken
     } catch (err) {
       this.local.delete(id)
       throw err
@@ -65,11 +67,26 @@ export class InFlightKeys {
     await client?.end().catch(() => {})
   }
 
-  private async run<R>(batch: Waiting<string, R>[], fn: 'pg_try_advisory_lock' | 'pg_advisory_unlock'): Promise<void> {
+  /** One statement for the batch: each key's advisory lock, and the answer already stored under it (if any). */
+  private async lock(batch: Waiting<LockAsk, Taken>[]): Promise<void> {
     const client = await this.connection()
-    const { rows } = await client.query<{ ok: boolean }>(
-      `SELECT ${fn}(k::bigint) AS ok FROM unnest($1::text[]) WITH ORDINALITY AS t(k, n) ORDER BY n`, [batch.map((w) => w.input)])
-    batch.forEach((w, i) => (w.resolve as (ok: boolean) => void)(rows[i]?.ok === true))
+    const column = (f: (a: LockAsk) => string) => batch.map((w) => f(w.input))
+    const { rows } = await client.query<{ ok: boolean } & StoredAnswer>(
+      `SELECT pg_try_advisory_lock(t.k::bigint) AS ok, ${STORED_COLUMNS}
+       FROM unnest($1::text[], $2::text[], $3::text[], $4::text[]) WITH ORDINALITY AS t(k, org, env, key, n)
+       LEFT JOIN idempotency_keys AS ik ON ik.organization_id = t.org AND ik.environment = t.env AND ik.key = t.key
+       ORDER BY t.n`,
+      [column((a) => a.lockKey), column((a) => a.organizationId), column((a) => a.environment), column((a) => a.key)])
+    batch.forEach((w, i) => {
+      const { ok, ...row } = rows[i]
+      w.resolve({ holder: ok ? null : '', stored: row.method === null ? null : row })
+    })
+  }
+
+  private async unlock(batch: Waiting<string, void>[]): Promise<void> {
+    const client = await this.connection()
+    await client.query('SELECT pg_advisory_unlock(k::bigint) FROM unnest($1::text[]) AS t(k)', [batch.map((w) => w.input)])
+    for (const w of batch) w.resolve()
   }
 
   /** The lock connection, opened on first use and again after it was lost (its locks went with it). */
@@ -92,6 +109,26 @@ export class InFlightKeys {
     return this.connecting
   }
 }
+
+/** Where an idempotency key's answer is stored. */
+export interface KeyRef { organizationId: string; environment: string; key: string }
+
+/** An answer stored under a key, as the idempotency layer reads it. */
+export interface StoredAnswer {
+  method: string
+  path: string
+  request_hash: string
+  response_status: number
+  response_body: string | null
+  response_json: unknown
+  created_at: Date
+}
+
+/** The columns of `StoredAnswer`, as read from `idempotency_keys` (alias `ik`). */
+export const STORED_COLUMNS = 'ik.method, ik.path, ik.request_hash, ik.response_status, ik.response_body, ik.response_json, ik.created_at'
+
+interface LockAsk extends KeyRef { lockKey: string }
+export interface Taken { holder: string | null; stored?: StoredAnswer | null }
 
 /** The advisory lock key of an idempotency key: 64 bits of its hash, as a signed bigint's text. */
 function lockKey(id: string): string {
