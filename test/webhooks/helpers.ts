@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net'
 import { withTx } from '../../src/db/tx.js'
 import { emit } from '../../src/modules/events/emit.js'
 import type { TestApp, TestClient } from '../helpers/app.js'
+import type { EventType } from '../../src/modules/events/catalog.js'
 
 export interface Received {
   headers: IncomingHttpHeaders
@@ -63,7 +64,7 @@ export async function startReceiver(path = '/hooks'): Promise<Receiver> {
 }
 
 /** Emits an event the way every module does: inside a committed transaction. */
-export function emitEvent(t: TestApp, tenant: TestClient, type: string, object: Record<string, unknown> = { id: 'obj_1', object: 'thing' }): Promise<string> {
+export function emitEvent(t: TestApp, tenant: TestClient, type: EventType, object: Record<string, unknown> = { id: 'obj_1', object: 'thing' }): Promise<string> {
   return withTx(t.deps.db, (trx) => emit(trx, { organizationId: tenant.organizationId, environment: tenant.environment }, type, object, t.clock.now()))
 }
 

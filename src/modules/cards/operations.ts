@@ -15,10 +15,11 @@ import * as repo from './repo.js'
 import type { CardView } from './schemas.js'
 import { assertMove, cardScope, requireCard, requireCardProgram } from './service.js'
 import { releaseSlot } from './slots.js'
+import type { EventType } from '../events/catalog.js'
 
 type StatusOperation = 'activate' | 'freeze' | 'unfreeze' | 'close'
 
-const EVENT_OF: Record<StatusOperation, string> = {
+const EVENT_OF: Record<StatusOperation, EventType> = {
   activate: 'card.activated',
   freeze: 'card.frozen',
   unfreeze: 'card.unfrozen',

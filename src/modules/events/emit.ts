@@ -3,6 +3,7 @@ import type { Db } from '../../db/types.js'
 import { newId } from '../../lib/ids.js'
 import { signalJobsQueued } from '../../jobs/wakeup.js'
 import { deliveriesWithin } from '../webhooks/outbox.js'
+import type { EventType } from './catalog.js'
 import './types.js'
 
 export const EVENT_API_VERSION = '2026-11-01'
@@ -18,7 +19,7 @@ export interface EventScope {
  * change emits nothing (transactional outbox). `object` is the full object in its REST shape.
  * In the same statement it queues one delivery per enabled endpoint subscribed to `type`. Returns the event id.
  */
-export async function emit(trx: Db, scope: EventScope, type: string, object: Record<string, unknown>, now: Date = new Date()): Promise<string> {
+export async function emit(trx: Db, scope: EventScope, type: EventType, object: Record<string, unknown>, now: Date = new Date()): Promise<string> {
   const event = eventWrites(scope, type, sql`${JSON.stringify({ object })}::json`, now)
   const { rows } = await sql<{ notified: number }>`WITH ${event.ctes} SELECT ${event.notified} AS notified`.execute(trx)
   if (rows[0].notified) signalJobsQueued()
@@ -46,7 +47,7 @@ export function emitPerRow(source: string, columns: { id: string; organizationId
 }
 
 /** One event (`data` a json expression) and its deliveries, as CTEs. */
-function eventWrites(scope: EventScope, type: string, data: RawBuilder<unknown>, now: Date): EventWithin & { id: string } {
+function eventWrites(scope: EventScope, type: EventType, data: RawBuilder<unknown>, now: Date): EventWithin & { id: string } {
   const id = newId('evt')
   return { id, ...eventCtes({ id: sql`${id}`, organizationId: sql`${scope.organizationId}`, environment: sql`${scope.environment}`, type: sql`${type}` }, data, now, sql``) }
 }
