@@ -1,5 +1,5 @@
 // Ledger benchmark: credits through the HTTP API (POST /v1/accounts/{id}/credit, each with its own
-// client_transaction_id) against a real `svc serve` on PostgreSQL, spread over many accounts and all on
+// client_transaction_id, then each with an Idempotency-Key) against a real `svc serve` on PostgreSQL, spread over many accounts and all on
 // one hot account, beside `pgbench -N` on the same PostgreSQL in the same run.
 // Usage: npm run bench -- ledger [--duration 15] [--connections 32] [--accounts 1000] [--warmup 3] [--processes 2] [--db-connections 6]
 import { execFileSync } from 'node:child_process'
@@ -58,19 +58,28 @@ async function openAccounts(server: BenchServer, token: string, programId: strin
 let sequence = 0
 const runTag = randomBytes(4).toString('hex')
 
-/** Credits with random amounts and fresh client_transaction_ids, each to an account picked by `pick`. */
-function credits(server: BenchServer, token: string, pick: () => string) {
+/**
+ * Credits with random amounts, each to an account picked by `pick`: with a fresh client_transaction_id, or
+ * (`withKey`) with a fresh Idempotency-Key instead, whose answer the credit's statement stores.
+ */
+function credits(server: BenchServer, token: string, pick: () => string, withKey = false) {
+  const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/json' }
   return {
     url: server.baseUrl,
     connections,
     requests: [{
       method: 'POST',
-      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
-      setupRequest: (req: Record<string, unknown>) => ({
-        ...req,
-        path: `/v1/accounts/${pick()}/credit`,
-        body: JSON.stringify({ amount: 1 + Math.floor(Math.random() * 10_000), client_transaction_id: `bench-${runTag}-${++sequence}` }),
-      }),
+      headers,
+      setupRequest: (req: Record<string, unknown>) => {
+        const id = `bench-${runTag}-${++sequence}`
+        const amount = 1 + Math.floor(Math.random() * 10_000)
+        return {
+          ...req,
+          path: `/v1/accounts/${pick()}/credit`,
+          ...(withKey ? { headers: { ...headers, 'idempotency-key': id } } : {}),
+          body: JSON.stringify(withKey ? { amount } : { amount, client_transaction_id: id }),
+        }
+      },
     }],
   }
 }
@@ -130,12 +139,14 @@ try {
   rows.push(await cannon(`credits, ${ids.length} accounts, ${connections} conn`, { ...credits(server, token, spreadPick), duration }, server))
   await server.settle()
   rows.push(await cannon(`credits, 1 hot account, ${connections} conn`, { ...credits(server, token, () => hot), duration }, server))
+  await server.settle()
+  rows.push(await cannon(`credits with Idempotency-Key, ${ids.length} accounts, ${connections} conn`, { ...credits(server, token, spreadPick, true), duration }, server))
   check = await verify(server, token, [hot, ...ids.slice(1, 21)])
 } finally {
   await server.stop()
 }
 
-const [spread, hotRow] = rows
+const [spread, hotRow, keyed] = rows
 const share = pg0.tps > 0 ? spread.rps / pg0.tps : 0
 const meets = spread.rps >= TARGET.spreadRps && share >= TARGET.pgbenchShare && hotRow.rps * TARGET.hotSlowdown >= spread.rps
 const report = [
@@ -145,7 +156,7 @@ const report = [
   table(rows),
   '',
   `pgbench -N -c ${connections} -j 2 -T ${duration} (scale 10): ${pg0.tps} tps (${pg0.line})`,
-  `spread credits/s = ${Math.round(share * 100)} % of pgbench -N; hot account ${hotRow.rps ? (spread.rps / hotRow.rps).toFixed(2) : '∞'}× slower than spread`,
+  `spread credits/s = ${Math.round(share * 100)} % of pgbench -N; hot account ${hotRow.rps ? (spread.rps / hotRow.rps).toFixed(2) : '∞'}× slower than spread; with Idempotency-Key ${Math.round((keyed.rps / spread.rps) * 100)} % of spread`,
   check,
   `${meets ? 'meets' : 'BELOW'} the targets (≥ ${TARGET.spreadRps} credits/s spread, ≥ ${TARGET.pgbenchShare * 100} % of pgbench -N, hot no slower than ${TARGET.hotSlowdown}× spread).`,
 ].join('\n')

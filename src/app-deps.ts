@@ -1,12 +1,30 @@
 import type { Logger } from 'pino'
 import type { Config } from './config.js'
 import type { Db } from './db/types.js'
+import type { EsimNetwork } from './esim-network/port.js'
 import type { InFlightKeys } from './http/in-flight.js'
 import type { Cursors } from './http/pagination.js'
 import type { Clock } from './lib/clock.js'
+import type { DecisionBatcher } from './modules/authorizations/batcher.js'
+import type { AdjustmentBatcher } from './modules/ledger/batcher.js'
+import type { Hooks } from './modules/module.js'
+import type { DeliveryCoalescers } from './modules/webhooks/delivery.js'
 import type { ProcessorRegistry } from './processors/registry.js'
 
-/** What every module's routes and services are built from; one object, passed explicitly. */
+/** The group commits of a node: one of each per database handle, built by `buildServices` (runtime.ts). */
+export interface Batchers {
+  /** Credits and debits (`ledger/batcher.ts`). */
+  adjustments: AdjustmentBatcher
+  /** Authorization decisions (`authorizations/batcher.ts`). */
+  decisions: DecisionBatcher
+  /** Webhook delivery claims and outcomes (`webhooks/delivery.ts`). */
+  deliveries: DeliveryCoalescers
+}
+
+/**
+ * What every module's routes, services and jobs are built from; one object, passed explicitly. Built
+ * once by the runtime (`openRuntime`, `buildServices`): no module keeps a collaborator of its own.
+ */
 export interface AppDeps {
   config: Config
   db: Db
@@ -16,4 +34,9 @@ export interface AppDeps {
   processors: ProcessorRegistry
   /** The Idempotency-Keys whose requests run now (a lock that dies with the process). */
   inFlight: InFlightKeys
+  batchers: Batchers
+  /** The eSIM provisioning network (the simulator, keeping its records in `db`). */
+  esimNetwork: EsimNetwork
+  /** What lower modules ask of higher ones (card lists, the address-change rule), joined from `MODULES`. */
+  hooks: Hooks
 }

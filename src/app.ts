@@ -11,13 +11,15 @@ import { installFilterEnvironmentCheck } from './http/ownership.js'
 import { RateLimits } from './http/rate-limit.js'
 import { installClosedQueries, validatorCompiler } from './http/validation.js'
 import { newId } from './lib/ids.js'
-import { registerDocs } from './modules/docs/routes.js'
-import { MODULES } from './modules/index.js'
+import { MODULES, type ServiceModule } from './modules/index.js'
 
 export type App = FastifyInstance
 
-/** Builds the HTTP application from its dependencies; `server.ts` only listens, tests use `app.inject`. */
-export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
+/**
+ * Builds the HTTP application from its dependencies and mounts the routes of `modules` (every module, in
+ * list order, by default); `server.ts` only listens, tests use `app.inject`.
+ */
+export async function buildApp(deps: AppDeps, modules: readonly ServiceModule[] = MODULES): Promise<FastifyInstance> {
   const app = Fastify({
     loggerInstance: deps.log,
     logController: new LogController({ disableRequestLogging: true }),
@@ -81,7 +83,6 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       return reply.code(503).send({ status: 'database_unreachable' })
     }
   })
-  registerDocs(app)
-  for (const register of MODULES) await register(app, deps)
+  for (const m of modules) await m.routes?.(app, deps)
   return app
 }

@@ -105,8 +105,8 @@ export async function main(argv: string[]): Promise<void> {
         const config = loadConfig()
         // PGlite belongs to one process: a second one on the same DATA_DIR would corrupt it.
         if (!config.databaseUrl) throw new Error('needs DATABASE_URL (PostgreSQL); on the embedded database `svc serve` runs the worker itself')
-        const { deps, handle } = await openRuntime(config)
-        const worker = startWorker(deps)
+        const { deps, handle, jobs } = await openRuntime(config)
+        const worker = startWorker(deps, jobs)
         deps.log.info('worker started')
         const shutdown = () => { worker.stop().then(() => handle.close()).then(() => process.exit(0), () => process.exit(1)) }
         process.once('SIGINT', shutdown)

@@ -3,13 +3,42 @@ import type { AppDeps } from './app-deps.js'
 import { databasePoolSize, type Config } from './config.js'
 import { openDatabase, type DbHandle } from './db/client.js'
 import { migrateToLatest } from './db/migrate.js'
+import { SimulatedEsimNetwork } from './esim-network/simulator.js'
 import { InFlightKeys } from './http/in-flight.js'
 import { Cursors } from './http/pagination.js'
+import { buildJobRegistry, type JobRegistry } from './jobs/registry.js'
 import { systemClock, type Clock } from './lib/clock.js'
 import { createLogger } from './lib/logger.js'
+import { DecisionBatcher } from './modules/authorizations/batcher.js'
+import { MODULES } from './modules/index.js'
+import { newAdjustmentBatcher } from './modules/ledger/batcher.js'
+import { buildHooks } from './modules/module.js'
+import { DeliveryCoalescers } from './modules/webhooks/delivery.js'
 import { createProcessorRegistry } from './processors/registry.js'
 
-export interface Runtime { deps: AppDeps; handle: DbHandle }
+/** The composition root's output: the dependencies every route and job gets, the database, the worker's jobs. */
+export interface Runtime { deps: AppDeps; handle: DbHandle; jobs: JobRegistry }
+
+/** What the runtime opens before building the services bound to the database. */
+export type BaseDeps = Omit<AppDeps, 'batchers' | 'esimNetwork' | 'hooks'>
+
+/**
+ * Builds the collaborators bound to `base.db`, once: the group commits (ledger adjustments, authorization
+ * decisions, webhook deliveries), the eSIM network, and the hooks the modules provide. A test that runs a
+ * second node on another pool calls it with that pool (`buildServices({ ...t.deps, db })`), so the node
+ * commits its own batches on its own connections.
+ */
+export function buildServices(base: BaseDeps): AppDeps {
+  const deps = { ...base } as AppDeps
+  deps.esimNetwork = new SimulatedEsimNetwork(base.db, base.clock)
+  deps.batchers = {
+    adjustments: newAdjustmentBatcher(base),
+    decisions: new DecisionBatcher(deps),
+    deliveries: new DeliveryCoalescers(base.db),
+  }
+  deps.hooks = buildHooks(MODULES)
+  return deps
+}
 
 /** Opens the database, applies migrations and assembles the dependencies shared by server, worker and tests. */
 export async function openRuntime(config: Config, options: { clock?: Clock; log?: Logger; inMemory?: boolean } = {}): Promise<Runtime> {
@@ -20,11 +49,9 @@ export async function openRuntime(config: Config, options: { clock?: Clock; log?
   const inFlight = new InFlightKeys(config.databaseUrl)
   const close = handle.close
   handle.close = async () => { await inFlight.close(); await close() }
-  return {
-    handle,
-    deps: {
-      config, db: handle.db, clock, log, cursors: new Cursors(config.masterKey, clock), inFlight,
-      processors: createProcessorRegistry({ db: handle.db, clock, masterKey: config.masterKey }),
-    },
-  }
+  const deps = buildServices({
+    config, db: handle.db, clock, log, cursors: new Cursors(config.masterKey, clock), inFlight,
+    processors: createProcessorRegistry({ db: handle.db, clock, masterKey: config.masterKey }),
+  })
+  return { handle, deps, jobs: buildJobRegistry(MODULES) }
 }

@@ -62,7 +62,7 @@ export async function serve(config: Config): Promise<Serving> {
   if (config.httpProcesses > 1 && cluster.isPrimary) return serveCluster(config)
   const member = cluster.isWorker
   if (!member) await assertPortFree(config)
-  const { deps, handle } = await openRuntime(config)
+  const { deps, handle, jobs } = await openRuntime(config)
   let app: FastifyInstance | null = null
   let demo: SandboxClientFile | null
   let address: string
@@ -76,7 +76,7 @@ export async function serve(config: Config): Promise<Serving> {
     await handle.close().catch(() => {})
     throw err
   }
-  const worker: WorkerHandle | null = config.runWorker && (!member || process.env[FIRST_MEMBER] === '1') ? startWorker(deps) : null
+  const worker: WorkerHandle | null = config.runWorker && (!member || process.env[FIRST_MEMBER] === '1') ? startWorker(deps, jobs) : null
   if (!member) process.stdout.write(banner(config, demo, address) + '\n')
   let stopping: Promise<void> | null = null
   const stop = () => {

@@ -37,16 +37,3 @@ export class Coalescer<I, O> {
     )
   }
 }
-
-/** One coalescer per database handle (two runners on two pools in one process must not share batches). */
-export function perHandle<K extends object, I, O>(make: (key: K) => Coalescer<I, O>): (key: K) => Coalescer<I, O> {
-  const map = new WeakMap<K, Coalescer<I, O>>()
-  return (key) => {
-    let c = map.get(key)
-    if (!c) {
-      c = make(key)
-      map.set(key, c)
-    }
-    return c
-  }
-}

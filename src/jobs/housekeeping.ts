@@ -2,7 +2,7 @@ import type { AppDeps } from '../app-deps.js'
 import { purgeIdempotencyKeys } from '../http/idempotency.js'
 import { purgeExpiredEvents } from '../modules/events/service.js'
 import { purgeExpiredCredentials } from '../modules/oauth/repo.js'
-import { registerSchedule } from './schedules.js'
+import type { JobSource } from './registry.js'
 
 /** How often housekeeping runs (on one worker at a time, through the job runner). */
 export const HOUSEKEEPING_EVERY_MS = 60_000
@@ -16,4 +16,8 @@ export async function runHousekeeping(deps: AppDeps): Promise<void> {
   if (purged > 0) deps.log.info({ purged }, 'expired events purged')
 }
 
-registerSchedule('housekeeping', HOUSEKEEPING_EVERY_MS, runHousekeeping)
+/** The platform's own recurring work, listed first in `MODULES` beside the modules' jobs. */
+export const platform: JobSource = {
+  name: 'platform',
+  schedules: [{ type: 'housekeeping', everyMs: HOUSEKEEPING_EVERY_MS, run: runHousekeeping }],
+}

@@ -4,10 +4,12 @@ import { json } from '../db/types.js'
 import { newId } from '../lib/ids.js'
 import type { AppDeps } from '../app-deps.js'
 import '../modules/events/types.js'
+import type { JobType } from './types.js'
 import { JOBS_CHANNEL, signalJobsQueued } from './wakeup.js'
 
 export interface JobInput {
-  type: string
+  /** One of the catalogue (`types.ts`): a type no module handles cannot be queued. */
+  type: JobType
   payload: Record<string, unknown>
   /** When the job becomes due; now by default. */
   runAt?: Date
@@ -27,22 +29,6 @@ export interface JobRecord {
 /** What a job handler may answer: done, or "try again at" (the runner also retries thrown errors with backoff). */
 export type JobOutcome = void | { retryAt: Date }
 export type JobHandler = (deps: AppDeps, job: JobRecord) => Promise<JobOutcome>
-
-const handlers = new Map<string, JobHandler>()
-
-/** Registers the code that runs jobs of `type`; each module registers its own at import time. */
-export function registerJobHandler(type: string, handler: JobHandler): void {
-  handlers.set(type, handler)
-}
-
-export function jobHandler(type: string): JobHandler | undefined {
-  return handlers.get(type)
-}
-
-/** The job types this process can run; a runner claims only these. */
-export function registeredJobTypes(): string[] {
-  return [...handlers.keys()]
-}
 
 /** Queues a job in the caller's transaction: it exists only if the change that caused it commits. */
 export async function enqueue(trx: Db, input: JobInput): Promise<string> {

@@ -1,7 +1,8 @@
 import { randomBytes } from 'node:crypto'
 import { sql } from 'kysely'
 import type { AppDeps } from '../app-deps.js'
-import { jobHandler, registeredJobTypes, type JobOutcome, type JobRecord } from './queue.js'
+import type { JobOutcome, JobRecord } from './queue.js'
+import type { JobRegistry } from './registry.js'
 import { listenForJobs, type WakeSource } from './wakeup.js'
 
 export interface RunnerOptions {
@@ -48,7 +49,7 @@ export class JobRunner {
   private readonly running = new Map<string, string>()
   private finished: { id: string; claim: string; resolve: () => void; reject: (err: unknown) => void }[] = []
 
-  constructor(private readonly deps: AppDeps, options: RunnerOptions = {}) {
+  constructor(private readonly deps: AppDeps, private readonly registry: JobRegistry, options: RunnerOptions = {}) {
     this.batchSize = options.batchSize ?? 100
     this.concurrency = options.concurrency ?? 200
     this.idleMs = options.idleMs ?? 200
@@ -89,7 +90,7 @@ export class JobRunner {
 
   /** Claims up to `limit` due jobs of the types this process can run, under a fresh lease. */
   async claim(limit: number): Promise<ClaimedJob[]> {
-    const types = registeredJobTypes()
+    const types = [...this.registry.handlers.keys()]
     if (types.length === 0 || limit <= 0) return []
     const now = this.deps.clock.now()
     const until = new Date(now.getTime() + this.leaseMs)
@@ -111,7 +112,7 @@ export class JobRunner {
   async run(job: ClaimedJob): Promise<void> {
     this.running.set(job.id, job.claim)
     try {
-      const handler = jobHandler(job.type)
+      const handler = this.registry.handlers.get(job.type)
       let outcome: JobOutcome
       try {
         if (!handler) throw new Error(`no handler for job type ${job.type}`)

@@ -35,7 +35,7 @@ describe('opening an account', () => {
   test('a sim_basic account has no upstream reference until the processor finishes, then account.provisioned', async () => {
     const a = await openAccount(t, token, tenant.programs.basic, cardholder.id)
     assert.equal(a.has_upstream_reference, false)
-    await new JobRunner(t.deps).drain()
+    await new JobRunner(t.deps, t.jobs).drain()
     const again = await t.api(token, 'GET', `/v1/accounts/${a.id}`)
     assert.equal(again.json().has_upstream_reference, true)
     const provisioned = (await eventsOf(t, tenant.organizationId, 'account.provisioned')).filter((e) => e.object.id === a.id)

@@ -19,7 +19,7 @@ before(async () => {
   token = await tenant.token()
   cardholder = await approvedCardholder(t, token)
   basicAccount = await openAccount(t, token, tenant.programs.basic, cardholder.id)
-  await new JobRunner(t.deps).drain()
+  await new JobRunner(t.deps, t.jobs).drain()
 })
 after(async () => { await t.close() })
 

@@ -110,7 +110,7 @@ test('the expiry job releases holds 7 days after approval (not before), status e
   const auth = await expectApproved(t, token, f.card.id, 1200)
   const capturedLater = await expectApproved(t, token, f.card.id, 300)
   await post(t, token, sim(capturedLater.id, 'capture'), {}, 201)
-  await ensureSchedules(t.deps)
+  await ensureSchedules(t.deps, t.jobs)
   t.clock.advance(7 * 24 * 3600 * 1000 - 60_000)
   token = await tenant.token()
   await runJobs(t)

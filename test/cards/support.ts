@@ -75,7 +75,7 @@ const runners = new WeakMap<TestApp, JobRunner>()
 /** Runs every due background job (issuance, provisioning, expiry) to the end. */
 export async function runJobs(t: TestApp): Promise<number> {
   let runner = runners.get(t)
-  if (!runner) { runner = new JobRunner(t.deps, { listen: false }); runners.set(t, runner) }
+  if (!runner) { runner = new JobRunner(t.deps, t.jobs, { listen: false }); runners.set(t, runner) }
   return runner.drain()
 }
 

@@ -23,9 +23,9 @@ const simulate = (body: Record<string, unknown>) => t.api(fx.token, 'POST', '/v1
 const setStatus = (id: string, status: string) => t.api(fx.token, 'POST', `/v1/simulate/esim/packages/${id}/status`, { status })
 /** Lets the settlement job's next run come due, and runs what is due, as a worker would. */
 async function settlementJob(): Promise<void> {
-  await ensureSchedules(t.deps)
+  await ensureSchedules(t.deps, t.jobs)
   t.clock.advance(31_000)
-  await new JobRunner(t.deps).drain()
+  await new JobRunner(t.deps, t.jobs).drain()
 }
 const byReference = async (ref: string) => (await t.api(fx.token, 'GET', `/v1/esim/orders?reference=${encodeURIComponent(ref)}`)).json().data
 
@@ -193,13 +193,13 @@ describe('a provisioning timeout', () => {
     const ref = reference()
     expectError(await t.api(fx.token, 'POST', '/v1/esim/orders', { package_id: pkg.id, reference: ref }), 502, 'processor_unavailable')
     const [listed] = await byReference(ref)
-    await ensureSchedules(t.deps)
-    await new JobRunner(t.deps).drain()
+    await ensureSchedules(t.deps, t.jobs)
+    await new JobRunner(t.deps, t.jobs).drain()
     assert.equal((await byReference(ref))[0].status, 'unsettled', 'a caller looking it up right after the 502 finds it unsettled')
     t.clock.advance(6_000)
-    await new JobRunner(t.deps).drain()
+    await new JobRunner(t.deps, t.jobs).drain()
     t.clock.advance(5_000)
-    await new JobRunner(t.deps).drain()
+    await new JobRunner(t.deps, t.jobs).drain()
     const token = await fx.tenant.token()
     const settled = (await t.api(token, 'GET', `/v1/esim/orders/${listed.id}`)).json()
     assert.equal(settled.status, 'completed')

@@ -9,9 +9,11 @@ import { buildApp } from '../../src/app.js'
 import type { AppDeps } from '../../src/app-deps.js'
 import { loadConfig } from '../../src/config.js'
 import type { DbHandle } from '../../src/db/client.js'
+import type { JobRegistry } from '../../src/jobs/registry.js'
 import { ManualClock } from '../../src/lib/clock.js'
 import { createLogger } from '../../src/lib/logger.js'
 import { signClientAssertion, tokenRequestBody } from '../../src/lib/client-assertion.js'
+import type { ServiceModule } from '../../src/modules/index.js'
 import { SCOPES } from '../../src/modules/oauth/scopes.js'
 import { openRuntime } from '../../src/runtime.js'
 import { freshDatabaseUrl } from './db.js'
@@ -25,6 +27,8 @@ export interface TestApp {
   deps: AppDeps
   clock: ManualClock
   handle: DbHandle
+  /** The job handlers and schedules of every module, as the worker gets them (`new JobRunner(t.deps, t.jobs)`). */
+  jobs: JobRegistry
   close(): Promise<void>
   /** A call to the operator API; throws unless it succeeds. */
   operator<T = any>(method: string, url: string, body?: unknown): Promise<T>
@@ -38,6 +42,8 @@ export interface TestAppOptions {
   beforeReady?: (app: FastifyInstance) => void | Promise<void>
   /** Where the service logger writes (JSON lines); set LOG_LEVEL in `env` to see anything. */
   logDestination?: DestinationStream
+  /** The modules whose routes are mounted, in order (default: `MODULES`). */
+  modules?: readonly ServiceModule[]
 }
 
 /** Boots the real application on a database of its own, with a clock the test can move. */
@@ -62,12 +68,12 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
   const config = loadConfig(env)
   const clock = new ManualClock()
   const log = options.logDestination ? createLogger(config.logLevel, options.logDestination) : undefined
-  const { deps, handle } = await openRuntime(config, { clock, inMemory: true, log })
-  const app = await buildApp(deps)
+  const { deps, handle, jobs } = await openRuntime(config, { clock, inMemory: true, log })
+  const app = await buildApp(deps, options.modules)
   await options.beforeReady?.(app)
   await app.ready()
   const t: TestApp = {
-    app, deps, clock, handle,
+    app, deps, clock, handle, jobs,
     async close() {
       await app.close()
       await handle.close()

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
-import { jobHandler, type JobRecord } from '../../src/jobs/queue.js'
-import { assertKycForProgram, setAddressChangeGuard } from '../../src/modules/cardholders/service.js'
+import type { JobRecord } from '../../src/jobs/queue.js'
+import { assertKycForProgram } from '../../src/modules/cardholders/service.js'
 import { KYC_EXPIRY_JOB } from '../../src/modules/kyc/expiry.js'
 import { createTenant, startTestApp, type TestApp, type TestClient } from '../helpers/app.js'
 import { createCardholder, eventsOf, expectError } from '../cardholders/support.js'
@@ -32,7 +32,7 @@ const status = async (id: string) => (await t.api(token, 'GET', `/v1/cardholders
 async function runExpiryJobs(cardholderId: string): Promise<unknown[]> {
   const jobs = await t.deps.db.selectFrom('jobs').selectAll().where('type', '=', KYC_EXPIRY_JOB).execute()
   const mine = jobs.filter((j) => (typeof j.payload === 'string' ? JSON.parse(j.payload) : j.payload).cardholder_id === cardholderId)
-  const handler = jobHandler(KYC_EXPIRY_JOB)
+  const handler = t.jobs.handlers.get(KYC_EXPIRY_JOB)
   assert.ok(handler, 'the expiry job handler is registered')
   const outcomes = []
   for (const job of mine) {
@@ -142,7 +142,8 @@ describe('address through KYC', () => {
 
   test('on an address_change_requires_kyc program the address changes through an attestation', async () => {
     const ch = await createCardholder(t, token)
-    const previous = setAddressChangeGuard(async (_deps, row) => row.id === ch.id)
+    const previous = t.deps.hooks.addressChangeGuard
+    t.deps.hooks.addressChangeGuard = async (_deps, row) => row.id === ch.id
     try {
       expectError(await t.api(token, 'PATCH', `/v1/cardholders/${ch.id}`, { address: moved }), 422, 'address_change_requires_kyc', 'address')
       const res = await kyc(ch.id, attestationBody(t, { address: moved, method: 'electronic' }))
@@ -153,7 +154,7 @@ describe('address through KYC', () => {
       const updated = (await eventsOf(t, a.organizationId, 'cardholder.updated')).filter((e) => e.data.object.id === ch.id)
       assert.deepEqual(updated.at(-1)?.data.object, now)
     } finally {
-      setAddressChangeGuard(previous)
+      t.deps.hooks.addressChangeGuard = previous
     }
   })
 

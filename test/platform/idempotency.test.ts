@@ -6,6 +6,7 @@ import { buildApp } from '../../src/app.js'
 import { openDatabase } from '../../src/db/client.js'
 import { purgeIdempotencyKeys } from '../../src/http/idempotency.js'
 import { InFlightKeys } from '../../src/http/in-flight.js'
+import { buildServices } from '../../src/runtime.js'
 import { addRoutes, calls, slow } from './idempotency-routes.js'
 import { createTenant, startTestApp, type TestApp, type TestClient } from '../helpers/app.js'
 
@@ -265,7 +266,7 @@ describe('idempotency keys on POST and PATCH', () => {
     // PostgreSQL, its own process on the embedded database). Its request never answers; its locks go with it.
     const pool = t.deps.config.databaseUrl ? await openDatabase({ databaseUrl: t.deps.config.databaseUrl, dataDir: null, poolSize: 4 }) : null
     const dying = new InFlightKeys(t.deps.config.databaseUrl)
-    const node = await buildApp({ ...t.deps, db: pool?.db ?? t.deps.db, inFlight: dying })
+    const node = await buildApp(pool ? buildServices({ ...t.deps, db: pool.db, inFlight: dying }) : { ...t.deps, inFlight: dying })
     addRoutes(node)
     await node.ready()
     try {
@@ -312,7 +313,7 @@ describe('idempotency keys on POST and PATCH', () => {
     const pool = t.deps.config.databaseUrl ? await openDatabase({ databaseUrl: t.deps.config.databaseUrl, dataDir: null, poolSize: 4 }) : null
     // Each node keeps its own registry of running keys: on PostgreSQL they meet in its advisory locks.
     const inFlight = pool ? new InFlightKeys(t.deps.config.databaseUrl) : t.deps.inFlight
-    const second = await buildApp({ ...t.deps, db: pool?.db ?? t.deps.db, inFlight })
+    const second = await buildApp(pool ? buildServices({ ...t.deps, db: pool.db, inFlight }) : { ...t.deps, inFlight })
     addRoutes(second)
     await second.ready()
     try {

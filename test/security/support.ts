@@ -2,7 +2,7 @@ import assert from 'node:assert/strict'
 import { generateKeyPairSync, randomBytes } from 'node:crypto'
 import type { LightMyRequestResponse } from 'fastify'
 import { newId } from '../../src/lib/ids.js'
-import { MODULES, type ModuleRegistration } from '../../src/modules/index.js'
+import { MODULES, type ServiceModule } from '../../src/modules/index.js'
 import type { TestApp, TestClient } from '../helpers/app.js'
 import { cardBody, issuedCard, makeAccount, makeCardholder } from '../cards/support.js'
 
@@ -18,12 +18,12 @@ export interface RouteInfo {
 
 /**
  * Records every route the modules register. onRoute hooks only see routes added after them, so a
- * `beforeReady` hook would see none: the recorder is registered as the first module instead.
- * Call before `startTestApp`, then `stop()` once the app is built.
+ * `beforeReady` hook would see none: the recorder is mounted as the first module instead
+ * (`startTestApp({ modules: recorder.modules })`); `routes` is filled once the app is built.
  */
-export function recordRoutes(): { routes: RouteInfo[]; stop(): void } {
+export function recordRoutes(): { routes: RouteInfo[]; modules: ServiceModule[] } {
   const routes: RouteInfo[] = []
-  const recorder: ModuleRegistration = (app) => {
+  const recorder: ServiceModule = { name: 'route-recorder', routes: (app) => {
     app.addHook('onRoute', (r) => {
       for (const method of [r.method].flat()) {
         if (method === 'HEAD' || !r.url.startsWith('/v1')) continue
@@ -31,9 +31,8 @@ export function recordRoutes(): { routes: RouteInfo[]; stop(): void } {
         routes.push({ method, url: r.url, scope: config.scope, simulator: config.simulator === true, capability: config.capability?.name, hasBody: Boolean(r.schema?.body) })
       }
     })
-  }
-  MODULES.unshift(recorder)
-  return { routes, stop: () => { MODULES.splice(MODULES.indexOf(recorder), 1) } }
+  } }
+  return { routes, modules: [recorder, ...MODULES] }
 }
 
 export const label = (r: { method: string; url: string }): string => `${r.method} ${r.url}`

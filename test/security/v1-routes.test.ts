@@ -23,8 +23,7 @@ let stranger: ObjectSet
 const lackingTokens = new Map<string, string>()
 
 before(async () => {
-  t = await startTestApp({ env: { SVC_RELEASES: 'three_d_secure' } })
-  recorder.stop()
+  t = await startTestApp({ env: { SVC_RELEASES: 'three_d_secure' }, modules: recorder.modules })
   routes = recorder.routes
   a = await createTenant(t)
   const aLive = await createTenant(t, { organizationId: a.organizationId, environment: 'production' })

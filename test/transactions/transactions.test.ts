@@ -76,7 +76,7 @@ test('concurrent refunds of one capture never exceed it', async () => {
 
 test('the settlement job settles captures a day after they were made', async () => {
   const { txn } = await captured(5000, 400)
-  await ensureSchedules(t.deps)
+  await ensureSchedules(t.deps, t.jobs)
   await runJobs(t)
   assert.equal((await getTxn(txn.id)).status, 'pending')
   t.clock.advance(24 * 3600 * 1000 + 61_000)

@@ -20,7 +20,7 @@ describe('webhook delivery', () => {
   before(async () => {
     t = await startTestApp({ env: { WEBHOOK_RETRY_SCHEDULE: SCHEDULE.join(',') } })
     tenant = await createTenant(t)
-    runner = new JobRunner(t.deps)
+    runner = new JobRunner(t.deps, t.jobs)
     receiver = await startReceiver()
   })
   after(async () => {

@@ -47,7 +47,7 @@ describe('webhook endpoints API', () => {
     const row = await t.deps.db.selectFrom('webhook_endpoints').selectAll().where('id', '=', ep.id).executeTakeFirstOrThrow()
     assert.ok(!JSON.stringify(row).includes(ep.secret), 'the secret is stored encrypted')
     await emitEvent(t, tenant, 'card.created')
-    await new JobRunner(t.deps).drain()
+    await new JobRunner(t.deps, t.jobs).drain()
     assert.ok(logs.includes(ep.id) || logs.includes('"request"'), 'logs were captured')
     assert.ok(!logs.includes(ep.secret), 'the secret never reaches the logs')
   })

@@ -8,25 +8,16 @@ import * as repo from './repo.js'
 /** Lists the cards that spend from one account, in the card module's REST shape. */
 export type AccountCardsLister = (deps: AppDeps, ctx: RequestCtx, account: repo.AccountRow, page: PageParams) => Promise<ListResult<unknown>>
 
-/** Until the cards module registers its lister, an account has no cards: an empty page with working cursors. */
-const defaultLister: AccountCardsLister = (deps, ctx, account, page) => paginate({
+/** Without the cards module, an account has no cards: an empty page with working cursors. */
+export const noAccountCards: AccountCardsLister = (deps, ctx, account, page) => paginate({
   ctx, cursors: deps.cursors, url: `/v1/accounts/${account.id}/cards`, page,
   sortKey: (r: { id: string }) => r.id,
   fetch: async () => [],
   present: (r) => r as unknown,
 })
 
-let lister: AccountCardsLister = defaultLister
-
-/** The cards module registers its listing here; returns the previous lister (tests restore it). */
-export function setAccountCardsLister(fn: AccountCardsLister | null): AccountCardsLister {
-  const previous = lister
-  lister = fn ?? defaultLister
-  return previous
-}
-
 /** `GET /v1/accounts/{id}/cards`: the account must be the caller's; the listing itself is the cards module's. */
 export async function listAccountCards(deps: AppDeps, ctx: RequestCtx, accountId: string, page: PageParams): Promise<ListResult<unknown>> {
   const row = isId('acct', accountId) ? await repo.findAccount(deps.db, accountId) : undefined
-  return lister(deps, ctx, requireOwned(row, ctx, 'account_not_found'), page)
+  return deps.hooks.accountCards(deps, ctx, requireOwned(row, ctx, 'account_not_found'), page)
 }

@@ -1,14 +1,15 @@
 import type { AppDeps } from '../../app-deps.js'
 import type { Db } from '../../db/types.js'
 import { withTx } from '../../db/tx.js'
-import { enqueue, registerJobHandler } from '../../jobs/queue.js'
+import { enqueue, type JobRecord } from '../../jobs/queue.js'
+import type { JobType } from '../../jobs/types.js'
 import { emit } from '../events/emit.js'
 import { findProgram } from '../programs/service.js'
 import { presentAccount } from './present.js'
 import * as repo from './repo.js'
 
 /** The job that waits for a processor's asynchronous account creation, then records it. */
-export const PROVISION_JOB = 'account.provision'
+export const PROVISION_JOB = 'account.provision' satisfies JobType
 
 /** Never poll faster than this, even when the sandbox delay is 0. */
 const MIN_POLL_MS = 250
@@ -47,4 +48,7 @@ export async function provisionAccount(deps: AppDeps, accountId: string): Promis
   })
 }
 
-registerJobHandler(PROVISION_JOB, (deps, job) => provisionAccount(deps, String(job.payload.account_id)))
+/** `account.provision` jobs. */
+export function runProvisionJob(deps: AppDeps, job: JobRecord): Promise<void | { retryAt: Date }> {
+  return provisionAccount(deps, String(job.payload.account_id))
+}

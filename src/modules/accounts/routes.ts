@@ -4,21 +4,19 @@ import { Type } from 'typebox'
 import type { AppDeps } from '../../app-deps.js'
 import { ListEnvelope, PageQuery } from '../../http/pagination.js'
 import { registerProcessorFaultRoutes } from '../../processors/fault-routes.js'
-import { setAddressChangeGuard } from '../cardholders/service.js'
 import { registerLedgerRoutes } from '../ledger/routes.js'
 import { accountCapability } from './capability.js'
 import {
   Account, AccountBlockRequest, AccountCreateRequest, AccountListQuery, AccountParams, AccountUnblockRequest,
 } from './schemas.js'
 import {
-  cardholderAddressNeedsKyc, createAccount, listAccountCards, listAccounts, retrieveAccount, setAccountStatus,
+  createAccount, listAccountCards, listAccounts, retrieveAccount, setAccountStatus,
 } from './service.js'
 
 const CardItem = Type.Unknown({ description: 'A Card (masked), as returned by GET /v1/cards/{card_id}.' })
 
 /** Accounts, their ledger operations and the processor-fault simulator. */
 export function registerAccounts(base: FastifyInstance, deps: AppDeps): void {
-  setAddressChangeGuard((d, cardholder) => cardholderAddressNeedsKyc(d, cardholder))
   const app = base.withTypeProvider<TypeBoxTypeProvider>()
   const tags = ['Accounts']
 

@@ -17,7 +17,7 @@ import type { AccountBlockRequest, AccountCreateRequest, AccountListQuery } from
 
 export type { AccountRow } from './repo.js'
 export { presentAccount, type AccountView } from './present.js'
-export { setAccountCardsLister, listAccountCards } from './cards-hook.js'
+export { listAccountCards } from './cards-hook.js'
 export { PROVISION_JOB }
 
 type CreateBody = Static<typeof AccountCreateRequest>

@@ -6,7 +6,8 @@ import type { RequestCtx } from '../../http/context.js'
 import { ApiError } from '../../http/errors.js'
 import { requireOwned } from '../../http/ownership.js'
 import { paginate, type ListResult, type PageParams } from '../../http/pagination.js'
-import { enqueue, registerJobHandler } from '../../jobs/queue.js'
+import { enqueue, type JobOutcome, type JobRecord } from '../../jobs/queue.js'
+import type { JobType } from '../../jobs/types.js'
 import { isId, newId } from '../../lib/ids.js'
 import { requireCard, requireCardProgram } from '../cards/service.js'
 import { emit } from '../events/emit.js'
@@ -20,7 +21,7 @@ import type { AuthenticationView, SimulateAuthenticationBody } from './schemas.j
 export const AUTHENTICATION_TTL_MS = 5 * 60 * 1000
 
 /** Job that expires one challenge at its `expires_at` (reads expire it too, the moment the clock passes). */
-export const AUTHENTICATION_EXPIRE_JOB = 'authentication.expire'
+export const AUTHENTICATION_EXPIRE_JOB = 'authentication.expire' satisfies JobType
 
 const scopeOf = (row: { organization_id: string; environment: string }) => ({ organizationId: row.organization_id, environment: row.environment })
 
@@ -34,14 +35,15 @@ async function expire(deps: AppDeps, where: Parameters<typeof repo.expireDue>[1]
   })
 }
 
-registerJobHandler(AUTHENTICATION_EXPIRE_JOB, async (deps, job) => {
+/** `authentication.expire` jobs: the challenge expires at its `expires_at` unless it was answered first. */
+export async function runExpireJob(deps: AppDeps, job: JobRecord): Promise<JobOutcome> {
   const id = String(job.payload.authentication_id)
   const row = await repo.findAuthentication(deps.db, id)
   if (!row || row.status !== 'pending') return
   // Job runners may claim a job a little early or late; a challenge not yet due is looked at again at its expiry.
   if (row.expires_at.getTime() > deps.clock.now().getTime()) return { retryAt: row.expires_at }
   await expire(deps, { id })
-})
+}
 
 /** The caller's authentication by id, with its expiry recorded first if its five minutes have passed. */
 async function requireAuthentication(deps: AppDeps, ctx: RequestCtx, id: string): Promise<repo.AuthenticationRow> {

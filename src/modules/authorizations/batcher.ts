@@ -1,7 +1,6 @@
 import type { AppDeps } from '../../app-deps.js'
 import { GroupCommit, type Waiting } from '../../db/group-commit.js'
 import { IDEMPOTENCY_KEY_CONSTRAINT, isUniqueViolation } from '../../db/tx.js'
-import type { Db } from '../../db/types.js'
 import { ApiError } from '../../http/errors.js'
 import { markAnswered } from '../../http/idempotency.js'
 import type { RequestCtx } from '../../http/context.js'
@@ -61,18 +60,6 @@ export class DecisionBatcher {
   }
 }
 
-const batchers = new WeakMap<Db, DecisionBatcher>()
-
-/** The process's decision batcher for this database. */
-export function decisionBatcher(deps: AppDeps): DecisionBatcher {
-  let batcher = batchers.get(deps.db)
-  if (!batcher) {
-    batcher = new DecisionBatcher(deps)
-    batchers.set(deps.db, batcher)
-  }
-  return batcher
-}
-
 /**
  * Decides a new authorization, as the network presents it: the rules of `decide`, then (approved) a hold on
  * the account for the amount; a decline is recorded too, with its reason. Answered once it is committed.
@@ -80,7 +67,7 @@ export function decisionBatcher(deps: AppDeps): DecisionBatcher {
 export async function authorize(deps: AppDeps, ctx: RequestCtx, body: SimulateAuthorizationBody): Promise<AuthorizationView> {
   const presented = await presentRequest(deps, ctx, body)
   try {
-    const view = await decisionBatcher(deps).decide(presented)
+    const view = await deps.batchers.decisions.decide(presented)
     if (presented.answer) markAnswered()
     return view
   } catch (err) {

@@ -2,7 +2,6 @@ import type { AppDeps } from '../../app-deps.js'
 import { withTx } from '../../db/tx.js'
 import type { Db } from '../../db/types.js'
 import { ApiError } from '../../http/errors.js'
-import { registerSchedule } from '../../jobs/schedules.js'
 import { emit } from '../events/emit.js'
 import { captureHold, releaseHold } from '../ledger/service.js'
 import { presentTransaction, recordCapture, type TransactionView } from '../transactions/service.js'
@@ -126,5 +125,3 @@ export async function expireDue(deps: AppDeps): Promise<number> {
     if (due.length < 200) return total
   }
 }
-
-registerSchedule('authorizations.expire', EXPIRY_SWEEP_MS, async (deps) => { await expireDue(deps) })

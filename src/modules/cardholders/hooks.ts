@@ -11,40 +11,24 @@ export type AddressChangeGuard = (deps: AppDeps, cardholder: repo.CardholderRow)
 /** Lists the cards of one cardholder across all its accounts, in the card module's REST shape. */
 export type CardholderCardsLister = (deps: AppDeps, ctx: RequestCtx, cardholder: repo.CardholderRow, page: PageParams) => Promise<ListResult<unknown>>
 
-/** By default: the cardholder has an account on a program with address_change_requires_kyc (read from `accounts` once it exists). */
-const defaultGuard: AddressChangeGuard = (deps, cardholder) => repo.hasAccountOnAddressKycProgram(deps.db, cardholder.id)
+/** Without the accounts module's rule: the cardholder has an account on a program with address_change_requires_kyc. */
+export const defaultAddressChangeGuard: AddressChangeGuard = (deps, cardholder) => repo.hasAccountOnAddressKycProgram(deps.db, cardholder.id)
 
-/** Until the cards module registers its lister, a cardholder has no cards: an empty page with working cursors. */
-const defaultLister: CardholderCardsLister = (deps, ctx, cardholder, page) => paginate({
+/** Without the cards module, a cardholder has no cards: an empty page with working cursors. */
+export const noCardholderCards: CardholderCardsLister = (deps, ctx, cardholder, page) => paginate({
   ctx, cursors: deps.cursors, url: `/v1/cardholders/${cardholder.id}/cards`, page,
   sortKey: (r: { id: string }) => r.id,
   fetch: async () => [],
   present: (r) => r as unknown,
 })
 
-let guard: AddressChangeGuard = defaultGuard
-let lister: CardholderCardsLister = defaultLister
-
-/** The accounts module registers its own rule here; returns the previous guard (tests restore it). */
-export function setAddressChangeGuard(fn: AddressChangeGuard | null): AddressChangeGuard {
-  const previous = guard
-  guard = fn ?? defaultGuard
-  return previous
-}
-
-/** The cards module registers its listing here, so `GET /v1/cardholders/{id}/cards` needs no change when it lands. */
-export function setCardholderCardsLister(fn: CardholderCardsLister | null): CardholderCardsLister {
-  const previous = lister
-  lister = fn ?? defaultLister
-  return previous
-}
-
+/** Whether the address may change only through a KYC attestation: the rule the runtime's hooks hold (`deps.hooks`). */
 export async function addressChangeNeedsKyc(deps: AppDeps, cardholder: repo.CardholderRow): Promise<boolean> {
-  return guard(deps, cardholder)
+  return deps.hooks.addressChangeGuard(deps, cardholder)
 }
 
 /** `GET /v1/cardholders/{id}/cards`: the cardholder must be the caller's; the listing itself is the cards module's. */
 export async function listCardholderCards(deps: AppDeps, ctx: RequestCtx, cardholderId: string, page: PageParams): Promise<ListResult<unknown>> {
   const row = isId('chd', cardholderId) ? await repo.findCardholder(deps.db, cardholderId) : undefined
-  return lister(deps, ctx, requireOwned(row, ctx, 'cardholder_not_found'), page)
+  return deps.hooks.cardholderCards(deps, ctx, requireOwned(row, ctx, 'cardholder_not_found'), page)
 }

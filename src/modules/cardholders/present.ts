@@ -1,6 +1,5 @@
 import type { Static } from 'typebox'
 import { iso } from '../../http/ownership.js'
-import { systemClock, type Clock } from '../../lib/clock.js'
 import type { CardholderRow } from './repo.js'
 import type { Address, Cardholder, KycStatus } from './schemas.js'
 import type { AddressValue } from './types.js'
@@ -8,15 +7,8 @@ import type { AddressValue } from './types.js'
 export type CardholderView = Static<typeof Cardholder>
 type AddressView = Static<typeof Address>
 
-let presentClock: Clock = systemClock
-
-/** The application's clock, set when the module is registered: presenting a cardholder needs "now" for expiry. */
-export function setPresentClock(clock: Clock): void {
-  presentClock = clock
-}
-
 /** The status a caller sees: the current attestation's status, or `expired` once its expires_at has passed. */
-export function effectiveKycStatus(row: Pick<CardholderRow, 'kyc_status' | 'kyc_expires_at'>, now: Date = presentClock.now()): KycStatus {
+export function effectiveKycStatus(row: Pick<CardholderRow, 'kyc_status' | 'kyc_expires_at'>, now: Date): KycStatus {
   if (row.kyc_expires_at && new Date(row.kyc_expires_at).getTime() <= now.getTime()) return 'expired'
   return row.kyc_status as KycStatus
 }
@@ -51,7 +43,7 @@ export function presentAddress(value: AddressValue | null | undefined): AddressV
 }
 
 /** The REST shape of a cardholder (also the `data.object` of its events); the identity document never leaves. */
-export function presentCardholder(row: CardholderRow, now?: Date): CardholderView {
+export function presentCardholder(row: CardholderRow, now: Date): CardholderView {
   return {
     id: row.id,
     object: 'cardholder',

@@ -3,7 +3,6 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import { Type } from 'typebox'
 import type { AppDeps } from '../../app-deps.js'
 import { ListEnvelope } from '../../http/pagination.js'
-import { setPresentClock } from './present.js'
 import {
   Cardholder, CardholderCreateRequest, CardholderListQuery, CardholderParams, CardholderUpdateRequest, CardsPageQuery,
 } from './schemas.js'
@@ -12,7 +11,6 @@ import { createCardholder, listCardholderCards, listCardholders, retrieveCardhol
 const CardItem = Type.Unknown({ description: 'A Card (masked), as returned by GET /v1/cards/{card_id}.' })
 
 export function registerCardholders(base: FastifyInstance, deps: AppDeps): void {
-  setPresentClock(deps.clock)
   const app = base.withTypeProvider<TypeBoxTypeProvider>()
   const tags = ['Cardholders']
 

@@ -22,7 +22,7 @@ import type { AddressValue } from './types.js'
 export type { CardholderRow } from './repo.js'
 export type { CardholderView } from './present.js'
 export { cardholderHasAddress, cardholderHasIdentityDocument, effectiveKycStatus, presentCardholder } from './present.js'
-export { setAddressChangeGuard, setCardholderCardsLister, listCardholderCards } from './hooks.js'
+export { listCardholderCards } from './hooks.js'
 
 type CreateBody = Static<typeof CardholderCreateRequest>
 type UpdateBody = Static<typeof CardholderUpdateRequest>

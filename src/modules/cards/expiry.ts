@@ -1,6 +1,7 @@
 import type { AppDeps } from '../../app-deps.js'
 import { withTx } from '../../db/tx.js'
-import { registerJobHandler, type JobOutcome, type JobRecord } from '../../jobs/queue.js'
+import type { JobOutcome, JobRecord } from '../../jobs/queue.js'
+import type { JobType } from '../../jobs/types.js'
 import { emit } from '../events/emit.js'
 import { expiryInstant, isPastExpiry } from './card-numbers.js'
 import { presentCard } from './present.js'
@@ -8,7 +9,7 @@ import * as repo from './repo.js'
 import { releaseSlot } from './slots.js'
 
 /** One job per issued card, due the first instant after its expiry month ends. */
-export const CARD_EXPIRE_JOB = 'card.expire'
+export const CARD_EXPIRE_JOB = 'card.expire' satisfies JobType
 
 const EXPIRING = new Set(['inactive', 'active', 'frozen'])
 
@@ -33,5 +34,3 @@ export async function expireCard(deps: AppDeps, cardId: string): Promise<JobOutc
 export async function runExpireJob(deps: AppDeps, job: JobRecord): Promise<JobOutcome> {
   return expireCard(deps, String(job.payload.card_id))
 }
-
-registerJobHandler(CARD_EXPIRE_JOB, runExpireJob)

@@ -3,7 +3,7 @@ import { withTx } from '../../db/tx.js'
 import { json } from '../../db/types.js'
 import type { RequestCtx } from '../../http/context.js'
 import { ApiError } from '../../http/errors.js'
-import { enqueue, registerJobHandler, type JobOutcome, type JobRecord } from '../../jobs/queue.js'
+import { enqueue, type JobOutcome, type JobRecord } from '../../jobs/queue.js'
 import { callProcessor, recordOutcome } from '../../processors/calls.js'
 import { requireAccount } from '../accounts/service.js'
 import { emit } from '../events/emit.js'
@@ -97,8 +97,6 @@ export async function runIssueJob(deps: AppDeps, job: JobRecord): Promise<JobOut
   const { stillPending } = await issuePendingCard(deps, String(job.payload.card_id))
   if (stillPending) return { retryAt: new Date(deps.clock.now().getTime() + POLL_AGAIN_MS) }
 }
-
-registerJobHandler(CARD_ISSUE_JOB, runIssueJob)
 
 /** Sandbox: issue a pending card now instead of waiting for the job (an issued card answers unchanged). */
 export async function issueNow(deps: AppDeps, ctx: RequestCtx, cardId: string): Promise<CardView> {

@@ -3,10 +3,6 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { AppDeps } from '../../app-deps.js'
 import type { ErrorCode } from '../../http/errors.js'
 import { ListEnvelope, type PageParams } from '../../http/pagination.js'
-import { setAccountCardsLister } from '../accounts/service.js'
-import { setCardholderCardsLister } from '../cardholders/service.js'
-import './expiry.js'
-import './issuance.js'
 import { changeStatus } from './operations.js'
 import { replaceCard } from './replacement.js'
 import { registerCardSecretRoutes } from './routes-secrets.js'
@@ -26,10 +22,6 @@ const CREATE_ERRORS: ErrorCode[] = [
 /** Cards: issuance, reads, lifecycle moves, PIN and details (routes-secrets), sandbox issuing and shipping (routes-simulate). */
 export function registerCards(base: FastifyInstance, deps: AppDeps): void {
   const app = base.withTypeProvider<TypeBoxTypeProvider>()
-  setCardholderCardsLister((d, ctx, cardholder, page) =>
-    listCards(d, ctx, `/v1/cardholders/${cardholder.id}/cards`, { cardholder_id: cardholder.id }, page))
-  setAccountCardsLister((d, ctx, account, page) =>
-    listCards(d, ctx, `/v1/accounts/${account.id}/cards`, { account_id: account.id }, page))
 
   app.post('/v1/cards', {
     config: { scope: 'cards:write', errors: CREATE_ERRORS },

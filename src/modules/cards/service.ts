@@ -7,6 +7,7 @@ import { ApiError, isApiError } from '../../http/errors.js'
 import { requireOwned } from '../../http/ownership.js'
 import { paginate, type ListResult, type PageParams } from '../../http/pagination.js'
 import { enqueue } from '../../jobs/queue.js'
+import type { JobType } from '../../jobs/types.js'
 import { isId, newId } from '../../lib/ids.js'
 import { requireAccount, type AccountRow } from '../accounts/service.js'
 import { mergeMetadata } from '../cardholders/metadata.js'
@@ -26,7 +27,7 @@ export { presentCard } from './present.js'
 export type { CardRow } from './repo.js'
 
 /** Job that asks the processor to issue a pending card (see issuance.ts). */
-export const CARD_ISSUE_JOB = 'card.issue'
+export const CARD_ISSUE_JOB = 'card.issue' satisfies JobType
 
 /**
  * The caller's card by id: another organization's card answers exactly like a missing one. `param` names the

@@ -5,7 +5,8 @@ import type { RequestCtx } from '../../http/context.js'
 import { ApiError } from '../../http/errors.js'
 import { requireOwned } from '../../http/ownership.js'
 import { paginate, type ListResult, type PageParams } from '../../http/pagination.js'
-import { enqueue, registerJobHandler } from '../../jobs/queue.js'
+import { enqueue, type JobRecord } from '../../jobs/queue.js'
+import type { JobType } from '../../jobs/types.js'
 import { isId, newId } from '../../lib/ids.js'
 import { emit } from '../events/emit.js'
 import { applySettledMovement, lockAccountRow } from '../ledger/service.js'
@@ -20,19 +21,20 @@ import type { DisputeCreateBody, DisputeView } from './schemas.js'
 export { presentDispute } from './present.js'
 
 /** Job that takes a submitted dispute under review: the network has accepted the case. */
-export const DISPUTE_REVIEW_JOB = 'dispute.review'
+export const DISPUTE_REVIEW_JOB = 'dispute.review' satisfies JobType
 /** How long after submission the network takes the case under review. */
 export const DISPUTE_REVIEW_DELAY_MS = 1000
 
 const scopeOf = (row: { organization_id: string; environment: string }) => ({ organizationId: row.organization_id, environment: row.environment })
 
-registerJobHandler(DISPUTE_REVIEW_JOB, async (deps, job) => {
+/** `dispute.review` jobs: a dispute still `submitted` moves `under_review`. */
+export async function runReviewJob(deps: AppDeps, job: JobRecord): Promise<void> {
   const now = deps.clock.now()
   await withTx(deps.db, async (trx) => {
     const row = await repo.moveIf(trx, String(job.payload.dispute_id), 'submitted', 'under_review', now)
     if (row) await emit(trx, scopeOf(row), 'dispute.updated', presentDispute(row), now)
   })
-})
+}
 
 /** The caller's dispute by id: another organization's dispute answers exactly like a missing one. */
 export async function requireDispute(deps: AppDeps, ctx: RequestCtx, disputeId: string): Promise<repo.DisputeRow> {

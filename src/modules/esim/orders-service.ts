@@ -10,7 +10,6 @@ import { paginate, type ListResult } from '../../http/pagination.js'
 import { isId, newId } from '../../lib/ids.js'
 import { requireCardholder } from '../cardholders/service.js'
 import { checkPayingAccount } from './billing.js'
-import { esimNetworkFor } from './network.js'
 import * as repo from './orders-repo.js'
 import { requireOrderablePackage } from './packages-service.js'
 import { presentOrder, type OrderView } from './present.js'
@@ -66,7 +65,7 @@ export async function createOrder(deps: AppDeps, ctx: RequestCtx, body: CreateBo
   let outcome: ProvisionOutcome
   try {
     // The network is another system (the simulator keeps its state here): nothing it records joins the request's transaction.
-    outcome = await autonomously(() => provisionWithDeadline(esimNetworkFor(deps), {
+    outcome = await autonomously(() => provisionWithDeadline(deps.esimNetwork, {
       orderId, iccid: profile.iccid, smdpAddress: profile.smdp_address, matchingId: profile.matching_id,
       packageId: pkg.id, dataMb: pkg.data_mb, validityDays: pkg.validity_days,
       organizationId: ctx.organizationId, environment: ctx.environment,

@@ -2,16 +2,15 @@ import type { AppDeps } from '../../app-deps.js'
 import { withTx } from '../../db/tx.js'
 import { ApiError, isApiError } from '../../http/errors.js'
 import { newId } from '../../lib/ids.js'
-import { registerSchedule } from '../../jobs/schedules.js'
+import type { ScheduleType } from '../../jobs/types.js'
 import { emit, type EventScope } from '../events/emit.js'
 import { chargeAccount } from './billing.js'
 import { returnProfile } from './inventory.js'
-import { esimNetworkFor } from './network.js'
 import * as repo from './orders-repo.js'
 import { findPackage, PLATFORM_VIEW } from './packages-repo.js'
 import { presentOrder } from './present.js'
 
-export const SETTLE_SCHEDULE = 'esim.settle_orders'
+export const SETTLE_SCHEDULE = 'esim.settle_orders' satisfies ScheduleType
 /** How often the settlement job looks for open orders: an unsettled order is settled within seconds, not minutes. */
 export const SETTLE_EVERY_MS = 5_000
 /** An unsettled order (its create call answered 502) is settled once it has been listed this long. */
@@ -113,7 +112,7 @@ export async function finishOrder(
 export async function settleOrder(deps: AppDeps, orderId: string, options: { force?: boolean } = {}): Promise<repo.OrderRow | 'retry' | null> {
   const order = await repo.findOrder(deps.db, orderId)
   if (!order || !OPEN.has(order.status)) return order ?? null
-  const status = await esimNetworkFor(deps).orderStatus(orderId)
+  const status = await deps.esimNetwork.orderStatus(orderId)
   if (status === 'unknown') {
     const age = deps.clock.now().getTime() - order.created_at.getTime()
     if (!options.force && age < UNKNOWN_GIVE_UP_MS) return 'retry'
@@ -141,5 +140,3 @@ export async function settleOpenOrders(deps: AppDeps): Promise<number> {
   }
   return settled
 }
-
-registerSchedule(SETTLE_SCHEDULE, SETTLE_EVERY_MS, async (deps) => { await settleOpenOrders(deps) })

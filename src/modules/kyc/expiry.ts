@@ -1,6 +1,7 @@
 import type { AppDeps } from '../../app-deps.js'
 import { withTx } from '../../db/tx.js'
-import { registerJobHandler, type JobRecord, type JobOutcome } from '../../jobs/queue.js'
+import type { JobRecord, JobOutcome } from '../../jobs/queue.js'
+import type { JobType } from '../../jobs/types.js'
 import { emit } from '../events/emit.js'
 import { claimKycExpiry, presentCardholder, findCardholderForJob } from '../cardholders/service.js'
 
@@ -8,7 +9,7 @@ import { claimKycExpiry, presentCardholder, findCardholderForJob } from '../card
  * kyc_status is computed on read (`expired` as soon as expires_at passes); this job, queued for expires_at,
  * only announces the change with `cardholder.kyc_updated`, once per attestation, if it is still the current one.
  */
-export const KYC_EXPIRY_JOB = 'kyc.expiry'
+export const KYC_EXPIRY_JOB = 'kyc.expiry' satisfies JobType
 
 export async function runKycExpiry(deps: AppDeps, job: JobRecord): Promise<JobOutcome> {
   const cardholderId = String(job.payload.cardholder_id)
@@ -27,5 +28,3 @@ export async function runKycExpiry(deps: AppDeps, job: JobRecord): Promise<JobOu
     }
   })
 }
-
-registerJobHandler(KYC_EXPIRY_JOB, runKycExpiry)

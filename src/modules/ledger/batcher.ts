@@ -1,5 +1,4 @@
-import type { AppDeps } from '../../app-deps.js'
-import { databasePoolSize } from '../../config.js'
+import { databasePoolSize, type Config } from '../../config.js'
 import { GroupCommit, groupCommitSlots, type Waiting } from '../../db/group-commit.js'
 import type { Db } from '../../db/types.js'
 import type { Clock } from '../../lib/clock.js'
@@ -61,14 +60,7 @@ export class AdjustmentBatcher {
   }
 }
 
-const batchers = new WeakMap<Db, AdjustmentBatcher>()
-
-/** The process's batcher for this database. */
-export function adjustmentBatcher(deps: AppDeps): AdjustmentBatcher {
-  let batcher = batchers.get(deps.db)
-  if (!batcher) {
-    batcher = new AdjustmentBatcher(deps.db, deps.clock, groupCommitSlots(deps.config.databaseUrl ? databasePoolSize(deps.config) : null, MAX_IN_FLIGHT))
-    batchers.set(deps.db, batcher)
-  }
-  return batcher
+/** The process's batcher for this database, built once by the runtime (`deps.batchers.adjustments`). */
+export function newAdjustmentBatcher(deps: { db: Db; clock: Clock; config: Config }): AdjustmentBatcher {
+  return new AdjustmentBatcher(deps.db, deps.clock, groupCommitSlots(deps.config.databaseUrl ? databasePoolSize(deps.config) : null, MAX_IN_FLIGHT))
 }

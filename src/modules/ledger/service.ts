@@ -13,7 +13,6 @@ import { signalJobsQueued } from '../../jobs/wakeup.js'
 import { presentAccount, requireAccount, type AccountRow, type AccountView } from '../accounts/service.js'
 import { MAX_BALANCE } from './post.js'
 import { presentEntry, type EntryView } from './present.js'
-import { adjustmentBatcher } from './batcher.js'
 import * as repo from './repo.js'
 import type { AccountAdjustmentRequest } from './schemas.js'
 
@@ -58,7 +57,7 @@ export async function adjustBalance(deps: AppDeps, ctx: RequestCtx, accountId: s
   if (!isId('acct', accountId)) throw new ApiError('account_not_found')
   const clientTransactionId = body.client_transaction_id ?? null
   const currency = body.currency?.toUpperCase() ?? null
-  const batcher = adjustmentBatcher(deps)
+  const batcher = deps.batchers.adjustments
   const answer = answerOf(currentIdempotentRequest(), 200)
   for (let attempt = 0; attempt < 3; attempt++) {
     let result: repo.AdjustmentResult | null = null

@@ -1,12 +1,13 @@
 import type { AppDeps } from '../../app-deps.js'
-import { registerJobHandler, type JobRecord } from '../../jobs/queue.js'
+import type { JobRecord } from '../../jobs/queue.js'
+import type { JobType } from '../../jobs/types.js'
 import { csvHeader, csvLine } from './csv.js'
 import * as repo from './repo.js'
 import type { ReportType } from './schemas.js'
 import { SOURCES } from './sources.js'
 
 /** Job that generates one report's CSV; queued in the transaction that creates the report. */
-export const REPORT_JOB = 'report.generate'
+export const REPORT_JOB = 'report.generate' satisfies JobType
 /**
  * Most data lines a report holds; a window with more fails as `too_many_rows` (the CSV is kept in the
  * database, so this bounds its size). A settings object so tests can lower it.
@@ -65,5 +66,3 @@ export async function runReportJob(deps: AppDeps, job: Pick<JobRecord, 'payload'
     status: 'succeeded', content: outcome.csv, rowCount: outcome.rows, sizeBytes: Buffer.byteLength(outcome.csv), failureReason: null, now,
   })
 }
-
-registerJobHandler(REPORT_JOB, async (deps, job) => { await runReportJob(deps, job) })

@@ -5,7 +5,6 @@ import { ListEnvelope, type PageParams } from '../../http/pagination.js'
 import { NoBody } from '../cards/schemas.js'
 import { RefundRequest, SimulateRefund, Transaction, TransactionIdParams, TransactionListQuery } from './schemas.js'
 import { listTransactions, merchantRefund, refundTransaction, retrieveTransaction, settleTransaction } from './service.js'
-import './settlement.js'
 
 const tags = ['Transactions']
 

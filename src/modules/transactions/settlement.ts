@@ -1,7 +1,6 @@
 import { sql } from 'kysely'
 import type { AppDeps } from '../../app-deps.js'
 import { withTx } from '../../db/tx.js'
-import { registerSchedule } from '../../jobs/schedules.js'
 import { emit } from '../events/emit.js'
 import { presentTransaction } from './present.js'
 import type { TransactionRow } from './repo.js'
@@ -39,5 +38,3 @@ export async function settleDue(deps: AppDeps): Promise<number> {
     if (settled < BATCH) return total
   }
 }
-
-registerSchedule('transactions.settle', SETTLEMENT_SWEEP_MS, async (deps) => { await settleDue(deps) })

@@ -2,14 +2,13 @@ import type { Environment } from '../../config.js'
 import type { AppDeps } from '../../app-deps.js'
 import { withTx } from '../../db/tx.js'
 import type { Db } from '../../db/types.js'
-import { Coalescer, perHandle } from '../../jobs/coalesce.js'
-import { registerJobHandler, type JobOutcome, type JobRecord } from '../../jobs/queue.js'
+import { Coalescer } from '../../jobs/coalesce.js'
+import type { JobOutcome, JobRecord } from '../../jobs/queue.js'
 import { newId } from '../../lib/ids.js'
 import { signatureHeader } from '../../lib/webhook-signature.js'
 import { emit } from '../events/emit.js'
 import { presentEvent } from '../events/service.js'
 import * as deliveries from './delivery-repo.js'
-import { DELIVERY_JOB } from './outbox.js'
 import { nextRetry, retryPeriodMs } from './retry.js'
 import { signingSecrets } from './secrets.js'
 import { sendWebhook, type SendResult } from './sender.js'
@@ -20,19 +19,30 @@ export const ATTEMPT_LEASE_MS = 60_000
 
 interface ClaimInput extends deliveries.DeliveryKey { now: Date; leaseUntil: Date }
 
-// Concurrent deliveries share their database work: one statement claims every attempt started in the
-// same turn of the event loop, one records the outcomes that arrive within a millisecond of each other.
-const claims = perHandle((db: Db) => new Coalescer<ClaimInput, deliveries.ClaimedDelivery | undefined>(async (inputs) => {
-  const now = new Date(Math.max(...inputs.map((i) => i.now.getTime())))
-  const lease = new Date(Math.max(...inputs.map((i) => i.leaseUntil.getTime())))
-  const rows = await deliveries.claimDeliveries(db, inputs, now, lease)
-  const byKey = new Map(rows.map((r) => [`${r.event_id} ${r.endpoint_id}`, r]))
-  return inputs.map((i) => byKey.get(`${i.eventId} ${i.endpointId}`))
-}))
-const records = perHandle((db: Db) => new Coalescer<deliveries.AttemptOutcome, void>(async (outcomes) => {
-  await deliveries.recordAttempts(db, outcomes)
-  return outcomes.map(() => undefined)
-}, { delayMs: 1 }))
+/**
+ * Concurrent deliveries share their database work: one statement claims every attempt started in the
+ * same turn of the event loop, one records the outcomes that arrive within a millisecond of each other.
+ * One per database handle, built by the runtime (`deps.batchers.deliveries`): two runners on two pools
+ * in one process never share a batch.
+ */
+export class DeliveryCoalescers {
+  readonly claims: Coalescer<ClaimInput, deliveries.ClaimedDelivery | undefined>
+  readonly records: Coalescer<deliveries.AttemptOutcome, void>
+
+  constructor(db: Db) {
+    this.claims = new Coalescer(async (inputs) => {
+      const now = new Date(Math.max(...inputs.map((i) => i.now.getTime())))
+      const lease = new Date(Math.max(...inputs.map((i) => i.leaseUntil.getTime())))
+      const rows = await deliveries.claimDeliveries(db, inputs, now, lease)
+      const byKey = new Map(rows.map((r) => [`${r.event_id} ${r.endpoint_id}`, r]))
+      return inputs.map((i) => byKey.get(`${i.eventId} ${i.endpointId}`))
+    })
+    this.records = new Coalescer<deliveries.AttemptOutcome, void>(async (outcomes) => {
+      await deliveries.recordAttempts(db, outcomes)
+      return outcomes.map(() => undefined)
+    }, { delayMs: 1 })
+  }
+}
 
 /** The request headers of one attempt; the headers are untrusted until the receiver checks the signature. */
 export function deliveryHeaders(body: string, d: { event_id: string; event_type: string; attempts: number }, secrets: string[], now: Date): Record<string, string> {
@@ -54,7 +64,7 @@ export function deliveryHeaders(body: string, d: { event_id: string; event_type:
 export async function deliverWebhook(deps: AppDeps, job: JobRecord): Promise<JobOutcome> {
   const { event_id: eventId, endpoint_id: endpointId } = job.payload as { event_id: string; endpoint_id: string }
   const now = deps.clock.now()
-  const d = await claims(deps.db).call({ eventId, endpointId, now, leaseUntil: new Date(now.getTime() + ATTEMPT_LEASE_MS) })
+  const d = await deps.batchers.deliveries.claims.call({ eventId, endpointId, now, leaseUntil: new Date(now.getTime() + ATTEMPT_LEASE_MS) })
   if (!d) {
     const state = await deliveries.findDelivery(deps.db, eventId, endpointId)
     if (!state || state.status !== 'pending') return
@@ -91,7 +101,7 @@ async function recordOutcome(deps: AppDeps, d: deliveries.ClaimedDelivery, resul
     created_at: at,
   }
   if (succeeded) {
-    await records(deps.db).call({ attempt, status: 'delivered', failures: 0, nextAttemptAt: at, firstFailedAt: null })
+    await deps.batchers.deliveries.records.call({ attempt, status: 'delivered', failures: 0, nextAttemptAt: at, firstFailedAt: null })
     if (d.endpoint_failing_since) await deliveries.clearEndpointFailing(deps.db, d.endpoint_id)
     return
   }
@@ -100,7 +110,7 @@ async function recordOutcome(deps: AppDeps, d: deliveries.ClaimedDelivery, resul
   const failures = d.failures + 1
   const firstFailedAt = d.first_failed_at ?? at
   const next = nextRetry(schedule, failures, firstFailedAt, at)
-  await records(deps.db).call({
+  await deps.batchers.deliveries.records.call({
     attempt,
     status: next.giveUp ? 'failed' : 'pending',
     failures,
@@ -118,5 +128,3 @@ async function recordOutcome(deps: AppDeps, d: deliveries.ClaimedDelivery, resul
     await emit(trx, { organizationId: d.organization_id, environment: d.environment }, 'webhook_endpoint.disabled', presentEndpoint(disabled), at)
   })
 }
-
-registerJobHandler(DELIVERY_JOB, deliverWebhook)

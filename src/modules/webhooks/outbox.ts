@@ -1,9 +1,10 @@
 import { sql, type RawBuilder } from 'kysely'
 import type { Db } from '../../db/types.js'
+import type { JobType } from '../../jobs/types.js'
 import { JOBS_CHANNEL, signalJobsQueued } from '../../jobs/wakeup.js'
 
 /** The job type that delivers one event to one endpoint. */
-export const DELIVERY_JOB = 'webhook.deliver'
+export const DELIVERY_JOB = 'webhook.deliver' satisfies JobType
 
 /** One job per (event, endpoint) at a time: a replay of a queued delivery moves that job instead of adding a second. */
 export function deliveryJobId(eventId: string, endpointId: string): string {

@@ -7,7 +7,6 @@ import {
   EmptyBody, EndpointListQuery, EndpointParams, WebhookEndpoint, WebhookEndpointCreate, WebhookEndpointDeleted, WebhookEndpointUpdate,
 } from './schemas.js'
 import { createEndpoint, deleteEndpoint, getEndpoint, listEndpoints, rotateSecret, updateEndpoint } from './service.js'
-import './delivery.js'
 
 const tags = ['Webhook endpoints']
 const scope = 'webhooks:write'

@@ -1,0 +1,24 @@
+/**
+ * Every job type that code enqueues: one catalogue, so `enqueue` takes only these and a test
+ * (test/platform/composition.test.ts) proves each has exactly one handler among the modules.
+ */
+export const JOB_TYPES = [
+  'account.provision',
+  'authentication.expire',
+  'card.expire',
+  'card.issue',
+  'dispute.review',
+  'kyc.expiry',
+  'report.generate',
+  'webhook.deliver',
+] as const
+export type JobType = typeof JOB_TYPES[number]
+
+/** Every recurring job: one self-rescheduling row per type (`schedules.ts`). */
+export const SCHEDULE_TYPES = [
+  'housekeeping',
+  'authorizations.expire',
+  'transactions.settle',
+  'esim.settle_orders',
+] as const
+export type ScheduleType = typeof SCHEDULE_TYPES[number]

@@ -1,0 +1,10 @@
+import type { ServiceModule } from '../module.js'
+import { registerAuthentications } from './routes.js'
+import { AUTHENTICATION_EXPIRE_JOB, runExpireJob } from './service.js'
+
+/** 3-D Secure challenges; each expires through `authentication.expire`. */
+export const authenticationsModule: ServiceModule = {
+  name: 'authentications',
+  routes: registerAuthentications,
+  jobs: { [AUTHENTICATION_EXPIRE_JOB]: runExpireJob },
+}

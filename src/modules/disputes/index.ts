@@ -1,0 +1,10 @@
+import type { ServiceModule } from '../module.js'
+import { registerDisputes } from './routes.js'
+import { DISPUTE_REVIEW_JOB, runReviewJob } from './service.js'
+
+/** Disputes; `dispute.review` moves a submitted one under review. */
+export const disputesModule: ServiceModule = {
+  name: 'disputes',
+  routes: registerDisputes,
+  jobs: { [DISPUTE_REVIEW_JOB]: runReviewJob },
+}

@@ -1,0 +1,42 @@
+import type { FastifyInstance } from 'fastify'
+import type { AppDeps } from '../app-deps.js'
+import type { JobSource } from '../jobs/registry.js'
+import { noAccountCards, type AccountCardsLister } from './accounts/cards-hook.js'
+import { defaultAddressChangeGuard, noCardholderCards, type AddressChangeGuard, type CardholderCardsLister } from './cardholders/hooks.js'
+
+/**
+ * What a lower module asks of a higher one at request time. Each is provided by one module's value
+ * (`hooks`) and joined once by the runtime (`deps.hooks`); tests replace a field for their duration.
+ */
+export interface Hooks {
+  /** Asked by cardholders before an address change; answered by accounts (a program requiring KYC for it). */
+  addressChangeGuard: AddressChangeGuard
+  /** `GET /v1/cardholders/{id}/cards`, listed by cards. */
+  cardholderCards: CardholderCardsLister
+  /** `GET /v1/accounts/{id}/cards`, listed by cards. */
+  accountCards: AccountCardsLister
+}
+
+/**
+ * One module of the service, as `MODULES` lists it: its routes (mounted in list order), its job handlers
+ * by type, its recurring work and the hooks it answers. Nothing here runs when the module is imported.
+ */
+export interface ServiceModule extends JobSource {
+  routes?(app: FastifyInstance, deps: AppDeps): void | Promise<void>
+  hooks?: Partial<Hooks>
+}
+
+/** The hooks the modules provide, over the defaults that hold while no module answers (no cards, cardholders' own rule). */
+export function buildHooks(modules: readonly ServiceModule[]): Hooks {
+  const hooks: Hooks = { addressChangeGuard: defaultAddressChangeGuard, cardholderCards: noCardholderCards, accountCards: noAccountCards }
+  const owners = new Map<string, string>()
+  for (const m of modules) {
+    for (const [name, hook] of Object.entries(m.hooks ?? {}) as [keyof Hooks, never][]) {
+      const previous = owners.get(name)
+      if (previous !== undefined) throw new Error(`hook ${name} is provided by both ${previous} and ${m.name}`)
+      owners.set(name, m.name)
+      hooks[name] = hook
+    }
+  }
+  return hooks
+}

@@ -1,0 +1,11 @@
+import type { ServiceModule } from '../module.js'
+import { deliverWebhook } from './delivery.js'
+import { DELIVERY_JOB } from './outbox.js'
+import { registerWebhooks } from './routes.js'
+
+/** Webhook endpoints and the delivery of events to them (one `webhook.deliver` job per event and endpoint). */
+export const webhooksModule: ServiceModule = {
+  name: 'webhooks',
+  routes: registerWebhooks,
+  jobs: { [DELIVERY_JOB]: deliverWebhook },
+}
