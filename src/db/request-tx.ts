@@ -61,31 +61,27 @@ export function outsideRequest<T>(fn: () => T): T {
 }
 
 /** Commits the request's transaction (if it wrote anything) and hands its connection back. */
-export async function commitRequestTransaction(scope: RequestTransaction): Promise<void> {
-  scope.open = false
-  const { connection, driver, release } = scope
-  if (!connection || !driver || !release) return
-  scope.connection = null
-  scope.lent = null
-  try {
-    await driver.commitTransaction(connection)
-  } catch (err) {
-    await driver.rollbackTransaction(connection).catch(() => {})
-    throw err
-  } finally {
-    await release()
-  }
+export function commitRequestTransaction(scope: RequestTransaction): Promise<void> {
+  return endRequestTransaction(scope, true)
 }
 
 /** Rolls the request's transaction back: nothing it wrote remains. */
-export async function rollbackRequestTransaction(scope: RequestTransaction): Promise<void> {
+export function rollbackRequestTransaction(scope: RequestTransaction): Promise<void> {
+  return endRequestTransaction(scope, false)
+}
+
+async function endRequestTransaction(scope: RequestTransaction, commit: boolean): Promise<void> {
   scope.open = false
   const { connection, driver, release } = scope
   if (!connection || !driver || !release) return
   scope.connection = null
   scope.lent = null
   try {
+    if (commit) await driver.commitTransaction(connection)
+    else await driver.rollbackTransaction(connection).catch(() => {})
+  } catch (err) {
     await driver.rollbackTransaction(connection).catch(() => {})
+    throw err
   } finally {
     await release()
   }

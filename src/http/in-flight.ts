@@ -1,6 +1,8 @@
 import { createHash } from 'node:crypto'
 import pg from 'pg'
+import type { Selectable } from 'kysely'
 import { GroupCommit, type Waiting } from '../db/group-commit.js'
+import type { IdempotencyKeysTable } from '../db/types.js'
 
 /** Most keys one lock or unlock statement carries. */
 const MAX_BATCH = 256
@@ -114,15 +116,7 @@ export class InFlightKeys {
 export interface KeyRef { organizationId: string; environment: string; key: string }
 
 /** An answer stored under a key, as the idempotency layer reads it. */
-export interface StoredAnswer {
-  method: string
-  path: string
-  request_hash: string
-  response_status: number
-  response_body: string | null
-  response_json: unknown
-  created_at: Date
-}
+export type StoredAnswer = Omit<Selectable<IdempotencyKeysTable>, 'organization_id' | 'environment' | 'key'>
 
 /** The columns of `StoredAnswer`, as read from `idempotency_keys` (alias `ik`). */
 export const STORED_COLUMNS = 'ik.method, ik.path, ik.request_hash, ik.response_status, ik.response_body, ik.response_json, ik.created_at'

@@ -37,6 +37,15 @@ before(async () => {
 })
 after(() => t.close())
 
+/** A client assertion signed RS256 with key id k1, valid for a minute from the test clock. */
+function rs256Assertion(clientId: string, privateKey: Parameters<SignJWT['sign']>[0]): Promise<string> {
+  const now = Math.floor(t.clock.now().getTime() / 1000)
+  return new SignJWT({ jti: randomUUID() })
+    .setProtectedHeader({ alg: 'RS256', kid: 'k1' })
+    .setIssuer(clientId).setSubject(clientId).setAudience(TOKEN_URL).setIssuedAt(now).setExpirationTime(now + 60)
+    .sign(privateKey)
+}
+
 function assertInvalidKey(res: { statusCode: number; body: string; headers: Record<string, unknown> }, param: string, message: RegExp): void {
   assert.equal(res.statusCode, 400, res.body)
   const { error } = JSON.parse(res.body)
@@ -90,12 +99,7 @@ describe('OAuth client keys', () => {
     const res = await register({ ...goodJwk, alg: 'RS256', kid: 'k1' })
     assert.equal(res.statusCode, 201, res.body)
     const clientId = res.json().id
-    const now = Math.floor(t.clock.now().getTime() / 1000)
-    const assertion = await new SignJWT({ jti: randomUUID() })
-      .setProtectedHeader({ alg: 'RS256', kid: 'k1' })
-      .setIssuer(clientId).setSubject(clientId).setAudience(TOKEN_URL).setIssuedAt(now).setExpirationTime(now + 60)
-      .sign(good.privateKey)
-    const issued = await requestToken(t, tokenRequestBody(assertion))
+    const issued = await requestToken(t, tokenRequestBody(await rs256Assertion(clientId, good.privateKey)))
     assert.equal(issued.statusCode, 200, issued.body)
   })
 })
@@ -112,12 +116,7 @@ describe('client keys registered before the rule', () => {
     const weak = generateKeyPairSync('rsa', { modulusLength: 2048, publicExponent: 3 })
     const weakJwk = { ...weak.publicKey.export({ format: 'jwk' }), alg: 'RS256', kid: 'k1' }
     await t.deps.db.updateTable('oauth_clients').set({ jwks: JSON.stringify({ keys: [weakJwk] }) as never }).where('id', '=', clientId).execute()
-    const now = Math.floor(t.clock.now().getTime() / 1000)
-    const assertion = await new SignJWT({ jti: randomUUID() })
-      .setProtectedHeader({ alg: 'RS256', kid: 'k1' })
-      .setIssuer(clientId).setSubject(clientId).setAudience(TOKEN_URL).setIssuedAt(now).setExpirationTime(now + 60)
-      .sign(weak.privateKey)
-    const refused = await requestToken(t, tokenRequestBody(assertion))
+    const refused = await requestToken(t, tokenRequestBody(await rs256Assertion(clientId, weak.privateKey)))
     assert.equal(refused.statusCode, 401, refused.body)
     assert.equal(refused.json().error, 'invalid_client')
   })
