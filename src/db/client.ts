@@ -8,6 +8,9 @@ import type { Database, Db } from './types.js'
 // int8 as JS numbers: amounts are bounded (≤ 10^12) far below 2^53; numeric stays text.
 pg.types.setTypeParser(20, (v) => Number(v))
 
+/** Longest wait for a pooled connection. */
+const POOL_WAIT_MS = 10_000
+
 const MAX_NAMED_PER_CONNECTION = 2000
 const MAX_REMEMBERED_NAMES = 5000
 
@@ -61,7 +64,9 @@ export interface DbOptions {
 /** Opens PostgreSQL when a URL is given, otherwise the embedded PGlite database. */
 export async function openDatabase(options: DbOptions): Promise<DbHandle> {
   if (options.databaseUrl) {
-    const pool = new pg.Pool({ connectionString: options.databaseUrl, max: options.poolSize ?? 20 })
+    // A request waits at most 10 s for a connection: past that it answers 500 (and rolls back) instead of
+    // stalling, should every connection be held by requests that each wait for a second one.
+    const pool = new pg.Pool({ connectionString: options.databaseUrl, max: options.poolSize ?? 20, connectionTimeoutMillis: POOL_WAIT_MS })
     pool.on('error', () => { /* idle client errors surface on the next query */ })
     pool.on('connect', prepareStatementsByName)
     const db = new Kysely<Database>({ dialect: requestAwareDialect(new PostgresDialect({ pool }), false) })
