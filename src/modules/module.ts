@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify'
 import type { AppDeps } from '../app-deps.js'
+import type { Db } from '../db/types.js'
 import type { JobSource } from '../jobs/registry.js'
 import { noAccountCards, type AccountCardsLister } from './accounts/cards-hook.js'
 import { defaultAddressChangeGuard, noCardholderCards, type AddressChangeGuard, type CardholderCardsLister } from './cardholders/hooks.js'
@@ -15,6 +16,8 @@ export interface Hooks {
   cardholderCards: CardholderCardsLister
   /** `GET /v1/accounts/{id}/cards`, listed by cards. */
   accountCards: AccountCardsLister
+  /** Asked by transactions before a refund: what disputes claim of a capture (won back or still open); answered by disputes. */
+  disputedTotal: (trx: Db, transactionId: string) => Promise<number>
 }
 
 /**
@@ -28,7 +31,9 @@ export interface ServiceModule extends JobSource {
 
 /** The hooks the modules provide, over the defaults that hold while no module answers (no cards, cardholders' own rule). */
 export function buildHooks(modules: readonly ServiceModule[]): Hooks {
-  const hooks: Hooks = { addressChangeGuard: defaultAddressChangeGuard, cardholderCards: noCardholderCards, accountCards: noAccountCards }
+  const hooks: Hooks = {
+    addressChangeGuard: defaultAddressChangeGuard, cardholderCards: noCardholderCards, accountCards: noAccountCards, disputedTotal: async () => 0,
+  }
   const owners = new Map<string, string>()
   for (const m of modules) {
     for (const [name, hook] of Object.entries(m.hooks ?? {}) as [keyof Hooks, never][]) {

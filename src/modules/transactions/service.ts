@@ -10,7 +10,6 @@ import { isId, newId } from '../../lib/ids.js'
 import type { MerchantValue } from '../authorizations/types.js'
 import { requireCard } from '../cards/service.js'
 import { emit } from '../events/emit.js'
-import { disputedTotal } from '../disputes/service.js'
 import { applySettledMovement, lockAccountRow } from '../ledger/service.js'
 import { presentTransaction } from './present.js'
 import * as repo from './repo.js'
@@ -108,7 +107,7 @@ export async function refundTransaction(deps: AppDeps, ctx: RequestCtx, transact
       throw new ApiError('transaction_not_refundable', { message: `Transaction ${original.id} cannot be refunded: ${why}.` })
     }
     // Money a dispute won back or still claims is not refundable a second time.
-    const remaining = Number(original.amount) - Number(original.refunded_amount) - await disputedTotal(trx, original.id)
+    const remaining = Number(original.amount) - Number(original.refunded_amount) - await deps.hooks.disputedTotal(trx, original.id)
     if (remaining <= 0) {
       throw new ApiError('transaction_not_refundable', { message: `Nothing of transaction ${original.id} is left to refund: it is refunded or under dispute.` })
     }
