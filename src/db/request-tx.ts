@@ -38,11 +38,6 @@ function current(): RequestTransaction | undefined {
   return scope?.open ? scope : undefined
 }
 
-/** Whether the calling code runs inside a request that has begun its transaction. */
-export function inRequestTransaction(): boolean {
-  return current()?.lent != null
-}
-
 /**
  * Runs `fn` as if no request were around it: its writes commit on their own at once. For records that must
  * survive the request whatever it answers: the intent of a call to a processor or the eSIM network, written

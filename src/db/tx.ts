@@ -19,9 +19,6 @@ export async function withTx<T>(db: Db, fn: (trx: Db) => Promise<T>, attempts = 
   }
 }
 
-/** The unique index of stored idempotent answers: meeting it means another request stored this key's answer first. */
-export const IDEMPOTENCY_KEY_CONSTRAINT = 'idempotency_keys_pkey'
-
 /** True for a unique-constraint violation, optionally on a named constraint. */
 export function isUniqueViolation(err: unknown, constraint?: string): boolean {
   const e = err as { code?: string; constraint?: string; message?: string }

@@ -61,23 +61,19 @@ export function markAnswered(): void {
   if (held) held.answered = true
 }
 
-/** The answer is stored as a batched statement writes it: a JSON object, no secrets. The status the route answers with. */
-export function answerRow(request: IdempotentRequest, status: number, now: Date) {
+/** The key row of a request's answer: who asked what, and the status it was answered with. */
+function answerRow(request: IdempotentRequest, status: number, now: Date) {
   return {
     organization_id: request.organizationId, environment: request.environment, key: request.key,
     method: request.method, path: request.path, request_hash: request.requestHash, response_status: status, created_at: now,
   }
 }
 
-function replay(reply: FastifyReply, row: StoredAnswer, masterKey: Buffer): FastifyReply {
-  const body = row.response_body !== null
-    ? decryptField(masterKey, RESPONSE_PURPOSE, row.response_body)
-    : row.response_json === null || row.response_json === undefined ? '' : typeof row.response_json === 'string' ? row.response_json : JSON.stringify(row.response_json)
-  return reply
-    .code(row.response_status)
-    .header('Idempotent-Replay', 'true')
-    .type('application/json; charset=utf-8')
-    .send(body)
+/** Marks `reply` as the replay of a stored answer and returns that answer's body. */
+function replayOf(reply: FastifyReply, row: StoredAnswer, masterKey: Buffer): string {
+  reply.code(row.response_status).header('Idempotent-Replay', 'true').type('application/json; charset=utf-8')
+  if (row.response_body !== null) return decryptField(masterKey, RESPONSE_PURPOSE, row.response_body)
+  return row.response_json === null || row.response_json === undefined ? '' : typeof row.response_json === 'string' ? row.response_json : JSON.stringify(row.response_json)
 }
 
 /**
@@ -108,7 +104,7 @@ function answerStored(reply: FastifyReply, row: StoredAnswer, request: Idempoten
   if (row.method !== request.method || row.path !== request.path || row.request_hash !== request.requestHash) {
     refuseReuse(row.method === request.method && row.path === request.path)
   }
-  return replay(reply, row, masterKey)
+  return reply.send(replayOf(reply, row, masterKey))
 }
 
 function refuseReuse(sameEndpoint: boolean): never {
@@ -238,7 +234,7 @@ export function installIdempotency(app: FastifyInstance, deps: AppDeps): void {
       if (isUniqueViolation(err)) {
         // Another holder (a lost lock) stored its answer first: ours was rolled back, theirs is the answer.
         const stored = await findAnswer(deps.db, held.request).catch(() => undefined)
-        if (stored && stored.request_hash === held.request.requestHash) return replayPayload(reply, stored)
+        if (stored && stored.request_hash === held.request.requestHash) return replayOf(reply, stored, deps.config.masterKey)
       }
       reply.log.error({ err }, 'storing the idempotent answer failed; the request was rolled back')
       const failure = new ApiError('internal_error', { message: 'The request could not be completed and was rolled back; retry with the same Idempotency-Key.' })
@@ -246,11 +242,6 @@ export function installIdempotency(app: FastifyInstance, deps: AppDeps): void {
       reply.removeHeader('Idempotent-Replay')
       return JSON.stringify(envelope(failure, String(reply.request.id), deps.config.baseUrl))
     }
-  }
-
-  function replayPayload(reply: FastifyReply, row: StoredAnswer): string {
-    reply.code(row.response_status).header('Idempotent-Replay', 'true').type('application/json; charset=utf-8')
-    return row.response_body !== null ? decryptField(deps.config.masterKey, RESPONSE_PURPOSE, row.response_body) : JSON.stringify(row.response_json)
   }
 }
 

@@ -1,8 +1,7 @@
 import type { AppDeps } from '../../app-deps.js'
 import { GroupCommit, type Waiting } from '../../db/group-commit.js'
-import { IDEMPOTENCY_KEY_CONSTRAINT, isUniqueViolation } from '../../db/tx.js'
-import { ApiError } from '../../http/errors.js'
 import { markAnswered } from '../../http/idempotency.js'
+import { answerTakenError } from '../../http/idempotent-answer.js'
 import type { RequestCtx } from '../../http/context.js'
 import { decideBatch, decideLocked, presentRequest, type DecisionOutcome, type PresentedAuthorization } from './engine.js'
 import type { AuthorizationView, SimulateAuthorizationBody } from './schemas.js'
@@ -72,7 +71,6 @@ export async function authorize(deps: AppDeps, ctx: RequestCtx, body: SimulateAu
     return view
   } catch (err) {
     // The key's answer is already stored (another holder got there first): the retry replays it.
-    if (isUniqueViolation(err, IDEMPOTENCY_KEY_CONSTRAINT)) throw new ApiError('idempotency_request_in_progress')
-    throw err
+    throw answerTakenError(err) ?? err
   }
 }

@@ -3,7 +3,7 @@ import { withTx } from '../../db/tx.js'
 import type { Db } from '../../db/types.js'
 import type { RequestCtx } from '../../http/context.js'
 import { ApiError } from '../../http/errors.js'
-import { currentIdempotentRequest } from '../../http/idempotency.js'
+import { answerToStore, type AnswerToStore } from '../../http/idempotent-answer.js'
 import { requireOwned } from '../../http/ownership.js'
 import { safeEqual } from '../../lib/crypto.js'
 import { newId } from '../../lib/ids.js'
@@ -12,7 +12,7 @@ import { callProcessor } from '../../processors/calls.js'
 import type { AccountRow } from '../accounts/service.js'
 import { requireCard, requireCardProgram, type CardRow } from '../cards/service.js'
 import { emit } from '../events/emit.js'
-import { answerOf, incrementHold, lockAccountRow, type StoredAnswer } from '../ledger/service.js'
+import { incrementHold, lockAccountRow } from '../ledger/service.js'
 import { tokenStatusForCard } from '../network-tokens/service.js'
 import { decide, windowsNeeded, windowStart, type Decision, type SpendingRules, type WindowInterval } from './decide.js'
 import { presentAuthorization } from './present.js'
@@ -93,7 +93,7 @@ export interface PresentedAuthorization {
   merchant: MerchantValue
   cvc: { matches: boolean; operationId: string } | null
   /** The request's Idempotency-Key, whose answer is stored with the decision. */
-  answer: StoredAnswer | null
+  answer: AnswerToStore | null
 }
 
 /** What became of one decision of a batch: written, refused with an error, or to decide again (`stale`). */
@@ -106,7 +106,7 @@ export async function presentRequest(deps: AppDeps, ctx: RequestCtx, body: Simul
     id: newId('auth', at), at, ctx, body, currency: body.currency.toUpperCase(),
     merchant: { name: body.merchant.name, mcc: body.merchant.mcc ?? null, city: body.merchant.city ?? null, country: body.merchant.country?.toUpperCase() ?? null },
     cvc: body.cvc === undefined ? null : await checkCvc(deps, await requireCard(deps, ctx, body.card_id, 'card_id'), body.cvc),
-    answer: answerOf(currentIdempotentRequest(), 201),
+    answer: answerToStore(201),
   }
 }
 

@@ -1,13 +1,13 @@
 import { sql, type Selectable, type Updateable } from 'kysely'
 import type { Db } from '../../db/types.js'
 import { json } from '../../db/types.js'
+import { ANSWER_RECORD_COLUMNS, answerItemFields, storeAnswersCte, type AnswerToStore } from '../../http/idempotent-answer.js'
 import { applyBounds, type PageBounds } from '../../http/pagination.js'
 import { lowestIdAt } from '../../lib/ids.js'
 import type { AccountRow } from '../accounts/service.js'
 import type { CardRow } from '../cards/service.js'
 import { emitPerRow } from '../events/emit.js'
 import { holdsCtes } from '../ledger/service.js'
-import type { StoredAnswer } from '../ledger/repo.js'
 import type { WindowInterval } from './decide.js'
 import type { AuthorizationRequestValue, AuthorizationsTable } from './types.js'
 import './types.js'
@@ -73,7 +73,7 @@ export interface DecisionWrite {
   /** The processor intent of a checked security code, marked succeeded with the write. */
   operationId: string | null
   /** The request's Idempotency-Key: the authorization is its answer, stored with it. */
-  answer: StoredAnswer | null
+  answer: AnswerToStore | null
 }
 
 /**
@@ -93,8 +93,7 @@ export async function recordDecisions(db: Db, writes: readonly DecisionWrite[], 
   const items = JSON.stringify(writes.map((w, idx) => ({
     ...w.row, idx, account_version: w.versions.account, card_version: w.versions.card,
     entry_id: w.entryId, operation_id: w.operationId, event_id: w.eventId, view: w.view,
-    idem_key: w.answer?.key ?? null, idem_method: w.answer?.method ?? null, idem_path: w.answer?.path ?? null,
-    idem_hash: w.answer?.requestHash ?? null, idem_status: w.answer?.status ?? null,
+    ...answerItemFields(w.answer),
   })))
   const columns = Object.keys(writes[0].row)
   const events = emitPerRow('written', { id: 'event_id', organizationId: 'organization_id', environment: 'environment', type: 'event_type' }, sql`view`, now)
@@ -104,7 +103,7 @@ export async function recordDecisions(db: Db, writes: readonly DecisionWrite[], 
       SELECT * FROM json_to_recordset((SELECT items FROM batch)) AS i(idx int, id text, account_id text, card_id text, account_version text,
         card_version text, approved boolean, held_amount bigint, hold_id text, entry_id text, expires_at timestamptz, created_at timestamptz,
         operation_id text, event_id text, organization_id text, environment text, view json,
-        idem_key text, idem_method text, idem_path text, idem_hash text, idem_status int)
+        ${ANSWER_RECORD_COLUMNS})
     ),
     locked AS MATERIALIZED (
       SELECT id, xmin::text AS version, status, ledger_balance - held_balance AS available
@@ -134,11 +133,7 @@ export async function recordDecisions(db: Db, writes: readonly DecisionWrite[], 
       UPDATE processor_operations SET state = 'succeeded', updated_at = ${now}
       WHERE id = ANY(ARRAY(SELECT operation_id FROM ok WHERE operation_id IS NOT NULL))
     ),
-    answered AS (
-      INSERT INTO idempotency_keys (organization_id, environment, key, method, path, request_hash, response_status, response_json, created_at)
-      SELECT organization_id, environment, idem_key, idem_method, idem_path, idem_hash, idem_status, view, ${now}
-      FROM ok WHERE idem_key IS NOT NULL
-    ),
+    ${storeAnswersCte('ok', sql`view`, now)},
     written AS (
       SELECT event_id, organization_id, environment, 'authorization.created'::text AS event_type, view FROM ok
     ),

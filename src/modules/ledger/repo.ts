@@ -1,6 +1,7 @@
 import { sql, type RawBuilder, type Selectable } from 'kysely'
 import { createdInWindow, type CreatedWindow } from '../../db/created-window.js'
 import type { Db } from '../../db/types.js'
+import { ANSWER_RECORD_COLUMNS, answerItemFields, storeAnswersCte, type AnswerToStore } from '../../http/idempotent-answer.js'
 import type { PageBounds } from '../../http/pagination.js'
 import type { AccountRow } from '../accounts/service.js'
 import { accountJson } from '../accounts/present.js'
@@ -32,16 +33,7 @@ export interface AdjustmentInput {
   reference: string | null
   description: string | null
   /** The request's Idempotency-Key: its answer (the account as this adjustment left it) is stored with the entry. */
-  answer: StoredAnswer | null
-}
-
-/** An Idempotency-Key whose answer a batched statement stores beside the effect, and the status it answers with. */
-export interface StoredAnswer {
-  key: string
-  method: string
-  path: string
-  requestHash: string
-  status: number
+  answer: AnswerToStore | null
 }
 
 export type AdjustmentResult = {
@@ -70,15 +62,14 @@ export async function applyAdjustments(db: Db, batch: AdjustmentInput[], maxBala
     idx, account_id: a.accountId, org: a.organizationId, env: a.environment, delta: a.delta, currency: a.currency,
     entry_id: a.entryId, event_id: a.eventId, entry_type: a.type, event_type: a.type === 'credit' ? 'account.credited' : 'account.debited',
     client_transaction_id: a.clientTransactionId, k1: a.lockKey?.[0] ?? null, k2: a.lockKey?.[1] ?? null,
-    reference: a.reference, description: a.description, idem_key: a.answer?.key ?? null, idem_method: a.answer?.method ?? null,
-    idem_path: a.answer?.path ?? null, idem_hash: a.answer?.requestHash ?? null, idem_status: a.answer?.status ?? null,
+    reference: a.reference, description: a.description, ...answerItemFields(a.answer),
   })))
   const events = emitPerRow('applied', { id: 'event_id', organizationId: 'organization_id', environment: 'environment', type: 'event_type' }, accountJson(), now)
   const { rows } = await sql<AdjustmentResult & { item: number }>`
     WITH input AS (
       SELECT * FROM json_to_recordset(${items}::json) AS i(idx int, account_id text, org text, env text, delta bigint, currency text,
         entry_id text, event_id text, entry_type text, event_type text, client_transaction_id text, k1 int, k2 int, reference text, description text,
-        idem_key text, idem_method text, idem_path text, idem_hash text, idem_status int)
+        ${ANSWER_RECORD_COLUMNS})
     ),
     lk AS MATERIALIZED (
       SELECT idx, CASE WHEN k1 IS NULL THEN true ELSE pg_try_advisory_xact_lock(k1, k2) END AS ok FROM input
@@ -126,11 +117,7 @@ export async function applyAdjustments(db: Db, batch: AdjustmentInput[], maxBala
         ledger_balance, held_balance, ledger_balance - held_balance, NULL, entry_client_transaction_id, entry_reference, entry_description, ${now}
       FROM applied
     ),
-    answered AS (
-      INSERT INTO idempotency_keys (organization_id, environment, key, method, path, request_hash, response_status, response_json, created_at)
-      SELECT organization_id, environment, idem_key, idem_method, idem_path, idem_hash, idem_status, ${accountJson()}, ${now}
-      FROM applied WHERE idem_key IS NOT NULL
-    ),
+    ${storeAnswersCte('applied', accountJson(), now)},
     ${events.ctes}
     SELECT lk.idx AS item, lk.ok AS lock_ok, coalesce(c.refused_before > 0, false) AS deferred, ${events.notified} AS notified, ap.*
     FROM lk LEFT JOIN chain AS c ON c.idx = lk.idx LEFT JOIN applied AS ap ON ap.idx = lk.idx`.execute(db)

@@ -2,11 +2,12 @@ import { createHash } from 'node:crypto'
 import type { Static } from 'typebox'
 import type { AppDeps } from '../../app-deps.js'
 import type { CreatedWindow } from '../../db/created-window.js'
-import { IDEMPOTENCY_KEY_CONSTRAINT, isUniqueViolation } from '../../db/tx.js'
+import { isUniqueViolation } from '../../db/tx.js'
 import type { Db } from '../../db/types.js'
 import type { RequestCtx } from '../../http/context.js'
 import { ApiError } from '../../http/errors.js'
-import { currentIdempotentRequest, markAnswered, type IdempotentRequest } from '../../http/idempotency.js'
+import { markAnswered } from '../../http/idempotency.js'
+import { answerTakenError, answerToStore } from '../../http/idempotent-answer.js'
 import { paginate, type ListResult, type PageParams } from '../../http/pagination.js'
 import { isId, newId } from '../../lib/ids.js'
 import { signalJobsQueued } from '../../jobs/wakeup.js'
@@ -17,7 +18,7 @@ import * as repo from './repo.js'
 import type { AccountAdjustmentRequest } from './schemas.js'
 
 export { placeHold, incrementHold, releaseHold, captureHold, findHold, type HoldDecision, type HoldChange, type HoldRefusal, type HoldRow } from './holds.js'
-export { holdsCtes, type StoredAnswer } from './repo.js'
+export { holdsCtes } from './repo.js'
 export { applySettledMovement, postMovement, MAX_BALANCE, type Movement, type SettledMovementInput } from './post.js'
 export { presentEntry, type EntryView } from './present.js'
 
@@ -33,11 +34,6 @@ export interface AdjustmentOutcome {
   account: AccountView
   /** The client_transaction_id was already applied with this amount and direction: nothing moved. */
   replay: boolean
-}
-
-/** What a batched statement needs to store the answer of a request sent with an Idempotency-Key (null without one). */
-export function answerOf(request: IdempotentRequest | undefined, status: number): repo.StoredAnswer | null {
-  return request ? { key: request.key, method: request.method, path: request.path, requestHash: request.requestHash, status } : null
 }
 
 /** Two 32-bit keys for the advisory lock held while one (account, client_transaction_id) is being applied. */
@@ -58,7 +54,7 @@ export async function adjustBalance(deps: AppDeps, ctx: RequestCtx, accountId: s
   const clientTransactionId = body.client_transaction_id ?? null
   const currency = body.currency?.toUpperCase() ?? null
   const batcher = deps.batchers.adjustments
-  const answer = answerOf(currentIdempotentRequest(), 200)
+  const answer = answerToStore(200)
   for (let attempt = 0; attempt < 3; attempt++) {
     let result: repo.AdjustmentResult | null = null
     try {
@@ -70,7 +66,8 @@ export async function adjustBalance(deps: AppDeps, ctx: RequestCtx, accountId: s
       })
     } catch (err) {
       // The key's answer is already stored (another holder got there first): the retry replays it.
-      if (isUniqueViolation(err, IDEMPOTENCY_KEY_CONSTRAINT)) throw new ApiError('idempotency_request_in_progress')
+      const taken = answerTakenError(err)
+      if (taken) throw taken
       if (!isUniqueViolation(err, repo.CLIENT_TXN_CONSTRAINT)) throw err
     }
     if (result && !result.lock_ok) {
