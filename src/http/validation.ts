@@ -41,7 +41,7 @@ const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[
 /** Why PostgreSQL text cannot hold a string (the NUL character, an unpaired UTF-16 surrogate), or null when it can. */
 function unstorable(text: string): 'nul' | 'surrogate' | null {
   if (text.includes('\u0000')) return 'nul'
-  // isWellFormed (Node 20+) is a single linear scan; only an ill-formed string pays for the regular expression.
+  // isWellFormed (Node 20+) is a single linear scan, cheaper than a regular expression over every value.
   if (!(text as string & { isWellFormed(): boolean }).isWellFormed()) return 'surrogate'
   return null
 }
