@@ -1,8 +1,7 @@
 /**
  * The layers of shared/design.md ("Shape"), checked: lowest first, each may import only its own layer and
  * those below it; no import cycles; another module only through its index.ts. `npm run depcheck` runs it
- * (and `npm test` through test/platform/layers.test.ts); what is still known to break a rule is listed in
- * .dependency-cruiser-known-violations.json and may only shrink (`npm run depcheck:baseline` rewrites it).
+ * (and `npm test` through test/platform/layers.test.ts, which also refuses any import cycle between modules).
  */
 const LAYERS = [
   // platform

@@ -2,7 +2,7 @@ import { setTimeout as sleep } from 'node:timers/promises'
 import { sql } from 'kysely'
 import type { Db } from '../db/types.js'
 import type { Clock } from '../lib/clock.js'
-import '../modules/esim/types.js'
+import './table.js'
 import { EsimNetworkTimeout, type EsimNetwork, type NetworkOrderStatus, type ProvisionOutcome, type ProvisionRequest } from './port.js'
 
 /** A provisioning round trip of a real SM-DP+ and operator takes a few hundred milliseconds. */

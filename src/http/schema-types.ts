@@ -9,3 +9,6 @@ export function CountryCode(description = 'Three-letter country code (ISO 3166-1
 export function CurrencyCode(description = 'Three-letter currency code (ISO 4217)') {
   return Type.String({ pattern: '^[A-Za-z]{3}$', description })
 }
+
+/** Operations without a payload: a body is optional, and any field in it is refused (unknown_parameter). */
+export const NoBody = Type.Object({}, { additionalProperties: false })

@@ -3,7 +3,7 @@ import type { Db } from '../db/types.js'
 import { json } from '../db/types.js'
 import { newId } from '../lib/ids.js'
 import type { AppDeps } from '../app-deps.js'
-import '../modules/events/types.js'
+import './table.js'
 import type { JobType } from './types.js'
 import { JOBS_CHANNEL, signalJobsQueued } from './wakeup.js'
 

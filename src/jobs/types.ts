@@ -17,6 +17,8 @@ export type JobType = typeof JOB_TYPES[number]
 /** Every recurring job: one self-rescheduling row per type (`schedules.ts`). */
 export const SCHEDULE_TYPES = [
   'housekeeping',
+  'oauth.purge_credentials',
+  'events.purge',
   'authorizations.expire',
   'transactions.settle',
   'esim.settle_orders',

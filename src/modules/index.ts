@@ -1,22 +1,24 @@
 import { platform } from '../jobs/housekeeping.js'
-import { accountsModule } from './accounts/index.js'
-import { authenticationsModule } from './authentications/index.js'
-import { authorizationsModule } from './authorizations/index.js'
-import { cardholdersModule } from './cardholders/index.js'
-import { cardsModule } from './cards/index.js'
-import { disputesModule } from './disputes/index.js'
-import { docsModule } from './docs/index.js'
-import { esimModule } from './esim/index.js'
-import { eventsModule } from './events/index.js'
-import { kycModule } from './kyc/index.js'
+import { accountsModule } from './accounts/module.js'
+import { authenticationsModule } from './authentications/module.js'
+import { authorizationsModule } from './authorizations/module.js'
+import { cardholdersModule } from './cardholders/module.js'
+import { cardsModule } from './cards/module.js'
+import { disputesModule } from './disputes/module.js'
+import { docsModule } from './docs/module.js'
+import { esimModule } from './esim/module.js'
+import { eventsModule } from './events/module.js'
+import { h5Module } from './h5/module.js'
+import { kycModule } from './kyc/module.js'
 import type { ServiceModule } from './module.js'
-import { networkTokensModule } from './network-tokens/index.js'
-import { oauthModule } from './oauth/index.js'
-import { operatorModule } from './operator/index.js'
-import { programsModule } from './programs/index.js'
-import { reportsModule } from './reports/index.js'
-import { transactionsModule } from './transactions/index.js'
-import { webhooksModule } from './webhooks/index.js'
+import { ledgerModule } from './ledger/module.js'
+import { networkTokensModule } from './network-tokens/module.js'
+import { oauthModule } from './oauth/module.js'
+import { operatorModule } from './operator/module.js'
+import { programsModule } from './programs/module.js'
+import { reportsModule } from './reports/module.js'
+import { transactionsModule } from './transactions/module.js'
+import { webhooksModule } from './webhooks/module.js'
 
 export type { ServiceModule } from './module.js'
 
@@ -36,7 +38,9 @@ export const MODULES: readonly ServiceModule[] = [
   cardholdersModule,
   kycModule,
   accountsModule,
+  ledgerModule,
   esimModule,
+  h5Module,
   cardsModule,
   authorizationsModule,
   transactionsModule,

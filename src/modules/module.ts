@@ -18,7 +18,12 @@ export interface Hooks {
   accountCards: AccountCardsLister
   /** Asked by transactions before a refund: what disputes claim of a capture (won back or still open); answered by disputes. */
   disputedTotal: (trx: Db, transactionId: string) => Promise<number>
+  /** Told by cards inside the transaction that closes a card; answered by network tokens (its tokens are deleted). */
+  cardClosed: (trx: Db, card: ClosedCard, now: Date) => Promise<void>
 }
+
+/** What a closed card tells the modules that hang off it. */
+export interface ClosedCard { id: string; organization_id: string; environment: string }
 
 /**
  * One module of the service, as `MODULES` lists it: its routes (mounted in list order), its job handlers
@@ -32,7 +37,7 @@ export interface ServiceModule extends JobSource {
 /** The hooks the modules provide, over the defaults that hold while no module answers (no cards, cardholders' own rule). */
 export function buildHooks(modules: readonly ServiceModule[]): Hooks {
   const hooks: Hooks = {
-    addressChangeGuard: defaultAddressChangeGuard, cardholderCards: noCardholderCards, accountCards: noAccountCards, disputedTotal: async () => 0,
+    addressChangeGuard: defaultAddressChangeGuard, cardholderCards: noCardholderCards, accountCards: noAccountCards, disputedTotal: async () => 0, cardClosed: async () => {},
   }
   const owners = new Map<string, string>()
   for (const m of modules) {

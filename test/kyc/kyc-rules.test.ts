@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
 import type { JobRecord } from '../../src/jobs/queue.js'
-import { assertKycForProgram } from '../../src/modules/cardholders/service.js'
+import { assertKycForProgram } from '../../src/modules/kyc/evidence.js'
 import { KYC_EXPIRY_JOB } from '../../src/modules/kyc/expiry.js'
 import { createTenant, startTestApp, type TestApp, type TestClient } from '../helpers/app.js'
 import { createCardholder, eventsOf, expectError } from '../cardholders/support.js'

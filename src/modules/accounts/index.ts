@@ -1,12 +1,6 @@
-import type { ServiceModule } from '../module.js'
-import { PROVISION_JOB, runProvisionJob } from './provision.js'
-import { registerAccounts } from './routes.js'
-import { cardholderAddressNeedsKyc } from './service.js'
-
-/** Accounts (with the ledger's routes and the processor-fault simulator); answers cardholders' address-change rule. */
-export const accountsModule: ServiceModule = {
-  name: 'accounts',
-  routes: registerAccounts,
-  jobs: { [PROVISION_JOB]: runProvisionJob },
-  hooks: { addressChangeGuard: (deps, cardholder) => cardholderAddressNeedsKyc(deps, cardholder) },
-}
+/** What the accounts module publishes to other modules: they import it only through this file. */
+export { accountCapability } from './capability.js'
+export { accountJson } from './present.js'
+export { Account, AccountParams } from './schemas.js'
+export { presentAccount, requireAccount } from './service.js'
+export type { AccountRow, AccountView } from './service.js'

@@ -4,7 +4,6 @@ import { Type } from 'typebox'
 import type { AppDeps } from '../../app-deps.js'
 import { ListEnvelope, PageQuery } from '../../http/pagination.js'
 import { registerProcessorFaultRoutes } from '../../processors/fault-routes.js'
-import { registerLedgerRoutes } from '../ledger/routes.js'
 import { accountCapability } from './capability.js'
 import {
   Account, AccountBlockRequest, AccountCreateRequest, AccountListQuery, AccountParams, AccountUnblockRequest,
@@ -83,6 +82,5 @@ export function registerAccounts(base: FastifyInstance, deps: AppDeps): void {
     },
   }, async (req) => setAccountStatus(deps, req.ctx, req.params.account_id, 'open', req.body))
 
-  registerLedgerRoutes(base, deps)
   registerProcessorFaultRoutes(base, deps)
 }

@@ -3,6 +3,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import { Type } from 'typebox'
 import type { AppDeps } from '../../app-deps.js'
 import type { CapabilityRule } from '../../http/capability.js'
+import { NoBody } from '../../http/schema-types.js'
 import { ListEnvelope, type PageParams } from '../../http/pagination.js'
 import { Authentication, AuthenticationIdParams, AuthenticationListQuery, SimulateAuthentication } from './schemas.js'
 import {
@@ -10,7 +11,6 @@ import {
 } from './service.js'
 
 const tags = ['3-D Secure']
-const NoBody = Type.Object({}, { additionalProperties: false })
 const RELEASE_NOTE = 'The authentications:read and authentications:write scopes are issued only where the deployment enables the '
   + 'three_d_secure release (SVC_RELEASES); elsewhere the token endpoint refuses them with invalid_scope.'
 

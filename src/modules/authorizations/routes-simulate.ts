@@ -2,8 +2,8 @@ import type { FastifyInstance } from 'fastify'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { AppDeps } from '../../app-deps.js'
 import type { ErrorCode } from '../../http/errors.js'
-import { NoBody } from '../cards/schemas.js'
-import { Transaction } from '../transactions/schemas.js'
+import { NoBody } from '../../http/schema-types.js'
+import { Transaction } from '../transactions/index.js'
 import {
   Authorization, AuthorizationIdParams, CaptureRequest, IncrementRequest, ReverseRequest, SimulateAuthorization,
 } from './schemas.js'

@@ -1,5 +1,6 @@
 import { Type, type Static, type TSchema } from 'typebox'
 import { PageQuery } from '../../http/pagination.js'
+import { MAX_AMOUNT, Merchant, MerchantInput } from '../transactions/index.js'
 import { DECLINE_REASONS, type DeclineReason } from './decide.js'
 import { CountryCode, CurrencyCode } from '../../http/schema-types.js'
 
@@ -7,27 +8,9 @@ const strict = { additionalProperties: false }
 const Nullable = <T extends TSchema>(t: T) => Type.Union([t, Type.Null()])
 
 export const AUTHORIZATION_STATUSES = ['pending', 'closed', 'reversed', 'expired', 'declined'] as const
-export const MAX_AMOUNT = 1_000_000_000_000
 
 const Amount = Type.Integer({ minimum: 1, maximum: MAX_AMOUNT, description: 'Minor units of the currency, 1 … 10^12' })
 const Currency = CurrencyCode('Three-letter currency code')
-
-export const MerchantInput = Type.Object({
-  name: Type.String({ minLength: 1, maxLength: 200 }),
-  mcc: Type.Optional(Type.String({ pattern: '^[0-9]{4}$', description: 'Four-digit merchant category code' })),
-  city: Type.Optional(Type.String({ maxLength: 100 })),
-  country: Type.Optional(CountryCode()),
-}, { ...strict, title: 'MerchantInput' })
-
-export const Merchant = Type.Object({
-  name: Type.String(),
-  mcc: Nullable(Type.String()),
-  city: Nullable(Type.String()),
-  country: Nullable(Type.String()),
-}, {
-  title: 'Merchant',
-  examples: [{ name: 'Hotel Aurora', mcc: '7011', city: 'Lisbon', country: 'PRT' }],
-})
 
 export const AuthorizationRequest = Type.Object({
   type: Type.Union([Type.Literal('authorization'), Type.Literal('increment')]),

@@ -1,11 +1,6 @@
 import type { Json, Timestamp } from '../../db/types.js'
+import type { MerchantValue } from '../transactions/index.js'
 
-export interface MerchantValue {
-  name: string
-  mcc: string | null
-  city: string | null
-  country: string | null
-}
 
 /** One request the network sent for an authorization: the first one, then each increment. */
 export interface AuthorizationRequestValue {

@@ -1,4 +1,7 @@
-import type { ServiceModule } from '../module.js'
-import { registerCardholders } from './routes.js'
-
-export const cardholdersModule: ServiceModule = { name: 'cardholders', routes: registerCardholders }
+/** What the cardholders module publishes to other modules: they import it only through this file. */
+export { mergeMetadata } from './metadata.js'
+export { effectiveKycStatus, normalizeAddress, presentAddress } from './present.js'
+export { Address, AddressInput } from './schemas.js'
+export { applyKycOutcome, cardholderHasAddress, cardholderHasIdentityDocument, claimKycExpiry, findCardholderForJob, lockCardholder, presentCardholder, requireCardholder } from './service.js'
+export type { CardholderRow } from './service.js'
+export type { AddressValue } from './types.js'

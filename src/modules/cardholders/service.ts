@@ -9,9 +9,8 @@ import { requireOwned } from '../../http/ownership.js'
 import { paginate, type ListResult, type PageParams } from '../../http/pagination.js'
 import { encryptField } from '../../lib/crypto.js'
 import { isId, newId } from '../../lib/ids.js'
-import { emit } from '../events/emit.js'
-import { attestationDocumentsHeld } from '../kyc/evidence.js'
-import { listPrograms } from '../programs/service.js'
+import { emit } from '../events/index.js'
+import { listPrograms } from '../programs/index.js'
 import { addressChangeNeedsKyc } from './hooks.js'
 import { mergeMetadata, sameMetadata } from './metadata.js'
 import { effectiveKycStatus, normalizeAddress, presentCardholder, sameAddress, type CardholderView } from './present.js'
@@ -204,27 +203,4 @@ export async function applyKycOutcome(trx: Db, ctx: RequestCtx, row: repo.Cardho
 /** Marks one attestation's expiry as announced and returns the row, or nothing when already done or superseded. */
 export async function claimKycExpiry(trx: Db, cardholderId: string, attestationId: string, now: Date): Promise<repo.CardholderRow | undefined> {
   return repo.claimExpiryNotice(trx, cardholderId, attestationId, now)
-}
-
-/**
- * The KYC gate of account opening and card issuance on a program: `kyc_not_approved` unless the effective
- * status is approved; for programs whose processor runs its own identity checks, `kyc_identity_required`
- * unless the current attestation carries `identity` and its documents are still held.
- * Reads through `deps.db`: call it before opening a transaction (or pass `{ ...deps, db: trx }`).
- */
-export async function assertKycForProgram(
-  deps: AppDeps, ctx: RequestCtx, cardholderId: string,
-  program: { identity_evidence_required: boolean }, param = 'cardholder_id',
-): Promise<repo.CardholderRow> {
-  const row = await requireCardholder(deps, ctx, cardholderId, param)
-  const status = effectiveKycStatus(row, deps.clock.now())
-  if (status !== 'approved') {
-    throw new ApiError('kyc_not_approved', { param, message: `The cardholder's kyc_status is ${status}; report an approved KYC attestation first.` })
-  }
-  if (program.identity_evidence_required) {
-    if (!row.kyc_has_identity || !row.kyc_attestation_id || !(await attestationDocumentsHeld(deps.db, row.kyc_attestation_id))) {
-      throw new ApiError('kyc_identity_required', { param })
-    }
-  }
-  return row
 }

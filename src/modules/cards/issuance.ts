@@ -5,8 +5,8 @@ import type { RequestCtx } from '../../http/context.js'
 import { ApiError } from '../../http/errors.js'
 import { enqueue, type JobOutcome, type JobRecord } from '../../jobs/queue.js'
 import { callProcessor, recordOutcome } from '../../processors/calls.js'
-import { requireAccount } from '../accounts/service.js'
-import { emit } from '../events/emit.js'
+import { requireAccount } from '../accounts/index.js'
+import { emit } from '../events/index.js'
 import { expiryInstant } from './card-numbers.js'
 import { CARD_EXPIRE_JOB } from './expiry.js'
 import { issuedStatus, type FormFactor } from './lifecycle.js'
@@ -87,7 +87,7 @@ export async function issuePendingCard(deps: AppDeps, cardId: string): Promise<{
       type: CARD_EXPIRE_JOB, payload: { card_id: row.id }, runAt: expiryInstant(upstream.expMonth, upstream.expYear),
       organizationId: row.organization_id, environment: row.environment,
     })
-    if (closing) await closeReplacedCard(trx, row, closing, now)
+    if (closing) await closeReplacedCard(deps, trx, row, closing, now)
   })
   return { stillPending: false }
 }

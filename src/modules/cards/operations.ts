@@ -6,8 +6,7 @@ import { ApiError } from '../../http/errors.js'
 import { iso } from '../../http/ownership.js'
 import { callProcessor, recordOutcome } from '../../processors/calls.js'
 import type { UpstreamCardStatus } from '../../processors/port.js'
-import { emit } from '../events/emit.js'
-import { deleteTokensOfClosedCard } from '../network-tokens/service.js'
+import { emit, type EventType } from '../events/index.js'
 import { nextShippingStatus, type ShippingStatus } from './lifecycle.js'
 import { presentCard } from './present.js'
 import { closeReplacedCard, closeReplacedUpstream, type PendingClose } from './replacement.js'
@@ -15,7 +14,6 @@ import * as repo from './repo.js'
 import type { CardView } from './schemas.js'
 import { assertMove, cardScope, requireCard, requireCardProgram } from './service.js'
 import { releaseSlot } from './slots.js'
-import type { EventType } from '../events/catalog.js'
 
 type StatusOperation = 'activate' | 'freeze' | 'unfreeze' | 'close'
 
@@ -54,11 +52,11 @@ export async function changeStatus(deps: AppDeps, ctx: RequestCtx, cardId: strin
     })
     if (next === 'closed') {
       updated = await releaseSlot(trx, updated, now)
-      await deleteTokensOfClosedCard(trx, updated, now)
+      await deps.hooks.cardClosed(trx, updated, now)
     }
     await recordOutcome(trx, call.operationId, 'succeeded', now)
     await emit(trx, scope, EVENT_OF[op], presentCard(updated), now)
-    if (closing) await closeReplacedCard(trx, updated, closing, now)
+    if (closing) await closeReplacedCard(deps, trx, updated, closing, now)
     return updated
   })
   return presentCard(row)

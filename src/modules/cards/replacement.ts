@@ -5,8 +5,7 @@ import type { RequestCtx } from '../../http/context.js'
 import { ApiError } from '../../http/errors.js'
 import { newId } from '../../lib/ids.js'
 import { callProcessor, recordOutcome } from '../../processors/calls.js'
-import { emit } from '../events/emit.js'
-import { deleteTokensOfClosedCard } from '../network-tokens/service.js'
+import { emit } from '../events/index.js'
 import { closesAtOnce, type ReplaceReason } from './lifecycle.js'
 import { presentCard } from './present.js'
 import * as repo from './repo.js'
@@ -35,13 +34,13 @@ export async function closeReplacedUpstream(deps: AppDeps, replacement: repo.Car
 }
 
 /** Inside the transaction that activates a replacement: closes the old card, hands its slot on, deletes its tokens, emits `card.closed`. */
-export async function closeReplacedCard(trx: Db, replacement: repo.CardRow, closing: PendingClose, now: Date): Promise<void> {
+export async function closeReplacedCard(deps: AppDeps, trx: Db, replacement: repo.CardRow, closing: PendingClose, now: Date): Promise<void> {
   if (closing.operationId) await recordOutcome(trx, closing.operationId, 'succeeded', now)
   const old = await repo.lockCard(trx, closing.cardId)
   if (!old || old.status === 'closed') return
   let row = await repo.updateCard(trx, old.id, { status: 'closed', closed_at: now, updated_at: now })
   row = await releaseSlot(trx, row, now)
-  await deleteTokensOfClosedCard(trx, row, now)
+  await deps.hooks.cardClosed(trx, row, now)
   await emit(trx, cardScope(row), 'card.closed', presentCard(row), now)
 }
 
@@ -109,7 +108,7 @@ export async function replaceCard(deps: AppDeps, ctx: RequestCtx, cardId: string
       old = await repo.updateCard(trx, old.id, { replaced_by: fresh.id, updated_at: now })
       if (call) await recordOutcome(trx, call.operationId, 'succeeded', now)
       if (atOnce) {
-        await deleteTokensOfClosedCard(trx, old, now)
+        await deps.hooks.cardClosed(trx, old, now)
         await emit(trx, scope, 'card.closed', presentCard(old), now)
       }
       await emit(trx, scope, 'card.replaced', presentCard(old), now)

@@ -4,7 +4,8 @@ import type { AppDeps } from '../../app-deps.js'
 import type { ErrorCode } from '../../http/errors.js'
 import { revealCardDetails } from './details.js'
 import { createPinKey, setPin, verifyPin } from './pin.js'
-import { Card, CardDetails, CardIdParams, DetailsRequest, NoBody, PinKey, PinSubmit, PinVerification } from './schemas.js'
+import { Card, CardDetails, CardIdParams, DetailsRequest, PinKey, PinSubmit, PinVerification } from './schemas.js'
+import { NoBody } from '../../http/schema-types.js'
 import { cardProgramOf } from './service.js'
 
 const tags = ['Card secrets']

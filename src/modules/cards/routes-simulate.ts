@@ -3,7 +3,8 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { AppDeps } from '../../app-deps.js'
 import { issueNow } from './issuance.js'
 import { shipCard } from './operations.js'
-import { Card, CardIdParams, NoBody, ShipRequest } from './schemas.js'
+import { Card, CardIdParams, ShipRequest } from './schemas.js'
+import { NoBody } from '../../http/schema-types.js'
 
 const tags = ['Simulator']
 

@@ -7,7 +7,8 @@ import { changeStatus } from './operations.js'
 import { replaceCard } from './replacement.js'
 import { registerCardSecretRoutes } from './routes-secrets.js'
 import { registerCardSimulatorRoutes } from './routes-simulate.js'
-import { Card, CardCreate, CardIdParams, CardListQuery, CardReplace, CardUpdate, NoBody } from './schemas.js'
+import { Card, CardCreate, CardIdParams, CardListQuery, CardReplace, CardUpdate } from './schemas.js'
+import { NoBody } from '../../http/schema-types.js'
 import { createCard, listCards, retrieveCard, updateCard } from './service.js'
 
 const tags = ['Cards']

@@ -165,8 +165,6 @@ export const CardListQuery = Type.Object({
 
 export const CardIdParams = Type.Object({ card_id: Type.String() })
 
-/** Operations without a payload: a body is optional, and any field in it is refused (unknown_parameter). */
-export const NoBody = Type.Object({}, strict)
 
 export const PinKey = Type.Object({
   object: Type.Literal('pin_key'),

@@ -9,13 +9,11 @@ import { paginate, type ListResult, type PageParams } from '../../http/paginatio
 import { enqueue } from '../../jobs/queue.js'
 import type { JobType } from '../../jobs/types.js'
 import { isId, newId } from '../../lib/ids.js'
-import { requireAccount, type AccountRow } from '../accounts/service.js'
-import { mergeMetadata } from '../cardholders/metadata.js'
-import {
-  assertKycForProgram, cardholderHasAddress, cardholderHasIdentityDocument, requireCardholder,
-} from '../cardholders/service.js'
-import { emit } from '../events/emit.js'
-import { findProgram, type ProgramRow } from '../programs/service.js'
+import { requireAccount, type AccountRow } from '../accounts/index.js'
+import { mergeMetadata, cardholderHasAddress, cardholderHasIdentityDocument, requireCardholder } from '../cardholders/index.js'
+import { emit } from '../events/index.js'
+import { assertKycForProgram } from '../kyc/index.js'
+import { findProgram, type ProgramRow } from '../programs/index.js'
 import { requireNameAndAddress } from './delivery-address.js'
 import { planMove, type CardOperation, type CardStatus, type FormFactor } from './lifecycle.js'
 import { presentCard } from './present.js'

@@ -2,10 +2,9 @@ import type { AppDeps } from '../../app-deps.js'
 import type { Db } from '../../db/types.js'
 import type { RequestCtx } from '../../http/context.js'
 import { ApiError } from '../../http/errors.js'
-import { presentAccount, requireAccount, type AccountRow } from '../accounts/service.js'
-import type { EventScope } from '../events/emit.js'
-import { emit } from '../events/emit.js'
-import { applySettledMovement } from '../ledger/service.js'
+import { presentAccount, requireAccount, type AccountRow } from '../accounts/index.js'
+import { type EventScope, emit } from '../events/index.js'
+import { applySettledMovement } from '../ledger/index.js'
 
 /**
  * Paying for an eSIM from a stored-value account. The account is checked before anything is reserved

@@ -7,7 +7,7 @@ import { ApiError } from '../../http/errors.js'
 import { iso, requireOwned } from '../../http/ownership.js'
 import { paginate, type ListResult, type PageParams } from '../../http/pagination.js'
 import { isId } from '../../lib/ids.js'
-import { emit } from '../events/emit.js'
+import { emit } from '../events/index.js'
 import * as repo from './esims-repo.js'
 import type { Esim, EsimBundle, EsimSummary } from './schemas.js'
 

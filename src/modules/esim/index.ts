@@ -1,24 +1,3 @@
-import type { FastifyInstance } from 'fastify'
-import type { AppDeps } from '../../app-deps.js'
-import { registerH5 } from '../h5/routes.js'
-import type { ServiceModule } from '../module.js'
-import { registerEsimRoutes } from './esims-routes.js'
-import { registerEsimOperatorRoutes } from './operator-routes.js'
-import { registerPackageAndOrderRoutes } from './routes.js'
-import { SETTLE_EVERY_MS, SETTLE_SCHEDULE, settleOpenOrders } from './settlement.js'
-import { registerEsimSimulatorRoutes } from './simulator-routes.js'
-
-/** eSIM sales: catalogue, orders, profiles, top-ups, the hosted H5 page, the sandbox network simulator and the operator's stock. */
-function registerEsim(app: FastifyInstance, deps: AppDeps): void {
-  registerPackageAndOrderRoutes(app, deps)
-  registerEsimRoutes(app, deps)
-  registerEsimSimulatorRoutes(app, deps)
-  registerEsimOperatorRoutes(app, deps)
-  registerH5(app, deps)
-}
-
-export const esimModule: ServiceModule = {
-  name: 'esim',
-  routes: registerEsim,
-  schedules: [{ type: SETTLE_SCHEDULE, everyMs: SETTLE_EVERY_MS, run: async (deps) => { await settleOpenOrders(deps) } }],
-}
+/** What the esim module publishes to other modules: they import it only through this file. */
+export { cardholderEsims, createOrder, listOrders, listPackages, offersForEsim, ordersCreatedIn, purchaseTopUp, requireEsim } from './service.js'
+export type { EsimView, OrderView, PackageView, TopUpView } from './service.js'

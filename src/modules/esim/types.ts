@@ -102,22 +102,6 @@ export interface EsimBundlesTable {
   updated_at: Timestamp
 }
 
-export interface EsimSimDirectivesTable {
-  organization_id: string
-  environment: string
-  next_outcome: string | null
-  settles_as: string | null
-  latency_ms: number | null
-  updated_at: Timestamp
-}
-
-export interface EsimSimNetworkLogTable {
-  order_id: string
-  iccid: string
-  outcome: string
-  created_at: Timestamp
-}
-
 declare module '../../db/types.js' {
   interface Database {
     esim_packages: EsimPackagesTable
@@ -127,7 +111,5 @@ declare module '../../db/types.js' {
     esim_orders: EsimOrdersTable
     esims: EsimsTable
     esim_bundles: EsimBundlesTable
-    esim_sim_directives: EsimSimDirectivesTable
-    esim_sim_network_log: EsimSimNetworkLogTable
   }
 }

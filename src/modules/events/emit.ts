@@ -2,7 +2,7 @@ import { sql, type RawBuilder } from 'kysely'
 import type { Db } from '../../db/types.js'
 import { newId } from '../../lib/ids.js'
 import { signalJobsQueued } from '../../jobs/wakeup.js'
-import { deliveriesWithin } from '../webhooks/outbox.js'
+import { deliveriesWithin } from './outbox.js'
 import type { EventType } from './catalog.js'
 import './types.js'
 

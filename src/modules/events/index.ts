@@ -1,5 +1,8 @@
-import type { ServiceModule } from '../module.js'
-import { registerEvents } from './routes.js'
-
-/** Reading events; they are written by `emit` in their cause's transaction and purged by housekeeping. */
-export const eventsModule: ServiceModule = { name: 'events', routes: registerEvents }
+/** What the events module publishes to other modules: they import it only through this file. */
+export { isEventType, subscribes } from './catalog.js'
+export type { EventType } from './catalog.js'
+export { EVENT_API_VERSION, emit, emitPerRow } from './emit.js'
+export type { EventScope } from './emit.js'
+export { DELIVERY_JOB, queueDeliveries } from './outbox.js'
+export { eventIdsSince, findEvent } from './repo.js'
+export { findEventForReplay, presentEvent, retentionStart } from './service.js'

@@ -1,4 +1,4 @@
-import type { EsimView, PackageView, TopUpView } from '../esim/service.js'
+import type { EsimView, PackageView, TopUpView } from '../esim/index.js'
 import { countryName } from './countries.js'
 import type { EsimCard, Notice, PageData } from './service.js'
 import { H5_CSS } from './styles.js'

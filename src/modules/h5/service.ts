@@ -6,10 +6,10 @@ import { ApiError, isApiError } from '../../http/errors.js'
 import { iso } from '../../http/ownership.js'
 import { deriveKey, hmacSha256, safeEqual, sha256Hex } from '../../lib/crypto.js'
 import { newId } from '../../lib/ids.js'
-import { requireCardholder } from '../cardholders/service.js'
+import { requireCardholder } from '../cardholders/index.js'
 import {
   cardholderEsims, createOrder, listOrders, listPackages, offersForEsim, purchaseTopUp, requireEsim, type EsimView, type PackageView, type TopUpView,
-} from '../esim/service.js'
+} from '../esim/index.js'
 import { COUNTRY_NAMES } from './countries.js'
 import * as repo from './repo.js'
 

@@ -1,7 +1,34 @@
 import type { Db } from '../../db/types.js'
+import type { AppDeps } from '../../app-deps.js'
+import type { RequestCtx } from '../../http/context.js'
+import { ApiError } from '../../http/errors.js'
+import { effectiveKycStatus, requireCardholder, type CardholderRow } from '../cardholders/index.js'
 import * as repo from './repo.js'
 
 /** True while every document of the attestation is still held: identity evidence without its files no longer counts. */
 export async function attestationDocumentsHeld(db: Db, attestationId: string): Promise<boolean> {
   return (await repo.countMissingDocuments(db, attestationId)) === 0
+}
+
+/**
+ * The KYC gate of account opening and card issuance on a program: `kyc_not_approved` unless the effective
+ * status is approved; for programs whose processor runs its own identity checks, `kyc_identity_required`
+ * unless the current attestation carries `identity` and its documents are still held.
+ * Reads through `deps.db`: call it before opening a transaction (or pass `{ ...deps, db: trx }`).
+ */
+export async function assertKycForProgram(
+  deps: AppDeps, ctx: RequestCtx, cardholderId: string,
+  program: { identity_evidence_required: boolean }, param = 'cardholder_id',
+): Promise<CardholderRow> {
+  const row = await requireCardholder(deps, ctx, cardholderId, param)
+  const status = effectiveKycStatus(row, deps.clock.now())
+  if (status !== 'approved') {
+    throw new ApiError('kyc_not_approved', { param, message: `The cardholder's kyc_status is ${status}; report an approved KYC attestation first.` })
+  }
+  if (program.identity_evidence_required) {
+    if (!row.kyc_has_identity || !row.kyc_attestation_id || !(await attestationDocumentsHeld(deps.db, row.kyc_attestation_id))) {
+      throw new ApiError('kyc_identity_required', { param })
+    }
+  }
+  return row
 }

@@ -2,8 +2,8 @@ import type { AppDeps } from '../../app-deps.js'
 import { withTx } from '../../db/tx.js'
 import type { JobRecord, JobOutcome } from '../../jobs/queue.js'
 import type { JobType } from '../../jobs/types.js'
-import { emit } from '../events/emit.js'
-import { claimKycExpiry, presentCardholder, findCardholderForJob } from '../cardholders/service.js'
+import { emit } from '../events/index.js'
+import { claimKycExpiry, presentCardholder, findCardholderForJob } from '../cardholders/index.js'
 
 /**
  * kyc_status is computed on read (`expired` as soon as expires_at passes); this job, queued for expires_at,

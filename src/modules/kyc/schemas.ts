@@ -1,6 +1,6 @@
 import { Type } from 'typebox'
 import { PageQuery } from '../../http/pagination.js'
-import { Address, AddressInput } from '../cardholders/schemas.js'
+import { Address, AddressInput } from '../cardholders/index.js'
 import { CountryCode } from '../../http/schema-types.js'
 
 export const ATTESTATION_STATUSES = ['approved', 'rejected', 'pending'] as const

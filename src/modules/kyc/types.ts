@@ -1,5 +1,5 @@
 import type { Json, Timestamp } from '../../db/types.js'
-import type { AddressValue } from '../cardholders/types.js'
+import type { AddressValue } from '../cardholders/index.js'
 
 export interface KycAttestationsTable {
   id: string

@@ -1,7 +1,7 @@
 import type { Db } from '../../db/types.js'
 import { ApiError } from '../../http/errors.js'
 import { newId } from '../../lib/ids.js'
-import type { AccountRow } from '../accounts/service.js'
+import type { AccountRow } from '../accounts/index.js'
 import { postMovement } from './post.js'
 import * as repo from './repo.js'
 

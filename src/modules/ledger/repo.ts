@@ -3,12 +3,10 @@ import { createdInWindow, type CreatedWindow } from '../../db/created-window.js'
 import type { Db } from '../../db/types.js'
 import { ANSWER_RECORD_COLUMNS, answerItemFields, storeAnswersCte, type AnswerToStore } from '../../http/idempotent-answer.js'
 import type { PageBounds } from '../../http/pagination.js'
-import type { AccountRow } from '../accounts/service.js'
-import { accountJson } from '../accounts/present.js'
-import { emitPerRow } from '../events/emit.js'
+import { type AccountRow, accountJson } from '../accounts/index.js'
+import { emitPerRow } from '../events/index.js'
 import type { HoldsTable, LedgerEntriesTable } from './types.js'
 import './types.js'
-import '../accounts/types.js'
 
 export type EntryRow = Selectable<LedgerEntriesTable>
 export type HoldRow = Selectable<HoldsTable>

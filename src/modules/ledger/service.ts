@@ -11,7 +11,7 @@ import { answerTakenError, answerToStore } from '../../http/idempotent-answer.js
 import { paginate, type ListResult, type PageParams } from '../../http/pagination.js'
 import { isId, newId } from '../../lib/ids.js'
 import { signalJobsQueued } from '../../jobs/wakeup.js'
-import { presentAccount, requireAccount, type AccountRow, type AccountView } from '../accounts/service.js'
+import { presentAccount, requireAccount, type AccountRow, type AccountView } from '../accounts/index.js'
 import { MAX_BALANCE } from './post.js'
 import { presentEntry, type EntryView } from './present.js'
 import * as repo from './repo.js'

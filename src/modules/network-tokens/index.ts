@@ -1,4 +1,3 @@
-import type { ServiceModule } from '../module.js'
-import { registerNetworkTokens } from './routes.js'
-
-export const networkTokensModule: ServiceModule = { name: 'network-tokens', routes: registerNetworkTokens }
+/** What the network-tokens module publishes to other modules: they import it only through this file. */
+export { tokenStatusForCard } from './service.js'
+export { requireActiveCard, requireSimulatorFeed } from './simulator-feeds.js'

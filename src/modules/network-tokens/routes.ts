@@ -4,12 +4,12 @@ import { Type } from 'typebox'
 import type { AppDeps } from '../../app-deps.js'
 import type { CapabilityRule } from '../../http/capability.js'
 import type { ErrorCode } from '../../http/errors.js'
+import { NoBody } from '../../http/schema-types.js'
 import { ListEnvelope, type PageParams } from '../../http/pagination.js'
 import { NetworkToken, NetworkTokenIdParams, NetworkTokenListQuery, SimulateNetworkToken } from './schemas.js'
 import { listTokens, moveToken, provisionToken, retrieveToken, tokenProgramOf } from './service.js'
 
 const tags = ['Network tokens']
-const NoBody = Type.Object({}, { additionalProperties: false })
 const MOVE_ERRORS: ErrorCode[] = ['token_not_found', 'token_invalid_state', 'token_deleted']
 
 /** Network tokens: reads and the caller's suspend/resume/delete; sandbox provisioning through a wallet. */

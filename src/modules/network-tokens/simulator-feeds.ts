@@ -1,5 +1,5 @@
 import { ApiError } from '../../http/errors.js'
-import type { CardRow } from '../cards/service.js'
+import type { CardRow } from '../cards/index.js'
 
 /** The simulated network feeds a sandbox processor can inject: wallet tokens, 3-D Secure challenges, dispute outcomes. */
 export type SimulatorFeed = 'network_tokens' | 'three_d_secure' | 'disputes'

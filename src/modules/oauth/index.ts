@@ -1,5 +1,3 @@
-import type { ServiceModule } from '../module.js'
-import { registerOauth } from './routes.js'
-
-/** The token endpoint and the clients' keys. */
-export const oauthModule: ServiceModule = { name: 'oauth', routes: registerOauth }
+/** What the oauth module publishes to other modules: they import it only through this file. */
+export { createClient, getClient, listClients, presentClient, revokeClient, updateClient, validateAllowlist } from './clients.js'
+export { SCOPES } from './scopes.js'

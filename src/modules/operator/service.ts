@@ -5,8 +5,8 @@ import { iso } from '../../http/ownership.js'
 import { applyBounds, OPERATOR_CTX, paginate, type ListResult, type PageParams } from '../../http/pagination.js'
 import { changeAuthorization } from '../../http/token-cache.js'
 import { newId } from '../../lib/ids.js'
-import { validateAllowlist } from '../oauth/clients.js'
-import { presentProgram, type ProgramView } from '../programs/service.js'
+import { validateAllowlist } from '../oauth/index.js'
+import { presentProgram, type ProgramView } from '../programs/index.js'
 
 export interface OrganizationView { object: 'organization'; id: string; name: string; created_at: string }
 

@@ -1,4 +1,3 @@
-import type { ServiceModule } from '../module.js'
-import { registerPrograms } from './routes.js'
-
-export const programsModule: ServiceModule = { name: 'programs', routes: registerPrograms }
+/** What the programs module publishes to other modules: they import it only through this file. */
+export { countCallerPrograms, createProgram, findProgram, listPrograms, presentProgram, requireCallerProgram } from './service.js'
+export type { ProgramRow, ProgramView } from './service.js'

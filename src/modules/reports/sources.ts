@@ -1,8 +1,8 @@
 import type { AppDeps } from '../../app-deps.js'
 import type { CreatedWindow } from '../../db/created-window.js'
-import { ordersCreatedIn, type OrderView } from '../esim/service.js'
-import { entriesCreatedIn, type EntryView } from '../ledger/service.js'
-import { transactionsCreatedIn, type TransactionView } from '../transactions/service.js'
+import { ordersCreatedIn, type OrderView } from '../esim/index.js'
+import { entriesCreatedIn, type EntryView } from '../ledger/index.js'
+import { transactionsCreatedIn, type TransactionView } from '../transactions/index.js'
 import type { Column } from './csv.js'
 import type { ReportType } from './schemas.js'
 

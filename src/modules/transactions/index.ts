@@ -1,10 +1,5 @@
-import type { ServiceModule } from '../module.js'
-import { registerTransactions } from './routes.js'
-import { SETTLEMENT_SWEEP_MS, settleDue } from './settlement.js'
-
-/** Captures, refunds and their settlement (T+1, swept). */
-export const transactionsModule: ServiceModule = {
-  name: 'transactions',
-  routes: registerTransactions,
-  schedules: [{ type: 'transactions.settle', everyMs: SETTLEMENT_SWEEP_MS, run: async (deps) => { await settleDue(deps) } }],
-}
+/** What the transactions module publishes to other modules: they import it only through this file. */
+export { MAX_AMOUNT, Merchant, MerchantInput, Transaction } from './schemas.js'
+export { presentTransaction, recordCapture, requireTransaction, transactionsCreatedIn } from './service.js'
+export type { TransactionRow, TransactionView } from './service.js'
+export type { MerchantValue } from './types.js'

@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { AppDeps } from '../../app-deps.js'
 import { ListEnvelope, type PageParams } from '../../http/pagination.js'
-import { NoBody } from '../cards/schemas.js'
+import { NoBody } from '../../http/schema-types.js'
 import { RefundRequest, SimulateRefund, Transaction, TransactionIdParams, TransactionListQuery } from './schemas.js'
 import { listTransactions, merchantRefund, refundTransaction, retrieveTransaction, settleTransaction } from './service.js'
 

@@ -1,9 +1,30 @@
-import { Type, type Static } from 'typebox'
+import { Type, type Static, type TSchema } from 'typebox'
 import { PageQuery } from '../../http/pagination.js'
-import { MAX_AMOUNT, Merchant, MerchantInput } from '../authorizations/schemas.js'
-import { CurrencyCode } from '../../http/schema-types.js'
+import { CountryCode, CurrencyCode } from '../../http/schema-types.js'
 
 const strict = { additionalProperties: false }
+const Nullable = <T extends TSchema>(t: T) => Type.Union([t, Type.Null()])
+
+/** The largest amount the card network carries, in minor units (10^12). */
+export const MAX_AMOUNT = 1_000_000_000_000
+
+export const MerchantInput = Type.Object({
+  name: Type.String({ minLength: 1, maxLength: 200 }),
+  mcc: Type.Optional(Type.String({ pattern: '^[0-9]{4}$', description: 'Four-digit merchant category code' })),
+  city: Type.Optional(Type.String({ maxLength: 100 })),
+  country: Type.Optional(CountryCode()),
+}, { ...strict, title: 'MerchantInput' })
+
+export const Merchant = Type.Object({
+  name: Type.String(),
+  mcc: Nullable(Type.String()),
+  city: Nullable(Type.String()),
+  country: Nullable(Type.String()),
+}, {
+  title: 'Merchant',
+  examples: [{ name: 'Hotel Aurora', mcc: '7011', city: 'Lisbon', country: 'PRT' }],
+})
+
 
 export const TRANSACTION_TYPES = ['capture', 'refund'] as const
 export const TRANSACTION_STATUSES = ['pending', 'settled', 'refunded'] as const

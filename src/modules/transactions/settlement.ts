@@ -1,7 +1,7 @@
 import { sql } from 'kysely'
 import type { AppDeps } from '../../app-deps.js'
 import { withTx } from '../../db/tx.js'
-import { emit } from '../events/emit.js'
+import { emit } from '../events/index.js'
 import { presentTransaction } from './present.js'
 import type { TransactionRow } from './repo.js'
 

@@ -1,5 +1,12 @@
 import type { Json, Timestamp } from '../../db/types.js'
-import type { MerchantValue } from '../authorizations/types.js'
+
+/** Where a card was used, as the network reports it. */
+export interface MerchantValue {
+  name: string
+  mcc: string | null
+  city: string | null
+  country: string | null
+}
 
 /** A capture of an authorization or a refund; money moved on the account's ledger when it was created. */
 export interface TransactionsTable {

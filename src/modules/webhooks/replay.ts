@@ -4,11 +4,8 @@ import { ApiError } from '../../http/errors.js'
 import { iso } from '../../http/ownership.js'
 import { OPERATOR_CTX, paginate, type ListResult, type PageParams } from '../../http/pagination.js'
 import { isId } from '../../lib/ids.js'
-import { subscribes } from '../events/catalog.js'
-import { eventIdsSince } from '../events/repo.js'
-import { findEventForReplay, retentionStart } from '../events/service.js'
+import { subscribes, eventIdsSince, findEventForReplay, retentionStart, queueDeliveries } from '../events/index.js'
 import * as deliveries from './delivery-repo.js'
-import { queueDeliveries } from './outbox.js'
 import * as repo from './repo.js'
 
 export interface ReplayView {

@@ -1,5 +1,4 @@
 import type { Json, Timestamp } from '../../db/types.js'
-import '../events/types.js'
 
 export interface WebhookEndpointsTable {
   id: string

@@ -1,6 +1,6 @@
 import type { ServiceModule } from '../module.js'
 import { deliverWebhook } from './delivery.js'
-import { DELIVERY_JOB } from './outbox.js'
+import { DELIVERY_JOB } from '../events/index.js'
 import { registerWebhooks } from './routes.js'
 
 /** Webhook endpoints and the delivery of events to them (one `webhook.deliver` job per event and endpoint). */

@@ -1,0 +1,10 @@
+import type { ServiceModule } from '../module.js'
+import { registerTransactions } from './routes.js'
+import { SETTLEMENT_SWEEP_MS, settleDue } from './settlement.js'
+
+/** Captures, refunds and their settlement (T+1, swept). */
+export const transactionsModule: ServiceModule = {
+  name: 'transactions',
+  routes: registerTransactions,
+  schedules: [{ type: 'transactions.settle', everyMs: SETTLEMENT_SWEEP_MS, run: async (deps) => { await settleDue(deps) } }],
+}
