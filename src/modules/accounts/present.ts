@@ -2,15 +2,14 @@ import { sql, type RawBuilder } from 'kysely'
 import type { Static } from 'typebox'
 import { isoText } from '../../db/json-sql.js'
 import { iso } from '../../http/ownership.js'
+import { availableBalance, availableBalanceSql } from './balance.js'
 import type { AccountRow } from './repo.js'
 import type { Account } from './schemas.js'
 
 export type AccountView = Static<typeof Account>
 
-/** The REST shape of an account: available is always ledger − held (here, and in `accountJson` for SQL). */
+/** The REST shape of an account; its available balance as `balance.ts` defines it. */
 export function presentAccount(row: AccountRow): AccountView {
-  const ledger = Number(row.ledger_balance)
-  const held = Number(row.held_balance)
   return {
     id: row.id,
     object: 'account',
@@ -18,9 +17,9 @@ export function presentAccount(row: AccountRow): AccountView {
     cardholder_id: row.cardholder_id,
     currency: row.currency,
     status: row.status as AccountView['status'],
-    ledger_balance: ledger,
-    held_balance: held,
-    available_balance: ledger - held,
+    ledger_balance: Number(row.ledger_balance),
+    held_balance: Number(row.held_balance),
+    available_balance: availableBalance(row),
     has_upstream_reference: row.upstream_reference !== null,
     metadata: (row.metadata ?? {}) as Record<string, string>,
     created_at: iso(row.created_at)!,
@@ -36,7 +35,7 @@ export function presentAccount(row: AccountRow): AccountView {
 export function accountJson(): RawBuilder<unknown> {
   return sql`json_build_object(
     'id', id, 'object', 'account', 'program_id', program_id, 'cardholder_id', cardholder_id, 'currency', currency,
-    'status', status, 'ledger_balance', ledger_balance, 'held_balance', held_balance, 'available_balance', ledger_balance - held_balance,
+    'status', status, 'ledger_balance', ledger_balance, 'held_balance', held_balance, 'available_balance', ${availableBalanceSql()},
     'has_upstream_reference', upstream_reference IS NOT NULL, 'metadata', coalesce(metadata, '{}'::jsonb),
     'created_at', ${isoText('created_at')}, 'updated_at', ${isoText('updated_at')})`
 }

@@ -9,7 +9,7 @@ import { safeEqual } from '../../lib/crypto.js'
 import { newId } from '../../lib/ids.js'
 import { signalJobsQueued } from '../../jobs/wakeup.js'
 import { callProcessor } from '../../processors/calls.js'
-import type { AccountRow } from '../accounts/index.js'
+import { availableBalance, type AccountRow } from '../accounts/index.js'
 import { requireCard, requireCardProgram, type CardRow } from '../cards/index.js'
 import { emit } from '../events/index.js'
 import { incrementHold, lockAccountRow } from '../ledger/index.js'
@@ -31,10 +31,6 @@ export async function lockAccount(trx: Db, accountId: string): Promise<AccountRo
   const account = await lockAccountRow(trx, accountId)
   if (!account) throw new Error(`account ${accountId} vanished`)
   return account
-}
-
-export function available(account: Pick<AccountRow, 'ledger_balance' | 'held_balance'>): number {
-  return Number(account.ledger_balance) - Number(account.held_balance)
 }
 
 function controlsOf(card: Pick<CardRow, 'spending_controls'>): SpendingRules {
@@ -160,7 +156,7 @@ export async function decideBatch(deps: AppDeps, db: Db, batch: readonly Present
     const decision = decide({
       amount: p.body.amount, currency: p.currency, merchant: p.merchant,
       card: { status: card.status, expMonth: card.exp_month, expYear: card.exp_year, controls: rules },
-      account: { status: account.status, currency: account.currency, available: available(account) - (heldInBatch.get(account.id) ?? 0) },
+      account: { status: account.status, currency: account.currency, available: availableBalance(account) - (heldInBatch.get(account.id) ?? 0) },
       tokenStatus: tokens[i] ?? null, expiryMatches: expiryMatches(card, p.body), cvcMatches: p.cvc?.matches ?? null,
       spent: windows, alreadyAuthorized: 0, now,
     })
@@ -225,7 +221,7 @@ export async function incrementAuthorization(deps: AppDeps, ctx: RequestCtx, aut
     let decision = decide({
       amount, currency: auth.currency, merchant: auth.merchant,
       card: { status: card.status, expMonth: card.exp_month, expYear: card.exp_year, controls: rules },
-      account: { status: account.status, currency: account.currency, available: available(account) },
+      account: { status: account.status, currency: account.currency, available: availableBalance(account) },
       tokenStatus: await tokenStatus(deps, trx, ctx, card, auth.network_token_id), expiryMatches: null, cvcMatches: null,
       spent: await spentInWindows(trx, card, rules, now), alreadyAuthorized: Number(auth.amount), now,
     })

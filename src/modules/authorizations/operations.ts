@@ -5,7 +5,8 @@ import { ApiError } from '../../http/errors.js'
 import { emit } from '../events/index.js'
 import { captureHold, releaseHold } from '../ledger/index.js'
 import { presentTransaction, recordCapture, type TransactionView } from '../transactions/index.js'
-import { available, lockAccount, requirePending, scopeOf } from './engine.js'
+import { availableBalance } from '../accounts/index.js'
+import { lockAccount, requirePending, scopeOf } from './engine.js'
 import { presentAuthorization } from './present.js'
 import * as repo from './repo.js'
 import type { AuthorizationView } from './schemas.js'
@@ -72,9 +73,9 @@ export async function captureAuthorization(deps: AppDeps, auth0: repo.Authorizat
         param: 'amount', message: `Account ${account.id} is blocked: a capture may clear what the hold still holds (${held}), not ${take}.`,
       })
     }
-    if (excess > available(account)) {
+    if (excess > availableBalance(account)) {
       throw new ApiError('insufficient_funds', {
-        param: 'amount', message: `Capturing ${take} needs ${excess} beyond the hold; the available balance is ${available(account)}.`,
+        param: 'amount', message: `Capturing ${take} needs ${excess} beyond the hold; the available balance is ${availableBalance(account)}.`,
       })
     }
     await captureHold(trx, auth.hold_id!, take, now, { final: close })

@@ -5,9 +5,10 @@ import { ANSWER_RECORD_COLUMNS, answerItemFields, storeAnswersCte, type AnswerTo
 import { applyBounds, type PageBounds } from '../../http/pagination.js'
 import { lowestIdAt } from '../../lib/ids.js'
 import type { AccountRow } from '../accounts/index.js'
-import type { CardRow } from '../cards/index.js'
+import { cardsCte, cardUnchangedSql, type CardRow } from '../cards/index.js'
 import { emitPerRow } from '../events/index.js'
-import { holdsCtes } from '../ledger/index.js'
+import { accountsCte, holdsCtes } from '../ledger/index.js'
+import { operationsSucceededCte } from '../../processors/outcome-plan.js'
 import type { WindowInterval } from './decide.js'
 import type { AuthorizationRequestValue, AuthorizationsTable } from './types.js'
 import './types.js'
@@ -32,7 +33,7 @@ export interface DecisionFacts {
 const decisionColumns = sql.join([
   ...DECISION_CARD.map((c) => sql`c.${sql.ref(c)} AS ${sql.ref(`card_${c}`)}`),
   ...DECISION_ACCOUNT.map((c) => sql`a.${sql.ref(c)} AS ${sql.ref(`account_${c}`)}`),
-  sql`c.xmin::text AS card_version`, sql`a.xmin::text AS account_version`,
+  sql`c.version AS card_version`, sql`a.version AS account_version`,
 ])
 
 /** The columns of `row` named `prefix` + column, as an object keyed by column. */
@@ -44,15 +45,15 @@ function pick<K extends string>(row: Record<string, unknown>, prefix: string, co
 
 /**
  * Cards and their funding accounts in one statement, only what a decision needs, by card id (a card not
- * found is absent). `lock`: the accounts' rows are locked, in id order, for the rest of the caller's
- * transaction, and the cards' against changes (the pessimistic path); otherwise a plain read whose versions
- * guard the write.
+ * found is absent), through the cards' and the ledger's published reads. `lock`: the cards are locked
+ * against changes and the accounts' rows, in id order, for the rest of the caller's transaction (the
+ * pessimistic path); otherwise a plain read whose versions guard the write.
  */
 export async function readDecisionFacts(db: Db, cardIds: readonly string[], lock: boolean): Promise<Map<string, DecisionFacts>> {
   const { rows } = await sql<Record<string, unknown>>`
-    SELECT ${decisionColumns} FROM cards c JOIN accounts a ON a.id = c.account_id
-    WHERE c.id = ANY(ARRAY(SELECT json_array_elements_text(${JSON.stringify(cardIds)}::json)))
-    ${lock ? sql`ORDER BY a.id FOR UPDATE OF a FOR SHARE OF c` : sql``}`.execute(db)
+    WITH ${cardsCte('c', JSON.stringify(cardIds), DECISION_CARD, lock)},
+    ${accountsCte('a', sql`SELECT account_id FROM c`, lock)}
+    SELECT ${decisionColumns} FROM c JOIN a ON a.id = c.account_id`.execute(db)
   return new Map(rows.map((row) => [row.card_id as string, {
     card: pick(row, 'card_', DECISION_CARD) as DecisionCard,
     account: pick(row, 'account_', DECISION_ACCOUNT) as DecisionAccount,
@@ -105,13 +106,10 @@ export async function recordDecisions(db: Db, writes: readonly DecisionWrite[], 
         operation_id text, event_id text, organization_id text, environment text, view json,
         ${ANSWER_RECORD_COLUMNS})
     ),
-    locked AS MATERIALIZED (
-      SELECT id, xmin::text AS version, status, ledger_balance - held_balance AS available
-      FROM accounts WHERE id = ANY(ARRAY(SELECT account_id FROM input)) ORDER BY id FOR UPDATE
-    ),
+    ${accountsCte('locked', sql`SELECT account_id FROM input`, true)},
     checked AS MATERIALIZED (
       SELECT i.account_id,
-        bool_and(coalesce(l.version = i.account_version AND EXISTS (SELECT 1 FROM cards AS c WHERE c.id = i.card_id AND c.xmin::text = i.card_version), false))
+        bool_and(coalesce(l.version = i.account_version AND ${cardUnchangedSql(sql`i.card_id`, sql`i.card_version`)}, false))
         AND coalesce(bool_and(l.status = 'open') FILTER (WHERE i.approved), true)
         AND coalesce(sum(i.held_amount) FILTER (WHERE i.approved) <= min(l.available), true) AS fresh
       FROM input AS i LEFT JOIN locked AS l ON l.id = i.account_id
@@ -129,10 +127,7 @@ export async function recordDecisions(db: Db, writes: readonly DecisionWrite[], 
       SELECT ${sql.join(columns.map((c) => sql.ref(`r.${c}`)))} FROM json_populate_recordset(NULL::authorizations, (SELECT items FROM batch)) AS r
       WHERE r.id IN (SELECT id FROM ok)
     ),
-    outcome AS (
-      UPDATE processor_operations SET state = 'succeeded', updated_at = ${now}
-      WHERE id = ANY(ARRAY(SELECT operation_id FROM ok WHERE operation_id IS NOT NULL))
-    ),
+    ${operationsSucceededCte('outcome', sql`SELECT operation_id FROM ok WHERE operation_id IS NOT NULL`, now)},
     ${storeAnswersCte('ok', sql`view`, now)},
     written AS (
       SELECT event_id, organization_id, environment, 'authorization.created'::text AS event_type, view FROM ok

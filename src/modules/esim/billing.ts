@@ -2,7 +2,7 @@ import type { AppDeps } from '../../app-deps.js'
 import type { Db } from '../../db/types.js'
 import type { RequestCtx } from '../../http/context.js'
 import { ApiError } from '../../http/errors.js'
-import { presentAccount, requireAccount, type AccountRow } from '../accounts/index.js'
+import { availableBalance, presentAccount, requireAccount, type AccountRow } from '../accounts/index.js'
 import { type EventScope, emit } from '../events/index.js'
 import { applySettledMovement } from '../ledger/index.js'
 
@@ -22,7 +22,7 @@ export async function checkPayingAccount(
   }
   if (account.upstream_reference === null) throw new ApiError('account_not_provisioned', { param: 'account_id' })
   if (account.status !== 'open') throw new ApiError('account_blocked', { param: 'account_id' })
-  const available = Number(account.ledger_balance) - Number(account.held_balance)
+  const available = availableBalance(account)
   if (available < price) {
     throw new ApiError('insufficient_funds', { param: 'account_id', message: `The available balance (${available}) is lower than the price (${price}).` })
   }

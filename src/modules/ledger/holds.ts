@@ -1,7 +1,7 @@
 import type { Db } from '../../db/types.js'
 import { ApiError } from '../../http/errors.js'
 import { newId } from '../../lib/ids.js'
-import type { AccountRow } from '../accounts/index.js'
+import { availableBalance, type AccountRow } from '../accounts/index.js'
 import { postMovement } from './post.js'
 import * as repo from './repo.js'
 
@@ -40,27 +40,23 @@ async function lockHold(trx: Db, holdId: string): Promise<{ hold: HoldRow; accou
   return { hold: (await repo.findHold(trx, holdId))!, account }
 }
 
-function available(account: AccountRow): number {
-  return Number(account.ledger_balance) - Number(account.held_balance)
-}
-
 /**
- * Reserves `amount` of the available balance, in the caller's transaction (the authorization decision
- * commits with it). Refused, as a value, when the account is blocked, in another currency or short.
+ * Reserves `amount` of the available balance, in the caller's transaction. Refused, as a value, when the
+ * account is blocked, in another currency or short. The hold, its entry and the held balance are written
+ * by the plan batched authorization decisions splice into their statement (`holdsCtes`), so this path
+ * runs production's SQL.
  */
 export async function placeHold(trx: Db, input: PlaceHoldInput, now: Date): Promise<HoldDecision> {
   if (!Number.isSafeInteger(input.amount) || input.amount <= 0) throw new Error('hold amount must be a positive integer')
   const account = await lock(trx, input.accountId)
   if (account.status !== 'open') return { approved: false, reason: 'account_blocked', account }
   if (input.currency.toUpperCase() !== account.currency) return { approved: false, reason: 'currency_mismatch', account }
-  if (available(account) < input.amount) return { approved: false, reason: 'insufficient_funds', account }
-  const hold = await repo.insertHold(trx, {
-    id: newId('hold'), account_id: account.id, organization_id: account.organization_id, environment: account.environment,
-    source_id: input.sourceId ?? null, currency: account.currency, amount: input.amount, remaining: input.amount,
-    captured: 0, released: 0, status: 'open', expires_at: input.expiresAt ?? null, created_at: now, updated_at: now,
-  })
-  const updated = await postMovement(trx, account, { type: 'hold', ledgerDelta: 0, heldDelta: input.amount, sourceId: hold.source_id ?? hold.id }, now)
-  return { approved: true, hold, account: updated }
+  if (availableBalance(account) < input.amount) return { approved: false, reason: 'insufficient_funds', account }
+  const holdId = newId('hold')
+  await repo.placeHolds(trx, [{
+    accountId: account.id, amount: input.amount, holdId, entryId: newId('le'), sourceId: input.sourceId ?? null, expiresAt: input.expiresAt ?? null,
+  }], now)
+  return { approved: true, hold: (await repo.findHold(trx, holdId))!, account: (await repo.lockAccount(trx, account.id))! }
 }
 
 /** Raises an open hold by `amount` (an incremental authorization), under the same rules as placing one. */
@@ -69,7 +65,7 @@ export async function incrementHold(trx: Db, holdId: string, amount: number, now
   const { hold, account } = await lockHold(trx, holdId)
   if (hold.status !== 'open') throw new Error(`hold ${holdId} is ${hold.status}`)
   if (account.status !== 'open') return { approved: false, reason: 'account_blocked', account }
-  if (available(account) < amount) return { approved: false, reason: 'insufficient_funds', account }
+  if (availableBalance(account) < amount) return { approved: false, reason: 'insufficient_funds', account }
   const updatedHold = await repo.updateHold(trx, hold.id, { amount: Number(hold.amount) + amount, remaining: Number(hold.remaining) + amount, updated_at: now })
   const updated = await postMovement(trx, account, { type: 'hold', ledgerDelta: 0, heldDelta: amount, sourceId: hold.source_id ?? hold.id }, now)
   return { approved: true, hold: updatedHold, account: updated }

@@ -1,3 +1,3 @@
 /** What the ledger module publishes to other modules: they import it only through this file. */
-export { applySettledMovement, captureHold, entriesCreatedIn, holdsCtes, incrementHold, lockAccountRow, releaseHold } from './service.js'
+export { accountsCte, applySettledMovement, captureHold, entriesCreatedIn, holdsCtes, incrementHold, lockAccountRow, releaseHold } from './service.js'
 export type { EntryView } from './service.js'

@@ -1,7 +1,7 @@
 import type { Db } from '../../db/types.js'
 import { ApiError } from '../../http/errors.js'
 import { newId } from '../../lib/ids.js'
-import type { AccountRow } from '../accounts/index.js'
+import { availableBalance, type AccountRow } from '../accounts/index.js'
 import * as repo from './repo.js'
 import type { EntryType } from './schemas.js'
 
@@ -38,7 +38,7 @@ export async function postMovement(trx: Db, account: AccountRow, m: Movement, no
   await repo.insertEntry(trx, {
     id: newId('le'), account_id: account.id, organization_id: account.organization_id, environment: account.environment,
     seq, type: m.type, amount: entryAmount(m), currency: account.currency,
-    ledger_balance_after: ledger, held_balance_after: held, available_balance_after: ledger - held,
+    ledger_balance_after: ledger, held_balance_after: held, available_balance_after: availableBalance({ ledger_balance: ledger, held_balance: held }),
     source_id: m.sourceId ?? null, client_transaction_id: m.clientTransactionId ?? null,
     reference: m.reference ?? null, description: m.description ?? null, created_at: now,
   })
@@ -69,7 +69,7 @@ export async function applySettledMovement(trx: Db, input: SettledMovementInput,
     throw new ApiError('currency_mismatch', { message: `The account holds ${account.currency}, not ${input.currency.toUpperCase()}.` })
   }
   if ((input.requireOpen ?? true) && account.status !== 'open') throw new ApiError('account_blocked')
-  const available = Number(account.ledger_balance) - Number(account.held_balance)
+  const available = availableBalance(account)
   if (input.amount < 0 && available + input.amount < 0) throw new ApiError('insufficient_funds')
   if (input.amount > 0 && Number(account.ledger_balance) + input.amount > MAX_BALANCE) throw new ApiError('account_not_fundable')
   return postMovement(trx, account, {

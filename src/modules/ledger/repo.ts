@@ -3,7 +3,7 @@ import { createdInWindow, type CreatedWindow } from '../../db/created-window.js'
 import type { Db } from '../../db/types.js'
 import { ANSWER_RECORD_COLUMNS, answerItemFields, storeAnswersCte, type AnswerToStore } from '../../http/idempotent-answer.js'
 import type { PageBounds } from '../../http/pagination.js'
-import { type AccountRow, accountJson } from '../accounts/index.js'
+import { type AccountRow, accountJson, availableBalanceSql } from '../accounts/index.js'
 import { emitPerRow } from '../events/index.js'
 import type { HoldsTable, LedgerEntriesTable } from './types.js'
 import './types.js'
@@ -81,7 +81,7 @@ export async function applyAdjustments(db: Db, batch: AdjustmentInput[], maxBala
         i.idem_key, i.idem_method, i.idem_path, i.idem_hash, i.idem_status, l.ledger_balance AS ledger_before, l.entry_seq AS seq_before, (sum(i.delta) OVER w)::bigint AS run, row_number() OVER w AS k,
         (l.organization_id = i.org AND l.environment = i.env AND l.status = 'open' AND l.upstream_reference IS NOT NULL
           AND (i.currency IS NULL OR l.currency = i.currency)
-          AND CASE WHEN i.delta < 0 THEN l.ledger_balance - l.held_balance + sum(i.delta) OVER w >= 0
+          AND CASE WHEN i.delta < 0 THEN ${availableBalanceSql('l')} + sum(i.delta) OVER w >= 0
             ELSE l.ledger_balance + sum(i.delta) OVER w <= ${maxBalance}::bigint END) AS passes
       FROM input AS i JOIN lk ON lk.idx = i.idx AND lk.ok JOIN locked AS l ON l.id = i.account_id
       WINDOW w AS (PARTITION BY i.account_id ORDER BY i.idx)
@@ -112,7 +112,7 @@ export async function applyAdjustments(db: Db, batch: AdjustmentInput[], maxBala
       INSERT INTO ledger_entries (id, account_id, organization_id, environment, seq, type, amount, currency,
         ledger_balance_after, held_balance_after, available_balance_after, source_id, client_transaction_id, reference, description, created_at)
       SELECT entry_id, id, organization_id, environment, entry_seq, entry_type, delta, currency,
-        ledger_balance, held_balance, ledger_balance - held_balance, NULL, entry_client_transaction_id, entry_reference, entry_description, ${now}
+        ledger_balance, held_balance, ${availableBalanceSql()}, NULL, entry_client_transaction_id, entry_reference, entry_description, ${now}
       FROM applied
     ),
     ${storeAnswersCte('applied', accountJson(), now)},
@@ -151,10 +151,6 @@ export async function listEntries(db: Db, accountId: string, bounds: PageBounds)
   return q.orderBy('seq', bounds.reverse ? 'asc' : 'desc').limit(bounds.take).execute()
 }
 
-export async function insertHold(trx: Db, hold: HoldRow): Promise<HoldRow> {
-  return trx.insertInto('holds').values(hold).returningAll().executeTakeFirstOrThrow()
-}
-
 export async function findHold(db: Db, holdId: string): Promise<HoldRow | undefined> {
   return db.selectFrom('holds').selectAll().where('id', '=', holdId).executeTakeFirst()
 }
@@ -168,6 +164,19 @@ export async function sumOpenHolds(db: Db, accountId: string): Promise<number> {
   const row = await db.selectFrom('holds').select((eb) => eb.fn.coalesce(eb.fn.sum<number>('remaining'), sql<number>`0`).as('n'))
     .where('account_id', '=', accountId).where('status', '=', 'open').executeTakeFirst()
   return Number(row?.n ?? 0)
+}
+
+/**
+ * The ledger's first step for statements that decide on many accounts at once (batched authorization
+ * decisions): a common table expression `name` with the accounts whose ids `ids` selects: id, status,
+ * currency, balances, the available balance and the row's version (`xmin`). `lock`: their row locks are
+ * taken, in id order (two batches never wait on each other in a circle), for the rest of the transaction.
+ */
+export function accountsCte(name: string, ids: RawBuilder<unknown>, lock: boolean): RawBuilder<unknown> {
+  return sql`${sql.id(name)} AS MATERIALIZED (
+      SELECT id, status, currency, ledger_balance, held_balance, ${availableBalanceSql()} AS available, xmin::text AS version
+      FROM accounts WHERE id = ANY(ARRAY(${ids})) ${lock ? sql`ORDER BY id FOR UPDATE` : sql``}
+    )`
 }
 
 /**
@@ -206,9 +215,32 @@ export function holdsCtes(source: string, now: Date): RawBuilder<unknown> {
       INSERT INTO ledger_entries (id, account_id, organization_id, environment, seq, type, amount, currency,
         ledger_balance_after, held_balance_after, available_balance_after, source_id, client_transaction_id, reference, description, created_at)
       SELECT entry_id, account_id, organization_id, environment, seq, 'hold', -amount, currency,
-        ledger_balance, held_balance, ledger_balance - held_balance, coalesce(source_id, hold_id), NULL, NULL, NULL, at
+        ledger_balance, held_balance, ${availableBalanceSql()}, coalesce(source_id, hold_id), NULL, NULL, NULL, at
       FROM held
     )`
+}
+
+/** One hold to place through `holdsCtes`: its account's row lock is held and its checks have passed. */
+export interface HoldToPlace {
+  accountId: string
+  amount: number
+  holdId: string
+  entryId: string
+  sourceId: string | null
+  expiresAt: Date | null
+}
+
+/** Places holds by the same plan the batched decisions splice in (`holdsCtes`), as a statement of its own. */
+export async function placeHolds(trx: Db, holds: HoldToPlace[], now: Date): Promise<void> {
+  const source = JSON.stringify(holds.map((h, idx) => ({
+    idx, account_id: h.accountId, amount: h.amount, hold_id: h.holdId, entry_id: h.entryId, source_id: h.sourceId, expires_at: h.expiresAt, at: now,
+  })))
+  await sql`WITH to_place AS (
+      SELECT * FROM json_to_recordset(${source}::json)
+        AS s(idx int, account_id text, amount bigint, hold_id text, entry_id text, source_id text, expires_at timestamptz, at timestamptz)
+    ),
+    ${holdsCtes('to_place', now)}
+    SELECT 1`.execute(trx)
 }
 
 /** Ledger entries of the organization's accounts by creation time, oldest first, one keyset batch (reports). */

@@ -11,14 +11,14 @@ import { answerTakenError, answerToStore } from '../../http/idempotent-answer.js
 import { paginate, type ListResult, type PageParams } from '../../http/pagination.js'
 import { isId, newId } from '../../lib/ids.js'
 import { signalJobsQueued } from '../../jobs/wakeup.js'
-import { presentAccount, requireAccount, type AccountRow, type AccountView } from '../accounts/index.js'
+import { availableBalance, presentAccount, requireAccount, type AccountRow, type AccountView } from '../accounts/index.js'
 import { MAX_BALANCE } from './post.js'
 import { presentEntry, type EntryView } from './present.js'
 import * as repo from './repo.js'
 import type { AccountAdjustmentRequest } from './schemas.js'
 
 export { placeHold, incrementHold, releaseHold, captureHold, findHold, type HoldDecision, type HoldChange, type HoldRefusal, type HoldRow } from './holds.js'
-export { holdsCtes } from './repo.js'
+export { accountsCte, holdsCtes } from './repo.js'
 export { applySettledMovement, postMovement, MAX_BALANCE, type Movement, type SettledMovementInput } from './post.js'
 export { presentEntry, type EntryView } from './present.js'
 
@@ -109,8 +109,8 @@ async function explainRefusal(deps: AppDeps, ctx: RequestCtx, accountId: string,
   if (account.upstream_reference === null) throw new ApiError('account_not_provisioned')
   if (account.status !== 'open') throw new ApiError('account_blocked')
   const ledger = Number(account.ledger_balance)
-  if (direction === 'debit' && ledger - Number(account.held_balance) < body.amount) {
-    throw new ApiError('insufficient_funds', { param: 'amount', message: `The available balance (${ledger - Number(account.held_balance)}) is lower than ${body.amount}.` })
+  if (direction === 'debit' && availableBalance(account) < body.amount) {
+    throw new ApiError('insufficient_funds', { param: 'amount', message: `The available balance (${availableBalance(account)}) is lower than ${body.amount}.` })
   }
   if (direction === 'credit' && ledger + body.amount > MAX_BALANCE) {
     throw new ApiError('account_not_fundable', { param: 'amount', message: `An account holds at most ${MAX_BALANCE} minor units.` })
