@@ -1,10 +1,19 @@
 import type { Environment } from '../config.js'
 
 /** Who is calling: resolved once per request from the access token. */
-export interface RequestCtx {
-  requestId: string
+/** Whose data a call acts on: an organization's environment. A request's context is one; a job builds one from its row. */
+export interface Scope {
   organizationId: string
   environment: Environment
+}
+
+/** The scope a stored row belongs to: what a job acts for (no request, no client, no scopes to fake). */
+export function scopeOfRow(row: { organization_id: string; environment: string }): Scope {
+  return { organizationId: row.organization_id, environment: row.environment as Environment }
+}
+
+export interface RequestCtx extends Scope {
+  requestId: string
   clientId: string
   scopes: ReadonlySet<string>
 }

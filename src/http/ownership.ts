@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify'
 import { sql } from 'kysely'
 import type { Db } from '../db/types.js'
-import type { RequestCtx } from './context.js'
+import type { Scope } from './context.js'
 import { ApiError, type ErrorCode } from './errors.js'
 
 interface Owned { organization_id: string; environment: string }
@@ -10,7 +10,7 @@ interface Owned { organization_id: string; environment: string }
  * The rule for every lookup by id: another organization's object answers exactly like a missing one;
  * the caller's own object in the other environment answers environment_mismatch (keys were mixed up).
  */
-export function requireOwned<T extends Owned>(row: T | undefined | null, ctx: RequestCtx, notFound: ErrorCode, param?: string): T {
+export function requireOwned<T extends Owned>(row: T | undefined | null, ctx: Scope, notFound: ErrorCode, param?: string): T {
   if (!row || row.organization_id !== ctx.organizationId) throw new ApiError(notFound, param ? { param } : {})
   if (row.environment !== ctx.environment) {
     throw new ApiError('environment_mismatch', { message: `This object belongs to the ${row.environment} environment; use a ${row.environment} token.` })

@@ -1,7 +1,8 @@
 import type { Static } from 'typebox'
 import type { AppDeps } from '../../app-deps.js'
+import type { Db } from '../../db/types.js'
 import { withTx } from '../../db/tx.js'
-import type { RequestCtx } from '../../http/context.js'
+import type { RequestCtx, Scope } from '../../http/context.js'
 import { ApiError } from '../../http/errors.js'
 import { requireOwned } from '../../http/ownership.js'
 import { paginate, type ListResult, type PageParams } from '../../http/pagination.js'
@@ -25,8 +26,8 @@ type ListQuery = Static<typeof AccountListQuery>
 type StatusBody = Static<typeof AccountBlockRequest>
 
 /** The caller's account by id, for every module: another organization's id answers like a missing one. */
-export async function requireAccount(deps: AppDeps, ctx: RequestCtx, accountId: string, param?: string): Promise<repo.AccountRow> {
-  const row = isId('acct', accountId) ? await repo.findAccount(deps.db, accountId) : undefined
+export async function requireAccount(db: Db, ctx: Scope, accountId: string, param?: string): Promise<repo.AccountRow> {
+  const row = isId('acct', accountId) ? await repo.findAccount(db, accountId) : undefined
   return requireOwned(row, ctx, 'account_not_found', param)
 }
 
@@ -68,7 +69,7 @@ export async function createAccount(deps: AppDeps, ctx: RequestCtx, body: Create
   if (await countCallerPrograms(deps, ctx) === 0) {
     throw new ApiError('program_not_provisioned', { message: `Your organization has no program in ${ctx.environment}.` })
   }
-  const program = await requireCallerProgram(deps, ctx, body.program_id, 'program_id')
+  const program = await requireCallerProgram(deps.db, ctx, body.program_id, 'program_id')
   const processor = deps.processors.forProgram(program)
   const currency = body.currency.toUpperCase()
   if (!program.currencies.includes(currency)) {
@@ -96,7 +97,7 @@ export async function createAccount(deps: AppDeps, ctx: RequestCtx, body: Create
 }
 
 export async function retrieveAccount(deps: AppDeps, ctx: RequestCtx, accountId: string): Promise<AccountView> {
-  return presentAccount(await requireAccount(deps, ctx, accountId))
+  return presentAccount(await requireAccount(deps.db, ctx, accountId))
 }
 
 export async function listAccounts(deps: AppDeps, ctx: RequestCtx, query: ListQuery): Promise<ListResult<AccountView>> {
@@ -115,7 +116,7 @@ export async function listAccounts(deps: AppDeps, ctx: RequestCtx, query: ListQu
  * told first (outside any transaction); when it fails, the 502 leaves the account as it was.
  */
 export async function setAccountStatus(deps: AppDeps, ctx: RequestCtx, accountId: string, to: 'open' | 'blocked', body: StatusBody | undefined): Promise<AccountView> {
-  const current = await requireAccount(deps, ctx, accountId)
+  const current = await requireAccount(deps.db, ctx, accountId)
   const from = to === 'blocked' ? 'open' : 'blocked'
   if (current.status === to) return presentAccount(current)
   const program = await findProgram(deps, current.program_id)

@@ -70,7 +70,7 @@ export async function authenticationProgramOf(deps: AppDeps, req: FastifyRequest
  * is `pending` until answered or until it expires five minutes later (a job records that, reads too).
  */
 export async function simulateAuthentication(deps: AppDeps, ctx: RequestCtx, body: SimulateAuthenticationBody): Promise<AuthenticationView> {
-  const card = await requireCard(deps, ctx, body.card_id, 'card_id')
+  const card = await requireCard(deps.db, ctx, body.card_id, 'card_id')
   const program = await requireCardProgram(deps, card)
   requireSimulatorFeed(program, 'three_d_secure')
   requireActiveCard(card, 'authenticated')
@@ -99,7 +99,7 @@ export async function simulateAuthentication(deps: AppDeps, ctx: RequestCtx, bod
 export async function answerAuthentication(deps: AppDeps, ctx: RequestCtx, id: string, answer: 'approved' | 'declined'): Promise<AuthenticationView> {
   const current = await requireAuthentication(deps, ctx, id)
   // A closed card refuses every operation (card_closed); declining a challenge on it stays possible.
-  if (answer === 'approved' && current.status === 'pending' && (await requireCard(deps, ctx, current.card_id)).status === 'closed') {
+  if (answer === 'approved' && current.status === 'pending' && (await requireCard(deps.db, ctx, current.card_id)).status === 'closed') {
     throw new ApiError('card_closed', { message: `Card ${current.card_id} is closed; a challenge on it can only be declined.` })
   }
   const now = deps.clock.now()

@@ -102,7 +102,7 @@ export async function presentRequest(deps: AppDeps, ctx: RequestCtx, body: Simul
   return {
     id: newId('auth', at), at, ctx, body, currency: body.currency.toUpperCase(),
     merchant: { name: body.merchant.name, mcc: body.merchant.mcc ?? null, city: body.merchant.city ?? null, country: body.merchant.country?.toUpperCase() ?? null },
-    cvc: body.cvc === undefined ? null : await checkCvc(deps, await requireCard(deps, ctx, body.card_id, 'card_id'), body.cvc),
+    cvc: body.cvc === undefined ? null : await checkCvc(deps, await requireCard(deps.db, ctx, body.card_id, 'card_id'), body.cvc),
     answer: answerToStore(201),
   }
 }

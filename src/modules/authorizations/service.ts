@@ -1,5 +1,6 @@
 import type { AppDeps } from '../../app-deps.js'
-import type { RequestCtx } from '../../http/context.js'
+import type { Db } from '../../db/types.js'
+import type { RequestCtx, Scope } from '../../http/context.js'
 import { requireOwned } from '../../http/ownership.js'
 import { paginate, type ListResult, type PageParams } from '../../http/pagination.js'
 import { isId } from '../../lib/ids.js'
@@ -19,13 +20,13 @@ export type { AuthorizationRow } from './repo.js'
 export type { AuthorizationView } from './schemas.js'
 
 /** The caller's authorization by id: another organization's answers exactly like a missing one. */
-export async function requireAuthorization(deps: AppDeps, ctx: RequestCtx, authorizationId: string): Promise<repo.AuthorizationRow> {
-  const row = isId('auth', authorizationId) ? await repo.findAuthorization(deps.db, authorizationId) : undefined
+export async function requireAuthorization(db: Db, ctx: Scope, authorizationId: string): Promise<repo.AuthorizationRow> {
+  const row = isId('auth', authorizationId) ? await repo.findAuthorization(db, authorizationId) : undefined
   return requireOwned(row, ctx, 'authorization_not_found')
 }
 
 export async function retrieveAuthorization(deps: AppDeps, ctx: RequestCtx, authorizationId: string): Promise<AuthorizationView> {
-  return presentAuthorization(await requireAuthorization(deps, ctx, authorizationId))
+  return presentAuthorization(await requireAuthorization(deps.db, ctx, authorizationId))
 }
 
 export interface AuthorizationListFilter { card_id?: string; account_id?: string; status?: string }
@@ -45,22 +46,22 @@ export async function listAuthorizations(deps: AppDeps, ctx: RequestCtx, filter:
 
 /** Sandbox: the network asks to raise a pending authorization by `amount` (approved or declined, see engine). */
 export async function increment(deps: AppDeps, ctx: RequestCtx, authorizationId: string, amount: number): Promise<AuthorizationView> {
-  const auth = await requireAuthorization(deps, ctx, authorizationId)
-  const card = await requireCard(deps, ctx, auth.card_id)
+  const auth = await requireAuthorization(deps.db, ctx, authorizationId)
+  const card = await requireCard(deps.db, ctx, auth.card_id)
   return incrementAuthorization(deps, ctx, auth.id, amount, card)
 }
 
 /** Sandbox: the merchant reverses all or part of what a pending authorization holds. */
 export async function reverse(deps: AppDeps, ctx: RequestCtx, authorizationId: string, amount?: number): Promise<AuthorizationView> {
-  return reverseAuthorization(deps, await requireAuthorization(deps, ctx, authorizationId), amount)
+  return reverseAuthorization(deps, await requireAuthorization(deps.db, ctx, authorizationId), amount)
 }
 
 /** Sandbox: the merchant captures (clears) an authorization, creating a pending capture transaction. */
 export async function capture(deps: AppDeps, ctx: RequestCtx, authorizationId: string, amount?: number, close = true): Promise<TransactionView> {
-  return captureAuthorization(deps, await requireAuthorization(deps, ctx, authorizationId), amount, close)
+  return captureAuthorization(deps, await requireAuthorization(deps.db, ctx, authorizationId), amount, close)
 }
 
 /** Sandbox: the hold of a pending authorization runs out now. */
 export async function expire(deps: AppDeps, ctx: RequestCtx, authorizationId: string): Promise<AuthorizationView> {
-  return expireAuthorization(deps, await requireAuthorization(deps, ctx, authorizationId))
+  return expireAuthorization(deps, await requireAuthorization(deps.db, ctx, authorizationId))
 }

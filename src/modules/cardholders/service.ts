@@ -3,7 +3,7 @@ import type { AppDeps } from '../../app-deps.js'
 import type { Db } from '../../db/types.js'
 import { json } from '../../db/types.js'
 import { isUniqueViolation, withTx } from '../../db/tx.js'
-import type { RequestCtx } from '../../http/context.js'
+import type { RequestCtx, Scope } from '../../http/context.js'
 import { ApiError } from '../../http/errors.js'
 import { requireOwned } from '../../http/ownership.js'
 import { paginate, type ListResult, type PageParams } from '../../http/pagination.js'
@@ -100,8 +100,8 @@ export async function createCardholder(deps: AppDeps, ctx: RequestCtx, body: Cre
 }
 
 /** The caller's cardholder by id, for every module: another organization's id answers like a missing one. */
-export async function requireCardholder(deps: AppDeps, ctx: RequestCtx, cardholderId: string, param?: string): Promise<repo.CardholderRow> {
-  const row = isId('chd', cardholderId) ? await repo.findCardholder(deps.db, cardholderId) : undefined
+export async function requireCardholder(db: Db, ctx: Scope, cardholderId: string, param?: string): Promise<repo.CardholderRow> {
+  const row = isId('chd', cardholderId) ? await repo.findCardholder(db, cardholderId) : undefined
   return requireOwned(row, ctx, 'cardholder_not_found', param)
 }
 
@@ -117,7 +117,7 @@ export async function findCardholderForJob(db: Db, cardholderId: string): Promis
 }
 
 export async function retrieveCardholder(deps: AppDeps, ctx: RequestCtx, cardholderId: string): Promise<CardholderView> {
-  return presentCardholder(await requireCardholder(deps, ctx, cardholderId), deps.clock.now())
+  return presentCardholder(await requireCardholder(deps.db, ctx, cardholderId), deps.clock.now())
 }
 
 export async function listCardholders(deps: AppDeps, ctx: RequestCtx, query: ListQuery): Promise<ListResult<CardholderView>> {
@@ -132,7 +132,7 @@ export async function listCardholders(deps: AppDeps, ctx: RequestCtx, query: Lis
 
 /** PATCH: only supplied fields change; an address change on an address_change_requires_kyc program is refused. */
 export async function updateCardholder(deps: AppDeps, ctx: RequestCtx, cardholderId: string, body: UpdateBody): Promise<CardholderView> {
-  const current = await requireCardholder(deps, ctx, cardholderId)
+  const current = await requireCardholder(deps.db, ctx, cardholderId)
   const newAddress = body.address ? normalizeAddress(body.address) : undefined
   const addressChanges = newAddress !== undefined && !sameAddress(current.address as AddressValue | null, newAddress)
   // Checked before the transaction: the guard reads other modules' tables through deps.db.

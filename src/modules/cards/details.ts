@@ -15,7 +15,7 @@ type CardDetailsView = Static<typeof CardDetails>
  */
 export async function revealCardDetails(deps: AppDeps, ctx: RequestCtx, cardId: string, publicKey: unknown): Promise<CardDetailsView> {
   return audited(deps, ctx, cardId, 'details.reveal', async () => {
-    const card = await requireCard(deps, ctx, cardId)
+    const card = await requireCard(deps.db, ctx, cardId)
     const key = importCallerKey(publicKey)
     assertMove(card, 'details')
     const processor = deps.processors.forProgram(await requireCardProgram(deps, card))

@@ -1,7 +1,7 @@
 import type { AppDeps } from '../../app-deps.js'
 import { withTx } from '../../db/tx.js'
 import { json } from '../../db/types.js'
-import type { RequestCtx } from '../../http/context.js'
+import { scopeOfRow, type RequestCtx } from '../../http/context.js'
 import { ApiError } from '../../http/errors.js'
 import { enqueue, type JobOutcome, type JobRecord } from '../../jobs/queue.js'
 import { callProcessor, recordOutcome } from '../../processors/calls.js'
@@ -19,11 +19,6 @@ import type { CardView } from './schemas.js'
 /** How soon the job looks again when the processor still reports the card pending. */
 const POLL_AGAIN_MS = 1000
 
-/** A job carries no request: it acts for the card's own organization and environment. */
-function jobCtx(card: repo.CardRow): RequestCtx {
-  return { requestId: 'job', organizationId: card.organization_id, environment: card.environment as RequestCtx['environment'], clientId: 'system', scopes: new Set() }
-}
-
 /**
  * Has the processor issue a pending card: requests it once (the card id is the processor's idempotency
  * key), then reads it back; once issued, records last4 and expiry, emits `card.issued` and schedules
@@ -37,7 +32,7 @@ export async function issuePendingCard(deps: AppDeps, cardId: string): Promise<{
   const scope = cardScope(card)
 
   if (card.processor_reference === null) {
-    const account = await requireAccount(deps, jobCtx(card), card.account_id)
+    const account = await requireAccount(deps.db, scopeOfRow(card), card.account_id)
     if (account.upstream_reference === null) return { stillPending: true }
     const pending = card
     const call = await callProcessor(deps, scope, { processor: processor.name, operation: 'issue_card', subjectId: card.id },
@@ -100,7 +95,7 @@ export async function runIssueJob(deps: AppDeps, job: JobRecord): Promise<JobOut
 
 /** Sandbox: issue a pending card now instead of waiting for the job (an issued card answers unchanged). */
 export async function issueNow(deps: AppDeps, ctx: RequestCtx, cardId: string): Promise<CardView> {
-  const card = await requireCard(deps, ctx, cardId)
+  const card = await requireCard(deps.db, ctx, cardId)
   if (card.status === 'pending') await issuePendingCard(deps, card.id)
   return presentCard((await repo.findCard(deps.db, card.id))!)
 }

@@ -31,7 +31,7 @@ const EVENT_OF: Record<StatusOperation, EventType> = {
  * Activating a replacement closes the card it replaces. Closing deletes the card's network tokens.
  */
 export async function changeStatus(deps: AppDeps, ctx: RequestCtx, cardId: string, op: StatusOperation): Promise<CardView> {
-  const card = await requireCard(deps, ctx, cardId)
+  const card = await requireCard(deps.db, ctx, cardId)
   const next = assertMove(card, op)
   const program = await requireCardProgram(deps, card)
   const processor = deps.processors.forProgram(program)
@@ -67,7 +67,7 @@ export async function changeStatus(deps: AppDeps, ctx: RequestCtx, cardId: strin
  * and emits `card.shipped` carrying the new shipping status.
  */
 export async function shipCard(deps: AppDeps, ctx: RequestCtx, cardId: string, wanted: 'shipped' | 'delivered' | undefined): Promise<CardView> {
-  const card = await requireCard(deps, ctx, cardId)
+  const card = await requireCard(deps.db, ctx, cardId)
   assertMove(card, 'ship')
   return withTx(deps.db, async (trx) => {
     const now = deps.clock.now()

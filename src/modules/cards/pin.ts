@@ -36,7 +36,7 @@ function assertPinConfigured(program: ProgramRow): void {
  */
 export async function createPinKey(deps: AppDeps, ctx: RequestCtx, cardId: string): Promise<PinKeyView> {
   return audited(deps, ctx, cardId, 'pin_key.create', async () => {
-    const card = await requireCard(deps, ctx, cardId)
+    const card = await requireCard(deps.db, ctx, cardId)
     assertPinConfigured(await requireCardProgram(deps, card))
     assertMove(card, 'pin')
     const pair = await createPinKeyPair()
@@ -90,7 +90,7 @@ async function callWithPin<T>(
   deps: AppDeps, ctx: RequestCtx, cardId: string, body: PinSubmitBody, operation: 'set_pin' | 'verify_pin',
   send: (processor: ReturnType<AppDeps['processors']['forProgram']>, scope: ReturnType<typeof cardScope>, reference: string, pin: string) => Promise<T>,
 ): Promise<{ card: repo.CardRow; scope: ReturnType<typeof cardScope>; call: ProcessorCall<T> }> {
-  const card = await requireCard(deps, ctx, cardId)
+  const card = await requireCard(deps.db, ctx, cardId)
   const program = await requireCardProgram(deps, card)
   assertPinConfigured(program)
   const pin = await openPin(deps, card, body)

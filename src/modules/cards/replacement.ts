@@ -50,7 +50,7 @@ export async function closeReplacedCard(deps: AppDeps, trx: Db, replacement: rep
  * The old card records `replaced_by` (`card.replaced`); the new one `replacement_for` and is issued like any card.
  */
 export async function replaceCard(deps: AppDeps, ctx: RequestCtx, cardId: string, reason: ReplaceReason): Promise<CardView> {
-  const card = await requireCard(deps, ctx, cardId)
+  const card = await requireCard(deps.db, ctx, cardId)
   assertMove(card, 'replace')
   if (card.replaced_by) throw alreadyReplaced(card)
   const program = await requireCardProgram(deps, card)

@@ -2,7 +2,7 @@ import type { FastifyRequest } from 'fastify'
 import type { AppDeps } from '../../app-deps.js'
 import { isUniqueViolation, withTx } from '../../db/tx.js'
 import { json, type Db } from '../../db/types.js'
-import type { RequestCtx } from '../../http/context.js'
+import type { RequestCtx, Scope } from '../../http/context.js'
 import { ApiError, isApiError } from '../../http/errors.js'
 import { requireOwned } from '../../http/ownership.js'
 import { paginate, type ListResult, type PageParams } from '../../http/pagination.js'
@@ -31,8 +31,8 @@ export const CARD_ISSUE_JOB = 'card.issue' satisfies JobType
  * The caller's card by id: another organization's card answers exactly like a missing one. `param` names the
  * body field when the id came in the body (`card_id`), not in the path.
  */
-export async function requireCard(deps: AppDeps, ctx: RequestCtx, cardId: string, param?: string): Promise<repo.CardRow> {
-  const row = isId('card', cardId) ? await repo.findCard(deps.db, cardId) : undefined
+export async function requireCard(db: Db, ctx: Scope, cardId: string, param?: string): Promise<repo.CardRow> {
+  const row = isId('card', cardId) ? await repo.findCard(db, cardId) : undefined
   return requireOwned(row, ctx, 'card_not_found', param)
 }
 
@@ -65,7 +65,7 @@ export async function requireCardProgram(deps: AppDeps, card: repo.CardRow): Pro
 /** The funding account when the caller may see it, else null: the stable order reports its absence later. */
 async function visibleAccount(deps: AppDeps, ctx: RequestCtx, accountId: string): Promise<AccountRow | null> {
   try {
-    return await requireAccount(deps, ctx, accountId, 'account_id')
+    return await requireAccount(deps.db, ctx, accountId, 'account_id')
   } catch (err) {
     if (isApiError(err)) return null
     throw err
@@ -80,7 +80,7 @@ async function visibleAccount(deps: AppDeps, ctx: RequestCtx, accountId: string)
  */
 export async function createCard(deps: AppDeps, ctx: RequestCtx, body: CardCreateBody): Promise<CardView> {
   const controls = mergeSpendingControls(emptySpendingControls(), body.spending_controls)
-  const cardholder = await requireCardholder(deps, ctx, body.cardholder_id, 'cardholder_id')
+  const cardholder = await requireCardholder(deps.db, ctx, body.cardholder_id, 'cardholder_id')
   const seenAccount = await visibleAccount(deps, ctx, body.account_id)
   const seenProgram = seenAccount ? await findProgram(deps, seenAccount.program_id) : undefined
   if (!cardholderHasIdentityDocument(cardholder)) {
@@ -91,7 +91,7 @@ export async function createCard(deps: AppDeps, ctx: RequestCtx, body: CardCreat
   }
   await assertKycForProgram(deps, ctx, cardholder.id, seenProgram ?? { identity_evidence_required: false }, 'cardholder_id')
 
-  const account = await requireAccount(deps, ctx, body.account_id, 'account_id')
+  const account = await requireAccount(deps.db, ctx, body.account_id, 'account_id')
   if (account.cardholder_id !== cardholder.id) {
     throw new ApiError('account_cardholder_mismatch', { param: 'account_id', message: `Account ${account.id} belongs to another cardholder than ${cardholder.id}.` })
   }
@@ -194,7 +194,7 @@ export function cardScope(row: { organization_id: string; environment: string })
 }
 
 export async function retrieveCard(deps: AppDeps, ctx: RequestCtx, cardId: string): Promise<CardView> {
-  return presentCard(await requireCard(deps, ctx, cardId))
+  return presentCard(await requireCard(deps.db, ctx, cardId))
 }
 
 export interface CardListFilter { cardholder_id?: string; account_id?: string; status?: string }
@@ -218,7 +218,7 @@ export async function listCards(deps: AppDeps, ctx: RequestCtx, url: string, fil
  * and metadata (merged; null or "" removes a key). A closed card refuses with `card_closed`.
  */
 export async function updateCard(deps: AppDeps, ctx: RequestCtx, cardId: string, body: CardUpdateBody): Promise<CardView> {
-  const current = await requireCard(deps, ctx, cardId)
+  const current = await requireCard(deps.db, ctx, cardId)
   assertMove(current, 'update')
   const program = await requireCardProgram(deps, current)
   const processor = deps.processors.forProgram(program)

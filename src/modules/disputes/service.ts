@@ -1,7 +1,7 @@
 import type { AppDeps } from '../../app-deps.js'
 import { isUniqueViolation, withTx } from '../../db/tx.js'
 import { json, type Db } from '../../db/types.js'
-import type { RequestCtx } from '../../http/context.js'
+import type { RequestCtx, Scope } from '../../http/context.js'
 import { ApiError } from '../../http/errors.js'
 import { requireOwned } from '../../http/ownership.js'
 import { paginate, type ListResult, type PageParams } from '../../http/pagination.js'
@@ -37,8 +37,8 @@ export async function runReviewJob(deps: AppDeps, job: JobRecord): Promise<void>
 }
 
 /** The caller's dispute by id: another organization's dispute answers exactly like a missing one. */
-export async function requireDispute(deps: AppDeps, ctx: RequestCtx, disputeId: string): Promise<repo.DisputeRow> {
-  const row = isId('dsp', disputeId) ? await repo.findDispute(deps.db, disputeId) : undefined
+export async function requireDispute(db: Db, ctx: Scope, disputeId: string): Promise<repo.DisputeRow> {
+  const row = isId('dsp', disputeId) ? await repo.findDispute(db, disputeId) : undefined
   return requireOwned(row, ctx, 'dispute_not_found')
 }
 
@@ -63,12 +63,12 @@ function notDisputable(txn: TransactionRow): ApiError {
  * two never both take the same remainder. The dispute starts `submitted`; a job moves it under review.
  */
 export async function createDispute(deps: AppDeps, ctx: RequestCtx, body: DisputeCreateBody): Promise<DisputeView> {
-  const seen = await requireTransaction(deps, ctx, body.transaction_id, 'transaction_id')
+  const seen = await requireTransaction(deps.db, ctx, body.transaction_id, 'transaction_id')
   const now = deps.clock.now()
   try {
     return await withTx(deps.db, async (trx) => {
       await lockAccountRow(trx, seen.account_id)
-      const txn = await requireTransaction({ ...deps, db: trx }, ctx, seen.id, 'transaction_id')
+      const txn = await requireTransaction(trx, ctx, seen.id, 'transaction_id')
       if (txn.type !== 'capture' || txn.status !== 'settled') throw notDisputable(txn)
       const open = await repo.findOpenDispute(trx, txn.id)
       if (open) throw alreadyOpen(txn.id, open.id)
@@ -111,7 +111,7 @@ function finalState(row: repo.DisputeRow, action: string): ApiError {
 
 /** The caller withdraws an open dispute (submitted or under_review → withdrawn); nothing moves on the account. */
 export async function withdrawDispute(deps: AppDeps, ctx: RequestCtx, disputeId: string): Promise<DisputeView> {
-  const current = await requireDispute(deps, ctx, disputeId)
+  const current = await requireDispute(deps.db, ctx, disputeId)
   const now = deps.clock.now()
   return withTx(deps.db, async (trx) => {
     const locked = (await repo.lockDispute(trx, current.id))!
@@ -129,7 +129,7 @@ export async function withdrawDispute(deps: AppDeps, ctx: RequestCtx, disputeId:
  * on a blocked account) in the same transaction as the status change; `lost` moves nothing.
  */
 export async function resolveDispute(deps: AppDeps, ctx: RequestCtx, disputeId: string, outcome: 'won' | 'lost'): Promise<DisputeView> {
-  const current = await requireDispute(deps, ctx, disputeId)
+  const current = await requireDispute(deps.db, ctx, disputeId)
   const program = await findProgram(deps, current.program_id)
   if (!program) throw new ApiError('program_not_provisioned')
   requireSimulatorFeed(program, 'disputes')
@@ -156,7 +156,7 @@ export async function resolveDispute(deps: AppDeps, ctx: RequestCtx, disputeId: 
 }
 
 export async function retrieveDispute(deps: AppDeps, ctx: RequestCtx, disputeId: string): Promise<DisputeView> {
-  return presentDispute(await requireDispute(deps, ctx, disputeId))
+  return presentDispute(await requireDispute(deps.db, ctx, disputeId))
 }
 
 export interface DisputeListFilter { transaction_id?: string; card_id?: string; status?: string }

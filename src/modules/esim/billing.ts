@@ -13,7 +13,7 @@ import { applySettledMovement } from '../ledger/index.js'
 export async function checkPayingAccount(
   deps: AppDeps, ctx: RequestCtx, accountId: string, price: number, currency: string, cardholderId: string | null,
 ): Promise<AccountRow> {
-  const account = await requireAccount(deps, ctx, accountId, 'account_id')
+  const account = await requireAccount(deps.db, ctx, accountId, 'account_id')
   if (cardholderId !== null && account.cardholder_id !== cardholderId) {
     throw new ApiError('account_cardholder_mismatch', { param: 'account_id', message: `Account ${account.id} belongs to another cardholder than ${cardholderId}.` })
   }

@@ -2,7 +2,7 @@ import type { Static } from 'typebox'
 import type { AppDeps } from '../../app-deps.js'
 import { withTx } from '../../db/tx.js'
 import type { Db } from '../../db/types.js'
-import type { RequestCtx } from '../../http/context.js'
+import type { RequestCtx, Scope } from '../../http/context.js'
 import { ApiError } from '../../http/errors.js'
 import { iso, requireOwned } from '../../http/ownership.js'
 import { paginate, type ListResult, type PageParams } from '../../http/pagination.js'
@@ -83,7 +83,7 @@ export function presentEsim(row: repo.EsimRow, bundles: repo.BundleRow[], now: D
 }
 
 /** The caller's eSIM: another organization's id answers like a missing one. */
-export async function requireEsim(deps: AppDeps, ctx: RequestCtx, id: string, db: Db = deps.db): Promise<repo.EsimRow> {
+export async function requireEsim(db: Db, ctx: Scope, id: string): Promise<repo.EsimRow> {
   const row = isId('esim', id) ? await repo.findEsim(db, id) : undefined
   return requireOwned(row, ctx, 'esim_not_found')
 }
@@ -93,7 +93,7 @@ export async function bundlesOf(db: Db, esimIds: string[]): Promise<repo.BundleR
 }
 
 export async function retrieveEsim(deps: AppDeps, ctx: RequestCtx, id: string): Promise<EsimView> {
-  const row = await requireEsim(deps, ctx, id)
+  const row = await requireEsim(deps.db, ctx, id)
   return presentEsim(row, await repo.bundlesOf(deps.db, [row.id]), deps.clock.now())
 }
 

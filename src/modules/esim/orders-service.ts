@@ -33,7 +33,7 @@ export function referenceError(err: unknown, reference: string): ApiError | null
  */
 export async function createOrder(deps: AppDeps, ctx: RequestCtx, body: CreateBody): Promise<OrderView> {
   let cardholderId = body.cardholder_id ?? null
-  if (cardholderId !== null) await requireCardholder(deps, ctx, cardholderId, 'cardholder_id')
+  if (cardholderId !== null) await requireCardholder(deps.db, ctx, cardholderId, 'cardholder_id')
   if (body.account_id !== undefined) {
     // The account is judged against the price before anything is reserved.
     const listed = await requireOrderablePackage(deps, ctx, body.package_id)

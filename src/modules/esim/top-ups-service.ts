@@ -24,7 +24,7 @@ function runningPackageIds(bundles: esims.BundleRow[], now: Date): string[] {
 
 /** The add-ons this eSIM accepts right now: sold, and extending a package that is running on it. */
 export async function listTopUpOffers(deps: AppDeps, ctx: RequestCtx, esimId: string, page: PageParams): Promise<ListResult<TopUpView>> {
-  const esim = await requireEsim(deps, ctx, esimId)
+  const esim = await requireEsim(deps.db, ctx, esimId)
   const packageIds = runningPackageIds(await esims.bundlesOf(deps.db, [esim.id]), deps.clock.now())
   return paginate({
     ctx, cursors: deps.cursors, url: `/v1/esim/esims/${esim.id}/top_ups`, page,
@@ -36,7 +36,7 @@ export async function listTopUpOffers(deps: AppDeps, ctx: RequestCtx, esimId: st
 
 /** The offers for one eSIM without paging (the hosted page shows them all; there are a handful). */
 export async function offersForEsim(deps: AppDeps, ctx: RequestCtx, esimId: string): Promise<TopUpView[]> {
-  const esim = await requireEsim(deps, ctx, esimId)
+  const esim = await requireEsim(deps.db, ctx, esimId)
   const packageIds = runningPackageIds(await esims.bundlesOf(deps.db, [esim.id]), deps.clock.now())
   const rows = await listSoldTopUps(deps, viewOf(ctx), packageIds, { take: 50, reverse: false })
   return rows.map(presentTopUp)
@@ -51,7 +51,7 @@ function unavailable(message: string): ApiError {
  * eSIM gains a package entry for it (running at once) in the same transaction as the order, the debit and the events.
  */
 export async function purchaseTopUp(deps: AppDeps, ctx: RequestCtx, esimId: string, body: Static<typeof TopUpPurchaseRequest>): Promise<OrderView> {
-  const esim = await requireEsim(deps, ctx, esimId)
+  const esim = await requireEsim(deps.db, ctx, esimId)
   const topUp = await findTopUp(deps, viewOf(ctx), body.top_up_id)
   if (!topUp) throw unavailable(`${body.top_up_id} is not an add-on sold by this platform.`)
   if (topUp.effective_status !== 'on_sale' || topUp.package_status === 'withdrawn') throw unavailable(`${topUp.id} is no longer sold.`)

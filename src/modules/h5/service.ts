@@ -29,7 +29,7 @@ export interface H5LinkView {
 
 /** Creates a link for one cardholder. The 256-bit token lives only in the URL returned here; the service keeps its SHA-256. */
 export async function createLink(deps: AppDeps, ctx: RequestCtx, body: { cardholder_id: string; allow_purchases?: boolean }): Promise<H5LinkView> {
-  const cardholder = await requireCardholder(deps, ctx, body.cardholder_id, 'cardholder_id')
+  const cardholder = await requireCardholder(deps.db, ctx, body.cardholder_id, 'cardholder_id')
   const token = randomBytes(32).toString('base64url')
   const now = deps.clock.now()
   const row: repo.LinkRow = {
@@ -87,7 +87,7 @@ export interface PageData {
 /** Everything the page shows for the link's cardholder: eSIMs with QR codes and, when purchases are allowed, offers. */
 export async function loadPage(deps: AppDeps, link: repo.LinkRow, requestId: string, requestedCountry: string | null): Promise<PageData> {
   const ctx = linkCtx(link, requestId)
-  const cardholder = await requireCardholder(deps, ctx, link.cardholder_id)
+  const cardholder = await requireCardholder(deps.db, ctx, link.cardholder_id)
   const esims = await cardholderEsims(deps, ctx, cardholder.id)
   const cards: EsimCard[] = []
   for (const esim of esims) {
@@ -140,7 +140,7 @@ export async function buyTopUp(deps: AppDeps, link: repo.LinkRow, requestId: str
   const ctx = linkCtx(link, requestId)
   const reference = `h5_${link.id}_${nonce}`
   try {
-    const esim = await requireEsim(deps, ctx, esimId)
+    const esim = await requireEsim(deps.db, ctx, esimId)
     if (esim.cardholder_id !== link.cardholder_id) throw new ApiError('esim_not_found')
     await purchaseTopUp(deps, ctx, esim.id, { top_up_id: topUpId, reference })
     return 'topped_up'

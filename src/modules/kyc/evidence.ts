@@ -20,7 +20,7 @@ export async function assertKycForProgram(
   deps: AppDeps, ctx: RequestCtx, cardholderId: string,
   program: { identity_evidence_required: boolean }, param = 'cardholder_id',
 ): Promise<CardholderRow> {
-  const row = await requireCardholder(deps, ctx, cardholderId, param)
+  const row = await requireCardholder(deps.db, ctx, cardholderId, param)
   const status = effectiveKycStatus(row, deps.clock.now())
   if (status !== 'approved') {
     throw new ApiError('kyc_not_approved', { param, message: `The cardholder's kyc_status is ${status}; report an approved KYC attestation first.` })

@@ -75,7 +75,7 @@ function checkAttestation(body: AttestationBody, now: Date): void {
 export async function recordAttestation(deps: AppDeps, ctx: RequestCtx, cardholderId: string, body: AttestationBody): Promise<KycAttestationView> {
   const now = deps.clock.now()
   checkAttestation(body, now)
-  await requireCardholder(deps, ctx, cardholderId)
+  await requireCardholder(deps.db, ctx, cardholderId)
   const address = body.address ? normalizeAddress(body.address) : null
   const identity = body.identity ? {
     legal_name: body.identity.legal_name,
@@ -140,7 +140,7 @@ export async function recordAttestation(deps: AppDeps, ctx: RequestCtx, cardhold
 }
 
 export async function listAttestations(deps: AppDeps, ctx: RequestCtx, cardholderId: string, page: PageParams): Promise<ListResult<KycAttestationView>> {
-  const cardholder = await requireCardholder(deps, ctx, cardholderId)
+  const cardholder = await requireCardholder(deps.db, ctx, cardholderId)
   let docs = new Map<string, repo.DocumentMetadataRow[]>()
   return paginate({
     ctx, cursors: deps.cursors, url: `/v1/cardholders/${cardholder.id}/kyc`, page,

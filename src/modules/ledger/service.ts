@@ -71,7 +71,7 @@ export async function adjustBalance(deps: AppDeps, ctx: RequestCtx, accountId: s
       if (!isUniqueViolation(err, repo.CLIENT_TXN_CONSTRAINT)) throw err
     }
     if (result && !result.lock_ok) {
-      await requireAccount(deps, ctx, accountId) // someone else's account answers not-found, never "in progress"
+      await requireAccount(deps.db, ctx, accountId) // someone else's account answers not-found, never "in progress"
       throw new ApiError('idempotency_request_in_progress', { param: 'client_transaction_id', message: 'A credit or debit with this client_transaction_id is still running; retry after a short backoff.' })
     }
     if (result && result.id !== null) {
@@ -92,7 +92,7 @@ export async function adjustBalance(deps: AppDeps, ctx: RequestCtx, accountId: s
  * a replay; null when nothing explains it any more (the state changed meanwhile: try again).
  */
 async function explainRefusal(deps: AppDeps, ctx: RequestCtx, accountId: string, direction: Direction, body: AdjustBody, currency: string | null): Promise<AccountView | null> {
-  const account = await requireAccount(deps, ctx, accountId)
+  const account = await requireAccount(deps.db, ctx, accountId)
   if (body.client_transaction_id !== undefined) {
     const entry = await repo.findEntryByClientTxn(deps.db, accountId, body.client_transaction_id)
     if (entry) {
@@ -120,7 +120,7 @@ async function explainRefusal(deps: AppDeps, ctx: RequestCtx, accountId: string,
 
 /** `GET /v1/accounts/{id}/entries`: the append-only ledger, newest first. */
 export async function listEntries(deps: AppDeps, ctx: RequestCtx, accountId: string, page: PageParams): Promise<ListResult<EntryView>> {
-  const account = await requireAccount(deps, ctx, accountId)
+  const account = await requireAccount(deps.db, ctx, accountId)
   return paginate({
     ctx, cursors: deps.cursors, url: `/v1/accounts/${account.id}/entries`, page,
     sortKey: (r: repo.EntryRow) => String(r.seq),

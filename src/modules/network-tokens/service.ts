@@ -2,7 +2,7 @@ import type { FastifyRequest } from 'fastify'
 import type { AppDeps } from '../../app-deps.js'
 import { withTx } from '../../db/tx.js'
 import type { Db } from '../../db/types.js'
-import type { RequestCtx } from '../../http/context.js'
+import type { RequestCtx, Scope } from '../../http/context.js'
 import { ApiError } from '../../http/errors.js'
 import { requireOwned } from '../../http/ownership.js'
 import { paginate, type ListResult, type PageParams } from '../../http/pagination.js'
@@ -22,8 +22,8 @@ export { tokenUsable } from './lifecycle.js'
 const scopeOf = (row: { organization_id: string; environment: string }) => ({ organizationId: row.organization_id, environment: row.environment })
 
 /** The caller's network token by id: another organization's token answers exactly like a missing one. */
-export async function requireToken(deps: AppDeps, ctx: RequestCtx, tokenId: string): Promise<repo.TokenRow> {
-  const row = isId('ntok', tokenId) ? await repo.findToken(deps.db, tokenId) : undefined
+export async function requireToken(db: Db, ctx: Scope, tokenId: string): Promise<repo.TokenRow> {
+  const row = isId('ntok', tokenId) ? await repo.findToken(db, tokenId) : undefined
   return requireOwned(row, ctx, 'token_not_found')
 }
 
@@ -53,7 +53,7 @@ export async function tokenProgramOf(deps: AppDeps, req: FastifyRequest): Promis
  * (`active`, network_token.updated), so the answer is ready for tokenized authorizations.
  */
 export async function provisionToken(deps: AppDeps, ctx: RequestCtx, body: SimulateNetworkTokenBody): Promise<NetworkTokenView> {
-  const card = await requireCard(deps, ctx, body.card_id, 'card_id')
+  const card = await requireCard(deps.db, ctx, body.card_id, 'card_id')
   const program = await requireCardProgram(deps, card)
   requireSimulatorFeed(program, 'network_tokens')
   requireActiveCard(card, 'tokenized')
@@ -75,7 +75,7 @@ export async function provisionToken(deps: AppDeps, ctx: RequestCtx, body: Simul
 
 /** Applies one move of the token state table under the token's row lock; emits network_token.updated. */
 export async function moveToken(deps: AppDeps, ctx: RequestCtx, tokenId: string, op: TokenOperation): Promise<NetworkTokenView> {
-  const current = await requireToken(deps, ctx, tokenId)
+  const current = await requireToken(deps.db, ctx, tokenId)
   const now = deps.clock.now()
   return withTx(deps.db, async (trx) => {
     const locked = (await repo.lockToken(trx, current.id))!
@@ -103,7 +103,7 @@ export async function deleteTokensOfClosedCard(trx: Db, card: { id: string; orga
 }
 
 export async function retrieveToken(deps: AppDeps, ctx: RequestCtx, tokenId: string): Promise<NetworkTokenView> {
-  return presentToken(await requireToken(deps, ctx, tokenId))
+  return presentToken(await requireToken(deps.db, ctx, tokenId))
 }
 
 export interface TokenListFilter { card_id?: string; status?: string; wallet?: string }

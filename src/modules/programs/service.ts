@@ -1,6 +1,7 @@
 import type { Static } from 'typebox'
 import type { AppDeps } from '../../app-deps.js'
-import type { RequestCtx } from '../../http/context.js'
+import type { Db } from '../../db/types.js'
+import type { RequestCtx, Scope } from '../../http/context.js'
 import { ApiError } from '../../http/errors.js'
 import { iso } from '../../http/ownership.js'
 import { paginate, type ListResult, type PageParams } from '../../http/pagination.js'
@@ -46,8 +47,8 @@ export async function listPrograms(deps: AppDeps, ctx: RequestCtx, page: PagePar
  * The caller's program by id, for other modules. Whether it does not exist or belongs to someone else,
  * the answer is the same `invalid_parameter` on `param` (the interface's rule for program_id).
  */
-export async function requireCallerProgram(deps: AppDeps, ctx: RequestCtx, programId: string, param = 'program_id'): Promise<repo.ProgramRow> {
-  const row = await repo.findProgram(deps.db, programId)
+export async function requireCallerProgram(db: Db, ctx: Scope, programId: string, param = 'program_id'): Promise<repo.ProgramRow> {
+  const row = await repo.findProgram(db, programId)
   if (!row || row.organization_id !== ctx.organizationId || row.environment !== ctx.environment) {
     if (row && row.organization_id === ctx.organizationId) {
       throw new ApiError('environment_mismatch', { param, message: `${programId} belongs to the ${row.environment} environment.` })

@@ -1,6 +1,7 @@
 import type { AppDeps } from '../../app-deps.js'
+import type { Db } from '../../db/types.js'
 import { withTx } from '../../db/tx.js'
-import type { RequestCtx } from '../../http/context.js'
+import type { RequestCtx, Scope } from '../../http/context.js'
 import { ApiError } from '../../http/errors.js'
 import { requireOwned } from '../../http/ownership.js'
 import { paginate, type ListResult, type PageParams } from '../../http/pagination.js'
@@ -50,13 +51,13 @@ export async function createReport(deps: AppDeps, ctx: RequestCtx, body: ReportC
 }
 
 /** The caller's report by id: another organization's answers exactly like a missing one. */
-export async function requireReport(deps: AppDeps, ctx: RequestCtx, reportId: string): Promise<repo.ReportRow> {
-  const row = isId('rpt', reportId) ? await repo.findReport(deps.db, reportId) : undefined
+export async function requireReport(db: Db, ctx: Scope, reportId: string): Promise<repo.ReportRow> {
+  const row = isId('rpt', reportId) ? await repo.findReport(db, reportId) : undefined
   return requireOwned(row, ctx, 'report_not_found')
 }
 
 export async function retrieveReport(deps: AppDeps, ctx: RequestCtx, reportId: string): Promise<ReportView> {
-  return presentReport(await requireReport(deps, ctx, reportId), deps.config.baseUrl)
+  return presentReport(await requireReport(deps.db, ctx, reportId), deps.config.baseUrl)
 }
 
 export interface ReportListFilter { type?: string; status?: string }
@@ -74,7 +75,7 @@ export async function listReports(deps: AppDeps, ctx: RequestCtx, filter: Report
 
 /** The CSV of a succeeded report; a pending or failed one answers report_not_ready. */
 export async function downloadReport(deps: AppDeps, ctx: RequestCtx, reportId: string): Promise<{ filename: string; csv: string }> {
-  const report = await requireReport(deps, ctx, reportId)
+  const report = await requireReport(deps.db, ctx, reportId)
   if (report.status === 'pending') {
     throw new ApiError('report_not_ready', { message: `Report ${report.id} is still pending; poll GET /v1/reports/${report.id} until it has succeeded.` })
   }

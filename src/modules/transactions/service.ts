@@ -2,7 +2,7 @@ import type { AppDeps } from '../../app-deps.js'
 import type { CreatedWindow } from '../../db/created-window.js'
 import { withTx } from '../../db/tx.js'
 import { json, type Db } from '../../db/types.js'
-import type { RequestCtx } from '../../http/context.js'
+import type { RequestCtx, Scope } from '../../http/context.js'
 import { ApiError } from '../../http/errors.js'
 import { requireOwned } from '../../http/ownership.js'
 import { paginate, type ListResult, type PageParams } from '../../http/pagination.js'
@@ -22,13 +22,13 @@ export type { TransactionView } from './schemas.js'
 const scopeOf = (row: { organization_id: string; environment: string }) => ({ organizationId: row.organization_id, environment: row.environment })
 
 /** The caller's transaction by id, for every module: another organization's id answers like a missing one. */
-export async function requireTransaction(deps: AppDeps, ctx: RequestCtx, transactionId: string, param?: string): Promise<repo.TransactionRow> {
-  const row = isId('txn', transactionId) ? await repo.findTransaction(deps.db, transactionId) : undefined
+export async function requireTransaction(db: Db, ctx: Scope, transactionId: string, param?: string): Promise<repo.TransactionRow> {
+  const row = isId('txn', transactionId) ? await repo.findTransaction(db, transactionId) : undefined
   return requireOwned(row, ctx, 'transaction_not_found', param)
 }
 
 export async function retrieveTransaction(deps: AppDeps, ctx: RequestCtx, transactionId: string): Promise<TransactionView> {
-  return presentTransaction(await requireTransaction(deps, ctx, transactionId))
+  return presentTransaction(await requireTransaction(deps.db, ctx, transactionId))
 }
 
 export interface TransactionListFilter { card_id?: string; account_id?: string; authorization_id?: string; type?: string; status?: string }
@@ -78,7 +78,7 @@ export async function recordCapture(trx: Db, input: CaptureRecord, now: Date): P
 
 /** Settles a pending transaction (transaction.updated); one that is already settled or refunded is answered unchanged. */
 export async function settleTransaction(deps: AppDeps, ctx: RequestCtx, transactionId: string): Promise<TransactionView> {
-  const current = await requireTransaction(deps, ctx, transactionId)
+  const current = await requireTransaction(deps.db, ctx, transactionId)
   if (current.status !== 'pending') return presentTransaction(current)
   const now = deps.clock.now()
   return withTx(deps.db, async (trx) => {
@@ -96,7 +96,7 @@ export async function settleTransaction(deps: AppDeps, ctx: RequestCtx, transact
  * capture run one at a time under the account's row lock, so together they never exceed it.
  */
 export async function refundTransaction(deps: AppDeps, ctx: RequestCtx, transactionId: string, body: RefundBody): Promise<TransactionView> {
-  const current = await requireTransaction(deps, ctx, transactionId)
+  const current = await requireTransaction(deps.db, ctx, transactionId)
   const now = deps.clock.now()
   return withTx(deps.db, async (trx) => {
     await lockAccountRow(trx, current.account_id)
@@ -143,7 +143,7 @@ export async function refundTransaction(deps: AppDeps, ctx: RequestCtx, transact
  * account is credited even when blocked, as a network credit would be; the currency must be the account's.
  */
 export async function merchantRefund(deps: AppDeps, ctx: RequestCtx, body: SimulateRefundBody): Promise<TransactionView> {
-  const card = await requireCard(deps, ctx, body.card_id, 'card_id')
+  const card = await requireCard(deps.db, ctx, body.card_id, 'card_id')
   if (card.status === 'pending') throw new ApiError('card_not_provisioned', { param: 'card_id' })
   const currency = body.currency.toUpperCase()
   const merchant: MerchantValue = {
