@@ -14,6 +14,7 @@ import { MODULES } from './modules/index.js'
 import { newAdjustmentBatcher } from './modules/ledger/batcher.js'
 import { buildHooks } from './modules/module.js'
 import { DeliveryCoalescers } from './modules/webhooks/delivery.js'
+import type { ProcessorDefinition } from './processors/port.js'
 import { createProcessorRegistry } from './processors/registry.js'
 
 /** The composition root's output: the dependencies every route and job gets, the database, the worker's jobs. */
@@ -40,8 +41,11 @@ export function buildServices(base: BaseDeps): AppDeps {
   return deps
 }
 
-/** Opens the database, applies migrations and assembles the dependencies shared by server, worker and tests. */
-export async function openRuntime(config: Config, options: { clock?: Clock; log?: Logger; inMemory?: boolean } = {}): Promise<Runtime> {
+/**
+ * Opens the database, applies migrations and assembles the dependencies shared by server, worker and tests.
+ * `processors` replaces the list of processors served (default `PROCESSORS`, src/processors/catalog.ts).
+ */
+export async function openRuntime(config: Config, options: { clock?: Clock; log?: Logger; inMemory?: boolean; processors?: readonly ProcessorDefinition[] } = {}): Promise<Runtime> {
   const log = options.log ?? createLogger(config.logLevel)
   const handle = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: options.inMemory ? null : `${config.dataDir}/pgdata`, poolSize: databasePoolSize(config) })
   await migrateToLatest(handle.db)
@@ -51,7 +55,7 @@ export async function openRuntime(config: Config, options: { clock?: Clock; log?
   handle.close = async () => { await inFlight.close(); await close() }
   const deps = buildServices({
     config, db: handle.db, clock, log, cursors: new Cursors(config.masterKey, clock), inFlight,
-    processors: createProcessorRegistry({ db: handle.db, clock, masterKey: config.masterKey }),
+    processors: createProcessorRegistry({ db: handle.db, clock, masterKey: config.masterKey }, options.processors),
   })
   return { handle, deps, jobs: buildJobRegistry(MODULES) }
 }

@@ -1,46 +1,17 @@
-import type { Capability } from '../http/capability.js'
+import type { ProcessorDefinition, ProcessorProfile } from './port.js'
+import { simBasic } from './sim-basic.js'
+import { simFull } from './sim-full.js'
 
-export const ALL_CAPABILITIES: Capability[] = ['account_credit', 'account_debit', 'account_status', 'card_pin', 'card_details', 'network_tokens', 'three_d_secure']
+export { ALL_CAPABILITIES, type ProcessorProfile } from './port.js'
 
-/** What a processor can do: a program bound to it inherits these traits when the operator creates it. */
-export interface ProcessorProfile {
-  name: string
-  capabilities: Capability[]
-  formFactors: string[]
-  cardTypes: string[]
-  cardBrand: 'visa' | 'mastercard'
-  bin: string
-  oneCardPerCardholder: boolean
-  identityEvidenceRequired: boolean
-  addressChangeRequiresKyc: boolean
-  kycInitialStatus: 'not_started' | 'pending'
-}
+/**
+ * Every processor the service knows, each one object in its own file (`ProcessorDefinition`). The runtime
+ * builds its adapters from this list unless given another (`openRuntime(config, { processors })`); what
+ * follows derives from it for code that has no runtime at hand.
+ */
+export const PROCESSORS: readonly ProcessorDefinition[] = [simFull, simBasic]
 
-export const PROCESSOR_PROFILES: Record<string, ProcessorProfile> = {
-  sim_full: {
-    name: 'sim_full',
-    capabilities: ALL_CAPABILITIES,
-    formFactors: ['virtual', 'physical'],
-    cardTypes: ['debit', 'prepaid'],
-    cardBrand: 'visa',
-    bin: '42424200',
-    oneCardPerCardholder: false,
-    identityEvidenceRequired: false,
-    addressChangeRequiresKyc: false,
-    kycInitialStatus: 'not_started',
-  },
-  sim_basic: {
-    name: 'sim_basic',
-    capabilities: ['card_details', 'network_tokens', 'three_d_secure'],
-    formFactors: ['virtual'],
-    cardTypes: ['prepaid'],
-    cardBrand: 'mastercard',
-    bin: '52525200',
-    oneCardPerCardholder: true,
-    identityEvidenceRequired: true,
-    addressChangeRequiresKyc: true,
-    kycInitialStatus: 'pending',
-  },
-}
+export const PROCESSOR_PROFILES: Record<string, ProcessorProfile> = Object.fromEntries(PROCESSORS.map((p) => [p.profile.name, p.profile]))
 
-export const PROCESSOR_NAMES = Object.keys(PROCESSOR_PROFILES)
+export const PROCESSOR_NAMES: string[] = PROCESSORS.map((p) => p.profile.name)
+

@@ -1,9 +1,56 @@
-import type { ProcessorProfile } from './catalog.js'
+import type { Db } from '../db/types.js'
+import type { Capability } from '../http/capability.js'
+import type { Clock } from '../lib/clock.js'
 
 /**
- * The one interface every card processor adapter implements (simulated or real). The service calls it
- * outside database transactions: record intent → call → record outcome (see `calls.ts`).
+ * The one interface every card processor adapter implements (simulated or real), and the object that
+ * describes a processor (`ProcessorDefinition`: its traits and a factory for its adapter). The service
+ * calls an adapter outside database transactions: record intent → call → record outcome (see `calls.ts`).
  */
+
+export const ALL_CAPABILITIES: Capability[] = ['account_credit', 'account_debit', 'account_status', 'card_pin', 'card_details', 'network_tokens', 'three_d_secure']
+
+/** What a processor can do: a program bound to it inherits these traits when the operator creates it. */
+export interface ProcessorProfile {
+  /** The name programs are bound to (`program.processor`); unique in the list. */
+  name: string
+  /** The optional operations its programs get (routes are mounted per program by capability). */
+  capabilities: Capability[]
+  /** What it issues; a program may narrow these, never widen them. */
+  formFactors: string[]
+  cardTypes: string[]
+  cardBrand: 'visa' | 'mastercard'
+  /** The default BIN of its programs' cards (the operator may give a program another). */
+  bin: string
+  oneCardPerCardholder: boolean
+  identityEvidenceRequired: boolean
+  addressChangeRequiresKyc: boolean
+  kycInitialStatus: 'not_started' | 'pending'
+}
+
+/** The simulated network feeds a sandbox processor can inject: wallet tokens, 3-D Secure challenges, dispute outcomes. */
+export type SimulatorFeed = 'network_tokens' | 'three_d_secure' | 'disputes'
+
+/** What an adapter is built from, once per runtime: the database (the simulators keep their records there), the clock, the master key. */
+export interface ProcessorDeps {
+  db: Db
+  clock: Clock
+  masterKey: Buffer
+}
+
+/**
+ * A processor, whole: everything the service knows of it, in one object in one file, listed once in
+ * `PROCESSORS` (`catalog.ts`). The runtime builds the adapters from the list (`createProcessorRegistry`).
+ */
+export interface ProcessorDefinition {
+  profile: ProcessorProfile
+  /** The spending controls it enforces upstream; a card asking for others is `spend_control_unsupported`. */
+  spendControls: SpendControlSupport
+  /** The sandbox feeds it can inject (`requireSimulatorFeed`); none for a processor without a simulator. */
+  simulatorFeeds: readonly SimulatorFeed[]
+  /** Builds its adapter (the implementation of `Processor` below); its `name` must be `profile.name`. */
+  create(deps: ProcessorDeps): Processor
+}
 
 /** Every operation a processor can be asked for; fault injection names the same operations. */
 export const PROCESSOR_OPERATIONS = [

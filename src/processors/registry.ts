@@ -1,35 +1,56 @@
 import { ApiError } from '../http/errors.js'
-import type { Processor } from './port.js'
-import { createSimBasic } from './sim-basic.js'
-import { createSimFull } from './sim-full.js'
-import type { SimDeps } from './sim-processor.js'
+import { PROCESSORS } from './catalog.js'
+import type { Processor, ProcessorDefinition, ProcessorDeps, ProcessorProfile, SimulatorFeed } from './port.js'
 
-/** The processor adapters this deployment can serve, by the name programs are bound to. */
+/**
+ * The processors this deployment serves, by the name programs are bound to: each one's definition and
+ * the adapter built from it. A pure function of the list it is given; nothing registers later.
+ */
 export class ProcessorRegistry {
-  private readonly adapters = new Map<string, Processor>()
+  private readonly entries: ReadonlyMap<string, { definition: ProcessorDefinition; adapter: Processor }>
 
-  register(processor: Processor): void {
-    this.adapters.set(processor.name, processor)
+  constructor(processors: readonly ProcessorDefinition[], deps: ProcessorDeps) {
+    const entries = new Map<string, { definition: ProcessorDefinition; adapter: Processor }>()
+    for (const definition of processors) {
+      const { name } = definition.profile
+      if (entries.has(name)) throw new Error(`Processor ${name} is listed twice.`)
+      const adapter = definition.create(deps)
+      if (adapter.name !== name) throw new Error(`Processor ${name} built an adapter named ${adapter.name}.`)
+      entries.set(name, { definition, adapter })
+    }
+    this.entries = entries
   }
 
   has(name: string): boolean {
-    return this.adapters.has(name)
+    return this.entries.has(name)
+  }
+
+  /** The names a program can be bound to, in list order. */
+  names(): string[] {
+    return [...this.entries.keys()]
+  }
+
+  /** The traits a program bound to `name` inherits; undefined for a processor this deployment does not have. */
+  profile(name: string): ProcessorProfile | undefined {
+    return this.entries.get(name)?.definition.profile
+  }
+
+  /** The sandbox feeds `name` can inject (none for a processor this deployment does not have). */
+  simulatorFeeds(name: string): readonly SimulatorFeed[] {
+    return this.entries.get(name)?.definition.simulatorFeeds ?? []
   }
 
   /** The adapter behind a program; a program this deployment cannot serve is `program_not_provisioned`. */
   forProgram(program: { id: string; processor: string }): Processor {
-    const adapter = this.adapters.get(program.processor)
-    if (!adapter) {
+    const entry = this.entries.get(program.processor)
+    if (!entry) {
       throw new ApiError('program_not_provisioned', { param: 'program_id', message: `Program ${program.id} cannot be served by this deployment.` })
     }
-    return adapter
+    return entry.adapter
   }
 }
 
-/** Both simulated processors, sharing the service's database for their own records. */
-export function createProcessorRegistry(deps: SimDeps): ProcessorRegistry {
-  const registry = new ProcessorRegistry()
-  registry.register(createSimFull(deps))
-  registry.register(createSimBasic(deps))
-  return registry
+/** The adapters of `processors` (by default every listed one, `PROCESSORS`), sharing the service's database for the simulators' records. */
+export function createProcessorRegistry(deps: ProcessorDeps, processors: readonly ProcessorDefinition[] = PROCESSORS): ProcessorRegistry {
+  return new ProcessorRegistry(processors, deps)
 }

@@ -1,22 +1,17 @@
-import type { Db } from '../db/types.js'
 import { deriveKey, hmacSha256, safeEqual } from '../lib/crypto.js'
 import { ulid } from '../lib/ids.js'
-import type { Clock } from '../lib/clock.js'
-import type { ProcessorProfile } from './catalog.js'
 import { takeFault } from './faults.js'
 import {
-  ProcessorError, type CardDetails, type CreateAccountInput, type IssueCardInput, type Processor, type ProcessorOperation,
-  type ProcessorScope, type SpendControlSupport, type UpstreamAccount, type UpstreamAccountStatus, type UpstreamCard, type UpstreamCardStatus,
+  ProcessorError, type CardDetails, type CreateAccountInput, type IssueCardInput, type Processor, type ProcessorDeps, type ProcessorOperation,
+  type ProcessorProfile, type ProcessorScope, type SpendControlSupport, type UpstreamAccount, type UpstreamAccountStatus, type UpstreamCard,
+  type UpstreamCardStatus,
 } from './port.js'
 import { SimCardData, type RandomDigits } from './sim-card-data.js'
 import { SimStore, type SimObject } from './sim-store.js'
 
 export { withLuhn } from './sim-card-data.js'
 
-export interface SimDeps {
-  db: Db
-  clock: Clock
-  masterKey: Buffer
+export interface SimDeps extends ProcessorDeps {
   /** Where card numbers and codes come from (the CSPRNG unless a test forces collisions). */
   randomDigits?: RandomDigits
 }
@@ -31,9 +26,10 @@ export interface SimBehaviour {
 }
 
 /**
- * The simulated processor both sandbox adapters are made of: it keeps its own records, honours injected
- * faults before every operation, draws each card's number and code at issuance and keeps them encrypted
- * (`sim-card-data.ts`), and keeps PINs only as a keyed hash. The profile decides what it can do.
+ * The simulated processor the sandbox adapters are made of (each processor's file builds one from its
+ * profile and behaviour, in its `create`): it keeps its own records, honours injected faults before every
+ * operation, draws each card's number and code at issuance and keeps them encrypted (`sim-card-data.ts`),
+ * and keeps PINs only as a keyed hash. The profile decides what it can do.
  */
 export class SimulatedProcessor implements Processor {
   private readonly store: SimStore

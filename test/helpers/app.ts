@@ -15,6 +15,7 @@ import { createLogger } from '../../src/lib/logger.js'
 import { signClientAssertion, tokenRequestBody } from '../../src/lib/client-assertion.js'
 import type { ServiceModule } from '../../src/modules/index.js'
 import { SCOPES } from '../../src/modules/oauth/scopes.js'
+import type { ProcessorDefinition } from '../../src/processors/port.js'
 import { openRuntime } from '../../src/runtime.js'
 import { freshDatabaseUrl } from './db.js'
 
@@ -44,6 +45,8 @@ export interface TestAppOptions {
   logDestination?: DestinationStream
   /** The modules whose routes are mounted, in order (default: `MODULES`). */
   modules?: readonly ServiceModule[]
+  /** The processors served (default: `PROCESSORS`): a test adds one of its own without touching the list. */
+  processors?: readonly ProcessorDefinition[]
 }
 
 /** Boots the real application on a database of its own, with a clock the test can move. */
@@ -68,7 +71,7 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
   const config = loadConfig(env)
   const clock = new ManualClock()
   const log = options.logDestination ? createLogger(config.logLevel, options.logDestination) : undefined
-  const { deps, handle, jobs } = await openRuntime(config, { clock, inMemory: true, log })
+  const { deps, handle, jobs } = await openRuntime(config, { clock, inMemory: true, log, processors: options.processors })
   const app = await buildApp(deps, options.modules)
   await options.beforeReady?.(app)
   await app.ready()

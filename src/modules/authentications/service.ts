@@ -72,7 +72,7 @@ export async function authenticationProgramOf(deps: AppDeps, req: FastifyRequest
 export async function simulateAuthentication(deps: AppDeps, ctx: RequestCtx, body: SimulateAuthenticationBody): Promise<AuthenticationView> {
   const card = await requireCard(deps.db, ctx, body.card_id, 'card_id')
   const program = await requireCardProgram(deps, card)
-  requireSimulatorFeed(program, 'three_d_secure')
+  requireSimulatorFeed(deps.processors, program, 'three_d_secure')
   requireActiveCard(card, 'authenticated')
   const now = deps.clock.now()
   const expiresAt = new Date(now.getTime() + AUTHENTICATION_TTL_MS)

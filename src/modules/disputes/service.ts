@@ -132,7 +132,7 @@ export async function resolveDispute(deps: AppDeps, ctx: RequestCtx, disputeId: 
   const current = await requireDispute(deps.db, ctx, disputeId)
   const program = await findProgram(deps, current.program_id)
   if (!program) throw new ApiError('program_not_provisioned')
-  requireSimulatorFeed(program, 'disputes')
+  requireSimulatorFeed(deps.processors, program, 'disputes')
   const now = deps.clock.now()
   return withTx(deps.db, async (trx) => {
     await lockAccountRow(trx, current.account_id)

@@ -55,7 +55,7 @@ export async function tokenProgramOf(deps: AppDeps, req: FastifyRequest): Promis
 export async function provisionToken(deps: AppDeps, ctx: RequestCtx, body: SimulateNetworkTokenBody): Promise<NetworkTokenView> {
   const card = await requireCard(deps.db, ctx, body.card_id, 'card_id')
   const program = await requireCardProgram(deps, card)
-  requireSimulatorFeed(program, 'network_tokens')
+  requireSimulatorFeed(deps.processors, program, 'network_tokens')
   requireActiveCard(card, 'tokenized')
   const now = deps.clock.now()
   return withTx(deps.db, async (trx) => {

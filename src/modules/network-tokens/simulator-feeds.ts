@@ -1,17 +1,9 @@
 import { ApiError } from '../../http/errors.js'
+import type { ProcessorRegistry } from '../../processors/registry.js'
+import type { SimulatorFeed } from '../../processors/port.js'
 import type { CardRow } from '../cards/index.js'
 
-/** The simulated network feeds a sandbox processor can inject: wallet tokens, 3-D Secure challenges, dispute outcomes. */
-export type SimulatorFeed = 'network_tokens' | 'three_d_secure' | 'disputes'
-
-/**
- * Which processor simulates which feed (decisions.md, Sandbox simulator): `sim_basic` has none, as a real
- * processor without those feeds would; any other processor has none either.
- */
-const FEEDS: Record<string, readonly SimulatorFeed[]> = {
-  sim_full: ['network_tokens', 'three_d_secure', 'disputes'],
-  sim_basic: [],
-}
+export type { SimulatorFeed }
 
 const LABEL: Record<SimulatorFeed, string> = {
   network_tokens: 'network token provisioning',
@@ -20,11 +12,15 @@ const LABEL: Record<SimulatorFeed, string> = {
 }
 
 /**
- * Refuses a simulator call with `operation_unsupported` when the program's processor cannot inject the feed,
- * or (tokens, 3-D Secure) when the program lacks the capability the feed belongs to.
+ * Refuses a simulator call with `operation_unsupported` when the program's processor cannot inject the feed
+ * (its `simulatorFeeds`, in its file under src/processors, as the runtime's registry has it; a processor the
+ * deployment does not have has none), or (tokens,
+ * 3-D Secure) when the program lacks the capability the feed belongs to.
  */
-export function requireSimulatorFeed(program: { id: string; processor: string; capabilities: readonly string[] }, feed: SimulatorFeed): void {
-  const injects = (FEEDS[program.processor] ?? []).includes(feed)
+export function requireSimulatorFeed(
+  processors: ProcessorRegistry, program: { id: string; processor: string; capabilities: readonly string[] }, feed: SimulatorFeed,
+): void {
+  const injects = processors.simulatorFeeds(program.processor).includes(feed)
   const capable = feed === 'disputes' || program.capabilities.includes(feed)
   if (!injects || !capable) {
     throw new ApiError('operation_unsupported', {

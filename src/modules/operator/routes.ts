@@ -4,7 +4,6 @@ import { Type } from 'typebox'
 import type { AppDeps } from '../../app-deps.js'
 import { createClient, getClient, listClients, presentClient, revokeClient, updateClient, SCOPES } from '../oauth/index.js'
 import { createProgram, presentProgram } from '../programs/index.js'
-import { PROCESSOR_NAMES } from '../../processors/catalog.js'
 import { createOrganization, getOrganization, listOrganizationPrograms, listOrganizations, putNetworkPolicy } from './service.js'
 import { PageQuery } from '../../http/pagination.js'
 import { CurrencyCode } from '../../http/schema-types.js'
@@ -50,7 +49,7 @@ export function registerOperator(base: FastifyInstance, deps: AppDeps): void {
         organization_id: Type.String(),
         environment: Environment,
         name: Type.String({ minLength: 1, maxLength: 200 }),
-        processor: Type.Union(PROCESSOR_NAMES.map((p) => Type.Literal(p))),
+        processor: Type.Union(deps.processors.names().map((p) => Type.Literal(p))),
         currencies: Type.Array(Currency, { minItems: 1, maxItems: 20 }),
         form_factors: Type.Optional(Type.Array(Type.Union([Type.Literal('virtual'), Type.Literal('physical')]), { minItems: 1 })),
         card_types: Type.Optional(Type.Array(Type.Union([Type.Literal('debit'), Type.Literal('prepaid'), Type.Literal('credit')]), { minItems: 1 })),

@@ -7,7 +7,6 @@ import { iso } from '../../http/ownership.js'
 import { paginate, type ListResult, type PageParams } from '../../http/pagination.js'
 import { newId } from '../../lib/ids.js'
 import { json } from '../../db/types.js'
-import { PROCESSOR_PROFILES } from '../../processors/catalog.js'
 import * as repo from './repo.js'
 import type { Program } from './schemas.js'
 
@@ -82,8 +81,8 @@ export interface ProgramCreateInput {
 
 /** Operator only: a program inherits its processor's capabilities and traits; form factors may narrow them. */
 export async function createProgram(deps: AppDeps, input: ProgramCreateInput): Promise<repo.ProgramRow> {
-  const profile = PROCESSOR_PROFILES[input.processor]
-  if (!profile) throw new ApiError('invalid_parameter', { param: 'processor', message: `processor must be one of: ${Object.keys(PROCESSOR_PROFILES).join(', ')}.` })
+  const profile = deps.processors.profile(input.processor)
+  if (!profile) throw new ApiError('invalid_parameter', { param: 'processor', message: `processor must be one of: ${deps.processors.names().join(', ')}.` })
   const formFactors = input.form_factors ?? profile.formFactors
   const unsupported = formFactors.filter((f) => !profile.formFactors.includes(f))
   if (unsupported.length > 0) {
