@@ -43,7 +43,7 @@ async function runExpiryJobs(cardholderId: string): Promise<unknown[]> {
 }
 
 describe('the KYC gate for accounts and cards', () => {
-  const gate = (id: string, program: { identity_evidence_required: boolean }) => assertKycForProgram(t.deps, ctxOf(a), id, program)
+  const gate = (id: string, program: { identity_evidence_required: boolean }) => assertKycForProgram(t.deps.db, ctxOf(a), t.deps.clock.now(), id, program)
 
   test('a cardholder whose kyc_status is not approved is refused with kyc_not_approved', async () => {
     const ch = await createCardholder(t, token)
@@ -88,14 +88,14 @@ describe('expiry', () => {
     const expiresAt = new Date(t.clock.now().getTime() + HOUR)
     assert.equal((await kyc(ch.id, attestationBody(t, { expires_at: expiresAt.toISOString() }))).statusCode, 201)
     assert.equal(await status(ch.id), 'approved')
-    await assert.doesNotReject(assertKycForProgram(t.deps, ctxOf(a), ch.id, a.programs.full))
+    await assert.doesNotReject(assertKycForProgram(t.deps.db, ctxOf(a), t.deps.clock.now(), ch.id, a.programs.full))
     await advance(HOUR + 1000)
     assert.equal(await status(ch.id), 'expired')
     const expired = (await t.api(token, 'GET', '/v1/cardholders?kyc_status=expired&limit=100')).json().data.map((c: any) => c.id)
     const approved = (await t.api(token, 'GET', '/v1/cardholders?kyc_status=approved&limit=100')).json().data.map((c: any) => c.id)
     assert.ok(expired.includes(ch.id))
     assert.ok(!approved.includes(ch.id))
-    await assert.rejects(assertKycForProgram(t.deps, ctxOf(a), ch.id, a.programs.full), { code: 'kyc_not_approved' })
+    await assert.rejects(assertKycForProgram(t.deps.db, ctxOf(a), t.deps.clock.now(), ch.id, a.programs.full), { code: 'kyc_not_approved' })
   })
 
   test('the expiry job announces cardholder.kyc_updated once, with kyc_status expired', async () => {

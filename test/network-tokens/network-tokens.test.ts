@@ -154,12 +154,12 @@ test('tokenStatusForCard answers the status of the card\'s own token and null fo
   const other = await activeCard()
   const tok = await newToken(card.id)
   await move(tok.id, 'suspend')
-  const scope = { organizationId: tenant.organizationId, environment: 'sandbox' }
-  assert.equal(await tokenStatusForCard(t.deps, t.deps.db, scope, tok.id, card.id), 'suspended')
-  assert.equal(await tokenStatusForCard(t.deps, t.deps.db, scope, tok.id, other.id), null)
-  assert.equal(await tokenStatusForCard(t.deps, t.deps.db, { ...scope, environment: 'production' }, tok.id, card.id), null)
-  assert.equal(await tokenStatusForCard(t.deps, t.deps.db, scope, 'ntok_00000000000000000000000000', card.id), null)
-  assert.equal(await tokenStatusForCard(t.deps, t.deps.db, scope, 'garbage', card.id), null)
+  const scope = { organizationId: tenant.organizationId, environment: 'sandbox' as const }
+  assert.equal(await tokenStatusForCard(t.deps.db, scope, tok.id, card.id), 'suspended')
+  assert.equal(await tokenStatusForCard(t.deps.db, scope, tok.id, other.id), null)
+  assert.equal(await tokenStatusForCard(t.deps.db, { ...scope, environment: 'production' }, tok.id, card.id), null)
+  assert.equal(await tokenStatusForCard(t.deps.db, scope, 'ntok_00000000000000000000000000', card.id), null)
+  assert.equal(await tokenStatusForCard(t.deps.db, scope, 'garbage', card.id), null)
 })
 
 test('in production the simulator routes answer the identical 404 of an unknown path', async () => {

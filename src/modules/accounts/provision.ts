@@ -33,7 +33,7 @@ export async function enqueueProvisioning(trx: Db, deps: AppDeps, row: repo.Acco
 export async function provisionAccount(deps: AppDeps, accountId: string): Promise<void | { retryAt: Date }> {
   const row = await repo.findAccount(deps.db, accountId)
   if (!row || row.upstream_reference !== null) return
-  const program = await findProgram(deps, row.program_id)
+  const program = await findProgram(deps.db, row.program_id)
   if (!program) return
   const scope = { organizationId: row.organization_id, environment: row.environment }
   const upstream = await deps.processors.forProgram(program).getAccount(scope, row.id)

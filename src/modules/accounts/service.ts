@@ -66,7 +66,7 @@ export async function accountProgramOf(deps: AppDeps, ctx: RequestCtx | undefine
  * waits for the upstream account).
  */
 export async function createAccount(deps: AppDeps, ctx: RequestCtx, body: CreateBody): Promise<AccountView> {
-  if (await countCallerPrograms(deps, ctx) === 0) {
+  if (await countCallerPrograms(deps.db, ctx) === 0) {
     throw new ApiError('program_not_provisioned', { message: `Your organization has no program in ${ctx.environment}.` })
   }
   const program = await requireCallerProgram(deps.db, ctx, body.program_id, 'program_id')
@@ -75,7 +75,7 @@ export async function createAccount(deps: AppDeps, ctx: RequestCtx, body: Create
   if (!program.currencies.includes(currency)) {
     throw new ApiError('invalid_parameter', { param: 'currency', message: `Program ${program.id} holds only: ${program.currencies.join(', ')}.` })
   }
-  await assertKycForProgram(deps, ctx, body.cardholder_id, program, 'cardholder_id')
+  await assertKycForProgram(deps.db, ctx, deps.clock.now(), body.cardholder_id, program, 'cardholder_id')
 
   const accountId = newId('acct')
   const call = await callProcessor(deps, ctx, { processor: processor.name, operation: 'create_account', subjectId: accountId },
@@ -119,7 +119,7 @@ export async function setAccountStatus(deps: AppDeps, ctx: RequestCtx, accountId
   const current = await requireAccount(deps.db, ctx, accountId)
   const from = to === 'blocked' ? 'open' : 'blocked'
   if (current.status === to) return presentAccount(current)
-  const program = await findProgram(deps, current.program_id)
+  const program = await findProgram(deps.db, current.program_id)
   if (!program) throw new ApiError('program_not_provisioned', { message: `Program ${current.program_id} is no longer available.` })
   const processor = deps.processors.forProgram(program)
   const call = await callProcessor(deps, ctx, { processor: processor.name, operation: 'set_account_status', subjectId: current.id },

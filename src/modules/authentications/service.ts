@@ -61,7 +61,7 @@ export async function authenticationProgramOf(deps: AppDeps, req: FastifyRequest
   if (!req.ctx || !id || !isId('tdsa', id)) return null
   const row = await repo.findAuthentication(deps.db, id)
   if (!row || row.organization_id !== req.ctx.organizationId || row.environment !== req.ctx.environment) return null
-  const program = await findProgram(deps, row.program_id)
+  const program = await findProgram(deps.db, row.program_id)
   return program ? { capabilities: program.capabilities } : null
 }
 
@@ -71,7 +71,7 @@ export async function authenticationProgramOf(deps: AppDeps, req: FastifyRequest
  */
 export async function simulateAuthentication(deps: AppDeps, ctx: RequestCtx, body: SimulateAuthenticationBody): Promise<AuthenticationView> {
   const card = await requireCard(deps.db, ctx, body.card_id, 'card_id')
-  const program = await requireCardProgram(deps, card)
+  const program = await requireCardProgram(deps.db, card)
   requireSimulatorFeed(deps.processors, program, 'three_d_secure')
   requireActiveCard(card, 'authenticated')
   const now = deps.clock.now()

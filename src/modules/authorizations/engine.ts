@@ -53,7 +53,7 @@ async function spentInWindows(trx: Db, card: Pick<CardRow, 'id'>, rules: Spendin
  */
 async function checkCvc(deps: AppDeps, card: CardRow, cvc: string | undefined): Promise<{ matches: boolean; operationId: string } | null> {
   if (cvc === undefined || card.processor_reference === null) return null
-  const processor = deps.processors.forProgram(await requireCardProgram(deps, card))
+  const processor = deps.processors.forProgram(await requireCardProgram(deps.db, card))
   const scope = scopeOf(card)
   const reference = card.processor_reference
   const call = await callProcessor(deps, scope, { processor: processor.name, operation: 'reveal_details', subjectId: card.id },
@@ -68,9 +68,9 @@ function expiryMatches(card: Pick<CardRow, 'exp_month' | 'exp_year'>, body: Simu
 }
 
 /** The status of the token the request came through (null without one); a token not of this card is `token_not_found`. */
-async function tokenStatus(deps: AppDeps, trx: Db, ctx: RequestCtx, card: Pick<CardRow, 'id'>, tokenId: string | null): Promise<string | null> {
+async function tokenStatus(trx: Db, ctx: RequestCtx, card: Pick<CardRow, 'id'>, tokenId: string | null): Promise<string | null> {
   if (tokenId === null) return null
-  const status = await tokenStatusForCard(deps, trx, ctx, tokenId, card.id)
+  const status = await tokenStatusForCard(trx, ctx, tokenId, card.id)
   if (status === null) throw new ApiError('token_not_found', { param: 'network_token_id', message: `Card ${card.id} has no network token ${tokenId}.` })
   return status
 }
@@ -139,7 +139,7 @@ export async function decideBatch(deps: AppDeps, db: Db, batch: readonly Present
   for (const f of owned) if (f) cards.set(f.card.id, f.card)
   const spent = new Map<string, Partial<Record<WindowInterval, number>>>()
   await Promise.all([...cards.values()].map(async (card) => spent.set(card.id, await spentInWindows(db, card, controlsOf(card), now))))
-  const tokens = await Promise.all(batch.map((p, i) => owned[i] && settled(outcomes, i, () => tokenStatus(deps, db, p.ctx, owned[i]!.card, p.body.network_token_id ?? null))))
+  const tokens = await Promise.all(batch.map((p, i) => owned[i] && settled(outcomes, i, () => tokenStatus(db, p.ctx, owned[i]!.card, p.body.network_token_id ?? null))))
 
   /** What this batch's approvals so far take: from each account's available balance, and each card's windows. */
   const heldInBatch = new Map<string, number>()
@@ -222,7 +222,7 @@ export async function incrementAuthorization(deps: AppDeps, ctx: RequestCtx, aut
       amount, currency: auth.currency, merchant: auth.merchant,
       card: { status: card.status, expMonth: card.exp_month, expYear: card.exp_year, controls: rules },
       account: { status: account.status, currency: account.currency, available: availableBalance(account) },
-      tokenStatus: await tokenStatus(deps, trx, ctx, card, auth.network_token_id), expiryMatches: null, cvcMatches: null,
+      tokenStatus: await tokenStatus(trx, ctx, card, auth.network_token_id), expiryMatches: null, cvcMatches: null,
       spent: await spentInWindows(trx, card, rules, now), alreadyAuthorized: Number(auth.amount), now,
     })
     if (decision.approved) {

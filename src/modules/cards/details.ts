@@ -18,7 +18,7 @@ export async function revealCardDetails(deps: AppDeps, ctx: RequestCtx, cardId: 
     const card = await requireCard(deps.db, ctx, cardId)
     const key = importCallerKey(publicKey)
     assertMove(card, 'details')
-    const processor = deps.processors.forProgram(await requireCardProgram(deps, card))
+    const processor = deps.processors.forProgram(await requireCardProgram(deps.db, card))
     const scope = cardScope(card)
     const reference = card.processor_reference!
     const call = await callProcessor(deps, scope, { processor: processor.name, operation: 'reveal_details', subjectId: card.id },

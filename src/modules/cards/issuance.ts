@@ -27,7 +27,7 @@ const POLL_AGAIN_MS = 1000
 export async function issuePendingCard(deps: AppDeps, cardId: string): Promise<{ stillPending: boolean }> {
   let card = await repo.findCard(deps.db, cardId)
   if (!card || card.status !== 'pending') return { stillPending: false }
-  const program = await requireCardProgram(deps, card)
+  const program = await requireCardProgram(deps.db, card)
   const processor = deps.processors.forProgram(program)
   const scope = cardScope(card)
 
@@ -82,7 +82,7 @@ export async function issuePendingCard(deps: AppDeps, cardId: string): Promise<{
       type: CARD_EXPIRE_JOB, payload: { card_id: row.id }, runAt: expiryInstant(upstream.expMonth, upstream.expYear),
       organizationId: row.organization_id, environment: row.environment,
     })
-    if (closing) await closeReplacedCard(deps, trx, row, closing, now)
+    if (closing) await closeReplacedCard(trx, row, closing, now, deps.hooks.cardClosed)
   })
   return { stillPending: false }
 }

@@ -33,7 +33,7 @@ const EVENT_OF: Record<StatusOperation, EventType> = {
 export async function changeStatus(deps: AppDeps, ctx: RequestCtx, cardId: string, op: StatusOperation): Promise<CardView> {
   const card = await requireCard(deps.db, ctx, cardId)
   const next = assertMove(card, op)
-  const program = await requireCardProgram(deps, card)
+  const program = await requireCardProgram(deps.db, card)
   const processor = deps.processors.forProgram(program)
   const scope = cardScope(card)
   const reference = card.processor_reference!
@@ -56,7 +56,7 @@ export async function changeStatus(deps: AppDeps, ctx: RequestCtx, cardId: strin
     }
     await recordOutcome(trx, call.operationId, 'succeeded', now)
     await emit(trx, scope, EVENT_OF[op], presentCard(updated), now)
-    if (closing) await closeReplacedCard(deps, trx, updated, closing, now)
+    if (closing) await closeReplacedCard(trx, updated, closing, now, deps.hooks.cardClosed)
     return updated
   })
   return presentCard(row)

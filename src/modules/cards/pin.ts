@@ -37,7 +37,7 @@ function assertPinConfigured(program: ProgramRow): void {
 export async function createPinKey(deps: AppDeps, ctx: RequestCtx, cardId: string): Promise<PinKeyView> {
   return audited(deps, ctx, cardId, 'pin_key.create', async () => {
     const card = await requireCard(deps.db, ctx, cardId)
-    assertPinConfigured(await requireCardProgram(deps, card))
+    assertPinConfigured(await requireCardProgram(deps.db, card))
     assertMove(card, 'pin')
     const pair = await createPinKeyPair()
     const now = deps.clock.now()
@@ -91,7 +91,7 @@ async function callWithPin<T>(
   send: (processor: ReturnType<AppDeps['processors']['forProgram']>, scope: ReturnType<typeof cardScope>, reference: string, pin: string) => Promise<T>,
 ): Promise<{ card: repo.CardRow; scope: ReturnType<typeof cardScope>; call: ProcessorCall<T> }> {
   const card = await requireCard(deps.db, ctx, cardId)
-  const program = await requireCardProgram(deps, card)
+  const program = await requireCardProgram(deps.db, card)
   assertPinConfigured(program)
   const pin = await openPin(deps, card, body)
   const processor = deps.processors.forProgram(program)

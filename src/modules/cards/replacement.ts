@@ -1,4 +1,5 @@
 import type { AppDeps } from '../../app-deps.js'
+import type { Hooks } from '../module.js'
 import { isUniqueViolation, withTx } from '../../db/tx.js'
 import { json, type Db } from '../../db/types.js'
 import type { RequestCtx } from '../../http/context.js'
@@ -25,7 +26,7 @@ export async function closeReplacedUpstream(deps: AppDeps, replacement: repo.Car
   const old = await repo.findCard(deps.db, replacement.replacement_for)
   if (!old || old.status === 'closed') return null
   if (old.processor_reference === null) return { cardId: old.id, operationId: null }
-  const processor = deps.processors.forProgram(await requireCardProgram(deps, old))
+  const processor = deps.processors.forProgram(await requireCardProgram(deps.db, old))
   const scope = cardScope(old)
   const reference = old.processor_reference
   const call = await callProcessor(deps, scope, { processor: processor.name, operation: 'set_card_status', subjectId: old.id },
@@ -34,13 +35,13 @@ export async function closeReplacedUpstream(deps: AppDeps, replacement: repo.Car
 }
 
 /** Inside the transaction that activates a replacement: closes the old card, hands its slot on, deletes its tokens, emits `card.closed`. */
-export async function closeReplacedCard(deps: AppDeps, trx: Db, replacement: repo.CardRow, closing: PendingClose, now: Date): Promise<void> {
+export async function closeReplacedCard(trx: Db, replacement: repo.CardRow, closing: PendingClose, now: Date, cardClosed: Hooks['cardClosed']): Promise<void> {
   if (closing.operationId) await recordOutcome(trx, closing.operationId, 'succeeded', now)
   const old = await repo.lockCard(trx, closing.cardId)
   if (!old || old.status === 'closed') return
   let row = await repo.updateCard(trx, old.id, { status: 'closed', closed_at: now, updated_at: now })
   row = await releaseSlot(trx, row, now)
-  await deps.hooks.cardClosed(trx, row, now)
+  await cardClosed(trx, row, now)
   await emit(trx, cardScope(row), 'card.closed', presentCard(row), now)
 }
 
@@ -53,7 +54,7 @@ export async function replaceCard(deps: AppDeps, ctx: RequestCtx, cardId: string
   const card = await requireCard(deps.db, ctx, cardId)
   assertMove(card, 'replace')
   if (card.replaced_by) throw alreadyReplaced(card)
-  const program = await requireCardProgram(deps, card)
+  const program = await requireCardProgram(deps.db, card)
   const processor = deps.processors.forProgram(program)
   const atOnce = closesAtOnce(reason)
   const scope = cardScope(card)
@@ -112,7 +113,7 @@ export async function replaceCard(deps: AppDeps, ctx: RequestCtx, cardId: string
         await emit(trx, scope, 'card.closed', presentCard(old), now)
       }
       await emit(trx, scope, 'card.replaced', presentCard(old), now)
-      return announceNewCard(deps, trx, fresh, now)
+      return announceNewCard(trx, fresh, now, deps.config.cardIssueDelayMs)
     })
   } catch (err) {
     if (isUniqueViolation(err, 'cards_one_per_cardholder')) {

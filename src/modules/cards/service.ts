@@ -52,12 +52,12 @@ export async function cardProgramOf(deps: AppDeps, req: FastifyRequest): Promise
   if (!req.ctx || !cardId || !isId('card', cardId)) return null
   const card = await repo.findCard(deps.db, cardId)
   if (!card || card.organization_id !== req.ctx.organizationId || card.environment !== req.ctx.environment) return null
-  const program = await findProgram(deps, card.program_id)
+  const program = await findProgram(deps.db, card.program_id)
   return program ? { capabilities: program.capabilities } : null
 }
 
-export async function requireCardProgram(deps: AppDeps, card: repo.CardRow): Promise<ProgramRow> {
-  const program = await findProgram(deps, card.program_id)
+export async function requireCardProgram(db: Db, card: repo.CardRow): Promise<ProgramRow> {
+  const program = await findProgram(db, card.program_id)
   if (!program) throw new ApiError('program_not_provisioned', { message: `The program of card ${card.id} is not attached in this environment.` })
   return program
 }
@@ -82,14 +82,14 @@ export async function createCard(deps: AppDeps, ctx: RequestCtx, body: CardCreat
   const controls = mergeSpendingControls(emptySpendingControls(), body.spending_controls)
   const cardholder = await requireCardholder(deps.db, ctx, body.cardholder_id, 'cardholder_id')
   const seenAccount = await visibleAccount(deps, ctx, body.account_id)
-  const seenProgram = seenAccount ? await findProgram(deps, seenAccount.program_id) : undefined
+  const seenProgram = seenAccount ? await findProgram(deps.db, seenAccount.program_id) : undefined
   if (!cardholderHasIdentityDocument(cardholder)) {
     throw new ApiError('identity_document_required', { param: 'cardholder_id', message: 'The cardholder has no identity document; add one with PATCH /v1/cardholders/{id}.' })
   }
   if (!cardholderHasAddress(cardholder)) {
     throw new ApiError('address_required', { param: 'cardholder_id', message: 'The cardholder has no address; add one before issuing a card.' })
   }
-  await assertKycForProgram(deps, ctx, cardholder.id, seenProgram ?? { identity_evidence_required: false }, 'cardholder_id')
+  await assertKycForProgram(deps.db, ctx, deps.clock.now(), cardholder.id, seenProgram ?? { identity_evidence_required: false }, 'cardholder_id')
 
   const account = await requireAccount(deps.db, ctx, body.account_id, 'account_id')
   if (account.cardholder_id !== cardholder.id) {
@@ -98,7 +98,7 @@ export async function createCard(deps: AppDeps, ctx: RequestCtx, body: CardCreat
   if (account.upstream_reference === null) {
     throw new ApiError('account_not_provisioned', { param: 'account_id', message: `Account ${account.id} does not exist at the processor yet; retry once has_upstream_reference is true.` })
   }
-  const program = seenProgram ?? await findProgram(deps, account.program_id)
+  const program = seenProgram ?? await findProgram(deps.db, account.program_id)
   if (!program) throw new ApiError('program_not_provisioned', { param: 'account_id' })
   const processor = deps.processors.forProgram(program)
 
@@ -153,7 +153,7 @@ export async function createCard(deps: AppDeps, ctx: RequestCtx, body: CardCreat
         created_at: now,
         updated_at: now,
       })
-      return announceNewCard(deps, trx, row, now)
+      return announceNewCard(trx, row, now, deps.config.cardIssueDelayMs)
     })
   } catch (err) {
     // Two requests raced past the check above: the unique index let exactly one of them in.
@@ -175,13 +175,13 @@ function cardLimitReached(program: ProgramRow): ApiError {
 }
 
 /** Emits `card.created` and queues issuance for a freshly written pending card (also used by replacements). */
-export async function announceNewCard(deps: AppDeps, trx: Db, row: repo.CardRow, now: Date): Promise<CardView> {
+export async function announceNewCard(trx: Db, row: repo.CardRow, now: Date, issueDelayMs: number): Promise<CardView> {
   const view = presentCard(row)
   await emit(trx, cardScope(row), 'card.created', view, now)
   await enqueue(trx, {
     type: CARD_ISSUE_JOB,
     payload: { card_id: row.id },
-    runAt: new Date(now.getTime() + deps.config.cardIssueDelayMs),
+    runAt: new Date(now.getTime() + issueDelayMs),
     organizationId: row.organization_id,
     environment: row.environment,
   })
@@ -220,7 +220,7 @@ export async function listCards(deps: AppDeps, ctx: RequestCtx, url: string, fil
 export async function updateCard(deps: AppDeps, ctx: RequestCtx, cardId: string, body: CardUpdateBody): Promise<CardView> {
   const current = await requireCard(deps.db, ctx, cardId)
   assertMove(current, 'update')
-  const program = await requireCardProgram(deps, current)
+  const program = await requireCardProgram(deps.db, current)
   const processor = deps.processors.forProgram(program)
   const now = deps.clock.now()
   return withTx(deps.db, async (trx) => {

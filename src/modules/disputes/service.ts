@@ -130,7 +130,7 @@ export async function withdrawDispute(deps: AppDeps, ctx: RequestCtx, disputeId:
  */
 export async function resolveDispute(deps: AppDeps, ctx: RequestCtx, disputeId: string, outcome: 'won' | 'lost'): Promise<DisputeView> {
   const current = await requireDispute(deps.db, ctx, disputeId)
-  const program = await findProgram(deps, current.program_id)
+  const program = await findProgram(deps.db, current.program_id)
   if (!program) throw new ApiError('program_not_provisioned')
   requireSimulatorFeed(deps.processors, program, 'disputes')
   const now = deps.clock.now()

@@ -1,6 +1,5 @@
 import type { Db } from '../../db/types.js'
-import type { AppDeps } from '../../app-deps.js'
-import type { RequestCtx } from '../../http/context.js'
+import type { Scope } from '../../http/context.js'
 import { ApiError } from '../../http/errors.js'
 import { effectiveKycStatus, requireCardholder, type CardholderRow } from '../cardholders/index.js'
 import * as repo from './repo.js'
@@ -14,19 +13,19 @@ export async function attestationDocumentsHeld(db: Db, attestationId: string): P
  * The KYC gate of account opening and card issuance on a program: `kyc_not_approved` unless the effective
  * status is approved; for programs whose processor runs its own identity checks, `kyc_identity_required`
  * unless the current attestation carries `identity` and its documents are still held.
- * Reads through `deps.db`: call it before opening a transaction (or pass `{ ...deps, db: trx }`).
+ * Reads through `db` (the pool before a transaction, or the transaction itself) as of `now`.
  */
 export async function assertKycForProgram(
-  deps: AppDeps, ctx: RequestCtx, cardholderId: string,
+  db: Db, scope: Scope, now: Date, cardholderId: string,
   program: { identity_evidence_required: boolean }, param = 'cardholder_id',
 ): Promise<CardholderRow> {
-  const row = await requireCardholder(deps.db, ctx, cardholderId, param)
-  const status = effectiveKycStatus(row, deps.clock.now())
+  const row = await requireCardholder(db, scope, cardholderId, param)
+  const status = effectiveKycStatus(row, now)
   if (status !== 'approved') {
     throw new ApiError('kyc_not_approved', { param, message: `The cardholder's kyc_status is ${status}; report an approved KYC attestation first.` })
   }
   if (program.identity_evidence_required) {
-    if (!row.kyc_has_identity || !row.kyc_attestation_id || !(await attestationDocumentsHeld(deps.db, row.kyc_attestation_id))) {
+    if (!row.kyc_has_identity || !row.kyc_attestation_id || !(await attestationDocumentsHeld(db, row.kyc_attestation_id))) {
       throw new ApiError('kyc_identity_required', { param })
     }
   }

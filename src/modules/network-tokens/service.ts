@@ -32,7 +32,7 @@ export async function requireToken(db: Db, ctx: Scope, tokenId: string): Promise
  * The authorization engine calls it inside its decision transaction to decline `token_inactive` through a
  * requested, suspended or deleted token.
  */
-export async function tokenStatusForCard(deps: AppDeps, trx: Db, ctx: { organizationId: string; environment: string }, networkTokenId: string, cardId: string): Promise<string | null> {
+export async function tokenStatusForCard(trx: Db, ctx: Scope, networkTokenId: string, cardId: string): Promise<string | null> {
   if (!isId('ntok', networkTokenId)) return null
   return repo.tokenStatusFor(trx, { id: networkTokenId, cardId, organizationId: ctx.organizationId, environment: ctx.environment })
 }
@@ -43,7 +43,7 @@ export async function tokenProgramOf(deps: AppDeps, req: FastifyRequest): Promis
   if (!req.ctx || !id || !isId('ntok', id)) return null
   const row = await repo.findToken(deps.db, id)
   if (!row || row.organization_id !== req.ctx.organizationId || row.environment !== req.ctx.environment) return null
-  const program = await findProgram(deps, row.program_id)
+  const program = await findProgram(deps.db, row.program_id)
   return program ? { capabilities: program.capabilities } : null
 }
 
@@ -54,7 +54,7 @@ export async function tokenProgramOf(deps: AppDeps, req: FastifyRequest): Promis
  */
 export async function provisionToken(deps: AppDeps, ctx: RequestCtx, body: SimulateNetworkTokenBody): Promise<NetworkTokenView> {
   const card = await requireCard(deps.db, ctx, body.card_id, 'card_id')
-  const program = await requireCardProgram(deps, card)
+  const program = await requireCardProgram(deps.db, card)
   requireSimulatorFeed(deps.processors, program, 'network_tokens')
   requireActiveCard(card, 'tokenized')
   const now = deps.clock.now()

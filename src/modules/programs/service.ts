@@ -57,12 +57,12 @@ export async function requireCallerProgram(db: Db, ctx: Scope, programId: string
   return row
 }
 
-export async function findProgram(deps: AppDeps, id: string): Promise<repo.ProgramRow | undefined> {
-  return repo.findProgram(deps.db, id)
+export async function findProgram(db: Db, id: string): Promise<repo.ProgramRow | undefined> {
+  return repo.findProgram(db, id)
 }
 
-export async function countCallerPrograms(deps: AppDeps, ctx: RequestCtx): Promise<number> {
-  return repo.countPrograms(deps.db, ctx.organizationId, ctx.environment)
+export async function countCallerPrograms(db: Db, scope: Scope): Promise<number> {
+  return repo.countPrograms(db, scope.organizationId, scope.environment)
 }
 
 export interface ProgramCreateInput {
