@@ -10,7 +10,7 @@ import { createTenant, OPERATOR_TOKEN, startTestApp, type TestApp, type TestClie
 import { cardBody, expectError, issuedCard, makeAccount, makeCardholder } from '../cards/support.js'
 
 /**
- * The worked example of docs/architecture-processor-recipe.md: a third processor is one object, and the
+ * The worked example of docs/architecture.md ("A processor"): a third processor is one object, and the
  * service serves it once it is in the list the runtime is built from. Here the list is the test's own
  * (`[...PROCESSORS, simTiny]`), so the service's `PROCESSORS` stays as it is.
  */
