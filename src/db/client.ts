@@ -1,7 +1,8 @@
 import { createHash } from 'node:crypto'
 import { mkdirSync } from 'node:fs'
-import { Kysely, PGliteDialect, PostgresDialect } from 'kysely'
+import { Kysely, PostgresDialect } from 'kysely'
 import pg from 'pg'
+import { pgliteDialect } from './pglite-dialect.js'
 import { requestAwareDialect } from './request-tx.js'
 import type { Database, Db } from './types.js'
 
@@ -81,6 +82,6 @@ export async function openDatabase(options: DbOptions): Promise<DbHandle> {
     pglite = new PGlite()
   }
   await pglite.waitReady
-  const db = new Kysely<Database>({ dialect: requestAwareDialect(new PGliteDialect({ pglite }), true) })
+  const db = new Kysely<Database>({ dialect: requestAwareDialect(pgliteDialect(pglite), true) })
   return { db, kind: 'pglite', close: () => db.destroy() }
 }

@@ -2,7 +2,7 @@ import { readdir } from 'node:fs/promises'
 import { dirname, join } from 'node:path'
 import { fileURLToPath, pathToFileURL } from 'node:url'
 import { sql } from 'kysely'
-import { Migrator, type Migration, type MigrationProvider } from 'kysely/migration'
+import { Migrator, type Migration, type MigrationProvider } from 'kysely'
 import type { Db } from './types.js'
 
 const MIGRATIONS_DIR = join(dirname(fileURLToPath(import.meta.url)), 'migrations')
