@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import { after, before, test } from 'node:test'
 import { createTenant, requestToken, startTestApp, type TestApp, type TestClient } from '../helpers/app.js'
-import { assertGenericRefusal, assertionFor, tokenForm } from './support.js'
+import { assertOAuthError, assertionFor, tokenForm } from './support.js'
 
 // A deployment started without BASE_URL (the `npm start` default): its own address is only a guess. That is the
 // embedded database only (with DATABASE_URL, BASE_URL is required), so this file runs on PGlite in every suite.
@@ -30,8 +30,9 @@ test('without BASE_URL the token endpoint URL as the caller reached it is accept
   assert.equal(meta.token_endpoint, 'http://localhost:8201/oauth/token')
 })
 
-test('without BASE_URL the comparison stays exact: another port, scheme, host or a trailing slash is invalid_client', async () => {
+test('without BASE_URL the comparison stays exact: another port, scheme, host or a trailing slash is invalid_client naming the accepted URLs', async () => {
   for (const aud of ['http://127.0.0.1:9999/oauth/token', 'https://127.0.0.1:8201/oauth/token', 'http://127.0.0.1:8201/oauth/token/', 'http://evil.example:8201/oauth/token']) {
-    assertGenericRefusal(await tokenWithAud(aud, '127.0.0.1:8201'))
+    const description = assertOAuthError(await tokenWithAud(aud, '127.0.0.1:8201'), 401, 'invalid_client')
+    assert.equal(description, `aud must be exactly http://localhost:8201/oauth/token or http://127.0.0.1:8201/oauth/token (the token endpoint's URL; it is ${JSON.stringify(aud)}).`)
   }
 })

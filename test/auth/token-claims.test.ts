@@ -47,10 +47,38 @@ describe('assertion lifetime and clock tolerance', () => {
     assert.equal((await withTimes({ iat: 30, exp: 90 })).statusCode, 200)
   })
 
-  test('a refusal for the clock does not name the clock: expiry and iat refusals carry the generic description', async () => {
-    assertGenericRefusal(await withTimes({ iat: 120, exp: 180 }))
-    assertGenericRefusal(await withTimes({ iat: -200, exp: -100 }))
-    assertGenericRefusal(await withTimes({ exp: 600 }))
+  test('once the signature is proven, a clock refusal names the check, the claim and the service clock', async () => {
+    const now = nowSeconds(t)
+    const at = (sec: number) => new Date(sec * 1000).toISOString().replace('.000Z', 'Z')
+    const clock = `the service's clock reads ${at(now)}`
+    assert.equal(assertOAuthError(await withTimes({ iat: 120, exp: 180 }), 401, 'invalid_client'),
+      `iat is in the future: it is ${at(now + 120)} and ${clock} (60 s of skew are tolerated).`)
+    assert.equal(assertOAuthError(await withTimes({ iat: -200, exp: -100 }), 401, 'invalid_client'),
+      `exp is in the past: the assertion expired at ${at(now - 100)} and ${clock}; sign a new one.`)
+    assert.equal(assertOAuthError(await withTimes({ exp: 600 }), 401, 'invalid_client'),
+      `exp is more than 5 minutes ahead: it is ${at(now + 600)} and ${clock}; an assertion lives at most 300 s.`)
+    assert.equal(assertOAuthError(await withTimes({ iat: -400, exp: 10 }), 401, 'invalid_client'),
+      `iat is more than 5 minutes in the past: it is ${at(now - 400)} and ${clock}; sign a new assertion.`)
+    assert.equal(assertOAuthError(await withTimes({ nbf: 120, exp: 180 }), 401, 'invalid_client'),
+      `nbf is in the future: it is ${at(now + 120)} and ${clock} (60 s of skew are tolerated).`)
+  })
+
+  test('once the signature is proven, a missing exp or iat is named', async () => {
+    assert.equal(assertOAuthError(await requestToken(t, tokenForm(await assertionFor(t, tenant, { claims: { exp: undefined } }))), 401, 'invalid_client'),
+      'exp is required: a number of seconds since the epoch, at most 5 minutes ahead.')
+    assert.equal(assertOAuthError(await requestToken(t, tokenForm(await assertionFor(t, tenant, { claims: { iat: undefined } }))), 401, 'invalid_client'),
+      'iat is required: a number of seconds since the epoch, the time the assertion was signed.')
+  })
+
+  test('a wrong aud signed by the client names the exact token endpoint URL expected', async () => {
+    const res = await requestToken(t, tokenForm(await assertionFor(t, tenant, { audience: BASE_URL })))
+    assert.equal(assertOAuthError(res, 401, 'invalid_client'), `aud must be exactly ${TOKEN_URL} (the token endpoint's URL; it is ${JSON.stringify(BASE_URL)}).`)
+  })
+
+  test('before the signature is proven nothing is named: a wrong aud signed by another key stays generic', async () => {
+    const stranger = await newKeyPair()
+    const res = await requestToken(t, tokenForm(await assertionFor(t, tenant, { privateJwk: stranger.privateJwk, audience: BASE_URL })))
+    assertGenericRefusal(res)
   })
 
   test('nbf (as off-the-shelf clients send it) is accepted; nbf more than 60 s ahead is refused', async () => {

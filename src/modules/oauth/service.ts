@@ -26,8 +26,13 @@ export interface TokenResponse {
   scope: string
 }
 
-/** Every invalid_client answer carries the same description; the real reason only reaches the service log. */
+/** Before the signature is proven every invalid_client answer carries the same description; the reason only reaches the service log. */
 const refuse = (reason: string) => new OAuthError('invalid_client', GENERIC_CLIENT_FAILURE, reason)
+
+/** After the signature is proven the client is who it says: the answer names the failing check and what was expected. */
+const refuseProven = (description: string) => new OAuthError('invalid_client', description, description)
+
+const isoAt = (sec: number) => new Date(sec * 1000).toISOString().replace('.000Z', 'Z')
 
 function keyFitsAlg(jwk: Record<string, unknown>, alg: string): boolean {
   if (jwk.alg !== undefined && jwk.alg !== alg) return false
@@ -46,20 +51,34 @@ async function signatureVerifies(jwt: string, jwk: Record<string, unknown>, alg:
   }
 }
 
-/** Claims checked once the signature is proven; the answer stays generic (the reason is logged, never sent). */
+/**
+ * Claims checked once the signature is proven. The client is then known to hold its key, so the answer
+ * names the failing check and the expected value (decisions: "Token endpoint messages"); the service's
+ * own time is given where the check is about clocks, so a skewed signer sees by how much.
+ */
 function checkClaims(claims: JWTPayload, tokenUrls: readonly string[], nowSec: number): void {
   const audOk = typeof claims.aud === 'string'
     ? tokenUrls.includes(claims.aud)
     : Array.isArray(claims.aud) && claims.aud.some((a) => tokenUrls.includes(a))
-  if (!audOk) throw refuse(`aud is not exactly ${tokenUrls.join(' or ')}`)
-  if (typeof claims.exp !== 'number') throw refuse('no numeric exp claim')
-  if (claims.exp + CLOCK_TOLERANCE_SECONDS < nowSec) throw refuse('assertion expired')
-  if (claims.exp > nowSec + ASSERTION_MAX_LIFETIME_SECONDS + CLOCK_TOLERANCE_SECONDS) throw refuse('exp more than five minutes ahead')
-  if (typeof claims.iat !== 'number') throw refuse('no numeric iat claim')
-  if (claims.iat > nowSec + CLOCK_TOLERANCE_SECONDS) throw refuse('iat in the future')
-  if (claims.iat < nowSec - ASSERTION_MAX_LIFETIME_SECONDS - CLOCK_TOLERANCE_SECONDS) throw refuse('iat too old')
+  if (!audOk) {
+    const got = claims.aud === undefined ? 'it is missing' : `it is ${JSON.stringify(claims.aud).slice(0, 200)}`
+    throw refuseProven(`aud must be exactly ${tokenUrls.join(' or ')} (the token endpoint's URL; ${got}).`)
+  }
+  const clock = `the service's clock reads ${isoAt(nowSec)}`
+  if (typeof claims.exp !== 'number') throw refuseProven('exp is required: a number of seconds since the epoch, at most 5 minutes ahead.')
+  if (claims.exp + CLOCK_TOLERANCE_SECONDS < nowSec) throw refuseProven(`exp is in the past: the assertion expired at ${isoAt(claims.exp)} and ${clock}; sign a new one.`)
+  if (claims.exp > nowSec + ASSERTION_MAX_LIFETIME_SECONDS + CLOCK_TOLERANCE_SECONDS) {
+    throw refuseProven(`exp is more than 5 minutes ahead: it is ${isoAt(claims.exp)} and ${clock}; an assertion lives at most ${ASSERTION_MAX_LIFETIME_SECONDS} s.`)
+  }
+  if (typeof claims.iat !== 'number') throw refuseProven('iat is required: a number of seconds since the epoch, the time the assertion was signed.')
+  if (claims.iat > nowSec + CLOCK_TOLERANCE_SECONDS) throw refuseProven(`iat is in the future: it is ${isoAt(claims.iat)} and ${clock} (${CLOCK_TOLERANCE_SECONDS} s of skew are tolerated).`)
+  if (claims.iat < nowSec - ASSERTION_MAX_LIFETIME_SECONDS - CLOCK_TOLERANCE_SECONDS) {
+    throw refuseProven(`iat is more than 5 minutes in the past: it is ${isoAt(claims.iat)} and ${clock}; sign a new assertion.`)
+  }
   if (claims.nbf !== undefined && (typeof claims.nbf !== 'number' || claims.nbf > nowSec + CLOCK_TOLERANCE_SECONDS)) {
-    throw refuse('nbf in the future')
+    throw refuseProven(typeof claims.nbf !== 'number'
+      ? 'nbf must be a number of seconds since the epoch.'
+      : `nbf is in the future: it is ${isoAt(claims.nbf)} and ${clock} (${CLOCK_TOLERANCE_SECONDS} s of skew are tolerated).`)
   }
 }
 
@@ -104,7 +123,7 @@ export async function issueToken(deps: AppDeps, form: Record<string, string>, ad
     throw new OAuthError('invalid_request', 'client_assertion is not a well-formed JWT.')
   }
 
-  // Every invalid_client answer, before and after the signature is proven, has one description: nothing to probe with.
+  // Until the signature is proven every invalid_client answer has one description: nothing to probe with.
   const alg = header.alg
   if (typeof alg !== 'string' || !ALLOWED_ALGS.has(alg)) throw refuse(`alg ${String(alg)} not accepted`)
   if (typeof claims.iss !== 'string' || claims.sub !== claims.iss) throw refuse('iss and sub are not the same client id')
