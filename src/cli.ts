@@ -1,6 +1,6 @@
 import { existsSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { ConfigError, loadConfig } from './config.js'
+import { ConfigError, loadConfig, type Config } from './config.js'
 import { signClientAssertion, tokenRequestBody } from './lib/client-assertion.js'
 import { sandboxClientPath, type SandboxClientFile } from './seed/demo.js'
 
@@ -13,7 +13,11 @@ const HELP = `svc: card issuing and eSIM service
                                 sign an assertion with the stored client key (default DATA_DIR/sandbox-client.json)
                                 and print an access token
 
-  Operator commands (call /operator/v1 at BASE_URL with SVC_OPERATOR_TOKEN or DATA_DIR/operator-token):
+  The server's address, for every command that calls it: --base-url URL, else BASE_URL, else the
+  token_url of the client file (--client-file, default DATA_DIR/sandbox-client.json), else
+  http://localhost:PORT (PORT default 8080).
+
+  Operator commands (call /operator/v1 with SVC_OPERATOR_TOKEN or DATA_DIR/operator-token):
   svc org create NAME
   svc org list
   svc program create --org ORG --env sandbox|production --name NAME --processor sim_full|sim_basic --currencies USD,EUR
@@ -44,21 +48,54 @@ function list(value: string | undefined): string[] | undefined {
 }
 
 /** Every item of an operator list, page after page (100 at a time). */
-async function operatorListAll(path: string): Promise<unknown[]> {
+async function operatorListAll(opts: Record<string, string>, path: string): Promise<unknown[]> {
   const items: unknown[] = []
   let cursor: string | null = null
   do {
     const sep = path.includes('?') ? '&' : '?'
-    const page = await operatorCall('GET', `${path}${sep}limit=100${cursor ? `&starting_after=${encodeURIComponent(cursor)}` : ''}`) as { data: unknown[]; next_cursor: string | null }
+    const page = await operatorCall(opts, 'GET', `${path}${sep}limit=100${cursor ? `&starting_after=${encodeURIComponent(cursor)}` : ''}`) as { data: unknown[]; next_cursor: string | null }
     items.push(...page.data)
     cursor = page.next_cursor
   } while (cursor)
   return items
 }
 
-async function operatorCall(method: string, path: string, body?: unknown): Promise<unknown> {
+/** Where the server is, and where the CLI learnt it (named when it cannot be reached). */
+export interface ServerAddress { url: string; source: string }
+
+/** `--base-url`, then BASE_URL, then the client file's `token_url`, then `http://localhost:PORT`. */
+export function serverAddress(opts: Record<string, string>, config: Config = loadConfig()): ServerAddress {
+  if (opts['base-url']) return { url: opts['base-url'].replace(/\/+$/, ''), source: '--base-url' }
+  if (config.baseUrlExplicit) return { url: config.baseUrl, source: 'BASE_URL' }
+  const file = clientFilePath(opts, config)
+  if (existsSync(file)) {
+    try {
+      const tokenUrl = (JSON.parse(readFileSync(file, 'utf8')) as Partial<SandboxClientFile>).token_url
+      if (typeof tokenUrl === 'string' && tokenUrl.endsWith('/oauth/token')) return { url: tokenUrl.slice(0, -'/oauth/token'.length), source: `token_url in ${file}` }
+    } catch { /* an unreadable file says nothing about the address */ }
+  }
+  return { url: `http://localhost:${config.port}`, source: 'PORT' }
+}
+
+function clientFilePath(opts: Record<string, string>, config: Config): string {
+  return opts['client-file'] || sandboxClientPath(config.dataDir)
+}
+
+/** `fetch`, with a connection failure told as the address tried, where it came from and how to change it. */
+async function reach(address: ServerAddress, url: string, init: RequestInit): Promise<Response> {
+  try {
+    return await fetch(url, init)
+  } catch (err) {
+    const cause = (err as { cause?: { code?: string; message?: string } }).cause
+    throw new Error(`cannot reach the service at ${address.url} (address from ${address.source}): ${cause?.code ?? cause?.message ?? (err as Error).message}. `
+      + 'Is it running (`npm start`)? Point the CLI at another address with --base-url URL or BASE_URL.')
+  }
+}
+
+async function operatorCall(opts: Record<string, string>, method: string, path: string, body?: unknown): Promise<unknown> {
   const config = loadConfig()
-  const res = await fetch(`${config.baseUrl}${path}`, {
+  const address = serverAddress(opts, config)
+  const res = await reach(address, `${address.url}${path}`, {
     method,
     headers: { authorization: `Bearer ${config.operatorToken}`, ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
     body: body !== undefined ? JSON.stringify(body) : undefined,
@@ -71,12 +108,13 @@ async function operatorCall(method: string, path: string, body?: unknown): Promi
 
 async function token(opts: Record<string, string>): Promise<string> {
   const config = loadConfig()
-  const file = opts['client-file'] ?? sandboxClientPath(config.dataDir)
+  const file = clientFilePath(opts, config)
   if (!existsSync(file)) throw new Error(`No client file at ${file}; start the service once with \`npm start\` to create the demo client.`)
   const client = JSON.parse(readFileSync(file, 'utf8')) as SandboxClientFile
-  const tokenUrl = opts['token-url'] ?? client.token_url ?? `${config.baseUrl}/oauth/token`
+  const address = serverAddress(opts, config)
+  const tokenUrl = opts['token-url'] || `${address.url}/oauth/token`
   const assertion = await signClientAssertion({ clientId: client.client_id, privateJwk: client.private_jwk, audience: tokenUrl, kid: client.kid })
-  const res = await fetch(tokenUrl, {
+  const res = await reach(opts['token-url'] ? { url: tokenUrl, source: '--token-url' } : address, tokenUrl, {
     method: 'POST',
     headers: { 'content-type': 'application/x-www-form-urlencoded' },
     body: tokenRequestBody(assertion, opts.scope),
@@ -127,12 +165,12 @@ export async function main(argv: string[]): Promise<void> {
         console.log(await token(opts))
         return
       case 'org':
-        if (positional[0] === 'create') return print(await operatorCall('POST', '/operator/v1/organizations', { name: positional.slice(1).join(' ') || opts.name }))
-        if (positional[0] === 'list') return print(await operatorListAll('/operator/v1/organizations'))
+        if (positional[0] === 'create') return print(await operatorCall(opts, 'POST', '/operator/v1/organizations', { name: positional.slice(1).join(' ') || opts.name }))
+        if (positional[0] === 'list') return print(await operatorListAll(opts, '/operator/v1/organizations'))
         break
       case 'program':
         if (positional[0] === 'create') {
-          return print(await operatorCall('POST', '/operator/v1/programs', {
+          return print(await operatorCall(opts, 'POST', '/operator/v1/programs', {
             organization_id: opts.org, environment: opts.env, name: opts.name, processor: opts.processor,
             currencies: list(opts.currencies), form_factors: list(opts['form-factors']),
           }))
@@ -140,24 +178,24 @@ export async function main(argv: string[]): Promise<void> {
         break
       case 'client':
         if (positional[0] === 'create') {
-          return print(await operatorCall('POST', '/operator/v1/clients', {
+          return print(await operatorCall(opts, 'POST', '/operator/v1/clients', {
             organization_id: opts.org, environment: opts.env, label: opts.label,
             jwks: JSON.parse(readFileSync(opts['jwks-file'], 'utf8')), scopes: list(opts.scopes), ip_allowlist: list(opts['ip-allowlist']),
           }))
         }
-        if (positional[0] === 'revoke') return print(await operatorCall('POST', `/operator/v1/clients/${positional[1]}/revoke`))
+        if (positional[0] === 'revoke') return print(await operatorCall(opts, 'POST', `/operator/v1/clients/${positional[1]}/revoke`))
         break
       case 'network-policy':
         if (positional[0] === 'set') {
-          return print(await operatorCall('PUT', `/operator/v1/organizations/${opts.org}/network_policy`, { environment: opts.env, ip_allowlist: list(opts.cidrs) ?? [] }))
+          return print(await operatorCall(opts, 'PUT', `/operator/v1/organizations/${opts.org}/network_policy`, { environment: opts.env, ip_allowlist: list(opts.cidrs) ?? [] }))
         }
         break
       case 'esim':
-        if (positional[0] === 'inventory' && positional[1] === 'load') return print(await loadInventoryFile(positional[2]))
-        if (positional[0] === 'inventory') return print(await operatorCall('GET', '/operator/v1/esim/inventory'))
+        if (positional[0] === 'inventory' && positional[1] === 'load') return print(await loadInventoryFile(opts, positional[2]))
+        if (positional[0] === 'inventory') return print(await operatorCall(opts, 'GET', '/operator/v1/esim/inventory'))
         break
       case 'operator':
-        return print(await operatorCall(positional[0].toUpperCase(), positional[1], positional[2] ? JSON.parse(positional[2]) : undefined))
+        return print(await operatorCall(opts, positional[0].toUpperCase(), positional[1], positional[2] ? JSON.parse(positional[2]) : undefined))
       case undefined:
       case 'help':
       case '--help':
@@ -173,13 +211,13 @@ export async function main(argv: string[]): Promise<void> {
 }
 
 /** Loads a CSV of blank profiles through the operator API, in batches; answers how many were loaded. */
-async function loadInventoryFile(file: string | undefined): Promise<{ loaded: number; lines: number }> {
+async function loadInventoryFile(opts: Record<string, string>, file: string | undefined): Promise<{ loaded: number; lines: number }> {
   if (!file) throw new Error('name the CSV file: svc esim inventory load FILE.csv')
   const { inBatches, parseInventoryCsv } = await import('./modules/esim/inventory-csv.js')
   const profiles = parseInventoryCsv(readFileSync(file, 'utf8'))
   let loaded = 0
   for (const batch of inBatches(profiles)) {
-    const answer = await operatorCall('POST', '/operator/v1/esim/inventory', { profiles: batch }) as { loaded: number }
+    const answer = await operatorCall(opts, 'POST', '/operator/v1/esim/inventory', { profiles: batch }) as { loaded: number }
     loaded += answer.loaded
   }
   return { loaded, lines: profiles.length }
