@@ -74,7 +74,14 @@ export class Cursors {
   decode(scope: string, cursor: string, param: string): CursorPosition {
     const [payload, mac, extra] = cursor.split('.')
     if (!payload || !mac || extra !== undefined || !safeEqual(mac, this.mac(scope, payload))) {
-      throw new ApiError('invalid_parameter', { param, message: `Invalid ${param}: not a cursor issued for this list.` })
+      // Stripe-style clients pass the last object's id; this API's cursors are opaque: say which value to pass.
+      const looksLikeId = /^[a-z]+_[0-9A-Za-z]+$/.test(cursor)
+      throw new ApiError('invalid_parameter', {
+        param,
+        message: looksLikeId
+          ? `${param} takes a cursor, not an object id: pass the next_cursor of the previous page (${param}=<next_cursor>).`
+          : `Invalid ${param}: not a cursor issued for this list; pass the next_cursor of a page of this same list.`,
+      })
     }
     const body = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8')) as CursorBody
     if (this.clock.now().getTime() - body.t * 1000 > CURSOR_TTL_MS) throw new ApiError('expired_cursor', { param })

@@ -131,7 +131,16 @@ function join(base: string, child: string): string {
   return base ? `${base}.${child}` : child
 }
 
-function describe(e: ErrorObject): string {
+/** A money field: named an amount, or described in minor units. */
+function isMoney(e: ErrorObject, param: string): boolean {
+  const description = (e.parentSchema as { description?: string } | undefined)?.description ?? ''
+  return /(^|[._])amount$/.test(param) || /minor units/i.test(description)
+}
+
+function describe(e: ErrorObject, param: string): string {
+  if (e.keyword === 'type' && (e.params as { type?: string }).type === 'integer' && isMoney(e, param)) {
+    return 'must be an integer in minor units of the currency (1250 is 12.50 USD), not a string or a decimal'
+  }
   switch (e.keyword) {
     case 'enum': return `must be one of: ${(e.params as { allowedValues: unknown[] }).allowedValues.join(', ')}`
     case 'const': return `must be ${JSON.stringify((e.params as { allowedValue: unknown }).allowedValue)}`
@@ -172,7 +181,7 @@ export function validationToApiError(errors: ErrorObject[], part: string | undef
     } else if (base === '' && part === 'body') {
       return new ApiError('invalid_request_body', { message: 'The request body must be a JSON object.' })
     } else {
-      field = { code: 'invalid_parameter', param: base, message: refusalOf(e) ?? `Invalid ${base || part}: ${describe(e)}.` }
+      field = { code: 'invalid_parameter', param: base, message: refusalOf(e) ?? `Invalid ${base || part}: ${describe(e, base)}.` }
     }
     // anyOf/oneOf branches repeat the same field; the first finding per field is the useful one.
     if (e.keyword === 'anyOf' || e.keyword === 'oneOf') {

@@ -132,6 +132,14 @@ describe('credit and debit', () => {
     expectError(await credit(a.id, { amount: 5, memo: 'x' }), 400, 'unknown_parameter', 'memo')
   })
 
+  test('a string or decimal amount is told to be an integer in minor units', async () => {
+    const a = await fresh()
+    for (const amount of ['12.50', 12.5, '1250']) {
+      const error = expectError(await credit(a.id, { amount }), 400, 'invalid_parameter', 'amount')
+      assert.equal(error.message, 'Invalid amount: must be an integer in minor units of the currency (1250 is 12.50 USD), not a string or a decimal.')
+    }
+  })
+
   test('a credit that would take the balance beyond the maximum an account holds is account_not_fundable', async () => {
     const a = await fresh()
     // Reaching the cap takes a thousand maximal credits; start the account just below it instead.

@@ -159,6 +159,13 @@ describe('pagination on GET /v1/programs', () => {
     }
   })
 
+  test('an object id passed as a cursor is told to pass next_cursor instead', async () => {
+    const error = await errorOf(`?starting_after=${allIds[3]}`)
+    assert.equal(error.message, 'starting_after takes a cursor, not an object id: pass the next_cursor of the previous page (starting_after=<next_cursor>).')
+    const other = await errorOf('?starting_after=not-a-cursor')
+    assert.match(other.message, /pass the next_cursor of a page of this same list/)
+  })
+
   test('a tampered cursor answers invalid_parameter', async () => {
     const cursor = (await list('?limit=5')).json().next_cursor
     const error = await errorOf(`?starting_after=${tamper(cursor)}`)
