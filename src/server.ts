@@ -50,6 +50,11 @@ async function assertPortFree(config: Config): Promise<void> {
   })
 }
 
+/** Opening the database and applying migrations takes seconds on a first embedded run: a line says so before the wait. */
+function announceStart(config: Config): void {
+  process.stdout.write(`svc: opening ${config.databaseUrl ? 'PostgreSQL' : `the embedded database in ${config.dataDir}`} and applying migrations…\n`)
+}
+
 export interface Serving { stop: () => Promise<void> }
 
 /**
@@ -61,7 +66,10 @@ export interface Serving { stop: () => Promise<void> }
 export async function serve(config: Config): Promise<Serving> {
   if (config.httpProcesses > 1 && cluster.isPrimary) return serveCluster(config)
   const member = cluster.isWorker
-  if (!member) await assertPortFree(config)
+  if (!member) {
+    await assertPortFree(config)
+    announceStart(config)
+  }
   const { deps, handle, jobs } = await openRuntime(config)
   let app: FastifyInstance | null = null
   let demo: SandboxClientFile | null
@@ -100,6 +108,7 @@ const FIRST_MEMBER = 'SVC_CLUSTER_FIRST'
  */
 async function serveCluster(config: Config): Promise<Serving> {
   await assertPortFree(config)
+  announceStart(config)
   const { deps, handle } = await openRuntime(config)
   let demo: SandboxClientFile | null
   try {
