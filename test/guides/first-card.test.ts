@@ -59,3 +59,18 @@ test('docs/guides/first-card.md runs as written: every call answers 2xx, sets it
   assert.equal(auth.status, 'closed')
   assert.equal(auth.captured_amount, 1250)
 })
+
+test('the short sequence under "Your first card" in README.md runs as written and ends in an approved authorization', async () => {
+  const fresh = await startLikeNpmStart()
+  try {
+    const run = await runGuide(fresh.t, fresh.token, 'README.md', { section: '### Your first card', prelude: ['TOKEN=$(npx svc token)'] })
+    const calls = run.runs.flatMap((r) => r.calls)
+    assert.equal(calls.length, 7, routesCalled(run).join(', '))
+    const authorization = JSON.parse(calls[calls.length - 1].response.body)
+    assert.equal(authorization.object, 'authorization')
+    assert.equal(authorization.status, 'pending', JSON.stringify(authorization))
+    assert.equal(authorization.approved, true)
+  } finally {
+    await fresh.t.close()
+  }
+})
