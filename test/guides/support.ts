@@ -1,0 +1,158 @@
+import assert from 'node:assert/strict'
+import { readFileSync } from 'node:fs'
+import { fileURLToPath } from 'node:url'
+import { JobRunner } from '../../src/jobs/runner.js'
+import { signClientAssertion, tokenRequestBody } from '../../src/lib/client-assertion.js'
+import { seedDemo } from '../../src/seed/demo.js'
+import { startTestApp, type TestApp } from '../helpers/app.js'
+import { codeBlocks, GuideShell, mismatch, statements, textMismatch, type CurlRequest, type StatementRun } from './runner.js'
+
+/** The address the guides use, as `npm start` serves it. */
+export const GUIDE_BASE_URL = 'http://localhost:8080'
+
+/** The app as `npm start` leaves it: the demo organization, its two sandbox programs and its client; the default issuance delay. */
+export async function startLikeNpmStart(): Promise<{ t: TestApp; token: () => Promise<string> }> {
+  const t = await startTestApp({ env: { BASE_URL: GUIDE_BASE_URL, CARD_ISSUE_DELAY_MS: '1000' } })
+  const { file } = await seedDemo(t.deps)
+  assert.equal(file.token_url, `${GUIDE_BASE_URL}/oauth/token`)
+  // What `npx svc token` does with ./.data/sandbox-client.json.
+  const token = async () => {
+    const assertion = await signClientAssertion({
+      clientId: file.client_id, privateJwk: file.private_jwk, audience: file.token_url, kid: file.kid,
+      nowSeconds: Math.floor(t.clock.now().getTime() / 1000),
+    })
+    const res = await t.app.inject({ method: 'POST', url: '/oauth/token', headers: { 'content-type': 'application/x-www-form-urlencoded' }, payload: tokenRequestBody(assertion) })
+    assert.equal(res.statusCode, 200, res.body)
+    return res.json().access_token as string
+  }
+  return { t, token }
+}
+
+export interface GuideOptions {
+  /** Only the blocks under this heading (`### Your first card`), up to the next heading of its level or above. */
+  section?: string
+  /** Statements run first, as what the reader already did (`TOKEN=$(npx svc token)`). */
+  prelude?: string[]
+}
+
+/** The part of a document under one heading; the lines above it are kept blank so line numbers stay true. */
+function section(markdown: string, heading: string, relativePath: string): string {
+  const lines = markdown.split('\n')
+  const start = lines.findIndex((l) => l.trim() === heading)
+  assert.ok(start >= 0, `${relativePath} has no heading "${heading}"`)
+  const level = /^#+/.exec(heading)![0].length
+  let end = lines.findIndex((l, i) => i > start && /^#+ /.test(l) && /^#+/.exec(l)![0].length <= level)
+  if (end < 0) end = lines.length
+  return lines.map((l, i) => (i >= start && i < end ? l : '')).join('\n')
+}
+
+export interface GuideRun {
+  runs: (StatementRun & { line: number })[]
+  vars: Map<string, string>
+}
+
+/**
+ * Runs every ```sh block of a guide in order against the app. Every HTTP call must answer 2xx (but the one
+ * whose answer the guide shows as an error envelope, which must fail with that error), every variable a
+ * statement sets must be set (not empty, not jq's "null"), and every answer shown after a block must agree
+ * with the real one. `sleep N` moves the service clock N seconds and runs the background jobs
+ * due by then, as the worker of `npm start` would meanwhile.
+ */
+export async function runGuide(t: TestApp, token: () => Promise<string>, relativePath: string, options: GuideOptions = {}): Promise<GuideRun> {
+  const path = fileURLToPath(new URL(`../../${relativePath}`, import.meta.url))
+  const markdown = options.section ? section(readFileSync(path, 'utf8'), options.section, relativePath) : readFileSync(path, 'utf8')
+  const runner = new JobRunner(t.deps, t.jobs, { listen: false })
+  const shell = new GuideShell({
+    async curl(request: CurlRequest) {
+      const url = new URL(request.url)
+      assert.equal(url.origin, GUIDE_BASE_URL, `${relativePath}: calls go to $SVC (${GUIDE_BASE_URL}), not ${request.url}`)
+      const res = await t.app.inject({
+        method: request.method as never,
+        url: url.pathname + url.search,
+        headers: request.headers,
+        ...(request.body !== undefined ? { payload: request.body } : {}),
+      })
+      return { status: res.statusCode, body: res.body }
+    },
+    async sleep(seconds: number) {
+      t.clock.advance(seconds * 1000)
+      await runner.drain()
+    },
+    token,
+  })
+
+  const runs: GuideRun['runs'] = []
+  for (const statement of options.prelude ?? []) await shell.run(statement)
+  const blocks = codeBlocks(markdown).filter((b) => b.lang === 'sh')
+  assert.ok(blocks.length > 0, `${relativePath} has no sh blocks`)
+  for (const block of blocks) {
+    const where = `${relativePath}:${block.line}`
+    // An answer shown as an error envelope is a refusal the guide demonstrates: its block's last call may fail,
+    // with that error. Every other call must succeed.
+    const refusal = block.answer?.lang === 'json' && /^\s*\{\s*"error"\s*:/.test(block.answer.text)
+    const list = statements(block.text)
+    let last: StatementRun | undefined
+    for (const [index, statement] of list.entries()) {
+      let run: StatementRun
+      try {
+        run = await shell.run(statement)
+      } catch (err) {
+        throw new Error(`${where}: ${(err as Error).message}\n  in: ${statement}`)
+      }
+      if (process.env.GUIDE_DUMP) {
+        process.stdout.write(`\n# ${where}\n$ ${statement.slice(0, 160)}\n`)
+        for (const call of run.calls) process.stdout.write(`${call.response.status} ${prettyJson(call.response.body)}\n`)
+        if (run.output) process.stdout.write(`>>>\n${run.output}`)
+        if (run.assigned) process.stdout.write(`${run.assigned.name}=${run.assigned.value}\n`)
+      }
+      const mayFail = refusal && index === list.length - 1 && !run.assigned
+      for (const [n, call] of run.calls.entries()) {
+        if (mayFail && n === run.calls.length - 1) {
+          assert.ok(call.response.status >= 400, `${where}: the guide shows a refusal, but the call answered ${call.response.status}: ${call.response.body}`)
+          continue
+        }
+        assert.ok(call.response.status >= 200 && call.response.status < 300,
+          `${where}: ${call.request.method} ${call.request.url} answered ${call.response.status}: ${call.response.body}\n  in: ${statement}`)
+      }
+      if (run.assigned) {
+        assert.ok(run.assigned.value !== '' && run.assigned.value !== 'null', `${where}: ${run.assigned.name} is not set by: ${statement}`)
+      }
+      runs.push({ ...run, line: block.line })
+      last = run
+    }
+    if (block.answer && last) checkAnswer(where, block.answer.lang, block.answer.text, last)
+  }
+  return { runs, vars: shell.vars }
+}
+
+function prettyJson(body: string): string {
+  try {
+    return JSON.stringify(JSON.parse(body), null, 2)
+  } catch {
+    return body
+  }
+}
+
+/**
+ * The answer shown after a block is the last command's: for an assignment, the answer of the call whose
+ * id it keeps; for a command, what it printed (the answer itself, or what jq made of it).
+ */
+function checkAnswer(where: string, lang: string, shown: string, run: StatementRun): void {
+  const actual = run.assigned ? run.calls[run.calls.length - 1]?.response.body ?? '' : run.output
+  if (lang === 'json') {
+    let shownValue: unknown
+    let actualValue: unknown
+    try { shownValue = JSON.parse(shown) } catch (err) { throw new Error(`${where}: the answer shown is not JSON: ${(err as Error).message}`) }
+    try { actualValue = JSON.parse(actual) } catch { throw new Error(`${where}: the real answer is not JSON: ${actual}`) }
+    const m = mismatch(shownValue, actualValue)
+    assert.equal(m, null, `${where}: the answer shown differs from the real one: ${m}\nreal answer: ${actual}`)
+  } else {
+    const m = textMismatch(shown, actual)
+    assert.equal(m, null, `${where}: the output shown differs from the real one: ${m}`)
+  }
+}
+
+/** Each `METHOD path` (ids replaced by `{id}`) the run called, in order. */
+export function routesCalled(run: GuideRun): string[] {
+  return run.runs.flatMap((r) => r.calls.map((c) => `${c.request.method} ${new URL(c.request.url).pathname.replace(/\/[a-z0-9]+_[0-9A-Z]{26}(?=\/|$)/g, '/{id}')}`))
+}
