@@ -150,12 +150,18 @@ function describe(e: ErrorObject, param: string): string {
 }
 
 /**
- * A schema's own wording for a value it refuses, by value: `x-refusals: { business: 'Business cardholders are
- * not supported; …' }` on the schema whose keyword failed.
+ * A schema's own wording for a string it refuses, on the schema whose keyword failed: by value, `x-refusals: { business:
+ * 'Business cardholders are not supported; …' }`; for any other value an `enum` or `const` refuses, `x-refusal`, a
+ * sentence where `{value}` stands for the value (an event subscription naming the catalogue page).
  */
 function refusalOf(e: ErrorObject): string | undefined {
-  const refusals = (e.parentSchema as { 'x-refusals'?: Record<string, string> } | undefined)?.['x-refusals']
-  return refusals && typeof e.data === 'string' && Object.hasOwn(refusals, e.data) ? refusals[e.data] : undefined
+  const schema = e.parentSchema as { 'x-refusals'?: Record<string, string>; 'x-refusal'?: string } | undefined
+  if (typeof e.data !== 'string') return undefined
+  const refusals = schema?.['x-refusals']
+  if (refusals && Object.hasOwn(refusals, e.data)) return refusals[e.data]
+  const template = schema?.['x-refusal']
+  if (typeof template === 'string' && (e.keyword === 'enum' || e.keyword === 'const')) return template.replace('{value}', () => e.data as string)
+  return undefined
 }
 
 /** Turns schema errors into the catalogue's codes: one field → its own code; several → invalid_parameter + errors[]. */

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
 import { withTx } from '../../src/db/tx.js'
 import { emit } from '../../src/modules/events/emit.js'
-import { createTenant, startTestApp, type TestApp, type TestClient } from '../helpers/app.js'
+import { BASE_URL, createTenant, startTestApp, type TestApp, type TestClient } from '../helpers/app.js'
 import { emitEvent } from '../webhooks/helpers.js'
 
 describe('events API', () => {
@@ -99,6 +99,23 @@ describe('events API', () => {
     assert.equal(page3.has_more, false)
     assert.equal(page3.next_cursor, null)
     assert.deepEqual([...page1.data, ...page2.data, ...page3.data].map((e: any) => e.id), [...ids].reverse())
+  })
+
+  test('the type filter takes the forms enabled_events takes: *, exact types and prefix wildcards', async () => {
+    const org = await createTenant(t)
+    for (const type of ['card.created', 'esim_order.created', 'esim.depleted', 'account.created'] as const) await emitEvent(t, org, type)
+    const of = async (type: string) => (await get(org, `/v1/events?type=${encodeURIComponent(type)}`)).json().data.map((e: any) => e.type).sort()
+    assert.deepEqual(await of('*'), ['account.created', 'card.created', 'esim.depleted', 'esim_order.created'])
+    assert.deepEqual(await of('esim.*'), ['esim.depleted'], 'a prefix wildcard stops at the dot')
+    assert.deepEqual(await of('esim_order.*'), ['esim_order.created'])
+    assert.deepEqual(await of('account.created'), ['account.created'])
+    for (const bad of ['cardz.*', 'card', 'card.teleported', '*.*']) {
+      const res = await get(org, `/v1/events?type=${encodeURIComponent(bad)}`)
+      assert.equal(res.statusCode, 400, bad)
+      assert.equal(res.json().error.code, 'invalid_parameter', bad)
+      assert.equal(res.json().error.param, 'type', bad)
+      assert.ok(res.json().error.message.includes(`${BASE_URL}/docs/guides/event-catalogue`), res.json().error.message)
+    }
   })
 
   test('bad filters answer 400 with the parameter named', async () => {

@@ -1,32 +1,138 @@
 /**
- * Every event type the service emits (decisions.md "Webhooks and events", plus the endpoint's own
- * `webhook_endpoint.disabled`). Webhook endpoints subscribe to these names or to `*`.
+ * The event catalogue (decisions.md "Webhooks and events" and "Event catalogue", plus the endpoint's own
+ * `webhook_endpoint.disabled`): every type the service emits, what emits it and the object it carries. It is
+ * published as the enum of `Event.type` and of `enabled_events` in the OpenAPI document, and as the page
+ * docs/guides/event-catalogue.md (`npm run docs:events` writes it from this list and the schemas' examples).
  */
-export const EVENT_TYPES = [
-  'cardholder.created', 'cardholder.updated', 'cardholder.kyc_updated',
-  'account.created', 'account.provisioned', 'account.credited', 'account.debited', 'account.blocked', 'account.unblocked',
-  'card.created', 'card.issued', 'card.activated', 'card.frozen', 'card.unfrozen', 'card.closed', 'card.replaced',
-  'card.expired', 'card.pin_set', 'card.shipped',
-  'authorization.created', 'authorization.updated',
-  'transaction.created', 'transaction.updated',
-  'dispute.created', 'dispute.updated',
-  'network_token.created', 'network_token.updated',
-  'authentication.created', 'authentication.updated',
-  'esim_order.created', 'esim_order.settled', 'esim_order.failed',
-  'esim.topped_up', 'esim.low_data', 'esim.depleted',
-  'webhook_endpoint.disabled',
-] as const
 
-export type EventType = (typeof EVENT_TYPES)[number]
+/** The objects events carry in `data.object` (their `object` field), with the OpenAPI schema that describes each. */
+export const EVENT_OBJECTS = {
+  cardholder: 'Cardholder',
+  account: 'Account',
+  card: 'Card',
+  authorization: 'Authorization',
+  transaction: 'Transaction',
+  dispute: 'Dispute',
+  network_token: 'NetworkToken',
+  authentication: 'Authentication',
+  esim_order: 'EsimOrder',
+  esim: 'EsimSummary',
+  webhook_endpoint: 'WebhookEndpoint',
+} as const
+
+export type EventObject = keyof typeof EVENT_OBJECTS
+
+export interface EventTypeSpec {
+  /** The `object` of `data.object`. */
+  object: EventObject
+  /** What causes it: the operation or job, in one sentence. */
+  emittedBy: string
+}
+
+/** Every type, in catalogue order. */
+export const EVENT_CATALOGUE = {
+  'cardholder.created': { object: 'cardholder', emittedBy: 'A cardholder is created with `POST /v1/cardholders`.' },
+  'cardholder.updated': { object: 'cardholder', emittedBy: '`PATCH /v1/cardholders/{id}` changes something, or a KYC attestation changes the cardholder\'s address.' },
+  'cardholder.kyc_updated': { object: 'cardholder', emittedBy: 'A KYC attestation is recorded with `POST /v1/cardholders/{id}/kyc`, or the current attestation expires (the `kyc.expiry` job).' },
+  'account.created': { object: 'account', emittedBy: 'An account is opened with `POST /v1/accounts`.' },
+  'account.provisioned': { object: 'account', emittedBy: 'The processor has opened the account: at once on `POST /v1/accounts`, or later through the `account.provision` job on processors that open accounts asynchronously.' },
+  'account.credited': { object: 'account', emittedBy: 'Money is added with `POST /v1/accounts/{id}/credit`.' },
+  'account.debited': { object: 'account', emittedBy: 'Money is taken with `POST /v1/accounts/{id}/debit`, or an eSIM order or top-up is paid from the account.' },
+  'account.blocked': { object: 'account', emittedBy: 'The account is blocked with `POST /v1/accounts/{id}/block`.' },
+  'account.unblocked': { object: 'account', emittedBy: 'The account is unblocked with `POST /v1/accounts/{id}/unblock`.' },
+  'card.created': { object: 'card', emittedBy: 'A card is requested with `POST /v1/cards`, or a replacement card with `POST /v1/cards/{id}/replace`; it starts `pending`.' },
+  'card.issued': { object: 'card', emittedBy: 'The processor has issued a pending card: the `card.issue` job after the issuing delay, or `POST /v1/simulate/cards/{id}/issue` in sandbox.' },
+  'card.activated': { object: 'card', emittedBy: 'The card is activated with `POST /v1/cards/{id}/activate`.' },
+  'card.frozen': { object: 'card', emittedBy: 'The card is frozen with `POST /v1/cards/{id}/freeze`.' },
+  'card.unfrozen': { object: 'card', emittedBy: 'The card is unfrozen with `POST /v1/cards/{id}/unfreeze`.' },
+  'card.closed': { object: 'card', emittedBy: 'The card is closed with `POST /v1/cards/{id}/close`, replaced as lost or stolen, or its replacement becomes active.' },
+  'card.replaced': { object: 'card', emittedBy: '`POST /v1/cards/{id}/replace` orders a new card; the event carries the replaced card, whose `replaced_by` names the new one.' },
+  'card.expired': { object: 'card', emittedBy: 'The card\'s expiry month has ended (the `card.expire` job).' },
+  'card.pin_set': { object: 'card', emittedBy: 'A PIN is set with `POST /v1/cards/{id}/pin`.' },
+  'card.shipped': { object: 'card', emittedBy: 'A physical card\'s shipping moves on (shipped, then delivered): `POST /v1/simulate/cards/{id}/ship` in sandbox.' },
+  'authorization.created': { object: 'authorization', emittedBy: 'A card payment is authorized, approved or declined: `POST /v1/simulate/authorizations` in sandbox.' },
+  'authorization.updated': { object: 'authorization', emittedBy: 'An authorization is incremented, reversed, captured or expired (the simulator\'s `increment`, `reverse`, `capture` and `expire`, or the `authorizations.expire` sweep after 7 days).' },
+  'transaction.created': { object: 'transaction', emittedBy: 'Money moves on a card: a capture of an authorization, a refund with `POST /v1/transactions/{id}/refund`, or a merchant refund (`POST /v1/simulate/refunds` in sandbox).' },
+  'transaction.updated': { object: 'transaction', emittedBy: 'A capture settles (the `transactions.settle` sweep, or `POST /v1/simulate/transactions/{id}/settle`) or is refunded.' },
+  'dispute.created': { object: 'dispute', emittedBy: 'A settled capture is disputed with `POST /v1/disputes`.' },
+  'dispute.updated': { object: 'dispute', emittedBy: 'A dispute goes under review (the `dispute.review` job), is withdrawn with `POST /v1/disputes/{id}/withdraw`, or is won or lost (`POST /v1/simulate/disputes/{id}/resolve` in sandbox).' },
+  'network_token.created': { object: 'network_token', emittedBy: 'A wallet requests a token for a card: `POST /v1/simulate/network_tokens` in sandbox.' },
+  'network_token.updated': { object: 'network_token', emittedBy: 'A token is activated, suspended, resumed or deleted (`POST /v1/network_tokens/{id}/suspend`, `/resume`, `/delete`), or deleted because its card closed.' },
+  'authentication.created': { object: 'authentication', emittedBy: 'A merchant checkout asks for a 3-D Secure challenge: `POST /v1/simulate/authentications` in sandbox.' },
+  'authentication.updated': { object: 'authentication', emittedBy: 'A challenge is approved or declined (`POST /v1/authentications/{id}/approve` or `/decline`), or expires after 5 minutes (the `authentication.expire` job).' },
+  'esim_order.created': { object: 'esim_order', emittedBy: 'An order is placed with `POST /v1/esim/orders` (completed, or `unsettled` when the network did not answer in time) or a top-up with `POST /v1/esim/esims/{id}/top_ups`.' },
+  'esim_order.settled': { object: 'esim_order', emittedBy: 'An unsettled order completes (the `esim.settle_orders` job, or `POST /v1/simulate/esim/orders/{id}/settle`).' },
+  'esim_order.failed': { object: 'esim_order', emittedBy: 'Settlement fails an unsettled order (the `esim.settle_orders` job, or `POST /v1/simulate/esim/orders/{id}/settle`); nothing is charged.' },
+  'esim.topped_up': { object: 'esim', emittedBy: 'A top-up adds a package to the eSIM (`POST /v1/esim/esims/{id}/top_ups`).' },
+  'esim.low_data': { object: 'esim', emittedBy: 'The running package crosses 80 % of its data (usage reports; `POST /v1/simulate/esim/esims/{id}/usage` in sandbox).' },
+  'esim.depleted': { object: 'esim', emittedBy: 'The running package has used all its data (usage reports; `POST /v1/simulate/esim/esims/{id}/usage` in sandbox).' },
+  'webhook_endpoint.disabled': { object: 'webhook_endpoint', emittedBy: 'The delivery worker disables an endpoint that has failed without a single success for the whole retry period (72 hours).' },
+} as const satisfies Record<string, EventTypeSpec>
+
+export type EventType = keyof typeof EVENT_CATALOGUE
+
+/** Every event type, in catalogue order. */
+export const EVENT_TYPES = Object.keys(EVENT_CATALOGUE) as readonly EventType[]
+
+/** The part of a type before its dot: `card` for `card.created`, `esim_order` for `esim_order.settled`. */
+export function eventPrefix(type: string): string {
+  const dot = type.indexOf('.')
+  return dot < 0 ? type : type.slice(0, dot)
+}
+
+/** Prefixes that have types, in catalogue order (`cardholder`, `account`, `card`, …). */
+export const EVENT_PREFIXES: readonly string[] = [...new Set(EVENT_TYPES.map(eventPrefix))]
+
+/** `*` and one `<prefix>.*` per prefix: the wildcards a subscription or the events list's `type` filter may use. */
+export const EVENT_WILDCARDS: readonly string[] = ['*', ...EVENT_PREFIXES.map((p) => `${p}.*`)]
+
+/** Every value `enabled_events` and `GET /v1/events?type=` accept: the wildcards, then the exact types. */
+export const SUBSCRIPTION_FORMS: readonly string[] = [...EVENT_WILDCARDS, ...EVENT_TYPES]
+
+/** Where the catalogue page is served, under BASE_URL. */
+export const EVENT_CATALOGUE_PATH = '/docs/guides/event-catalogue'
 
 const KNOWN = new Set<string>(EVENT_TYPES)
+const FORMS = new Set<string>(SUBSCRIPTION_FORMS)
+const PREFIXES = new Set<string>(EVENT_PREFIXES)
 
-/** True for a type in the catalogue; subscriptions to anything else are refused. */
+/** True for a type in the catalogue. */
 export function isEventType(value: string): value is EventType {
   return KNOWN.has(value)
 }
 
-/** Whether an endpoint subscribed to `enabledEvents` receives events of `type` (replays; new events apply the same rule in SQL, `deliveriesWithin`). */
+/** True for `*`, a catalogue type or a known prefix wildcard (`card.*`). */
+export function isSubscriptionForm(value: string): boolean {
+  return FORMS.has(value)
+}
+
+/**
+ * Whether an endpoint subscribed to `enabledEvents` receives events of `type`: `*`, the type itself, or its prefix
+ * wildcard. Replays decide with it; new events apply the same rule in SQL (`subscribedSql`, used by `deliveriesWithin`).
+ */
 export function subscribes(enabledEvents: readonly string[], type: string): boolean {
-  return enabledEvents.includes('*') || enabledEvents.includes(type)
+  return enabledEvents.includes('*') || enabledEvents.includes(type) || enabledEvents.includes(`${eventPrefix(type)}.*`)
+}
+
+/**
+ * Validates one subscription entry (an `enabled_events` item, the events list's `type`): null when it is accepted,
+ * else why not, in a sentence that points at the catalogue page under `baseUrl`. The request schema's `x-refusals` and
+ * `x-refusal` carry the same sentences, so a refusal reads the same whichever check meets it first.
+ */
+export function subscriptionRefusal(value: string, baseUrl: string): string | null {
+  if (isSubscriptionForm(value)) return null
+  const bare = barePrefixRefusals(baseUrl)[value]
+  return bare ?? subscriptionRefusalTemplate(baseUrl).replace('{value}', () => value)
+}
+
+/** The refusal of any unknown value, `{value}` standing for it (a schema's `x-refusal`, read by the validation error mapping). */
+export function subscriptionRefusalTemplate(baseUrl: string): string {
+  return `Unknown event type "{value}": use "*", an exact type such as "card.created" or a prefix wildcard such as "card.*"; `
+    + `the event catalogue lists them: ${baseUrl}${EVENT_CATALOGUE_PATH}`
+}
+
+/** The refusals of bare prefixes (`card` instead of `card.*`), by value (a schema's `x-refusals`). */
+export function barePrefixRefusals(baseUrl: string): Record<string, string> {
+  return Object.fromEntries([...PREFIXES].map((p) => [p, `"${p}" is not an event type: use "${p}.*" for every ${p} event, or an exact type; `
+    + `the event catalogue lists them: ${baseUrl}${EVENT_CATALOGUE_PATH}`]))
 }

@@ -1,6 +1,9 @@
 /** What the events module publishes to other modules: they import it only through this file. */
-export { isEventType, subscribes } from './catalog.js'
-export type { EventType } from './catalog.js'
+export {
+  barePrefixRefusals, EVENT_CATALOGUE, EVENT_CATALOGUE_PATH, EVENT_OBJECTS, EVENT_TYPES, isEventType, SUBSCRIPTION_FORMS, subscribes,
+  subscriptionRefusal, subscriptionRefusalTemplate,
+} from './catalog.js'
+export type { EventObject, EventType, EventTypeSpec } from './catalog.js'
 export { EVENT_API_VERSION, emit, emitPerRow } from './emit.js'
 export type { EventScope } from './emit.js'
 export { DELIVERY_JOB, queueDeliveries } from './outbox.js'

@@ -48,18 +48,31 @@ export async function queueDeliveries(
 }
 
 /**
+ * Whether the subscription list `enabledEvents` (a jsonb array of `*`, types and `<prefix>.*` wildcards) takes events
+ * of `type`: SQL's form of `subscribes`, one containment test per accepted form (each a jsonb_ops GIN lookup
+ * should the column ever be indexed). A type's prefix is the text before its dot (`card.*` for `card.created`).
+ */
+export function subscribedSql(enabledEvents: SqlOperand, type: SqlOperand): RawBuilder<boolean> {
+  return sql<boolean>`(${enabledEvents} @> '["*"]'::jsonb OR ${enabledEvents} @> jsonb_build_array(${type})
+          OR ${enabledEvents} @> jsonb_build_array(split_part(${type}, '.', 1) || '.*'))`
+}
+
+type SqlOperand = RawBuilder<unknown> | ReturnType<typeof sql.ref>
+
+/**
  * The deliveries of new events, for the statement that writes them (`emit`, `emitPerRow`: batched ledger adjustments and
  * authorization decisions): common table expressions that fan the events in `events` (a CTE returning `id`,
- * `organization_id`, `environment` and `type`) out to each event's enabled endpoints subscribed to its type
- * (as `subscribes` decides), one delivery and one job each. `notified` is a column expression that sends the
- * NOTIFY when anything was queued and counts it (0 or 1), so the caller knows to wake this process's runners.
+ * `organization_id`, `environment` and `type`) out to each event's enabled endpoints subscribed to it (`*`, the type
+ * or its prefix wildcard: `subscribedSql`, as `subscribes` decides), one delivery and one job each. `notified` is a
+ * column expression that sends the NOTIFY when anything was queued and counts it (0 or 1), so the caller knows to
+ * wake this process's runners.
  */
 export function deliveriesWithin(events: string, now: Date): { ctes: RawBuilder<unknown>; notified: RawBuilder<number> } {
   const ev = sql.table(events)
   const ctes = sql`wh_to AS (
       SELECT ev.id AS event_id, we.id AS endpoint_id, ev.organization_id, ev.environment FROM ${ev} AS ev
       JOIN webhook_endpoints AS we ON we.organization_id = ev.organization_id AND we.environment = ev.environment AND we.status = 'enabled'
-        AND (we.enabled_events @> '["*"]'::jsonb OR we.enabled_events @> jsonb_build_array(ev.type))
+        AND ${subscribedSql(sql.ref('we.enabled_events'), sql.ref('ev.type'))}
     ), wh_d AS (
       INSERT INTO webhook_deliveries (event_id, endpoint_id, organization_id, environment, status, attempts, failures, next_attempt_at, created_at, updated_at)
       SELECT event_id, endpoint_id, organization_id, environment, 'pending', 0, 0, ${now}::timestamptz, ${now}::timestamptz, ${now}::timestamptz FROM wh_to

@@ -3,6 +3,7 @@ import { sql } from 'kysely'
 import type { Db } from '../../db/types.js'
 import { applyBounds, type PageBounds } from '../../http/pagination.js'
 import { lowestIdAt } from '../../lib/ids.js'
+import { subscribedSql } from './outbox.js'
 import type { EventsTable } from './types.js'
 
 export type EventRow = Selectable<EventsTable>
@@ -39,13 +40,13 @@ export async function listEvents(db: Db, f: EventFilter, bounds: PageBounds): Pr
   return applyBounds(q, bounds, 'id', 'desc').execute()
 }
 
-/** Event ids of one scope created since `since`, oldest first, for replays (`types` null: every type). */
-export async function eventIdsSince(db: Db, scope: { organizationId: string; environment: string }, since: Date, types: string[] | null, afterId: string | null, limit: number): Promise<{ id: string; type: string }[]> {
+/** Event ids of one scope created since `since` that the subscription list `enabledEvents` takes (as new events' deliveries decide), oldest first, for replays. */
+export async function eventIdsSince(db: Db, scope: { organizationId: string; environment: string }, since: Date, enabledEvents: readonly string[], afterId: string | null, limit: number): Promise<{ id: string; type: string }[]> {
   let q = db.selectFrom('events').select(['id', 'type'])
     .where('organization_id', '=', scope.organizationId)
     .where('environment', '=', scope.environment)
     .where('created_at', '>=', since)
-  if (types) q = q.where('type', 'in', types.length ? types : [''])
+  if (!enabledEvents.includes('*')) q = q.where(subscribedSql(sql`${JSON.stringify(enabledEvents)}::jsonb`, sql.ref('type')))
   if (afterId) q = q.where('id', '>', afterId)
   return q.orderBy('id', 'asc').limit(limit).execute()
 }

@@ -1,10 +1,14 @@
 import { Type } from 'typebox'
 import { PageQuery } from '../../http/pagination.js'
+import { EVENT_CATALOGUE_PATH, EVENT_TYPES, EVENT_WILDCARDS } from './catalog.js'
 
 export const Event = Type.Object({
   id: Type.String({ description: 'evt_ id; unique per event, use it to deduplicate deliveries' }),
   object: Type.Literal('event'),
-  type: Type.String({ description: 'What happened, e.g. cardholder.created' }),
+  type: Type.Enum([...EVENT_TYPES], {
+    type: 'string',
+    description: `What happened, e.g. cardholder.created. Every type, what emits it and an example: the event catalogue (${EVENT_CATALOGUE_PATH}).`,
+  }),
   api_version: Type.String({ description: 'Date-form version that serialized data.object (2026-11-01)' }),
   environment: Type.Union([Type.Literal('sandbox'), Type.Literal('production')]),
   created_at: Type.String({ format: 'date-time', description: 'When the event occurred, not when it was delivered' }),
@@ -31,7 +35,12 @@ const Bound = (description: string) => Type.Optional(Type.String({ maxLength: 40
 
 export const EventListQuery = Type.Object({
   ...PageQuery,
-  type: Type.Optional(Type.String({ minLength: 1, maxLength: 100, description: 'Only events of this type; `card.*` matches every card event.' })),
+  type: Type.Optional(Type.String({
+    minLength: 1, maxLength: 100, examples: ['card.*'],
+    description: 'Only events of this type, in the forms `enabled_events` accepts: an exact type (`Event.type`, e.g. `card.created`), '
+      + `a prefix wildcard for every type of the prefix (${EVENT_WILDCARDS.slice(1).map((f) => `\`${f}\``).join(', ')}) or \`*\` (no filter). `
+      + `Anything else answers invalid_parameter naming \`type\`. The event catalogue (${EVENT_CATALOGUE_PATH}) lists every type.`,
+  })),
   'created[gte]': Bound('Created at or after'),
   'created[gt]': Bound('Created strictly after'),
   'created[lte]': Bound('Created at or before'),

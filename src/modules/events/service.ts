@@ -5,6 +5,7 @@ import { ApiError } from '../../http/errors.js'
 import { iso, requireOwned } from '../../http/ownership.js'
 import { paginate, type ListResult, type PageParams } from '../../http/pagination.js'
 import { isId } from '../../lib/ids.js'
+import { subscriptionRefusal, type EventType } from './catalog.js'
 import * as repo from './repo.js'
 import type { Event } from './schemas.js'
 
@@ -19,7 +20,7 @@ export function presentEvent(row: Pick<repo.EventRow, 'id' | 'type' | 'api_versi
   return {
     id: row.id,
     object: 'event',
-    type: row.type,
+    type: row.type as EventType,
     api_version: row.api_version,
     environment: row.environment as EventView['environment'],
     created_at: iso(row.created_at)!,
@@ -84,8 +85,11 @@ export async function listEvents(deps: AppDeps, ctx: RequestCtx, query: EventLis
     lt: parseBound(query['created[lt]'], 'created[lt]'),
   }
   if (query.type !== undefined) {
+    // The forms a subscription accepts: `*` (no filter), `<prefix>.*` and exact types; anything else names the catalogue.
+    const refusal = subscriptionRefusal(query.type, deps.config.baseUrl)
+    if (refusal !== null) throw new ApiError('invalid_parameter', { param: 'type', message: refusal })
     if (query.type.endsWith('.*')) filter.typePrefix = query.type.slice(0, -1)
-    else filter.type = query.type
+    else if (query.type !== '*') filter.type = query.type
   }
   return paginate({
     ctx, cursors: deps.cursors, url: '/v1/events', page: query,

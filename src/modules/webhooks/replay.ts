@@ -81,12 +81,11 @@ export async function replayEndpoint(deps: AppDeps, endpointId: string, since: D
   const ep = await endpointForReplay(deps, endpointId)
   const retained = retentionStart(deps)
   const from = since.getTime() < retained.getTime() ? retained : since
-  const types = ep.enabled_events.includes('*') ? null : ep.enabled_events
   const scope = { organizationId: ep.organization_id, environment: ep.environment }
   let after: string | null = null
   let queued = 0
   for (;;) {
-    const rows = await eventIdsSince(deps.db, scope, from, types, after, 500)
+    const rows = await eventIdsSince(deps.db, scope, from, ep.enabled_events, after, 500)
     if (rows.length === 0) break
     await withTx(deps.db, (trx) => queueDeliveries(trx, scope, rows.map((r) => ({ eventId: r.id, endpointId: ep.id })), deps.clock.now()))
     queued += rows.length

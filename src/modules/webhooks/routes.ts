@@ -3,9 +3,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { AppDeps } from '../../app-deps.js'
 import { ListEnvelope } from '../../http/pagination.js'
 import { registerWebhookOperator } from './operator-routes.js'
-import {
-  EmptyBody, EndpointListQuery, EndpointParams, WebhookEndpoint, WebhookEndpointCreate, WebhookEndpointDeleted, WebhookEndpointUpdate,
-} from './schemas.js'
+import { EmptyBody, EndpointListQuery, EndpointParams, WebhookEndpoint, WebhookEndpointDeleted, webhookEndpointRequests } from './schemas.js'
 import { createEndpoint, deleteEndpoint, getEndpoint, listEndpoints, rotateSecret, updateEndpoint } from './service.js'
 
 const tags = ['Webhook endpoints']
@@ -14,6 +12,7 @@ const scope = 'webhooks:write'
 /** /v1/webhook_endpoints (scope webhooks:write) and the operator's replay and delivery-log calls. */
 export function registerWebhooks(base: FastifyInstance, deps: AppDeps): void {
   const app = base.withTypeProvider<TypeBoxTypeProvider>()
+  const { create: WebhookEndpointCreate, update: WebhookEndpointUpdate } = webhookEndpointRequests(deps.config.baseUrl)
 
   app.post('/v1/webhook_endpoints', {
     schema: {

@@ -6,9 +6,9 @@ import { ApiError } from '../../http/errors.js'
 import { iso, requireOwned } from '../../http/ownership.js'
 import { paginate, type ListResult, type PageParams } from '../../http/pagination.js'
 import { isId, newId } from '../../lib/ids.js'
-import { isEventType, EVENT_API_VERSION } from '../events/index.js'
+import { EVENT_API_VERSION, subscriptionRefusal } from '../events/index.js'
 import * as repo from './repo.js'
-import type { WebhookEndpoint, WebhookEndpointCreate, WebhookEndpointUpdate } from './schemas.js'
+import type { WebhookEndpoint, WebhookEndpointCreateBody, WebhookEndpointUpdateBody } from './schemas.js'
 import { newWebhookSecret, ROTATION_OVERLAP_MS, sealSecret } from './secrets.js'
 import { checkWebhookUrl, WebhookUrlRefused } from './url-policy.js'
 
@@ -43,11 +43,11 @@ async function validUrl(deps: AppDeps, ctx: RequestCtx, raw: string): Promise<st
   }
 }
 
-function validEvents(types: string[]): string[] {
+/** `*`, exact types and known prefix wildcards (the request schema refuses the rest first, in the same words); duplicates dropped. */
+function validEvents(deps: AppDeps, types: string[]): string[] {
   types.forEach((t, i) => {
-    if (t !== '*' && !isEventType(t)) {
-      throw new ApiError('invalid_parameter', { param: `enabled_events[${i}]`, message: `Unknown event type "${t}"; see the event catalogue, or use "*".` })
-    }
+    const refusal = subscriptionRefusal(t, deps.config.baseUrl)
+    if (refusal !== null) throw new ApiError('invalid_parameter', { param: `enabled_events[${i}]`, message: refusal })
   })
   return [...new Set(types)]
 }
@@ -57,9 +57,9 @@ async function ownedEndpoint(deps: AppDeps, ctx: RequestCtx, id: string): Promis
   return requireOwned(row, ctx, 'webhook_endpoint_not_found')
 }
 
-export async function createEndpoint(deps: AppDeps, ctx: RequestCtx, body: Static<typeof WebhookEndpointCreate>): Promise<EndpointView> {
+export async function createEndpoint(deps: AppDeps, ctx: RequestCtx, body: WebhookEndpointCreateBody): Promise<EndpointView> {
   const url = await validUrl(deps, ctx, body.url)
-  const enabledEvents = validEvents(body.enabled_events)
+  const enabledEvents = validEvents(deps, body.enabled_events)
   const secret = newWebhookSecret()
   const row = await withTx(deps.db, async (trx) => {
     if (await repo.countEndpointsLocked(trx, ctx.organizationId, ctx.environment) >= MAX_ENDPOINTS_PER_ENVIRONMENT) {
@@ -95,11 +95,11 @@ export async function getEndpoint(deps: AppDeps, ctx: RequestCtx, id: string): P
 }
 
 /** PATCH: re-enabling clears the failure record, so the 72-hour clock starts again from the next failure. */
-export async function updateEndpoint(deps: AppDeps, ctx: RequestCtx, id: string, body: Static<typeof WebhookEndpointUpdate>): Promise<EndpointView> {
+export async function updateEndpoint(deps: AppDeps, ctx: RequestCtx, id: string, body: WebhookEndpointUpdateBody): Promise<EndpointView> {
   const current = await ownedEndpoint(deps, ctx, id)
   const patch: Parameters<typeof repo.updateEndpoint>[2] = { updated_at: deps.clock.now() }
   if (body.url !== undefined) patch.url = await validUrl(deps, ctx, body.url)
-  if (body.enabled_events !== undefined) patch.enabled_events = validEvents(body.enabled_events)
+  if (body.enabled_events !== undefined) patch.enabled_events = validEvents(deps, body.enabled_events)
   if (body.description !== undefined) patch.description = body.description
   if (body.status !== undefined && body.status !== current.status) {
     patch.status = body.status
