@@ -2,10 +2,11 @@ import type { FastifyInstance } from 'fastify'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import { Type } from 'typebox'
 import type { AppDeps } from '../../app-deps.js'
-import { createClient, getClient, listClients, presentClient, revokeClient, updateClient, SCOPES } from '../oauth/index.js'
-import { createProgram, presentProgram } from '../programs/index.js'
+import {
+  createClient, createOrganization, getClient, getOrganization, listClients, listOrganizations, presentClient, putNetworkPolicy, revokeClient, updateClient, SCOPES,
+} from '../oauth/index.js'
+import { createProgram, listOrganizationPrograms, presentProgram } from '../programs/index.js'
 import { PROCESSOR_NAMES } from '../../processors/catalog.js'
-import { createOrganization, getOrganization, listOrganizationPrograms, listOrganizations, putNetworkPolicy } from './service.js'
 import { PageQuery } from '../../http/pagination.js'
 import { CurrencyCode } from '../../http/schema-types.js'
 

@@ -3,7 +3,7 @@ import type { AppDeps } from '../../app-deps.js'
 import type { RequestCtx } from '../../http/context.js'
 import { ApiError } from '../../http/errors.js'
 import { iso } from '../../http/ownership.js'
-import { paginate, type ListResult, type PageParams } from '../../http/pagination.js'
+import { OPERATOR_CTX, paginate, type ListResult, type PageParams } from '../../http/pagination.js'
 import { newId } from '../../lib/ids.js'
 import { json } from '../../db/types.js'
 import { PROCESSOR_PROFILES } from '../../processors/catalog.js'
@@ -59,6 +59,21 @@ export async function requireCallerProgram(deps: AppDeps, ctx: RequestCtx, progr
 
 export async function findProgram(deps: AppDeps, id: string): Promise<repo.ProgramRow | undefined> {
   return repo.findProgram(deps.db, id)
+}
+
+/** The programs of these ids that exist, for other modules (one read for many). */
+export async function findPrograms(deps: AppDeps, ids: readonly string[]): Promise<repo.ProgramRow[]> {
+  return repo.findPrograms(deps.db, [...new Set(ids)])
+}
+
+/** A page of one organization's programs (both environments), oldest first: the operator's list. */
+export async function listOrganizationPrograms(deps: AppDeps, organizationId: string, page: PageParams): Promise<ListResult<ProgramView>> {
+  return paginate({
+    ctx: OPERATOR_CTX, cursors: deps.cursors, url: '/operator/v1/programs', page,
+    sortKey: (r: repo.ProgramRow) => r.id,
+    fetch: (bounds) => repo.listOrganizationPrograms(deps.db, organizationId, bounds),
+    present: presentProgram,
+  })
 }
 
 export async function countCallerPrograms(deps: AppDeps, ctx: RequestCtx): Promise<number> {
