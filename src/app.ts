@@ -57,7 +57,7 @@ export async function buildApp(deps: AppDeps, modules: readonly ServiceModule[] 
   installMetrics(app)
   installAuth(app, deps, limits)
   installNotFoundGate(app)
-  installFilterEnvironmentCheck(app, deps.db)
+  installFilterEnvironmentCheck(app, deps)
   installIdempotency(app, deps)
   installUnparsableBodyRefusal(app)
 

@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify'
-import { sql } from 'kysely'
 import type { AppDeps } from '../app-deps.js'
 import type { Environment } from '../config.js'
+import type { Db } from '../db/types.js'
 import { safeEqual, sha256Hex } from '../lib/crypto.js'
 import { enforceCapability } from './capability.js'
 import { ApiError } from './errors.js'
@@ -11,7 +11,12 @@ import { TokenCache } from './token-cache.js'
 
 export const TOKEN_PREFIX: Record<Environment, string> = { sandbox: 'at_test_', production: 'at_live_' }
 
-interface TokenRow {
+/**
+ * What an access token grants, as the token lookup answers it: the token's client, organization, environment,
+ * scopes and expiry, its client's status and the IP allowlists of the client and of the organization's network
+ * policy for that environment. The oauth module, which owns these tables, answers it (`deps.hooks.accessTokenGrant`).
+ */
+export interface AccessTokenGrant {
   client_id: string
   organization_id: string
   environment: Environment
@@ -22,6 +27,9 @@ interface TokenRow {
   org_ips: string[] | null
 }
 
+/** Finds what the token with this SHA-256 (hex) grants; undefined when there is no such token. */
+export type AccessTokenGrantLookup = (db: Db, tokenHash: string) => Promise<AccessTokenGrant | undefined>
+
 function bearer(req: FastifyRequest): string {
   const header = req.headers.authorization
   if (!header) throw new ApiError('missing_credentials')
@@ -30,29 +38,18 @@ function bearer(req: FastifyRequest): string {
   return match[1]
 }
 
-async function lookUpToken(deps: AppDeps, tokenHash: string): Promise<TokenRow | undefined> {
-  const { rows } = await sql<TokenRow>`
-    SELECT t.client_id, t.organization_id, t.environment, t.scopes, t.expires_at,
-           c.status AS client_status, c.ip_allowlist AS client_ips, np.ip_allowlist AS org_ips
-    FROM access_tokens t
-    JOIN oauth_clients c ON c.id = t.client_id
-    LEFT JOIN network_policies np ON np.organization_id = t.organization_id AND np.environment = t.environment
-    WHERE t.token_hash = ${tokenHash}`.execute(deps.db)
-  return rows[0]
-}
-
 /**
- * Finds the token (in the token cache, which revocations and allowlist changes clear at once, or in the
- * database) and checks client status, expiry, environment and network policy on every request.
+ * Finds the token (in the token cache, which revocations and allowlist changes clear at once, or through the
+ * oauth module's lookup, `deps.hooks.accessTokenGrant`) and checks client status, expiry, environment and network policy on every request.
  */
-async function authenticate(req: FastifyRequest, deps: AppDeps, tokens: TokenCache<TokenRow>): Promise<void> {
+async function authenticate(req: FastifyRequest, deps: AppDeps, tokens: TokenCache<AccessTokenGrant>): Promise<void> {
   const token = bearer(req)
   if (!token.startsWith(TOKEN_PREFIX.sandbox) && !token.startsWith(TOKEN_PREFIX.production)) throw new ApiError('invalid_access_token')
   const tokenHash = sha256Hex(token)
   let row = tokens.get(tokenHash, Date.now())
   if (!row) {
     const mark = tokens.mark()
-    row = await lookUpToken(deps, tokenHash)
+    row = await deps.hooks.accessTokenGrant(deps.db, tokenHash)
     if (row) tokens.put(tokenHash, row, mark, Date.now())
   }
   if (!row || row.client_status !== 'active' || row.expires_at.getTime() <= deps.clock.now().getTime()) {
@@ -103,7 +100,7 @@ function pollingPath(req: FastifyRequest): string | null {
  */
 export function installAuth(app: FastifyInstance, deps: AppDeps, limits: RateLimits): void {
   app.decorateRequest('ctx', null as never)
-  const tokens = new TokenCache<TokenRow>(deps.config.databaseUrl, deps.log)
+  const tokens = new TokenCache<AccessTokenGrant>(deps.config.databaseUrl, deps.log)
   app.addHook('onClose', async () => { await tokens.close() })
   app.addHook('onRequest', async (req) => {
     const gate = gateOf(req)

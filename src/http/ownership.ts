@@ -1,5 +1,4 @@
 import type { FastifyInstance } from 'fastify'
-import { sql } from 'kysely'
 import type { Db } from '../db/types.js'
 import type { Scope } from './context.js'
 import { ApiError, type ErrorCode } from './errors.js'
@@ -24,29 +23,40 @@ export function iso(value: Date | string | null | undefined): string | null {
   return (value instanceof Date ? value : new Date(value)).toISOString()
 }
 
-/** The table behind each id a /v1 list filter can name. */
-const FILTER_TABLES: Record<string, string> = {
-  cardholder_id: 'cardholders', account_id: 'accounts', card_id: 'cards', program_id: 'programs',
-  authorization_id: 'authorizations', transaction_id: 'transactions',
-}
+/** The organization and environment an object belongs to. */
+export interface ObjectScope { organization_id: string; environment: string }
+
+/** Finds the scope of one object by id; undefined when there is no such object. */
+export type ScopeLookup = (db: Db, id: string) => Promise<ObjectScope | undefined>
+
+/** The hook (`deps.hooks`) that finds the object behind each id a /v1 list filter can name: the object's module answers it. */
+const FILTER_SCOPES = {
+  cardholder_id: 'cardholderScope', account_id: 'accountScope', card_id: 'cardScope', program_id: 'programScope',
+  authorization_id: 'authorizationScope', transaction_id: 'transactionScope',
+} as const
+
+/** The lookups the filter check asks, one per kind of object; part of the runtime's hooks, each answered by the object's module. */
+export type ScopeHooks = Record<(typeof FILTER_SCOPES)[keyof typeof FILTER_SCOPES], ScopeLookup>
+
+/** While no module answers for a kind of object, no id of it is found: the filter matches nothing. */
+export const noScope: ScopeLookup = async () => undefined
 
 /**
  * List filters follow the rule for ids (decisions.md, environments): the caller's own object of the other
  * environment answers `403 environment_mismatch`, as it does in a path or a body. Any other id (unknown, or
  * another organization's) is not an error in a filter: it matches nothing, and the list is empty. One lookup
- * per filter id given, after validation (the values are well-formed) and before the list is read.
+ * per filter id given, after validation (the values are well-formed) and before the list is read; the object's
+ * module makes it (`deps.hooks`), since its table is that module's.
  */
-export function installFilterEnvironmentCheck(app: FastifyInstance, db: Db): void {
+export function installFilterEnvironmentCheck(app: FastifyInstance, deps: { db: Db; hooks: ScopeHooks }): void {
   app.addHook('preHandler', async (req) => {
     if (req.method !== 'GET' || !req.ctx || !req.url.startsWith('/v1/')) return
     const query = req.query as Record<string, unknown> | undefined
     if (!query) return
-    for (const [param, table] of Object.entries(FILTER_TABLES)) {
+    for (const [param, hook] of Object.entries(FILTER_SCOPES)) {
       const id = query[param]
       if (typeof id !== 'string') continue
-      const { rows } = await sql<{ organization_id: string; environment: string }>`
-        SELECT organization_id, environment FROM ${sql.table(table)} WHERE id = ${id}`.execute(db)
-      const row = rows[0]
+      const row = await deps.hooks[hook](deps.db, id)
       if (row && row.organization_id === req.ctx.organizationId && row.environment !== req.ctx.environment) {
         throw new ApiError('environment_mismatch', { param, message: `${param} belongs to the ${row.environment} environment; use a ${row.environment} token.` })
       }

@@ -1,15 +1,21 @@
 import type { FastifyInstance } from 'fastify'
 import type { AppDeps } from '../app-deps.js'
 import type { Db } from '../db/types.js'
+import type { AccessTokenGrantLookup } from '../http/auth.js'
+import { noScope, type ScopeHooks } from '../http/ownership.js'
 import type { JobSource } from '../jobs/registry.js'
 import { noAccountCards, type AccountCardsLister } from './accounts/cards-hook.js'
-import { defaultAddressChangeGuard, noCardholderCards, type AddressChangeGuard, type CardholderCardsLister } from './cardholders/hooks.js'
+import { noAddressChangeGuard, noCardholderCards, type AddressChangeGuard, type CardholderCardsLister } from './cardholders/hooks.js'
 
 /**
  * What a lower module asks of a higher one at request time. Each is provided by one module's value
  * (`hooks`) and joined once by the runtime (`deps.hooks`); tests replace a field for their duration.
+ * `ScopeHooks` (http, the list filters' environment check): the organization and environment of a cardholder,
+ * account, card, program, authorization or transaction by id, each answered by the object's module.
  */
-export interface Hooks {
+export interface Hooks extends ScopeHooks {
+  /** Asked by http for every request whose token is not cached: what the access token grants; answered by oauth. */
+  accessTokenGrant: AccessTokenGrantLookup
   /** Asked by cardholders before an address change; answered by accounts (a program requiring KYC for it). */
   addressChangeGuard: AddressChangeGuard
   /** `GET /v1/cardholders/{id}/cards`, listed by cards. */
@@ -34,10 +40,12 @@ export interface ServiceModule extends JobSource {
   hooks?: Partial<Hooks>
 }
 
-/** The hooks the modules provide, over the defaults that hold while no module answers (no cards, cardholders' own rule). */
+/** The hooks the modules provide, over the defaults that hold while no module answers (no cards, no accounts, no token, no object found). */
 export function buildHooks(modules: readonly ServiceModule[]): Hooks {
   const hooks: Hooks = {
-    addressChangeGuard: defaultAddressChangeGuard, cardholderCards: noCardholderCards, accountCards: noAccountCards, disputedTotal: async () => 0, cardClosed: async () => {},
+    addressChangeGuard: noAddressChangeGuard, cardholderCards: noCardholderCards, accountCards: noAccountCards, disputedTotal: async () => 0, cardClosed: async () => {},
+    accessTokenGrant: async () => undefined,
+    cardholderScope: noScope, accountScope: noScope, cardScope: noScope, programScope: noScope, authorizationScope: noScope, transactionScope: noScope,
   }
   const owners = new Map<string, string>()
   for (const m of modules) {

@@ -4,7 +4,7 @@ import { exportJWK, generateKeyPair } from 'jose'
 import type { AppDeps } from '../app-deps.js'
 import { createClient } from '../modules/oauth/clients.js'
 import { SCOPES } from '../modules/oauth/scopes.js'
-import { createOrganization } from '../modules/operator/service.js'
+import { createOrganization } from '../modules/oauth/organizations.js'
 import { createProgram } from '../modules/programs/service.js'
 
 export interface SandboxClientFile {

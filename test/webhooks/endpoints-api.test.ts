@@ -132,6 +132,17 @@ describe('webhook endpoints API', () => {
     assert.equal((await create({ url: 'https://a.example.com/again', enabled_events: ['*'] }, org)).statusCode, 201)
   })
 
+  test('concurrent creates cannot pass the limit together: the scope is counted under a lock', async () => {
+    const org = await createTenant(t)
+    const token = await org.token()
+    for (let i = 0; i < 8; i++) assert.equal((await create({ url: `https://a.example.com/c${i}`, enabled_events: ['*'] }, org)).statusCode, 201)
+    const racing = await Promise.all(Array.from({ length: 6 }, (_, i) =>
+      t.api(token, 'POST', '/v1/webhook_endpoints', { url: `https://a.example.com/race${i}`, enabled_events: ['*'] })))
+    assert.deepEqual(racing.map((r) => r.statusCode).sort(), [201, 201, 422, 422, 422, 422])
+    const listed = await call('GET', '/v1/webhook_endpoints?limit=100', undefined, org)
+    assert.equal(listed.json().data.length, 10)
+  })
+
   test('endpoints need webhooks:write and stay within their organization and environment', async () => {
     const ep = (await create({ url: 'https://a.example.com/own', enabled_events: ['*'] })).json()
     const noScope = await call('GET', '/v1/webhook_endpoints', undefined, tenant, 'cards:read')

@@ -1,4 +1,4 @@
-import { sql, type Selectable } from 'kysely'
+import type { Selectable } from 'kysely'
 import type { Db } from '../../db/types.js'
 import { json } from '../../db/types.js'
 import { applyBounds, type PageBounds } from '../../http/pagination.js'
@@ -9,14 +9,6 @@ export type AccountRow = Selectable<AccountsTable>
 
 export async function findAccount(db: Db, id: string): Promise<AccountRow | undefined> {
   return db.selectFrom('accounts').selectAll().where('id', '=', id).executeTakeFirst()
-}
-
-/** The account's owner and its program's capabilities, in one read (capability mounting runs on every call). */
-export async function findAccountProgram(db: Db, id: string): Promise<{ organization_id: string; environment: string; capabilities: string[] } | undefined> {
-  const { rows } = await sql<{ organization_id: string; environment: string; capabilities: string[] }>`
-    SELECT a.organization_id, a.environment, p.capabilities
-    FROM accounts a JOIN programs p ON p.id = a.program_id WHERE a.id = ${id}`.execute(db)
-  return rows[0]
 }
 
 export interface AccountInsert {
@@ -66,11 +58,10 @@ export async function setStatus(db: Db, id: string, from: string, to: string, re
     .where('id', '=', id).where('status', '=', from).returningAll().executeTakeFirst()
 }
 
-/** True when the cardholder holds an account on a program whose processor takes address changes only through KYC. */
-export async function cardholderHasKycAddressAccount(db: Db, cardholder: { id: string; organization_id: string; environment: string }): Promise<boolean> {
-  const { rows } = await sql<{ one: number }>`
-    SELECT 1 AS one FROM accounts a JOIN programs p ON p.id = a.program_id
-    WHERE a.organization_id = ${cardholder.organization_id} AND a.environment = ${cardholder.environment}
-      AND a.cardholder_id = ${cardholder.id} AND p.address_change_requires_kyc LIMIT 1`.execute(db)
-  return rows.length > 0
+/** The programs the cardholder holds accounts on (each once). */
+export async function cardholderProgramIds(db: Db, cardholder: { id: string; organization_id: string; environment: string }): Promise<string[]> {
+  const rows = await db.selectFrom('accounts').select('program_id').distinct()
+    .where('organization_id', '=', cardholder.organization_id).where('environment', '=', cardholder.environment)
+    .where('cardholder_id', '=', cardholder.id).execute()
+  return rows.map((r) => r.program_id)
 }

@@ -10,7 +10,7 @@ import { isId, newId } from '../../lib/ids.js'
 import { callProcessor, recordOutcome } from '../../processors/calls.js'
 import { assertKycForProgram } from '../kyc/index.js'
 import { emit } from '../events/index.js'
-import { countCallerPrograms, findProgram, requireCallerProgram } from '../programs/index.js'
+import { countCallerPrograms, findProgram, findPrograms, requireCallerProgram } from '../programs/index.js'
 import { enqueueProvisioning, PROVISION_JOB } from './provision.js'
 import { presentAccount, type AccountView } from './present.js'
 import * as repo from './repo.js'
@@ -34,7 +34,8 @@ export async function requireAccount(db: Db, ctx: Scope, accountId: string, para
 /**
  * An account's program never changes; its capabilities change only when the operator changes the program,
  * and the interface lets mounted operations change without notice. So the mount decision is cached for a
- * few seconds per account (credits and debits are the hot path), bounded in size.
+ * few seconds per account (credits and debits are the hot path), bounded in size: a miss reads the account,
+ * then its program from the programs module.
  */
 const MOUNT_CACHE_MS = 5_000
 const MOUNT_CACHE_MAX = 50_000
@@ -49,10 +50,11 @@ export async function accountProgramOf(deps: AppDeps, ctx: RequestCtx | undefine
   const now = Date.now()
   let entry = mountCache.get(accountId)
   if (!entry || entry.until < now) {
-    const row = await repo.findAccountProgram(deps.db, accountId)
-    if (!row) return null
+    const account = await repo.findAccount(deps.db, accountId)
+    const program = account ? await findProgram(deps.db, account.program_id) : undefined
+    if (!account || !program) return null
     if (mountCache.size >= MOUNT_CACHE_MAX) mountCache.clear()
-    entry = { ...row, until: now + MOUNT_CACHE_MS }
+    entry = { organization_id: account.organization_id, environment: account.environment, capabilities: program.capabilities, until: now + MOUNT_CACHE_MS }
     mountCache.set(accountId, entry)
   }
   if (entry.organization_id !== ctx.organizationId || entry.environment !== ctx.environment) return null
@@ -139,5 +141,6 @@ export async function setAccountStatus(deps: AppDeps, ctx: RequestCtx, accountId
 
 /** The address-change rule for cardholders: refused by PATCH once they hold an account on such a program. */
 export async function cardholderAddressNeedsKyc(deps: AppDeps, cardholder: { id: string; organization_id: string; environment: string }): Promise<boolean> {
-  return repo.cardholderHasKycAddressAccount(deps.db, cardholder)
+  const programIds = await repo.cardholderProgramIds(deps.db, cardholder)
+  return (await findPrograms(deps.db, programIds)).some((p) => p.address_change_requires_kyc)
 }

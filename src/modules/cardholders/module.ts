@@ -1,4 +1,6 @@
 import type { ServiceModule } from '../module.js'
+import { findCardholder } from './repo.js'
 import { registerCardholders } from './routes.js'
 
-export const cardholdersModule: ServiceModule = { name: 'cardholders', routes: registerCardholders }
+/** Cardholders; answers the list filters' lookup of a cardholder_id. */
+export const cardholdersModule: ServiceModule = { name: 'cardholders', routes: registerCardholders, hooks: { cardholderScope: findCardholder } }

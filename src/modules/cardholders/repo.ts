@@ -1,4 +1,4 @@
-import { sql, type Insertable, type Selectable, type Updateable } from 'kysely'
+import { type Insertable, type Selectable, type Updateable } from 'kysely'
 import type { Db } from '../../db/types.js'
 import { applyBounds, type PageBounds } from '../../http/pagination.js'
 import type { CardholdersTable } from './types.js'
@@ -51,17 +51,4 @@ export async function claimExpiryNotice(db: Db, cardholderId: string, attestatio
     .where('id', '=', cardholderId).where('kyc_attestation_id', '=', attestationId)
     .where('kyc_expiry_notified', '=', false).where('kyc_expires_at', '<=', now)
     .returningAll().executeTakeFirst()
-}
-
-/**
- * Whether the cardholder has an account on a program that takes address changes only through KYC.
- * Reads the accounts table when it exists (it belongs to the accounts module and may not be migrated yet).
- */
-export async function hasAccountOnAddressKycProgram(db: Db, cardholderId: string): Promise<boolean> {
-  const exists = await sql<{ t: string | null }>`SELECT to_regclass('accounts')::text AS t`.execute(db)
-  if (!exists.rows[0]?.t) return false
-  const { rows } = await sql<{ one: number }>`
-    SELECT 1 AS one FROM accounts a JOIN programs p ON p.id = a.program_id
-    WHERE a.cardholder_id = ${cardholderId} AND p.address_change_requires_kyc LIMIT 1`.execute(db)
-  return rows.length > 0
 }

@@ -1,10 +1,11 @@
 import type { ServiceModule } from '../module.js'
 import { CARD_EXPIRE_JOB, runExpireJob } from './expiry.js'
 import { runIssueJob } from './issuance.js'
+import { findCard } from './repo.js'
 import { registerCards } from './routes.js'
 import { CARD_ISSUE_JOB, listCards } from './service.js'
 
-/** Cards: issuance (`card.issue`), expiry (`card.expire`), and the card lists of cardholders and accounts. */
+/** Cards: issuance (`card.issue`), expiry (`card.expire`), the card lists of cardholders and accounts, and the list filters' lookup of a card_id. */
 export const cardsModule: ServiceModule = {
   name: 'cards',
   routes: registerCards,
@@ -14,5 +15,6 @@ export const cardsModule: ServiceModule = {
       listCards(deps, ctx, `/v1/cardholders/${cardholder.id}/cards`, { cardholder_id: cardholder.id }, page),
     accountCards: (deps, ctx, account, page) =>
       listCards(deps, ctx, `/v1/accounts/${account.id}/cards`, { account_id: account.id }, page),
+    cardScope: findCard,
   },
 }

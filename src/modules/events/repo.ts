@@ -1,5 +1,5 @@
 import type { Selectable } from 'kysely'
-import { sql } from 'kysely'
+import { sql, type RawBuilder } from 'kysely'
 import type { Db } from '../../db/types.js'
 import { applyBounds, type PageBounds } from '../../http/pagination.js'
 import { lowestIdAt } from '../../lib/ids.js'
@@ -24,6 +24,25 @@ export interface EventFilter {
 
 export async function findEvent(db: Db, id: string): Promise<EventRow | undefined> {
   return db.selectFrom('events').selectAll().where('id', '=', id).executeTakeFirst()
+}
+
+/** What a webhook delivery sends of its event, as `withDeliveryEvents` adds it to each row. */
+export interface DeliveryEventFields {
+  event_type: string
+  api_version: string
+  data: { object: Record<string, unknown> }
+  event_created_at: Date
+}
+
+/**
+ * The events module's read plan for webhook delivery claims: a query over `rows` (the name of a CTE or table
+ * with an `event_id` column, in the caller's statement) answering each row with its event's fields beside it
+ * (`DeliveryEventFields`), so a batch of claims reads its events in the statement that claims them. A row
+ * whose event is gone (purged) is left out.
+ */
+export function withDeliveryEvents(rows: string): RawBuilder<unknown> {
+  return sql`SELECT r.*, e.type AS event_type, e.api_version, e.data, e.created_at AS event_created_at
+    FROM ${sql.table(rows)} AS r JOIN events AS e ON e.id = r.event_id`
 }
 
 export async function listEvents(db: Db, f: EventFilter, bounds: PageBounds): Promise<EventRow[]> {

@@ -7,7 +7,7 @@ import { iso } from '../../http/ownership.js'
 import { applyBounds, OPERATOR_CTX, paginate, type ListResult, type PageParams } from '../../http/pagination.js'
 import { newId } from '../../lib/ids.js'
 import { validateJwks } from './jwks.js'
-import type { ClientRecord } from './repo.js'
+import { findOrganization, type ClientRecord } from './repo.js'
 import { DEFAULT_CLIENT_SCOPES, isScope } from './scopes.js'
 
 export interface ClientView {
@@ -83,7 +83,7 @@ export interface ClientCreateInput {
 }
 
 export async function createClient(deps: AppDeps, input: ClientCreateInput): Promise<ClientRecord> {
-  const org = await deps.db.selectFrom('organizations').select('id').where('id', '=', input.organization_id).executeTakeFirst()
+  const org = await findOrganization(deps.db, input.organization_id)
   if (!org) throw new ApiError('organization_not_found', { param: 'organization_id' })
   const jwks = validateJwks(input.jwks)
   const scopes = validateScopes(input.scopes ?? DEFAULT_CLIENT_SCOPES)

@@ -1,5 +1,8 @@
-import { sql } from 'kysely'
-import type { Db } from '../../db/types.js'
+import { sql, type Selectable } from 'kysely'
+import type { Db, OrganizationsTable } from '../../db/types.js'
+import { json } from '../../db/types.js'
+import type { AccessTokenGrant } from '../../http/auth.js'
+import { applyBounds, type PageBounds } from '../../http/pagination.js'
 
 export interface ClientRecord {
   id: string
@@ -25,6 +28,22 @@ export async function findClientForGrant(db: Db, clientId: string): Promise<(Cli
 }
 
 /**
+ * What an access token grants, with its client's status and both IP allowlists (the client's and the
+ * organization's network policy for the token's environment), in one read: the token lookup of every request
+ * that misses the token cache (`deps.hooks.accessTokenGrant`).
+ */
+export async function findAccessTokenGrant(db: Db, tokenHash: string): Promise<AccessTokenGrant | undefined> {
+  const { rows } = await sql<AccessTokenGrant>`
+    SELECT t.client_id, t.organization_id, t.environment, t.scopes, t.expires_at,
+           c.status AS client_status, c.ip_allowlist AS client_ips, np.ip_allowlist AS org_ips
+    FROM access_tokens t
+    JOIN oauth_clients c ON c.id = t.client_id
+    LEFT JOIN network_policies np ON np.organization_id = t.organization_id AND np.environment = t.environment
+    WHERE t.token_hash = ${tokenHash}`.execute(db)
+  return rows[0]
+}
+
+/**
  * Records a redeemed jti; false when it is still remembered. The primary key decides concurrent attempts;
  * a row whose assertion has expired (not yet purged) no longer counts and is taken over.
  */
@@ -46,4 +65,27 @@ export async function insertAccessToken(db: Db, row: {
 export async function purgeExpiredCredentials(db: Db, now: Date): Promise<void> {
   await db.deleteFrom('oauth_jtis').where('expires_at', '<', now).execute()
   await db.deleteFrom('access_tokens').where('expires_at', '<', now).execute()
+}
+
+export type OrganizationRow = Selectable<OrganizationsTable>
+
+export async function insertOrganization(db: Db, row: { id: string; name: string }): Promise<OrganizationRow> {
+  return db.insertInto('organizations').values(row).returningAll().executeTakeFirstOrThrow()
+}
+
+export async function findOrganization(db: Db, id: string): Promise<OrganizationRow | undefined> {
+  return db.selectFrom('organizations').selectAll().where('id', '=', id).executeTakeFirst()
+}
+
+/** The platform's organizations, oldest first (the operator's list). */
+export async function listOrganizations(db: Db, bounds: PageBounds): Promise<OrganizationRow[]> {
+  return applyBounds(db.selectFrom('organizations').selectAll(), bounds, 'id', 'asc').execute()
+}
+
+/** Sets an organization's allowlist for one environment (the caller announces the change: `changeAuthorization`). */
+export async function upsertNetworkPolicy(db: Db, organizationId: string, environment: string, cidrs: string[], now: Date): Promise<void> {
+  await db.insertInto('network_policies')
+    .values({ organization_id: organizationId, environment, ip_allowlist: json(cidrs) })
+    .onConflict((oc) => oc.columns(['organization_id', 'environment']).doUpdateSet({ ip_allowlist: json(cidrs), updated_at: now }))
+    .execute()
 }

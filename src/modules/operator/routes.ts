@@ -2,9 +2,10 @@ import type { FastifyInstance } from 'fastify'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import { Type } from 'typebox'
 import type { AppDeps } from '../../app-deps.js'
-import { createClient, getClient, listClients, presentClient, revokeClient, updateClient, SCOPES } from '../oauth/index.js'
-import { createProgram, presentProgram } from '../programs/index.js'
-import { createOrganization, getOrganization, listOrganizationPrograms, listOrganizations, putNetworkPolicy } from './service.js'
+import {
+  createClient, createOrganization, getClient, getOrganization, listClients, listOrganizations, presentClient, putNetworkPolicy, revokeClient, updateClient, SCOPES,
+} from '../oauth/index.js'
+import { createProgram, listOrganizationPrograms, presentProgram } from '../programs/index.js'
 import { PageQuery } from '../../http/pagination.js'
 import { CurrencyCode } from '../../http/schema-types.js'
 

@@ -1,4 +1,6 @@
 import type { ServiceModule } from '../module.js'
+import { findProgram } from './repo.js'
 import { registerPrograms } from './routes.js'
 
-export const programsModule: ServiceModule = { name: 'programs', routes: registerPrograms }
+/** Programs; answers the list filters' lookup of a program_id. */
+export const programsModule: ServiceModule = { name: 'programs', routes: registerPrograms, hooks: { programScope: findProgram } }

@@ -8,9 +8,20 @@ export async function findProgram(db: Db, id: string): Promise<ProgramRow | unde
   return db.selectFrom('programs').selectAll().where('id', '=', id).executeTakeFirst()
 }
 
+/** The programs of these ids (those that exist), in no particular order. */
+export async function findPrograms(db: Db, ids: readonly string[]): Promise<ProgramRow[]> {
+  if (ids.length === 0) return []
+  return db.selectFrom('programs').selectAll().where('id', 'in', [...ids]).execute()
+}
+
 export async function listPrograms(db: Db, organizationId: string, environment: string, bounds: PageBounds): Promise<ProgramRow[]> {
   const q = db.selectFrom('programs').selectAll().where('organization_id', '=', organizationId).where('environment', '=', environment)
   return applyBounds(q, bounds, 'id', 'asc').execute()
+}
+
+/** One organization's programs in both environments, oldest first (the operator's list). */
+export async function listOrganizationPrograms(db: Db, organizationId: string, bounds: PageBounds): Promise<ProgramRow[]> {
+  return applyBounds(db.selectFrom('programs').selectAll().where('organization_id', '=', organizationId), bounds, 'id', 'asc').execute()
 }
 
 export async function countPrograms(db: Db, organizationId: string, environment: string): Promise<number> {

@@ -4,7 +4,7 @@ import type { Db } from '../../db/types.js'
 import type { RequestCtx, Scope } from '../../http/context.js'
 import { ApiError } from '../../http/errors.js'
 import { iso } from '../../http/ownership.js'
-import { paginate, type ListResult, type PageParams } from '../../http/pagination.js'
+import { OPERATOR_CTX, paginate, type ListResult, type PageParams } from '../../http/pagination.js'
 import { newId } from '../../lib/ids.js'
 import { json } from '../../db/types.js'
 import * as repo from './repo.js'
@@ -59,6 +59,21 @@ export async function requireCallerProgram(db: Db, ctx: Scope, programId: string
 
 export async function findProgram(db: Db, id: string): Promise<repo.ProgramRow | undefined> {
   return repo.findProgram(db, id)
+}
+
+/** The programs of these ids that exist, for other modules (one read for many). */
+export async function findPrograms(db: Db, ids: readonly string[]): Promise<repo.ProgramRow[]> {
+  return repo.findPrograms(db, [...new Set(ids)])
+}
+
+/** A page of one organization's programs (both environments), oldest first: the operator's list. */
+export async function listOrganizationPrograms(deps: AppDeps, organizationId: string, page: PageParams): Promise<ListResult<ProgramView>> {
+  return paginate({
+    ctx: OPERATOR_CTX, cursors: deps.cursors, url: '/operator/v1/programs', page,
+    sortKey: (r: repo.ProgramRow) => r.id,
+    fetch: (bounds) => repo.listOrganizationPrograms(deps.db, organizationId, bounds),
+    present: presentProgram,
+  })
 }
 
 export async function countCallerPrograms(db: Db, scope: Scope): Promise<number> {

@@ -1,10 +1,12 @@
 import type { ServiceModule } from '../module.js'
+import { findTransaction } from './repo.js'
 import { registerTransactions } from './routes.js'
 import { SETTLEMENT_SWEEP_MS, settleDue } from './settlement.js'
 
-/** Captures, refunds and their settlement (T+1, swept). */
+/** Captures, refunds and their settlement (T+1, swept); answers the list filters' lookup of a transaction_id. */
 export const transactionsModule: ServiceModule = {
   name: 'transactions',
   routes: registerTransactions,
   schedules: [{ type: 'transactions.settle', everyMs: SETTLEMENT_SWEEP_MS, run: async (deps) => { await settleDue(deps) } }],
+  hooks: { transactionScope: findTransaction },
 }

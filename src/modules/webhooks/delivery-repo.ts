@@ -2,6 +2,7 @@ import type { Selectable } from 'kysely'
 import { sql } from 'kysely'
 import type { Db } from '../../db/types.js'
 import { applyBounds, type PageBounds } from '../../http/pagination.js'
+import { withDeliveryEvents, type DeliveryEventFields } from '../events/index.js'
 import type { EndpointRow } from './repo.js'
 import type { WebhookDeliveriesTable, WebhookDeliveryAttemptsTable } from './types.js'
 
@@ -9,11 +10,7 @@ export type DeliveryRow = Selectable<WebhookDeliveriesTable>
 export type AttemptRow = Selectable<WebhookDeliveryAttemptsTable>
 
 /** A delivery claimed for one attempt, with what the attempt needs: the event and the endpoint. */
-export interface ClaimedDelivery extends DeliveryRow {
-  event_type: string
-  api_version: string
-  data: { object: Record<string, unknown> }
-  event_created_at: Date
+export interface ClaimedDelivery extends DeliveryRow, DeliveryEventFields {
   url: string
   secret_sealed: string
   previous_secret_sealed: string | null
@@ -27,7 +24,8 @@ export interface DeliveryKey { eventId: string; endpointId: string }
  * Takes the next attempt of due, pending deliveries to enabled endpoints, many in one statement: of two
  * workers holding a job for the same delivery only one gets its row. The attempt counter moves here and
  * `next_attempt_at` becomes a lease: if the worker dies before recording the outcome, the delivery is
- * due again after it. Answers the claimed rows with the event and endpoint each attempt needs.
+ * due again after it. Answers the claimed rows with the event (the events module's read plan,
+ * `withDeliveryEvents`) and the endpoint each attempt needs, in the same statement.
  */
 export async function claimDeliveries(db: Db, keys: DeliveryKey[], now: Date, leaseUntil: Date): Promise<ClaimedDelivery[]> {
   if (keys.length === 0) return []
@@ -40,10 +38,10 @@ export async function claimDeliveries(db: Db, keys: DeliveryKey[], now: Date, le
       WHERE wd.event_id = k.event_id AND wd.endpoint_id = k.endpoint_id AND wd.status = 'pending' AND wd.next_attempt_at <= ${now}
         AND EXISTS (SELECT 1 FROM webhook_endpoints w WHERE w.id = wd.endpoint_id AND w.status = 'enabled')
       RETURNING wd.*
-    )
-    SELECT d.*, e.type AS event_type, e.api_version, e.data, e.created_at AS event_created_at,
-      w.url, w.secret_sealed, w.previous_secret_sealed, w.previous_secret_expires_at, w.failing_since AS endpoint_failing_since
-    FROM d JOIN events e ON e.id = d.event_id JOIN webhook_endpoints w ON w.id = d.endpoint_id`.execute(db)
+    ),
+    de AS (${withDeliveryEvents('d')})
+    SELECT de.*, w.url, w.secret_sealed, w.previous_secret_sealed, w.previous_secret_expires_at, w.failing_since AS endpoint_failing_since
+    FROM de JOIN webhook_endpoints w ON w.id = de.endpoint_id`.execute(db)
   return rows
 }
 

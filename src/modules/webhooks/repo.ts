@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto'
 import type { Selectable, Updateable } from 'kysely'
 import { sql } from 'kysely'
 import type { Db } from '../../db/types.js'
@@ -22,12 +23,20 @@ export async function listEndpoints(db: Db, organizationId: string, environment:
   return applyBounds(q, bounds, 'id', 'desc').execute()
 }
 
+/** Two 32-bit keys of the advisory lock that orders endpoint creation in one (organization, environment). */
+function endpointScopeLockKey(organizationId: string, environment: string): [number, number] {
+  const digest = createHash('sha256').update(`webhook_endpoints\u0000${organizationId}\u0000${environment}`).digest()
+  return [digest.readInt32BE(0), digest.readInt32BE(4)]
+}
+
 /**
- * Counts a scope's endpoints while holding the organization's row lock, so two concurrent creates
- * cannot both pass the per-environment limit.
+ * Counts a scope's endpoints while holding the scope's advisory lock until the transaction ends, so two
+ * concurrent creates in one scope run one after the other and cannot both pass the per-environment limit
+ * (the count is read after the lock is granted, so it sees what the previous holder committed).
  */
 export async function countEndpointsLocked(trx: Db, organizationId: string, environment: string): Promise<number> {
-  await sql`SELECT id FROM organizations WHERE id = ${organizationId} FOR UPDATE`.execute(trx)
+  const [k1, k2] = endpointScopeLockKey(organizationId, environment)
+  await sql`SELECT pg_advisory_xact_lock(${k1}::int, ${k2}::int)`.execute(trx)
   const row = await trx.selectFrom('webhook_endpoints').select((eb) => eb.fn.countAll<number>().as('n'))
     .where('organization_id', '=', organizationId).where('environment', '=', environment).executeTakeFirst()
   return Number(row?.n ?? 0)
