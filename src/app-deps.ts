@@ -4,6 +4,7 @@ import type { Db } from './db/types.js'
 import type { EsimNetwork } from './esim-network/port.js'
 import type { InFlightKeys } from './http/in-flight.js'
 import type { Cursors } from './http/pagination.js'
+import type { BoundedCache } from './lib/bounded-cache.js'
 import type { Clock } from './lib/clock.js'
 import type { DecisionBatcher } from './modules/authorizations/batcher.js'
 import type { AdjustmentBatcher } from './modules/ledger/batcher.js'
@@ -20,6 +21,16 @@ export interface Batchers {
   /** Webhook delivery claims and outcomes (`webhooks/delivery.ts`). */
   deliveries: DeliveryCoalescers
 }
+
+/** Per-process caches, built once by the runtime (`buildServices`) so no module keeps one of its own. */
+export interface Caches {
+  /** Which program (hence which capabilities) an account in a path belongs to, for capability mounting; a few seconds. */
+  accountMounts: BoundedCache<string, AccountMount>
+  /** Webhook signing secrets, decrypted once per sealed value. */
+  webhookSecrets: BoundedCache<string, string>
+}
+
+export interface AccountMount { organization_id: string; environment: string; capabilities: string[]; until: number }
 
 /**
  * What every module's routes, services and jobs are built from; one object, passed explicitly. Built
@@ -39,4 +50,5 @@ export interface AppDeps {
   esimNetwork: EsimNetwork
   /** What lower modules ask of higher ones (card lists, the address-change rule), joined from `MODULES`. */
   hooks: Hooks
+  caches: Caches
 }

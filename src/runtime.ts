@@ -10,6 +10,7 @@ import { buildJobRegistry, type JobRegistry } from './jobs/registry.js'
 import { systemClock, type Clock } from './lib/clock.js'
 import { createLogger } from './lib/logger.js'
 import { DecisionBatcher } from './modules/authorizations/batcher.js'
+import { BoundedCache } from './lib/bounded-cache.js'
 import { MODULES } from './modules/index.js'
 import { newAdjustmentBatcher } from './modules/ledger/batcher.js'
 import { buildHooks } from './modules/module.js'
@@ -21,7 +22,7 @@ import { createProcessorRegistry } from './processors/registry.js'
 export interface Runtime { deps: AppDeps; handle: DbHandle; jobs: JobRegistry }
 
 /** What the runtime opens before building the services bound to the database. */
-export type BaseDeps = Omit<AppDeps, 'batchers' | 'esimNetwork' | 'hooks'>
+export type BaseDeps = Omit<AppDeps, 'batchers' | 'esimNetwork' | 'hooks' | 'caches'>
 
 /**
  * Builds the collaborators bound to `base.db`, once: the group commits (ledger adjustments, authorization
@@ -38,6 +39,7 @@ export function buildServices(base: BaseDeps): AppDeps {
     deliveries: new DeliveryCoalescers(base.db),
   }
   deps.hooks = buildHooks(MODULES)
+  deps.caches = { accountMounts: new BoundedCache(50_000), webhookSecrets: new BoundedCache(1_000) }
   return deps
 }
 

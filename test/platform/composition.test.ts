@@ -73,7 +73,7 @@ describe('one composition root', () => {
         if (/^(registerJobHandler|registerSchedule|set[A-Z]\w*)\(/.test(line)) offences.push(`${name}: ${line}`)
         if (/^export function set[A-Z]\w*\(/.test(line)) offences.push(`${name}: ${line}`)
         if (/^let \w+(: [^=]+)? = /.test(line) && name.startsWith('modules/')) offences.push(`${name}: ${line}`)
-        if (/^const \w+ = new WeakMap/.test(line) && name.startsWith('modules/')) offences.push(`${name}: ${line}`)
+        if (/^const \w+(: [^=]+)? = new (WeakMap|Map)\b/.test(line) && name.startsWith('modules/')) offences.push(`${name}: ${line}`)
       }
     }
     assert.deepEqual(offences, [])

@@ -38,8 +38,6 @@ export async function requireAccount(db: Db, ctx: Scope, accountId: string, para
  * then its program from the programs module.
  */
 const MOUNT_CACHE_MS = 5_000
-const MOUNT_CACHE_MAX = 50_000
-const mountCache = new Map<string, { organization_id: string; environment: string; capabilities: string[]; until: number }>()
 
 /**
  * The program behind an account in the path, for capability mounting. Null when the account is not the
@@ -48,14 +46,14 @@ const mountCache = new Map<string, { organization_id: string; environment: strin
 export async function accountProgramOf(deps: AppDeps, ctx: RequestCtx | undefined, accountId: string | undefined): Promise<{ capabilities: string[] } | null> {
   if (!ctx || !accountId || !isId('acct', accountId)) return null
   const now = Date.now()
-  let entry = mountCache.get(accountId)
+  const mounts = deps.caches.accountMounts
+  let entry = mounts.get(accountId)
   if (!entry || entry.until < now) {
     const account = await repo.findAccount(deps.db, accountId)
     const program = account ? await findProgram(deps.db, account.program_id) : undefined
     if (!account || !program) return null
-    if (mountCache.size >= MOUNT_CACHE_MAX) mountCache.clear()
     entry = { organization_id: account.organization_id, environment: account.environment, capabilities: program.capabilities, until: now + MOUNT_CACHE_MS }
-    mountCache.set(accountId, entry)
+    mounts.set(accountId, entry)
   }
   if (entry.organization_id !== ctx.organizationId || entry.environment !== ctx.environment) return null
   return { capabilities: entry.capabilities }

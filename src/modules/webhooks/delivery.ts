@@ -75,7 +75,7 @@ export async function deliverWebhook(deps: AppDeps, job: JobRecord): Promise<Job
   }
 
   const body = JSON.stringify(presentEvent({ ...d, type: d.event_type, id: d.event_id, created_at: d.event_created_at }))
-  const secrets = signingSecrets(deps.config.masterKey, d, now)
+  const secrets = signingSecrets(deps.config.masterKey, d, now, deps.caches.webhookSecrets)
   const result = await sendWebhook(new URL(d.url), body, deliveryHeaders(body, d, secrets, now), deps.config.webhookUrlPolicy[d.environment as Environment])
   return recordOutcome(deps, d, result)
 }

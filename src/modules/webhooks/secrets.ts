@@ -1,3 +1,4 @@
+import type { BoundedCache } from '../../lib/bounded-cache.js'
 import { decryptField, encryptField, randomBase62 } from '../../lib/crypto.js'
 
 /** After a rotation the replaced secret keeps signing (a second `v1=`) this long. */
@@ -15,14 +16,11 @@ export function sealSecret(masterKey: Buffer, secret: string): string {
   return encryptField(masterKey, PURPOSE, secret)
 }
 
-// Decrypting once per secret is enough for a worker; bounded so rotated secrets fall out.
-const opened = new Map<string, string>()
-
-export function openSecret(masterKey: Buffer, sealed: string): string {
+/** Decrypting once per secret is enough for a worker: `opened` is the runtime's bounded cache, so rotated secrets fall out. */
+export function openSecret(masterKey: Buffer, sealed: string, opened: BoundedCache<string, string>): string {
   let secret = opened.get(sealed)
   if (secret === undefined) {
     secret = decryptField(masterKey, PURPOSE, sealed)
-    if (opened.size >= 1000) opened.delete(opened.keys().next().value as string)
     opened.set(sealed, secret)
   }
   return secret
@@ -35,10 +33,10 @@ export interface SealedSecrets {
 }
 
 /** The secrets that sign a delivery made at `now`: the current one, plus the replaced one while its overlap lasts. */
-export function signingSecrets(masterKey: Buffer, row: SealedSecrets, now: Date): string[] {
-  const secrets = [openSecret(masterKey, row.secret_sealed)]
+export function signingSecrets(masterKey: Buffer, row: SealedSecrets, now: Date, opened: BoundedCache<string, string>): string[] {
+  const secrets = [openSecret(masterKey, row.secret_sealed, opened)]
   if (row.previous_secret_sealed && row.previous_secret_expires_at && row.previous_secret_expires_at.getTime() > now.getTime()) {
-    secrets.push(openSecret(masterKey, row.previous_secret_sealed))
+    secrets.push(openSecret(masterKey, row.previous_secret_sealed, opened))
   }
   return secrets
 }
