@@ -44,7 +44,13 @@ function bearer(req: FastifyRequest): string {
  */
 async function authenticate(req: FastifyRequest, deps: AppDeps, tokens: TokenCache<AccessTokenGrant>): Promise<void> {
   const token = bearer(req)
-  if (!token.startsWith(TOKEN_PREFIX.sandbox) && !token.startsWith(TOKEN_PREFIX.production)) throw new ApiError('invalid_access_token')
+  if (!token.startsWith(TOKEN_PREFIX.sandbox) && !token.startsWith(TOKEN_PREFIX.production)) {
+    // The platform operator's token is a secret of its own kind: say which kind /v1 wants, nothing more.
+    if (safeEqual(token, deps.config.operatorToken)) {
+      throw new ApiError('invalid_access_token', { message: 'This is the operator token, which only /operator/v1 accepts; /v1 takes an access token from POST /oauth/token.' })
+    }
+    throw new ApiError('invalid_access_token', { message: 'Not an access token: /v1 takes the access_token answered by POST /oauth/token (it starts with at_test_ or at_live_).' })
+  }
   const tokenHash = sha256Hex(token)
   let row = tokens.get(tokenHash, Date.now())
   if (!row) {
@@ -108,7 +114,15 @@ export function installAuth(app: FastifyInstance, deps: AppDeps, limits: RateLim
       const header = req.headers.authorization
       if (!header) throw new ApiError('missing_credentials')
       const match = /^Bearer\s+(\S+)\s*$/i.exec(header)
-      if (!match || !safeEqual(match[1], deps.config.operatorToken)) throw new ApiError('invalid_access_token')
+      if (!match) throw new ApiError('invalid_access_token', { message: 'The Authorization header must be "Bearer <operator token>".' })
+      if (!safeEqual(match[1], deps.config.operatorToken)) {
+        const accessToken = match[1].startsWith(TOKEN_PREFIX.sandbox) || match[1].startsWith(TOKEN_PREFIX.production)
+        throw new ApiError('invalid_access_token', {
+          message: accessToken
+            ? 'This is an access token, which only /v1 accepts; /operator/v1 takes the operator token (SVC_OPERATOR_TOKEN).'
+            : 'Not the operator token: /operator/v1 takes SVC_OPERATOR_TOKEN (on the embedded default, the file DATA_DIR/operator-token).',
+        })
+      }
       return
     }
     if (gate !== 'v1') return

@@ -58,6 +58,19 @@ describe('missing_credentials and invalid_access_token', () => {
     assertApiError(await t.api('not-a-token', 'GET', '/v1/programs'), 401, 'invalid_access_token', 'authentication_error')
   })
 
+  test('a token of the wrong kind says which kind each API takes', async () => {
+    const operatorOnV1 = await t.api(t.deps.config.operatorToken, 'GET', '/v1/programs')
+    assertApiError(operatorOnV1, 401, 'invalid_access_token', 'authentication_error')
+    assert.equal(operatorOnV1.json().error.message, 'This is the operator token, which only /operator/v1 accepts; /v1 takes an access token from POST /oauth/token.')
+    assert.ok(!operatorOnV1.body.includes(t.deps.config.operatorToken))
+    const accessOnOperator = await t.api(await tenant.token(), 'GET', '/operator/v1/organizations')
+    assertApiError(accessOnOperator, 401, 'invalid_access_token', 'authentication_error')
+    assert.equal(accessOnOperator.json().error.message, 'This is an access token, which only /v1 accepts; /operator/v1 takes the operator token (SVC_OPERATOR_TOKEN).')
+    const unknownOnOperator = await t.api('nope', 'GET', '/operator/v1/organizations')
+    assert.match(unknownOnOperator.json().error.message, /^Not the operator token/)
+    assert.match((await t.api('not-a-token', 'GET', '/v1/programs')).json().error.message, /^Not an access token/)
+  })
+
   test('a malformed Authorization header answers 401 invalid_access_token', async () => {
     const token = await tenant.token()
     for (const header of [`Basic ${Buffer.from('a:b').toString('base64')}`, 'Bearer', `Token ${token}`, `Bearer ${token} extra`]) {
