@@ -18,7 +18,9 @@ export function registerWebhooks(base: FastifyInstance, deps: AppDeps): void {
     schema: {
       tags, summary: 'Create a webhook endpoint',
       description: 'Answers 201 with the `whsec_` signing secret, shown only here and by rotate_secret. The URL must be HTTPS on a '
-        + 'host that resolves to public addresses only (checked again at every delivery). At most 10 endpoints per environment.',
+        + 'host that resolves to public addresses only (checked again at every delivery). In the sandbox of a local `npm start` '
+        + '(and wherever `WEBHOOK_URL_POLICY` allows it) plain `http://` to a receiver on your own machine or network, such as '
+        + '`http://127.0.0.1:4242/webhooks`, is accepted too. At most 10 endpoints per environment.',
       body: WebhookEndpointCreate,
       response: { 201: WebhookEndpoint },
     },

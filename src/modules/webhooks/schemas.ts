@@ -4,7 +4,7 @@ import { barePrefixRefusals, EVENT_CATALOGUE_PATH, SUBSCRIPTION_FORMS, subscript
 
 const strict = { additionalProperties: false }
 
-const Url = Type.String({ minLength: 1, maxLength: 2048, description: 'HTTPS URL on a publicly resolvable host (invalid_webhook_url otherwise)' })
+const Url = Type.String({ minLength: 1, maxLength: 2048, description: 'HTTPS URL on a publicly resolvable host (invalid_webhook_url otherwise); a local `npm start` sandbox also accepts http:// to your own machine' })
 
 /** One `enabled_events` item: `*`, a prefix wildcard (`card.*`) or an exact type, as the event catalogue publishes them. */
 const subscriptionForm = (options: Record<string, unknown> = {}) => Type.Enum([...SUBSCRIPTION_FORMS], { type: 'string', ...options })
