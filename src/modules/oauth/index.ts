@@ -1,3 +1,3 @@
 /** What the oauth module publishes to other modules: they import it only through this file. */
-export { createClient, getClient, listClients, presentClient, revokeClient, updateClient, validateAllowlist } from './clients.js'
+export { createClient, getClient, hasActiveClient, listClients, presentClient, revokeClient, updateClient, validateAllowlist } from './clients.js'
 export { SCOPES } from './scopes.js'

@@ -22,6 +22,12 @@ export async function listEndpoints(db: Db, organizationId: string, environment:
   return applyBounds(q, bounds, 'id', 'desc').execute()
 }
 
+/** True when the scope has a webhook endpoint, enabled or not (the console's getting-started checklist). */
+export async function anyEndpoint(db: Db, organizationId: string, environment: string): Promise<boolean> {
+  const row = await db.selectFrom('webhook_endpoints').select('id').where('organization_id', '=', organizationId).where('environment', '=', environment).limit(1).executeTakeFirst()
+  return row !== undefined
+}
+
 /**
  * Counts a scope's endpoints while holding the organization's row lock, so two concurrent creates
  * cannot both pass the per-environment limit.
