@@ -30,7 +30,7 @@ function document(chrome: Chrome, title: string, body: Html): string {
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
-<meta name="robots" content="noindex, nofollow">
+<meta name="robots" content="noindex, nofollow"><link rel="icon" href="data:,">
 <title>${html`${title}`.text} · svc console</title><style nonce="${html`${chrome.nonce}`.text}">${CONSOLE_CSS}</style></head>
 <body>${body.text}</body></html>`
 }

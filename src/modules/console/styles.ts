@@ -53,6 +53,8 @@ pre{background:#10213f;color:#e6edf7;padding:10px 12px;border-radius:8px;overflo
 .checklist{list-style:none;padding:0;margin:0}
 .checklist li{display:flex;gap:12px;padding:12px 0;border-top:1px solid var(--line)}
 .checklist li:first-child{border-top:0}
+.checklist li>div{flex:1;min-width:0}
+.checklist pre{white-space:pre-wrap;overflow-wrap:anywhere}
 .mark{flex:none;width:26px;height:26px;border-radius:50%;display:inline-flex;align-items:center;justify-content:center;font-weight:700;border:2px solid #8a94a8;color:var(--muted)}
 .done .mark{background:var(--ok);border-color:var(--ok);color:#fff}
 .codes{columns:2;font:16px ui-monospace,Menlo,Consolas,monospace;padding-left:20px}
