@@ -1,3 +1,5 @@
+import { escapeHtml } from '../../lib/html.js'
+
 /**
  * Typed HTML templates, escaped by default: every value interpolated into `html\`…\`` is escaped unless it is
  * itself `Html` (another template, or `raw()` on purpose). Arrays are joined; null, undefined and false vanish.
@@ -5,15 +7,6 @@
 export class Html {
   constructor(readonly text: string) {}
   toString(): string { return this.text }
-}
-
-export function escapeHtml(value: unknown): string {
-  return String(value ?? '')
-    .replace(/&/g, '&amp;')
-    .replace(/</g, '&lt;')
-    .replace(/>/g, '&gt;')
-    .replace(/"/g, '&quot;')
-    .replace(/'/g, '&#39;')
 }
 
 function piece(value: unknown): string {

@@ -123,14 +123,14 @@ export async function signIn(deps: AppDeps, input: { email: string; password: st
 }
 
 /** A session in its second-factor step, when it is still within its 5 minutes; else null. */
-export async function findSecondFactorSession(deps: AppDeps, token: string): Promise<{ tokenHash: string; userId: string; csrfSecret: string } | null> {
+export async function findSecondFactorSession(deps: AppDeps, token: string): Promise<{ tokenHash: string; userId: string } | null> {
   const row = await repo.findSession(deps.db, sha256Hex(token))
   if (!row || row.stage !== 'second_factor') return null
   if (deps.clock.now().getTime() - row.created_at.getTime() > SECOND_FACTOR_MS) {
     await repo.deleteSession(deps.db, row.token_hash)
     return null
   }
-  return { tokenHash: row.token_hash, userId: row.user_id, csrfSecret: row.csrf_secret }
+  return { tokenHash: row.token_hash, userId: row.user_id }
 }
 
 /**
