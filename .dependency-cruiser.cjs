@@ -7,7 +7,7 @@ const LAYERS = [
   // platform
   '^src/(db|lib|http|jobs|processors|esim-network)/|^src/modules/(events|webhooks)/',
   // identity
-  '^src/modules/(oauth|programs|cardholders|kyc)/',
+  '^src/modules/(oauth|programs|cardholders|kyc|users)/',
   // money
   '^src/modules/(accounts|ledger)/',
   // cards

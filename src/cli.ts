@@ -27,6 +27,9 @@ const HELP = `svc: card issuing and eSIM service
   svc esim inventory load FILE.csv   load blank profiles (lines: iccid,smdp_address,matching_id)
   svc esim inventory                 count profiles in stock
   svc operator METHOD PATH [JSON]   any operator call, e.g. svc operator GET /operator/v1/organizations
+  svc user invite --org ORG --email EMAIL --role owner|developer|viewer
+  svc user invite --operator --email EMAIL
+                                print a one-time link (valid 72 hours) that sets the person's console password
 `
 
 function flags(args: string[]): { positional: string[]; opts: Record<string, string> } {
@@ -194,6 +197,9 @@ export async function main(argv: string[]): Promise<void> {
         if (positional[0] === 'inventory' && positional[1] === 'load') return print(await loadInventoryFile(opts, positional[2]))
         if (positional[0] === 'inventory') return print(await operatorCall(opts, 'GET', '/operator/v1/esim/inventory'))
         break
+      case 'user':
+        if (positional[0] === 'invite') return printInvitation(await inviteConsoleUser(opts))
+        break
       case 'operator':
         return print(await operatorCall(opts, positional[0].toUpperCase(), positional[1], positional[2] ? JSON.parse(positional[2]) : undefined))
       case undefined:
@@ -225,4 +231,22 @@ async function loadInventoryFile(opts: Record<string, string>, file: string | un
 
 function print(value: unknown): void {
   console.log(JSON.stringify(value, null, 2))
+}
+
+interface InvitationAnswer { email: string; role: string; organization_id: string | null; url: string; expires_at: string }
+
+/** `svc user invite`: a member of an organization (`--org`, `--role`) or a platform operator (`--operator`). */
+async function inviteConsoleUser(opts: Record<string, string>): Promise<InvitationAnswer> {
+  if (!opts.email) throw new Error('name the person: svc user invite --email EMAIL (--org ORG --role owner|developer|viewer, or --operator)')
+  const operator = 'operator' in opts
+  if (operator && (opts.org || opts.role)) throw new Error('an operator belongs to no organization: use --operator without --org and --role')
+  if (!operator && (!opts.org || !opts.role)) throw new Error('a member needs --org ORG and --role owner|developer|viewer (or invite an operator with --operator)')
+  const body = operator ? { email: opts.email, role: 'operator' } : { email: opts.email, role: opts.role, organization_id: opts.org }
+  return await operatorCall(opts, 'POST', '/operator/v1/users/invitations', body) as InvitationAnswer
+}
+
+function printInvitation(invitation: InvitationAnswer): void {
+  const who = invitation.organization_id ? `${invitation.role} of ${invitation.organization_id}` : 'platform operator'
+  console.log(`Invitation for ${invitation.email} (${who}). Send this one-time link; it sets the password and works until ${invitation.expires_at}:`)
+  console.log(invitation.url)
 }

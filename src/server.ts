@@ -7,6 +7,7 @@ import { buildApp } from './app.js'
 import type { Config } from './config.js'
 import { startWorker, type WorkerHandle } from './jobs/worker.js'
 import { openRuntime } from './runtime.js'
+import type { DemoSignIn } from './modules/users/index.js'
 import { sandboxClientPath, seedDemo, type SandboxClientFile } from './seed/demo.js'
 
 /** Where the operator token comes from: the generated file of the embedded default, or the variable. */
@@ -16,7 +17,17 @@ function operatorTokenSource(config: Config): string {
   return fromFile ? file : 'the SVC_OPERATOR_TOKEN variable'
 }
 
-function banner(config: Config, demo: SandboxClientFile | null, address: string): string {
+/** The banner's console lines: the demo owner's one-time link while they have no password, then the sign-in page. */
+function consoleLines(signIn: DemoSignIn): string[] {
+  if (signIn.kind === 'sign_in') return [`  console: ${signIn.url} (demo owner ${signIn.email})`]
+  return [
+    `  console: set the password of the demo owner ${signIn.email} with this one-time link (valid 72 hours;`,
+    '  a new one is printed at each start until the password is set):',
+    `    ${signIn.url}`,
+  ]
+}
+
+function banner(config: Config, demo: (SandboxClientFile & { console: DemoSignIn }) | null, address: string): string {
   const lines = [
     '',
     `  svc is listening on ${address} (${config.databaseUrl ? 'PostgreSQL' : `embedded PGlite in ${config.dataDir}`})`,
@@ -30,6 +41,7 @@ function banner(config: Config, demo: SandboxClientFile | null, address: string)
     lines.push(
       `  sandbox client: ${demo.client_id} (private key in ${clientFile})`,
       `  programs: ${demo.programs.map((p) => `${p.id} (${p.processor})`).join(', ')}`,
+      ...consoleLines(demo.console),
       '',
       `  First call (from ${process.cwd()}):`,
       `    curl -s ${config.baseUrl}/v1/programs -H "Authorization: Bearer $(npx svc token${tokenArgs})"`,
@@ -57,6 +69,12 @@ function announceStart(config: Config): void {
 
 export interface Serving { stop: () => Promise<void> }
 
+/** The demo client file and the demo owner's way into the console, for the banner. */
+async function seededDemo(deps: Parameters<typeof seedDemo>[0]): Promise<SandboxClientFile & { console: DemoSignIn }> {
+  const seeded = await seedDemo(deps)
+  return { ...seeded.file, console: seeded.console }
+}
+
 /**
  * `svc serve`: migrate, seed the demo on first run, listen, and run the worker in-process. With
  * HTTP_PROCESSES above 1 this process prepares the database and forks the HTTP processes (`serveCluster`);
@@ -72,10 +90,10 @@ export async function serve(config: Config): Promise<Serving> {
   }
   const { deps, handle, jobs } = await openRuntime(config)
   let app: FastifyInstance | null = null
-  let demo: SandboxClientFile | null
+  let demo: (SandboxClientFile & { console: DemoSignIn }) | null
   let address: string
   try {
-    demo = config.seedDemo && !member ? (await seedDemo(deps)).file : null
+    demo = config.seedDemo && !member ? await seededDemo(deps) : null
     app = await buildApp(deps)
     address = await app.listen({ port: config.port, host: config.host })
   } catch (err) {
@@ -110,9 +128,9 @@ async function serveCluster(config: Config): Promise<Serving> {
   await assertPortFree(config)
   announceStart(config)
   const { deps, handle } = await openRuntime(config)
-  let demo: SandboxClientFile | null
+  let demo: (SandboxClientFile & { console: DemoSignIn }) | null
   try {
-    demo = config.seedDemo ? (await seedDemo(deps)).file : null
+    demo = config.seedDemo ? await seededDemo(deps) : null
   } finally {
     await handle.close()
   }

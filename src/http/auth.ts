@@ -78,9 +78,11 @@ async function authenticate(req: FastifyRequest, deps: AppDeps, tokens: TokenCac
 /**
  * Which gate a request passes. A matched request is judged by its route pattern, never by the raw URL,
  * so a percent-encoded path (`/%6Fperator/...`, `/%761/...`) cannot slip past authentication; an
- * unmatched one by its decoded path, so unknown /v1 paths still authenticate first.
+ * unmatched one by its decoded path, so unknown /v1 paths still authenticate first. `/console` is a gate of
+ * its own, kept by the console module (src/modules/console/router.ts): a session cookie, not a token; its
+ * sign-in and invitation pages are public, every other console route needs a session and passes a role guard.
  */
-function gateOf(req: FastifyRequest): 'operator' | 'v1' | null {
+function gateOf(req: FastifyRequest): 'operator' | 'v1' | 'console' | null {
   const route = req.is404 ? undefined : req.routeOptions.url
   let path = route ?? req.url.split('?')[0]
   if (route === undefined) {
@@ -88,6 +90,7 @@ function gateOf(req: FastifyRequest): 'operator' | 'v1' | null {
   }
   if (path === '/operator' || path.startsWith('/operator/')) return 'operator'
   if (path === '/v1' || path.startsWith('/v1/')) return 'v1'
+  if (path === '/console' || path.startsWith('/console/')) return 'console'
   return null
 }
 

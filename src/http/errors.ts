@@ -60,6 +60,7 @@ export const ERROR_CATALOGUE = {
   adjustment_already_applied: invalid(409, 'This client_transaction_id was already applied with a different amount or direction.'),
   cardholder_already_exists: invalid(409, 'Another cardholder of the organization has this email or phone number; `param` names which.'),
   esim_order_reference_exists: invalid(409, 'An eSIM order or top-up of the organization already has this reference.'),
+  user_already_exists: invalid(409, 'This email already has a console account: the person can sign in, or belongs to another organization.'),
   dispute_already_open: invalid(409, 'The transaction already has an open dispute (submitted or under review).'),
   webhook_endpoint_limit_reached: validation('At most 10 webhook endpoints per environment.'),
   identity_document_required: validation('The cardholder has no identity document.'),

@@ -22,5 +22,6 @@ export const SCHEDULE_TYPES = [
   'authorizations.expire',
   'transactions.settle',
   'esim.settle_orders',
+  'users.purge',
 ] as const
 export type ScheduleType = typeof SCHEDULE_TYPES[number]

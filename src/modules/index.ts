@@ -4,6 +4,7 @@ import { authenticationsModule } from './authentications/module.js'
 import { authorizationsModule } from './authorizations/module.js'
 import { cardholdersModule } from './cardholders/module.js'
 import { cardsModule } from './cards/module.js'
+import { consoleModule } from './console/module.js'
 import { disputesModule } from './disputes/module.js'
 import { docsModule } from './docs/module.js'
 import { esimModule } from './esim/module.js'
@@ -18,6 +19,7 @@ import { operatorModule } from './operator/module.js'
 import { programsModule } from './programs/module.js'
 import { reportsModule } from './reports/module.js'
 import { transactionsModule } from './transactions/module.js'
+import { usersModule } from './users/module.js'
 import { webhooksModule } from './webhooks/module.js'
 
 export type { ServiceModule } from './module.js'
@@ -33,6 +35,7 @@ export const MODULES: readonly ServiceModule[] = [
   oauthModule,
   operatorModule,
   programsModule,
+  usersModule,
   eventsModule,
   webhooksModule,
   cardholdersModule,
@@ -48,4 +51,5 @@ export const MODULES: readonly ServiceModule[] = [
   authenticationsModule,
   disputesModule,
   reportsModule,
+  consoleModule,
 ]

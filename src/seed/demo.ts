@@ -6,6 +6,7 @@ import { createClient } from '../modules/oauth/clients.js'
 import { SCOPES } from '../modules/oauth/scopes.js'
 import { createOrganization } from '../modules/oauth/organizations.js'
 import { createProgram } from '../modules/programs/service.js'
+import { demoOwnerSignIn, type DemoSignIn } from '../modules/users/index.js'
 
 export interface SandboxClientFile {
   client_id: string
@@ -17,6 +18,9 @@ export interface SandboxClientFile {
   private_jwk: Record<string, unknown>
   programs: { id: string; processor: string; name: string }[]
 }
+
+/** The demo organization's owner, seeded by `npm start`; the banner prints how they get into the console. */
+export const DEMO_OWNER_EMAIL = 'owner@demo.test'
 
 export function sandboxClientPath(dataDir: string): string {
   return join(dataDir, 'sandbox-client.json')
@@ -42,8 +46,15 @@ function writeClientFile(deps: AppDeps, path: string, file: SandboxClientFile): 
 /**
  * First run: a demo organization, one sandbox program per simulated processor, and a sandbox client
  * whose private key is written to DATA_DIR/sandbox-client.json (the service itself keeps only the public key).
+ * Every run: the demo owner (`owner@demo.test`) and how they sign in to the console (`console`): a fresh
+ * one-time link while they have set no password, else the sign-in page.
  */
-export async function seedDemo(deps: AppDeps): Promise<{ file: SandboxClientFile; created: boolean }> {
+export async function seedDemo(deps: AppDeps): Promise<{ file: SandboxClientFile; created: boolean; console: DemoSignIn }> {
+  const seeded = await seedDemoClient(deps)
+  return { ...seeded, console: await demoOwnerSignIn(deps, seeded.file.organization_id, DEMO_OWNER_EMAIL) }
+}
+
+async function seedDemoClient(deps: AppDeps): Promise<{ file: SandboxClientFile; created: boolean }> {
   const path = sandboxClientPath(deps.config.dataDir)
   const tokenUrl = `${deps.config.baseUrl}/oauth/token`
   const existing = await demoPresent(deps, path)

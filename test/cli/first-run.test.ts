@@ -20,7 +20,7 @@ async function freePort(): Promise<number> {
   })
 }
 
-test('npm start on an empty data folder says it is preparing the database first, then prints the banner and writes the sandbox client', { timeout: 90_000 }, async () => {
+test('npm start on an empty data folder says it is preparing the database first, then prints the banner (with the demo owner\'s console link) and writes the sandbox client', { timeout: 90_000 }, async () => {
   const dataDir = mkdtempSync(join(tmpdir(), 'svc-first-run-'))
   const port = await freePort()
   const env = { PATH: process.env.PATH, DATA_DIR: dataDir, PORT: String(port), LOG_LEVEL: 'silent' }
@@ -45,6 +45,13 @@ test('npm start on an empty data folder says it is preparing the database first,
     assert.equal(JSON.parse(readFileSync(clientFile, 'utf8')).token_url, `http://localhost:${port}/oauth/token`)
     const ready = await fetch(`http://127.0.0.1:${port}/readyz`)
     assert.equal(ready.status, 200)
+    // The banner's one-time console link for the demo owner opens the page that sets the password.
+    assert.match(out, /console: set the password of the demo owner owner@demo\.test/)
+    const link = new RegExp(`http://localhost:${port}/console/invitations/([A-Za-z0-9]+)`).exec(out)
+    assert.ok(link, out)
+    const invitation = await fetch(`http://127.0.0.1:${port}/console/invitations/${link[1]}`)
+    assert.equal(invitation.status, 200)
+    assert.match(await invitation.text(), /Set your password/)
   } finally {
     child.kill('SIGTERM')
     await new Promise((resolve) => child.once('exit', resolve))

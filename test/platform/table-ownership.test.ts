@@ -41,6 +41,7 @@ const OWNERS: Record<string, string> = {
   esims: 'esim', esim_bundles: 'esim',
   esim_h5_links: 'h5',
   reports: 'reports',
+  users: 'users', user_invitations: 'users', console_sessions: 'users', console_sign_in_failures: 'users', audit_log: 'users',
 }
 
 interface Allowance {

@@ -41,6 +41,12 @@ export async function listCards(db: Db, filter: CardFilter, bounds: PageBounds):
   return applyBounds(q, bounds, 'id', 'desc').execute()
 }
 
+/** True when the scope has issued at least one card (the console's getting-started checklist). */
+export async function anyCard(db: Db, organizationId: string, environment: string): Promise<boolean> {
+  const row = await db.selectFrom('cards').select('id').where('organization_id', '=', organizationId).where('environment', '=', environment).limit(1).executeTakeFirst()
+  return row !== undefined
+}
+
 /** True when the cardholder already holds the one card a one-card program allows. */
 export async function slotTaken(db: Db, programId: string, cardholderId: string): Promise<boolean> {
   const row = await db.selectFrom('cards').select('id')

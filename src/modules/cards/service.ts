@@ -27,6 +27,11 @@ export type { CardRow } from './repo.js'
 /** Job that asks the processor to issue a pending card (see issuance.ts). */
 export const CARD_ISSUE_JOB = 'card.issue' satisfies JobType
 
+/** True when the scope has issued at least one card (the console's getting-started checklist). */
+export function hasCard(db: Db, scope: Scope): Promise<boolean> {
+  return repo.anyCard(db, scope.organizationId, scope.environment)
+}
+
 /**
  * The caller's card by id: another organization's card answers exactly like a missing one. `param` names the
  * body field when the id came in the body (`card_id`), not in the path.

@@ -1,12 +1,6 @@
-/** Escapes text for HTML element and attribute content. */
-export function escapeHtml(value: unknown): string {
-  return String(value ?? '')
-    .replace(/&/g, '&amp;')
-    .replace(/</g, '&lt;')
-    .replace(/>/g, '&gt;')
-    .replace(/"/g, '&quot;')
-    .replace(/'/g, '&#39;')
-}
+import { escapeHtml } from '../../lib/html.js'
+
+export { escapeHtml }
 
 export const DOCS_CSS = `
 body{font:15px/1.5 system-ui,-apple-system,Segoe UI,Roboto,sans-serif;margin:0;color:#1a1f36;background:#f6f8fa}

@@ -1,5 +1,6 @@
 import type { AppDeps } from '../../app-deps.js'
 import { json, type Db } from '../../db/types.js'
+import type { Scope } from '../../http/context.js'
 import { ApiError } from '../../http/errors.js'
 import { parseCidr } from '../../http/ip.js'
 import { changeAuthorization } from '../../http/token-cache.js'
@@ -61,6 +62,14 @@ export async function getClient(deps: AppDeps, id: string): Promise<ClientRecord
   const row = await deps.db.selectFrom('oauth_clients').selectAll().where('id', '=', id).executeTakeFirst()
   if (!row) throw new ApiError('client_not_found')
   return row as ClientRecord
+}
+
+/** True when the scope has an active client (the console's getting-started checklist). */
+export async function hasActiveClient(db: Db, scope: Scope): Promise<boolean> {
+  const row = await db.selectFrom('oauth_clients').select('id')
+    .where('organization_id', '=', scope.organizationId).where('environment', '=', scope.environment).where('status', '=', 'active')
+    .limit(1).executeTakeFirst()
+  return row !== undefined
 }
 
 /** A page of one organization's clients (both environments), oldest first. */

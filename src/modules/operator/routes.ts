@@ -6,6 +6,8 @@ import {
   createClient, createOrganization, getClient, getOrganization, listClients, listOrganizations, presentClient, putNetworkPolicy, revokeClient, updateClient, SCOPES,
 } from '../oauth/index.js'
 import { createProgram, listOrganizationPrograms, presentProgram } from '../programs/index.js'
+import { inviteUser } from '../users/index.js'
+import { clientAddress } from '../../http/ip.js'
 import { PageQuery } from '../../http/pagination.js'
 import { CurrencyCode } from '../../http/schema-types.js'
 
@@ -16,7 +18,20 @@ const Jwks = Type.Object({ keys: Type.Array(Type.Object({}, { additionalProperti
 const tags = ['Operator']
 const strict = { additionalProperties: false }
 
-/** /operator/v1: the platform operator's API (organizations, programs, clients, network policies). */
+const Role = Type.Union([Type.Literal('owner'), Type.Literal('developer'), Type.Literal('viewer'), Type.Literal('operator')])
+const UserInvitation = Type.Object({
+  object: Type.Literal('user_invitation'),
+  id: Type.String({ description: 'inv_ id' }),
+  user_id: Type.String({ description: 'usr_ id of the invited person' }),
+  email: Type.String(),
+  role: Role,
+  organization_id: Type.Union([Type.String(), Type.Null()], { description: 'null for a platform operator' }),
+  url: Type.String({ description: 'The one-time link that sets the password; its token is shown only here' }),
+  expires_at: Type.String({ format: 'date-time', description: '72 hours after creation' }),
+  created_at: Type.String({ format: 'date-time' }),
+}, { title: 'UserInvitation' })
+
+/** /operator/v1: the platform operator's API (organizations, programs, clients, network policies, console invitations). */
 export function registerOperator(base: FastifyInstance, deps: AppDeps): void {
   const app = base.withTypeProvider<TypeBoxTypeProvider>()
 
@@ -118,4 +133,24 @@ export function registerOperator(base: FastifyInstance, deps: AppDeps): void {
     schema: { tags, summary: 'Revoke a client: immediate and final', params: Type.Object({ id: Type.String() }) },
     config: { errors: ['client_not_found'] },
   }, async (req) => presentClient(await revokeClient(deps, req.params.id)))
+
+  app.post('/operator/v1/users/invitations', {
+    schema: {
+      tags, summary: 'Invite a person to the management console (a one-time link, valid 72 hours, that sets their password)',
+      description: 'An organization member (`owner`, `developer`, `viewer`, with `organization_id`) or a platform operator (`operator`, without '
+        + 'it). Inviting again someone who has not set a password yet retires their earlier links. `svc user invite` calls this.',
+      body: Type.Object({
+        email: Type.String({ format: 'email', maxLength: 254 }),
+        role: Role,
+        organization_id: Type.Optional(Type.String({ maxLength: 64 })),
+      }, strict),
+      response: { 201: UserInvitation },
+    },
+    config: { created: true, errors: ['organization_not_found', 'user_already_exists'] },
+  }, async (req, reply) => {
+    const organizationId = req.body.organization_id ?? null
+    if (organizationId !== null && req.body.role !== 'operator') await getOrganization(deps, organizationId)
+    const actor = { userId: null, organizationId: null, now: deps.clock.now() }
+    return reply.code(201).send(await inviteUser(deps, { email: req.body.email, role: req.body.role, organizationId }, actor, clientAddress(req)))
+  })
 }

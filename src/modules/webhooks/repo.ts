@@ -23,6 +23,12 @@ export async function listEndpoints(db: Db, organizationId: string, environment:
   return applyBounds(q, bounds, 'id', 'desc').execute()
 }
 
+/** True when the scope has a webhook endpoint, enabled or not (the console's getting-started checklist). */
+export async function anyEndpoint(db: Db, organizationId: string, environment: string): Promise<boolean> {
+  const row = await db.selectFrom('webhook_endpoints').select('id').where('organization_id', '=', organizationId).where('environment', '=', environment).limit(1).executeTakeFirst()
+  return row !== undefined
+}
+
 /** Two 32-bit keys of the advisory lock that orders endpoint creation in one (organization, environment). */
 function endpointScopeLockKey(organizationId: string, environment: string): [number, number] {
   const digest = createHash('sha256').update(`webhook_endpoints\u0000${organizationId}\u0000${environment}`).digest()

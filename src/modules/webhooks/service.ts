@@ -1,7 +1,8 @@
 import type { Static } from 'typebox'
 import type { AppDeps } from '../../app-deps.js'
 import { withTx } from '../../db/tx.js'
-import type { RequestCtx } from '../../http/context.js'
+import type { Db } from '../../db/types.js'
+import type { RequestCtx, Scope } from '../../http/context.js'
 import { ApiError } from '../../http/errors.js'
 import { iso, requireOwned } from '../../http/ownership.js'
 import { paginate, type ListResult, type PageParams } from '../../http/pagination.js'
@@ -135,4 +136,9 @@ export async function rotateSecret(deps: AppDeps, ctx: RequestCtx, id: string): 
   })
   if (!row) throw new ApiError('webhook_endpoint_not_found')
   return presentEndpoint(row, secret)
+}
+
+/** True when the scope has a webhook endpoint (the console's getting-started checklist). */
+export function hasWebhookEndpoint(db: Db, scope: Scope): Promise<boolean> {
+  return repo.anyEndpoint(db, scope.organizationId, scope.environment)
 }

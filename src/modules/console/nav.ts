@@ -1,0 +1,35 @@
+import type { Area } from './access.js'
+
+/**
+ * A console page as the navigation and the placeholders know it. Until a page registers a GET route at
+ * `href`, the router serves a placeholder there (under the same `area`, so the role guard already holds) that
+ * names what to use meanwhile.
+ */
+export interface PlannedPage {
+  href: string
+  label: string
+  area: Exclude<Area, 'public'>
+  /** The navigation group it is listed under; absent: not in the navigation (linked from elsewhere). */
+  group?: 'main' | 'Developers' | 'Operator'
+  /** What to use until the page exists: the CLI or API call that does the same. */
+  meanwhile: string
+}
+
+/** The navigation, in order; each person sees the entries their role may read. */
+export const PAGES: readonly PlannedPage[] = [
+  { href: '/console', label: 'Home', area: 'account', group: 'main', meanwhile: '' },
+  { href: '/console/developers/api-clients', label: 'API clients', area: 'organization', group: 'Developers', meanwhile: 'Register a client with `npx svc client create --org ORG --env ENV --label LABEL --jwks-file FILE`, or POST /v1/oauth_clients.' },
+  { href: '/console/developers/webhooks', label: 'Webhooks', area: 'organization', group: 'Developers', meanwhile: 'Create an endpoint with POST /v1/webhook_endpoints {url, enabled_events}.' },
+  { href: '/console/developers/events', label: 'Events', area: 'organization', group: 'Developers', meanwhile: 'List events with GET /v1/events (filter with ?type=).' },
+  { href: '/console/team', label: 'Team', area: 'team', group: 'main', meanwhile: '' },
+  { href: '/console/audit', label: 'Audit log', area: 'audit', group: 'main', meanwhile: '' },
+  { href: '/console/operator/organizations', label: 'Organizations', area: 'operator', group: 'Operator', meanwhile: '`npx svc org list`, `npx svc org create NAME`.' },
+  { href: '/console/operator/programs', label: 'Programs', area: 'operator', group: 'Operator', meanwhile: '`npx svc program create --org ORG --env ENV --name NAME --processor sim_full --currencies USD`.' },
+  { href: '/console/operator/clients', label: 'Clients', area: 'operator', group: 'Operator', meanwhile: '`npx svc operator GET "/operator/v1/clients?organization_id=ORG"`, `npx svc client revoke ID`.' },
+  { href: '/console/operator/network-policies', label: 'Network policies', area: 'operator', group: 'Operator', meanwhile: '`npx svc network-policy set --org ORG --env ENV --cidrs 203.0.113.0/24`.' },
+  { href: '/console/operator/esim', label: 'eSIM', area: 'operator', group: 'Operator', meanwhile: '`npx svc esim inventory load FILE.csv`, `npx svc esim inventory`.' },
+  { href: '/console/operator/health', label: 'System health', area: 'operator', group: 'Operator', meanwhile: 'GET /readyz and GET /metrics.' },
+  // Linked from the home page's checklist.
+  { href: '/console/programs', label: 'Programs', area: 'organization', meanwhile: 'List them with GET /v1/programs; the platform operator creates them (`npx svc program create`).' },
+  { href: '/console/cards', label: 'Cards', area: 'organization', meanwhile: 'Issue one with POST /v1/cards (after a cardholder and an account).' },
+]

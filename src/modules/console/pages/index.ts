@@ -1,0 +1,20 @@
+import type { ConsolePage } from '../router.js'
+import { accountPages } from './account.js'
+import { auditPage } from './audit.js'
+import { homePage } from './home.js'
+import { invitationPages } from './invitation.js'
+import { signInPages } from './sign-in.js'
+import { teamPages } from './team.js'
+
+/**
+ * Every console page, registered in this order. A new page is a `ConsolePage` in a file of this folder, added
+ * here; a planned page it replaces (nav.ts) stops being a placeholder by itself.
+ */
+export const CONSOLE_PAGES: readonly ConsolePage[] = [
+  signInPages,
+  invitationPages,
+  homePage,
+  accountPages,
+  teamPages,
+  auditPage,
+]

@@ -1,0 +1,105 @@
+import { sql, type Insertable, type Selectable, type Updateable } from 'kysely'
+import { json, type Db } from '../../db/types.js'
+import type { ConsoleSessionsTable, UserInvitationsTable, UsersTable } from './types.js'
+import './types.js'
+
+export type UserRow = Selectable<UsersTable>
+export type SessionRow = Selectable<ConsoleSessionsTable>
+export type InvitationRow = Selectable<UserInvitationsTable>
+
+export async function findUserByEmail(db: Db, email: string): Promise<UserRow | undefined> {
+  return db.selectFrom('users').selectAll().where(sql<string>`lower(email)`, '=', email.toLowerCase()).executeTakeFirst()
+}
+
+export async function findUser(db: Db, id: string): Promise<UserRow | undefined> {
+  return db.selectFrom('users').selectAll().where('id', '=', id).executeTakeFirst()
+}
+
+/** The user's row, locked until the transaction ends (one-time codes and recovery codes are spent under it). */
+export async function lockUser(trx: Db, id: string): Promise<UserRow | undefined> {
+  return trx.selectFrom('users').selectAll().where('id', '=', id).forUpdate().executeTakeFirst()
+}
+
+export async function insertUser(db: Db, row: Insertable<UsersTable>): Promise<UserRow> {
+  return db.insertInto('users').values(row).returningAll().executeTakeFirstOrThrow()
+}
+
+export async function updateUser(db: Db, id: string, patch: Updateable<UsersTable>): Promise<void> {
+  await db.updateTable('users').set(patch).where('id', '=', id).execute()
+}
+
+export async function setRecoveryCodes(db: Db, id: string, hashes: string[], now: Date): Promise<void> {
+  await updateUser(db, id, { recovery_code_hashes: json(hashes), updated_at: now })
+}
+
+/** The organization's members, oldest first. */
+export async function listMembers(db: Db, organizationId: string): Promise<UserRow[]> {
+  return db.selectFrom('users').selectAll().where('organization_id', '=', organizationId).orderBy('id').limit(500).execute()
+}
+
+export async function insertInvitation(db: Db, row: Insertable<UserInvitationsTable>): Promise<void> {
+  await db.insertInto('user_invitations').values(row).execute()
+}
+
+/** Unused links of a person stop working when a newer one is made: only the latest link sets the password. */
+export async function retireInvitations(db: Db, userId: string, now: Date): Promise<void> {
+  await db.updateTable('user_invitations').set({ expires_at: now }).where('user_id', '=', userId).where('used_at', 'is', null).where('expires_at', '>', now).execute()
+}
+
+export async function findInvitationByTokenHash(db: Db, tokenHash: string, lock = false): Promise<InvitationRow | undefined> {
+  const q = db.selectFrom('user_invitations').selectAll().where('token_hash', '=', tokenHash)
+  return (lock ? q.forUpdate() : q).executeTakeFirst()
+}
+
+export async function markInvitationUsed(db: Db, id: string, now: Date): Promise<void> {
+  await db.updateTable('user_invitations').set({ used_at: now }).where('id', '=', id).execute()
+}
+
+export async function insertSession(db: Db, row: Insertable<ConsoleSessionsTable>): Promise<void> {
+  await db.insertInto('console_sessions').values(row).execute()
+}
+
+export async function findSession(db: Db, tokenHash: string): Promise<SessionRow | undefined> {
+  return db.selectFrom('console_sessions').selectAll().where('token_hash', '=', tokenHash).executeTakeFirst()
+}
+
+export async function updateSession(db: Db, tokenHash: string, patch: Updateable<ConsoleSessionsTable>): Promise<void> {
+  await db.updateTable('console_sessions').set(patch).where('token_hash', '=', tokenHash).execute()
+}
+
+export async function deleteSession(db: Db, tokenHash: string): Promise<void> {
+  await db.deleteFrom('console_sessions').where('token_hash', '=', tokenHash).execute()
+}
+
+/** Ends every session of a person (sign-out everywhere, password change). */
+export async function deleteUserSessions(db: Db, userId: string): Promise<number> {
+  const result = await db.deleteFrom('console_sessions').where('user_id', '=', userId).executeTakeFirst()
+  return Number(result.numDeletedRows)
+}
+
+export async function recordFailure(db: Db, keys: string[], at: Date): Promise<void> {
+  await db.insertInto('console_sign_in_failures').values(keys.map((key) => ({ key, at }))).execute()
+}
+
+/** How many failures a key has since `since`, and the oldest of them (when the window frees a slot). */
+export async function failuresSince(db: Db, key: string, since: Date): Promise<{ count: number; oldest: Date | null }> {
+  const row = await db.selectFrom('console_sign_in_failures')
+    .select((eb) => [eb.fn.countAll<string>().as('n'), eb.fn.min('at').as('oldest')])
+    .where('key', '=', key).where('at', '>', since).executeTakeFirst()
+  return { count: Number(row?.n ?? 0), oldest: row?.oldest ? new Date(row.oldest as Date) : null }
+}
+
+export async function clearFailures(db: Db, key: string): Promise<void> {
+  await db.deleteFrom('console_sign_in_failures').where('key', '=', key).execute()
+}
+
+/** The purge schedule's work: sessions past their idle or absolute limit, expired invitations, old failures. */
+export async function purgeExpired(db: Db, limits: { idleBefore: Date; createdBefore: Date; secondFactorBefore: Date; now: Date; failuresBefore: Date }): Promise<void> {
+  await db.deleteFrom('console_sessions').where((eb) => eb.or([
+    eb('last_seen_at', '<', limits.idleBefore),
+    eb('created_at', '<', limits.createdBefore),
+    eb.and([eb('stage', '=', 'second_factor'), eb('created_at', '<', limits.secondFactorBefore)]),
+  ])).execute()
+  await db.deleteFrom('user_invitations').where('expires_at', '<', limits.now).execute()
+  await db.deleteFrom('console_sign_in_failures').where('at', '<', limits.failuresBefore).execute()
+}

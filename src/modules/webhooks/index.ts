@@ -1,0 +1,2 @@
+/** What the webhooks module publishes to other modules: they import it only through this file. */
+export { hasWebhookEndpoint } from './service.js'

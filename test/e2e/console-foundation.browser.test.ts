@@ -1,0 +1,144 @@
+import assert from 'node:assert/strict'
+import { existsSync, readFileSync } from 'node:fs'
+import { createRequire } from 'node:module'
+import { after, before, test } from 'node:test'
+import { startTestApp, type TestApp } from '../helpers/app.js'
+import { invite } from '../console/support.js'
+
+/** The console's first pages in a real browser (Debian's chromium through playwright-core) at a phone's width, checked with axe-core. */
+
+const CHROMIUM = '/usr/bin/chromium'
+const skip = existsSync(CHROMIUM) ? false : `${CHROMIUM} is absent: install it with "apt-get install -y chromium" to run the browser test`
+const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8')
+const PASSWORD = 'lilac-compass-orchard-64'
+
+let t: TestApp
+let origin: string
+let orgId: string
+let browser: import('playwright-core').Browser
+
+before(async () => {
+  if (skip) return
+  t = await startTestApp()
+  await t.app.listen({ port: 0, host: '127.0.0.1' })
+  const address = t.app.server.address()
+  origin = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`
+  orgId = (await t.operator('POST', '/operator/v1/organizations', { name: 'Wonka Industries' })).id
+  const { chromium } = await import('playwright-core')
+  browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, timeout: 30_000, args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'] })
+})
+after(async () => {
+  await browser?.close()
+  await t?.close()
+})
+
+/** A phone-sized page that records every request to another host, console errors and page errors. */
+async function phone() {
+  // The console's CSP allows no injected script: axe runs with CSP bypassed, in the page as served.
+  const context = await browser.newContext({ viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true, locale: 'en-GB', bypassCSP: true })
+  context.setDefaultTimeout(15_000)
+  const page = await context.newPage()
+  const problems: string[] = []
+  const elsewhere: string[] = []
+  // A refused form answers 401 or 422 on purpose; anything else logged as an error (a CSP violation) is a problem.
+  page.on('console', (m) => { if (m.type() === 'error' && !/status of (401|422)/.test(m.text())) problems.push(m.text()) })
+  page.on('pageerror', (e) => problems.push(e.message))
+  page.on('request', (r) => { if (new URL(r.url()).origin !== origin) elsewhere.push(r.url()) })
+  return { context, page, problems, elsewhere }
+}
+
+/** Serious and critical axe violations of the page as it stands, with the elements they name. */
+async function axeViolations(page: import('playwright-core').Page): Promise<string[]> {
+  await page.evaluate(AXE_SOURCE)
+  const result = await page.evaluate(async () => {
+    const axe = (globalThis as unknown as { axe: { run: (ctx: unknown, options: unknown) => Promise<{ violations: { id: string; impact: string; nodes: { target: string[] }[] }[] }> } }).axe
+    return axe.run(document, { resultTypes: ['violations'] })
+  })
+  return result.violations
+    .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+    .map((v) => `${v.id} (${v.impact}): ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`)
+}
+
+/** The page fits the phone: nothing wider than the viewport makes the whole page scroll sideways. */
+async function fitsWidth(page: import('playwright-core').Page): Promise<void> {
+  const width = await page.evaluate(() => document.documentElement.scrollWidth)
+  const widest = await page.evaluate(() => Array.from(document.querySelectorAll('body *')).map((e) => [e.tagName + '.' + e.className, Math.round(e.getBoundingClientRect().right)] as const).filter(([, r]) => r > 390).slice(0, 5))
+  assert.ok(width <= 390, `the page is ${width}px wide at a 390px viewport: ${JSON.stringify(widest)}`)
+}
+
+test('invitation → password → home on a phone: legible at 390 px, no request elsewhere, no serious or critical axe violation', { skip, timeout: 120_000 }, async () => {
+  const { context, page, problems, elsewhere } = await phone()
+  try {
+    const { path } = await invite(t, { email: 'charlie@example.test', role: 'owner', organization_id: orgId })
+    const response = await page.goto(origin + path)
+    assert.equal(response?.status(), 200)
+    await page.getByRole('heading', { name: 'Set your password' }).waitFor()
+    assert.deepEqual(await axeViolations(page), [], 'invitation page')
+    await fitsWidth(page)
+
+    // A common password is refused on the page itself, with the reason.
+    await page.getByLabel('New password').fill('password12345')
+    await page.getByLabel('Repeat the password').fill('password12345')
+    await page.getByRole('button', { name: 'Set password and sign in' }).click()
+    await page.getByRole('alert').filter({ hasText: 'too common' }).waitFor()
+
+    await page.getByLabel('New password').fill(PASSWORD)
+    await page.getByLabel('Repeat the password').fill(PASSWORD)
+    await page.getByRole('button', { name: 'Set password and sign in' }).click()
+    await page.waitForURL(`${origin}/console`)
+    await page.getByRole('heading', { name: 'Home', level: 1 }).waitFor()
+    assert.match(await page.locator('header').innerText(), /Wonka Industries/)
+    await page.getByRole('status').filter({ hasText: 'Your password is set' }).waitFor()
+    assert.ok(await page.getByRole('navigation', { name: 'Console' }).getByRole('link', { name: 'Team' }).isVisible())
+    assert.deepEqual(await axeViolations(page), [], 'home page')
+    await fitsWidth(page)
+
+    // The environment switch is a plain form: no script needed.
+    await page.getByRole('button', { name: 'Production' }).click()
+    await page.waitForURL(`${origin}/console`)
+    assert.equal(await page.getByRole('button', { name: 'Production' }).getAttribute('aria-pressed'), 'true')
+
+    await page.getByRole('button', { name: 'Sign out' }).click()
+    await page.waitForURL(/\/console\/sign-in$/)
+    await page.getByRole('heading', { name: 'Sign in' }).waitFor()
+    assert.deepEqual(await axeViolations(page), [], 'sign-in page')
+    await fitsWidth(page)
+
+    await page.getByLabel('Email').fill('charlie@example.test')
+    await page.getByLabel('Password').fill('not-the-right-one-0')
+    await page.getByRole('button', { name: 'Sign in' }).click()
+    await page.getByRole('alert').filter({ hasText: 'not right' }).waitFor()
+    assert.deepEqual(await axeViolations(page), [], 'sign-in page with its error')
+    await page.getByLabel('Password').fill(PASSWORD)
+    await page.getByRole('button', { name: 'Sign in' }).click()
+    await page.waitForURL(`${origin}/console`)
+
+    for (const path of ['/console/account', '/console/team', '/console/audit']) {
+      await page.goto(origin + path)
+      assert.deepEqual(await axeViolations(page), [], path)
+      await fitsWidth(page)
+    }
+    assert.deepEqual(elsewhere, [], 'no request to another host')
+    assert.deepEqual(problems, [], 'no console errors')
+  } finally {
+    await context.close()
+  }
+})
+
+test('the pages work without JavaScript', { skip, timeout: 60_000 }, async () => {
+  const context = await browser.newContext({ viewport: { width: 390, height: 844 }, javaScriptEnabled: false })
+  context.setDefaultTimeout(15_000)
+  try {
+    const page = await context.newPage()
+    const { path } = await invite(t, { email: 'nojs@example.test', role: 'viewer', organization_id: orgId })
+    await page.goto(origin + path)
+    await page.getByLabel('New password').fill(PASSWORD)
+    await page.getByLabel('Repeat the password').fill(PASSWORD)
+    await page.getByRole('button', { name: 'Set password and sign in' }).click()
+    await page.waitForURL(`${origin}/console`)
+    await page.getByRole('heading', { name: 'Home', level: 1 }).waitFor()
+    assert.equal(await page.getByRole('link', { name: 'Team' }).count(), 0, 'a viewer is not shown the team')
+  } finally {
+    await context.close()
+  }
+})
