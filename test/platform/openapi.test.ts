@@ -196,4 +196,32 @@ describe('OpenAPI document and reference', () => {
     assert.ok(res.body.includes('x-svc-capability card_pin'))
     assert.ok(res.body.includes('href="/docs/errors"'))
   })
+
+  test('every response is described: 2xx by its status name, never "Default Response"', () => {
+    const defaults = operations().flatMap(([method, path, op]) => Object.entries<any>(op.responses)
+      .filter(([, r]) => !r.description || r.description === 'Default Response').map(([status]) => `${method.toUpperCase()} ${path} ${status}`))
+    assert.deepEqual(defaults, [])
+    assert.equal(doc.paths['/v1/cards'].post.responses['201'].description, 'Created')
+    assert.equal(doc.paths['/v1/programs'].get.responses['200'].description, 'OK')
+    assert.equal(doc.paths['/readyz'].get.responses['503'].description, 'Service Unavailable')
+  })
+
+  test('a union of literals is one enum and a nullable simple type a type array, as renderers show them best', () => {
+    const create = doc.components.schemas.CardCreateRequest.properties
+    assert.deepEqual(create.form_factor, { type: 'string', enum: ['virtual', 'physical'] })
+    assert.deepEqual(create.card_type.enum, ['debit', 'prepaid', 'credit'])
+    assert.deepEqual(doc.components.schemas.KycAttestation.properties.expires_at, { type: ['string', 'null'], format: 'date-time' })
+    // Nothing is left as an anyOf whose branches are all literals.
+    const literal = (b: any) => Object.keys(b).every((k) => k === 'type' || k === 'enum' || k === 'const') && (b.enum?.length === 1 || 'const' in b || b.type === 'null')
+    const left: string[] = []
+    const walk = (node: unknown, where: string): void => {
+      if (!node || typeof node !== 'object') return
+      if (Array.isArray(node)) { node.forEach((n, i) => walk(n, `${where}/${i}`)); return }
+      const s = node as Record<string, any>
+      if (Array.isArray(s.anyOf) && s.anyOf.every(literal)) left.push(where)
+      for (const [k, v] of Object.entries(s)) if (k !== 'examples' && k !== 'example') walk(v, `${where}/${k}`)
+    }
+    walk(doc, '#')
+    assert.deepEqual(left, [])
+  })
 })
