@@ -1,6 +1,8 @@
+import { STATUS_CODES } from 'node:http'
 import swagger from '@fastify/swagger'
 import type { FastifyInstance, RouteOptions } from 'fastify'
 import { ERROR_CATALOGUE, type ErrorCode } from './errors.js'
+import { simplifyDocumentSchemas } from './openapi-simplify.js'
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -144,6 +146,18 @@ function hoistOperationSchemas(op: Record<string, any>, components: Record<strin
   }
 }
 
+/**
+ * @fastify/swagger calls every response a route declares without a description "Default Response"; a reader
+ * learns more from the status's own name ("OK", "Created", "Service Unavailable").
+ */
+function describeResponses(op: Record<string, any>): void {
+  for (const [status, response] of Object.entries<Record<string, any>>(op.responses ?? {})) {
+    if (response && (response.description === undefined || response.description === 'Default Response')) {
+      response.description = STATUS_CODES[Number(status)] ?? 'Response'
+    }
+  }
+}
+
 function openapiPath(url: string): string {
   return url.replace(/:([A-Za-z0-9_]+)/g, '{$1}')
 }
@@ -189,7 +203,10 @@ export async function installOpenApi(app: FastifyInstance, baseUrl: string): Pro
       doc.components.schemas = { ...(doc.components.schemas ?? {}), Error: ErrorEnvelopeSchema }
       for (const [path, item] of Object.entries<Record<string, any>>(doc.paths ?? {})) {
         for (const [method, op] of Object.entries<Record<string, any>>(item)) {
-          if (op && typeof op === 'object' && op.responses) hoistOperationSchemas(op, doc.components.schemas)
+          if (op && typeof op === 'object' && op.responses) {
+            hoistOperationSchemas(op, doc.components.schemas)
+            describeResponses(op)
+          }
           const extra = extras.get(`${method} ${path}`)
           if (!extra) continue
           if (extra.oauthErrors) {
@@ -240,6 +257,7 @@ export async function installOpenApi(app: FastifyInstance, baseUrl: string): Pro
           }
         }
       }
+      simplifyDocumentSchemas(doc)
       return doc as never
     },
   })

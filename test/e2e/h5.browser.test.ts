@@ -1,16 +1,13 @@
 import assert from 'node:assert/strict'
-import { existsSync, mkdirSync } from 'node:fs'
-import { dirname, join } from 'node:path'
 import { after, before, test } from 'node:test'
-import { fileURLToPath } from 'node:url'
 import { startTestApp, type TestApp } from '../helpers/app.js'
 import { completedOrder, esimFixture, packageFor, type EsimFixture } from '../esim/support.js'
+import { axeViolations, launchChromium, screenshot, seriousOrCritical, skipWithoutChromium as skip } from './browser.js'
 
-/** The hosted eSIM page in a real browser: Debian's chromium driven by playwright-core at a phone's viewport. */
-
-const CHROMIUM = '/usr/bin/chromium'
-const SCREENSHOTS = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'docs', 'screenshots')
-const skip = existsSync(CHROMIUM) ? false : `${CHROMIUM} is absent: install it with "apt-get install -y chromium" to run the browser test`
+/**
+ * The hosted eSIM page in a real browser: Debian's chromium driven by playwright-core at a phone's viewport.
+ * The README's screenshots (docs/screenshots/h5-*.png) are rewritten only when SCREENSHOTS=1.
+ */
 
 let t: TestApp
 let fx: EsimFixture
@@ -28,9 +25,7 @@ before(async () => {
   const pkg = await packageFor(t, fx.token, 'country=FRA&region=local')
   esimId = (await completedOrder(t, fx.token, { package_id: pkg.id, cardholder_id: fx.cardholder.id })).esim_id
   await t.api(fx.token, 'POST', `/v1/simulate/esim/esims/${esimId}/usage`, { data_used_mb: Math.round(pkg.data_mb * 0.42) })
-  const { chromium } = await import('playwright-core')
-  browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'] })
-  mkdirSync(SCREENSHOTS, { recursive: true })
+  browser = await launchChromium()
 })
 after(async () => {
   await browser?.close()
@@ -68,7 +63,7 @@ test('on a phone the page shows the eSIM, its QR code and install buttons, and a
     assert.match(await card.getByRole('link', { name: 'Install on Android' }).getAttribute('href') ?? '', /^https:\/\/esimsetup\.android\.com\//)
     assert.match(await card.innerText(), /used of/)
     assert.match(await card.innerText(), /Valid until/)
-    await page.screenshot({ path: join(SCREENSHOTS, 'h5-esim.png'), fullPage: true })
+    await screenshot(page, 'h5-esim.png', { fullPage: true })
 
     const dataOf = async () => {
       const { packages } = (await t.api(fx.token, 'GET', `/v1/esim/esims/${esimId}`)).json()
@@ -85,9 +80,10 @@ test('on a phone the page shows the eSIM, its QR code and install buttons, and a
     assert.equal(afterTopUp.count, before.count + 1)
     assert.ok(afterTopUp.total > before.total, `data grew from ${before.total} to ${afterTopUp.total}`)
     assert.equal(await card.locator('.pkg').count(), afterTopUp.count)
-    await page.screenshot({ path: join(SCREENSHOTS, 'h5-top-up.png'), fullPage: false })
+    await screenshot(page, 'h5-top-up.png')
     await page.locator('#buy-h').scrollIntoViewIfNeeded()
-    await page.screenshot({ path: join(SCREENSHOTS, 'h5-buy.png'), fullPage: false })
+    await screenshot(page, 'h5-buy.png')
+    assert.deepEqual(seriousOrCritical(await axeViolations(page)), [], 'no serious or critical accessibility violations (axe-core)')
     assert.deepEqual(problems, [], 'no console errors (a CSP violation would show here)')
   } finally {
     await context.close()
@@ -103,7 +99,8 @@ test('after 15 minutes the same link shows the friendly expired page', { skip, t
     const expired = await page.reload()
     assert.equal(expired?.status(), 410)
     await page.getByRole('heading', { name: 'This link has expired' }).waitFor()
-    await page.screenshot({ path: join(SCREENSHOTS, 'h5-expired.png') })
+    await screenshot(page, 'h5-expired.png')
+    assert.deepEqual(seriousOrCritical(await axeViolations(page)), [], 'no serious or critical accessibility violations (axe-core)')
   } finally {
     t.clock.reset()
     await context.close()

@@ -76,7 +76,7 @@ describe('OpenAPI document and reference', () => {
       assert.equal(doc.paths[path].get.security, undefined, `${path} needs no token`)
     }
     assert.ok(doc.paths['/readyz'].get.responses['503'], 'readyz documents 503')
-    for (const hidden of ['/metrics', '/docs', '/docs/errors']) assert.equal(doc.paths[hidden], undefined, hidden)
+    for (const hidden of ['/metrics', '/', '/docs', '/docs/errors', '/docs/guides', '/docs/guides/{name}', '/docs/assets/{file}']) assert.equal(doc.paths[hidden], undefined, hidden)
   })
 
   test('every /v1 operation lists its error responses with the shared Error schema', () => {
@@ -185,15 +185,41 @@ describe('OpenAPI document and reference', () => {
     assert.equal(doc.paths['/v1/programs'].get['x-svc-capability'], undefined)
   })
 
-  test('/docs renders an HTML reference listing the operations', async () => {
+  test('/docs is the rendered reference of this document, its renderer served by this host', async () => {
     const res = await t.app.inject({ method: 'GET', url: '/docs' })
     assert.equal(res.statusCode, 200)
     assert.match(String(res.headers['content-type']), /^text\/html/)
     assert.match(res.body, /^<!doctype html>/i)
-    for (const [method, path] of operations()) {
-      assert.ok(res.body.includes(`<code>${path}</code>`), `${method} ${path} listed`)
-    }
-    assert.ok(res.body.includes('x-svc-capability card_pin'))
+    assert.match(res.body, /data-spec-url="\/openapi\.json"/)
+    for (const src of res.body.matchAll(/<script src="([^"]+)"/g)) assert.match(src[1], /^\/docs\/assets\//, 'scripts come from this host')
     assert.ok(res.body.includes('href="/docs/errors"'))
+  })
+
+  test('every response is described: 2xx by its status name, never "Default Response"', () => {
+    const defaults = operations().flatMap(([method, path, op]) => Object.entries<any>(op.responses)
+      .filter(([, r]) => !r.description || r.description === 'Default Response').map(([status]) => `${method.toUpperCase()} ${path} ${status}`))
+    assert.deepEqual(defaults, [])
+    assert.equal(doc.paths['/v1/cards'].post.responses['201'].description, 'Created')
+    assert.equal(doc.paths['/v1/programs'].get.responses['200'].description, 'OK')
+    assert.equal(doc.paths['/readyz'].get.responses['503'].description, 'Service Unavailable')
+  })
+
+  test('a union of literals is one enum and a nullable simple type a type array, as renderers show them best', () => {
+    const create = doc.components.schemas.CardCreateRequest.properties
+    assert.deepEqual(create.form_factor, { type: 'string', enum: ['virtual', 'physical'] })
+    assert.deepEqual(create.card_type.enum, ['debit', 'prepaid', 'credit'])
+    assert.deepEqual(doc.components.schemas.KycAttestation.properties.expires_at, { type: ['string', 'null'], format: 'date-time' })
+    // Nothing is left as an anyOf whose branches are all literals.
+    const literal = (b: any) => Object.keys(b).every((k) => k === 'type' || k === 'enum' || k === 'const') && (b.enum?.length === 1 || 'const' in b || b.type === 'null')
+    const left: string[] = []
+    const walk = (node: unknown, where: string): void => {
+      if (!node || typeof node !== 'object') return
+      if (Array.isArray(node)) { node.forEach((n, i) => walk(n, `${where}/${i}`)); return }
+      const s = node as Record<string, any>
+      if (Array.isArray(s.anyOf) && s.anyOf.every(literal)) left.push(where)
+      for (const [k, v] of Object.entries(s)) if (k !== 'examples' && k !== 'example') walk(v, `${where}/${k}`)
+    }
+    walk(doc, '#')
+    assert.deepEqual(left, [])
   })
 })

@@ -1,5 +1,17 @@
+import { fileURLToPath } from 'node:url'
 import type { ServiceModule } from '../module.js'
-import { registerDocs } from './routes.js'
+import { registerDocs, type DocsOptions } from './routes.js'
 
-/** The rendered API reference and the error catalogue (`/docs`). */
-export const docsModule: ServiceModule = { name: 'docs', routes: (app) => registerDocs(app) }
+/** The repository's guides folder, `docs/guides`. */
+export const DEFAULT_GUIDES_DIR = fileURLToPath(new URL('../../../docs/guides/', import.meta.url))
+
+/**
+ * The landing page, the rendered API reference, the Markdown guides and the error catalogue (`/`, `/docs…`).
+ * `guidesDir` names another folder of guides (a test's own).
+ */
+export function createDocsModule(options: Partial<DocsOptions> = {}): ServiceModule {
+  const guidesDir = options.guidesDir ?? DEFAULT_GUIDES_DIR
+  return { name: 'docs', routes: (app) => registerDocs(app, { guidesDir }) }
+}
+
+export const docsModule: ServiceModule = createDocsModule()

@@ -3,3 +3,4 @@ export { createClient, getClient, hasActiveClient, listClients, presentClient, r
 export { SCOPES } from './scopes.js'
 export { createOrganization, getOrganization, listOrganizations, putNetworkPolicy } from './organizations.js'
 export type { NetworkPolicyView, OrganizationView } from './organizations.js'
+export { OAUTH_ERROR_WHEN, OAUTH_STATUS, type OAuthErrorCode } from './oauth-error.js'

@@ -1,0 +1,63 @@
+import { existsSync, mkdirSync, readFileSync } from 'node:fs'
+import { createRequire } from 'node:module'
+import { dirname, join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import type { Browser, Page } from 'playwright-core'
+
+/** What the page tests share: Debian's chromium, screenshots on request, the axe-core accessibility check. */
+
+export const CHROMIUM = '/usr/bin/chromium'
+export const skipWithoutChromium: false | string = existsSync(CHROMIUM)
+  ? false
+  : `${CHROMIUM} is absent: install it with "apt-get install -y chromium" to run the browser test`
+
+export async function launchChromium(): Promise<Browser> {
+  const { chromium } = await import('playwright-core')
+  return chromium.launch({ executablePath: CHROMIUM, headless: true, args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'] })
+}
+
+const SCREENSHOT_DIR = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'docs', 'screenshots')
+
+/** True when this run should write the tracked screenshots (`SCREENSHOTS=1 npm test -- test/e2e`). */
+export const screenshotsRequested = process.env.SCREENSHOTS === '1'
+
+/**
+ * Writes docs/screenshots/<name> only when SCREENSHOTS=1: a plain test run leaves the tracked images alone.
+ * Returns whether it wrote.
+ */
+export async function screenshot(page: Page, name: string, options: { fullPage?: boolean } = {}): Promise<boolean> {
+  if (!screenshotsRequested) return false
+  mkdirSync(SCREENSHOT_DIR, { recursive: true })
+  await page.screenshot({ path: join(SCREENSHOT_DIR, name), fullPage: options.fullPage ?? false })
+  return true
+}
+
+const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8')
+
+export interface AxeViolation { id: string; impact: string | null; help: string; nodes: number; targets: string[] }
+
+/**
+ * axe-core's violations on the page as it is now, or within `selector` (every rule axe runs by default: WCAG 2.x
+ * A/AA and best practices). Run it last on a page: a heavy page stays slow to script after a full run. The script is evaluated through the DevTools protocol, so a page's Content-Security-Policy,
+ * which rightly refuses inline scripts, does not stop it.
+ */
+export async function axeViolations(page: Page, selector?: string): Promise<AxeViolation[]> {
+  if (!(await page.evaluate('typeof window.axe === "object"'))) await page.evaluate(AXE_SOURCE)
+  const result = await page.evaluate(async (within) => {
+    const axe = (window as unknown as { axe: { run(context: Document | string, options: object): Promise<{ violations: any[] }> } }).axe
+    const { violations } = await axe.run(within ?? document, { resultTypes: ['violations'] })
+    return violations.map((v) => ({ id: v.id, impact: v.impact, help: v.help, nodes: v.nodes.length, targets: v.nodes.slice(0, 3).map((n: any) => String(n.target)) }))
+  }, selector)
+  return result as AxeViolation[]
+}
+
+/** The violations of impact `serious` or `critical`, one line each, for an assertion message. */
+export function seriousOrCritical(violations: AxeViolation[]): string[] {
+  return violations.filter((v) => v.impact === 'serious' || v.impact === 'critical')
+    .map((v) => `${v.impact} ${v.id} (${v.help}) ×${v.nodes}: ${v.targets.join(' | ')}`)
+}
+
+/** Whether the page is wider than its viewport (something forces a horizontal scroll). */
+export async function horizontalOverflow(page: Page): Promise<{ scrollWidth: number; viewport: number }> {
+  return page.evaluate(() => ({ scrollWidth: document.documentElement.scrollWidth, viewport: window.innerWidth }))
+}
