@@ -58,13 +58,14 @@ function plain(text: string, max = 220): string {
 
 /**
  * Markdown to HTML, server-side: GitHub-flavoured, heading anchors GitHub's way, links between guides rewritten,
- * raw HTML shown as text (a guide is prose and code, never markup), code blocks and tables scrollable on their
+ * raw HTML shown as text except comments (dropped) and empty anchors (`<a id=…></a>`), code blocks and tables scrollable on their
  * own (and focusable, so a keyboard can scroll them) instead of widening a phone's page.
  */
 export function renderGuide(name: string, source: string): RenderedGuide {
   const slug = slugger()
   let title = ''
   let summary = ''
+  let anchorOpen = false
   const marked = new Marked({ gfm: true, async: false })
   marked.use({
     renderer: {
@@ -89,6 +90,20 @@ export function renderGuide(name: string, source: string): RenderedGuide {
         return `<img src="${escapeHtml(src)}" alt="${escapeHtml(token.text)}"${token.title ? ` title="${escapeHtml(token.title)}"` : ''}>`
       },
       html(token: Tokens.HTML | Tokens.Tag) {
+        // Two pieces of markup have a use in a guide: a comment (a note to its editors, never shown) and an
+        // empty anchor naming a place (`<a id="card.created"></a>`, the event catalogue's). Anything else is text.
+        // Inline, marked hands over `<a id="…">` and `</a>` as two tokens.
+        const text = token.text.trim()
+        if (/^<!--[\s\S]*-->$/.test(text)) return ''
+        const anchor = /^<a id="([A-Za-z0-9_.:-]{1,100})">(<\/a>)?$/.exec(text)
+        if (anchor) {
+          anchorOpen = anchor[2] === undefined
+          return `<a id="${escapeHtml(anchor[1])}">${anchorOpen ? '' : '</a>'}`
+        }
+        if (text === '</a>' && anchorOpen) {
+          anchorOpen = false
+          return '</a>'
+        }
         return escapeHtml(token.text)
       },
     },
