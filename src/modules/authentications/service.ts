@@ -17,7 +17,7 @@ import { presentAuthentication } from './present.js'
 import * as repo from './repo.js'
 import type { AuthenticationView, SimulateAuthenticationBody } from './schemas.js'
 
-/** How long a challenge waits for the cardholder's answer before it expires (decisions.md: 5 minutes). */
+/** How long a challenge waits for the cardholder's answer before it expires (5 minutes). */
 export const AUTHENTICATION_TTL_MS = 5 * 60 * 1000
 
 /** Job that expires one challenge at its `expires_at` (reads expire it too, the moment the clock passes). */

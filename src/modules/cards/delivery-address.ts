@@ -13,7 +13,7 @@ export interface DeliveryAddressValue {
 
 export type DeliveryAddressInput = Partial<Record<keyof DeliveryAddressValue, string | null>> | null | undefined
 
-/** The parts that make an address complete (decisions.md, Cards). */
+/** The parts that make an address complete. */
 export const REQUIRED_ADDRESS_PARTS = ['name', 'line1', 'city', 'postal_code', 'country'] as const
 
 function filled(value: string | undefined | null): value is string {

@@ -1,4 +1,4 @@
-/** Every status a dispute can be in (decisions.md): submitted → under_review → won | lost, or withdrawn while open. */
+/** Every status a dispute can be in: submitted → under_review → won | lost, or withdrawn while open. */
 export type DisputeStatus = 'submitted' | 'under_review' | 'won' | 'lost' | 'withdrawn'
 export const DISPUTE_STATUSES: readonly DisputeStatus[] = ['submitted', 'under_review', 'won', 'lost', 'withdrawn']
 
