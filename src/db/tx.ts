@@ -19,6 +19,12 @@ export async function withTx<T>(db: Db, fn: (trx: Db) => Promise<T>, attempts = 
   }
 }
 
+/**
+ * Work a caller adds to a service's own transaction, after the change and before the commit (the console's
+ * audit row): it commits with the change or not at all. A service that changes nothing does not call it.
+ */
+export type InSameTx<T> = (trx: Db, result: T) => Promise<unknown>
+
 /** True for a unique-constraint violation, optionally on a named constraint. */
 export function isUniqueViolation(err: unknown, constraint?: string): boolean {
   const e = err as { code?: string; constraint?: string; message?: string }

@@ -32,10 +32,54 @@ export function field(options: {
 <input id="${id}" name="${options.name}" type="${options.type ?? 'text'}"${options.value !== undefined ? html` value="${options.value}"` : ''}${options.autocomplete ? html` autocomplete="${options.autocomplete}"` : ''}${options.required ? html` required` : ''}${options.inputmode ? html` inputmode="${options.inputmode}"` : ''}${options.readonly ? html` readonly` : ''}${options.minlength ? html` minlength="${options.minlength}"` : ''}${options.maxlength ? html` maxlength="${options.maxlength}"` : ''}${options.hint ? html` aria-describedby="${id}-hint"` : ''}>`
 }
 
-/** A labelled select of `options` ([value, label]). */
-export function selectField(name: string, label: string, options: [string, string][], selected?: string): Html {
-  const id = `f-${name}`
-  return html`<label for="${id}">${label}</label><select id="${id}" name="${name}">${options.map(([value, text]) => html`<option value="${value}"${value === selected ? html` selected` : ''}>${text}</option>`)}</select>`
+/**
+ * A labelled select of `options` ([value, label]). `id` defaults to `f-<name>` (give one when a page has two fields
+ * of one name); `hideLabel` keeps the label for screen readers only (a select in a table row, named by its row).
+ */
+export function selectField(name: string, label: string, options: [string, string][], selected?: string, extra: { id?: string; hint?: string; hideLabel?: boolean } = {}): Html {
+  const id = extra.id ?? `f-${name}`
+  return html`<label for="${id}"${extra.hideLabel ? html` class="visually-hidden"` : ''}>${label}${extra.hint ? html`<span class="hint" id="${id}-hint">${extra.hint}</span>` : ''}</label><select id="${id}" name="${name}"${extra.hint ? html` aria-describedby="${id}-hint"` : ''}>${options.map(([value, text]) => html`<option value="${value}"${value === selected ? html` selected` : ''}>${text}</option>`)}</select>`
+}
+
+/** A labelled multi-line field (pasted keys, address lists, a CSV file's lines); `hint` is tied to it like `field`'s. */
+export function textareaField(options: {
+  name: string; id?: string; label: string; value?: string; hint?: string; rows?: number; required?: boolean; maxlength?: number; mono?: boolean; placeholder?: string
+}): Html {
+  const id = options.id ?? `f-${options.name.replace(/[^a-z0-9_-]/gi, '-')}`
+  return html`<label for="${id}">${options.label}${options.hint ? html`<span class="hint" id="${id}-hint">${options.hint}</span>` : ''}</label>
+<textarea id="${id}" name="${options.name}" rows="${options.rows ?? 4}" spellcheck="false" autocapitalize="off"${options.mono ? html` class="mono"` : ''}${options.required ? html` required` : ''}${options.maxlength ? html` maxlength="${options.maxlength}"` : ''}${options.placeholder ? html` placeholder="${options.placeholder}"` : ''}${options.hint ? html` aria-describedby="${id}-hint"` : ''}>${options.value ?? ''}</textarea>`
+}
+
+/** Checkboxes of one name in a fieldset whose legend names the group; `checked` lists the ticked values. */
+export function checkboxGroup(name: string, legend: string, options: [string, string][], checked: readonly string[], extra: { idPrefix?: string; hint?: string } = {}): Html {
+  const prefix = extra.idPrefix ?? `f-${name}`
+  return html`<fieldset class="checks"${extra.hint ? html` aria-describedby="${prefix}-hint"` : ''}><legend>${legend}</legend>${extra.hint ? html`<p class="hint" id="${prefix}-hint">${extra.hint}</p>` : ''}
+${options.map(([value, text], i) => html`<label class="check" for="${prefix}-${i}"><input type="checkbox" id="${prefix}-${i}" name="${name}" value="${value}"${checked.includes(value) ? html` checked` : ''}> ${text}</label>`)}</fieldset>`
+}
+
+/** A form that only reads (filters, a choice of organization): GET, so the result has an address and no token is needed. */
+export function getForm(action: string, body: Html, label: string): Html {
+  return html`<form method="get" action="${action}" class="filters" role="search" aria-label="${label}">${body}</form>`
+}
+
+/** A description list of label → value pairs (one object's fields). */
+export function details(rows: [string, Html | string | number | null][]): Html {
+  return html`<dl class="details">${rows.map(([term, value]) => html`<div><dt>${term}</dt><dd>${value ?? ''}</dd></div>`)}</dl>`
+}
+
+/** An address with query parameters (empty ones left out). */
+export function withQuery(path: string, params: Record<string, string | null | undefined>): string {
+  const query = new URLSearchParams(Object.entries(params).filter((e): e is [string, string] => typeof e[1] === 'string' && e[1] !== '')).toString()
+  return query ? `${path}?${query}` : path
+}
+
+/**
+ * "First page" / "Next page" links of a list paginated with the API's cursors (`next_cursor`, passed back as
+ * `after`), keeping the list's filters.
+ */
+export function cursorPager(path: string, filters: Record<string, string | null | undefined>, next: string | null, isFirst: boolean): Html {
+  if (!next && isFirst) return html``
+  return html`<nav class="pager" aria-label="Pages">${!isFirst ? html`<a href="${withQuery(path, filters)}">First page</a>` : ''}${next ? html`<a href="${withQuery(path, { ...filters, after: next })}">Next page</a>` : ''}</nav>`
 }
 
 export interface Column<T> {

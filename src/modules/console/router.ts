@@ -55,7 +55,8 @@ export type PageHandler = (ctx: PageContext) => Promise<FastifyReply> | FastifyR
  */
 export interface ConsoleRouter {
   get(url: string, area: Exclude<Area, 'public'>, handler: PageHandler): void
-  post(url: string, area: Exclude<Area, 'public'>, handler: PageHandler): void
+  /** `bodyLimit`: a form bigger than the usual 16 KiB (a pasted file), in bytes. */
+  post(url: string, area: Exclude<Area, 'public'>, handler: PageHandler, options?: { bodyLimit?: number }): void
   /** Pages without a session (sign-in, invitations). `noReferrer`: the URL carries a secret. */
   publicGet(url: string, handler: PublicHandler, options?: { noReferrer?: boolean }): void
   publicPost(url: string, handler: PublicHandler, options?: { noReferrer?: boolean }): void
@@ -243,7 +244,10 @@ async function csrfCheck(req: FastifyRequest, reply: FastifyReply, deps: AppDeps
     'The form has expired or did not come from this console (it must carry its security token, and your browser must accept cookies). Go back, reload the page and try again; nothing was changed.')
 }
 
-/** Parses url-encoded forms only (16 KiB at most); any other body is an empty form, which then fails the CSRF check. */
+/**
+ * Parses url-encoded forms only (16 KiB at most, unless the route allows more: a pasted file); any other body is an
+ * empty form, which then fails the CSRF check.
+ */
 function installFormParsing(scope: FastifyInstance): void {
   scope.removeAllContentTypeParsers()
   scope.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string', bodyLimit: 16 * 1024 }, (_req, body, done) => {
@@ -284,9 +288,9 @@ export async function mountConsole(app: FastifyInstance, deps: AppDeps, pages: r
     scope.setErrorHandler(errorHandler(deps))
 
     const gets = new Set<string>()
-    const add = (method: 'GET' | 'POST', url: string, area: Area, noReferrer: boolean, handler: (req: FastifyRequest, reply: FastifyReply) => Promise<FastifyReply> | FastifyReply) => {
+    const add = (method: 'GET' | 'POST', url: string, area: Area, noReferrer: boolean, handler: (req: FastifyRequest, reply: FastifyReply) => Promise<FastifyReply> | FastifyReply, bodyLimit?: number) => {
       if (method === 'GET') gets.add(url)
-      scope.route({ method, url, config: { consoleArea: area, consoleNoReferrer: noReferrer }, schema: { hide: true }, handler })
+      scope.route({ method, url, config: { consoleArea: area, consoleNoReferrer: noReferrer }, schema: { hide: true }, handler, ...(bodyLimit ? { bodyLimit } : {}) })
     }
     const signedIn = (area: Exclude<Area, 'public'>, handler: PageHandler) => (req: FastifyRequest, reply: FastifyReply) => {
       const state = req.consoleState!
@@ -296,7 +300,7 @@ export async function mountConsole(app: FastifyInstance, deps: AppDeps, pages: r
     }
     const router: ConsoleRouter = {
       get: (url, area, handler) => add('GET', url, area, false, signedIn(area, handler)),
-      post: (url, area, handler) => add('POST', url, area, false, signedIn(area, handler)),
+      post: (url, area, handler, o) => add('POST', url, area, false, signedIn(area, handler), o?.bodyLimit),
       publicGet: (url, handler, o) => add('GET', url, 'public', o?.noReferrer === true, (req, reply) => handler(baseContext(req, reply, deps))),
       publicPost: (url, handler, o) => add('POST', url, 'public', o?.noReferrer === true, (req, reply) => handler(baseContext(req, reply, deps))),
       hasGet: (url) => gets.has(url),

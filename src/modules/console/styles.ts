@@ -30,6 +30,8 @@ h2{font-size:19px;margin:28px 0 10px}
 p{margin:8px 0}
 .muted{color:var(--muted)}
 .card{background:var(--card);border:1px solid var(--line);border-radius:10px;padding:16px 18px;margin:0 0 16px}
+.card>h2:first-child{margin-top:4px}
+.visually-hidden{position:absolute;width:1px;height:1px;margin:-1px;padding:0;overflow:hidden;clip:rect(0 0 0 0);white-space:nowrap;border:0}
 .narrow{max-width:460px;margin:40px auto;padding:0 16px}
 .flash{border-radius:8px;padding:10px 14px;margin:0 0 16px;border:1px solid}
 .flash.ok{background:#e8f5ee;border-color:#9fd3b7;color:var(--ok)}
@@ -37,12 +39,34 @@ p{margin:8px 0}
 .flash.error{background:#fdecea;border-color:#f1b0a9;color:var(--err)}
 label{display:block;font-weight:600;margin:14px 0 4px}
 .hint{display:block;font-weight:400;font-size:14px;color:var(--muted)}
-input[type=text],input[type=email],input[type=password],select{width:100%;max-width:420px;font:inherit;padding:9px 10px;border:1px solid #8a94a8;border-radius:6px;background:#fff;color:var(--ink)}
+input[type=text],input[type=email],input[type=password],select,textarea{width:100%;max-width:420px;font:inherit;padding:9px 10px;border:1px solid #8a94a8;border-radius:6px;background:#fff;color:var(--ink)}
+textarea{display:block;max-width:640px;resize:vertical}
+textarea.mono{font:14px/1.4 ui-monospace,SFMono-Regular,Menlo,Consolas,monospace}
+textarea:focus-visible{outline:3px solid var(--focus);outline-offset:2px}
+fieldset.checks{border:1px solid var(--line);border-radius:8px;margin:14px 0 0;padding:6px 12px 10px;max-width:640px}
+fieldset.checks legend{font-weight:600;padding:0 4px}
+fieldset.checks p.hint{margin:0 0 4px}
+label.check{display:inline-flex;align-items:center;gap:6px;font-weight:400;margin:6px 18px 0 0;min-height:24px}
+label.check input{width:18px;height:18px;margin:0}
+input[type=checkbox]:focus-visible{outline:3px solid var(--focus);outline-offset:2px}
+.filters{display:flex;flex-wrap:wrap;align-items:flex-end;gap:0 16px;margin:0 0 16px}
+.filters>div{flex:1 1 180px;min-width:0;max-width:320px}
+.filters button{margin-top:8px}
+.inline{display:flex;flex-wrap:wrap;align-items:center;gap:6px;margin:0}
+.inline select{width:auto}
+.inline button{margin-top:0;padding:6px 12px}
+.details{display:grid;grid-template-columns:minmax(0,1fr);gap:6px;margin:0 0 12px}
+.details>div{display:flex;flex-wrap:wrap;gap:0 12px}
+.details dt{font-weight:600;min-width:10em}
+.details dd{margin:0;min-width:0;overflow-wrap:anywhere}
+.stat{font-size:28px;font-weight:700;font-variant-numeric:tabular-nums}
+.warn{color:var(--warn);font-weight:600}
 button.primary,button.secondary,button.danger{font:inherit;font-weight:600;border-radius:6px;padding:9px 16px;cursor:pointer;margin-top:16px;border:1px solid transparent}
 button.primary{background:var(--accent);color:var(--accent-ink)}
 button.secondary{background:#fff;color:var(--accent);border-color:var(--accent)}
 button.danger{background:#fff;color:var(--err);border-color:var(--err)}
-.table-wrap{overflow-x:auto;background:var(--card);border:1px solid var(--line);border-radius:10px}
+.table-wrap{position:relative;overflow-x:auto;background:var(--card);border:1px solid var(--line);border-radius:10px;margin:0 0 12px}
+.table-wrap td code{white-space:nowrap;overflow-wrap:normal}
 table{border-collapse:collapse;width:100%;font-size:15px}
 caption{text-align:left;font-weight:600;padding:10px 12px}
 th,td{padding:8px 12px;border-top:1px solid var(--line);text-align:left;vertical-align:top}

@@ -1,3 +1,8 @@
 /** What the esim module publishes to other modules: they import it only through this file. */
-export { cardholderEsims, createOrder, listOrders, listPackages, offersForEsim, ordersCreatedIn, purchaseTopUp, requireEsim } from './service.js'
-export type { EsimView, OrderView, PackageView, TopUpView } from './service.js'
+export {
+  cardholderEsims, createOrder, inventoryCounts, listOrders, listPackages, listPlatformPackages, loadProfiles, offersForEsim, ordersCreatedIn,
+  purchaseTopUp, requireEsim, unsettledOrders, updatePackage,
+} from './service.js'
+export type { EsimView, InventoryLoad, OrderView, PackageView, TopUpView, UnsettledOrders } from './service.js'
+export { InventoryCsvError, parseInventoryCsv } from './inventory-csv.js'
+export type { SaleStatus } from './types.js'

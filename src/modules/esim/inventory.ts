@@ -1,5 +1,6 @@
 import { sql } from 'kysely'
 import type { AppDeps } from '../../app-deps.js'
+import { withTx, type InSameTx } from '../../db/tx.js'
 import type { Db } from '../../db/types.js'
 import { ApiError, type FieldError } from '../../http/errors.js'
 import { isValidIccid } from './iccid.js'
@@ -12,8 +13,13 @@ export interface BlankProfile { iccid: string; smdp_address: string; matching_id
 const HOST = /^(?=.{1,253}$)([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)(\.[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)+$/i
 const MATCHING_ID = /^[A-Za-z0-9-]{1,64}$/
 
-/** Operator: adds profiles to stock. Already known ICCIDs are skipped, so a file can be loaded twice. */
-export async function loadProfiles(deps: AppDeps, profiles: BlankProfile[]): Promise<{ object: 'esim_inventory_load'; loaded: number; skipped: number }> {
+export interface InventoryLoad { object: 'esim_inventory_load'; loaded: number; skipped: number }
+
+/**
+ * Operator: adds profiles to stock, all or none (one transaction). Already known ICCIDs are skipped, so a file can
+ * be loaded twice. `inSameTx`: the caller's work in the load's transaction (the console's audit row).
+ */
+export async function loadProfiles(deps: AppDeps, profiles: BlankProfile[], inSameTx?: InSameTx<InventoryLoad>): Promise<InventoryLoad> {
   const errors: FieldError[] = []
   profiles.forEach((p, i) => {
     if (!isValidIccid(p.iccid)) errors.push({ code: 'invalid_parameter', param: `profiles[${i}].iccid`, message: 'An ICCID has 19 digits, starts with 89 and ends with a Luhn check digit.' })
@@ -23,16 +29,20 @@ export async function loadProfiles(deps: AppDeps, profiles: BlankProfile[]): Pro
   if (errors.length === 1) throw new ApiError('invalid_parameter', { param: errors[0].param, message: errors[0].message })
   if (errors.length > 1) throw new ApiError('invalid_parameter', { message: 'Several profiles are invalid.', errors: errors.slice(0, 100) })
   const now = deps.clock.now()
-  let loaded = 0
-  for (let i = 0; i < profiles.length; i += 500) {
-    const chunk = profiles.slice(i, i + 500)
-    const result = await sql<{ iccid: string }>`
-      INSERT INTO esim_profiles (iccid, smdp_address, matching_id, state, order_id, loaded_at, updated_at)
-      VALUES ${sql.join(chunk.map((p) => sql`(${p.iccid}, ${p.smdp_address.toLowerCase()}, ${p.matching_id.toUpperCase()}, 'available', NULL, ${now}, ${now})`))}
-      ON CONFLICT DO NOTHING RETURNING iccid`.execute(deps.db)
-    loaded += result.rows.length
-  }
-  return { object: 'esim_inventory_load', loaded, skipped: profiles.length - loaded }
+  return withTx(deps.db, async (trx) => {
+    let loaded = 0
+    for (let i = 0; i < profiles.length; i += 500) {
+      const chunk = profiles.slice(i, i + 500)
+      const result = await sql<{ iccid: string }>`
+        INSERT INTO esim_profiles (iccid, smdp_address, matching_id, state, order_id, loaded_at, updated_at)
+        VALUES ${sql.join(chunk.map((p) => sql`(${p.iccid}, ${p.smdp_address.toLowerCase()}, ${p.matching_id.toUpperCase()}, 'available', NULL, ${now}, ${now})`))}
+        ON CONFLICT DO NOTHING RETURNING iccid`.execute(trx)
+      loaded += result.rows.length
+    }
+    const load: InventoryLoad = { object: 'esim_inventory_load', loaded, skipped: profiles.length - loaded }
+    if (loaded > 0) await inSameTx?.(trx, load)
+    return load
+  })
 }
 
 export async function inventoryCounts(deps: AppDeps): Promise<{ object: 'esim_inventory'; available: number; allocated: number; provisioned: number }> {

@@ -109,6 +109,17 @@ export async function openOrdersBefore(db: Db, unsettledBefore: Date, pendingBef
   return rows.map((r) => r.id)
 }
 
+/** How many open orders the API shows as unsettled (in-flight ones only once created before `inFlightShownBefore`), and the oldest. */
+export async function unsettledOrders(db: Db, inFlightShownBefore: Date): Promise<{ count: number; oldest: Pick<OrderRow, 'id' | 'organization_id' | 'environment' | 'status' | 'created_at'> | null }> {
+  const open = db.selectFrom('esim_orders').where('status', 'in', ['pending', 'unsettled']) // the partial index esim_orders_open
+    .where((eb) => eb.or([eb('status', '=', 'unsettled'), eb('created_at', '<', inFlightShownBefore)]))
+  const [counted, oldest] = await Promise.all([
+    open.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirst(),
+    open.select(['id', 'organization_id', 'environment', 'status', 'created_at']).orderBy('created_at').orderBy('id').limit(1).executeTakeFirst(),
+  ])
+  return { count: Number(counted?.n ?? 0), oldest: oldest ?? null }
+}
+
 export async function insertOrder(trx: Db, row: OrderRow): Promise<void> {
   await trx.insertInto('esim_orders').values({ ...row, metadata: json(row.metadata) }).execute()
 }

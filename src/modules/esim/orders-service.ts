@@ -124,6 +124,21 @@ export async function listOrders(deps: AppDeps, ctx: RequestCtx, query: Static<t
   })
 }
 
+/** What the operator's health page shows of orders the network has not settled yet. */
+export interface UnsettledOrders {
+  count: number
+  oldest: { id: string; organization_id: string; environment: string; status: string; created_at: Date } | null
+}
+
+/**
+ * The platform's unsettled orders (any organization): those whose create call timed out, and those still in flight
+ * past the call's deadline (their process died), as the API shows them; the oldest first. Settlement should keep
+ * this near zero: an old one means the network has no answer for it.
+ */
+export async function unsettledOrders(deps: AppDeps): Promise<UnsettledOrders> {
+  return repo.unsettledOrders(deps.db, inFlightShownBefore(deps))
+}
+
 /** The caller's orders created in [from, to), oldest first, in keyset batches: the `esim_orders` report reads these. */
 export async function ordersCreatedIn(deps: AppDeps, window: CreatedWindow): Promise<OrderView[]> {
   return (await repo.ordersCreatedIn(deps.db, window)).map(presentOrder)

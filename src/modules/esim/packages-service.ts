@@ -1,9 +1,10 @@
 import type { Static } from 'typebox'
 import type { AppDeps } from '../../app-deps.js'
+import { withTx, type InSameTx } from '../../db/tx.js'
 import type { RequestCtx } from '../../http/context.js'
 import { ApiError } from '../../http/errors.js'
 import { iso } from '../../http/ownership.js'
-import { paginate, type ListResult, type PageParams } from '../../http/pagination.js'
+import { OPERATOR_CTX, paginate, type ListResult, type PageParams } from '../../http/pagination.js'
 import { isId, newId } from '../../lib/ids.js'
 import * as repo from './packages-repo.js'
 import type { EsimPackage, EsimTopUp, PackageListQuery } from './schemas.js'
@@ -74,6 +75,21 @@ export async function listPackages(deps: AppDeps, ctx: RequestCtx, query: Static
     present: (r) => presented.get(r.id)!,
   })
   return page
+}
+
+/** A page of the platform's catalogue as the platform sees it (no organization's sandbox overrides), oldest first: the operator's console. */
+export async function listPlatformPackages(deps: AppDeps, filters: { status?: string }, page: PageParams): Promise<ListResult<PackageView>> {
+  let presented: Map<string, PackageView> = new Map()
+  return paginate({
+    ctx: OPERATOR_CTX, cursors: deps.cursors, url: '/console/operator/esim/packages', page,
+    sortKey: (r: repo.PackageRow) => r.id,
+    fetch: async (bounds) => {
+      const rows = await repo.listPackages(deps.db, repo.PLATFORM_VIEW, { status: filters.status }, bounds)
+      presented = new Map((await presentMany(deps, repo.PLATFORM_VIEW, rows)).map((p) => [p.id, p]))
+      return rows
+    },
+    present: (r) => presented.get(r.id)!,
+  })
 }
 
 /** A package by id in the caller's view; `param` names the body field when it came from one. */
@@ -160,11 +176,17 @@ export async function createPackage(deps: AppDeps, input: PackageInput): Promise
   return retrievePackage(deps, repo.PLATFORM_VIEW, id)
 }
 
-/** Operator: changes a package; a withdrawn package stays withdrawn. */
-export async function updatePackage(deps: AppDeps, id: string, changes: repo.PackageChanges): Promise<PackageView> {
+/**
+ * Operator: changes a package; a withdrawn package stays withdrawn. `inSameTx`: the caller's work in the change's
+ * transaction (the console's audit row), given the package as it was before.
+ */
+export async function updatePackage(deps: AppDeps, id: string, changes: repo.PackageChanges, inSameTx?: InSameTx<repo.PackageRow>): Promise<PackageView> {
   const row = await requirePackage(deps, repo.PLATFORM_VIEW, id)
   if (changes.status) refuseRevival(id, row.status, changes.status as SaleStatus)
-  await repo.updatePackage(deps.db, id, { ...changes, ...(changes.countries ? { countries: changes.countries.map((c) => c.toUpperCase()) } : {}) }, deps.clock.now())
+  await withTx(deps.db, async (trx) => {
+    await repo.updatePackage(trx, id, { ...changes, ...(changes.countries ? { countries: changes.countries.map((c) => c.toUpperCase()) } : {}) }, deps.clock.now())
+    await inSameTx?.(trx, row)
+  })
   return retrievePackage(deps, repo.PLATFORM_VIEW, id)
 }
 

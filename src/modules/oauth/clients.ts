@@ -1,4 +1,5 @@
 import type { AppDeps } from '../../app-deps.js'
+import { withTx, type InSameTx } from '../../db/tx.js'
 import { json, type Db } from '../../db/types.js'
 import type { Scope } from '../../http/context.js'
 import { ApiError } from '../../http/errors.js'
@@ -82,6 +83,25 @@ export async function listClients(deps: AppDeps, organizationId: string, page: P
   })
 }
 
+/** What the operator's console filters the platform's clients by (each optional). */
+export interface ClientFilter { organizationId?: string; environment?: string; status?: string }
+
+/** A page of the platform's clients, any organization, oldest first, narrowed by `filter` (the operator's console). */
+export async function listPlatformClients(deps: AppDeps, filter: ClientFilter, page: PageParams): Promise<ListResult<ClientRecord>> {
+  return paginate({
+    ctx: OPERATOR_CTX, cursors: deps.cursors, url: '/console/operator/clients', page,
+    sortKey: (r: ClientRecord) => r.id,
+    fetch: async (bounds) => {
+      let q = deps.db.selectFrom('oauth_clients').selectAll()
+      if (filter.organizationId) q = q.where('organization_id', '=', filter.organizationId)
+      if (filter.environment) q = q.where('environment', '=', filter.environment)
+      if (filter.status) q = q.where('status', '=', filter.status)
+      return await applyBounds(q, bounds, 'id', 'asc').execute() as ClientRecord[]
+    },
+    present: (r) => r,
+  })
+}
+
 export interface ClientCreateInput {
   organization_id: string
   environment: string
@@ -91,24 +111,28 @@ export interface ClientCreateInput {
   ip_allowlist?: string[] | null
 }
 
-export async function createClient(deps: AppDeps, input: ClientCreateInput): Promise<ClientRecord> {
+/** `inSameTx`: the caller's work in the registration's transaction (the console's audit row). */
+export async function createClient(deps: AppDeps, input: ClientCreateInput, inSameTx?: InSameTx<ClientRecord>): Promise<ClientRecord> {
   const org = await findOrganization(deps.db, input.organization_id)
   if (!org) throw new ApiError('organization_not_found', { param: 'organization_id' })
   const jwks = validateJwks(input.jwks)
   const scopes = validateScopes(input.scopes ?? DEFAULT_CLIENT_SCOPES)
   const allowlist = input.ip_allowlist ? validateAllowlist(input.ip_allowlist, 'ip_allowlist') : null
-  const row = await deps.db.insertInto('oauth_clients').values({
-    id: newId('oc'),
-    organization_id: input.organization_id,
-    environment: input.environment,
-    label: input.label,
-    scopes: json(scopes),
-    jwks: json(jwks),
-    ip_allowlist: allowlist ? json(allowlist) : null,
-    status: 'active',
-    revoked_at: null,
-  }).returningAll().executeTakeFirstOrThrow()
-  return row as ClientRecord
+  return withTx(deps.db, async (trx) => {
+    const row = await trx.insertInto('oauth_clients').values({
+      id: newId('oc'),
+      organization_id: input.organization_id,
+      environment: input.environment,
+      label: input.label,
+      scopes: json(scopes),
+      jwks: json(jwks),
+      ip_allowlist: allowlist ? json(allowlist) : null,
+      status: 'active',
+      revoked_at: null,
+    }).returningAll().executeTakeFirstOrThrow() as ClientRecord
+    await inSameTx?.(trx, row)
+    return row
+  })
 }
 
 export interface ClientUpdateInput {
@@ -118,8 +142,11 @@ export interface ClientUpdateInput {
   ip_allowlist?: string[] | null
 }
 
-/** Scope and key changes apply to the next token request; tokens already issued keep their scopes. */
-export async function updateClient(deps: AppDeps, id: string, input: ClientUpdateInput): Promise<ClientRecord> {
+/**
+ * Scope and key changes apply to the next token request; tokens already issued keep their scopes. `inSameTx`: the
+ * caller's work in the change's transaction (the console's audit row).
+ */
+export async function updateClient(deps: AppDeps, id: string, input: ClientUpdateInput, inSameTx?: InSameTx<ClientRecord>): Promise<ClientRecord> {
   const current = await getClient(deps, id)
   if (current.status === 'revoked') throw new ApiError('invalid_parameter', { param: 'id', message: 'A revoked client cannot be changed; revocation is final.' })
   const changes: Record<string, unknown> = { updated_at: deps.clock.now() }
@@ -127,14 +154,20 @@ export async function updateClient(deps: AppDeps, id: string, input: ClientUpdat
   if (input.scopes !== undefined) changes.scopes = json(validateScopes(input.scopes))
   if (input.jwks !== undefined) changes.jwks = json(validateJwks(input.jwks))
   if (input.ip_allowlist !== undefined) changes.ip_allowlist = input.ip_allowlist === null ? null : json(validateAllowlist(input.ip_allowlist, 'ip_allowlist'))
-  const update = (db: Db) => db.updateTable('oauth_clients').set(changes).where('id', '=', id).returningAll().executeTakeFirstOrThrow()
+  const update = async (db: Db) => {
+    const row = await db.updateTable('oauth_clients').set(changes).where('id', '=', id).returningAll().executeTakeFirstOrThrow() as ClientRecord
+    await inSameTx?.(db, row)
+    return row
+  }
   // An allowlist change applies to tokens already issued: cached tokens are dropped.
-  const row = input.ip_allowlist !== undefined ? await changeAuthorization(deps.db, update) : await update(deps.db)
-  return row as ClientRecord
+  return input.ip_allowlist !== undefined ? changeAuthorization(deps.db, update) : withTx(deps.db, update)
 }
 
-/** Immediate and final: the next request with any of its tokens answers invalid_access_token. */
-export async function revokeClient(deps: AppDeps, id: string): Promise<ClientRecord> {
+/**
+ * Immediate and final: the next request with any of its tokens answers invalid_access_token. `inSameTx`: the
+ * caller's work in the revocation's transaction (the console's audit row); not called for a client already revoked.
+ */
+export async function revokeClient(deps: AppDeps, id: string, inSameTx?: InSameTx<ClientRecord>): Promise<ClientRecord> {
   const current = await getClient(deps, id)
   if (current.status === 'revoked') return current
   const now = deps.clock.now()
@@ -142,6 +175,7 @@ export async function revokeClient(deps: AppDeps, id: string): Promise<ClientRec
     const revoked = await trx.updateTable('oauth_clients').set({ status: 'revoked', revoked_at: now, updated_at: now })
       .where('id', '=', id).returningAll().executeTakeFirstOrThrow()
     await trx.deleteFrom('access_tokens').where('client_id', '=', id).execute()
+    await inSameTx?.(trx, revoked as ClientRecord)
     return revoked
   })
   return row as ClientRecord

@@ -77,9 +77,23 @@ export async function findOrganization(db: Db, id: string): Promise<Organization
   return db.selectFrom('organizations').selectAll().where('id', '=', id).executeTakeFirst()
 }
 
+/** The organizations of these ids that exist. */
+export async function findOrganizations(db: Db, ids: readonly string[]): Promise<OrganizationRow[]> {
+  if (ids.length === 0) return []
+  return db.selectFrom('organizations').selectAll().where('id', 'in', [...ids]).execute()
+}
+
 /** The platform's organizations, oldest first (the operator's list). */
 export async function listOrganizations(db: Db, bounds: PageBounds): Promise<OrganizationRow[]> {
   return applyBounds(db.selectFrom('organizations').selectAll(), bounds, 'id', 'asc').execute()
+}
+
+/** One organization's network policies, or (null) every policy that restricts anything, by organization and environment. */
+export async function listNetworkPolicies(db: Db, organizationId: string | null, limit: number): Promise<{ organization_id: string; environment: string; ip_allowlist: string[]; updated_at: Date }[]> {
+  let q = db.selectFrom('network_policies').select(['organization_id', 'environment', 'ip_allowlist', 'updated_at'])
+  q = organizationId !== null ? q.where('organization_id', '=', organizationId) : q.where(sql<boolean>`jsonb_array_length(ip_allowlist) > 0`)
+  const rows = await q.orderBy('organization_id').orderBy('environment').limit(limit).execute()
+  return rows as { organization_id: string; environment: string; ip_allowlist: string[]; updated_at: Date }[]
 }
 
 /** Sets an organization's allowlist for one environment (the caller announces the change: `changeAuthorization`). */

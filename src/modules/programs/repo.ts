@@ -24,6 +24,14 @@ export async function listOrganizationPrograms(db: Db, organizationId: string, b
   return applyBounds(db.selectFrom('programs').selectAll().where('organization_id', '=', organizationId), bounds, 'id', 'asc').execute()
 }
 
+/** The platform's programs, any organization, oldest first, narrowed to an organization and an environment when given. */
+export async function listPlatformPrograms(db: Db, filter: { organizationId?: string; environment?: string }, bounds: PageBounds): Promise<ProgramRow[]> {
+  let q = db.selectFrom('programs').selectAll()
+  if (filter.organizationId) q = q.where('organization_id', '=', filter.organizationId)
+  if (filter.environment) q = q.where('environment', '=', filter.environment)
+  return applyBounds(q, bounds, 'id', 'asc').execute()
+}
+
 export async function countPrograms(db: Db, organizationId: string, environment: string): Promise<number> {
   const row = await db.selectFrom('programs').select((eb) => eb.fn.countAll<number>().as('n'))
     .where('organization_id', '=', organizationId).where('environment', '=', environment).executeTakeFirst()

@@ -1,5 +1,6 @@
 import type { Static } from 'typebox'
 import type { AppDeps } from '../../app-deps.js'
+import { withTx, type InSameTx } from '../../db/tx.js'
 import type { Db } from '../../db/types.js'
 import type { RequestCtx, Scope } from '../../http/context.js'
 import { ApiError } from '../../http/errors.js'
@@ -76,6 +77,19 @@ export async function listOrganizationPrograms(deps: AppDeps, organizationId: st
   })
 }
 
+/** What the operator's console filters the platform's programs by (each optional). */
+export interface ProgramFilter { organizationId?: string; environment?: string }
+
+/** A page of the platform's programs, any organization, oldest first, narrowed by `filter` (the operator's console). */
+export async function listPlatformPrograms(deps: AppDeps, filter: ProgramFilter, page: PageParams): Promise<ListResult<repo.ProgramRow>> {
+  return paginate({
+    ctx: OPERATOR_CTX, cursors: deps.cursors, url: '/console/operator/programs', page,
+    sortKey: (r: repo.ProgramRow) => r.id,
+    fetch: (bounds) => repo.listPlatformPrograms(deps.db, filter, bounds),
+    present: (r) => r,
+  })
+}
+
 export async function countCallerPrograms(db: Db, scope: Scope): Promise<number> {
   return repo.countPrograms(db, scope.organizationId, scope.environment)
 }
@@ -94,8 +108,11 @@ export interface ProgramCreateInput {
   pin_key_configured?: boolean
 }
 
-/** Operator only: a program inherits its processor's capabilities and traits; form factors may narrow them. */
-export async function createProgram(deps: AppDeps, input: ProgramCreateInput): Promise<repo.ProgramRow> {
+/**
+ * Operator only: a program inherits its processor's capabilities and traits; form factors may narrow them.
+ * `inSameTx`: the caller's work in the creation's transaction (the console's audit row).
+ */
+export async function createProgram(deps: AppDeps, input: ProgramCreateInput, inSameTx?: InSameTx<repo.ProgramRow>): Promise<repo.ProgramRow> {
   const profile = deps.processors.profile(input.processor)
   if (!profile) throw new ApiError('invalid_parameter', { param: 'processor', message: `processor must be one of: ${deps.processors.names().join(', ')}.` })
   const formFactors = input.form_factors ?? profile.formFactors
@@ -103,22 +120,26 @@ export async function createProgram(deps: AppDeps, input: ProgramCreateInput): P
   if (unsupported.length > 0) {
     throw new ApiError('invalid_parameter', { param: 'form_factors', message: `${input.processor} issues only: ${profile.formFactors.join(', ')}.` })
   }
-  return repo.insertProgram(deps.db, {
-    id: newId('prog'),
-    organization_id: input.organization_id,
-    environment: input.environment,
-    name: input.name,
-    processor: profile.name,
-    currencies: json([...new Set(input.currencies.map((c) => c.toUpperCase()))]),
-    form_factors: json(formFactors),
-    card_types: json(input.card_types ?? profile.cardTypes),
-    card_brand: input.card_brand ?? profile.cardBrand,
-    capabilities: json(profile.capabilities),
-    kyc_initial_status: input.kyc_initial_status ?? profile.kycInitialStatus,
-    one_card_per_cardholder: profile.oneCardPerCardholder,
-    identity_evidence_required: profile.identityEvidenceRequired,
-    address_change_requires_kyc: profile.addressChangeRequiresKyc,
-    bin: input.bin ?? profile.bin,
-    pin_key_configured: input.pin_key_configured ?? true,
+  return withTx(deps.db, async (trx) => {
+    const row = await repo.insertProgram(trx, {
+      id: newId('prog'),
+      organization_id: input.organization_id,
+      environment: input.environment,
+      name: input.name,
+      processor: profile.name,
+      currencies: json([...new Set(input.currencies.map((c) => c.toUpperCase()))]),
+      form_factors: json(formFactors),
+      card_types: json(input.card_types ?? profile.cardTypes),
+      card_brand: input.card_brand ?? profile.cardBrand,
+      capabilities: json(profile.capabilities),
+      kyc_initial_status: input.kyc_initial_status ?? profile.kycInitialStatus,
+      one_card_per_cardholder: profile.oneCardPerCardholder,
+      identity_evidence_required: profile.identityEvidenceRequired,
+      address_change_requires_kyc: profile.addressChangeRequiresKyc,
+      bin: input.bin ?? profile.bin,
+      pin_key_configured: input.pin_key_configured ?? true,
+    })
+    await inSameTx?.(trx, row)
+    return row
   })
 }

@@ -3,6 +3,12 @@ import { accountPages } from './account.js'
 import { auditPage } from './audit.js'
 import { homePage } from './home.js'
 import { invitationPages } from './invitation.js'
+import { operatorClientPages } from './operator-clients.js'
+import { operatorEsimPages } from './operator-esim.js'
+import { operatorHealthPage } from './operator-health.js'
+import { operatorNetworkPolicyPages } from './operator-network-policies.js'
+import { operatorOrganizationPages } from './operator-organizations.js'
+import { operatorProgramPages } from './operator-programs.js'
 import { signInPages } from './sign-in.js'
 import { teamPages } from './team.js'
 
@@ -17,4 +23,10 @@ export const CONSOLE_PAGES: readonly ConsolePage[] = [
   accountPages,
   teamPages,
   auditPage,
+  operatorOrganizationPages,
+  operatorProgramPages,
+  operatorClientPages,
+  operatorNetworkPolicyPages,
+  operatorEsimPages,
+  operatorHealthPage,
 ]
