@@ -58,6 +58,8 @@ export function expectedScope(method: string, url: string): string | null | unde
   if (NO_SCOPE_ALLOWLIST[`${method} ${url}`]) return null
   const p = url.slice('/v1/'.length)
   if (/^webhook_endpoints(\/|$)/.test(p)) return 'webhooks:write'
+  // Events are read with any scope; a replay sends deliveries, so it is managed like the endpoints.
+  if (/^events\/:[a-z_]+\/replay$/.test(p)) return 'webhooks:write'
   if (/^(cardholders|accounts)\/:[a-z_]+\/cards$/.test(p)) return byMethod(method, 'cards:read', 'cards:write')
   if (/^cardholders(\/|$)/.test(p)) return byMethod(method, 'cardholders:read', 'cardholders:write')
   if (/^accounts(\/|$)/.test(p)) return byMethod(method, 'accounts:read', 'accounts:write')
@@ -138,6 +140,7 @@ const PROBE_KEY = generateKeyPairSync('rsa', { modulusLength: 2048 }).publicKey.
  */
 export const BODIES: Record<string, () => unknown> = {
   'PATCH /v1/webhook_endpoints/:webhook_endpoint_id': () => ({ description: 'security probe' }),
+  'POST /v1/webhook_endpoints/:webhook_endpoint_id/replay': () => ({ since: new Date().toISOString() }),
   'PATCH /v1/cardholders/:cardholder_id': () => ({ first_name: 'Probe' }),
   'POST /v1/cardholders/:cardholder_id/kyc': () => ({ status: 'approved', provider: 'acme-kyc', verified_at: '2020-01-01T00:00:00Z' }),
   'POST /v1/accounts/:account_id/block': () => ({ reason: 'fraud' }),
