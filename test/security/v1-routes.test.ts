@@ -62,7 +62,7 @@ const withParams = () => routes.filter((r) => pathParams(r.url).length > 0)
 test('the sweep sees every module: at least one operation under each /v1 area', () => {
   const areas = new Set(routes.map((r) => r.url.split('/')[2]))
   for (const area of ['programs', 'events', 'webhook_endpoints', 'cardholders', 'accounts', 'cards', 'authorizations', 'transactions',
-    'disputes', 'network_tokens', 'authentications', 'esim', 'simulate']) assert.ok(areas.has(area), `no /v1/${area} route was recorded`)
+    'disputes', 'network_tokens', 'authentications', 'esim', 'simulate', 'oauth_clients']) assert.ok(areas.has(area), `no /v1/${area} route was recorded`)
 })
 
 test('every /v1 route declares a scope unless it is on the justified allowlist, and the allowlist holds only real scope-free routes', () => {

@@ -3,3 +3,4 @@ export { createClient, getClient, listClients, presentClient, revokeClient, upda
 export { SCOPES } from './scopes.js'
 export { createOrganization, getOrganization, listOrganizations, putNetworkPolicy } from './organizations.js'
 export type { NetworkPolicyView, OrganizationView } from './organizations.js'
+export { createClientFor, grantableScopes, ownClient, presentOwnClient, revokeClientFor, updateClientFor } from './own-clients.js'
