@@ -54,7 +54,7 @@ export function ulid(now = Date.now()): string {
 
 export type IdPrefix =
   | 'org' | 'prog' | 'oc' | 'req' | 'chd' | 'kyc' | 'kycdoc' | 'acct' | 'le' | 'card' | 'pink'
-  | 'auth' | 'txn' | 'dsp' | 'ntok' | 'tdsa' | 'whe' | 'evt' | 'whd' | 'job' | 'pkg' | 'topup'
+  | 'auth' | 'txn' | 'dsp' | 'ntok' | 'tdsa' | 'whe' | 'evt' | 'whd' | 'wha' | 'job' | 'pkg' | 'topup'
   | 'esord' | 'esim' | 'h5' | 'rpt' | 'hold' | 'aud' | 'usr' | 'inv'
 
 /**
@@ -68,6 +68,14 @@ export function newId(prefix: IdPrefix, at?: Date): string {
 /** The lowest id of that prefix whose time is `at` or later: `id >= lowestIdAt(p, t)` holds for every id made at or after t. */
 export function lowestIdAt(prefix: IdPrefix, at: Date): string {
   return `${prefix}_${encodeTime(Math.max(0, at.getTime()))}${'0'.repeat(16)}`
+}
+
+/**
+ * The prefix and time part of an id made at `at` (`whd_01JD3R5M7N`): followed by 16 characters of the id alphabet
+ * (uppercase hexadecimal digits are among them) it is an id that sorts at that time. For ids built in SQL.
+ */
+export function idHeadAt(prefix: IdPrefix, at: Date): string {
+  return `${prefix}_${encodeTime(Math.max(0, at.getTime()))}`
 }
 
 const ID_BODY = /^[0-9A-HJKMNP-TV-Z]{26}$/

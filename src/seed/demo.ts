@@ -77,7 +77,8 @@ async function seedDemoClient(deps: AppDeps): Promise<{ file: SandboxClientFile;
   const publicJwk = { ...(await exportJWK(publicKey)), kid, alg: 'ES256', use: 'sig' }
   const client = await createClient(deps, {
     organization_id: org.id, environment: 'sandbox', label: 'Demo sandbox client',
-    scopes: [...SCOPES], jwks: { keys: [publicJwk] },
+    // Every scope but clients:write, which is never granted by default (the operator may grant it).
+    scopes: SCOPES.filter((s) => s !== 'clients:write'), jwks: { keys: [publicJwk] },
   })
   const file: SandboxClientFile = {
     client_id: client.id,

@@ -10,7 +10,7 @@ const addFormats = (addFormatsModule as unknown as { default: (a: Ajv2020) => vo
 
 /** Resources of /v1 (and the objects they embed) whose reference must show a sample. */
 const COVERED = [
-  'Program', 'Event', 'WebhookEndpoint', 'WebhookEndpointDeleted',
+  'Program', 'Event', 'WebhookEndpoint', 'WebhookEndpointDeleted', 'WebhookDelivery', 'WebhookDeliveryAttempt', 'Replay', 'OAuthClient',
   'Cardholder', 'Address', 'KycAttestation', 'KycIdentity', 'KycDocumentMetadata',
   'Account', 'LedgerEntry', 'ProcessorFault',
   'Card', 'DeliveryAddress', 'CardShipping', 'SpendingControlsView', 'PinKey', 'PinVerification', 'CardDetails',

@@ -3,7 +3,7 @@ import { generateKeyPairSync, randomBytes } from 'node:crypto'
 import type { LightMyRequestResponse } from 'fastify'
 import { newId } from '../../src/lib/ids.js'
 import { MODULES, type ServiceModule } from '../../src/modules/index.js'
-import type { TestApp, TestClient } from '../helpers/app.js'
+import { newKeyPair, type TestApp, type TestClient } from '../helpers/app.js'
 import { cardBody, issuedCard, makeAccount, makeCardholder } from '../cards/support.js'
 
 /** One operation as the app registered it (HEAD twins of GET routes are left out: same config, no body to read). */
@@ -58,6 +58,9 @@ export function expectedScope(method: string, url: string): string | null | unde
   if (NO_SCOPE_ALLOWLIST[`${method} ${url}`]) return null
   const p = url.slice('/v1/'.length)
   if (/^webhook_endpoints(\/|$)/.test(p)) return 'webhooks:write'
+  // Events are read with any scope; a replay sends deliveries, so it is managed like the endpoints.
+  if (/^events\/:[a-z_]+\/replay$/.test(p)) return 'webhooks:write'
+  if (/^oauth_clients(\/|$)/.test(p)) return 'clients:write'
   if (/^(cardholders|accounts)\/:[a-z_]+\/cards$/.test(p)) return byMethod(method, 'cards:read', 'cards:write')
   if (/^cardholders(\/|$)/.test(p)) return byMethod(method, 'cardholders:read', 'cardholders:write')
   if (/^accounts(\/|$)/.test(p)) return byMethod(method, 'accounts:read', 'accounts:write')
@@ -89,6 +92,7 @@ export const KINDS = {
   network_token: { prefix: 'ntok', notFound: 'token_not_found' },
   authentication: { prefix: 'tdsa', notFound: 'authentication_not_found' },
   report: { prefix: 'rpt', notFound: 'report_not_found' },
+  oauth_client: { prefix: 'oc', notFound: 'client_not_found' },
   /** The platform's eSIM catalogue: shared by every organization, so no tenancy answer applies. */
   package: { prefix: 'pkg', notFound: 'esim_package_not_found', shared: true },
 } as const satisfies Record<string, { prefix: string; notFound: string; shared?: boolean }>
@@ -104,7 +108,7 @@ PARAM_KINDS.order_id = 'esim_order'
 const COLLECTION_KINDS: Record<string, Kind> = {
   cardholders: 'cardholder', accounts: 'account', cards: 'card', events: 'event', webhook_endpoints: 'webhook_endpoint',
   orders: 'esim_order', esims: 'esim', authorizations: 'authorization', transactions: 'transaction', disputes: 'dispute',
-  network_tokens: 'network_token', authentications: 'authentication', reports: 'report', packages: 'package',
+  network_tokens: 'network_token', authentications: 'authentication', reports: 'report', packages: 'package', oauth_clients: 'oauth_client',
 }
 
 /** Path parameters of a route with the kind each names (`:id` takes the kind of the collection before it); null: unmapped. */
@@ -138,6 +142,8 @@ const PROBE_KEY = generateKeyPairSync('rsa', { modulusLength: 2048 }).publicKey.
  */
 export const BODIES: Record<string, () => unknown> = {
   'PATCH /v1/webhook_endpoints/:webhook_endpoint_id': () => ({ description: 'security probe' }),
+  'POST /v1/webhook_endpoints/:webhook_endpoint_id/replay': () => ({ since: new Date().toISOString() }),
+  'PATCH /v1/oauth_clients/:oauth_client_id': () => ({ label: 'security probe' }),
   'PATCH /v1/cardholders/:cardholder_id': () => ({ first_name: 'Probe' }),
   'POST /v1/cardholders/:cardholder_id/kyc': () => ({ status: 'approved', provider: 'acme-kyc', verified_at: '2020-01-01T00:00:00Z' }),
   'POST /v1/accounts/:account_id/block': () => ({ reason: 'fraud' }),
@@ -214,6 +220,7 @@ export async function seedSandbox(t: TestApp, tenant: TestClient, token: string)
   const endpoint = await ok(api('POST', '/v1/webhook_endpoints', { url: 'https://hooks.example.com/svc', enabled_events: ['*'] }), 201)
   const event = (await ok(api('GET', '/v1/events?limit=1'), 200)).data[0]
   const report = await ok(api('POST', '/v1/reports', REPORT_BODY), 201)
+  const client = await ok(api('POST', '/v1/oauth_clients', await CLIENT_BODY()), 201)
   return {
     cardholder: [{ id: holder.id }],
     account: [{ id: account.id }, { id: basicAccount.id, basic: true }],
@@ -228,10 +235,14 @@ export async function seedSandbox(t: TestApp, tenant: TestClient, token: string)
     webhook_endpoint: [{ id: endpoint.id }],
     event: [{ id: event.id }],
     report: [{ id: report.id }],
+    oauth_client: [{ id: client.id }],
   }
 }
 
-/** What production can hold without the simulator: a cardholder, an account, a (pending) card, a webhook endpoint, an event, a report. */
+/** A client to probe with (not the caller's own: a probe that went through must not revoke the caller). */
+const CLIENT_BODY = async () => ({ label: 'security probe', scopes: ['cards:read'], jwks: { keys: [(await newKeyPair()).publicJwk] } })
+
+/** What production can hold without the simulator: a cardholder, an account, a (pending) card, a webhook endpoint, an event, a report, an OAuth client. */
 export async function seedProduction(t: TestApp, tenant: TestClient, token: string): Promise<ObjectSet> {
   const program = await t.operator('POST', '/operator/v1/programs', {
     organization_id: tenant.organizationId, environment: 'production', name: 'Live', processor: 'sim_full', currencies: ['USD'],
@@ -242,8 +253,9 @@ export async function seedProduction(t: TestApp, tenant: TestClient, token: stri
   const endpoint = await ok(t.api(token, 'POST', '/v1/webhook_endpoints', { url: 'https://hooks.example.com/live', enabled_events: ['*'] }), 201)
   const event = (await ok(t.api(token, 'GET', '/v1/events?limit=1'), 200)).data[0]
   const report = await ok(t.api(token, 'POST', '/v1/reports', REPORT_BODY), 201)
+  const client = await ok(t.api(token, 'POST', '/v1/oauth_clients', await CLIENT_BODY()), 201)
   return {
     cardholder: [{ id: holder.id }], account: [{ id: account.id }], card: [{ id: card.id }],
-    webhook_endpoint: [{ id: endpoint.id }], event: [{ id: event.id }], report: [{ id: report.id }],
+    webhook_endpoint: [{ id: endpoint.id }], event: [{ id: event.id }], report: [{ id: report.id }], oauth_client: [{ id: client.id }],
   }
 }

@@ -62,7 +62,7 @@ const withParams = () => routes.filter((r) => pathParams(r.url).length > 0)
 test('the sweep sees every module: at least one operation under each /v1 area', () => {
   const areas = new Set(routes.map((r) => r.url.split('/')[2]))
   for (const area of ['programs', 'events', 'webhook_endpoints', 'cardholders', 'accounts', 'cards', 'authorizations', 'transactions',
-    'disputes', 'network_tokens', 'authentications', 'esim', 'simulate']) assert.ok(areas.has(area), `no /v1/${area} route was recorded`)
+    'disputes', 'network_tokens', 'authentications', 'esim', 'simulate', 'oauth_clients']) assert.ok(areas.has(area), `no /v1/${area} route was recorded`)
 })
 
 test('every /v1 route declares a scope unless it is on the justified allowlist, and the allowlist holds only real scope-free routes', () => {
@@ -192,7 +192,7 @@ test('the organization\'s own object from the other environment answers 403 envi
 })
 
 /** What a request naming an object in its body or query needs from the caller's own environment. */
-interface Own { program: string; holder: string; account: string; esim?: string; topUp?: string; pkg: string }
+interface Own { program: string; holder: string; account: string; esim?: string; topUp?: string; pkg: string; event: string }
 interface Reference { label: string; kind: Kind; list?: boolean; request: (id: string, own: Own) => { method: string; url: string; body?: unknown } | null }
 
 const MERCHANT = { name: 'Probe Books', mcc: '5942', city: 'Springfield', country: 'USA' }
@@ -213,6 +213,7 @@ const REFERENCES: Reference[] = [
   { label: 'POST /v1/simulate/refunds card_id', kind: 'card', request: (id) => post('/v1/simulate/refunds', { card_id: id, amount: 100, currency: 'USD', merchant: MERCHANT }) },
   { label: 'POST /v1/simulate/network_tokens card_id', kind: 'card', request: (id) => post('/v1/simulate/network_tokens', { card_id: id, wallet: 'google_pay' }) },
   { label: 'POST /v1/simulate/authentications card_id', kind: 'card', request: (id) => post('/v1/simulate/authentications', { card_id: id, amount: 100, currency: 'USD', merchant: MERCHANT }) },
+  { label: 'POST /v1/events/{id}/replay webhook_endpoint_id', kind: 'webhook_endpoint', request: (id, o) => post(`/v1/events/${o.event}/replay`, { webhook_endpoint_id: id }) },
   ...([
     ['/v1/accounts', 'cardholder_id', 'cardholder'], ['/v1/cards', 'cardholder_id', 'cardholder'], ['/v1/cards', 'account_id', 'account'],
     ['/v1/authorizations', 'card_id', 'card'], ['/v1/authorizations', 'account_id', 'account'], ['/v1/transactions', 'card_id', 'card'],
@@ -229,7 +230,7 @@ async function ownContext(token: string, set: ObjectSet): Promise<Own> {
   const pkg = (await t.api(sandbox, 'GET', '/v1/esim/packages?status=on_sale')).json().data[0].id
   const esim = set.esim?.[0].id
   const topUp = esim ? (await t.api(token, 'GET', `/v1/esim/esims/${esim}/top_ups`)).json().data[0]?.id : undefined
-  return { program: programs.find((p: any) => p.processor === 'sim_full').id, holder: set.cardholder![0].id, account: set.account![0].id, esim, topUp, pkg }
+  return { program: programs.find((p: any) => p.processor === 'sim_full').id, holder: set.cardholder![0].id, account: set.account![0].id, esim, topUp, pkg, event: set.event![0].id }
 }
 
 const send = (token: string, r: { method: string; url: string; body?: unknown }) =>

@@ -131,6 +131,8 @@ describe('webhook delivery', () => {
     }
     const disabled = (await api('GET', `/v1/webhook_endpoints/${ep.id}`)).json()
     assert.equal(disabled.status, 'disabled')
+    assert.equal(disabled.disabled_reason, 'failing')
+    assert.ok(Date.parse(disabled.failing_since) <= Date.parse(disabled.updated_at) - SCHEDULE.reduce((x, y) => x + y, 0) * 1000)
     const attempts = await t.operator('GET', `/operator/v1/webhook_endpoints/${ep.id}/delivery_attempts`)
     assert.equal(attempts.data.length, 4)
     assert.ok(attempts.data.every((a: any) => a.status_code === null && /ECONNREFUSED/.test(a.error)))
@@ -138,6 +140,7 @@ describe('webhook delivery', () => {
     assert.equal(notice.length, 1)
     assert.equal(notice[0].data.object.id, ep.id)
     assert.equal(notice[0].data.object.status, 'disabled')
+    assert.equal(notice[0].data.object.disabled_reason, 'failing')
     assert.equal(notice[0].data.object.secret, undefined)
 
     // Events keep being stored while the endpoint is disabled, but nothing is sent.
@@ -150,6 +153,8 @@ describe('webhook delivery', () => {
 
     const live = await api('PATCH', `/v1/webhook_endpoints/${ep.id}`, { url: receiver.url, status: 'enabled' })
     assert.equal(live.json().status, 'enabled')
+    assert.equal(live.json().disabled_reason, null)
+    assert.equal(live.json().failing_since, null)
     const replay = await t.operator('POST', `/operator/v1/webhook_endpoints/${ep.id}/replay`, { since })
     assert.equal(replay.queued, 3) // the failed event, the disabled notice, and the one missed while disabled
     await runner.drain()

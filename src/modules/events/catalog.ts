@@ -1,6 +1,6 @@
 /**
  * The event catalogue (decisions.md "Webhooks and events" and "Event catalogue", plus the endpoint's own
- * `webhook_endpoint.disabled`): every type the service emits, what emits it and the object it carries. It is
+ * `webhook_endpoint.disabled` and `webhook_endpoint.test`): every type the service emits, what emits it and the object it carries. It is
  * published as the enum of `Event.type` and of `enabled_events` in the OpenAPI document, and as the page
  * docs/guides/event-catalogue.md (`npm run docs:events` writes it from this list and the schemas' examples).
  */
@@ -27,6 +27,12 @@ export interface EventTypeSpec {
   object: EventObject
   /** What causes it: the operation or job, in one sentence. */
   emittedBy: string
+  /**
+   * Who receives it. Omitted: every enabled endpoint whose `enabled_events` takes the type (`subscribes`).
+   * `named_endpoint`: only the webhook endpoint the event carries (`data.object.id`), whatever its `enabled_events`;
+   * never an endpoint subscribed to `*` or to the prefix, neither when it is emitted nor when it is replayed.
+   */
+  delivery?: 'named_endpoint'
 }
 
 /** Every type, in catalogue order. */
@@ -67,6 +73,11 @@ export const EVENT_CATALOGUE = {
   'esim.low_data': { object: 'esim', emittedBy: 'The running package crosses 80 % of its data (usage reports; `POST /v1/simulate/esim/esims/{id}/usage` in sandbox).' },
   'esim.depleted': { object: 'esim', emittedBy: 'The running package has used all its data (usage reports; `POST /v1/simulate/esim/esims/{id}/usage` in sandbox).' },
   'webhook_endpoint.disabled': { object: 'webhook_endpoint', emittedBy: 'The delivery worker disables an endpoint that has failed without a single success for the whole retry period (72 hours).' },
+  'webhook_endpoint.test': {
+    object: 'webhook_endpoint',
+    emittedBy: '`POST /v1/webhook_endpoints/{id}/test` sends it to that endpoint only, whatever its `enabled_events`; no other endpoint receives it, not even one subscribed to `*`.',
+    delivery: 'named_endpoint',
+  },
 } as const satisfies Record<string, EventTypeSpec>
 
 export type EventType = keyof typeof EVENT_CATALOGUE
@@ -96,6 +107,16 @@ const KNOWN = new Set<string>(EVENT_TYPES)
 const FORMS = new Set<string>(SUBSCRIPTION_FORMS)
 const PREFIXES = new Set<string>(EVENT_PREFIXES)
 
+/** Types delivered only to the endpoint they carry (`delivery: 'named_endpoint'`), never by subscription. */
+export const NAMED_ENDPOINT_TYPES: readonly EventType[] = EVENT_TYPES.filter((t) => (EVENT_CATALOGUE[t] as EventTypeSpec).delivery === 'named_endpoint')
+
+const NAMED = new Set<string>(NAMED_ENDPOINT_TYPES)
+
+/** True for a type that goes only to the endpoint it carries (`webhook_endpoint.test`). */
+export function deliveredToNamedEndpoint(type: string): boolean {
+  return NAMED.has(type)
+}
+
 /** True for a type in the catalogue. */
 export function isEventType(value: string): value is EventType {
   return KNOWN.has(value)
@@ -108,9 +129,11 @@ export function isSubscriptionForm(value: string): boolean {
 
 /**
  * Whether an endpoint subscribed to `enabledEvents` receives events of `type`: `*`, the type itself, or its prefix
- * wildcard. Replays decide with it; new events apply the same rule in SQL (`subscribedSql`, used by `deliveriesWithin`).
+ * wildcard; never a type delivered only to the endpoint it names (`webhook_endpoint.test`). Replays decide with it;
+ * new events apply the same rule in SQL (`subscribedSql`, used by `deliveriesWithin`).
  */
 export function subscribes(enabledEvents: readonly string[], type: string): boolean {
+  if (NAMED.has(type)) return false
   return enabledEvents.includes('*') || enabledEvents.includes(type) || enabledEvents.includes(`${eventPrefix(type)}.*`)
 }
 

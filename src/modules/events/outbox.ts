@@ -2,6 +2,8 @@ import { sql, type RawBuilder } from 'kysely'
 import type { Db } from '../../db/types.js'
 import type { JobType } from '../../jobs/types.js'
 import { JOBS_CHANNEL, signalJobsQueued } from '../../jobs/wakeup.js'
+import { idHeadAt } from '../../lib/ids.js'
+import { NAMED_ENDPOINT_TYPES } from './catalog.js'
 
 /** The job type that delivers one event to one endpoint. */
 export const DELIVERY_JOB = 'webhook.deliver' satisfies JobType
@@ -12,6 +14,15 @@ export function deliveryJobId(eventId: string, endpointId: string): string {
 }
 
 export interface DeliveryTarget { eventId: string; endpointId: string }
+
+/**
+ * The `whd_` id of the delivery of `eventId` to `endpointId` first queued at `now`: the time part of `now`, then the first
+ * 16 hexadecimal digits (uppercase, which the id alphabet contains) of an MD5 of the pair. Written once, when the
+ * delivery is created; a replay keeps it.
+ */
+function deliveryIdSql(now: Date, eventId: SqlOperand, endpointId: SqlOperand): RawBuilder<string> {
+  return sql<string>`(${idHeadAt('whd', now)}::text || upper(substr(md5(${eventId} || ' ' || ${endpointId}), 1, 16)))`
+}
 
 /**
  * Queues stored events again (replays): writes deliveries and their jobs in the caller's transaction and
@@ -27,14 +38,15 @@ export async function queueDeliveries(
 ): Promise<void> {
   if (targets.length === 0) return
   const { organizationId: org, environment: env } = scope
-  const deliveries = sql.join(targets.map((t) =>
-    sql`(${t.eventId}, ${t.endpointId}, ${org}, ${env}, 'pending', 0, 0, ${now}::timestamptz, ${now}::timestamptz, ${now}::timestamptz)`))
+  const pairs = sql.join(targets.map((t) => sql`(${t.eventId}::text, ${t.endpointId}::text)`))
   const jobs = sql.join(targets.map((t) =>
     sql`(${deliveryJobId(t.eventId, t.endpointId)}, ${DELIVERY_JOB}, ${JSON.stringify({ event_id: t.eventId, endpoint_id: t.endpointId })}::jsonb,
       ${org}, ${env}, 'queued', ${now}::timestamptz, 0, ${now}::timestamptz, ${now}::timestamptz)`))
-  await sql`WITH d AS (
-      INSERT INTO webhook_deliveries (event_id, endpoint_id, organization_id, environment, status, attempts, failures, next_attempt_at, created_at, updated_at)
-      VALUES ${deliveries}
+  await sql`WITH t (event_id, endpoint_id) AS (VALUES ${pairs}), d AS (
+      INSERT INTO webhook_deliveries (id, event_id, endpoint_id, organization_id, environment, event_type, status, attempts, failures, next_attempt_at, created_at, updated_at)
+      SELECT ${deliveryIdSql(now, sql.ref('t.event_id'), sql.ref('t.endpoint_id'))}, t.event_id, t.endpoint_id, ${org}, ${env}, e.type, 'pending', 0, 0,
+        ${now}::timestamptz, ${now}::timestamptz, ${now}::timestamptz
+      FROM t JOIN events AS e ON e.id = t.event_id
       ON CONFLICT (event_id, endpoint_id)
       DO UPDATE SET status = 'pending', failures = 0, first_failed_at = NULL, next_attempt_at = EXCLUDED.next_attempt_at, updated_at = EXCLUDED.updated_at
     ), j AS (
@@ -51,10 +63,17 @@ export async function queueDeliveries(
  * Whether the subscription list `enabledEvents` (a jsonb array of `*`, types and `<prefix>.*` wildcards) takes events
  * of `type`: SQL's form of `subscribes`, one containment test per accepted form (each a jsonb_ops GIN lookup
  * should the column ever be indexed). A type's prefix is the text before its dot (`card.*` for `card.created`).
+ * A type delivered only to the endpoint it names (`webhook_endpoint.test`) is taken by no list.
  */
 export function subscribedSql(enabledEvents: SqlOperand, type: SqlOperand): RawBuilder<boolean> {
-  return sql<boolean>`(${enabledEvents} @> '["*"]'::jsonb OR ${enabledEvents} @> jsonb_build_array(${type})
-          OR ${enabledEvents} @> jsonb_build_array(split_part(${type}, '.', 1) || '.*'))`
+  return sql<boolean>`(${notNamedEndpointTypeSql(type)} AND (${enabledEvents} @> '["*"]'::jsonb OR ${enabledEvents} @> jsonb_build_array(${type})
+          OR ${enabledEvents} @> jsonb_build_array(split_part(${type}, '.', 1) || '.*')))`
+}
+
+/** True unless `type` is delivered only to the endpoint it names (the catalogue's `delivery: 'named_endpoint'`). */
+function notNamedEndpointTypeSql(type: SqlOperand): RawBuilder<boolean> {
+  if (NAMED_ENDPOINT_TYPES.length === 0) return sql<boolean>`true`
+  return sql<boolean>`${type} NOT IN (${sql.join(NAMED_ENDPOINT_TYPES.map((t) => sql.lit(t)))})`
 }
 
 type SqlOperand = RawBuilder<unknown> | ReturnType<typeof sql.ref>
@@ -70,12 +89,13 @@ type SqlOperand = RawBuilder<unknown> | ReturnType<typeof sql.ref>
 export function deliveriesWithin(events: string, now: Date): { ctes: RawBuilder<unknown>; notified: RawBuilder<number> } {
   const ev = sql.table(events)
   const ctes = sql`wh_to AS (
-      SELECT ev.id AS event_id, we.id AS endpoint_id, ev.organization_id, ev.environment FROM ${ev} AS ev
+      SELECT ev.id AS event_id, we.id AS endpoint_id, ev.organization_id, ev.environment, ev.type FROM ${ev} AS ev
       JOIN webhook_endpoints AS we ON we.organization_id = ev.organization_id AND we.environment = ev.environment AND we.status = 'enabled'
         AND ${subscribedSql(sql.ref('we.enabled_events'), sql.ref('ev.type'))}
     ), wh_d AS (
-      INSERT INTO webhook_deliveries (event_id, endpoint_id, organization_id, environment, status, attempts, failures, next_attempt_at, created_at, updated_at)
-      SELECT event_id, endpoint_id, organization_id, environment, 'pending', 0, 0, ${now}::timestamptz, ${now}::timestamptz, ${now}::timestamptz FROM wh_to
+      INSERT INTO webhook_deliveries (id, event_id, endpoint_id, organization_id, environment, event_type, status, attempts, failures, next_attempt_at, created_at, updated_at)
+      SELECT ${deliveryIdSql(now, sql.ref('event_id'), sql.ref('endpoint_id'))}, event_id, endpoint_id, organization_id, environment, type, 'pending', 0, 0,
+        ${now}::timestamptz, ${now}::timestamptz, ${now}::timestamptz FROM wh_to
       ON CONFLICT (event_id, endpoint_id) DO NOTHING
     ), wh_j AS (
       INSERT INTO jobs (id, type, payload, organization_id, environment, state, run_at, attempts, created_at, updated_at)

@@ -3,6 +3,7 @@ import { sql, type RawBuilder } from 'kysely'
 import type { Db } from '../../db/types.js'
 import { applyBounds, type PageBounds } from '../../http/pagination.js'
 import { lowestIdAt } from '../../lib/ids.js'
+import { NAMED_ENDPOINT_TYPES } from './catalog.js'
 import { subscribedSql } from './outbox.js'
 import type { EventsTable } from './types.js'
 
@@ -59,13 +60,19 @@ export async function listEvents(db: Db, f: EventFilter, bounds: PageBounds): Pr
   return applyBounds(q, bounds, 'id', 'desc').execute()
 }
 
-/** Event ids of one scope created since `since` that the subscription list `enabledEvents` takes (as new events' deliveries decide), oldest first, for replays. */
-export async function eventIdsSince(db: Db, scope: { organizationId: string; environment: string }, since: Date, enabledEvents: readonly string[], afterId: string | null, limit: number): Promise<{ id: string; type: string }[]> {
+/**
+ * Event ids of one scope created since `since` that the endpoint `endpointId`, subscribed to `enabledEvents`, takes (as
+ * new events' deliveries decide), oldest first, for replays: the types its list takes, and the events delivered only to a
+ * named endpoint (`webhook_endpoint.test`) that name this one.
+ */
+export async function eventIdsSince(db: Db, scope: { organizationId: string; environment: string }, since: Date, endpoint: { id: string; enabledEvents: readonly string[] }, afterId: string | null, limit: number): Promise<{ id: string; type: string }[]> {
   let q = db.selectFrom('events').select(['id', 'type'])
     .where('organization_id', '=', scope.organizationId)
     .where('environment', '=', scope.environment)
     .where('created_at', '>=', since)
-  if (!enabledEvents.includes('*')) q = q.where(subscribedSql(sql`${JSON.stringify(enabledEvents)}::jsonb`, sql.ref('type')))
+  const named = NAMED_ENDPOINT_TYPES.length === 0 ? sql<boolean>`false`
+    : sql<boolean>`(type IN (${sql.join(NAMED_ENDPOINT_TYPES.map((t) => sql.lit(t)))}) AND data #>> '{object,id}' = ${endpoint.id})`
+  q = q.where(sql<boolean>`(${subscribedSql(sql`${JSON.stringify(endpoint.enabledEvents)}::jsonb`, sql.ref('type'))} OR ${named})`)
   if (afterId) q = q.where('id', '>', afterId)
   return q.orderBy('id', 'asc').limit(limit).execute()
 }

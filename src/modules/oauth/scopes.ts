@@ -7,6 +7,7 @@ export const SCOPES = [
   'webhooks:write',
   'authentications:read', 'authentications:write',
   'esim:read', 'esim:write',
+  'clients:write',
 ] as const
 
 export type Scope = (typeof SCOPES)[number]
@@ -17,8 +18,15 @@ export const RELEASE_GATED_SCOPES: Record<string, string> = {
   'authentications:write': 'three_d_secure',
 }
 
-/** Scopes a client gets when the operator does not name any: everything except card secrets. */
-export const DEFAULT_CLIENT_SCOPES: Scope[] = SCOPES.filter((s) => s !== 'cards:secrets')
+/**
+ * Scopes a client holds only when they are named for it: never by default, neither on a new client nor on the demo
+ * client. `cards:secrets` sets and verifies PINs; `clients:write` manages the organization's own OAuth clients
+ * (`/v1/oauth_clients`), keys included, so whoever holds it can mint credentials.
+ */
+export const NAMED_ONLY_SCOPES: readonly Scope[] = ['cards:secrets', 'clients:write']
+
+/** Scopes a client gets when the operator does not name any: everything except the named-only ones. */
+export const DEFAULT_CLIENT_SCOPES: Scope[] = SCOPES.filter((s) => !NAMED_ONLY_SCOPES.includes(s))
 
 export function isScope(value: string): value is Scope {
   return (SCOPES as readonly string[]).includes(value)

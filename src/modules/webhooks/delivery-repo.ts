@@ -75,13 +75,13 @@ export interface AttemptOutcome {
 export async function recordAttempts(db: Db, outcomes: AttemptOutcome[]): Promise<void> {
   if (outcomes.length === 0) return
   const attempts = sql.join(outcomes.map(({ attempt: a }) => sql`(${a.id}, ${a.event_id}, ${a.endpoint_id}, ${a.organization_id}, ${a.environment},
-    ${a.event_type}, ${a.attempt}, ${a.url}, ${a.succeeded}, ${a.status_code}, ${a.duration_ms}, ${a.error}, ${a.response_body}, ${a.created_at})`))
+    ${a.event_type}, ${a.attempt}, ${a.url}, ${a.succeeded}, ${a.status_code}, ${a.duration_ms}, ${a.error}, ${a.response_body}, ${a.started_at}, ${a.created_at})`))
   const moves = sql.join(outcomes.map((o) => sql`(${o.attempt.event_id}::text, ${o.attempt.endpoint_id}::text, ${o.attempt.attempt}::int,
     ${o.status}::text, ${o.failures}::int, ${o.nextAttemptAt}::timestamptz, ${o.firstFailedAt}::timestamptz, ${o.attempt.created_at}::timestamptz,
     ${o.attempt.succeeded ? o.attempt.created_at : null}::timestamptz)`))
   await sql`WITH a AS (
       INSERT INTO webhook_delivery_attempts (id, event_id, endpoint_id, organization_id, environment, event_type, attempt, url, succeeded,
-        status_code, duration_ms, error, response_body, created_at)
+        status_code, duration_ms, error, response_body, started_at, created_at)
       VALUES ${attempts}
     ), v (event_id, endpoint_id, attempt, status, failures, next_attempt_at, first_failed_at, at, delivered_at) AS (VALUES ${moves})
     UPDATE webhook_deliveries wd SET status = v.status, failures = v.failures, next_attempt_at = v.next_attempt_at,
@@ -116,4 +116,30 @@ export async function listAttempts(db: Db, by: { eventId?: string; endpointId?: 
 
 export async function deliveriesOfEvent(db: Db, eventId: string): Promise<DeliveryRow[]> {
   return db.selectFrom('webhook_deliveries').selectAll().where('event_id', '=', eventId).orderBy('endpoint_id').execute()
+}
+
+export interface DeliveryLogFilter {
+  /** `failed` also takes `canceled` deliveries (their endpoint was disabled or deleted before they went out). */
+  status?: 'pending' | 'delivered' | 'failed'
+  eventType?: string
+  /** `card.`: every type under a prefix. */
+  eventTypePrefix?: string
+}
+
+/** A page of one endpoint's deliveries, newest first (ids sort by when each was first queued). */
+export async function listDeliveries(db: Db, endpointId: string, f: DeliveryLogFilter, bounds: PageBounds): Promise<DeliveryRow[]> {
+  let q = db.selectFrom('webhook_deliveries').selectAll().where('endpoint_id', '=', endpointId)
+  if (f.status === 'failed') q = q.where('status', 'in', ['failed', 'canceled'])
+  else if (f.status !== undefined) q = q.where('status', '=', f.status)
+  if (f.eventType !== undefined) q = q.where('event_type', '=', f.eventType)
+  if (f.eventTypePrefix !== undefined) q = q.where(sql<boolean>`starts_with(event_type, ${f.eventTypePrefix})`)
+  return applyBounds(q, bounds, 'id', 'desc').execute()
+}
+
+/** The recorded attempts of the deliveries of some events to one endpoint, in attempt order. */
+export async function attemptsOfDeliveries(db: Db, endpointId: string, eventIds: string[]): Promise<AttemptRow[]> {
+  if (eventIds.length === 0) return []
+  return db.selectFrom('webhook_delivery_attempts').selectAll()
+    .where('endpoint_id', '=', endpointId).where('event_id', 'in', eventIds)
+    .orderBy('attempt').orderBy('id').execute()
 }

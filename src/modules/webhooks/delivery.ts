@@ -77,14 +77,14 @@ export async function deliverWebhook(deps: AppDeps, job: JobRecord): Promise<Job
   const body = JSON.stringify(presentEvent({ ...d, type: d.event_type, id: d.event_id, created_at: d.event_created_at }))
   const secrets = signingSecrets(deps.config.masterKey, d, now, deps.caches.webhookSecrets)
   const result = await sendWebhook(new URL(d.url), body, deliveryHeaders(body, d, secrets, now), deps.config.webhookUrlPolicy[d.environment as Environment])
-  return recordOutcome(deps, d, result)
+  return recordOutcome(deps, d, result, now)
 }
 
-async function recordOutcome(deps: AppDeps, d: deliveries.ClaimedDelivery, result: SendResult): Promise<JobOutcome> {
+async function recordOutcome(deps: AppDeps, d: deliveries.ClaimedDelivery, result: SendResult, startedAt: Date): Promise<JobOutcome> {
   const at = deps.clock.now()
   const succeeded = result.statusCode !== null && result.statusCode >= 200 && result.statusCode < 300
   const attempt = {
-    id: newId('whd'),
+    id: newId('wha'),
     event_id: d.event_id,
     endpoint_id: d.endpoint_id,
     organization_id: d.organization_id,
@@ -97,6 +97,7 @@ async function recordOutcome(deps: AppDeps, d: deliveries.ClaimedDelivery, resul
     duration_ms: result.durationMs,
     error: result.error ?? (succeeded ? null : `HTTP ${result.statusCode}`),
     response_body: result.responseBody,
+    started_at: startedAt,
     created_at: at,
   }
   if (succeeded) {

@@ -91,7 +91,7 @@ export function registerWebhookOperator(base: FastifyInstance, deps: AppDeps): v
       ctx: OPERATOR_CTX, cursors: deps.cursors, url: '/operator/v1/webhook_endpoints', page,
       sortKey: (r: EndpointRow) => r.id,
       fetch: (bounds) => endpointsOfOrganization(deps.db, organization_id, bounds),
-      present: (r) => ({ ...presentEndpoint(r), environment: r.environment, disabled_reason: r.disabled_reason, failing_since: iso(r.failing_since) }),
+      present: (r) => ({ ...presentEndpoint(r), environment: r.environment }),
     })
   })
 
@@ -99,6 +99,6 @@ export function registerWebhookOperator(base: FastifyInstance, deps: AppDeps): v
     schema: { tags, summary: 'Retrieve a webhook endpoint with its delivery health', params: EndpointParams },
   }, async (req) => {
     const r = await requireEndpoint(deps, req.params.webhook_endpoint_id)
-    return { ...presentEndpoint(r), organization_id: r.organization_id, environment: r.environment, disabled_reason: r.disabled_reason, failing_since: iso(r.failing_since) }
+    return { ...presentEndpoint(r), organization_id: r.organization_id, environment: r.environment }
   })
 }

@@ -2,14 +2,23 @@ import type { FastifyInstance } from 'fastify'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { AppDeps } from '../../app-deps.js'
 import { ListEnvelope } from '../../http/pagination.js'
+import { Event, EventParams } from '../events/index.js'
+import { listEndpointDeliveries } from './delivery-log.js'
 import { registerWebhookOperator } from './operator-routes.js'
-import { EmptyBody, EndpointListQuery, EndpointParams, WebhookEndpoint, WebhookEndpointDeleted, webhookEndpointRequests } from './schemas.js'
+import { replayOwnEndpoint, replayOwnEvent, sendTestEvent } from './replay.js'
+import {
+  DeliveryListQuery, EmptyBody, EndpointListQuery, EndpointParams, EndpointReplayRequest, EventReplayRequest, Replay, WebhookDelivery, WebhookEndpoint,
+  WebhookEndpointDeleted, webhookEndpointRequests,
+} from './schemas.js'
 import { createEndpoint, deleteEndpoint, getEndpoint, listEndpoints, rotateSecret, updateEndpoint } from './service.js'
 
 const tags = ['Webhook endpoints']
 const scope = 'webhooks:write'
 
-/** /v1/webhook_endpoints (scope webhooks:write) and the operator's replay and delivery-log calls. */
+/**
+ * /v1/webhook_endpoints with their delivery log, replays and test event, and the replay of one event
+ * (`POST /v1/events/{id}/replay`), all with scope webhooks:write; and the operator's replay and delivery-log calls.
+ */
 export function registerWebhooks(base: FastifyInstance, deps: AppDeps): void {
   const app = base.withTypeProvider<TypeBoxTypeProvider>()
   const { create: WebhookEndpointCreate, update: WebhookEndpointUpdate } = webhookEndpointRequests(deps.config.baseUrl)
@@ -59,6 +68,53 @@ export function registerWebhooks(base: FastifyInstance, deps: AppDeps): void {
     },
     config: { scope, errors: ['webhook_endpoint_not_found'] },
   }, async (req) => rotateSecret(deps, req.ctx, req.params.webhook_endpoint_id))
+
+  app.get('/v1/webhook_endpoints/:webhook_endpoint_id/deliveries', {
+    schema: {
+      tags, summary: "An endpoint's delivery log, newest first",
+      description: 'One `webhook_delivery` per event sent (or to be sent) to the endpoint, each with every attempt made: when it '
+        + 'started, how long it took, the HTTP status answered or why it failed. Filters: `status` (`failed` includes deliveries '
+        + 'closed unsent because the endpoint was disabled or deleted) and `event_type` (an exact type or a prefix wildcard such as '
+        + '`card.*`). Deliveries go with their events after 30 days.',
+      params: EndpointParams, querystring: DeliveryListQuery, response: { 200: ListEnvelope(WebhookDelivery, 'WebhookDelivery') },
+    },
+    config: { scope, errors: ['webhook_endpoint_not_found'] },
+  }, async (req) => listEndpointDeliveries(deps, req.ctx, req.params.webhook_endpoint_id, req.query))
+
+  app.post('/v1/webhook_endpoints/:webhook_endpoint_id/replay', {
+    schema: {
+      tags, summary: "Replay an endpoint's events since a time",
+      description: 'Sends the endpoint again every retained event its `enabled_events` takes (and its own test events) created at or '
+        + 'after `since`, delivered or not, each with the next `Svc-Delivery-Attempt` number. `since` is an RFC 3339 timestamp at '
+        + 'most 30 days ago (events are kept 30 days; older is `invalid_parameter`). The endpoint must be enabled '
+        + '(`invalid_parameter` naming `webhook_endpoint_id` otherwise).',
+      params: EndpointParams, body: EndpointReplayRequest, response: { 200: Replay },
+    },
+    config: { scope, errors: ['webhook_endpoint_not_found'] },
+  }, async (req) => replayOwnEndpoint(deps, req.ctx, req.params.webhook_endpoint_id, req.body.since))
+
+  app.post('/v1/webhook_endpoints/:webhook_endpoint_id/test', {
+    schema: {
+      tags, summary: 'Send a test event to the endpoint',
+      description: 'Records a `webhook_endpoint.test` event carrying the endpoint and delivers it to this endpoint only, whatever its '
+        + '`enabled_events` (no other endpoint receives it, not even one subscribed to `*`), signed and retried like any event. '
+        + 'Answers the event; its delivery appears in the delivery log. The endpoint must be enabled.',
+      params: EndpointParams, body: EmptyBody, response: { 200: Event },
+    },
+    config: { scope, errors: ['webhook_endpoint_not_found'] },
+  }, async (req) => sendTestEvent(deps, req.ctx, req.params.webhook_endpoint_id))
+
+  app.post('/v1/events/:event_id/replay', {
+    schema: {
+      tags: ['Events'], summary: 'Replay an event',
+      description: 'Sends the stored event again, with the next `Svc-Delivery-Attempt` number, to `webhook_endpoint_id` (one of your '
+        + 'enabled endpoints) or, without it, to every enabled endpoint whose `enabled_events` takes its type (`*`, the type or its '
+        + 'prefix wildcard). A `webhook_endpoint.test` event goes only to the endpoint it tested. Events are readable with any '
+        + 'scope, but a replay sends deliveries, so it needs `webhooks:write`. Events older than 30 days answer event_not_found.',
+      params: EventParams, body: EventReplayRequest, response: { 200: Replay },
+    },
+    config: { scope, errors: ['event_not_found', 'webhook_endpoint_not_found'] },
+  }, async (req) => replayOwnEvent(deps, req.ctx, req.params.event_id, req.body?.webhook_endpoint_id))
 
   registerWebhookOperator(app as unknown as FastifyInstance, deps)
 }

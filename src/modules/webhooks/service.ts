@@ -28,6 +28,8 @@ export function presentEndpoint(row: repo.EndpointRow, secret?: string): Endpoin
     description: row.description,
     enabled_events: row.enabled_events,
     status: row.status,
+    failing_since: iso(row.failing_since),
+    disabled_reason: row.status === 'disabled' ? row.disabled_reason ?? 'manual' : null,
     api_version: EVENT_API_VERSION,
     created_at: iso(row.created_at)!,
     updated_at: iso(row.updated_at)!,
@@ -53,7 +55,8 @@ function validEvents(deps: AppDeps, types: string[]): string[] {
   return [...new Set(types)]
 }
 
-async function ownedEndpoint(deps: AppDeps, ctx: RequestCtx, id: string): Promise<repo.EndpointRow> {
+/** The caller's endpoint by id: another organization's answers like a missing one, its other environment's environment_mismatch. */
+export async function ownedEndpoint(deps: AppDeps, ctx: RequestCtx, id: string): Promise<repo.EndpointRow> {
   const row = isId('whe', id) ? await repo.findEndpoint(deps.db, id) : undefined
   return requireOwned(row, ctx, 'webhook_endpoint_not_found')
 }

@@ -15,16 +15,21 @@ export interface WebhookEndpointsTable {
   previous_secret_expires_at: Timestamp | null
   /** Start of the current run of failed attempts; null after any success. */
   failing_since: Timestamp | null
-  disabled_reason: string | null
+  /** Why it is disabled: `failing` (72 hours of failures, by the delivery worker) or `manual` (PATCH); null while enabled. */
+  disabled_reason: 'failing' | 'manual' | null
   created_at: Timestamp
   updated_at: Timestamp
 }
 
 export interface WebhookDeliveriesTable {
+  /** `whd_` id: the time the delivery was first queued, then 16 characters derived from its event and endpoint. */
+  id: string
   event_id: string
   endpoint_id: string
   organization_id: string
   environment: string
+  /** The event's type, so the delivery log filters without reading the events. */
+  event_type: string
   status: 'pending' | 'delivered' | 'failed' | 'canceled'
   /** Attempts ever made for this (event, endpoint), replays included: the Svc-Delivery-Attempt counter. */
   attempts: number
@@ -39,6 +44,7 @@ export interface WebhookDeliveriesTable {
 }
 
 export interface WebhookDeliveryAttemptsTable {
+  /** `wha_` id (`whd_` names deliveries). */
   id: string
   event_id: string
   endpoint_id: string
@@ -52,6 +58,8 @@ export interface WebhookDeliveryAttemptsTable {
   duration_ms: number
   error: string | null
   response_body: string | null
+  /** When the attempt was claimed, just before the POST; `created_at` is when its outcome was recorded. */
+  started_at: Timestamp
   created_at: Timestamp
 }
 
