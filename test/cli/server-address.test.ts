@@ -10,6 +10,12 @@ import { loadConfig } from '../../src/config.js'
 
 const bin = fileURLToPath(new URL('../../bin/svc.js', import.meta.url))
 
+/** The test's environment without DATABASE_URL: these commands call a server, the embedded default applies. */
+function withoutDatabase(): NodeJS.ProcessEnv {
+  const { DATABASE_URL: _ignored, ...env } = process.env
+  return env
+}
+
 /** A data folder with a client file whose token_url names `tokenUrl`. */
 function dataDirWithClient(tokenUrl: string): string {
   const dir = mkdtempSync(join(tmpdir(), 'svc-cli-'))
@@ -44,7 +50,7 @@ describe('the CLI finds the server: --base-url, then BASE_URL, then the client f
 describe('a server that cannot be reached is named, with how to change it', () => {
   test('an operator command names the address and where it came from', () => {
     const run = spawnSync(process.execPath, [bin, 'org', 'list', '--base-url', 'http://127.0.0.1:47'], {
-      encoding: 'utf8', env: { ...process.env, SVC_OPERATOR_TOKEN: 'x', BASE_URL: '' },
+      encoding: 'utf8', env: { ...withoutDatabase(), SVC_OPERATOR_TOKEN: 'x', BASE_URL: '' },
     })
     assert.equal(run.status, 1)
     assert.match(run.stderr, /cannot reach the service at http:\/\/127\.0\.0\.1:47 \(address from --base-url\): ECONNREFUSED/)
@@ -57,7 +63,7 @@ describe('a server that cannot be reached is named, with how to change it', () =
       client_id: 'oc_x', token_url: 'http://127.0.0.1:47/oauth/token', kid: 'k1',
       private_jwk: { kty: 'EC', crv: 'P-256', x: 'f83OJ3D2xF1Bg8vub9tLe1gHMzV76e8Tus9uPHvRVEU', y: 'x_FEzRu9m36HLN_tue659LNpXW6pCyStikYjKIWI5a0', d: 'jpsQnnGQmL-YBIffH1136cspYG6-0iY7X1fCE9-E9LI' },
     }))
-    const run = spawnSync(process.execPath, [bin, 'token'], { encoding: 'utf8', env: { ...process.env, DATA_DIR: dir, BASE_URL: '' } })
+    const run = spawnSync(process.execPath, [bin, 'token'], { encoding: 'utf8', env: { ...withoutDatabase(), DATA_DIR: dir, BASE_URL: '' } })
     assert.equal(run.status, 1)
     assert.match(run.stderr, new RegExp(`cannot reach the service at http://127\\.0\\.0\\.1:47 \\(address from token_url in ${join(dir, 'sandbox-client.json').replaceAll('.', '\\.')}\\)`))
   })
