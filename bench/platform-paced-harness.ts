@@ -54,9 +54,10 @@ class Connection {
     const end = headEnd + HEAD_END.length + Number(length[1])
     if (this.buffered.length < end) return
     this.buffered = this.buffered.subarray(end)
-    const done = this.pending!
+    const done = this.pending
     this.pending = null
-    done(Number(head.slice(9, 12)))
+    // An answer nothing asked for is the server closing an idle connection (408 past HEADERS_TIMEOUT_MS).
+    if (done) done(Number(head.slice(9, 12)))
   }
 }
 
@@ -96,7 +97,8 @@ export async function paced(name: string, options: PacedOptions, server?: BenchS
     // A free connection takes the oldest request that is due; latency counts from when it was due.
     const dispatch = () => {
       while (idle.length > 0 && due.length > 0) {
-        const connection = idle.pop()!
+        // Oldest idle first, so every connection keeps working and none sits idle past the server's header timeout.
+        const connection = idle.shift()!
         const dueAt = due.shift()!
         connection.send(requestText(), (status) => {
           const latency = performance.now() - dueAt
