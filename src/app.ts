@@ -55,6 +55,7 @@ export async function buildApp(deps: AppDeps, modules: readonly ServiceModule[] 
   })
   await installOpenApi(app, deps.config.baseUrl)
   installMetrics(app)
+  app.decorate('trustedProxies', deps.config.trustedProxies)
   installAuth(app, deps, limits)
   installNotFoundGate(app)
   installFilterEnvironmentCheck(app, deps)

@@ -1,3 +1,4 @@
+import { parseCidr } from './http/ip.js'
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { randomBytes } from 'node:crypto'
 import { join, resolve } from 'node:path'
@@ -26,6 +27,8 @@ export interface Config {
   databaseUrl: string | null
   dataDir: string
   redisUrl: string | null
+  /** Peers whose X-Forwarded-For is believed (CIDRs); null: every peer's, as the interface describes. */
+  trustedProxies: string[] | null
   masterKey: Buffer
   operatorToken: string
   environments: Environment[]
@@ -166,6 +169,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     databaseUrl,
     dataDir,
     redisUrl: env.REDIS_URL || null,
+    trustedProxies: trustedProxiesOf(env.TRUSTED_PROXIES),
     masterKey,
     operatorToken,
     environments: environments as Environment[],
@@ -188,4 +192,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     requestTimeoutMs,
     headersTimeoutMs,
   }
+}
+
+/** `TRUSTED_PROXIES`: comma-separated CIDRs (or addresses) of the proxies in front of the service. */
+function trustedProxiesOf(value: string | undefined): string[] | null {
+  if (!value || value.trim() === '') return null
+  const cidrs = value.split(',').map((s) => s.trim()).filter(Boolean)
+  for (const cidr of cidrs) {
+    if (!parseCidr(cidr)) throw new ConfigError(`TRUSTED_PROXIES: ${cidr} is not an IP address or CIDR block`)
+  }
+  return cidrs
 }

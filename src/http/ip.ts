@@ -1,15 +1,29 @@
 import { BlockList, isIP } from 'node:net'
 import type { FastifyRequest } from 'fastify'
 
-/** The caller's address: the last X-Forwarded-For entry (the one our proxy appended), else the socket peer. */
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** `TRUSTED_PROXIES` (config): the peers whose X-Forwarded-For is believed; null: every peer's. */
+    trustedProxies: string[] | null
+  }
+}
+
+/**
+ * The caller's address: the last X-Forwarded-For entry (the one our proxy appended), else the socket peer.
+ * With `TRUSTED_PROXIES` set, the header counts only when the socket peer is one of those proxies, so a
+ * caller reaching the service directly cannot choose the address an IP allowlist sees.
+ */
 export function clientAddress(req: FastifyRequest): string {
+  const peer = normalize(req.socket.remoteAddress ?? '')
+  const trusted = req.server.trustedProxies
+  if (trusted && !ipAllowed(peer, trusted)) return peer
   const header = req.headers['x-forwarded-for']
   const raw = Array.isArray(header) ? header.join(',') : header
   if (raw) {
     const parts = raw.split(',').map((s) => s.trim()).filter(Boolean)
     if (parts.length > 0) return normalize(parts[parts.length - 1])
   }
-  return normalize(req.socket.remoteAddress ?? '')
+  return peer
 }
 
 /** Plain address text: proxies may add a port (`203.0.113.5:443`, `[2001:db8::1]:443`); IPv4-mapped IPv6 becomes IPv4. */
