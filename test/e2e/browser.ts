@@ -11,9 +11,13 @@ export const skipWithoutChromium: false | string = existsSync(CHROMIUM)
   ? false
   : `${CHROMIUM} is absent: install it with "apt-get install -y chromium" to run the browser test`
 
-export async function launchChromium(): Promise<Browser> {
+/** `timeoutMs`: how long the browser may take to start (playwright's default otherwise). */
+export async function launchChromium(options: { timeoutMs?: number } = {}): Promise<Browser> {
   const { chromium } = await import('playwright-core')
-  return chromium.launch({ executablePath: CHROMIUM, headless: true, args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'] })
+  return chromium.launch({
+    executablePath: CHROMIUM, headless: true, timeout: options.timeoutMs,
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'],
+  })
 }
 
 const SCREENSHOT_DIR = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'docs', 'screenshots')

@@ -1,15 +1,11 @@
 import assert from 'node:assert/strict'
-import { existsSync, readFileSync } from 'node:fs'
-import { createRequire } from 'node:module'
 import { after, before, test } from 'node:test'
 import { startTestApp, type TestApp } from '../helpers/app.js'
+import { axeViolations, launchChromium, seriousOrCritical, skipWithoutChromium as skip } from './browser.js'
 import { invite } from '../console/support.js'
 
 /** The console's first pages in a real browser (Debian's chromium through playwright-core) at a phone's width, checked with axe-core. */
 
-const CHROMIUM = '/usr/bin/chromium'
-const skip = existsSync(CHROMIUM) ? false : `${CHROMIUM} is absent: install it with "apt-get install -y chromium" to run the browser test`
-const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8')
 const PASSWORD = 'lilac-compass-orchard-64'
 
 let t: TestApp
@@ -24,8 +20,7 @@ before(async () => {
   const address = t.app.server.address()
   origin = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`
   orgId = (await t.operator('POST', '/operator/v1/organizations', { name: 'Wonka Industries' })).id
-  const { chromium } = await import('playwright-core')
-  browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, timeout: 30_000, args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'] })
+  browser = await launchChromium({ timeoutMs: 30_000 })
 })
 after(async () => {
   await browser?.close()
@@ -47,18 +42,6 @@ async function phone() {
   return { context, page, problems, elsewhere }
 }
 
-/** Serious and critical axe violations of the page as it stands, with the elements they name. */
-async function axeViolations(page: import('playwright-core').Page): Promise<string[]> {
-  await page.evaluate(AXE_SOURCE)
-  const result = await page.evaluate(async () => {
-    const axe = (globalThis as unknown as { axe: { run: (ctx: unknown, options: unknown) => Promise<{ violations: { id: string; impact: string; nodes: { target: string[] }[] }[] }> } }).axe
-    return axe.run(document, { resultTypes: ['violations'] })
-  })
-  return result.violations
-    .filter((v) => v.impact === 'serious' || v.impact === 'critical')
-    .map((v) => `${v.id} (${v.impact}): ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`)
-}
-
 /** The page fits the phone: nothing wider than the viewport makes the whole page scroll sideways. */
 async function fitsWidth(page: import('playwright-core').Page): Promise<void> {
   const width = await page.evaluate(() => document.documentElement.scrollWidth)
@@ -73,7 +56,7 @@ test('invitation → password → home on a phone: legible at 390 px, no request
     const response = await page.goto(origin + path)
     assert.equal(response?.status(), 200)
     await page.getByRole('heading', { name: 'Set your password' }).waitFor()
-    assert.deepEqual(await axeViolations(page), [], 'invitation page')
+    assert.deepEqual(seriousOrCritical(await axeViolations(page)), [], 'invitation page')
     await fitsWidth(page)
 
     // A common password is refused on the page itself, with the reason.
@@ -90,7 +73,7 @@ test('invitation → password → home on a phone: legible at 390 px, no request
     assert.match(await page.locator('header').innerText(), /Wonka Industries/)
     await page.getByRole('status').filter({ hasText: 'Your password is set' }).waitFor()
     assert.ok(await page.getByRole('navigation', { name: 'Console' }).getByRole('link', { name: 'Team' }).isVisible())
-    assert.deepEqual(await axeViolations(page), [], 'home page')
+    assert.deepEqual(seriousOrCritical(await axeViolations(page)), [], 'home page')
     await fitsWidth(page)
 
     // The environment switch is a plain form: no script needed.
@@ -101,21 +84,21 @@ test('invitation → password → home on a phone: legible at 390 px, no request
     await page.getByRole('button', { name: 'Sign out' }).click()
     await page.waitForURL(/\/console\/sign-in$/)
     await page.getByRole('heading', { name: 'Sign in' }).waitFor()
-    assert.deepEqual(await axeViolations(page), [], 'sign-in page')
+    assert.deepEqual(seriousOrCritical(await axeViolations(page)), [], 'sign-in page')
     await fitsWidth(page)
 
     await page.getByLabel('Email').fill('charlie@example.test')
     await page.getByLabel('Password').fill('not-the-right-one-0')
     await page.getByRole('button', { name: 'Sign in' }).click()
     await page.getByRole('alert').filter({ hasText: 'not right' }).waitFor()
-    assert.deepEqual(await axeViolations(page), [], 'sign-in page with its error')
+    assert.deepEqual(seriousOrCritical(await axeViolations(page)), [], 'sign-in page with its error')
     await page.getByLabel('Password').fill(PASSWORD)
     await page.getByRole('button', { name: 'Sign in' }).click()
     await page.waitForURL(`${origin}/console`)
 
     for (const path of ['/console/account', '/console/team', '/console/audit']) {
       await page.goto(origin + path)
-      assert.deepEqual(await axeViolations(page), [], path)
+      assert.deepEqual(seriousOrCritical(await axeViolations(page)), [], path)
       await fitsWidth(page)
     }
     assert.deepEqual(elsewhere, [], 'no request to another host')

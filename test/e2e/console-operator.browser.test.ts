@@ -1,17 +1,13 @@
 import assert from 'node:assert/strict'
-import { existsSync, readFileSync } from 'node:fs'
 import { generateKeyPairSync } from 'node:crypto'
-import { createRequire } from 'node:module'
 import { after, before, test } from 'node:test'
 import { startTestApp, type TestApp } from '../helpers/app.js'
+import { axeViolations, launchChromium, seriousOrCritical, skipWithoutChromium as skip } from './browser.js'
 import { invite } from '../console/support.js'
 import { blankProfiles } from '../esim/support.js'
 
 /** The console's operator pages in a real browser (Debian's chromium through playwright-core) at a phone's width, checked with axe-core. */
 
-const CHROMIUM = '/usr/bin/chromium'
-const skip = existsSync(CHROMIUM) ? false : `${CHROMIUM} is absent: install it with "apt-get install -y chromium" to run the browser test`
-const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8')
 const EMAIL = 'ops@example.test'
 const PASSWORD = 'granite-lighthouse-meadow-17'
 
@@ -25,8 +21,7 @@ before(async () => {
   await t.app.listen({ port: 0, host: '127.0.0.1' })
   const address = t.app.server.address()
   origin = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`
-  const { chromium } = await import('playwright-core')
-  browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, timeout: 30_000, args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'] })
+  browser = await launchChromium({ timeoutMs: 30_000 })
 })
 after(async () => {
   await browser?.close()
@@ -48,18 +43,6 @@ async function phone(javaScriptEnabled = true) {
   return { context, page, problems, elsewhere }
 }
 
-/** Serious and critical axe violations of the page as it stands, with the elements they name. */
-async function axeViolations(page: import('playwright-core').Page): Promise<string[]> {
-  await page.evaluate(AXE_SOURCE)
-  const result = await page.evaluate(async () => {
-    const axe = (globalThis as unknown as { axe: { run: (ctx: unknown, options: unknown) => Promise<{ violations: { id: string; impact: string; nodes: { target: string[] }[] }[] }> } }).axe
-    return axe.run(document, { resultTypes: ['violations'] })
-  })
-  return result.violations
-    .filter((v) => v.impact === 'serious' || v.impact === 'critical')
-    .map((v) => `${v.id} (${v.impact}): ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`)
-}
-
 /** The page fits the phone: nothing wider than the viewport makes the whole page scroll sideways. */
 async function fitsWidth(page: import('playwright-core').Page, what: string): Promise<void> {
   const width = await page.evaluate(() => document.documentElement.scrollWidth)
@@ -68,7 +51,7 @@ async function fitsWidth(page: import('playwright-core').Page, what: string): Pr
 }
 
 async function checked(page: import('playwright-core').Page, what: string): Promise<void> {
-  assert.deepEqual(await axeViolations(page), [], what)
+  assert.deepEqual(seriousOrCritical(await axeViolations(page)), [], what)
   await fitsWidth(page, what)
 }
 
