@@ -4,6 +4,7 @@ import type { AppDeps } from '../../app-deps.js'
 import type { Scope } from '../../http/context.js'
 import { isApiError } from '../../http/errors.js'
 import { clientAddress } from '../../http/ip.js'
+import { sameOriginPost } from '../../http/same-origin.js'
 import { safeEqual } from '../../lib/crypto.js'
 import { getOrganization } from '../oauth/index.js'
 import { actorOf, resolveSession, type Actor, type ConsoleSession, type Visitor } from '../users/index.js'
@@ -110,18 +111,6 @@ function securityHeaders(reply: FastifyReply, nonce: string, noReferrer: boolean
     .header('X-Frame-Options', 'DENY')
     .header('Cross-Origin-Opener-Policy', 'same-origin')
     .header('Cache-Control', 'no-store')
-}
-
-/** A form post must come from this console: an Origin naming another site is refused (`null` and none are judged by the token alone). */
-function sameOrigin(req: FastifyRequest, deps: AppDeps): boolean {
-  const origin = req.headers.origin
-  if (origin === undefined || origin === 'null') return true
-  try {
-    const host = new URL(origin).host
-    return host === req.headers.host || host === new URL(deps.config.baseUrl).host
-  } catch {
-    return false
-  }
 }
 
 function chromeOf(req: FastifyRequest, deps: AppDeps): Chrome {
@@ -239,7 +228,7 @@ async function csrfCheck(req: FastifyRequest, reply: FastifyReply, deps: AppDeps
   const valid = state.session
     ? given !== '' && safeEqual(given, state.session.csrfSecret)
     : preSessionValid(deps.config.masterKey, tokenCookie(state.cookies, PRESESSION_COOKIE), given)
-  if (valid && sameOrigin(req, deps)) return undefined
+  if (valid && sameOriginPost(req, deps.config.baseUrl)) return undefined
   return sendMessage(req, reply, deps, 403, 'This form could not be sent',
     'The form has expired or did not come from this console (it must carry its security token, and your browser must accept cookies). Go back, reload the page and try again; nothing was changed.')
 }

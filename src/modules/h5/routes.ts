@@ -3,6 +3,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import { Type } from 'typebox'
 import type { AppDeps } from '../../app-deps.js'
+import { sameOriginPost } from '../../http/same-origin.js'
 import { isNotice, renderMessage, renderPage, type Chrome } from './render.js'
 import { buyPackage, buyTopUp, createLink, csrfToken, csrfValid, loadPage, newCsrfSecret, resolveLink, type Notice } from './service.js'
 import type { LinkRow } from './repo.js'
@@ -62,21 +63,6 @@ function deadEnd(reply: FastifyReply, status: 404 | 410 | 403 | 500, text?: stri
   return send(reply, 500, renderMessage(chrome, 'alert', 'Something went wrong', 'Nothing was charged. Please reload the page in a moment.'), chrome)
 }
 
-/**
- * Refuses form posts that name another origin, in addition to the CSRF token. Under `Referrer-Policy:
- * no-referrer` browsers send `Origin: null` even for the page's own forms, so only a named origin is judged.
- */
-function sameOrigin(req: FastifyRequest, deps: AppDeps): boolean {
-  const origin = req.headers.origin
-  if (origin === undefined || origin === 'null') return true
-  try {
-    const host = new URL(origin).host
-    return host === req.headers.host || host === new URL(deps.config.baseUrl).host
-  } catch {
-    return false
-  }
-}
-
 /** `POST /v1/esim/h5_links` and the hosted page it points to (`/h5/{token}`), with its two purchase forms. */
 export function registerH5(base: FastifyInstance, deps: AppDeps): void {
   const app = base.withTypeProvider<TypeBoxTypeProvider>()
@@ -133,7 +119,7 @@ export function registerH5(base: FastifyInstance, deps: AppDeps): void {
     const purchase = (req: FastifyRequest, reply: FastifyReply, act: (link: LinkRow, form: Record<string, string>) => Promise<Notice>) => withLink(req, reply, async (link) => {
       const form = (req.body ?? {}) as Record<string, string>
       if (!link.allow_purchases) return deadEnd(reply, 403, 'Purchases are not available on this page.')
-      if (!sameOrigin(req, deps) || !csrfValid(deps, link.id, cookieValue(req), form.csrf_token) || !NONCE.test(form.nonce ?? '')) {
+      if (!sameOriginPost(req, deps.config.baseUrl) || !csrfValid(deps, link.id, cookieValue(req), form.csrf_token) || !NONCE.test(form.nonce ?? '')) {
         return deadEnd(reply, 403, 'This form has expired or did not come from this page. Reload the page and try again; nothing was charged.')
       }
       const notice = await act(link, form)
