@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import { after, before, test } from 'node:test'
 import { startTestApp, type TestApp } from '../helpers/app.js'
-import { axeViolations, launchChromium, seriousOrCritical, skipWithoutChromium as skip } from './browser.js'
+import { axeViolations, launchChromium, screenshot, seriousOrCritical, skipWithoutChromium as skip } from './browser.js'
 import { invite } from '../console/support.js'
 
 /** The console's first pages in a real browser (Debian's chromium through playwright-core) at a phone's width, checked with axe-core. */
@@ -73,6 +73,7 @@ test('invitation → password → home on a phone: legible at 390 px, no request
     assert.match(await page.locator('header').innerText(), /Wonka Industries/)
     await page.getByRole('status').filter({ hasText: 'Your password is set' }).waitFor()
     assert.ok(await page.getByRole('navigation', { name: 'Console' }).getByRole('link', { name: 'Team' }).isVisible())
+    await screenshot(page, 'console-home.png', { fullPage: true })
     assert.deepEqual(seriousOrCritical(await axeViolations(page)), [], 'home page')
     await fitsWidth(page)
 

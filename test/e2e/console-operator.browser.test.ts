@@ -2,7 +2,7 @@ import assert from 'node:assert/strict'
 import { generateKeyPairSync } from 'node:crypto'
 import { after, before, test } from 'node:test'
 import { startTestApp, type TestApp } from '../helpers/app.js'
-import { axeViolations, launchChromium, seriousOrCritical, skipWithoutChromium as skip } from './browser.js'
+import { axeViolations, launchChromium, screenshot, seriousOrCritical, skipWithoutChromium as skip } from './browser.js'
 import { invite } from '../console/support.js'
 import { blankProfiles } from '../esim/support.js'
 
@@ -154,6 +154,7 @@ test('an operator signs in, creates an organization and a program, registers a c
     await page.getByRole('heading', { name: 'Job queue' }).waitFor()
     await page.getByText('Deliveries pending').waitFor()
     await page.getByText('Oldest unsettled').waitFor()
+    await screenshot(page, 'console-system-health.png', { fullPage: true })
     await checked(page, 'system health')
 
     await page.goto(`${origin}/console/audit`)
