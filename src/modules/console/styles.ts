@@ -54,6 +54,7 @@ input[type=checkbox]:focus-visible{outline:3px solid var(--focus);outline-offset
 .filters button{margin-top:8px}
 .inline{display:flex;flex-wrap:wrap;align-items:center;gap:6px;margin:0}
 .inline select{width:auto}
+.row-actions{display:flex;flex-wrap:wrap;align-items:center;gap:10px}
 .inline button{margin-top:0;padding:6px 12px}
 .details{display:grid;grid-template-columns:minmax(0,1fr);gap:6px;margin:0 0 12px}
 .details>div{display:flex;flex-wrap:wrap;gap:0 12px}
