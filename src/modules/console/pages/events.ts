@@ -17,7 +17,7 @@ async function eventsPage(ctx: PageContext): Promise<FastifyReply> {
   const type = oneOf(query(ctx, 'type'), TYPE_FILTERS)
   const after = query(ctx, 'after')
   const page = await listEvents(ctx.deps, callerOf(ctx), { limit: 25, ...(type ? { type } : {}), ...(after ? { starting_after: after } : {}) })
-  const options: [string, string][] = [['', 'All types'], ...TYPE_FILTERS.map((t): [string, string] => [t, t.endsWith('.*') ? `Every ${t.slice(0, -2)} event (${t})` : t])]
+  const options: [string, string][] = [['', 'All types'], ...TYPE_FILTERS.map((t): [string, string] => [t, t.endsWith('.*') ? `${t} (all)` : t])]
   return ctx.render({
     title: 'Events',
     body: html`<p class="muted">What happened in this environment, newest first; events are kept 30 days and can be sent again from their page.</p>

@@ -31,7 +31,7 @@ function readEndpointForm(ctx: PageContext): { form: EndpointForm; problem: stri
   return { form, problem }
 }
 
-async function listPage(ctx: PageContext, flash?: Flash, form: EndpointForm = { enabled_events: ['*'] }, status = 200): Promise<FastifyReply> {
+async function listPage(ctx: PageContext, flash?: Flash, form: EndpointForm = {}, status = 200): Promise<FastifyReply> {
   const endpoints = await listEndpoints(ctx.deps, callerOf(ctx), { limit: MAX_ENDPOINTS_PER_ENVIRONMENT })
   const create = canChange(ctx)
     ? html`<section class="card" aria-labelledby="create-h"><h2 id="create-h">Add an endpoint</h2>
