@@ -220,6 +220,28 @@ describe('deliveries, test events and replays', () => {
     assert.equal(old.statusCode, 422)
     assert.match(main(old.body), /30-day event retention/)
   })
+
+  test('the delivery log is newest first, 20 a page, with a cursor link to the next page', async () => {
+    const { id } = await addEndpoint(owner.agent, ['account.*'])
+    const emitted: string[] = []
+    for (let i = 0; i < 22; i++) {
+      t.clock.advance(10)
+      emitted.push(await emitEvent(t, sandbox(), 'account.credited', { id: `acc_${i}`, object: 'account' }))
+    }
+    const first = await owner.agent.get(`${WEBHOOKS}/${id}`)
+    const ids = (body: string) => [...main(body).matchAll(/<code>(evt_\w+)<\/code>/g)].map((m) => m[1])
+    assert.deepEqual(ids(first.body), emitted.slice(2).reverse(), 'the 20 newest, newest first')
+    assert.match(first.body, /Pending/, 'not sent yet')
+    const next = /href="([^"]*\?after=[^"]+)">Next page/.exec(first.body)?.[1]
+    assert.ok(next, 'a link to the next page')
+    const second = await owner.agent.get(next.replace(/&amp;/g, '&'))
+    assert.equal(second.statusCode, 200)
+    assert.deepEqual(ids(second.body), emitted.slice(0, 2).reverse())
+    assert.match(second.body, /First page/)
+    // Sent now, so later tests' receivers see only their own deliveries.
+    await runner.drain()
+    receiver.received.length = 0
+  })
 })
 
 describe('events', () => {

@@ -168,13 +168,14 @@ export const webhooksPages: ConsolePage = {
 
     router.post(`${WEBHOOKS}/:id`, 'organization', async (ctx) => {
       const id = param(ctx, 'id')
+      const current = await getEndpoint(ctx.deps, callerOf(ctx), id)
       const { form, problem } = readEndpointForm(ctx)
-      if (problem) {
-        await getEndpoint(ctx.deps, callerOf(ctx), id)
-        return endpointPage(ctx, id, { kind: 'error', text: problem }, { edit: form }, 422)
-      }
+      if (problem) return endpointPage(ctx, id, { kind: 'error', text: problem }, { edit: form }, 422)
       try {
-        await updateEndpoint(ctx.deps, callerOf(ctx), id, { url: form.url, description: form.description || null, enabled_events: form.enabled_events },
+        // The URL is checked again (its host resolved) only when it changes.
+        await updateEndpoint(ctx.deps, callerOf(ctx), id, {
+          ...(form.url !== current.url ? { url: form.url } : {}), description: form.description || null, enabled_events: form.enabled_events,
+        },
           auditedChange(ctx, 'webhook_endpoint.updated', (e) => e.id))
         return ctx.redirect(`${WEBHOOKS}/${id}`, { kind: 'ok', text: 'The endpoint is changed.' })
       } catch (err) {
