@@ -2,6 +2,7 @@ import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
 import type { LightMyRequestResponse } from 'fastify'
 import { JobRunner } from '../../src/jobs/runner.js'
+import { createEndpoint, rotateSecret, updateEndpoint } from '../../src/modules/webhooks/index.js'
 import { startTestApp, type TestApp, type TestClient } from '../helpers/app.js'
 import { emitEvent, startReceiver, type Receiver } from '../webhooks/helpers.js'
 import { Agent, person, type Person } from './support.js'
@@ -164,6 +165,27 @@ describe('endpoints', () => {
     const res = await stranger.agent.submit(WEBHOOKS, { status: 'disabled' }, `${WEBHOOKS}/${id}/status`)
     assert.equal(res.statusCode, 404)
     assert.equal((await t.deps.db.selectFrom('webhook_endpoints').select('status').where('id', '=', id).executeTakeFirstOrThrow()).status, 'enabled')
+  })
+})
+
+describe('the audit row and the change commit together', () => {
+  test("when the work added to the service's transaction fails, the endpoint is neither created, changed nor rotated", async () => {
+    const caller = { requestId: 'req_test', organizationId: orgId, environment: 'sandbox' as const, clientId: 'console:test', scopes: new Set<string>() }
+    const fail = async () => { throw new Error('audit row refused') }
+    const count = async () => (await t.deps.db.selectFrom('webhook_endpoints').select('id').where('organization_id', '=', orgId).execute()).length
+    const before = await count()
+    await assert.rejects(createEndpoint(t.deps, caller, { url: receiver.url, enabled_events: ['*'] }, fail), /audit row refused/)
+    assert.equal(await count(), before)
+
+    const { id } = await addEndpoint(owner.agent, ['*'])
+    const stored = () => t.deps.db.selectFrom('webhook_endpoints').selectAll().where('id', '=', id).executeTakeFirstOrThrow()
+    const original = await stored()
+    await assert.rejects(updateEndpoint(t.deps, caller, id, { status: 'disabled', enabled_events: ['card.*'] }, fail), /audit row refused/)
+    await assert.rejects(rotateSecret(t.deps, caller, id, fail), /audit row refused/)
+    const after = await stored()
+    assert.equal(after.status, 'enabled')
+    assert.deepEqual(after.enabled_events, ['*'])
+    assert.equal(after.secret_sealed, original.secret_sealed)
   })
 })
 
