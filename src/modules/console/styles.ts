@@ -39,7 +39,7 @@ p{margin:8px 0}
 .flash.error{background:#fdecea;border-color:#f1b0a9;color:var(--err)}
 label{display:block;font-weight:600;margin:14px 0 4px}
 .hint{display:block;font-weight:400;font-size:14px;color:var(--muted)}
-input[type=text],input[type=email],input[type=password],select,textarea{width:100%;max-width:420px;font:inherit;padding:9px 10px;border:1px solid #8a94a8;border-radius:6px;background:#fff;color:var(--ink)}
+input[type=text],input[type=email],input[type=password],input[type=datetime-local],select,textarea{width:100%;max-width:420px;font:inherit;padding:9px 10px;border:1px solid #8a94a8;border-radius:6px;background:#fff;color:var(--ink)}
 textarea{display:block;max-width:640px;resize:vertical}
 textarea.mono{font:14px/1.4 ui-monospace,SFMono-Regular,Menlo,Consolas,monospace}
 textarea:focus-visible{outline:3px solid var(--focus);outline-offset:2px}
@@ -85,6 +85,12 @@ pre{background:#10213f;color:#e6edf7;padding:10px 12px;border-radius:8px;overflo
 .codes{columns:2;font:16px ui-monospace,Menlo,Consolas,monospace;padding-left:20px}
 .qr svg{width:200px;height:200px;background:#fff}
 .pager{display:flex;gap:16px;margin:12px 0}
+pre.json{white-space:pre-wrap;overflow-wrap:anywhere}
+fieldset.events{border:0;padding:0;margin:14px 0 0;min-width:0}
+fieldset.events>legend{font-weight:600;padding:0}
+ol.attempts{margin:0;padding-left:20px}
+ol.attempts li{margin:0 0 4px}
+code.secret{display:inline-block;padding:6px 8px;background:#f0f3f8;border-radius:6px;user-select:all}
 @media (max-width:760px){
   .layout{display:block}
   nav.side{width:auto;padding:8px 16px 0}

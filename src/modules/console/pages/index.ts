@@ -1,6 +1,7 @@
 import type { ConsolePage } from '../router.js'
 import { accountPages } from './account.js'
 import { auditPage } from './audit.js'
+import { eventsPages } from './events.js'
 import { homePage } from './home.js'
 import { invitationPages } from './invitation.js'
 import { operatorClientPages } from './operator-clients.js'
@@ -11,6 +12,7 @@ import { operatorOrganizationPages } from './operator-organizations.js'
 import { operatorProgramPages } from './operator-programs.js'
 import { signInPages } from './sign-in.js'
 import { teamPages } from './team.js'
+import { webhooksPages } from './webhooks.js'
 
 /**
  * Every console page, registered in this order. A new page is a `ConsolePage` in a file of this folder, added
@@ -23,6 +25,8 @@ export const CONSOLE_PAGES: readonly ConsolePage[] = [
   accountPages,
   teamPages,
   auditPage,
+  webhooksPages,
+  eventsPages,
   operatorOrganizationPages,
   operatorProgramPages,
   operatorClientPages,
