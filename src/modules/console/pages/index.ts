@@ -1,5 +1,6 @@
 import type { ConsolePage } from '../router.js'
 import { accountPages } from './account.js'
+import { apiClientPages } from './api-clients.js'
 import { auditPage } from './audit.js'
 import { homePage } from './home.js'
 import { invitationPages } from './invitation.js'
@@ -23,6 +24,7 @@ export const CONSOLE_PAGES: readonly ConsolePage[] = [
   accountPages,
   teamPages,
   auditPage,
+  apiClientPages,
   operatorOrganizationPages,
   operatorProgramPages,
   operatorClientPages,
