@@ -36,6 +36,11 @@ function statusText(client: ClientRecord): Html | string {
   return client.status === 'active' ? 'Active' : html`Revoked${client.revoked_at ? html` ${formatTime(new Date(client.revoked_at))}` : ''}`
 }
 
+/** Short values in code, one each, so a long list wraps between them in a table cell. */
+function codes(values: readonly string[], none: string, wrap = false): Html | string {
+  return values.length > 0 ? html`${values.map((v, i) => html`${i > 0 ? ' ' : ''}<code${wrap ? html` class="wrap"` : ''}>${v}</code>`)}` : none
+}
+
 async function listPage(ctx: PageContext): Promise<FastifyReply> {
   const after = query(ctx, 'after')
   const page = await listClientsOf(ctx.deps, ctx.scope!, API_CLIENTS, { limit: 25, ...(after ? { starting_after: after } : {}) })
@@ -49,8 +54,8 @@ ${table({
   empty: `No ${envLabel(ctx).toLowerCase()} client yet.`,
   columns: [
     { header: 'Label', cell: (c: ClientRecord) => html`<a href="${API_CLIENTS}/${c.id}">${c.label}</a><br><code>${c.id}</code>` },
-    { header: 'Scopes', cell: (c) => (c.scopes.length > 0 ? html`<code>${c.scopes.join(' ')}</code>` : 'None') },
-    { header: 'Keys', cell: (c) => html`${c.jwks.keys.length}: ${c.jwks.keys.map((k, i) => html`${i > 0 ? ', ' : ''}<code>${typeof k.kid === 'string' ? k.kid : 'no kid'}</code>`)}` },
+    { header: 'Scopes', cell: (c) => codes(c.scopes, 'None') },
+    { header: 'Keys', cell: (c) => html`${c.jwks.keys.length}<br>${codes(c.jwks.keys.map((k) => (typeof k.kid === 'string' ? k.kid : 'no kid')), '', true)}` },
     { header: 'IP allowlist', cell: (c) => (c.ip_allowlist && c.ip_allowlist.length > 0 ? html`<code>${c.ip_allowlist.join(', ')}</code>` : 'Any address') },
     { header: 'Status', cell: (c) => statusText(c) },
     { header: 'Created', cell: (c) => formatTime(new Date(c.created_at)) },
@@ -166,7 +171,7 @@ ${postForm(`${base}/allowlist`, ctx.csrf, html`${textareaField({ name: 'ip_allow
       ['Client id', html`<code>${client.id}</code>`],
       ['Environment', ENV_LABEL[client.environment] ?? client.environment],
       ['Status', statusText(client)],
-      ['Scopes', client.scopes.length > 0 ? html`<code>${client.scopes.join(' ')}</code>` : 'None'],
+      ['Scopes', codes(client.scopes, 'None')],
       ['IP allowlist', client.ip_allowlist && client.ip_allowlist.length > 0 ? html`<code>${client.ip_allowlist.join(', ')}</code>` : 'Any address'],
       ['Created', formatTime(new Date(client.created_at))],
       ['Changed', formatTime(new Date(client.updated_at))],
