@@ -47,7 +47,7 @@ async function axeClean(page: import('playwright-core').Page, what: string): Pro
 
 test('an invited owner registers a client from a pasted JWK Set and from a key pair made in the browser; both mint tokens', { skip, timeout: 180_000 }, async () => {
   // The CSP is enforced (no bypass): the key-pair script runs only through the response's nonce.
-  const context = await browser.newContext({ viewport: { width: 1100, height: 900 }, locale: 'en-GB', acceptDownloads: true })
+  const context = await browser.newContext({ viewport: { width: 1280, height: 900 }, locale: 'en-GB', acceptDownloads: true })
   context.setDefaultTimeout(15_000)
   const page = await context.newPage()
   const problems: string[] = []
