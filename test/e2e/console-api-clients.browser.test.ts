@@ -3,6 +3,7 @@ import { generateKeyPairSync } from 'node:crypto'
 import { readFileSync } from 'node:fs'
 import { after, before, test } from 'node:test'
 import { signClientAssertion, tokenRequestBody } from '../../src/lib/client-assertion.js'
+import { jwkThumbprint } from '../../src/modules/console/keys.js'
 import { startTestApp, TOKEN_URL, type TestApp } from '../helpers/app.js'
 import { axeViolations, launchChromium, screenshot, seriousOrCritical, skipWithoutChromium as skip } from './browser.js'
 import { invite } from '../console/support.js'
@@ -96,6 +97,7 @@ test('an invited owner registers a client from a pasted JWK Set and from a key p
     const field = JSON.parse(await page.getByLabel('Public keys').inputValue())
     assert.equal(field.keys.length, 1)
     assert.deepEqual(Object.keys(field.keys[0]).sort(), ['alg', 'crv', 'kid', 'kty', 'use', 'x', 'y'], 'only public members')
+    assert.equal(field.keys[0].kid, jwkThumbprint(field.keys[0]), 'the kid is the key\'s RFC 7638 thumbprint, as the server would give it')
     const [download] = await Promise.all([
       page.waitForEvent('download'),
       page.getByRole('link', { name: 'Download the private key (private-key.json)' }).click(),
