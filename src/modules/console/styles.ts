@@ -68,6 +68,7 @@ button.secondary{background:#fff;color:var(--accent);border-color:var(--accent)}
 button.danger{background:#fff;color:var(--err);border-color:var(--err)}
 .table-wrap{position:relative;overflow-x:auto;background:var(--card);border:1px solid var(--line);border-radius:10px;margin:0 0 12px}
 .table-wrap td code{white-space:nowrap;overflow-wrap:normal}
+.table-wrap td code.wrap{display:inline-block;min-width:16ch;white-space:normal;overflow-wrap:anywhere}
 table{border-collapse:collapse;width:100%;font-size:15px}
 caption{text-align:left;font-weight:600;padding:10px 12px}
 th,td{padding:8px 12px;border-top:1px solid var(--line);text-align:left;vertical-align:top}

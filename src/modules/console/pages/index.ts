@@ -1,5 +1,6 @@
 import type { ConsolePage } from '../router.js'
 import { accountPages } from './account.js'
+import { apiClientPages } from './api-clients.js'
 import { auditPage } from './audit.js'
 import { eventsPages } from './events.js'
 import { homePage } from './home.js'
@@ -25,6 +26,7 @@ export const CONSOLE_PAGES: readonly ConsolePage[] = [
   accountPages,
   teamPages,
   auditPage,
+  apiClientPages,
   webhooksPages,
   eventsPages,
   operatorOrganizationPages,
