@@ -58,8 +58,9 @@ export function expectedScope(method: string, url: string): string | null | unde
   if (NO_SCOPE_ALLOWLIST[`${method} ${url}`]) return null
   const p = url.slice('/v1/'.length)
   if (/^webhook_endpoints(\/|$)/.test(p)) return 'webhooks:write'
-  // Events are read with any scope; a replay sends deliveries, so it is managed like the endpoints.
-  if (/^events\/:[a-z_]+\/replay$/.test(p)) return 'webhooks:write'
+  // Events are read with any scope; a replay sends deliveries, and an event's deliveries are the endpoints'
+  // delivery log, so both are managed like the endpoints.
+  if (/^events\/:[a-z_]+\/(replay|deliveries)$/.test(p)) return 'webhooks:write'
   if (/^oauth_clients(\/|$)/.test(p)) return 'clients:write'
   if (/^(cardholders|accounts)\/:[a-z_]+\/cards$/.test(p)) return byMethod(method, 'cards:read', 'cards:write')
   if (/^cardholders(\/|$)/.test(p)) return byMethod(method, 'cardholders:read', 'cardholders:write')
