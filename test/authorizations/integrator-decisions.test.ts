@@ -212,6 +212,25 @@ describe('authorizations decided by the integrator', () => {
       [['increment', 'declined'], ['increment', 'partially_approved'], ['authorization', 'approved']])
   })
 
+  test('a simulator call retried with its Idempotency-Key answers the stored decision without asking again', async () => {
+    const body = { card_id: f.card.id, amount: 321, currency: 'USD', merchant: { name: 'Shop' } }
+    const key = { 'idempotency-key': `retry-${Date.now()}` }
+    const first = await t.api(token, 'POST', '/v1/simulate/authorizations', body, key)
+    assert.equal(first.statusCode, 201, first.body)
+    const again = await t.api(token, 'POST', '/v1/simulate/authorizations', body, key)
+    assert.equal(again.statusCode, 201, again.body)
+    assert.deepEqual(again.json(), first.json())
+    assert.equal(receiver.received.length, 1)
+    const inc = { 'idempotency-key': `inc-${Date.now()}` }
+    const raised = await t.api(token, 'POST', `/v1/simulate/authorizations/${first.json().id}/increment`, { amount: 9 }, inc)
+    assert.equal(raised.statusCode, 200, raised.body)
+    assert.equal(raised.json().decision.source, 'integrator')
+    const raisedAgain = await t.api(token, 'POST', `/v1/simulate/authorizations/${first.json().id}/increment`, { amount: 9 }, inc)
+    assert.deepEqual(raisedAgain.json(), raised.json())
+    assert.equal(receiver.received.length, 2)
+    assert.equal((await attempts(t, token)).filter((a) => a.authorization_id === first.json().id).length, 2)
+  })
+
   test('the attempt log names the API request, newest first, with cursor pagination', async () => {
     const first = await authorize(t, token, f.card.id, 10)
     const res = await t.api(token, 'POST', '/v1/simulate/authorizations', { card_id: f.card.id, amount: 11, currency: 'USD', merchant: { name: 'Shop' } })

@@ -1,5 +1,6 @@
 import type { AppDeps } from '../../app-deps.js'
 import type { Environment } from '../../config.js'
+import { autonomously } from '../../db/request-tx.js'
 import type { Scope } from '../../http/context.js'
 import { newId } from '../../lib/ids.js'
 import { EVENT_API_VERSION } from '../events/index.js'
@@ -119,8 +120,8 @@ export interface IntegratorQuestion {
 /**
  * Asks the scope's endpoint to decide, outside any database transaction and within its `timeout_ms`: one signed
  * POST (the webhooks' signature and headers). While its circuit is open nothing is sent and the stand-in answers.
- * Answers the outcome and the write of the attempt log (made beside the decision, never inside its batch;
- * a failed log write is logged and does not fail the decision).
+ * Answers the outcome and the write of the attempt log (committed on its own, beside the decision and never
+ * inside its batch or a request's transaction; a failed log write is logged and does not fail the decision).
  */
 export async function askIntegrator(deps: AppDeps, endpoint: repo.AuthorizationEndpointRow, q: IntegratorQuestion): Promise<{ outcome: IntegratorOutcome; logged: Promise<void> }> {
   const at = deps.clock.now()
@@ -162,7 +163,8 @@ export async function askIntegrator(deps: AppDeps, endpoint: repo.AuthorizationE
     error: answer.kind === 'stand_in' ? answer.error.slice(0, 500) : null,
     created_at: deps.clock.now(),
   }
-  const logged = repo.insertAttempt(deps.db, attempt).catch((err: unknown) => {
+  // Committed on its own, never in the transaction of a request sent with an Idempotency-Key.
+  const logged = autonomously(() => repo.insertAttempt(deps.db, attempt)).catch((err: unknown) => {
     deps.log.error({ err, authorization_id: attempt.authorization_id }, 'authorization endpoint attempt not logged')
   })
   return { outcome, logged }

@@ -56,12 +56,10 @@ export async function increment(deps: AppDeps, ctx: RequestCtx, authorizationId:
   const wouldBe = endpoint ? await precheckIncrement(deps, ctx, auth, card, amount) : null
   if (!endpoint || !wouldBe) return incrementAuthorization(deps, ctx, auth.id, amount, card)
   // Asked outside any transaction; the increment's own transaction then writes its answer under the account's lock.
+  // The attempt is logged first: that transaction may be the request's own (Idempotency-Key), committed only after the answer.
   const { outcome, logged } = await askIntegrator(deps, endpoint, { scope: ctx, authorization: wouldBe, request: { type: 'increment', amount }, requestId: ctx.requestId })
-  try {
-    return await incrementAuthorization(deps, ctx, auth.id, amount, card, outcome)
-  } finally {
-    await logged
-  }
+  await logged
+  return incrementAuthorization(deps, ctx, auth.id, amount, card, outcome)
 }
 
 /** Sandbox: the merchant reverses all or part of what a pending authorization holds. */
