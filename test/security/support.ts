@@ -58,6 +58,8 @@ export function expectedScope(method: string, url: string): string | null | unde
   if (NO_SCOPE_ALLOWLIST[`${method} ${url}`]) return null
   const p = url.slice('/v1/'.length)
   if (/^webhook_endpoints(\/|$)/.test(p)) return 'webhooks:write'
+  // decisions.md (Authorization decided by the integrator): the authorization endpoint is managed like webhook endpoints.
+  if (/^authorization_endpoint(\/|$)/.test(p)) return 'webhooks:write'
   // Events are read with any scope; a replay sends deliveries, and an event's deliveries are the endpoints'
   // delivery log, so both are managed like the endpoints.
   if (/^events\/:[a-z_]+\/(replay|deliveries)$/.test(p)) return 'webhooks:write'
@@ -143,6 +145,7 @@ const PROBE_KEY = generateKeyPairSync('rsa', { modulusLength: 2048 }).publicKey.
  */
 export const BODIES: Record<string, () => unknown> = {
   'PATCH /v1/webhook_endpoints/:webhook_endpoint_id': () => ({ description: 'security probe' }),
+  'PUT /v1/authorization_endpoint': () => ({ url: 'https://hooks.example.com/authorize' }),
   'POST /v1/webhook_endpoints/:webhook_endpoint_id/replay': () => ({ since: new Date().toISOString() }),
   'PATCH /v1/oauth_clients/:oauth_client_id': () => ({ label: 'security probe' }),
   'PATCH /v1/cardholders/:cardholder_id': () => ({ first_name: 'Probe' }),
