@@ -1,5 +1,11 @@
 import type { ConsolePage } from '../router.js'
 import { accountPages } from './account.js'
+import { accountObjectPages } from './accounts.js'
+import { authorizationPages } from './authorizations.js'
+import { cardholderPages } from './cardholders.js'
+import { cardPages } from './cards.js'
+import { disputePages } from './disputes.js'
+import { transactionPages } from './transactions.js'
 import { auditPage } from './audit.js'
 import { homePage } from './home.js'
 import { invitationPages } from './invitation.js'
@@ -22,6 +28,12 @@ export const CONSOLE_PAGES: readonly ConsolePage[] = [
   homePage,
   accountPages,
   teamPages,
+  cardholderPages,
+  accountObjectPages,
+  cardPages,
+  authorizationPages,
+  transactionPages,
+  disputePages,
   auditPage,
   operatorOrganizationPages,
   operatorProgramPages,
