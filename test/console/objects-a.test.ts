@@ -199,13 +199,23 @@ describe('sandbox tools', () => {
     assert.equal(list.data.length, 1, 'one authorization')
     assert.equal(list.data[0].amount, 1250)
     const target = `/console/authorizations/${list.data[0].id}`
-    for (const res of [one, two].filter((r) => r.statusCode === 303)) assert.equal(res.headers.location, target)
+    for (const res of [one, two]) {
+      assert.equal(res.statusCode, 303, res.body.slice(0, 300))
+      assert.equal(res.headers.location, target, 'both clicks land on the one authorization')
+    }
     assert.equal(again.statusCode, 303)
     assert.equal(again.headers.location, target, 'the resent form leads to the same authorization')
     const shown = await owner.agent.get(target)
     assert.match(shown.body, /already sent/)
     assert.equal((await api('GET', `/v1/accounts/${acct.id}`)).held_balance, 1250, 'held once')
     assert.equal(await auditCount('simulate.authorization'), audits + 1, 'one audit row')
+
+    // The same key with another body is the API's idempotency_key_reuse, in words; nothing more is authorized.
+    const reused = await owner.agent.post(`/console/cards/${card.id}/authorizations`, { ...fields, amount: '13.00' })
+    assert.equal(reused.statusCode, 409)
+    assert.match(reused.body, /already used with a different request body/)
+    assert.match(reused.body, new RegExp(`href="${BASE_URL}/docs/errors#idempotency_key_reuse"`))
+    assert.equal((await api('GET', `/v1/authorizations?card_id=${card.id}`)).data.length, 1)
   })
 
   test('a declined authorization shows its decline reason in words', async () => {

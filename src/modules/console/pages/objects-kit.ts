@@ -149,6 +149,19 @@ export type Outcome<T> = { ok: true; object: T; replay: boolean } | { ok: false;
  * (none for a refusal or a replay). A form without a key gets a fresh one (the change then is not deduplicated).
  */
 export async function act<T>(ctx: PageContext, change: Change<T>): Promise<Outcome<T>> {
+  // A double click sends the second form while the first runs: it waits for the first's answer (a few seconds at
+  // most) instead of showing "in progress", so both land on the same result.
+  for (let attempt = 0; ; attempt++) {
+    const outcome = await actOnce(ctx, change)
+    if (outcome.ok || outcome.problem.code !== 'idempotency_request_in_progress' || attempt >= IN_PROGRESS_RETRIES) return outcome
+    await new Promise((resolve) => setTimeout(resolve, IN_PROGRESS_WAIT_MS))
+  }
+}
+
+const IN_PROGRESS_RETRIES = 20
+const IN_PROGRESS_WAIT_MS = 150
+
+async function actOnce<T>(ctx: PageContext, change: Change<T>): Promise<Outcome<T>> {
   const scope = ctx.scope!
   const key = ctx.text('idempotency_key') || randomUUID()
   try {
