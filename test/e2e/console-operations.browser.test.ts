@@ -184,6 +184,14 @@ test('an owner creates a cardholder, reports KYC, opens and credits an account, 
     await page.goto(`${origin}/console/cardholders/${cardholderId}`)
     await checked(page, 'cardholder at the end')
     await screenshot(page, 'console-cardholder.png', { fullPage: true })
+
+    // On a phone, the pages fit the width: wide tables scroll inside their own region.
+    await page.setViewportSize({ width: 390, height: 844 })
+    for (const path of [`/console/cardholders/${cardholderId}`, `/console/accounts/${accountId}`, `/console/cards/${cardId}`, `/console/authorizations/${authorizationId}`, `/console/transactions/${captureId}`, `/console/disputes/${disputeId}`, '/console/transactions']) {
+      await page.goto(origin + path)
+      const width = await page.evaluate(() => document.documentElement.scrollWidth)
+      assert.ok(width <= 390, `${path} is ${width}px wide at 390`)
+    }
     assert.deepEqual(problems, [])
   } finally {
     await context.close()
