@@ -255,7 +255,7 @@ export function optional(ctx: PageContext, name: string): string | undefined {
  * assistive technology; `tone` styles the button (danger for what cannot be undone).
  */
 export function actionForm(ctx: PageContext, action: string, label: string, button: string, body: Html = html``, tone: 'primary' | 'secondary' | 'danger' = 'secondary'): Html {
-  return postForm(action, ctx.csrf, html`${keyField()}${body}<button type="submit" class="${tone}">${button}</button>`, { label })
+  return postForm(action, ctx.csrf, html`${keyField()}${body}<div><button type="submit" class="${tone}">${button}</button></div>`, { label })
 }
 
 /** An amount field in the currency's units ("12.50 USD"); `id` keeps two such fields of one page apart. */
