@@ -179,6 +179,18 @@ describe('roles', () => {
     assert.equal(await auditCount('card.frozen'), before + 1)
     await follow(owner.agent, await owner.agent.post(`/console/cards/${card.id}/unfreeze`, formFields(frozen.body, `/console/cards/${card.id}/unfreeze`)))
     assert.equal((await api('GET', `/v1/cards/${card.id}`)).status, 'active')
+
+    // Spending controls: the form's limits in dollars; a weekly limit set through the API stays.
+    await api('PATCH', `/v1/cards/${card.id}`, { spending_controls: { spending_limits: [{ amount: 90_000, interval: 'weekly' }] } })
+    const page2 = await owner.agent.get(`/console/cards/${card.id}`)
+    const saved = await follow(owner.agent, await owner.agent.post(`/console/cards/${card.id}/controls`, {
+      ...formFields(page2.body, `/console/cards/${card.id}/controls`), currency: 'USD', per_authorization: '25.00', daily: '', blocked_mccs: '7995', blocked_countries: 'prk',
+    }))
+    const controls = (await api('GET', `/v1/cards/${card.id}`)).spending_controls
+    assert.deepEqual(controls.spending_limits.map((l: any) => `${l.interval}:${l.amount}`).sort(), ['per_authorization:2500', 'weekly:90000'])
+    assert.deepEqual(controls.blocked_mccs, ['7995'])
+    assert.deepEqual(controls.blocked_countries, ['PRK'])
+    assert.match(main(saved.body), /per authorization limit \$25\.00 USD/)
   })
 })
 

@@ -113,7 +113,7 @@ async function detailPage(ctx: PageContext, id: string, problem?: Problem, statu
 <section class="card" aria-labelledby="replace-h"><h2 id="replace-h">Replace the card</h2>
 ${actionForm(ctx, `${path}/replace`, 'Replace the card', 'Replace card', selectField('reason', 'Reason', REPLACE_REASONS, 'damaged', { id: 'replace-reason' }))}</section>
 <section class="card" aria-labelledby="controls-h"><h2 id="controls-h">Spending controls</h2>
-<p class="muted">Limits in the account's currency; empty removes a limit. Lists are separated by commas.</p>
+<p class="muted">Limits in the account's currency; empty removes a limit (other limits and allow lists stay as they are). Lists are separated by commas.</p>
 ${actionForm(ctx, `${path}/controls`, 'Edit spending controls', 'Save spending controls', html`<input type="hidden" name="currency" value="${currency}">
 <div class="grid2"><div>${moneyField('per_authorization', 'ctl-per-auth', 'Per authorization', currency, { value: asUnits(limit('per_authorization')) })}</div>
 <div>${moneyField('daily', 'ctl-daily', 'Daily', currency, { value: asUnits(limit('daily')) })}</div></div>
@@ -239,6 +239,10 @@ export const cardPages: ConsolePage = {
     router.post(`${CARDS}/:id/controls`, 'organization', async (ctx) => {
       const id = pathParam(ctx, 'id')
       const currency = /^[A-Z]{3}$/.test(ctx.text('currency')) ? ctx.text('currency') : 'USD'
+      const card = await orProblem(ctx, 'Card', () => retrieveCard(ctx.deps, apiCtx(ctx), id))
+      if (!('spending_controls' in card)) return card
+      // The form edits two intervals: limits of the others (set through the API) are kept as they are.
+      const kept = card.spending_controls.spending_limits.filter((l) => l.interval !== 'per_authorization' && l.interval !== 'daily')
       const outcome = await act(ctx, {
         method: 'PATCH', path: `/v1/cards/${id}`, schema: CardUpdate, action: 'card.updated',
         body: () => {
@@ -246,7 +250,7 @@ export const cardPages: ConsolePage = {
             const amount = amountInput(ctx.text(interval), currency, interval)
             return amount === null ? [] : [{ amount, interval }]
           })
-          return { spending_controls: { spending_limits: limits, blocked_mccs: list(ctx.text('blocked_mccs')), blocked_countries: list(ctx.text('blocked_countries'), true) } }
+          return { spending_controls: { spending_limits: [...limits, ...kept], blocked_mccs: list(ctx.text('blocked_mccs')), blocked_countries: list(ctx.text('blocked_countries'), true) } }
         },
         run: (body) => updateCard(ctx.deps, apiCtx(ctx), id, body),
       })
