@@ -91,3 +91,16 @@ export async function purgeEventsBefore(db: Db, cutoff: Date, batch = 5000): Pro
     if (n < batch) return total
   }
 }
+
+/**
+ * The newest events (at most `limit`) of one scope whose object is `objectId`, created from `since` on (the object's
+ * creation: no event about it is older): the console shows them beside the object. Newest first.
+ */
+export async function eventsAbout(db: Db, scope: { organizationId: string; environment: string }, objectId: string, since: Date, limit = 20): Promise<EventRow[]> {
+  return db.selectFrom('events').selectAll()
+    .where('organization_id', '=', scope.organizationId)
+    .where('environment', '=', scope.environment)
+    .where('created_at', '>=', since)
+    .where(sql<boolean>`data #>> '{object,id}' = ${objectId}`)
+    .orderBy('id', 'desc').limit(limit).execute()
+}
