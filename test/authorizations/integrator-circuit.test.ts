@@ -42,12 +42,13 @@ test('after 5 consecutive stand-ins the endpoint is skipped for 30 s (stand-in a
   assert.equal(logged.authorization_id, skipped.id)
   assert.match(logged.error, /^circuit open/)
 
-  t.clock.advance(29_000)
+  // The test clock runs with real time besides what the test adds: 20 s leaves room for a slow machine.
+  t.clock.advance(20_000)
   await authorize(t, token, f.card.id, 10)
   assert.equal(receiver.received.length, 5, 'still open before 30 s')
 
   // 30 s later it is tried again; a good answer closes it.
-  t.clock.advance(1_001)
+  t.clock.advance(10_001)
   answerWith(receiver, { approved: true })
   const retried = await authorize(t, token, f.card.id, 10)
   assert.equal(receiver.received.length, 6)
