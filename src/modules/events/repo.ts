@@ -91,3 +91,13 @@ export async function purgeEventsBefore(db: Db, cutoff: Date, batch = 5000): Pro
     if (n < batch) return total
   }
 }
+
+/** Events of one scope after an id, oldest first, within retention (the event stream's cursor read). */
+export async function eventsAfter(db: Db, scope: { organizationId: string; environment: string }, afterId: string, retainedSince: Date, limit: number): Promise<EventRow[]> {
+  return db.selectFrom('events').selectAll()
+    .where('organization_id', '=', scope.organizationId)
+    .where('environment', '=', scope.environment)
+    .where('id', '>', afterId)
+    .where('created_at', '>=', retainedSince)
+    .orderBy('id', 'asc').limit(limit).execute()
+}
