@@ -12007,6 +12007,137 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/events/stream": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Stream events as they happen (server-sent events)
+         * @description Any valid token (no scope). A `text/event-stream` of the organization's events of the token's environment, oldest first: each message is `id: evt_…`, `event: <type>`, `data: <the event JSON, as GET /v1/events/{id} answers it>`. Without `Last-Event-ID` the stream starts with the events created after it opens; with it (header, or `last_event_id`), every retained event created after that one comes first. A comment line (`: heartbeat`) is sent after 15 s without an event. New events appear within about 250 ms, whichever node wrote them; one whose transaction committed after a later event's is still sent if it committed within 5 s. The server closes a stream after 15 minutes and when it stops: reconnect with `Last-Event-ID` (EventSource does; `retry:` is 1 s). At most 10 streams per environment and 200 per server are open at once; more answer 429 rate_limited with Retry-After. Deliveries are at least once: deduplicate on the event id.
+         */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description Resume after this event, for clients that cannot send the `Last-Event-ID` header (the header wins when both are sent). */
+                    last_event_id?: string;
+                    /**
+                     * @description Comma-separated subscription forms, as `enabled_events` takes them (`*`, `card.*`, `authorization.created`); default every type. An unknown form answers invalid_parameter naming `types`. The event catalogue: /docs/guides/event-catalogue.
+                     * @example card.*,authorization.created
+                     */
+                    types?: string;
+                };
+                header?: {
+                    /** @description Resume after this event id (EventSource sends it on reconnect): every retained event created after it is sent first, oldest first. */
+                    "last-event-id"?: string;
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The event stream (it does not end by itself) */
+                200: {
+                    headers: {
+                        /** @description Request id (`req_…`), also in every error body. */
+                        "Svc-Request-Id"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "text/event-stream": string;
+                    };
+                };
+                /** @description Error codes: `invalid_parameter`, `unknown_parameter`, `expired_cursor` */
+                400: {
+                    headers: {
+                        /** @description Request id (`req_…`), also in every error body. */
+                        "Svc-Request-Id"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error codes: `missing_credentials`, `invalid_access_token` */
+                401: {
+                    headers: {
+                        /** @description Request id (`req_…`), also in every error body. */
+                        "Svc-Request-Id"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error codes: `ip_not_allowed`, `environment_mismatch` */
+                403: {
+                    headers: {
+                        /** @description Request id (`req_…`), also in every error body. */
+                        "Svc-Request-Id"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error codes: `request_timeout` */
+                408: {
+                    headers: {
+                        /** @description Request id (`req_…`), also in every error body. */
+                        "Svc-Request-Id"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error codes: `rate_limited` */
+                429: {
+                    headers: {
+                        /** @description Seconds to wait before retrying. */
+                        "Retry-After"?: number;
+                        /** @description Request id (`req_…`), also in every error body. */
+                        "Svc-Request-Id"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error codes: `request_header_too_large` */
+                431: {
+                    headers: {
+                        /** @description Request id (`req_…`), also in every error body. */
+                        "Svc-Request-Id"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error codes: `internal_error` */
+                500: {
+                    headers: {
+                        /** @description Request id (`req_…`), also in every error body. */
+                        "Svc-Request-Id"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/network_tokens": {
         parameters: {
             query?: never;
