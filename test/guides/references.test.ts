@@ -5,7 +5,7 @@ import { fileURLToPath } from 'node:url'
 import { ERROR_CATALOGUE } from '../../src/http/errors.js'
 import { EVENT_TYPES } from '../../src/modules/events/catalog.js'
 
-const GUIDES = ['first-card', 'receive-webhooks', 'sell-an-esim', 'going-to-production']
+const GUIDES = ['first-card', 'receive-webhooks', 'sell-an-esim', 'going-to-production', 'sdk-and-cli']
 const dir = fileURLToPath(new URL('../../docs/guides/', import.meta.url))
 const read = (name: string) => readFileSync(`${dir}${name}.md`, 'utf8')
 
