@@ -21,7 +21,7 @@ export interface SvcConfig {
   timeoutMs?: number
   /** First retry delay in milliseconds, doubled each retry (default 500). */
   initialRetryDelayMs?: number
-  /** Cap of one retry delay in milliseconds, also of a Retry-After honoured (default 8,000 and 60,000). */
+  /** Cap of one backoff delay in milliseconds (default 8,000); a Retry-After is honoured up to 60 s. */
   maxRetryDelayMs?: number
   /** Now, in milliseconds since the epoch (default `Date.now`): the token's expiry and the assertions' `iat` are read from it. */
   clock?: () => number

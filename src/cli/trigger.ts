@@ -123,7 +123,6 @@ export const TRIGGERS: Record<string, Step> = {
     return built.transaction
   },
   'esim_order.created': async (svc, built, log) => {
-    await svc.simulate.esim.provisioning({ latency_ms: 0 })
     const holder = await cardholder(svc, built, log)
     const pkg = (await svc.esim.packages.list({ status: 'on_sale', limit: 1 }).firstPage()).data[0]
     if (!pkg) throw new Error('no eSIM package is on sale')
