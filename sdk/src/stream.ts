@@ -38,7 +38,7 @@ async function* readSse(body: ReadableStream<Uint8Array>): AsyncGenerator<SseMes
         const line = buffer.slice(0, newline)
         buffer = buffer.slice(newline + (buffer.startsWith('\r\n', newline) ? 2 : 1))
         if (line === '') {
-          if (hasData || message.retry !== undefined) yield message
+          if (hasData || message.retry !== undefined || message.id !== undefined) yield message
           message = { data: '' }
           hasData = false
           continue
@@ -84,8 +84,9 @@ export class EventsWithStream extends Events {
         failures = 0
         for await (const message of readSse(res.body!)) {
           if (message.retry !== undefined) retryMs = message.retry
-          if (!message.data) continue
+          // An id without data is the stream's position (at its start, and with heartbeats): resume from there.
           if (message.id) lastEventId = message.id
+          if (!message.data) continue
           yield JSON.parse(message.data) as SvcEvent
         }
       } catch (err) {

@@ -152,6 +152,20 @@ describe('GET /v1/events/stream', () => {
     byQuery.close()
   })
 
+  test('the stream states its position before any event: resuming from it misses nothing made while disconnected', async () => {
+    await new Promise((r) => setTimeout(r, 100))
+    const s = await openStream(token)
+    await s.waitFor((m) => m.some((x) => x.id))
+    const position = s.messages.find((x) => x.id)!.id!
+    assert.equal(s.messages.find((x) => x.id)!.data, undefined, 'the position is not an event')
+    s.close()
+    const missed = await emitEvent(t, a, 'card.created')
+    const again = await openStream(token, '', { 'last-event-id': position })
+    await again.waitFor((m) => events(m).length >= 1)
+    assert.equal(events(again.messages)[0].id, missed)
+    again.close()
+  })
+
   test('an idle stream sends heartbeat comments', async () => {
     await new Promise((r) => setTimeout(r, 100))
     const s = await openStream(token, '?types=dispute.created')

@@ -34,7 +34,8 @@ export function registerEvents(base: FastifyInstance, deps: AppDeps): void {
       description: 'Any valid token (no scope). A `text/event-stream` of the organization\'s events of the token\'s environment, oldest first: '
         + 'each message is `id: evt_…`, `event: <type>`, `data: <the event JSON, as GET /v1/events/{id} answers it>`. Without `Last-Event-ID` '
         + 'the stream starts with the events created after it opens; with it (header, or `last_event_id`), every retained event created after '
-        + 'that one comes first. A comment line (`: heartbeat`) is sent after '
+        + 'that one comes first. The stream\'s position comes as an `id:` line without data when it opens and with each heartbeat, so a client '
+        + 'reconnecting with the last id it saw misses nothing, even before its first event. A comment line (`: heartbeat`) is sent after '
         + `${stream.heartbeatMs / 1000} s without an event. New events appear within about ${stream.pollMs} ms, whichever node wrote them; one whose `
         + `transaction committed after a later event's is still sent if it committed within ${LATE_COMMIT_WINDOW_MS / 1000} s. The server closes a stream after `
         + `${Math.round(stream.lifetimeMs / 60_000)} minutes and when it stops: reconnect with \`Last-Event-ID\` (EventSource does; \`retry:\` is 1 s). `

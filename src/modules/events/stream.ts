@@ -106,7 +106,9 @@ export async function serveEventStream(deps: AppDeps, streams: EventStreams, req
     'x-accel-buffering': 'no',
     'svc-request-id': req.id,
   })
-  raw.write(`retry: ${RETRY_MS}\n: ${start.resumed ? `resuming after ${start.cursor}` : 'streaming events from now'}\n\n`)
+  // The position travels as an `id:` with no data (it sets the client's Last-Event-ID without an event), so a client
+  // that reconnects before its first event, or after a quiet spell, misses nothing made in between.
+  raw.write(`retry: ${RETRY_MS}\nid: ${start.cursor}\n: ${start.resumed ? `resuming after ${start.cursor}` : 'streaming events from now'}\n\n`)
   raw.on('close', close)
   raw.on('error', close)
   const lifetime = setTimeout(close, config.lifetimeMs)
@@ -148,7 +150,7 @@ export async function serveEventStream(deps: AppDeps, streams: EventStreams, req
         await deliver(cursor)
       }
       if (!closed && Date.now() - lastWrite >= config.heartbeatMs) {
-        raw.write(`: heartbeat ${new Date().toISOString()}\n\n`)
+        raw.write(`id: ${cursor}\n: heartbeat ${new Date().toISOString()}\n\n`)
         lastWrite = Date.now()
       }
       if (closed) break
