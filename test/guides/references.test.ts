@@ -5,7 +5,7 @@ import { fileURLToPath } from 'node:url'
 import { ERROR_CATALOGUE } from '../../src/http/errors.js'
 import { EVENT_TYPES } from '../../src/modules/events/catalog.js'
 
-const GUIDES = ['first-card', 'receive-webhooks', 'sell-an-esim', 'going-to-production', 'authorization-endpoint']
+const GUIDES = ['first-card', 'receive-webhooks', 'sell-an-esim', 'going-to-production', 'authorization-endpoint', 'sdk-and-cli']
 /** Named in guides like an event type, but a request sent to the authorization endpoint, not an event of the catalogue. */
 const NOT_EVENTS = new Set(['authorization.request'])
 const dir = fileURLToPath(new URL('../../docs/guides/', import.meta.url))

@@ -45,6 +45,7 @@ export const NO_SCOPE_ALLOWLIST: Record<string, string> = {
   'GET /v1/programs': 'interface.md: "GET /v1/programs needs only a valid token, no scope"',
   'GET /v1/events': 'decisions.md (Webhooks and events): "events readable with any scope"',
   'GET /v1/events/:event_id': 'decisions.md (Webhooks and events): "events readable with any scope"',
+  'GET /v1/events/stream': 'decisions.md (SDK and developer CLI): the stream of the events any token may read',
   'POST /v1/simulate/processor_faults': 'sandbox-only harness that shapes the caller\'s own simulated processor across accounts, cards and PINs; no object kind owns it',
 }
 

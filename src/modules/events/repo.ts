@@ -104,3 +104,13 @@ export async function eventsAbout(db: Db, scope: { organizationId: string; envir
     .where(sql<boolean>`data #>> '{object,id}' = ${objectId}`)
     .orderBy('id', 'desc').limit(limit).execute()
 }
+
+/** Events of one scope after an id, oldest first, within retention (the event stream's cursor read). */
+export async function eventsAfter(db: Db, scope: { organizationId: string; environment: string }, afterId: string, retainedSince: Date, limit: number): Promise<EventRow[]> {
+  return db.selectFrom('events').selectAll()
+    .where('organization_id', '=', scope.organizationId)
+    .where('environment', '=', scope.environment)
+    .where('id', '>', afterId)
+    .where('created_at', '>=', retainedSince)
+    .orderBy('id', 'asc').limit(limit).execute()
+}
