@@ -5250,6 +5250,676 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/authorization_endpoint": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Retrieve the authorization endpoint (without its secret) */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description OK */
+                200: {
+                    headers: {
+                        /** @description Request id (`req_…`), also in every error body. */
+                        "Svc-Request-Id"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "id": "aep_01JD3R5M7N9P1Q3R5S7T9V1W3X",
+                         *       "object": "authorization_endpoint",
+                         *       "url": "https://issuing.example.com/svc/authorizations",
+                         *       "timeout_ms": 1200,
+                         *       "stand_in": "decline",
+                         *       "status": "enabled",
+                         *       "created_at": "2026-11-01T12:00:00.000Z",
+                         *       "updated_at": "2026-11-01T12:00:00.000Z"
+                         *     }
+                         */
+                        "application/json": components["schemas"]["AuthorizationEndpoint"];
+                    };
+                };
+                /** @description Error codes: `missing_credentials`, `invalid_access_token` */
+                401: {
+                    headers: {
+                        /** @description Request id (`req_…`), also in every error body. */
+                        "Svc-Request-Id"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error codes: `ip_not_allowed`, `environment_mismatch`, `insufficient_scope` */
+                403: {
+                    headers: {
+                        /** @description Request id (`req_…`), also in every error body. */
+                        "Svc-Request-Id"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error codes: `authorization_endpoint_not_found` */
+                404: {
+                    headers: {
+                        /** @description Request id (`req_…`), also in every error body. */
+                        "Svc-Request-Id"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error codes: `request_timeout` */
+                408: {
+                    headers: {
+                        /** @description Request id (`req_…`), also in every error body. */
+                        "Svc-Request-Id"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error codes: `rate_limited` */
+                429: {
+                    headers: {
+                        /** @description Seconds to wait before retrying. */
+                        "Retry-After"?: number;
+                        /** @description Request id (`req_…`), also in every error body. */
+                        "Svc-Request-Id"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error codes: `request_header_too_large` */
+                431: {
+                    headers: {
+                        /** @description Request id (`req_…`), also in every error body. */
+                        "Svc-Request-Id"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error codes: `internal_error` */
+                500: {
+                    headers: {
+                        /** @description Request id (`req_…`), also in every error body. */
+                        "Svc-Request-Id"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        /**
+         * Register or change the authorization endpoint
+         * @description Creates the environment's endpoint, answering its `whsec_` signing secret (shown only here and by rotate_secret), or changes the url, timeout_ms (100–2000, default 1500) and stand_in (default `decline`) of the existing one, keeping its secret (not shown). The url follows the rules of webhook endpoint URLs. For each authorization, and each increment, that the service's own rules approve, the service POSTs a signed `authorization.request` (the `Svc-Signature` of webhooks, over the raw body) carrying in `data.object` the authorization as it would be written (status pending, approved true, no hold yet) and in `data.request` what is asked (`type`, `amount`), and waits at most `timeout_ms`. Answer 2xx with `{"approved": true}`, `{"approved": true, "amount": n}` (partial approval, 0 < n ≤ the amount asked; the hold is n) or `{"approved": false}` (decline_reason integrator_declined). Anything else (timeout, non-2xx, not such JSON) is the stand-in: `approve` approves on the service's rules, `decline` declines with integrator_unavailable. Declines by the service's rules are never sent. After 5 consecutive stand-ins the endpoint is skipped for 30 s (per service process). Each authorization records who decided in `decision`. Guide: /docs/guides/authorization-endpoint.
+         */
+        put: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["AuthorizationEndpointPutRequest"];
+                };
+            };
+            responses: {
+                /** @description OK */
+                200: {
+                    headers: {
+                        /** @description Request id (`req_…`), also in every error body. */
+                        "Svc-Request-Id"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "id": "aep_01JD3R5M7N9P1Q3R5S7T9V1W3X",
+                         *       "object": "authorization_endpoint",
+                         *       "url": "https://issuing.example.com/svc/authorizations",
+                         *       "timeout_ms": 1200,
+                         *       "stand_in": "decline",
+                         *       "status": "enabled",
+                         *       "created_at": "2026-11-01T12:00:00.000Z",
+                         *       "updated_at": "2026-11-01T12:00:00.000Z"
+                         *     }
+                         */
+                        "application/json": components["schemas"]["AuthorizationEndpoint"];
+                    };
+                };
+                /** @description Error codes: `invalid_webhook_url`, `invalid_request_body`, `missing_parameter`, `invalid_parameter`, `unknown_parameter` */
+                400: {
+                    headers: {
+                        /** @description Request id (`req_…`), also in every error body. */
+                        "Svc-Request-Id"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error codes: `missing_credentials`, `invalid_access_token` */
+                401: {
+                    headers: {
+                        /** @description Request id (`req_…`), also in every error body. */
+                        "Svc-Request-Id"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error codes: `ip_not_allowed`, `environment_mismatch`, `insufficient_scope` */
+                403: {
+                    headers: {
+                        /** @description Request id (`req_…`), also in every error body. */
+                        "Svc-Request-Id"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error codes: `request_timeout` */
+                408: {
+                    headers: {
+                        /** @description Request id (`req_…`), also in every error body. */
+                        "Svc-Request-Id"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error codes: `request_too_large` */
+                413: {
+                    headers: {
+                        /** @description Request id (`req_…`), also in every error body. */
+                        "Svc-Request-Id"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error codes: `rate_limited` */
+                429: {
+                    headers: {
+                        /** @description Seconds to wait before retrying. */
+                        "Retry-After"?: number;
+                        /** @description Request id (`req_…`), also in every error body. */
+                        "Svc-Request-Id"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error codes: `request_header_too_large` */
+                431: {
+                    headers: {
+                        /** @description Request id (`req_…`), also in every error body. */
+                        "Svc-Request-Id"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error codes: `internal_error` */
+                500: {
+                    headers: {
+                        /** @description Request id (`req_…`), also in every error body. */
+                        "Svc-Request-Id"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        post?: never;
+        /**
+         * Delete the authorization endpoint
+         * @description The service decides authorizations alone again. The attempt log is kept (30 days).
+         */
+        delete: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description OK */
+                200: {
+                    headers: {
+                        /** @description Request id (`req_…`), also in every error body. */
+                        "Svc-Request-Id"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "id": "aep_01JD3R5M7N9P1Q3R5S7T9V1W3X",
+                         *       "object": "authorization_endpoint",
+                         *       "deleted": true
+                         *     }
+                         */
+                        "application/json": components["schemas"]["AuthorizationEndpointDeleted"];
+                    };
+                };
+                /** @description Error codes: `missing_credentials`, `invalid_access_token` */
+                401: {
+                    headers: {
+                        /** @description Request id (`req_…`), also in every error body. */
+                        "Svc-Request-Id"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error codes: `ip_not_allowed`, `environment_mismatch`, `insufficient_scope` */
+                403: {
+                    headers: {
+                        /** @description Request id (`req_…`), also in every error body. */
+                        "Svc-Request-Id"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error codes: `authorization_endpoint_not_found` */
+                404: {
+                    headers: {
+                        /** @description Request id (`req_…`), also in every error body. */
+                        "Svc-Request-Id"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error codes: `request_timeout` */
+                408: {
+                    headers: {
+                        /** @description Request id (`req_…`), also in every error body. */
+                        "Svc-Request-Id"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error codes: `rate_limited` */
+                429: {
+                    headers: {
+                        /** @description Seconds to wait before retrying. */
+                        "Retry-After"?: number;
+                        /** @description Request id (`req_…`), also in every error body. */
+                        "Svc-Request-Id"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error codes: `request_header_too_large` */
+                431: {
+                    headers: {
+                        /** @description Request id (`req_…`), also in every error body. */
+                        "Svc-Request-Id"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error codes: `internal_error` */
+                500: {
+                    headers: {
+                        /** @description Request id (`req_…`), also in every error body. */
+                        "Svc-Request-Id"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/authorization_endpoint/attempts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The attempt log, newest first
+         * @description One entry per authorization request the service decided to send (or skipped while the circuit was open): the authorization, the API request that caused it, the HTTP status answered, the latency, the outcome and the stand-in reason. Written beside the decision (not in its batch), before the simulator answers. Kept 30 days.
+         */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description Cursor: the page before it. Not together with starting_after. */
+                    ending_before?: string;
+                    /** @description Page size, 1–100 (default 25). */
+                    limit?: number;
+                    /** @description Cursor: the page after it (next_cursor of the previous page). */
+                    starting_after?: string;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description OK */
+                200: {
+                    headers: {
+                        /** @description Request id (`req_…`), also in every error body. */
+                        "Svc-Request-Id"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["AuthorizationEndpointAttemptList"];
+                    };
+                };
+                /** @description Error codes: `invalid_parameter`, `unknown_parameter`, `expired_cursor` */
+                400: {
+                    headers: {
+                        /** @description Request id (`req_…`), also in every error body. */
+                        "Svc-Request-Id"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error codes: `missing_credentials`, `invalid_access_token` */
+                401: {
+                    headers: {
+                        /** @description Request id (`req_…`), also in every error body. */
+                        "Svc-Request-Id"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error codes: `ip_not_allowed`, `environment_mismatch`, `insufficient_scope` */
+                403: {
+                    headers: {
+                        /** @description Request id (`req_…`), also in every error body. */
+                        "Svc-Request-Id"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error codes: `request_timeout` */
+                408: {
+                    headers: {
+                        /** @description Request id (`req_…`), also in every error body. */
+                        "Svc-Request-Id"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error codes: `rate_limited` */
+                429: {
+                    headers: {
+                        /** @description Seconds to wait before retrying. */
+                        "Retry-After"?: number;
+                        /** @description Request id (`req_…`), also in every error body. */
+                        "Svc-Request-Id"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error codes: `request_header_too_large` */
+                431: {
+                    headers: {
+                        /** @description Request id (`req_…`), also in every error body. */
+                        "Svc-Request-Id"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error codes: `internal_error` */
+                500: {
+                    headers: {
+                        /** @description Request id (`req_…`), also in every error body. */
+                        "Svc-Request-Id"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/authorization_endpoint/rotate_secret": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Rotate the signing secret
+         * @description Answers the endpoint with its new `secret`. For 24 hours both secrets sign every request (two `v1=` values).
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: {
+                    /** @description Makes a retry safe: the same key with the same body within 24 hours replays the first answer (with `Idempotent-Replay: true`). Keys are scoped to your organization and environment. */
+                    "Idempotency-Key"?: string;
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": Record<string, never>;
+                };
+            };
+            responses: {
+                /** @description OK */
+                200: {
+                    headers: {
+                        /** @description Request id (`req_…`), also in every error body. */
+                        "Svc-Request-Id"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "id": "aep_01JD3R5M7N9P1Q3R5S7T9V1W3X",
+                         *       "object": "authorization_endpoint",
+                         *       "url": "https://issuing.example.com/svc/authorizations",
+                         *       "timeout_ms": 1200,
+                         *       "stand_in": "decline",
+                         *       "status": "enabled",
+                         *       "created_at": "2026-11-01T12:00:00.000Z",
+                         *       "updated_at": "2026-11-01T12:00:00.000Z"
+                         *     }
+                         */
+                        "application/json": components["schemas"]["AuthorizationEndpoint"];
+                    };
+                };
+                /** @description Error codes: `invalid_request_body`, `missing_parameter`, `invalid_parameter`, `unknown_parameter` */
+                400: {
+                    headers: {
+                        /** @description Request id (`req_…`), also in every error body. */
+                        "Svc-Request-Id"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error codes: `missing_credentials`, `invalid_access_token` */
+                401: {
+                    headers: {
+                        /** @description Request id (`req_…`), also in every error body. */
+                        "Svc-Request-Id"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error codes: `ip_not_allowed`, `environment_mismatch`, `insufficient_scope` */
+                403: {
+                    headers: {
+                        /** @description Request id (`req_…`), also in every error body. */
+                        "Svc-Request-Id"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error codes: `authorization_endpoint_not_found` */
+                404: {
+                    headers: {
+                        /** @description Request id (`req_…`), also in every error body. */
+                        "Svc-Request-Id"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error codes: `request_timeout` */
+                408: {
+                    headers: {
+                        /** @description Request id (`req_…`), also in every error body. */
+                        "Svc-Request-Id"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error codes: `idempotency_key_reuse`, `idempotency_request_in_progress` */
+                409: {
+                    headers: {
+                        /** @description Request id (`req_…`), also in every error body. */
+                        "Svc-Request-Id"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error codes: `request_too_large` */
+                413: {
+                    headers: {
+                        /** @description Request id (`req_…`), also in every error body. */
+                        "Svc-Request-Id"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error codes: `rate_limited` */
+                429: {
+                    headers: {
+                        /** @description Seconds to wait before retrying. */
+                        "Retry-After"?: number;
+                        /** @description Request id (`req_…`), also in every error body. */
+                        "Svc-Request-Id"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error codes: `request_header_too_large` */
+                431: {
+                    headers: {
+                        /** @description Request id (`req_…`), also in every error body. */
+                        "Svc-Request-Id"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error codes: `internal_error` */
+                500: {
+                    headers: {
+                        /** @description Request id (`req_…`), also in every error body. */
+                        "Svc-Request-Id"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/authorizations": {
         parameters: {
             query?: never;
@@ -5438,16 +6108,28 @@ export interface paths {
                          *           "amount": 3000,
                          *           "approved": true,
                          *           "decline_reason": null,
-                         *           "created_at": "2026-11-02T10:00:00.000Z"
+                         *           "created_at": "2026-11-02T10:00:00.000Z",
+                         *           "decision": {
+                         *             "source": "integrator",
+                         *             "latency_ms": 84
+                         *           }
                          *         },
                          *         {
                          *           "type": "increment",
                          *           "amount": 1000,
                          *           "approved": true,
                          *           "decline_reason": null,
-                         *           "created_at": "2026-11-03T08:30:00.000Z"
+                         *           "created_at": "2026-11-03T08:30:00.000Z",
+                         *           "decision": {
+                         *             "source": "svc",
+                         *             "latency_ms": 0
+                         *           }
                          *         }
                          *       ],
+                         *       "decision": {
+                         *         "source": "svc",
+                         *         "latency_ms": 0
+                         *       },
                          *       "expires_at": "2026-11-09T10:00:00.000Z",
                          *       "created_at": "2026-11-02T10:00:00.000Z",
                          *       "updated_at": "2026-11-03T08:30:00.000Z"
@@ -11834,6 +12516,128 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/events/{event_id}/deliveries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * An event's deliveries, one per endpoint
+         * @description One `webhook_delivery` per endpoint the event was sent (or is to be sent) to, each with every attempt made, in the shape of the endpoint delivery log. At most one per endpoint (10 per environment), so the list is never paged (`has_more` is false). Needs `webhooks:write`, like the delivery log. Events older than 30 days answer event_not_found.
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    event_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description OK */
+                200: {
+                    headers: {
+                        /** @description Request id (`req_…`), also in every error body. */
+                        "Svc-Request-Id"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["WebhookDeliveryList"];
+                    };
+                };
+                /** @description Error codes: `missing_credentials`, `invalid_access_token` */
+                401: {
+                    headers: {
+                        /** @description Request id (`req_…`), also in every error body. */
+                        "Svc-Request-Id"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error codes: `ip_not_allowed`, `environment_mismatch`, `insufficient_scope` */
+                403: {
+                    headers: {
+                        /** @description Request id (`req_…`), also in every error body. */
+                        "Svc-Request-Id"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error codes: `event_not_found`, `not_found` */
+                404: {
+                    headers: {
+                        /** @description Request id (`req_…`), also in every error body. */
+                        "Svc-Request-Id"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error codes: `request_timeout` */
+                408: {
+                    headers: {
+                        /** @description Request id (`req_…`), also in every error body. */
+                        "Svc-Request-Id"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error codes: `rate_limited` */
+                429: {
+                    headers: {
+                        /** @description Seconds to wait before retrying. */
+                        "Retry-After"?: number;
+                        /** @description Request id (`req_…`), also in every error body. */
+                        "Svc-Request-Id"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error codes: `request_header_too_large` */
+                431: {
+                    headers: {
+                        /** @description Request id (`req_…`), also in every error body. */
+                        "Svc-Request-Id"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error codes: `internal_error` */
+                500: {
+                    headers: {
+                        /** @description Request id (`req_…`), also in every error body. */
+                        "Svc-Request-Id"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/events/{event_id}/replay": {
         parameters: {
             query?: never;
@@ -14647,7 +15451,7 @@ export interface paths {
         put?: never;
         /**
          * Simulate a card authorization
-         * @description A merchant asks to authorize `amount` on the card; the service decides in real time. Approved: status `pending`, a hold of the amount on the account (ledger entry `hold`) that expires after 7 days. Declined: status `declined` with decline_reason; nothing is held. Both answer 201 and emit authorization.created. Checks, in order: card status (card_inactive for a card not yet issued or not activated, card_frozen, card_closed, card_expired, also when the expiry month has passed), the presented expiry (invalid_expiry) and security code (invalid_cvc), the network token (token_inactive unless active), the account (account_blocked), currency_mismatch, the card's spending controls (mcc_blocked, country_blocked, then spending_limit: per_authorization, and daily/weekly/monthly/all_time sums of approved spend since the start of the UTC day, ISO week (Monday) or month) and finally the available balance (insufficient_funds). A `network_token_id` that is not a token of this card answers 404 token_not_found. `cvc` is checked against the processor.
+         * @description A merchant asks to authorize `amount` on the card; the service decides in real time. Approved: status `pending`, a hold of the amount on the account (ledger entry `hold`) that expires after 7 days. Declined: status `declined` with decline_reason; nothing is held. Both answer 201 and emit authorization.created. Checks, in order: card status (card_inactive for a card not yet issued or not activated, card_frozen, card_closed, card_expired, also when the expiry month has passed), the presented expiry (invalid_expiry) and security code (invalid_cvc), the network token (token_inactive unless active), the account (account_blocked), currency_mismatch, the card's spending controls (mcc_blocked, country_blocked, then spending_limit: per_authorization, and daily/weekly/monthly/all_time sums of approved spend since the start of the UTC day, ISO week (Monday) or month) and finally the available balance (insufficient_funds). Then, when the organization has an authorization endpoint (PUT /v1/authorization_endpoint), it is asked about what these rules approve and the answer comes after its decision: integrator_declined when it declines, integrator_unavailable when it does not answer usably and its stand_in is decline; a partial approval holds the amount it names. `decision` says who decided. A `network_token_id` that is not a token of this card answers 404 token_not_found. `cvc` is checked against the processor.
          */
         post: {
             parameters: {
@@ -14701,16 +15505,28 @@ export interface paths {
                          *           "amount": 3000,
                          *           "approved": true,
                          *           "decline_reason": null,
-                         *           "created_at": "2026-11-02T10:00:00.000Z"
+                         *           "created_at": "2026-11-02T10:00:00.000Z",
+                         *           "decision": {
+                         *             "source": "integrator",
+                         *             "latency_ms": 84
+                         *           }
                          *         },
                          *         {
                          *           "type": "increment",
                          *           "amount": 1000,
                          *           "approved": true,
                          *           "decline_reason": null,
-                         *           "created_at": "2026-11-03T08:30:00.000Z"
+                         *           "created_at": "2026-11-03T08:30:00.000Z",
+                         *           "decision": {
+                         *             "source": "svc",
+                         *             "latency_ms": 0
+                         *           }
                          *         }
                          *       ],
+                         *       "decision": {
+                         *         "source": "svc",
+                         *         "latency_ms": 0
+                         *       },
                          *       "expires_at": "2026-11-09T10:00:00.000Z",
                          *       "created_at": "2026-11-02T10:00:00.000Z",
                          *       "updated_at": "2026-11-03T08:30:00.000Z"
@@ -15127,16 +15943,28 @@ export interface paths {
                          *           "amount": 3000,
                          *           "approved": true,
                          *           "decline_reason": null,
-                         *           "created_at": "2026-11-02T10:00:00.000Z"
+                         *           "created_at": "2026-11-02T10:00:00.000Z",
+                         *           "decision": {
+                         *             "source": "integrator",
+                         *             "latency_ms": 84
+                         *           }
                          *         },
                          *         {
                          *           "type": "increment",
                          *           "amount": 1000,
                          *           "approved": true,
                          *           "decline_reason": null,
-                         *           "created_at": "2026-11-03T08:30:00.000Z"
+                         *           "created_at": "2026-11-03T08:30:00.000Z",
+                         *           "decision": {
+                         *             "source": "svc",
+                         *             "latency_ms": 0
+                         *           }
                          *         }
                          *       ],
+                         *       "decision": {
+                         *         "source": "svc",
+                         *         "latency_ms": 0
+                         *       },
                          *       "expires_at": "2026-11-09T10:00:00.000Z",
                          *       "created_at": "2026-11-02T10:00:00.000Z",
                          *       "updated_at": "2026-11-03T08:30:00.000Z"
@@ -15287,7 +16115,7 @@ export interface paths {
         put?: never;
         /**
          * Simulate an incremental authorization
-         * @description Raises a pending authorization by `amount` (a hotel stay grows, a tip is added). Decided by the same rules as a new authorization (per_authorization limits count the new total). Approved: `amount` and `held_amount` grow. Declined: nothing changes but `request_history`, which records the decline reason. Emits authorization.updated. An authorization that is not pending answers 422 authorization_invalid_state.
+         * @description Raises a pending authorization by `amount` (a hotel stay grows, a tip is added). Decided by the same rules as a new authorization (per_authorization limits count the new total), then by the organization's authorization endpoint if it has one (a partial approval raises by the amount it names). Approved: `amount` and `held_amount` grow. Declined: nothing changes but `request_history`, which records the decline reason. Emits authorization.updated. An authorization that is not pending answers 422 authorization_invalid_state.
          */
         post: {
             parameters: {
@@ -15348,16 +16176,28 @@ export interface paths {
                          *           "amount": 3000,
                          *           "approved": true,
                          *           "decline_reason": null,
-                         *           "created_at": "2026-11-02T10:00:00.000Z"
+                         *           "created_at": "2026-11-02T10:00:00.000Z",
+                         *           "decision": {
+                         *             "source": "integrator",
+                         *             "latency_ms": 84
+                         *           }
                          *         },
                          *         {
                          *           "type": "increment",
                          *           "amount": 1000,
                          *           "approved": true,
                          *           "decline_reason": null,
-                         *           "created_at": "2026-11-03T08:30:00.000Z"
+                         *           "created_at": "2026-11-03T08:30:00.000Z",
+                         *           "decision": {
+                         *             "source": "svc",
+                         *             "latency_ms": 0
+                         *           }
                          *         }
                          *       ],
+                         *       "decision": {
+                         *         "source": "svc",
+                         *         "latency_ms": 0
+                         *       },
                          *       "expires_at": "2026-11-09T10:00:00.000Z",
                          *       "created_at": "2026-11-02T10:00:00.000Z",
                          *       "updated_at": "2026-11-03T08:30:00.000Z"
@@ -15564,16 +16404,28 @@ export interface paths {
                          *           "amount": 3000,
                          *           "approved": true,
                          *           "decline_reason": null,
-                         *           "created_at": "2026-11-02T10:00:00.000Z"
+                         *           "created_at": "2026-11-02T10:00:00.000Z",
+                         *           "decision": {
+                         *             "source": "integrator",
+                         *             "latency_ms": 84
+                         *           }
                          *         },
                          *         {
                          *           "type": "increment",
                          *           "amount": 1000,
                          *           "approved": true,
                          *           "decline_reason": null,
-                         *           "created_at": "2026-11-03T08:30:00.000Z"
+                         *           "created_at": "2026-11-03T08:30:00.000Z",
+                         *           "decision": {
+                         *             "source": "svc",
+                         *             "latency_ms": 0
+                         *           }
                          *         }
                          *       ],
+                         *       "decision": {
+                         *         "source": "svc",
+                         *         "latency_ms": 0
+                         *       },
                          *       "expires_at": "2026-11-09T10:00:00.000Z",
                          *       "created_at": "2026-11-02T10:00:00.000Z",
                          *       "updated_at": "2026-11-03T08:30:00.000Z"
@@ -20166,16 +21018,28 @@ export interface components {
          *           "amount": 3000,
          *           "approved": true,
          *           "decline_reason": null,
-         *           "created_at": "2026-11-02T10:00:00.000Z"
+         *           "created_at": "2026-11-02T10:00:00.000Z",
+         *           "decision": {
+         *             "source": "integrator",
+         *             "latency_ms": 84
+         *           }
          *         },
          *         {
          *           "type": "increment",
          *           "amount": 1000,
          *           "approved": true,
          *           "decline_reason": null,
-         *           "created_at": "2026-11-03T08:30:00.000Z"
+         *           "created_at": "2026-11-03T08:30:00.000Z",
+         *           "decision": {
+         *             "source": "svc",
+         *             "latency_ms": 0
+         *           }
          *         }
          *       ],
+         *       "decision": {
+         *         "source": "svc",
+         *         "latency_ms": 0
+         *       },
          *       "expires_at": "2026-11-09T10:00:00.000Z",
          *       "created_at": "2026-11-02T10:00:00.000Z",
          *       "updated_at": "2026-11-03T08:30:00.000Z"
@@ -20191,11 +21055,12 @@ export interface components {
             /** Format: date-time */
             created_at: string;
             currency: string;
+            decision: components["schemas"]["AuthorizationDecision"];
             /**
              * @description Why a declined authorization was declined; null when approved
              * @enum {string|null}
              */
-            decline_reason: "card_inactive" | "card_frozen" | "card_closed" | "card_expired" | "invalid_expiry" | "invalid_cvc" | "token_inactive" | "account_blocked" | "currency_mismatch" | "mcc_blocked" | "country_blocked" | "spending_limit" | "insufficient_funds" | null;
+            decline_reason: "card_inactive" | "card_frozen" | "card_closed" | "card_expired" | "invalid_expiry" | "invalid_cvc" | "token_inactive" | "account_blocked" | "currency_mismatch" | "mcc_blocked" | "country_blocked" | "spending_limit" | "insufficient_funds" | "integrator_declined" | "integrator_unavailable" | null;
             /**
              * Format: date-time
              * @description When the hold is released if nothing captures it (7 days)
@@ -20221,6 +21086,132 @@ export interface components {
             /** Format: date-time */
             updated_at: string;
         };
+        /**
+         * AuthorizationDecision
+         * @example {
+         *       "source": "integrator",
+         *       "latency_ms": 84
+         *     }
+         * @example {
+         *       "source": "stand_in",
+         *       "latency_ms": 1500,
+         *       "stand_in_reason": "timeout"
+         *     }
+         */
+        AuthorizationDecision: {
+            /** @description How long your authorization endpoint took; 0 when none was called */
+            latency_ms: number;
+            /**
+             * @description `svc`: the service's own rules (no authorization endpoint, a decline by the rules, which is never sent, or a decline at the balance re-check when the hold is written); `integrator`: your authorization endpoint answered; `stand_in`: it did not answer usably (or its circuit was open) and its `stand_in` setting decided
+             * @enum {string}
+             */
+            source: "svc" | "integrator" | "stand_in";
+            /**
+             * @description Why the stand-in decided: no answer within timeout_ms, a non-2xx answer, a failed connection or an open circuit (`error`), or a 2xx answer that is not `{"approved": true|false[, "amount": n]}` (`invalid_response`)
+             * @enum {string}
+             */
+            stand_in_reason?: "timeout" | "error" | "invalid_response";
+        };
+        /** AuthorizationEndpoint */
+        AuthorizationEndpoint: {
+            /** Format: date-time */
+            created_at: string;
+            /** @description aep_ id (a new one after DELETE and PUT) */
+            id: string;
+            /** @enum {string} */
+            object: "authorization_endpoint";
+            /** @description whsec_ signing secret: returned only when the endpoint is created and by rotate_secret */
+            secret?: string;
+            /** @enum {string} */
+            stand_in: "decline" | "approve";
+            /**
+             * @description `circuit_open`: after 5 consecutive stand-ins the endpoint is skipped for 30 s (the stand-in answers at once), then tried again. The breaker is kept per service process: this is what the process that answered sees
+             * @enum {string}
+             */
+            status: "enabled" | "circuit_open";
+            timeout_ms: number;
+            /** Format: date-time */
+            updated_at: string;
+            url: string;
+        };
+        /**
+         * AuthorizationEndpointAttempt
+         * @example {
+         *       "id": "aea_01JD3R5M7N9P1Q3R5S7T9V1W3Y",
+         *       "object": "authorization_endpoint_attempt",
+         *       "authorization_id": "auth_01JD3Q7Y6X5W4V3T2S1R0Q9P8N",
+         *       "request_type": "authorization",
+         *       "request_id": "req_01JD3Q7Y6X5W4V3T2S1R0Q9P8P",
+         *       "url": "https://issuing.example.com/svc/authorizations",
+         *       "response_status": 200,
+         *       "latency_ms": 84,
+         *       "outcome": "partially_approved",
+         *       "approved_amount": 2000,
+         *       "stand_in_reason": null,
+         *       "error": null,
+         *       "created_at": "2026-11-02T10:00:00.084Z"
+         *     }
+         */
+        AuthorizationEndpointAttempt: {
+            /** @description The amount the endpoint approved (the requested one, or less for a partial approval); null otherwise */
+            approved_amount: number | null;
+            /** @description The authorization asked about (auth_); a declined one keeps its id */
+            authorization_id: string;
+            /** Format: date-time */
+            created_at: string;
+            /** @description Why the answer was not usable (`HTTP 500`, `ETIMEDOUT: …`, `circuit open: …`, …) */
+            error: string | null;
+            /** @description aea_ id */
+            id: string;
+            /** @description Until the answer or the timeout; 0 when the circuit was open and nothing was sent */
+            latency_ms: number;
+            /** @enum {string} */
+            object: "authorization_endpoint_attempt";
+            /**
+             * @description What the endpoint answered; `stand_in`: nothing usable, the endpoint's stand_in decided
+             * @enum {string}
+             */
+            outcome: "approved" | "partially_approved" | "declined" | "stand_in";
+            /** @description The req_ id of the API call that caused it (its Request-Id) */
+            request_id: string | null;
+            /** @enum {string} */
+            request_type: "authorization" | "increment";
+            /** @description HTTP status answered; null when none came (timeout, failed connection, open circuit) */
+            response_status: number | null;
+            /** @enum {string|null} */
+            stand_in_reason: "timeout" | "error" | "invalid_response" | null;
+            /** @description The URL called */
+            url: string;
+        };
+        /** AuthorizationEndpointAttemptList */
+        AuthorizationEndpointAttemptList: {
+            data: components["schemas"]["AuthorizationEndpointAttempt"][];
+            has_more: boolean;
+            next_cursor: string | null;
+            /** @enum {string} */
+            object: "list";
+            url: string;
+        };
+        /** AuthorizationEndpointDeleted */
+        AuthorizationEndpointDeleted: {
+            /** @enum {boolean} */
+            deleted: true;
+            id: string;
+            /** @enum {string} */
+            object: "authorization_endpoint";
+        };
+        /** AuthorizationEndpointPutRequest */
+        AuthorizationEndpointPutRequest: {
+            /**
+             * @description What decides when the endpoint does not answer usably (timeout, non-2xx, bad JSON) or its circuit is open: `decline` (decline_reason integrator_unavailable, the default) or `approve` (the service's own rules, which already approved)
+             * @enum {string}
+             */
+            stand_in?: "decline" | "approve";
+            /** @description How long the service waits for the answer, 100–2000 ms (default 1500) */
+            timeout_ms?: number;
+            /** @description Where authorization requests are POSTed: the rules of webhook endpoint URLs (HTTPS on a publicly resolvable host, invalid_webhook_url otherwise; a local `npm start` sandbox also accepts http:// to your own machine) */
+            url: string;
+        };
         /** AuthorizationList */
         AuthorizationList: {
             data: components["schemas"]["Authorization"][];
@@ -20236,6 +21227,7 @@ export interface components {
             approved: boolean;
             /** Format: date-time */
             created_at: string;
+            decision: components["schemas"]["AuthorizationDecision"];
             decline_reason: string | null;
             /** @enum {string} */
             type: "authorization" | "increment";
@@ -20650,7 +21642,7 @@ export interface components {
         Error: {
             error: {
                 /** @enum {string} */
-                code: "invalid_request_body" | "missing_parameter" | "invalid_parameter" | "unknown_parameter" | "invalid_public_key" | "expired_cursor" | "invalid_webhook_url" | "request_too_large" | "request_timeout" | "request_header_too_large" | "missing_credentials" | "invalid_access_token" | "insufficient_scope" | "ip_not_allowed" | "environment_mismatch" | "not_found" | "cardholder_not_found" | "account_not_found" | "card_not_found" | "authorization_not_found" | "transaction_not_found" | "dispute_not_found" | "authentication_not_found" | "esim_package_not_found" | "esim_order_not_found" | "esim_not_found" | "token_not_found" | "event_not_found" | "webhook_endpoint_not_found" | "report_not_found" | "organization_not_found" | "program_not_found" | "client_not_found" | "idempotency_key_reuse" | "idempotency_request_in_progress" | "adjustment_already_applied" | "cardholder_already_exists" | "esim_order_reference_exists" | "user_already_exists" | "dispute_already_open" | "webhook_endpoint_limit_reached" | "identity_document_required" | "address_required" | "kyc_not_approved" | "address_change_requires_kyc" | "kyc_identity_required" | "insufficient_funds" | "account_blocked" | "currency_mismatch" | "account_cardholder_mismatch" | "account_not_provisioned" | "account_not_fundable" | "card_invalid_state" | "card_already_activated" | "card_closed" | "card_not_provisioned" | "card_limit_reached" | "unsupported_form_factor" | "embossed_name_required" | "delivery_address_required" | "card_type_not_configured" | "pin_invalid" | "transaction_not_refundable" | "refund_exceeds_original" | "token_invalid_state" | "token_deleted" | "authorization_invalid_state" | "authentication_invalid_state" | "dispute_invalid_state" | "program_not_provisioned" | "program_not_configured" | "spend_control_unsupported" | "operation_unsupported" | "esim_package_unavailable" | "esim_top_up_unavailable" | "esim_inventory_exhausted" | "report_not_ready" | "rate_limited" | "internal_error" | "processor_unavailable" | "processor_permission_denied";
+                code: "invalid_request_body" | "missing_parameter" | "invalid_parameter" | "unknown_parameter" | "invalid_public_key" | "expired_cursor" | "invalid_webhook_url" | "request_too_large" | "request_timeout" | "request_header_too_large" | "missing_credentials" | "invalid_access_token" | "insufficient_scope" | "ip_not_allowed" | "environment_mismatch" | "not_found" | "cardholder_not_found" | "account_not_found" | "card_not_found" | "authorization_not_found" | "transaction_not_found" | "dispute_not_found" | "authentication_not_found" | "esim_package_not_found" | "esim_order_not_found" | "esim_not_found" | "token_not_found" | "event_not_found" | "webhook_endpoint_not_found" | "authorization_endpoint_not_found" | "report_not_found" | "organization_not_found" | "program_not_found" | "client_not_found" | "user_not_found" | "idempotency_key_reuse" | "idempotency_request_in_progress" | "adjustment_already_applied" | "cardholder_already_exists" | "esim_order_reference_exists" | "user_already_exists" | "dispute_already_open" | "webhook_endpoint_limit_reached" | "identity_document_required" | "address_required" | "kyc_not_approved" | "address_change_requires_kyc" | "kyc_identity_required" | "insufficient_funds" | "account_blocked" | "currency_mismatch" | "account_cardholder_mismatch" | "account_not_provisioned" | "account_not_fundable" | "card_invalid_state" | "card_already_activated" | "card_closed" | "card_not_provisioned" | "card_limit_reached" | "unsupported_form_factor" | "embossed_name_required" | "delivery_address_required" | "card_type_not_configured" | "pin_invalid" | "transaction_not_refundable" | "refund_exceeds_original" | "token_invalid_state" | "token_deleted" | "authorization_invalid_state" | "authentication_invalid_state" | "dispute_invalid_state" | "program_not_provisioned" | "program_not_configured" | "spend_control_unsupported" | "operation_unsupported" | "esim_package_unavailable" | "esim_top_up_unavailable" | "esim_inventory_exhausted" | "last_owner" | "report_not_ready" | "rate_limited" | "internal_error" | "processor_unavailable" | "processor_permission_denied";
                 /** Format: uri */
                 doc_url: string;
                 errors?: {

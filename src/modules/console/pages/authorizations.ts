@@ -38,6 +38,19 @@ export function declineInWords(reason: string | null): Html {
   return html`${DECLINE_WORDS[reason as DeclineReason] ?? reason} <code>${reason}</code>`
 }
 
+const STAND_IN_WORDS: Record<string, string> = {
+  timeout: 'it did not answer in time',
+  error: 'it answered with an error or could not be reached (or was skipped after repeated failures)',
+  invalid_response: 'its answer was not one the service understands',
+}
+
+/** Who decided: the service's rules, the organization's authorization endpoint, or the stand-in when the endpoint failed. */
+export function decidedBy(d: { source: string; latency_ms: number; stand_in_reason?: string | null }): string {
+  if (d.source === 'integrator') return `Your authorization endpoint, in ${d.latency_ms} ms`
+  if (d.source === 'stand_in') return `The stand-in rule, because your authorization endpoint failed: ${STAND_IN_WORDS[d.stand_in_reason ?? ''] ?? d.stand_in_reason ?? 'unknown'} (${d.latency_ms} ms)`
+  return "The service's own rules"
+}
+
 async function listPage(ctx: PageContext): Promise<FastifyReply> {
   const filters = { status: queryText(ctx, 'status'), card_id: queryText(ctx, 'card_id') }
   const status = (AUTHORIZATION_STATUSES as readonly string[]).includes(filters.status) ? filters.status : undefined
@@ -85,6 +98,7 @@ async function detailPage(ctx: PageContext, id: string, problem?: Problem, statu
       ['Authorization', html`<code>${a.id}</code>`],
       ['Status', statusBadge(a.status)],
       ['Decision', a.approved ? 'approved' : html`declined: ${declineInWords(a.decline_reason)}`],
+      ['Decided by', decidedBy(a.decision)],
       ['Amount', money(a.amount, a.currency)],
       ['Held', money(a.held_amount, a.currency)],
       ['Captured', money(a.captured_amount, a.currency)],
