@@ -1,14 +1,20 @@
 import type { ConsolePage } from '../router.js'
 import { accountPages } from './account.js'
 import { auditPage } from './audit.js'
+import { authenticationPages } from './authentications.js'
+import { esimOrderPages } from './esim-orders.js'
+import { esimPages } from './esims.js'
 import { homePage } from './home.js'
 import { invitationPages } from './invitation.js'
+import { networkTokenPages } from './network-tokens.js'
 import { operatorClientPages } from './operator-clients.js'
 import { operatorEsimPages } from './operator-esim.js'
 import { operatorHealthPage } from './operator-health.js'
 import { operatorNetworkPolicyPages } from './operator-network-policies.js'
 import { operatorOrganizationPages } from './operator-organizations.js'
 import { operatorProgramPages } from './operator-programs.js'
+import { reportPages } from './reports.js'
+import { searchPages } from './search.js'
 import { signInPages } from './sign-in.js'
 import { teamPages } from './team.js'
 
@@ -29,4 +35,10 @@ export const CONSOLE_PAGES: readonly ConsolePage[] = [
   operatorNetworkPolicyPages,
   operatorEsimPages,
   operatorHealthPage,
+  networkTokenPages,
+  authenticationPages,
+  esimOrderPages,
+  esimPages,
+  reportPages,
+  searchPages,
 ]
