@@ -28,9 +28,13 @@ function packageLabel(p: PackageView): string {
   return `${p.name} — ${volume(p.data_mb)}, ${p.validity_days} days, ${formatMoney(p.price, p.currency)}`
 }
 
+const REGIONS = ['local', 'regional', 'global'] as const
+
 /** The catalogue as this organization's environment sees it (its sandbox overrides included), up to 100 packages. */
-async function catalogue(ctx: PageContext, status?: SaleStatus): Promise<PackageView[]> {
-  return (await listPackages(ctx.deps, consoleCtx(ctx), { limit: 100, ...(status ? { status } : {}) })).data
+async function catalogue(ctx: PageContext, status?: SaleStatus, where: { country?: string; region?: string } = {}): Promise<PackageView[]> {
+  return (await listPackages(ctx.deps, consoleCtx(ctx), {
+    limit: 100, ...(status ? { status } : {}), ...(where.country ? { country: where.country } : {}), ...(where.region ? { region: where.region as (typeof REGIONS)[number] } : {}),
+  } as Parameters<typeof listPackages>[2])).data
 }
 
 async function listPage(ctx: PageContext, sale?: { error: ApiError }, status = 200): Promise<FastifyReply> {
@@ -77,18 +81,24 @@ interface OrderValues { package_id?: string; cardholder_id?: string; account_id?
 
 async function newOrderPage(ctx: PageContext, values: OrderValues = {}, error?: ApiError, outcome?: { error: ApiError }, status = 200): Promise<FastifyReply> {
   const q = ctx.req.query as Record<string, unknown>
-  const packages = await catalogue(ctx, 'on_sale')
+  const country = /^[A-Za-z]{3}$/.test(String(q.country ?? '')) ? String(q.country).toUpperCase() : ''
+  const region = filterValue(ctx, 'region', REGIONS)
+  const packages = await catalogue(ctx, 'on_sale', { country, region })
   const v: OrderValues = {
     package_id: values.package_id, cardholder_id: values.cardholder_id ?? String(q.cardholder_id ?? '').slice(0, 64),
     account_id: values.account_id ?? String(q.account_id ?? '').slice(0, 64), reference: values.reference ?? `console-${randomBytes(6).toString('hex')}`,
   }
   return ctx.render({
     title: 'Order an eSIM',
-    body: html`<section class="card" aria-labelledby="order-h"><h2 id="order-h">Order</h2>
+    body: html`${getForm(`${ESIM_ORDERS}/new`, html`<input type="hidden" name="cardholder_id" value="${v.cardholder_id ?? ''}"><input type="hidden" name="account_id" value="${v.account_id ?? ''}">
+<div>${field({ name: 'country', id: 'find-country', label: 'Country covered', value: country, maxlength: 3, hint: 'Three letters, e.g. FRA.' })}</div>
+<div>${selectField('region', 'Coverage', [['', 'Any'], ...REGIONS.map((r): [string, string] => [r, r])], region, { id: 'find-region' })}</div>
+<div><button type="submit" class="secondary">Find packages</button></div>`, 'Find packages')}
+<section class="card" aria-labelledby="order-h"><h2 id="order-h">Order</h2>
 <p>An eSIM with a package of the catalogue, for a cardholder. With an account, the price is debited from it when the order completes; without one, the organization is billed.</p>
 ${error ? errorInWords(ctx, error) : ''}
-${packages.length === 0 ? html`<p class="warn">No package is on sale for this environment.</p>` : postForm(ESIM_ORDERS, ctx.csrf, html`${idempotencyField()}
-${selectField('package_id', 'Package', packages.map((p): [string, string] => [p.id, packageLabel(p)]), v.package_id, { id: 'order-package' })}
+${packages.length === 0 ? html`<p class="warn">No package on sale matches.</p>` : postForm(ESIM_ORDERS, ctx.csrf, html`${idempotencyField()}
+${selectField('package_id', 'Package', packages.map((p): [string, string] => [p.id, packageLabel(p)]), v.package_id, { id: 'order-package', hint: packages.length === 100 ? 'The first 100 packages on sale: narrow them by country or coverage above.' : `${packages.length} package${packages.length === 1 ? '' : 's'} on sale.` })}
 ${field({ name: 'cardholder_id', id: 'order-cardholder', label: 'Cardholder id', value: v.cardholder_id, required: true, hint: 'chd_…: who the eSIM is for.' })}
 ${field({ name: 'account_id', id: 'order-account', label: 'Pay from account (optional)', value: v.account_id, hint: 'acct_… of that cardholder, in the package\'s currency.' })}
 ${field({ name: 'reference', id: 'order-reference', label: 'Reference', value: v.reference, required: true, maxlength: 128, hint: 'Unique in your organization: your own id of this sale.' })}
