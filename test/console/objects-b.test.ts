@@ -203,6 +203,38 @@ describe('eSIM', () => {
   })
 })
 
+describe('processor faults and releases', () => {
+  test('a fault armed in the sandbox makes the next processor call fail, as the simulator endpoint does', async () => {
+    const res = await owner.agent.submit('/console/sandbox/processor-faults', { operation: 'issue_card', error: 'processor_unavailable', count: '1' })
+    const page = await follow(owner.agent, res)
+    assert.match(page.body, /The next 1 issue_card call will answer processor_unavailable/)
+    assert.match(main(page.body), /<code>issue_card<\/code>/)
+    const created = await t.api(token, 'POST', '/v1/cards', cardBody(cardholder.id, account.id))
+    const issued = await t.api(token, 'POST', `/v1/simulate/cards/${created.json().id}/issue`)
+    assert.equal(issued.statusCode, 502, issued.body)
+    assert.equal((await audits('processor_fault.set')).length, 1)
+    // A bad count is refused in words, and nothing is armed.
+    const bad = await owner.agent.submit('/console/sandbox/processor-faults', { operation: 'set_pin', error: 'processor_unavailable', count: 'lots' })
+    assert.equal(bad.statusCode, 400)
+    assert.match(bad.body, /docs\/errors#invalid_parameter/)
+    assert.doesNotMatch(main((await owner.agent.get('/console/sandbox/processor-faults')).body), /<code>set_pin<\/code>/)
+  })
+
+  test('without the three_d_secure release the 3-D Secure pages say so and change nothing', async () => {
+    t.deps.config.releases.delete('three_d_secure')
+    try {
+      const res = await owner.agent.get('/console/authentications')
+      assert.equal(res.statusCode, 404)
+      assert.match(res.body, /SVC_RELEASES=three_d_secure/)
+      const csrf = csrfOf((await owner.agent.get('/console')).body)
+      const post = await owner.agent.post('/console/authentications/simulate', { _csrf: csrf, card_id: card.id, amount: '1', currency: 'USD' })
+      assert.equal(post.statusCode, 404)
+    } finally {
+      t.deps.config.releases.add('three_d_secure')
+    }
+  })
+})
+
 describe('search', () => {
   test('an unknown id, or another organization\'s, is not found', async () => {
     const foreign = await makeCardholder(t, other.token)
@@ -267,6 +299,7 @@ describe('roles and environments', () => {
       ['/console/authentications/simulate', { card_id: card.id, amount: '1', currency: 'USD' }],
       [`/console/esims/esim_01JD3Q7Y6X5W4V3T2S1R0Q9P8N/usage`, { data_used_mb: '1' }],
       ['/console/esim/orders/provisioning', { next_outcome: 'failure' }],
+      ['/console/sandbox/processor-faults', { operation: 'issue_card', error: 'processor_unavailable', count: '1' }],
     ] as const) {
       const res = await prodOwner.agent.post(url, { _csrf: csrf, ...fields })
       assert.equal(res.statusCode, 404, url)

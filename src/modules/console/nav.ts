@@ -27,6 +27,7 @@ export const PAGES: readonly PlannedPage[] = [
   { href: '/console/esims', label: 'eSIMs', area: 'organization', group: 'main', meanwhile: '' },
   { href: '/console/reports', label: 'Reports', area: 'organization', group: 'main', meanwhile: '' },
   { href: '/console/search', label: 'Search', area: 'organization', group: 'main', meanwhile: '' },
+  { href: '/console/sandbox/processor-faults', label: 'Processor faults', area: 'organization', group: 'main', meanwhile: '' },
   { href: '/console/team', label: 'Team', area: 'team', group: 'main', meanwhile: '' },
   { href: '/console/audit', label: 'Audit log', area: 'audit', group: 'main', meanwhile: '' },
   { href: '/console/operator/organizations', label: 'Organizations', area: 'operator', group: 'Operator', meanwhile: '`npx svc org list`, `npx svc org create NAME`.' },

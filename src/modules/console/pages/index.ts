@@ -14,6 +14,7 @@ import { operatorNetworkPolicyPages } from './operator-network-policies.js'
 import { operatorOrganizationPages } from './operator-organizations.js'
 import { operatorProgramPages } from './operator-programs.js'
 import { reportPages } from './reports.js'
+import { processorFaultPages } from './sandbox-faults.js'
 import { searchPages } from './search.js'
 import { signInPages } from './sign-in.js'
 import { teamPages } from './team.js'
@@ -41,4 +42,5 @@ export const CONSOLE_PAGES: readonly ConsolePage[] = [
   esimPages,
   reportPages,
   searchPages,
+  processorFaultPages,
 ]
