@@ -88,7 +88,7 @@ pre{background:#10213f;color:#e6edf7;padding:10px 12px;border-radius:8px;overflo
 .badge.good{color:var(--ok)}.badge.bad{color:var(--err)}.badge.wait{color:var(--warn)}.badge.neutral{color:var(--muted)}
 .card.sandbox{border-color:#c99a2e;background:#fffaf0}
 .actions{display:flex;flex-wrap:wrap;gap:8px;margin:0 0 16px}
-.top-search{display:flex;gap:6px;align-items:center}.top-search input{font:inherit;padding:5px 8px;border:1px solid #8a94a8;border-radius:6px;width:15em;max-width:100%;background:#fff;color:var(--ink)}.top-search button{padding:5px 10px}
+.top-search{display:flex;gap:6px;align-items:center}.top-search input{font:inherit;padding:5px 8px;border:1px solid #8a94a8;border-radius:6px;width:15em;max-width:100%;background:#fff;color:var(--ink)}.top-search button{padding:5px 10px;margin:0}
 pre.json{background:#fff;border:1px solid var(--line);border-radius:8px;padding:10px;overflow-x:auto;font:14px ui-monospace,Menlo,Consolas,monospace;max-width:100%}
 @media (max-width:760px){
   .layout{display:block}

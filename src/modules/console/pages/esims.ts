@@ -116,7 +116,7 @@ export const esimPages: ConsolePage = {
       return consoleAction(ctx, 'esim.usage_simulated', async () => {
         const esim = await recordUsage(ctx.deps, consoleCtx(ctx), id, used)
         const b = esim.packages.find((p) => p.status === 'running') ?? esim.packages.at(-1)
-        return { to: `${ESIMS}/${esim.id}`, text: b ? `Usage recorded: ${b.name} ${b.status}, ${usage(b)}.` : 'Usage recorded.', objectId: esim.id }
+        return { to: `${ESIMS}/${esim.id}`, text: b ? `Usage recorded: ${b.name} is ${b.status}, ${usage(b)}.` : 'Usage recorded.', objectId: esim.id }
       }, refuse)
     })
   },
