@@ -179,6 +179,19 @@ describe('eSIM', () => {
     assert.match(depleted.body, /esim\.depleted/)
   })
 
+  test('an order form sent twice at once (a double click) buys one eSIM, and both answers lead to it', async () => {
+    const pkg = await packageFor(t, token, 'status=on_sale&region=global', 1)
+    const form = await owner.agent.get('/console/esim/orders/new')
+    const fields = { ...formFields(form.body, '/console/esim/orders'), package_id: pkg.id, cardholder_id: cardholder.id, account_id: account.id, reference: 'double-1' }
+    const [a, b] = await Promise.all([owner.agent.post('/console/esim/orders', fields), owner.agent.post('/console/esim/orders', fields)])
+    assert.equal(a.statusCode, 303, a.body.slice(0, 500))
+    assert.equal(b.statusCode, 303, b.body.slice(0, 500))
+    assert.equal(a.headers.location, b.headers.location)
+    const orders = (await t.api(token, 'GET', '/v1/esim/orders?reference=double-1')).json().data
+    assert.equal(orders.length, 1)
+    assert.equal((await audits('esim_order.created')).filter((r) => r.object_id === orders[0].id).length, 1)
+  })
+
   test('a refusal of the order shows the API\'s message and doc link, and nothing is bought', async () => {
     const pkg = await packageFor(t, token, 'status=on_sale&region=global', 1)
     const form = await owner.agent.get('/console/esim/orders/new')
