@@ -39,7 +39,7 @@ p{margin:8px 0}
 .flash.error{background:#fdecea;border-color:#f1b0a9;color:var(--err)}
 label{display:block;font-weight:600;margin:14px 0 4px}
 .hint{display:block;font-weight:400;font-size:14px;color:var(--muted)}
-input[type=text],input[type=email],input[type=password],select,textarea{width:100%;max-width:420px;font:inherit;padding:9px 10px;border:1px solid #8a94a8;border-radius:6px;background:#fff;color:var(--ink)}
+input[type=text],input[type=email],input[type=password],input[type=datetime-local],select,textarea{width:100%;max-width:420px;font:inherit;padding:9px 10px;border:1px solid #8a94a8;border-radius:6px;background:#fff;color:var(--ink)}
 textarea{display:block;max-width:640px;resize:vertical}
 textarea.mono{font:14px/1.4 ui-monospace,SFMono-Regular,Menlo,Consolas,monospace}
 textarea:focus-visible{outline:3px solid var(--focus);outline-offset:2px}
@@ -54,6 +54,7 @@ input[type=checkbox]:focus-visible{outline:3px solid var(--focus);outline-offset
 .filters button{margin-top:8px}
 .inline{display:flex;flex-wrap:wrap;align-items:center;gap:6px;margin:0}
 .inline select{width:auto}
+.row-actions{display:flex;flex-wrap:wrap;align-items:center;gap:10px}
 .inline button{margin-top:0;padding:6px 12px}
 .details{display:grid;grid-template-columns:minmax(0,1fr);gap:6px;margin:0 0 12px}
 .details>div{display:flex;flex-wrap:wrap;gap:0 12px}
@@ -67,6 +68,7 @@ button.secondary{background:#fff;color:var(--accent);border-color:var(--accent)}
 button.danger{background:#fff;color:var(--err);border-color:var(--err)}
 .table-wrap{position:relative;overflow-x:auto;background:var(--card);border:1px solid var(--line);border-radius:10px;margin:0 0 12px}
 .table-wrap td code{white-space:nowrap;overflow-wrap:normal}
+.table-wrap td code.wrap{display:inline-block;min-width:16ch;white-space:normal;overflow-wrap:anywhere}
 table{border-collapse:collapse;width:100%;font-size:15px}
 caption{text-align:left;font-weight:600;padding:10px 12px}
 th,td{padding:8px 12px;border-top:1px solid var(--line);text-align:left;vertical-align:top}
@@ -89,7 +91,12 @@ pre{background:#10213f;color:#e6edf7;padding:10px 12px;border-radius:8px;overflo
 .card.sandbox{border-color:#c99a2e;background:#fffaf0}
 .actions{display:flex;flex-wrap:wrap;gap:8px;margin:0 0 16px}
 .top-search{display:flex;gap:6px;align-items:center}.top-search input{font:inherit;padding:5px 8px;border:1px solid #8a94a8;border-radius:6px;width:15em;max-width:100%;background:#fff;color:var(--ink)}.top-search button{padding:5px 10px;margin:0}
-pre.json{background:#fff;border:1px solid var(--line);border-radius:8px;padding:10px;overflow-x:auto;font:14px ui-monospace,Menlo,Consolas,monospace;max-width:100%}
+pre.json{white-space:pre-wrap;overflow-wrap:anywhere}
+fieldset.events{border:0;padding:0;margin:14px 0 0;min-width:0}
+fieldset.events>legend{font-weight:600;padding:0}
+ol.attempts{margin:0;padding-left:20px}
+ol.attempts li{margin:0 0 4px}
+code.secret{display:inline-block;padding:6px 8px;background:#f0f3f8;border-radius:6px;user-select:all}
 @media (max-width:760px){
   .layout{display:block}
   nav.side{width:auto;padding:8px 16px 0}

@@ -9,4 +9,6 @@ export { DEFAULT_CLIENT_SCOPES, SCOPES } from './scopes.js'
 export { createOrganization, getOrganization, listNetworkPolicies, listOrganizations, organizationNames, putNetworkPolicy } from './organizations.js'
 export type { NetworkPolicyView, OrganizationView, StoredNetworkPolicy } from './organizations.js'
 export { OAUTH_ERROR_WHEN, OAUTH_STATUS, type OAuthErrorCode } from './oauth-error.js'
-export { createClientFor, grantableScopes, ownClient, presentOwnClient, revokeClientFor, updateClientFor } from './own-clients.js'
+export {
+  createClientFor, grantableScopes, listClientsOf, memberGrantableScopes, ownClient, presentOwnClient, revokeClientFor, updateClientFor,
+} from './own-clients.js'

@@ -1,4 +1,5 @@
 import type { AppDeps } from '../../app-deps.js'
+import type { InSameTx } from '../../db/tx.js'
 import type { RequestCtx, Scope } from '../../http/context.js'
 import { ApiError } from '../../http/errors.js'
 import { iso, requireOwned } from '../../http/ownership.js'
@@ -7,7 +8,7 @@ import { isId } from '../../lib/ids.js'
 import { createClient, revokeClient, updateClient, type ClientUpdateInput } from './clients.js'
 import type { OAuthClientView } from './client-schemas.js'
 import type { ClientRecord } from './repo.js'
-import { DEFAULT_CLIENT_SCOPES } from './scopes.js'
+import { DEFAULT_CLIENT_SCOPES, SCOPES } from './scopes.js'
 
 /**
  * An organization's management of its own OAuth clients (`/v1/oauth_clients`, scope `clients:write`): the clients of
@@ -52,6 +53,19 @@ export async function grantableScopes(deps: AppDeps, ctx: RequestCtx): Promise<R
   return new Set((caller?.scopes ?? []).filter((s) => ctx.scopes.has(s)))
 }
 
+const MEMBER_GRANTABLE: ReadonlySet<string> = new Set(SCOPES)
+
+/**
+ * What a person who may change the organization (a console owner or developer) may grant: every scope. They act for
+ * the organization itself, not through a client, so no client's scopes bound them, and they must be able to change or
+ * revoke any of its clients (the demo client holds cards:secrets; a client the operator registered without naming
+ * scopes holds the 3-D Secure ones). The named-only scopes are never ticked by default; scopes a deployment does not
+ * issue are simply not put in tokens (POST /oauth/token).
+ */
+export function memberGrantableScopes(): ReadonlySet<string> {
+  return MEMBER_GRANTABLE
+}
+
 function requireGrantable(scopes: readonly string[], grantable: ReadonlySet<string>): void {
   const missing = [...new Set(scopes)].filter((s) => !grantable.has(s))
   if (missing.length > 0) {
@@ -76,10 +90,9 @@ export interface OwnClientListParams extends PageParams {
   status?: 'active' | 'revoked'
 }
 
-/** The scope's clients, newest first. */
-export async function listOwnClients(deps: AppDeps, ctx: RequestCtx, query: OwnClientListParams): Promise<ListResult<OAuthClientView>> {
+function listOf<T>(deps: AppDeps, ctx: RequestCtx, url: string, query: OwnClientListParams, present: (row: ClientRecord) => T): Promise<ListResult<T>> {
   return paginate({
-    ctx, cursors: deps.cursors, url: '/v1/oauth_clients', page: query,
+    ctx, cursors: deps.cursors, url, page: query,
     sortKey: (r: ClientRecord) => r.id,
     fetch: async (bounds) => {
       let q = deps.db.selectFrom('oauth_clients').selectAll()
@@ -87,8 +100,19 @@ export async function listOwnClients(deps: AppDeps, ctx: RequestCtx, query: OwnC
       if (query.status !== undefined) q = q.where('status', '=', query.status)
       return await applyBounds(q, bounds, 'id', 'desc').execute() as ClientRecord[]
     },
-    present: presentOwnClient,
+    present,
   })
+}
+
+/** The scope's clients, newest first. */
+export async function listOwnClients(deps: AppDeps, ctx: RequestCtx, query: OwnClientListParams): Promise<ListResult<OAuthClientView>> {
+  return listOf(deps, ctx, '/v1/oauth_clients', query, presentOwnClient)
+}
+
+/** The scope's clients as stored, newest first (the console's list; its cursors are bound to `url`). */
+export async function listClientsOf(deps: AppDeps, scope: Scope, url: string, query: OwnClientListParams): Promise<ListResult<ClientRecord>> {
+  const ctx: RequestCtx = { organizationId: scope.organizationId, environment: scope.environment, requestId: 'console', clientId: 'console', scopes: new Set() }
+  return listOf(deps, ctx, url, query, (r) => r)
 }
 
 export async function getOwnClient(deps: AppDeps, ctx: RequestCtx, id: string): Promise<OAuthClientView> {
@@ -102,30 +126,42 @@ export interface OwnClientCreateInput {
   ip_allowlist?: string[] | null
 }
 
-/** A new client of the scope; without `scopes`, the default scopes among those grantable (never cards:secrets nor clients:write). */
-export async function createClientFor(deps: AppDeps, scope: Scope, input: OwnClientCreateInput, grantable: ReadonlySet<string>): Promise<ClientRecord> {
+/**
+ * A new client of the scope; without `scopes`, the default scopes among those grantable (never cards:secrets nor
+ * clients:write). `inSameTx`: the caller's work in the registration's transaction (the console's audit row).
+ */
+export async function createClientFor(
+  deps: AppDeps, scope: Scope, input: OwnClientCreateInput, grantable: ReadonlySet<string>, inSameTx?: InSameTx<ClientRecord>,
+): Promise<ClientRecord> {
   const scopes = input.scopes ?? DEFAULT_CLIENT_SCOPES.filter((s) => grantable.has(s))
   requireGrantable(scopes, grantable)
-  return createClient(deps, { organization_id: scope.organizationId, environment: scope.environment, label: input.label, scopes, jwks: input.jwks, ip_allowlist: input.ip_allowlist })
+  return createClient(deps, { organization_id: scope.organizationId, environment: scope.environment, label: input.label, scopes, jwks: input.jwks, ip_allowlist: input.ip_allowlist }, inSameTx)
 }
 
-/** Changes a client of the scope (label, scopes, keys, allowlist), as the operator's PATCH does. */
-export async function updateClientFor(deps: AppDeps, scope: Scope, id: string, input: ClientUpdateInput, grantable: ReadonlySet<string>): Promise<ClientRecord> {
+/** Changes a client of the scope (label, scopes, keys, allowlist), as the operator's PATCH does. `inSameTx`: as createClientFor's. */
+export async function updateClientFor(
+  deps: AppDeps, scope: Scope, id: string, input: ClientUpdateInput, grantable: ReadonlySet<string>, inSameTx?: InSameTx<ClientRecord>,
+): Promise<ClientRecord> {
   const client = await ownClient(deps, scope, id)
   if (client.status === 'revoked') {
     throw new ApiError('invalid_parameter', { param: 'oauth_client_id', message: 'A revoked client cannot be changed; revocation is final.' })
   }
   requireManageable(client, grantable)
   if (input.scopes !== undefined) requireGrantable(input.scopes, grantable)
-  return updateClient(deps, client.id, input)
+  return updateClient(deps, client.id, input, inSameTx)
 }
 
-/** Revokes a client of the scope: immediate and final, as the operator's revoke. The caller's own client may be revoked too. */
-export async function revokeClientFor(deps: AppDeps, scope: Scope, id: string, grantable: ReadonlySet<string>): Promise<ClientRecord> {
+/**
+ * Revokes a client of the scope: immediate and final, as the operator's revoke. The caller's own client may be revoked
+ * too. `inSameTx`: as createClientFor's; not called for a client already revoked.
+ */
+export async function revokeClientFor(
+  deps: AppDeps, scope: Scope, id: string, grantable: ReadonlySet<string>, inSameTx?: InSameTx<ClientRecord>,
+): Promise<ClientRecord> {
   const client = await ownClient(deps, scope, id)
   if (client.status === 'revoked') return client
   requireManageable(client, grantable)
-  return revokeClient(deps, client.id)
+  return revokeClient(deps, client.id, inSameTx)
 }
 
 export async function createOwnClient(deps: AppDeps, ctx: RequestCtx, input: OwnClientCreateInput): Promise<OAuthClientView> {

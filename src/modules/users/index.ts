@@ -11,7 +11,7 @@ export {
   SECOND_FACTOR_MS, SESSION_ABSOLUTE_MS, SESSION_IDLE_MS, SIGN_IN_WINDOW_MS, signIn, signOut, switchEnvironment,
 } from './sessions.js'
 export type { ConsoleSession, PasswordChange, SessionUser, SignInOutcome, Visitor } from './sessions.js'
-export { demoOwnerSignIn, inviteTeammate, listTeam } from './team.js'
+export { changeMemberRole, demoOwnerSignIn, inviteTeammate, listTeam, removeMember } from './team.js'
 export type { DemoSignIn, Member } from './team.js'
 export { MEMBER_ROLES, ROLES } from './types.js'
 export type { MemberRole, Role } from './types.js'

@@ -103,3 +103,14 @@ export async function purgeExpired(db: Db, limits: { idleBefore: Date; createdBe
   await db.deleteFrom('user_invitations').where('expires_at', '<', limits.now).execute()
   await db.deleteFrom('console_sign_in_failures').where('at', '<', limits.failuresBefore).execute()
 }
+
+/** The organization's members who can sign in as owners (an invited owner without a password does not count), locked. */
+export async function lockActiveOwners(trx: Db, organizationId: string): Promise<UserRow[]> {
+  return trx.selectFrom('users').selectAll().where('organization_id', '=', organizationId).where('role', '=', 'owner')
+    .where('password_hash', 'is not', null).orderBy('id').forUpdate().execute()
+}
+
+/** Removes a person: their sessions and invitation links go with them (ON DELETE CASCADE); audit rows stay. */
+export async function deleteUser(trx: Db, id: string): Promise<void> {
+  await trx.deleteFrom('users').where('id', '=', id).execute()
+}

@@ -2,9 +2,10 @@ import type { Static } from 'typebox'
 import type { AppDeps } from '../../app-deps.js'
 import type { RequestCtx } from '../../http/context.js'
 import { ApiError } from '../../http/errors.js'
-import { iso } from '../../http/ownership.js'
+import { iso, requireOwned } from '../../http/ownership.js'
 import { paginate, type ListResult, type PageParams } from '../../http/pagination.js'
-import { subscriptionRefusal } from '../events/index.js'
+import { isId } from '../../lib/ids.js'
+import { findEvent, retentionStart, subscriptionRefusal } from '../events/index.js'
 import * as deliveries from './delivery-repo.js'
 import type { WebhookDelivery } from './schemas.js'
 import { ownedEndpoint } from './service.js'
@@ -66,4 +67,18 @@ export async function listEndpointDeliveries(deps: AppDeps, ctx: RequestCtx, end
     },
     present: presentDelivery,
   })
+}
+
+/**
+ * One event's deliveries, one per endpoint it was sent (or is to be sent) to, each with its attempts: the caller's
+ * retained event only (another organization's, or one past retention, answers event_not_found).
+ */
+export async function eventDeliveries(deps: AppDeps, ctx: RequestCtx, eventId: string): Promise<DeliveryView[]> {
+  const found = isId('evt', eventId) ? await findEvent(deps.db, eventId) : undefined
+  const event = requireOwned(found, ctx, 'event_not_found')
+  if (event.created_at.getTime() < retentionStart(deps).getTime()) throw new ApiError('event_not_found')
+  const [rows, attempts] = await Promise.all([deliveries.deliveriesOfEvent(deps.db, event.id), deliveries.attemptsOfEvent(deps.db, event.id)])
+  const byEndpoint = new Map<string, deliveries.AttemptRow[]>()
+  for (const a of attempts) byEndpoint.set(a.endpoint_id, [...(byEndpoint.get(a.endpoint_id) ?? []), a])
+  return rows.map((r) => presentDelivery({ ...r, attempt_rows: byEndpoint.get(r.endpoint_id) ?? [] }))
 }

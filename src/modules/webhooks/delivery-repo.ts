@@ -143,3 +143,9 @@ export async function attemptsOfDeliveries(db: Db, endpointId: string, eventIds:
     .where('endpoint_id', '=', endpointId).where('event_id', 'in', eventIds)
     .orderBy('attempt').orderBy('id').execute()
 }
+
+/** Every recorded attempt of one event's deliveries, in attempt order per endpoint. */
+export async function attemptsOfEvent(db: Db, eventId: string): Promise<AttemptRow[]> {
+  return db.selectFrom('webhook_delivery_attempts').selectAll().where('event_id', '=', eventId)
+    .orderBy('endpoint_id').orderBy('attempt').orderBy('id').execute()
+}

@@ -1,4 +1,11 @@
 /** What the webhooks module publishes to other modules: they import it only through this file. */
-export { hasWebhookEndpoint } from './service.js'
+export {
+  createEndpoint, getEndpoint, hasWebhookEndpoint, listEndpoints, MAX_ENDPOINTS_PER_ENVIRONMENT, rotateSecret, updateEndpoint,
+} from './service.js'
+export type { EndpointRow, EndpointView } from './service.js'
+export { eventDeliveries, listEndpointDeliveries } from './delivery-log.js'
+export type { DeliveryView } from './delivery-log.js'
+export { replayOwnEndpoint, replayOwnEvent, sendTestEvent } from './replay.js'
+export type { ReplayView } from './replay.js'
 export { webhookBacklog } from './health.js'
 export type { WebhookBacklog } from './health.js'

@@ -1,6 +1,6 @@
 import type { Static } from 'typebox'
 import type { AppDeps } from '../../app-deps.js'
-import { withTx } from '../../db/tx.js'
+import { withTx, type InSameTx } from '../../db/tx.js'
 import { scopeOfRow, type RequestCtx } from '../../http/context.js'
 import { ApiError } from '../../http/errors.js'
 import { iso, requireOwned } from '../../http/ownership.js'
@@ -87,10 +87,14 @@ async function replayTargets(deps: AppDeps, event: EventRow, named: repo.Endpoin
   return (await repo.enabledEndpoints(deps.db, event.organization_id, event.environment)).filter((e) => subscribes(e.enabled_events, event.type))
 }
 
-async function queueReplay(deps: AppDeps, event: EventRow, targets: repo.EndpointRow[]): Promise<ReplayView> {
+async function queueReplay(deps: AppDeps, event: EventRow, targets: repo.EndpointRow[], inSameTx?: InSameTx<ReplayView>): Promise<ReplayView> {
   const scope = { organizationId: event.organization_id, environment: event.environment }
-  await withTx(deps.db, (trx) => queueDeliveries(trx, scope, targets.map((t) => ({ eventId: event.id, endpointId: t.id })), deps.clock.now()))
-  return { object: 'replay', queued: targets.length, event_id: event.id, webhook_endpoint_ids: targets.map((t) => t.id), since: null }
+  const replay: ReplayView = { object: 'replay', queued: targets.length, event_id: event.id, webhook_endpoint_ids: targets.map((t) => t.id), since: null }
+  await withTx(deps.db, async (trx) => {
+    await queueDeliveries(trx, scope, targets.map((t) => ({ eventId: event.id, endpointId: t.id })), deps.clock.now())
+    await inSameTx?.(trx, replay)
+  })
+  return replay
 }
 
 /** Operator: re-sends one stored event (to one endpoint, or to every enabled endpoint subscribed to its type) with a new attempt number. */
@@ -107,9 +111,10 @@ export async function replayEvent(deps: AppDeps, eventId: string, endpointId?: s
 
 /**
  * `POST /v1/events/{id}/replay`: the caller's own retained event, to its own endpoint (enabled, of the token's
- * environment) or to every enabled endpoint subscribed to the type, with a new attempt number.
+ * environment) or to every enabled endpoint subscribed to the type, with a new attempt number. `inSameTx` runs in the
+ * transaction that queues the deliveries (the console's audit row).
  */
-export async function replayOwnEvent(deps: AppDeps, ctx: RequestCtx, eventId: string, endpointId?: string): Promise<ReplayView> {
+export async function replayOwnEvent(deps: AppDeps, ctx: RequestCtx, eventId: string, endpointId?: string, inSameTx?: InSameTx<ReplayView>): Promise<ReplayView> {
   const found = isId('evt', eventId) ? await findEvent(deps.db, eventId) : undefined
   const event = requireOwned(found, ctx, 'event_not_found')
   if (event.created_at.getTime() < retentionStart(deps).getTime()) throw new ApiError('event_not_found')
@@ -118,7 +123,7 @@ export async function replayOwnEvent(deps: AppDeps, ctx: RequestCtx, eventId: st
     const row = isId('whe', endpointId) ? await repo.findEndpoint(deps.db, endpointId) : undefined
     named = requireEnabled(requireOwned(row, ctx, 'webhook_endpoint_not_found', 'webhook_endpoint_id'), 'webhook_endpoint_id')
   }
-  return queueReplay(deps, event, await replayTargets(deps, event, named))
+  return queueReplay(deps, event, await replayTargets(deps, event, named), inSameTx)
 }
 
 /** Re-sends every retained event the endpoint takes, created at or after `since` (clamped to retention), whether or not it was delivered. */
@@ -165,7 +170,7 @@ export async function replayOwnEndpoint(deps: AppDeps, ctx: RequestCtx, endpoint
  * `POST /v1/webhook_endpoints/{id}/test`: records a `webhook_endpoint.test` event carrying the endpoint and queues
  * its delivery to that endpoint alone, in one transaction (the type fans out to no subscriber). Answers the event.
  */
-export async function sendTestEvent(deps: AppDeps, ctx: RequestCtx, endpointId: string): Promise<EventView> {
+export async function sendTestEvent(deps: AppDeps, ctx: RequestCtx, endpointId: string, inSameTx?: InSameTx<string>): Promise<EventView> {
   const ep = requireEnabled(await ownedEndpoint(deps, ctx, endpointId), 'webhook_endpoint_id')
   const now = deps.clock.now()
   const scope = scopeOfRow(ep)
@@ -173,6 +178,7 @@ export async function sendTestEvent(deps: AppDeps, ctx: RequestCtx, endpointId: 
   const id = await withTx(deps.db, async (trx) => {
     const eventId = await emit(trx, scope, 'webhook_endpoint.test', object, now)
     await queueDeliveries(trx, scope, [{ eventId, endpointId: ep.id }], now)
+    await inSameTx?.(trx, eventId)
     return eventId
   })
   return presentEvent({ id, type: 'webhook_endpoint.test', api_version: EVENT_API_VERSION, environment: ep.environment, created_at: now, data: { object } })

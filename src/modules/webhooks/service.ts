@@ -1,6 +1,6 @@
 import type { Static } from 'typebox'
 import type { AppDeps } from '../../app-deps.js'
-import { withTx } from '../../db/tx.js'
+import { withTx, type InSameTx } from '../../db/tx.js'
 import type { Db } from '../../db/types.js'
 import type { RequestCtx, Scope } from '../../http/context.js'
 import { ApiError } from '../../http/errors.js'
@@ -61,7 +61,8 @@ export async function ownedEndpoint(deps: AppDeps, ctx: RequestCtx, id: string):
   return requireOwned(row, ctx, 'webhook_endpoint_not_found')
 }
 
-export async function createEndpoint(deps: AppDeps, ctx: RequestCtx, body: WebhookEndpointCreateBody): Promise<EndpointView> {
+/** `inSameTx` runs in the creation's transaction (the console's audit row). */
+export async function createEndpoint(deps: AppDeps, ctx: RequestCtx, body: WebhookEndpointCreateBody, inSameTx?: InSameTx<repo.EndpointRow>): Promise<EndpointView> {
   const url = await validUrl(deps, ctx, body.url)
   const enabledEvents = validEvents(deps, body.enabled_events)
   const secret = newWebhookSecret()
@@ -71,7 +72,7 @@ export async function createEndpoint(deps: AppDeps, ctx: RequestCtx, body: Webho
         message: `At most ${MAX_ENDPOINTS_PER_ENVIRONMENT} webhook endpoints per environment; delete one first.`,
       })
     }
-    return repo.insertEndpoint(trx, {
+    const inserted = await repo.insertEndpoint(trx, {
       id: newId('whe'),
       organization_id: ctx.organizationId,
       environment: ctx.environment,
@@ -81,6 +82,8 @@ export async function createEndpoint(deps: AppDeps, ctx: RequestCtx, body: Webho
       secret_sealed: sealSecret(deps.config.masterKey, secret),
       now: deps.clock.now(),
     })
+    await inSameTx?.(trx, inserted)
+    return inserted
   })
   return presentEndpoint(row, secret)
 }
@@ -98,8 +101,11 @@ export async function getEndpoint(deps: AppDeps, ctx: RequestCtx, id: string): P
   return presentEndpoint(await ownedEndpoint(deps, ctx, id))
 }
 
-/** PATCH: re-enabling clears the failure record, so the 72-hour clock starts again from the next failure. */
-export async function updateEndpoint(deps: AppDeps, ctx: RequestCtx, id: string, body: WebhookEndpointUpdateBody): Promise<EndpointView> {
+/**
+ * PATCH: re-enabling clears the failure record, so the 72-hour clock starts again from the next failure. `inSameTx`
+ * runs in the update's transaction (the console's audit row).
+ */
+export async function updateEndpoint(deps: AppDeps, ctx: RequestCtx, id: string, body: WebhookEndpointUpdateBody, inSameTx?: InSameTx<repo.EndpointRow>): Promise<EndpointView> {
   const current = await ownedEndpoint(deps, ctx, id)
   const patch: Parameters<typeof repo.updateEndpoint>[2] = { updated_at: deps.clock.now() }
   if (body.url !== undefined) patch.url = await validUrl(deps, ctx, body.url)
@@ -110,7 +116,11 @@ export async function updateEndpoint(deps: AppDeps, ctx: RequestCtx, id: string,
     patch.failing_since = null
     patch.disabled_reason = body.status === 'disabled' ? 'manual' : null
   }
-  const row = await repo.updateEndpoint(deps.db, current.id, patch)
+  const row = await withTx(deps.db, async (trx) => {
+    const updated = await repo.updateEndpoint(trx, current.id, patch)
+    if (updated) await inSameTx?.(trx, updated)
+    return updated
+  })
   if (!row) throw new ApiError('webhook_endpoint_not_found')
   return presentEndpoint(row)
 }
@@ -121,8 +131,11 @@ export async function deleteEndpoint(deps: AppDeps, ctx: RequestCtx, id: string)
   return { id: row.id, object: 'webhook_endpoint', deleted: true }
 }
 
-/** New secret now; the replaced one keeps signing alongside it for 24 hours, so receivers can switch without gaps. */
-export async function rotateSecret(deps: AppDeps, ctx: RequestCtx, id: string): Promise<EndpointView> {
+/**
+ * New secret now; the replaced one keeps signing alongside it for 24 hours, so receivers can switch without gaps.
+ * `inSameTx` runs in the rotation's transaction (the console's audit row).
+ */
+export async function rotateSecret(deps: AppDeps, ctx: RequestCtx, id: string, inSameTx?: InSameTx<repo.EndpointRow>): Promise<EndpointView> {
   const owned = await ownedEndpoint(deps, ctx, id)
   const secret = newWebhookSecret()
   const row = await withTx(deps.db, async (trx) => {
@@ -130,12 +143,14 @@ export async function rotateSecret(deps: AppDeps, ctx: RequestCtx, id: string): 
     const current = await repo.findEndpointForUpdate(trx, owned.id)
     if (!current) return undefined
     const now = deps.clock.now()
-    return repo.updateEndpoint(trx, current.id, {
+    const rotated = await repo.updateEndpoint(trx, current.id, {
       secret_sealed: sealSecret(deps.config.masterKey, secret),
       previous_secret_sealed: current.secret_sealed,
       previous_secret_expires_at: new Date(now.getTime() + ROTATION_OVERLAP_MS),
       updated_at: now,
     })
+    if (rotated) await inSameTx?.(trx, rotated)
+    return rotated
   })
   if (!row) throw new ApiError('webhook_endpoint_not_found')
   return presentEndpoint(row, secret)

@@ -20,7 +20,7 @@ ${table({
   empty: 'Nothing recorded yet.',
   columns: [
     { header: 'When', cell: (r) => formatTime(r.at) },
-    { header: 'Who', cell: (r) => r.actor_email ?? (r.actor_user_id ?? 'Operator API') },
+    { header: 'Who', cell: (r) => r.actor_email ?? (r.actor_user_id ? `${r.actor_user_id} (removed)` : 'Operator API') },
     { header: 'Action', cell: (r) => html`<code>${r.action}</code>` },
     { header: 'Object', cell: (r) => (r.object_id ? html`<code>${r.object_id}</code>` : '') },
     ...(operator ? [{ header: 'Organization', cell: (r: typeof page.rows[number]) => r.organization_id ?? '' }] : []),

@@ -1,9 +1,11 @@
 import type { ConsolePage } from '../router.js'
 import { accountPages } from './account.js'
+import { apiClientPages } from './api-clients.js'
 import { auditPage } from './audit.js'
 import { authenticationPages } from './authentications.js'
 import { esimOrderPages } from './esim-orders.js'
 import { esimPages } from './esims.js'
+import { eventsPages } from './events.js'
 import { homePage } from './home.js'
 import { invitationPages } from './invitation.js'
 import { networkTokenPages } from './network-tokens.js'
@@ -18,6 +20,7 @@ import { processorFaultPages } from './sandbox-faults.js'
 import { searchPages } from './search.js'
 import { signInPages } from './sign-in.js'
 import { teamPages } from './team.js'
+import { webhooksPages } from './webhooks.js'
 
 /**
  * Every console page, registered in this order. A new page is a `ConsolePage` in a file of this folder, added
@@ -30,6 +33,9 @@ export const CONSOLE_PAGES: readonly ConsolePage[] = [
   accountPages,
   teamPages,
   auditPage,
+  apiClientPages,
+  webhooksPages,
+  eventsPages,
   operatorOrganizationPages,
   operatorProgramPages,
   operatorClientPages,

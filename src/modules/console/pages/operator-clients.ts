@@ -1,39 +1,20 @@
 import type { FastifyReply } from 'fastify'
 import {
-  createClient, DEFAULT_CLIENT_SCOPES, getClient, getOrganization, listPlatformClients, MAX_CLIENT_KEYS, organizationNames, revokeClient, SCOPES,
+  createClient, DEFAULT_CLIENT_SCOPES, getClient, getOrganization, listPlatformClients, organizationNames, revokeClient, SCOPES,
   updateClient, type ClientRecord,
 } from '../../oauth/index.js'
 import { checkboxGroup, cursorPager, details, field, formatTime, getForm, postForm, selectField, table, textareaField, withQuery, type Flash } from '../components.js'
 import { html, type Html } from '../html.js'
-import { holdsPrivateKey, KeyInputError, parsePastedKeys, PRIVATE_KEY_REFUSAL, withKids, type Jwk } from '../keys.js'
+import { holdsPrivateKey, PRIVATE_KEY_REFUSAL } from '../keys.js'
 import type { ConsolePage, PageContext } from '../router.js'
-import { audited, CLIENTS, ENV_LABEL, environmentOptions, items, many, oneOf, organizationCell, ORGANIZATIONS, param, query, refusal } from './operator-shared.js'
+import {
+  addKeySection, ALLOWLIST_HINT, allowlistChanged, allowlistOf, allowlistText, keptKeys, keysAfterAdding, keysAfterRemoving, keysTable, KEYS_HINT,
+  LABEL_REFUSAL, pastedKeys,
+} from './client-forms.js'
+import { audited, CLIENTS, ENV_LABEL, environmentOptions, many, oneOf, organizationCell, ORGANIZATIONS, param, query, refusal } from './operator-shared.js'
 
 const STATUSES = ['active', 'revoked']
 const SCOPE_OPTIONS: [string, string][] = SCOPES.map((s) => [s, s])
-const KEYS_HINT = `A JWK Set ({"keys": [...]}) or PEM public keys (-----BEGIN PUBLIC KEY-----): EC P-256 or RSA of 2048 bits or more, at most ${MAX_CLIENT_KEYS}. Public keys only: a private key is refused. A key without a kid gets its JWK thumbprint as kid.`
-const ALLOWLIST_HINT = 'IP addresses or CIDR ranges, one a line. Empty: any address (the organization\'s network policy still applies).'
-
-/** Pasted key text is shown back on a refused form only when it holds no private key material. */
-function keptKeys(text: string): string {
-  return holdsPrivateKey(text) ? '' : text
-}
-
-function keyDescription(k: Jwk): string {
-  if (k.kty === 'EC') return `EC ${String(k.crv ?? '')}`
-  if (k.kty === 'RSA' && typeof k.n === 'string') return `RSA ${Buffer.from(k.n, 'base64url').length * 8} bits`
-  return String(k.kty)
-}
-
-/** The keys to send: the pasted ones read into JWKs, or the refusal to show. */
-function pastedKeys(text: string): { keys: Jwk[] } | { error: string } {
-  try {
-    return { keys: parsePastedKeys(text) }
-  } catch (err) {
-    if (err instanceof KeyInputError) return { error: err.message }
-    throw err
-  }
-}
 
 async function clientsPage(ctx: PageContext): Promise<FastifyReply> {
   const environments = ctx.deps.config.environments
@@ -93,17 +74,10 @@ interface ClientFormState { edit?: { label: string; scopes: string[]; ip_allowli
 async function clientPage(ctx: PageContext, client: ClientRecord, flash?: Flash, state: ClientFormState = {}, status = 200): Promise<FastifyReply> {
   const organization = await getOrganization(ctx.deps, client.organization_id)
   const active = client.status === 'active'
-  const keys = client.jwks.keys as Jwk[]
   const base = `${CLIENTS}/${client.id}`
-  const removable = active && keys.length > 1
-  const edit = state.edit ?? { label: client.label, scopes: client.scopes, ip_allowlist: (client.ip_allowlist ?? []).join('\n') }
+  const edit = state.edit ?? { label: client.label, scopes: client.scopes, ip_allowlist: allowlistText(client) }
   const manage: Html = active
-    ? html`<section class="card" aria-labelledby="add-key-h"><h2 id="add-key-h">Add a key</h2>
-${keys.length >= MAX_CLIENT_KEYS
-    ? html`<p>The client has ${MAX_CLIENT_KEYS} keys, the most it can hold: remove one before adding another.</p>`
-    : html`<p class="muted">To rotate: add the new key, let the client sign with it, then remove the old one.</p>
-${postForm(`${base}/keys`, ctx.csrf, html`${textareaField({ name: 'keys', id: 'add-keys', label: 'Public key to add', value: state.keys, rows: 6, required: true, mono: true, hint: KEYS_HINT, maxlength: 12_000 })}
-<button type="submit" class="primary">Add key</button>`, { label: 'Add a key' })}`}</section>
+    ? html`${addKeySection(client, base, ctx.csrf, state.keys)}
 <section class="card" aria-labelledby="edit-h"><h2 id="edit-h">Label, scopes and allowlist</h2>
 <p class="muted">Scope changes apply to the next token; an allowlist change applies at once.</p>
 ${postForm(base, ctx.csrf, html`${field({ name: 'label', label: 'Label', value: edit.label, required: true, maxlength: 200 })}
@@ -126,21 +100,7 @@ ${textareaField({ name: 'ip_allowlist', label: 'IP allowlist', value: edit.ip_al
       ['IP allowlist', client.ip_allowlist && client.ip_allowlist.length > 0 ? html`<code>${client.ip_allowlist.join(', ')}</code>` : 'Any address'],
       ['Created', formatTime(new Date(client.created_at))],
     ])}
-${table({
-  caption: `Public keys (${keys.length} of at most ${MAX_CLIENT_KEYS})`,
-  rows: keys,
-  empty: 'No key.',
-  columns: [
-    { header: 'Key id (kid)', cell: (k) => (typeof k.kid === 'string' ? html`<code>${k.kid}</code>` : html`<span class="muted">none</span>`) },
-    { header: 'Type', cell: (k) => keyDescription(k) },
-    ...(removable ? [{
-      header: 'Remove',
-      cell: (k: Jwk) => (typeof k.kid === 'string'
-        ? postForm(`${base}/keys/remove`, ctx.csrf, html`<input type="hidden" name="kid" value="${k.kid}"><button type="submit" class="danger" aria-label="Remove key ${k.kid}">Remove</button>`, { class: 'inline' })
-        : ''),
-    }] : []),
-  ],
-})}
+${keysTable(client, base, ctx.csrf)}
 ${manage}`,
   }, status)
 }
@@ -173,14 +133,13 @@ export const operatorClientPages: ConsolePage = {
       const refuse = (message: string) => registerPage(ctx, form, { kind: 'error', text: message }, 422)
       if (holdsPrivateKey(text)) return refuse(PRIVATE_KEY_REFUSAL)
       if (!deps.config.environments.includes(form.environment as never)) return refuse('Choose an environment this deployment serves.')
-      if (form.label === '' || form.label!.length > 200) return refuse('Give the client a label of 1 to 200 characters.')
+      if (form.label === '' || form.label!.length > 200) return refuse(LABEL_REFUSAL)
       const pasted = pastedKeys(text)
       if ('error' in pasted) return refuse(pasted.error)
-      const allowlist = items(form.ip_allowlist!)
       try {
         const client = await createClient(ctx.deps, {
           organization_id: form.organization_id!, environment: form.environment!, label: form.label!, scopes: form.scopes, jwks: { keys: pasted.keys },
-          ip_allowlist: allowlist.length > 0 ? allowlist : null,
+          ip_allowlist: allowlistOf(form.ip_allowlist!),
         }, audited(ctx, 'client.created', (c) => c.id, organizationOf))
         return ctx.redirect(`${CLIENTS}/${client.id}`, { kind: 'ok', text: `Client ${client.label} is registered (${client.id}).` })
       } catch (err) {
@@ -195,12 +154,10 @@ export const operatorClientPages: ConsolePage = {
     router.post(`${CLIENTS}/:id`, 'operator', async (ctx) => {
       const client = await getClient(ctx.deps, param(ctx, 'id'))
       const edit = { label: ctx.text('label').trim(), scopes: many(ctx, 'scopes'), ip_allowlist: ctx.text('ip_allowlist') }
-      if (edit.label === '' || edit.label.length > 200) return clientPage(ctx, client, { kind: 'error', text: 'Give the client a label of 1 to 200 characters.' }, { edit }, 422)
-      const allowlist = items(edit.ip_allowlist)
-      const next = allowlist.length > 0 ? allowlist : null
-      const allowlistChanged = JSON.stringify(next) !== JSON.stringify(client.ip_allowlist && client.ip_allowlist.length > 0 ? client.ip_allowlist : null)
+      if (edit.label === '' || edit.label.length > 200) return clientPage(ctx, client, { kind: 'error', text: LABEL_REFUSAL }, { edit }, 422)
+      const next = allowlistOf(edit.ip_allowlist)
       try {
-        await updateClient(ctx.deps, client.id, { label: edit.label, scopes: edit.scopes, ...(allowlistChanged ? { ip_allowlist: next } : {}) },
+        await updateClient(ctx.deps, client.id, { label: edit.label, scopes: edit.scopes, ...(allowlistChanged(next, client) ? { ip_allowlist: next } : {}) },
           audited(ctx, 'client.updated', (c) => c.id, organizationOf))
         return ctx.redirect(`${CLIENTS}/${client.id}`, { kind: 'ok', text: 'The client is changed.' })
       } catch (err) {
@@ -212,15 +169,11 @@ export const operatorClientPages: ConsolePage = {
       const client = await getClient(ctx.deps, param(ctx, 'id'))
       const text = ctx.text('keys')
       const state = { keys: keptKeys(text) }
-      if (holdsPrivateKey(text)) return clientPage(ctx, client, { kind: 'error', text: PRIVATE_KEY_REFUSAL }, state, 422)
-      const pasted = pastedKeys(text)
-      if ('error' in pasted) return clientPage(ctx, client, { kind: 'error', text: pasted.error }, state, 422)
+      const next = keysAfterAdding(client, text)
+      if ('error' in next) return clientPage(ctx, client, { kind: 'error', text: next.error }, state, 422)
       try {
-        // The keys it has keep working: the new ones are added beside them, each with a kid.
-        const keys = withKids([...(client.jwks.keys as Jwk[]), ...pasted.keys])
-        await updateClient(ctx.deps, client.id, { jwks: { keys } }, audited(ctx, 'client.key_added', (c) => c.id, organizationOf))
-        const added = pasted.keys.map((k) => k.kid).join(', ')
-        return ctx.redirect(`${CLIENTS}/${client.id}`, { kind: 'ok', text: `Key ${added} is added; the client may sign with it now.` })
+        await updateClient(ctx.deps, client.id, { jwks: { keys: next.keys } }, audited(ctx, 'client.key_added', (c) => c.id, organizationOf))
+        return ctx.redirect(`${CLIENTS}/${client.id}`, { kind: 'ok', text: `Key ${next.added} is added; the client may sign with it now.` })
       } catch (err) {
         return changeFailed(ctx, client.id, err, state)
       }
@@ -229,8 +182,8 @@ export const operatorClientPages: ConsolePage = {
     router.post(`${CLIENTS}/:id/keys/remove`, 'operator', async (ctx) => {
       const client = await getClient(ctx.deps, param(ctx, 'id'))
       const kid = ctx.text('kid')
-      const keys = (client.jwks.keys as Jwk[]).filter((k) => k.kid !== kid)
-      if (kid === '' || keys.length === client.jwks.keys.length) return clientPage(ctx, client, { kind: 'error', text: 'The client has no key with this kid.' }, {}, 422)
+      const keys = keysAfterRemoving(client, kid)
+      if (keys === null) return clientPage(ctx, client, { kind: 'error', text: 'The client has no key with this kid.' }, {}, 422)
       try {
         await updateClient(ctx.deps, client.id, { jwks: { keys } }, audited(ctx, 'client.key_removed', (c) => c.id, organizationOf))
         return ctx.redirect(`${CLIENTS}/${client.id}`, { kind: 'ok', text: `Key ${kid} is removed: assertions signed with it are refused from now on.` })
