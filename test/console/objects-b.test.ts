@@ -282,7 +282,7 @@ describe('reports', () => {
 
 describe('roles and environments', () => {
   test('a viewer reads every page, sees no forms that change things, and is refused 403 on every POST', async () => {
-    for (const page of ['/console/network-tokens', '/console/authentications', '/console/esim/orders', '/console/esims', '/console/reports', '/console/search']) {
+    for (const page of ['/console/network-tokens', '/console/authentications', '/console/esim/orders', '/console/esim/orders/new', '/console/esims', '/console/reports', '/console/search', '/console/sandbox/processor-faults']) {
       const res = await viewer.agent.get(page)
       assert.equal(res.statusCode, 200, page)
       assert.doesNotMatch(main(res.body), /method="post"/, `${page} has no change form for a viewer`)

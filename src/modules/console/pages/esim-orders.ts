@@ -80,6 +80,9 @@ ${selectField('status', 'Sale status', SALE_STATUSES.map((s): [string, string] =
 interface OrderValues { package_id?: string; cardholder_id?: string; account_id?: string; reference?: string }
 
 async function newOrderPage(ctx: PageContext, values: OrderValues = {}, error?: ApiError, outcome?: { error: ApiError }, status = 200): Promise<FastifyReply> {
+  if (!canChange(ctx)) {
+    return ctx.render({ title: 'Order an eSIM', body: html`<p>Your role reads eSIM orders only: ordering one needs an owner or a developer.</p><p><a href="${ESIM_ORDERS}">All eSIM orders</a></p>` })
+  }
   const q = ctx.req.query as Record<string, unknown>
   const country = /^[A-Za-z]{3}$/.test(String(q.country ?? '')) ? String(q.country).toUpperCase() : ''
   const region = filterValue(ctx, 'region', REGIONS)
