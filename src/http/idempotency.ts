@@ -264,7 +264,9 @@ const WAIT_FOR_HOLDER_MS = 15_000
  * `idempotency_key_reuse` for a different one), and `run`'s writes made in one request transaction that commits
  * together with the row of its answer (`body`, sealed like the API's). A request whose key is still running waits
  * for that run's answer instead of answering 409 at once (a browser sends the second click while the first runs).
- * When `run` throws, its writes are rolled back and nothing is stored: the identical retry runs again.
+ * When `run` throws, its writes are rolled back and nothing is stored: the identical retry runs again. The group
+ * commits (ledger credits, authorization decisions) are not told of the key: their effect commits in their own
+ * batched statement, before the answer's row.
  */
 export async function runIdempotently(deps: AppDeps, request: IdempotentRequest, run: () => Promise<string>): Promise<IdempotentOutcome> {
   if (request.key.length === 0 || request.key.length > 255) {
@@ -304,7 +306,9 @@ export async function runIdempotently(deps: AppDeps, request: IdempotentRequest,
     }
     const held: HeldKey = { request, lockId, tx: newRequestTransaction(), answered: false }
     try {
-      const body = await running.run(held, () => runInRequestTransaction(held.tx, run))
+      // Not announced to batched paths (currentIdempotentRequest): they would store the API's answer in their own
+      // statement, while this caller's answer is its own body; their effect commits in their batch, before this row.
+      const body = await runInRequestTransaction(held.tx, run)
       const row = { ...answerRow(request, 200, deps.clock.now()), response_body: encryptField(deps.config.masterKey, RESPONSE_PURPOSE, body) }
       if (held.tx.lent) {
         await runInRequestTransaction(held.tx, () => deps.db.insertInto('idempotency_keys').values(row).execute())
