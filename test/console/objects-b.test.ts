@@ -280,6 +280,31 @@ describe('reports', () => {
   })
 })
 
+describe('reports list and keys', () => {
+  test('the list pages 25 at a time with its filter kept, and a key sent with another form is refused in words', async () => {
+    const ids: string[] = []
+    for (let i = 0; i < 26; i++) {
+      const res = await t.api(token, 'POST', '/v1/reports', { type: 'ledger', from: '2026-01-01', to: '2026-02-01' })
+      assert.equal(res.statusCode, 201, res.body)
+      ids.push(res.json().id)
+    }
+    const first = main((await owner.agent.get('/console/reports?type=ledger')).body)
+    assert.ok(first.includes(ids[25]) && first.includes(ids[1]) && !first.includes(ids[0]))
+    const next = /href="(\/console\/reports\?[^"]*after=[^"]+)"/.exec(first)
+    assert.ok(next, 'a next-page link')
+    assert.match(next[1], /type=ledger/)
+    const second = main((await owner.agent.get(next[1].replace(/&amp;/g, '&'))).body)
+    assert.ok(second.includes(ids[0]) && !second.includes(ids[25]))
+
+    const once = await owner.agent.submit('/console/reports', { type: 'ledger', from: '2026-03-01', to: '2026-04-01', idempotency_key: 'console_reuse_1' })
+    assert.equal(once.statusCode, 303)
+    const reused = await owner.agent.submit('/console/reports', { type: 'transactions', from: '2026-03-01', to: '2026-04-01', idempotency_key: 'console_reuse_1' })
+    assert.equal(reused.statusCode, 409, reused.body.slice(0, 300))
+    assert.match(reused.body, /already used with a different request body/)
+    assert.match(reused.body, /docs\/errors#idempotency_key_reuse/)
+  })
+})
+
 describe('roles and environments', () => {
   test('a viewer reads every page, sees no forms that change things, and is refused 403 on every POST', async () => {
     for (const page of ['/console/network-tokens', '/console/authentications', '/console/esim/orders', '/console/esim/orders/new', '/console/esims', '/console/reports', '/console/search', '/console/sandbox/processor-faults']) {
