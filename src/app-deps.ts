@@ -7,6 +7,7 @@ import type { Cursors } from './http/pagination.js'
 import type { BoundedCache } from './lib/bounded-cache.js'
 import type { Clock } from './lib/clock.js'
 import type { DecisionBatcher } from './modules/authorizations/batcher.js'
+import type { CachedAuthorizationEndpoint, CircuitState } from './modules/authorizations/integrator.js'
 import type { AdjustmentBatcher } from './modules/ledger/batcher.js'
 import type { Hooks } from './modules/module.js'
 import type { DeliveryCoalescers } from './modules/webhooks/delivery.js'
@@ -28,6 +29,10 @@ export interface Caches {
   accountMounts: BoundedCache<string, AccountMount>
   /** Webhook signing secrets, decrypted once per sealed value. */
   webhookSecrets: BoundedCache<string, string>
+  /** Each scope's authorization endpoint, or that it has none, for a few seconds; PUT, DELETE and rotate_secret clear their scope's entry. */
+  authorizationEndpoints: BoundedCache<string, CachedAuthorizationEndpoint>
+  /** The circuit breaker of each scope's authorization endpoint (consecutive stand-ins, open until): per process. */
+  authorizationCircuits: BoundedCache<string, CircuitState>
 }
 
 export interface AccountMount { organization_id: string; environment: string; capabilities: string[]; until: number }

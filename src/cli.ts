@@ -3,6 +3,7 @@ import { join } from 'node:path'
 import { ConfigError, loadConfig, type Config } from './config.js'
 import { signClientAssertion, tokenRequestBody } from './lib/client-assertion.js'
 import { sandboxClientPath, type SandboxClientFile } from './seed/demo.js'
+import type { ServerAddress } from './cli/client.js'
 
 const HELP = `svc: card issuing and eSIM service
 
@@ -30,6 +31,15 @@ const HELP = `svc: card issuing and eSIM service
   svc user invite --org ORG --email EMAIL --role owner|developer|viewer
   svc user invite --operator --email EMAIL
                                 print a one-time link (valid 72 hours) that sets the person's console password
+
+  Developer commands (call /v1 as the organization of the client file: --client-file, default
+  DATA_DIR/sandbox-client.json; docs/guides/sdk-and-cli.md):
+  svc listen --forward-to URL [--events card.*,authorization.created] [--authorizations URL]
+                                stream the organization's events (GET /v1/events/stream) and POST each to URL,
+                                signed with a secret printed for the session; one line per event with the answer
+  svc trigger EVENT_TYPE        run a sandbox flow that causes the event (svc trigger --help lists the types)
+  svc events resend EVENT_ID [--webhook-endpoint WHE_ID]
+                                deliver a stored event again to its subscribed webhook endpoints (or the one named)
 `
 
 function flags(args: string[]): { positional: string[]; opts: Record<string, string> } {
@@ -63,8 +73,7 @@ async function operatorListAll(opts: Record<string, string>, path: string): Prom
   return items
 }
 
-/** Where the server is, and where the CLI learnt it (named when it cannot be reached). */
-export interface ServerAddress { url: string; source: string }
+export type { ServerAddress } from './cli/client.js'
 
 /** `--base-url`, then BASE_URL, then the client file's `token_url`, then `http://localhost:PORT`. */
 export function serverAddress(opts: Record<string, string>, config: Config = loadConfig()): ServerAddress {
@@ -200,6 +209,11 @@ export async function main(argv: string[]): Promise<void> {
       case 'user':
         if (positional[0] === 'invite') return printInvitation(await inviteConsoleUser(opts))
         break
+      case 'listen':
+      case 'trigger':
+      case 'events':
+        if (await developerCommand(command, positional, opts)) return
+        break
       case 'operator':
         return print(await operatorCall(opts, positional[0].toUpperCase(), positional[1], positional[2] ? JSON.parse(positional[2]) : undefined))
       case undefined:
@@ -213,6 +227,45 @@ export async function main(argv: string[]): Promise<void> {
   } catch (err) {
     process.stderr.write(`svc ${command}: ${err instanceof ConfigError ? err.message : (err as Error).message}\n`)
     process.exitCode = 1
+  }
+}
+
+/** `svc listen`, `svc trigger`, `svc events resend`: /v1 calls through the SDK as the client file's organization. False when the arguments name no command. */
+async function developerCommand(command: string, positional: string[], opts: Record<string, string>): Promise<boolean> {
+  const { TRIGGER_HELP, trigger } = await import('./cli/trigger.js')
+  if (command === 'trigger' && (!positional[0] || 'help' in opts)) {
+    process.stdout.write(TRIGGER_HELP)
+    return true
+  }
+  if (command === 'events' && positional[0] !== 'resend') return false
+  const config = loadConfig()
+  const { cliClient, explainConnection } = await import('./cli/client.js')
+  const address = serverAddress(opts, config)
+  const client = cliClient(opts, config, address)
+  try {
+    if (command === 'listen') {
+      if (!opts['forward-to']) throw new Error('name where to forward events: svc listen --forward-to http://localhost:3000/webhooks')
+      const { listen } = await import('./cli/listen.js')
+      const controller = new AbortController()
+      const stop = () => controller.abort()
+      process.once('SIGINT', stop)
+      process.once('SIGTERM', stop)
+      await listen(client, {
+        forwardTo: opts['forward-to'], types: list(opts.events), authorizations: opts.authorizations || undefined, signal: controller.signal,
+        out: (line) => console.log(line), err: (line) => console.error(line),
+      })
+      return true
+    }
+    if (command === 'trigger') {
+      const id = await trigger(client.svc, positional[0], (line) => console.log(`  ${line}`))
+      console.log(id ? `Triggered ${positional[0]}: ${id}` : `Ran the flow for ${positional[0]}; its event is not listed yet`)
+      return true
+    }
+    if (!positional[1]) throw new Error('name the event: svc events resend evt_…')
+    print(await client.svc.events.replay(positional[1], opts['webhook-endpoint'] ? { webhook_endpoint_id: opts['webhook-endpoint'] } : {}))
+    return true
+  } catch (err) {
+    throw explainConnection(err, address)
   }
 }
 

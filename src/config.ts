@@ -52,6 +52,21 @@ export interface Config {
   requestTimeoutMs: number
   /** The request line and headers must arrive within this many ms (node's `headersTimeout`). */
   headersTimeoutMs: number
+  /** `GET /v1/events/stream` (docs/decisions/event-stream-polling.md). */
+  eventStream: EventStreamConfig
+}
+
+export interface EventStreamConfig {
+  /** How often an open stream reads the events table for new rows. */
+  pollMs: number
+  /** A comment line is sent after this long without an event, so proxies and clients see the connection alive. */
+  heartbeatMs: number
+  /** A stream is closed after this long (the client reconnects with Last-Event-ID, and its token is checked again). */
+  lifetimeMs: number
+  /** Open streams one process serves at once; more answer 429 rate_limited. */
+  maxConnections: number
+  /** Open streams of one organization's environment in one process. */
+  maxPerScope: number
 }
 
 /**
@@ -191,7 +206,20 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     kycBodyLimitBytes: 85 * 1024 * 1024,
     requestTimeoutMs,
     headersTimeoutMs,
+    eventStream: {
+      pollMs: positiveInt(env, 'EVENT_STREAM_POLL_MS', 250),
+      heartbeatMs: positiveInt(env, 'EVENT_STREAM_HEARTBEAT_MS', 15_000),
+      lifetimeMs: positiveInt(env, 'EVENT_STREAM_LIFETIME_MS', 15 * 60_000),
+      maxConnections: positiveInt(env, 'EVENT_STREAM_MAX_CONNECTIONS', 200),
+      maxPerScope: positiveInt(env, 'EVENT_STREAM_MAX_PER_ENVIRONMENT', 10),
+    },
   }
+}
+
+function positiveInt(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
+  const value = intVar(env, name, fallback)
+  if (!Number.isInteger(value) || value < 1) throw new ConfigError(`${name} must be a positive integer`)
+  return value
 }
 
 /** `TRUSTED_PROXIES`: comma-separated CIDRs (or addresses) of the proxies in front of the service. */

@@ -39,7 +39,10 @@ export function buildServices(base: BaseDeps): AppDeps {
     deliveries: new DeliveryCoalescers(base.db),
   }
   deps.hooks = buildHooks(MODULES)
-  deps.caches = { accountMounts: new BoundedCache(50_000), webhookSecrets: new BoundedCache(1_000) }
+  deps.caches = {
+    accountMounts: new BoundedCache(50_000), webhookSecrets: new BoundedCache(1_000),
+    authorizationEndpoints: new BoundedCache(50_000), authorizationCircuits: new BoundedCache(50_000),
+  }
   return deps
 }
 

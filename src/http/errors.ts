@@ -51,6 +51,7 @@ export const ERROR_CATALOGUE = {
   token_not_found: invalid(404, 'No network token or PIN key with this id (also a PIN key minted for a card of another program).'),
   event_not_found: invalid(404, 'No event with this id (events are kept 30 days).'),
   webhook_endpoint_not_found: invalid(404, 'No webhook endpoint with this id.'),
+  authorization_endpoint_not_found: invalid(404, 'No authorization endpoint is registered in this environment (PUT /v1/authorization_endpoint registers one).'),
   report_not_found: invalid(404, 'No report with this id.'),
   organization_not_found: invalid(404, 'No organization with this id.'),
   program_not_found: invalid(404, 'No program with this id.'),

@@ -252,8 +252,96 @@ export async function purgeIdempotencyKeys(deps: AppDeps): Promise<number> {
   return Number(result.numAffectedRows ?? 0)
 }
 
+/** What `runIdempotent` answers: the status and JSON body (an object, or the error envelope), and whether it is a stored answer replayed. */
+export interface IdempotentOutcome { status: number; body: string; replay: boolean }
+
+/**
+ * The Idempotency-Key guarantee for a caller that is not an HTTP request: the console's forms, whose hidden
+ * one-time key names the effect. `request` is the /v1 call the form stands for (method, path, JSON body), keyed
+ * in the same table as API keys: the same key with the same call answers the stored answer and changes nothing;
+ * with another call it is idempotency_key_reuse; while the first is running, idempotency_request_in_progress.
+ * `run` performs the call; its writes join one transaction that commits with the answer (batched paths store the
+ * answer in their own statement, as for /v1). An ApiError it throws is the answer (stored unless retryable);
+ * anything else rolls back and is rethrown. `after` runs in that transaction when `run` succeeded and the answer
+ * was not already committed by a batched statement (`inSameTx` false then: the caller writes its record alone).
+ */
+export async function runIdempotent(
+  deps: AppDeps,
+  call: { organizationId: string; environment: string; key: string; method: string; path: string; body: unknown; requestId: string },
+  run: () => Promise<{ status: number; body: unknown }>,
+  after?: (body: unknown, inSameTx: boolean) => Promise<void>,
+): Promise<IdempotentOutcome> {
+  if (call.key.length === 0 || call.key.length > 255) {
+    throw new ApiError('invalid_parameter', { param: 'Idempotency-Key', message: 'Idempotency-Key must be 1 to 255 characters.' })
+  }
+  const request: IdempotentRequest = {
+    organizationId: call.organizationId, environment: call.environment, key: call.key, method: call.method, path: call.path,
+    requestHash: sha256Hex(canonicalJson({ body: call.body ?? {} })),
+  }
+  const lockId = `${request.organizationId}\u0000${request.environment}\u0000${request.key}`
+  const { holder, stored } = await deps.inFlight.acquire(lockId, fingerprint(request), request)
+  try {
+    const row = stored === undefined ? await findAnswer(deps.db, request) : stored ?? undefined
+    const fresh = row && deps.clock.now().getTime() - row.created_at.getTime() <= IDEMPOTENCY_WINDOW_MS
+    if (row && fresh) {
+      if (row.method !== request.method || row.path !== request.path || row.request_hash !== request.requestHash) {
+        refuseReuse(row.method === request.method && row.path === request.path)
+      }
+      const body = row.response_body !== null ? decryptField(deps.config.masterKey, RESPONSE_PURPOSE, row.response_body)
+        : typeof row.response_json === 'string' ? row.response_json : JSON.stringify(row.response_json ?? null)
+      return { status: row.response_status, body, replay: true }
+    }
+    if (holder !== null) {
+      if (holder !== '' && holder !== fingerprint(request)) refuseReuse(holder.startsWith(`${request.method} ${request.path} `))
+      throw new ApiError('idempotency_request_in_progress')
+    }
+    if (row) await sql`DELETE FROM idempotency_keys WHERE organization_id = ${request.organizationId} AND environment = ${request.environment} AND key = ${request.key} AND created_at = ${row.created_at}`.execute(deps.db)
+  } catch (err) {
+    if (holder === null) deps.inFlight.release(lockId)
+    throw err
+  }
+  const held: HeldKey = { request, lockId, tx: newRequestTransaction(), answered: false }
+  try {
+    let status: number
+    let body: string
+    let succeeded: unknown
+    try {
+      const result = await running.run(held, () => runInRequestTransaction(held.tx, run))
+      status = result.status
+      body = JSON.stringify(result.body)
+      succeeded = result.body
+    } catch (err) {
+      if (!(err instanceof ApiError) || err.status >= 500) throw err
+      status = err.status
+      body = JSON.stringify(envelope(err, call.requestId, deps.config.baseUrl))
+    }
+    if (held.answered) {
+      await rollbackRequestTransaction(held.tx)
+      if (succeeded !== undefined && after) await after(succeeded, false)
+      return { status, body, replay: false }
+    }
+    if (retryableAnswer(status, body)) {
+      await rollbackRequestTransaction(held.tx)
+      return { status, body, replay: false }
+    }
+    const sealed = encryptField(deps.config.masterKey, RESPONSE_PURPOSE, body)
+    const answer = { ...answerRow(request, status, deps.clock.now()), response_body: sealed }
+    await runInRequestTransaction(held.tx, async () => {
+      if (succeeded !== undefined && after) await after(succeeded, true)
+      await deps.db.insertInto('idempotency_keys').values(answer).execute()
+    })
+    await commitRequestTransaction(held.tx)
+    return { status, body, replay: false }
+  } catch (err) {
+    await rollbackRequestTransaction(held.tx)
+    throw err
+  } finally {
+    deps.inFlight.release(lockId)
+  }
+}
+
 /** What `runIdempotently` answers: the stored answer's body, and whether it is the replay of an earlier run. */
-export interface IdempotentOutcome { body: string; replayed: boolean }
+export interface RunOutcome { body: string; replayed: boolean }
 
 /** How long a request waits for the earlier run of its key (a double-submitted form) before giving up with 409. */
 const WAIT_FOR_HOLDER_MS = 15_000
@@ -268,13 +356,13 @@ const WAIT_FOR_HOLDER_MS = 15_000
  * commits (ledger credits, authorization decisions) are not told of the key: their effect commits in their own
  * batched statement, before the answer's row.
  */
-export async function runIdempotently(deps: AppDeps, request: IdempotentRequest, run: () => Promise<string>): Promise<IdempotentOutcome> {
+export async function runIdempotently(deps: AppDeps, request: IdempotentRequest, run: () => Promise<string>): Promise<RunOutcome> {
   if (request.key.length === 0 || request.key.length > 255) {
     throw new ApiError('invalid_parameter', { param: 'Idempotency-Key', message: 'Idempotency-Key must be 1 to 255 characters.' })
   }
   const lockId = `${request.organizationId}\u0000${request.environment}\u0000${request.key}`
   const fresh = (row: StoredAnswer) => deps.clock.now().getTime() - row.created_at.getTime() <= IDEMPOTENCY_WINDOW_MS
-  const replay = (row: StoredAnswer): IdempotentOutcome => {
+  const replay = (row: StoredAnswer): RunOutcome => {
     if (row.method !== request.method || row.path !== request.path || row.request_hash !== request.requestHash) {
       refuseReuse(row.method === request.method && row.path === request.path)
     }

@@ -220,3 +220,16 @@ export function installClosedQueries(app: FastifyInstance): void {
     if (route.schema.querystring === undefined) route.schema.querystring = NO_QUERY
   })
 }
+
+/**
+ * Validates a request body against its route's schema outside HTTP (the console's forms call the same services
+ * as /v1): answers the body (defaults applied) or throws the ApiError /v1 would answer for it.
+ */
+export function checkBody<T>(schema: object, body: unknown): T {
+  const result = validatorCompiler({ schema, httpPart: 'body' })(body)
+  if ('error' in result && result.error) {
+    const e = result.error as Error & { validation: ErrorObject[]; validationContext?: string }
+    throw validationToApiError(e.validation, e.validationContext)
+  }
+  return (result as { value: T }).value
+}

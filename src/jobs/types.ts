@@ -20,6 +20,7 @@ export const SCHEDULE_TYPES = [
   'oauth.purge_credentials',
   'events.purge',
   'authorizations.expire',
+  'authorizations.purge_endpoint_attempts',
   'transactions.settle',
   'esim.settle_orders',
   'users.purge',

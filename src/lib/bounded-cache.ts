@@ -16,6 +16,10 @@ export class BoundedCache<K, V> {
     this.entries.set(key, value)
   }
 
+  delete(key: K): void {
+    this.entries.delete(key)
+  }
+
   clear(): void {
     this.entries.clear()
   }

@@ -55,7 +55,7 @@ export function ulid(now = Date.now()): string {
 export type IdPrefix =
   | 'org' | 'prog' | 'oc' | 'req' | 'chd' | 'kyc' | 'kycdoc' | 'acct' | 'le' | 'card' | 'pink'
   | 'auth' | 'txn' | 'dsp' | 'ntok' | 'tdsa' | 'whe' | 'evt' | 'whd' | 'wha' | 'job' | 'pkg' | 'topup'
-  | 'esord' | 'esim' | 'h5' | 'rpt' | 'hold' | 'aud' | 'usr' | 'inv'
+  | 'esord' | 'esim' | 'h5' | 'rpt' | 'hold' | 'aud' | 'usr' | 'inv' | 'aep' | 'aea'
 
 /**
  * New id with its type prefix, e.g. `chd_01JD…`. `at`: the row's own creation time, when queries bound a

@@ -62,7 +62,7 @@ function decisionWrite(f: Funded, facts: repo.DecisionFacts, amount: number, dec
     amount, held_amount: approved ? amount : 0, captured_amount: 0, reversed_amount: 0, currency: 'USD',
     merchant: { name: 'Corner Cafe', mcc: null, city: null, country: null }, decline_reason: declined, hold_id: approved ? newId('hold') : null,
     request_history: [{ type: 'authorization', amount, approved, decline_reason: declined, created_at: now.toISOString() }],
-    expires_at: approved ? new Date(now.getTime() + 86_400_000) : null, created_at: now, updated_at: now,
+    decision: { source: 'svc', latency_ms: 0 }, expires_at: approved ? new Date(now.getTime() + 86_400_000) : null, created_at: now, updated_at: now,
   }
   return { row, view: { id: row.id }, eventId: newId('evt'), entryId: approved ? newId('le') : null, versions: facts.versions, operationId: null, answer: null }
 }

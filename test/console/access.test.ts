@@ -182,7 +182,7 @@ describe('the console gate', () => {
   })
 
   test('a planned page that is not built yet is a placeholder under its own area', async () => {
-    const res = await developer.agent.get('/console/cards')
+    const res = await developer.agent.get('/console/programs')
     assert.equal(res.statusCode, 200)
     assert.match(res.body, /not in the console yet/)
   })

@@ -65,6 +65,8 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
     RATE_LIMIT_POLLING: '100000',
     WEBHOOK_URL_POLICY: 'allow_private',
     CARD_ISSUE_DELAY_MS: '0',
+    // An event stream ends after this long, so a call through app.inject (the security sweep) gets its answer.
+    EVENT_STREAM_LIFETIME_MS: '300',
     ...(database.url ? { DATABASE_URL: database.url } : {}),
     ...options.env,
   }

@@ -34,7 +34,7 @@ const OWNERS: Record<string, string> = {
   cards: 'cards', card_pin_keys: 'cards', card_secret_audit: 'cards',
   network_tokens: 'network-tokens',
   authentications: 'authentications',
-  authorizations: 'authorizations',
+  authorizations: 'authorizations', authorization_endpoints: 'authorizations', authorization_endpoint_attempts: 'authorizations',
   transactions: 'transactions',
   disputes: 'disputes',
   esim_packages: 'esim', esim_top_ups: 'esim', esim_status_overrides: 'esim', esim_profiles: 'esim', esim_orders: 'esim',

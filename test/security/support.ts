@@ -45,6 +45,7 @@ export const NO_SCOPE_ALLOWLIST: Record<string, string> = {
   'GET /v1/programs': 'interface.md: "GET /v1/programs needs only a valid token, no scope"',
   'GET /v1/events': 'decisions.md (Webhooks and events): "events readable with any scope"',
   'GET /v1/events/:event_id': 'decisions.md (Webhooks and events): "events readable with any scope"',
+  'GET /v1/events/stream': 'decisions.md (SDK and developer CLI): the stream of the events any token may read',
   'POST /v1/simulate/processor_faults': 'sandbox-only harness that shapes the caller\'s own simulated processor across accounts, cards and PINs; no object kind owns it',
 }
 
@@ -58,8 +59,11 @@ export function expectedScope(method: string, url: string): string | null | unde
   if (NO_SCOPE_ALLOWLIST[`${method} ${url}`]) return null
   const p = url.slice('/v1/'.length)
   if (/^webhook_endpoints(\/|$)/.test(p)) return 'webhooks:write'
-  // Events are read with any scope; a replay sends deliveries, so it is managed like the endpoints.
-  if (/^events\/:[a-z_]+\/replay$/.test(p)) return 'webhooks:write'
+  // decisions.md (Authorization decided by the integrator): the authorization endpoint is managed like webhook endpoints.
+  if (/^authorization_endpoint(\/|$)/.test(p)) return 'webhooks:write'
+  // Events are read with any scope; a replay sends deliveries, and an event's deliveries are the endpoints'
+  // delivery log, so both are managed like the endpoints.
+  if (/^events\/:[a-z_]+\/(replay|deliveries)$/.test(p)) return 'webhooks:write'
   if (/^oauth_clients(\/|$)/.test(p)) return 'clients:write'
   if (/^(cardholders|accounts)\/:[a-z_]+\/cards$/.test(p)) return byMethod(method, 'cards:read', 'cards:write')
   if (/^cardholders(\/|$)/.test(p)) return byMethod(method, 'cardholders:read', 'cardholders:write')
@@ -142,6 +146,7 @@ const PROBE_KEY = generateKeyPairSync('rsa', { modulusLength: 2048 }).publicKey.
  */
 export const BODIES: Record<string, () => unknown> = {
   'PATCH /v1/webhook_endpoints/:webhook_endpoint_id': () => ({ description: 'security probe' }),
+  'PUT /v1/authorization_endpoint': () => ({ url: 'https://hooks.example.com/authorize' }),
   'POST /v1/webhook_endpoints/:webhook_endpoint_id/replay': () => ({ since: new Date().toISOString() }),
   'PATCH /v1/oauth_clients/:oauth_client_id': () => ({ label: 'security probe' }),
   'PATCH /v1/cardholders/:cardholder_id': () => ({ first_name: 'Probe' }),

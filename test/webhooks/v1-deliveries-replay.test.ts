@@ -234,6 +234,39 @@ describe('/v1 delivery log, replays and test events', () => {
     assertError(await t.api(readOnly, 'GET', `/v1/webhook_endpoints/${mine.id}/deliveries`), 403, 'insufficient_scope')
   })
 
+  test('one event\'s deliveries: one per endpoint it went to, with every attempt, only the caller\'s and with webhooks:write', async () => {
+    await reset()
+    const one = await createEndpoint(t, await tenant.token(), a.url, ['card.*'])
+    const two = await createEndpoint(t, await tenant.token(), b.url, ['*'])
+    await createEndpoint(t, await tenant.token(), 'https://hooks.example.com/accounts', ['account.created'])
+    b.respond = () => 500
+    const eventId = await emitNext(tenant, 'card.frozen')
+    await runner.drain()
+    const res = await api('GET', `/v1/events/${eventId}/deliveries`)
+    assert.equal(res.statusCode, 200, res.body)
+    const list = res.json()
+    assert.equal(list.object, 'list')
+    assert.equal(list.has_more, false)
+    assert.equal(list.next_cursor, null)
+    const byEndpoint = new Map(list.data.map((d: any) => [d.webhook_endpoint_id, d]))
+    assert.deepEqual([...byEndpoint.keys()].sort(), [one.id, two.id].sort(), 'the endpoint not subscribed to card.frozen has no delivery')
+    const ok = byEndpoint.get(one.id) as any
+    assert.equal(ok.status, 'delivered')
+    assert.equal(ok.event_id, eventId)
+    assert.equal(ok.attempts[0].response_status, 200)
+    assert.equal(typeof ok.attempts[0].duration_ms, 'number')
+    const failing = byEndpoint.get(two.id) as any
+    assert.equal(failing.attempts[0].response_status, 500)
+    assert.deepEqual(failing, (await api('GET', `/v1/webhook_endpoints/${two.id}/deliveries`)).json().data.find((d: any) => d.event_id === eventId),
+      'the same delivery as the endpoint log shows')
+
+    const theirs = await emitNext(other, 'card.frozen')
+    assertError(await api('GET', `/v1/events/${theirs}/deliveries`), 404, 'event_not_found')
+    assertError(await api('GET', '/v1/events/evt_01J00000000000000000000000/deliveries'), 404, 'event_not_found')
+    const readOnly = await tenant.token(SCOPES.filter((s) => s !== 'webhooks:write' && !s.startsWith('authentications:')).join(' '))
+    assertError(await t.api(readOnly, 'GET', `/v1/events/${eventId}/deliveries`), 403, 'insufficient_scope')
+  })
+
   test('an endpoint replay re-sends every retained event it takes since a time, delivered or not, with higher attempt numbers', async () => {
     await reset()
     const ep = await createEndpoint(t, await tenant.token(), a.url, ['card.*'])

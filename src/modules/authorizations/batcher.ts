@@ -3,7 +3,8 @@ import { GroupCommit, type Waiting } from '../../db/group-commit.js'
 import { markAnswered } from '../../http/idempotency.js'
 import { answerTakenError } from '../../http/idempotent-answer.js'
 import type { RequestCtx } from '../../http/context.js'
-import { decideBatch, decideLocked, presentRequest, type DecisionOutcome, type PresentedAuthorization } from './engine.js'
+import { decideBatch, decideLocked, precheck, presentRequest, type DecisionOutcome, type PresentedAuthorization } from './engine.js'
+import { askIntegrator, endpointFor } from './integrator.js'
 import type { AuthorizationView, SimulateAuthorizationBody } from './schemas.js'
 
 /** Most decisions one statement writes. */
@@ -62,9 +63,13 @@ export class DecisionBatcher {
 /**
  * Decides a new authorization, as the network presents it: the rules of `decide`, then (approved) a hold on
  * the account for the amount; a decline is recorded too, with its reason. Answered once it is committed.
+ * When the organization has an authorization endpoint and the rules would approve, the endpoint is asked first,
+ * outside any transaction and outside the batch (a slow endpoint delays only its own requests); the batch then
+ * writes its answer with the balance checked again. Without an endpoint this is one cached lookup more.
  */
 export async function authorize(deps: AppDeps, ctx: RequestCtx, body: SimulateAuthorizationBody): Promise<AuthorizationView> {
   const presented = await presentRequest(deps, ctx, body)
+  const logged = await askIntegratorFor(deps, ctx, presented)
   try {
     const view = await deps.batchers.decisions.decide(presented)
     if (presented.answer) markAnswered()
@@ -72,5 +77,20 @@ export async function authorize(deps: AppDeps, ctx: RequestCtx, body: SimulateAu
   } catch (err) {
     // The key's answer is already stored (another holder got there first): the retry replays it.
     throw answerTakenError(err) ?? err
+  } finally {
+    await logged
   }
+}
+
+/** The integrator's outcome set on `presented` when the scope has an endpoint and the rules approve; answers the attempt log's write. */
+async function askIntegratorFor(deps: AppDeps, ctx: RequestCtx, presented: PresentedAuthorization): Promise<Promise<void> | undefined> {
+  const endpoint = await endpointFor(deps, ctx)
+  if (!endpoint) return undefined
+  const wouldBe = await precheck(deps, presented)
+  if (!wouldBe) return undefined
+  const { outcome, logged } = await askIntegrator(deps, endpoint, {
+    scope: ctx, authorization: wouldBe, request: { type: 'authorization', amount: presented.body.amount }, requestId: ctx.requestId,
+  })
+  presented.integrator = outcome
+  return logged
 }

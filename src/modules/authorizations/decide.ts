@@ -7,6 +7,8 @@
 export const DECLINE_REASONS = [
   'card_inactive', 'card_frozen', 'card_closed', 'card_expired', 'invalid_expiry', 'invalid_cvc', 'token_inactive',
   'account_blocked', 'currency_mismatch', 'mcc_blocked', 'country_blocked', 'spending_limit', 'insufficient_funds',
+  // Given by the organization's authorization endpoint (never by `decide`): it declined, or it did not answer and its stand-in declines.
+  'integrator_declined', 'integrator_unavailable',
 ] as const
 export type DeclineReason = (typeof DECLINE_REASONS)[number]
 

@@ -1,6 +1,6 @@
 import type { AppDeps } from '../../app-deps.js'
 import { withTx } from '../../db/tx.js'
-import type { Db } from '../../db/types.js'
+import { json, type Db } from '../../db/types.js'
 import type { RequestCtx } from '../../http/context.js'
 import { ApiError } from '../../http/errors.js'
 import { answerToStore, type AnswerToStore } from '../../http/idempotent-answer.js'
@@ -9,7 +9,7 @@ import { safeEqual } from '../../lib/crypto.js'
 import { newId } from '../../lib/ids.js'
 import { signalJobsQueued } from '../../jobs/wakeup.js'
 import { callProcessor } from '../../processors/calls.js'
-import { availableBalance, type AccountRow } from '../accounts/index.js'
+import { availableBalance, requireAccount, type AccountRow } from '../accounts/index.js'
 import { requireCard, requireCardProgram, type CardRow } from '../cards/index.js'
 import { emit } from '../events/index.js'
 import { incrementHold, lockAccountRow } from '../ledger/index.js'
@@ -18,7 +18,8 @@ import { decide, windowsNeeded, windowStart, type Decision, type SpendingRules, 
 import { presentAuthorization } from './present.js'
 import * as repo from './repo.js'
 import type { AuthorizationView, SimulateAuthorizationBody } from './schemas.js'
-import type { AuthorizationRequestValue } from './types.js'
+import { SVC_DECISION, type IntegratorOutcome } from './integrator.js'
+import type { AuthorizationRequestValue, DecisionRecord } from './types.js'
 import type { MerchantValue } from '../transactions/index.js'
 
 /** How long an approved authorization holds funds before the hold is released (status `expired`). */
@@ -75,8 +76,21 @@ async function tokenStatus(trx: Db, ctx: RequestCtx, card: Pick<CardRow, 'id'>, 
   return status
 }
 
-function request(type: AuthorizationRequestValue['type'], amount: number, decision: Decision, now: Date): AuthorizationRequestValue {
-  return { type, amount, approved: decision.approved, decline_reason: decision.approved ? null : decision.reason, created_at: now.toISOString() }
+function request(type: AuthorizationRequestValue['type'], amount: number, decision: Decision, now: Date, record: DecisionRecord): AuthorizationRequestValue {
+  return { type, amount, approved: decision.approved, decline_reason: decision.approved ? null : decision.reason, created_at: now.toISOString(), decision: record }
+}
+
+/**
+ * The service's rules, then the integrator's answer: a request the rules decline is declined with their reason
+ * (the integrator's approval does not override them: the balance is checked again when the hold is written); one
+ * they approve takes the integrator's decline. The record names who decided: `svc` when the rules declined at
+ * the write although the integrator (or stand-in) approved, keeping the latency of the call made.
+ */
+function withIntegrator(decision: Decision, integrator: IntegratorOutcome | null | undefined): { decision: Decision; record: DecisionRecord } {
+  if (!integrator) return { decision, record: SVC_DECISION }
+  if (!decision.approved) return { decision, record: { source: 'svc', latency_ms: integrator.decision.latency_ms } }
+  if (integrator.decline) return { decision: { approved: false, reason: integrator.decline }, record: integrator.decision }
+  return { decision, record: integrator.decision }
 }
 
 /** A new authorization as the network presented it, checked and normalized once, decided as often as needed. */
@@ -91,6 +105,8 @@ export interface PresentedAuthorization {
   cvc: { matches: boolean; operationId: string } | null
   /** The request's Idempotency-Key, whose answer is stored with the decision. */
   answer: AnswerToStore | null
+  /** What the organization's authorization endpoint decided (asked before the batch); absent: the service decides alone. */
+  integrator?: IntegratorOutcome
 }
 
 /** What became of one decision of a batch: written, refused with an error, or to decide again (`stale`). */
@@ -128,7 +144,41 @@ async function settled<T>(outcomes: (DecisionOutcome | undefined)[], i: number, 
  */
 export async function decideBatch(deps: AppDeps, db: Db, batch: readonly PresentedAuthorization[], lock: boolean): Promise<DecisionOutcome[]> {
   const now = deps.clock.now()
+  const { outcomes, evaluated } = await evaluateBatch(deps, db, batch, lock, now)
+  const writes: repo.DecisionWrite[] = []
+  const written: number[] = []
+  evaluated.forEach((e, i) => {
+    if (!e) return
+    const row = authorizationRow(batch[i], e.card, e.accountId, e.decision, e.record)
+    writes.push({ row, view: presentAuthorization(row), eventId: newId('evt'), entryId: e.decision.approved ? newId('le') : null, versions: e.versions, operationId: batch[i].cvc?.operationId ?? null, answer: batch[i].answer })
+    written.push(i)
+  })
+
+  const { stale, notified } = await repo.recordDecisions(db, writes, now)
+  if (notified) signalJobsQueued()
+  written.forEach((i, k) => {
+    const { row, view } = writes[k]
+    outcomes[i] = stale.has(row.account_id) ? { stale: true } : { view: view as AuthorizationView }
+  })
+  return outcomes as DecisionOutcome[]
+}
+
+/** One request of a batch decided, before anything is written. */
+interface Evaluated {
+  card: repo.DecisionCard
+  accountId: string
+  versions: repo.DecisionFacts['versions']
+  decision: Decision
+  record: DecisionRecord
+}
+
+/**
+ * The reads and rules of `decideBatch`, writing nothing: each request's decision (with its integrator's answer,
+ * if it has one), or the error it met. The pre-check of the integrator path runs it alone, outside any transaction.
+ */
+async function evaluateBatch(deps: AppDeps, db: Db, batch: readonly PresentedAuthorization[], lock: boolean, now: Date): Promise<{ outcomes: (DecisionOutcome | undefined)[]; evaluated: (Evaluated | undefined)[] }> {
   const outcomes: (DecisionOutcome | undefined)[] = new Array(batch.length)
+  const evaluated: (Evaluated | undefined)[] = new Array(batch.length)
   const facts = await repo.readDecisionFacts(db, [...new Set(batch.map((p) => p.body.card_id))], lock)
   const owned = await Promise.all(batch.map((p, i) => settled(outcomes, i, () => {
     const found = facts.get(p.body.card_id)
@@ -144,8 +194,6 @@ export async function decideBatch(deps: AppDeps, db: Db, batch: readonly Present
   /** What this batch's approvals so far take: from each account's available balance, and each card's windows. */
   const heldInBatch = new Map<string, number>()
   const spentInBatch = new Map<string, number>()
-  const writes: repo.DecisionWrite[] = []
-  const written: number[] = []
   batch.forEach((p, i) => {
     const f = owned[i]
     if (!f || outcomes[i]) return
@@ -153,41 +201,48 @@ export async function decideBatch(deps: AppDeps, db: Db, batch: readonly Present
     const rules = controlsOf(card)
     const before = spentInBatch.get(card.id) ?? 0
     const windows = Object.fromEntries(Object.entries(spent.get(card.id) ?? {}).map(([w, n]) => [w, n + before]))
-    const decision = decide({
-      amount: p.body.amount, currency: p.currency, merchant: p.merchant,
+    // A partial approval by the integrator holds (and is checked for) only the amount it approved.
+    const amount = p.integrator?.amount ?? p.body.amount
+    const { decision, record } = withIntegrator(decide({
+      amount, currency: p.currency, merchant: p.merchant,
       card: { status: card.status, expMonth: card.exp_month, expYear: card.exp_year, controls: rules },
       account: { status: account.status, currency: account.currency, available: availableBalance(account) - (heldInBatch.get(account.id) ?? 0) },
       tokenStatus: tokens[i] ?? null, expiryMatches: expiryMatches(card, p.body), cvcMatches: p.cvc?.matches ?? null,
       spent: windows, alreadyAuthorized: 0, now,
-    })
+    }), p.integrator)
     if (decision.approved) {
-      heldInBatch.set(account.id, (heldInBatch.get(account.id) ?? 0) + p.body.amount)
-      spentInBatch.set(card.id, before + p.body.amount)
+      heldInBatch.set(account.id, (heldInBatch.get(account.id) ?? 0) + amount)
+      spentInBatch.set(card.id, before + amount)
     }
-    const row = authorizationRow(p, card, account.id, decision)
-    writes.push({ row, view: presentAuthorization(row), eventId: newId('evt'), entryId: decision.approved ? newId('le') : null, versions, operationId: p.cvc?.operationId ?? null, answer: p.answer })
-    written.push(i)
+    evaluated[i] = { card, accountId: account.id, versions, decision, record }
   })
+  return { outcomes, evaluated }
+}
 
-  const { stale, notified } = await repo.recordDecisions(db, writes, now)
-  if (notified) signalJobsQueued()
-  written.forEach((i, k) => {
-    const { row, view } = writes[k]
-    outcomes[i] = stale.has(row.account_id) ? { stale: true } : { view: view as AuthorizationView }
-  })
-  return outcomes as DecisionOutcome[]
+/**
+ * The service's rules for a new authorization, read-only and outside any transaction: the authorization as it
+ * would be written if they approve (status pending, approved, no hold yet), what the integrator is asked about;
+ * null when they decline or the request fails (then it is decided as if no endpoint existed, and never sent).
+ */
+export async function precheck(deps: AppDeps, p: PresentedAuthorization): Promise<AuthorizationView | null> {
+  const { evaluated } = await evaluateBatch(deps, deps.db, [p], false, deps.clock.now())
+  const e = evaluated[0]
+  if (!e || !e.decision.approved) return null
+  const row = authorizationRow(p, e.card, e.accountId, e.decision, { source: 'integrator', latency_ms: 0 })
+  return presentAuthorization({ ...row, held_amount: 0, hold_id: null, expires_at: null })
 }
 
 /** The authorization row a decision writes: approved, pending with a hold for the amount; declined, with its reason. */
-function authorizationRow(p: PresentedAuthorization, card: repo.DecisionCard, accountId: string, decision: Decision): repo.AuthorizationRow {
+function authorizationRow(p: PresentedAuthorization, card: repo.DecisionCard, accountId: string, decision: Decision, record: DecisionRecord): repo.AuthorizationRow {
   const { body, at } = p
+  const held = p.integrator?.amount ?? body.amount
   return {
     id: p.id, organization_id: card.organization_id, environment: card.environment, program_id: card.program_id,
     card_id: card.id, account_id: accountId, network_token_id: body.network_token_id ?? null,
     status: decision.approved ? 'pending' : 'declined', approved: decision.approved,
-    amount: body.amount, held_amount: decision.approved ? body.amount : 0, captured_amount: 0, reversed_amount: 0,
+    amount: decision.approved ? held : body.amount, held_amount: decision.approved ? held : 0, captured_amount: 0, reversed_amount: 0,
     currency: p.currency, merchant: p.merchant, decline_reason: decision.approved ? null : decision.reason, hold_id: decision.approved ? newId('hold') : null,
-    request_history: [request('authorization', body.amount, decision, at)],
+    request_history: [request('authorization', body.amount, decision, at, record)], decision: record,
     expires_at: decision.approved ? new Date(at.getTime() + HOLD_LIFETIME_MS) : null, created_at: at, updated_at: at,
   }
 }
@@ -206,32 +261,60 @@ export async function decideLocked(deps: AppDeps, p: PresentedAuthorization): Pr
   })
 }
 
+/** The service's rules for an increment of `amount` on `auth` (per-authorization limits count the new total). */
+async function incrementRules(db: Db, ctx: RequestCtx, auth: repo.AuthorizationRow, card: CardRow, account: AccountRow, amount: number, now: Date): Promise<Decision> {
+  const rules = controlsOf(card)
+  return decide({
+    amount, currency: auth.currency, merchant: auth.merchant,
+    card: { status: card.status, expMonth: card.exp_month, expYear: card.exp_year, controls: rules },
+    account: { status: account.status, currency: account.currency, available: availableBalance(account) },
+    tokenStatus: await tokenStatus(db, ctx, card, auth.network_token_id), expiryMatches: null, cvcMatches: null,
+    spent: await spentInWindows(db, card, rules, now), alreadyAuthorized: Number(auth.amount), now,
+  })
+}
+
+/**
+ * The service's rules for an increment, read-only and outside any transaction: the authorization as it would be
+ * written if they approve (amount raised, status pending, approved, the hold not raised yet), what the integrator
+ * is asked about; null when they decline or the request fails (then it is decided as if no endpoint existed).
+ */
+export async function precheckIncrement(deps: AppDeps, ctx: RequestCtx, auth: repo.AuthorizationRow, card: CardRow, amount: number): Promise<AuthorizationView | null> {
+  if (auth.status !== 'pending') return null
+  try {
+    const now = deps.clock.now()
+    const account = await requireAccount(deps.db, ctx, card.account_id)
+    const decision = await incrementRules(deps.db, ctx, auth, card, account, amount, now)
+    if (!decision.approved) return null
+    return presentAuthorization({ ...auth, amount: Number(auth.amount) + amount, updated_at: now, decision: { source: 'integrator', latency_ms: 0 } })
+  } catch {
+    return null
+  }
+}
+
 /**
  * An incremental authorization: the same rules decide the increase (per-authorization limits count the
- * new total). Approved, the hold and `amount` grow; declined, nothing moves. Either way the request is
- * appended to `request_history` and authorization.updated is emitted.
+ * new total), then the integrator's answer if it was asked (`integrator`; a partial approval raises by its
+ * amount). Approved, the hold and `amount` grow; declined, nothing moves. Either way the request is
+ * appended to `request_history`, the authorization's `decision` is the increment's, and authorization.updated is emitted.
  */
-export async function incrementAuthorization(deps: AppDeps, ctx: RequestCtx, authorizationId: string, amount: number, card: CardRow): Promise<AuthorizationView> {
-  const rules = controlsOf(card)
+export async function incrementAuthorization(deps: AppDeps, ctx: RequestCtx, authorizationId: string, amount: number, card: CardRow, integrator?: IntegratorOutcome): Promise<AuthorizationView> {
+  const raise = integrator?.amount ?? amount
   return withTx(deps.db, async (trx) => {
     const now = deps.clock.now()
     const account = await lockAccount(trx, card.account_id)
     const auth = (await repo.findAuthorization(trx, authorizationId))!
     requirePending(auth, 'incremented')
-    let decision = decide({
-      amount, currency: auth.currency, merchant: auth.merchant,
-      card: { status: card.status, expMonth: card.exp_month, expYear: card.exp_year, controls: rules },
-      account: { status: account.status, currency: account.currency, available: availableBalance(account) },
-      tokenStatus: await tokenStatus(trx, ctx, card, auth.network_token_id), expiryMatches: null, cvcMatches: null,
-      spent: await spentInWindows(trx, card, rules, now), alreadyAuthorized: Number(auth.amount), now,
-    })
+    let { decision, record } = withIntegrator(await incrementRules(trx, ctx, auth, card, account, raise, now), integrator)
     if (decision.approved) {
-      const raised = await incrementHold(trx, auth.hold_id!, amount, now)
-      if (!raised.approved) decision = { approved: false, reason: raised.reason }
+      const raised = await incrementHold(trx, auth.hold_id!, raise, now)
+      if (!raised.approved) {
+        decision = { approved: false, reason: raised.reason }
+        record = integrator ? { source: 'svc', latency_ms: integrator.decision.latency_ms } : SVC_DECISION
+      }
     }
     const row = await repo.updateAuthorization(trx, auth.id, decision.approved
-      ? { amount: Number(auth.amount) + amount, held_amount: Number(auth.held_amount) + amount, updated_at: now }
-      : { updated_at: now }, request('increment', amount, decision, now))
+      ? { amount: Number(auth.amount) + raise, held_amount: Number(auth.held_amount) + raise, updated_at: now, decision: json(record) }
+      : { updated_at: now, decision: json(record) }, request('increment', amount, decision, now, record))
     const view = presentAuthorization(row)
     await emit(trx, scopeOf(row), 'authorization.updated', view, now)
     return view

@@ -1,5 +1,6 @@
 import { iso } from '../../http/ownership.js'
 import type { DeclineReason } from './decide.js'
+import { SVC_DECISION } from './integrator.js'
 import type { AuthorizationRow } from './repo.js'
 import type { AuthorizationView } from './schemas.js'
 
@@ -21,7 +22,8 @@ export function presentAuthorization(row: AuthorizationRow): AuthorizationView {
     program_id: row.program_id,
     network_token_id: row.network_token_id,
     decline_reason: (row.decline_reason as DeclineReason | null) ?? null,
-    request_history: row.request_history.map((r) => ({ ...r, decline_reason: r.decline_reason ?? null })),
+    request_history: row.request_history.map((r) => ({ ...r, decline_reason: r.decline_reason ?? null, decision: r.decision ?? SVC_DECISION })),
+    decision: row.decision ?? SVC_DECISION,
     expires_at: iso(row.expires_at),
     created_at: iso(row.created_at)!,
     updated_at: iso(row.updated_at)!,

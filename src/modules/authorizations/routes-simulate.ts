@@ -16,7 +16,10 @@ const DECISION_ORDER = 'Checks, in order: card status (card_inactive for a card 
   + 'card_expired, also when the expiry month has passed), the presented expiry (invalid_expiry) and security code (invalid_cvc), '
   + 'the network token (token_inactive unless active), the account (account_blocked), currency_mismatch, the card\'s spending '
   + 'controls (mcc_blocked, country_blocked, then spending_limit: per_authorization, and daily/weekly/monthly/all_time sums of '
-  + 'approved spend since the start of the UTC day, ISO week (Monday) or month) and finally the available balance (insufficient_funds).'
+  + 'approved spend since the start of the UTC day, ISO week (Monday) or month) and finally the available balance (insufficient_funds). '
+  + 'Then, when the organization has an authorization endpoint (PUT /v1/authorization_endpoint), it is asked about what these rules '
+  + 'approve and the answer comes after its decision: integrator_declined when it declines, integrator_unavailable when it does not '
+  + 'answer usably and its stand_in is decline; a partial approval holds the amount it names. `decision` says who decided.'
 
 /** Sandbox only (production answers the same 404 as an unknown path): the card network, as seen by the issuer. */
 export function registerAuthorizationSimulatorRoutes(base: FastifyInstance, deps: AppDeps): void {
@@ -39,7 +42,8 @@ export function registerAuthorizationSimulatorRoutes(base: FastifyInstance, deps
     schema: {
       tags, summary: 'Simulate an incremental authorization',
       description: 'Raises a pending authorization by `amount` (a hotel stay grows, a tip is added). Decided by the same rules as a new '
-        + 'authorization (per_authorization limits count the new total). Approved: `amount` and `held_amount` grow. Declined: nothing '
+        + 'authorization (per_authorization limits count the new total), then by the organization\'s authorization endpoint if it has '
+        + 'one (a partial approval raises by the amount it names). Approved: `amount` and `held_amount` grow. Declined: nothing '
         + 'changes but `request_history`, which records the decline reason. Emits authorization.updated. An authorization that is '
         + 'not pending answers 422 authorization_invalid_state.',
       params: AuthorizationIdParams, body: IncrementRequest, response: { 200: Authorization },

@@ -2,13 +2,14 @@ import type { FastifyInstance } from 'fastify'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { AppDeps } from '../../app-deps.js'
 import { ListEnvelope, type PageParams } from '../../http/pagination.js'
+import { registerAuthorizationEndpoint } from './endpoint-routes.js'
 import { registerAuthorizationSimulatorRoutes } from './routes-simulate.js'
 import { Authorization, AuthorizationIdParams, AuthorizationListQuery } from './schemas.js'
 import { listAuthorizations, retrieveAuthorization } from './service.js'
 
 const tags = ['Authorizations']
 
-/** Authorizations: reads for the caller, and the sandbox network that creates and moves them (routes-simulate). */
+/** Authorizations: reads for the caller, the sandbox network that creates and moves them (routes-simulate), and the endpoint that decides them (endpoint-routes). */
 export function registerAuthorizations(base: FastifyInstance, deps: AppDeps): void {
   const app = base.withTypeProvider<TypeBoxTypeProvider>()
 
@@ -35,4 +36,5 @@ export function registerAuthorizations(base: FastifyInstance, deps: AppDeps): vo
   }, async (req) => retrieveAuthorization(deps, req.ctx, req.params.authorization_id))
 
   registerAuthorizationSimulatorRoutes(base, deps)
+  registerAuthorizationEndpoint(base, deps)
 }

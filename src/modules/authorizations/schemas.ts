@@ -12,12 +12,27 @@ export const AUTHORIZATION_STATUSES = ['pending', 'closed', 'reversed', 'expired
 const Amount = Type.Integer({ minimum: 1, maximum: MAX_AMOUNT, description: 'Minor units of the currency, 1 … 10^12' })
 const Currency = CurrencyCode('Three-letter currency code')
 
+/** Who decided a request (decisions.md, "Authorization decided by the integrator"). */
+export const AuthorizationDecision = Type.Object({
+  source: Type.Union([Type.Literal('svc'), Type.Literal('integrator'), Type.Literal('stand_in')], {
+    description: '`svc`: the service\'s own rules (no authorization endpoint, a decline by the rules, which is never sent, or a decline at the '
+      + 'balance re-check when the hold is written); `integrator`: your authorization endpoint answered; `stand_in`: it did not answer '
+      + 'usably (or its circuit was open) and its `stand_in` setting decided',
+  }),
+  latency_ms: Type.Integer({ minimum: 0, description: 'How long your authorization endpoint took; 0 when none was called' }),
+  stand_in_reason: Type.Optional(Type.Union([Type.Literal('timeout'), Type.Literal('error'), Type.Literal('invalid_response')], {
+    description: 'Why the stand-in decided: no answer within timeout_ms, a non-2xx answer, a failed connection or an open circuit (`error`), '
+      + 'or a 2xx answer that is not `{"approved": true|false[, "amount": n]}` (`invalid_response`)',
+  })),
+}, { title: 'AuthorizationDecision', examples: [{ source: 'integrator', latency_ms: 84 }, { source: 'stand_in', latency_ms: 1500, stand_in_reason: 'timeout' }] })
+
 export const AuthorizationRequest = Type.Object({
   type: Type.Union([Type.Literal('authorization'), Type.Literal('increment')]),
   amount: Type.Integer(),
   approved: Type.Boolean(),
   decline_reason: Nullable(Type.String()),
   created_at: Type.String({ format: 'date-time' }),
+  decision: AuthorizationDecision,
 }, { title: 'AuthorizationRequest' })
 
 export const Authorization = Type.Object({
@@ -41,6 +56,7 @@ export const Authorization = Type.Object({
     type: ['string', 'null'], enum: [...DECLINE_REASONS, null], description: 'Why a declined authorization was declined; null when approved',
   }),
   request_history: Type.Array(AuthorizationRequest, { description: 'The first request and every increment, approved or declined, oldest first' }),
+  decision: AuthorizationDecision,
   expires_at: Nullable(Type.String({ format: 'date-time', description: 'When the hold is released if nothing captures it (7 days)' })),
   created_at: Type.String({ format: 'date-time' }),
   updated_at: Type.String({ format: 'date-time' }),
@@ -52,9 +68,10 @@ export const Authorization = Type.Object({
     card_id: 'card_01JD3Q7Y6X5W4V3T2S1R0Q9P8M', account_id: 'acct_01JD3Q7Y6X5W4V3T2S1R0Q9P8K', program_id: 'prog_01JD3Q7Y6X5W4V3T2S1R0Q9P8J',
     network_token_id: null, decline_reason: null,
     request_history: [
-      { type: 'authorization', amount: 3000, approved: true, decline_reason: null, created_at: '2026-11-02T10:00:00.000Z' },
-      { type: 'increment', amount: 1000, approved: true, decline_reason: null, created_at: '2026-11-03T08:30:00.000Z' },
+      { type: 'authorization', amount: 3000, approved: true, decline_reason: null, created_at: '2026-11-02T10:00:00.000Z', decision: { source: 'integrator', latency_ms: 84 } },
+      { type: 'increment', amount: 1000, approved: true, decline_reason: null, created_at: '2026-11-03T08:30:00.000Z', decision: { source: 'svc', latency_ms: 0 } },
     ],
+    decision: { source: 'svc', latency_ms: 0 },
     expires_at: '2026-11-09T10:00:00.000Z', created_at: '2026-11-02T10:00:00.000Z', updated_at: '2026-11-03T08:30:00.000Z',
   }],
 })

@@ -6,7 +6,8 @@ import { paginate, type ListResult, type PageParams } from '../../http/paginatio
 import { isId } from '../../lib/ids.js'
 import { requireCard } from '../cards/index.js'
 import type { TransactionView } from '../transactions/index.js'
-import { incrementAuthorization } from './engine.js'
+import { incrementAuthorization, precheckIncrement } from './engine.js'
+import { askIntegrator, endpointFor } from './integrator.js'
 import { captureAuthorization, expireAuthorization, reverseAuthorization } from './operations.js'
 import { presentAuthorization } from './present.js'
 import * as repo from './repo.js'
@@ -44,11 +45,21 @@ export async function listAuthorizations(deps: AppDeps, ctx: RequestCtx, filter:
   })
 }
 
-/** Sandbox: the network asks to raise a pending authorization by `amount` (approved or declined, see engine). */
+/**
+ * Sandbox: the network asks to raise a pending authorization by `amount` (approved or declined, see engine); the
+ * organization's authorization endpoint is asked too when the rules approve, as for a new authorization.
+ */
 export async function increment(deps: AppDeps, ctx: RequestCtx, authorizationId: string, amount: number): Promise<AuthorizationView> {
   const auth = await requireAuthorization(deps.db, ctx, authorizationId)
   const card = await requireCard(deps.db, ctx, auth.card_id)
-  return incrementAuthorization(deps, ctx, auth.id, amount, card)
+  const endpoint = await endpointFor(deps, ctx)
+  const wouldBe = endpoint ? await precheckIncrement(deps, ctx, auth, card, amount) : null
+  if (!endpoint || !wouldBe) return incrementAuthorization(deps, ctx, auth.id, amount, card)
+  // Asked outside any transaction; the increment's own transaction then writes its answer under the account's lock.
+  // The attempt is logged first: that transaction may be the request's own (Idempotency-Key), committed only after the answer.
+  const { outcome, logged } = await askIntegrator(deps, endpoint, { scope: ctx, authorization: wouldBe, request: { type: 'increment', amount }, requestId: ctx.requestId })
+  await logged
+  return incrementAuthorization(deps, ctx, auth.id, amount, card, outcome)
 }
 
 /** Sandbox: the merchant reverses all or part of what a pending authorization holds. */

@@ -9,6 +9,16 @@ export interface AuthorizationRequestValue {
   approved: boolean
   decline_reason: string | null
   created_at: string
+  /** Who decided this request (absent on requests recorded before the integrator could decide). */
+  decision?: DecisionRecord
+}
+
+/** Who decided a request: the service's rules alone, the integrator's endpoint, or the stand-in when it did not answer. */
+export interface DecisionRecord {
+  source: 'svc' | 'integrator' | 'stand_in'
+  /** How long the integrator's endpoint took (0 when none was called). */
+  latency_ms: number
+  stand_in_reason?: 'timeout' | 'error' | 'invalid_response'
 }
 
 /** An authorization, approved (with the ledger hold it placed) or declined. */
@@ -33,13 +43,52 @@ export interface AuthorizationsTable {
   decline_reason: string | null
   hold_id: string | null
   request_history: Json<AuthorizationRequestValue[]>
+  /** Who decided the latest request (the first one, or the latest increment). */
+  decision: Json<DecisionRecord>
   expires_at: Timestamp | null
   created_at: Timestamp
   updated_at: Timestamp
 }
 
+/** The organization's authorization endpoint in one environment: asked to decide what the service's rules approve. */
+export interface AuthorizationEndpointsTable {
+  id: string
+  organization_id: string
+  environment: string
+  url: string
+  timeout_ms: number
+  stand_in: 'approve' | 'decline'
+  /** The signing secret, sealed like a webhook endpoint's (webhooks/secrets.ts); never stored or logged in clear. */
+  secret_sealed: string
+  previous_secret_sealed: string | null
+  previous_secret_expires_at: Timestamp | null
+  created_at: Timestamp
+  updated_at: Timestamp
+}
+
+/** One call to an authorization endpoint (or the decision to skip it while its circuit is open). */
+export interface AuthorizationEndpointAttemptsTable {
+  id: string
+  organization_id: string
+  environment: string
+  authorization_id: string
+  request_type: 'authorization' | 'increment'
+  /** The `req_` id of the API request that caused the call. */
+  request_id: string | null
+  url: string
+  response_status: number | null
+  latency_ms: number
+  outcome: 'approved' | 'partially_approved' | 'declined' | 'stand_in'
+  approved_amount: number | null
+  stand_in_reason: 'timeout' | 'error' | 'invalid_response' | null
+  error: string | null
+  created_at: Timestamp
+}
+
 declare module '../../db/types.js' {
   interface Database {
     authorizations: AuthorizationsTable
+    authorization_endpoints: AuthorizationEndpointsTable
+    authorization_endpoint_attempts: AuthorizationEndpointAttemptsTable
   }
 }

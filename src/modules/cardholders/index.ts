@@ -5,4 +5,8 @@ export { Address, AddressInput } from './schemas.js'
 export { applyKycOutcome, cardholderHasAddress, cardholderHasIdentityDocument, claimKycExpiry, findCardholderForJob, lockCardholder, presentCardholder, requireCardholder } from './service.js'
 export type { CardholderRow } from './service.js'
 export type { AddressValue } from './types.js'
+// The console's cardholder pages call the same use cases as /v1.
+export { CardholderCreateRequest, IDENTITY_DOCUMENT_TYPES, KYC_STATUSES } from './schemas.js'
+export { createCardholder, listCardholderCards, listCardholders, retrieveCardholder } from './service.js'
+export type { CardholderView } from './service.js'
 export { searchCardholders } from './search.js'

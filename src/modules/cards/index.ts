@@ -2,3 +2,10 @@
 export { cardsCte, cardUnchangedSql } from './read-plan.js'
 export { hasCard, requireCard, requireCardProgram } from './service.js'
 export type { CardRow } from './service.js'
+// The console's card pages call the same use cases as /v1 (never PIN or card details).
+export { issueNow } from './issuance.js'
+export { changeStatus, shipCard } from './operations.js'
+export { replaceCard } from './replacement.js'
+export { CardCreate, CardReplace, CardUpdate, ShipRequest } from './schemas.js'
+export type { CardView } from './schemas.js'
+export { createCard, listCards, retrieveCard, updateCard } from './service.js'

@@ -21,6 +21,12 @@ export const PAGES: readonly PlannedPage[] = [
   { href: '/console/developers/api-clients', label: 'API clients', area: 'organization', group: 'Developers', meanwhile: 'Register a client with `npx svc client create --org ORG --env ENV --label LABEL --jwks-file FILE`, or POST /v1/oauth_clients.' },
   { href: '/console/developers/webhooks', label: 'Webhooks', area: 'organization', group: 'Developers', meanwhile: 'Create an endpoint with POST /v1/webhook_endpoints {url, enabled_events}.' },
   { href: '/console/developers/events', label: 'Events', area: 'organization', group: 'Developers', meanwhile: 'List events with GET /v1/events (filter with ?type=).' },
+  { href: '/console/cardholders', label: 'Cardholders', area: 'organization', group: 'main', meanwhile: '' },
+  { href: '/console/accounts', label: 'Accounts', area: 'organization', group: 'main', meanwhile: '' },
+  { href: '/console/cards', label: 'Cards', area: 'organization', group: 'main', meanwhile: '' },
+  { href: '/console/authorizations', label: 'Authorizations', area: 'organization', group: 'main', meanwhile: '' },
+  { href: '/console/transactions', label: 'Transactions', area: 'organization', group: 'main', meanwhile: '' },
+  { href: '/console/disputes', label: 'Disputes', area: 'organization', group: 'main', meanwhile: '' },
   { href: '/console/network-tokens', label: 'Network tokens', area: 'organization', group: 'main', meanwhile: '' },
   { href: '/console/authentications', label: '3-D Secure', area: 'organization', group: 'main', meanwhile: '' },
   { href: '/console/esim/orders', label: 'eSIM orders', area: 'organization', group: 'main', meanwhile: '' },
@@ -38,5 +44,4 @@ export const PAGES: readonly PlannedPage[] = [
   { href: '/console/operator/health', label: 'System health', area: 'operator', group: 'Operator', meanwhile: 'GET /readyz and GET /metrics.' },
   // Linked from the home page's checklist.
   { href: '/console/programs', label: 'Programs', area: 'organization', meanwhile: 'List them with GET /v1/programs; the platform operator creates them (`npx svc program create`).' },
-  { href: '/console/cards', label: 'Cards', area: 'organization', meanwhile: 'Issue one with POST /v1/cards (after a cardholder and an account).' },
 ]

@@ -97,6 +97,15 @@ fieldset.events>legend{font-weight:600;padding:0}
 ol.attempts{margin:0;padding-left:20px}
 ol.attempts li{margin:0 0 4px}
 code.secret{display:inline-block;padding:6px 8px;background:#f0f3f8;border-radius:6px;user-select:all}
+.badge{display:inline-block;padding:0 8px;border-radius:999px;font-size:14px;font-weight:600;border:1px solid;white-space:nowrap}
+.badge.good{background:#e8f5ee;color:var(--ok);border-color:#9fd3b7}
+.badge.bad{background:#fdecea;color:var(--err);border-color:#f1b0a9}
+.badge.neutral{background:#eef1f6;color:#2c3a55;border-color:#c3cad8}
+.card.sandbox{border:2px dashed #8a94a8}
+.actions{display:flex;flex-wrap:wrap;gap:8px;align-items:flex-end;margin:0 0 12px}
+.actions form{margin:0}
+.actions button{margin-top:0}
+.grid2{display:grid;grid-template-columns:repeat(auto-fit,minmax(min(100%,260px),1fr));gap:0 16px}
 @media (max-width:760px){
   .layout{display:block}
   nav.side{width:auto;padding:8px 16px 0}

@@ -93,15 +93,24 @@ export async function purgeEventsBefore(db: Db, cutoff: Date, batch = 5000): Pro
 }
 
 /**
- * The latest events (newest first, at most `limit`) whose object is `objectId`, in one organization's environment:
- * what the console shows beside an object. Ids sort by creation time, so only events at or after the object's own
- * id's time are read (an object's events are never older than the object).
+ * The newest events (at most `limit`) of one scope whose object is `objectId`, created from `since` on (the object's
+ * creation: no event about it is older): the console shows them beside the object. Newest first.
  */
-export async function eventsAbout(db: Db, scope: { organizationId: string; environment: string }, objectId: string, limit = 20): Promise<EventRow[]> {
-  const time = /^[a-z0-9]+_([0-9A-HJKMNP-TV-Z]{10})/.exec(objectId)?.[1]
-  let query = db.selectFrom('events').selectAll()
-    .where('organization_id', '=', scope.organizationId).where('environment', '=', scope.environment)
-    .where(sql<boolean>`data->'object'->>'id' = ${objectId}`)
-  if (time) query = query.where('id', '>=', `evt_${time}${'0'.repeat(16)}`)
-  return query.orderBy('id', 'desc').limit(limit).execute()
+export async function eventsAbout(db: Db, scope: { organizationId: string; environment: string }, objectId: string, since: Date, limit = 20): Promise<EventRow[]> {
+  return db.selectFrom('events').selectAll()
+    .where('organization_id', '=', scope.organizationId)
+    .where('environment', '=', scope.environment)
+    .where('created_at', '>=', since)
+    .where(sql<boolean>`data #>> '{object,id}' = ${objectId}`)
+    .orderBy('id', 'desc').limit(limit).execute()
+}
+
+/** Events of one scope after an id, oldest first, within retention (the event stream's cursor read). */
+export async function eventsAfter(db: Db, scope: { organizationId: string; environment: string }, afterId: string, retainedSince: Date, limit: number): Promise<EventRow[]> {
+  return db.selectFrom('events').selectAll()
+    .where('organization_id', '=', scope.organizationId)
+    .where('environment', '=', scope.environment)
+    .where('id', '>', afterId)
+    .where('created_at', '>=', retainedSince)
+    .orderBy('id', 'asc').limit(limit).execute()
 }

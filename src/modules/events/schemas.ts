@@ -48,3 +48,22 @@ export const EventListQuery = Type.Object({
 }, { additionalProperties: false })
 
 export const EventParams = Type.Object({ event_id: Type.String({ maxLength: 200 }) })
+
+export const EventStreamQuery = Type.Object({
+  types: Type.Optional(Type.String({
+    minLength: 1, maxLength: 2000, examples: ['card.*,authorization.created'],
+    description: 'Comma-separated subscription forms, as `enabled_events` takes them (`*`, `card.*`, `authorization.created`); '
+      + `default every type. An unknown form answers invalid_parameter naming \`types\`. The event catalogue: ${EVENT_CATALOGUE_PATH}.`,
+  })),
+  last_event_id: Type.Optional(Type.String({
+    maxLength: 200,
+    description: 'Resume after this event, for clients that cannot send the `Last-Event-ID` header (the header wins when both are sent).',
+  })),
+}, { additionalProperties: false })
+
+export const EventStreamHeaders = Type.Object({
+  'last-event-id': Type.Optional(Type.String({
+    maxLength: 200,
+    description: 'Resume after this event id (EventSource sends it on reconnect): every retained event created after it is sent first, oldest first.',
+  })),
+})

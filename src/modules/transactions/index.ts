@@ -3,3 +3,6 @@ export { MAX_AMOUNT, Merchant, MerchantInput, Transaction } from './schemas.js'
 export { presentTransaction, recordCapture, requireTransaction, transactionsCreatedIn } from './service.js'
 export type { TransactionRow, TransactionView } from './service.js'
 export type { MerchantValue } from './types.js'
+// The console's transaction pages and sandbox tools call the same use cases as /v1.
+export { RefundRequest, SimulateRefund, TRANSACTION_STATUSES, TRANSACTION_TYPES } from './schemas.js'
+export { listTransactions, merchantRefund, refundTransaction, retrieveTransaction, settleTransaction } from './service.js'

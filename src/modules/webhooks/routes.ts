@@ -3,7 +3,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { AppDeps } from '../../app-deps.js'
 import { ListEnvelope } from '../../http/pagination.js'
 import { Event, EventParams } from '../events/index.js'
-import { listEndpointDeliveries } from './delivery-log.js'
+import { eventDeliveries, listEndpointDeliveries } from './delivery-log.js'
 import { registerWebhookOperator } from './operator-routes.js'
 import { replayOwnEndpoint, replayOwnEvent, sendTestEvent } from './replay.js'
 import {
@@ -103,6 +103,20 @@ export function registerWebhooks(base: FastifyInstance, deps: AppDeps): void {
     },
     config: { scope, errors: ['webhook_endpoint_not_found'] },
   }, async (req) => sendTestEvent(deps, req.ctx, req.params.webhook_endpoint_id))
+
+  app.get('/v1/events/:event_id/deliveries', {
+    schema: {
+      tags: ['Events'], summary: "An event's deliveries, one per endpoint",
+      description: 'One `webhook_delivery` per endpoint the event was sent (or is to be sent) to, each with every attempt made, in the '
+        + 'shape of the endpoint delivery log. At most one per endpoint (10 per environment), so the list is never paged '
+        + '(`has_more` is false). Needs `webhooks:write`, like the delivery log. Events older than 30 days answer event_not_found.',
+      params: EventParams, response: { 200: ListEnvelope(WebhookDelivery, 'WebhookDelivery') },
+    },
+    config: { scope, errors: ['event_not_found'] },
+  }, async (req) => ({
+    object: 'list' as const, url: `/v1/events/${req.params.event_id}/deliveries`,
+    data: await eventDeliveries(deps, req.ctx, req.params.event_id), has_more: false, next_cursor: null,
+  }))
 
   app.post('/v1/events/:event_id/replay', {
     schema: {

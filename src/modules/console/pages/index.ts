@@ -1,6 +1,12 @@
 import type { ConsolePage } from '../router.js'
 import { accountPages } from './account.js'
 import { apiClientPages } from './api-clients.js'
+import { accountObjectPages } from './accounts.js'
+import { authorizationPages } from './authorizations.js'
+import { cardholderPages } from './cardholders.js'
+import { cardPages } from './cards.js'
+import { disputePages } from './disputes.js'
+import { transactionPages } from './transactions.js'
 import { auditPage } from './audit.js'
 import { authenticationPages } from './authentications.js'
 import { esimOrderPages } from './esim-orders.js'
@@ -32,6 +38,12 @@ export const CONSOLE_PAGES: readonly ConsolePage[] = [
   homePage,
   accountPages,
   teamPages,
+  cardholderPages,
+  accountObjectPages,
+  cardPages,
+  authorizationPages,
+  transactionPages,
+  disputePages,
   auditPage,
   apiClientPages,
   webhooksPages,

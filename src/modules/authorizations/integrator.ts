@@ -1,0 +1,171 @@
+import type { AppDeps } from '../../app-deps.js'
+import type { Environment } from '../../config.js'
+import { autonomously } from '../../db/request-tx.js'
+import type { Scope } from '../../http/context.js'
+import { newId } from '../../lib/ids.js'
+import { EVENT_API_VERSION } from '../events/index.js'
+import { deliveryHeaders, sendWebhook, signingSecrets, type SendResult } from '../webhooks/index.js'
+import * as repo from './endpoint-repo.js'
+import type { AuthorizationView } from './schemas.js'
+import type { AuthorizationEndpointAttemptsTable, DecisionRecord } from './types.js'
+
+/** How long a process trusts what it read of a scope's endpoint (PUT, DELETE and rotate_secret clear it at once in their own process). */
+export const ENDPOINT_CACHE_MS = 5_000
+/** Consecutive stand-ins after which the endpoint is skipped … */
+export const CIRCUIT_THRESHOLD = 5
+/** … for this long (stand-in at once), then tried again. */
+export const CIRCUIT_OPEN_MS = 30_000
+/** The type of the signed request, as `Svc-Event-Type` and the body's `type` name it. */
+export const REQUEST_TYPE = 'authorization.request'
+
+export interface CachedAuthorizationEndpoint { row: repo.AuthorizationEndpointRow | null; until: number }
+/** One endpoint's breaker: stand-ins in a row, and until when it is skipped (0: closed). */
+export interface CircuitState { failures: number; openUntil: number }
+
+export type StandInReason = NonNullable<DecisionRecord['stand_in_reason']>
+
+/** What the integrator (or its stand-in) decided, handed to the decision that writes it. */
+export interface IntegratorOutcome {
+  decision: DecisionRecord
+  /** Declined by the integrator (`integrator_declined`) or by a `decline` stand-in (`integrator_unavailable`); null: approve. */
+  decline: 'integrator_declined' | 'integrator_unavailable' | null
+  /** A partial approval: the amount to approve and hold instead of the amount asked; null: as asked. */
+  amount: number | null
+}
+
+/** The decision of a request no integrator was asked about. */
+export const SVC_DECISION: DecisionRecord = { source: 'svc', latency_ms: 0 }
+
+const scopeKey = (scope: Scope) => `${scope.organizationId}\u0000${scope.environment}`
+
+/**
+ * The scope's authorization endpoint, or null: read at most once per `ENDPOINT_CACHE_MS` per scope and process,
+ * so a scope without one pays a map lookup per authorization and nothing more.
+ */
+export async function endpointFor(deps: AppDeps, scope: Scope): Promise<repo.AuthorizationEndpointRow | null> {
+  const key = scopeKey(scope)
+  const now = deps.clock.now().getTime()
+  const hit = deps.caches.authorizationEndpoints.get(key)
+  if (hit && hit.until > now) return hit.row
+  const row = (await repo.findEndpoint(deps.db, scope.organizationId, scope.environment)) ?? null
+  deps.caches.authorizationEndpoints.set(key, { row, until: now + ENDPOINT_CACHE_MS })
+  return row
+}
+
+/** After a change of the scope's endpoint: this process reads it again, and its breaker starts closed. */
+export function forgetEndpoint(deps: AppDeps, scope: Scope): void {
+  deps.caches.authorizationEndpoints.delete(scopeKey(scope))
+  deps.caches.authorizationCircuits.delete(scopeKey(scope))
+}
+
+/** Whether this process skips the scope's endpoint now (its circuit is open). */
+export function circuitOpen(deps: AppDeps, scope: Scope): boolean {
+  const state = deps.caches.authorizationCircuits.get(scopeKey(scope))
+  return state !== undefined && state.openUntil > deps.clock.now().getTime()
+}
+
+function recordCircuit(deps: AppDeps, scope: Scope, stoodIn: boolean): void {
+  const key = scopeKey(scope)
+  if (!stoodIn) {
+    deps.caches.authorizationCircuits.delete(key)
+    return
+  }
+  const state = deps.caches.authorizationCircuits.get(key) ?? { failures: 0, openUntil: 0 }
+  state.failures++
+  // Past the threshold every further stand-in (the first try after the pause included) opens it again.
+  if (state.failures >= CIRCUIT_THRESHOLD) state.openUntil = deps.clock.now().getTime() + CIRCUIT_OPEN_MS
+  deps.caches.authorizationCircuits.set(key, state)
+}
+
+type Answer =
+  | { kind: 'approved'; amount: number | null }
+  | { kind: 'declined' }
+  | { kind: 'stand_in'; reason: StandInReason; error: string }
+
+/** Reads the endpoint's answer: 2xx with `{"approved": true[, "amount": n]}` or `{"approved": false}`; anything else stands in. */
+export function readAnswer(result: Pick<SendResult, 'statusCode' | 'error' | 'responseBody'>, requested: number): Answer {
+  if (result.statusCode === null) {
+    const timedOut = (result.error ?? '').startsWith('ETIMEDOUT')
+    return { kind: 'stand_in', reason: timedOut ? 'timeout' : 'error', error: result.error ?? 'no response' }
+  }
+  if (result.statusCode < 200 || result.statusCode >= 300) return { kind: 'stand_in', reason: 'error', error: `HTTP ${result.statusCode}` }
+  let body: unknown
+  try {
+    body = JSON.parse(result.responseBody ?? '')
+  } catch {
+    return { kind: 'stand_in', reason: 'invalid_response', error: 'the body is not JSON' }
+  }
+  const invalid = (error: string): Answer => ({ kind: 'stand_in', reason: 'invalid_response', error })
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) return invalid('the body is not a JSON object')
+  const { approved, amount } = body as { approved?: unknown; amount?: unknown }
+  if (approved === false) return { kind: 'declined' }
+  if (approved !== true) return invalid('`approved` is not true or false')
+  if (amount === undefined || amount === null) return { kind: 'approved', amount: null }
+  if (typeof amount !== 'number' || !Number.isInteger(amount) || amount <= 0 || amount > requested) {
+    return invalid(`\`amount\` must be an integer above 0 and at most ${requested}`)
+  }
+  return { kind: 'approved', amount: amount === requested ? null : amount }
+}
+
+/** What the endpoint is asked about. */
+export interface IntegratorQuestion {
+  scope: Scope
+  /** The authorization as it would be written if approved (status pending, approved true, no hold yet). */
+  authorization: AuthorizationView
+  request: { type: 'authorization' | 'increment'; amount: number }
+  /** The API request that caused it (`req_`), for the attempt log. */
+  requestId: string | null
+}
+
+/**
+ * Asks the scope's endpoint to decide, outside any database transaction and within its `timeout_ms`: one signed
+ * POST (the webhooks' signature and headers). While its circuit is open nothing is sent and the stand-in answers.
+ * Answers the outcome and the write of the attempt log (committed on its own, beside the decision and never
+ * inside its batch or a request's transaction; a failed log write is logged and does not fail the decision).
+ */
+export async function askIntegrator(deps: AppDeps, endpoint: repo.AuthorizationEndpointRow, q: IntegratorQuestion): Promise<{ outcome: IntegratorOutcome; logged: Promise<void> }> {
+  const at = deps.clock.now()
+  let answer: Answer
+  let result: Pick<SendResult, 'statusCode' | 'durationMs'>
+  if (circuitOpen(deps, q.scope)) {
+    answer = { kind: 'stand_in', reason: 'error', error: `circuit open: ${CIRCUIT_THRESHOLD} stand-ins in a row, skipped for ${CIRCUIT_OPEN_MS / 1000} s` }
+    result = { statusCode: null, durationMs: 0 }
+  } else {
+    const eventId = newId('evt', at)
+    const body = JSON.stringify({
+      id: eventId, object: 'event', type: REQUEST_TYPE, api_version: EVENT_API_VERSION, environment: q.scope.environment,
+      created_at: at.toISOString(), data: { object: q.authorization, request: q.request },
+    })
+    const secrets = signingSecrets(deps.config.masterKey, endpoint, at, deps.caches.webhookSecrets)
+    const headers = deliveryHeaders(body, { event_id: eventId, event_type: REQUEST_TYPE, attempts: 1 }, secrets, at)
+    const sent = await sendWebhook(new URL(endpoint.url), body, headers, deps.config.webhookUrlPolicy[q.scope.environment as Environment], endpoint.timeout_ms)
+    answer = readAnswer(sent, q.request.amount)
+    result = sent
+    recordCircuit(deps, q.scope, answer.kind === 'stand_in')
+  }
+
+  const latency = result.durationMs
+  const outcome: IntegratorOutcome = answer.kind === 'approved'
+    ? { decision: { source: 'integrator', latency_ms: latency }, decline: null, amount: answer.amount }
+    : answer.kind === 'declined'
+      ? { decision: { source: 'integrator', latency_ms: latency }, decline: 'integrator_declined', amount: null }
+      : {
+        decision: { source: 'stand_in', latency_ms: latency, stand_in_reason: answer.reason },
+        decline: endpoint.stand_in === 'decline' ? 'integrator_unavailable' : null, amount: null,
+      }
+  const attempt: AuthorizationEndpointAttemptsTable = {
+    id: newId('aea'), organization_id: q.scope.organizationId, environment: q.scope.environment,
+    authorization_id: q.authorization.id, request_type: q.request.type, request_id: q.requestId, url: endpoint.url,
+    response_status: result.statusCode, latency_ms: latency,
+    outcome: answer.kind === 'approved' ? (answer.amount === null ? 'approved' : 'partially_approved') : answer.kind,
+    approved_amount: answer.kind === 'approved' ? answer.amount ?? q.request.amount : null,
+    stand_in_reason: answer.kind === 'stand_in' ? answer.reason : null,
+    error: answer.kind === 'stand_in' ? answer.error.slice(0, 500) : null,
+    created_at: deps.clock.now(),
+  }
+  // Committed on its own, never in the transaction of a request sent with an Idempotency-Key.
+  const logged = autonomously(() => repo.insertAttempt(deps.db, attempt)).catch((err: unknown) => {
+    deps.log.error({ err, authorization_id: attempt.authorization_id }, 'authorization endpoint attempt not logged')
+  })
+  return { outcome, logged }
+}

@@ -1,0 +1,161 @@
+import type { FastifyReply } from 'fastify'
+import {
+  AUTHORIZATION_STATUSES, capture, CaptureRequest, expire, increment, IncrementRequest, listAuthorizations, retrieveAuthorization, reverse, ReverseRequest,
+  type AuthorizationView, type DeclineReason,
+} from '../../authorizations/index.js'
+import { listTransactions, type TransactionView } from '../../transactions/index.js'
+import { cursorPager, details, field, getForm, selectField, table } from '../components.js'
+import { html, type Html } from '../html.js'
+import type { ConsolePage, PageContext } from '../router.js'
+import {
+  act, actionForm, amountInput, apiCtx, doneText, eventsSection, money, moneyField, objectLink, orProblem, pageOf, pathParam, problemBox, queryText,
+  sandboxOnly, sandboxPanel, statusBadge, when, type Outcome, type Problem,
+} from './objects-kit.js'
+
+export const AUTHORIZATIONS = '/console/authorizations'
+
+/** Why an authorization was declined, in words (the API's decline_reason beside it). */
+export const DECLINE_WORDS: Record<DeclineReason, string> = {
+  card_inactive: 'The card is not active yet (not issued, or a physical card not activated).',
+  card_frozen: 'The card is frozen.',
+  card_closed: 'The card is closed.',
+  card_expired: 'The card has expired.',
+  invalid_expiry: 'The expiry date presented does not match the card.',
+  invalid_cvc: 'The security code presented does not match the card.',
+  token_inactive: 'The network token used is not active.',
+  account_blocked: 'The account the card spends from is blocked.',
+  currency_mismatch: "The currency is not the account's currency.",
+  mcc_blocked: "The merchant's category is not allowed by the card's spending controls.",
+  country_blocked: "The merchant's country is not allowed by the card's spending controls.",
+  spending_limit: "The amount is over one of the card's spending limits.",
+  insufficient_funds: 'The available balance is lower than the amount.',
+  integrator_declined: 'Your authorization endpoint declined it.',
+  integrator_unavailable: 'Your authorization endpoint did not answer in time or answered something else, and its stand-in is to decline.',
+}
+
+export function declineInWords(reason: string | null): Html {
+  if (!reason) return html``
+  return html`${DECLINE_WORDS[reason as DeclineReason] ?? reason} <code>${reason}</code>`
+}
+
+async function listPage(ctx: PageContext): Promise<FastifyReply> {
+  const filters = { status: queryText(ctx, 'status'), card_id: queryText(ctx, 'card_id') }
+  const status = (AUTHORIZATION_STATUSES as readonly string[]).includes(filters.status) ? filters.status : undefined
+  const page = await orProblem(ctx, 'Authorizations', () => listAuthorizations(ctx.deps, apiCtx(ctx), { status, card_id: filters.card_id || undefined }, pageOf(ctx)))
+  if (!('data' in page)) return page
+  return ctx.render({
+    title: 'Authorizations',
+    body: html`${getForm(AUTHORIZATIONS, html`<div>${selectField('status', 'Status', [['', 'Any'], ...AUTHORIZATION_STATUSES.map((s): [string, string] => [s, s])], filters.status)}</div>
+<div>${field({ name: 'card_id', label: 'Card id', value: filters.card_id, hint: 'card_…' })}</div><div><button type="submit" class="secondary">Filter</button></div>`, 'Filter authorizations')}
+${table({
+    caption: 'Authorizations, newest first',
+    rows: page.data,
+    empty: 'No authorizations match.',
+    columns: [
+      { header: 'Authorization', cell: (a) => objectLink(a.id) },
+      { header: 'Merchant', cell: (a) => a.merchant.name },
+      { header: 'Amount', numeric: true, cell: (a) => money(a.amount, a.currency) },
+      { header: 'Status', cell: (a) => statusBadge(a.status) },
+      { header: 'Decline reason', cell: (a) => a.decline_reason ? html`<code>${a.decline_reason}</code>` : '' },
+      { header: 'Card', cell: (a) => objectLink(a.card_id) },
+      { header: 'At', cell: (a) => when(a.created_at) },
+    ],
+  })}${cursorPager(AUTHORIZATIONS, filters, page.next_cursor, !queryText(ctx, 'after'))}`,
+  })
+}
+
+async function detailPage(ctx: PageContext, id: string, problem?: Problem, status = 200): Promise<FastifyReply> {
+  const api = apiCtx(ctx)
+  const read = await orProblem(ctx, 'Authorization', async () => {
+    const authorization = await retrieveAuthorization(ctx.deps, api, id)
+    const transactions = await listTransactions(ctx.deps, api, { authorization_id: id }, { limit: 100 })
+    return { authorization, transactions }
+  })
+  if (!('authorization' in read)) return read
+  const { authorization: a, transactions } = read
+  const path = `${AUTHORIZATIONS}/${a.id}`
+  const tools = a.status === 'pending' ? sandboxPanel(ctx, 'Simulate the merchant', html`
+<h3>Capture</h3>${actionForm(ctx, `${path}/capture`, 'Capture the authorization', 'Capture', moneyField('amount', 'cap-amount', 'Amount', a.currency, { hint: `Empty: what is held (${money(a.held_amount, a.currency)}).` }), 'primary')}
+<h3>Increment</h3>${actionForm(ctx, `${path}/increment`, 'Increment the authorization', 'Increment', moneyField('amount', 'inc-amount', 'Increase by', a.currency, { required: true }))}
+<h3>Reverse</h3>${actionForm(ctx, `${path}/reverse`, 'Reverse the authorization', 'Reverse', moneyField('amount', 'rev-amount', 'Amount', a.currency, { hint: 'Empty: all of what is held.' }))}
+<h3>Expire</h3>${actionForm(ctx, `${path}/expire`, 'Expire the authorization now', 'Expire now', html``, 'danger')}`) : html``
+  return ctx.render({
+    title: `Authorization at ${a.merchant.name}`,
+    body: html`${problemBox(problem)}${details([
+      ['Authorization', html`<code>${a.id}</code>`],
+      ['Status', statusBadge(a.status)],
+      ['Decision', a.approved ? 'approved' : html`declined: ${declineInWords(a.decline_reason)}`],
+      ['Amount', money(a.amount, a.currency)],
+      ['Held', money(a.held_amount, a.currency)],
+      ['Captured', money(a.captured_amount, a.currency)],
+      ['Reversed', money(a.reversed_amount, a.currency)],
+      ['Merchant', `${a.merchant.name}${a.merchant.mcc ? ` · MCC ${a.merchant.mcc}` : ''}${a.merchant.city ? ` · ${a.merchant.city}` : ''}${a.merchant.country ? ` · ${a.merchant.country}` : ''}`],
+      ['Card', objectLink(a.card_id)],
+      ['Account', objectLink(a.account_id)],
+      ['Network token', a.network_token_id ? html`<code>${a.network_token_id}</code>` : null],
+      ['Hold expires', when(a.expires_at)],
+      ['Created', when(a.created_at)],
+    ])}
+${tools}
+<h2>Requests</h2>${table({
+    caption: 'The first request and each increment, oldest first',
+    rows: a.request_history,
+    empty: 'No request.',
+    columns: [
+      { header: 'Kind', cell: (r) => r.type },
+      { header: 'Amount', numeric: true, cell: (r) => money(r.amount, a.currency) },
+      { header: 'Decision', cell: (r) => (r.approved ? 'approved' : html`declined: ${declineInWords(r.decline_reason)}`) },
+      { header: 'At', cell: (r) => when(r.created_at) },
+    ],
+  })}
+<h2>Captures</h2>${table({
+    caption: 'Transactions of this authorization',
+    rows: transactions.data,
+    empty: 'Nothing captured yet.',
+    columns: [
+      { header: 'Transaction', cell: (t) => objectLink(t.id) },
+      { header: 'Type', cell: (t) => t.type },
+      { header: 'Amount', numeric: true, cell: (t) => money(t.amount, t.currency) },
+      { header: 'Status', cell: (t) => statusBadge(t.status) },
+    ],
+  })}
+${await eventsSection(ctx, a.id, a.created_at)}`,
+  }, status)
+}
+
+/** Authorizations: the list (status, card), one authorization (decision, decline reason, hold, increments, captures); sandbox: capture, increment, reverse, expire. */
+export const authorizationPages: ConsolePage = {
+  name: 'authorizations',
+  register(router) {
+    router.get(AUTHORIZATIONS, 'organization', (ctx) => listPage(ctx))
+    router.get(`${AUTHORIZATIONS}/:id`, 'organization', (ctx) => detailPage(ctx, pathParam(ctx, 'id')))
+
+    const simulate = (op: 'capture' | 'increment' | 'reverse' | 'expire', schema: object | undefined, run: (ctx: PageContext, id: string, body: any) => Promise<AuthorizationView | TransactionView>, done: (o: any) => string) => {
+      router.post(`${AUTHORIZATIONS}/:id/${op}`, 'organization', async (ctx) => {
+        const refused = sandboxOnly(ctx)
+        if (refused) return refused
+        const id = pathParam(ctx, 'id')
+        const current = await orProblem(ctx, 'Authorization', () => retrieveAuthorization(ctx.deps, apiCtx(ctx), id))
+        if (!('currency' in current)) return current
+        const outcome: Outcome<AuthorizationView | TransactionView> = await act(ctx, {
+          method: 'POST', path: `/v1/simulate/authorizations/${id}/${op}`, status: op === 'capture' ? 201 : 200, schema, action: `simulate.authorization_${op}`,
+          body: () => {
+            const amount = op === 'expire' ? null : amountInput(ctx.text('amount'), current.currency)
+            return amount === null ? {} : { amount }
+          },
+          run: (body) => run(ctx, id, body),
+        })
+        if (!outcome.ok) return detailPage(ctx, id, outcome.problem, outcome.status)
+        const to = outcome.object.object === 'transaction' ? `/console/transactions/${outcome.object.id}` : `${AUTHORIZATIONS}/${id}`
+        return ctx.redirect(to, { kind: 'ok', text: doneText(outcome, done(outcome.object)) })
+      })
+    }
+    simulate('capture', CaptureRequest, (ctx, id, body) => capture(ctx.deps, apiCtx(ctx), id, body.amount, true),
+      (t: TransactionView) => `Captured ${money(t.amount, t.currency)}: a pending capture transaction.`)
+    simulate('increment', IncrementRequest, (ctx, id, body) => increment(ctx.deps, apiCtx(ctx), id, body.amount),
+      (a: AuthorizationView) => (a.request_history.at(-1)?.approved ? `Increment approved: ${money(a.amount, a.currency)} in all.` : 'Increment declined.'))
+    simulate('reverse', ReverseRequest, (ctx, id, body) => reverse(ctx.deps, apiCtx(ctx), id, body.amount),
+      (a: AuthorizationView) => `Reversed; ${money(a.held_amount, a.currency)} still held.`)
+    simulate('expire', undefined, (ctx, id) => expire(ctx.deps, apiCtx(ctx), id), () => 'The authorization expired; its hold is released.')
+  },
+}
