@@ -90,7 +90,7 @@ ${details([
 ])}
 ${answerable ? html`<div class="actions">${postForm(`${AUTHENTICATIONS}/${a.id}/approve`, ctx.csrf, html`${idempotencyField()}<button type="submit" class="primary">Approve</button>`, { class: 'inline', label: 'Approve the challenge' })}
 ${postForm(`${AUTHENTICATIONS}/${a.id}/decline`, ctx.csrf, html`${idempotencyField()}<button type="submit" class="danger">Decline</button>`, { class: 'inline', label: 'Decline the challenge' })}</div>` : ''}
-${await objectEvents(ctx, a.id)}
+${await objectEvents(ctx, a.id, a.created_at)}
 ${apiView(a)}
 <p><a href="${AUTHENTICATIONS}">All authentications</a></p>`,
   }, status)

@@ -138,7 +138,7 @@ ${details([
 ])}
 ${order.status === 'unsettled' ? sandboxPanel(ctx, 'settle-h', 'Settle now', html`<p>Runs the settlement the background job would run, as the network recorded the order.</p>
 ${postForm(`${ESIM_ORDERS}/${order.id}/settle`, ctx.csrf, html`${idempotencyField()}<button type="submit" class="secondary">Settle the order</button>`, { label: 'Settle the order' })}`) : ''}
-${await objectEvents(ctx, order.id)}
+${await objectEvents(ctx, order.id, order.created_at)}
 ${apiView(order)}
 <p><a href="${ESIM_ORDERS}">All eSIM orders</a></p>`,
   }, status)

@@ -93,7 +93,7 @@ ${postForm(`${ESIMS}/${esim.id}/usage`, ctx.csrf, html`${idempotencyField()}
 ${field({ name: 'data_used_mb', label: 'Data used in total (MB)', value: usageValue || String(running.data_mb ?? running.data_used_mb + 100), required: true, inputmode: 'numeric', hint: `${running.name}: ${usage(running)}.` })}
 <button type="submit" class="primary">Report usage</button>`, { label: 'Simulate data usage' })}`
     : html`${error ? errorInWords(ctx, error) : ''}<p class="muted">No package is running on this eSIM.</p>`}`)}
-${await objectEvents(ctx, esim.id)}
+${await objectEvents(ctx, esim.id, esim.created_at)}
 <details><summary>As the API shows it${secretsShown ? '' : ' (without the activation fields)'}</summary><pre class="json">${JSON.stringify(secretsShown ? esim : publicView, null, 2)}</pre></details>
 <p><a href="${ESIMS}">All eSIMs</a></p>`,
   }, status)

@@ -73,7 +73,7 @@ ${details([
 ${moves.length > 0 ? html`<div class="actions">${moves.map((m) => postForm(`${NETWORK_TOKENS}/${token.id}/${m}`, ctx.csrf,
     html`${idempotencyField()}<button type="submit" class="${m === 'delete' ? 'danger' : 'secondary'}">${MOVES[m]}</button>`, { class: 'inline', label: `${MOVES[m]} the token` }))}</div>
 ${moves.includes('delete') ? html`<p class="hint">Deleting is permanent: the wallet loses the card.</p>` : ''}` : ''}
-${await objectEvents(ctx, token.id)}
+${await objectEvents(ctx, token.id, token.created_at)}
 ${apiView(token)}
 <p><a href="${NETWORK_TOKENS}">All network tokens</a></p>`,
   }, status)

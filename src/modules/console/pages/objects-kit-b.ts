@@ -101,20 +101,9 @@ export function idempotencyField(): Html {
   return html`<input type="hidden" name="idempotency_key" value="console_${randomUUID()}">`
 }
 
-const ID_TIME_ALPHABET = '0123456789ABCDEFGHJKMNPQRSTVWXYZ'
-
-/** When an object was created, read from its id (ULID layout: 10 characters of milliseconds); the epoch when unreadable. */
-export function createdAtOf(id: string): Date {
-  const time = /^[a-z0-9]+_([0-9A-HJKMNP-TV-Z]{10})/.exec(id)?.[1]
-  if (!time) return new Date(0)
-  let ms = 0
-  for (const c of time) ms = ms * 32 + ID_TIME_ALPHABET.indexOf(c)
-  return new Date(ms)
-}
-
-/** The latest events about an object, each linking to its page: what a change on this page caused. */
-export async function objectEvents(ctx: PageContext, objectId: string): Promise<Html> {
-  const rows = await eventsAbout(ctx.deps.db, scopeOf(ctx), objectId, createdAtOf(objectId), 20)
+/** The latest events about an object (created at `createdAt`: none is older), each linking to its page: what a change on this page caused. */
+export async function objectEvents(ctx: PageContext, objectId: string, createdAt: string): Promise<Html> {
+  const rows = await eventsAbout(ctx.deps.db, scopeOf(ctx), objectId, new Date(createdAt), 20)
   return html`<h2 id="events-h">Events</h2>${table({
     caption: 'Latest events about this object, newest first',
     rows: rows.map(presentEvent),

@@ -67,7 +67,7 @@ async function detailPage(ctx: PageContext, id: string): Promise<FastifyReply> {
   ['Completed', r.completed_at ? formatTime(new Date(r.completed_at)) : 'not yet'],
 ])}
 ${r.status === 'succeeded' ? html`<p><a href="${REPORTS}/${r.id}/download">Download the CSV</a></p>` : r.status === 'pending' ? html`<p class="muted">Generating: reload this page in a moment.</p>` : ''}
-${await objectEvents(ctx, r.id)}
+${await objectEvents(ctx, r.id, r.created_at)}
 ${apiView(r)}
 <p><a href="${REPORTS}">All reports</a></p>`,
   })
