@@ -339,3 +339,78 @@ export async function runIdempotent(
     deps.inFlight.release(lockId)
   }
 }
+
+/** What `runIdempotently` answers: the stored answer's body, and whether it is the replay of an earlier run. */
+export interface RunOutcome { body: string; replayed: boolean }
+
+/** How long a request waits for the earlier run of its key (a double-submitted form) before giving up with 409. */
+const WAIT_FOR_HOLDER_MS = 15_000
+
+/**
+ * The machinery of `installIdempotency` for a caller that is not a /v1 route (the console's forms, whose hidden
+ * field carries a one-time key): the key's lock, the stored answer replayed to the identical request (and
+ * `idempotency_key_reuse` for a different one), and `run`'s writes made in one request transaction that commits
+ * together with the row of its answer (`body`, sealed like the API's). A request whose key is still running waits
+ * for that run's answer instead of answering 409 at once (a browser sends the second click while the first runs).
+ * When `run` throws, its writes are rolled back and nothing is stored: the identical retry runs again. The group
+ * commits (ledger credits, authorization decisions) are not told of the key: their effect commits in their own
+ * batched statement, before the answer's row.
+ */
+export async function runIdempotently(deps: AppDeps, request: IdempotentRequest, run: () => Promise<string>): Promise<RunOutcome> {
+  if (request.key.length === 0 || request.key.length > 255) {
+    throw new ApiError('invalid_parameter', { param: 'Idempotency-Key', message: 'Idempotency-Key must be 1 to 255 characters.' })
+  }
+  const lockId = `${request.organizationId}\u0000${request.environment}\u0000${request.key}`
+  const fresh = (row: StoredAnswer) => deps.clock.now().getTime() - row.created_at.getTime() <= IDEMPOTENCY_WINDOW_MS
+  const replay = (row: StoredAnswer): RunOutcome => {
+    if (row.method !== request.method || row.path !== request.path || row.request_hash !== request.requestHash) {
+      refuseReuse(row.method === request.method && row.path === request.path)
+    }
+    const body = row.response_body !== null ? decryptField(deps.config.masterKey, RESPONSE_PURPOSE, row.response_body)
+      : typeof row.response_json === 'string' ? row.response_json : JSON.stringify(row.response_json ?? '')
+    return { body, replayed: true }
+  }
+  const deadline = Date.now() + WAIT_FOR_HOLDER_MS
+  for (;;) {
+    const { holder, stored } = await deps.inFlight.acquire(lockId, fingerprint(request), request)
+    let proceed = false
+    try {
+      const row = stored === undefined ? await findAnswer(deps.db, request) : stored ?? undefined
+      if (row && fresh(row)) return replay(row)
+      if (holder !== null) {
+        if (holder !== '' && holder !== fingerprint(request)) refuseReuse(holder.startsWith(`${request.method} ${request.path} `))
+        if (Date.now() > deadline) throw new ApiError('idempotency_request_in_progress')
+      } else {
+        // Older than the window counts as new: the old answer makes way.
+        if (row) await sql`DELETE FROM idempotency_keys WHERE organization_id = ${request.organizationId} AND environment = ${request.environment} AND key = ${request.key} AND created_at = ${row.created_at}`.execute(deps.db)
+        proceed = true
+      }
+    } finally {
+      if (holder === null && !proceed) deps.inFlight.release(lockId)
+    }
+    if (!proceed) {
+      await new Promise((resolve) => setTimeout(resolve, 100))
+      continue
+    }
+    const held: HeldKey = { request, lockId, tx: newRequestTransaction(), answered: false }
+    try {
+      // Not announced to batched paths (currentIdempotentRequest): they would store the API's answer in their own
+      // statement, while this caller's answer is its own body; their effect commits in their batch, before this row.
+      const body = await runInRequestTransaction(held.tx, run)
+      const row = { ...answerRow(request, 200, deps.clock.now()), response_body: encryptField(deps.config.masterKey, RESPONSE_PURPOSE, body) }
+      if (held.tx.lent) {
+        await runInRequestTransaction(held.tx, () => deps.db.insertInto('idempotency_keys').values(row).execute())
+        await commitRequestTransaction(held.tx)
+      } else {
+        held.tx.open = false
+        await deps.db.insertInto('idempotency_keys').values(row).execute()
+      }
+      return { body, replayed: false }
+    } catch (err) {
+      await rollbackRequestTransaction(held.tx)
+      throw err
+    } finally {
+      deps.inFlight.release(lockId)
+    }
+  }
+}

@@ -6,3 +6,8 @@ export {
 export type { EsimView, InventoryLoad, OrderView, PackageView, TopUpView, UnsettledOrders } from './service.js'
 export { InventoryCsvError, parseInventoryCsv } from './inventory-csv.js'
 export type { SaleStatus } from './types.js'
+export { listEsims, recordUsage, retrieveEsim } from './esims-service.js'
+export type { EsimSummaryView } from './esims-service.js'
+export { requireOrder, retrieveOrder } from './orders-service.js'
+export { retrievePackage, simulateSaleStatus, viewOf } from './packages-service.js'
+export { settleOrder } from './settlement.js'

@@ -8,15 +8,22 @@ import { cardPages } from './cards.js'
 import { disputePages } from './disputes.js'
 import { transactionPages } from './transactions.js'
 import { auditPage } from './audit.js'
+import { authenticationPages } from './authentications.js'
+import { esimOrderPages } from './esim-orders.js'
+import { esimPages } from './esims.js'
 import { eventsPages } from './events.js'
 import { homePage } from './home.js'
 import { invitationPages } from './invitation.js'
+import { networkTokenPages } from './network-tokens.js'
 import { operatorClientPages } from './operator-clients.js'
 import { operatorEsimPages } from './operator-esim.js'
 import { operatorHealthPage } from './operator-health.js'
 import { operatorNetworkPolicyPages } from './operator-network-policies.js'
 import { operatorOrganizationPages } from './operator-organizations.js'
 import { operatorProgramPages } from './operator-programs.js'
+import { reportPages } from './reports.js'
+import { processorFaultPages } from './sandbox-faults.js'
+import { searchPages } from './search.js'
 import { signInPages } from './sign-in.js'
 import { teamPages } from './team.js'
 import { webhooksPages } from './webhooks.js'
@@ -47,4 +54,11 @@ export const CONSOLE_PAGES: readonly ConsolePage[] = [
   operatorNetworkPolicyPages,
   operatorEsimPages,
   operatorHealthPage,
+  networkTokenPages,
+  authenticationPages,
+  esimOrderPages,
+  esimPages,
+  reportPages,
+  searchPages,
+  processorFaultPages,
 ]

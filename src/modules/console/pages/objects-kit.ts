@@ -34,6 +34,11 @@ export const OBJECT_PAGES: Record<string, string> = {
   auth: '/console/authorizations',
   txn: '/console/transactions',
   dsp: '/console/disputes',
+  ntok: '/console/network-tokens',
+  tdsa: '/console/authentications',
+  esord: '/console/esim/orders',
+  esim: '/console/esims',
+  rpt: '/console/reports',
   evt: '/console/developers/events',
 }
 
