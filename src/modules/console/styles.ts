@@ -86,10 +86,6 @@ pre{background:#10213f;color:#e6edf7;padding:10px 12px;border-radius:8px;overflo
 .codes{columns:2;font:16px ui-monospace,Menlo,Consolas,monospace;padding-left:20px}
 .qr svg{width:200px;height:200px;background:#fff}
 .pager{display:flex;gap:16px;margin:12px 0}
-.badge{display:inline-block;padding:0 8px;border-radius:999px;font-size:14px;font-weight:600;border:1px solid currentColor;white-space:nowrap}
-.badge.good{color:var(--ok)}.badge.bad{color:var(--err)}.badge.wait{color:var(--warn)}.badge.neutral{color:var(--muted)}
-.card.sandbox{border-color:#c99a2e;background:#fffaf0}
-.actions{display:flex;flex-wrap:wrap;gap:8px;margin:0 0 16px}
 .top-search{display:flex;gap:6px;align-items:center}.top-search input{font:inherit;padding:5px 8px;border:1px solid #8a94a8;border-radius:6px;width:15em;max-width:100%;background:#fff;color:var(--ink)}.top-search button{padding:5px 10px;margin:0}
 pre.json{white-space:pre-wrap;overflow-wrap:anywhere}
 fieldset.events{border:0;padding:0;margin:14px 0 0;min-width:0}
@@ -101,6 +97,7 @@ code.secret{display:inline-block;padding:6px 8px;background:#f0f3f8;border-radiu
 .badge.good{background:#e8f5ee;color:var(--ok);border-color:#9fd3b7}
 .badge.bad{background:#fdecea;color:var(--err);border-color:#f1b0a9}
 .badge.neutral{background:#eef1f6;color:#2c3a55;border-color:#c3cad8}
+.badge.wait{background:#fdf3e1;color:var(--warn);border-color:#e6c98f}
 .card.sandbox{border:2px dashed #8a94a8}
 .actions{display:flex;flex-wrap:wrap;gap:8px;align-items:flex-end;margin:0 0 12px}
 .actions form{margin:0}

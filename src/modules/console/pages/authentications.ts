@@ -4,10 +4,8 @@ import { answerAuthentication, listAuthentications, retrieveAuthentication, simu
 import { cursorPager, details, field, formatMoney, formatTime, getForm, postForm, selectField, table } from '../components.js'
 import { html, type Html } from '../html.js'
 import type { ConsolePage, PageContext } from '../router.js'
-import {
-  apiView, canChange, consoleAction, consoleCtx, currencyCode, errorInWords, filterValue, idempotencyField, idLink, invalidField, minorAmount,
-  objectEvents, pageOf, refuseOutsideSandbox, sandboxPanel, statusBadge,
-} from './objects-kit-b.js'
+import { apiCtx, canChange, eventsSection, keyField, objectLink, statusBadge } from './objects-kit.js'
+import { apiView, consoleAction, currencyCode, errorInWords, filterValue, invalidField, minorAmount, pageOf, refuseOutsideSandbox, sandboxPanel } from './objects-kit-b.js'
 
 export const AUTHENTICATIONS = '/console/authentications'
 /** 3-D Secure ships behind a release (SVC_RELEASES), as its API scopes do: without it the pages say so and change nothing. */
@@ -36,7 +34,7 @@ function merchantOf(a: AuthenticationView): string {
 function challengeForm(ctx: PageContext, values: ChallengeValues = {}, error?: ApiError): Html {
   return sandboxPanel(ctx, 'challenge-h', 'Start a 3-D Secure challenge', html`<p>What a merchant's checkout does: an out-of-band challenge on an active card, pending for five minutes until approved or declined.</p>
 ${error ? errorInWords(ctx, error) : ''}
-${postForm(`${AUTHENTICATIONS}/simulate`, ctx.csrf, html`${idempotencyField()}
+${postForm(`${AUTHENTICATIONS}/simulate`, ctx.csrf, html`${keyField()}
 ${field({ name: 'card_id', id: 'challenge-card', label: 'Card id', value: values.card_id ?? '', required: true })}
 ${field({ name: 'amount', label: 'Amount', value: values.amount ?? '49.99', required: true, inputmode: 'decimal', hint: 'In the currency, e.g. 49.99' })}
 ${field({ name: 'currency', label: 'Currency', value: values.currency ?? 'USD', required: true, maxlength: 3 })}
@@ -47,7 +45,7 @@ ${field({ name: 'merchant', label: 'Merchant name', value: values.merchant ?? 'C
 async function listPage(ctx: PageContext, challenge?: { values: ChallengeValues; error: ApiError }, status = 200): Promise<FastifyReply> {
   const { after, page } = pageOf(ctx)
   const filters = { card_id: filterValue(ctx, 'card_id', 'id'), status: filterValue(ctx, 'status', STATUSES) }
-  const list = await listAuthentications(ctx.deps, consoleCtx(ctx), { card_id: filters.card_id || undefined, status: filters.status || undefined }, page)
+  const list = await listAuthentications(ctx.deps, apiCtx(ctx), { card_id: filters.card_id || undefined, status: filters.status || undefined }, page)
   return ctx.render({
     title: '3-D Secure',
     body: html`<p class="muted">Challenges of online purchases (3-D Secure authentications), newest first. A pending one is approved or declined by the cardholder through you.</p>
@@ -59,8 +57,8 @@ ${table({
   rows: list.data,
   empty: 'No authentication matches.',
   columns: [
-    { header: 'Authentication', cell: (a: AuthenticationView) => idLink(a.id) },
-    { header: 'Card', cell: (a) => idLink(a.card_id) },
+    { header: 'Authentication', cell: (a: AuthenticationView) => objectLink(a.id) },
+    { header: 'Card', cell: (a) => objectLink(a.card_id) },
     { header: 'Amount', cell: (a) => formatMoney(a.amount, a.currency), numeric: true },
     { header: 'Merchant', cell: (a) => merchantOf(a) },
     { header: 'Status', cell: (a) => statusBadge(a.status) },
@@ -73,14 +71,14 @@ ${challengeForm(ctx, challenge?.values, challenge?.error)}`,
 }
 
 async function detailPage(ctx: PageContext, id: string, error?: ApiError, status = 200): Promise<FastifyReply> {
-  const a = await retrieveAuthentication(ctx.deps, consoleCtx(ctx), id)
+  const a = await retrieveAuthentication(ctx.deps, apiCtx(ctx), id)
   const answerable = a.status === 'pending' && canChange(ctx)
   return ctx.render({
     title: `Authentication ${a.id}`,
     body: html`${error ? errorInWords(ctx, error) : ''}
 ${details([
   ['Status', statusBadge(a.status)],
-  ['Card', idLink(a.card_id)],
+  ['Card', objectLink(a.card_id)],
   ['Amount', formatMoney(a.amount, a.currency)],
   ['Merchant', merchantOf(a)],
   ['Challenge', 'out of band'],
@@ -88,9 +86,9 @@ ${details([
   ['Decided', a.decided_at ? formatTime(new Date(a.decided_at)) : 'not yet'],
   ['Created', formatTime(new Date(a.created_at))],
 ])}
-${answerable ? html`<div class="actions">${postForm(`${AUTHENTICATIONS}/${a.id}/approve`, ctx.csrf, html`${idempotencyField()}<button type="submit" class="primary">Approve</button>`, { class: 'inline', label: 'Approve the challenge' })}
-${postForm(`${AUTHENTICATIONS}/${a.id}/decline`, ctx.csrf, html`${idempotencyField()}<button type="submit" class="danger">Decline</button>`, { class: 'inline', label: 'Decline the challenge' })}</div>` : ''}
-${await objectEvents(ctx, a.id, a.created_at)}
+${answerable ? html`<div class="actions">${postForm(`${AUTHENTICATIONS}/${a.id}/approve`, ctx.csrf, html`${keyField()}<button type="submit" class="primary">Approve</button>`, { class: 'inline', label: 'Approve the challenge' })}
+${postForm(`${AUTHENTICATIONS}/${a.id}/decline`, ctx.csrf, html`${keyField()}<button type="submit" class="danger">Decline</button>`, { class: 'inline', label: 'Decline the challenge' })}</div>` : ''}
+${await eventsSection(ctx, a.id, a.created_at)}
 ${apiView(a)}
 <p><a href="${AUTHENTICATIONS}">All authentications</a></p>`,
   }, status)
@@ -114,7 +112,7 @@ export const authenticationPages: ConsolePage = {
       if (Number.isNaN(amount)) return refuse(invalidField('amount', `Give a positive amount in ${currency}, such as ${currency === 'JPY' ? '1250' : '12.50'}.`))
       if ((values.merchant ?? '').length > 200) return refuse(invalidField('merchant', 'A merchant name has at most 200 characters.'))
       return consoleAction(ctx, 'authentication.simulated', async () => {
-        const a = await simulateAuthentication(ctx.deps, consoleCtx(ctx), {
+        const a = await simulateAuthentication(ctx.deps, apiCtx(ctx), {
           card_id: values.card_id ?? '', amount, currency, ...(values.merchant ? { merchant: { name: values.merchant } } : {}),
         })
         return { to: `${AUTHENTICATIONS}/${a.id}`, text: `Challenge ${a.id} started: ${formatMoney(a.amount, a.currency)}, pending.`, objectId: a.id }
@@ -126,7 +124,7 @@ export const authenticationPages: ConsolePage = {
         if (!released(ctx)) return notReleased(ctx)
         const id = (ctx.req.params as { id: string }).id
         return consoleAction(ctx, `authentication.${answer}`, async () => {
-          const a = await answerAuthentication(ctx.deps, consoleCtx(ctx), id, answer)
+          const a = await answerAuthentication(ctx.deps, apiCtx(ctx), id, answer)
           return { to: `${AUTHENTICATIONS}/${a.id}`, text: `The challenge is ${a.status}.`, objectId: a.id }
         }, (error) => detailPage(ctx, id, error, error.status))
       })

@@ -9,10 +9,8 @@ import {
 import { cursorPager, details, field, formatMoney, formatTime, getForm, postForm, selectField, table } from '../components.js'
 import { html, type Html } from '../html.js'
 import type { ConsolePage, PageContext } from '../router.js'
-import {
-  apiView, canChange, consoleAction, consoleCtx, errorInWords, filterValue, idempotencyField, idLink, invalidField, objectEvents, pageOf,
-  refuseOutsideSandbox, sandboxPanel, sandboxTools, statusBadge,
-} from './objects-kit-b.js'
+import { apiCtx, canChange, eventsSection, keyField, objectLink, statusBadge } from './objects-kit.js'
+import { apiView, consoleAction, errorInWords, filterValue, invalidField, pageOf, refuseOutsideSandbox, sandboxPanel, sandboxTools } from './objects-kit-b.js'
 
 export const ESIM_ORDERS = '/console/esim/orders'
 const STATUSES = ['completed', 'unsettled', 'failed'] as const
@@ -32,7 +30,7 @@ const REGIONS = ['local', 'regional', 'global'] as const
 
 /** The catalogue as this organization's environment sees it (its sandbox overrides included), up to 100 packages. */
 async function catalogue(ctx: PageContext, status?: SaleStatus, where: { country?: string; region?: string } = {}): Promise<PackageView[]> {
-  return (await listPackages(ctx.deps, consoleCtx(ctx), {
+  return (await listPackages(ctx.deps, apiCtx(ctx), {
     limit: 100, ...(status ? { status } : {}), ...(where.country ? { country: where.country } : {}), ...(where.region ? { region: where.region as (typeof REGIONS)[number] } : {}),
   } as Parameters<typeof listPackages>[2])).data
 }
@@ -41,7 +39,7 @@ async function listPage(ctx: PageContext, sale?: { error: ApiError }, status = 2
   const { after, page } = pageOf(ctx)
   const reference = String((ctx.req.query as Record<string, unknown>).reference ?? '').slice(0, 128)
   const filters = { status: filterValue(ctx, 'status', STATUSES), cardholder_id: filterValue(ctx, 'cardholder_id', 'id'), reference }
-  const orders = await listOrders(ctx.deps, consoleCtx(ctx), {
+  const orders = await listOrders(ctx.deps, apiCtx(ctx), {
     ...page, ...(filters.status ? { status: filters.status as OrderView['status'] } : {}), ...(filters.cardholder_id ? { cardholder_id: filters.cardholder_id } : {}),
     ...(reference ? { reference } : {}),
   })
@@ -58,19 +56,19 @@ ${table({
   rows: orders.data,
   empty: 'No order matches.',
   columns: [
-    { header: 'Order', cell: (o: OrderView) => html`${idLink(o.id)}<br><span class="muted">${o.reference}</span>` },
+    { header: 'Order', cell: (o: OrderView) => html`${objectLink(o.id)}<br><span class="muted">${o.reference}</span>` },
     { header: 'Type', cell: (o) => (o.type === 'top_up' ? 'top-up' : 'package') },
     { header: 'Status', cell: (o) => statusBadge(o.status) },
     { header: 'Price', cell: (o) => formatMoney(o.price, o.currency), numeric: true },
-    { header: 'eSIM', cell: (o) => idLink(o.esim_id) },
-    { header: 'Cardholder', cell: (o) => idLink(o.cardholder_id) },
+    { header: 'eSIM', cell: (o) => objectLink(o.esim_id) },
+    { header: 'Cardholder', cell: (o) => objectLink(o.cardholder_id) },
     { header: 'Created', cell: (o) => formatTime(new Date(o.created_at)) },
   ],
 })}
 ${cursorPager(ESIM_ORDERS, filters, orders.has_more ? orders.next_cursor : null, !after)}
 ${sandboxPanel(ctx, 'sale-h', 'Package sale status', html`<p>Freeze or withdraw a package for this organization's sandbox only, to see how orders are refused.</p>
 ${sale ? errorInWords(ctx, sale.error) : ''}
-${postForm(`${ESIM_ORDERS}/package-status`, ctx.csrf, html`${idempotencyField()}
+${postForm(`${ESIM_ORDERS}/package-status`, ctx.csrf, html`${keyField()}
 ${selectField('package_id', 'Package', packages.map((p): [string, string] => [p.id, `${p.name} (${p.status.replace('_', ' ')})`]), undefined, { id: 'sale-package' })}
 ${selectField('status', 'Sale status', SALE_STATUSES.map((s): [string, string] => [s, s === 'withdrawn' ? 'withdrawn (permanent)' : s.replace('_', ' ')]), 'frozen', { id: 'sale-status' })}
 <button type="submit" class="secondary">Set</button>`, { label: 'Set a package\'s sale status' })}`)}`,
@@ -100,7 +98,7 @@ async function newOrderPage(ctx: PageContext, values: OrderValues = {}, error?: 
 <section class="card" aria-labelledby="order-h"><h2 id="order-h">Order</h2>
 <p>An eSIM with a package of the catalogue, for a cardholder. With an account, the price is debited from it when the order completes; without one, the organization is billed.</p>
 ${error ? errorInWords(ctx, error) : ''}
-${packages.length === 0 ? html`<p class="warn">No package on sale matches.</p>` : postForm(ESIM_ORDERS, ctx.csrf, html`${idempotencyField()}
+${packages.length === 0 ? html`<p class="warn">No package on sale matches.</p>` : postForm(ESIM_ORDERS, ctx.csrf, html`${keyField()}
 ${selectField('package_id', 'Package', packages.map((p): [string, string] => [p.id, packageLabel(p)]), v.package_id, { id: 'order-package', hint: packages.length === 100 ? 'The first 100 packages on sale: narrow them by country or coverage above.' : `${packages.length} package${packages.length === 1 ? '' : 's'} on sale.` })}
 ${field({ name: 'cardholder_id', id: 'order-cardholder', label: 'Cardholder id', value: v.cardholder_id, required: true, hint: 'chd_…: who the eSIM is for.' })}
 ${field({ name: 'account_id', id: 'order-account', label: 'Pay from account (optional)', value: v.account_id, hint: 'acct_… of that cardholder, in the package\'s currency.' })}
@@ -108,7 +106,7 @@ ${field({ name: 'reference', id: 'order-reference', label: 'Reference', value: v
 <button type="submit" class="primary">Order the eSIM</button>`, { label: 'Order an eSIM' })}</section>
 ${sandboxPanel(ctx, 'outcome-h', 'Next provisioning outcome', html`<p>What the simulated eSIM network does with this organization's next order: succeed, time out (the order stays unsettled until settled), or fail.</p>
 ${outcome ? errorInWords(ctx, outcome.error) : ''}
-${postForm(`${ESIM_ORDERS}/provisioning`, ctx.csrf, html`${idempotencyField()}
+${postForm(`${ESIM_ORDERS}/provisioning`, ctx.csrf, html`${keyField()}
 ${selectField('next_outcome', 'Next outcome', OUTCOMES.map((o): [string, string] => [o, o]), 'success', { id: 'outcome-next' })}
 <button type="submit" class="secondary">Set</button>`, { label: 'Set the next provisioning outcome' })}`)}
 <p><a href="${ESIM_ORDERS}">All eSIM orders</a></p>`,
@@ -116,7 +114,7 @@ ${selectField('next_outcome', 'Next outcome', OUTCOMES.map((o): [string, string]
 }
 
 async function detailPage(ctx: PageContext, id: string, error?: ApiError, status = 200): Promise<FastifyReply> {
-  const rctx = consoleCtx(ctx)
+  const rctx = apiCtx(ctx)
   const order = await retrieveOrder(ctx.deps, rctx, id)
   const pkg = await retrievePackage(ctx.deps, viewOf(rctx), order.package_id).catch(() => null)
   return ctx.render({
@@ -127,9 +125,9 @@ ${details([
   ['Type', order.type === 'top_up' ? 'top-up' : 'package'],
   ['Package', html`${pkg ? packageLabel(pkg) : ''} <code>${order.package_id}</code>`],
   ['Top-up', order.top_up_id ? html`<code>${order.top_up_id}</code>` : 'none'],
-  ['eSIM', idLink(order.esim_id)],
-  ['Cardholder', idLink(order.cardholder_id)],
-  ['Paid from', order.account_id ? idLink(order.account_id) : 'billed to the organization'],
+  ['eSIM', objectLink(order.esim_id)],
+  ['Cardholder', objectLink(order.cardholder_id)],
+  ['Paid from', order.account_id ? objectLink(order.account_id) : 'billed to the organization'],
   ['Price', formatMoney(order.price, order.currency)],
   ['Reference', order.reference],
   ['Failure', order.failure_reason ?? 'none'],
@@ -137,8 +135,8 @@ ${details([
   ['Settled', order.settled_at ? formatTime(new Date(order.settled_at)) : 'not yet'],
 ])}
 ${order.status === 'unsettled' ? sandboxPanel(ctx, 'settle-h', 'Settle now', html`<p>Runs the settlement the background job would run, as the network recorded the order.</p>
-${postForm(`${ESIM_ORDERS}/${order.id}/settle`, ctx.csrf, html`${idempotencyField()}<button type="submit" class="secondary">Settle the order</button>`, { label: 'Settle the order' })}`) : ''}
-${await objectEvents(ctx, order.id, order.created_at)}
+${postForm(`${ESIM_ORDERS}/${order.id}/settle`, ctx.csrf, html`${keyField()}<button type="submit" class="secondary">Settle the order</button>`, { label: 'Settle the order' })}`) : ''}
+${await eventsSection(ctx, order.id, order.created_at)}
 ${apiView(order)}
 <p><a href="${ESIM_ORDERS}">All eSIM orders</a></p>`,
   }, status)
@@ -160,7 +158,7 @@ export const esimOrderPages: ConsolePage = {
       if (!values.cardholder_id) return refuse(invalidField('cardholder_id', 'Give the id of the cardholder the eSIM is for.'))
       if (!values.reference || values.reference.length > 128) return refuse(invalidField('reference', 'Give a reference of 1 to 128 characters.'))
       return consoleAction(ctx, 'esim_order.created', async () => {
-        const order = await createOrder(ctx.deps, consoleCtx(ctx), {
+        const order = await createOrder(ctx.deps, apiCtx(ctx), {
           package_id: values.package_id ?? '', reference: values.reference ?? '', cardholder_id: values.cardholder_id,
           ...(values.account_id ? { account_id: values.account_id } : {}),
         })
@@ -173,9 +171,9 @@ export const esimOrderPages: ConsolePage = {
       refuseOutsideSandbox(ctx)
       const id = (ctx.req.params as { id: string }).id
       return consoleAction(ctx, 'esim_order.settled', async () => {
-        const order = await requireOrder(ctx.deps, consoleCtx(ctx), id)
+        const order = await requireOrder(ctx.deps, apiCtx(ctx), id)
         await settleOrder(ctx.deps, order.id, { force: true })
-        const settled = await retrieveOrder(ctx.deps, consoleCtx(ctx), order.id)
+        const settled = await retrieveOrder(ctx.deps, apiCtx(ctx), order.id)
         return { to: `${ESIM_ORDERS}/${settled.id}`, text: `The order is ${settled.status}.`, objectId: settled.id }
       }, (error) => detailPage(ctx, id, error, error.status))
     })
@@ -186,7 +184,7 @@ export const esimOrderPages: ConsolePage = {
       const refuse = (error: ApiError) => listPage(ctx, { error }, error.status)
       if (!SALE_STATUSES.includes(status)) return refuse(invalidField('status', 'Choose on sale, frozen or withdrawn.'))
       return consoleAction(ctx, 'esim_package.sandbox_status_changed', async () => {
-        const pkg = await simulateSaleStatus(ctx.deps, consoleCtx(ctx), ctx.text('package_id'), status)
+        const pkg = await simulateSaleStatus(ctx.deps, apiCtx(ctx), ctx.text('package_id'), status)
         return { to: ESIM_ORDERS, text: `${pkg.name} is ${pkg.status.replace('_', ' ')} in this sandbox now.`, objectId: pkg.id }
       }, refuse)
     })
@@ -196,7 +194,7 @@ export const esimOrderPages: ConsolePage = {
       const next = ctx.text('next_outcome') as (typeof OUTCOMES)[number]
       if (!OUTCOMES.includes(next)) return newOrderPage(ctx, {}, undefined, { error: invalidField('next_outcome', 'Choose success, timeout or failure.') }, 422)
       return consoleAction(ctx, 'esim_provisioning.simulated', async () => {
-        await setSimDirective(ctx.deps.db, consoleCtx(ctx), { next_outcome: next }, ctx.deps.clock.now())
+        await setSimDirective(ctx.deps.db, apiCtx(ctx), { next_outcome: next }, ctx.deps.clock.now())
         return { to: `${ESIM_ORDERS}/new`, text: `The next order will ${next === 'success' ? 'succeed' : next === 'timeout' ? 'time out' : 'fail'}.`, objectId: null }
       }, (error) => newOrderPage(ctx, {}, undefined, { error }, error.status))
     })

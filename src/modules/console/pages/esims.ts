@@ -5,10 +5,8 @@ import { cursorPager, details, field, formatTime, getForm, postForm, table } fro
 import { html, type Html } from '../html.js'
 import type { ConsolePage, PageContext } from '../router.js'
 import { volume } from './esim-orders.js'
-import {
-  canChange, consoleAction, consoleCtx, errorInWords, filterValue, idempotencyField, idLink, invalidField, objectEvents, pageOf, refuseOutsideSandbox,
-  sandboxPanel, statusBadge, wholeNumber,
-} from './objects-kit-b.js'
+import { apiCtx, canChange, eventsSection, keyField, objectLink, statusBadge } from './objects-kit.js'
+import { consoleAction, errorInWords, filterValue, invalidField, pageOf, refuseOutsideSandbox, sandboxPanel, wholeNumber } from './objects-kit-b.js'
 
 export const ESIMS = '/console/esims'
 
@@ -28,7 +26,7 @@ function packagesTable(packages: readonly Bundle[]): Html {
       { header: 'Status', cell: (b) => statusBadge(b.status) },
       { header: 'Usage', cell: (b) => usage(b) },
       { header: 'Remaining', cell: (b) => (b.data_remaining_mb === null ? 'unlimited' : `${b.data_remaining_mb.toLocaleString('en-US')} MB`), numeric: true },
-      { header: 'Order', cell: (b) => idLink(b.order_id) },
+      { header: 'Order', cell: (b) => objectLink(b.order_id) },
       { header: 'Expires', cell: (b) => (b.expires_at ? formatTime(new Date(b.expires_at)) : 'at activation + validity') },
     ],
   })
@@ -37,7 +35,7 @@ function packagesTable(packages: readonly Bundle[]): Html {
 async function listPage(ctx: PageContext): Promise<FastifyReply> {
   const { after, page } = pageOf(ctx)
   const filters = { cardholder_id: filterValue(ctx, 'cardholder_id', 'id') }
-  const esims = await listEsims(ctx.deps, consoleCtx(ctx), { ...page, ...(filters.cardholder_id ? { cardholder_id: filters.cardholder_id } : {}) })
+  const esims = await listEsims(ctx.deps, apiCtx(ctx), { ...page, ...(filters.cardholder_id ? { cardholder_id: filters.cardholder_id } : {}) })
   return ctx.render({
     title: 'eSIMs',
     body: html`<p class="muted">eSIMs provisioned for your cardholders, newest first. The activation code is shown only on an eSIM's own page.</p>
@@ -49,10 +47,10 @@ ${table({
   rows: esims.data,
   empty: 'No eSIM matches.',
   columns: [
-    { header: 'eSIM', cell: (e: EsimSummaryView) => html`${idLink(e.id)}<br><span class="muted">ICCID ${e.iccid}</span>` },
+    { header: 'eSIM', cell: (e: EsimSummaryView) => html`${objectLink(e.id)}<br><span class="muted">ICCID ${e.iccid}</span>` },
     { header: 'Status', cell: (e) => statusBadge(e.status) },
     { header: 'Running package', cell: (e) => { const b = e.packages.find((p) => p.status === 'running') ?? e.packages.at(-1); return b ? html`${b.name}: ${statusBadge(b.status)} ${usage(b)}` : 'none' } },
-    { header: 'Cardholder', cell: (e) => idLink(e.cardholder_id) },
+    { header: 'Cardholder', cell: (e) => objectLink(e.cardholder_id) },
     { header: 'Created', cell: (e) => formatTime(new Date(e.created_at)) },
   ],
 })}
@@ -61,7 +59,7 @@ ${cursorPager(ESIMS, filters, esims.has_more ? esims.next_cursor : null, !after)
 }
 
 async function detailPage(ctx: PageContext, id: string, error?: ApiError, usageValue = '', status = 200): Promise<FastifyReply> {
-  const esim = await retrieveEsim(ctx.deps, consoleCtx(ctx), id)
+  const esim = await retrieveEsim(ctx.deps, apiCtx(ctx), id)
   const running = esim.packages.find((b) => b.status === 'running')
   // The activation code is the profile itself: owners and developers only, and only here.
   const secretsShown = canChange(ctx)
@@ -71,8 +69,8 @@ async function detailPage(ctx: PageContext, id: string, error?: ApiError, usageV
     body: html`${details([
   ['Status', statusBadge(esim.status)],
   ['ICCID', html`<code>${esim.iccid}</code>`],
-  ['Cardholder', idLink(esim.cardholder_id)],
-  ['Order', idLink(esim.order_id)],
+  ['Cardholder', objectLink(esim.cardholder_id)],
+  ['Order', objectLink(esim.order_id)],
   ['Created', formatTime(new Date(esim.created_at))],
   ['Updated', formatTime(new Date(esim.updated_at))],
 ])}
@@ -89,11 +87,11 @@ ${details([
 ${sandboxPanel(ctx, 'usage-h', 'Simulate data usage', html`${running
     ? html`<p>Report the running package's total data used (it only grows; reaching ${volume(running.data_mb)} depletes it).</p>
 ${error ? errorInWords(ctx, error) : ''}
-${postForm(`${ESIMS}/${esim.id}/usage`, ctx.csrf, html`${idempotencyField()}
+${postForm(`${ESIMS}/${esim.id}/usage`, ctx.csrf, html`${keyField()}
 ${field({ name: 'data_used_mb', label: 'Data used in total (MB)', value: usageValue || String(running.data_mb ?? running.data_used_mb + 100), required: true, inputmode: 'numeric', hint: `${running.name}: ${usage(running)}.` })}
 <button type="submit" class="primary">Report usage</button>`, { label: 'Simulate data usage' })}`
     : html`${error ? errorInWords(ctx, error) : ''}<p class="muted">No package is running on this eSIM.</p>`}`)}
-${await objectEvents(ctx, esim.id, esim.created_at)}
+${await eventsSection(ctx, esim.id, esim.created_at)}
 <details><summary>As the API shows it${secretsShown ? '' : ' (without the activation fields)'}</summary><pre class="json">${JSON.stringify(secretsShown ? esim : publicView, null, 2)}</pre></details>
 <p><a href="${ESIMS}">All eSIMs</a></p>`,
   }, status)
@@ -114,7 +112,7 @@ export const esimPages: ConsolePage = {
       const used = wholeNumber(typed)
       if (used === undefined || Number.isNaN(used) || used > 10_000_000) return refuse(invalidField('data_used_mb', 'Give the total data used in MB, a whole number up to 10,000,000.'))
       return consoleAction(ctx, 'esim.usage_simulated', async () => {
-        const esim = await recordUsage(ctx.deps, consoleCtx(ctx), id, used)
+        const esim = await recordUsage(ctx.deps, apiCtx(ctx), id, used)
         const b = esim.packages.find((p) => p.status === 'running') ?? esim.packages.at(-1)
         return { to: `${ESIMS}/${esim.id}`, text: b ? `Usage recorded: ${b.name} is ${b.status}, ${usage(b)}.` : 'Usage recorded.', objectId: esim.id }
       }, refuse)

@@ -4,10 +4,8 @@ import { listTokens, moveToken, provisionToken, retrieveToken, type NetworkToken
 import { cursorPager, details, field, formatTime, getForm, postForm, selectField, table } from '../components.js'
 import { html, type Html } from '../html.js'
 import type { ConsolePage, PageContext } from '../router.js'
-import {
-  apiView, canChange, consoleAction, consoleCtx, errorInWords, filterValue, idempotencyField, idLink, objectEvents, pageOf, refuseOutsideSandbox,
-  sandboxPanel, statusBadge,
-} from './objects-kit-b.js'
+import { apiCtx, canChange, eventsSection, keyField, objectLink, statusBadge } from './objects-kit.js'
+import { apiView, consoleAction, errorInWords, filterValue, pageOf, refuseOutsideSandbox, sandboxPanel } from './objects-kit-b.js'
 
 export const NETWORK_TOKENS = '/console/network-tokens'
 const STATUSES = ['requested', 'active', 'suspended', 'deleted'] as const
@@ -21,7 +19,7 @@ const MOVES_FROM: Record<string, Move[]> = { requested: ['delete'], active: ['su
 function provisionForm(ctx: PageContext, values: { card_id?: string; wallet?: string } = {}, error?: ApiError): Html {
   return sandboxPanel(ctx, 'provision-h', 'Provision a token', html`<p>What a wallet does when a cardholder adds the card: the token is requested, then approved at once.</p>
 ${error ? errorInWords(ctx, error) : ''}
-${postForm(`${NETWORK_TOKENS}/provision`, ctx.csrf, html`${idempotencyField()}
+${postForm(`${NETWORK_TOKENS}/provision`, ctx.csrf, html`${keyField()}
 ${field({ name: 'card_id', label: 'Card id', value: values.card_id ?? '', required: true, hint: 'An active card (card_…) of a program whose processor simulates wallets.' })}
 ${selectField('wallet', 'Wallet', WALLETS.map((w): [string, string] => [w, WALLET_LABEL[w]]), values.wallet ?? 'apple_pay', { id: 'provision-wallet' })}
 <button type="submit" class="primary">Provision</button>`, { label: 'Provision a network token' })}`)
@@ -30,7 +28,7 @@ ${selectField('wallet', 'Wallet', WALLETS.map((w): [string, string] => [w, WALLE
 async function listPage(ctx: PageContext, provision?: { values: { card_id?: string; wallet?: string }; error: ApiError }, status = 200): Promise<FastifyReply> {
   const { after, page } = pageOf(ctx)
   const filters = { card_id: filterValue(ctx, 'card_id', 'id'), status: filterValue(ctx, 'status', STATUSES), wallet: filterValue(ctx, 'wallet', WALLETS) }
-  const tokens = await listTokens(ctx.deps, consoleCtx(ctx), { card_id: filters.card_id || undefined, status: filters.status || undefined, wallet: filters.wallet || undefined }, page)
+  const tokens = await listTokens(ctx.deps, apiCtx(ctx), { card_id: filters.card_id || undefined, status: filters.status || undefined, wallet: filters.wallet || undefined }, page)
   return ctx.render({
     title: 'Network tokens',
     body: html`<p class="muted">Cards added to wallets (Apple Pay, Google Pay, Samsung Pay), newest first. The token number never leaves the network.</p>
@@ -43,8 +41,8 @@ ${table({
   rows: tokens.data,
   empty: 'No network token matches.',
   columns: [
-    { header: 'Token', cell: (t: NetworkTokenView) => idLink(t.id) },
-    { header: 'Card', cell: (t) => idLink(t.card_id) },
+    { header: 'Token', cell: (t: NetworkTokenView) => objectLink(t.id) },
+    { header: 'Card', cell: (t) => objectLink(t.card_id) },
     { header: 'Wallet', cell: (t) => WALLET_LABEL[t.wallet] ?? t.wallet },
     { header: 'Status', cell: (t) => statusBadge(t.status) },
     { header: 'Created', cell: (t) => formatTime(new Date(t.created_at)) },
@@ -56,14 +54,14 @@ ${provisionForm(ctx, provision?.values, provision?.error)}`,
 }
 
 async function detailPage(ctx: PageContext, id: string, error?: ApiError, status = 200): Promise<FastifyReply> {
-  const token = await retrieveToken(ctx.deps, consoleCtx(ctx), id)
+  const token = await retrieveToken(ctx.deps, apiCtx(ctx), id)
   const moves = canChange(ctx) ? MOVES_FROM[token.status] ?? [] : []
   return ctx.render({
     title: `Network token ${token.id}`,
     body: html`${error ? errorInWords(ctx, error) : ''}
 ${details([
   ['Status', statusBadge(token.status)],
-  ['Card', idLink(token.card_id)],
+  ['Card', objectLink(token.card_id)],
   ['Wallet', WALLET_LABEL[token.wallet] ?? token.wallet],
   ['Activated', token.activated_at ? formatTime(new Date(token.activated_at)) : 'not yet'],
   ['Deleted', token.deleted_at ? formatTime(new Date(token.deleted_at)) : 'no'],
@@ -71,9 +69,9 @@ ${details([
   ['Updated', formatTime(new Date(token.updated_at))],
 ])}
 ${moves.length > 0 ? html`<div class="actions">${moves.map((m) => postForm(`${NETWORK_TOKENS}/${token.id}/${m}`, ctx.csrf,
-    html`${idempotencyField()}<button type="submit" class="${m === 'delete' ? 'danger' : 'secondary'}">${MOVES[m]}</button>`, { class: 'inline', label: `${MOVES[m]} the token` }))}</div>
+    html`${keyField()}<button type="submit" class="${m === 'delete' ? 'danger' : 'secondary'}">${MOVES[m]}</button>`, { class: 'inline', label: `${MOVES[m]} the token` }))}</div>
 ${moves.includes('delete') ? html`<p class="hint">Deleting is permanent: the wallet loses the card.</p>` : ''}` : ''}
-${await objectEvents(ctx, token.id, token.created_at)}
+${await eventsSection(ctx, token.id, token.created_at)}
 ${apiView(token)}
 <p><a href="${NETWORK_TOKENS}">All network tokens</a></p>`,
   }, status)
@@ -91,7 +89,7 @@ export const networkTokenPages: ConsolePage = {
       const values = { card_id: ctx.text('card_id').trim(), wallet: ctx.text('wallet') }
       const wallet = (WALLETS as readonly string[]).includes(values.wallet) ? values.wallet as (typeof WALLETS)[number] : 'apple_pay'
       return consoleAction(ctx, 'network_token.provisioned', async () => {
-        const token = await provisionToken(ctx.deps, consoleCtx(ctx), { card_id: values.card_id, wallet } as Parameters<typeof provisionToken>[2])
+        const token = await provisionToken(ctx.deps, apiCtx(ctx), { card_id: values.card_id, wallet } as Parameters<typeof provisionToken>[2])
         return { to: `${NETWORK_TOKENS}/${token.id}`, text: `Token ${token.id} provisioned in ${WALLET_LABEL[wallet]}: ${token.status}.`, objectId: token.id }
       }, (error) => listPage(ctx, { values, error }, error.status))
     })
@@ -100,7 +98,7 @@ export const networkTokenPages: ConsolePage = {
       router.post(`${NETWORK_TOKENS}/:id/${move}`, 'organization', async (ctx) => {
         const id = (ctx.req.params as { id: string }).id
         return consoleAction(ctx, `network_token.${move === 'delete' ? 'deleted' : move === 'suspend' ? 'suspended' : 'resumed'}`, async () => {
-          const token = await moveToken(ctx.deps, consoleCtx(ctx), id, move)
+          const token = await moveToken(ctx.deps, apiCtx(ctx), id, move)
           return { to: `${NETWORK_TOKENS}/${token.id}`, text: `The token is ${token.status} now.`, objectId: token.id }
         }, (error) => detailPage(ctx, id, error, error.status))
       })

@@ -56,14 +56,18 @@ export function objectLink(id: string | null | undefined, label?: string): Html 
   return href ? html`<a href="${href}">${label ?? html`<code>${id}</code>`}</a>` : html`<code>${id}</code>`
 }
 
-const GOOD = new Set(['active', 'approved', 'open', 'settled', 'won', 'delivered'])
-const BAD = new Set(['declined', 'rejected', 'closed', 'blocked', 'lost', 'expired', 'frozen'])
+const TONES: Record<string, 'good' | 'bad' | 'wait'> = {
+  active: 'good', approved: 'good', open: 'good', settled: 'good', won: 'good', delivered: 'good', completed: 'good', succeeded: 'good',
+  running: 'good', enabled: 'good', installed: 'good', released: 'good', on_sale: 'good',
+  pending: 'wait', requested: 'wait', unsettled: 'wait', suspended: 'wait', queued: 'wait',
+  declined: 'bad', rejected: 'bad', closed: 'bad', blocked: 'bad', lost: 'bad', expired: 'bad', frozen: 'bad', failed: 'bad', deleted: 'bad',
+  depleted: 'bad', withdrawn: 'bad', disabled: 'bad',
+}
 
-/** A status as a badge (its text always says it; the colour only repeats it). */
+/** A status as a badge (its text always says it; the colour only repeats it: good, waiting, bad or neutral). */
 export function statusBadge(status: string | null | undefined): Html {
   if (!status) return html`<span class="muted">—</span>`
-  const tone = GOOD.has(status) ? 'good' : BAD.has(status) ? 'bad' : 'neutral'
-  return html`<span class="badge ${tone}">${status.replace(/_/g, ' ')}</span>`
+  return html`<span class="badge ${TONES[status] ?? 'neutral'}">${status.replace(/_/g, ' ')}</span>`
 }
 
 /** An amount in minor units, in its currency's units: `money(1250, 'USD')` is `$12.50 USD`. */

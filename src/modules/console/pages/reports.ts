@@ -4,7 +4,8 @@ import { createReport, downloadReport, listReports, REPORT_STATUSES, REPORT_TYPE
 import { cursorPager, details, field, formatTime, getForm, postForm, selectField, table } from '../components.js'
 import { html } from '../html.js'
 import type { ConsolePage, PageContext } from '../router.js'
-import { apiView, canChange, consoleAction, consoleCtx, errorInWords, filterValue, idempotencyField, idLink, invalidField, objectEvents, pageOf, statusBadge } from './objects-kit-b.js'
+import { apiCtx, canChange, eventsSection, keyField, objectLink, statusBadge } from './objects-kit.js'
+import { apiView, consoleAction, errorInWords, filterValue, invalidField, pageOf } from './objects-kit-b.js'
 
 export const REPORTS = '/console/reports'
 const TYPE_LABEL: Record<ReportType, string> = { transactions: 'Transactions (captures and refunds)', ledger: 'Ledger entries', esim_orders: 'eSIM orders (eSIM billing)' }
@@ -19,7 +20,7 @@ function day(d: Date): string {
 async function listPage(ctx: PageContext, values: RequestValues = {}, error?: ApiError, status = 200): Promise<FastifyReply> {
   const { after, page } = pageOf(ctx)
   const filters = { type: filterValue(ctx, 'type', REPORT_TYPES), status: filterValue(ctx, 'status', REPORT_STATUSES) }
-  const reports = await listReports(ctx.deps, consoleCtx(ctx), { type: filters.type || undefined, status: filters.status || undefined }, page)
+  const reports = await listReports(ctx.deps, apiCtx(ctx), { type: filters.type || undefined, status: filters.status || undefined }, page)
   const today = ctx.deps.clock.now()
   const monthAgo = new Date(today.getTime() - 30 * 24 * 60 * 60 * 1000)
   return ctx.render({
@@ -27,7 +28,7 @@ async function listPage(ctx: PageContext, values: RequestValues = {}, error?: Ap
     body: html`<p class="muted">CSV reports of a window of time, generated in the background: request one, then download it once it has succeeded.</p>
 ${canChange(ctx) ? html`<section class="card" aria-labelledby="request-h"><h2 id="request-h">Request a report</h2>
 ${error ? errorInWords(ctx, error) : ''}
-${postForm(REPORTS, ctx.csrf, html`${idempotencyField()}
+${postForm(REPORTS, ctx.csrf, html`${keyField()}
 ${selectField('type', 'Report', REPORT_TYPES.map((t): [string, string] => [t, TYPE_LABEL[t]]), values.type ?? 'transactions', { id: 'request-type' })}
 ${field({ name: 'from', id: 'request-from', label: 'From (inclusive)', value: values.from ?? day(monthAgo), required: true, hint: 'A date (YYYY-MM-DD, 00:00 UTC).' })}
 ${field({ name: 'to', id: 'request-to', label: 'To (exclusive)', value: values.to ?? day(new Date(today.getTime() + 24 * 60 * 60 * 1000)), required: true, hint: 'At most 366 days after the start.' })}
@@ -40,7 +41,7 @@ ${table({
   rows: reports.data,
   empty: 'No report matches.',
   columns: [
-    { header: 'Report', cell: (r: ReportView) => idLink(r.id) },
+    { header: 'Report', cell: (r: ReportView) => objectLink(r.id) },
     { header: 'Type', cell: (r) => TYPE_LABEL[r.type] ?? r.type },
     { header: 'Window', cell: (r) => html`${formatTime(new Date(r.from))} to ${formatTime(new Date(r.to))}` },
     { header: 'Status', cell: (r) => statusBadge(r.status) },
@@ -52,7 +53,7 @@ ${cursorPager(REPORTS, filters, reports.has_more ? reports.next_cursor : null, !
 }
 
 async function detailPage(ctx: PageContext, id: string): Promise<FastifyReply> {
-  const r = await retrieveReport(ctx.deps, consoleCtx(ctx), id)
+  const r = await retrieveReport(ctx.deps, apiCtx(ctx), id)
   return ctx.render({
     title: `Report ${r.id}`,
     body: html`${details([
@@ -67,7 +68,7 @@ async function detailPage(ctx: PageContext, id: string): Promise<FastifyReply> {
   ['Completed', r.completed_at ? formatTime(new Date(r.completed_at)) : 'not yet'],
 ])}
 ${r.status === 'succeeded' ? html`<p><a href="${REPORTS}/${r.id}/download">Download the CSV</a></p>` : r.status === 'pending' ? html`<p class="muted">Generating: reload this page in a moment.</p>` : ''}
-${await objectEvents(ctx, r.id, r.created_at)}
+${await eventsSection(ctx, r.id, r.created_at)}
 ${apiView(r)}
 <p><a href="${REPORTS}">All reports</a></p>`,
   })
@@ -80,7 +81,7 @@ export const reportPages: ConsolePage = {
     router.get(REPORTS, 'organization', (ctx) => listPage(ctx))
     router.get(`${REPORTS}/:id`, 'organization', (ctx) => detailPage(ctx, (ctx.req.params as { id: string }).id))
     router.get(`${REPORTS}/:id/download`, 'organization', async (ctx) => {
-      const file = await downloadReport(ctx.deps, consoleCtx(ctx), (ctx.req.params as { id: string }).id)
+      const file = await downloadReport(ctx.deps, apiCtx(ctx), (ctx.req.params as { id: string }).id)
       return ctx.reply.type('text/csv; charset=utf-8').header('Content-Disposition', `attachment; filename="${file.filename}"`).send(file.csv)
     })
 
@@ -92,7 +93,7 @@ export const reportPages: ConsolePage = {
         if (!DATE.test(values[name] ?? '') && Number.isNaN(Date.parse(values[name] ?? ''))) return refuse(invalidField(name, 'Give a date as YYYY-MM-DD (or an ISO 8601 timestamp).'))
       }
       return consoleAction(ctx, 'report.requested', async () => {
-        const report = await createReport(ctx.deps, consoleCtx(ctx), { type: values.type, from: values.from ?? '', to: values.to ?? '' } as Parameters<typeof createReport>[2])
+        const report = await createReport(ctx.deps, apiCtx(ctx), { type: values.type, from: values.from ?? '', to: values.to ?? '' } as Parameters<typeof createReport>[2])
         return { to: `${REPORTS}/${report.id}`, text: `Report ${report.id} requested; it is generated in the background.`, objectId: report.id }
       }, refuse)
     })

@@ -5,7 +5,8 @@ import { PROCESSOR_OPERATIONS, type ProcessorOperation } from '../../../processo
 import { field, postForm, selectField, table } from '../components.js'
 import { html } from '../html.js'
 import type { ConsolePage, PageContext } from '../router.js'
-import { consoleAction, errorInWords, idempotencyField, invalidField, refuseOutsideSandbox, sandboxPanel, scopeOf, wholeNumber } from './objects-kit-b.js'
+import { keyField } from './objects-kit.js'
+import { consoleAction, errorInWords, invalidField, refuseOutsideSandbox, sandboxPanel, scopeOf, wholeNumber } from './objects-kit-b.js'
 
 export const PROCESSOR_FAULTS = '/console/sandbox/processor-faults'
 
@@ -29,7 +30,7 @@ ${table({
   ],
 })}
 ${sandboxPanel(ctx, 'fault-h', 'Arm a fault', html`${error ? errorInWords(ctx, error) : ''}
-${postForm(PROCESSOR_FAULTS, ctx.csrf, html`${idempotencyField()}
+${postForm(PROCESSOR_FAULTS, ctx.csrf, html`${keyField()}
 ${selectField('operation', 'Operation', PROCESSOR_OPERATIONS.map((o): [string, string] => [o, o.replace(/_/g, ' ')]), 'issue_card', { id: 'fault-operation' })}
 ${selectField('error', 'Error', FAULT_ERRORS.map((e): [string, string] => [e, e]), 'processor_unavailable', { id: 'fault-error' })}
 ${field({ name: 'count', id: 'fault-count', label: 'Failing calls', value: '1', required: true, inputmode: 'numeric', hint: '0 disarms; at most 1,000.' })}

@@ -12,7 +12,7 @@ import { retrieveReport } from '../../reports/index.js'
 import { formatMoney, formatTime, table } from '../components.js'
 import { html, type Html } from '../html.js'
 import type { ConsolePage, PageContext } from '../router.js'
-import { consoleCtx, idLink, objectHref, statusBadge } from './objects-kit-b.js'
+import { apiCtx, objectHref, objectLink, statusBadge } from './objects-kit.js'
 
 export const SEARCH = '/console/search'
 
@@ -98,7 +98,7 @@ async function searchPage(ctx: PageContext): Promise<FastifyReply> {
   const q = typeof raw === 'string' ? raw.trim().slice(0, 254) : ''
   const render = (body: Html, status = 200) => ctx.render({ title: 'Search', body: html`${searchBox(q)}${body}` }, status)
   if (q === '') return render(html`<p class="muted">Search by any object id (chd_, acct_, card_, auth_, txn_, dsp_, ntok_, tdsa_, esord_, esim_, rpt_, evt_…), or a cardholder's email or reference.</p>`)
-  const rctx = consoleCtx(ctx)
+  const rctx = apiCtx(ctx)
   const id = ID.exec(q)
   if (id) {
     const prefix = id[1]
@@ -121,7 +121,7 @@ ${finder ? html`<p class="muted">An id of the other environment is found after s
     rows: cardholders,
     empty: '',
     columns: [
-      { header: 'Cardholder', cell: (c) => html`${idLink(c.id)}<br>${cardholderName(c as never)}` },
+      { header: 'Cardholder', cell: (c) => html`${objectLink(c.id)}<br>${cardholderName(c as never)}` },
       { header: 'Email', cell: (c) => c.email },
       { header: 'Reference', cell: (c) => c.reference ?? '' },
       { header: 'Created', cell: (c) => formatTime(new Date(c.created_at)) },
@@ -132,10 +132,10 @@ ${orders.length > 0 ? table({
     rows: orders,
     empty: '',
     columns: [
-      { header: 'Order', cell: (o: OrderView) => idLink(o.id) },
+      { header: 'Order', cell: (o: OrderView) => objectLink(o.id) },
       { header: 'Status', cell: (o) => statusBadge(o.status) },
       { header: 'Price', cell: (o) => formatMoney(o.price, o.currency), numeric: true },
-      { header: 'eSIM', cell: (o) => idLink(o.esim_id) },
+      { header: 'eSIM', cell: (o) => objectLink(o.esim_id) },
     ],
   }) : ''}`)
 }
