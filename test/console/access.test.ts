@@ -4,6 +4,7 @@ import { withTx } from '../../src/db/tx.js'
 import { allowed, type Area } from '../../src/modules/console/access.js'
 import { html } from '../../src/modules/console/html.js'
 import { CONSOLE_PAGES } from '../../src/modules/console/pages/index.js'
+import { PAGES, type PlannedPage } from '../../src/modules/console/nav.js'
 import { registerPlaceholders } from '../../src/modules/console/pages/placeholders.js'
 import { mountConsole, type ConsolePage } from '../../src/modules/console/router.js'
 import { postForm } from '../../src/modules/console/components.js'
@@ -16,6 +17,9 @@ import { Agent, csrfOf, person, type Person } from './support.js'
  * A page added the way a later page is: a `ConsolePage` with an organization area, mounted beside the real
  * ones. Its POST changes something (an audit row), so the role guard and the CSRF check have a write to refuse.
  */
+/** A page planned but not built: the placeholders serve it. */
+const PLANNED: PlannedPage = { href: '/console/things', label: 'Things', area: 'organization', meanwhile: 'use GET /v1/things.' }
+
 const probePage: ConsolePage = {
   name: 'probe',
   register(router) {
@@ -39,7 +43,7 @@ let operator: Person
 
 before(async () => {
   const modules = MODULES.map((m) => (m.name === 'console'
-    ? { name: 'console', routes: (app: any, deps: any) => mountConsole(app, deps, [...CONSOLE_PAGES, probePage], registerPlaceholders) }
+    ? { name: 'console', routes: (app: any, deps: any) => mountConsole(app, deps, [...CONSOLE_PAGES, probePage], (router) => registerPlaceholders(router, [...PAGES, PLANNED])) }
     : m))
   t = await startTestApp({ modules })
   orgId = (await t.operator('POST', '/operator/v1/organizations', { name: 'Initech' })).id
@@ -182,9 +186,13 @@ describe('the console gate', () => {
   })
 
   test('a planned page that is not built yet is a placeholder under its own area', async () => {
-    const res = await developer.agent.get('/console/programs')
+    const res = await developer.agent.get(PLANNED.href)
     assert.equal(res.statusCode, 200)
     assert.match(res.body, /not in the console yet/)
+    assert.match(res.body, /Meanwhile: use GET \/v1\/things/)
+    assert.equal((await operator.agent.get(PLANNED.href)).statusCode, 403, 'under its own area: an organization page')
+    assert.equal((await developer.agent.get('/console/programs')).statusCode, 200)
+    assert.doesNotMatch((await developer.agent.get('/console/programs')).body, /not in the console yet/, 'a built page replaces its placeholder')
   })
 
   test('the environment switch keeps the choice in the session, and only environments the deployment serves', async () => {

@@ -21,6 +21,7 @@ import { operatorHealthPage } from './operator-health.js'
 import { operatorNetworkPolicyPages } from './operator-network-policies.js'
 import { operatorOrganizationPages } from './operator-organizations.js'
 import { operatorProgramPages } from './operator-programs.js'
+import { programPages } from './programs.js'
 import { reportPages } from './reports.js'
 import { processorFaultPages } from './sandbox-faults.js'
 import { searchPages } from './search.js'
@@ -36,6 +37,7 @@ export const CONSOLE_PAGES: readonly ConsolePage[] = [
   signInPages,
   invitationPages,
   homePage,
+  programPages,
   accountPages,
   teamPages,
   cardholderPages,

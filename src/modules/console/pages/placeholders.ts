@@ -1,5 +1,5 @@
 import { html } from '../html.js'
-import { PAGES } from '../nav.js'
+import { PAGES, type PlannedPage } from '../nav.js'
 import { sendMessage, type ConsoleRouter } from '../router.js'
 
 /**
@@ -7,8 +7,8 @@ import { sendMessage, type ConsoleRouter } from '../router.js'
  * its address, under its area (so the role guard already holds there), naming what to use meanwhile. Then every
  * other /console address is a 404 page for a signed-in person (and the sign-in page for anyone else).
  */
-export function registerPlaceholders(router: ConsoleRouter): void {
-  for (const planned of PAGES) {
+export function registerPlaceholders(router: ConsoleRouter, pages: readonly PlannedPage[] = PAGES): void {
+  for (const planned of pages) {
     if (router.hasGet(planned.href)) continue
     router.get(planned.href, planned.area, (ctx) => ctx.render({
       title: planned.label,
