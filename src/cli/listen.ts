@@ -130,7 +130,7 @@ async function relayAuthorizations(svc: Svc, localUrl: string, options: ListenOp
             'content-type': 'application/json', 'svc-signature': String(req.headers['svc-signature']),
             'svc-event-id': event.id, 'svc-event-type': event.type, 'user-agent': 'svc-cli-listen/1.0',
           },
-          body: raw,
+          body: new Uint8Array(raw),
           signal: AbortSignal.timeout(2_000), // the endpoint's timeout_ms is at most 2000: the service has given up by then
         })
         const text = await answer.text()
