@@ -37,6 +37,8 @@ const HELP = `svc: card issuing and eSIM service
   svc listen --forward-to URL [--events card.*,authorization.created] [--authorizations URL]
                                 stream the organization's events (GET /v1/events/stream) and POST each to URL,
                                 signed with a secret printed for the session; one line per event with the answer
+                                --authorizations URL: relay the sandbox's authorization requests to URL for the
+                                session (endpoint registered on start, removed on exit)
   svc trigger EVENT_TYPE        run a sandbox flow that causes the event (svc trigger --help lists the types)
   svc events resend EVENT_ID [--webhook-endpoint WHE_ID]
                                 deliver a stored event again to its subscribed webhook endpoints (or the one named)

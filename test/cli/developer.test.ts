@@ -112,21 +112,6 @@ describe('svc listen', () => {
     assert.deepEqual(got, made)
     assert.match(output, /Reconnected, resuming after evt_/)
   })
-
-  test('--authorizations on a service without the authorization endpoint says so and listens on', async () => {
-    const probe = spawn(process.execPath, [bin, 'listen', '--forward-to', 'http://127.0.0.1:9/none', '--authorizations', 'http://127.0.0.1:9/auth', '--events', 'dispute.created', '--client-file', clientFile], { env: cliEnv() })
-    let out = ''
-    probe.stdout.on('data', (c) => { out += c })
-    probe.stderr.on('data', (c) => { out += c })
-    const until = Date.now() + 30_000
-    while (!out.includes('Ready')) {
-      if (Date.now() > until) assert.fail(out)
-      await new Promise((r) => setTimeout(r, 50))
-    }
-    probe.kill('SIGINT')
-    await new Promise((r) => probe.once('exit', r))
-    assert.match(out, /no authorization endpoint yet \(PUT \/v1\/authorization_endpoint answered 404\): --authorizations is ignored/)
-  })
 })
 
 describe('svc trigger and svc events resend', () => {

@@ -54,3 +54,15 @@ export const DELIVERY = { name: 'Ada Lovelace', line1: '1 Main St', city: 'Sprin
 
 let counter = 0
 export const uniqueEmail = (label = 'sdk') => `${label}.${process.pid}.${++counter}.${Date.now()}@example.com`
+
+/** A cardholder with approved KYC, a USD account of the full program credited with `amount`, and an active virtual card on it. */
+export async function fundedCard(svc: Svc, programId: string, amount = 10_000): Promise<{ cardId: string; accountId: string }> {
+  const cardholder = await svc.cardholders.create({ type: 'individual', first_name: 'Ada', last_name: 'Lovelace', email: uniqueEmail('funded'), address: ADDRESS,
+    identity_document: { type: 'passport', number: 'P2000222' } })
+  await svc.kyc.create(cardholder.id, { status: 'approved', provider: 'acme-kyc', verified_at: new Date(Date.now() - 60_000).toISOString() })
+  const account = await svc.accounts.create({ program_id: programId, cardholder_id: cardholder.id, currency: 'USD' })
+  await svc.accounts.credit(account.id, { amount })
+  const card = await svc.cards.create({ cardholder_id: cardholder.id, account_id: account.id, form_factor: 'virtual', card_type: 'prepaid', embossed_name: 'ADA LOVELACE', delivery_address: DELIVERY })
+  await svc.simulate.cards.issue(card.id)
+  return { cardId: card.id, accountId: account.id }
+}

@@ -89,51 +89,33 @@ export class OAuthClients extends Resource {
 }
 
 /**
- * The authorization endpoint (decisions: "Authorization decided by the integrator"): one per environment, asked to
- * approve each authorization the service's own rules would approve. Written against the documented shape
- * (`PUT`/`GET`/`DELETE /v1/authorization_endpoint`, `POST …/rotate_secret`, `GET …/attempts`); its types are
- * hand-written here until the routes are in the OpenAPI document the generated types come from.
+ * `/v1/authorization_endpoint` (decisions: "Authorization decided by the integrator"): one per environment, asked to
+ * approve each authorization the service's own rules would approve. Answer its requests with `answerAuthorizationRequest`.
  */
-export interface AuthorizationEndpoint {
-  object: 'authorization_endpoint'
-  url: string
-  timeout_ms: number
-  stand_in: 'decline' | 'approve'
-  /** `whsec_…`: in the answers of `update` (when created) and `rotateSecret` only. */
-  secret?: string
-  status: string
-  [field: string]: unknown
-}
-
-export interface AuthorizationEndpointParams {
-  url: string
-  /** 100–2000 (default 1500). */
-  timeout_ms?: number
-  /** What happens when the endpoint does not answer in time or answers badly (default `decline`). */
-  stand_in?: 'decline' | 'approve'
-}
-
-/** One call the service made to the endpoint. */
-export interface AuthorizationEndpointAttempt {
-  object: string
-  [field: string]: unknown
-}
+export type AuthorizationEndpoint = Schemas['AuthorizationEndpoint']
+export type AuthorizationEndpointParams = Body<'/v1/authorization_endpoint', 'put'>
+/** One call the service made to the endpoint (kept 30 days). */
+export type AuthorizationEndpointAttempt = Schemas['AuthorizationEndpointAttempt']
 
 export class AuthorizationEndpointResource extends Resource {
-  /** Registers or replaces the endpoint (`PUT`). */
+  /** Registers the endpoint or changes it (`PUT`); when it creates one, the answer carries its `secret` (`whsec_…`), shown only then and by `rotateSecret`. */
   update(params: AuthorizationEndpointParams, options?: RequestOptions): Promised<AuthorizationEndpoint> {
     return this.put('/v1/authorization_endpoint', params, options)
   }
+  /** The endpoint, without its secret (`404 not_found` when none is registered). */
   retrieve(options?: RequestOptions): Promised<AuthorizationEndpoint> {
     return this.get('/v1/authorization_endpoint', undefined, options)
   }
-  del(options?: RequestOptions): Promised<Record<string, unknown>> {
+  /** Removes it: the service decides alone again. */
+  del(options?: RequestOptions): Promised<Schemas['AuthorizationEndpointDeleted']> {
     return this.delete('/v1/authorization_endpoint', options)
   }
+  /** A new secret; the old one keeps signing beside it for 24 hours. */
   rotateSecret(options?: RequestOptions): Promised<AuthorizationEndpoint> {
     return this.post('/v1/authorization_endpoint/rotate_secret', {}, options)
   }
-  listAttempts(params?: { limit?: number; starting_after?: string; ending_before?: string }, options?: RequestOptions): ListResult<AuthorizationEndpointAttempt> {
+  /** The calls made to the endpoint, newest first. */
+  listAttempts(params?: ListParams<'/v1/authorization_endpoint/attempts'>, options?: RequestOptions): ListResult<AuthorizationEndpointAttempt> {
     return this.pages('/v1/authorization_endpoint/attempts', params, options)
   }
 }
