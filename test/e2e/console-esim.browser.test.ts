@@ -121,7 +121,7 @@ test('an owner orders an eSIM paid from the cardholder\'s account, uses up its p
     assert.equal(used.packages[0].data_used_mb, pkg.data_mb)
     await packages.getByText('depleted').waitFor()
     await packages.getByText(`${pkg.data_mb.toLocaleString('en-US')} MB used`).waitFor()
-    await main.getByRole('table', { name: /Latest events/ }).getByText('esim.depleted').waitFor()
+    await main.getByRole('table', { name: /Events about this object/ }).getByText('esim.depleted').waitFor()
     await checked(page, 'eSIM page after usage')
     await screenshot(page, 'console-esim.png', { fullPage: true })
 
