@@ -180,11 +180,17 @@ describe('roles', () => {
     await follow(owner.agent, await owner.agent.post(`/console/cards/${card.id}/unfreeze`, formFields(frozen.body, `/console/cards/${card.id}/unfreeze`)))
     assert.equal((await api('GET', `/v1/cards/${card.id}`)).status, 'active')
 
-    // Spending controls: the form's limits in dollars; a weekly limit set through the API stays.
+    // Spending controls: every interval and list is on the form, in dollars, filled with what the card has (a weekly
+    // limit set through the API shows as 900.00, and is kept by sending the form as shown).
     await api('PATCH', `/v1/cards/${card.id}`, { spending_controls: { spending_limits: [{ amount: 90_000, interval: 'weekly' }] } })
     const page2 = await owner.agent.get(`/console/cards/${card.id}`)
+    for (const name of ['per_authorization', 'daily', 'weekly', 'monthly', 'all_time', 'allowed_mccs', 'blocked_mccs', 'allowed_countries', 'blocked_countries']) {
+      assert.match(page2.body, new RegExp(`name="${name}"`), `the controls form has ${name}`)
+    }
+    assert.match(page2.body, /name="weekly" type="text" value="900\.00"/)
     const saved = await follow(owner.agent, await owner.agent.post(`/console/cards/${card.id}/controls`, {
-      ...formFields(page2.body, `/console/cards/${card.id}/controls`), currency: 'USD', per_authorization: '25.00', daily: '', blocked_mccs: '7995', blocked_countries: 'prk',
+      ...formFields(page2.body, `/console/cards/${card.id}/controls`), currency: 'USD', per_authorization: '25.00', daily: '', weekly: '900.00',
+      monthly: '', all_time: '', allowed_mccs: '', blocked_mccs: '7995', allowed_countries: '', blocked_countries: 'prk',
     }))
     const controls = (await api('GET', `/v1/cards/${card.id}`)).spending_controls
     assert.deepEqual(controls.spending_limits.map((l: any) => `${l.interval}:${l.amount}`).sort(), ['per_authorization:2500', 'weekly:90000'])

@@ -3,7 +3,7 @@ import { retrieveAccount, type AccountView } from '../../accounts/index.js'
 import { authorize, listAuthorizations, SimulateAuthorization, type AuthorizationView } from '../../authorizations/index.js'
 import type { CardholderView } from '../../cardholders/index.js'
 import {
-  CardCreate, CardReplace, CardUpdate, changeStatus, createCard, issueNow, listCards, replaceCard, retrieveCard, shipCard, ShipRequest, updateCard, type CardView,
+  CardCreate, CardReplace, CardUpdate, changeStatus, createCard, issueNow, listCards, replaceCard, retrieveCard, shipCard, ShipRequest, SPENDING_INTERVALS, updateCard, type CardView,
 } from '../../cards/index.js'
 import type { ProgramView } from '../../programs/index.js'
 import { listTransactions, merchantRefund, SimulateRefund, type TransactionView } from '../../transactions/index.js'
@@ -69,6 +69,17 @@ ${table({
   })
 }
 
+const INTERVAL_LABELS: Record<(typeof SPENDING_INTERVALS)[number], string> = {
+  per_authorization: 'Per authorization', daily: 'Daily', weekly: 'Weekly', monthly: 'Monthly', all_time: 'All time',
+}
+/** The list controls the form edits: field name (the API's), label, hint. */
+const LIST_FIELDS: [name: 'allowed_mccs' | 'blocked_mccs' | 'allowed_countries' | 'blocked_countries', label: string, hint: string][] = [
+  ['allowed_mccs', 'Allowed MCCs (only these)', 'Four digits each, like 5411; empty: any.'],
+  ['blocked_mccs', 'Blocked MCCs', 'Four digits each, like 7995.'],
+  ['allowed_countries', 'Allowed countries (only these)', 'Three letters each, like USA; empty: any.'],
+  ['blocked_countries', 'Blocked countries', 'Three letters each, like PRK.'],
+]
+
 function controlsText(k: CardView, currency: string): Html {
   const c = k.spending_controls
   const parts = [
@@ -113,12 +124,10 @@ async function detailPage(ctx: PageContext, id: string, problem?: Problem, statu
 <section class="card" aria-labelledby="replace-h"><h2 id="replace-h">Replace the card</h2>
 ${actionForm(ctx, `${path}/replace`, 'Replace the card', 'Replace card', selectField('reason', 'Reason', REPLACE_REASONS, 'damaged', { id: 'replace-reason' }))}</section>
 <section class="card" aria-labelledby="controls-h"><h2 id="controls-h">Spending controls</h2>
-<p class="muted">Limits in the account's currency; empty removes a limit (other limits and allow lists stay as they are). Lists are separated by commas.</p>
+<p class="muted">Limits in the account's currency; an empty field removes that limit or list. Lists are separated by commas. A control the program's processor cannot enforce is refused, naming what it supports.</p>
 ${actionForm(ctx, `${path}/controls`, 'Edit spending controls', 'Save spending controls', html`<input type="hidden" name="currency" value="${currency}">
-<div class="grid2"><div>${moneyField('per_authorization', 'ctl-per-auth', 'Per authorization', currency, { value: asUnits(limit('per_authorization')) })}</div>
-<div>${moneyField('daily', 'ctl-daily', 'Daily', currency, { value: asUnits(limit('daily')) })}</div></div>
-${field({ name: 'blocked_mccs', id: 'ctl-mccs', label: 'Blocked MCCs', value: k.spending_controls.blocked_mccs.join(', '), hint: 'Four digits each, like 7995.' })}
-${field({ name: 'blocked_countries', id: 'ctl-countries', label: 'Blocked countries', value: k.spending_controls.blocked_countries.join(', '), hint: 'Three letters each, like PRK.' })}`)}</section>` : html``
+<div class="grid2">${SPENDING_INTERVALS.map((interval) => html`<div>${moneyField(interval, `ctl-${interval}`, INTERVAL_LABELS[interval], currency, { value: asUnits(limit(interval)) })}</div>`)}</div>
+<div class="grid2">${LIST_FIELDS.map(([name, label, hint]) => html`<div>${field({ name, id: `ctl-${name}`, label, value: k.spending_controls[name].join(', '), hint })}</div>`)}</div>`)}</section>` : html``
   const simulate = k.status !== 'closed' ? sandboxPanel(ctx, 'Simulate on this card', html`
 ${k.status === 'pending' ? actionForm(ctx, `${path}/issue`, 'Issue the card now', 'Issue now (skip the processor delay)', html``, 'primary') : ''}
 <h3>Authorization</h3>
@@ -241,16 +250,15 @@ export const cardPages: ConsolePage = {
       const currency = /^[A-Z]{3}$/.test(ctx.text('currency')) ? ctx.text('currency') : 'USD'
       const card = await orProblem(ctx, 'Card', () => retrieveCard(ctx.deps, apiCtx(ctx), id))
       if (!('spending_controls' in card)) return card
-      // The form edits two intervals: limits of the others (set through the API) are kept as they are.
-      const kept = card.spending_controls.spending_limits.filter((l) => l.interval !== 'per_authorization' && l.interval !== 'daily')
       const outcome = await act(ctx, {
         method: 'PATCH', path: `/v1/cards/${id}`, schema: CardUpdate, action: 'card.updated',
         body: () => {
-          const limits = (['per_authorization', 'daily'] as const).flatMap((interval) => {
+          const limits = SPENDING_INTERVALS.flatMap((interval) => {
             const amount = amountInput(ctx.text(interval), currency, interval)
             return amount === null ? [] : [{ amount, interval }]
           })
-          return { spending_controls: { spending_limits: [...limits, ...kept], blocked_mccs: list(ctx.text('blocked_mccs')), blocked_countries: list(ctx.text('blocked_countries'), true) } }
+          const lists = Object.fromEntries(LIST_FIELDS.map(([name]) => [name, list(ctx.text(name), name.endsWith('countries'))]))
+          return { spending_controls: { spending_limits: limits, ...lists } }
         },
         run: (body) => updateCard(ctx.deps, apiCtx(ctx), id, body),
       })
