@@ -10,7 +10,7 @@
 // "Next page" links deep. The app sets no Server-Timing header, so the figure is the response time over a local
 // keep-alive connection (headers and body), one request at a time.
 //
-//   npm run bench -- console [--only pglite|postgres] [--objects 10000] [--runs 30] [--deep 4]
+//   npm run bench -- console [--only pglite|postgres] [--objects 10000] [--runs 30] [--deep 4] [--explain MS]
 import { randomBytes } from 'node:crypto'
 import { mkdtempSync, writeFileSync, mkdirSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -30,6 +30,8 @@ const OBJECTS = Number(option('objects', '10000'))
 const RUNS = Number(option('runs', '30'))
 const DEEP = Number(option('deep', '4'))
 const ONLY = option('only', '')
+/** `--explain MS` (PostgreSQL): auto_explain logs the plan of every statement slower than MS to PostgreSQL's log. */
+const EXPLAIN_MS = option('explain', '')
 const BASE_SETS = 6
 const PASSWORD = 'violet-harbour-lantern-42'
 const ALPHABET = '0123456789ABCDEFGHJKMNPQRSTVWXYZ'
@@ -420,7 +422,16 @@ async function runMode(mode: 'pglite' | 'postgres'): Promise<PageFigures[]> {
       await client.connect()
       try {
         await cloneAll(client, tenant.organizationId)
-        if (process.env.BENCH_DEBUG) console.log((await client.query(process.env.BENCH_DEBUG, [tenant.organizationId])).rows)
+        if (EXPLAIN_MS) {
+          // Plans of the statements slower than EXPLAIN_MS go to PostgreSQL's own log (auto_explain), for the
+          // server's connections: they are closed here and the pool opens new ones with the setting.
+          const db = new URL(server.databaseUrl).pathname.slice(1)
+          await client.query(`ALTER DATABASE ${db} SET session_preload_libraries = 'auto_explain'`)
+          await client.query(`ALTER DATABASE ${db} SET auto_explain.log_min_duration = '${Number(EXPLAIN_MS)}ms'`)
+          await client.query(`ALTER DATABASE ${db} SET auto_explain.log_analyze = on`)
+          await client.query(`ALTER DATABASE ${db} SET auto_explain.log_buffers = on`)
+          await client.query('SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()', [db])
+        }
       } finally { await client.end() }
     } else {
       // The embedded database belongs to the server process: stop it, write, start it again on the same files.
