@@ -90,7 +90,7 @@ describe('svc listen', () => {
     assert.deepEqual(created.map((e) => (e.data.object as { id: string }).id), made)
     const deliveries = await receiver.waitFor(3, 10_000)
     for (const [i, delivery] of deliveries.entries()) {
-      const event = Svc.webhooks.constructEvent<SvcEvent>(delivery.raw, delivery.headers['svc-signature'] as string, secret)
+      const event: SvcEvent = Svc.webhooks.constructEvent<SvcEvent>(delivery.raw, delivery.headers['svc-signature'] as string, secret)
       assert.deepEqual(event, created[i])
       assert.equal(delivery.headers['svc-event-type'], 'cardholder.created')
     }
