@@ -39,7 +39,7 @@ const HELP = `svc: card issuing and eSIM service
                                 signed with a secret printed for the session; one line per event with the answer
                                 --authorizations URL: relay the sandbox's authorization requests to URL for the
                                 session (endpoint registered on start, removed on exit)
-  svc trigger EVENT_TYPE        run a sandbox flow that causes the event (svc trigger --help lists the types)
+  svc trigger EVENT_TYPE        run a sandbox flow that causes the event (svc trigger --list lists the types)
   svc events resend EVENT_ID [--webhook-endpoint WHE_ID]
                                 deliver a stored event again to its subscribed webhook endpoints (or the one named)
 `
@@ -234,7 +234,11 @@ export async function main(argv: string[]): Promise<void> {
 
 /** `svc listen`, `svc trigger`, `svc events resend`: /v1 calls through the SDK as the client file's organization. False when the arguments name no command. */
 async function developerCommand(command: string, positional: string[], opts: Record<string, string>): Promise<boolean> {
-  const { TRIGGER_HELP, trigger } = await import('./cli/trigger.js')
+  const { TRIGGER_HELP, TRIGGER_LIST, trigger } = await import('./cli/trigger.js')
+  if (command === 'trigger' && 'list' in opts) {
+    process.stdout.write(TRIGGER_LIST)
+    return true
+  }
   if (command === 'trigger' && (!positional[0] || 'help' in opts)) {
     process.stdout.write(TRIGGER_HELP)
     return true

@@ -8,6 +8,9 @@ interface Built {
   authorization?: { id: string }
   transaction?: { id: string }
   order?: { id: string }
+  dispute?: { id: string }
+  esim?: { id: string }
+  pkg?: { id: string; data_mb: number | null; top_up_ids: string[] }
 }
 
 type Step = (svc: Svc, built: Built, log: (line: string) => void) => Promise<{ id: string }>
@@ -70,6 +73,92 @@ const authorization: Step = async (svc, built, log) => {
   return built.authorization
 }
 
+const physical: Step = async (svc, built, log) => {
+  await credited(svc, built, log)
+  const created = await svc.cards.create({
+    cardholder_id: built.cardholder!.id, account_id: built.account!.id, form_factor: 'physical', card_type: 'prepaid', embossed_name: 'ADA LOVELACE',
+    delivery_address: { name: 'Ada Lovelace', ...ADDRESS },
+  })
+  log(`created physical card ${created.id}`)
+  const answer = await svc.simulate.cards.issue(created.id)
+  built.card = answer
+  log(`issued card ${created.id} (${answer.status})`)
+  return built.card
+}
+const settled: Step = async (svc, built, log) => {
+  if (!built.transaction) {
+    const auth = await authorization(svc, built, log)
+    built.transaction = await svc.simulate.authorizations.capture(auth.id)
+    log(`captured ${auth.id}: ${built.transaction.id}`)
+  }
+  const answer = await svc.simulate.transactions.settle(built.transaction.id)
+  log(`settled ${built.transaction.id}`)
+  return answer
+}
+const dispute: Step = async (svc, built, log) => {
+  const txn = await settled(svc, built, log)
+  built.dispute = await svc.disputes.create({ transaction_id: txn.id, reason: 'not_received' })
+  log(`disputed ${txn.id}: ${built.dispute.id}`)
+  return built.dispute
+}
+const networkToken: Step = async (svc, built, log) => {
+  const c = await issued(svc, built, log)
+  const token = await svc.simulate.networkTokens.create({ card_id: c.id, wallet: 'apple_pay', activate: true })
+  log(`tokenized card ${c.id} for apple_pay: ${token.id}`)
+  return token
+}
+const authentication: Step = async (svc, built, log) => {
+  const c = await issued(svc, built, log)
+  const challenge = await svc.simulate.authentications.create({ card_id: c.id, amount: 4_999, currency: 'USD', merchant: MERCHANT })
+  log(`a checkout asked for 3-D Secure on ${c.id}: ${challenge.id}`)
+  return challenge
+}
+/** A package on sale, preferring one with a data allowance and top-ups (usage and top-up flows need them). */
+async function esimPackage(svc: Svc, built: Built): Promise<NonNullable<Built['pkg']>> {
+  if (built.pkg) return built.pkg
+  const on = (await svc.esim.packages.list({ status: 'on_sale', limit: 100 }).firstPage()).data
+  const pkg = on.find((p) => p.data_mb && p.top_up_ids.length) ?? on.find((p) => p.data_mb) ?? on[0]
+  if (!pkg) throw new Error('no eSIM package is on sale')
+  built.pkg = pkg
+  return pkg
+}
+const esimOrder: Step = async (svc, built, log) => {
+  const holder = await cardholder(svc, built, log)
+  const pkg = await esimPackage(svc, built)
+  const order = await svc.esim.orders.create({ package_id: pkg.id, reference: tag(), cardholder_id: holder.id })
+  built.order = order
+  if (order.esim_id) built.esim = { id: order.esim_id }
+  log(`ordered eSIM package ${pkg.id}: ${order.id} (${order.status})`)
+  return order
+}
+const unsettledOrder = (outcome: 'completed' | 'failed'): Step => async (svc, built, log) => {
+  await svc.simulate.esim.provisioning({ next_outcome: 'timeout', settles_as: outcome })
+  log(`the simulated network will not answer the next order in time, and settles it as ${outcome}`)
+  const holder = await cardholder(svc, built, log)
+  const pkg = await esimPackage(svc, built)
+  const reference = tag()
+  // The order answers 502 processor_unavailable and stays unsettled; a retry would only meet its reference again.
+  await svc.esim.orders.create({ package_id: pkg.id, reference, cardholder_id: holder.id }, { maxRetries: 0 }).catch((err: unknown) => {
+    if ((err as { status?: number }).status !== 502) throw err
+  })
+  const order = (await svc.esim.orders.list({ reference }).firstPage()).data[0]
+  if (!order) throw new Error(`the order ${reference} was not recorded`)
+  log(`ordered eSIM package ${pkg.id}: ${order.id} (${order.status})`)
+  const answer = await svc.simulate.esim.settleOrder(order.id)
+  log(`settled order ${order.id}: ${answer.status}`)
+  return answer
+}
+const esimUsage = (share: number, what: string): Step => async (svc, built, log) => {
+  await esimOrder(svc, built, log)
+  const pkg = built.pkg!
+  if (!built.esim) throw new Error(`order ${built.order!.id} has no eSIM yet`)
+  if (!pkg.data_mb) throw new Error(`package ${pkg.id} has no data allowance to use up`)
+  const used = Math.ceil(pkg.data_mb * share)
+  await svc.simulate.esim.usage(built.esim.id, { data_used_mb: used })
+  log(`reported ${used} MB used on eSIM ${built.esim.id} (${what})`)
+  return built.esim
+}
+
 /** The event types `svc trigger` can cause, each with the sandbox flow that causes it (and the object the event carries). */
 export const TRIGGERS: Record<string, Step> = {
   'cardholder.created': cardholder,
@@ -81,6 +170,7 @@ export const TRIGGERS: Record<string, Step> = {
   },
   'cardholder.kyc_updated': approved,
   'account.created': account,
+  'account.provisioned': account,
   'account.credited': credited,
   'account.debited': async (svc, built, log) => {
     await credited(svc, built, log)
@@ -94,8 +184,21 @@ export const TRIGGERS: Record<string, Step> = {
     log(`blocked ${acct.id}`)
     return answer
   },
+  'account.unblocked': async (svc, built, log) => {
+    const acct = await account(svc, built, log)
+    await svc.accounts.block(acct.id, { reason: 'requested' })
+    const answer = await svc.accounts.unblock(acct.id)
+    log(`blocked and unblocked ${acct.id}`)
+    return answer
+  },
   'card.created': card,
   'card.issued': issued,
+  'card.activated': async (svc, built, log) => {
+    const c = await physical(svc, built, log)
+    const answer = await svc.cards.activate(c.id)
+    log(`activated card ${c.id}`)
+    return answer
+  },
   'card.frozen': async (svc, built, log) => {
     const c = await issued(svc, built, log)
     const answer = await svc.cards.freeze(c.id)
@@ -115,26 +218,84 @@ export const TRIGGERS: Record<string, Step> = {
     log(`closed card ${c.id}`)
     return answer
   },
+  'card.replaced': async (svc, built, log) => {
+    const c = await issued(svc, built, log)
+    const replacement = await svc.cards.replace(c.id, { reason: 'lost' })
+    log(`replaced card ${c.id} as lost: ${replacement.id}`)
+    return c
+  },
+  'card.shipped': async (svc, built, log) => {
+    const c = await physical(svc, built, log)
+    const answer = await svc.simulate.cards.ship(c.id, { status: 'shipped' })
+    log(`shipped card ${c.id}`)
+    return answer
+  },
   'authorization.created': authorization,
+  'authorization.updated': async (svc, built, log) => {
+    const auth = await authorization(svc, built, log)
+    const answer = await svc.simulate.authorizations.increment(auth.id, { amount: 500 })
+    log(`incremented ${auth.id} by 5.00 USD`)
+    return answer
+  },
   'transaction.created': async (svc, built, log) => {
     const auth = await authorization(svc, built, log)
     built.transaction = await svc.simulate.authorizations.capture(auth.id)
     log(`captured ${auth.id}: ${built.transaction.id}`)
     return built.transaction
   },
-  'esim_order.created': async (svc, built, log) => {
-    const holder = await cardholder(svc, built, log)
-    const pkg = (await svc.esim.packages.list({ status: 'on_sale', limit: 1 }).firstPage()).data[0]
-    if (!pkg) throw new Error('no eSIM package is on sale')
-    built.order = await svc.esim.orders.create({ package_id: pkg.id, reference: tag(), cardholder_id: holder.id })
-    log(`ordered eSIM package ${pkg.id}: ${built.order.id}`)
-    return built.order
+  'transaction.updated': settled,
+  'dispute.created': dispute,
+  'dispute.updated': async (svc, built, log) => {
+    const d = await dispute(svc, built, log)
+    const answer = await svc.simulate.disputes.resolve(d.id, { outcome: 'won' })
+    log(`resolved dispute ${d.id}: won`)
+    return answer
+  },
+  'network_token.created': networkToken,
+  'network_token.updated': async (svc, built, log) => {
+    const token = await networkToken(svc, built, log)
+    const answer = await svc.networkTokens.suspend(token.id)
+    log(`suspended network token ${token.id}`)
+    return answer
+  },
+  'authentication.created': authentication,
+  'authentication.updated': async (svc, built, log) => {
+    const challenge = await authentication(svc, built, log)
+    const answer = await svc.authentications.approve(challenge.id)
+    log(`approved 3-D Secure challenge ${challenge.id}`)
+    return answer
+  },
+  'esim_order.created': esimOrder,
+  'esim_order.settled': unsettledOrder('completed'),
+  'esim_order.failed': unsettledOrder('failed'),
+  'esim.topped_up': async (svc, built, log) => {
+    await esimOrder(svc, built, log)
+    const pkg = built.pkg!
+    if (!built.esim) throw new Error(`order ${built.order!.id} has no eSIM yet`)
+    if (!pkg.top_up_ids.length) throw new Error(`package ${pkg.id} has no top-ups`)
+    const order = await svc.esim.topUps.create(built.esim.id, { top_up_id: pkg.top_up_ids[0], reference: tag() })
+    log(`topped up eSIM ${built.esim.id} with ${pkg.top_up_ids[0]}: ${order.id}`)
+    return built.esim
+  },
+  'esim.low_data': esimUsage(0.85, 'past 80 % of the package'),
+  'esim.depleted': esimUsage(1, 'the whole package'),
+  'webhook_endpoint.test': async (svc, built, log) => {
+    const mine = (await svc.webhookEndpoints.list({ limit: 100 }).firstPage()).data
+    const endpoint = mine.find((e) => e.status === 'enabled') ?? mine[0]
+      ?? await svc.webhookEndpoints.create({ url: 'https://example.com/svc-trigger', enabled_events: ['webhook_endpoint.disabled'], description: 'made by svc trigger' })
+    await svc.webhookEndpoints.sendTest(endpoint.id)
+    log(`sent a test event to webhook endpoint ${endpoint.id} (${endpoint.url})`)
+    return endpoint
   },
 }
 
+/** What `svc trigger --list` prints: one event type a line, in catalogue order. */
+export const TRIGGER_LIST = `${Object.keys(TRIGGERS).join('\n')}\n`
+
 export const TRIGGER_HELP = `svc trigger EVENT_TYPE [--client-file F] [--base-url URL]
+svc trigger --list
   Runs a sandbox flow through the API (as the organization of the client file) that causes EVENT_TYPE, and prints
-  each step and the event's id. Supported types:
+  each step and the event's id. --list prints the types it can cause, one a line. Supported types:
 ${Object.keys(TRIGGERS).map((type) => `    ${type}`).join('\n')}
 `
 

@@ -80,21 +80,27 @@ describe('svc listen', () => {
     const secret = /signing secret for this session is (whsec_\S+)/.exec(output)?.[1]
     assert.ok(secret, output)
     const svc = tenant.svc()
-    const holder = await svc.cardholders.create({ type: 'individual', first_name: 'Listen', last_name: 'Er', email: `listen.${Date.now()}@example.com` })
-    await svc.cardholders.update(holder.id, { metadata: { a: 'b' } }) // cardholder.updated: not asked for
-    const created = (await svc.events.list({ type: 'cardholder.created', limit: 1 }).firstPage()).data[0]
-    const [delivery] = await receiver.waitFor(1, 10_000)
-    const event = Svc.webhooks.constructEvent<SvcEvent>(delivery.raw, delivery.headers['svc-signature'] as string, secret)
-    assert.equal(event.id, created.id)
-    assert.deepEqual(event, created)
-    assert.equal(delivery.headers['svc-event-type'], 'cardholder.created')
+    const made: string[] = []
+    for (let i = 0; i < 3; i++) {
+      const holder = await svc.cardholders.create({ type: 'individual', first_name: 'Listen', last_name: `Er${i}`, email: `listen.${i}.${Date.now()}@example.com` })
+      await svc.cardholders.update(holder.id, { metadata: { a: 'b' } }) // cardholder.updated: not asked for
+      made.push(holder.id)
+    }
+    const created = (await svc.events.list({ type: 'cardholder.created', limit: 3 }).firstPage()).data.reverse()
+    assert.deepEqual(created.map((e) => (e.data.object as { id: string }).id), made)
+    const deliveries = await receiver.waitFor(3, 10_000)
+    for (const [i, delivery] of deliveries.entries()) {
+      const event: SvcEvent = Svc.webhooks.constructEvent<SvcEvent>(delivery.raw, delivery.headers['svc-signature'] as string, secret)
+      assert.deepEqual(event, created[i])
+      assert.equal(delivery.headers['svc-event-type'], 'cardholder.created')
+    }
     const until = Date.now() + 5_000
-    while (!output.includes(`${created.id}  → ${receiver.url} [200]`)) {
-      if (Date.now() > until) assert.fail(`no line for ${created.id}: ${output}`)
+    while (!created.every((e) => output.includes(`${e.id}  → ${receiver.url} [200]`))) {
+      if (Date.now() > until) assert.fail(`no line for each of ${created.map((e) => e.id)}: ${output}`)
       await new Promise((r) => setTimeout(r, 50))
     }
     await new Promise((r) => setTimeout(r, 300))
-    assert.equal(receiver.received.length, 1, 'cardholder.updated is not forwarded')
+    assert.equal(receiver.received.length, 3, 'cardholder.updated is not forwarded')
   })
 
   test('when the server closes the stream it reconnects after the last event and misses nothing', async () => {
@@ -110,6 +116,8 @@ describe('svc listen', () => {
     await receiver.waitFor(before + 5, 15_000)
     const got = receiver.received.slice(before).map((r) => r.body.data.object.id)
     assert.deepEqual(got, made)
+    const secret = /signing secret for this session is (whsec_\S+)/.exec(output)![1]
+    for (const r of receiver.received.slice(before)) Svc.webhooks.constructEvent(r.raw, r.headers['svc-signature'] as string, secret)
     assert.match(output, /Reconnected, resuming after evt_/)
   })
 })
