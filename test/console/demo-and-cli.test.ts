@@ -6,7 +6,7 @@ import { join } from 'node:path'
 import { after, before, test } from 'node:test'
 import { fileURLToPath } from 'node:url'
 import { seedDemo } from '../../src/seed/demo.js'
-import { OPERATOR_TOKEN, startTestApp, type TestApp } from '../helpers/app.js'
+import { listenOnPort, OPERATOR_TOKEN, startTestApp, type TestApp } from '../helpers/app.js'
 import { Agent, GOOD_PASSWORD } from './support.js'
 
 const bin = fileURLToPath(new URL('../../bin/svc.js', import.meta.url))
@@ -16,9 +16,7 @@ let origin: string
 
 before(async () => {
   t = await startTestApp()
-  await t.app.listen({ port: 0, host: '127.0.0.1' })
-  const address = t.app.server.address()
-  origin = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`
+  origin = await listenOnPort(t)
 })
 after(() => t.close())
 

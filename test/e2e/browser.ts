@@ -65,3 +65,11 @@ export function seriousOrCritical(violations: AxeViolation[]): string[] {
 export async function horizontalOverflow(page: Page): Promise<{ scrollWidth: number; viewport: number }> {
   return page.evaluate(() => ({ scrollWidth: document.documentElement.scrollWidth, viewport: window.innerWidth }))
 }
+
+/** Opens a one-time invitation link and sets the password on its page (the console then signs the person in). */
+export async function setPasswordThroughLink(page: Page, url: string, password: string): Promise<void> {
+  await page.goto(url)
+  await page.getByLabel('New password').fill(password)
+  await page.getByLabel('Repeat the password').fill(password)
+  await page.getByRole('button', { name: 'Set password and sign in' }).click()
+}

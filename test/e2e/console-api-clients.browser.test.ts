@@ -4,8 +4,8 @@ import { readFileSync } from 'node:fs'
 import { after, before, test } from 'node:test'
 import { signClientAssertion, tokenRequestBody } from '../../src/lib/client-assertion.js'
 import { jwkThumbprint } from '../../src/modules/console/keys.js'
-import { startTestApp, TOKEN_URL, type TestApp } from '../helpers/app.js'
-import { axeViolations, launchChromium, screenshot, seriousOrCritical, skipWithoutChromium as skip } from './browser.js'
+import { listenOnPort, startTestApp, type TestApp, TOKEN_URL } from '../helpers/app.js'
+import { axeViolations, launchChromium, screenshot, seriousOrCritical, setPasswordThroughLink, skipWithoutChromium as skip } from './browser.js'
 import { invite } from '../console/support.js'
 
 /**
@@ -24,9 +24,7 @@ let browser: import('playwright-core').Browser
 before(async () => {
   if (skip) return
   t = await startTestApp()
-  await t.app.listen({ port: 0, host: '127.0.0.1' })
-  const address = t.app.server.address()
-  origin = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`
+  origin = await listenOnPort(t)
   orgId = (await t.operator('POST', '/operator/v1/organizations', { name: 'Pied Piper' })).id
   browser = await launchChromium({ timeoutMs: 30_000 })
 })
@@ -58,10 +56,7 @@ test('an invited owner registers a client from a pasted JWK Set and from a key p
   page.on('request', (r) => { if (r.method() === 'POST') posted.push(r.postData() ?? '') })
   try {
     const { path } = await invite(t, { email: 'richard@example.test', role: 'owner', organization_id: orgId })
-    await page.goto(origin + path)
-    await page.getByLabel('New password').fill(PASSWORD)
-    await page.getByLabel('Repeat the password').fill(PASSWORD)
-    await page.getByRole('button', { name: 'Set password and sign in' }).click()
+    await setPasswordThroughLink(page, origin + path, PASSWORD)
     await page.waitForURL(`${origin}/console`)
 
     await page.getByRole('navigation', { name: 'Console' }).getByRole('link', { name: 'API clients' }).click()
@@ -138,10 +133,7 @@ test('on a phone without JavaScript the pages fit, the key-pair button stays hid
   const page = await context.newPage()
   try {
     const { path } = await invite(t, { email: 'dinesh@example.test', role: 'developer', organization_id: orgId })
-    await page.goto(origin + path)
-    await page.getByLabel('New password').fill(PASSWORD)
-    await page.getByLabel('Repeat the password').fill(PASSWORD)
-    await page.getByRole('button', { name: 'Set password and sign in' }).click()
+    await setPasswordThroughLink(page, origin + path, PASSWORD)
     await page.waitForURL(`${origin}/console`)
     await page.goto(`${origin}/console/developers/api-clients/new`)
     assert.equal(await page.getByRole('button', { name: 'Generate a key pair in this browser' }).isVisible(), false)

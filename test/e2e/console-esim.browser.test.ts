@@ -1,11 +1,11 @@
 import assert from 'node:assert/strict'
 import { after, before, test } from 'node:test'
 import type { Page } from 'playwright-core'
-import { createTenant, startTestApp, type TestApp } from '../helpers/app.js'
+import { createTenant, listenOnPort, startTestApp, type TestApp } from '../helpers/app.js'
 import { makeAccount, makeCardholder } from '../cards/support.js'
 import { invite } from '../console/support.js'
 import { blankProfiles, packageFor } from '../esim/support.js'
-import { axeViolations, launchChromium, screenshot, seriousOrCritical, skipWithoutChromium as skip } from './browser.js'
+import { axeViolations, launchChromium, screenshot, seriousOrCritical, setPasswordThroughLink, skipWithoutChromium as skip } from './browser.js'
 
 /**
  * The eSIM story in a real browser (Debian's chromium through playwright-core) on the service's real port: an owner
@@ -27,9 +27,7 @@ let pkg: any
 before(async () => {
   if (skip) return
   t = await startTestApp()
-  await t.app.listen({ port: 0, host: '127.0.0.1' })
-  const address = t.app.server.address()
-  origin = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`
+  origin = await listenOnPort(t)
   // The story's setup, through the API: a cardholder with a funded account, stock, and a network that answers at once.
   const tenant = await createTenant(t)
   token = await tenant.token()
@@ -43,10 +41,7 @@ before(async () => {
   const { path } = await invite(t, { email: EMAIL, role: 'owner', organization_id: tenant.organizationId })
   browser = await launchChromium({ timeoutMs: 30_000 })
   const page = await browser.newPage()
-  await page.goto(origin + path)
-  await page.getByLabel('New password').fill(PASSWORD)
-  await page.getByLabel('Repeat the password').fill(PASSWORD)
-  await page.getByRole('button', { name: 'Set password and sign in' }).click()
+  await setPasswordThroughLink(page, origin + path, PASSWORD)
   await page.waitForURL(`${origin}/console`)
   await page.context().close()
 })

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import { after, before, test } from 'node:test'
-import { startTestApp, type TestApp } from '../helpers/app.js'
-import { axeViolations, launchChromium, screenshot, seriousOrCritical, skipWithoutChromium as skip } from './browser.js'
+import { listenOnPort, startTestApp, type TestApp } from '../helpers/app.js'
+import { axeViolations, launchChromium, screenshot, seriousOrCritical, setPasswordThroughLink, skipWithoutChromium as skip } from './browser.js'
 import { invite } from '../console/support.js'
 
 /** The console's first pages in a real browser (Debian's chromium through playwright-core) at a phone's width, checked with axe-core. */
@@ -16,9 +16,7 @@ let browser: import('playwright-core').Browser
 before(async () => {
   if (skip) return
   t = await startTestApp()
-  await t.app.listen({ port: 0, host: '127.0.0.1' })
-  const address = t.app.server.address()
-  origin = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`
+  origin = await listenOnPort(t)
   orgId = (await t.operator('POST', '/operator/v1/organizations', { name: 'Wonka Industries' })).id
   browser = await launchChromium({ timeoutMs: 30_000 })
 })
@@ -115,10 +113,7 @@ test('the pages work without JavaScript', { skip, timeout: 60_000 }, async () =>
   try {
     const page = await context.newPage()
     const { path } = await invite(t, { email: 'nojs@example.test', role: 'viewer', organization_id: orgId })
-    await page.goto(origin + path)
-    await page.getByLabel('New password').fill(PASSWORD)
-    await page.getByLabel('Repeat the password').fill(PASSWORD)
-    await page.getByRole('button', { name: 'Set password and sign in' }).click()
+    await setPasswordThroughLink(page, origin + path, PASSWORD)
     await page.waitForURL(`${origin}/console`)
     await page.getByRole('heading', { name: 'Home', level: 1 }).waitFor()
     assert.equal(await page.getByRole('link', { name: 'Team' }).count(), 0, 'a viewer is not shown the team')

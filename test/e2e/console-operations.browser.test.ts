@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict'
 import { after, before, test } from 'node:test'
 import type { Page } from 'playwright-core'
-import { createTenant, startTestApp, type TestApp, type TestClient } from '../helpers/app.js'
+import { createTenant, listenOnPort, startTestApp, type TestApp, type TestClient } from '../helpers/app.js'
 import { invite } from '../console/support.js'
-import { axeViolations, launchChromium, screenshot, seriousOrCritical, skipWithoutChromium as skip } from './browser.js'
+import { axeViolations, launchChromium, screenshot, seriousOrCritical, setPasswordThroughLink, skipWithoutChromium as skip } from './browser.js'
 
 /**
  * The card story in the console, in a real browser: every step is done through the pages (forms and links, no API
@@ -24,9 +24,7 @@ before(async () => {
   t = await startTestApp()
   tenant = await createTenant(t)
   token = await tenant.token()
-  await t.app.listen({ port: 0, host: '127.0.0.1' })
-  const address = t.app.server.address()
-  origin = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`
+  origin = await listenOnPort(t)
   browser = await launchChromium({ timeoutMs: 30_000 })
 })
 after(async () => {
@@ -63,10 +61,7 @@ test('an owner creates a cardholder, reports KYC, opens and credits an account, 
   page.on('pageerror', (e) => problems.push(e.message))
   try {
     const { path } = await invite(t, { email: EMAIL, role: 'owner', organization_id: tenant.organizationId })
-    await page.goto(origin + path)
-    await page.getByLabel('New password').fill(PASSWORD)
-    await page.getByLabel('Repeat the password').fill(PASSWORD)
-    await page.getByRole('button', { name: 'Set password and sign in' }).click()
+    await setPasswordThroughLink(page, origin + path, PASSWORD)
     await page.waitForURL(`${origin}/console`)
 
     // A cardholder.

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict'
 import { generateKeyPairSync } from 'node:crypto'
 import { after, before, test } from 'node:test'
-import { startTestApp, type TestApp } from '../helpers/app.js'
-import { axeViolations, launchChromium, screenshot, seriousOrCritical, skipWithoutChromium as skip } from './browser.js'
+import { listenOnPort, startTestApp, type TestApp } from '../helpers/app.js'
+import { axeViolations, launchChromium, screenshot, seriousOrCritical, setPasswordThroughLink, skipWithoutChromium as skip } from './browser.js'
 import { invite } from '../console/support.js'
 import { blankProfiles } from '../esim/support.js'
 
@@ -18,9 +18,7 @@ let browser: import('playwright-core').Browser
 before(async () => {
   if (skip) return
   t = await startTestApp()
-  await t.app.listen({ port: 0, host: '127.0.0.1' })
-  const address = t.app.server.address()
-  origin = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`
+  origin = await listenOnPort(t)
   browser = await launchChromium({ timeoutMs: 30_000 })
 })
 after(async () => {
@@ -59,10 +57,7 @@ test('an operator signs in, creates an organization and a program, registers a c
   const { context, page, problems, elsewhere } = await phone()
   try {
     const { path } = await invite(t, { email: EMAIL, role: 'operator' })
-    await page.goto(origin + path)
-    await page.getByLabel('New password').fill(PASSWORD)
-    await page.getByLabel('Repeat the password').fill(PASSWORD)
-    await page.getByRole('button', { name: 'Set password and sign in' }).click()
+    await setPasswordThroughLink(page, origin + path, PASSWORD)
     await page.waitForURL(`${origin}/console`)
     await page.getByRole('button', { name: 'Sign out' }).click()
     await page.waitForURL(/\/console\/sign-in$/)
@@ -173,10 +168,7 @@ test('the operator forms work without JavaScript', { skip, timeout: 60_000 }, as
   try {
     const email = 'ops.nojs@example.test'
     const { path } = await invite(t, { email, role: 'operator' })
-    await page.goto(origin + path)
-    await page.getByLabel('New password').fill(PASSWORD)
-    await page.getByLabel('Repeat the password').fill(PASSWORD)
-    await page.getByRole('button', { name: 'Set password and sign in' }).click()
+    await setPasswordThroughLink(page, origin + path, PASSWORD)
     await page.waitForURL(`${origin}/console`)
     await page.goto(`${origin}/console/operator/organizations`)
     await page.getByLabel('Name').fill('Wayne Enterprises')

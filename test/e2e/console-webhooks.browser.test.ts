@@ -1,11 +1,11 @@
 import assert from 'node:assert/strict'
 import { after, before, test } from 'node:test'
 import { JobRunner } from '../../src/jobs/runner.js'
-import { startTestApp, type TestApp } from '../helpers/app.js'
+import { listenOnPort, startTestApp, type TestApp } from '../helpers/app.js'
 import { emitEvent, startReceiver, type Receiver } from '../webhooks/helpers.js'
 import type { TestClient } from '../helpers/app.js'
 import { invite } from '../console/support.js'
-import { axeViolations, launchChromium, screenshot, seriousOrCritical, skipWithoutChromium as skip } from './browser.js'
+import { axeViolations, launchChromium, screenshot, seriousOrCritical, setPasswordThroughLink, skipWithoutChromium as skip } from './browser.js'
 
 /**
  * The console's Webhooks and Events pages in a real browser (Debian's chromium through playwright-core): an owner adds an
@@ -23,9 +23,7 @@ let browser: import('playwright-core').Browser
 before(async () => {
   if (skip) return
   t = await startTestApp()
-  await t.app.listen({ port: 0, host: '127.0.0.1' })
-  const address = t.app.server.address()
-  origin = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`
+  origin = await listenOnPort(t)
   receiver = await startReceiver('/svc-hooks')
   browser = await launchChromium({ timeoutMs: 30_000 })
 })
@@ -57,10 +55,7 @@ test('an owner adds an endpoint for a local receiver, sees the test event delive
   page.on('pageerror', (e) => problems.push(e.message))
   const runner = new JobRunner(t.deps, t.jobs)
   try {
-    await page.goto(origin + path)
-    await page.getByLabel('New password').fill(PASSWORD)
-    await page.getByLabel('Repeat the password').fill(PASSWORD)
-    await page.getByRole('button', { name: 'Set password and sign in' }).click()
+    await setPasswordThroughLink(page, origin + path, PASSWORD)
     await page.waitForURL(`${origin}/console`)
 
     // The Webhooks page: no endpoint yet, the form to add one.

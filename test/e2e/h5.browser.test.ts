@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
 import { after, before, test } from 'node:test'
-import { startTestApp, type TestApp } from '../helpers/app.js'
+import { listenOnPort, startTestApp, type TestApp } from '../helpers/app.js'
 import { completedOrder, esimFixture, packageFor, type EsimFixture } from '../esim/support.js'
 import { axeViolations, launchChromium, screenshot, seriousOrCritical, skipWithoutChromium as skip } from './browser.js'
 
@@ -18,9 +18,7 @@ let browser: import('playwright-core').Browser
 before(async () => {
   if (skip) return
   t = await startTestApp()
-  await t.app.listen({ port: 0, host: '127.0.0.1' })
-  const address = t.app.server.address()
-  origin = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`
+  origin = await listenOnPort(t)
   fx = await esimFixture(t)
   const pkg = await packageFor(t, fx.token, 'country=FRA&region=local')
   esimId = (await completedOrder(t, fx.token, { package_id: pkg.id, cardholder_id: fx.cardholder.id })).esim_id

@@ -151,3 +151,10 @@ export async function createTenant(t: TestApp, options: {
     },
   }
 }
+
+/** Serves the test app on a real port of 127.0.0.1 (for browsers, the CLI and other real clients); answers its origin. */
+export async function listenOnPort(t: TestApp): Promise<string> {
+  await t.app.listen({ port: 0, host: '127.0.0.1' })
+  const address = t.app.server.address()
+  return `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`
+}
