@@ -73,3 +73,22 @@ export async function setPasswordThroughLink(page: Page, url: string, password: 
   await page.getByLabel('Repeat the password').fill(password)
   await page.getByRole('button', { name: 'Set password and sign in' }).click()
 }
+
+/**
+ * A phone-sized page (390 × 844, touch) that records every request to another origin than `origin`, console
+ * errors and page errors. The console's CSP allows no injected script: axe runs with CSP bypassed, in the page as
+ * served. A refused form answers 401 or 422 on purpose; anything else logged as an error (a CSP violation) is a problem.
+ */
+export async function phonePage(browser: Browser, origin: string, options: { javaScriptEnabled?: boolean } = {}) {
+  const context = await browser.newContext({
+    viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true, locale: 'en-GB', bypassCSP: true, javaScriptEnabled: options.javaScriptEnabled ?? true,
+  })
+  context.setDefaultTimeout(15_000)
+  const page = await context.newPage()
+  const problems: string[] = []
+  const elsewhere: string[] = []
+  page.on('console', (m) => { if (m.type() === 'error' && !/status of (401|422)/.test(m.text())) problems.push(m.text()) })
+  page.on('pageerror', (e) => problems.push(e.message))
+  page.on('request', (r) => { if (new URL(r.url()).origin !== origin) elsewhere.push(r.url()) })
+  return { context, page, problems, elsewhere }
+}

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict'
 import { generateKeyPairSync } from 'node:crypto'
 import { after, before, test } from 'node:test'
 import { listenOnPort, startTestApp, type TestApp } from '../helpers/app.js'
-import { axeViolations, launchChromium, screenshot, seriousOrCritical, setPasswordThroughLink, skipWithoutChromium as skip } from './browser.js'
+import { axeViolations, launchChromium, phonePage, screenshot, seriousOrCritical, setPasswordThroughLink, skipWithoutChromium as skip } from './browser.js'
 import { invite } from '../console/support.js'
 import { blankProfiles } from '../esim/support.js'
 
@@ -26,19 +26,9 @@ after(async () => {
   await t?.close()
 })
 
-/** A phone-sized page that records every request to another host, console errors and page errors. */
-async function phone(javaScriptEnabled = true) {
-  // The console's CSP allows no injected script: axe runs with CSP bypassed, in the page as served.
-  const context = await browser.newContext({ viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true, locale: 'en-GB', bypassCSP: true, javaScriptEnabled })
-  context.setDefaultTimeout(15_000)
-  const page = await context.newPage()
-  const problems: string[] = []
-  const elsewhere: string[] = []
-  // A refused form answers 422 on purpose; anything else logged as an error (a CSP violation) is a problem.
-  page.on('console', (m) => { if (m.type() === 'error' && !/status of (401|422)/.test(m.text())) problems.push(m.text()) })
-  page.on('pageerror', (e) => problems.push(e.message))
-  page.on('request', (r) => { if (new URL(r.url()).origin !== origin) elsewhere.push(r.url()) })
-  return { context, page, problems, elsewhere }
+/** A phone-sized page of this server (`phonePage`). */
+function phone(javaScriptEnabled = true) {
+  return phonePage(browser, origin, { javaScriptEnabled })
 }
 
 /** The page fits the phone: nothing wider than the viewport makes the whole page scroll sideways. */
