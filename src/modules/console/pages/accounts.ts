@@ -14,6 +14,7 @@ import { issueCardSection } from './cards.js'
 import {
   act, actionForm, amountInput, apiCtx, canChange, doneText, eventsSection, money, moneyField, objectLink, optional, orProblem, pageOf, pathParam,
   problemBox, queryText, statusBadge, when, type Problem,
+  cardsTable,
 } from './objects-kit.js'
 
 export const ACCOUNTS = '/console/accounts'
@@ -98,16 +99,7 @@ ${creditTool}
       { header: 'Expires', cell: (h) => when(h.expires_at) },
     ],
   })}
-<h2>Cards</h2>${table({
-    caption: 'Cards spending from this account',
-    rows: cards.data,
-    empty: 'No card yet.',
-    columns: [
-      { header: 'Card', cell: (k) => objectLink(k.id, k.last4 ? `${k.brand} •••• ${k.last4}` : `${k.brand} (not issued yet)`) },
-      { header: 'Form', cell: (k) => k.form_factor },
-      { header: 'Status', cell: (k) => statusBadge(k.status) },
-    ],
-  })}
+<h2>Cards</h2>${cardsTable('Cards spending from this account', cards.data)}
 ${write && a.status === 'open' ? issueCardSection(ctx, a, cardholder, program) : ''}
 <h2>Ledger</h2>${table({
     caption: 'Ledger entries, newest first, with the balances after each',

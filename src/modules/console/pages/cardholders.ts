@@ -10,6 +10,7 @@ import type { ConsolePage, PageContext } from '../router.js'
 import {
   act, actionForm, apiCtx, canChange, doneText, eventsSection, money, objectLink, optional, orProblem, pageOf, pathParam, problemBox, queryText,
   sandboxOnly, sandboxPanel, statusBadge, when, type Problem,
+  cardsTable,
 } from './objects-kit.js'
 
 export const CARDHOLDERS = '/console/cardholders'
@@ -133,17 +134,7 @@ ${kycTool}
     ],
   })}
 ${openAccount}
-<h2>Cards</h2>${table({
-    caption: "The cardholder's cards",
-    rows: cards.data,
-    empty: 'No card yet.',
-    columns: [
-      { header: 'Card', cell: (k) => objectLink(k.id, k.last4 ? `${k.brand} •••• ${k.last4}` : `${k.brand} (not issued yet)`) },
-      { header: 'Form', cell: (k) => k.form_factor },
-      { header: 'Status', cell: (k) => statusBadge(k.status) },
-      { header: 'Account', cell: (k) => objectLink(k.account_id) },
-    ],
-  })}
+<h2>Cards</h2>${cardsTable("The cardholder's cards", cards.data, true)}
 ${await eventsSection(ctx, c.id, c.created_at)}`,
   }, status)
 }

@@ -5,6 +5,7 @@ import { envelope } from '../../../http/error-handler.js'
 import { ApiError, isApiError } from '../../../http/errors.js'
 import { runIdempotent } from '../../../http/idempotency.js'
 import { checkBody } from '../../../http/validation.js'
+import type { CardView } from '../../cards/index.js'
 import { eventsAbout } from '../../events/index.js'
 import { audit } from '../../users/index.js'
 import { allowed } from '../access.js'
@@ -280,4 +281,19 @@ export function moneyField(name: string, id: string, label: string, currency: st
 export function sandboxOnly(ctx: PageContext): FastifyReply | null {
   if (inSandbox(ctx)) return null
   return ctx.render({ title: 'Page not found', body: html`<p>The sandbox tools exist only in the sandbox environment.</p><p><a href="/console">Back to the console</a></p>`, flash: null }, 404)
+}
+
+/** A table of cards (masked: brand and last four), linking each; `withAccount` adds the account each spends from. */
+export function cardsTable(caption: string, cards: readonly CardView[], withAccount = false): Html {
+  return table({
+    caption,
+    rows: cards,
+    empty: 'No card yet.',
+    columns: [
+      { header: 'Card', cell: (k) => objectLink(k.id, k.last4 ? `${k.brand} •••• ${k.last4}` : `${k.brand} (not issued yet)`) },
+      { header: 'Form', cell: (k) => k.form_factor },
+      { header: 'Status', cell: (k) => statusBadge(k.status) },
+      ...(withAccount ? [{ header: 'Account', cell: (k: CardView) => objectLink(k.account_id) }] : []),
+    ],
+  })
 }
