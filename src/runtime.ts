@@ -48,11 +48,16 @@ export function buildServices(base: BaseDeps): AppDeps {
 
 /**
  * Opens the database, applies migrations and assembles the dependencies shared by server, worker and tests.
+ * `inMemory` keeps an embedded database in memory, started from `pgliteImage` when given (tests start from one
+ * migrated image instead of initialising and migrating a cluster each).
  * `processors` replaces the list of processors served (default `PROCESSORS`, src/processors/catalog.ts).
  */
-export async function openRuntime(config: Config, options: { clock?: Clock; log?: Logger; inMemory?: boolean; processors?: readonly ProcessorDefinition[] } = {}): Promise<Runtime> {
+export async function openRuntime(config: Config, options: { clock?: Clock; log?: Logger; inMemory?: boolean; pgliteImage?: Blob; processors?: readonly ProcessorDefinition[] } = {}): Promise<Runtime> {
   const log = options.log ?? createLogger(config.logLevel)
-  const handle = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: options.inMemory ? null : `${config.dataDir}/pgdata`, poolSize: databasePoolSize(config) })
+  const handle = await openDatabase({
+    databaseUrl: config.databaseUrl, dataDir: options.inMemory ? null : `${config.dataDir}/pgdata`,
+    poolSize: databasePoolSize(config), pgliteImage: options.pgliteImage,
+  })
   await migrateToLatest(handle.db)
   const clock = options.clock ?? systemClock
   const inFlight = new InFlightKeys(config.databaseUrl)

@@ -53,6 +53,8 @@ export interface DbHandle {
   db: Db
   kind: 'postgres' | 'pglite'
   close(): Promise<void>
+  /** Embedded database only: a dump of the whole cluster, which `pgliteImage` opens again. */
+  dump?: () => Promise<Blob>
 }
 
 export interface DbOptions {
@@ -60,6 +62,8 @@ export interface DbOptions {
   /** Folder of the embedded database; `null` keeps it in memory (tests). */
   dataDir: string | null
   poolSize?: number
+  /** An in-memory embedded database starts from this dump (`dumpDataDir`) instead of an empty cluster. */
+  pgliteImage?: Blob
 }
 
 /** Opens PostgreSQL when a URL is given, otherwise the embedded PGlite database. */
@@ -79,9 +83,9 @@ export async function openDatabase(options: DbOptions): Promise<DbHandle> {
     mkdirSync(options.dataDir, { recursive: true })
     pglite = new PGlite(options.dataDir)
   } else {
-    pglite = new PGlite()
+    pglite = options.pgliteImage ? new PGlite({ loadDataDir: options.pgliteImage }) : new PGlite()
   }
   await pglite.waitReady
   const db = new Kysely<Database>({ dialect: requestAwareDialect(pgliteDialect(pglite), true) })
-  return { db, kind: 'pglite', close: () => db.destroy() }
+  return { db, kind: 'pglite', close: () => db.destroy(), dump: () => pglite.dumpDataDir('none') }
 }

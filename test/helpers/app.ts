@@ -17,7 +17,7 @@ import type { ServiceModule } from '../../src/modules/index.js'
 import { SCOPES } from '../../src/modules/oauth/scopes.js'
 import type { ProcessorDefinition } from '../../src/processors/port.js'
 import { openRuntime } from '../../src/runtime.js'
-import { freshDatabaseUrl } from './db.js'
+import { freshDatabaseUrl, migratedPgliteImage } from './db.js'
 
 export const BASE_URL = 'http://svc.test'
 export const TOKEN_URL = `${BASE_URL}/oauth/token`
@@ -73,7 +73,8 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
   const config = loadConfig(env)
   const clock = new ManualClock()
   const log = options.logDestination ? createLogger(config.logLevel, options.logDestination) : undefined
-  const { deps, handle, jobs } = await openRuntime(config, { clock, inMemory: true, log, processors: options.processors })
+  const pgliteImage = database.url ? undefined : await migratedPgliteImage()
+  const { deps, handle, jobs } = await openRuntime(config, { clock, inMemory: true, pgliteImage, log, processors: options.processors })
   const app = await buildApp(deps, options.modules)
   await options.beforeReady?.(app)
   await app.ready()
