@@ -19,6 +19,7 @@ import { performance } from 'node:perf_hooks'
 import pg from 'pg'
 import { idHeadAt, type IdPrefix } from '../src/lib/ids.js'
 import { iccidWithCheckDigit } from '../src/modules/esim/iccid.js'
+import { OWNER_PASSWORD, signInOwner, type Browser } from './console-harness.js'
 import { accessToken, createTenant, startServer, type BenchServer } from './platform-harness.js'
 
 function option(name: string, fallback: string): string {
@@ -33,7 +34,6 @@ const ONLY = option('only', '')
 /** `--explain MS` (PostgreSQL): auto_explain logs the plan of every statement slower than MS to PostgreSQL's log. */
 const EXPLAIN_MS = option('explain', '')
 const BASE_SETS = 6
-const PASSWORD = 'violet-harbour-lantern-42'
 const ALPHABET = '0123456789ABCDEFGHJKMNPQRSTVWXYZ'
 
 /** The same `query(text, values) → { rows }` on pg.Client and PGlite. */
@@ -51,49 +51,6 @@ async function api(server: BenchServer, token: string, method: string, path: str
   const text = await res.text()
   if (res.status >= 300) throw new Error(`${method} ${path} → ${res.status} ${text.slice(0, 400)}`)
   return text ? JSON.parse(text) : null
-}
-
-class Browser {
-  readonly cookies = new Map<string, string>()
-  constructor(public baseUrl: string) {}
-
-  private keep(res: Response): void {
-    for (const line of res.headers.getSetCookie()) {
-      const [pair] = line.split(';')
-      const eq = pair.indexOf('=')
-      const name = pair.slice(0, eq)
-      const value = pair.slice(eq + 1)
-      if (/Max-Age=0\b/i.test(line) || value === '') this.cookies.delete(name)
-      else this.cookies.set(name, value)
-    }
-  }
-
-  private cookieHeader(): Record<string, string> {
-    return this.cookies.size ? { cookie: [...this.cookies].map(([k, v]) => `${k}=${v}`).join('; ') } : {}
-  }
-
-  async get(path: string): Promise<{ status: number; body: string; ms: number }> {
-    const started = performance.now()
-    const res = await fetch(this.baseUrl + path, { headers: this.cookieHeader(), redirect: 'manual' })
-    const body = await res.text()
-    const ms = performance.now() - started
-    this.keep(res)
-    return { status: res.status, body, ms }
-  }
-
-  async submit(path: string, fields: Record<string, string>): Promise<Response> {
-    const page = await this.get(path)
-    const csrf = /name="_csrf" value="([^"]*)"/.exec(page.body)?.[1]
-    if (page.status !== 200 || !csrf) throw new Error(`${path}: ${page.status} ${page.body.slice(0, 300)}`)
-    const res = await fetch(this.baseUrl + path.split('?')[0], {
-      method: 'POST', redirect: 'manual',
-      headers: { ...this.cookieHeader(), 'content-type': 'application/x-www-form-urlencoded' },
-      body: new URLSearchParams({ _csrf: csrf, ...fields }).toString(),
-    })
-    await res.text()
-    this.keep(res)
-    return res
-  }
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -412,11 +369,7 @@ async function runMode(mode: 'pglite' | 'postgres'): Promise<PageFigures[]> {
     const tenant = await createTenant(server)
     const token = await accessToken(tenant)
     const seeded = await seedThroughApi(server, token, tenant.programIds[0])
-    const email = `owner.${randomBytes(3).toString('hex')}@example.test`
-    const invitation = await server.operator('POST', '/operator/v1/users/invitations', { email, role: 'owner', organization_id: tenant.organizationId })
-    const browser = new Browser(server.baseUrl)
-    const accepted = await browser.submit(new URL(invitation.url).pathname, { password: PASSWORD, password_confirmation: PASSWORD })
-    if (accepted.status !== 303) throw new Error(`invitation not accepted: ${accepted.status}`)
+    const { browser, email } = await signInOwner(server, tenant.organizationId)
 
     process.stdout.write(`-- ${mode}: cloning to ${OBJECTS} of each kind\n`)
     if (mode === 'postgres') {
@@ -444,7 +397,7 @@ async function runMode(mode: 'pglite' | 'postgres'): Promise<PageFigures[]> {
       try { await cloneAll(db, tenant.organizationId) } finally { await db.close() }
       server = await startServer(env)
       browser.baseUrl = server.baseUrl
-      const signedIn = await browser.submit('/console/sign-in', { email, password: PASSWORD })
+      const signedIn = await browser.submit('/console/sign-in', { email, password: OWNER_PASSWORD })
       if (signedIn.status !== 303) throw new Error(`sign-in failed: ${signedIn.status}`)
     }
     await server.settle()

@@ -157,13 +157,14 @@ export function pgToolArgs(url: string): { args: string[]; env: NodeJS.ProcessEn
 }
 
 /**
- * Starts `svc serve` as its own process on a new database beside `benchDatabaseUrl()`, with rate limits
+ * Starts `svc serve` as its own process on a new database beside `benchDatabaseUrl()` (or on `options.database`), with rate limits
  * lifted and request logging off unless `env` says otherwise.
  */
-export async function startServer(env: Record<string, string> = {}): Promise<BenchServer> {
+export async function startServer(env: Record<string, string> = {}, options: { database?: string } = {}): Promise<BenchServer> {
   const admin = benchDatabaseUrl()
-  const dbName = `svc_bench_${randomBytes(5).toString('hex')}`
-  await adminQuery(admin, `CREATE DATABASE ${dbName}`)
+  // `database`: an existing database of the same server, used as it is and kept by stop() (the scale benchmark's seed).
+  const dbName = options.database ?? `svc_bench_${randomBytes(5).toString('hex')}`
+  if (!options.database) await adminQuery(admin, `CREATE DATABASE ${dbName}`)
   const dbUrl = new URL(admin)
   dbUrl.pathname = `/${dbName}`
 
@@ -241,7 +242,7 @@ export async function startServer(env: Record<string, string> = {}): Promise<Ben
     async stop() {
       child.kill('SIGTERM')
       await exited
-      await adminQuery(admin, `DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`)
+      if (!options.database) await adminQuery(admin, `DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`)
     },
   }
 }
@@ -275,7 +276,7 @@ function processCpuSeconds(pid: number): number | null {
   return (Number(fields[11]) + Number(fields[12])) / 100
 }
 
-async function adminQuery(url: string, text: string, values: unknown[] = []): Promise<{ pid: number }[]> {
+export async function adminQuery(url: string, text: string, values: unknown[] = []): Promise<{ pid: number }[]> {
   const c = new pg.Client({ connectionString: url })
   await c.connect()
   try { return (await c.query(text, values)).rows } finally { await c.end() }

@@ -9,6 +9,7 @@ import { createDocsModule } from '../../src/modules/docs/module.js'
 import { MODULES } from '../../src/modules/index.js'
 import { startTestApp, type TestApp } from '../helpers/app.js'
 import { axeViolations, horizontalOverflow, launchChromium, screenshot, seriousOrCritical, skipWithoutChromium as skip } from './browser.js'
+import { databaseIndependent } from '../helpers/suites.js'
 
 /**
  * The documentation pages in a real browser (Debian's chromium through playwright-core): the API reference at
@@ -57,7 +58,7 @@ let guidesDir: string
 let browser: Browser
 
 before(async () => {
-  if (skip) return
+  if (skip || databaseIndependent) return
   guidesDir = mkdtempSync(join(tmpdir(), 'svc-guides-'))
   writeFileSync(join(guidesDir, 'first-card.md'), FIRST_CARD)
   writeFileSync(join(guidesDir, 'event-catalogue.md'), EVENT_CATALOGUE)
@@ -108,7 +109,7 @@ async function openReference(page: Page, hash = ''): Promise<void> {
   await page.getByRole('heading', { name: /Issue a card$/ }).waitFor({ timeout: 60_000 })
 }
 
-test('the API reference finds POST /v1/cards by search and shows its enum values, nested fields and 201 example, all from this host', { skip, timeout: 240_000 }, async () => {
+test('the API reference finds POST /v1/cards by search and shows its enum values, nested fields and 201 example, all from this host', { skip: skip || databaseIndependent, timeout: 240_000 }, async () => {
   const { context, page, requests, problems } = await open({ width: 1280, height: 900 })
   try {
     await openReference(page)
@@ -167,7 +168,7 @@ test('the API reference finds POST /v1/cards by search and shows its enum values
   }
 })
 
-test('on a 390 px phone the reference, a guide, the error catalogue and the landing page fit the screen, without serious accessibility violations', { skip, timeout: 180_000 }, async () => {
+test('on a 390 px phone the reference, a guide, the error catalogue and the landing page fit the screen, without serious accessibility violations', { skip: skip || databaseIndependent, timeout: 180_000 }, async () => {
   const { context, page, requests, problems } = await open({ width: 390, height: 844 }, true)
   try {
     await openReference(page)
@@ -193,7 +194,7 @@ test('on a 390 px phone the reference, a guide, the error catalogue and the land
   }
 })
 
-test('the landing page leads to the guides, a guide links to another and to the reference; no serious accessibility violations', { skip, timeout: 120_000 }, async () => {
+test('the landing page leads to the guides, a guide links to another and to the reference; no serious accessibility violations', { skip: skip || databaseIndependent, timeout: 120_000 }, async () => {
   const { context, page, requests, problems } = await open({ width: 1024, height: 800 })
   try {
     assert.equal((await page.goto(`${origin}/`))?.status(), 200)
@@ -236,7 +237,7 @@ test('the landing page leads to the guides, a guide links to another and to the 
   }
 })
 
-test('the shipped first-card guide renders without serious accessibility violations or requests to another host', { skip, timeout: 120_000 }, async () => {
+test('the shipped first-card guide renders without serious accessibility violations or requests to another host', { skip: skip || databaseIndependent, timeout: 120_000 }, async () => {
   // The repository's own first-card guide beside the test's, under another name, for this test only.
   const shipped = join(guidesDir, 'shipped-first-card.md')
   copyFileSync(fileURLToPath(new URL('../../docs/guides/first-card.md', import.meta.url)), shipped)

@@ -8,6 +8,7 @@ import { promisify } from 'node:util'
 import { after, before, test } from 'node:test'
 import type { TestApp } from '../helpers/app.js'
 import { sdkTenant, startListeningApp, type SdkTenant } from './support.js'
+import { databaseIndependent } from '../helpers/suites.js'
 
 // The package as another project gets it: `npm pack` of sdk/ (its prepack builds dist/), installed into an empty
 // project, and the README's quick start saved as quickstart.mjs and run with node against the running service,
@@ -34,7 +35,7 @@ function quickstart(): string {
   return code
 }
 
-test('npm pack of sdk/ installs into an empty project and the README quick start runs against the service unchanged', { timeout: 180_000 }, async () => {
+test('npm pack of sdk/ installs into an empty project and the README quick start runs against the service unchanged', { timeout: 180_000, skip: databaseIndependent }, async () => {
   const packed = mkdtempSync(join(tmpdir(), 'svc-sdk-pack-'))
   await run('npm', ['pack', '--pack-destination', packed], { cwd: sdkDir })
   const [tarball] = readdirSync(packed).filter((f) => f.endsWith('.tgz'))

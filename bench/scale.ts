@@ -1,0 +1,289 @@
+// `npm run bench -- scale`: the same measurements on a database holding a year of a card program and on an empty
+// one, in the same run on the same machine, through HTTP against a real `svc serve`; the ratio large/empty of each
+// figure is the result (target ≤ 1.5). See bench/README.md, "Scale".
+//
+// The large database (`svc_scale_<size>`, kept between runs: seeding takes minutes) holds one large organization
+// and many small ones: 1 M cardholders, accounts and cards, 10.1 M ledger entries (one account with 100,000),
+// 5 M authorizations, 10 M events each with a delivered webhook delivery and 5 M idempotency keys, spread over
+// 400 days (bench/scale-seed-harness.ts). The empty database is created for the run and holds only what the
+// measurements need: the same API-made objects, and cards enough for a page 1,000 pages deep.
+//
+//   npm run bench -- scale [--size 1] [--reseed] [--duration 10] [--connections 16] [--rate 1000] [--cards 200]
+//                          [--only large|empty] [--purge-seconds 30]
+// `--size 0.01` seeds a hundredth of everything (a quick rehearsal); `--reseed` drops and seeds again.
+import { randomBytes } from 'node:crypto'
+import { mkdirSync, writeFileSync } from 'node:fs'
+import { cpus, loadavg } from 'node:os'
+import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { parseArgs } from 'node:util'
+import pg from 'pg'
+import { signInOwner, type Browser } from './console-harness.js'
+import { accessToken, adminQuery, benchDatabaseUrl, cannon, createTenant, startServer, type BenchClient, type BenchServer, type Figures } from './platform-harness.js'
+import { paced } from './platform-paced-harness.js'
+import { makeThroughApi, type Made } from './scale-api-harness.js'
+import { FULL_SEED, fillCards, seedScale, type SeedCounts } from './scale-seed-harness.js'
+import { explainLists, type ListPlan } from './scale-explain-harness.js'
+
+const { values } = parseArgs({
+  options: {
+    size: { type: 'string', default: '1' },
+    reseed: { type: 'boolean', default: false },
+    duration: { type: 'string', default: '10' },
+    connections: { type: 'string', default: '16' },
+    rate: { type: 'string', default: '1000' },
+    cards: { type: 'string', default: '200' },
+    only: { type: 'string' },
+    'console-runs': { type: 'string', default: '40' },
+  },
+})
+const size = Number(values.size)
+const duration = Number(values.duration)
+const connections = Number(values.connections)
+const rate = Number(values.rate)
+const apiCards = Number(values.cards)
+const consoleRuns = Number(values['console-runs'])
+const admin = benchDatabaseUrl()
+const DEEP_PAGES = 1000
+const PAGE = 25
+const counts: SeedCounts = {
+  ...FULL_SEED,
+  cardholders: Math.round(FULL_SEED.cardholders * size),
+  hotAccountEntries: Math.max(1000, Math.round(FULL_SEED.hotAccountEntries * size)),
+  authorizations: Math.round(FULL_SEED.authorizations * size),
+  events: Math.round(FULL_SEED.events * size),
+  idempotencyKeys: Math.round(FULL_SEED.idempotencyKeys * size),
+  smallOrganizations: Math.max(10, Math.round(FULL_SEED.smallOrganizations * size)),
+}
+const SERVER_ENV = { HTTP_PROCESSES: String(cpus().length), DATABASE_CONNECTIONS: String(3 * cpus().length), SVC_DISABLE_WORKER: 'true' }
+const log = (line: string) => process.stdout.write(`${line}\n`)
+
+async function call(server: BenchServer, token: string, method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<any> {
+  const res = await fetch(server.baseUrl + path, {
+    method, headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', ...headers }, body: body === undefined ? undefined : JSON.stringify(body),
+  })
+  const json = await res.json()
+  if (res.status >= 300) throw new Error(`${method} ${path} → ${res.status} ${JSON.stringify(json)}`)
+  return json
+}
+
+/** The large database's name, whether it is seeded, and what the seed recorded (client key, ids). */
+interface LargeState { client: BenchClient & { privatePem?: string }; made: Made; hotAccountId: string; seedLines: string[]; seedSeconds: number }
+
+function databaseUrl(name: string): string {
+  const u = new URL(admin)
+  u.pathname = `/${name}`
+  return u.toString()
+}
+
+async function readState(name: string): Promise<LargeState | null> {
+  const exists = await adminQuery(admin, 'SELECT 1 FROM pg_database WHERE datname = $1', [name])
+  if (exists.length === 0) return null
+  const c = new pg.Client({ connectionString: databaseUrl(name) })
+  await c.connect()
+  try {
+    const r = await c.query(`SELECT state FROM bench_scale_seed WHERE counts = $1::jsonb`, [JSON.stringify(counts)]).catch(() => ({ rows: [] as any[] }))
+    return r.rows[0]?.state ?? null
+  } finally { await c.end() }
+}
+
+async function writeState(name: string, state: LargeState, privatePem: string): Promise<void> {
+  const c = new pg.Client({ connectionString: databaseUrl(name) })
+  await c.connect()
+  try {
+    await c.query('CREATE TABLE IF NOT EXISTS bench_scale_seed (counts jsonb, state jsonb)')
+    await c.query('INSERT INTO bench_scale_seed VALUES ($1::jsonb, $2::jsonb)', [JSON.stringify(counts), JSON.stringify({ ...state, client: { ...state.client, key: undefined, privatePem } })])
+  } finally { await c.end() }
+}
+
+async function importKey(state: LargeState): Promise<BenchClient> {
+  const { createPrivateKey } = await import('node:crypto')
+  return { ...state.client, key: createPrivateKey(state.client.privatePem!) }
+}
+
+/** Seeds the large database unless a seed of these counts is there. */
+async function ensureLarge(name: string): Promise<LargeState> {
+  if (!values.reseed) {
+    const state = await readState(name)
+    if (state) { log(`-- large: reusing ${name} (seeded before: ${state.seedSeconds.toFixed(0)} s)`); return { ...state, client: await importKey(state) } }
+  }
+  await adminQuery(admin, `DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)
+  await adminQuery(admin, `CREATE DATABASE ${name}`)
+  log(`-- large: ${name}: templates through the API, then the seed in SQL`)
+  const server = await startServer(SERVER_ENV, { database: name })
+  try {
+    const client = await createTenant(server)
+    const made = await makeThroughApi(server, client, await accessToken(client), apiCards)
+    const seed = await seedScale(server.databaseUrl, {
+      organizationId: client.organizationId, programId: client.programIds[0], endpointId: made.endpointId,
+      cardholderId: made.cardholderId, accountId: made.accountId, cardId: made.cardId,
+    }, counts, log)
+    const state: LargeState = { client, made, hotAccountId: seed.hotAccountId, seedLines: seed.lines, seedSeconds: seed.seconds }
+    await writeState(name, state, client.key.export({ format: 'pem', type: 'pkcs8' }).toString())
+    log(`-- large: seeded in ${seed.seconds.toFixed(0)} s`)
+    return state
+  } finally {
+    await server.stop()
+  }
+}
+
+/** Ids of `count` rows of a table of the organization, spread over the whole table. */
+async function sample(url: string, table: string, organizationId: string, count: number): Promise<string[]> {
+  const c = new pg.Client({ connectionString: url })
+  await c.connect()
+  try {
+    // A block sample of the table (a few per cent, whatever its size), else every row in random order (a small table).
+    let r = await c.query(`SELECT id FROM ${table} TABLESAMPLE SYSTEM (2) WHERE organization_id = $1 LIMIT ${count}`, [organizationId])
+    if (r.rows.length < count) r = await c.query(`SELECT id FROM ${table} WHERE organization_id = $1 ORDER BY random() LIMIT ${count}`, [organizationId])
+    return r.rows.map((x: { id: string }) => x.id)
+  } finally { await c.end() }
+}
+
+interface Case { name: string; figures: Figures }
+
+const pick = <T>(xs: T[]) => xs[Math.floor(Math.random() * xs.length)]
+let sequence = 0
+
+/** Every measurement on one database; each timed run starts settled. */
+async function measureAll(label: string, server: BenchServer, client: BenchClient, made: Made, targets: { accounts: string[]; cards: string[]; hotAccountId: string }): Promise<Case[]> {
+  const token = await accessToken(client)
+  const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/json' }
+  const out: Case[] = []
+  const run = async (name: string, go: () => Promise<Figures>) => {
+    await server.settle()
+    const figures = await go()
+    out.push({ name, figures })
+    log(`  ${label} ${name}: ${figures.rps} req/s, p50 ${figures.p50} ms, p99 ${figures.p99} ms${figures.failures ? `, ${figures.failures} failed` : ''}`)
+  }
+  const get = (path: () => string) => ({ url: server.baseUrl, connections, duration, requests: [{ method: 'GET' as const, headers, setupRequest: (r: Record<string, unknown>) => ({ ...r, path: path() }) }] })
+  await cannon('warmup', { ...get(() => `/v1/cards/${pick(targets.cards)}`), duration: 2 })
+
+  await run('credits/s, spread over 1,000 accounts', () => cannon('credits', {
+    url: server.baseUrl, connections, duration,
+    requests: [{ method: 'POST', headers, setupRequest: (r: Record<string, unknown>) => ({ ...r, path: `/v1/accounts/${pick(targets.accounts)}/credit`, body: JSON.stringify({ amount: 1 + Math.floor(Math.random() * 10_000), client_transaction_id: `scale-${process.pid}-${++sequence}` }) }) }],
+  }, server))
+  await run(`authorizations at a steady ${rate}/s`, () => paced('authorizations', {
+    url: `${server.baseUrl}/v1/simulate/authorizations`, method: 'POST', rate, connections: 32, duration, headers,
+    body: () => JSON.stringify({ card_id: pick(made.cards), amount: 1 + Math.floor(Math.random() * 10_000), currency: 'USD', merchant: { name: 'Corner Cafe', mcc: '5814', country: 'USA' } }),
+  }, server))
+  await run('GET /v1/cards/{id} (random card)', () => cannon('get', get(() => `/v1/cards/${pick(targets.cards)}`), server))
+  await run('GET /v1/cards (first page)', () => cannon('first', get(() => '/v1/cards'), server))
+  const deep = await walk(server, token, '/v1/cards', DEEP_PAGES, size < 1)
+  await run(`GET /v1/cards (page ${DEEP_PAGES} deep)`, () => cannon('deep', get(() => deep), server))
+  await run('GET /v1/accounts/{id}/entries (first page)', () => cannon('entries', get(() => `/v1/accounts/${targets.hotAccountId}/entries`), server))
+  const deepEntries = await walk(server, token, `/v1/accounts/${targets.hotAccountId}/entries`, 39, true)
+  await run('GET /v1/accounts/{id}/entries (page 40 deep, or the last)', () => cannon('entries deep', get(() => deepEntries), server))
+  await run('GET /v1/events?type=account.credited', () => cannon('events', get(() => '/v1/events?type=account.credited'), server))
+  await run('GET /v1/events?type=card.created', () => cannon('events rare', get(() => '/v1/events?type=card.created'), server))
+  await run('GET /v1/authorizations?card_id=', () => cannon('auths by card', get(() => `/v1/authorizations?card_id=${pick(targets.cards)}`), server))
+
+  const { browser } = await signInOwner(server, client.organizationId)
+  for (const page of ['/console/cardholders', '/console/accounts', '/console/cards', '/console/authorizations', '/console/developers/events', `/console/accounts/${targets.hotAccountId}`]) {
+    await run(`console ${page.replace(targets.hotAccountId, '{id}')}`, () => consolePage(browser, page))
+  }
+  return out
+}
+
+/** The URL of the page `pages` pages after the first (following next_cursor), for a run that reads it again and again. */
+async function walk(server: BenchServer, token: string, path: string, pages: number, orLast = false): Promise<string> {
+  let url = path
+  for (let i = 0; i < pages; i++) {
+    const page = await call(server, token, 'GET', url)
+    if (!page.next_cursor && orLast) break
+    if (!page.next_cursor) throw new Error(`${path}: only ${i + 1} pages`)
+    url = `${path}${path.includes('?') ? '&' : '?'}starting_after=${encodeURIComponent(page.next_cursor)}`
+  }
+  return url
+}
+
+/** A console page requested one at a time (a person clicking), `consoleRuns` times after 3 warm-ups. */
+async function consolePage(browser: Browser, path: string): Promise<Figures> {
+  for (let i = 0; i < 3; i++) await browser.get(path)
+  const ms: number[] = []
+  let failures = 0
+  const started = Date.now()
+  for (let i = 0; i < consoleRuns; i++) {
+    const r = await browser.get(path)
+    if (r.status !== 200) failures++
+    ms.push(r.ms)
+  }
+  ms.sort((a, b) => a - b)
+  const at = (p: number) => Math.round(ms[Math.min(ms.length - 1, Math.ceil(p * ms.length) - 1)] * 10) / 10
+  return { name: path, requests: ms.length, rps: Math.round(ms.length / ((Date.now() - started) / 1000)), p50: at(0.5), p90: at(0.9), p99: at(0.99), max: at(1), failures, cpuMs: null }
+}
+
+async function databaseSize(name: string): Promise<{ total: string; tables: string[] }> {
+  const c = new pg.Client({ connectionString: databaseUrl(name) })
+  await c.connect()
+  try {
+    const total = (await c.query('SELECT pg_size_pretty(pg_database_size(current_database())) AS s')).rows[0].s as string
+    const tables = (await c.query(`SELECT relname, pg_size_pretty(pg_total_relation_size(oid)) AS s, reltuples::bigint AS n FROM pg_class
+      WHERE relkind = 'r' AND relnamespace = 'public'::regnamespace ORDER BY pg_total_relation_size(oid) DESC LIMIT 10`)).rows
+    return { total, tables: tables.map((t: any) => `${t.relname} ${t.s} (~${Number(t.n).toLocaleString('en-US')} rows)`) }
+  } finally { await c.end() }
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+
+const loadBefore = loadavg()[0]
+const largeName = `svc_scale_${String(size).replace('.', '_')}`
+const results: Record<string, Case[]> = {}
+let plans: ListPlan[] = []
+let size_: Awaited<ReturnType<typeof databaseSize>> | null = null
+let seedLines: string[] = []
+
+if (values.only !== 'large') {
+  log('-- empty: a fresh database, the same objects through the API')
+  const server = await startServer(SERVER_ENV)
+  try {
+    const client = await createTenant(server)
+    const made = await makeThroughApi(server, client, await accessToken(client), apiCards)
+    await fillCards(server.databaseUrl, made.cardId, (DEEP_PAGES + 1) * PAGE)
+    results.empty = await measureAll('empty', server, client, made, { accounts: made.accounts, cards: made.cards, hotAccountId: made.accountId })
+  } finally { await server.stop() }
+}
+if (values.only !== 'empty') {
+  const state = await ensureLarge(largeName)
+  seedLines = state.seedLines
+  size_ = await databaseSize(largeName)
+  const server = await startServer(SERVER_ENV, { database: largeName })
+  state.client.tokenUrl = `${server.baseUrl}/oauth/token`
+  try {
+    const accounts = await sample(server.databaseUrl, 'accounts', state.client.organizationId, 1000)
+    const cards = await sample(server.databaseUrl, 'cards', state.client.organizationId, 1000)
+    log(`-- large: measuring (${size_.total})`)
+    results.large = await measureAll('large', server, state.client, state.made, { accounts, cards, hotAccountId: state.hotAccountId })
+    plans = await explainLists(server, largeName, state.client, { cardId: cards[0], hotAccountId: state.hotAccountId })
+  } finally { await server.stop() }
+}
+
+const lines = [
+  `svc scale benchmark — ${new Date().toISOString()}`,
+  `node ${process.version}, ${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}, PostgreSQL, ${SERVER_ENV.HTTP_PROCESSES} HTTP processes, ${duration} s per run, ${connections} connections, load average ${loadBefore.toFixed(1)} → ${loadavg()[0].toFixed(1)}`,
+  '',
+  '| measurement | empty: req/s | p99 ms | large: req/s | p99 ms | ratio (p99 large/empty) | ratio (req/s empty/large) |',
+  '|---|---:|---:|---:|---:|---:|---:|',
+]
+const worst: number[] = []
+for (const [i, c] of (results.large ?? results.empty ?? []).entries()) {
+  const e = results.empty?.[i]?.figures
+  const l = results.large?.[i]?.figures
+  const p99Ratio = e && l ? l.p99 / Math.max(e.p99, 0.1) : NaN
+  const rpsRatio = e && l ? e.rps / Math.max(l.rps, 1) : NaN
+  if (e && l) worst.push(Math.max(p99Ratio, rpsRatio))
+  lines.push(`| ${c.name} | ${e?.rps ?? '–'} | ${e?.p99 ?? '–'} | ${l?.rps ?? '–'} | ${l?.p99 ?? '–'} | ${Number.isNaN(p99Ratio) ? '–' : p99Ratio.toFixed(2)} | ${Number.isNaN(rpsRatio) ? '–' : rpsRatio.toFixed(2)} |`)
+}
+if (size_) lines.push('', `large database on disk: ${size_.total}; largest tables: ${size_.tables.join('; ')}`)
+if (seedLines.length) lines.push('', 'seed:', ...seedLines.map((l) => `  ${l}`))
+if (plans.length) {
+  lines.push('', 'plans of the list queries on the large database (auto_explain, ANALYZE):')
+  for (const p of plans) lines.push(`  ${p.request}: ${p.summary}`)
+}
+if (worst.length) lines.push('', `worst ratio ${Math.max(...worst).toFixed(2)} (target ≤ 1.5): ${Math.max(...worst) <= 1.5 ? 'met' : 'NOT met'}`)
+log(lines.join('\n'))
+
+const dir = join(fileURLToPath(new URL('.', import.meta.url)), 'results')
+mkdirSync(dir, { recursive: true })
+const stamp = Date.now()
+writeFileSync(join(dir, `scale-${stamp}.json`), JSON.stringify({ counts, results, size: size_, seedLines, plans }, null, 2))
+if (plans.length) writeFileSync(join(dir, `scale-plans-${stamp}.txt`), plans.map((p) => `## ${p.request}\n${p.plan}\n`).join('\n'))
