@@ -2,6 +2,7 @@ import { AsyncLocalStorage } from 'node:async_hooks'
 import type { FastifyInstance, FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify'
 import { sql } from 'kysely'
 import type { AppDeps } from '../app-deps.js'
+import { purgeInBatches, type PurgeOptions } from '../db/purge.js'
 import {
   commitRequestTransaction, newRequestTransaction, rollbackRequestTransaction, runInRequestTransaction, type RequestTransaction,
 } from '../db/request-tx.js'
@@ -245,11 +246,13 @@ export function installIdempotency(app: FastifyInstance, deps: AppDeps): void {
   }
 }
 
-/** Removes answers past the replay window (scheduled housekeeping). */
-export async function purgeIdempotencyKeys(deps: AppDeps): Promise<number> {
+/**
+ * Removes answers past the replay window (scheduled housekeeping), in short batches found through
+ * `idempotency_keys_created`; answers how many. A key past the window is never replayed anyway (`fresh` above).
+ */
+export async function purgeIdempotencyKeys(deps: AppDeps, options?: PurgeOptions): Promise<number> {
   const cutoff = new Date(deps.clock.now().getTime() - IDEMPOTENCY_WINDOW_MS)
-  const result = await sql`DELETE FROM idempotency_keys WHERE created_at < ${cutoff}`.execute(deps.db)
-  return Number(result.numAffectedRows ?? 0)
+  return purgeInBatches(deps.db, { ...options, table: 'idempotency_keys', orderBy: 'created_at', where: sql`created_at < ${cutoff}` })
 }
 
 /** What `runIdempotent` answers: the status and JSON body (an object, or the error envelope), and whether it is a stored answer replayed. */

@@ -9,7 +9,7 @@ export interface JobQueueDepth {
   queued: number
   /** Claimed by a runner whose lease has not expired. */
   running: number
-  /** Given up after too many errors (`dead`): they stay for inspection and never run again. */
+  /** Given up after too many errors (`dead`): they stay 30 days for inspection (`dead-jobs.ts`) and never run again. */
   failed: number
   /** When the oldest queued job that is due now became due (null when none is): how far the runners are behind. */
   oldestDueAt: Date | null

@@ -1,4 +1,5 @@
 import type { AppDeps } from '../app-deps.js'
+import type { PurgeOptions } from '../db/purge.js'
 import type { JobHandler } from './queue.js'
 import type { JobType, ScheduleType } from './types.js'
 
@@ -9,11 +10,24 @@ export interface Schedule {
   run(deps: AppDeps): Promise<void>
 }
 
+/**
+ * One retention rule: removes the rows of one table that have outlived their retention, in short batches
+ * (`purgeInBatches`), and answers how many went. A module lists its purges (`purges`) and runs them on a
+ * schedule of its own (`purgeSchedule`); `purgeAll` (modules/retention.ts) runs every one of them once.
+ */
+export interface Purge {
+  /** What it removes, as reports and logs name it (`events`, `jobs.dead`, `esim_h5_links`). */
+  name: string
+  run(deps: AppDeps, options?: PurgeOptions): Promise<number>
+}
+
 /** What a module (or the platform) gives the worker: handlers by job type, and its recurring work. */
 export interface JobSource {
   name: string
   jobs?: Partial<Record<JobType, JobHandler>>
   schedules?: readonly Schedule[]
+  /** Its retention rules (each also run by one of its `schedules`). */
+  purges?: readonly Purge[]
 }
 
 /** The handlers and schedules one worker runs, built from the module list (`buildJobRegistry(MODULES)`). */

@@ -21,7 +21,7 @@ export interface RunnerOptions {
 /** A job as claimed: the record a handler sees plus the claim that must still hold when it finishes. */
 export interface ClaimedJob extends JobRecord { claim: string }
 
-/** Attempts after which a job whose handler keeps throwing is parked as `dead` (kept for inspection). */
+/** Attempts after which a job whose handler keeps throwing is parked as `dead` (kept 30 days for inspection, `dead-jobs.ts`). */
 export const MAX_JOB_ERRORS = 25
 
 /**

@@ -24,5 +24,7 @@ export const SCHEDULE_TYPES = [
   'transactions.settle',
   'esim.settle_orders',
   'users.purge',
+  'h5.purge_links',
+  'cards.purge_pin_keys',
 ] as const
 export type ScheduleType = typeof SCHEDULE_TYPES[number]

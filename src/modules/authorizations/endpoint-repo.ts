@@ -1,4 +1,5 @@
-import type { Insertable, Selectable, Updateable } from 'kysely'
+import { sql, type Insertable, type Selectable, type Updateable } from 'kysely'
+import { purgeInBatches, type PurgeOptions } from '../../db/purge.js'
 import type { Db } from '../../db/types.js'
 import { applyBounds, type PageBounds } from '../../http/pagination.js'
 import { lowestIdAt } from '../../lib/ids.js'
@@ -46,15 +47,10 @@ export async function listAttempts(db: Db, organizationId: string, environment: 
   return applyBounds(q, bounds, 'id', 'desc').execute()
 }
 
-/** Deletes attempts recorded before `cutoff`, in bounded batches; answers how many. */
-export async function purgeAttemptsBefore(db: Db, cutoff: Date, batch = 5000): Promise<number> {
-  let total = 0
-  for (;;) {
-    const ids = db.selectFrom('authorization_endpoint_attempts').select('id')
-      .where('id', '<', lowestIdAt('aea', cutoff)).where('created_at', '<', cutoff).limit(batch)
-    const res = await db.deleteFrom('authorization_endpoint_attempts').where('id', 'in', ids).executeTakeFirst()
-    const n = Number(res.numDeletedRows ?? 0)
-    total += n
-    if (n < batch) return total
-  }
+/** Deletes attempts recorded before `cutoff`, in short batches along the primary key (ids sort by creation time); answers how many. */
+export async function purgeAttemptsBefore(db: Db, cutoff: Date, options?: PurgeOptions): Promise<number> {
+  return purgeInBatches(db, {
+    ...options, table: 'authorization_endpoint_attempts', key: 'id', orderBy: 'id',
+    where: sql`id < ${lowestIdAt('aea', cutoff)} AND created_at < ${cutoff}`,
+  })
 }

@@ -1,4 +1,5 @@
 import type { AppDeps } from '../../app-deps.js'
+import type { PurgeOptions } from '../../db/purge.js'
 import { withTx } from '../../db/tx.js'
 import type { RequestCtx } from '../../http/context.js'
 import { ApiError } from '../../http/errors.js'
@@ -135,6 +136,6 @@ export const ATTEMPT_RETENTION_MS = EVENT_RETENTION_MS
 export const ATTEMPT_PURGE_EVERY_MS = 60 * 60 * 1000
 
 /** Removes attempts past their retention; answers how many. */
-export async function purgeExpiredAttempts(deps: AppDeps): Promise<number> {
-  return repo.purgeAttemptsBefore(deps.db, new Date(deps.clock.now().getTime() - ATTEMPT_RETENTION_MS))
+export async function purgeExpiredAttempts(deps: AppDeps, options?: PurgeOptions): Promise<number> {
+  return repo.purgeAttemptsBefore(deps.db, new Date(deps.clock.now().getTime() - ATTEMPT_RETENTION_MS), options)
 }

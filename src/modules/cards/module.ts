@@ -1,15 +1,26 @@
+import type { Purge } from '../../jobs/registry.js'
+import { purgeSchedule } from '../../jobs/retention.js'
 import type { ServiceModule } from '../module.js'
 import { CARD_EXPIRE_JOB, runExpireJob } from './expiry.js'
 import { runIssueJob } from './issuance.js'
+import { purgeExpiredPinKeys } from './pin.js'
 import { findCard } from './repo.js'
 import { registerCards } from './routes.js'
 import { CARD_ISSUE_JOB, listCards } from './service.js'
+
+/** How often PIN keys a day past their expiry are removed. */
+const PURGE_EVERY_MS = 10 * 60 * 1000
+
+/** PIN keys a day past their 5-minute lifetime. */
+const CARDS_PURGES: readonly Purge[] = [{ name: 'card_pin_keys', run: purgeExpiredPinKeys }]
 
 /** Cards: issuance (`card.issue`), expiry (`card.expire`), the card lists of cardholders and accounts, and the list filters' lookup of a card_id. */
 export const cardsModule: ServiceModule = {
   name: 'cards',
   routes: registerCards,
   jobs: { [CARD_ISSUE_JOB]: runIssueJob, [CARD_EXPIRE_JOB]: runExpireJob },
+  purges: CARDS_PURGES,
+  schedules: [purgeSchedule('cards.purge_pin_keys', PURGE_EVERY_MS, CARDS_PURGES)],
   hooks: {
     cardholderCards: (deps, ctx, cardholder, page) =>
       listCards(deps, ctx, `/v1/cardholders/${cardholder.id}/cards`, { cardholder_id: cardholder.id }, page),

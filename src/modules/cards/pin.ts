@@ -1,5 +1,6 @@
 import type { Static } from 'typebox'
 import type { AppDeps } from '../../app-deps.js'
+import type { PurgeOptions } from '../../db/purge.js'
 import { withTx } from '../../db/tx.js'
 import type { RequestCtx } from '../../http/context.js'
 import { ApiError } from '../../http/errors.js'
@@ -21,8 +22,16 @@ type PinVerificationView = Static<typeof PinVerification>
 
 /** Purpose of the key that seals PIN-key private halves at rest. */
 const PIN_KEY_PURPOSE = 'card-pin-key'
-/** Spent and expired keys are dropped a day after they lapse, when the card mints another. */
-const PIN_KEY_RETENTION_MS = 24 * 60 * 60 * 1000
+/**
+ * Keys (spent or not) are kept a day past their 5-minute lifetime, then purged by the `cards.purge_pin_keys`
+ * schedule. Nothing reads them after expiry: an expired, spent or unknown key all answer the same.
+ */
+export const PIN_KEY_RETENTION_MS = 24 * 60 * 60 * 1000
+
+/** Deletes PIN keys more than `PIN_KEY_RETENTION_MS` past their expiry, every card's at once; answers how many. */
+export async function purgeExpiredPinKeys(deps: AppDeps, options?: PurgeOptions): Promise<number> {
+  return repo.purgePinKeysExpiredBefore(deps.db, new Date(deps.clock.now().getTime() - PIN_KEY_RETENTION_MS), options)
+}
 
 function assertPinConfigured(program: ProgramRow): void {
   if (!program.pin_key_configured) {
@@ -43,7 +52,6 @@ export async function createPinKey(deps: AppDeps, ctx: RequestCtx, cardId: strin
     const now = deps.clock.now()
     const id = newId('pink')
     const expiresAt = new Date(now.getTime() + PIN_KEY_LIFETIME_MS)
-    await repo.purgeCardPinKeys(deps.db, card.id, new Date(now.getTime() - PIN_KEY_RETENTION_MS))
     await repo.insertPinKey(deps.db, {
       id, organization_id: card.organization_id, environment: card.environment, card_id: card.id, program_id: card.program_id,
       private_key_sealed: encryptField(deps.config.masterKey, PIN_KEY_PURPOSE, pair.privatePem),

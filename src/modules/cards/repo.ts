@@ -1,4 +1,5 @@
-import { type Insertable, type Selectable, type Updateable } from 'kysely'
+import { sql, type Insertable, type Selectable, type Updateable } from 'kysely'
+import { purgeInBatches, type PurgeOptions } from '../../db/purge.js'
 import type { Db } from '../../db/types.js'
 import { applyBounds, type PageBounds } from '../../http/pagination.js'
 import type { CardPinKeysTable, CardSecretAuditTable, CardsTable } from './types.js'
@@ -76,9 +77,9 @@ export async function spendPinKey(db: Db, id: string, owner: { cardId: string; o
   return row.private_key_sealed
 }
 
-/** A card's keys past their lifetime hold nothing worth keeping; dropped whenever the card mints a new one. */
-export async function purgeCardPinKeys(db: Db, cardId: string, before: Date): Promise<void> {
-  await db.deleteFrom('card_pin_keys').where('card_id', '=', cardId).where('expires_at', '<', before).execute()
+/** Deletes PIN keys (spent or not) that expired before `before` (`card_pin_keys_expiry`), in short batches; answers how many. */
+export async function purgePinKeysExpiredBefore(db: Db, before: Date, options?: PurgeOptions): Promise<number> {
+  return purgeInBatches(db, { ...options, table: 'card_pin_keys', key: 'id', orderBy: 'expires_at', where: sql`expires_at < ${before}` })
 }
 
 export async function insertAudit(db: Db, row: Insertable<CardSecretAuditTable>): Promise<void> {

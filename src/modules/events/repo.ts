@@ -1,5 +1,6 @@
 import type { Selectable } from 'kysely'
 import { sql, type RawBuilder } from 'kysely'
+import { purgeInBatches, type PurgeOptions } from '../../db/purge.js'
 import type { Db } from '../../db/types.js'
 import { applyBounds, type PageBounds } from '../../http/pagination.js'
 import { lowestIdAt } from '../../lib/ids.js'
@@ -8,6 +9,12 @@ import { subscribedSql } from './outbox.js'
 import type { EventsTable } from './types.js'
 
 export type EventRow = Selectable<EventsTable>
+
+/**
+ * Events per purge statement: fewer than other purges' 2000 rows because each event takes its deliveries (one per
+ * endpoint it went to) and their attempts with it, so a statement still removes a few thousand rows.
+ */
+export const EVENT_PURGE_BATCH = 500
 
 export interface EventFilter {
   organizationId: string
@@ -77,19 +84,19 @@ export async function eventIdsSince(db: Db, scope: { organizationId: string; env
   return q.orderBy('id', 'asc').limit(limit).execute()
 }
 
-/** Deletes events created before `cutoff` (their deliveries and attempts go with them), in bounded batches. */
-export async function purgeEventsBefore(db: Db, cutoff: Date, batch = 5000): Promise<number> {
-  let total = 0
-  for (;;) {
-    // Event ids sort by creation time and are made just after their created_at, so every event old enough is
-    // below the lowest id of the cutoff: the primary key finds them (one made in the cutoff's very millisecond
-    // goes with the next run).
-    const res = await sql`DELETE FROM events WHERE id IN (
-      SELECT id FROM events WHERE id < ${lowestIdAt('evt', cutoff)} AND created_at < ${cutoff} LIMIT ${batch})`.execute(db)
-    const n = Number(res.numAffectedRows ?? 0)
-    total += n
-    if (n < batch) return total
-  }
+/**
+ * Deletes events created before `cutoff` in short batches; their webhook deliveries and delivery attempts go with
+ * each event (ON DELETE CASCADE, through `webhook_deliveries`' primary key and `webhook_attempts_event`). Answers
+ * how many events went.
+ */
+export async function purgeEventsBefore(db: Db, cutoff: Date, options?: PurgeOptions): Promise<number> {
+  // Event ids sort by creation time and are made just after their created_at, so every event old enough is below
+  // the lowest id of the cutoff: the primary key finds them (one made in the cutoff's very millisecond goes with
+  // the next run).
+  return purgeInBatches(db, {
+    batch: EVENT_PURGE_BATCH, ...options, table: 'events', key: 'id', orderBy: 'id',
+    where: sql`id < ${lowestIdAt('evt', cutoff)} AND created_at < ${cutoff}`,
+  })
 }
 
 /**

@@ -1,5 +1,6 @@
 import type { Static } from 'typebox'
 import type { AppDeps } from '../../app-deps.js'
+import type { PurgeOptions } from '../../db/purge.js'
 import type { RequestCtx } from '../../http/context.js'
 import { ApiError } from '../../http/errors.js'
 import { iso, requireOwned } from '../../http/ownership.js'
@@ -99,7 +100,10 @@ export async function listEvents(deps: AppDeps, ctx: RequestCtx, query: EventLis
   })
 }
 
-/** Deletes events past retention (and their delivery records); run by the housekeeping schedule. */
-export async function purgeExpiredEvents(deps: AppDeps): Promise<number> {
-  return repo.purgeEventsBefore(deps.db, retentionStart(deps))
+/**
+ * Deletes events past retention with their webhook deliveries and attempts (the delivery log and replays read
+ * nothing older); run by the `events.purge` schedule. Answers how many events went.
+ */
+export async function purgeExpiredEvents(deps: AppDeps, options?: PurgeOptions): Promise<number> {
+  return repo.purgeEventsBefore(deps.db, retentionStart(deps), options)
 }

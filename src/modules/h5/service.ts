@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto'
 import QRCode from 'qrcode'
 import type { AppDeps } from '../../app-deps.js'
+import type { PurgeOptions } from '../../db/purge.js'
 import type { RequestCtx } from '../../http/context.js'
 import { ApiError, isApiError } from '../../http/errors.js'
 import { iso } from '../../http/ownership.js'
@@ -15,6 +16,11 @@ import * as repo from './repo.js'
 
 /** A link is opened any number of times for 15 minutes, then answers the expired page. */
 export const LINK_LIFETIME_MS = 15 * 60 * 1000
+/**
+ * How long an expired link is kept: for a week after it expires, opening it still answers the "expired" page
+ * (410, ask for a new link) instead of "not found" (404); after that it is purged and reads as unknown.
+ */
+export const LINK_GRACE_MS = 7 * 24 * 60 * 60 * 1000
 const TOKEN_SHAPE = /^[A-Za-z0-9_-]{43}$/
 
 export interface H5LinkView {
@@ -51,6 +57,11 @@ export async function resolveLink(deps: AppDeps, token: string): Promise<Resolve
   const link = await repo.findLinkByTokenHash(deps.db, sha256Hex(token))
   if (!link) return { status: 'unknown' }
   return { status: link.expires_at.getTime() <= deps.clock.now().getTime() ? 'expired' : 'valid', link }
+}
+
+/** Deletes links more than `LINK_GRACE_MS` past their expiry; answers how many. */
+export async function purgeExpiredLinks(deps: AppDeps, options?: PurgeOptions): Promise<number> {
+  return repo.purgeLinksExpiredBefore(deps.db, new Date(deps.clock.now().getTime() - LINK_GRACE_MS), options)
 }
 
 /** The page acts for the link's organization and environment only, with no API token involved. */

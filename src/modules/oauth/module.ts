@@ -1,10 +1,9 @@
+import { purgeSchedule } from '../../jobs/retention.js'
 import type { ServiceModule } from '../module.js'
-import { findAccessTokenGrant, purgeExpiredCredentials } from './repo.js'
 import { registerClientRoutes } from './client-routes.js'
+import { OAUTH_PURGE_EVERY_MS, OAUTH_PURGES } from './purge.js'
+import { findAccessTokenGrant } from './repo.js'
 import { registerOauth } from './routes.js'
-
-/** How often redeemed assertion ids and expired access tokens are removed. */
-const PURGE_EVERY_MS = 60_000
 
 /**
  * The token endpoint, the clients' keys and an organization's management of its own clients (`/v1/oauth_clients`);
@@ -17,6 +16,7 @@ export const oauthModule: ServiceModule = {
     registerOauth(app, deps)
     registerClientRoutes(app, deps)
   },
-  schedules: [{ type: 'oauth.purge_credentials', everyMs: PURGE_EVERY_MS, run: (deps) => purgeExpiredCredentials(deps.db, deps.clock.now()) }],
+  purges: OAUTH_PURGES,
+  schedules: [purgeSchedule('oauth.purge_credentials', OAUTH_PURGE_EVERY_MS, OAUTH_PURGES)],
   hooks: { accessTokenGrant: findAccessTokenGrant },
 }

@@ -1,4 +1,5 @@
 import { sql, type Selectable } from 'kysely'
+import { purgeInBatches, type PurgeOptions } from '../../db/purge.js'
 import type { Db, OrganizationsTable } from '../../db/types.js'
 import { json } from '../../db/types.js'
 import type { AccessTokenGrant } from '../../http/auth.js'
@@ -61,10 +62,14 @@ export async function insertAccessToken(db: Db, row: {
   await db.insertInto('access_tokens').values({ ...row, scopes: JSON.stringify(row.scopes) }).execute()
 }
 
-/** Forgets redeemed jtis and access tokens once they can no longer be used. */
-export async function purgeExpiredCredentials(db: Db, now: Date): Promise<void> {
-  await db.deleteFrom('oauth_jtis').where('expires_at', '<', now).execute()
-  await db.deleteFrom('access_tokens').where('expires_at', '<', now).execute()
+/** Forgets redeemed jtis whose assertion expired before `now` (`oauth_jtis_expiry`), in short batches; answers how many. */
+export async function purgeJtisExpiredBefore(db: Db, now: Date, options?: PurgeOptions): Promise<number> {
+  return purgeInBatches(db, { ...options, table: 'oauth_jtis', orderBy: 'expires_at', where: sql`expires_at < ${now}` })
+}
+
+/** Forgets access tokens expired before `now` (`access_tokens_expiry`), in short batches; answers how many. */
+export async function purgeAccessTokensExpiredBefore(db: Db, now: Date, options?: PurgeOptions): Promise<number> {
+  return purgeInBatches(db, { ...options, table: 'access_tokens', key: 'token_hash', orderBy: 'expires_at', where: sql`expires_at < ${now}` })
 }
 
 export type OrganizationRow = Selectable<OrganizationsTable>

@@ -1,5 +1,6 @@
+import { purgeSchedule } from '../../jobs/retention.js'
 import type { ServiceModule } from '../module.js'
-import { purgeExpiredAccess, USERS_PURGE_EVERY_MS, USERS_PURGE_SCHEDULE } from './purge.js'
+import { USERS_PURGE_EVERY_MS, USERS_PURGE_SCHEDULE, USERS_PURGES } from './purge.js'
 
 /**
  * The people of the management console: members and operators, invitations, sessions, TOTP, the audit log.
@@ -7,5 +8,6 @@ import { purgeExpiredAccess, USERS_PURGE_EVERY_MS, USERS_PURGE_SCHEDULE } from '
  */
 export const usersModule: ServiceModule = {
   name: 'users',
-  schedules: [{ type: USERS_PURGE_SCHEDULE, everyMs: USERS_PURGE_EVERY_MS, run: purgeExpiredAccess }],
+  purges: USERS_PURGES,
+  schedules: [purgeSchedule(USERS_PURGE_SCHEDULE, USERS_PURGE_EVERY_MS, USERS_PURGES)],
 }

@@ -1,4 +1,5 @@
 import { sql, type Insertable, type Selectable, type Updateable } from 'kysely'
+import { purgeInBatches, type PurgeOptions } from '../../db/purge.js'
 import { json, type Db } from '../../db/types.js'
 import type { ConsoleSessionsTable, UserInvitationsTable, UsersTable } from './types.js'
 import './types.js'
@@ -93,15 +94,26 @@ export async function clearFailures(db: Db, key: string): Promise<void> {
   await db.deleteFrom('console_sign_in_failures').where('key', '=', key).execute()
 }
 
-/** The purge schedule's work: sessions past their idle or absolute limit, expired invitations, old failures. */
-export async function purgeExpired(db: Db, limits: { idleBefore: Date; createdBefore: Date; secondFactorBefore: Date; now: Date; failuresBefore: Date }): Promise<void> {
-  await db.deleteFrom('console_sessions').where((eb) => eb.or([
-    eb('last_seen_at', '<', limits.idleBefore),
-    eb('created_at', '<', limits.createdBefore),
-    eb.and([eb('stage', '=', 'second_factor'), eb('created_at', '<', limits.secondFactorBefore)]),
-  ])).execute()
-  await db.deleteFrom('user_invitations').where('expires_at', '<', limits.now).execute()
-  await db.deleteFrom('console_sign_in_failures').where('at', '<', limits.failuresBefore).execute()
+/**
+ * Deletes sessions past their idle or absolute limit, or left at the second-factor step, in short batches (found
+ * through `console_sessions_last_seen` and `console_sessions_created`); a session seen again meanwhile stays.
+ */
+export async function purgeSessions(db: Db, limits: { idleBefore: Date; createdBefore: Date; secondFactorBefore: Date }, options?: PurgeOptions): Promise<number> {
+  return purgeInBatches(db, {
+    ...options, table: 'console_sessions', key: 'token_hash',
+    where: sql`(last_seen_at < ${limits.idleBefore} OR created_at < ${limits.createdBefore}
+      OR (stage = 'second_factor' AND created_at < ${limits.secondFactorBefore}))`,
+  })
+}
+
+/** Deletes invitations (used or not) that expired before `now` (`user_invitations_expiry`), in short batches. */
+export async function purgeInvitationsExpiredBefore(db: Db, now: Date, options?: PurgeOptions): Promise<number> {
+  return purgeInBatches(db, { ...options, table: 'user_invitations', key: 'id', orderBy: 'expires_at', where: sql`expires_at < ${now}` })
+}
+
+/** Deletes sign-in failures recorded before `before` (`console_sign_in_failures_at`), in short batches. */
+export async function purgeFailuresBefore(db: Db, before: Date, options?: PurgeOptions): Promise<number> {
+  return purgeInBatches(db, { ...options, table: 'console_sign_in_failures', orderBy: 'at', where: sql`at < ${before}` })
 }
 
 /** The organization's members who can sign in as owners (an invited owner without a password does not count), locked. */
