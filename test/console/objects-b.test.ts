@@ -274,6 +274,7 @@ describe('reports', () => {
     const file = await owner.agent.get(`/console/reports/${id}/download`)
     assert.equal(file.statusCode, 200)
     assert.match(String(file.headers['content-type']), /text\/csv/)
+    assert.equal(Number(file.headers['content-length']), Buffer.byteLength(file.body), 'the streamed file carries its length')
     const api = await t.api(token, 'GET', `/v1/reports/${id}/download`)
     assert.equal(file.body, api.body)
     assert.equal((await audits('report.requested')).filter((a) => a.object_id === id).length, 1)

@@ -40,7 +40,7 @@ const OWNERS: Record<string, string> = {
   esim_packages: 'esim', esim_top_ups: 'esim', esim_status_overrides: 'esim', esim_profiles: 'esim', esim_orders: 'esim',
   esims: 'esim', esim_bundles: 'esim',
   esim_h5_links: 'h5',
-  reports: 'reports',
+  reports: 'reports', report_parts: 'reports',
   users: 'users', user_invitations: 'users', console_sessions: 'users', console_sign_in_failures: 'users', audit_log: 'users',
 }
 

@@ -14838,7 +14838,7 @@ export interface paths {
         put?: never;
         /**
          * Request a CSV report of one time window
-         * @description Answers 201 with the report `pending`; a background job generates it (usually within seconds), then it is `succeeded` with `row_count` and `download_url`, or `failed` with `failure_reason`. Rows are those created in [from, to), oldest first, as they are when the report is generated. `to` must be later than `from` and at most 366 days after it (invalid_parameter, param `to`). A report holds at most 100,000 rows; a window with more fails as `too_many_rows`.
+         * @description Answers 201 with the report `pending`; a background job generates it (seconds for thousands of rows, minutes for millions), then it is `succeeded` with `row_count` and `download_url`, or `failed` with `failure_reason`. Rows are those created in [from, to), oldest first, as they are when the report is generated. `to` must be later than `from` and at most 366 days after it (invalid_parameter, param `to`). A report holds at most 10,000,000 rows; a window with more fails as `too_many_rows`.
          */
         post: {
             parameters: {
@@ -15111,7 +15111,7 @@ export interface paths {
         };
         /**
          * Download the CSV of a succeeded report
-         * @description RFC 4180 CSV in UTF-8: a header line, then one line per row, each ending in LF. Money is in integer minor units beside a `currency` column; timestamps are ISO 8601 UTC; empty fields are null. Free text starting with = + - @ is prefixed with ' so spreadsheets do not run it. A pending or failed report answers 422 report_not_ready.
+         * @description RFC 4180 CSV in UTF-8: a header line, then one line per row, each ending in LF. Money is in integer minor units beside a `currency` column; timestamps are ISO 8601 UTC; empty fields are null. Free text starting with = + - @ is prefixed with ' so spreadsheets do not run it. The file is streamed with its Content-Length (the report's size_bytes). A pending or failed report answers 422 report_not_ready.
          */
         get: {
             parameters: {
@@ -22680,7 +22680,7 @@ export interface components {
              */
             download_url: string | null;
             /**
-             * @description too_many_rows: the window holds more than 100,000 rows (ask for a shorter one); internal_error: generation kept failing
+             * @description too_many_rows: the window holds more than 10,000,000 rows (ask for a shorter one); internal_error: generation kept failing
              * @enum {string|null}
              */
             failure_reason: "too_many_rows" | "internal_error" | null;

@@ -1,15 +1,15 @@
-import type { Insertable, Selectable } from 'kysely'
+import { sql, type Insertable, type Selectable } from 'kysely'
 import type { Db } from '../../db/types.js'
 import { applyBounds, type PageBounds } from '../../http/pagination.js'
 import type { ReportsTable } from './types.js'
 import './types.js'
 
-/** A report without its CSV: what every read but the download needs. */
-export type ReportRow = Omit<Selectable<ReportsTable>, 'content'>
+/** A report as every read sees it (its CSV lives in `report_parts`). */
+export type ReportRow = Selectable<ReportsTable>
 
 const COLUMNS = [
   'id', 'organization_id', 'environment', 'type', 'status', 'window_from', 'window_to', 'row_count', 'size_bytes',
-  'failure_reason', 'created_at', 'updated_at', 'completed_at',
+  'failure_reason', 'parts_generation', 'created_at', 'updated_at', 'completed_at',
 ] as const
 
 export async function insertReport(trx: Db, row: Insertable<ReportsTable>): Promise<ReportRow> {
@@ -20,18 +20,46 @@ export async function findReport(db: Db, id: string): Promise<ReportRow | undefi
   return db.selectFrom('reports').select(COLUMNS).where('id', '=', id).executeTakeFirst()
 }
 
-/** The stored CSV of a report (null until it succeeded). */
-export async function findContent(db: Db, id: string): Promise<string | null> {
-  const row = await db.selectFrom('reports').select('content').where('id', '=', id).executeTakeFirst()
-  return row?.content ?? null
+/**
+ * Writes one part while the report is still pending; false when it no longer is (another run finished it, so
+ * this run stops). The pending check takes a share lock on the report row: it waits for a finishing
+ * transaction, so a part never lands after the finish removed the other generations.
+ */
+export async function insertPendingPart(db: Db, part: { reportId: string; generation: string; seq: number; content: string }): Promise<boolean> {
+  const { rows } = await sql<{ seq: number }>`
+    INSERT INTO report_parts (report_id, generation, seq, content)
+    SELECT id, ${part.generation}, ${part.seq}, ${part.content} FROM reports
+    WHERE id = ${part.reportId} AND status = 'pending'
+    FOR SHARE
+    RETURNING seq`.execute(db)
+  return rows.length === 1
+}
+
+/** The content of one part, or undefined past the last one. */
+export async function findPart(db: Db, reportId: string, generation: string, seq: number): Promise<string | undefined> {
+  const row = await db.selectFrom('report_parts').select('content')
+    .where('report_id', '=', reportId).where('generation', '=', generation).where('seq', '=', seq).executeTakeFirst()
+  return row?.content
+}
+
+/** Removes the parts of one generation (a run that did not finish the report). */
+export async function deleteGeneration(db: Db, reportId: string, generation: string): Promise<void> {
+  await db.deleteFrom('report_parts').where('report_id', '=', reportId).where('generation', '=', generation).execute()
+}
+
+/** Removes every part of the report except those of `keep` (every part when `keep` is null). */
+export async function deletePartsExcept(db: Db, reportId: string, keep: string | null): Promise<void> {
+  let q = db.deleteFrom('report_parts').where('report_id', '=', reportId)
+  if (keep !== null) q = q.where('generation', '<>', keep)
+  await q.execute()
 }
 
 /** Records the outcome of a pending report; undefined when it was no longer pending (another run finished it). */
 export async function finishPending(db: Db, id: string, outcome: {
-  status: 'succeeded' | 'failed'; content: string | null; rowCount: number | null; sizeBytes: number | null; failureReason: string | null; now: Date
+  status: 'succeeded' | 'failed'; partsGeneration: string | null; rowCount: number | null; sizeBytes: number | null; failureReason: string | null; now: Date
 }): Promise<ReportRow | undefined> {
   return db.updateTable('reports').set({
-    status: outcome.status, content: outcome.content, row_count: outcome.rowCount, size_bytes: outcome.sizeBytes,
+    status: outcome.status, parts_generation: outcome.partsGeneration, row_count: outcome.rowCount, size_bytes: outcome.sizeBytes,
     failure_reason: outcome.failureReason, completed_at: outcome.now, updated_at: outcome.now,
   }).where('id', '=', id).where('status', '=', 'pending').returning(COLUMNS).executeTakeFirst()
 }

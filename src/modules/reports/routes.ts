@@ -3,6 +3,8 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import { Type } from 'typebox'
 import type { AppDeps } from '../../app-deps.js'
 import { ListEnvelope, type PageParams } from '../../http/pagination.js'
+import { sendReportFile } from './file-reply.js'
+import { maxRowsText } from './limits.js'
 import { Report, ReportCreate, ReportIdParams, ReportListQuery } from './schemas.js'
 import { MAX_WINDOW_DAYS, createReport, downloadReport, listReports, retrieveReport } from './service.js'
 
@@ -16,10 +18,10 @@ export function registerReports(base: FastifyInstance, deps: AppDeps): void {
     config: { scope: 'transactions:read' },
     schema: {
       tags, summary: 'Request a CSV report of one time window',
-      description: `Answers 201 with the report \`pending\`; a background job generates it (usually within seconds), then it is \`succeeded\` `
+      description: `Answers 201 with the report \`pending\`; a background job generates it (seconds for thousands of rows, minutes for millions), then it is \`succeeded\` `
         + `with \`row_count\` and \`download_url\`, or \`failed\` with \`failure_reason\`. Rows are those created in [from, to), oldest first, `
         + `as they are when the report is generated. \`to\` must be later than \`from\` and at most ${MAX_WINDOW_DAYS} days after it `
-        + '(invalid_parameter, param `to`). A report holds at most 100,000 rows; a window with more fails as `too_many_rows`.',
+        + `(invalid_parameter, param \`to\`). A report holds at most ${maxRowsText()} rows; a window with more fails as \`too_many_rows\`.`,
       body: ReportCreate,
       response: { 201: Report },
     },
@@ -49,7 +51,8 @@ export function registerReports(base: FastifyInstance, deps: AppDeps): void {
       tags, summary: 'Download the CSV of a succeeded report',
       description: 'RFC 4180 CSV in UTF-8: a header line, then one line per row, each ending in LF. Money is in integer minor units '
         + 'beside a `currency` column; timestamps are ISO 8601 UTC; empty fields are null. Free text starting with = + - @ is '
-        + 'prefixed with \' so spreadsheets do not run it. A pending or failed report answers 422 report_not_ready.',
+        + 'prefixed with \' so spreadsheets do not run it. The file is streamed with its Content-Length (the report\'s size_bytes). '
+        + 'A pending or failed report answers 422 report_not_ready.',
       params: ReportIdParams,
       response: {
         200: {
@@ -59,10 +62,6 @@ export function registerReports(base: FastifyInstance, deps: AppDeps): void {
       },
     },
   }, async (req, reply) => {
-    const file = await downloadReport(deps, req.ctx, req.params.report_id)
-    return reply
-      .type('text/csv; charset=utf-8')
-      .header('content-disposition', `attachment; filename="${file.filename}"`)
-      .send(file.csv)
+    return sendReportFile(reply, await downloadReport(deps, req.ctx, req.params.report_id))
   })
 }

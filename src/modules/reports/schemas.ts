@@ -1,5 +1,6 @@
 import { Type, type Static } from 'typebox'
 import { PageQuery } from '../../http/pagination.js'
+import { maxRowsText } from './limits.js'
 
 const strict = { additionalProperties: false }
 
@@ -41,7 +42,7 @@ export const Report = Type.Object({
   row_count: Type.Union([Type.Integer(), Type.Null()], { description: 'Data lines of the CSV (the header not counted); null until succeeded' }),
   size_bytes: Type.Union([Type.Integer(), Type.Null()], { description: 'Size of the CSV file; null until succeeded' }),
   failure_reason: Type.Union([Type.Union(FAILURE_REASONS.map((r) => Type.Literal(r))), Type.Null()], {
-    description: 'too_many_rows: the window holds more than 100,000 rows (ask for a shorter one); internal_error: generation kept failing',
+    description: `too_many_rows: the window holds more than ${maxRowsText()} rows (ask for a shorter one); internal_error: generation kept failing`,
   }),
   download_url: Type.Union([Type.String({ format: 'uri' }), Type.Null()], {
     description: 'GET it with a token holding transactions:read to receive the CSV; null until succeeded',

@@ -1,3 +1,4 @@
+import type { Readable } from 'node:stream'
 import type { AppDeps } from '../../app-deps.js'
 import type { Db } from '../../db/types.js'
 import { withTx } from '../../db/tx.js'
@@ -8,6 +9,7 @@ import { paginate, type ListResult, type PageParams } from '../../http/paginatio
 import { enqueue } from '../../jobs/queue.js'
 import { isId, newId } from '../../lib/ids.js'
 import { REPORT_JOB } from './generate.js'
+import { partStream } from './part-stream.js'
 import { presentReport } from './present.js'
 import * as repo from './repo.js'
 import type { ReportCreateBody, ReportView } from './schemas.js'
@@ -41,7 +43,7 @@ export async function createReport(deps: AppDeps, ctx: RequestCtx, body: ReportC
   const row = await withTx(deps.db, async (trx) => {
     const inserted = await repo.insertReport(trx, {
       id: newId('rpt'), organization_id: ctx.organizationId, environment: ctx.environment, type: body.type, status: 'pending',
-      window_from: window.from, window_to: window.to, row_count: null, size_bytes: null, failure_reason: null, content: null,
+      window_from: window.from, window_to: window.to, row_count: null, size_bytes: null, failure_reason: null, parts_generation: null,
       created_at: now, updated_at: now, completed_at: null,
     })
     await enqueue(trx, { type: REPORT_JOB, payload: { report_id: inserted.id }, organizationId: ctx.organizationId, environment: ctx.environment })
@@ -73,8 +75,15 @@ export async function listReports(deps: AppDeps, ctx: RequestCtx, filter: Report
   })
 }
 
-/** The CSV of a succeeded report; a pending or failed one answers report_not_ready. */
-export async function downloadReport(deps: AppDeps, ctx: RequestCtx, reportId: string): Promise<{ filename: string; csv: string }> {
+/** A succeeded report's CSV: its name, its size, and the stream of its parts (opened only when sent). */
+export interface ReportFile {
+  filename: string
+  sizeBytes: number
+  open(): Readable
+}
+
+/** The CSV of a succeeded report, streamed from its parts; a pending or failed one answers report_not_ready. */
+export async function downloadReport(deps: AppDeps, ctx: RequestCtx, reportId: string): Promise<ReportFile> {
   const report = await requireReport(deps.db, ctx, reportId)
   if (report.status === 'pending') {
     throw new ApiError('report_not_ready', { message: `Report ${report.id} is still pending; poll GET /v1/reports/${report.id} until it has succeeded.` })
@@ -82,7 +91,8 @@ export async function downloadReport(deps: AppDeps, ctx: RequestCtx, reportId: s
   if (report.status === 'failed') {
     throw new ApiError('report_not_ready', { message: `Report ${report.id} failed (${report.failure_reason}) and has no file; create a new report.` })
   }
-  const csv = await repo.findContent(deps.db, report.id)
-  if (csv === null) throw new Error(`report ${report.id} succeeded without content`)
-  return { filename: `${report.id}.csv`, csv }
+  const generation = report.parts_generation
+  if (generation === null || report.size_bytes === null) throw new Error(`report ${report.id} succeeded without parts`)
+  const sizeBytes = Number(report.size_bytes)
+  return { filename: `${report.id}.csv`, sizeBytes, open: () => partStream(deps.db, report.id, generation, sizeBytes) }
 }

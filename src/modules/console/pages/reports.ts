@@ -1,6 +1,8 @@
 import type { FastifyReply } from 'fastify'
 import type { ApiError } from '../../../http/errors.js'
-import { createReport, downloadReport, listReports, REPORT_STATUSES, REPORT_TYPES, retrieveReport, type ReportType, type ReportView } from '../../reports/index.js'
+import {
+  createReport, downloadReport, listReports, maxRowsText, REPORT_LIMITS, REPORT_STATUSES, REPORT_TYPES, retrieveReport, sendReportFile, type ReportType, type ReportView,
+} from '../../reports/index.js'
 import { cursorPager, details, field, formatTime, getForm, postForm, selectField, table } from '../components.js'
 import { html } from '../html.js'
 import type { ConsolePage, PageContext } from '../router.js'
@@ -63,7 +65,7 @@ async function detailPage(ctx: PageContext, id: string): Promise<FastifyReply> {
   ['To', formatTime(new Date(r.to))],
   ['Rows', r.row_count === null ? 'not yet' : r.row_count.toLocaleString('en-US')],
   ['Size', r.size_bytes === null ? 'not yet' : `${r.size_bytes.toLocaleString('en-US')} bytes`],
-  ['Failure', r.failure_reason === 'too_many_rows' ? 'more than 100,000 rows: ask for a shorter window' : r.failure_reason === 'internal_error' ? 'generation kept failing: request it again' : 'none'],
+  ['Failure', r.failure_reason === 'too_many_rows' ? `more than ${maxRowsText(REPORT_LIMITS.maxRows)} rows: ask for a shorter window` : r.failure_reason === 'internal_error' ? 'generation kept failing: request it again' : 'none'],
   ['Requested', formatTime(new Date(r.created_at))],
   ['Completed', r.completed_at ? formatTime(new Date(r.completed_at)) : 'not yet'],
 ])}
@@ -81,8 +83,7 @@ export const reportPages: ConsolePage = {
     router.get(REPORTS, 'organization', (ctx) => listPage(ctx))
     router.get(`${REPORTS}/:id`, 'organization', (ctx) => detailPage(ctx, (ctx.req.params as { id: string }).id))
     router.get(`${REPORTS}/:id/download`, 'organization', async (ctx) => {
-      const file = await downloadReport(ctx.deps, apiCtx(ctx), (ctx.req.params as { id: string }).id)
-      return ctx.reply.type('text/csv; charset=utf-8').header('Content-Disposition', `attachment; filename="${file.filename}"`).send(file.csv)
+      return sendReportFile(ctx.reply, await downloadReport(ctx.deps, apiCtx(ctx), (ctx.req.params as { id: string }).id))
     })
 
     router.post(REPORTS, 'organization', async (ctx) => {
