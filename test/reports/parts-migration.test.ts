@@ -1,14 +1,14 @@
 /**
- * Migration 0083 moves each stored report CSV into one part. Migrating a whole empty database up to 0082 takes
- * many seconds, so the test takes a migrated one, puts the reports table back as 0082 left it (a `content`
- * column, no parts) and runs 0083's `up` on it, on PGlite or on PostgreSQL.
+ * Migration 0087 moves each stored report CSV into one part. Migrating a whole empty database up to the migration before it takes
+ * many seconds, so the test takes a migrated one, puts the reports table back as it was before (a `content`
+ * column, no parts) and runs 0087's `up` on it, on PGlite or on PostgreSQL.
  */
 import assert from 'node:assert/strict'
 import { after, before, test } from 'node:test'
 import { sql } from 'kysely'
 import { openDatabase, type DbHandle } from '../../src/db/client.js'
 import { runStatements } from '../../src/db/migrate.js'
-import { up } from '../../src/db/migrations/0083_report_parts.js'
+import { up } from '../../src/db/migrations/0087_report_parts.js'
 import { freshDatabaseUrl, migratedPgliteImage } from '../helpers/db.js'
 
 let handle: DbHandle
