@@ -8,7 +8,10 @@
 // lookup. Secondary indexes of the big tables are dropped while they fill and built again after (a sorted build
 // is many times faster than as many inserts into each index).
 import { performance } from 'node:perf_hooks'
+import { createPrivateKey } from 'node:crypto'
 import pg from 'pg'
+import { benchDatabaseUrl, type BenchClient } from './platform-harness.js'
+import type { Made } from './scale-api-harness.js'
 
 export interface SeedCounts {
   cardholders: number
@@ -255,4 +258,52 @@ async function fill(c: SeedSql, table: string, template: string, count: number, 
   }
   await rebuild()
   return rows
+}
+
+/** A database of the benchmark's PostgreSQL server by name. */
+export function databaseUrl(name: string): string {
+  const u = new URL(benchDatabaseUrl())
+  u.pathname = `/${name}`
+  return u.toString()
+}
+
+/** The large database of a seed size (1: the full seed), kept between runs. */
+export function largeDatabase(size: number): { name: string; url: string } {
+  const name = `svc_scale_${String(size).replace('.', '_')}`
+  return { name, url: databaseUrl(name) }
+}
+
+/** What a seeded large database records of itself: the organization's client (with its key), the API-made ids. */
+export interface LargeState { client: BenchClient; made: Made; hotAccountId: string; seedLines: string[]; seedSeconds: number }
+
+/** The state a finished seed recorded (of these counts, when given); null when the database is missing or unseeded. */
+export async function readSeedState(url: string, counts?: SeedCounts): Promise<LargeState | null> {
+  const c = new pg.Client({ connectionString: url })
+  try {
+    await c.connect()
+  } catch {
+    return null
+  }
+  try {
+    const r = await c.query(`SELECT state FROM bench_scale_seed ${counts ? 'WHERE counts = $1::jsonb' : ''}`, counts ? [JSON.stringify(counts)] : [])
+      .catch(() => ({ rows: [] as { state: any }[] }))
+    const state = r.rows[0]?.state
+    if (!state) return null
+    return { ...state, client: { ...state.client, key: createPrivateKey(state.client.privatePem) } }
+  } finally {
+    await c.end()
+  }
+}
+
+/** Records a finished seed in its database (a table of the benchmark's own; the client's key as PEM). */
+export async function writeSeedState(url: string, counts: SeedCounts, state: LargeState): Promise<void> {
+  const c = new pg.Client({ connectionString: url })
+  await c.connect()
+  try {
+    await c.query('CREATE TABLE IF NOT EXISTS bench_scale_seed (counts jsonb, state jsonb)')
+    const client = { ...state.client, key: undefined, privatePem: state.client.key.export({ format: 'pem', type: 'pkcs8' }).toString() }
+    await c.query('INSERT INTO bench_scale_seed VALUES ($1::jsonb, $2::jsonb)', [JSON.stringify(counts), JSON.stringify({ ...state, client })])
+  } finally {
+    await c.end()
+  }
 }

@@ -22,7 +22,7 @@ import { signInOwner, type Browser } from './console-harness.js'
 import { accessToken, adminQuery, benchDatabaseUrl, cannon, createTenant, startServer, type BenchClient, type BenchServer, type Figures } from './platform-harness.js'
 import { paced } from './platform-paced-harness.js'
 import { makeThroughApi, type Made } from './scale-api-harness.js'
-import { FULL_SEED, fillCards, seedScale, type SeedCounts } from './scale-seed-harness.js'
+import { databaseUrl, FULL_SEED, fillCards, largeDatabase, readSeedState, seedScale, writeSeedState, type LargeState, type SeedCounts } from './scale-seed-harness.js'
 import { explainLists, type ListPlan } from './scale-explain-harness.js'
 
 const { values } = parseArgs({
@@ -67,45 +67,11 @@ async function call(server: BenchServer, token: string, method: string, path: st
   return json
 }
 
-/** The large database's name, whether it is seeded, and what the seed recorded (client key, ids). */
-interface LargeState { client: BenchClient & { privatePem?: string }; made: Made; hotAccountId: string; seedLines: string[]; seedSeconds: number }
-
-function databaseUrl(name: string): string {
-  const u = new URL(admin)
-  u.pathname = `/${name}`
-  return u.toString()
-}
-
-async function readState(name: string): Promise<LargeState | null> {
-  const exists = await adminQuery(admin, 'SELECT 1 FROM pg_database WHERE datname = $1', [name])
-  if (exists.length === 0) return null
-  const c = new pg.Client({ connectionString: databaseUrl(name) })
-  await c.connect()
-  try {
-    const r = await c.query(`SELECT state FROM bench_scale_seed WHERE counts = $1::jsonb`, [JSON.stringify(counts)]).catch(() => ({ rows: [] as any[] }))
-    return r.rows[0]?.state ?? null
-  } finally { await c.end() }
-}
-
-async function writeState(name: string, state: LargeState, privatePem: string): Promise<void> {
-  const c = new pg.Client({ connectionString: databaseUrl(name) })
-  await c.connect()
-  try {
-    await c.query('CREATE TABLE IF NOT EXISTS bench_scale_seed (counts jsonb, state jsonb)')
-    await c.query('INSERT INTO bench_scale_seed VALUES ($1::jsonb, $2::jsonb)', [JSON.stringify(counts), JSON.stringify({ ...state, client: { ...state.client, key: undefined, privatePem } })])
-  } finally { await c.end() }
-}
-
-async function importKey(state: LargeState): Promise<BenchClient> {
-  const { createPrivateKey } = await import('node:crypto')
-  return { ...state.client, key: createPrivateKey(state.client.privatePem!) }
-}
-
 /** Seeds the large database unless a seed of these counts is there. */
 async function ensureLarge(name: string): Promise<LargeState> {
   if (!values.reseed) {
-    const state = await readState(name)
-    if (state) { log(`-- large: reusing ${name} (seeded before: ${state.seedSeconds.toFixed(0)} s)`); return { ...state, client: await importKey(state) } }
+    const state = await readSeedState(databaseUrl(name), counts)
+    if (state) { log(`-- large: reusing ${name} (seeded before: ${state.seedSeconds.toFixed(0)} s)`); return state }
   }
   await adminQuery(admin, `DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)
   await adminQuery(admin, `CREATE DATABASE ${name}`)
@@ -119,7 +85,7 @@ async function ensureLarge(name: string): Promise<LargeState> {
       cardholderId: made.cardholderId, accountId: made.accountId, cardId: made.cardId,
     }, counts, log)
     const state: LargeState = { client, made, hotAccountId: seed.hotAccountId, seedLines: seed.lines, seedSeconds: seed.seconds }
-    await writeState(name, state, client.key.export({ format: 'pem', type: 'pkcs8' }).toString())
+    await writeSeedState(databaseUrl(name), counts, state)
     log(`-- large: seeded in ${seed.seconds.toFixed(0)} s`)
     return state
   } finally {
@@ -226,7 +192,7 @@ async function databaseSize(name: string): Promise<{ total: string; tables: stri
 // ---------------------------------------------------------------------------------------------------------------
 
 const loadBefore = loadavg()[0]
-const largeName = `svc_scale_${String(size).replace('.', '_')}`
+const largeName = largeDatabase(size).name
 const results: Record<string, Case[]> = {}
 let plans: ListPlan[] = []
 let size_: Awaited<ReturnType<typeof databaseSize>> | null = null

@@ -10,18 +10,36 @@ const MIGRATIONS_DIR = join(dirname(fileURLToPath(import.meta.url)), 'migrations
 /** Every file in `migrations/` in name order; each module owns its own numbered file. */
 class FolderMigrationProvider implements MigrationProvider {
   async getMigrations(): Promise<Record<string, Migration>> {
-    const files = (await readdir(MIGRATIONS_DIR)).filter((f) => /^\d{4}_.+\.ts$/.test(f)).sort()
     const out: Record<string, Migration> = {}
-    for (const file of files) {
-      const mod = await import(pathToFileURL(join(MIGRATIONS_DIR, file)).href)
-      out[file.replace(/\.ts$/, '')] = mod as Migration
+    for (const name of (await migrationNames()).sort()) {
+      out[name] = await import(pathToFileURL(join(MIGRATIONS_DIR, `${name}.ts`)).href) as Migration
     }
     return out
   }
 }
 
+/** Names of the migration files, without loading them. */
+async function migrationNames(): Promise<string[]> {
+  return (await readdir(MIGRATIONS_DIR)).filter((f) => /^\d{4}_.+\.ts$/.test(f)).map((f) => f.replace(/\.ts$/, ''))
+}
+
+/**
+ * Whether every migration file is recorded as applied: one read of Kysely's table, without importing the
+ * migrations (on the embedded database's start-up, loading and compiling every migration module cost most of a second).
+ */
+async function everyMigrationRecorded(db: Db): Promise<boolean> {
+  try {
+    const rows = await sql<{ name: string }>`SELECT name FROM kysely_migration`.execute(db)
+    const applied = new Set(rows.rows.map((r) => r.name))
+    return (await migrationNames()).every((name) => applied.has(name))
+  } catch {
+    return false // no migration table yet: a new database
+  }
+}
+
 /** Brings the schema up to date; safe to run from several nodes at once (Kysely takes a lock). */
 export async function migrateToLatest(db: Db): Promise<string[]> {
+  if (await everyMigrationRecorded(db)) return []
   const migrator = new Migrator({ db, provider: new FolderMigrationProvider() })
   const { error, results } = await migrator.migrateToLatest()
   if (error) throw error
@@ -30,9 +48,7 @@ export async function migrateToLatest(db: Db): Promise<string[]> {
 
 /** True when every known migration has been applied (readiness check). */
 export async function migrationsApplied(db: Db): Promise<boolean> {
-  const migrator = new Migrator({ db, provider: new FolderMigrationProvider() })
-  const all = await migrator.getMigrations()
-  return all.every((m) => m.executedAt !== undefined)
+  return everyMigrationRecorded(db)
 }
 
 /** Runs DDL statements one by one (PGlite's extended protocol takes one statement per query). */
