@@ -10,7 +10,7 @@
 // database, oldest first (the lists the scale benchmark reads are the newest rows, so its figures hardly move;
 // `npm run bench -- scale --reseed` seeds it again).
 //
-//   npm run bench -- retention [--size 1] [--seconds 30] [--connections 16]
+//   npm run bench -- retention [--size 1] [--seconds 30] [--connections 16] [--purge events]
 import { randomBytes } from 'node:crypto'
 import { mkdirSync, writeFileSync } from 'node:fs'
 import { cpus, loadavg } from 'node:os'
@@ -28,6 +28,8 @@ const { values } = parseArgs({
     size: { type: 'string', default: '1' },
     seconds: { type: 'string', default: '30' },
     connections: { type: 'string', default: '16' },
+    // Only the purge of this name (e.g. `--purge events`): each purge can then be given the whole time.
+    purge: { type: 'string' },
   },
 })
 const seconds = Number(values.seconds)
@@ -64,7 +66,7 @@ try {
     // The credits run exactly as long as the purges may: each purge in turn, until it is done or the time is up.
     const during = cannon('credits during the purges', credits(seconds), server)
     const end = performance.now() + seconds * 1000
-    for (const purge of PURGES) {
+    for (const purge of PURGES.filter((p) => !values.purge || p.name === values.purge)) {
       const started = performance.now()
       let last = started
       let statements = 0

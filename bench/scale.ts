@@ -35,6 +35,8 @@ const { values } = parseArgs({
     cards: { type: 'string', default: '200' },
     only: { type: 'string' },
     'console-runs': { type: 'string', default: '40' },
+    // Only the measurements whose name holds this text (e.g. `--case authorizations`), both databases still.
+    case: { type: 'string' },
   },
 })
 const size = Number(values.size)
@@ -105,7 +107,7 @@ async function sample(url: string, table: string, organizationId: string, count:
   } finally { await c.end() }
 }
 
-interface Case { name: string; figures: Figures }
+interface Case { name: string; figures: Figures; walPerRequest: number }
 
 const pick = <T>(xs: T[]) => xs[Math.floor(Math.random() * xs.length)]
 let sequence = 0
@@ -116,10 +118,13 @@ async function measureAll(label: string, server: BenchServer, client: BenchClien
   const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/json' }
   const out: Case[] = []
   const run = async (name: string, go: () => Promise<Figures>) => {
+    if (values.case && !name.includes(values.case)) return
     await server.settle()
+    const walBefore = await server.walBytes()
     const figures = await go()
-    out.push({ name, figures })
-    log(`  ${label} ${name}: ${figures.rps} req/s, p50 ${figures.p50} ms, p99 ${figures.p99} ms${figures.failures ? `, ${figures.failures} failed` : ''}`)
+    const walPerRequest = Math.round((await server.walBytes() - walBefore) / Math.max(1, figures.requests))
+    out.push({ name, figures, walPerRequest })
+    log(`  ${label} ${name}: ${figures.rps} req/s, p50 ${figures.p50} ms, p99 ${figures.p99} ms, ${walPerRequest} WAL bytes/request${figures.failures ? `, ${figures.failures} failed` : ''}`)
   }
   const get = (path: () => string) => ({ url: server.baseUrl, connections, duration, requests: [{ method: 'GET' as const, headers, setupRequest: (r: Record<string, unknown>) => ({ ...r, path: path() }) }] })
   await cannon('warmup', { ...get(() => `/v1/cards/${pick(targets.cards)}`), duration: 2 })
@@ -134,15 +139,17 @@ async function measureAll(label: string, server: BenchServer, client: BenchClien
   }, server))
   await run('GET /v1/cards/{id} (random card)', () => cannon('get', get(() => `/v1/cards/${pick(targets.cards)}`), server))
   await run('GET /v1/cards (first page)', () => cannon('first', get(() => '/v1/cards'), server))
-  const deep = await walk(server, token, '/v1/cards', DEEP_PAGES, size < 1)
+  const wanted = (name: string) => !values.case || name.includes(values.case)
+  const deep = wanted('page 1000 deep') ? await walk(server, token, '/v1/cards', DEEP_PAGES, size < 1) : ''
   await run(`GET /v1/cards (page ${DEEP_PAGES} deep)`, () => cannon('deep', get(() => deep), server))
   await run('GET /v1/accounts/{id}/entries (first page)', () => cannon('entries', get(() => `/v1/accounts/${targets.hotAccountId}/entries`), server))
-  const deepEntries = await walk(server, token, `/v1/accounts/${targets.hotAccountId}/entries`, 39, true)
+  const deepEntries = wanted('entries') ? await walk(server, token, `/v1/accounts/${targets.hotAccountId}/entries`, 39, true) : ''
   await run('GET /v1/accounts/{id}/entries (page 40 deep, or the last)', () => cannon('entries deep', get(() => deepEntries), server))
   await run('GET /v1/events?type=account.credited', () => cannon('events', get(() => '/v1/events?type=account.credited'), server))
   await run('GET /v1/events?type=card.created', () => cannon('events rare', get(() => '/v1/events?type=card.created'), server))
   await run('GET /v1/authorizations?card_id=', () => cannon('auths by card', get(() => `/v1/authorizations?card_id=${pick(targets.cards)}`), server))
 
+  if (!wanted('console')) return out
   const { browser } = await signInOwner(server, client.organizationId)
   for (const page of ['/console/cardholders', '/console/accounts', '/console/cards', '/console/authorizations', '/console/developers/events', `/console/accounts/${targets.hotAccountId}`]) {
     await run(`console ${page.replace(targets.hotAccountId, '{id}')}`, () => consolePage(browser, page))
@@ -219,7 +226,7 @@ if (values.only !== 'empty') {
     const cards = await sample(server.databaseUrl, 'cards', state.client.organizationId, 1000)
     log(`-- large: measuring (${size_.total})`)
     results.large = await measureAll('large', server, state.client, state.made, { accounts, cards, hotAccountId: state.hotAccountId })
-    plans = await explainLists(server, largeName, state.client, { cardId: cards[0], hotAccountId: state.hotAccountId })
+    if (!values.case) plans = await explainLists(server, largeName, state.client, { cardId: cards[0], hotAccountId: state.hotAccountId })
   } finally { await server.stop() }
 }
 
