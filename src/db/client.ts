@@ -29,6 +29,13 @@ function statementName(text: string): string {
 }
 
 /**
+ * Marks a statement whose good plan depends on its parameters' values, where no written-in value can say so (a
+ * time that decides how few rows match): it is sent unnamed, so PostgreSQL plans it for each call's values, never
+ * with the generic plan a named statement may settle on. Append it with `modifyEnd(sql.raw(PLAN_PER_CALL))`.
+ */
+export const PLAN_PER_CALL = '/* planned per call */'
+
+/**
  * Sends every parameterised query as a named (prepared) statement, so PostgreSQL parses and plans each
  * query shape once per connection instead of on every call; planning was half of the database's time per
  * ledger write. Names are a hash of the text, so equal text shares one statement; a connection stops naming
@@ -38,7 +45,7 @@ function prepareStatementsByName(client: pg.PoolClient): void {
   const query = client.query.bind(client) as (...args: unknown[]) => unknown
   const named = new Set<string>()
   ;(client as unknown as { query: (...args: unknown[]) => unknown }).query = (text: unknown, values?: unknown, callback?: unknown) => {
-    if (typeof text === 'string' && Array.isArray(values) && values.length > 0) {
+    if (typeof text === 'string' && Array.isArray(values) && values.length > 0 && !text.includes(PLAN_PER_CALL)) {
       const name = statementName(text)
       if (named.has(name) || named.size < MAX_NAMED_PER_CONNECTION) {
         named.add(name)

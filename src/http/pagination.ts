@@ -1,6 +1,7 @@
 import { Type, type Static } from 'typebox'
 import { sql, type SelectQueryBuilder } from 'kysely'
 import { deriveKey, hmacSha256, safeEqual } from '../lib/crypto.js'
+import type { Db } from '../db/types.js'
 import type { Clock } from '../lib/clock.js'
 import type { RequestCtx } from './context.js'
 import { ApiError } from './errors.js'
@@ -149,6 +150,52 @@ export function applyBounds<QB extends SelectQueryBuilder<any, any, any>>(qb: QB
   if (bounds.before !== undefined) q = q.where(ref, backwardOp, bounds.before)
   const direction = bounds.reverse ? (order === 'desc' ? 'asc' : 'desc') : order
   return q.orderBy(ref, direction).limit(bounds.take) as QB
+}
+
+/**
+ * One page of the rows any of `branches` selects, in the list's order: each branch is bounded and limited on its
+ * own, then the branches are merged (PostgreSQL's Merge Append), so each reads its own index range in `column`
+ * order and at most a page of it. The shape for a filter that is several index ranges (a status that stands for
+ * two stored ones, an event type prefix, one column of a two-column index): an `IN` list or an `OR` would read every
+ * matching row and sort them, or walk the scope past every row it rejects. One branch is `applyBounds` itself.
+ */
+export async function mergedPage<Row>(db: Db, branches: SelectQueryBuilder<any, any, Row>[], bounds: PageBounds, column: string, order: 'asc' | 'desc'): Promise<Row[]> {
+  if (branches.length === 0) return []
+  if (branches.length === 1) return applyBounds(branches[0], bounds, column, order).execute()
+  const pages = branches.map((b) => applyBounds(b, bounds, column, order))
+  const direction = bounds.reverse ? (order === 'desc' ? 'asc' : 'desc') : order
+  const merged = db.selectFrom(sql`(${sql.join(pages, sql` UNION ALL `)})`.as('page')).selectAll()
+    .orderBy(sql.ref(column.slice(column.lastIndexOf('.') + 1)), direction).limit(bounds.take)
+  return await merged.execute() as Row[]
+}
+
+/**
+ * `base` narrowed to every combination of the values listed per column: the branches of `mergedPage` that read an
+ * index on those columns. A column the caller filters lists its one value; a column left open lists its closed set
+ * of values, so `(scope, type, status, id)` answers `type` alone as one range per status.
+ */
+export function branchesOver<QB extends SelectQueryBuilder<any, any, any>>(base: QB, columns: Record<string, readonly string[]>): QB[] {
+  let branches = [base]
+  for (const [column, values] of Object.entries(columns)) {
+    branches = branches.flatMap((q) => values.map((value) => whereIs(q, column, value)))
+  }
+  return branches
+}
+
+/**
+ * `column = value` for a value of a closed set (a status, a type, a wallet), written into the statement instead of
+ * bound. The app names its statements (src/db/client.ts), and PostgreSQL may settle on one plan for a named
+ * statement whatever its parameters, costed with an average value's frequency: a rare status then walks the scope
+ * index. Written in, each value is planned for its own frequency, and a partial index whose predicate names it
+ * (`WHERE status = 'pending'`) applies. Only for values the schema already restricted to a short list.
+ */
+export function whereIs<QB extends SelectQueryBuilder<any, any, any>>(q: QB, column: string, value: string): QB {
+  return q.where(sql.ref(column), '=', sql.lit(value)) as QB
+}
+
+/** `column IN (values)` for values of a closed set, written in (`whereIs`). */
+export function whereIn<QB extends SelectQueryBuilder<any, any, any>>(q: QB, column: string, values: readonly string[]): QB {
+  return q.where(sql.ref(column), 'in', values.map((v) => sql.lit(v))) as QB
 }
 
 export type PageQueryType = Static<ReturnType<typeof Type.Object<typeof PageQuery>>>

@@ -47,7 +47,7 @@ describe('credits and debits that wait together go in one statement', () => {
     const [a, b, c, blocked] = await Promise.all(['a', 'b', 'c', 'blocked'].map(fundedAccount))
     assert.equal((await t.api(token, 'POST', `/v1/accounts/${blocked.id}/block`, { reason: 'other' })).statusCode, 200)
     const input = (accountId: string, type: 'credit' | 'debit', amount: number, extra: Partial<repo.AdjustmentInput> = {}): repo.AdjustmentInput => ({
-      accountId, organizationId: ctx.organizationId, environment: ctx.environment, entryId: newId('le'), eventId: newId('evt'), type,
+      accountId, organizationId: ctx.organizationId, environment: ctx.environment, entryId: newId('le'), type,
       delta: type === 'credit' ? amount : -amount, currency: null, clientTransactionId: null, lockKey: null, reference: null, description: null, answer: null, ...extra,
     })
     const results = await repo.applyAdjustments(t.deps.db, [
@@ -130,7 +130,7 @@ describe('credits and debits that wait together go in one statement', () => {
         const batcher = batchers[(n >> 2) % 2]
         n++
         return batcher.apply({
-          accountId: account.id, organizationId: ctx.organizationId, environment: ctx.environment, entryId: newId('le'), eventId: newId('evt'), type,
+          accountId: account.id, organizationId: ctx.organizationId, environment: ctx.environment, entryId: newId('le'), type,
           delta: type === 'credit' ? amount : -amount, currency: null, clientTransactionId: `mp-${n}`, lockKey: null, reference: null, description: null, answer: null,
         })
       }

@@ -1,8 +1,9 @@
 /**
  * Keyset pagination deep into large lists: an account with 20,000 ledger entries and an organization with 12,000
- * events of two types, written straight into the database (not through the API) so the test stays fast. Walking
- * every page with the cursors returns each row once, in order, and a page far down the list is exactly the rows
- * after the cursor's position, forwards and backwards; no page needs a count or the rows before it.
+ * events of three types, written straight into the database (not through the API) so the test stays fast. Walking
+ * every page with the cursors returns each row once, in order (also a type prefix, whose per-type ranges are merged),
+ * and a page far down the list is exactly the rows after the cursor's position, forwards and backwards; no page needs
+ * a count or the rows before it.
  */
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
@@ -35,10 +36,10 @@ before(async () => {
       to_timestamp((${start}::float8 + (seq - 1) * 1000) / 1000)
     FROM unnest(${ids}::text[]) WITH ORDINALITY AS x(id, seq)`.execute(t.deps.db)
   await sql`UPDATE accounts SET ledger_balance = ${100 * ENTRIES}, entry_seq = ${ENTRIES} WHERE id = ${accountId}`.execute(t.deps.db)
-  // Events of two types, alternating, in the tenant's scope.
+  // Events of three types in turn (two of them card.*), in the tenant's scope.
   const eventIds = Array.from({ length: EVENTS }, (_, i) => newId('evt', new Date(start + i * 1000)))
   await sql`INSERT INTO events (id, organization_id, environment, type, api_version, data, created_at)
-    SELECT id, ${tenant.organizationId}, 'sandbox', CASE WHEN n % 3 = 0 THEN 'card.created' ELSE 'account.credited' END, '2026-01-01',
+    SELECT id, ${tenant.organizationId}, 'sandbox', CASE n % 3 WHEN 0 THEN 'card.created' WHEN 1 THEN 'card.frozen' ELSE 'account.credited' END, '2026-01-01',
       json_build_object('object', json_build_object('id', 'obj_' || n)), to_timestamp((${start}::float8 + (n - 1) * 1000) / 1000)
     FROM unnest(${eventIds}::text[]) WITH ORDINALITY AS x(id, n)`.execute(t.deps.db)
 }, { timeout: 60_000 })
@@ -94,5 +95,15 @@ describe('keyset pagination deep into a large list', () => {
     assert.ok(items.every((e) => e.type === 'card.created'))
     assert.equal(new Set(items.map((e) => e.id)).size, items.length)
     for (let i = 1; i < items.length; i++) assert.ok(items[i - 1].id > items[i].id, `events out of order at ${i}`)
+  })
+
+  test('a prefix filter pages through the events of every type of the prefix, merged in order, forwards and backwards', { timeout: 60_000 }, async () => {
+    const { items, cursors } = await walkAll('/v1/events?type=card.*', 100)
+    assert.equal(items.length, (EVENTS * 2) / 3)
+    assert.ok(items.every((e) => e.type === 'card.created' || e.type === 'card.frozen'))
+    assert.equal(new Set(items.map((e) => e.id)).size, items.length)
+    for (let i = 1; i < items.length; i++) assert.ok(items[i - 1].id > items[i].id, `events out of order at ${i}`)
+    const back = await page(`/v1/events?type=card.*&limit=100&ending_before=${encodeURIComponent(cursors[40])}`)
+    assert.deepEqual(back.data.map((e) => e.id), items.slice(3_999, 4_099).map((e) => e.id))
   })
 })

@@ -20075,7 +20075,7 @@ export interface paths {
                     /** @description Cursor: the page before it. Not together with starting_after. */
                     ending_before?: string;
                     /**
-                     * @description Only deliveries of events of this type: an exact type, a prefix wildcard such as `card.*`, or `*` (no filter), as `GET /v1/events?type=` takes them.
+                     * @description Only deliveries of events of this type: an exact type, a prefix wildcard such as `card.*`, or `*` (no filter), as `GET /v1/events?type=` takes them. Not together with `status` (invalid_parameter): filter the log by one of them.
                      * @example card.*
                      */
                     event_type?: string;

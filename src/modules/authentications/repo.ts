@@ -1,6 +1,6 @@
 import { sql, type Insertable, type Selectable } from 'kysely'
 import type { Db } from '../../db/types.js'
-import { applyBounds, type PageBounds } from '../../http/pagination.js'
+import { applyBounds, whereIs, type PageBounds } from '../../http/pagination.js'
 import type { AuthenticationsTable } from './types.js'
 import './types.js'
 
@@ -48,6 +48,6 @@ export async function listAuthentications(db: Db, filter: AuthenticationFilter, 
   let q = db.selectFrom('authentications').selectAll()
     .where('organization_id', '=', filter.organizationId).where('environment', '=', filter.environment)
   if (filter.cardId !== undefined) q = q.where('card_id', '=', filter.cardId)
-  if (filter.status !== undefined) q = q.where('status', '=', filter.status)
+  if (filter.status !== undefined) q = whereIs(q, 'status', filter.status)
   return applyBounds(q, bounds, 'id', 'desc').execute()
 }

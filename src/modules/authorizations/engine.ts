@@ -150,7 +150,7 @@ export async function decideBatch(deps: AppDeps, db: Db, batch: readonly Present
   evaluated.forEach((e, i) => {
     if (!e) return
     const row = authorizationRow(batch[i], e.card, e.accountId, e.decision, e.record)
-    writes.push({ row, view: presentAuthorization(row), eventId: newId('evt'), entryId: e.decision.approved ? newId('le') : null, versions: e.versions, operationId: batch[i].cvc?.operationId ?? null, answer: batch[i].answer })
+    writes.push({ row, view: presentAuthorization(row), eventId: newId('evt', now), entryId: e.decision.approved ? newId('le') : null, versions: e.versions, operationId: batch[i].cvc?.operationId ?? null, answer: batch[i].answer })
     written.push(i)
   })
 

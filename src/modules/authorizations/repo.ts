@@ -2,7 +2,7 @@ import { sql, type Selectable, type Updateable } from 'kysely'
 import type { Db } from '../../db/types.js'
 import { json } from '../../db/types.js'
 import { ANSWER_RECORD_COLUMNS, answerItemFields, storeAnswersCte, type AnswerToStore } from '../../http/idempotent-answer.js'
-import { applyBounds, type PageBounds } from '../../http/pagination.js'
+import { applyBounds, whereIs, type PageBounds } from '../../http/pagination.js'
 import { lowestIdAt } from '../../lib/ids.js'
 import type { AccountRow } from '../accounts/index.js'
 import { cardsCte, cardUnchangedSql, type CardRow } from '../cards/index.js'
@@ -185,7 +185,7 @@ export async function listAuthorizations(db: Db, filter: AuthorizationFilter, bo
     .where('organization_id', '=', filter.organizationId).where('environment', '=', filter.environment)
   if (filter.cardId !== undefined) q = q.where('card_id', '=', filter.cardId)
   if (filter.accountId !== undefined) q = q.where('account_id', '=', filter.accountId)
-  if (filter.status !== undefined) q = q.where('status', '=', filter.status)
+  if (filter.status !== undefined) q = whereIs(q, 'status', filter.status)
   return applyBounds(q, bounds, 'id', 'desc').execute()
 }
 

@@ -1,6 +1,7 @@
-import { type Insertable, type Selectable, type Updateable } from 'kysely'
+import { sql, type Insertable, type Selectable, type Updateable } from 'kysely'
+import { PLAN_PER_CALL } from '../../db/client.js'
 import type { Db } from '../../db/types.js'
-import { applyBounds, type PageBounds } from '../../http/pagination.js'
+import { applyBounds, mergedPage, whereIs, type PageBounds } from '../../http/pagination.js'
 import type { CardholdersTable } from './types.js'
 import './types.js'
 
@@ -33,14 +34,27 @@ export interface CardholderFilters {
   reference?: string
 }
 
-/** Newest first; `kyc_status` is matched on the effective status at `now` (expiry included). */
+/**
+ * Newest first; `kyc_status` is matched on the effective status at `now` (expiry included). A status reads
+ * `cardholders_kyc_status`, which holds only rows whose expiry is not announced (`kyc_expiry_notified`), so the
+ * walk skips only expiries still due; `expired` merges the announced ones (`cardholders_kyc_expired`) with those
+ * due (`cardholders_kyc_expiry_due`, by expiry: normally none). `reference` reads its own index.
+ */
 export async function listCardholders(db: Db, organizationId: string, environment: string, filters: CardholderFilters, now: Date, bounds: PageBounds): Promise<CardholderRow[]> {
   let q = db.selectFrom('cardholders').selectAll().where('organization_id', '=', organizationId).where('environment', '=', environment)
   if (filters.reference !== undefined) q = q.where('reference', '=', filters.reference)
   if (filters.kycStatus === 'expired') {
-    q = q.where('kyc_expires_at', 'is not', null).where('kyc_expires_at', '<=', now)
-  } else if (filters.kycStatus !== undefined) {
-    q = q.where('kyc_status', '=', filters.kycStatus).where((eb) => eb.or([eb('kyc_expires_at', 'is', null), eb('kyc_expires_at', '>', now)]))
+    const past = q.where('kyc_expires_at', 'is not', null).where('kyc_expires_at', '<=', now)
+    if (filters.reference !== undefined) return applyBounds(past, bounds, 'id', 'desc').execute()
+    // Written-in booleans match each branch to its partial index; the second is planned per call, as only `now`
+    // says that few expiries are due (a generic plan would walk the scope looking for them).
+    const due = past.where(sql<boolean>`NOT kyc_expiry_notified`).modifyEnd(sql.raw(PLAN_PER_CALL))
+    return mergedPage(db, [past.where(sql<boolean>`kyc_expiry_notified`), due], bounds, 'id', 'desc')
+  }
+  if (filters.kycStatus !== undefined) {
+    q = whereIs(q, 'kyc_status', filters.kycStatus).where((eb) => eb.or([eb('kyc_expires_at', 'is', null), eb('kyc_expires_at', '>', now)]))
+    // An announced expiry is past (kyc_expiry_notified is set only then): saying so lets the partial index answer.
+    if (filters.reference === undefined) q = q.where(sql<boolean>`NOT kyc_expiry_notified`)
   }
   return applyBounds(q, bounds, 'id', 'desc').execute()
 }

@@ -188,7 +188,9 @@ export async function applyKycOutcome(trx: Db, ctx: RequestCtx, row: repo.Cardho
     kyc_attestation_id: outcome.attestationId,
     kyc_expires_at: outcome.expiresAt,
     kyc_has_identity: outcome.hasIdentity,
-    kyc_expiry_notified: false,
+    // An attestation already past its expiry is announced as expired by the event below (no expiry job is queued);
+    // the flag also keeps it out of the list index of live statuses (listCardholders).
+    kyc_expiry_notified: outcome.expiresAt !== null && outcome.expiresAt.getTime() <= now.getTime(),
     updated_at: now,
   }
   const addressChanged = outcome.address !== null && outcome.status !== 'rejected' && !sameAddress(row.address as AddressValue | null, outcome.address)

@@ -1,7 +1,7 @@
 import { sql, type Insertable, type Selectable, type Updateable } from 'kysely'
 import { purgeInBatches, type PurgeOptions } from '../../db/purge.js'
 import type { Db } from '../../db/types.js'
-import { applyBounds, type PageBounds } from '../../http/pagination.js'
+import { applyBounds, whereIs, type PageBounds } from '../../http/pagination.js'
 import type { CardPinKeysTable, CardSecretAuditTable, CardsTable } from './types.js'
 import './types.js'
 
@@ -38,7 +38,7 @@ export async function listCards(db: Db, filter: CardFilter, bounds: PageBounds):
     .where('organization_id', '=', filter.organizationId).where('environment', '=', filter.environment)
   if (filter.cardholderId !== undefined) q = q.where('cardholder_id', '=', filter.cardholderId)
   if (filter.accountId !== undefined) q = q.where('account_id', '=', filter.accountId)
-  if (filter.status !== undefined) q = q.where('status', '=', filter.status)
+  if (filter.status !== undefined) q = whereIs(q, 'status', filter.status)
   return applyBounds(q, bounds, 'id', 'desc').execute()
 }
 

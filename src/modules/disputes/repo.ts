@@ -1,6 +1,6 @@
 import { sql, type Insertable, type Selectable, type Updateable } from 'kysely'
 import type { Db } from '../../db/types.js'
-import { applyBounds, type PageBounds } from '../../http/pagination.js'
+import { applyBounds, whereIs, type PageBounds } from '../../http/pagination.js'
 import type { DisputesTable } from './types.js'
 import './types.js'
 
@@ -63,6 +63,6 @@ export async function listDisputes(db: Db, filter: DisputeFilter, bounds: PageBo
     .where('organization_id', '=', filter.organizationId).where('environment', '=', filter.environment)
   if (filter.transactionId !== undefined) q = q.where('transaction_id', '=', filter.transactionId)
   if (filter.cardId !== undefined) q = q.where('card_id', '=', filter.cardId)
-  if (filter.status !== undefined) q = q.where('status', '=', filter.status)
+  if (filter.status !== undefined) q = whereIs(q, 'status', filter.status)
   return applyBounds(q, bounds, 'id', 'desc').execute()
 }

@@ -2,7 +2,7 @@ import { sql, type Selectable } from 'kysely'
 import { createdInWindow, type CreatedWindow } from '../../db/created-window.js'
 import type { Db } from '../../db/types.js'
 import { json } from '../../db/types.js'
-import { applyBounds, type PageBounds } from '../../http/pagination.js'
+import { applyBounds, branchesOver, mergedPage, whereIn, type PageBounds } from '../../http/pagination.js'
 import type { EsimOrdersTable } from './types.js'
 import './types.js'
 
@@ -151,15 +151,22 @@ export interface OrderFilters {
   inFlightShownBefore: Date
 }
 
+/**
+ * A page of the scope's orders, newest first. `reference` is unique in the scope and `cardholder_id` has its index;
+ * `status` alone reads `esim_orders_status` (unsettled: the ranges of `unsettled` and of `pending`, merged).
+ */
 export async function listOrders(db: Db, organizationId: string, environment: string, filters: OrderFilters, bounds: PageBounds): Promise<OrderRow[]> {
   let q = db.selectFrom('esim_orders').selectAll().where('organization_id', '=', organizationId).where('environment', '=', environment)
     .where((eb) => eb.or([eb('status', '!=', 'pending'), eb('created_at', '<', filters.inFlightShownBefore)]))
   if (filters.reference !== undefined) q = q.where('reference', '=', filters.reference)
-  // An order in flight past its create call's deadline (its process died) reads as unsettled.
-  if (filters.status === 'unsettled') q = q.where('status', 'in', ['unsettled', 'pending'])
-  else if (filters.status !== undefined) q = q.where('status', '=', filters.status)
   if (filters.cardholderId !== undefined) q = q.where('cardholder_id', '=', filters.cardholderId)
-  return applyBounds(q, bounds, 'id', 'desc').execute()
+  // An order in flight past its create call's deadline (its process died) reads as unsettled.
+  const statuses = filters.status === 'unsettled' ? ['unsettled', 'pending'] : filters.status !== undefined ? [filters.status] : []
+  if (statuses.length === 0) return applyBounds(q, bounds, 'id', 'desc').execute()
+  if (filters.reference !== undefined || filters.cardholderId !== undefined) {
+    return applyBounds(whereIn(q, 'status', statuses), bounds, 'id', 'desc').execute()
+  }
+  return mergedPage(db, branchesOver(q, { status: statuses }), bounds, 'id', 'desc')
 }
 
 /** The organization's orders by creation time, oldest first, one keyset batch (the eSIM billing report). */

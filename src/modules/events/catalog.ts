@@ -138,6 +138,19 @@ export function subscribes(enabledEvents: readonly string[], type: string): bool
 }
 
 /**
+ * The catalogue types an accepted form stands for, as list filters read them: `*` is null (no filter), an exact
+ * type itself, a prefix wildcard every type of the prefix. Lists read one index range per type and merge them.
+ */
+export function typesOfForm(form: string): readonly EventType[] | null {
+  if (form === '*') return null
+  if (form.endsWith('.*')) {
+    const prefix = form.slice(0, -2)
+    return EVENT_TYPES.filter((t) => eventPrefix(t) === prefix)
+  }
+  return EVENT_TYPES.filter((t) => t === form)
+}
+
+/**
  * Validates one subscription entry (an `enabled_events` item, the events list's `type`): null when it is accepted,
  * else why not, in a sentence that points at the catalogue page under `baseUrl`. The request schema's `x-refusals` and
  * `x-refusal` carry the same sentences, so a refusal reads the same whichever check meets it first.

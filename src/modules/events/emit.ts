@@ -48,7 +48,7 @@ export function emitPerRow(source: string, columns: { id: string; organizationId
 
 /** One event (`data` a json expression) and its deliveries, as CTEs. */
 function eventWrites(scope: EventScope, type: EventType, data: RawBuilder<unknown>, now: Date): EventWithin & { id: string } {
-  const id = newId('evt')
+  const id = newId('evt', now)
   return { id, ...eventCtes({ id: sql`${id}`, organizationId: sql`${scope.organizationId}`, environment: sql`${scope.environment}`, type: sql`${type}` }, data, now, sql``) }
 }
 

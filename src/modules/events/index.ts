@@ -1,7 +1,7 @@
 /** What the events module publishes to other modules: they import it only through this file. */
 export {
   barePrefixRefusals, deliveredToNamedEndpoint, EVENT_CATALOGUE, EVENT_CATALOGUE_PATH, EVENT_OBJECTS, EVENT_PREFIXES, EVENT_TYPES, EVENT_WILDCARDS, eventPrefix,
-  isEventType, SUBSCRIPTION_FORMS, subscribes, subscriptionRefusal, subscriptionRefusalTemplate,
+  isEventType, SUBSCRIPTION_FORMS, subscribes, subscriptionRefusal, subscriptionRefusalTemplate, typesOfForm,
 } from './catalog.js'
 export type { EventObject, EventType, EventTypeSpec } from './catalog.js'
 export { EVENT_API_VERSION, emit, emitPerRow } from './emit.js'

@@ -2,7 +2,7 @@ import type { Selectable } from 'kysely'
 import { sql, type RawBuilder } from 'kysely'
 import { purgeInBatches, type PurgeOptions } from '../../db/purge.js'
 import type { Db } from '../../db/types.js'
-import { applyBounds, type PageBounds } from '../../http/pagination.js'
+import { branchesOver, mergedPage, type PageBounds } from '../../http/pagination.js'
 import { lowestIdAt } from '../../lib/ids.js'
 import { NAMED_ENDPOINT_TYPES } from './catalog.js'
 import { subscribedSql } from './outbox.js'
@@ -21,14 +21,22 @@ export interface EventFilter {
   environment: string
   /** Oldest creation time still readable (the retention window). */
   retainedSince: Date
-  type?: string
-  /** `card.*`: every type under a prefix. */
-  typePrefix?: string
+  /** The types taken: one exact type, or every type of a prefix (`card.*`); undefined takes every type. */
+  types?: readonly string[]
   gte?: Date
   gt?: Date
   lte?: Date
   lt?: Date
 }
+
+/**
+ * How far an event's id time may be from its `created_at`. Ids are made at the event's time (`newId('evt', now)`, in
+ * the statement's batch for group-committed writes), so never earlier; later only when the process already made an id
+ * at a later time, by milliseconds. Creation-time bounds are also applied to the id with this margin, so the index walk
+ * starts and stops at the bound instead of filtering every event after (or before) it; `created_at` still decides
+ * exactly which events are in. The margin covers events written before ids followed their time that closely.
+ */
+export const EVENT_ID_SKEW_MS = 1000
 
 export async function findEvent(db: Db, id: string): Promise<EventRow | undefined> {
   return db.selectFrom('events').selectAll().where('id', '=', id).executeTakeFirst()
@@ -53,18 +61,22 @@ export function withDeliveryEvents(rows: string): RawBuilder<unknown> {
     FROM ${sql.table(rows)} AS r JOIN events AS e ON e.id = r.event_id`
 }
 
+/**
+ * A page of the scope's events, newest first: `events_scope`, or `events_scope_type` one range per type taken
+ * (merged); creation-time bounds also bound the id, so a window far from now is read from its own end.
+ */
 export async function listEvents(db: Db, f: EventFilter, bounds: PageBounds): Promise<EventRow[]> {
+  const after = (at: Date) => lowestIdAt('evt', new Date(at.getTime() - EVENT_ID_SKEW_MS))
+  const before = (at: Date) => lowestIdAt('evt', new Date(at.getTime() + EVENT_ID_SKEW_MS))
   let q = db.selectFrom('events').selectAll()
     .where('organization_id', '=', f.organizationId)
     .where('environment', '=', f.environment)
-    .where('created_at', '>=', f.retainedSince)
-  if (f.type !== undefined) q = q.where('type', '=', f.type)
-  if (f.typePrefix !== undefined) q = q.where(sql<boolean>`starts_with(type, ${f.typePrefix})`)
-  if (f.gte) q = q.where('created_at', '>=', f.gte)
-  if (f.gt) q = q.where('created_at', '>', f.gt)
-  if (f.lte) q = q.where('created_at', '<=', f.lte)
-  if (f.lt) q = q.where('created_at', '<', f.lt)
-  return applyBounds(q, bounds, 'id', 'desc').execute()
+    .where('created_at', '>=', f.retainedSince).where('id', '>=', after(f.retainedSince))
+  if (f.gte) q = q.where('created_at', '>=', f.gte).where('id', '>=', after(f.gte))
+  if (f.gt) q = q.where('created_at', '>', f.gt).where('id', '>=', after(f.gt))
+  if (f.lte) q = q.where('created_at', '<=', f.lte).where('id', '<', before(new Date(f.lte.getTime() + 1)))
+  if (f.lt) q = q.where('created_at', '<', f.lt).where('id', '<', before(f.lt))
+  return mergedPage(db, branchesOver(q, f.types !== undefined ? { type: f.types } : {}), bounds, 'id', 'desc')
 }
 
 /**

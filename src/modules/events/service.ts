@@ -6,7 +6,7 @@ import { ApiError } from '../../http/errors.js'
 import { iso, requireOwned } from '../../http/ownership.js'
 import { paginate, type ListResult, type PageParams } from '../../http/pagination.js'
 import { isId } from '../../lib/ids.js'
-import { subscriptionRefusal, type EventType } from './catalog.js'
+import { subscriptionRefusal, typesOfForm, type EventType } from './catalog.js'
 import * as repo from './repo.js'
 import type { Event } from './schemas.js'
 
@@ -89,8 +89,7 @@ export async function listEvents(deps: AppDeps, ctx: RequestCtx, query: EventLis
     // The forms a subscription accepts: `*` (no filter), `<prefix>.*` and exact types; anything else names the catalogue.
     const refusal = subscriptionRefusal(query.type, deps.config.baseUrl)
     if (refusal !== null) throw new ApiError('invalid_parameter', { param: 'type', message: refusal })
-    if (query.type.endsWith('.*')) filter.typePrefix = query.type.slice(0, -1)
-    else if (query.type !== '*') filter.type = query.type
+    filter.types = typesOfForm(query.type) ?? undefined
   }
   return paginate({
     ctx, cursors: deps.cursors, url: '/v1/events', page: query,

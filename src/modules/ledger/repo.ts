@@ -3,6 +3,7 @@ import { createdInWindow, type CreatedWindow } from '../../db/created-window.js'
 import type { Db } from '../../db/types.js'
 import { ANSWER_RECORD_COLUMNS, answerItemFields, storeAnswersCte, type AnswerToStore } from '../../http/idempotent-answer.js'
 import type { PageBounds } from '../../http/pagination.js'
+import { newId } from '../../lib/ids.js'
 import { type AccountRow, accountJson, availableBalanceSql } from '../accounts/index.js'
 import { emitPerRow } from '../events/index.js'
 import type { HoldsTable, LedgerEntriesTable } from './types.js'
@@ -19,7 +20,6 @@ export interface AdjustmentInput {
   organizationId: string
   environment: string
   entryId: string
-  eventId: string
   type: 'credit' | 'debit'
   /** Signed change of the ledger balance. */
   delta: number
@@ -58,7 +58,7 @@ export type AdjustmentResult = {
 export async function applyAdjustments(db: Db, batch: AdjustmentInput[], maxBalance: number, now: Date): Promise<AdjustmentResult[]> {
   const items = JSON.stringify(batch.map((a, idx) => ({
     idx, account_id: a.accountId, org: a.organizationId, env: a.environment, delta: a.delta, currency: a.currency,
-    entry_id: a.entryId, event_id: a.eventId, entry_type: a.type, event_type: a.type === 'credit' ? 'account.credited' : 'account.debited',
+    entry_id: a.entryId, event_id: newId('evt', now), entry_type: a.type, event_type: a.type === 'credit' ? 'account.credited' : 'account.debited',
     client_transaction_id: a.clientTransactionId, k1: a.lockKey?.[0] ?? null, k2: a.lockKey?.[1] ?? null,
     reference: a.reference, description: a.description, ...answerItemFields(a.answer),
   })))

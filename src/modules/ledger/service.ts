@@ -59,7 +59,7 @@ export async function adjustBalance(deps: AppDeps, ctx: RequestCtx, accountId: s
     let result: repo.AdjustmentResult | null = null
     try {
       result = await batcher.apply({
-        accountId, organizationId: ctx.organizationId, environment: ctx.environment, entryId: newId('le'), eventId: newId('evt'), type: direction,
+        accountId, organizationId: ctx.organizationId, environment: ctx.environment, entryId: newId('le'), type: direction,
         delta: direction === 'credit' ? body.amount : -body.amount, currency, clientTransactionId,
         lockKey: clientTransactionId ? clientTxnLockKey(accountId, clientTransactionId) : null,
         reference: body.reference ?? null, description: body.description ?? null, answer,

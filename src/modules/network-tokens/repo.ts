@@ -1,6 +1,8 @@
 import type { Insertable, Selectable, Updateable } from 'kysely'
 import type { Db } from '../../db/types.js'
-import { applyBounds, type PageBounds } from '../../http/pagination.js'
+import { applyBounds, branchesOver, mergedPage, whereIs, type PageBounds } from '../../http/pagination.js'
+import { TOKEN_STATUSES } from './lifecycle.js'
+import { WALLETS } from './schemas.js'
 import type { NetworkTokensTable } from './types.js'
 import './types.js'
 
@@ -47,11 +49,21 @@ export interface TokenFilter {
   wallet?: string
 }
 
+/**
+ * A page of the caller's tokens, newest first. `card_id` reads the card's index and checks the rest on its tokens;
+ * otherwise `wallet` and `status` read `network_tokens_wallet_status`, one range per value of whichever is left open.
+ */
 export async function listTokens(db: Db, filter: TokenFilter, bounds: PageBounds): Promise<TokenRow[]> {
   let q = db.selectFrom('network_tokens').selectAll()
     .where('organization_id', '=', filter.organizationId).where('environment', '=', filter.environment)
-  if (filter.cardId !== undefined) q = q.where('card_id', '=', filter.cardId)
-  if (filter.status !== undefined) q = q.where('status', '=', filter.status)
-  if (filter.wallet !== undefined) q = q.where('wallet', '=', filter.wallet)
-  return applyBounds(q, bounds, 'id', 'desc').execute()
+  if (filter.cardId !== undefined || (filter.status === undefined && filter.wallet === undefined)) {
+    if (filter.cardId !== undefined) q = q.where('card_id', '=', filter.cardId)
+    if (filter.status !== undefined) q = whereIs(q, 'status', filter.status)
+    if (filter.wallet !== undefined) q = whereIs(q, 'wallet', filter.wallet)
+    return applyBounds(q, bounds, 'id', 'desc').execute()
+  }
+  return mergedPage(db, branchesOver(q, {
+    wallet: filter.wallet !== undefined ? [filter.wallet] : WALLETS,
+    status: filter.status !== undefined ? [filter.status] : TOKEN_STATUSES,
+  }), bounds, 'id', 'desc')
 }

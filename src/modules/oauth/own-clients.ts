@@ -3,7 +3,7 @@ import type { InSameTx } from '../../db/tx.js'
 import type { RequestCtx, Scope } from '../../http/context.js'
 import { ApiError } from '../../http/errors.js'
 import { iso, requireOwned } from '../../http/ownership.js'
-import { applyBounds, paginate, type ListResult, type PageParams } from '../../http/pagination.js'
+import { applyBounds, paginate, whereIs, type ListResult, type PageParams } from '../../http/pagination.js'
 import { isId } from '../../lib/ids.js'
 import { createClient, revokeClient, updateClient, type ClientUpdateInput } from './clients.js'
 import type { OAuthClientView } from './client-schemas.js'
@@ -97,7 +97,7 @@ function listOf<T>(deps: AppDeps, ctx: RequestCtx, url: string, query: OwnClient
     fetch: async (bounds) => {
       let q = deps.db.selectFrom('oauth_clients').selectAll()
         .where('organization_id', '=', ctx.organizationId).where('environment', '=', ctx.environment)
-      if (query.status !== undefined) q = q.where('status', '=', query.status)
+      if (query.status !== undefined) q = whereIs(q, 'status', query.status)
       return await applyBounds(q, bounds, 'id', 'desc').execute() as ClientRecord[]
     },
     present,

@@ -1,6 +1,7 @@
 import { sql, type Insertable, type Selectable } from 'kysely'
 import type { Db } from '../../db/types.js'
-import { applyBounds, type PageBounds } from '../../http/pagination.js'
+import { applyBounds, branchesOver, mergedPage, type PageBounds } from '../../http/pagination.js'
+import { REPORT_STATUSES, REPORT_TYPES } from './schemas.js'
 import type { ReportsTable } from './types.js'
 import './types.js'
 
@@ -66,11 +67,16 @@ export async function finishPending(db: Db, id: string, outcome: {
 
 export interface ReportFilter { organizationId: string; environment: string; type?: string; status?: string }
 
-/** A page of the caller's reports, newest first. */
+/**
+ * A page of the caller's reports, newest first; `type` and `status` read `reports_type_status`, one range per
+ * value of whichever is left open.
+ */
 export async function listReports(db: Db, filter: ReportFilter, bounds: PageBounds): Promise<ReportRow[]> {
-  let q = db.selectFrom('reports').select(COLUMNS)
+  const q = db.selectFrom('reports').select(COLUMNS)
     .where('organization_id', '=', filter.organizationId).where('environment', '=', filter.environment)
-  if (filter.type !== undefined) q = q.where('type', '=', filter.type)
-  if (filter.status !== undefined) q = q.where('status', '=', filter.status)
-  return applyBounds(q, bounds, 'id', 'desc').execute()
+  if (filter.type === undefined && filter.status === undefined) return applyBounds(q, bounds, 'id', 'desc').execute()
+  return mergedPage(db, branchesOver(q, {
+    type: filter.type !== undefined ? [filter.type] : REPORT_TYPES,
+    status: filter.status !== undefined ? [filter.status] : REPORT_STATUSES,
+  }), bounds, 'id', 'desc')
 }

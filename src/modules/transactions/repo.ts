@@ -1,7 +1,8 @@
 import type { Insertable, Selectable, Updateable } from 'kysely'
 import { createdInWindow, type CreatedWindow } from '../../db/created-window.js'
 import type { Db } from '../../db/types.js'
-import { applyBounds, type PageBounds } from '../../http/pagination.js'
+import { applyBounds, branchesOver, mergedPage, whereIs, type PageBounds } from '../../http/pagination.js'
+import { TRANSACTION_STATUSES, TRANSACTION_TYPES } from './schemas.js'
 import type { TransactionsTable } from './types.js'
 import './types.js'
 
@@ -40,16 +41,27 @@ export interface TransactionFilter {
   status?: string
 }
 
-/** A page of the caller's transactions, newest first. */
+/**
+ * A page of the caller's transactions, newest first. A parent filter (card, account, authorization) reads that
+ * parent's index and checks the rest on its rows; otherwise `type` and `status` read `transactions_type_status`,
+ * one range per value of whichever is left open (docs/platform.md, "List filters and their indexes").
+ */
 export async function listTransactions(db: Db, filter: TransactionFilter, bounds: PageBounds): Promise<TransactionRow[]> {
   let q = db.selectFrom('transactions').selectAll()
     .where('organization_id', '=', filter.organizationId).where('environment', '=', filter.environment)
+  const byParent = filter.cardId !== undefined || filter.accountId !== undefined || filter.authorizationId !== undefined
   if (filter.cardId !== undefined) q = q.where('card_id', '=', filter.cardId)
   if (filter.accountId !== undefined) q = q.where('account_id', '=', filter.accountId)
   if (filter.authorizationId !== undefined) q = q.where('authorization_id', '=', filter.authorizationId)
-  if (filter.type !== undefined) q = q.where('type', '=', filter.type)
-  if (filter.status !== undefined) q = q.where('status', '=', filter.status)
-  return applyBounds(q, bounds, 'id', 'desc').execute()
+  if (byParent || (filter.type === undefined && filter.status === undefined)) {
+    if (filter.type !== undefined) q = whereIs(q, 'type', filter.type)
+    if (filter.status !== undefined) q = whereIs(q, 'status', filter.status)
+    return applyBounds(q, bounds, 'id', 'desc').execute()
+  }
+  return mergedPage(db, branchesOver(q, {
+    type: filter.type !== undefined ? [filter.type] : TRANSACTION_TYPES,
+    status: filter.status !== undefined ? [filter.status] : TRANSACTION_STATUSES,
+  }), bounds, 'id', 'desc')
 }
 
 /** A window of the caller's transactions by creation time, oldest first, one keyset batch after `after` (reports). */

@@ -1,7 +1,7 @@
 import type { Selectable } from 'kysely'
 import { sql } from 'kysely'
 import type { Db } from '../../db/types.js'
-import { applyBounds, type PageBounds } from '../../http/pagination.js'
+import { applyBounds, branchesOver, mergedPage, type PageBounds } from '../../http/pagination.js'
 import { withDeliveryEvents, type DeliveryEventFields } from '../events/index.js'
 import type { EndpointRow } from './repo.js'
 import type { WebhookDeliveriesTable, WebhookDeliveryAttemptsTable } from './types.js'
@@ -121,19 +121,20 @@ export async function deliveriesOfEvent(db: Db, eventId: string): Promise<Delive
 export interface DeliveryLogFilter {
   /** `failed` also takes `canceled` deliveries (their endpoint was disabled or deleted before they went out). */
   status?: 'pending' | 'delivered' | 'failed'
-  eventType?: string
-  /** `card.`: every type under a prefix. */
-  eventTypePrefix?: string
+  /** The event types taken (one exact type, or every type of a prefix); never together with `status`. */
+  eventTypes?: readonly string[]
 }
 
-/** A page of one endpoint's deliveries, newest first (ids sort by when each was first queued). */
+/**
+ * A page of one endpoint's deliveries, newest first (ids sort by when each was first queued): a status reads
+ * `webhook_deliveries_endpoint_status`, event types `webhook_deliveries_endpoint_type`, one range per value, merged.
+ */
 export async function listDeliveries(db: Db, endpointId: string, f: DeliveryLogFilter, bounds: PageBounds): Promise<DeliveryRow[]> {
-  let q = db.selectFrom('webhook_deliveries').selectAll().where('endpoint_id', '=', endpointId)
-  if (f.status === 'failed') q = q.where('status', 'in', ['failed', 'canceled'])
-  else if (f.status !== undefined) q = q.where('status', '=', f.status)
-  if (f.eventType !== undefined) q = q.where('event_type', '=', f.eventType)
-  if (f.eventTypePrefix !== undefined) q = q.where(sql<boolean>`starts_with(event_type, ${f.eventTypePrefix})`)
-  return applyBounds(q, bounds, 'id', 'desc').execute()
+  const q = db.selectFrom('webhook_deliveries').selectAll().where('endpoint_id', '=', endpointId)
+  const columns: Record<string, readonly string[]> = {}
+  if (f.status !== undefined) columns.status = f.status === 'failed' ? ['failed', 'canceled'] : [f.status]
+  if (f.eventTypes !== undefined) columns.event_type = f.eventTypes
+  return mergedPage(db, branchesOver(q, columns), bounds, 'id', 'desc')
 }
 
 /** The recorded attempts of the deliveries of some events to one endpoint, in attempt order. */

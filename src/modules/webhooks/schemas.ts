@@ -137,7 +137,8 @@ export const DeliveryListQuery = Type.Object({
   status: Type.Optional(Type.Union([Type.Literal('pending'), Type.Literal('delivered'), Type.Literal('failed')], { description: 'Only deliveries in this status' })),
   event_type: Type.Optional(Type.String({
     minLength: 1, maxLength: 100, examples: ['card.*'],
-    description: 'Only deliveries of events of this type: an exact type, a prefix wildcard such as `card.*`, or `*` (no filter), as `GET /v1/events?type=` takes them.',
+    description: 'Only deliveries of events of this type: an exact type, a prefix wildcard such as `card.*`, or `*` (no filter), as `GET /v1/events?type=` takes them. '
+      + 'Not together with `status` (invalid_parameter): filter the log by one of them.',
   })),
 }, strict)
 
