@@ -3,7 +3,8 @@
 import { randomBytes } from 'node:crypto'
 import type { BenchClient, BenchServer } from './platform-harness.js'
 
-async function call(server: BenchServer, token: string, method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<any> {
+/** One API call with a bearer token; anything but 2xx throws with the answer. */
+export async function call(server: BenchServer, token: string, method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<any> {
   const res = await fetch(server.baseUrl + path, {
     method, headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', ...headers }, body: body === undefined ? undefined : JSON.stringify(body),
   })

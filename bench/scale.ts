@@ -11,7 +11,6 @@
 //   npm run bench -- scale [--size 1] [--reseed] [--duration 10] [--connections 16] [--rate 1000] [--cards 200]
 //                          [--only large|empty] [--purge-seconds 30]
 // `--size 0.01` seeds a hundredth of everything (a quick rehearsal); `--reseed` drops and seeds again.
-import { randomBytes } from 'node:crypto'
 import { mkdirSync, writeFileSync } from 'node:fs'
 import { cpus, loadavg } from 'node:os'
 import { join } from 'node:path'
@@ -21,7 +20,7 @@ import pg from 'pg'
 import { signInOwner, type Browser } from './console-harness.js'
 import { accessToken, adminQuery, benchDatabaseUrl, cannon, createTenant, startServer, type BenchClient, type BenchServer, type Figures } from './platform-harness.js'
 import { paced } from './platform-paced-harness.js'
-import { makeThroughApi, type Made } from './scale-api-harness.js'
+import { call, makeThroughApi, type Made } from './scale-api-harness.js'
 import { databaseUrl, FULL_SEED, fillCards, largeDatabase, readSeedState, seedScale, writeSeedState, type LargeState, type SeedCounts } from './scale-seed-harness.js'
 import { explainLists, type ListPlan } from './scale-explain-harness.js'
 
@@ -59,15 +58,6 @@ const counts: SeedCounts = {
 }
 const SERVER_ENV = { HTTP_PROCESSES: String(cpus().length), DATABASE_CONNECTIONS: String(3 * cpus().length), SVC_DISABLE_WORKER: 'true' }
 const log = (line: string) => process.stdout.write(`${line}\n`)
-
-async function call(server: BenchServer, token: string, method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<any> {
-  const res = await fetch(server.baseUrl + path, {
-    method, headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', ...headers }, body: body === undefined ? undefined : JSON.stringify(body),
-  })
-  const json = await res.json()
-  if (res.status >= 300) throw new Error(`${method} ${path} → ${res.status} ${JSON.stringify(json)}`)
-  return json
-}
 
 /** Seeds the large database unless a seed of these counts is there. */
 async function ensureLarge(name: string): Promise<LargeState> {

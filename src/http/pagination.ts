@@ -183,6 +183,18 @@ export function branchesOver<QB extends SelectQueryBuilder<any, any, any>>(base:
 }
 
 /**
+ * A page of `base` filtered on columns of closed sets that one `(scope, columns…, id)` index holds: with no column
+ * filtered, one range of the scope index; otherwise one range per combination of the filtered values and every value
+ * of the columns left open (`branchesOver`), merged in list order (`mergedPage`).
+ */
+export function closedSetPage<Row>(db: Db, base: SelectQueryBuilder<any, any, Row>, bounds: PageBounds,
+  columns: Record<string, { value: string | undefined; all: readonly string[] }>): Promise<Row[]> {
+  const entries = Object.entries(columns)
+  if (entries.every(([, c]) => c.value === undefined)) return applyBounds(base, bounds, 'id', 'desc').execute()
+  return mergedPage(db, branchesOver(base, Object.fromEntries(entries.map(([name, c]) => [name, c.value !== undefined ? [c.value] : c.all]))), bounds, 'id', 'desc')
+}
+
+/**
  * `column = value` for a value of a closed set (a status, a type, a wallet), written into the statement instead of
  * bound. The app names its statements (src/db/client.ts), and PostgreSQL may settle on one plan for a named
  * statement whatever its parameters, costed with an average value's frequency: a rare status then walks the scope

@@ -1,6 +1,6 @@
 import type { Insertable, Selectable, Updateable } from 'kysely'
 import type { Db } from '../../db/types.js'
-import { applyBounds, branchesOver, mergedPage, whereIs, type PageBounds } from '../../http/pagination.js'
+import { applyBounds, closedSetPage, whereIs, type PageBounds } from '../../http/pagination.js'
 import { TOKEN_STATUSES } from './lifecycle.js'
 import { WALLETS } from './schemas.js'
 import type { NetworkTokensTable } from './types.js'
@@ -56,14 +56,13 @@ export interface TokenFilter {
 export async function listTokens(db: Db, filter: TokenFilter, bounds: PageBounds): Promise<TokenRow[]> {
   let q = db.selectFrom('network_tokens').selectAll()
     .where('organization_id', '=', filter.organizationId).where('environment', '=', filter.environment)
-  if (filter.cardId !== undefined || (filter.status === undefined && filter.wallet === undefined)) {
-    if (filter.cardId !== undefined) q = q.where('card_id', '=', filter.cardId)
+  if (filter.cardId !== undefined) {
+    q = q.where('card_id', '=', filter.cardId)
     if (filter.status !== undefined) q = whereIs(q, 'status', filter.status)
     if (filter.wallet !== undefined) q = whereIs(q, 'wallet', filter.wallet)
     return applyBounds(q, bounds, 'id', 'desc').execute()
   }
-  return mergedPage(db, branchesOver(q, {
-    wallet: filter.wallet !== undefined ? [filter.wallet] : WALLETS,
-    status: filter.status !== undefined ? [filter.status] : TOKEN_STATUSES,
-  }), bounds, 'id', 'desc')
+  return closedSetPage(db, q, bounds, {
+    wallet: { value: filter.wallet, all: WALLETS }, status: { value: filter.status, all: TOKEN_STATUSES },
+  })
 }

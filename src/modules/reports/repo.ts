@@ -1,6 +1,6 @@
 import { sql, type Insertable, type Selectable } from 'kysely'
 import type { Db } from '../../db/types.js'
-import { applyBounds, branchesOver, mergedPage, type PageBounds } from '../../http/pagination.js'
+import { closedSetPage, type PageBounds } from '../../http/pagination.js'
 import { REPORT_STATUSES, REPORT_TYPES } from './schemas.js'
 import type { ReportsTable } from './types.js'
 import './types.js'
@@ -74,9 +74,7 @@ export interface ReportFilter { organizationId: string; environment: string; typ
 export async function listReports(db: Db, filter: ReportFilter, bounds: PageBounds): Promise<ReportRow[]> {
   const q = db.selectFrom('reports').select(COLUMNS)
     .where('organization_id', '=', filter.organizationId).where('environment', '=', filter.environment)
-  if (filter.type === undefined && filter.status === undefined) return applyBounds(q, bounds, 'id', 'desc').execute()
-  return mergedPage(db, branchesOver(q, {
-    type: filter.type !== undefined ? [filter.type] : REPORT_TYPES,
-    status: filter.status !== undefined ? [filter.status] : REPORT_STATUSES,
-  }), bounds, 'id', 'desc')
+  return closedSetPage(db, q, bounds, {
+    type: { value: filter.type, all: REPORT_TYPES }, status: { value: filter.status, all: REPORT_STATUSES },
+  })
 }

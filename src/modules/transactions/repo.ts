@@ -1,7 +1,7 @@
 import type { Insertable, Selectable, Updateable } from 'kysely'
 import { createdInWindow, type CreatedWindow } from '../../db/created-window.js'
 import type { Db } from '../../db/types.js'
-import { applyBounds, branchesOver, mergedPage, whereIs, type PageBounds } from '../../http/pagination.js'
+import { applyBounds, closedSetPage, whereIs, type PageBounds } from '../../http/pagination.js'
 import { TRANSACTION_STATUSES, TRANSACTION_TYPES } from './schemas.js'
 import type { TransactionsTable } from './types.js'
 import './types.js'
@@ -53,15 +53,14 @@ export async function listTransactions(db: Db, filter: TransactionFilter, bounds
   if (filter.cardId !== undefined) q = q.where('card_id', '=', filter.cardId)
   if (filter.accountId !== undefined) q = q.where('account_id', '=', filter.accountId)
   if (filter.authorizationId !== undefined) q = q.where('authorization_id', '=', filter.authorizationId)
-  if (byParent || (filter.type === undefined && filter.status === undefined)) {
+  if (byParent) {
     if (filter.type !== undefined) q = whereIs(q, 'type', filter.type)
     if (filter.status !== undefined) q = whereIs(q, 'status', filter.status)
     return applyBounds(q, bounds, 'id', 'desc').execute()
   }
-  return mergedPage(db, branchesOver(q, {
-    type: filter.type !== undefined ? [filter.type] : TRANSACTION_TYPES,
-    status: filter.status !== undefined ? [filter.status] : TRANSACTION_STATUSES,
-  }), bounds, 'id', 'desc')
+  return closedSetPage(db, q, bounds, {
+    type: { value: filter.type, all: TRANSACTION_TYPES }, status: { value: filter.status, all: TRANSACTION_STATUSES },
+  })
 }
 
 /** A window of the caller's transactions by creation time, oldest first, one keyset batch after `after` (reports). */
