@@ -24,10 +24,11 @@ async function migrationNames(): Promise<string[]> {
 }
 
 /**
- * Whether every migration file is recorded as applied: one read of Kysely's table, without importing the
- * migrations (on the embedded database's start-up, loading and compiling every migration module cost most of a second).
+ * Whether every migration file is recorded as applied (start-up and the readiness check): one read of Kysely's
+ * table, without importing the migrations (on the embedded database's start-up, loading and compiling every
+ * migration module cost most of a second).
  */
-async function everyMigrationRecorded(db: Db): Promise<boolean> {
+export async function migrationsApplied(db: Db): Promise<boolean> {
   try {
     const rows = await sql<{ name: string }>`SELECT name FROM kysely_migration`.execute(db)
     const applied = new Set(rows.rows.map((r) => r.name))
@@ -39,16 +40,11 @@ async function everyMigrationRecorded(db: Db): Promise<boolean> {
 
 /** Brings the schema up to date; safe to run from several nodes at once (Kysely takes a lock). */
 export async function migrateToLatest(db: Db): Promise<string[]> {
-  if (await everyMigrationRecorded(db)) return []
+  if (await migrationsApplied(db)) return []
   const migrator = new Migrator({ db, provider: new FolderMigrationProvider() })
   const { error, results } = await migrator.migrateToLatest()
   if (error) throw error
   return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName)
-}
-
-/** True when every known migration has been applied (readiness check). */
-export async function migrationsApplied(db: Db): Promise<boolean> {
-  return everyMigrationRecorded(db)
 }
 
 /** Runs DDL statements one by one (PGlite's extended protocol takes one statement per query). */
