@@ -8,8 +8,8 @@
 // 400 days (bench/scale-seed-harness.ts). The empty database is created for the run and holds only what the
 // measurements need: the same API-made objects, and cards enough for a page 1,000 pages deep.
 //
-//   npm run bench -- scale [--size 1] [--reseed] [--duration 10] [--connections 16] [--rate 1000] [--cards 200]
-//                          [--only large|empty] [--purge-seconds 30]
+//   npm run bench -- scale [--size 1] [--reseed] [--duration 15] [--warmup 3] [--write-runs 3] [--connections 16] [--rate 1000] [--cards 200]
+//                          [--only large|empty] [--case TEXT] [--wal]
 // `--size 0.01` seeds a hundredth of everything (a quick rehearsal); `--reseed` drops and seeds again.
 import { mkdirSync, writeFileSync } from 'node:fs'
 import { cpus, loadavg } from 'node:os'
@@ -23,29 +23,39 @@ import { paced } from './platform-paced-harness.js'
 import { call, makeThroughApi, type Made } from './scale-api-harness.js'
 import { databaseUrl, FULL_SEED, fillCards, largeDatabase, readSeedState, seedScale, writeSeedState, type LargeState, type SeedCounts } from './scale-seed-harness.js'
 import { explainLists, type ListPlan } from './scale-explain-harness.js'
+import { currentLsn, walByRelation, walLines } from './scale-wal-harness.js'
 
 const { values } = parseArgs({
   options: {
     size: { type: 'string', default: '1' },
     reseed: { type: 'boolean', default: false },
-    duration: { type: 'string', default: '10' },
+    duration: { type: 'string', default: '15' },
+    // Seconds of the same load before each timed run, not counted: a freshly started process is cold (bench/README.md, "Scale").
+    warmup: { type: 'string', default: '3' },
+    // Runs of each write measurement (credits, authorizations); the one with the median p99 is reported.
+    'write-runs': { type: 'string', default: '3' },
     connections: { type: 'string', default: '16' },
     rate: { type: 'string', default: '1000' },
     cards: { type: 'string', default: '200' },
     only: { type: 'string' },
-    'console-runs': { type: 'string', default: '40' },
+    'console-runs': { type: 'string', default: '200' },
     // Only the measurements whose name holds this text (e.g. `--case authorizations`), both databases still.
     case: { type: 'string' },
+    // After each write measurement, the WAL it wrote by table and index (pg_walinspect; bench/scale-wal-harness.ts).
+    wal: { type: 'boolean', default: false },
   },
 })
 const size = Number(values.size)
 const duration = Number(values.duration)
+const warmup = Number(values.warmup)
+const writeRuns = Number(values['write-runs'])
 const connections = Number(values.connections)
 const rate = Number(values.rate)
 const apiCards = Number(values.cards)
 const consoleRuns = Number(values['console-runs'])
 const admin = benchDatabaseUrl()
 const DEEP_PAGES = 1000
+const COLD_SECONDS = 5
 const PAGE = 25
 const counts: SeedCounts = {
   ...FULL_SEED,
@@ -101,43 +111,57 @@ interface Case { name: string; figures: Figures; walPerRequest: number }
 
 const pick = <T>(xs: T[]) => xs[Math.floor(Math.random() * xs.length)]
 let sequence = 0
+/** A new authorization of one of the API-made cards, as the network would present it. */
+const authorizationBody = (made: Made) => () => JSON.stringify({
+  card_id: pick(made.cards), amount: 1 + Math.floor(Math.random() * 10_000), currency: 'USD', merchant: { name: 'Corner Cafe', mcc: '5814', country: 'USA' },
+})
 
 /** Every measurement on one database; each timed run starts settled. */
 async function measureAll(label: string, server: BenchServer, client: BenchClient, made: Made, targets: { accounts: string[]; cards: string[]; hotAccountId: string }): Promise<Case[]> {
   const token = await accessToken(client)
   const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/json' }
   const out: Case[] = []
-  const run = async (name: string, go: () => Promise<Figures>) => {
+  // `go(seconds)` runs the measurement's load for that long; a warm-up of the same load comes first (not counted).
+  // `times`: the run is repeated and the one with the median p99 kept (the writes load the 2-core machine near
+  // its limit, where one stall moves a single run's p99 a lot).
+  const run = async (name: string, go: (seconds: number) => Promise<Figures>, times = 1) => {
     if (values.case && !name.includes(values.case)) return
-    await server.settle()
-    const walBefore = await server.walBytes()
-    const figures = await go()
-    const walPerRequest = Math.round((await server.walBytes() - walBefore) / Math.max(1, figures.requests))
-    out.push({ name, figures, walPerRequest })
-    log(`  ${label} ${name}: ${figures.rps} req/s, p50 ${figures.p50} ms, p99 ${figures.p99} ms, ${walPerRequest} WAL bytes/request${figures.failures ? `, ${figures.failures} failed` : ''}`)
+    const runs: Case[] = []
+    for (let i = 0; i < times; i++) {
+      if (warmup > 0) await go(warmup)
+      await server.settle()
+      const walBefore = await server.walBytes()
+      const lsnBefore = values.wal ? await currentLsn() : ''
+      const figures = await go(duration)
+      const walPerRequest = Math.round((await server.walBytes() - walBefore) / Math.max(1, figures.requests))
+      runs.push({ name, figures, walPerRequest })
+      log(`  ${label} ${name}: ${figures.rps} req/s, p50 ${figures.p50} ms, p99 ${figures.p99} ms, ${walPerRequest} WAL bytes/request${figures.failures ? `, ${figures.failures} failed` : ''}`)
+      if (values.wal && walPerRequest > 100) log(walLines(`${label} ${name}`, await walByRelation(server.databaseUrl, lsnBefore, await currentLsn()), figures.requests).join('\n'))
+    }
+    out.push(runs.sort((a, b) => a.figures.p99 - b.figures.p99)[Math.floor((runs.length - 1) / 2)])
   }
-  const get = (path: () => string) => ({ url: server.baseUrl, connections, duration, requests: [{ method: 'GET' as const, headers, setupRequest: (r: Record<string, unknown>) => ({ ...r, path: path() }) }] })
+  const get = (path: () => string, seconds = duration) => ({ url: server.baseUrl, connections, duration: seconds, requests: [{ method: 'GET' as const, headers, setupRequest: (r: Record<string, unknown>) => ({ ...r, path: path() }) }] })
   await cannon('warmup', { ...get(() => `/v1/cards/${pick(targets.cards)}`), duration: 2 })
 
-  await run('credits/s, spread over 1,000 accounts', () => cannon('credits', {
-    url: server.baseUrl, connections, duration,
+  await run('credits/s, spread over 1,000 accounts', (d) => cannon('credits', {
+    url: server.baseUrl, connections, duration: d,
     requests: [{ method: 'POST', headers, setupRequest: (r: Record<string, unknown>) => ({ ...r, path: `/v1/accounts/${pick(targets.accounts)}/credit`, body: JSON.stringify({ amount: 1 + Math.floor(Math.random() * 10_000), client_transaction_id: `scale-${process.pid}-${++sequence}` }) }) }],
-  }, server))
-  await run(`authorizations at a steady ${rate}/s`, () => paced('authorizations', {
-    url: `${server.baseUrl}/v1/simulate/authorizations`, method: 'POST', rate, connections: 32, duration, headers,
-    body: () => JSON.stringify({ card_id: pick(made.cards), amount: 1 + Math.floor(Math.random() * 10_000), currency: 'USD', merchant: { name: 'Corner Cafe', mcc: '5814', country: 'USA' } }),
-  }, server))
-  await run('GET /v1/cards/{id} (random card)', () => cannon('get', get(() => `/v1/cards/${pick(targets.cards)}`), server))
-  await run('GET /v1/cards (first page)', () => cannon('first', get(() => '/v1/cards'), server))
+  }, server), writeRuns)
+  await run(`authorizations at a steady ${rate}/s`, (d) => paced('authorizations', {
+    url: `${server.baseUrl}/v1/simulate/authorizations`, method: 'POST', rate, connections: 32, duration: d, headers,
+    body: authorizationBody(made),
+  }, server), writeRuns)
+  await run('GET /v1/cards/{id} (random card)', (d) => cannon('get', get(() => `/v1/cards/${pick(targets.cards)}`, d), server))
+  await run('GET /v1/cards (first page)', (d) => cannon('first', get(() => '/v1/cards', d), server))
   const wanted = (name: string) => !values.case || name.includes(values.case)
   const deep = wanted('page 1000 deep') ? await walk(server, token, '/v1/cards', DEEP_PAGES, size < 1) : ''
-  await run(`GET /v1/cards (page ${DEEP_PAGES} deep)`, () => cannon('deep', get(() => deep), server))
-  await run('GET /v1/accounts/{id}/entries (first page)', () => cannon('entries', get(() => `/v1/accounts/${targets.hotAccountId}/entries`), server))
+  await run(`GET /v1/cards (page ${DEEP_PAGES} deep)`, (d) => cannon('deep', get(() => deep, d), server))
+  await run('GET /v1/accounts/{id}/entries (first page)', (d) => cannon('entries', get(() => `/v1/accounts/${targets.hotAccountId}/entries`, d), server))
   const deepEntries = wanted('entries') ? await walk(server, token, `/v1/accounts/${targets.hotAccountId}/entries`, 39, true) : ''
-  await run('GET /v1/accounts/{id}/entries (page 40 deep, or the last)', () => cannon('entries deep', get(() => deepEntries), server))
-  await run('GET /v1/events?type=account.credited', () => cannon('events', get(() => '/v1/events?type=account.credited'), server))
-  await run('GET /v1/events?type=card.created', () => cannon('events rare', get(() => '/v1/events?type=card.created'), server))
-  await run('GET /v1/authorizations?card_id=', () => cannon('auths by card', get(() => `/v1/authorizations?card_id=${pick(targets.cards)}`), server))
+  await run('GET /v1/accounts/{id}/entries (page 40 deep, or the last)', (d) => cannon('entries deep', get(() => deepEntries, d), server))
+  await run('GET /v1/events?type=account.credited', (d) => cannon('events', get(() => '/v1/events?type=account.credited', d), server))
+  await run('GET /v1/events?type=card.created', (d) => cannon('events rare', get(() => '/v1/events?type=card.created', d), server))
+  await run('GET /v1/authorizations?card_id=', (d) => cannon('auths by card', get(() => `/v1/authorizations?card_id=${pick(targets.cards)}`, d), server))
 
   if (!wanted('console')) return out
   const { browser } = await signInOwner(server, client.organizationId)
@@ -175,6 +199,29 @@ async function consolePage(browser: Browser, path: string): Promise<Figures> {
   return { name: path, requests: ms.length, rps: Math.round(ms.length / ((Date.now() - started) / 1000)), p50: at(0.5), p90: at(0.9), p99: at(0.99), max: at(1), failures, cpuMs: null }
 }
 
+/**
+ * Authorizations in the first seconds of a process that has served nothing yet (a deploy, a restart): a new
+ * `svc serve` on the same database, the same steady load with no warm-up, so both databases start equally cold.
+ */
+async function coldStart(label: string, database: string, client: BenchClient, made: Made, out: Case[]): Promise<void> {
+  const name = `authorizations at a steady ${rate}/s, the first ${COLD_SECONDS} s of a new process`
+  if (values.case && !name.includes(values.case)) return
+  const server = await startServer(SERVER_ENV, { database })
+  try {
+    client.tokenUrl = `${server.baseUrl}/oauth/token`
+    const headers = { authorization: `Bearer ${await accessToken(client)}`, 'content-type': 'application/json' }
+    await server.settle()
+    const walBefore = await server.walBytes()
+    const figures = await paced('cold', {
+      url: `${server.baseUrl}/v1/simulate/authorizations`, method: 'POST', rate, connections: 32, duration: COLD_SECONDS, headers,
+      body: authorizationBody(made),
+    }, server)
+    const walPerRequest = Math.round((await server.walBytes() - walBefore) / Math.max(1, figures.requests))
+    out.push({ name, figures, walPerRequest })
+    log(`  ${label} ${name}: ${figures.rps} req/s, p50 ${figures.p50} ms, p99 ${figures.p99} ms`)
+  } finally { await server.stop() }
+}
+
 async function databaseSize(name: string): Promise<{ total: string; tables: string[] }> {
   const c = new pg.Client({ connectionString: databaseUrl(name) })
   await c.connect()
@@ -197,13 +244,24 @@ let seedLines: string[] = []
 
 if (values.only !== 'large') {
   log('-- empty: a fresh database, the same objects through the API')
-  const server = await startServer(SERVER_ENV)
+  // Named here rather than by startServer, so that it outlives the first server for the cold-start case.
+  const emptyName = `svc_scale_empty_${process.pid}`
+  await adminQuery(admin, `DROP DATABASE IF EXISTS ${emptyName} WITH (FORCE)`)
+  await adminQuery(admin, `CREATE DATABASE ${emptyName}`)
   try {
-    const client = await createTenant(server)
-    const made = await makeThroughApi(server, client, await accessToken(client), apiCards)
-    await fillCards(server.databaseUrl, made.cardId, (DEEP_PAGES + 1) * PAGE)
-    results.empty = await measureAll('empty', server, client, made, { accounts: made.accounts, cards: made.cards, hotAccountId: made.accountId })
-  } finally { await server.stop() }
+    const server = await startServer(SERVER_ENV, { database: emptyName })
+    let client: BenchClient
+    let made: Made
+    try {
+      client = await createTenant(server)
+      made = await makeThroughApi(server, client, await accessToken(client), apiCards)
+      await fillCards(server.databaseUrl, made.cardId, (DEEP_PAGES + 1) * PAGE)
+      results.empty = await measureAll('empty', server, client, made, { accounts: made.accounts, cards: made.cards, hotAccountId: made.accountId })
+    } finally { await server.stop() }
+    await coldStart('empty', emptyName, client, made, results.empty)
+  } finally {
+    await adminQuery(admin, `DROP DATABASE IF EXISTS ${emptyName} WITH (FORCE)`)
+  }
 }
 if (values.only !== 'empty') {
   const state = await ensureLarge(largeName)
@@ -218,6 +276,7 @@ if (values.only !== 'empty') {
     results.large = await measureAll('large', server, state.client, state.made, { accounts, cards, hotAccountId: state.hotAccountId })
     if (!values.case) plans = await explainLists(server, largeName, state.client, { cardId: cards[0], hotAccountId: state.hotAccountId })
   } finally { await server.stop() }
+  await coldStart('large', largeName, state.client, state.made, results.large)
 }
 
 const lines = [
