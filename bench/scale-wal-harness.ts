@@ -7,14 +7,14 @@ import { benchDatabaseUrl } from './platform-harness.js'
 
 export interface RelationWal { relation: string; records: number; fullPages: number; pages: number; bytes: number; kinds: Record<string, number> }
 
-export async function currentLsn(): Promise<string> {
-  const c = new pg.Client({ connectionString: benchDatabaseUrl() })
-  await c.connect()
-  try { return (await c.query('SELECT pg_current_wal_lsn()::text AS lsn')).rows[0].lsn as string } finally { await c.end() }
-}
+/** A WAL position as PostgreSQL writes it (`high/low` 32-bit halves in hexadecimal), from its byte offset. */
+const lsn = (bytes: number) => `${Math.floor(bytes / 2 ** 32).toString(16)}/${(bytes % 2 ** 32).toString(16)}`
 
-/** WAL between two positions written on the relations of database `databaseUrl`, largest first. */
-export async function walByRelation(databaseUrl: string, from: string, to: string): Promise<RelationWal[]> {
+/**
+ * WAL between two positions (byte offsets, as BenchServer.walBytes gives them) written on the relations of database
+ * `databaseUrl`, largest first.
+ */
+export async function walByRelation(databaseUrl: string, from: number, to: number): Promise<RelationWal[]> {
   const admin = new pg.Client({ connectionString: benchDatabaseUrl() })
   const db = new pg.Client({ connectionString: databaseUrl })
   await admin.connect()
@@ -35,7 +35,7 @@ export async function walByRelation(databaseUrl: string, from: string, to: strin
       SELECT node, count(*)::int AS records, count(*) FILTER (WHERE fpw)::int AS full_pages,
              count(DISTINCT block)::int AS pages, sum(record_length::numeric / refs)::bigint AS bytes,
              (SELECT jsonb_object_agg(t, n) FROM (SELECT record_type AS t, count(*) AS n FROM b b2 WHERE b2.db = $3 AND b2.node = b.node GROUP BY 1) k) AS kinds
-      FROM b WHERE db = $3 GROUP BY node`, [from, to, dbOid])
+      FROM b WHERE db = $3 GROUP BY node`, [lsn(from), lsn(to), dbOid])
     const names = new Map<string, string>((await db.query(`SELECT pg_relation_filenode(oid)::text AS node, relname FROM pg_class
       WHERE relnamespace = 'public'::regnamespace AND pg_relation_filenode(oid) IS NOT NULL`)).rows.map((r: { node: string; relname: string }) => [r.node, r.relname]))
     return rows

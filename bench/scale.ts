@@ -23,7 +23,7 @@ import { paced } from './platform-paced-harness.js'
 import { call, makeThroughApi, type Made } from './scale-api-harness.js'
 import { databaseUrl, FULL_SEED, fillCards, largeDatabase, readSeedState, seedScale, writeSeedState, type LargeState, type SeedCounts } from './scale-seed-harness.js'
 import { explainLists, type ListPlan } from './scale-explain-harness.js'
-import { currentLsn, walByRelation, walLines } from './scale-wal-harness.js'
+import { walByRelation, walLines } from './scale-wal-harness.js'
 
 const { values } = parseArgs({
   options: {
@@ -111,10 +111,28 @@ interface Case { name: string; figures: Figures; walPerRequest: number }
 
 const pick = <T>(xs: T[]) => xs[Math.floor(Math.random() * xs.length)]
 let sequence = 0
-/** A new authorization of one of the API-made cards, as the network would present it. */
-const authorizationBody = (made: Made) => () => JSON.stringify({
-  card_id: pick(made.cards), amount: 1 + Math.floor(Math.random() * 10_000), currency: 'USD', merchant: { name: 'Corner Cafe', mcc: '5814', country: 'USA' },
-})
+
+/** New authorizations of the API-made cards, as the network would present them, offered at a steady `rate`. */
+function authorizations(server: BenchServer, headers: Record<string, string>, made: Made, seconds: number): Promise<Figures> {
+  return paced('authorizations', {
+    url: `${server.baseUrl}/v1/simulate/authorizations`, method: 'POST', rate, connections: 32, duration: seconds, headers,
+    body: () => JSON.stringify({
+      card_id: pick(made.cards), amount: 1 + Math.floor(Math.random() * 10_000), currency: 'USD', merchant: { name: 'Corner Cafe', mcc: '5814', country: 'USA' },
+    }),
+  }, server)
+}
+
+/** One timed run after a checkpoint: its figures, the WAL it wrote per request (and by relation with `--wal`), logged. */
+async function timedRun(label: string, name: string, server: BenchServer, go: () => Promise<Figures>): Promise<Case> {
+  await server.settle()
+  const walBefore = await server.walBytes()
+  const figures = await go()
+  const walAfter = await server.walBytes()
+  const walPerRequest = Math.round((walAfter - walBefore) / Math.max(1, figures.requests))
+  log(`  ${label} ${name}: ${figures.rps} req/s, p50 ${figures.p50} ms, p99 ${figures.p99} ms, ${walPerRequest} WAL bytes/request${figures.failures ? `, ${figures.failures} failed` : ''}`)
+  if (values.wal && walPerRequest > 100) log(walLines(`${label} ${name}`, await walByRelation(server.databaseUrl, walBefore, walAfter), figures.requests).join('\n'))
+  return { name, figures, walPerRequest }
+}
 
 /** Every measurement on one database; each timed run starts settled. */
 async function measureAll(label: string, server: BenchServer, client: BenchClient, made: Made, targets: { accounts: string[]; cards: string[]; hotAccountId: string }): Promise<Case[]> {
@@ -129,14 +147,7 @@ async function measureAll(label: string, server: BenchServer, client: BenchClien
     const runs: Case[] = []
     for (let i = 0; i < times; i++) {
       if (warmup > 0) await go(warmup)
-      await server.settle()
-      const walBefore = await server.walBytes()
-      const lsnBefore = values.wal ? await currentLsn() : ''
-      const figures = await go(duration)
-      const walPerRequest = Math.round((await server.walBytes() - walBefore) / Math.max(1, figures.requests))
-      runs.push({ name, figures, walPerRequest })
-      log(`  ${label} ${name}: ${figures.rps} req/s, p50 ${figures.p50} ms, p99 ${figures.p99} ms, ${walPerRequest} WAL bytes/request${figures.failures ? `, ${figures.failures} failed` : ''}`)
-      if (values.wal && walPerRequest > 100) log(walLines(`${label} ${name}`, await walByRelation(server.databaseUrl, lsnBefore, await currentLsn()), figures.requests).join('\n'))
+      runs.push(await timedRun(label, name, server, () => go(duration)))
     }
     out.push(runs.sort((a, b) => a.figures.p99 - b.figures.p99)[Math.floor((runs.length - 1) / 2)])
   }
@@ -147,10 +158,7 @@ async function measureAll(label: string, server: BenchServer, client: BenchClien
     url: server.baseUrl, connections, duration: d,
     requests: [{ method: 'POST', headers, setupRequest: (r: Record<string, unknown>) => ({ ...r, path: `/v1/accounts/${pick(targets.accounts)}/credit`, body: JSON.stringify({ amount: 1 + Math.floor(Math.random() * 10_000), client_transaction_id: `scale-${process.pid}-${++sequence}` }) }) }],
   }, server), writeRuns)
-  await run(`authorizations at a steady ${rate}/s`, (d) => paced('authorizations', {
-    url: `${server.baseUrl}/v1/simulate/authorizations`, method: 'POST', rate, connections: 32, duration: d, headers,
-    body: authorizationBody(made),
-  }, server), writeRuns)
+  await run(`authorizations at a steady ${rate}/s`, (d) => authorizations(server, headers, made, d), writeRuns)
   await run('GET /v1/cards/{id} (random card)', (d) => cannon('get', get(() => `/v1/cards/${pick(targets.cards)}`, d), server))
   await run('GET /v1/cards (first page)', (d) => cannon('first', get(() => '/v1/cards', d), server))
   const wanted = (name: string) => !values.case || name.includes(values.case)
@@ -210,15 +218,7 @@ async function coldStart(label: string, database: string, client: BenchClient, m
   try {
     client.tokenUrl = `${server.baseUrl}/oauth/token`
     const headers = { authorization: `Bearer ${await accessToken(client)}`, 'content-type': 'application/json' }
-    await server.settle()
-    const walBefore = await server.walBytes()
-    const figures = await paced('cold', {
-      url: `${server.baseUrl}/v1/simulate/authorizations`, method: 'POST', rate, connections: 32, duration: COLD_SECONDS, headers,
-      body: authorizationBody(made),
-    }, server)
-    const walPerRequest = Math.round((await server.walBytes() - walBefore) / Math.max(1, figures.requests))
-    out.push({ name, figures, walPerRequest })
-    log(`  ${label} ${name}: ${figures.rps} req/s, p50 ${figures.p50} ms, p99 ${figures.p99} ms`)
+    out.push(await timedRun(label, name, server, () => authorizations(server, headers, made, COLD_SECONDS)))
   } finally { await server.stop() }
 }
 
