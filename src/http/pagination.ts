@@ -1,6 +1,7 @@
 import { Type, type Static } from 'typebox'
 import { sql, type SelectQueryBuilder } from 'kysely'
 import { deriveKey, hmacSha256, safeEqual } from '../lib/crypto.js'
+import { PLAN_PER_CALL } from '../db/client.js'
 import type { Db } from '../db/types.js'
 import type { Clock } from '../lib/clock.js'
 import type { RequestCtx } from './context.js'
@@ -203,6 +204,27 @@ export function closedSetPage<Row>(db: Db, base: SelectQueryBuilder<any, any, Ro
  */
 export function whereIs<QB extends SelectQueryBuilder<any, any, any>>(q: QB, column: string, value: string): QB {
   return q.where(sql.ref(column), '=', sql.lit(value)) as QB
+}
+
+/**
+ * The rows whose `column` is `value`, ordered as a `(scope…, column, id DESC)` index holds them: by the column, then
+ * by the list's key (`applyBounds` adds it), for a filter whose value can be frequent in a table's history and absent
+ * from its newest rows (an event type). Written as `column = value` (`whereIs`), the column would drop out of the
+ * order (PostgreSQL leaves a column equal to a constant out of a sort), and the primary key read backwards would
+ * answer `id DESC` too, filtering each row on the column: the planner takes that road for a value its statistics call
+ * frequent, and for a value absent from the newest rows it walks every newer row first (on a year's events,
+ * `?type=card.created` ran at a quarter of the empty database's rate). As the range `column >= value AND column <=
+ * value` it is the same rows, the column stays in the order, and only the index answers it without a sort; the range
+ * still positions the scan (after a `>=` or `<=` start key, the next column's key, the cursor, positions it too). The
+ * value is written in (`whereIs`'s reason); the column's order follows the page's direction, as the index is read
+ * forwards or backwards. The statement is planned per call (`PLAN_PER_CALL`): a generic plan, costed without the
+ * cursor's value, takes the key range between the cursor and the oldest retained row for a few rows and sorts it,
+ * reading every row of other values in it; planned with the values, it reads the index, or sorts a range that is
+ * truly short. Not for a column of a partial index's predicate (`status = 'pending'`), which a range does not prove.
+ */
+export function inIndexOrder<QB extends SelectQueryBuilder<any, any, any>>(q: QB, column: string, value: string, bounds: PageBounds): QB {
+  return q.where(sql.ref(column), '>=', sql.lit(value)).where(sql.ref(column), '<=', sql.lit(value))
+    .orderBy(sql.ref(column), bounds.reverse ? 'desc' : 'asc').modifyEnd(sql.raw(PLAN_PER_CALL)) as QB
 }
 
 /** `column IN (values)` for values of a closed set, written in (`whereIs`). */

@@ -109,7 +109,7 @@ async function openReference(page: Page, hash = ''): Promise<void> {
   await page.getByRole('heading', { name: /Issue a card$/ }).waitFor({ timeout: 60_000 })
 }
 
-test('the API reference finds POST /v1/cards by search and shows its enum values, nested fields and 201 example, all from this host', { skip: skip || databaseIndependent, timeout: 240_000 }, async () => {
+test('the API reference finds POST /v1/cards by search and shows its enum values, nested fields and 201 example, all from this host', { skip: skip || databaseIndependent, timeout: 420_000 }, async () => {
   const { context, page, requests, problems } = await open({ width: 1280, height: 900 })
   try {
     await openReference(page)
@@ -141,21 +141,18 @@ test('the API reference finds POST /v1/cards by search and shows its enum values
     assert.match(example, /"postal_code": "NW1 6XE"/)
     assert.equal(await operation.getByRole('button', { name: /^201 Created/ }).isVisible(), true)
 
-    // Accessibility (axe-core 4.14 on Redoc 2.5.4). Redoc labels each menu entry (aria-label) with the operation's
-    // summary alone while it shows the method badge too ("post Issue a card"), and labels an open tag group with the
-    // tag's name while its visible text holds the whole group: serious label-content-name-mismatch, 19 elements with
-    // these search results open, 5 at rest with the Cards group open. That is Redoc's markup and no option changes
-    // it; every other serious or critical violation fails the test. Also left, moderate: heading-order on 208
-    // elements (Redoc's h5 labels "Request Body schema", "Response Schema" skip heading levels).
+    // Accessibility (axe-core 4.14 on Redoc 2.5.4), one scan of the whole page as the reader left it: the search
+    // results open and the operation in view. Redoc labels each menu entry (aria-label) with the operation's summary
+    // alone while it shows the method badge too ("post Issue a card"), and labels an open tag group with the tag's name
+    // while its visible text holds the whole group: serious label-content-name-mismatch (19 elements with these search
+    // results open). That is Redoc's markup and no option changes it; every other serious or critical violation fails
+    // the test. Also left, moderate: heading-order on 208 elements (Redoc's h5 labels "Request Body schema", "Response
+    // Schema" skip heading levels). One scan only: on this page it is the slowest step (some 30 s on a quiet 2-core
+    // machine), and a second load and scan made the test outlast its bound when CI ran on a busy machine.
     const REDOC_KNOWN = 'serious label-content-name-mismatch'
-    const searching = seriousOrCritical(await axeViolations(page, '[role="search"]'))
-    assert.deepEqual(searching.filter((v) => !v.startsWith(REDOC_KNOWN)), [], 'the search results: only Redoc\'s menu naming issue')
-    // The whole page at rest, freshly loaded at the operation (also the screenshot).
-    const atRest = await context.newPage()
-    await openReference(atRest, '#tag/Cards/paths/~1v1~1cards/post')
-    await atRest.locator(OPERATION).evaluate((e) => e.scrollIntoView({ block: 'start' }))
-    await screenshot(atRest, 'docs-reference.png')
-    const violations = seriousOrCritical(await axeViolations(atRest))
+    await operation.evaluate((e) => e.scrollIntoView({ block: 'start' }))
+    await screenshot(page, 'docs-reference.png')
+    const violations = seriousOrCritical(await axeViolations(page))
     assert.deepEqual(violations.filter((v) => !v.startsWith(REDOC_KNOWN)), [], '/docs: no serious or critical violation but Redoc\'s menu naming')
     assert.ok(!violations.some((v) => v.startsWith('critical')), 'nothing critical')
 

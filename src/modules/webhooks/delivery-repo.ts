@@ -1,7 +1,7 @@
 import type { Selectable } from 'kysely'
 import { sql } from 'kysely'
 import type { Db } from '../../db/types.js'
-import { applyBounds, branchesOver, mergedPage, type PageBounds } from '../../http/pagination.js'
+import { applyBounds, inIndexOrder, mergedPage, type PageBounds } from '../../http/pagination.js'
 import { withDeliveryEvents, type DeliveryEventFields } from '../events/index.js'
 import type { EndpointRow } from './repo.js'
 import type { WebhookDeliveriesTable, WebhookDeliveryAttemptsTable } from './types.js'
@@ -131,10 +131,9 @@ export interface DeliveryLogFilter {
  */
 export async function listDeliveries(db: Db, endpointId: string, f: DeliveryLogFilter, bounds: PageBounds): Promise<DeliveryRow[]> {
   const q = db.selectFrom('webhook_deliveries').selectAll().where('endpoint_id', '=', endpointId)
-  const columns: Record<string, readonly string[]> = {}
-  if (f.status !== undefined) columns.status = f.status === 'failed' ? ['failed', 'canceled'] : [f.status]
-  if (f.eventTypes !== undefined) columns.event_type = f.eventTypes
-  return mergedPage(db, branchesOver(q, columns), bounds, 'id', 'desc')
+  const branches = f.status !== undefined ? (f.status === 'failed' ? ['failed', 'canceled'] : [f.status]).map((s) => inIndexOrder(q, 'status', s, bounds))
+    : f.eventTypes !== undefined ? f.eventTypes.map((type) => inIndexOrder(q, 'event_type', type, bounds)) : [q]
+  return mergedPage(db, branches, bounds, 'id', 'desc')
 }
 
 /** The recorded attempts of the deliveries of some events to one endpoint, in attempt order. */
