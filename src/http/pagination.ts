@@ -222,9 +222,17 @@ export function whereIs<QB extends SelectQueryBuilder<any, any, any>>(q: QB, col
  * reading every row of other values in it; planned with the values, it reads the index, or sorts a range that is
  * truly short. Not for a column of a partial index's predicate (`status = 'pending'`), which a range does not prove.
  */
-export function inIndexOrder<QB extends SelectQueryBuilder<any, any, any>>(q: QB, column: string, value: string, bounds: PageBounds): QB {
+function inIndexOrder<QB extends SelectQueryBuilder<any, any, any>>(q: QB, column: string, value: string, bounds: PageBounds): QB {
   return q.where(sql.ref(column), '>=', sql.lit(value)).where(sql.ref(column), '<=', sql.lit(value))
     .orderBy(sql.ref(column), bounds.reverse ? 'desc' : 'asc').modifyEnd(sql.raw(PLAN_PER_CALL)) as QB
+}
+
+/**
+ * A page of `base` whose `column` is one of `values`, each value's range read in its index's order (`inIndexOrder`)
+ * and the pages merged (`mergedPage`); with `values` undefined, a page of `base` itself.
+ */
+export function inIndexOrderPage<Row>(db: Db, base: SelectQueryBuilder<any, any, Row>, column: string, values: readonly string[] | undefined, bounds: PageBounds): Promise<Row[]> {
+  return mergedPage(db, values === undefined ? [base] : values.map((value) => inIndexOrder(base, column, value, bounds)), bounds, 'id', 'desc')
 }
 
 /** `column IN (values)` for values of a closed set, written in (`whereIs`). */

@@ -2,7 +2,7 @@ import type { Selectable } from 'kysely'
 import { sql, type RawBuilder } from 'kysely'
 import { purgeInBatches, type PurgeOptions } from '../../db/purge.js'
 import type { Db } from '../../db/types.js'
-import { inIndexOrder, mergedPage, type PageBounds } from '../../http/pagination.js'
+import { inIndexOrderPage, type PageBounds } from '../../http/pagination.js'
 import { lowestIdAt } from '../../lib/ids.js'
 import { NAMED_ENDPOINT_TYPES } from './catalog.js'
 import { subscribedSql } from './outbox.js'
@@ -76,7 +76,7 @@ export async function listEvents(db: Db, f: EventFilter, bounds: PageBounds): Pr
   if (f.gt) q = q.where('created_at', '>', f.gt).where('id', '>=', after(f.gt))
   if (f.lte) q = q.where('created_at', '<=', f.lte).where('id', '<', before(new Date(f.lte.getTime() + 1)))
   if (f.lt) q = q.where('created_at', '<', f.lt).where('id', '<', before(f.lt))
-  return mergedPage(db, f.types === undefined ? [q] : f.types.map((type) => inIndexOrder(q, 'type', type, bounds)), bounds, 'id', 'desc')
+  return inIndexOrderPage(db, q, 'type', f.types, bounds)
 }
 
 /**

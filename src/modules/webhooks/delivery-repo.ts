@@ -1,7 +1,7 @@
 import type { Selectable } from 'kysely'
 import { sql } from 'kysely'
 import type { Db } from '../../db/types.js'
-import { applyBounds, inIndexOrder, mergedPage, type PageBounds } from '../../http/pagination.js'
+import { applyBounds, inIndexOrderPage, type PageBounds } from '../../http/pagination.js'
 import { withDeliveryEvents, type DeliveryEventFields } from '../events/index.js'
 import type { EndpointRow } from './repo.js'
 import type { WebhookDeliveriesTable, WebhookDeliveryAttemptsTable } from './types.js'
@@ -131,9 +131,8 @@ export interface DeliveryLogFilter {
  */
 export async function listDeliveries(db: Db, endpointId: string, f: DeliveryLogFilter, bounds: PageBounds): Promise<DeliveryRow[]> {
   const q = db.selectFrom('webhook_deliveries').selectAll().where('endpoint_id', '=', endpointId)
-  const branches = f.status !== undefined ? (f.status === 'failed' ? ['failed', 'canceled'] : [f.status]).map((s) => inIndexOrder(q, 'status', s, bounds))
-    : f.eventTypes !== undefined ? f.eventTypes.map((type) => inIndexOrder(q, 'event_type', type, bounds)) : [q]
-  return mergedPage(db, branches, bounds, 'id', 'desc')
+  if (f.status !== undefined) return inIndexOrderPage(db, q, 'status', f.status === 'failed' ? ['failed', 'canceled'] : [f.status], bounds)
+  return inIndexOrderPage(db, q, 'event_type', f.eventTypes, bounds)
 }
 
 /** The recorded attempts of the deliveries of some events to one endpoint, in attempt order. */
