@@ -1,5 +1,7 @@
 import { html, type Html } from './html.js'
 
+export { formatMoney, minorUnits } from '../../lib/money-format.js'
+
 /** The building blocks pages share: forms with their CSRF field, flash messages, accessible tables, money and dates. */
 
 export interface Flash { kind: 'ok' | 'info' | 'error'; text: string }
@@ -101,17 +103,6 @@ export function table<T>(options: { caption: string; columns: Column<T>[]; rows:
 <thead><tr>${options.columns.map((c) => html`<th scope="col"${cls(c)}>${c.header}</th>`)}</tr></thead>
 <tbody>${options.rows.map((row) => html`<tr>${options.columns.map((c) => html`<td${cls(c)}>${c.cell(row)}</td>`)}</tr>`)}</tbody>
 </table></div>`
-}
-
-/** The minor units of a currency (2 for USD, 0 for JPY, 3 for KWD), as Intl knows them. */
-export function minorUnits(currency: string): number {
-  return new Intl.NumberFormat('en-US', { style: 'currency', currency }).resolvedOptions().maximumFractionDigits ?? 2
-}
-
-/** An amount in minor units shown in its currency: `formatMoney(1250, 'USD')` is `$12.50`, `formatMoney(1250, 'JPY')` `¥1,250`. */
-export function formatMoney(minor: number, currency: string): string {
-  const digits = minorUnits(currency)
-  return new Intl.NumberFormat('en-US', { style: 'currency', currency, minimumFractionDigits: digits, maximumFractionDigits: digits }).format(minor / 10 ** digits)
 }
 
 const dateTime = new Intl.DateTimeFormat('en-GB', { year: 'numeric', month: 'short', day: 'numeric', hour: '2-digit', minute: '2-digit', second: '2-digit', timeZone: 'UTC', timeZoneName: 'short' })

@@ -1,3 +1,4 @@
+import { formatMoney } from '../../lib/money-format.js'
 import type { EsimView, PackageView, TopUpView } from '../esim/index.js'
 import { countryName } from './countries.js'
 import type { EsimCard, Notice, PageData } from './service.js'
@@ -19,9 +20,6 @@ export function formatData(mb: number | null): string {
   return `${Number.isInteger(gb) ? gb : gb.toFixed(1)} GB`
 }
 
-export function formatPrice(minor: number, currency: string): string {
-  return new Intl.NumberFormat('en-US', { style: 'currency', currency }).format(minor / 100)
-}
 
 export interface Chrome { title: string; styleNonce: string }
 
@@ -93,7 +91,7 @@ function offerForm(card: EsimCard, offer: TopUpView, forms: Forms): string {
   return `<form class="offer" method="post" action="${esc(forms.base)}/esims/${esc(card.esim.id)}/top_ups">${hidden(forms)}
 <input type="hidden" name="top_up_id" value="${esc(offer.id)}">
 <div><b>${esc(offer.name)}</b><br><span class="muted">${esc(facts)}</span></div>
-<button class="btn small primary" type="submit">Add for ${esc(formatPrice(offer.price, offer.currency))}</button></form>`
+<button class="btn small primary" type="submit">Add for ${esc(formatMoney(offer.price, offer.currency))}</button></form>`
 }
 
 function esimCard(card: EsimCard, forms: Forms | null, now: Date): string {
@@ -125,7 +123,7 @@ function buySection(data: PageData, forms: Forms): string {
   const plans = data.packages.map((p) => `<div class="card plan" data-package-id="${esc(p.id)}"><div><h3>${esc(p.name)}</h3>
 <p class="facts">${esc(formatData(p.data_mb))} · ${p.validity_days} days · ${esc(coverage(p))}</p></div>
 <form method="post" action="${esc(forms.base)}/orders">${hidden(forms)}<input type="hidden" name="package_id" value="${esc(p.id)}">
-<button class="btn small primary" type="submit">Buy ${esc(formatPrice(p.price, p.currency))}</button></form></div>`).join('')
+<button class="btn small primary" type="submit">Buy ${esc(formatMoney(p.price, p.currency))}</button></form></div>`).join('')
   return `<section aria-labelledby="buy-h"><h2 id="buy-h">Buy a new eSIM</h2>
 <form class="card picker" method="get" action="${esc(forms.base)}"><label for="country">Where are you going?</label>
 <div class="row"><select id="country" name="country"><option value="">Anywhere (global plans)</option>${options}</select>
