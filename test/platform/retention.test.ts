@@ -2,7 +2,7 @@ import assert from 'node:assert/strict'
 import { randomBytes, randomUUID } from 'node:crypto'
 import { after, before, describe, test } from 'node:test'
 import { sql } from 'kysely'
-import { purgeInBatches } from '../../src/db/purge.js'
+import { PURGE_PAUSE_MS, PURGE_REST_FACTOR, purgeInBatches, restAfter } from '../../src/db/purge.js'
 import { IDEMPOTENCY_WINDOW_MS, purgeIdempotencyKeys } from '../../src/http/idempotency.js'
 import { DEAD_JOB_RETENTION_MS, purgeDeadJobs } from '../../src/jobs/dead-jobs.js'
 import { JobRunner } from '../../src/jobs/runner.js'
@@ -106,6 +106,16 @@ describe('retention purges', () => {
     assert.deepEqual(statements, [3, 3, 3, 1])
     assert.deepEqual(await idsLeft('idempotency_keys', 'key', [...oldKeys, ...youngKeys]), youngKeys.sort())
     await assert.rejects(purgeInBatches(t.deps.db, { table: 'idempotency_keys', where: sql`false`, batch: 0 }), RangeError)
+  })
+
+  test('between statements a purge rests its pause, or 1.5 times the statement just run when that is longer', () => {
+    assert.equal(PURGE_PAUSE_MS, 10)
+    assert.equal(PURGE_REST_FACTOR, 1.5)
+    assert.equal(restAfter(2), 10) // a quick statement: the pause
+    assert.equal(restAfter(50), 75) // a slow one (a backlog on a busy database): the requests beside it go first
+    assert.equal(restAfter(50, { restFactor: 0 }), 10)
+    assert.equal(restAfter(50, { pauseMs: 0, restFactor: 3 }), 150)
+    assert.equal(restAfter(2, { pauseMs: 0 }), 3)
   })
 
   test('dead jobs go 30 days after they were given up; younger dead jobs and queued jobs stay', async () => {
