@@ -196,18 +196,26 @@ export async function seedScale(target: string | SeedSql, t: SeedTemplates, coun
 }
 
 /**
- * Copies one card `count` times (the empty database's cards, enough for a page 1,000 pages deep): ids whose time
- * runs back from the template's, the same cardholder and account, and no card slot held.
+ * The empty database's lists, filled so that each has what the measurements read: the card copied `cards` times
+ * (enough for a page 1,000 pages deep; ids whose time runs back from the template's, the same cardholder and
+ * account, no card slot held) and the cardholder `cardholders` times (so that the console's first page of
+ * cardholders shows a full page on both databases, not one row against 25).
  */
-export async function fillCards(target: string | SeedSql, templateCardId: string, count: number): Promise<void> {
+export async function fillEmptyLists(target: string | SeedSql, made: { cardId: string; cardholderId: string }, counts: { cards: number; cardholders: number }): Promise<void> {
   const c = await connect(target)
   try {
     for (const f of FUNCTIONS) await c.query(f)
-    const at = `(now() - interval '1 hour' - interval '1 second' * (${count} - g))`
-    await fill(c, 'cards', `id = '${templateCardId}'`, count, '', {
-      id: `bench_id('card', ${at}, g)`, holds_card_slot: 'false', processor_reference: `'seed-' || g`, created_at: at, updated_at: at,
+    const at = (count: number) => `(now() - interval '1 hour' - interval '1 second' * (${count} - g))`
+    await fill(c, 'cards', `id = '${made.cardId}'`, counts.cards, '', {
+      id: `bench_id('card', ${at(counts.cards)}, g)`, holds_card_slot: 'false', processor_reference: `'seed-' || g`,
+      created_at: at(counts.cards), updated_at: at(counts.cards),
+    })
+    await fill(c, 'cardholders', `id = '${made.cardholderId}'`, counts.cardholders, '', {
+      id: `bench_id('chd', ${at(counts.cardholders)}, g)`, email: `'seed' || g || '@seed.example'`, phone_number: 'NULL',
+      reference: `'seed-' || g`, created_at: at(counts.cardholders), updated_at: at(counts.cardholders),
     })
     await c.query('ANALYZE cards')
+    await c.query('ANALYZE cardholders')
     for (const f of ['bench_id(text, timestamptz, bigint)', 'bench_t32(bigint)']) await c.query(`DROP FUNCTION IF EXISTS ${f}`)
   } finally {
     await c.end()

@@ -21,7 +21,7 @@ import { signInOwner, type Browser } from './console-harness.js'
 import { accessToken, adminQuery, benchDatabaseUrl, cannon, createTenant, startServer, type BenchClient, type BenchServer, type Figures } from './platform-harness.js'
 import { paced } from './platform-paced-harness.js'
 import { call, makeThroughApi, type Made } from './scale-api-harness.js'
-import { databaseUrl, FULL_SEED, fillCards, largeDatabase, readSeedState, seedScale, writeSeedState, type LargeState, type SeedCounts } from './scale-seed-harness.js'
+import { databaseUrl, FULL_SEED, fillEmptyLists, largeDatabase, readSeedState, seedScale, writeSeedState, type LargeState, type SeedCounts } from './scale-seed-harness.js'
 import { explainLists, type ListPlan } from './scale-explain-harness.js'
 import { walByRelation, walLines } from './scale-wal-harness.js'
 
@@ -38,7 +38,7 @@ const { values } = parseArgs({
     rate: { type: 'string', default: '1000' },
     cards: { type: 'string', default: '200' },
     only: { type: 'string' },
-    'console-runs': { type: 'string', default: '200' },
+    'console-runs': { type: 'string', default: '1000' },
     // Only the measurements whose name holds this text (e.g. `--case authorizations`), both databases still.
     case: { type: 'string' },
     // After each write measurement, the WAL it wrote by table and index (pg_walinspect; bench/scale-wal-harness.ts).
@@ -255,7 +255,7 @@ if (values.only !== 'large') {
     try {
       client = await createTenant(server)
       made = await makeThroughApi(server, client, await accessToken(client), apiCards)
-      await fillCards(server.databaseUrl, made.cardId, (DEEP_PAGES + 1) * PAGE)
+      await fillEmptyLists(server.databaseUrl, made, { cards: (DEEP_PAGES + 1) * PAGE, cardholders: 1000 })
       results.empty = await measureAll('empty', server, client, made, { accounts: made.accounts, cards: made.cards, hotAccountId: made.accountId })
     } finally { await server.stop() }
     await coldStart('empty', emptyName, client, made, results.empty)
