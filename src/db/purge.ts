@@ -61,7 +61,8 @@ function pause(ms: number): Promise<void> {
  * transaction: call it with the pool, never inside `withTx`), pausing between batches (at least
  * `PURGE_REST_FACTOR` times the last statement's time) so requests on the same database go first; runs until a
  * batch comes back short and answers how many rows went. Never one DELETE of an unbounded set: a backlog of a
- * million rows is 500 statements of 2000, each holding its row locks for milliseconds. The same SQL runs on PGlite and PostgreSQL.
+ * million rows is 500 statements of 2000, each holding its row locks for milliseconds. The same SQL runs on PGlite
+ * and PostgreSQL.
  */
 export async function purgeInBatches(db: Db, spec: PurgeSpec): Promise<number> {
   const batch = spec.batch ?? PURGE_BATCH
