@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto'
 import { createServer, type IncomingMessage, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { Svc, SvcError, type SvcEvent } from '../../sdk/src/index.js'
+import { decimalAmount } from '../lib/money-format.js'
 import type { CliClient } from './client.js'
 
 export interface ListenOptions {
@@ -82,13 +83,13 @@ function readBody(req: IncomingMessage): Promise<Buffer> {
 }
 
 /** What the local process answered, for the session's line: `approved`, `approved 18.00 of 25.00`, `declined`, or why it is the stand-in. */
-function describeAnswer(status: number, text: string, requested: number): string {
+function describeAnswer(status: number, text: string, requested: number, currency: string): string {
   if (status < 200 || status > 299) return `${status}, the stand-in decides`
   try {
     const answer = JSON.parse(text) as { approved?: unknown; amount?: unknown }
     if (answer.approved === false) return `${status} declined`
     if (answer.approved === true) return typeof answer.amount === 'number' && answer.amount !== requested
-      ? `${status} approved ${(answer.amount / 100).toFixed(2)} of ${(requested / 100).toFixed(2)}` : `${status} approved`
+      ? `${status} approved ${decimalAmount(answer.amount, currency)} of ${decimalAmount(requested, currency)}` : `${status} approved`
   } catch { /* told below */ }
   return `${status} not {"approved": …}, the stand-in decides`
 }
@@ -122,7 +123,7 @@ async function relayAuthorizations(svc: Svc, localUrl: string, options: ListenOp
         return void res.writeHead(400).end()
       }
       const event = JSON.parse(raw.toString('utf8')) as SvcEvent & { data: { object: { id: string; currency: string }; request: { type: string; amount: number } } }
-      const label = `${event.created_at}  ${event.type.padEnd(24)} ${event.data.object.id}  ${event.data.request.type} ${(event.data.request.amount / 100).toFixed(2)} ${event.data.object.currency}  → ${localUrl}`
+      const label = `${event.created_at}  ${event.type.padEnd(24)} ${event.data.object.id}  ${event.data.request.type} ${decimalAmount(event.data.request.amount, event.data.object.currency)} ${event.data.object.currency}  → ${localUrl}`
       try {
         const answer = await fetch(localUrl, {
           method: 'POST',
@@ -134,7 +135,7 @@ async function relayAuthorizations(svc: Svc, localUrl: string, options: ListenOp
           signal: AbortSignal.timeout(2_000), // the endpoint's timeout_ms is at most 2000: the service has given up by then
         })
         const text = await answer.text()
-        options.out(`${label} [${describeAnswer(answer.status, text, event.data.request.amount)}]`)
+        options.out(`${label} [${describeAnswer(answer.status, text, event.data.request.amount, event.data.object.currency)}]`)
         res.writeHead(answer.status, { 'content-type': answer.headers.get('content-type') ?? 'application/json' }).end(text)
       } catch (err) {
         const cause = (err as { cause?: { code?: string } }).cause

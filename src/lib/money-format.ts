@@ -1,6 +1,7 @@
 /**
- * Amounts in minor units shown to people (the console's pages, the H5 pages): `formatMoney(1250, 'USD')` is `$12.50`,
- * `formatMoney(1250, 'JPY')` `¥1,250`, `formatMoney(1250, 'KWD')` `KWD 1.250`.
+ * Amounts in minor units shown to people (the console's pages, the H5 pages, the CLI's lines): `formatMoney(1250, 'USD')`
+ * is `$12.50`, `formatMoney(1250, 'JPY')` `¥1,250`, `formatMoney(1250, 'KWD')` `KWD 1.250`; `decimalAmount` the bare
+ * number (`12.50`, `1250`, `1.250`).
  *
  * Building an `Intl.NumberFormat` costs some 25 µs, formatting with one under 1 µs: a console page of 25
  * authorizations built 50 of them (most of its CPU). So each currency's formatter is built once and kept: a memo of
@@ -29,4 +30,10 @@ export function minorUnits(currency: string): number {
 export function formatMoney(minor: number, currency: string): string {
   const { digits, format } = formatterFor(currency)
   return format.format(minor / 10 ** digits)
+}
+
+/** An amount in minor units as a plain decimal in its currency's units, no symbol or grouping: `decimalAmount(1250, 'USD')` is `12.50`. */
+export function decimalAmount(minor: number, currency: string): string {
+  const { digits } = formatterFor(currency)
+  return (minor / 10 ** digits).toFixed(digits)
 }

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
-import { formatMoney, minorUnits } from '../../src/lib/money-format.js'
+import { decimalAmount, formatMoney, minorUnits } from '../../src/lib/money-format.js'
 
-// The console's tables and the H5 pages show amounts through these: the currency's own minor units, not two.
+// The console's tables, the H5 pages and the CLI's lines show amounts through these: the currency's own minor units, not two.
 describe('amounts shown to people', () => {
   it('uses each currency\'s minor units: 2 for USD, 0 for JPY, 3 for KWD', () => {
     assert.equal(minorUnits('USD'), 2)
@@ -13,6 +13,7 @@ describe('amounts shown to people', () => {
     assert.match(formatMoney(1250, 'KWD'), /^KWD\s1\.250$/)
     assert.equal(formatMoney(-7, 'USD'), '-$0.07')
     assert.equal(formatMoney(0, 'EUR'), '€0.00')
+    assert.deepEqual([decimalAmount(1250, 'USD'), decimalAmount(1250, 'JPY'), decimalAmount(1250, 'KWD'), decimalAmount(123456, 'USD')], ['12.50', '1250', '1.250', '1234.56'])
   })
 
   it('gives the same text when a currency\'s formatter is reused, and refuses a code Intl does not take', () => {

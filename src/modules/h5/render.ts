@@ -20,7 +20,6 @@ export function formatData(mb: number | null): string {
   return `${Number.isInteger(gb) ? gb : gb.toFixed(1)} GB`
 }
 
-
 export interface Chrome { title: string; styleNonce: string }
 
 /** Line icons drawn inline (no font or file to load, so they look the same on every device). */
