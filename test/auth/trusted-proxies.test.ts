@@ -65,7 +65,8 @@ describe('without TRUSTED_PROXIES', () => {
     })
     assertGenericRefusal(forged)
     const inside = await t.app.inject({
-      method: 'POST', url: '/oauth/token', remoteAddress: '203.0.113.7', payload: tokenForm(await assertionFor(t, tenant)),
+      method: 'POST', url: '/oauth/token', remoteAddress: '203.0.113.7',
+      payload: tokenForm(await assertionFor(t, tenant)),
       headers: { 'content-type': 'application/x-www-form-urlencoded' },
     })
     assert.equal(inside.statusCode, 200, inside.body)

@@ -14,7 +14,8 @@ const recorder: ServiceModule = {
   name: 'console-route-recorder',
   routes: (app) => {
     app.addHook('onRoute', (r) => {
-      for (const method of [r.method].flat()) if (method !== 'HEAD' && r.url.startsWith('/console/') && r.url.includes('/:id')) routes.push({ method, url: r.url })
+      if (!r.url.startsWith('/console/') || !r.url.includes('/:id')) return
+      for (const method of [r.method].flat()) if (method !== 'HEAD') routes.push({ method, url: r.url })
     })
   },
 }
@@ -42,7 +43,9 @@ test('every console page of an unknown id answers 4xx and logs nothing at error 
   const csrfOperator = csrfOf((await operator.agent.get('/console/operator/organizations')).body)
   const notFound: string[] = []
   for (const route of routes) {
-    const who = route.url.startsWith('/console/operator/') ? { agent: operator.agent, csrf: csrfOperator } : { agent: owner.agent, csrf: csrfOwner }
+    const who = route.url.startsWith('/console/operator/')
+      ? { agent: operator.agent, csrf: csrfOperator }
+      : { agent: owner.agent, csrf: csrfOwner }
     const url = route.url.replace(':id', 'xyz_0000000000000000000000000')
     const res = route.method === 'GET' ? await who.agent.get(url) : await who.agent.post(url, { _csrf: who.csrf })
     await new Promise((resolve) => setImmediate(resolve))

@@ -34,7 +34,8 @@ async function twoStepPerson(): Promise<{ email: string; password: string; key: 
   const match = /Key: <code class="mono">([A-Z2-7 ]+)<\/code>/.exec(start.body)
   assert.ok(match, 'the enrolment page shows the key')
   const key = base32Decode(match[1])
-  const on = await p.agent.post('/console/account/two-step/confirm', { _csrf: csrfOf(start.body), code: totpCode(key, t.clock.now()) })
+  const code = totpCode(key, t.clock.now())
+  const on = await p.agent.post('/console/account/two-step/confirm', { _csrf: csrfOf(start.body), code })
   assert.equal(on.statusCode, 200)
   // The enrolment code's step is spent: the next right code is the next step's.
   t.clock.advance(30_000)
@@ -92,7 +93,9 @@ describe('the second factor', () => {
     const answers: LightMyRequestResponse[] = []
     for (let round = 0; round < 10; round++) {
       const { agent, csrf } = await atCodeStep(victim.email, victim.password)
-      for (let i = 0; i < 4; i++) answers.push(await agent.post(VERIFY, { _csrf: csrf, code: wrongCode(victim.key, round * 4 + i) }))
+      for (let i = 0; i < 4; i++) {
+        answers.push(await agent.post(VERIFY, { _csrf: csrf, code: wrongCode(victim.key, round * 4 + i) }))
+      }
     }
     const { wrong } = verdicts(answers)
     assert.equal(wrong, 5, `${wrong} of 40 wrong codes were checked, 5 may be`)
@@ -103,12 +106,13 @@ describe('the second factor', () => {
     assert.equal(cookieLine(right, 'svc_session'), undefined)
   })
 
-  test('after 5 wrong codes the pending sign-in ends and the right code answers 429 with Retry-After for 15 minutes', async () => {
+  test('after 5 wrong codes the pending sign-in ends and the right code answers 429 with Retry-After', async () => {
     const victim = await twoStepPerson()
     try {
       const { agent, csrf } = await atCodeStep(victim.email, victim.password)
       for (let i = 0; i < 4; i++) {
-        assert.equal((await agent.post(VERIFY, { _csrf: csrf, code: wrongCode(victim.key, i) })).statusCode, 401, `wrong code ${i + 1}`)
+        const res = await agent.post(VERIFY, { _csrf: csrf, code: wrongCode(victim.key, i) })
+        assert.equal(res.statusCode, 401, `wrong code ${i + 1}`)
       }
       const fifth = await agent.post(VERIFY, { _csrf: csrf, code: wrongCode(victim.key, 4) })
       assert.equal(fifth.statusCode, 429, 'the fifth wrong code locks the code step')
@@ -143,7 +147,9 @@ describe('the second factor', () => {
     const victim = await twoStepPerson()
     const { agent, csrf } = await atCodeStep(victim.email, victim.password)
     const answers = []
-    for (let i = 0; i < 6; i++) answers.push((await agent.post(VERIFY, { _csrf: csrf, code: `abcde-fgh${i}j` })).statusCode)
+    for (let i = 0; i < 6; i++) {
+      answers.push((await agent.post(VERIFY, { _csrf: csrf, code: `abcde-fgh${i}j` })).statusCode)
+    }
     assert.deepEqual(answers, [401, 401, 401, 401, 429, 303])
   })
 
@@ -158,7 +164,9 @@ describe('the second factor', () => {
     // The burst's checked codes count, its refused ones do not: one by one, the fifth wrong code in all locks.
     const next = await atCodeStep(victim.email, victim.password)
     const after: string[] = []
-    for (let i = 0; i < 6 - wrong; i++) after.push(verdict(await next.agent.post(VERIFY, { _csrf: next.csrf, code: wrongCode(victim.key, 20 + i) })))
+    for (let i = 0; i < 6 - wrong; i++) {
+      after.push(verdict(await next.agent.post(VERIFY, { _csrf: next.csrf, code: wrongCode(victim.key, 20 + i) })))
+    }
     assert.deepEqual(after, [...Array(5 - wrong).fill('wrong'), wrong === 5 ? 'limited' : 'ended'])
   })
 })
@@ -179,15 +187,19 @@ describe('the password', () => {
     assert.equal(limited + other, 48)
     // The burst's checked passwords count, its refused ones do not: one by one, 5 in all are checked.
     const after: number[] = []
-    for (let i = 0; i < 6 - other; i++) after.push((await new Agent(t, {}, peer()).signIn(victim.email, `wrong-again-${i}-xyz`)).statusCode)
+    for (let i = 0; i < 6 - other; i++) {
+      after.push((await new Agent(t, {}, peer()).signIn(victim.email, `wrong-again-${i}-xyz`)).statusCode)
+    }
     assert.deepEqual(after, [...Array(5 - other).fill(401), 429])
   })
 
   test('30 wrong passwords from one address sent at once: at most 20 are checked', async () => {
     const agent = new Agent(t, {}, peer())
     const csrf = csrfOf((await agent.get('/console/sign-in')).body)
-    const answers = await Promise.all(Array.from({ length: 30 }, (_, i) =>
-      agent.post('/console/sign-in', { _csrf: csrf, email: `sprayed.${i}@example.test`, password: 'guessed-password-1' })))
+    const guesses = Array.from({ length: 30 }, (_, i) => ({
+      _csrf: csrf, email: `sprayed.${i}@example.test`, password: 'guessed-password-1',
+    }))
+    const answers = await Promise.all(guesses.map((form) => agent.post('/console/sign-in', form)))
     const { other } = tally(answers)
     assert.ok(other <= 20, `${other} of 30 concurrent wrong passwords from one address were checked, at most 20 may be`)
   })
@@ -199,8 +211,8 @@ describe('X-Forwarded-For from an untrusted peer', () => {
     const csrf = csrfOf((await agent.get('/console/sign-in')).body)
     const answers: number[] = []
     for (let i = 0; i < 25; i++) {
-      const res = await agent.post('/console/sign-in', { _csrf: csrf, email: `rotated.${i}@example.test`, password: 'guessed-password-1' },
-        { 'x-forwarded-for': `203.0.113.${i + 1}` })
+      const form = { _csrf: csrf, email: `rotated.${i}@example.test`, password: 'guessed-password-1' }
+      const res = await agent.post('/console/sign-in', form, { 'x-forwarded-for': `203.0.113.${i + 1}` })
       answers.push(res.statusCode)
     }
     assert.deepEqual(answers, [...Array(20).fill(401), ...Array(5).fill(429)])
