@@ -27,8 +27,8 @@ export interface Config {
   databaseUrl: string | null
   dataDir: string
   redisUrl: string | null
-  /** Peers whose X-Forwarded-For is believed (CIDRs); null: every peer's, as the interface describes. */
-  trustedProxies: string[] | null
+  /** Peers whose X-Forwarded-For is believed (CIDRs); empty (unset): no peer's, the peer is the address. */
+  trustedProxies: string[]
   masterKey: Buffer
   operatorToken: string
   environments: Environment[]
@@ -222,9 +222,9 @@ function positiveInt(env: NodeJS.ProcessEnv, name: string, fallback: number): nu
   return value
 }
 
-/** `TRUSTED_PROXIES`: comma-separated CIDRs (or addresses) of the proxies in front of the service. */
-function trustedProxiesOf(value: string | undefined): string[] | null {
-  if (!value || value.trim() === '') return null
+/** `TRUSTED_PROXIES`: comma-separated CIDRs (or addresses) of the proxies in front of the service; unset: none. */
+function trustedProxiesOf(value: string | undefined): string[] {
+  if (!value || value.trim() === '') return []
   const cidrs = value.split(',').map((s) => s.trim()).filter(Boolean)
   for (const cidr of cidrs) {
     if (!parseCidr(cidr)) throw new ConfigError(`TRUSTED_PROXIES: ${cidr} is not an IP address or CIDR block`)

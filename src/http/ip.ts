@@ -3,20 +3,21 @@ import type { FastifyRequest } from 'fastify'
 
 declare module 'fastify' {
   interface FastifyInstance {
-    /** `TRUSTED_PROXIES` (config): the peers whose X-Forwarded-For is believed; null: every peer's. */
-    trustedProxies: string[] | null
+    /** `TRUSTED_PROXIES` (config): the peers whose X-Forwarded-For is believed; empty: no peer's. */
+    trustedProxies: string[]
   }
 }
 
 /**
- * The caller's address: the last X-Forwarded-For entry (the one our proxy appended), else the socket peer.
- * With `TRUSTED_PROXIES` set, the header counts only when the socket peer is one of those proxies, so a
- * caller reaching the service directly cannot choose the address an IP allowlist sees.
+ * The caller's address: the socket peer, unless the peer is one of `TRUSTED_PROXIES`; then the last
+ * X-Forwarded-For entry (the one that proxy appended; earlier entries are whatever the caller sent), else the
+ * peer. Without `TRUSTED_PROXIES` no header is believed, so a caller can never choose the address an IP
+ * allowlist or a per-address limit sees.
  */
 export function clientAddress(req: FastifyRequest): string {
   const peer = normalize(req.socket.remoteAddress ?? '')
   const trusted = req.server.trustedProxies
-  if (trusted && !ipAllowed(peer, trusted)) return peer
+  if (trusted.length === 0 || !ipAllowed(peer, trusted)) return peer
   const header = req.headers['x-forwarded-for']
   const raw = Array.isArray(header) ? header.join(',') : header
   if (raw) {

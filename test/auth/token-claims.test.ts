@@ -7,7 +7,8 @@ let t: TestApp
 let tenant: TestClient
 
 before(async () => {
-  t = await startTestApp()
+  // app.inject connects from 127.0.0.1: named as the proxy, so a test's X-Forwarded-For stands for the caller's address.
+  t = await startTestApp({ env: { TRUSTED_PROXIES: '127.0.0.1' } })
   tenant = await createTenant(t, { scopes: ['cardholders:read', 'cardholders:write', 'accounts:read'] })
 })
 after(() => t.close())

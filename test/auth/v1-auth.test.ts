@@ -11,7 +11,9 @@ let t: TestApp
 let tenant: TestClient
 
 before(async () => {
+  // app.inject connects from 127.0.0.1: named as the proxy, so a test's X-Forwarded-For stands for the caller's address.
   t = await startTestApp({
+    env: { TRUSTED_PROXIES: '127.0.0.1' },
     beforeReady: (app) => {
       app.get(SCOPED, { config: { scope: 'cardholders:read' }, schema: { hide: true } }, async (req) => ({
         organization_id: req.ctx.organizationId, environment: req.ctx.environment, client_id: req.ctx.clientId, scopes: [...req.ctx.scopes],

@@ -14,7 +14,8 @@ let t: TestApp
 let orgId: string
 
 before(async () => {
-  t = await startTestApp({ env: { LOG_LEVEL: 'debug' }, logDestination: sink })
+  // app.inject connects from 127.0.0.1: named as the proxy, so a test's X-Forwarded-For stands for the caller's address.
+  t = await startTestApp({ env: { LOG_LEVEL: 'debug', TRUSTED_PROXIES: '127.0.0.1' }, logDestination: sink })
   orgId = (await t.operator('POST', '/operator/v1/organizations', { name: 'Umbrella Labs' })).id
 })
 after(() => t.close())

@@ -29,7 +29,12 @@ export function cookieLine(res: LightMyRequestResponse, name: string): string | 
  */
 export class Agent {
   readonly cookies = new Map<string, string>()
-  constructor(private readonly t: TestApp, private readonly headers: Record<string, string> = {}) {}
+  /** `remoteAddress`: the connection's peer address (inject's default is 127.0.0.1). */
+  constructor(private readonly t: TestApp, private readonly headers: Record<string, string> = {}, private readonly remoteAddress?: string) {}
+
+  private peer(): { remoteAddress?: string } {
+    return this.remoteAddress ? { remoteAddress: this.remoteAddress } : {}
+  }
 
   private cookieHeader(): Record<string, string> {
     return this.cookies.size ? { cookie: [...this.cookies].map(([k, v]) => `${k}=${v}`).join('; ') } : {}
@@ -48,14 +53,14 @@ export class Agent {
   }
 
   async get(url: string, headers: Record<string, string> = {}): Promise<LightMyRequestResponse> {
-    return this.keep(await this.t.app.inject({ method: 'GET', url, headers: { ...this.headers, ...this.cookieHeader(), ...headers } }))
+    return this.keep(await this.t.app.inject({ method: 'GET', url, ...this.peer(), headers: { ...this.headers, ...this.cookieHeader(), ...headers } }))
   }
 
   async post(url: string, fields: Record<string, string | string[]>, headers: Record<string, string> = {}): Promise<LightMyRequestResponse> {
     const body = new URLSearchParams()
     for (const [k, v] of Object.entries(fields)) for (const one of [v].flat()) body.append(k, one)
     return this.keep(await this.t.app.inject({
-      method: 'POST', url, payload: body.toString(),
+      method: 'POST', url, payload: body.toString(), ...this.peer(),
       headers: { ...this.headers, ...this.cookieHeader(), 'content-type': 'application/x-www-form-urlencoded', ...headers },
     }))
   }

@@ -78,16 +78,28 @@ export async function deleteUserSessions(db: Db, userId: string): Promise<number
   return Number(result.numDeletedRows)
 }
 
-export async function recordFailure(db: Db, keys: string[], at: Date): Promise<void> {
-  await db.insertInto('console_sign_in_failures').values(keys.map((key) => ({ key, at }))).execute()
+/** Writes one row per key in one statement (they commit together): an attempt's reservation, or a mark (null). */
+export async function insertFailures(db: Db, keys: readonly string[], at: Date, attempt: string | null): Promise<void> {
+  await db.insertInto('console_sign_in_failures').values(keys.map((key) => ({ key, at, attempt }))).execute()
 }
 
-/** How many failures a key has since `since`, and the oldest of them (when the window frees a slot). */
-export async function failuresSince(db: Db, key: string, since: Date): Promise<{ count: number; oldest: Date | null }> {
-  const row = await db.selectFrom('console_sign_in_failures')
-    .select((eb) => [eb.fn.countAll<string>().as('n'), eb.fn.min('at').as('oldest')])
-    .where('key', '=', key).where('at', '>', since).executeTakeFirst()
-  return { count: Number(row?.n ?? 0), oldest: row?.oldest ? new Date(row.oldest as Date) : null }
+/**
+ * Per key: how many rows it has since `since` (reservations not yet judged included) and the oldest of them (when
+ * the window frees a slot). One statement, so every key is counted at the same moment. Keys without rows are absent.
+ */
+export async function failuresSince(
+  db: Db, keys: readonly string[], since: Date,
+): Promise<Map<string, { count: number; oldest: Date }>> {
+  const rows = await db.selectFrom('console_sign_in_failures')
+    .select((eb) => ['key', eb.fn.countAll<string>().as('n'), eb.fn.min('at').as('oldest')])
+    .where('key', 'in', [...keys]).where('at', '>', since).groupBy('key').execute()
+  return new Map(rows.map((r) => [r.key, { count: Number(r.n), oldest: new Date(r.oldest as Date) }]))
+}
+
+/** Takes back the rows one attempt reserved (found through `console_sign_in_failures_key`). */
+export async function deleteAttempt(db: Db, keys: readonly string[], at: Date, attempt: string): Promise<void> {
+  await db.deleteFrom('console_sign_in_failures')
+    .where('key', 'in', [...keys]).where('at', '=', at).where('attempt', '=', attempt).execute()
 }
 
 export async function clearFailures(db: Db, key: string): Promise<void> {

@@ -3,6 +3,7 @@ import type { Environment } from '../../config.js'
 import type { Db } from '../../db/types.js'
 import { withTx } from '../../db/tx.js'
 import { decryptField, randomBase62, sha256Hex } from '../../lib/crypto.js'
+import { markedFor, mark, release, reserveAttempt, SIGN_IN_WINDOW_MS, type Limit } from './attempts.js'
 import { audit, type Actor } from './audit.js'
 import { hashPassword, needsRehash, passwordProblem, verifyPassword } from './passwords.js'
 import * as repo from './repo.js'
@@ -16,10 +17,12 @@ export const SESSION_ABSOLUTE_MS = 12 * 60 * 60 * 1000
 export const SECOND_FACTOR_MS = 5 * 60 * 1000
 /** `last_seen_at` is written at most once a minute per session (the idle limit is that precise). */
 const TOUCH_MS = 60 * 1000
-/** Failed sign-ins (a wrong password, or a wrong second-factor code) counted over 15 minutes. */
-export const SIGN_IN_WINDOW_MS = 15 * 60 * 1000
+export { SIGN_IN_WINDOW_MS }
+/** Wrong passwords per account, and failed steps (password or code) per address, counted over 15 minutes. */
 export const ACCOUNT_FAILURE_LIMIT = 5
 export const ADDRESS_FAILURE_LIMIT = 20
+/** Wrong second-factor codes per person and per pending sign-in; the one that reaches it locks the code step. */
+export const CODE_FAILURE_LIMIT = 5
 
 export const TOTP_PURPOSE = 'console-totp'
 
@@ -49,6 +52,9 @@ export type SignInOutcome =
   | { kind: 'second_factor'; token: string }
   | { kind: 'refused' }
   | { kind: 'rate_limited'; retryAfterSeconds: number }
+
+/** The code step's answers: a sign-in's, and `locked` (a wrong code ended the pending sign-in, locked the step). */
+export type SecondFactorOutcome = SignInOutcome | { kind: 'expired' } | { kind: 'locked'; retryAfterSeconds: number }
 
 export function normalizeEmail(email: string): string {
   return email.trim().toLowerCase().slice(0, 320)
@@ -83,38 +89,32 @@ export async function startSession(trx: Db, deps: AppDeps, user: repo.UserRow, v
 
 const accountKey = (email: string) => `account:${sha256Hex(normalizeEmail(email))}`
 const addressKey = (address: string) => `address:${address}`
+const codeKey = (userId: string) => `code:${userId}`
+const pendingKey = (tokenHash: string) => `pending:${tokenHash}`
+const codeLockKey = (userId: string) => `code-lock:${userId}`
 
-/** Seconds until a key's window frees a slot, when it has reached its limit; else null. */
-async function blockedFor(db: Db, key: string, limit: number, now: Date): Promise<number | null> {
-  const { count, oldest } = await repo.failuresSince(db, key, new Date(now.getTime() - SIGN_IN_WINDOW_MS))
-  if (count < limit) return null
-  return Math.max(1, Math.ceil(((oldest?.getTime() ?? now.getTime()) + SIGN_IN_WINDOW_MS - now.getTime()) / 1000))
-}
-
-async function rateLimited(db: Db, email: string, address: string, now: Date): Promise<number | null> {
-  const byAccount = await blockedFor(db, accountKey(email), ACCOUNT_FAILURE_LIMIT, now)
-  const byAddress = await blockedFor(db, addressKey(address), ADDRESS_FAILURE_LIMIT, now)
-  return byAccount === null && byAddress === null ? null : Math.max(byAccount ?? 0, byAddress ?? 0)
-}
+const addressLimit = (visitor: Visitor): Limit => ({ key: addressKey(visitor.address), max: ADDRESS_FAILURE_LIMIT })
 
 /**
  * The password step of a sign-in. An unknown email, a person without a password yet and a wrong password are
  * one answer (`refused`), and each runs one argon2id verification, so neither the page nor the time tells them
- * apart. Failures count per account (the email, known or not) and per address; past a limit the answer is
- * `rate_limited` before any password is checked.
+ * apart. Each attempt is reserved per account (the email, known or not) and per address before the password is
+ * checked; past a limit the answer is `rate_limited` and nothing is checked. A right password clears the
+ * account's wrong passwords (never its wrong codes: those count on their own).
  */
 export async function signIn(deps: AppDeps, input: { email: string; password: string }, visitor: Visitor): Promise<SignInOutcome> {
   const now = deps.clock.now()
   const email = normalizeEmail(input.email)
-  const wait = await rateLimited(deps.db, email, visitor.address, now)
-  if (wait !== null) return { kind: 'rate_limited', retryAfterSeconds: wait }
+  const limits = [{ key: accountKey(email), max: ACCOUNT_FAILURE_LIMIT }, addressLimit(visitor)]
+  const reserved = await reserveAttempt(deps.db, limits, now)
+  if (!reserved.ok) return { kind: 'rate_limited', retryAfterSeconds: reserved.retryAfterSeconds }
   const user = email ? await repo.findUserByEmail(deps.db, email) : undefined
   const ok = await verifyPassword(user?.password_hash ?? null, input.password)
   if (!user || !ok) {
-    await repo.recordFailure(deps.db, [accountKey(email), addressKey(visitor.address)], now)
     deps.log.info({ address: visitor.address }, 'console sign-in refused')
     return { kind: 'refused' }
   }
+  await release(deps.db, reserved)
   await repo.clearFailures(deps.db, accountKey(email))
   if (needsRehash(user.password_hash!)) await repo.updateUser(deps.db, user.id, { password_hash: await hashPassword(input.password), updated_at: now })
   if (user.totp_enabled_at !== null) return { kind: 'second_factor', token: await openSession(deps.db, deps, user, 'second_factor', visitor, now) }
@@ -122,8 +122,11 @@ export async function signIn(deps: AppDeps, input: { email: string; password: st
   return { kind: 'signed_in', token, user: presentUser(user) }
 }
 
+/** A sign-in past its password, waiting for its code: the pending session's token digest, and whose it is. */
+export interface PendingSignIn { tokenHash: string; userId: string }
+
 /** A session in its second-factor step, when it is still within its 5 minutes; else null. */
-export async function findSecondFactorSession(deps: AppDeps, token: string): Promise<{ tokenHash: string; userId: string } | null> {
+export async function findSecondFactorSession(deps: AppDeps, token: string): Promise<PendingSignIn | null> {
   const row = await repo.findSession(deps.db, sha256Hex(token))
   if (!row || row.stage !== 'second_factor') return null
   if (deps.clock.now().getTime() - row.created_at.getTime() > SECOND_FACTOR_MS) {
@@ -136,40 +139,65 @@ export async function findSecondFactorSession(deps: AppDeps, token: string): Pro
 /**
  * The second step: a 6-digit code of the person's authenticator (each accepted once) or one of their recovery
  * codes (each works once). On success the pending session is replaced by a new signed-in one (a new token).
+ *
+ * Wrong codes count on their own, per person and per pending sign-in (and per address with wrong passwords);
+ * only a completed sign-in clears the person's. Each attempt is reserved before the code is checked. The wrong
+ * code that reaches 5 ends the pending sign-in and locks the person's code step for 15 minutes (`locked`); while
+ * it is locked every code, the right one included, answers `rate_limited`.
  */
-export async function completeSecondFactor(deps: AppDeps, pendingToken: string, code: string, visitor: Visitor): Promise<SignInOutcome | { kind: 'expired' }> {
+export async function completeSecondFactor(
+  deps: AppDeps, pendingToken: string, code: string, visitor: Visitor,
+): Promise<SecondFactorOutcome> {
   const now = deps.clock.now()
   const pending = await findSecondFactorSession(deps, pendingToken)
   if (!pending) return { kind: 'expired' }
   const user = await repo.findUser(deps.db, pending.userId)
   if (!user || user.totp_enabled_at === null || user.totp_secret_sealed === null) return { kind: 'expired' }
-  const wait = await rateLimited(deps.db, user.email, visitor.address, now)
-  if (wait !== null) return { kind: 'rate_limited', retryAfterSeconds: wait }
-  const typed = code.trim()
-  const result = await withTx(deps.db, async (trx) => {
-    const locked = (await repo.lockUser(trx, user.id))!
-    const secret = Buffer.from(decryptField(deps.config.masterKey, TOTP_PURPOSE, locked.totp_secret_sealed!), 'base64')
-    let action = 'session.signed_in'
-    if (/^\d{6}$/.test(typed)) {
-      const step = matchTotp(secret, typed, now, locked.totp_last_step === null ? null : Number(locked.totp_last_step))
-      if (step === null) return null
-      await repo.updateUser(trx, user.id, { totp_last_step: step, updated_at: now })
-    } else {
-      const hash = recoveryCodeHash(typed)
-      const left = locked.recovery_code_hashes.filter((h) => h !== hash)
-      if (left.length === locked.recovery_code_hashes.length) return null
-      await repo.setRecoveryCodes(trx, user.id, left, now)
-      action = 'session.signed_in_with_recovery_code'
-    }
-    await repo.deleteSession(trx, pending.tokenHash)
-    return startSession(trx, deps, locked, visitor, now, action)
-  })
-  if (result === null) {
-    await repo.recordFailure(deps.db, [accountKey(user.email), addressKey(visitor.address)], now)
-    return { kind: 'refused' }
+  const locked = await markedFor(deps.db, codeLockKey(user.id), now)
+  if (locked !== null) return { kind: 'rate_limited', retryAfterSeconds: locked }
+  const codeLimits = [codeKey(user.id), pendingKey(pending.tokenHash)].map((key) => ({ key, max: CODE_FAILURE_LIMIT }))
+  const reserved = await reserveAttempt(deps.db, [...codeLimits, addressLimit(visitor)], now)
+  if (!reserved.ok) {
+    const lockedMeanwhile = await markedFor(deps.db, codeLockKey(user.id), now)
+    return { kind: 'rate_limited', retryAfterSeconds: Math.max(reserved.retryAfterSeconds, lockedMeanwhile ?? 0) }
   }
-  await repo.clearFailures(deps.db, accountKey(user.email))
-  return { kind: 'signed_in', token: result, user: presentUser(user) }
+  const token = await withTx(deps.db, (trx) => spendCode(trx, deps, pending, code.trim(), visitor, now))
+  if (token === null) {
+    if (!codeLimits.some((l) => reserved.counts.get(l.key)! >= CODE_FAILURE_LIMIT)) return { kind: 'refused' }
+    await mark(deps.db, codeLockKey(user.id), now)
+    await repo.deleteSession(deps.db, pending.tokenHash)
+    deps.log.info({ address: visitor.address }, 'console code step locked after wrong codes')
+    return { kind: 'locked', retryAfterSeconds: SIGN_IN_WINDOW_MS / 1000 }
+  }
+  await release(deps.db, reserved)
+  await repo.clearFailures(deps.db, codeKey(user.id))
+  return { kind: 'signed_in', token, user: presentUser(user) }
+}
+
+/**
+ * Checks `typed` under the person's row lock and, when it is a current code not used before or an unused
+ * recovery code, spends it and swaps the pending session for a signed-in one (its token); else null.
+ */
+async function spendCode(
+  trx: Db, deps: AppDeps, pending: PendingSignIn, typed: string, visitor: Visitor, now: Date,
+): Promise<string | null> {
+  const { userId, tokenHash } = pending
+  const locked = (await repo.lockUser(trx, userId))!
+  const secret = Buffer.from(decryptField(deps.config.masterKey, TOTP_PURPOSE, locked.totp_secret_sealed!), 'base64')
+  let action = 'session.signed_in'
+  if (/^\d{6}$/.test(typed)) {
+    const step = matchTotp(secret, typed, now, locked.totp_last_step === null ? null : Number(locked.totp_last_step))
+    if (step === null) return null
+    await repo.updateUser(trx, userId, { totp_last_step: step, updated_at: now })
+  } else {
+    const hash = recoveryCodeHash(typed)
+    const left = locked.recovery_code_hashes.filter((h) => h !== hash)
+    if (left.length === locked.recovery_code_hashes.length) return null
+    await repo.setRecoveryCodes(trx, userId, left, now)
+    action = 'session.signed_in_with_recovery_code'
+  }
+  await repo.deleteSession(trx, tokenHash)
+  return startSession(trx, deps, locked, visitor, now, action)
 }
 
 /**

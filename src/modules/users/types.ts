@@ -60,10 +60,16 @@ export interface ConsoleSessionsTable {
   user_agent: string
 }
 
-/** One failed sign-in, by account (`account:<sha256 of the email>`) and by address (`address:<ip>`). */
+/**
+ * One failed sign-in step, or one attempt reserved and not yet judged, under one limit's key: the password by
+ * account (`account:<sha256 of the email>`), wrong codes by person (`code:<usr_>`) and by pending sign-in
+ * (`pending:<token hash>`), both steps by address (`address:<ip>`); `code-lock:<usr_>` marks a locked code step.
+ */
 export interface ConsoleSignInFailuresTable {
   key: string
   at: Timestamp
+  /** The attempt whose reservation the row is (taken back when the attempt is refused or right); null: a mark. */
+  attempt: string | null
 }
 
 /** Who changed what in the console, when and from where. `actor_user_id` null: the operator API. */

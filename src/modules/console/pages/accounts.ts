@@ -22,7 +22,7 @@ export const ACCOUNTS = '/console/accounts'
 async function listPage(ctx: PageContext): Promise<FastifyReply> {
   const filters = { cardholder_id: queryText(ctx, 'cardholder_id') }
   const page = await orProblem(ctx, 'Accounts', () => listAccounts(ctx.deps, apiCtx(ctx), { ...pageOf(ctx), ...(filters.cardholder_id ? { cardholder_id: filters.cardholder_id } : {}) }))
-  if (!('data' in page)) return page
+  if ('sent' in page) return page.sent
   return ctx.render({
     title: 'Accounts',
     body: html`${getForm(ACCOUNTS, html`<div>${field({ name: 'cardholder_id', label: 'Cardholder id', value: filters.cardholder_id, hint: 'chd_…' })}</div><div><button type="submit" class="secondary">Filter</button></div>`, 'Filter accounts')}
@@ -62,7 +62,7 @@ async function detailPage(ctx: PageContext, id: string, problem?: Problem, statu
     ])
     return { account, cardholder, cards, holds, entries, caps, program: programs.data.find((p) => p.id === account.program_id) }
   })
-  if (!('account' in read)) return read
+  if ('sent' in read) return read.sent
   const { account: a, cardholder, cards, holds, entries, caps, program } = read
   const path = `${ACCOUNTS}/${a.id}`
   const write = canChange(ctx)
@@ -150,7 +150,7 @@ export const accountObjectPages: ConsolePage = {
       const id = pathParam(ctx, 'id')
       if (!(await capabilities(ctx, id)).includes('account_credit')) return unmounted(ctx)
       const account = await orProblem(ctx, 'Account', () => retrieveAccount(ctx.deps, apiCtx(ctx), id))
-      if (!('currency' in account)) return account
+      if ('sent' in account) return account.sent
       const outcome = await act(ctx, {
         method: 'POST', path: `/v1/accounts/${id}/credit`, schema: AccountAdjustmentRequest, action: 'account.credited',
         body: () => ({ amount: amountInput(ctx.text('amount'), account.currency) ?? 0, ...(optional(ctx, 'reference') ? { reference: optional(ctx, 'reference') } : {}) }),

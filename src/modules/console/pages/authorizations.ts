@@ -55,7 +55,7 @@ async function listPage(ctx: PageContext): Promise<FastifyReply> {
   const filters = { status: queryText(ctx, 'status'), card_id: queryText(ctx, 'card_id') }
   const status = (AUTHORIZATION_STATUSES as readonly string[]).includes(filters.status) ? filters.status : undefined
   const page = await orProblem(ctx, 'Authorizations', () => listAuthorizations(ctx.deps, apiCtx(ctx), { status, card_id: filters.card_id || undefined }, pageOf(ctx)))
-  if (!('data' in page)) return page
+  if ('sent' in page) return page.sent
   return ctx.render({
     title: 'Authorizations',
     body: html`${getForm(AUTHORIZATIONS, html`<div>${selectField('status', 'Status', [['', 'Any'], ...AUTHORIZATION_STATUSES.map((s): [string, string] => [s, s])], filters.status)}</div>
@@ -84,7 +84,7 @@ async function detailPage(ctx: PageContext, id: string, problem?: Problem, statu
     const transactions = await listTransactions(ctx.deps, api, { authorization_id: id }, { limit: 100 })
     return { authorization, transactions }
   })
-  if (!('authorization' in read)) return read
+  if ('sent' in read) return read.sent
   const { authorization: a, transactions } = read
   const path = `${AUTHORIZATIONS}/${a.id}`
   const tools = a.status === 'pending' ? sandboxPanel(ctx, 'Simulate the merchant', html`
@@ -150,7 +150,7 @@ export const authorizationPages: ConsolePage = {
         if (refused) return refused
         const id = pathParam(ctx, 'id')
         const current = await orProblem(ctx, 'Authorization', () => retrieveAuthorization(ctx.deps, apiCtx(ctx), id))
-        if (!('currency' in current)) return current
+        if ('sent' in current) return current.sent
         const outcome: Outcome<AuthorizationView | TransactionView> = await act(ctx, {
           method: 'POST', path: `/v1/simulate/authorizations/${id}/${op}`, status: op === 'capture' ? 201 : 200, schema, action: `simulate.authorization_${op}`,
           body: () => {

@@ -50,7 +50,7 @@ async function listPage(ctx: PageContext, form?: CreateForm, problem?: Problem, 
     ...((KYC_STATUSES as readonly string[]).includes(filters.kyc_status) ? { kyc_status: filters.kyc_status as CardholderView['kyc_status'] } : {}),
     ...(filters.reference ? { reference: filters.reference } : {}),
   }))
-  if (!('data' in page)) return page
+  if ('sent' in page) return page.sent
   return ctx.render({
     title: 'Cardholders',
     body: html`${getForm(CARDHOLDERS, html`<div>${selectField('kyc_status', 'KYC status', [['', 'Any'], ...KYC_STATUSES.map((s): [string, string] => [s, KYC_WORDS[s]])], filters.kyc_status)}</div>
@@ -83,7 +83,7 @@ async function detailPage(ctx: PageContext, id: string, problem?: Problem, statu
     ])
     return { cardholder, attestations, accounts, cards, programs }
   })
-  if (!('cardholder' in read)) return read
+  if ('sent' in read) return read.sent
   const { cardholder: c, attestations, accounts, cards, programs } = read
   const address = c.address ? `${c.address.line1}${c.address.line2 ? `, ${c.address.line2}` : ''}, ${c.address.postal_code} ${c.address.city}${c.address.state ? `, ${c.address.state}` : ''}, ${c.address.country}` : null
   const currencies = [...new Set(programs.data.flatMap((p) => p.currencies))]

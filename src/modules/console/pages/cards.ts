@@ -48,7 +48,7 @@ async function listPage(ctx: PageContext): Promise<FastifyReply> {
   const filters = { status: queryText(ctx, 'status') }
   const status = STATUSES.includes(filters.status) ? filters.status : undefined
   const page = await orProblem(ctx, 'Cards', () => listCards(ctx.deps, apiCtx(ctx), '/v1/cards', { status }, pageOf(ctx)))
-  if (!('data' in page)) return page
+  if ('sent' in page) return page.sent
   return ctx.render({
     title: 'Cards',
     body: html`${getForm(CARDS, html`<div>${selectField('status', 'Status', [['', 'Any'], ...STATUSES.map((s): [string, string] => [s, s])], filters.status)}</div><div><button type="submit" class="secondary">Filter</button></div>`, 'Filter cards')}
@@ -113,7 +113,7 @@ async function detailPage(ctx: PageContext, id: string, problem?: Problem, statu
     ])
     return { card, account, authorizations, transactions }
   })
-  if (!('card' in read)) return read
+  if ('sent' in read) return read.sent
   const { card: k, account, authorizations, transactions } = read
   const path = `${CARDS}/${k.id}`
   const write = canChange(ctx) && k.status !== 'closed'
@@ -249,7 +249,7 @@ export const cardPages: ConsolePage = {
       const id = pathParam(ctx, 'id')
       const currency = /^[A-Z]{3}$/.test(ctx.text('currency')) ? ctx.text('currency') : 'USD'
       const card = await orProblem(ctx, 'Card', () => retrieveCard(ctx.deps, apiCtx(ctx), id))
-      if (!('spending_controls' in card)) return card
+      if ('sent' in card) return card.sent
       const outcome = await act(ctx, {
         method: 'PATCH', path: `/v1/cards/${id}`, schema: CardUpdate, action: 'card.updated',
         body: () => {

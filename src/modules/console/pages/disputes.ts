@@ -20,7 +20,7 @@ async function listPage(ctx: PageContext): Promise<FastifyReply> {
   const filters = { status: queryText(ctx, 'status') }
   const status = (DISPUTE_STATUSES as readonly string[]).includes(filters.status) ? filters.status : undefined
   const page = await orProblem(ctx, 'Disputes', () => listDisputes(ctx.deps, apiCtx(ctx), { status }, pageOf(ctx)))
-  if (!('data' in page)) return page
+  if ('sent' in page) return page.sent
   return ctx.render({
     title: 'Disputes',
     body: html`${getForm(DISPUTES, html`<div>${selectField('status', 'Status', [['', 'Any'], ...DISPUTE_STATUSES.map((s): [string, string] => [s, s.replace(/_/g, ' ')])], filters.status)}</div><div><button type="submit" class="secondary">Filter</button></div>`, 'Filter disputes')}
@@ -43,7 +43,7 @@ ${table({
 
 async function detailPage(ctx: PageContext, id: string, problem?: Problem, status = 200): Promise<FastifyReply> {
   const dispute = await orProblem(ctx, 'Dispute', () => retrieveDispute(ctx.deps, apiCtx(ctx), id))
-  if (!('transaction_id' in dispute)) return dispute
+  if ('sent' in dispute) return dispute.sent
   const path = `${DISPUTES}/${dispute.id}`
   const open = dispute.status === 'submitted' || dispute.status === 'under_review'
   const withdraw = open && canChange(ctx) ? html`<div class="actions">${actionForm(ctx, `${path}/withdraw`, 'Withdraw the dispute', 'Withdraw dispute', html``, 'danger')}</div>` : html``
@@ -81,7 +81,7 @@ export const disputePages: ConsolePage = {
     router.post(DISPUTES, 'organization', async (ctx) => {
       const transactionId = ctx.text('transaction_id')
       const transaction = await orProblem(ctx, 'Transaction', () => retrieveTransaction(ctx.deps, apiCtx(ctx), transactionId))
-      if (!('currency' in transaction)) return transaction
+      if ('sent' in transaction) return transaction.sent
       const outcome = await act(ctx, {
         method: 'POST', path: '/v1/disputes', status: 201, schema: DisputeCreate, action: 'dispute.created',
         body: () => {

@@ -15,7 +15,7 @@ export const programPages: ConsolePage = {
   register(router) {
     router.get(PROGRAMS, 'organization', async (ctx) => {
       const page = await orProblem(ctx, 'Programs', () => listPrograms(ctx.deps, apiCtx(ctx), pageOf(ctx)))
-      if (!('data' in page)) return page
+      if ('sent' in page) return page.sent
       return ctx.render({
         title: 'Programs',
         body: html`<p class="muted">A program is what your organization issues in this environment: its processor, currencies,

@@ -32,11 +32,24 @@ ${field({ name: 'code', label: 'Authentication code', hint: 'The 6-digit code of
   }, status)
 }
 
+const inMinutes = (seconds: number) => {
+  const minutes = Math.ceil(seconds / 60)
+  return `${minutes} minute${minutes === 1 ? '' : 's'}`
+}
+
 function rateLimited(ctx: PublicContext, seconds: number): FastifyReply {
   ctx.reply.header('Retry-After', String(seconds))
-  const minutes = Math.ceil(seconds / 60)
   return sendMessage(ctx.req, ctx.reply, ctx.deps, 429, 'Too many attempts',
-    `Too many failed sign-ins for this account or from this network. Try again in ${minutes} minute${minutes === 1 ? '' : 's'}.`)
+    `Too many failed sign-ins for this account or from this network. Try again in ${inMinutes(seconds)}.`)
+}
+
+/** The wrong code that locked the code step: the pending sign-in is over (its cookie goes too). */
+function codeStepLocked(ctx: PublicContext, seconds: number): FastifyReply {
+  clearCookie(ctx.reply, PENDING_COOKIE, { path: SIGN_IN_PATH, secure: secure(ctx) })
+  ctx.reply.header('Retry-After', String(seconds))
+  return sendMessage(ctx.req, ctx.reply, ctx.deps, 429, 'Too many attempts',
+    `That code is not right, and too many wrong codes were entered for this account: two-step verification is locked. `
+    + `Sign in again in ${inMinutes(seconds)}.`)
 }
 
 /** Where a finished sign-in lands: the page the person was sent away from, or home. */
@@ -83,6 +96,7 @@ export const signInPages: ConsolePage = {
       switch (outcome.kind) {
         case 'expired': return ctx.redirect(SIGN_IN_PATH, { kind: 'info', text: 'The sign-in took too long. Enter your email and password again.' })
         case 'rate_limited': return rateLimited(ctx, outcome.retryAfterSeconds)
+        case 'locked': return codeStepLocked(ctx, outcome.retryAfterSeconds)
         case 'refused': case 'second_factor': return verifyForm(ctx, 'That code is not right, or was already used.', 401)
         case 'signed_in':
           clearCookie(ctx.reply, PENDING_COOKIE, { path: SIGN_IN_PATH, secure: secure(ctx) })

@@ -19,7 +19,7 @@ async function listPage(ctx: PageContext): Promise<FastifyReply> {
   const type = (TRANSACTION_TYPES as readonly string[]).includes(filters.type) ? filters.type : undefined
   const status = (TRANSACTION_STATUSES as readonly string[]).includes(filters.status) ? filters.status : undefined
   const page = await orProblem(ctx, 'Transactions', () => listTransactions(ctx.deps, apiCtx(ctx), { type, status }, pageOf(ctx)))
-  if (!('data' in page)) return page
+  if ('sent' in page) return page.sent
   return ctx.render({
     title: 'Transactions',
     body: html`${getForm(TRANSACTIONS, html`<div>${selectField('type', 'Type', [['', 'Any'], ...TRANSACTION_TYPES.map((s): [string, string] => [s, s])], filters.type)}</div>
@@ -48,7 +48,7 @@ async function detailPage(ctx: PageContext, id: string, problem?: Problem, statu
     const disputes = await listDisputes(ctx.deps, api, { transaction_id: id }, { limit: 100 })
     return { transaction, disputes }
   })
-  if (!('transaction' in read)) return read
+  if ('sent' in read) return read.sent
   const { transaction: t, disputes } = read
   const path = `${TRANSACTIONS}/${t.id}`
   const left = t.amount - t.refunded_amount
@@ -105,7 +105,7 @@ export const transactionPages: ConsolePage = {
     router.post(`${TRANSACTIONS}/:id/refund`, 'organization', async (ctx) => {
       const id = pathParam(ctx, 'id')
       const current = await orProblem(ctx, 'Transaction', () => retrieveTransaction(ctx.deps, apiCtx(ctx), id))
-      if (!('currency' in current)) return current
+      if ('sent' in current) return current.sent
       const outcome = await act(ctx, {
         method: 'POST', path: `/v1/transactions/${id}/refund`, status: 201, schema: RefundRequest, action: 'transaction.refunded',
         body: () => {
