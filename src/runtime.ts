@@ -9,12 +9,8 @@ import { Cursors } from './http/pagination.js'
 import { buildJobRegistry, type JobRegistry } from './jobs/registry.js'
 import { systemClock, type Clock } from './lib/clock.js'
 import { createLogger } from './lib/logger.js'
-import { DecisionBatcher } from './modules/authorizations/batcher.js'
-import { BoundedCache } from './lib/bounded-cache.js'
+import { HookTable, StateTable } from './lib/slots.js'
 import { MODULES } from './modules/index.js'
-import { newAdjustmentBatcher } from './modules/ledger/batcher.js'
-import { buildHooks } from './modules/module.js'
-import { DeliveryCoalescers } from './modules/webhooks/delivery.js'
 import type { ProcessorDefinition } from './processors/port.js'
 import { createProcessorRegistry } from './processors/registry.js'
 
@@ -22,27 +18,20 @@ import { createProcessorRegistry } from './processors/registry.js'
 export interface Runtime { deps: AppDeps; handle: DbHandle; jobs: JobRegistry }
 
 /** What the runtime opens before building the services bound to the database. */
-export type BaseDeps = Omit<AppDeps, 'batchers' | 'esimNetwork' | 'hooks' | 'caches'>
+export type BaseDeps = Omit<AppDeps, 'esimNetwork' | 'hooks' | 'state'>
 
 /**
- * Builds the collaborators bound to `base.db`, once: the group commits (ledger adjustments, authorization
- * decisions, webhook deliveries), the eSIM network, and the hooks the modules provide. A test that runs a
- * second node on another pool calls it with that pool (`buildServices({ ...t.deps, db })`), so the node
- * commits its own batches on its own connections.
+ * Builds the collaborators bound to `base.db`, once: the eSIM network, the hooks the modules answer, and each
+ * module's state (its group commits — ledger adjustments, authorization decisions, webhook deliveries — and
+ * its caches). A test that runs a second node on another pool calls it with that pool
+ * (`buildServices({ ...t.deps, db })`), so the node commits its own batches on its own connections.
  */
 export function buildServices(base: BaseDeps): AppDeps {
   const deps = { ...base } as AppDeps
   deps.esimNetwork = new SimulatedEsimNetwork(base.db, base.clock)
-  deps.batchers = {
-    adjustments: newAdjustmentBatcher(base),
-    decisions: new DecisionBatcher(deps),
-    deliveries: new DeliveryCoalescers(base.db),
-  }
-  deps.hooks = buildHooks(MODULES)
-  deps.caches = {
-    accountMounts: new BoundedCache(50_000), webhookSecrets: new BoundedCache(1_000),
-    authorizationEndpoints: new BoundedCache(50_000), authorizationCircuits: new BoundedCache(50_000),
-  }
+  deps.hooks = new HookTable(MODULES)
+  deps.state = new StateTable<AppDeps>()
+  deps.state.build(MODULES.flatMap((m) => m.states ?? []), deps)
   return deps
 }
 

@@ -3,6 +3,7 @@ import type { AppDeps } from '../app-deps.js'
 import type { Environment } from '../config.js'
 import type { Db } from '../db/types.js'
 import { safeEqual, sha256Hex } from '../lib/crypto.js'
+import { defineHook } from '../lib/slots.js'
 import { enforceCapability } from './capability.js'
 import { ApiError } from './errors.js'
 import { clientAddress, ipAllowed } from './ip.js'
@@ -14,7 +15,7 @@ export const TOKEN_PREFIX: Record<Environment, string> = { sandbox: 'at_test_', 
 /**
  * What an access token grants, as the token lookup answers it: the token's client, organization, environment,
  * scopes and expiry, its client's status and the IP allowlists of the client and of the organization's network
- * policy for that environment. The oauth module, which owns these tables, answers it (`deps.hooks.accessTokenGrant`).
+ * policy for that environment. The oauth module, which owns these tables, answers it (`ACCESS_TOKEN_GRANT`).
  */
 export interface AccessTokenGrant {
   client_id: string
@@ -30,6 +31,9 @@ export interface AccessTokenGrant {
 /** Finds what the token with this SHA-256 (hex) grants; undefined when there is no such token. */
 export type AccessTokenGrantLookup = (db: Db, tokenHash: string) => Promise<AccessTokenGrant | undefined>
 
+/** Asked for every request whose token is not cached: what the access token grants; answered by oauth. */
+export const ACCESS_TOKEN_GRANT = defineHook<AccessTokenGrantLookup>('accessTokenGrant', async () => undefined)
+
 function bearer(req: FastifyRequest): string {
   const header = req.headers.authorization
   if (!header) throw new ApiError('missing_credentials')
@@ -40,7 +44,7 @@ function bearer(req: FastifyRequest): string {
 
 /**
  * Finds the token (in the token cache, which revocations and allowlist changes clear at once, or through the
- * oauth module's lookup, `deps.hooks.accessTokenGrant`) and checks client status, expiry, environment and network policy on every request.
+ * oauth module's lookup, `ACCESS_TOKEN_GRANT`) and checks client status, expiry, environment and network policy on every request.
  */
 async function authenticate(req: FastifyRequest, deps: AppDeps, tokens: TokenCache<AccessTokenGrant>): Promise<void> {
   const token = bearer(req)
@@ -55,7 +59,7 @@ async function authenticate(req: FastifyRequest, deps: AppDeps, tokens: TokenCac
   let row = tokens.get(tokenHash, Date.now())
   if (!row) {
     const mark = tokens.mark()
-    row = await deps.hooks.accessTokenGrant(deps.db, tokenHash)
+    row = await deps.hooks.get(ACCESS_TOKEN_GRANT)(deps.db, tokenHash)
     if (row) tokens.put(tokenHash, row, mark, Date.now())
   }
   if (!row || row.client_status !== 'active' || row.expires_at.getTime() <= deps.clock.now().getTime()) {

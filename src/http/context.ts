@@ -18,9 +18,6 @@ export interface RequestCtx extends Scope {
   scopes: ReadonlySet<string>
 }
 
-/** Everything a module needs from the application; handed to every module's `register` function. */
-export type { AppDeps } from '../app-deps.js'
-
 declare module 'fastify' {
   interface FastifyRequest {
     /** Set by authentication on every /v1 request. */

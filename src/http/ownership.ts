@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify'
 import type { Db } from '../db/types.js'
+import { defineHook, type HookTable } from '../lib/slots.js'
 import type { Scope } from './context.js'
 import { ApiError, type ErrorCode } from './errors.js'
 
@@ -29,17 +30,22 @@ export interface ObjectScope { organization_id: string; environment: string }
 /** Finds the scope of one object by id; undefined when there is no such object. */
 export type ScopeLookup = (db: Db, id: string) => Promise<ObjectScope | undefined>
 
-/** The hook (`deps.hooks`) that finds the object behind each id a /v1 list filter can name: the object's module answers it. */
-const FILTER_SCOPES = {
-  cardholder_id: 'cardholderScope', account_id: 'accountScope', card_id: 'cardScope', program_id: 'programScope',
-  authorization_id: 'authorizationScope', transaction_id: 'transactionScope',
-} as const
-
-/** The lookups the filter check asks, one per kind of object; part of the runtime's hooks, each answered by the object's module. */
-export type ScopeHooks = Record<(typeof FILTER_SCOPES)[keyof typeof FILTER_SCOPES], ScopeLookup>
-
 /** While no module answers for a kind of object, no id of it is found: the filter matches nothing. */
-export const noScope: ScopeLookup = async () => undefined
+const noScope: ScopeLookup = async () => undefined
+
+/** Hooks that find the scope of one object by id, each answered by the object's module. */
+export const CARDHOLDER_SCOPE = defineHook<ScopeLookup>('cardholderScope', noScope)
+export const ACCOUNT_SCOPE = defineHook<ScopeLookup>('accountScope', noScope)
+export const CARD_SCOPE = defineHook<ScopeLookup>('cardScope', noScope)
+export const PROGRAM_SCOPE = defineHook<ScopeLookup>('programScope', noScope)
+export const AUTHORIZATION_SCOPE = defineHook<ScopeLookup>('authorizationScope', noScope)
+export const TRANSACTION_SCOPE = defineHook<ScopeLookup>('transactionScope', noScope)
+
+/** The hook that finds the object behind each id a /v1 list filter can name. */
+const FILTER_SCOPES = {
+  cardholder_id: CARDHOLDER_SCOPE, account_id: ACCOUNT_SCOPE, card_id: CARD_SCOPE, program_id: PROGRAM_SCOPE,
+  authorization_id: AUTHORIZATION_SCOPE, transaction_id: TRANSACTION_SCOPE,
+}
 
 /**
  * List filters follow the rule for ids (decisions.md, environments): the caller's own object of the other
@@ -48,7 +54,7 @@ export const noScope: ScopeLookup = async () => undefined
  * per filter id given, after validation (the values are well-formed) and before the list is read; the object's
  * module makes it (`deps.hooks`), since its table is that module's.
  */
-export function installFilterEnvironmentCheck(app: FastifyInstance, deps: { db: Db; hooks: ScopeHooks }): void {
+export function installFilterEnvironmentCheck(app: FastifyInstance, deps: { db: Db; hooks: HookTable }): void {
   app.addHook('preHandler', async (req) => {
     if (req.method !== 'GET' || !req.ctx || !req.url.startsWith('/v1/')) return
     const query = req.query as Record<string, unknown> | undefined
@@ -56,7 +62,7 @@ export function installFilterEnvironmentCheck(app: FastifyInstance, deps: { db: 
     for (const [param, hook] of Object.entries(FILTER_SCOPES)) {
       const id = query[param]
       if (typeof id !== 'string') continue
-      const row = await deps.hooks[hook](deps.db, id)
+      const row = await deps.hooks.get(hook)(deps.db, id)
       if (row && row.organization_id === req.ctx.organizationId && row.environment !== req.ctx.environment) {
         throw new ApiError('environment_mismatch', { param, message: `${param} belongs to the ${row.environment} environment; use a ${row.environment} token.` })
       }

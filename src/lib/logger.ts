@@ -1,4 +1,5 @@
 import pino, { type Logger } from 'pino'
+import { luhnValid } from './luhn.js'
 
 /** Keys whose values never reach a log line, at any depth of any logged object. */
 export const SENSITIVE_KEYS = new Set([
@@ -50,16 +51,6 @@ export function scrub(value: unknown, depth = 0, seen = new WeakSet<object>()): 
   return out
 }
 
-function luhn(digits: string): boolean {
-  let sum = 0
-  for (let i = 0; i < digits.length; i++) {
-    let d = digits.charCodeAt(digits.length - 1 - i) - 48
-    if (i % 2 === 1) { d *= 2; if (d > 9) d -= 9 }
-    sum += d
-  }
-  return sum % 10 === 0
-}
-
 const TOKEN_PATTERN = /\b(at_(?:test|live)_|op_)[A-Za-z0-9_-]{8,}/g
 const BEARER_PATTERN = /(Bearer\s+)[^\s"\\]+/gi
 const PAN_PATTERN = /(?<!\d)\d{15,19}(?!\d)/g
@@ -69,7 +60,7 @@ export function scrubLine(line: string): string {
   return line
     .replace(BEARER_PATTERN, `$1${CENSOR}`)
     .replace(TOKEN_PATTERN, `$1${CENSOR}`)
-    .replace(PAN_PATTERN, (digits) => (luhn(digits) ? CENSOR : digits))
+    .replace(PAN_PATTERN, (digits) => (luhnValid(digits) ? CENSOR : digits))
 }
 
 /** The service logger: JSON lines; secrets and card data censored by key at any depth, and in free text. */

@@ -3,6 +3,7 @@ import { isUniqueViolation } from '../db/tx.js'
 import { decryptField, deriveKey, encryptField, hmacSha256 } from '../lib/crypto.js'
 import { ProcessorError, type ProcessorOperation, type ProcessorScope } from './port.js'
 import type { SealedCardData, SimObject, SimStore } from './sim-store.js'
+import { luhnCheckDigit } from '../lib/luhn.js'
 
 /** A source of uniformly random decimal digits; tests swap it to force card-number collisions. */
 export type RandomDigits = (count: number) => string
@@ -16,13 +17,7 @@ export const secureRandomDigits: RandomDigits = (count) => {
 
 /** Appends the Luhn check digit to a string of digits. */
 export function withLuhn(digits: string): string {
-  let sum = 0
-  for (let i = 0; i < digits.length; i++) {
-    let d = Number(digits[digits.length - 1 - i])
-    if (i % 2 === 0) { d *= 2; if (d > 9) d -= 9 }
-    sum += d
-  }
-  return digits + String((10 - (sum % 10)) % 10)
+  return digits + luhnCheckDigit(digits)
 }
 
 export const PAN_LENGTH = 16

@@ -3,6 +3,7 @@ import { after, before, describe, test } from 'node:test'
 import { openDatabase } from '../../src/db/client.js'
 import type { RequestCtx } from '../../src/http/context.js'
 import { ApiError } from '../../src/http/errors.js'
+import { DECISIONS } from '../../src/modules/authorizations/batcher.js'
 import { decideBatch, decideLocked, presentRequest, type DecisionOutcome } from '../../src/modules/authorizations/engine.js'
 import { buildServices } from '../../src/runtime.js'
 import { createTenant, startTestApp, type TestApp, type TestClient } from '../helpers/app.js'
@@ -72,7 +73,7 @@ describe('new authorizations that wait together are decided together', () => {
 
   test('the process\'s batcher answers each request with its own decision, the declines included', async () => {
     const f = await fundedCard(t, tenant, token, 1000)
-    const batcher = t.deps.batchers.decisions
+    const batcher = t.deps.state.of(DECISIONS)
     const views = await Promise.all(Array.from({ length: 25 }, (_, i) => presentRequest(t.deps, ctx, body(f.card.id, 100, { merchant: { ...MERCHANT, name: `m-${i}` } })).then((p) => batcher.decide(p))))
     assert.deepEqual(views.map((v) => v.merchant.name), Array.from({ length: 25 }, (_, i) => `m-${i}`))
     assert.equal(views.filter((v) => v.approved).length, 10)
@@ -104,7 +105,7 @@ describe('new authorizations that wait together are decided together', () => {
     // A second process: its own pool and its own batcher on the same database.
     const other = await openDatabase({ databaseUrl: t.deps.config.databaseUrl, dataDir: null, poolSize: 4 })
     try {
-      const batchers = [t.deps.batchers.decisions, buildServices({ ...t.deps, db: other.db }).batchers.decisions]
+      const batchers = [t.deps.state.of(DECISIONS), buildServices({ ...t.deps, db: other.db }).state.of(DECISIONS)]
       const views = await Promise.all(Array.from({ length: 200 }, async (_, i) => {
         const p = await presentRequest(t.deps, ctx, body(cards[i % 3], 100))
         return batchers[(i >> 2) % 2].decide(p)

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
+import { ADDRESS_CHANGE_GUARD, CARDHOLDER_CARDS } from '../../src/modules/cardholders/index.js'
 import { createTenant, startTestApp, type TestApp, type TestClient } from '../helpers/app.js'
 import { cardholderBody, createCardholder, eventsOf, expectError, withoutRequestId } from './support.js'
 
@@ -321,8 +322,7 @@ describe('update', () => {
 
   test('an address PATCH on an address_change_requires_kyc program answers 422; other fields still change', async () => {
     const ch = await createCardholder(t, token)
-    const previous = t.deps.hooks.addressChangeGuard
-    t.deps.hooks.addressChangeGuard = async (_deps, row) => row.id === ch.id
+    const restore = t.deps.hooks.replace(ADDRESS_CHANGE_GUARD, async (_deps, row) => row.id === ch.id)
     try {
       const newAddress = { line1: '9 Elm St', city: 'Ogdenville', postal_code: '999', country: 'USA' }
       expectError(await t.api(token, 'PATCH', `/v1/cardholders/${ch.id}`, { address: newAddress }), 422, 'address_change_requires_kyc', 'address')
@@ -331,7 +331,7 @@ describe('update', () => {
       assert.deepEqual(same.json().address, ch.address)
       assert.equal((await t.api(token, 'GET', `/v1/cardholders/${ch.id}`)).json().last_name, 'K')
     } finally {
-      t.deps.hooks.addressChangeGuard = previous
+      restore()
     }
   })
 
@@ -354,15 +354,14 @@ describe('cards of a cardholder', () => {
 
   test('the cards module plugs its listing in', async () => {
     const ch = await createCardholder(t, token)
-    const previous = t.deps.hooks.cardholderCards
-    t.deps.hooks.cardholderCards = async (_deps, _ctx, row) => ({
+    const restore = t.deps.hooks.replace(CARDHOLDER_CARDS, async (_deps, _ctx, row) => ({
       object: 'list', url: `/v1/cardholders/${row.id}/cards`, data: [{ id: 'card_x', object: 'card', cardholder_id: row.id }], has_more: false, next_cursor: null,
-    })
+    }))
     try {
       const res = await t.api(token, 'GET', `/v1/cardholders/${ch.id}/cards`)
       assert.deepEqual(res.json().data, [{ id: 'card_x', object: 'card', cardholder_id: ch.id }])
     } finally {
-      t.deps.hooks.cardholderCards = previous
+      restore()
     }
   })
 })

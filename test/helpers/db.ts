@@ -21,7 +21,10 @@ function schemaKey(): string {
   const hash = createHash('sha256')
   const pglite = JSON.parse(readFileSync(fileURLToPath(new URL('../../node_modules/@electric-sql/pglite/package.json', import.meta.url)), 'utf8')) as { version: string }
   hash.update(pglite.version)
-  for (const file of readdirSync(MIGRATIONS_DIR).sort()) hash.update(file).update(readFileSync(join(MIGRATIONS_DIR, file)))
+  // Every file below the folder: the migrations and the data they import.
+  for (const file of readdirSync(MIGRATIONS_DIR, { recursive: true }).map(String).sort()) {
+    if (file.endsWith('.ts')) hash.update(file).update(readFileSync(join(MIGRATIONS_DIR, file)))
+  }
   return hash.digest('hex').slice(0, 16)
 }
 

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
 import type { JobRecord } from '../../src/jobs/queue.js'
+import { ADDRESS_CHANGE_GUARD } from '../../src/modules/cardholders/index.js'
 import { assertKycForProgram } from '../../src/modules/kyc/evidence.js'
 import { KYC_EXPIRY_JOB } from '../../src/modules/kyc/expiry.js'
 import { createTenant, startTestApp, type TestApp, type TestClient } from '../helpers/app.js'
@@ -142,8 +143,7 @@ describe('address through KYC', () => {
 
   test('on an address_change_requires_kyc program the address changes through an attestation', async () => {
     const ch = await createCardholder(t, token)
-    const previous = t.deps.hooks.addressChangeGuard
-    t.deps.hooks.addressChangeGuard = async (_deps, row) => row.id === ch.id
+    const restore = t.deps.hooks.replace(ADDRESS_CHANGE_GUARD, async (_deps, row) => row.id === ch.id)
     try {
       expectError(await t.api(token, 'PATCH', `/v1/cardholders/${ch.id}`, { address: moved }), 422, 'address_change_requires_kyc', 'address')
       const res = await kyc(ch.id, attestationBody(t, { address: moved, method: 'electronic' }))
@@ -154,7 +154,7 @@ describe('address through KYC', () => {
       const updated = (await eventsOf(t, a.organizationId, 'cardholder.updated')).filter((e) => e.data.object.id === ch.id)
       assert.deepEqual(updated.at(-1)?.data.object, now)
     } finally {
-      t.deps.hooks.addressChangeGuard = previous
+      restore()
     }
   })
 

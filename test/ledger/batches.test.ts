@@ -5,7 +5,7 @@ import { ApiError } from '../../src/http/errors.js'
 import { newId } from '../../src/lib/ids.js'
 import * as repo from '../../src/modules/ledger/repo.js'
 import { adjustBalance, MAX_BALANCE, type AdjustmentOutcome } from '../../src/modules/ledger/service.js'
-import { AdjustmentBatcher } from '../../src/modules/ledger/batcher.js'
+import { ADJUSTMENTS, AdjustmentBatcher } from '../../src/modules/ledger/batcher.js'
 import { openDatabase } from '../../src/db/client.js'
 import { createTenant, startTestApp, type TestApp, type TestClient } from '../helpers/app.js'
 import { accountsFixture, eventsOf, ledgerEntries, openAccount } from '../accounts/support.js'
@@ -121,7 +121,7 @@ describe('credits and debits that wait together go in one statement', () => {
     // A second process: its own pool and its own batcher on the same database.
     const other = await openDatabase({ databaseUrl: t.deps.config.databaseUrl, dataDir: null, poolSize: 4 })
     try {
-      const batchers = [t.deps.batchers.adjustments, new AdjustmentBatcher(other.db, t.clock, 3)]
+      const batchers = [t.deps.state.of(ADJUSTMENTS), new AdjustmentBatcher(other.db, t.clock, 3)]
       let n = 0
       const submit = () => {
         const account = accounts[n % 5]

@@ -6,7 +6,7 @@ import { describe, test } from 'node:test'
 import { buildJobRegistry } from '../../src/jobs/registry.js'
 import { JOB_TYPES, SCHEDULE_TYPES } from '../../src/jobs/types.js'
 import { MODULES } from '../../src/modules/index.js'
-import { buildHooks } from '../../src/modules/module.js'
+import { answer, defineHook, HookTable } from '../../src/lib/slots.js'
 
 const SRC = fileURLToPath(new URL('../../src/', import.meta.url))
 
@@ -37,7 +37,9 @@ describe('one composition root', () => {
     assert.throws(() => buildJobRegistry([{ name: 'a', jobs: { 'card.issue': handler } }, { name: 'b', jobs: { 'card.issue': handler } }]), /card\.issue is claimed by both a and b/)
     const every = { type: 'housekeeping' as const, everyMs: 1000, run: handler }
     assert.throws(() => buildJobRegistry([{ name: 'a', schedules: [every] }, { name: 'b', schedules: [every] }]), /housekeeping is claimed by both a and b/)
-    assert.throws(() => buildHooks([{ name: 'a', hooks: { accountCards: async () => { throw new Error() } } }, { name: 'b', hooks: { accountCards: async () => { throw new Error() } } }]), /accountCards is provided by both a and b/)
+    const hook = defineHook<() => string>('accountCards', () => 'fallback')
+    const twice = [{ name: 'a', hooks: [answer(hook, () => 'a')] }, { name: 'b', hooks: [answer(hook, () => 'b')] }]
+    assert.throws(() => new HookTable(twice), /accountCards is answered by both a and b/)
   })
 
   test('modules have distinct names, and the registry is a pure function of the list', () => {

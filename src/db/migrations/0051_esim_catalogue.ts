@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely'
-import { buildCatalogue, seedInventory, SEED_PROFILE_COUNT } from '../../seed/esim-catalogue.js'
+import { buildCatalogue, seedInventory, SEED_PROFILE_COUNT } from './data/esim-catalogue.js'
 
 /**
  * The catalogue and a first stock of blank profiles exist on every deployment from its first start

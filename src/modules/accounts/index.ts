@@ -1,6 +1,7 @@
 /** What the accounts module publishes to other modules: they import it only through this file. */
 export { availableBalance, availableBalanceSql } from './balance.js'
 export { accountCapability } from './capability.js'
+export { ACCOUNT_CARDS } from './cards-hook.js'
 export { accountJson } from './present.js'
 export { Account, AccountParams } from './schemas.js'
 export { presentAccount, requireAccount } from './service.js'

@@ -6,10 +6,12 @@ import type { RequestCtx, Scope } from '../../http/context.js'
 import { ApiError } from '../../http/errors.js'
 import { requireOwned } from '../../http/ownership.js'
 import { paginate, type ListResult, type PageParams } from '../../http/pagination.js'
+import { BoundedCache } from '../../lib/bounded-cache.js'
 import { isId, newId } from '../../lib/ids.js'
 import { callProcessor, recordOutcome } from '../../processors/calls.js'
 import { assertKycForProgram } from '../kyc/index.js'
 import { emit } from '../events/index.js'
+import { moduleState } from '../module.js'
 import { countCallerPrograms, findProgram, findPrograms, requireCallerProgram } from '../programs/index.js'
 import { enqueueProvisioning, PROVISION_JOB } from './provision.js'
 import { presentAccount, type AccountView } from './present.js'
@@ -39,6 +41,12 @@ export async function requireAccount(db: Db, ctx: Scope, accountId: string, para
  */
 const MOUNT_CACHE_MS = 5_000
 
+/** The program (hence the capabilities) behind an account, as capability mounting last read it. */
+interface AccountMount { organization_id: string; environment: string; capabilities: string[]; until: number }
+
+/** Which program an account in a path belongs to, per process, for a few seconds (`MOUNT_CACHE_MS`). */
+export const ACCOUNT_MOUNTS = moduleState('accounts.mounts', () => new BoundedCache<string, AccountMount>(50_000))
+
 /**
  * The program behind an account in the path, for capability mounting. Null when the account is not the
  * caller's (in this environment), so the handler answers its own not-found or environment error instead.
@@ -46,7 +54,7 @@ const MOUNT_CACHE_MS = 5_000
 export async function accountProgramOf(deps: AppDeps, ctx: RequestCtx | undefined, accountId: string | undefined): Promise<{ capabilities: string[] } | null> {
   if (!ctx || !accountId || !isId('acct', accountId)) return null
   const now = Date.now()
-  const mounts = deps.caches.accountMounts
+  const mounts = deps.state.of(ACCOUNT_MOUNTS)
   let entry = mounts.get(accountId)
   if (!entry || entry.until < now) {
     const account = await repo.findAccount(deps.db, accountId)

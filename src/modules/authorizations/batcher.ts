@@ -6,6 +6,7 @@ import type { RequestCtx } from '../../http/context.js'
 import { decideBatch, decideLocked, precheck, presentRequest, type DecisionOutcome, type PresentedAuthorization } from './engine.js'
 import { askIntegrator, endpointFor } from './integrator.js'
 import type { AuthorizationView, SimulateAuthorizationBody } from './schemas.js'
+import { moduleState } from '../module.js'
 
 /** Most decisions one statement writes. */
 const MAX_BATCH = 64
@@ -60,6 +61,9 @@ export class DecisionBatcher {
   }
 }
 
+/** The process's decision batcher for its database (one slot: batches run in arrival order). */
+export const DECISIONS = moduleState('authorizations.decisions', (deps) => new DecisionBatcher(deps))
+
 /**
  * Decides a new authorization, as the network presents it: the rules of `decide`, then (approved) a hold on
  * the account for the amount; a decline is recorded too, with its reason. Answered once it is committed.
@@ -71,7 +75,7 @@ export async function authorize(deps: AppDeps, ctx: RequestCtx, body: SimulateAu
   const presented = await presentRequest(deps, ctx, body)
   const logged = await askIntegratorFor(deps, ctx, presented)
   try {
-    const view = await deps.batchers.decisions.decide(presented)
+    const view = await deps.state.of(DECISIONS).decide(presented)
     if (presented.answer) markAnswered()
     return view
   } catch (err) {

@@ -2,8 +2,10 @@ import type { AppDeps } from '../../app-deps.js'
 import type { Environment } from '../../config.js'
 import { autonomously } from '../../db/request-tx.js'
 import type { Scope } from '../../http/context.js'
+import { BoundedCache } from '../../lib/bounded-cache.js'
 import { newId } from '../../lib/ids.js'
 import { EVENT_API_VERSION } from '../events/index.js'
+import { moduleState } from '../module.js'
 import { deliveryHeaders, sendWebhook, signingSecrets, type SendResult } from '../webhooks/index.js'
 import * as repo from './endpoint-repo.js'
 import type { AuthorizationView } from './schemas.js'
@@ -36,6 +38,16 @@ export interface IntegratorOutcome {
 /** The decision of a request no integrator was asked about. */
 export const SVC_DECISION: DecisionRecord = { source: 'svc', latency_ms: 0 }
 
+/** This process's view of each scope's endpoint and its breaker, and the endpoints' decrypted signing secrets. */
+export const INTEGRATOR_CACHES = moduleState('authorizations.integrator', () => ({
+  /** Each scope's endpoint, or that it has none, for `ENDPOINT_CACHE_MS`; PUT, DELETE and rotate_secret clear it. */
+  endpoints: new BoundedCache<string, CachedAuthorizationEndpoint>(50_000),
+  /** Each scope's circuit breaker (consecutive stand-ins, open until). */
+  circuits: new BoundedCache<string, CircuitState>(50_000),
+  /** Signing secrets, decrypted once per sealed value. */
+  secrets: new BoundedCache<string, string>(1_000),
+}))
+
 const scopeKey = (scope: Scope) => `${scope.organizationId}\u0000${scope.environment}`
 
 /**
@@ -45,36 +57,36 @@ const scopeKey = (scope: Scope) => `${scope.organizationId}\u0000${scope.environ
 export async function endpointFor(deps: AppDeps, scope: Scope): Promise<repo.AuthorizationEndpointRow | null> {
   const key = scopeKey(scope)
   const now = deps.clock.now().getTime()
-  const hit = deps.caches.authorizationEndpoints.get(key)
+  const hit = deps.state.of(INTEGRATOR_CACHES).endpoints.get(key)
   if (hit && hit.until > now) return hit.row
   const row = (await repo.findEndpoint(deps.db, scope.organizationId, scope.environment)) ?? null
-  deps.caches.authorizationEndpoints.set(key, { row, until: now + ENDPOINT_CACHE_MS })
+  deps.state.of(INTEGRATOR_CACHES).endpoints.set(key, { row, until: now + ENDPOINT_CACHE_MS })
   return row
 }
 
 /** After a change of the scope's endpoint: this process reads it again, and its breaker starts closed. */
 export function forgetEndpoint(deps: AppDeps, scope: Scope): void {
-  deps.caches.authorizationEndpoints.delete(scopeKey(scope))
-  deps.caches.authorizationCircuits.delete(scopeKey(scope))
+  deps.state.of(INTEGRATOR_CACHES).endpoints.delete(scopeKey(scope))
+  deps.state.of(INTEGRATOR_CACHES).circuits.delete(scopeKey(scope))
 }
 
 /** Whether this process skips the scope's endpoint now (its circuit is open). */
 export function circuitOpen(deps: AppDeps, scope: Scope): boolean {
-  const state = deps.caches.authorizationCircuits.get(scopeKey(scope))
+  const state = deps.state.of(INTEGRATOR_CACHES).circuits.get(scopeKey(scope))
   return state !== undefined && state.openUntil > deps.clock.now().getTime()
 }
 
 function recordCircuit(deps: AppDeps, scope: Scope, stoodIn: boolean): void {
   const key = scopeKey(scope)
   if (!stoodIn) {
-    deps.caches.authorizationCircuits.delete(key)
+    deps.state.of(INTEGRATOR_CACHES).circuits.delete(key)
     return
   }
-  const state = deps.caches.authorizationCircuits.get(key) ?? { failures: 0, openUntil: 0 }
+  const state = deps.state.of(INTEGRATOR_CACHES).circuits.get(key) ?? { failures: 0, openUntil: 0 }
   state.failures++
   // Past the threshold every further stand-in (the first try after the pause included) opens it again.
   if (state.failures >= CIRCUIT_THRESHOLD) state.openUntil = deps.clock.now().getTime() + CIRCUIT_OPEN_MS
-  deps.caches.authorizationCircuits.set(key, state)
+  deps.state.of(INTEGRATOR_CACHES).circuits.set(key, state)
 }
 
 type Answer =
@@ -136,7 +148,7 @@ export async function askIntegrator(deps: AppDeps, endpoint: repo.AuthorizationE
       id: eventId, object: 'event', type: REQUEST_TYPE, api_version: EVENT_API_VERSION, environment: q.scope.environment,
       created_at: at.toISOString(), data: { object: q.authorization, request: q.request },
     })
-    const secrets = signingSecrets(deps.config.masterKey, endpoint, at, deps.caches.webhookSecrets)
+    const secrets = signingSecrets(deps.config.masterKey, endpoint, at, deps.state.of(INTEGRATOR_CACHES).secrets)
     const headers = deliveryHeaders(body, { event_id: eventId, event_type: REQUEST_TYPE, attempts: 1 }, secrets, at)
     const sent = await sendWebhook(new URL(endpoint.url), body, headers, deps.config.webhookUrlPolicy[q.scope.environment as Environment], endpoint.timeout_ms)
     answer = readAnswer(sent, q.request.amount)

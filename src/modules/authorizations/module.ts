@@ -1,7 +1,11 @@
 import type { Purge } from '../../jobs/registry.js'
 import { purgeSchedule } from '../../jobs/retention.js'
+import { AUTHORIZATION_SCOPE } from '../../http/ownership.js'
+import { answer } from '../../lib/slots.js'
 import type { ServiceModule } from '../module.js'
+import { DECISIONS } from './batcher.js'
 import { ATTEMPT_PURGE_EVERY_MS, purgeExpiredAttempts } from './endpoint-service.js'
+import { INTEGRATOR_CACHES } from './integrator.js'
 import { EXPIRY_SWEEP_MS, expireDue } from './operations.js'
 import { findAuthorization } from './repo.js'
 import { registerAuthorizations } from './routes.js'
@@ -18,5 +22,6 @@ export const authorizationsModule: ServiceModule = {
     { type: 'authorizations.expire', everyMs: EXPIRY_SWEEP_MS, run: async (deps) => { await expireDue(deps) } },
     purgeSchedule('authorizations.purge_endpoint_attempts', ATTEMPT_PURGE_EVERY_MS, AUTHORIZATIONS_PURGES),
   ],
-  hooks: { authorizationScope: findAuthorization },
+  hooks: [answer(AUTHORIZATION_SCOPE, findAuthorization)],
+  states: [DECISIONS, INTEGRATOR_CACHES],
 }

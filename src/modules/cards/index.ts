@@ -1,4 +1,5 @@
 /** What the cards module publishes to other modules: they import it only through this file. */
+export { CARD_CLOSED, type ClosedCard } from './hooks.js'
 export { cardsCte, cardUnchangedSql } from './read-plan.js'
 export { hasCard, requireCard, requireCardProgram } from './service.js'
 export type { CardRow } from './service.js'

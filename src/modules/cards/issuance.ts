@@ -15,6 +15,7 @@ import { closeReplacedCard, closeReplacedUpstream } from './replacement.js'
 import * as repo from './repo.js'
 import { CARD_ISSUE_JOB, cardScope, requireCard, requireCardProgram } from './service.js'
 import type { CardView } from './schemas.js'
+import { CARD_CLOSED } from './hooks.js'
 
 /** How soon the job looks again when the processor still reports the card pending. */
 const POLL_AGAIN_MS = 1000
@@ -82,7 +83,7 @@ export async function issuePendingCard(deps: AppDeps, cardId: string): Promise<{
       type: CARD_EXPIRE_JOB, payload: { card_id: row.id }, runAt: expiryInstant(upstream.expMonth, upstream.expYear),
       organizationId: row.organization_id, environment: row.environment,
     })
-    if (closing) await closeReplacedCard(trx, row, closing, now, deps.hooks.cardClosed)
+    if (closing) await closeReplacedCard(trx, row, closing, now, deps.hooks.get(CARD_CLOSED))
   })
   return { stillPending: false }
 }

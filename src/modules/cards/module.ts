@@ -1,5 +1,9 @@
 import type { Purge } from '../../jobs/registry.js'
 import { purgeSchedule } from '../../jobs/retention.js'
+import { CARD_SCOPE } from '../../http/ownership.js'
+import { answer } from '../../lib/slots.js'
+import { ACCOUNT_CARDS } from '../accounts/index.js'
+import { CARDHOLDER_CARDS } from '../cardholders/index.js'
 import type { ServiceModule } from '../module.js'
 import { CARD_EXPIRE_JOB, runExpireJob } from './expiry.js'
 import { runIssueJob } from './issuance.js'
@@ -21,11 +25,11 @@ export const cardsModule: ServiceModule = {
   jobs: { [CARD_ISSUE_JOB]: runIssueJob, [CARD_EXPIRE_JOB]: runExpireJob },
   purges: CARDS_PURGES,
   schedules: [purgeSchedule('cards.purge_pin_keys', PURGE_EVERY_MS, CARDS_PURGES)],
-  hooks: {
-    cardholderCards: (deps, ctx, cardholder, page) =>
-      listCards(deps, ctx, `/v1/cardholders/${cardholder.id}/cards`, { cardholder_id: cardholder.id }, page),
-    accountCards: (deps, ctx, account, page) =>
-      listCards(deps, ctx, `/v1/accounts/${account.id}/cards`, { account_id: account.id }, page),
-    cardScope: findCard,
-  },
+  hooks: [
+    answer(CARDHOLDER_CARDS, (deps, ctx, cardholder, page) =>
+      listCards(deps, ctx, `/v1/cardholders/${cardholder.id}/cards`, { cardholder_id: cardholder.id }, page)),
+    answer(ACCOUNT_CARDS, (deps, ctx, account, page) =>
+      listCards(deps, ctx, `/v1/accounts/${account.id}/cards`, { account_id: account.id }, page)),
+    answer(CARD_SCOPE, findCard),
+  ],
 }

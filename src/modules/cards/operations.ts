@@ -14,6 +14,7 @@ import * as repo from './repo.js'
 import type { CardView } from './schemas.js'
 import { assertMove, cardScope, requireCard, requireCardProgram } from './service.js'
 import { releaseSlot } from './slots.js'
+import { CARD_CLOSED } from './hooks.js'
 
 type StatusOperation = 'activate' | 'freeze' | 'unfreeze' | 'close'
 
@@ -52,11 +53,11 @@ export async function changeStatus(deps: AppDeps, ctx: RequestCtx, cardId: strin
     })
     if (next === 'closed') {
       updated = await releaseSlot(trx, updated, now)
-      await deps.hooks.cardClosed(trx, updated, now)
+      await deps.hooks.get(CARD_CLOSED)(trx, updated, now)
     }
     await recordOutcome(trx, call.operationId, 'succeeded', now)
     await emit(trx, scope, EVENT_OF[op], presentCard(updated), now)
-    if (closing) await closeReplacedCard(trx, updated, closing, now, deps.hooks.cardClosed)
+    if (closing) await closeReplacedCard(trx, updated, closing, now, deps.hooks.get(CARD_CLOSED))
     return updated
   })
   return presentCard(row)

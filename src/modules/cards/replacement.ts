@@ -1,5 +1,4 @@
 import type { AppDeps } from '../../app-deps.js'
-import type { Hooks } from '../module.js'
 import { isUniqueViolation, withTx } from '../../db/tx.js'
 import { json, type Db } from '../../db/types.js'
 import type { RequestCtx } from '../../http/context.js'
@@ -7,6 +6,7 @@ import { ApiError } from '../../http/errors.js'
 import { newId } from '../../lib/ids.js'
 import { callProcessor, recordOutcome } from '../../processors/calls.js'
 import { emit } from '../events/index.js'
+import { CARD_CLOSED, type CardClosedListener } from './hooks.js'
 import { closesAtOnce, type ReplaceReason } from './lifecycle.js'
 import { presentCard } from './present.js'
 import * as repo from './repo.js'
@@ -35,7 +35,7 @@ export async function closeReplacedUpstream(deps: AppDeps, replacement: repo.Car
 }
 
 /** Inside the transaction that activates a replacement: closes the old card, hands its slot on, deletes its tokens, emits `card.closed`. */
-export async function closeReplacedCard(trx: Db, replacement: repo.CardRow, closing: PendingClose, now: Date, cardClosed: Hooks['cardClosed']): Promise<void> {
+export async function closeReplacedCard(trx: Db, replacement: repo.CardRow, closing: PendingClose, now: Date, cardClosed: CardClosedListener): Promise<void> {
   if (closing.operationId) await recordOutcome(trx, closing.operationId, 'succeeded', now)
   const old = await repo.lockCard(trx, closing.cardId)
   if (!old || old.status === 'closed') return
@@ -109,7 +109,7 @@ export async function replaceCard(deps: AppDeps, ctx: RequestCtx, cardId: string
       old = await repo.updateCard(trx, old.id, { replaced_by: fresh.id, updated_at: now })
       if (call) await recordOutcome(trx, call.operationId, 'succeeded', now)
       if (atOnce) {
-        await deps.hooks.cardClosed(trx, old, now)
+        await deps.hooks.get(CARD_CLOSED)(trx, old, now)
         await emit(trx, scope, 'card.closed', presentCard(old), now)
       }
       await emit(trx, scope, 'card.replaced', presentCard(old), now)

@@ -1,4 +1,6 @@
+import { answer } from '../../lib/slots.js'
 import type { ServiceModule } from '../module.js'
+import { DISPUTED_TOTAL } from '../transactions/index.js'
 import { registerDisputes } from './routes.js'
 import { DISPUTE_REVIEW_JOB, disputedTotal, runReviewJob } from './service.js'
 
@@ -7,5 +9,5 @@ export const disputesModule: ServiceModule = {
   name: 'disputes',
   routes: registerDisputes,
   jobs: { [DISPUTE_REVIEW_JOB]: runReviewJob },
-  hooks: { disputedTotal },
+  hooks: [answer(DISPUTED_TOTAL, disputedTotal)],
 }

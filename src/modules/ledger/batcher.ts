@@ -1,9 +1,10 @@
-import { databasePoolSize, type Config } from '../../config.js'
+import { databasePoolSize } from '../../config.js'
 import { GroupCommit, groupCommitSlots, type Waiting } from '../../db/group-commit.js'
 import type { Db } from '../../db/types.js'
 import type { Clock } from '../../lib/clock.js'
 import { MAX_BALANCE } from './post.js'
 import * as repo from './repo.js'
+import { moduleState } from '../module.js'
 
 /** Most credits and debits one statement applies. */
 const MAX_BATCH = 64
@@ -60,7 +61,8 @@ export class AdjustmentBatcher {
   }
 }
 
-/** The process's batcher for this database, built once by the runtime (`deps.batchers.adjustments`). */
-export function newAdjustmentBatcher(deps: { db: Db; clock: Clock; config: Config }): AdjustmentBatcher {
-  return new AdjustmentBatcher(deps.db, deps.clock, groupCommitSlots(deps.config.databaseUrl ? databasePoolSize(deps.config) : null, MAX_IN_FLIGHT))
-}
+/** The process's batcher for its database, built once per runtime. */
+export const ADJUSTMENTS = moduleState('ledger.adjustments', (deps) => {
+  const slots = groupCommitSlots(deps.config.databaseUrl ? databasePoolSize(deps.config) : null, MAX_IN_FLIGHT)
+  return new AdjustmentBatcher(deps.db, deps.clock, slots)
+})

@@ -14,6 +14,7 @@ import { signalJobsQueued } from '../../jobs/wakeup.js'
 import { availableBalance, presentAccount, requireAccount, type AccountRow, type AccountView } from '../accounts/index.js'
 import { MAX_BALANCE } from './post.js'
 import { presentEntry, type EntryView } from './present.js'
+import { ADJUSTMENTS } from './batcher.js'
 import * as repo from './repo.js'
 import type { AccountAdjustmentRequest } from './schemas.js'
 
@@ -53,7 +54,7 @@ export async function adjustBalance(deps: AppDeps, ctx: RequestCtx, accountId: s
   if (!isId('acct', accountId)) throw new ApiError('account_not_found')
   const clientTransactionId = body.client_transaction_id ?? null
   const currency = body.currency?.toUpperCase() ?? null
-  const batcher = deps.batchers.adjustments
+  const batcher = deps.state.of(ADJUSTMENTS)
   const answer = answerToStore(200)
   for (let attempt = 0; attempt < 3; attempt++) {
     let result: repo.AdjustmentResult | null = null

@@ -1,10 +1,12 @@
+import { answer } from '../../lib/slots.js'
+import { CARD_CLOSED } from '../cards/index.js'
 import type { ServiceModule } from '../module.js'
 import { registerNetworkTokens } from './routes.js'
 import { deleteTokensOfClosedCard } from './service.js'
 
-/** Wallet tokens of cards; a closed card's tokens are deleted with it (the `cardClosed` hook). */
+/** Wallet tokens of cards; a closed card's tokens are deleted with it (the `CARD_CLOSED` hook). */
 export const networkTokensModule: ServiceModule = {
   name: 'network-tokens',
   routes: registerNetworkTokens,
-  hooks: { cardClosed: deleteTokensOfClosedCard },
+  hooks: [answer(CARD_CLOSED, deleteTokensOfClosedCard)],
 }

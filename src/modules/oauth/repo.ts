@@ -31,7 +31,7 @@ export async function findClientForGrant(db: Db, clientId: string): Promise<(Cli
 /**
  * What an access token grants, with its client's status and both IP allowlists (the client's and the
  * organization's network policy for the token's environment), in one read: the token lookup of every request
- * that misses the token cache (`deps.hooks.accessTokenGrant`).
+ * that misses the token cache (`ACCESS_TOKEN_GRANT`).
  */
 export async function findAccessTokenGrant(db: Db, tokenHash: string): Promise<AccessTokenGrant | undefined> {
   const { rows } = await sql<AccessTokenGrant>`

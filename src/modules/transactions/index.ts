@@ -1,4 +1,5 @@
 /** What the transactions module publishes to other modules: they import it only through this file. */
+export { DISPUTED_TOTAL } from './hooks.js'
 export { MAX_AMOUNT, Merchant, MerchantInput, Transaction } from './schemas.js'
 export { presentTransaction, recordCapture, requireTransaction, transactionsCreatedIn } from './service.js'
 export type { TransactionRow, TransactionView } from './service.js'

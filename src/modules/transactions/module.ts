@@ -1,3 +1,5 @@
+import { TRANSACTION_SCOPE } from '../../http/ownership.js'
+import { answer } from '../../lib/slots.js'
 import type { ServiceModule } from '../module.js'
 import { findTransaction } from './repo.js'
 import { registerTransactions } from './routes.js'
@@ -8,5 +10,5 @@ export const transactionsModule: ServiceModule = {
   name: 'transactions',
   routes: registerTransactions,
   schedules: [{ type: 'transactions.settle', everyMs: SETTLEMENT_SWEEP_MS, run: async (deps) => { await settleDue(deps) } }],
-  hooks: { transactionScope: findTransaction },
+  hooks: [answer(TRANSACTION_SCOPE, findTransaction)],
 }

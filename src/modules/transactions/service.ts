@@ -7,6 +7,7 @@ import { ApiError } from '../../http/errors.js'
 import { requireOwned } from '../../http/ownership.js'
 import { paginate, type ListResult, type PageParams } from '../../http/pagination.js'
 import { isId, newId } from '../../lib/ids.js'
+import { DISPUTED_TOTAL } from './hooks.js'
 import type { MerchantValue } from './types.js'
 import { requireCard } from '../cards/index.js'
 import { emit } from '../events/index.js'
@@ -107,7 +108,7 @@ export async function refundTransaction(deps: AppDeps, ctx: RequestCtx, transact
       throw new ApiError('transaction_not_refundable', { message: `Transaction ${original.id} cannot be refunded: ${why}.` })
     }
     // Money a dispute won back or still claims is not refundable a second time.
-    const remaining = Number(original.amount) - Number(original.refunded_amount) - await deps.hooks.disputedTotal(trx, original.id)
+    const remaining = Number(original.amount) - Number(original.refunded_amount) - await deps.hooks.get(DISPUTED_TOTAL)(trx, original.id)
     if (remaining <= 0) {
       throw new ApiError('transaction_not_refundable', { message: `Nothing of transaction ${original.id} is left to refund: it is refunded or under dispute.` })
     }

@@ -4,9 +4,11 @@ import { withTx } from '../../db/tx.js'
 import type { Db } from '../../db/types.js'
 import { Coalescer } from '../../jobs/coalesce.js'
 import type { JobOutcome, JobRecord } from '../../jobs/queue.js'
+import { BoundedCache } from '../../lib/bounded-cache.js'
 import { newId } from '../../lib/ids.js'
 import { signatureHeader } from '../../lib/webhook-signature.js'
 import { emit, presentEvent } from '../events/index.js'
+import { moduleState } from '../module.js'
 import * as deliveries from './delivery-repo.js'
 import { nextRetry, retryPeriodMs } from './retry.js'
 import { signingSecrets } from './secrets.js'
@@ -21,7 +23,7 @@ interface ClaimInput extends deliveries.DeliveryKey { now: Date; leaseUntil: Dat
 /**
  * Concurrent deliveries share their database work: one statement claims every attempt started in the
  * same turn of the event loop, one records the outcomes that arrive within a millisecond of each other.
- * One per database handle, built by the runtime (`deps.batchers.deliveries`): two runners on two pools
+ * One per database handle (`DELIVERIES`, built once per runtime): two runners on two pools
  * in one process never share a batch.
  */
 export class DeliveryCoalescers {
@@ -55,6 +57,12 @@ export function deliveryHeaders(body: string, d: { event_id: string; event_type:
   }
 }
 
+/** A runtime's delivery batches on its database, and the endpoints' signing secrets decrypted once per sealed value. */
+export const DELIVERIES = moduleState('webhooks.deliveries', (deps) => ({
+  coalescers: new DeliveryCoalescers(deps.db),
+  secrets: new BoundedCache<string, string>(1_000),
+}))
+
 /**
  * Delivers one event to one endpoint, once per call: claim the attempt, POST it signed, record the
  * outcome. A failure schedules the next attempt; a failure at the end of the retry period gives the
@@ -63,7 +71,7 @@ export function deliveryHeaders(body: string, d: { event_id: string; event_type:
 export async function deliverWebhook(deps: AppDeps, job: JobRecord): Promise<JobOutcome> {
   const { event_id: eventId, endpoint_id: endpointId } = job.payload as { event_id: string; endpoint_id: string }
   const now = deps.clock.now()
-  const d = await deps.batchers.deliveries.claims.call({ eventId, endpointId, now, leaseUntil: new Date(now.getTime() + ATTEMPT_LEASE_MS) })
+  const d = await deps.state.of(DELIVERIES).coalescers.claims.call({ eventId, endpointId, now, leaseUntil: new Date(now.getTime() + ATTEMPT_LEASE_MS) })
   if (!d) {
     const state = await deliveries.findDelivery(deps.db, eventId, endpointId)
     if (!state || state.status !== 'pending') return
@@ -75,7 +83,7 @@ export async function deliverWebhook(deps: AppDeps, job: JobRecord): Promise<Job
   }
 
   const body = JSON.stringify(presentEvent({ ...d, type: d.event_type, id: d.event_id, created_at: d.event_created_at }))
-  const secrets = signingSecrets(deps.config.masterKey, d, now, deps.caches.webhookSecrets)
+  const secrets = signingSecrets(deps.config.masterKey, d, now, deps.state.of(DELIVERIES).secrets)
   const result = await sendWebhook(new URL(d.url), body, deliveryHeaders(body, d, secrets, now), deps.config.webhookUrlPolicy[d.environment as Environment])
   return recordOutcome(deps, d, result, now)
 }
@@ -101,7 +109,7 @@ async function recordOutcome(deps: AppDeps, d: deliveries.ClaimedDelivery, resul
     created_at: at,
   }
   if (succeeded) {
-    await deps.batchers.deliveries.records.call({ attempt, status: 'delivered', failures: 0, nextAttemptAt: at, firstFailedAt: null })
+    await deps.state.of(DELIVERIES).coalescers.records.call({ attempt, status: 'delivered', failures: 0, nextAttemptAt: at, firstFailedAt: null })
     if (d.endpoint_failing_since) await deliveries.clearEndpointFailing(deps.db, d.endpoint_id)
     return
   }
@@ -110,7 +118,7 @@ async function recordOutcome(deps: AppDeps, d: deliveries.ClaimedDelivery, resul
   const failures = d.failures + 1
   const firstFailedAt = d.first_failed_at ?? at
   const next = nextRetry(schedule, failures, firstFailedAt, at)
-  await deps.batchers.deliveries.records.call({
+  await deps.state.of(DELIVERIES).coalescers.records.call({
     attempt,
     status: next.giveUp ? 'failed' : 'pending',
     failures,

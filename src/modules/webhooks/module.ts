@@ -1,5 +1,5 @@
 import type { ServiceModule } from '../module.js'
-import { deliverWebhook } from './delivery.js'
+import { DELIVERIES, deliverWebhook } from './delivery.js'
 import { DELIVERY_JOB } from '../events/index.js'
 import { registerWebhooks } from './routes.js'
 
@@ -8,4 +8,5 @@ export const webhooksModule: ServiceModule = {
   name: 'webhooks',
   routes: registerWebhooks,
   jobs: { [DELIVERY_JOB]: deliverWebhook },
+  states: [DELIVERIES],
 }

@@ -2,6 +2,10 @@ import type { FastifyReply } from 'fastify'
 import type { AppDeps } from '../../../app-deps.js'
 import type { RequestCtx } from '../../../http/context.js'
 import { isApiError } from '../../../http/errors.js'
+import {
+  ACCOUNT_SCOPE, AUTHORIZATION_SCOPE, CARD_SCOPE, CARDHOLDER_SCOPE, TRANSACTION_SCOPE, type ScopeLookup,
+} from '../../../http/ownership.js'
+import type { Hook } from '../../../lib/slots.js'
 import { retrieveAuthentication } from '../../authentications/index.js'
 import { searchCardholders } from '../../cardholders/index.js'
 import { requireDispute } from '../../disputes/index.js'
@@ -32,20 +36,20 @@ function found(lookup: (deps: AppDeps, ctx: RequestCtx, id: string) => Promise<u
 }
 
 /** Whether an object the owner's scope hook finds belongs to this organization and environment. */
-function scoped(hook: 'cardholderScope' | 'accountScope' | 'cardScope' | 'authorizationScope' | 'transactionScope'): Exists {
+function scoped(hook: Hook<ScopeLookup>): Exists {
   return async (deps, ctx, id) => {
-    const scope = await deps.hooks[hook](deps.db, id)
+    const scope = await deps.hooks.get(hook)(deps.db, id)
     return scope !== undefined && scope.organization_id === ctx.organizationId && scope.environment === ctx.environment
   }
 }
 
 /** Every id prefix with a console page, and how its owner tells whether the id is this organization's in this environment. */
 const FINDERS: Partial<Record<string, Exists>> = {
-  chd: scoped('cardholderScope'),
-  acct: scoped('accountScope'),
-  card: scoped('cardScope'),
-  auth: scoped('authorizationScope'),
-  txn: scoped('transactionScope'),
+  chd: scoped(CARDHOLDER_SCOPE),
+  acct: scoped(ACCOUNT_SCOPE),
+  card: scoped(CARD_SCOPE),
+  auth: scoped(AUTHORIZATION_SCOPE),
+  txn: scoped(TRANSACTION_SCOPE),
   dsp: found((deps, ctx, id) => requireDispute(deps.db, ctx, id)),
   ntok: found(retrieveToken),
   tdsa: async (deps, ctx, id) => deps.config.releases.has('three_d_secure') && found(retrieveAuthentication)(deps, ctx, id),

@@ -1,5 +1,18 @@
 import { createHash } from 'node:crypto'
-import { iccidWithCheckDigit } from '../modules/esim/iccid.js'
+
+/**
+ * Data of migration 0051, frozen with it: a migration imports nothing but the database layer, so a later change
+ * to product code (catalogue rules, ICCID helpers) can never change what an applied migration wrote.
+ */
+
+/** The Luhn check digit of an ICCID body (ITU-T E.118). */
+function iccidCheckDigit(body: string): string {
+  const sum = [...body].reverse().reduce((s, c, i) => {
+    const d = Number(c) * (i % 2 === 0 ? 2 : 1)
+    return s + (d > 9 ? d - 9 : d)
+  }, 0)
+  return String((10 - (sum % 10)) % 10)
+}
 
 /** The platform's eSIM catalogue as first shipped: local, regional and global plans priced like the market (USD cents). */
 
@@ -144,7 +157,7 @@ export function seedInventory(count: number): SeedProfile[] {
     const body = SEED_ICCID_PREFIX + String(serial).padStart(11, '0')
     const digest = createHash('sha256').update(`matching:${body}`).digest()
     const chars = Array.from(digest.subarray(0, 20), (b) => CROCKFORD[b % 32]).join('')
-    out.push({ iccid: iccidWithCheckDigit(body), smdp_address: SEED_SMDP_ADDRESS, matching_id: chars.match(/.{5}/g)!.join('-') })
+    out.push({ iccid: body + iccidCheckDigit(body), smdp_address: SEED_SMDP_ADDRESS, matching_id: chars.match(/.{5}/g)!.join('-') })
   }
   return out
 }
