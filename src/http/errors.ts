@@ -26,7 +26,7 @@ export const ERROR_CATALOGUE = {
   missing_parameter: invalid(400, 'A required parameter is missing; `param` names it.'),
   invalid_parameter: invalid(400, 'A parameter has the wrong type, format or range. When several fail, `errors` lists each.'),
   unknown_parameter: invalid(400, 'A parameter is not accepted by this endpoint; `param` names it.'),
-  invalid_public_key: invalid(400, 'The RSA public key is malformed, shorter than 2048 bits, or its public exponent is not 65537.'),
+  invalid_public_key: invalid(400, 'The RSA public key is malformed, shorter than 2048 bits, its public exponent is not 65537, or its modulus is even or has a prime factor below 10,000.'),
   expired_cursor: invalid(400, 'The pagination cursor is older than 24 hours; start the traversal again.'),
   invalid_webhook_url: invalid(400, 'The webhook URL must be HTTPS on a publicly resolvable host.'),
   request_too_large: invalid(413, 'The request body exceeds the size limit of this endpoint (1 MiB; 85 MiB for KYC uploads).'),
