@@ -30,7 +30,7 @@ export const ERROR_CATALOGUE = {
   expired_cursor: invalid(400, 'The pagination cursor is older than 24 hours; start the traversal again.'),
   invalid_webhook_url: invalid(400, 'The webhook URL must be HTTPS on a publicly resolvable host.'),
   request_too_large: invalid(413, 'The request body exceeds the size limit of this endpoint (1 MiB; 85 MiB for KYC uploads).'),
-  request_timeout: invalid(408, 'The request did not arrive in time: the request line and headers are due within 10 s, the whole request (body included) within 30 s (defaults of the deployment). The connection is closed; send the request again without pausing.', true),
+  request_timeout: invalid(408, 'The request did not arrive in time: the request line and headers are due within 10 s, the whole request (body included) within 30 s (defaults of the deployment); the body of a KYC upload no slower than 64 KiB/s over any 5 s. The connection is closed; send the request again without pausing.', true),
   request_header_too_large: invalid(431, 'The request line and headers exceed 16 KiB (a long query string counts); send long values in a body.'),
   missing_credentials: { status: 401, type: 'authentication_error', retryable: false, description: 'No `Authorization: Bearer` header was sent.' },
   invalid_access_token: { status: 401, type: 'authentication_error', retryable: false, description: 'The access token is expired, unknown, or its client was revoked. Obtain a new token and retry once.' },
