@@ -78,7 +78,7 @@ function trickle(token: string, cardholderId: string, body: Buffer, chunk: numbe
 }
 
 describe('KYC upload slots are shared fairly between organizations', () => {
-  test(`${KYC_UPLOADS_AT_ONCE} slow uploads of one organization take ${KYC_UPLOADS_PER_ORGANIZATION} slots; another organization uploads at once`, async () => {
+  test(`${KYC_UPLOADS_AT_ONCE} slow uploads of one organization take ${KYC_UPLOADS_PER_ORGANIZATION} slots; another organization uploads at once`, async (ctx) => {
     const greedy = await organization(KYC_UPLOADS_AT_ONCE)
     const other = await organization(1)
     // Each of the greedy uploads keeps above the pace floor (about 80 KiB/s), so only the share can stop them:
@@ -86,10 +86,12 @@ describe('KYC upload slots are shared fairly between organizations', () => {
     const slow = greedy.holders.map((id) => trickle(greedy.token, id, uploadBody(240 * 1024), 16 * 1024, 200))
     await new Promise((resolve) => setTimeout(resolve, 300))
 
+    const sentAt = Date.now()
     const res = await fetch(`http://127.0.0.1:${port}/v1/cardholders/${other.holders[0]}/kyc`, {
       method: 'POST', headers: { authorization: `Bearer ${other.token}`, 'content-type': 'application/json' }, body: uploadBody(4096).toString(),
     })
     const answeredAt = Date.now()
+    ctx.diagnostic(`the other organization's upload answered ${res.status} in ${answeredAt - sentAt} ms`)
     assert.equal(res.status, 201, await res.clone().text())
 
     const answers = await Promise.all(slow)
@@ -104,7 +106,7 @@ describe('KYC upload slots are shared fairly between organizations', () => {
     }
   })
 
-  test('a body slower than the floor is cut off with 408 after one window and frees its slot; one above it completes', async () => {
+  test('a body slower than the floor is cut off with 408 after one window and frees its slot; one above it completes', async (ctx) => {
     const org = await organization(3)
     const floor = KYC_UPLOAD_MIN_BYTES_PER_SECOND
     // Below: 2 KiB every 250 ms (8 KiB/s) of a 200 KiB body, which would take 25 s, nearly the whole request timeout.
@@ -114,6 +116,7 @@ describe('KYC upload slots are shared fairly between organizations', () => {
     const steady = trickle(org.token, org.holders[1], steadyBody, Math.round(floor * 1.5 / 5), 200)
 
     const cut = await crawling
+    ctx.diagnostic(`the crawling upload answered ${cut.status} after ${cut.at} ms`)
     assert.equal(cut.status, 408)
     assert.equal(cut.body.error.code, 'request_timeout')
     assert.match(cut.body.error.message, /slower than 64 KiB\/s/)
