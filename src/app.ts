@@ -3,7 +3,10 @@ import { sql } from 'kysely'
 import type { AppDeps } from './app-deps.js'
 import { migrationsApplied } from './db/migrate.js'
 import { installAuth } from './http/auth.js'
-import { clientErrorHandler, frameworkErrorHandler, installErrorHandling, installJsonParsing, installNotFoundGate, installUnparsableBodyRefusal } from './http/error-handler.js'
+import {
+  clientErrorHandler, frameworkErrorHandler, installConnectAnswer, installErrorHandling, installJsonParsing, installNotFoundGate,
+  installUnparsableBodyRefusal,
+} from './http/error-handler.js'
 import { installIdempotency } from './http/idempotency.js'
 import { installMetrics } from './http/metrics.js'
 import { installOpenApi } from './http/openapi.js'
@@ -49,12 +52,13 @@ export async function buildApp(deps: AppDeps, modules: readonly ServiceModule[] 
   installClosedQueries(app)
   installJsonParsing(app)
   installErrorHandling(app, deps.config.baseUrl)
+  installConnectAnswer(app)
   app.addHook('onRequest', async (req, reply) => { reply.header('Svc-Request-Id', req.id) })
   app.addHook('onResponse', async (req, reply) => {
     req.log.info({ req_id: req.id, method: req.method, route: req.routeOptions.url ?? null, status: reply.statusCode, ms: Math.round(reply.elapsedTime * 10) / 10 }, 'request')
   })
   await installOpenApi(app, deps.config.baseUrl)
-  installMetrics(app)
+  installMetrics(app, deps.config)
   app.decorate('trustedProxies', deps.config.trustedProxies)
   installAuth(app, deps, limits)
   installNotFoundGate(app)

@@ -16,7 +16,10 @@ export interface RateLimitConfig {
 /** Every setting of the service, parsed once from the environment. Nothing else reads `process.env`. */
 export interface Config {
   port: number
+  /** The interface to listen on: 127.0.0.1 unless HOST says otherwise (0.0.0.0 in a container). */
   host: string
+  /** A port of its own for `/metrics`, without a token (on `host`); null: `/metrics` on `port`, operator token required. */
+  metricsPort: number | null
   baseUrl: string
   /**
    * False when BASE_URL was not set and `baseUrl` is only the guess `http://localhost:$PORT`: the token
@@ -176,9 +179,15 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (!Number.isInteger(headersTimeoutMs) || headersTimeoutMs < 1) throw new ConfigError('HEADERS_TIMEOUT_MS must be a positive integer (milliseconds)')
   if (headersTimeoutMs > requestTimeoutMs) throw new ConfigError('HEADERS_TIMEOUT_MS must not exceed REQUEST_TIMEOUT_MS (the headers are part of the request)')
 
+  const metricsPort = env.METRICS_PORT ? intVar(env, 'METRICS_PORT', 0) : null
+  if (metricsPort !== null && (!Number.isInteger(metricsPort) || metricsPort < 1 || metricsPort > 65535 || metricsPort === port)) {
+    throw new ConfigError(`METRICS_PORT must be a port from 1 to 65535 other than PORT (${port}), got "${env.METRICS_PORT}"`)
+  }
+
   return {
     port,
-    host: env.HOST || '0.0.0.0',
+    host: env.HOST || '127.0.0.1',
+    metricsPort,
     baseUrl: (env.BASE_URL || `http://localhost:${port}`).replace(/\/+$/, ''),
     baseUrlExplicit: Boolean(env.BASE_URL),
     databaseUrl,

@@ -1,10 +1,12 @@
 import type { FastifyInstance } from 'fastify'
 import cluster from 'node:cluster'
 import { existsSync, readFileSync } from 'node:fs'
-import { createServer } from 'node:net'
+import type { Server } from 'node:http'
+import { createServer, type AddressInfo } from 'node:net'
 import { join, resolve } from 'node:path'
 import { buildApp } from './app.js'
 import type { Config } from './config.js'
+import { serveMetrics } from './http/metrics.js'
 import { startWorker, type WorkerHandle } from './jobs/worker.js'
 import { openRuntime } from './runtime.js'
 import type { DemoSignIn } from './modules/users/index.js'
@@ -27,12 +29,28 @@ function consoleLines(signIn: DemoSignIn): string[] {
   ]
 }
 
+/**
+ * Where a server listens, as it truly does: Fastify's own answer names 127.0.0.1 when it listens on every
+ * interface, which would hide that the port is open to the network.
+ */
+export function listeningAddress(address: Pick<AddressInfo, 'address' | 'port'>): string {
+  if (address.address === '0.0.0.0' || address.address === '::') return `http://${address.address === '::' ? '[::]' : '0.0.0.0'}:${address.port} (every interface)`
+  return `http://${address.address.includes(':') ? `[${address.address}]` : address.address}:${address.port}`
+}
+
+function metricsLine(config: Config): string {
+  return config.metricsPort === null
+    ? '  metrics: /metrics with the operator token (METRICS_PORT serves it on a port of its own)'
+    : `  metrics: ${listeningAddress({ address: config.host, port: config.metricsPort })}/metrics (no token; not on the API port)`
+}
+
 function banner(config: Config, demo: (SandboxClientFile & { console: DemoSignIn }) | null, address: string): string {
   const lines = [
     '',
     `  svc is listening on ${address} (${config.databaseUrl ? 'PostgreSQL' : `embedded PGlite in ${config.dataDir}`})`,
     `  environments: ${config.environments.join(', ')}   API reference: ${config.baseUrl}/docs`,
     `  operator token: ${operatorTokenSource(config)}`,
+    metricsLine(config),
   ]
   if (demo) {
     const clientFile = sandboxClientPath(config.dataDir)
@@ -51,15 +69,17 @@ function banner(config: Config, demo: (SandboxClientFile & { console: DemoSignIn
   return lines.join('\n')
 }
 
-/** Fails before the database is opened when the port is taken: most often svc already runs on this DATA_DIR. */
+/** Fails before the database is opened when a port is taken: most often svc already runs on this DATA_DIR. */
 async function assertPortFree(config: Config): Promise<void> {
-  await new Promise<void>((resolvePort, reject) => {
-    const probe = createServer()
-    probe.once('error', (err: NodeJS.ErrnoException) => {
-      reject(err.code === 'EADDRINUSE' ? new Error(`port ${config.port} is already in use (is svc already running? set PORT to use another)`) : err)
+  const probe = (port: number, name: string) => new Promise<void>((resolvePort, reject) => {
+    const server = createServer()
+    server.once('error', (err: NodeJS.ErrnoException) => {
+      reject(err.code === 'EADDRINUSE' ? new Error(`port ${port} is already in use (is svc already running? set ${name} to use another)`) : err)
     })
-    probe.listen(config.port, config.host, () => probe.close(() => resolvePort()))
+    server.listen(port, config.host, () => server.close(() => resolvePort()))
   })
+  await probe(config.port, 'PORT')
+  if (config.metricsPort !== null) await probe(config.metricsPort, 'METRICS_PORT')
 }
 
 /** Opening the database and applying migrations takes seconds on a first embedded run: a line says so before the wait. */
@@ -90,12 +110,15 @@ export async function serve(config: Config): Promise<Serving> {
   }
   const { deps, handle, jobs } = await openRuntime(config)
   let app: FastifyInstance | null = null
+  let metrics: Server | null = null
   let demo: (SandboxClientFile & { console: DemoSignIn }) | null
   let address: string
   try {
     demo = config.seedDemo && !member ? await seededDemo(deps) : null
     app = await buildApp(deps)
-    address = await app.listen({ port: config.port, host: config.host })
+    await app.listen({ port: config.port, host: config.host })
+    address = listeningAddress(app.server.address() as AddressInfo)
+    if (config.metricsPort !== null) metrics = await serveMetrics(app.metricsRegistry, config)
   } catch (err) {
     // Release the database so the process can exit with the error instead of hanging on open handles.
     await app?.close().catch(() => {})
@@ -107,6 +130,8 @@ export async function serve(config: Config): Promise<Serving> {
   let stopping: Promise<void> | null = null
   const stop = () => {
     stopping ??= (async () => {
+      metrics?.closeAllConnections()
+      await new Promise<void>((done) => (metrics ? metrics.close(() => done()) : done()))
       await app.close()
       await worker?.stop()
       await handle.close()
@@ -147,7 +172,8 @@ async function serveCluster(config: Config): Promise<Serving> {
   const listening = new Promise<string>((resolveAddress, reject) => {
     let count = 0
     cluster.on('listening', (_member, addr) => {
-      if (++count === config.httpProcesses) resolveAddress(`http://${addr.address ?? config.host}:${addr.port}`)
+      if (addr.port !== config.port) return // a member's METRICS_PORT
+      if (++count === config.httpProcesses) resolveAddress(listeningAddress({ address: addr.address ?? config.host, port: addr.port }))
     })
     cluster.once('exit', (_member, code) => { if (count < config.httpProcesses) reject(new Error(`an HTTP process exited with ${code} while starting`)) })
   })

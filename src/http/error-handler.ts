@@ -1,5 +1,6 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
-import { STATUS_CODES, type ServerResponse } from 'node:http'
+import { ServerResponse, STATUS_CODES, type IncomingMessage } from 'node:http'
+import type { Socket } from 'node:net'
 import type { Duplex } from 'node:stream'
 import { sha256Hex } from '../lib/crypto.js'
 import { newId } from '../lib/ids.js'
@@ -85,6 +86,23 @@ export function installErrorHandling(app: FastifyInstance, baseUrl: string): voi
 export function installNotFoundGate(app: FastifyInstance): void {
   app.addHook('onRequest', async (req) => {
     if (req.is404) throw new ApiError('not_found')
+  })
+}
+
+/**
+ * Node hands a CONNECT request (a proxy's tunnel) to the server's `connect` listeners and, with none, drops the
+ * connection without a word. The service is no proxy: the request goes through the app's routing like any other
+ * method, so it gets the answer any other method gets on that path, in the envelope; then the connection closes.
+ */
+export function installConnectAnswer(app: FastifyInstance): void {
+  app.server.on('connect', (req: IncomingMessage, socket: Duplex) => {
+    // Node no longer watches a socket it handed over: its errors (a client that resets) are ours to absorb.
+    socket.on('error', () => socket.destroy())
+    const res = new ServerResponse(req)
+    res.shouldKeepAlive = false
+    res.assignSocket(socket as Socket)
+    res.once('finish', () => socket.end())
+    app.routing(req, res)
   })
 }
 

@@ -9,20 +9,25 @@ import { createTenant, startTestApp, type TestApp } from '../helpers/app.js'
 import { createCardholder } from '../cardholders/support.js'
 import { attestationBody } from './support.js'
 
-// At most KYC_UPLOADS_AT_ONCE uploads are received and stored at once per process; another waits up to
-// KYC_UPLOAD_WAIT_MS for a slot, then answers 429 rate_limited with Retry-After. Over a real port, with uploads
-// held open by sending only part of their body.
+// At most KYC_UPLOADS_AT_ONCE uploads are received and stored at once per process, at most half of them by one
+// organization; another waits up to KYC_UPLOAD_WAIT_MS for a slot, then answers 429 rate_limited with Retry-After.
+// Over a real port, with uploads held open by sending only part of their body (for less than the pace window).
 let t: TestApp
-let token: string
+/** Tokens of two organizations, each holding half of the slots in the tests, and of a third. */
+let tokens: string[]
 let port: number
 
 before(async () => {
   t = await startTestApp()
-  token = await (await createTenant(t)).token()
+  tokens = []
+  for (let i = 0; i < 3; i++) tokens.push(await (await createTenant(t)).token())
   await t.app.listen({ port: 0, host: '127.0.0.1' })
   port = (t.app.server.address() as AddressInfo).port
 })
 after(() => t.close())
+
+/** Upload `i` belongs to one organization or the other, alternately: neither goes past its share. */
+const tokenOf = (i: number) => tokens[i % 2]
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 
@@ -33,7 +38,7 @@ function uploadBody(file: Buffer): string {
 interface Held { finish(): Promise<{ status: number; body: any }>; socket: Socket }
 
 /** An upload whose headers and first half of body are sent; `finish()` sends the rest and reads the answer. */
-async function holdUpload(cardholderId: string, body: string): Promise<Held> {
+async function holdUpload(token: string, cardholderId: string, body: string): Promise<Held> {
   const socket = connect(port, '127.0.0.1')
   await new Promise<void>((resolve) => socket.once('connect', resolve))
   let raw = ''
@@ -53,23 +58,25 @@ async function holdUpload(cardholderId: string, body: string): Promise<Held> {
   }
 }
 
-async function upload(cardholderId: string, body: string): Promise<Response> {
+async function upload(token: string, cardholderId: string, body: string): Promise<Response> {
   return fetch(`http://127.0.0.1:${port}/v1/cardholders/${cardholderId}/kyc`, {
     method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body,
   })
 }
 
 describe('KYC uploads at once', () => {
-  test(`beyond ${KYC_UPLOADS_AT_ONCE} uploads in progress, another waits then answers 429 rate_limited with Retry-After; the held ones complete`, async () => {
+  test(`beyond ${KYC_UPLOADS_AT_ONCE} uploads in progress (two organizations), another waits then answers 429 rate_limited with Retry-After; the held ones complete`, async () => {
     const files = Array.from({ length: KYC_UPLOADS_AT_ONCE }, () => randomBytes(64 * 1024))
-    const holders = await Promise.all(files.map(() => createCardholder(t, token)))
+    const holders = await Promise.all(files.map((_, i) => createCardholder(t, tokenOf(i))))
     const held: Held[] = []
-    for (let i = 0; i < files.length; i++) held.push(await holdUpload(holders[i].id, uploadBody(files[i])))
+    for (let i = 0; i < files.length; i++) held.push(await holdUpload(tokenOf(i), holders[i].id, uploadBody(files[i])))
     await sleep(200) // each has passed authentication and holds its slot
 
+    // A third organization, under its share: only the process's slots are missing.
+    const token = tokens[2]
     const extra = await createCardholder(t, token)
     const started = Date.now()
-    const refused = await upload(extra.id, uploadBody(randomBytes(1024)))
+    const refused = await upload(token, extra.id, uploadBody(randomBytes(1024)))
     const waited = Date.now() - started
     assert.equal(refused.status, 429)
     assert.equal(refused.headers.get('retry-after'), String(KYC_UPLOAD_RETRY_AFTER_SECONDS))
@@ -91,17 +98,18 @@ describe('KYC uploads at once', () => {
     })
 
     // Once they are done the refused upload goes through.
-    const retried = await upload(extra.id, uploadBody(randomBytes(1024)))
+    const retried = await upload(token, extra.id, uploadBody(randomBytes(1024)))
     assert.equal(retried.status, 201, await retried.clone().text())
   })
 
   test('an upload that finds every slot taken waits for one to free up instead of being refused', async () => {
-    const holders = await Promise.all(Array.from({ length: KYC_UPLOADS_AT_ONCE + 1 }, () => createCardholder(t, token)))
+    const holders = await Promise.all(Array.from({ length: KYC_UPLOADS_AT_ONCE + 1 }, (_, i) => createCardholder(t, tokenOf(i))))
     const held: Held[] = []
-    for (let i = 0; i < KYC_UPLOADS_AT_ONCE; i++) held.push(await holdUpload(holders[i].id, uploadBody(randomBytes(4096))))
+    for (let i = 0; i < KYC_UPLOADS_AT_ONCE; i++) held.push(await holdUpload(tokenOf(i), holders[i].id, uploadBody(randomBytes(4096))))
     await sleep(200)
     const file = randomBytes(300 * 1024)
-    const waiting = upload(holders[KYC_UPLOADS_AT_ONCE].id, uploadBody(file))
+    // Of the organization of held[0]: the slot held[0] frees is its own.
+    const waiting = upload(tokenOf(KYC_UPLOADS_AT_ONCE), holders[KYC_UPLOADS_AT_ONCE].id, uploadBody(file))
     await sleep(KYC_UPLOAD_WAIT_MS / 4)
     const first = await held[0].finish()
     assert.equal(first.status, 201)
@@ -116,15 +124,15 @@ describe('KYC uploads at once', () => {
   })
 
   test('a client that goes away while holding or waiting for a slot gives it back', async () => {
-    const holders = await Promise.all(Array.from({ length: KYC_UPLOADS_AT_ONCE + 1 }, () => createCardholder(t, token)))
+    const holders = await Promise.all(Array.from({ length: KYC_UPLOADS_AT_ONCE + 1 }, (_, i) => createCardholder(t, tokenOf(i))))
     const held: Held[] = []
-    for (let i = 0; i < KYC_UPLOADS_AT_ONCE; i++) held.push(await holdUpload(holders[i].id, uploadBody(randomBytes(4096))))
-    const waiter = await holdUpload(holders[KYC_UPLOADS_AT_ONCE].id, uploadBody(randomBytes(4096)))
+    for (let i = 0; i < KYC_UPLOADS_AT_ONCE; i++) held.push(await holdUpload(tokenOf(i), holders[i].id, uploadBody(randomBytes(4096))))
+    const waiter = await holdUpload(tokenOf(KYC_UPLOADS_AT_ONCE), holders[KYC_UPLOADS_AT_ONCE].id, uploadBody(randomBytes(4096)))
     await sleep(200)
     for (const h of [...held, waiter]) h.socket.destroy()
     await sleep(200)
     const started = Date.now()
-    const results = await Promise.all(holders.slice(0, KYC_UPLOADS_AT_ONCE).map((h) => upload(h.id, uploadBody(randomBytes(2048)))))
+    const results = await Promise.all(holders.slice(0, KYC_UPLOADS_AT_ONCE).map((h, i) => upload(tokenOf(i), h.id, uploadBody(randomBytes(2048)))))
     assert.deepEqual(results.map((r) => r.status), Array(KYC_UPLOADS_AT_ONCE).fill(201))
     assert.ok(Date.now() - started < KYC_UPLOAD_WAIT_MS, 'no upload had to wait for an abandoned slot')
   })

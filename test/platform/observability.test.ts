@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import { Writable } from 'node:stream'
 import { after, before, describe, test } from 'node:test'
-import { createTenant, startTestApp, type TestApp } from '../helpers/app.js'
+import { createTenant, OPERATOR_TOKEN, startTestApp, type TestApp } from '../helpers/app.js'
 
 const PAN = '4242424242424242'
 const CVC = '987'
@@ -49,7 +49,7 @@ describe('request ids, logs and metrics', () => {
   test('GET /metrics exposes svc_http_requests_total by method, route template and status', async () => {
     await t.api(token, 'GET', '/v1/programs')
     await t.api(token, 'GET', '/v1/no-such-thing')
-    const res = await t.app.inject({ method: 'GET', url: '/metrics' })
+    const res = await t.app.inject({ method: 'GET', url: '/metrics', headers: { authorization: `Bearer ${OPERATOR_TOKEN}` } })
     assert.equal(res.statusCode, 200)
     assert.match(String(res.headers['content-type']), /^text\/plain/)
     assert.match(res.body, /# TYPE svc_http_requests_total counter/)

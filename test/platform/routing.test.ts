@@ -2,7 +2,7 @@ import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
 import type { LightMyRequestResponse } from 'fastify'
 import { Type } from 'typebox'
-import { createTenant, startTestApp, type TestApp } from '../helpers/app.js'
+import { createTenant, OPERATOR_TOKEN, startTestApp, type TestApp } from '../helpers/app.js'
 
 let t: TestApp
 let production: string
@@ -119,7 +119,7 @@ describe('routing: one 404 for everything that is not there', () => {
     const responses = [
       await t.app.inject({ method: 'GET', url: '/healthz' }),
       await t.app.inject({ method: 'GET', url: '/readyz' }),
-      await t.app.inject({ method: 'GET', url: '/metrics' }),
+      await t.app.inject({ method: 'GET', url: '/metrics', headers: { authorization: `Bearer ${OPERATOR_TOKEN}` } }),
       await t.app.inject({ method: 'GET', url: '/openapi.json' }),
       await t.app.inject({ method: 'GET', url: '/docs/errors' }),
       await t.app.inject({ method: 'GET', url: '/v1/programs' }),

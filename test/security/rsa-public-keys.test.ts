@@ -1,8 +1,9 @@
 import assert from 'node:assert/strict'
-import { generateKeyPairSync, randomUUID } from 'node:crypto'
+import { createPublicKey, generateKeyPairSync, randomUUID } from 'node:crypto'
 import { after, before, describe, test } from 'node:test'
 import { compactDecrypt, SignJWT } from 'jose'
 import { BASE_URL, createTenant, OPERATOR_TOKEN, requestToken, startTestApp, TOKEN_URL, type TestApp } from '../helpers/app.js'
+import { SMALL_FACTOR_BOUND, smallPrimeFactor } from '../../src/lib/rsa-public-key.js'
 import { tokenRequestBody } from '../../src/lib/client-assertion.js'
 import { cardBody, issuedCard, makeAccount, makeCardholder } from '../cards/support.js'
 
@@ -19,7 +20,30 @@ const exponentOne = { ...goodJwk, e: 'AQ' } // e = 1: c = m
 const exponentThree = generateKeyPairSync('rsa', { modulusLength: 2048, publicExponent: 3 }).publicKey
 const short = generateKeyPairSync('rsa', { modulusLength: 1024 }).publicKey
 
+/** The good key with another modulus of the same length: `n` as base64url of exactly 256 bytes. */
+function withModulus(n: bigint): { jwk: Record<string, string>; pem: string } {
+  const jwk = { ...goodJwk, n: Buffer.from(n.toString(16).padStart(512, '0'), 'hex').toString('base64url') }
+  return { jwk, pem: createPublicKey({ key: jwk, format: 'jwk' }).export({ type: 'spki', format: 'pem' }).toString() }
+}
+const goodModulus = BigInt(`0x${Buffer.from(goodJwk.n, 'base64url').toString('hex')}`)
+// An even modulus made card details answer 500 and registered as a client key; a small factor gives the key away.
+const evenModulus = withModulus(goodModulus + 1n)
+/** A 2048-bit modulus p × q whose smallest prime factor is p (q has none below the bound). */
+const byFactor = (p: bigint) => {
+  let q = goodModulus / p
+  if (q % 2n === 0n) q -= 1n
+  while (smallPrimeFactor(q) !== null) q -= 2n
+  return withModulus(p * q)
+}
+const factor3 = byFactor(3n)
+const factor9973 = byFactor(9973n)
+
 const weakKeys: [string, unknown, RegExp][] = [
+  ['an even modulus (JWK)', evenModulus.jwk, /even modulus/],
+  ['an even modulus (PEM)', evenModulus.pem, /even modulus/],
+  ['a modulus divisible by 3 (JWK)', factor3.jwk, /modulus divisible by 3;/],
+  ['a modulus divisible by 9973 (JWK)', factor9973.jwk, /modulus divisible by 9973;/],
+  ['a modulus divisible by 9973 (PEM)', factor9973.pem, /modulus divisible by 9973;/],
   ['e = 1 (JWK)', exponentOne, /exponent 1;/],
   ['e = 3 (JWK)', exponentThree.export({ format: 'jwk' }), /exponent 3;/],
   ['e = 3 (PEM)', exponentThree.export({ type: 'spki', format: 'pem' }), /exponent 3;/],
@@ -101,6 +125,35 @@ describe('OAuth client keys', () => {
     const clientId = res.json().id
     const issued = await requestToken(t, tokenRequestBody(await rs256Assertion(clientId, good.privateKey)))
     assert.equal(issued.statusCode, 200, issued.body)
+  })
+})
+
+describe('self-service OAuth client keys (/v1/oauth_clients)', () => {
+  let admin: string
+  before(async () => { admin = await (await createTenant(t, { scopes: ['clients:write', 'cardholders:read'] })).token() })
+
+  for (const [name, key, message] of weakKeys.filter(([name]) => name.endsWith('(JWK)'))) {
+    test(`registering or replacing a client key with ${name} is refused with invalid_public_key`, async () => {
+      const jwks = { keys: [{ ...(key as object), alg: 'RS256', kid: 'k1' }] }
+      assertInvalidKey(await t.api(admin, 'POST', '/v1/oauth_clients', { label: 'rsa', scopes: ['cardholders:read'], jwks }), 'jwks.keys[0]', message)
+      const made = await t.api(admin, 'POST', '/v1/oauth_clients', { label: 'rsa', scopes: ['cardholders:read'], jwks: { keys: [{ ...goodJwk, alg: 'RS256', kid: 'k1' }] } })
+      assert.equal(made.statusCode, 201, made.body)
+      assertInvalidKey(await t.api(admin, 'PATCH', `/v1/oauth_clients/${made.json().id}`, { jwks }), 'jwks.keys[0]', message)
+    })
+  }
+})
+
+describe('the small-factor check', () => {
+  test(`finds every prime factor below ${SMALL_FACTOR_BOUND} and none above, fast (a 4096-bit modulus in under 5 ms)`, () => {
+    assert.equal(smallPrimeFactor(2n ** 4095n + 2n), 2)
+    assert.equal(smallPrimeFactor(9973n * 10_007n), 9973)
+    assert.equal(smallPrimeFactor(10_007n * 10_009n), null)
+    assert.equal(smallPrimeFactor(goodModulus), null)
+    const big = BigInt(`0x${Buffer.from((generateKeyPairSync('rsa', { modulusLength: 4096 }).publicKey.export({ format: 'jwk' }) as { n: string }).n, 'base64url').toString('hex')}`)
+    const started = performance.now()
+    for (let i = 0; i < 100; i++) assert.equal(smallPrimeFactor(big), null)
+    const perCall = (performance.now() - started) / 100
+    assert.ok(perCall < 5, `${perCall.toFixed(3)} ms per 4096-bit modulus`)
   })
 })
 

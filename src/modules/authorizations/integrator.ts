@@ -6,7 +6,7 @@ import { BoundedCache } from '../../lib/bounded-cache.js'
 import { newId } from '../../lib/ids.js'
 import { EVENT_API_VERSION } from '../events/index.js'
 import { moduleState } from '../module.js'
-import { deliveryHeaders, sendWebhook, signingSecrets, type SendResult } from '../webhooks/index.js'
+import { deliveryHeaders, RESPONSE_READ_LIMIT, sendWebhook, signingSecrets, type SendResult } from '../webhooks/index.js'
 import * as repo from './endpoint-repo.js'
 import type { AuthorizationView } from './schemas.js'
 import type { AuthorizationEndpointAttemptsTable, DecisionRecord } from './types.js'
@@ -92,25 +92,42 @@ function recordCircuit(deps: AppDeps, scope: Scope, stoodIn: boolean): void {
 type Answer =
   | { kind: 'approved'; amount: number | null }
   | { kind: 'declined' }
-  | { kind: 'stand_in'; reason: StandInReason; error: string }
+  /** `unreadable`: a body that may hold a decline was not read whole; it declines whatever the stand-in setting. */
+  | { kind: 'stand_in'; reason: StandInReason; error: string; unreadable?: true }
 
-/** Reads the endpoint's answer: 2xx with `{"approved": true[, "amount": n]}` or `{"approved": false}`; anything else stands in. */
-export function readAnswer(result: Pick<SendResult, 'statusCode' | 'error' | 'responseBody'>, requested: number): Answer {
+/** The body as JSON, or undefined when it is not JSON. */
+function parsed(body: string | null): unknown {
+  try {
+    return JSON.parse(body ?? '')
+  } catch {
+    return undefined
+  }
+}
+
+const isDecline = (body: unknown): boolean =>
+  typeof body === 'object' && body !== null && (body as { approved?: unknown }).approved === false
+
+/**
+ * Reads the endpoint's answer: 2xx with `{"approved": true[, "amount": n]}` or `{"approved": false}`; anything else
+ * stands in. An explicit decline is never turned into an approval: `{"approved": false}` declines whatever the
+ * status, and a body that did not arrive whole (over RESPONSE_READ_LIMIT, 64 KiB, or cut off) is never read as an
+ * approval, since it may hold a decline: it declines even under `stand_in: approve`.
+ */
+export function readAnswer(result: Pick<SendResult, 'statusCode' | 'error' | 'responseBody' | 'bodyIncomplete'>, requested: number): Answer {
   if (result.statusCode === null) {
     const timedOut = (result.error ?? '').startsWith('ETIMEDOUT')
     return { kind: 'stand_in', reason: timedOut ? 'timeout' : 'error', error: result.error ?? 'no response' }
   }
-  if (result.statusCode < 200 || result.statusCode >= 300) return { kind: 'stand_in', reason: 'error', error: `HTTP ${result.statusCode}` }
-  let body: unknown
-  try {
-    body = JSON.parse(result.responseBody ?? '')
-  } catch {
-    return { kind: 'stand_in', reason: 'invalid_response', error: 'the body is not JSON' }
+  if (result.bodyIncomplete !== null) {
+    return { kind: 'stand_in', reason: 'invalid_response', error: `${result.bodyIncomplete}: never read as an approval`, unreadable: true }
   }
+  const body = parsed(result.responseBody)
+  if (isDecline(body)) return { kind: 'declined' }
+  if (result.statusCode < 200 || result.statusCode >= 300) return { kind: 'stand_in', reason: 'error', error: `HTTP ${result.statusCode}` }
   const invalid = (error: string): Answer => ({ kind: 'stand_in', reason: 'invalid_response', error })
+  if (body === undefined) return invalid('the body is not JSON')
   if (typeof body !== 'object' || body === null || Array.isArray(body)) return invalid('the body is not a JSON object')
   const { approved, amount } = body as { approved?: unknown; amount?: unknown }
-  if (approved === false) return { kind: 'declined' }
   if (approved !== true) return invalid('`approved` is not true or false')
   if (amount === undefined || amount === null) return { kind: 'approved', amount: null }
   if (typeof amount !== 'number' || !Number.isInteger(amount) || amount <= 0 || amount > requested) {
@@ -150,7 +167,9 @@ export async function askIntegrator(deps: AppDeps, endpoint: repo.AuthorizationE
     })
     const secrets = signingSecrets(deps.config.masterKey, endpoint, at, deps.state.of(INTEGRATOR_CACHES).secrets)
     const headers = deliveryHeaders(body, { event_id: eventId, event_type: REQUEST_TYPE, attempts: 1 }, secrets, at)
-    const sent = await sendWebhook(new URL(endpoint.url), body, headers, deps.config.webhookUrlPolicy[q.scope.environment as Environment], endpoint.timeout_ms)
+    const policy = deps.config.webhookUrlPolicy[q.scope.environment as Environment]
+    // The whole answer (up to RESPONSE_READ_LIMIT) is parsed; only the webhooks' delivery log keeps a prefix.
+    const sent = await sendWebhook(new URL(endpoint.url), body, headers, policy, endpoint.timeout_ms, RESPONSE_READ_LIMIT)
     answer = readAnswer(sent, q.request.amount)
     result = sent
     recordCircuit(deps, q.scope, answer.kind === 'stand_in')
@@ -163,7 +182,7 @@ export async function askIntegrator(deps: AppDeps, endpoint: repo.AuthorizationE
       ? { decision: { source: 'integrator', latency_ms: latency }, decline: 'integrator_declined', amount: null }
       : {
         decision: { source: 'stand_in', latency_ms: latency, stand_in_reason: answer.reason },
-        decline: endpoint.stand_in === 'decline' ? 'integrator_unavailable' : null, amount: null,
+        decline: endpoint.stand_in === 'decline' || answer.unreadable ? 'integrator_unavailable' : null, amount: null,
       }
   const attempt: AuthorizationEndpointAttemptsTable = {
     id: newId('aea'), organization_id: q.scope.organizationId, environment: q.scope.environment,

@@ -22,7 +22,8 @@ export const AuthorizationDecision = Type.Object({
   latency_ms: Type.Integer({ minimum: 0, description: 'How long your authorization endpoint took; 0 when none was called' }),
   stand_in_reason: Type.Optional(Type.Union([Type.Literal('timeout'), Type.Literal('error'), Type.Literal('invalid_response')], {
     description: 'Why the stand-in decided: no answer within timeout_ms, a non-2xx answer, a failed connection or an open circuit (`error`), '
-      + 'or a 2xx answer that is not `{"approved": true|false[, "amount": n]}` (`invalid_response`)',
+      + 'or a 2xx answer that is not `{"approved": true|false[, "amount": n]}` (`invalid_response`); a body over 64 KiB or cut off '
+      + 'is `invalid_response` and declines whatever the stand_in setting',
   })),
 }, { title: 'AuthorizationDecision', examples: [{ source: 'integrator', latency_ms: 84 }, { source: 'stand_in', latency_ms: 1500, stand_in_reason: 'timeout' }] })
 

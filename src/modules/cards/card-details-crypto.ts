@@ -9,8 +9,8 @@ function invalidKey(message: string): ApiError {
 
 /**
  * The caller's RSA public key from a JWK object or PEM text. Private material, other key types, keys under
- * 2048 bits and exponents other than 65537 (e = 1 would leave the JWE readable by anyone) are refused with
- * `invalid_public_key`.
+ * 2048 bits, exponents other than 65537 (e = 1 would leave the JWE readable by anyone) and moduli that are even or
+ * have a small factor are refused with `invalid_public_key`.
  */
 export function importCallerKey(input: unknown): KeyObject {
   let key: KeyObject

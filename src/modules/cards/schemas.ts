@@ -210,7 +210,8 @@ export const PinVerification = Type.Object({
 export const DetailsRequest = Type.Object({
   public_key: Type.Unsafe<string | Record<string, unknown>>({
     description: 'Your RSA public key, ≥ 2048 bits: an RSA public JWK object, or PEM text (SPKI or PKCS#1). '
-      + 'Anything else (malformed, private, not RSA, under 2048 bits) answers 400 invalid_public_key.',
+      + 'Anything else (malformed, private, not RSA, under 2048 bits, an exponent other than 65537, a modulus that is even or '
+      + 'has a prime factor below 10,000) answers 400 invalid_public_key.',
     examples: [{ kty: 'RSA', n: '…', e: 'AQAB' }, '-----BEGIN PUBLIC KEY-----\n…\n-----END PUBLIC KEY-----'],
   }),
 }, { ...strict, title: 'CardDetailsRequest' })

@@ -47,11 +47,14 @@ export async function queueDeliveries(
       SELECT ${deliveryIdSql(now, sql.ref('t.event_id'), sql.ref('t.endpoint_id'))}, t.event_id, t.endpoint_id, ${org}, ${env}, e.type, 'pending', 0, 0,
         ${now}::timestamptz, ${now}::timestamptz, ${now}::timestamptz
       FROM t JOIN events AS e ON e.id = t.event_id
+      -- Deliveries and jobs are locked in key order, as the webhooks module locks deliveries: no deadlock between them.
+      ORDER BY t.event_id, t.endpoint_id
       ON CONFLICT (event_id, endpoint_id)
       DO UPDATE SET status = 'pending', failures = 0, first_failed_at = NULL, next_attempt_at = EXCLUDED.next_attempt_at, updated_at = EXCLUDED.updated_at
     ), j AS (
       INSERT INTO jobs (id, type, payload, organization_id, environment, state, run_at, attempts, created_at, updated_at)
-      VALUES ${jobs}
+      SELECT * FROM (VALUES ${jobs}) AS v (id, type, payload, organization_id, environment, state, run_at, attempts, created_at, updated_at)
+      ORDER BY id
       ON CONFLICT (id)
       DO UPDATE SET run_at = LEAST(jobs.run_at, EXCLUDED.run_at), updated_at = EXCLUDED.updated_at WHERE jobs.locked_by IS NULL
     )

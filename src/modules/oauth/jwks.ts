@@ -11,7 +11,10 @@ function refuse(param: string, message: string): never {
   throw new ApiError('invalid_parameter', { param, message })
 }
 
-/** Checks a client's JWK Set: public EC P-256 or RSA (≥ 2048 bits, exponent 65537) keys only, at most 3, each with a unique kid when several. */
+/**
+ * Checks a client's JWK Set: public EC P-256 or RSA (≥ 2048 bits, exponent 65537, an odd modulus without small factors)
+ * keys only, at most 3, each with a unique kid when several.
+ */
 export function validateJwks(value: unknown): { keys: PublicJwk[] } {
   if (!value || typeof value !== 'object' || !Array.isArray((value as { keys?: unknown }).keys)) {
     refuse('jwks', 'jwks must be a JWK Set: {"keys": [...]}.')
@@ -48,7 +51,7 @@ export function validateJwks(value: unknown): { keys: PublicJwk[] } {
     } catch {
       throw new ApiError('invalid_public_key', { param, message: 'The key is not a valid public JWK.' })
     }
-    // e = 1 would let anyone forge this client's signatures; e = 3 and short moduli are refused alike.
+    // e = 1 would let anyone forge this client's signatures; e = 3, short moduli and factorable ones are refused alike.
     const weakness = jwk.kty === 'RSA' ? rsaKeyWeakness(key) : null
     if (weakness) throw new ApiError('invalid_public_key', { param, message: `This key ${weakness}.` })
     const { kty, crv, x, y, n, e, kid, alg, use } = jwk

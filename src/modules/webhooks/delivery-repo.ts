@@ -21,6 +21,14 @@ export interface ClaimedDelivery extends DeliveryRow, DeliveryEventFields {
 export interface DeliveryKey { eventId: string; endpointId: string }
 
 /**
+ * Every statement that locks several deliveries locks them in primary-key order (`event_id`, `endpoint_id`),
+ * through a `locked` CTE that selects them `ORDER BY … FOR UPDATE` before the UPDATE joins it: claims, outcomes
+ * and replays (the events module's `queueDeliveries` inserts in the same order) overlapping on some deliveries
+ * then wait for one another instead of deadlocking, whatever order their batches came in.
+ */
+const IN_KEY_ORDER = sql`ORDER BY wd.event_id, wd.endpoint_id FOR UPDATE OF wd`
+
+/**
  * Takes the next attempt of due, pending deliveries to enabled endpoints, many in one statement: of two
  * workers holding a job for the same delivery only one gets its row. The attempt counter moves here and
  * `next_attempt_at` becomes a lease: if the worker dies before recording the outcome, the delivery is
@@ -30,13 +38,18 @@ export interface DeliveryKey { eventId: string; endpointId: string }
 export async function claimDeliveries(db: Db, keys: DeliveryKey[], now: Date, leaseUntil: Date): Promise<ClaimedDelivery[]> {
   if (keys.length === 0) return []
   const values = sql.join(keys.map((k) => sql`(${k.eventId}::text, ${k.endpointId}::text)`))
+  const due = sql`wd.status = 'pending' AND wd.next_attempt_at <= ${now}`
   const { rows } = await sql<ClaimedDelivery>`
     WITH k (event_id, endpoint_id) AS (VALUES ${values}),
+    locked AS MATERIALIZED (
+      SELECT wd.event_id, wd.endpoint_id FROM webhook_deliveries wd JOIN k ON wd.event_id = k.event_id AND wd.endpoint_id = k.endpoint_id
+      WHERE ${due} AND EXISTS (SELECT 1 FROM webhook_endpoints w WHERE w.id = wd.endpoint_id AND w.status = 'enabled')
+      ${IN_KEY_ORDER}
+    ),
     d AS (
       UPDATE webhook_deliveries wd SET attempts = wd.attempts + 1, next_attempt_at = ${leaseUntil}, updated_at = ${now}
-      FROM k
-      WHERE wd.event_id = k.event_id AND wd.endpoint_id = k.endpoint_id AND wd.status = 'pending' AND wd.next_attempt_at <= ${now}
-        AND EXISTS (SELECT 1 FROM webhook_endpoints w WHERE w.id = wd.endpoint_id AND w.status = 'enabled')
+      FROM locked l
+      WHERE wd.event_id = l.event_id AND wd.endpoint_id = l.endpoint_id AND ${due}
       RETURNING wd.*
     ),
     de AS (${withDeliveryEvents('d')})
@@ -71,7 +84,10 @@ export interface AttemptOutcome {
   firstFailedAt: Date | null
 }
 
-/** Records attempts and moves their deliveries on, many in one statement (each only if its attempt still owns the delivery). */
+/**
+ * Records attempts and moves their deliveries on, many in one statement (each only if its attempt still owns the
+ * delivery), locking the deliveries in key order (`IN_KEY_ORDER`).
+ */
 export async function recordAttempts(db: Db, outcomes: AttemptOutcome[]): Promise<void> {
   if (outcomes.length === 0) return
   const attempts = sql.join(outcomes.map(({ attempt: a }) => sql`(${a.id}, ${a.event_id}, ${a.endpoint_id}, ${a.organization_id}, ${a.environment},
@@ -83,10 +99,14 @@ export async function recordAttempts(db: Db, outcomes: AttemptOutcome[]): Promis
       INSERT INTO webhook_delivery_attempts (id, event_id, endpoint_id, organization_id, environment, event_type, attempt, url, succeeded,
         status_code, duration_ms, error, response_body, started_at, created_at)
       VALUES ${attempts}
-    ), v (event_id, endpoint_id, attempt, status, failures, next_attempt_at, first_failed_at, at, delivered_at) AS (VALUES ${moves})
-    UPDATE webhook_deliveries wd SET status = v.status, failures = v.failures, next_attempt_at = v.next_attempt_at,
-      first_failed_at = v.first_failed_at, last_attempt_at = v.at, delivered_at = v.delivered_at, updated_at = v.at
-    FROM v WHERE wd.event_id = v.event_id AND wd.endpoint_id = v.endpoint_id AND wd.attempts = v.attempt`.execute(db)
+    ), v (event_id, endpoint_id, attempt, status, failures, next_attempt_at, first_failed_at, at, delivered_at) AS (VALUES ${moves}),
+    locked AS MATERIALIZED (
+      SELECT v.* FROM webhook_deliveries wd JOIN v ON wd.event_id = v.event_id AND wd.endpoint_id = v.endpoint_id AND wd.attempts = v.attempt
+      ${IN_KEY_ORDER}
+    )
+    UPDATE webhook_deliveries wd SET status = l.status, failures = l.failures, next_attempt_at = l.next_attempt_at,
+      first_failed_at = l.first_failed_at, last_attempt_at = l.at, delivered_at = l.delivered_at, updated_at = l.at
+    FROM locked l WHERE wd.event_id = l.event_id AND wd.endpoint_id = l.endpoint_id AND wd.attempts = l.attempt`.execute(db)
 }
 
 /** Any success ends the endpoint's run of failures. */

@@ -12,5 +12,5 @@ export type { WebhookBacklog } from './health.js'
 // The authorization endpoint (authorizations module) is registered, signed and called like a webhook endpoint.
 export { checkWebhookUrl, WebhookUrlRefused } from './url-policy.js'
 export { deliveryHeaders } from './delivery.js'
-export { sendWebhook, type SendResult } from './sender.js'
+export { RESPONSE_READ_LIMIT, sendWebhook, type SendResult } from './sender.js'
 export { newWebhookSecret, ROTATION_OVERLAP_MS, sealSecret, signingSecrets } from './secrets.js'
