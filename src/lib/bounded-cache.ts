@@ -1,6 +1,6 @@
 /**
- * A map that never holds more than `max` entries: the oldest goes first. For per-process caches the
- * runtime builds once and hands out (`deps.caches`), never for state a module keeps to itself.
+ * A map that never holds more than `max` entries: the oldest goes first. For per-process caches, built
+ * once per runtime as part of a module's state (`moduleState`), never as a module-level global.
  */
 export class BoundedCache<K, V> {
   private readonly entries = new Map<K, V>()
