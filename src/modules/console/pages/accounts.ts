@@ -8,7 +8,7 @@ import { retrieveCardholder } from '../../cardholders/index.js'
 import { listPrograms } from '../../programs/index.js'
 import { AccountAdjustmentRequest, adjustBalance, listEntries } from '../../ledger/index.js'
 import { cursorPager, details, field, getForm, selectField, table } from '../components.js'
-import { html } from '../html.js'
+import { html } from '../../../lib/html.js'
 import type { ConsolePage, PageContext } from '../router.js'
 import { issueCardSection } from './cards.js'
 import {

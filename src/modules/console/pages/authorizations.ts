@@ -5,7 +5,7 @@ import {
 } from '../../authorizations/index.js'
 import { listTransactions, type TransactionView } from '../../transactions/index.js'
 import { cursorPager, details, field, getForm, selectField, table } from '../components.js'
-import { html, type Html } from '../html.js'
+import { html, type Html } from '../../../lib/html.js'
 import type { ConsolePage, PageContext } from '../router.js'
 import {
   act, actionForm, amountInput, apiCtx, doneText, eventsSection, money, moneyField, objectLink, orProblem, pageOf, pathParam, problemBox, queryText,

@@ -5,7 +5,7 @@ import { CardholderCreateRequest, createCardholder, IDENTITY_DOCUMENT_TYPES, KYC
 import { ATTESTATION_STATUSES, KYC_METHODS, KycAttestationRequest, listAttestations, recordAttestation } from '../../kyc/index.js'
 import { listPrograms } from '../../programs/index.js'
 import { cursorPager, details, field, getForm, selectField, table } from '../components.js'
-import { html, type Html } from '../html.js'
+import { html, type Html } from '../../../lib/html.js'
 import type { ConsolePage, PageContext } from '../router.js'
 import {
   act, actionForm, apiCtx, canChange, doneText, eventsSection, money, objectLink, optional, orProblem, pageOf, pathParam, problemBox, queryText,

@@ -8,7 +8,7 @@ import {
 import type { ProgramView } from '../../programs/index.js'
 import { listTransactions, merchantRefund, SimulateRefund, type TransactionView } from '../../transactions/index.js'
 import { cursorPager, details, field, getForm, minorUnits, selectField, table } from '../components.js'
-import { html, type Html } from '../html.js'
+import { html, type Html } from '../../../lib/html.js'
 import type { ConsolePage, PageContext } from '../router.js'
 import {
   act, actionForm, amountInput, apiCtx, canChange, doneText, eventsSection, money, moneyField, objectLink, optional, orProblem, pageOf,

@@ -4,7 +4,7 @@ import {
 } from '../../disputes/index.js'
 import { retrieveTransaction } from '../../transactions/index.js'
 import { cursorPager, details, getForm, selectField, table } from '../components.js'
-import { html } from '../html.js'
+import { html } from '../../../lib/html.js'
 import type { ConsolePage, PageContext } from '../router.js'
 import {
   act, actionForm, amountInput, apiCtx, canChange, doneText, eventsSection, money, objectLink, optional, orProblem, pageOf, pathParam, problemBox,

@@ -7,7 +7,7 @@ import {
   type PackageView, type SaleStatus,
 } from '../../esim/index.js'
 import { cursorPager, details, field, formatMoney, formatTime, getForm, postForm, selectField, table } from '../components.js'
-import { html, type Html } from '../html.js'
+import { html, type Html } from '../../../lib/html.js'
 import type { ConsolePage, PageContext } from '../router.js'
 import { apiCtx, canChange, eventsSection, keyField, objectLink, statusBadge } from './objects-kit.js'
 import { apiView, consoleAction, errorInWords, filterValue, invalidField, pageOf, refuseOutsideSandbox, sandboxPanel, sandboxTools } from './objects-kit-b.js'

@@ -5,7 +5,7 @@ import { ApiError, isApiError } from '../../../http/errors.js'
 import { runIdempotent } from '../../../http/idempotency.js'
 import { audit } from '../../users/index.js'
 import { minorUnits, type Flash } from '../components.js'
-import { html, type Html } from '../html.js'
+import { html, type Html } from '../../../lib/html.js'
 import type { PageContext } from '../router.js'
 import { canChange, problemBox, problemOf } from './objects-kit.js'
 

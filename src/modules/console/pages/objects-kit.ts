@@ -10,7 +10,7 @@ import { eventsAbout } from '../../events/index.js'
 import { audit } from '../../users/index.js'
 import { allowed } from '../access.js'
 import { field, formatMoney, formatTime, minorUnits, postForm, table } from '../components.js'
-import { html, type Html } from '../html.js'
+import { html, type Html } from '../../../lib/html.js'
 import type { PageContext } from '../router.js'
 
 /**

@@ -1,6 +1,6 @@
 import { listPrograms, type ProgramView } from '../../programs/index.js'
 import { cursorPager, table } from '../components.js'
-import { html } from '../html.js'
+import { html } from '../../../lib/html.js'
 import type { ConsolePage } from '../router.js'
 import { apiCtx, orProblem, pageOf, queryText, when } from './objects-kit.js'
 

@@ -4,7 +4,7 @@ import {
   createReport, downloadReport, listReports, maxRowsText, REPORT_LIMITS, REPORT_STATUSES, REPORT_TYPES, retrieveReport, sendReportFile, type ReportType, type ReportView,
 } from '../../reports/index.js'
 import { cursorPager, details, field, formatTime, getForm, postForm, selectField, table } from '../components.js'
-import { html } from '../html.js'
+import { html } from '../../../lib/html.js'
 import type { ConsolePage, PageContext } from '../router.js'
 import { apiCtx, canChange, eventsSection, keyField, objectLink, statusBadge } from './objects-kit.js'
 import { apiView, consoleAction, errorInWords, filterValue, invalidField, pageOf } from './objects-kit-b.js'

@@ -10,7 +10,7 @@ import { findEvent } from '../../events/index.js'
 import { retrieveToken } from '../../network-tokens/index.js'
 import { retrieveReport } from '../../reports/index.js'
 import { formatMoney, formatTime, table } from '../components.js'
-import { html, type Html } from '../html.js'
+import { html, type Html } from '../../../lib/html.js'
 import type { ConsolePage, PageContext } from '../router.js'
 import { apiCtx, objectHref, objectLink, statusBadge } from './objects-kit.js'
 

@@ -4,7 +4,7 @@ import {
   listTransactions, RefundRequest, refundTransaction, retrieveTransaction, settleTransaction, TRANSACTION_STATUSES, TRANSACTION_TYPES, type TransactionView,
 } from '../../transactions/index.js'
 import { cursorPager, details, field, getForm, selectField, table } from '../components.js'
-import { html } from '../html.js'
+import { html } from '../../../lib/html.js'
 import type { ConsolePage, PageContext } from '../router.js'
 import { DISPUTE_REASONS } from './disputes.js'
 import {
