@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict'
 import type { LightMyRequestResponse } from 'fastify'
-import type { TestApp } from '../helpers/app.js'
+import { cardBody, issuedCard, makeAccount, makeCardholder } from '../cards/support.js'
+import { createTenant, type TestApp, type TestClient } from '../helpers/app.js'
 
 /** A password every rule accepts. */
 export const GOOD_PASSWORD = 'violet-harbour-lantern-42'
@@ -97,4 +98,67 @@ export async function person(t: TestApp, role: 'owner' | 'developer' | 'viewer' 
 /** The page body without what differs on every answer (the CSP nonce), to compare two answers. */
 export function stable(body: string): string {
   return body.replace(/nonce="[^"]*"/g, 'nonce=""')
+}
+
+/** A page's main content without the layout (the navigation and the header's search box). */
+export function main(body: string): string {
+  return body.slice(body.indexOf('<main'))
+}
+
+/** Follows a 303 answer to the page it leads to; fails the test unless both answer as a finished change should. */
+export async function follow(agent: Agent, res: { statusCode: number; headers: Record<string, unknown>; body: string }): Promise<LightMyRequestResponse> {
+  assert.equal(res.statusCode, 303, res.body.slice(0, 1500))
+  const page = await agent.get(String(res.headers.location))
+  assert.equal(page.statusCode, 200, page.body.slice(0, 800))
+  return page
+}
+
+/**
+ * The fields of the change form posting to `action` on a page, hidden ones included, to resend it exactly; fails
+ * the test unless the form carries its CSRF token and its one-time key.
+ */
+export function formFields(body: string, action: string): Record<string, string> & { _csrf: string; idempotency_key: string } {
+  const form = [...body.matchAll(/<form method="post" action="([^"]*)"[^>]*>([\s\S]*?)<\/form>/g)].find((m) => m[1] === action)
+  assert.ok(form, `a form posting to ${action}`)
+  const fields: Record<string, string> = {}
+  for (const m of form[2].matchAll(/<input [^>]*name="([^"]+)"[^>]*value="([^"]*)"/g)) fields[m[1]] = m[2]
+  assert.ok(fields._csrf && fields.idempotency_key, `the form to ${action} carries a CSRF token and a one-time key`)
+  return fields as Record<string, string> & { _csrf: string; idempotency_key: string }
+}
+
+/** The audit rows of one action (oldest first), in one organization when `organizationId` is given. */
+export async function auditRows(t: TestApp, action: string, organizationId?: string): Promise<{ id: string; object_id: string | null }[]> {
+  let query = t.deps.db.selectFrom('audit_log').select(['id', 'object_id']).where('action', '=', action)
+  if (organizationId) query = query.where('organization_id', '=', organizationId)
+  return query.orderBy('id').execute()
+}
+
+/** Who and what the object pages' tests share: an organization's owner and viewer, and an issued card. */
+export interface ObjectPagesFixture {
+  tenant: TestClient
+  token: string
+  owner: Person
+  viewer: Person
+  /** A third owner of the organization, who works in production (the environment switch is per person). */
+  prodOwner: Person
+  cardholder: any
+  /** The cardholder's sim_full USD account, funded with 500.00. */
+  account: any
+  card: any
+}
+
+/** A sandbox organization with its people and an issued card on a funded account, made through the API. */
+export async function objectPagesFixture(t: TestApp): Promise<ObjectPagesFixture> {
+  const tenant = await createTenant(t)
+  const token = await tenant.token()
+  const owner = await person(t, 'owner', tenant.organizationId)
+  const viewer = await person(t, 'viewer', tenant.organizationId)
+  const prodOwner = await person(t, 'owner', tenant.organizationId)
+  await prodOwner.agent.submit('/console', { environment: 'production', return_to: '/console' }, '/console/environment')
+  const cardholder = await makeCardholder(t, token)
+  const account = await makeAccount(t, token, tenant.programs.full.id, cardholder.id)
+  const card = await issuedCard(t, token, cardBody(cardholder.id, account.id))
+  const credit = await t.api(token, 'POST', `/v1/accounts/${account.id}/credit`, { amount: 50_000 })
+  assert.equal(credit.statusCode, 200, credit.body)
+  return { tenant, token, owner, viewer, prodOwner, cardholder, account, card }
 }
