@@ -2,7 +2,7 @@ import type { FastifyRequest } from 'fastify'
 import type { AppDeps } from '../../app-deps.js'
 import { isUniqueViolation, withTx } from '../../db/tx.js'
 import { json, type Db } from '../../db/types.js'
-import type { RequestCtx, Scope } from '../../http/context.js'
+import { scopeOfRow, type RequestCtx, type Scope } from '../../http/context.js'
 import { ApiError, isApiError } from '../../http/errors.js'
 import { requireOwned } from '../../http/ownership.js'
 import { paginate, type ListResult, type PageParams } from '../../http/pagination.js'
@@ -182,7 +182,7 @@ function cardLimitReached(program: ProgramRow): ApiError {
 /** Emits `card.created` and queues issuance for a freshly written pending card (also used by replacements). */
 export async function announceNewCard(trx: Db, row: repo.CardRow, now: Date, issueDelayMs: number): Promise<CardView> {
   const view = presentCard(row)
-  await emit(trx, cardScope(row), 'card.created', view, now)
+  await emit(trx, scopeOfRow(row), 'card.created', view, now)
   await enqueue(trx, {
     type: CARD_ISSUE_JOB,
     payload: { card_id: row.id },
@@ -191,11 +191,6 @@ export async function announceNewCard(trx: Db, row: repo.CardRow, now: Date, iss
     environment: row.environment,
   })
   return view
-}
-
-/** The event scope of a card: its organization and environment. */
-export function cardScope(row: { organization_id: string; environment: string }): { organizationId: string; environment: string } {
-  return { organizationId: row.organization_id, environment: row.environment }
 }
 
 export async function retrieveCard(deps: AppDeps, ctx: RequestCtx, cardId: string): Promise<CardView> {

@@ -88,7 +88,7 @@ async function replayTargets(deps: AppDeps, event: EventRow, named: repo.Endpoin
 }
 
 async function queueReplay(deps: AppDeps, event: EventRow, targets: repo.EndpointRow[], inSameTx?: InSameTx<ReplayView>): Promise<ReplayView> {
-  const scope = { organizationId: event.organization_id, environment: event.environment }
+  const scope = scopeOfRow(event)
   const replay: ReplayView = { object: 'replay', queued: targets.length, event_id: event.id, webhook_endpoint_ids: targets.map((t) => t.id), since: null }
   await withTx(deps.db, async (trx) => {
     await queueDeliveries(trx, scope, targets.map((t) => ({ eventId: event.id, endpointId: t.id })), deps.clock.now())
@@ -130,7 +130,7 @@ export async function replayOwnEvent(deps: AppDeps, ctx: RequestCtx, eventId: st
 async function replayEndpointSince(deps: AppDeps, ep: repo.EndpointRow, since: Date): Promise<ReplayView> {
   const retained = retentionStart(deps)
   const from = since.getTime() < retained.getTime() ? retained : since
-  const scope = { organizationId: ep.organization_id, environment: ep.environment }
+  const scope = scopeOfRow(ep)
   let after: string | null = null
   let queued = 0
   for (;;) {
