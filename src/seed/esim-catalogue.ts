@@ -1,28 +1,18 @@
 import { createHash } from 'node:crypto'
 import { iccidWithCheckDigit } from '../modules/esim/iccid.js'
+import type { EsimPackagesTable, EsimTopUpsTable } from '../modules/esim/types.js'
 
 /** The platform's eSIM catalogue as first shipped: local, regional and global plans priced like the market (USD cents). */
 
-export interface SeedPackage {
-  id: string
-  name: string
-  data_mb: number | null
-  validity_days: number
+/** A package as the catalogue ships it: the columns of its row it sets, priced in USD. */
+export type SeedPackage = Pick<EsimPackagesTable, 'id' | 'name' | 'data_mb' | 'validity_days' | 'price'> & {
   countries: string[]
   region: 'local' | 'regional' | 'global'
-  price: number
   currency: 'USD'
 }
 
-export interface SeedTopUp {
-  id: string
-  package_id: string
-  name: string
-  data_mb: number | null
-  validity_days: number
-  price: number
-  currency: 'USD'
-}
+/** An add-on as the catalogue ships it. */
+export type SeedTopUp = Pick<EsimTopUpsTable, 'id' | 'package_id' | 'name' | 'data_mb' | 'validity_days' | 'price'> & { currency: 'USD' }
 
 export interface SeedProfile { iccid: string; smdp_address: string; matching_id: string }
 

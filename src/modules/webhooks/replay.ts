@@ -17,21 +17,12 @@ import { ownedEndpoint, presentEndpoint } from './service.js'
 
 export type ReplayView = Static<typeof Replay>
 
-export interface AttemptView {
-  object: 'webhook_delivery_attempt'
-  id: string
-  event_id: string
-  event_type: string
+/** An attempt as the operator API shows it: the stored row's outcome, its endpoint as `webhook_endpoint_id`, ISO time. */
+export type AttemptView = { object: 'webhook_delivery_attempt' } & Pick<deliveries.AttemptRow, AttemptField> & {
   webhook_endpoint_id: string
-  attempt: number
-  url: string
-  succeeded: boolean
-  status_code: number | null
-  duration_ms: number
-  error: string | null
-  response_body: string | null
   created_at: string
 }
+type AttemptField = 'id' | 'event_id' | 'event_type' | 'attempt' | 'url' | 'succeeded' | 'status_code' | 'duration_ms' | 'error' | 'response_body'
 
 export function presentAttempt(row: deliveries.AttemptRow): AttemptView {
   return {
