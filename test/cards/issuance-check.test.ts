@@ -15,25 +15,29 @@ const DELIVERY = { name: 'Ada Lovelace', line1: '1 Main St', city: 'Springfield'
 
 function facts(overrides: Partial<IssuanceFacts> = {}): IssuanceFacts {
   const program = {
-    id: 'prog_1', form_factors: ['virtual'], card_types: ['prepaid'], one_card_per_cardholder: false, card_brand: 'visa',
+    id: 'prog_1', form_factors: ['virtual'], card_types: ['prepaid'], one_card_per_cardholder: false,
+    card_brand: 'visa',
   } as unknown as ProgramRow
+  const cardholder = { id: 'chd_1', identity_document_sealed: 'sealed', address: { line1: '1 Main St' } }
+  const account = { id: 'acct_1', cardholder_id: 'chd_1', upstream_reference: 'up_1', program_id: 'prog_1' }
+  const processor = { name: 'sim_basic', spendControls: { intervals: ['daily'], lists: ['blocked_mccs'] } }
   return {
-    cardholder: { id: 'chd_1', identity_document_sealed: 'sealed', address: { line1: '1 Main St' } } as unknown as CardholderRow,
+    cardholder: cardholder as unknown as CardholderRow,
     kycRefusal: null,
-    account: { id: 'acct_1', cardholder_id: 'chd_1', upstream_reference: 'up_1', program_id: 'prog_1' } as unknown as AccountRow,
+    account: account as unknown as AccountRow,
     program,
-    processor: { name: 'sim_basic', spendControls: { intervals: ['daily'], lists: ['blocked_mccs'] } } as unknown as Processor,
+    processor: processor as unknown as Processor,
     slotTaken: false,
     ...overrides,
   }
 }
 
 const body: CardCreateBody = {
-  cardholder_id: 'chd_1', account_id: 'acct_1', form_factor: 'virtual', card_type: 'prepaid', embossed_name: ' ADA LOVELACE ',
-  delivery_address: DELIVERY,
+  cardholder_id: 'chd_1', account_id: 'acct_1', form_factor: 'virtual', card_type: 'prepaid',
+  embossed_name: ' ADA LOVELACE ', delivery_address: DELIVERY,
 }
 
-function refusal(f: IssuanceFacts, b: CardCreateBody = body, controls: SpendingControlsValue = emptySpendingControls()): string {
+function refusal(f: IssuanceFacts, b = body, controls = emptySpendingControls()): string {
   const check = checkIssuance(f, b, controls)
   return check.ok ? 'issued' : `${check.error.code}${check.error.param ? ` (${check.error.param})` : ''}`
 }
@@ -70,9 +74,10 @@ test('refusals come in the stable order: each fact put right reveals the next ru
   next(() => { f = { ...f, cardholder: { ...f.cardholder, address: { line1: '1 Main St' } } as CardholderRow } })
   next(() => { f = { ...f, kycRefusal: null } })
   next(() => { f = { ...f, account: { ...(facts().account as AccountRow), cardholder_id: 'chd_2' } } })
-  next(() => { f = { ...f, account: { ...(f.account as AccountRow), cardholder_id: 'chd_1', upstream_reference: null } } })
+  next(() => { f = { ...f, account: { ...(facts().account as AccountRow), upstream_reference: null } } })
   next(() => { f = { ...f, account: facts().account } })
-  next(() => { f = { ...f, program: limited, processor: new ApiError('program_not_provisioned', { param: 'program_id' }) } })
+  const unserved = new ApiError('program_not_provisioned', { param: 'program_id' })
+  next(() => { f = { ...f, program: limited, processor: unserved } })
   next(() => { f = { ...f, processor: facts().processor } })
   next(() => { b = { ...b, form_factor: 'virtual' } })
   next(() => { b = { ...b, card_type: 'prepaid' } })

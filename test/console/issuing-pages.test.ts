@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict'
-import { after, before, describe, test } from 'node:test'
-import { BASE_URL, createTenant, startTestApp, type TestApp, type TestClient } from '../helpers/app.js'
+import { describe, test } from 'node:test'
+import { BASE_URL, createTenant, type TestApp, type TestClient } from '../helpers/app.js'
+import { withTenant } from '../helpers/tenant.js'
 import { auditRows, csrfOf, follow, formFields, main, person, type Person } from './support.js'
 
 /**
@@ -15,14 +16,11 @@ let token: string
 let owner: Person
 let viewer: Person
 
-before(async () => {
-  t = await startTestApp()
-  tenant = await createTenant(t)
-  token = await tenant.token()
+withTenant(async (fixture) => {
+  ({ t, tenant, token } = fixture)
   owner = await person(t, 'owner', tenant.organizationId)
   viewer = await person(t, 'viewer', tenant.organizationId)
 })
-after(() => t.close())
 
 async function api(method: string, url: string, body?: unknown, tok = token) {
   const res = await t.api(tok, method, url, body)
