@@ -33,7 +33,7 @@ export function html(strings: TemplateStringsArray, ...values: unknown[]): Html 
   return new Html(out)
 }
 
-/** Markup trusted as it is (an SVG drawn by the qrcode package, a stylesheet): never for text that came from a person. */
+/** Markup trusted as it is (an SVG drawn by the qrcode package, a stylesheet): never text that came from a person. */
 export function raw(text: string): Html {
   return new Html(text)
 }

@@ -12,7 +12,9 @@ export type SeedPackage = Pick<EsimPackagesTable, 'id' | 'name' | 'data_mb' | 'v
 }
 
 /** An add-on as the catalogue ships it. */
-export type SeedTopUp = Pick<EsimTopUpsTable, 'id' | 'package_id' | 'name' | 'data_mb' | 'validity_days' | 'price'> & { currency: 'USD' }
+export type SeedTopUp = Pick<EsimTopUpsTable, 'id' | 'package_id' | 'name' | 'data_mb' | 'validity_days' | 'price'> & {
+  currency: 'USD'
+}
 
 export interface SeedProfile { iccid: string; smdp_address: string; matching_id: string }
 

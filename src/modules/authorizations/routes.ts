@@ -9,7 +9,10 @@ import { listAuthorizations, retrieveAuthorization } from './service.js'
 
 const tags = ['Authorizations']
 
-/** Authorizations: reads for the caller, the sandbox network that creates and moves them (simulate-routes), and the endpoint that decides them (endpoint-routes). */
+/**
+ * Authorizations: reads for the caller, the sandbox network that creates and moves them (simulate-routes), and the
+ * endpoint that decides them (endpoint-routes).
+ */
 export function registerAuthorizations(base: FastifyInstance, deps: AppDeps): void {
   const app = base.withTypeProvider<TypeBoxTypeProvider>()
 

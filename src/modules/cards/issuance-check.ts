@@ -16,7 +16,7 @@ import { assertSpendControlsSupported, type SpendingControlsValue } from './spen
 /** What issuing a card depends on, read before any rule runs. */
 export interface IssuanceFacts {
   cardholder: CardholderRow
-  /** The KYC gate's refusal for the account's program (a program without identity evidence when the account is unseen). */
+  /** The KYC gate's refusal for the account's program (one without identity evidence when the account is unseen). */
   kycRefusal: ApiError | null
   /** The funding account, or the refusal its lookup answered (not found, the other environment's). */
   account: AccountRow | ApiError
@@ -48,7 +48,9 @@ export type IssuanceCheck = { ok: true; plan: IssuancePlan } | { ok: false; erro
  * delivery address, the one-card limit, and the spending controls (`controls`, already read from the body) its
  * processor enforces.
  */
-export function checkIssuance(facts: IssuanceFacts, body: CardCreateBody, controls: SpendingControlsValue): IssuanceCheck {
+export function checkIssuance(
+  facts: IssuanceFacts, body: CardCreateBody, controls: SpendingControlsValue,
+): IssuanceCheck {
   try {
     return { ok: true, plan: plan(facts, body, controls) }
   } catch (err) {
@@ -60,19 +62,29 @@ export function checkIssuance(facts: IssuanceFacts, body: CardCreateBody, contro
 function plan(facts: IssuanceFacts, body: CardCreateBody, controls: SpendingControlsValue): IssuancePlan {
   const { cardholder, account, program, processor } = facts
   if (!cardholderHasIdentityDocument(cardholder)) {
-    throw new ApiError('identity_document_required', { param: 'cardholder_id', message: 'The cardholder has no identity document; add one with PATCH /v1/cardholders/{id}.' })
+    throw new ApiError('identity_document_required', {
+      param: 'cardholder_id',
+      message: 'The cardholder has no identity document; add one with PATCH /v1/cardholders/{id}.',
+    })
   }
   if (!cardholderHasAddress(cardholder)) {
-    throw new ApiError('address_required', { param: 'cardholder_id', message: 'The cardholder has no address; add one before issuing a card.' })
+    throw new ApiError('address_required', {
+      param: 'cardholder_id', message: 'The cardholder has no address; add one before issuing a card.',
+    })
   }
   if (facts.kycRefusal) throw facts.kycRefusal
 
   if (account instanceof ApiError) throw account
   if (account.cardholder_id !== cardholder.id) {
-    throw new ApiError('account_cardholder_mismatch', { param: 'account_id', message: `Account ${account.id} belongs to another cardholder than ${cardholder.id}.` })
+    throw new ApiError('account_cardholder_mismatch', {
+      param: 'account_id', message: `Account ${account.id} belongs to another cardholder than ${cardholder.id}.`,
+    })
   }
   if (account.upstream_reference === null) {
-    throw new ApiError('account_not_provisioned', { param: 'account_id', message: `Account ${account.id} does not exist at the processor yet; retry once has_upstream_reference is true.` })
+    throw new ApiError('account_not_provisioned', {
+      param: 'account_id',
+      message: `Account ${account.id} does not exist at the processor yet; retry once has_upstream_reference is true.`,
+    })
   }
   if (!program || !processor) throw new ApiError('program_not_provisioned', { param: 'account_id' })
   if (processor instanceof ApiError) throw processor
@@ -80,7 +92,8 @@ function plan(facts: IssuanceFacts, body: CardCreateBody, controls: SpendingCont
   if (!program.form_factors.includes(body.form_factor)) {
     throw new ApiError('unsupported_form_factor', {
       param: 'form_factor',
-      message: `Program ${program.id} does not issue ${body.form_factor} cards; it issues: ${program.form_factors.join(', ')}.`,
+      message: `Program ${program.id} does not issue ${body.form_factor} cards; `
+        + `it issues: ${program.form_factors.join(', ')}.`,
     })
   }
   if (!program.card_types.includes(body.card_type)) {
@@ -100,6 +113,7 @@ function plan(facts: IssuanceFacts, body: CardCreateBody, controls: SpendingCont
 export function cardLimitReached(program: ProgramRow): ApiError {
   return new ApiError('card_limit_reached', {
     param: 'cardholder_id',
-    message: `Program ${program.id} allows one card per cardholder and this cardholder already has one; close it or replace it instead.`,
+    message: `Program ${program.id} allows one card per cardholder and this cardholder already has one; `
+      + 'close it or replace it instead.',
   })
 }

@@ -8,6 +8,7 @@ import { iso } from '../../http/ownership.js'
 import { decryptField, encryptField } from '../../lib/crypto.js'
 import { isId, newId } from '../../lib/ids.js'
 import { callProcessor, recordOutcome, type ProcessorCall } from '../../processors/calls.js'
+import type { Processor } from '../../processors/port.js'
 import { emit } from '../events/index.js'
 import type { ProgramRow } from '../programs/index.js'
 import { audited } from './audit.js'
@@ -96,7 +97,7 @@ async function openPin(deps: AppDeps, card: repo.CardRow, body: PinSubmitBody): 
  */
 async function callWithPin<T>(
   deps: AppDeps, ctx: RequestCtx, cardId: string, body: PinSubmitBody, operation: 'set_pin' | 'verify_pin',
-  send: (processor: ReturnType<AppDeps['processors']['forProgram']>, scope: Scope, reference: string, pin: string) => Promise<T>,
+  send: (processor: Processor, scope: Scope, reference: string, pin: string) => Promise<T>,
 ): Promise<{ card: repo.CardRow; scope: Scope; call: ProcessorCall<T> }> {
   const card = await requireCard(deps.db, ctx, cardId)
   const program = await requireCardProgram(deps.db, card)

@@ -20,7 +20,10 @@ const CREATE_ERRORS: ErrorCode[] = [
   'embossed_name_required', 'delivery_address_required', 'card_limit_reached', 'spend_control_unsupported', 'program_not_provisioned',
 ]
 
-/** Cards: issuance, reads, lifecycle moves, PIN and details (secrets-routes), sandbox issuing and shipping (simulate-routes). */
+/**
+ * Cards: issuance, reads, lifecycle moves, PIN and details (secrets-routes), sandbox issuing and shipping
+ * (simulate-routes).
+ */
 export function registerCards(base: FastifyInstance, deps: AppDeps): void {
   const app = base.withTypeProvider<TypeBoxTypeProvider>()
 

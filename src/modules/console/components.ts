@@ -25,7 +25,9 @@ function labelWithHint(id: string, label: string, hint: string | undefined, hidd
 /**
  * A form that posts to `action` with the CSRF field. `body` holds its fields and buttons.
  */
-export function postForm(action: string, csrf: string, body: Html, options: { class?: string; label?: string } = {}): Html {
+export function postForm(
+  action: string, csrf: string, body: Html, options: { class?: string; label?: string } = {},
+): Html {
   const more = attrs({ class: options.class, 'aria-label': options.label })
   return html`<form method="post" action="${action}"${more}>${csrfField(csrf)}${body}</form>`
 }
@@ -58,7 +60,8 @@ export function field(options: {
 export function selectField(name: string, label: string, options: [string, string][], selected?: string, extra: { id?: string; hint?: string; hideLabel?: boolean } = {}): Html {
   const id = extra.id ?? `f-${name}`
   const choices = options.map(([value, text]) => html`<option${attrs({ value, selected: value === selected })}>${text}</option>`)
-  return html`${labelWithHint(id, label, extra.hint, extra.hideLabel)}<select${attrs({ id, name, 'aria-describedby': hintId(id, extra.hint) })}>${choices}</select>`
+  const select = attrs({ id, name, 'aria-describedby': hintId(id, extra.hint) })
+  return html`${labelWithHint(id, label, extra.hint, extra.hideLabel)}<select${select}>${choices}</select>`
 }
 
 /** A labelled multi-line field (pasted keys, address lists, a CSV file's lines); `hint` is tied to it like `field`'s. */
@@ -67,8 +70,9 @@ export function textareaField(options: {
 }): Html {
   const id = options.id ?? `f-${options.name.replace(/[^a-z0-9_-]/gi, '-')}`
   const area = attrs({
-    id, name: options.name, rows: options.rows ?? 4, spellcheck: 'false', autocapitalize: 'off', class: options.mono && 'mono',
-    required: options.required, maxlength: options.maxlength, placeholder: options.placeholder, 'aria-describedby': hintId(id, options.hint),
+    id, name: options.name, rows: options.rows ?? 4, spellcheck: 'false', autocapitalize: 'off',
+    class: options.mono && 'mono', required: options.required, maxlength: options.maxlength,
+    placeholder: options.placeholder, 'aria-describedby': hintId(id, options.hint),
   })
   return html`${labelWithHint(id, options.label, options.hint)}
 <textarea${area}>${options.value ?? ''}</textarea>`
@@ -81,7 +85,8 @@ export function checkboxGroup(name: string, legend: string, options: [string, st
     const box = attrs({ type: 'checkbox', id: `${prefix}-${i}`, name, value, checked: checked.includes(value) })
     return html`<label class="check" for="${prefix}-${i}"><input${box}> ${text}</label>`
   })
-  return html`<fieldset class="checks"${attrs({ 'aria-describedby': hintId(prefix, extra.hint) })}><legend>${legend}</legend>${extra.hint ? html`<p class="hint" id="${prefix}-hint">${extra.hint}</p>` : ''}
+  const hint = extra.hint ? html`<p class="hint" id="${prefix}-hint">${extra.hint}</p>` : ''
+  return html`<fieldset class="checks"${attrs({ 'aria-describedby': hintId(prefix, extra.hint) })}><legend>${legend}</legend>${hint}
 ${boxes}</fieldset>`
 }
 

@@ -48,7 +48,10 @@ function environmentSwitch(chrome: Chrome): Html {
 function navigation(chrome: Chrome): Html {
   const role = chrome.user!.role
   const visible = PAGES.filter((p) => p.group && allowed(role, p.area, 'GET'))
-  const link = (p: typeof PAGES[number]) => html`<li><a${attrs({ href: p.href, 'aria-current': p.href === chrome.path && 'page' })}>${p.label}</a></li>`
+  const link = (p: typeof PAGES[number]) => {
+    const current = attrs({ href: p.href, 'aria-current': p.href === chrome.path && 'page' })
+    return html`<li><a${current}>${p.label}</a></li>`
+  }
   const groups = ['main', 'Developers', 'Operator'] as const
   return html`<nav class="side" aria-label="Console">${groups.map((g) => {
     const items = visible.filter((p) => p.group === g)

@@ -77,7 +77,8 @@ export async function finishOrder(
         }
         const completed = (await repo.completeOrder(trx, order.id, newId('esim'), now))!
         const view = presentOrder(completed)
-        await emit(trx, scopeOfRow(completed), via === 'request' ? 'esim_order.created' : 'esim_order.settled', view, now)
+        const type = via === 'request' ? 'esim_order.created' : 'esim_order.settled'
+        await emit(trx, scopeOfRow(completed), type, view, now)
         return { order: completed }
       } catch (err) {
         // The account refused the debit (checked before, changed since): nothing is bought.

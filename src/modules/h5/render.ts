@@ -131,7 +131,8 @@ function buySection(data: PageData, forms: Forms): Html {
 
 export function renderPage(data: PageData, chrome: Chrome, forms: Forms | null, notice: Notice | null, now: Date): string {
   const banner = notice ? html`<div class="notice ${NOTICES[notice][0]}" role="status">${NOTICES[notice][1]}</div>` : ''
-  const empty = data.allowPurchases ? 'Pick a plan below to get one in a minute.' : 'Your eSIMs will show up here once you have bought one.'
+  const empty = data.allowPurchases
+    ? 'Pick a plan below to get one in a minute.' : 'Your eSIMs will show up here once you have bought one.'
   const cards = data.esims.length > 0
     ? data.esims.map((c) => esimCard(c, forms, now))
     : html`<div class="card empty"><div class="icon">${ICONS.sim}</div><h3>No eSIM yet</h3><p class="muted">${empty}</p></div>`

@@ -34,7 +34,8 @@ export async function kycRefusal(
 ): Promise<ApiError | null> {
   const status = effectiveKycStatus(row, now)
   if (status !== 'approved') {
-    return new ApiError('kyc_not_approved', { param, message: `The cardholder's kyc_status is ${status}; report an approved KYC attestation first.` })
+    const message = `The cardholder's kyc_status is ${status}; report an approved KYC attestation first.`
+    return new ApiError('kyc_not_approved', { param, message })
   }
   if (program.identity_evidence_required) {
     if (!row.kyc_has_identity || !row.kyc_attestation_id || !(await attestationDocumentsHeld(db, row.kyc_attestation_id))) {

@@ -17,12 +17,13 @@ import { ownedEndpoint, presentEndpoint } from './service.js'
 
 export type ReplayView = Static<typeof Replay>
 
-/** An attempt as the operator API shows it: the stored row's outcome, its endpoint as `webhook_endpoint_id`, ISO time. */
+/** An attempt as the operator API shows it: the stored row, its endpoint as `webhook_endpoint_id`, its time in ISO. */
 export type AttemptView = { object: 'webhook_delivery_attempt' } & Pick<deliveries.AttemptRow, AttemptField> & {
   webhook_endpoint_id: string
   created_at: string
 }
-type AttemptField = 'id' | 'event_id' | 'event_type' | 'attempt' | 'url' | 'succeeded' | 'status_code' | 'duration_ms' | 'error' | 'response_body'
+type AttemptField = 'id' | 'event_id' | 'event_type' | 'attempt' | 'url' | 'succeeded' | 'status_code' | 'duration_ms'
+  | 'error' | 'response_body'
 
 export function presentAttempt(row: deliveries.AttemptRow): AttemptView {
   return {

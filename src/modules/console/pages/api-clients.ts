@@ -38,7 +38,8 @@ function statusText(client: ClientRecord): Html | string {
 
 /** Short values in code, one each, so a long list wraps between them in a table cell. */
 function codes(values: readonly string[], none: string, wrap = false): Html | string {
-  return values.length > 0 ? html`${values.map((v, i) => html`${i > 0 ? ' ' : ''}<code${attrs({ class: wrap && 'wrap' })}>${v}</code>`)}` : none
+  const code = attrs({ class: wrap && 'wrap' })
+  return values.length > 0 ? html`${values.map((v, i) => html`${i > 0 ? ' ' : ''}<code${code}>${v}</code>`)}` : none
 }
 
 async function listPage(ctx: PageContext): Promise<FastifyReply> {

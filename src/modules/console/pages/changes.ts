@@ -29,7 +29,7 @@ export function pageScope(ctx: PageContext): Scope {
   return ctx.scope
 }
 
-/** The request context the modules' use cases take, for this console request (its scope, a client id naming the person). */
+/** The modules' request context for a console request: its scope, a client id naming the person. */
 export function apiCtx(ctx: PageContext): RequestCtx {
   return { ...ctx.scope!, requestId: String(ctx.req.id), clientId: `console:${ctx.session.user.id}`, scopes: new Set() }
 }
@@ -43,11 +43,15 @@ export function keyField(): Html {
  * A change form: the CSRF field, the one-time key, `body` (its fields) and one button. `label` names the form for
  * assistive technology; `tone` styles the button (danger for what cannot be undone).
  */
-export function actionForm(ctx: PageContext, action: string, label: string, button: string, body: Html = html``, tone: 'primary' | 'secondary' | 'danger' = 'secondary'): Html {
-  return postForm(action, ctx.csrf, html`${keyField()}${body}<div><button type="submit" class="${tone}">${button}</button></div>`, { label })
+export function actionForm(
+  ctx: PageContext, action: string, label: string, button: string, body: Html = html``,
+  tone: 'primary' | 'secondary' | 'danger' = 'secondary',
+): Html {
+  const submit = html`<div><button type="submit" class="${tone}">${button}</button></div>`
+  return postForm(action, ctx.csrf, html`${keyField()}${body}${submit}`, { label })
 }
 
-/** A double click sends the second form while the first runs: it waits (a few seconds at most) for the first's answer. */
+/** A second click's form, sent while the first runs, waits (a few seconds at most) for the first's answer. */
 const IN_PROGRESS_RETRIES = 20
 const IN_PROGRESS_WAIT_MS = 150
 
@@ -82,7 +86,8 @@ export async function act<T>(ctx: PageContext, change: Change<T>): Promise<Outco
   // A second copy of the form waits for the first's answer instead of showing "in progress": both land on one result.
   for (let attempt = 0; ; attempt++) {
     const outcome = await actOnce(ctx, change)
-    if (outcome.ok || outcome.problem.code !== 'idempotency_request_in_progress' || attempt >= IN_PROGRESS_RETRIES) return outcome
+    const waiting = !outcome.ok && outcome.problem.code === 'idempotency_request_in_progress'
+    if (!waiting || attempt >= IN_PROGRESS_RETRIES) return outcome
     await waitForFirst()
   }
 }
@@ -93,15 +98,16 @@ async function actOnce<T>(ctx: PageContext, change: Change<T>): Promise<Outcome<
   try {
     const sent = typeof change.body === 'function' ? change.body() : change.body
     const outcome = await runIdempotent(ctx.deps, {
-      organizationId: scope.organizationId, environment: scope.environment, key: `console:${key}`, method: change.method, path: change.path,
-      body: sent, requestId: String(ctx.req.id),
+      organizationId: scope.organizationId, environment: scope.environment, key: `console:${key}`,
+      method: change.method, path: change.path, body: sent, requestId: String(ctx.req.id),
     }, async () => {
       const body = change.schema ? checkBody(change.schema, structuredClone(sent)) : sent
       return { status: change.status ?? 200, body: await change.run(body) }
     }, async (result) => {
       const objectId = change.auditId ? change.auditId(result as T) : (result as { id?: string }).id ?? null
       // In the change's transaction when it has one; after a batched statement that committed on its own, alone.
-      await audit(ctx.deps.db, { ...ctx.actor(), organizationId: scope.organizationId }, change.action, objectId, ctx.visitor.address)
+      const actor = { ...ctx.actor(), organizationId: scope.organizationId }
+      await audit(ctx.deps.db, actor, change.action, objectId, ctx.visitor.address)
     })
     const parsed = JSON.parse(outcome.body) as T & { error?: Problem }
     if (outcome.status >= 400) return { ok: false, problem: parsed.error!, status: outcome.status }
@@ -128,7 +134,8 @@ export interface ActionResult { to: string; text: string; objectId: string | nul
  * `refused`, which re-renders the form (with a fresh key) and the error in words.
  */
 export async function consoleAction(
-  ctx: PageContext, action: string, change: () => Promise<ActionResult>, refused: (err: ApiError) => Promise<FastifyReply> | FastifyReply,
+  ctx: PageContext, action: string, change: () => Promise<ActionResult>,
+  refused: (err: ApiError) => Promise<FastifyReply> | FastifyReply,
 ): Promise<FastifyReply> {
   const scope = pageScope(ctx)
   const fields = Object.fromEntries(Object.entries(ctx.form).filter(([k]) => k !== '_csrf' && k !== 'idempotency_key'))
@@ -142,7 +149,7 @@ export async function consoleAction(
       }, async () => ({ status: 200, body: await change() }), async (result) => {
         await audit(ctx.deps.db, actor, action, (result as ActionResult).objectId, ctx.visitor.address)
       })
-      const answer = JSON.parse(outcome.body) as ActionResult & { error?: { code: string; message: string; param?: string } }
+      const answer = JSON.parse(outcome.body) as ActionResult & { error?: Pick<Problem, 'code' | 'message' | 'param'> }
       if (outcome.status >= 400) {
         const { code, message, param } = answer.error!
         return refused(new ApiError(code as never, { message, param }))

@@ -93,10 +93,14 @@ export function currencyCode(text: string): string | null {
 }
 
 /** An amount field in the currency's units ("12.50 USD"); `id` keeps two such fields of one page apart. */
-export function moneyField(name: string, id: string, label: string, currency: string, options: { value?: string; required?: boolean; hint?: string } = {}): Html {
+export function moneyField(
+  name: string, id: string, label: string, currency: string,
+  options: { value?: string; required?: boolean; hint?: string } = {},
+): Html {
   const digits = minorUnits(currency)
+  const example = digits === 0 ? `Whole ${currency}, like 1250.` : `In ${currency}, like 12.${'5'.padEnd(digits, '0')}.`
   return field({
-    name, id, label: `${label} (${currency})`, value: options.value, required: options.required, inputmode: digits === 0 ? 'numeric' : 'decimal',
-    hint: options.hint ?? (digits === 0 ? `Whole ${currency}, like 1250.` : `In ${currency}, like 12.${'5'.padEnd(digits, '0')}.`),
+    name, id, label: `${label} (${currency})`, value: options.value, required: options.required,
+    inputmode: digits === 0 ? 'numeric' : 'decimal', hint: options.hint ?? example,
   })
 }

@@ -40,11 +40,11 @@ export function objectLink(id: string | null | undefined, label?: string): Html 
 }
 
 const TONES: Record<string, 'good' | 'bad' | 'wait'> = {
-  active: 'good', approved: 'good', open: 'good', settled: 'good', won: 'good', delivered: 'good', completed: 'good', succeeded: 'good',
-  running: 'good', enabled: 'good', installed: 'good', released: 'good', on_sale: 'good',
+  active: 'good', approved: 'good', open: 'good', settled: 'good', won: 'good', delivered: 'good', completed: 'good',
+  succeeded: 'good', running: 'good', enabled: 'good', installed: 'good', released: 'good', on_sale: 'good',
   pending: 'wait', requested: 'wait', unsettled: 'wait', suspended: 'wait', queued: 'wait',
-  declined: 'bad', rejected: 'bad', closed: 'bad', blocked: 'bad', lost: 'bad', expired: 'bad', frozen: 'bad', failed: 'bad', deleted: 'bad',
-  depleted: 'bad', withdrawn: 'bad', disabled: 'bad',
+  declined: 'bad', rejected: 'bad', closed: 'bad', blocked: 'bad', lost: 'bad', expired: 'bad', frozen: 'bad',
+  failed: 'bad', deleted: 'bad', depleted: 'bad', withdrawn: 'bad', disabled: 'bad',
 }
 
 /** A status as a badge (its text always says it; the colour only repeats it: good, waiting, bad or neutral). */
@@ -65,7 +65,8 @@ export function when(iso: string | null | undefined): Html {
 
 /** A JSON view of an object (what the API answers for it), for the "as the API shows it" section. */
 export function apiView(value: unknown): Html {
-  return html`<details><summary>As the API shows it</summary><pre class="json">${JSON.stringify(value, null, 2)}</pre></details>`
+  const json = JSON.stringify(value, null, 2)
+  return html`<details><summary>As the API shows it</summary><pre class="json">${json}</pre></details>`
 }
 
 /** A table of cards (masked: brand and last four), linking each; `withAccount` adds the account each spends from. */
@@ -75,7 +76,10 @@ export function cardsTable(caption: string, cards: readonly CardView[], withAcco
     rows: cards,
     empty: 'No card yet.',
     columns: [
-      { header: 'Card', cell: (k) => objectLink(k.id, k.last4 ? `${k.brand} •••• ${k.last4}` : `${k.brand} (not issued yet)`) },
+      {
+        header: 'Card',
+        cell: (k) => objectLink(k.id, k.last4 ? `${k.brand} •••• ${k.last4}` : `${k.brand} (not issued yet)`),
+      },
       { header: 'Form', cell: (k) => k.form_factor },
       { header: 'Status', cell: (k) => statusBadge(k.status) },
       ...(withAccount ? [{ header: 'Account', cell: (k: CardView) => objectLink(k.account_id) }] : []),

@@ -10,13 +10,21 @@ import type { PageContext } from '../router.js'
  */
 
 /** What a refused change answers, as /v1's error envelope says it. */
-export interface Problem { code: string; message: string; doc_url: string; param?: string; errors?: { param: string; message: string }[] }
+export interface Problem {
+  code: string
+  message: string
+  doc_url: string
+  param?: string
+  errors?: { param: string; message: string }[]
+}
 
 /** A refusal in words: the envelope's message (and each field's), and a link to the error's documentation. */
 export function problemBox(problem: Problem | null | undefined): Html {
   if (!problem) return html``
   const fields = problem.errors?.slice(0, 5) ?? []
-  return html`<div class="flash error" role="alert"><p>${problem.message}</p>${fields.length > 0 ? html`<ul>${fields.map((f) => html`<li><code>${f.param}</code>: ${f.message}</li>`)}</ul>` : ''}
+  const items = fields.map((f) => html`<li><code>${f.param}</code>: ${f.message}</li>`)
+  const list = fields.length > 0 ? html`<ul>${items}</ul>` : ''
+  return html`<div class="flash error" role="alert"><p>${problem.message}</p>${list}
 <p><a href="${problem.doc_url}">About this error (<code>${problem.code}</code>)</a></p></div>`
 }
 
@@ -38,7 +46,8 @@ export function invalidField(param: string, message: string): ApiError {
 /** An object page that could not be read (not found, another environment's object): its error as a page. */
 export function notFoundPage(ctx: PageContext, title: string, err: unknown): FastifyReply {
   if (!isApiError(err) || err.status >= 500) throw err
-  return ctx.render({ title, body: html`${errorInWords(ctx, err)}<p><a href="/console">Back to the console</a></p>`, flash: null }, err.status)
+  const body = html`${errorInWords(ctx, err)}<p><a href="/console">Back to the console</a></p>`
+  return ctx.render({ title, body, flash: null }, err.status)
 }
 
 /** Reads a page's data; an ApiError (a bad cursor, an unknown id) becomes its page, anything else is rethrown. */
