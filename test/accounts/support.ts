@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict'
-import type { LightMyRequestResponse } from 'fastify'
 import type { TestApp, TestClient } from '../helpers/app.js'
+
+export { eventsOf, expectError } from '../helpers/api.js'
 
 let counter = 0
 
@@ -37,25 +38,9 @@ export async function accountsFixture(t: TestApp, tenant: TestClient): Promise<{
   return { token, cardholder: await approvedCardholder(t, token) }
 }
 
-export function expectError(res: LightMyRequestResponse, status: number, code: string, param?: string): any {
-  assert.equal(res.statusCode, status, res.body)
-  const { error } = res.json()
-  assert.equal(error.code, code, res.body)
-  if (param !== undefined) assert.equal(error.param, param, res.body)
-  return error
-}
-
 /** The account's ledger entries, oldest first (up to 100). */
 export async function ledgerEntries(t: TestApp, token: string, accountId: string): Promise<any[]> {
   const res = await t.api(token, 'GET', `/v1/accounts/${accountId}/entries?limit=100`)
   assert.equal(res.statusCode, 200, res.body)
   return res.json().data.reverse()
-}
-
-/** Stored events of an organization (oldest first), optionally of one type. */
-export async function eventsOf(t: TestApp, organizationId: string, type?: string): Promise<{ type: string; object: any }[]> {
-  let q = t.deps.db.selectFrom('events').select(['type', 'data']).where('organization_id', '=', organizationId).orderBy('id')
-  if (type) q = q.where('type', '=', type)
-  const rows = await q.execute()
-  return rows.map((r) => ({ type: r.type, object: (typeof r.data === 'string' ? JSON.parse(r.data) : r.data).object }))
 }

@@ -1,26 +1,25 @@
 import assert from 'node:assert/strict'
-import { after, before, describe, test } from 'node:test'
+import { describe, test } from 'node:test'
 import { openDatabase } from '../../src/db/client.js'
 import type { RequestCtx } from '../../src/http/context.js'
 import { ApiError } from '../../src/http/errors.js'
 import { DECISIONS } from '../../src/modules/authorizations/batcher.js'
 import { decideBatch, decideLocked, presentRequest, type DecisionOutcome } from '../../src/modules/authorizations/engine.js'
 import { buildServices } from '../../src/runtime.js'
-import { createTenant, startTestApp, type TestApp, type TestClient } from '../helpers/app.js'
-import { balances, eventsFor, fundedCard, MERCHANT, post, secondCard } from './support.js'
+import { eventsFor } from '../helpers/api.js'
+import { createTenant, type TestApp, type TestClient } from '../helpers/app.js'
+import { withTenant } from '../helpers/tenant.js'
+import { balances, fundedCard, MERCHANT, post, secondCard } from './support.js'
 
 let t: TestApp
 let tenant: TestClient
 let token: string
 let ctx: RequestCtx
 
-before(async () => {
-  t = await startTestApp()
-  tenant = await createTenant(t)
-  token = await tenant.token()
+withTenant(async (fixture) => {
+  ({ t, tenant, token } = fixture)
   ctx = { requestId: 'req_test', organizationId: tenant.organizationId, environment: tenant.environment, clientId: tenant.clientId, scopes: new Set(['transactions:write']) }
 })
-after(async () => { await t.close() })
 
 const body = (cardId: string, amount: number, extra: Record<string, unknown> = {}) => ({ card_id: cardId, amount, currency: 'USD', merchant: MERCHANT, ...extra })
 

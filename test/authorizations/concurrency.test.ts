@@ -1,22 +1,18 @@
 import assert from 'node:assert/strict'
-import { after, before, test } from 'node:test'
+import { test } from 'node:test'
 import { withTx } from '../../src/db/tx.js'
 import type { Db } from '../../src/db/types.js'
 import { newId } from '../../src/lib/ids.js'
 import * as repo from '../../src/modules/authorizations/repo.js'
-import { createTenant, startTestApp, type TestApp, type TestClient } from '../helpers/app.js'
-import { authorizeRaw, balances, eventsFor, fundedCard, post, secondCard, type Funded } from './support.js'
+import { eventsFor } from '../helpers/api.js'
+import type { TestApp, TestClient } from '../helpers/app.js'
+import { withTenant } from '../helpers/tenant.js'
+import { authorizeRaw, balances, fundedCard, post, secondCard, type Funded } from './support.js'
 
 let t: TestApp
 let tenant: TestClient
 let token: string
-
-before(async () => {
-  t = await startTestApp()
-  tenant = await createTenant(t)
-  token = await tenant.token()
-})
-after(async () => { await t.close() })
+withTenant((fixture) => ({ t, tenant, token } = fixture))
 
 async function fire(cardIds: string[], count: number, amount: number): Promise<any[]> {
   const responses = await Promise.all(Array.from({ length: count }, (_, i) => authorizeRaw(t, token, cardIds[i % cardIds.length], amount)))

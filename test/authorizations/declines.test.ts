@@ -1,21 +1,17 @@
 import assert from 'node:assert/strict'
-import { after, before, test } from 'node:test'
-import { createTenant, startTestApp, type TestApp, type TestClient } from '../helpers/app.js'
+import { test } from 'node:test'
+import { eventsFor, expectError } from '../helpers/api.js'
+import { createTenant, type TestApp, type TestClient } from '../helpers/app.js'
+import { withTenant } from '../helpers/tenant.js'
 import { cardBody, issuedCard } from '../cards/support.js'
 import {
-  authorizeRaw, balances, entries, eventsFor, expectApproved, expectDecline, expectError, fundedCard, post, runJobs, secondCard,
+  authorizeRaw, balances, entries, expectApproved, expectDecline, fundedCard, post, runJobs, secondCard,
 } from './support.js'
 
 let t: TestApp
 let tenant: TestClient
 let token: string
-
-before(async () => {
-  t = await startTestApp()
-  tenant = await createTenant(t)
-  token = await tenant.token()
-})
-after(async () => { await t.close() })
+withTenant((fixture) => ({ t, tenant, token } = fixture))
 
 test('an approved authorization holds the amount: available falls, ledger stays, a hold entry and authorization.created', async () => {
   const f = await fundedCard(t, tenant, token, 10_000)

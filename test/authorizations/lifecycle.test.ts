@@ -1,21 +1,15 @@
 import assert from 'node:assert/strict'
-import { after, before, test } from 'node:test'
+import { test } from 'node:test'
 import { ensureSchedules } from '../../src/jobs/schedules.js'
-import { createTenant, startTestApp, type TestApp, type TestClient } from '../helpers/app.js'
-import {
-  authorizeRaw, balances, entries, eventsFor, expectApproved, expectError, fundedCard, post, runJobs,
-} from './support.js'
+import { eventsFor, expectError } from '../helpers/api.js'
+import { createTenant, type TestApp, type TestClient } from '../helpers/app.js'
+import { withTenant } from '../helpers/tenant.js'
+import { authorizeRaw, balances, entries, expectApproved, fundedCard, post, runJobs } from './support.js'
 
 let t: TestApp
 let tenant: TestClient
 let token: string
-
-before(async () => {
-  t = await startTestApp()
-  tenant = await createTenant(t)
-  token = await tenant.token()
-})
-after(async () => { await t.close() })
+withTenant((fixture) => ({ t, tenant, token } = fixture))
 
 const sim = (id: string, op: string) => `/v1/simulate/authorizations/${id}/${op}`
 const get = async (id: string) => (await t.api(token, 'GET', `/v1/authorizations/${id}`)).json()

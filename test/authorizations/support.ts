@@ -4,7 +4,8 @@ import type { TestApp, TestClient } from '../helpers/app.js'
 import { cardBody, issuedCard, makeAccount, makeCardholder } from '../cards/support.js'
 import { ledgerEntries } from '../accounts/support.js'
 
-export { eventsFor, expectError, runJobs } from '../cards/support.js'
+export { eventsFor, expectError } from '../helpers/api.js'
+export { runJobs } from '../cards/support.js'
 
 export const MERCHANT = { name: 'Corner Cafe', mcc: '5814', city: 'Springfield', country: 'USA' }
 

@@ -67,9 +67,9 @@ describe('create', () => {
   test('cardholder.created carries the full REST object', async () => {
     const ch = await createCardholder(t, token)
     const events = await eventsOf(t, a.organizationId, 'cardholder.created')
-    const event = events.find((e) => e.data.object.id === ch.id)
+    const event = events.find((e) => e.object.id === ch.id)
     assert.ok(event)
-    assert.deepEqual(event.data.object, ch)
+    assert.deepEqual(event.object, ch)
   })
 
   test('type business answers invalid_parameter saying business is not supported', async () => {
@@ -257,7 +257,7 @@ describe('update', () => {
     assert.deepEqual(updated.metadata, { a: '1', c: '3' })
     assert.ok(updated.updated_at > ch.updated_at)
     const events = await eventsOf(t, a.organizationId, 'cardholder.updated')
-    assert.deepEqual(events.at(-1)?.data.object, updated)
+    assert.deepEqual(events.at(-1)?.object, updated)
   })
 
   test('every updatable field can change; phone_number and reference can be removed with null', async () => {

@@ -2,6 +2,8 @@ import assert from 'node:assert/strict'
 import type { LightMyRequestResponse } from 'fastify'
 import type { TestApp } from '../helpers/app.js'
 
+export { eventsOf, expectError } from '../helpers/api.js'
+
 let counter = 0
 
 /** A valid create body with a unique email and phone number; fields can be overridden or (undefined) removed. */
@@ -29,22 +31,6 @@ export async function createCardholder(t: TestApp, token: string, overrides: Rec
   return res.json()
 }
 
-/** The error envelope of a response, after checking its status and code. */
-export function expectError(res: LightMyRequestResponse, status: number, code: string, param?: string): any {
-  assert.equal(res.statusCode, status, res.body)
-  const { error } = res.json()
-  assert.equal(error.code, code, res.body)
-  if (param !== undefined) assert.equal(error.param, param, res.body)
-  return error
-}
-
-/** Events of one organization (oldest first), optionally of one type, as stored by emit(). */
-export async function eventsOf(t: TestApp, organizationId: string, type?: string): Promise<{ type: string; data: { object: any } }[]> {
-  let q = t.deps.db.selectFrom('events').select(['type', 'data']).where('organization_id', '=', organizationId).orderBy('id')
-  if (type) q = q.where('type', '=', type)
-  const rows = await q.execute()
-  return rows.map((r) => ({ type: r.type, data: typeof r.data === 'string' ? JSON.parse(r.data) : r.data }))
-}
 
 /** The response body without its per-request id, to compare two error answers. */
 export function withoutRequestId(res: LightMyRequestResponse): unknown {

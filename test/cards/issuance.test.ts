@@ -1,20 +1,14 @@
-import { after, before, test } from 'node:test'
+import { test } from 'node:test'
 import assert from 'node:assert/strict'
-import { createTenant, startTestApp, type TestApp, type TestClient } from '../helpers/app.js'
-import {
-  attest, cardBody, DELIVERY, eventsFor, expectError, issuedCard, makeAccount, makeCardholder, runJobs,
-} from './support.js'
+import { eventsFor, expectError } from '../helpers/api.js'
+import { createTenant, type TestApp, type TestClient } from '../helpers/app.js'
+import { withTenant } from '../helpers/tenant.js'
+import { attest, cardBody, DELIVERY, issuedCard, makeAccount, makeCardholder, runJobs } from './support.js'
 
 let t: TestApp
 let tenant: TestClient
 let token: string
-
-before(async () => {
-  t = await startTestApp()
-  tenant = await createTenant(t)
-  token = await tenant.token()
-})
-after(async () => { await t.close() })
+withTenant((fixture) => ({ t, tenant, token } = fixture))
 
 test('POST /v1/cards refuses in the stable order: cardholder, identity, address, KYC, account, program rules', async () => {
   const full = tenant.programs.full

@@ -1,10 +1,12 @@
-import { after, before, test } from 'node:test'
+import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import { createPublicKey, generateKeyPairSync } from 'node:crypto'
 import { compactDecrypt, importJWK, CompactEncrypt } from 'jose'
 import { luhnValid } from '../../src/modules/cards/card-numbers.js'
-import { createTenant, startTestApp, type TestApp, type TestClient } from '../helpers/app.js'
-import { cardBody, encryptPin, eventsFor, expectError, issuedCard, makeAccount, makeCardholder } from './support.js'
+import { eventsFor, expectError } from '../helpers/api.js'
+import type { TestApp, TestClient } from '../helpers/app.js'
+import { withTenant } from '../helpers/tenant.js'
+import { cardBody, encryptPin, issuedCard, makeAccount, makeCardholder } from './support.js'
 
 const logLines: string[] = []
 let t: TestApp
@@ -12,12 +14,7 @@ let tenant: TestClient
 let token: string
 const callerKeys = generateKeyPairSync('rsa', { modulusLength: 2048 })
 
-before(async () => {
-  t = await startTestApp({ env: { LOG_LEVEL: 'trace' }, logDestination: { write: (line: string) => { logLines.push(line) } } })
-  tenant = await createTenant(t)
-  token = await tenant.token()
-})
-after(async () => { await t.close() })
+withTenant((fixture) => ({ t, tenant, token } = fixture), { app: { env: { LOG_LEVEL: 'trace' }, logDestination: { write: (line: string) => { logLines.push(line) } } } })
 
 async function physicalActive(programId = tenant.programs.full.id): Promise<any> {
   const holder = await makeCardholder(t, token)

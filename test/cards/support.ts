@@ -1,8 +1,9 @@
 import assert from 'node:assert/strict'
 import { constants, publicEncrypt } from 'node:crypto'
-import type { LightMyRequestResponse } from 'fastify'
 import { JobRunner } from '../../src/jobs/runner.js'
 import type { TestApp } from '../helpers/app.js'
+
+export { eventsFor, expectError } from '../helpers/api.js'
 
 let counter = 0
 
@@ -79,23 +80,6 @@ export async function runJobs(t: TestApp): Promise<number> {
   return runner.drain()
 }
 
-export function expectError(res: LightMyRequestResponse, status: number, code: string, param?: string): any {
-  assert.equal(res.statusCode, status, res.body)
-  const { error } = res.json()
-  assert.equal(error.code, code, res.body)
-  if (param !== undefined) assert.equal(error.param, param, res.body)
-  return error
-}
-
-/** Stored events of a type for one object id (oldest first). */
-export async function eventsFor(t: TestApp, objectId: string, type?: string): Promise<{ type: string; object: any }[]> {
-  let q = t.deps.db.selectFrom('events').select(['type', 'data']).orderBy('id')
-  if (type) q = q.where('type', '=', type)
-  const rows = await q.execute()
-  return rows
-    .map((r) => ({ type: r.type, object: (typeof r.data === 'string' ? JSON.parse(r.data) : r.data).object }))
-    .filter((e) => e.object?.id === objectId)
-}
 
 /** What a client does with a pin-key: RSA-OAEP with SHA-256 of the PIN digits, base64. */
 export function encryptPin(publicKeyPem: string, pin: string): string {

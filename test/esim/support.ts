@@ -4,6 +4,8 @@ import type { LightMyRequestResponse } from 'fastify'
 import { iccidWithCheckDigit } from '../../src/modules/esim/iccid.js'
 import { createTenant, type TestApp, type TestClient } from '../helpers/app.js'
 
+export { eventsOf, expectError } from '../helpers/api.js'
+
 let counter = 0
 
 export interface EsimFixture {
@@ -55,21 +57,6 @@ export async function completedOrder(t: TestApp, token: string, body: Record<str
   return res.json()
 }
 
-export function expectError(res: LightMyRequestResponse, status: number, code: string, param?: string): any {
-  assert.equal(res.statusCode, status, res.body)
-  const { error } = res.json()
-  assert.equal(error.code, code, res.body)
-  if (param !== undefined) assert.equal(error.param, param, res.body)
-  return error
-}
-
-/** Events of an organization (oldest first), optionally of one type. */
-export async function eventsOf(t: TestApp, organizationId: string, type?: string): Promise<{ type: string; object: any }[]> {
-  let q = t.deps.db.selectFrom('events').select(['type', 'data']).where('organization_id', '=', organizationId).orderBy('id')
-  if (type) q = q.where('type', '=', type)
-  const rows = await q.execute()
-  return rows.map((r) => ({ type: r.type, object: (typeof r.data === 'string' ? JSON.parse(r.data) : r.data).object }))
-}
 
 /** Fresh valid blank profiles for the operator's inventory endpoint. */
 export function blankProfiles(n: number): { iccid: string; smdp_address: string; matching_id: string }[] {

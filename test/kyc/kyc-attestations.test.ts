@@ -66,9 +66,9 @@ describe('recording an attestation', () => {
     assert.equal((await kyc(ch.id, attestationBody(t))).statusCode, 201)
     const now = (await t.api(token, 'GET', `/v1/cardholders/${ch.id}`)).json()
     assert.equal(now.kyc_status, 'approved')
-    const events = (await eventsOf(t, a.organizationId, 'cardholder.kyc_updated')).filter((e) => e.data.object.id === ch.id)
+    const events = (await eventsOf(t, a.organizationId, 'cardholder.kyc_updated')).filter((e) => e.object.id === ch.id)
     assert.equal(events.length, 1)
-    assert.deepEqual(events[0].data.object, now)
+    assert.deepEqual(events[0].object, now)
   })
 
   test('a new attestation replaces the current result; both are kept, newest first', async () => {

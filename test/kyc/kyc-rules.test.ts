@@ -105,7 +105,7 @@ describe('expiry', () => {
     await kyc(ch.id, attestationBody(t, { expires_at: expiresAt.toISOString() }))
     const job = await t.deps.db.selectFrom('jobs').selectAll().where('type', '=', KYC_EXPIRY_JOB).orderBy('id', 'desc').executeTakeFirstOrThrow()
     assert.equal(job.run_at.getTime(), expiresAt.getTime())
-    const count = async () => (await eventsOf(t, a.organizationId, 'cardholder.kyc_updated')).filter((e) => e.data.object.id === ch.id)
+    const count = async () => (await eventsOf(t, a.organizationId, 'cardholder.kyc_updated')).filter((e) => e.object.id === ch.id)
     // Picked up early: nothing is announced and the job asks to run again at expiry.
     assert.deepEqual(await runExpiryJobs(ch.id), [{ retryAt: expiresAt }])
     assert.equal((await count()).length, 1)
@@ -114,7 +114,7 @@ describe('expiry', () => {
     await runExpiryJobs(ch.id)
     const events = await count()
     assert.equal(events.length, 2)
-    assert.equal(events[1].data.object.kyc_status, 'expired')
+    assert.equal(events[1].object.kyc_status, 'expired')
   })
 
   test('a new attestation replaces an expired one, and the old one\'s expiry announces nothing', async () => {
@@ -151,8 +151,8 @@ describe('address through KYC', () => {
       assert.deepEqual(res.json().address, { ...moved, line2: null, state: null })
       const now = (await t.api(token, 'GET', `/v1/cardholders/${ch.id}`)).json()
       assert.deepEqual(now.address, { ...moved, line2: null, state: null })
-      const updated = (await eventsOf(t, a.organizationId, 'cardholder.updated')).filter((e) => e.data.object.id === ch.id)
-      assert.deepEqual(updated.at(-1)?.data.object, now)
+      const updated = (await eventsOf(t, a.organizationId, 'cardholder.updated')).filter((e) => e.object.id === ch.id)
+      assert.deepEqual(updated.at(-1)?.object, now)
     } finally {
       restore()
     }

@@ -1,19 +1,15 @@
-import { after, before, test } from 'node:test'
+import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import { tokenStatusForCard } from '../../src/modules/network-tokens/service.js'
-import { createTenant, startTestApp, type TestApp, type TestClient } from '../helpers/app.js'
-import { cardBody, eventsFor, expectError, issuedCard, makeAccount, makeCardholder } from '../cards/support.js'
+import { eventsFor, expectError } from '../helpers/api.js'
+import { createTenant, type TestApp, type TestClient } from '../helpers/app.js'
+import { withTenant } from '../helpers/tenant.js'
+import { cardBody, issuedCard, makeAccount, makeCardholder } from '../cards/support.js'
 
 let t: TestApp
 let tenant: TestClient
 let token: string
-
-before(async () => {
-  t = await startTestApp()
-  tenant = await createTenant(t)
-  token = await tenant.token()
-})
-after(async () => { await t.close() })
+withTenant((fixture) => ({ t, tenant, token } = fixture))
 
 async function activeCard(program: 'full' | 'basic' = 'full', tok = token, programs = tenant.programs): Promise<any> {
   const holder = await makeCardholder(t, tok)

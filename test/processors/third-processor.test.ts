@@ -1,13 +1,15 @@
 import assert from 'node:assert/strict'
 import { generateKeyPairSync } from 'node:crypto'
-import { after, before, describe, test } from 'node:test'
+import { describe, test } from 'node:test'
 import { compactDecrypt } from 'jose'
 import { PROCESSOR_NAMES, PROCESSORS } from '../../src/processors/catalog.js'
 import type { ProcessorDefinition } from '../../src/processors/port.js'
 import { createProcessorRegistry } from '../../src/processors/registry.js'
 import { SimulatedProcessor } from '../../src/processors/sim-processor.js'
-import { createTenant, OPERATOR_TOKEN, startTestApp, type TestApp, type TestClient } from '../helpers/app.js'
-import { cardBody, expectError, issuedCard, makeAccount, makeCardholder } from '../cards/support.js'
+import { expectError } from '../helpers/api.js'
+import { OPERATOR_TOKEN, type TestApp, type TestClient } from '../helpers/app.js'
+import { withTenant } from '../helpers/tenant.js'
+import { cardBody, issuedCard, makeAccount, makeCardholder } from '../cards/support.js'
 
 /**
  * The worked example of docs/architecture.md ("A processor"): a third processor is one object, and the
@@ -40,18 +42,15 @@ let account: any
 let card: any
 const callerKeys = generateKeyPairSync('rsa', { modulusLength: 2048 })
 
-before(async () => {
-  t = await startTestApp({ processors: [...PROCESSORS, simTiny] })
-  tenant = await createTenant(t)
-  token = await tenant.token()
+withTenant(async (fixture) => {
+  ({ t, tenant, token } = fixture)
   program = await t.operator('POST', '/operator/v1/programs', {
     organization_id: tenant.organizationId, environment: 'sandbox', name: 'Tiny', processor: 'sim_tiny', currencies: ['USD'],
   })
   const holder = await makeCardholder(t, token)
   account = await makeAccount(t, token, program.id, holder.id)
   card = await issuedCard(t, token, cardBody(holder.id, account.id))
-})
-after(async () => { await t.close() })
+}, { app: { processors: [...PROCESSORS, simTiny] } })
 
 describe('a third processor, defined and listed by the test', () => {
   test('the operator binds a program to it, and the program inherits its traits', () => {

@@ -1,23 +1,21 @@
 import assert from 'node:assert/strict'
-import { after, before, describe, test } from 'node:test'
+import { describe, test } from 'node:test'
 import { REPORT_LIMITS } from '../../src/modules/reports/generate.js'
-import { createTenant, startTestApp, type TestApp, type TestClient } from '../helpers/app.js'
+import { expectError } from '../helpers/api.js'
+import type { TestApp, TestClient } from '../helpers/app.js'
+import { withTenant } from '../helpers/tenant.js'
 import { expectApproved, fundedCard, post, runJobs } from '../authorizations/support.js'
 import { completedOrder, esimFixture, packageFor, type EsimFixture } from '../esim/support.js'
-import { expectError } from '../cards/support.js'
 
 let t: TestApp
 let tenant: TestClient
 let token: string
 let fx: EsimFixture
 
-before(async () => {
-  t = await startTestApp()
-  tenant = await createTenant(t)
-  token = await tenant.token()
+withTenant(async (fixture) => {
+  ({ t, tenant, token } = fixture)
   fx = await esimFixture(t)
 })
-after(async () => { await t.close() })
 
 /** A window of one hour around now: everything the test just made falls inside it. */
 function aroundNow(): { from: string; to: string } {

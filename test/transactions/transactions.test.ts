@@ -1,22 +1,16 @@
 import assert from 'node:assert/strict'
-import { after, before, test } from 'node:test'
+import { test } from 'node:test'
 import { ensureSchedules } from '../../src/jobs/schedules.js'
-import { createTenant, startTestApp, type TestApp, type TestClient } from '../helpers/app.js'
+import { eventsFor, expectError } from '../helpers/api.js'
+import { createTenant, type TestApp, type TestClient } from '../helpers/app.js'
+import { withTenant } from '../helpers/tenant.js'
 import { cardBody } from '../cards/support.js'
-import {
-  MERCHANT, balances, entries, eventsFor, expectApproved, expectError, fundedCard, post, runJobs,
-} from '../authorizations/support.js'
+import { MERCHANT, balances, entries, expectApproved, fundedCard, post, runJobs } from '../authorizations/support.js'
 
 let t: TestApp
 let tenant: TestClient
 let token: string
-
-before(async () => {
-  t = await startTestApp()
-  tenant = await createTenant(t)
-  token = await tenant.token()
-})
-after(async () => { await t.close() })
+withTenant((fixture) => ({ t, tenant, token } = fixture))
 
 /** A capture of `amount` on a fresh card funded with `balance`. */
 async function captured(balance: number, amount: number): Promise<{ f: any; txn: any }> {

@@ -2,7 +2,7 @@ import type { FastifyRequest } from 'fastify'
 import type { AppDeps } from '../../app-deps.js'
 import { withTx } from '../../db/tx.js'
 import { json, type Db } from '../../db/types.js'
-import type { RequestCtx } from '../../http/context.js'
+import { scopeOfRow, type RequestCtx } from '../../http/context.js'
 import { ApiError } from '../../http/errors.js'
 import { requireOwned } from '../../http/ownership.js'
 import { paginate, type ListResult, type PageParams } from '../../http/pagination.js'
@@ -23,14 +23,12 @@ export const AUTHENTICATION_TTL_MS = 5 * 60 * 1000
 /** Job that expires one challenge at its `expires_at` (reads expire it too, the moment the clock passes). */
 export const AUTHENTICATION_EXPIRE_JOB = 'authentication.expire' satisfies JobType
 
-const scopeOf = (row: { organization_id: string; environment: string }) => ({ organizationId: row.organization_id, environment: row.environment })
-
 /** Records expiries: marks due challenges expired and emits authentication.updated once for each. */
 async function expire(deps: AppDeps, where: Parameters<typeof repo.expireDue>[1]): Promise<void> {
   const now = deps.clock.now()
   await withTx(deps.db, async (trx) => {
     for (const row of await repo.expireDue(trx, where, now)) {
-      await emit(trx, scopeOf(row), 'authentication.updated', presentAuthentication(row), now)
+      await emit(trx, scopeOfRow(row), 'authentication.updated', presentAuthentication(row), now)
     }
   })
 }
@@ -86,7 +84,7 @@ export async function simulateAuthentication(deps: AppDeps, ctx: RequestCtx, bod
     })
     await enqueue(trx, { type: AUTHENTICATION_EXPIRE_JOB, payload: { authentication_id: row.id }, runAt: expiresAt, organizationId: row.organization_id, environment: row.environment })
     const view = presentAuthentication(row)
-    await emit(trx, scopeOf(row), 'authentication.created', view, now)
+    await emit(trx, scopeOfRow(row), 'authentication.created', view, now)
     return view
   })
 }
@@ -106,7 +104,7 @@ export async function answerAuthentication(deps: AppDeps, ctx: RequestCtx, id: s
   const decided = current.status === 'pending' && current.expires_at.getTime() > now.getTime()
     ? await withTx(deps.db, async (trx: Db) => {
       const row = await repo.decide(trx, current.id, answer, now)
-      if (row) await emit(trx, scopeOf(row), 'authentication.updated', presentAuthentication(row), now)
+      if (row) await emit(trx, scopeOfRow(row), 'authentication.updated', presentAuthentication(row), now)
       return row
     })
     : undefined

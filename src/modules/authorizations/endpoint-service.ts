@@ -7,7 +7,7 @@ import { iso } from '../../http/ownership.js'
 import { paginate, type ListResult, type PageParams } from '../../http/pagination.js'
 import { newId } from '../../lib/ids.js'
 import { EVENT_RETENTION_MS } from '../events/index.js'
-import { checkWebhookUrl, newWebhookSecret, ROTATION_OVERLAP_MS, sealSecret, WebhookUrlRefused } from '../webhooks/index.js'
+import { endpointUrl, newWebhookSecret, ROTATION_OVERLAP_MS, sealSecret } from '../webhooks/index.js'
 import * as repo from './endpoint-repo.js'
 import {
   TIMEOUT_MS_DEFAULT, type AuthorizationEndpointAttemptView, type AuthorizationEndpointPutBody, type AuthorizationEndpointView,
@@ -47,16 +47,6 @@ function presentAttempt(row: repo.EndpointAttemptRow): AuthorizationEndpointAtte
   }
 }
 
-/** The URL rules of webhook endpoints (webhooks/url-policy.ts), the same refusal. */
-async function validUrl(deps: AppDeps, ctx: RequestCtx, raw: string): Promise<string> {
-  try {
-    return (await checkWebhookUrl(raw, deps.config.webhookUrlPolicy[ctx.environment])).toString()
-  } catch (err) {
-    if (err instanceof WebhookUrlRefused) throw new ApiError('invalid_webhook_url', { param: 'url', message: err.message })
-    throw err
-  }
-}
-
 async function requireEndpoint(deps: AppDeps, ctx: RequestCtx): Promise<repo.AuthorizationEndpointRow> {
   const row = await repo.findEndpoint(deps.db, ctx.organizationId, ctx.environment)
   if (!row) throw new ApiError('authorization_endpoint_not_found')
@@ -69,7 +59,8 @@ async function requireEndpoint(deps: AppDeps, ctx: RequestCtx): Promise<repo.Aut
  * process, within a few seconds in the others.
  */
 export async function putEndpoint(deps: AppDeps, ctx: RequestCtx, body: AuthorizationEndpointPutBody): Promise<AuthorizationEndpointView> {
-  const url = await validUrl(deps, ctx, body.url)
+  // The URL rules of webhook endpoints, with the same refusal.
+  const url = await endpointUrl(deps, ctx, body.url)
   const settings = { url, timeout_ms: body.timeout_ms ?? TIMEOUT_MS_DEFAULT, stand_in: body.stand_in ?? 'decline' as const }
   const secret = newWebhookSecret()
   const { row, created } = await withTx(deps.db, async (trx) => {

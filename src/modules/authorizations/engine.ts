@@ -1,7 +1,7 @@
 import type { AppDeps } from '../../app-deps.js'
 import { withTx } from '../../db/tx.js'
 import { json, type Db } from '../../db/types.js'
-import type { RequestCtx } from '../../http/context.js'
+import { scopeOfRow, type RequestCtx } from '../../http/context.js'
 import { ApiError } from '../../http/errors.js'
 import { answerToStore, type AnswerToStore } from '../../http/idempotent-answer.js'
 import { requireOwned } from '../../http/ownership.js'
@@ -24,8 +24,6 @@ import type { MerchantValue } from '../transactions/index.js'
 
 /** How long an approved authorization holds funds before the hold is released (status `expired`). */
 export const HOLD_LIFETIME_MS = 7 * 24 * 60 * 60 * 1000
-
-export const scopeOf = (row: { organization_id: string; environment: string }) => ({ organizationId: row.organization_id, environment: row.environment })
 
 /** The account row under its lock: every decision and every move of an authorization's money runs under it. */
 export async function lockAccount(trx: Db, accountId: string): Promise<AccountRow> {
@@ -55,7 +53,7 @@ async function spentInWindows(trx: Db, card: Pick<CardRow, 'id'>, rules: Spendin
 async function checkCvc(deps: AppDeps, card: CardRow, cvc: string | undefined): Promise<{ matches: boolean; operationId: string } | null> {
   if (cvc === undefined || card.processor_reference === null) return null
   const processor = deps.processors.forProgram(await requireCardProgram(deps.db, card))
-  const scope = scopeOf(card)
+  const scope = scopeOfRow(card)
   const reference = card.processor_reference
   const call = await callProcessor(deps, scope, { processor: processor.name, operation: 'reveal_details', subjectId: card.id },
     () => processor.revealDetails(scope, reference))
@@ -316,7 +314,7 @@ export async function incrementAuthorization(deps: AppDeps, ctx: RequestCtx, aut
       ? { amount: Number(auth.amount) + raise, held_amount: Number(auth.held_amount) + raise, updated_at: now, decision: json(record) }
       : { updated_at: now, decision: json(record) }, request('increment', amount, decision, now, record))
     const view = presentAuthorization(row)
-    await emit(trx, scopeOf(row), 'authorization.updated', view, now)
+    await emit(trx, scopeOfRow(row), 'authorization.updated', view, now)
     return view
   })
 }

@@ -1,12 +1,13 @@
 import type { AppDeps } from '../../app-deps.js'
 import { withTx } from '../../db/tx.js'
 import type { Db } from '../../db/types.js'
+import { scopeOfRow } from '../../http/context.js'
 import { ApiError } from '../../http/errors.js'
 import { emit } from '../events/index.js'
 import { captureHold, releaseHold } from '../ledger/index.js'
 import { presentTransaction, recordCapture, type TransactionView } from '../transactions/index.js'
 import { availableBalance } from '../accounts/index.js'
-import { lockAccount, requirePending, scopeOf } from './engine.js'
+import { lockAccount, requirePending } from './engine.js'
 import { presentAuthorization } from './present.js'
 import * as repo from './repo.js'
 import type { AuthorizationView } from './schemas.js'
@@ -19,7 +20,7 @@ function finalStatus(captured: number, ending: 'reversed' | 'expired'): string {
 async function updated(trx: Db, auth: repo.AuthorizationRow, patch: Parameters<typeof repo.updateAuthorization>[2], now: Date): Promise<AuthorizationView> {
   const row = await repo.updateAuthorization(trx, auth.id, { ...patch, updated_at: now })
   const view = presentAuthorization(row)
-  await emit(trx, scopeOf(row), 'authorization.updated', view, now)
+  await emit(trx, scopeOfRow(row), 'authorization.updated', view, now)
   return view
 }
 

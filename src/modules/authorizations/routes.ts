@@ -3,13 +3,16 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { AppDeps } from '../../app-deps.js'
 import { ListEnvelope, type PageParams } from '../../http/pagination.js'
 import { registerAuthorizationEndpoint } from './endpoint-routes.js'
-import { registerAuthorizationSimulatorRoutes } from './routes-simulate.js'
+import { registerAuthorizationSimulatorRoutes } from './simulate-routes.js'
 import { Authorization, AuthorizationIdParams, AuthorizationListQuery } from './schemas.js'
 import { listAuthorizations, retrieveAuthorization } from './service.js'
 
 const tags = ['Authorizations']
 
-/** Authorizations: reads for the caller, the sandbox network that creates and moves them (routes-simulate), and the endpoint that decides them (endpoint-routes). */
+/**
+ * Authorizations: reads for the caller, the sandbox network that creates and moves them (simulate-routes), and the
+ * endpoint that decides them (endpoint-routes).
+ */
 export function registerAuthorizations(base: FastifyInstance, deps: AppDeps): void {
   const app = base.withTypeProvider<TypeBoxTypeProvider>()
 

@@ -1,14 +1,9 @@
 import { ApiError, fieldErrors, fieldsOf } from '../../http/errors.js'
+import type { AddressValue } from '../cardholders/index.js'
 
-/** A delivery address as held and returned; optional parts are null when absent. */
-export interface DeliveryAddressValue {
+/** A delivery address as held and returned: a postal address with the name to deliver to. */
+export interface DeliveryAddressValue extends AddressValue {
   name: string
-  line1: string
-  line2: string | null
-  city: string
-  state: string | null
-  postal_code: string
-  country: string
 }
 
 export type DeliveryAddressInput = Partial<Record<keyof DeliveryAddressValue, string | null>> | null | undefined

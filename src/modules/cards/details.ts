@@ -1,11 +1,11 @@
 import type { Static } from 'typebox'
 import type { AppDeps } from '../../app-deps.js'
-import type { RequestCtx } from '../../http/context.js'
+import { scopeOfRow, type RequestCtx } from '../../http/context.js'
 import { callProcessor, recordOutcome } from '../../processors/calls.js'
 import { audited } from './audit.js'
 import { encryptDetails, importCallerKey } from './card-details-crypto.js'
 import type { CardDetails } from './schemas.js'
-import { assertMove, cardScope, requireCard, requireCardProgram } from './service.js'
+import { assertMove, requireCard, requireCardProgram } from './service.js'
 
 type CardDetailsView = Static<typeof CardDetails>
 
@@ -19,7 +19,7 @@ export async function revealCardDetails(deps: AppDeps, ctx: RequestCtx, cardId: 
     const key = importCallerKey(publicKey)
     assertMove(card, 'details')
     const processor = deps.processors.forProgram(await requireCardProgram(deps.db, card))
-    const scope = cardScope(card)
+    const scope = scopeOfRow(card)
     const reference = card.processor_reference!
     const call = await callProcessor(deps, scope, { processor: processor.name, operation: 'reveal_details', subjectId: card.id },
       () => processor.revealDetails(scope, reference))

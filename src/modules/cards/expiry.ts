@@ -1,5 +1,6 @@
 import type { AppDeps } from '../../app-deps.js'
 import { withTx } from '../../db/tx.js'
+import { scopeOfRow } from '../../http/context.js'
 import type { JobOutcome, JobRecord } from '../../jobs/queue.js'
 import type { JobType } from '../../jobs/types.js'
 import { emit } from '../events/index.js'
@@ -27,7 +28,7 @@ export async function expireCard(deps: AppDeps, cardId: string): Promise<JobOutc
     if (!locked || !EXPIRING.has(locked.status)) return
     let row = await repo.updateCard(trx, cardId, { status: 'expired', updated_at: now })
     row = await releaseSlot(trx, row, now)
-    await emit(trx, { organizationId: row.organization_id, environment: row.environment }, 'card.expired', presentCard(row), now)
+    await emit(trx, scopeOfRow(row), 'card.expired', presentCard(row), now)
   })
 }
 

@@ -13,7 +13,7 @@ import { issuedStatus, type FormFactor } from './lifecycle.js'
 import { presentCard } from './present.js'
 import { closeReplacedCard, closeReplacedUpstream } from './replacement.js'
 import * as repo from './repo.js'
-import { CARD_ISSUE_JOB, cardScope, requireCard, requireCardProgram } from './service.js'
+import { CARD_ISSUE_JOB, requireCard, requireCardProgram } from './service.js'
 import type { CardView } from './schemas.js'
 import { CARD_CLOSED } from './hooks.js'
 
@@ -30,7 +30,7 @@ export async function issuePendingCard(deps: AppDeps, cardId: string): Promise<{
   if (!card || card.status !== 'pending') return { stillPending: false }
   const program = await requireCardProgram(deps.db, card)
   const processor = deps.processors.forProgram(program)
-  const scope = cardScope(card)
+  const scope = scopeOfRow(card)
 
   if (card.processor_reference === null) {
     const account = await requireAccount(deps.db, scopeOfRow(card), card.account_id)

@@ -1,7 +1,7 @@
 import type { AppDeps } from '../../app-deps.js'
 import { withTx } from '../../db/tx.js'
 import { json } from '../../db/types.js'
-import type { RequestCtx } from '../../http/context.js'
+import { scopeOfRow, type RequestCtx } from '../../http/context.js'
 import { ApiError } from '../../http/errors.js'
 import { iso } from '../../http/ownership.js'
 import { callProcessor, recordOutcome } from '../../processors/calls.js'
@@ -12,7 +12,7 @@ import { presentCard } from './present.js'
 import { closeReplacedCard, closeReplacedUpstream, type PendingClose } from './replacement.js'
 import * as repo from './repo.js'
 import type { CardView } from './schemas.js'
-import { assertMove, cardScope, requireCard, requireCardProgram } from './service.js'
+import { assertMove, requireCard, requireCardProgram } from './service.js'
 import { releaseSlot } from './slots.js'
 import { CARD_CLOSED } from './hooks.js'
 
@@ -36,7 +36,7 @@ export async function changeStatus(deps: AppDeps, ctx: RequestCtx, cardId: strin
   const next = assertMove(card, op)
   const program = await requireCardProgram(deps.db, card)
   const processor = deps.processors.forProgram(program)
-  const scope = cardScope(card)
+  const scope = scopeOfRow(card)
   const reference = card.processor_reference!
   let closing: PendingClose | null = null
   if (op === 'activate') closing = await closeReplacedUpstream(deps, card)
@@ -90,7 +90,7 @@ export async function shipCard(deps: AppDeps, ctx: RequestCtx, cardId: string, w
       }),
       updated_at: now,
     })
-    await emit(trx, cardScope(updated), 'card.shipped', presentCard(updated), now)
+    await emit(trx, scopeOfRow(updated), 'card.shipped', presentCard(updated), now)
     return presentCard(updated)
   })
 }

@@ -2,12 +2,13 @@ import type { Static } from 'typebox'
 import type { AppDeps } from '../../app-deps.js'
 import type { PurgeOptions } from '../../db/purge.js'
 import { withTx } from '../../db/tx.js'
-import type { RequestCtx } from '../../http/context.js'
+import { scopeOfRow, type RequestCtx, type Scope } from '../../http/context.js'
 import { ApiError } from '../../http/errors.js'
 import { iso } from '../../http/ownership.js'
 import { decryptField, encryptField } from '../../lib/crypto.js'
 import { isId, newId } from '../../lib/ids.js'
 import { callProcessor, recordOutcome, type ProcessorCall } from '../../processors/calls.js'
+import type { Processor } from '../../processors/port.js'
 import { emit } from '../events/index.js'
 import type { ProgramRow } from '../programs/index.js'
 import { audited } from './audit.js'
@@ -15,7 +16,7 @@ import { createPinKeyPair, decryptPin, isValidPin, PIN_KEY_ALGORITHM, PIN_KEY_LI
 import { presentCard } from './present.js'
 import * as repo from './repo.js'
 import type { CardView, PinKey, PinSubmitBody, PinVerification } from './schemas.js'
-import { assertMove, cardScope, requireCard, requireCardProgram } from './service.js'
+import { assertMove, requireCard, requireCardProgram } from './service.js'
 
 type PinKeyView = Static<typeof PinKey>
 type PinVerificationView = Static<typeof PinVerification>
@@ -96,14 +97,14 @@ async function openPin(deps: AppDeps, card: repo.CardRow, body: PinSubmitBody): 
  */
 async function callWithPin<T>(
   deps: AppDeps, ctx: RequestCtx, cardId: string, body: PinSubmitBody, operation: 'set_pin' | 'verify_pin',
-  send: (processor: ReturnType<AppDeps['processors']['forProgram']>, scope: ReturnType<typeof cardScope>, reference: string, pin: string) => Promise<T>,
-): Promise<{ card: repo.CardRow; scope: ReturnType<typeof cardScope>; call: ProcessorCall<T> }> {
+  send: (processor: Processor, scope: Scope, reference: string, pin: string) => Promise<T>,
+): Promise<{ card: repo.CardRow; scope: Scope; call: ProcessorCall<T> }> {
   const card = await requireCard(deps.db, ctx, cardId)
   const program = await requireCardProgram(deps.db, card)
   assertPinConfigured(program)
   const pin = await openPin(deps, card, body)
   const processor = deps.processors.forProgram(program)
-  const scope = cardScope(card)
+  const scope = scopeOfRow(card)
   const reference = card.processor_reference!
   const call = await callProcessor(deps, scope, { processor: processor.name, operation, subjectId: card.id },
     () => send(processor, scope, reference, pin))

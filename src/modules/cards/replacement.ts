@@ -1,7 +1,7 @@
 import type { AppDeps } from '../../app-deps.js'
 import { isUniqueViolation, withTx } from '../../db/tx.js'
 import { json, type Db } from '../../db/types.js'
-import type { RequestCtx } from '../../http/context.js'
+import { scopeOfRow, type RequestCtx } from '../../http/context.js'
 import { ApiError } from '../../http/errors.js'
 import { newId } from '../../lib/ids.js'
 import { callProcessor, recordOutcome } from '../../processors/calls.js'
@@ -11,7 +11,7 @@ import { closesAtOnce, type ReplaceReason } from './lifecycle.js'
 import { presentCard } from './present.js'
 import * as repo from './repo.js'
 import type { CardView } from './schemas.js'
-import { announceNewCard, assertMove, cardScope, initialShipping, requireCard, requireCardProgram } from './service.js'
+import { announceNewCard, assertMove, initialShipping, requireCard, requireCardProgram } from './service.js'
 import { releaseSlot } from './slots.js'
 
 /** A processor call already made to close the card being replaced; its outcome is recorded with the local change. */
@@ -27,7 +27,7 @@ export async function closeReplacedUpstream(deps: AppDeps, replacement: repo.Car
   if (!old || old.status === 'closed') return null
   if (old.processor_reference === null) return { cardId: old.id, operationId: null }
   const processor = deps.processors.forProgram(await requireCardProgram(deps.db, old))
-  const scope = cardScope(old)
+  const scope = scopeOfRow(old)
   const reference = old.processor_reference
   const call = await callProcessor(deps, scope, { processor: processor.name, operation: 'set_card_status', subjectId: old.id },
     () => processor.setCardStatus(scope, reference, 'closed'))
@@ -42,7 +42,7 @@ export async function closeReplacedCard(trx: Db, replacement: repo.CardRow, clos
   let row = await repo.updateCard(trx, old.id, { status: 'closed', closed_at: now, updated_at: now })
   row = await releaseSlot(trx, row, now)
   await cardClosed(trx, row, now)
-  await emit(trx, cardScope(row), 'card.closed', presentCard(row), now)
+  await emit(trx, scopeOfRow(row), 'card.closed', presentCard(row), now)
 }
 
 /**
@@ -57,7 +57,7 @@ export async function replaceCard(deps: AppDeps, ctx: RequestCtx, cardId: string
   const program = await requireCardProgram(deps.db, card)
   const processor = deps.processors.forProgram(program)
   const atOnce = closesAtOnce(reason)
-  const scope = cardScope(card)
+  const scope = scopeOfRow(card)
   const reference = card.processor_reference!
   const call = atOnce
     ? await callProcessor(deps, scope, { processor: processor.name, operation: 'set_card_status', subjectId: card.id },

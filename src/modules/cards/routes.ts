@@ -5,8 +5,8 @@ import type { ErrorCode } from '../../http/errors.js'
 import { ListEnvelope, type PageParams } from '../../http/pagination.js'
 import { changeStatus } from './operations.js'
 import { replaceCard } from './replacement.js'
-import { registerCardSecretRoutes } from './routes-secrets.js'
-import { registerCardSimulatorRoutes } from './routes-simulate.js'
+import { registerCardSecretRoutes } from './secrets-routes.js'
+import { registerCardSimulatorRoutes } from './simulate-routes.js'
 import { Card, CardCreate, CardIdParams, CardListQuery, CardReplace, CardUpdate } from './schemas.js'
 import { NoBody } from '../../http/schema-types.js'
 import { createCard, listCards, retrieveCard, updateCard } from './service.js'
@@ -20,7 +20,10 @@ const CREATE_ERRORS: ErrorCode[] = [
   'embossed_name_required', 'delivery_address_required', 'card_limit_reached', 'spend_control_unsupported', 'program_not_provisioned',
 ]
 
-/** Cards: issuance, reads, lifecycle moves, PIN and details (routes-secrets), sandbox issuing and shipping (routes-simulate). */
+/**
+ * Cards: issuance, reads, lifecycle moves, PIN and details (secrets-routes), sandbox issuing and shipping
+ * (simulate-routes).
+ */
 export function registerCards(base: FastifyInstance, deps: AppDeps): void {
   const app = base.withTypeProvider<TypeBoxTypeProvider>()
 

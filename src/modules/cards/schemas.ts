@@ -1,6 +1,7 @@
 import { Type, type Static } from 'typebox'
 import { PageQuery } from '../../http/pagination.js'
 import { CountryCode } from '../../http/schema-types.js'
+import { Address } from '../cardholders/index.js'
 
 const strict = { additionalProperties: false }
 const Mcc = Type.String({ pattern: '^[0-9]{4}$', description: 'Four-digit merchant category code' })
@@ -58,15 +59,8 @@ export const DeliveryAddressInput = Type.Object({
   country: Type.Optional(CountryCode()),
 }, strict)
 
-export const DeliveryAddress = Type.Object({
-  name: Type.String(),
-  line1: Type.String(),
-  line2: Type.Union([Type.String(), Type.Null()]),
-  city: Type.String(),
-  state: Type.Union([Type.String(), Type.Null()]),
-  postal_code: Type.String(),
-  country: Type.String(),
-}, {
+/** A cardholder's address (`Address`) with the name to deliver to. */
+export const DeliveryAddress = Type.Object({ name: Type.String(), ...Address.properties }, {
   title: 'DeliveryAddress',
   examples: [{ name: 'Ada Lovelace', line1: '221B Baker Street', line2: null, city: 'London', state: null, postal_code: 'NW1 6XE', country: 'GBR' }],
 })

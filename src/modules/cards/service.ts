@@ -2,19 +2,19 @@ import type { FastifyRequest } from 'fastify'
 import type { AppDeps } from '../../app-deps.js'
 import { isUniqueViolation, withTx } from '../../db/tx.js'
 import { json, type Db } from '../../db/types.js'
-import type { RequestCtx, Scope } from '../../http/context.js'
+import { scopeOfRow, type RequestCtx, type Scope } from '../../http/context.js'
 import { ApiError, isApiError } from '../../http/errors.js'
 import { requireOwned } from '../../http/ownership.js'
 import { paginate, type ListResult, type PageParams } from '../../http/pagination.js'
 import { enqueue } from '../../jobs/queue.js'
 import type { JobType } from '../../jobs/types.js'
 import { isId, newId } from '../../lib/ids.js'
-import { requireAccount, type AccountRow } from '../accounts/index.js'
-import { mergeMetadata, cardholderHasAddress, cardholderHasIdentityDocument, requireCardholder } from '../cardholders/index.js'
+import { requireAccount } from '../accounts/index.js'
+import { mergeMetadata, requireCardholder } from '../cardholders/index.js'
 import { emit } from '../events/index.js'
-import { assertKycForProgram } from '../kyc/index.js'
+import { kycRefusal } from '../kyc/index.js'
 import { findProgram, type ProgramRow } from '../programs/index.js'
-import { requireNameAndAddress } from './delivery-address.js'
+import { cardLimitReached, checkIssuance, type IssuanceFacts } from './issuance-check.js'
 import { planMove, type CardOperation, type CardStatus, type FormFactor } from './lifecycle.js'
 import { presentCard } from './present.js'
 import * as repo from './repo.js'
@@ -67,62 +67,50 @@ export async function requireCardProgram(db: Db, card: repo.CardRow): Promise<Pr
   return program
 }
 
-/** The funding account when the caller may see it, else null: the stable order reports its absence later. */
-async function visibleAccount(deps: AppDeps, ctx: RequestCtx, accountId: string): Promise<AccountRow | null> {
+/**
+ * Everything issuance decides on, each row read once: the cardholder (a missing one is refused at once, first in
+ * the order), the funding account or the refusal its lookup answers, the account's program and processor, the KYC
+ * gate for that program, and whether the program's one card is already taken.
+ */
+async function readIssuanceFacts(deps: AppDeps, ctx: RequestCtx, body: CardCreateBody): Promise<IssuanceFacts> {
+  const cardholder = await requireCardholder(deps.db, ctx, body.cardholder_id, 'cardholder_id')
+  const account = await requireAccount(deps.db, ctx, body.account_id, 'account_id').catch(refusal)
+  const program = isApiError(account) ? null : (await findProgram(deps.db, account.program_id)) ?? null
+  const evidence = program ?? { identity_evidence_required: false }
+  return {
+    cardholder,
+    account,
+    program,
+    processor: program ? answerOrRefusal(() => deps.processors.forProgram(program)) : null,
+    kycRefusal: await kycRefusal(deps.db, cardholder, deps.clock.now(), evidence, 'cardholder_id'),
+    slotTaken: program?.one_card_per_cardholder ? await repo.slotTaken(deps.db, program.id, cardholder.id) : false,
+  }
+}
+
+/** An ApiError as the value it is; anything else rethrown. */
+function refusal(err: unknown): ApiError {
+  if (isApiError(err)) return err
+  throw err
+}
+
+function answerOrRefusal<T>(read: () => T): T | ApiError {
   try {
-    return await requireAccount(deps.db, ctx, accountId, 'account_id')
+    return read()
   } catch (err) {
-    if (isApiError(err)) return null
-    throw err
+    return refusal(err)
   }
 }
 
 /**
- * Issues a card. Refusals come in one stable order: cardholder, its identity document, address and KYC
- * (identity evidence per the account's program), the funding account (exists, same cardholder, provisioned),
- * then the program's rules: form factor, card type, embossed name, delivery address, the one-card limit
- * and spending controls. The card is written `pending`; a job has the processor issue it.
+ * Issues a card. The body's spending controls are read first; then the facts (`readIssuanceFacts`) and the rules
+ * in their stable order (`checkIssuance`: cardholder, identity document, address, KYC, funding account, program
+ * rules, the one-card limit, spending controls). The card is written `pending`; a job has the processor issue it.
  */
 export async function createCard(deps: AppDeps, ctx: RequestCtx, body: CardCreateBody): Promise<CardView> {
   const controls = mergeSpendingControls(emptySpendingControls(), body.spending_controls)
-  const cardholder = await requireCardholder(deps.db, ctx, body.cardholder_id, 'cardholder_id')
-  const seenAccount = await visibleAccount(deps, ctx, body.account_id)
-  const seenProgram = seenAccount ? await findProgram(deps.db, seenAccount.program_id) : undefined
-  if (!cardholderHasIdentityDocument(cardholder)) {
-    throw new ApiError('identity_document_required', { param: 'cardholder_id', message: 'The cardholder has no identity document; add one with PATCH /v1/cardholders/{id}.' })
-  }
-  if (!cardholderHasAddress(cardholder)) {
-    throw new ApiError('address_required', { param: 'cardholder_id', message: 'The cardholder has no address; add one before issuing a card.' })
-  }
-  await assertKycForProgram(deps.db, ctx, deps.clock.now(), cardholder.id, seenProgram ?? { identity_evidence_required: false }, 'cardholder_id')
-
-  const account = await requireAccount(deps.db, ctx, body.account_id, 'account_id')
-  if (account.cardholder_id !== cardholder.id) {
-    throw new ApiError('account_cardholder_mismatch', { param: 'account_id', message: `Account ${account.id} belongs to another cardholder than ${cardholder.id}.` })
-  }
-  if (account.upstream_reference === null) {
-    throw new ApiError('account_not_provisioned', { param: 'account_id', message: `Account ${account.id} does not exist at the processor yet; retry once has_upstream_reference is true.` })
-  }
-  const program = seenProgram ?? await findProgram(deps.db, account.program_id)
-  if (!program) throw new ApiError('program_not_provisioned', { param: 'account_id' })
-  const processor = deps.processors.forProgram(program)
-
-  if (!program.form_factors.includes(body.form_factor)) {
-    throw new ApiError('unsupported_form_factor', {
-      param: 'form_factor',
-      message: `Program ${program.id} does not issue ${body.form_factor} cards; it issues: ${program.form_factors.join(', ')}.`,
-    })
-  }
-  if (!program.card_types.includes(body.card_type)) {
-    throw new ApiError('card_type_not_configured', {
-      param: 'card_type',
-      message: `Program ${program.id} has no ${body.card_type} product; configured: ${program.card_types.join(', ')}.`,
-    })
-  }
-  const { embossedName, deliveryAddress } = requireNameAndAddress(body)
-  const limited = program.one_card_per_cardholder
-  if (limited && await repo.slotTaken(deps.db, program.id, cardholder.id)) throw cardLimitReached(program)
-  assertSpendControlsSupported(controls, processor.spendControls)
+  const check = checkIssuance(await readIssuanceFacts(deps, ctx, body), body, controls)
+  if (!check.ok) throw check.error
+  const { cardholder, account, program, processor, embossedName, deliveryAddress, holdsSlot } = check.plan
 
   const now = deps.clock.now()
   try {
@@ -152,7 +140,7 @@ export async function createCard(deps: AppDeps, ctx: RequestCtx, body: CardCreat
         replacement_for: null,
         replacement_reason: null,
         replaced_by: null,
-        holds_card_slot: limited,
+        holds_card_slot: holdsSlot,
         issued_at: null,
         closed_at: null,
         created_at: now,
@@ -172,17 +160,10 @@ export function initialShipping(formFactor: string): string | null {
   return formFactor === 'physical' ? json({ status: 'pending', shipped_at: null, delivered_at: null }) : null
 }
 
-function cardLimitReached(program: ProgramRow): ApiError {
-  return new ApiError('card_limit_reached', {
-    param: 'cardholder_id',
-    message: `Program ${program.id} allows one card per cardholder and this cardholder already has one; close it or replace it instead.`,
-  })
-}
-
 /** Emits `card.created` and queues issuance for a freshly written pending card (also used by replacements). */
 export async function announceNewCard(trx: Db, row: repo.CardRow, now: Date, issueDelayMs: number): Promise<CardView> {
   const view = presentCard(row)
-  await emit(trx, cardScope(row), 'card.created', view, now)
+  await emit(trx, scopeOfRow(row), 'card.created', view, now)
   await enqueue(trx, {
     type: CARD_ISSUE_JOB,
     payload: { card_id: row.id },
@@ -191,11 +172,6 @@ export async function announceNewCard(trx: Db, row: repo.CardRow, now: Date, iss
     environment: row.environment,
   })
   return view
-}
-
-/** The event scope of a card: its organization and environment. */
-export function cardScope(row: { organization_id: string; environment: string }): { organizationId: string; environment: string } {
-  return { organizationId: row.organization_id, environment: row.environment }
 }
 
 export async function retrieveCard(deps: AppDeps, ctx: RequestCtx, cardId: string): Promise<CardView> {

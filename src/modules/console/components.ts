@@ -1,4 +1,4 @@
-import { html, type Html } from './html.js'
+import { attrs, html, type Html } from '../../lib/html.js'
 
 export { formatMoney, minorUnits } from '../../lib/money-format.js'
 
@@ -11,11 +11,25 @@ export function csrfField(token: string): Html {
   return html`<input type="hidden" name="_csrf" value="${token}">`
 }
 
+/** The id of a field's hint (what `aria-describedby` names), or null when it has none. */
+function hintId(id: string, hint: string | undefined): string | null {
+  return hint ? `${id}-hint` : null
+}
+
+/** A field's label, with its hint inside when there is one; `hidden` keeps it for screen readers only. */
+function labelWithHint(id: string, label: string, hint: string | undefined, hidden = false): Html {
+  const note = hint ? html`<span class="hint" id="${id}-hint">${hint}</span>` : ''
+  return html`<label${attrs({ for: id, class: hidden && 'visually-hidden' })}>${label}${note}</label>`
+}
+
 /**
  * A form that posts to `action` with the CSRF field. `body` holds its fields and buttons.
  */
-export function postForm(action: string, csrf: string, body: Html, attrs: { class?: string; label?: string } = {}): Html {
-  return html`<form method="post" action="${action}"${attrs.class ? html` class="${attrs.class}"` : ''}${attrs.label ? html` aria-label="${attrs.label}"` : ''}>${csrfField(csrf)}${body}</form>`
+export function postForm(
+  action: string, csrf: string, body: Html, options: { class?: string; label?: string } = {},
+): Html {
+  const more = attrs({ class: options.class, 'aria-label': options.label })
+  return html`<form method="post" action="${action}"${more}>${csrfField(csrf)}${body}</form>`
 }
 
 /** A message after an action: a status for news, an alert for errors (screen readers announce both). */
@@ -30,8 +44,13 @@ export function field(options: {
   autocomplete?: string; required?: boolean; inputmode?: string; readonly?: boolean; minlength?: number; maxlength?: number
 }): Html {
   const id = options.id ?? `f-${options.name.replace(/[^a-z0-9_-]/gi, '-')}`
-  return html`<label for="${id}">${options.label}${options.hint ? html`<span class="hint" id="${id}-hint">${options.hint}</span>` : ''}</label>
-<input id="${id}" name="${options.name}" type="${options.type ?? 'text'}"${options.value !== undefined ? html` value="${options.value}"` : ''}${options.autocomplete ? html` autocomplete="${options.autocomplete}"` : ''}${options.required ? html` required` : ''}${options.inputmode ? html` inputmode="${options.inputmode}"` : ''}${options.readonly ? html` readonly` : ''}${options.minlength ? html` minlength="${options.minlength}"` : ''}${options.maxlength ? html` maxlength="${options.maxlength}"` : ''}${options.hint ? html` aria-describedby="${id}-hint"` : ''}>`
+  const input = attrs({
+    id, name: options.name, type: options.type ?? 'text', value: options.value, autocomplete: options.autocomplete,
+    required: options.required, inputmode: options.inputmode, readonly: options.readonly, minlength: options.minlength,
+    maxlength: options.maxlength, 'aria-describedby': hintId(id, options.hint),
+  })
+  return html`${labelWithHint(id, options.label, options.hint)}
+<input${input}>`
 }
 
 /**
@@ -40,7 +59,9 @@ export function field(options: {
  */
 export function selectField(name: string, label: string, options: [string, string][], selected?: string, extra: { id?: string; hint?: string; hideLabel?: boolean } = {}): Html {
   const id = extra.id ?? `f-${name}`
-  return html`<label for="${id}"${extra.hideLabel ? html` class="visually-hidden"` : ''}>${label}${extra.hint ? html`<span class="hint" id="${id}-hint">${extra.hint}</span>` : ''}</label><select id="${id}" name="${name}"${extra.hint ? html` aria-describedby="${id}-hint"` : ''}>${options.map(([value, text]) => html`<option value="${value}"${value === selected ? html` selected` : ''}>${text}</option>`)}</select>`
+  const choices = options.map(([value, text]) => html`<option${attrs({ value, selected: value === selected })}>${text}</option>`)
+  const select = attrs({ id, name, 'aria-describedby': hintId(id, extra.hint) })
+  return html`${labelWithHint(id, label, extra.hint, extra.hideLabel)}<select${select}>${choices}</select>`
 }
 
 /** A labelled multi-line field (pasted keys, address lists, a CSV file's lines); `hint` is tied to it like `field`'s. */
@@ -48,15 +69,25 @@ export function textareaField(options: {
   name: string; id?: string; label: string; value?: string; hint?: string; rows?: number; required?: boolean; maxlength?: number; mono?: boolean; placeholder?: string
 }): Html {
   const id = options.id ?? `f-${options.name.replace(/[^a-z0-9_-]/gi, '-')}`
-  return html`<label for="${id}">${options.label}${options.hint ? html`<span class="hint" id="${id}-hint">${options.hint}</span>` : ''}</label>
-<textarea id="${id}" name="${options.name}" rows="${options.rows ?? 4}" spellcheck="false" autocapitalize="off"${options.mono ? html` class="mono"` : ''}${options.required ? html` required` : ''}${options.maxlength ? html` maxlength="${options.maxlength}"` : ''}${options.placeholder ? html` placeholder="${options.placeholder}"` : ''}${options.hint ? html` aria-describedby="${id}-hint"` : ''}>${options.value ?? ''}</textarea>`
+  const area = attrs({
+    id, name: options.name, rows: options.rows ?? 4, spellcheck: 'false', autocapitalize: 'off',
+    class: options.mono && 'mono', required: options.required, maxlength: options.maxlength,
+    placeholder: options.placeholder, 'aria-describedby': hintId(id, options.hint),
+  })
+  return html`${labelWithHint(id, options.label, options.hint)}
+<textarea${area}>${options.value ?? ''}</textarea>`
 }
 
 /** Checkboxes of one name in a fieldset whose legend names the group; `checked` lists the ticked values. */
 export function checkboxGroup(name: string, legend: string, options: [string, string][], checked: readonly string[], extra: { idPrefix?: string; hint?: string } = {}): Html {
   const prefix = extra.idPrefix ?? `f-${name}`
-  return html`<fieldset class="checks"${extra.hint ? html` aria-describedby="${prefix}-hint"` : ''}><legend>${legend}</legend>${extra.hint ? html`<p class="hint" id="${prefix}-hint">${extra.hint}</p>` : ''}
-${options.map(([value, text], i) => html`<label class="check" for="${prefix}-${i}"><input type="checkbox" id="${prefix}-${i}" name="${name}" value="${value}"${checked.includes(value) ? html` checked` : ''}> ${text}</label>`)}</fieldset>`
+  const boxes = options.map(([value, text], i) => {
+    const box = attrs({ type: 'checkbox', id: `${prefix}-${i}`, name, value, checked: checked.includes(value) })
+    return html`<label class="check" for="${prefix}-${i}"><input${box}> ${text}</label>`
+  })
+  const hint = extra.hint ? html`<p class="hint" id="${prefix}-hint">${extra.hint}</p>` : ''
+  return html`<fieldset class="checks"${attrs({ 'aria-describedby': hintId(prefix, extra.hint) })}><legend>${legend}</legend>${hint}
+${boxes}</fieldset>`
 }
 
 /** A form that only reads (filters, a choice of organization): GET, so the result has an address and no token is needed. */
@@ -97,7 +128,7 @@ export interface Column<T> {
  */
 export function table<T>(options: { caption: string; columns: Column<T>[]; rows: readonly T[]; empty: string }): Html {
   if (options.rows.length === 0) return html`<p class="muted">${options.empty}</p>`
-  const cls = (c: Column<T>) => (c.numeric ? html` class="num"` : '')
+  const cls = (c: Column<T>) => attrs({ class: c.numeric && 'num' })
   return html`<div class="table-wrap" role="region" aria-label="${options.caption}" tabindex="0"><table>
 <caption>${options.caption}</caption>
 <thead><tr>${options.columns.map((c) => html`<th scope="col"${cls(c)}>${c.header}</th>`)}</tr></thead>

@@ -2,7 +2,7 @@ import type { Environment } from '../../config.js'
 import type { SessionUser } from '../users/index.js'
 import { allowed } from './access.js'
 import { flashBox, postForm, type Flash } from './components.js'
-import { html, type Html } from './html.js'
+import { attrs, html, raw, type Html } from '../../lib/html.js'
 import { PAGES } from './nav.js'
 import { CONSOLE_CSS } from './styles.js'
 
@@ -27,12 +27,12 @@ export interface Chrome {
 }
 
 function document(chrome: Chrome, title: string, body: Html): string {
-  return `<!doctype html>
+  return html`<!doctype html>
 <html lang="en"><head><meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="robots" content="noindex, nofollow"><link rel="icon" href="data:,">
-<title>${html`${title}`.text} · svc console</title><style nonce="${html`${chrome.nonce}`.text}">${CONSOLE_CSS}</style></head>
-<body>${body.text}</body></html>`
+<title>${title} · svc console</title><style nonce="${chrome.nonce}">${raw(CONSOLE_CSS)}</style></head>
+<body>${body}</body></html>`.text
 }
 
 const ENV_LABEL: Record<Environment, string> = { sandbox: 'Sandbox', production: 'Production' }
@@ -48,7 +48,10 @@ function environmentSwitch(chrome: Chrome): Html {
 function navigation(chrome: Chrome): Html {
   const role = chrome.user!.role
   const visible = PAGES.filter((p) => p.group && allowed(role, p.area, 'GET'))
-  const link = (p: typeof PAGES[number]) => html`<li><a href="${p.href}"${p.href === chrome.path ? html` aria-current="page"` : ''}>${p.label}</a></li>`
+  const link = (p: typeof PAGES[number]) => {
+    const current = attrs({ href: p.href, 'aria-current': p.href === chrome.path && 'page' })
+    return html`<li><a${current}>${p.label}</a></li>`
+  }
   const groups = ['main', 'Developers', 'Operator'] as const
   return html`<nav class="side" aria-label="Console">${groups.map((g) => {
     const items = visible.filter((p) => p.group === g)

@@ -14,7 +14,7 @@ import {
   clearCookie, decodeFlash, encodeFlash, FLASH_COOKIE, newPreSessionCookie, parseCookies, PRESESSION_COOKIE, preSessionToken, preSessionValid,
   SESSION_COOKIE, writeCookie, tokenCookie,
 } from './cookies.js'
-import { html } from './html.js'
+import { html } from '../../lib/html.js'
 import { renderPage, renderPublicPage, type Chrome, type View } from './layout.js'
 
 /** A form as the console parses it: repeated fields (checkboxes) become arrays. */

@@ -1,7 +1,7 @@
 import type { AppDeps } from '../../app-deps.js'
 import { isUniqueViolation, withTx } from '../../db/tx.js'
 import { json, type Db } from '../../db/types.js'
-import type { RequestCtx, Scope } from '../../http/context.js'
+import { scopeOfRow, type RequestCtx, type Scope } from '../../http/context.js'
 import { ApiError } from '../../http/errors.js'
 import { requireOwned } from '../../http/ownership.js'
 import { paginate, type ListResult, type PageParams } from '../../http/pagination.js'
@@ -25,14 +25,12 @@ export const DISPUTE_REVIEW_JOB = 'dispute.review' satisfies JobType
 /** How long after submission the network takes the case under review. */
 export const DISPUTE_REVIEW_DELAY_MS = 1000
 
-const scopeOf = (row: { organization_id: string; environment: string }) => ({ organizationId: row.organization_id, environment: row.environment })
-
 /** `dispute.review` jobs: a dispute still `submitted` moves `under_review`. */
 export async function runReviewJob(deps: AppDeps, job: JobRecord): Promise<void> {
   const now = deps.clock.now()
   await withTx(deps.db, async (trx) => {
     const row = await repo.moveIf(trx, String(job.payload.dispute_id), 'submitted', 'under_review', now)
-    if (row) await emit(trx, scopeOf(row), 'dispute.updated', presentDispute(row), now)
+    if (row) await emit(trx, scopeOfRow(row), 'dispute.updated', presentDispute(row), now)
   })
 }
 
@@ -89,7 +87,7 @@ export async function createDispute(deps: AppDeps, ctx: RequestCtx, body: Disput
         organizationId: row.organization_id, environment: row.environment,
       })
       const view = presentDispute(row)
-      await emit(trx, scopeOf(row), 'dispute.created', view, now)
+      await emit(trx, scopeOfRow(row), 'dispute.created', view, now)
       return view
     })
   } catch (err) {
@@ -118,7 +116,7 @@ export async function withdrawDispute(deps: AppDeps, ctx: RequestCtx, disputeId:
     if (!isOpen(locked.status)) throw finalState(locked, 'withdrawn')
     const row = await repo.updateDispute(trx, locked.id, { status: 'withdrawn', resolved_at: now, updated_at: now })
     const view = presentDispute(row)
-    await emit(trx, scopeOf(row), 'dispute.updated', view, now)
+    await emit(trx, scopeOfRow(row), 'dispute.updated', view, now)
     return view
   })
 }
@@ -140,7 +138,7 @@ export async function resolveDispute(deps: AppDeps, ctx: RequestCtx, disputeId: 
     if (!isOpen(row.status)) throw finalState(row, 'resolved')
     if (row.status === 'submitted') {
       row = await repo.updateDispute(trx, row.id, { status: 'under_review', updated_at: now })
-      await emit(trx, scopeOf(row), 'dispute.updated', presentDispute(row), now)
+      await emit(trx, scopeOfRow(row), 'dispute.updated', presentDispute(row), now)
     }
     if (outcome === 'won') {
       await applySettledMovement(trx, {
@@ -150,7 +148,7 @@ export async function resolveDispute(deps: AppDeps, ctx: RequestCtx, disputeId: 
     }
     row = await repo.updateDispute(trx, row.id, { status: outcome, resolved_at: now, updated_at: now })
     const view = presentDispute(row)
-    await emit(trx, scopeOf(row), 'dispute.updated', view, now)
+    await emit(trx, scopeOfRow(row), 'dispute.updated', view, now)
     return view
   })
 }

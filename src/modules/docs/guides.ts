@@ -1,7 +1,7 @@
 import { readdir, readFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { Marked, type Tokens } from 'marked'
-import { escapeHtml } from './html.js'
+import { attrs, escapeHtml, html, raw } from '../../lib/html.js'
 
 /** One guide of the folder, as the index lists it. */
 export interface GuideEntry {
@@ -72,7 +72,7 @@ export function renderGuide(name: string, source: string): RenderedGuide {
       heading(token: Tokens.Heading) {
         const text = this.parser.parseInline(token.tokens, this.parser.textRenderer)
         if (!title) title = plain(text, 200)
-        return `<h${token.depth} id="${escapeHtml(slug(text))}">${this.parser.parseInline(token.tokens)}</h${token.depth}>\n`
+        return html`<h${token.depth} id="${slug(text)}">${raw(this.parser.parseInline(token.tokens))}</h${token.depth}>\n`.text
       },
       paragraph(token: Tokens.Paragraph) {
         if (!summary) summary = plain(this.parser.parseInline(token.tokens, this.parser.textRenderer))
@@ -82,12 +82,12 @@ export function renderGuide(name: string, source: string): RenderedGuide {
         const inner = this.parser.parseInline(token.tokens)
         const href = guideHref(token.href)
         if (href === null) return inner
-        return `<a href="${escapeHtml(href)}"${token.title ? ` title="${escapeHtml(token.title)}"` : ''}>${inner}</a>`
+        return html`<a${attrs({ href, title: token.title || null })}>${raw(inner)}</a>`.text
       },
       image(token: Tokens.Image) {
         const src = guideHref(token.href)
         if (src === null) return escapeHtml(token.text)
-        return `<img src="${escapeHtml(src)}" alt="${escapeHtml(token.text)}"${token.title ? ` title="${escapeHtml(token.title)}"` : ''}>`
+        return html`<img${attrs({ src, alt: token.text, title: token.title || null })}>`.text
       },
       html(token: Tokens.HTML | Tokens.Tag) {
         // Two pieces of markup have a use in a guide: a comment (a note to its editors, never shown) and an
@@ -98,7 +98,7 @@ export function renderGuide(name: string, source: string): RenderedGuide {
         const anchor = /^<a id="([A-Za-z0-9_.:-]{1,100})">(<\/a>)?$/.exec(text)
         if (anchor) {
           anchorOpen = anchor[2] === undefined
-          return `<a id="${escapeHtml(anchor[1])}">${anchorOpen ? '' : '</a>'}`
+          return html`<a id="${anchor[1]}">${anchorOpen ? '' : raw('</a>')}`.text
         }
         if (text === '</a>' && anchorOpen) {
           anchorOpen = false

@@ -1,6 +1,4 @@
-import { escapeHtml } from '../../lib/html.js'
-
-export { escapeHtml }
+import { attrs, html, type Html } from '../../lib/html.js'
 
 /** The stylesheet of every server-rendered docs page, served at /docs/assets/docs.css: phone first, system fonts. */
 export const DOCS_CSS = `
@@ -44,7 +42,7 @@ export interface PageOptions {
   /** The navigation entry to mark as the current page (its href). */
   current?: string
   /** Extra markup for the head. */
-  head?: string
+  head?: Html
   /** Extra class on body. */
   bodyClass?: string
 }
@@ -57,17 +55,18 @@ const NAV: [string, string][] = [
 ]
 
 /** The page chrome shared by the landing page, the guides, the error catalogue and the reference's frame. */
-export function pageHeader(current?: string): string {
-  const links = NAV.map(([href, label]) => `<a href="${href}"${href === current ? ' aria-current="page"' : ''}>${escapeHtml(label)}</a>`).join('')
-  return `<a class="skip" href="#main">Skip to content</a><header class="site"><a class="brand" href="/"${current === '/' ? ' aria-current="page"' : ''}>svc</a><nav aria-label="Documentation">${links}</nav></header>`
+export function pageHeader(current?: string): Html {
+  const link = (href: string) => attrs({ href, 'aria-current': href === current && 'page' })
+  const links = NAV.map(([href, label]) => html`<a${link(href)}>${label}</a>`)
+  return html`<a class="skip" href="#main">Skip to content</a><header class="site"><a class="brand"${link('/')}>svc</a><nav aria-label="Documentation">${links}</nav></header>`
 }
 
 /** A whole page: `body` is the content of `<main>`, its own `<h1>` included. */
-export function page(title: string, body: string, options: PageOptions = {}): string {
-  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
-<title>${escapeHtml(title)}</title><link rel="icon" href="data:,"><link rel="stylesheet" href="/docs/assets/docs.css">${options.head ?? ''}</head><body${options.bodyClass ? ` class="${escapeHtml(options.bodyClass)}"` : ''}>
+export function page(title: string, body: Html, options: PageOptions = {}): string {
+  return html`<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
+<title>${title}</title><link rel="icon" href="data:,"><link rel="stylesheet" href="/docs/assets/docs.css">${options.head}</head><body${attrs({ class: options.bodyClass || null })}>
 ${pageHeader(options.current)}
-<main id="main" class="doc">${body}</main></body></html>`
+<main id="main" class="doc">${body}</main></body></html>`.text
 }
 
 /** The policy of the server-rendered pages: nothing but this host's stylesheet; no script at all. */

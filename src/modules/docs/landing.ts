@@ -1,3 +1,4 @@
+import { html, lines } from '../../lib/html.js'
 import { page } from './html.js'
 
 const LINKS: [string, string, string][] = [
@@ -11,8 +12,8 @@ const LINKS: [string, string, string][] = [
 
 /** The page at `/`: what the service is, and where to go next. Plain HTML, no script. */
 export function landingPage(): string {
-  const cards = LINKS.map(([href, label, text]) => `<li><a href="${href}">${label}</a><p>${text}</p></li>`).join('\n')
-  return page('svc: card issuing and eSIM API', `<h1>svc</h1>
+  const cards = lines(LINKS.map(([href, label, text]) => html`<li><a href="${href}">${label}</a><p>${text}</p></li>`))
+  return page('svc: card issuing and eSIM API', html`<h1>svc</h1>
 <p class="lead">A card-issuing and eSIM platform API: issue cards to cardholders (accounts, ledger, authorizations, disputes, network tokens, 3-D Secure)
 and sell eSIM data packages.</p>
 <p>One OAuth-protected REST API at <code>/v1</code>, with a sandbox on simulated card processors and a simulated eSIM network.</p>

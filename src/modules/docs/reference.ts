@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
+import { html } from '../../lib/html.js'
 import { makeAsset, type Asset } from './assets.js'
 import { pageHeader } from './html.js'
 
@@ -70,12 +71,12 @@ export function referenceScript(): Asset {
 export const REFERENCE_CSP = "default-src 'none'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; font-src 'self'; connect-src 'self'; worker-src blob:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
 
 export function referencePage(): string {
-  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
+  return html`<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
 <title>svc API reference</title><link rel="icon" href="data:,"><link rel="stylesheet" href="/docs/assets/docs.css"></head><body class="reference">
 ${pageHeader('/docs')}
 <main id="main"><div id="redoc" data-spec-url="/openapi.json"><p class="loading">Loading the API reference…</p>
 <noscript><p>The reference needs JavaScript. Without it: the OpenAPI document at <a href="/openapi.json">/openapi.json</a>,
 the <a href="/docs/guides">guides</a> and the <a href="/docs/errors">error catalogue</a>.</p></noscript></div></main>
 <script src="/docs/assets/redoc.standalone.js?v=${REDOC_VERSION}"></script><script src="/docs/assets/reference.js"></script>
-</body></html>`
+</body></html>`.text
 }

@@ -1,9 +1,10 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { ApiError } from '../../http/errors.js'
+import { html, lines, raw } from '../../lib/html.js'
 import { makeAsset, sendAsset, type Asset } from './assets.js'
 import { errorsPage } from './errors-page.js'
 import { GuideLibrary, GUIDE_NAME } from './guides.js'
-import { DOCS_CSS, PAGE_CSP, escapeHtml, page } from './html.js'
+import { DOCS_CSS, PAGE_CSP, page } from './html.js'
 import { landingPage } from './landing.js'
 import { REFERENCE_CSP, redocBundle, referencePage, referenceScript } from './reference.js'
 
@@ -14,7 +15,7 @@ export interface DocsOptions {
 
 const PUBLIC_PAGE = { config: { public: true }, schema: { hide: true } } as const
 
-function html(reply: FastifyReply, body: string, csp = PAGE_CSP, status = 200): FastifyReply {
+function sendPage(reply: FastifyReply, body: string, csp = PAGE_CSP, status = 200): FastifyReply {
   return reply.code(status).type('text/html; charset=utf-8').header('Content-Security-Policy', csp)
     .header('X-Content-Type-Options', 'nosniff').header('Referrer-Policy', 'no-referrer').send(body)
 }
@@ -26,7 +27,7 @@ function wantsJsonOnly(req: FastifyRequest): boolean {
 }
 
 function guideNotFound(name: string): string {
-  return page('Guide not found', `<h1>No such guide</h1><p>There is no guide named <code>${escapeHtml(name)}</code>.
+  return page('Guide not found', html`<h1>No such guide</h1><p>There is no guide named <code>${name}</code>.
 See <a href="/docs/guides">all guides</a>.</p>`, { current: '/docs/guides' })
 }
 
@@ -50,10 +51,10 @@ export function registerDocs(app: FastifyInstance, options: DocsOptions): void {
 
   app.get('/', PUBLIC_PAGE, async (req, reply) => {
     if (wantsJsonOnly(req)) throw new ApiError('not_found')
-    return html(reply, landingHtml)
+    return sendPage(reply, landingHtml)
   })
-  app.get('/docs', PUBLIC_PAGE, async (_req, reply) => html(reply, referenceHtml, REFERENCE_CSP))
-  app.get('/docs/errors', PUBLIC_PAGE, async (_req, reply) => html(reply, errorsHtml))
+  app.get('/docs', PUBLIC_PAGE, async (_req, reply) => sendPage(reply, referenceHtml, REFERENCE_CSP))
+  app.get('/docs/errors', PUBLIC_PAGE, async (_req, reply) => sendPage(reply, errorsHtml))
   app.get<{ Params: { file: string } }>('/docs/assets/:file', PUBLIC_PAGE, async (req, reply) => {
     const asset = assets.get(req.params.file)
     if (!asset) throw new ApiError('not_found')
@@ -62,17 +63,19 @@ export function registerDocs(app: FastifyInstance, options: DocsOptions): void {
 
   app.get('/docs/guides', PUBLIC_PAGE, async (_req, reply) => {
     const list = await guides.list()
-    const items = list.map((g) => `<li><a href="/docs/guides/${escapeHtml(g.name)}">${escapeHtml(g.title)}</a>${g.summary ? `<p>${escapeHtml(g.summary)}</p>` : ''}</li>`).join('\n')
-    return html(reply, page('Guides · svc', `<h1>Guides</h1>
+    const items = lines(list.map((g) => html`<li><a href="/docs/guides/${g.name}">${g.title}</a>${g.summary ? html`<p>${g.summary}</p>` : ''}</li>`))
+    const none = html`<p>No guides yet.</p>`
+    return sendPage(reply, page('Guides · svc', html`<h1>Guides</h1>
 <p>Step-by-step walks through the API on the sandbox. Every field and error is in the <a href="/docs">API reference</a>.</p>
-${list.length ? `<ul class="cards">${items}</ul>` : '<p>No guides yet.</p>'}`, { current: '/docs/guides' }))
+${list.length ? html`<ul class="cards">${items}</ul>` : none}`, { current: '/docs/guides' }))
   })
   app.get<{ Params: { name: string } }>('/docs/guides/:name', PUBLIC_PAGE, async (req, reply) => {
     const { name } = req.params
     // `/docs/guides/first-card.md` (a link written for the repository) is the same guide.
     if (name.endsWith('.md') && GUIDE_NAME.test(name.slice(0, -3))) return reply.redirect(`/docs/guides/${name.slice(0, -3)}`, 301)
     const guide = await guides.get(name)
-    if (!guide) return html(reply, guideNotFound(name), PAGE_CSP, 404)
-    return html(reply, page(`${guide.title} · svc guides`, `<p class="crumbs"><a href="/docs/guides">Guides</a></p>\n${guide.html}`, { current: '/docs/guides' }))
+    if (!guide) return sendPage(reply, guideNotFound(name), PAGE_CSP, 404)
+    const body = html`<p class="crumbs"><a href="/docs/guides">Guides</a></p>\n${raw(guide.html)}`
+    return sendPage(reply, page(`${guide.title} · svc guides`, body, { current: '/docs/guides' }))
   })
 }

@@ -5,7 +5,7 @@ import { registerEsimRoutes } from './esims-routes.js'
 import { registerEsimOperatorRoutes } from './operator-routes.js'
 import { registerPackageAndOrderRoutes } from './routes.js'
 import { SETTLE_EVERY_MS, SETTLE_SCHEDULE, settleOpenOrders } from './settlement.js'
-import { registerEsimSimulatorRoutes } from './simulator-routes.js'
+import { registerEsimSimulatorRoutes } from './simulate-routes.js'
 
 /** eSIM sales: catalogue, orders, profiles, top-ups, the sandbox network simulator and the operator's stock. */
 function registerEsim(app: FastifyInstance, deps: AppDeps): void {

@@ -1,9 +1,10 @@
 import type { AppDeps } from '../../app-deps.js'
 import { withTx } from '../../db/tx.js'
+import { scopeOfRow } from '../../http/context.js'
 import { ApiError, isApiError } from '../../http/errors.js'
 import { newId } from '../../lib/ids.js'
 import type { ScheduleType } from '../../jobs/types.js'
-import { emit, type EventScope } from '../events/index.js'
+import { emit } from '../events/index.js'
 import { chargeAccount } from './billing.js'
 import { returnProfile } from './inventory.js'
 import * as repo from './orders-repo.js'
@@ -22,10 +23,6 @@ const UNKNOWN_GIVE_UP_MS = 60 * 60 * 1000
 
 const OPEN = new Set(['pending', 'unsettled'])
 
-function scopeOf(order: repo.OrderRow): EventScope {
-  return { organizationId: order.organization_id, environment: order.environment }
-}
-
 /** Marks an in-flight order unsettled after a timeout; it is now listed, and the caller was told so. */
 export async function markUnsettled(deps: AppDeps, orderId: string): Promise<void> {
   const now = deps.clock.now()
@@ -33,7 +30,7 @@ export async function markUnsettled(deps: AppDeps, orderId: string): Promise<voi
     const order = await repo.lockOrder(trx, orderId)
     if (!order || order.status !== 'pending') return
     const updated = await repo.updateOrder(trx, orderId, { status: 'unsettled' }, now)
-    await emit(trx, scopeOf(updated), 'esim_order.created', presentOrder(updated), now)
+    await emit(trx, scopeOfRow(updated), 'esim_order.created', presentOrder(updated), now)
   })
 }
 
@@ -63,7 +60,7 @@ export async function finishOrder(
       // The common case, with nothing to debit: the completing statement itself checks that the order is still open.
       const completed = await repo.completeOrder(trx, orderId, newId('esim'), now)
       if (!completed) return { order: (await repo.findOrder(trx, orderId)) ?? null }
-      await emit(trx, scopeOf(completed), 'esim_order.created', presentOrder(completed), now)
+      await emit(trx, scopeOfRow(completed), 'esim_order.created', presentOrder(completed), now)
       return { order: completed }
     }
     const order = await repo.lockOrder(trx, orderId)
@@ -73,14 +70,15 @@ export async function finishOrder(
       try {
         if (order.account_id) {
           const pkg = await findPackage(trx, PLATFORM_VIEW, order.package_id)
-          await chargeAccount(trx, scopeOf(order), {
+          await chargeAccount(trx, scopeOfRow(order), {
             orderId: order.id, accountId: order.account_id, price: Number(order.price), currency: order.currency, reference: order.reference,
             description: pkg?.name ?? order.package_id,
           }, now)
         }
         const completed = (await repo.completeOrder(trx, order.id, newId('esim'), now))!
         const view = presentOrder(completed)
-        await emit(trx, scopeOf(completed), via === 'request' ? 'esim_order.created' : 'esim_order.settled', view, now)
+        const type = via === 'request' ? 'esim_order.created' : 'esim_order.settled'
+        await emit(trx, scopeOfRow(completed), type, view, now)
         return { order: completed }
       } catch (err) {
         // The account refused the debit (checked before, changed since): nothing is bought.
@@ -100,7 +98,7 @@ export async function finishOrder(
     }
     if (order.iccid) await returnProfile(trx, order.iccid, now)
     const failed = await repo.updateOrder(trx, orderId, { status: 'failed', failure_reason: reason ?? 'provisioning_failed', settled_at: now }, now)
-    await emit(trx, scopeOf(failed), 'esim_order.failed', presentOrder(failed), now)
+    await emit(trx, scopeOfRow(failed), 'esim_order.failed', presentOrder(failed), now)
     return { order: failed }
   })
 }

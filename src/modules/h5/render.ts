@@ -1,13 +1,11 @@
+import { attrs, html, raw, type Html } from '../../lib/html.js'
 import { formatMoney } from '../../lib/money-format.js'
 import type { EsimView, PackageView, TopUpView } from '../esim/index.js'
 import { countryName } from './countries.js'
 import type { EsimCard, Notice, PageData } from './service.js'
 import { H5_CSS } from './styles.js'
 
-/** Server-rendered HTML of the hosted page. Every value from the database goes through `esc`. */
-
-const esc = (value: unknown): string => String(value)
-  .replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, '&#39;')
+/** Server-rendered HTML of the hosted page, written with the escaping `html` tag (src/lib/html.ts). */
 
 const DAY_MS = 24 * 60 * 60 * 1000
 const dateFormat = new Intl.DateTimeFormat('en-GB', { day: 'numeric', month: 'short', year: 'numeric', timeZone: 'UTC' })
@@ -23,7 +21,7 @@ export function formatData(mb: number | null): string {
 export interface Chrome { title: string; styleNonce: string }
 
 /** Line icons drawn inline (no font or file to load, so they look the same on every device). */
-const svgIcon = (paths: string) => `<svg viewBox="0 0 24 24" width="44" height="44" fill="none" stroke="currentColor" stroke-width="1.8" stroke-linecap="round" stroke-linejoin="round" aria-hidden="true">${paths}</svg>`
+const svgIcon = (paths: string) => raw(`<svg viewBox="0 0 24 24" width="44" height="44" fill="none" stroke="currentColor" stroke-width="1.8" stroke-linecap="round" stroke-linejoin="round" aria-hidden="true">${paths}</svg>`)
 export const ICONS = {
   clock: svgIcon('<circle cx="12" cy="12" r="9"/><path d="M12 7v5l3 2"/>'),
   link: svgIcon('<path d="M10 14a4 4 0 0 0 5.7 0l3-3a4 4 0 0 0-5.7-5.7l-1 1"/><path d="M14 10a4 4 0 0 0-5.7 0l-3 3a4 4 0 0 0 5.7 5.7l1-1"/>'),
@@ -33,13 +31,13 @@ export const ICONS = {
 }
 
 
-function layout(chrome: Chrome, body: string): string {
-  return `<!doctype html>
+function layout(chrome: Chrome, body: Html): string {
+  return html`<!doctype html>
 <html lang="en"><head><meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1, viewport-fit=cover">
 <meta name="robots" content="noindex, nofollow"><meta name="referrer" content="no-referrer">
-<title>${esc(chrome.title)}</title><style nonce="${esc(chrome.styleNonce)}">${H5_CSS}</style></head>
-<body>${body}</body></html>`
+<title>${chrome.title}</title><style nonce="${chrome.styleNonce}">${raw(H5_CSS)}</style></head>
+<body>${body}</body></html>`.text
 }
 
 const NOTICES: Record<Notice, [string, string]> = {
@@ -65,11 +63,11 @@ const STATUS_LABEL: Record<string, string> = {
 /** What the forms need: where they post, and the CSRF token and a fresh one-purchase nonce for each. */
 export interface Forms { base: string; csrf: string; nonce: () => string }
 
-function hidden(forms: Forms): string {
-  return `<input type="hidden" name="csrf_token" value="${esc(forms.csrf)}"><input type="hidden" name="nonce" value="${esc(forms.nonce())}">`
+function hidden(forms: Forms): Html {
+  return html`<input type="hidden" name="csrf_token" value="${forms.csrf}"><input type="hidden" name="nonce" value="${forms.nonce()}">`
 }
 
-function packageBlock(p: EsimView['packages'][number], now: Date, named: boolean): string {
+function packageBlock(p: EsimView['packages'][number], now: Date, named: boolean): Html {
   const used = p.data_used_mb
   const pct = p.data_mb === null ? 0 : Math.min(100, Math.round((used / Math.max(1, p.data_mb)) * 100))
   const left = p.data_mb === null ? 'Unlimited data' : `${formatData(p.data_remaining_mb ?? 0)} left`
@@ -77,38 +75,38 @@ function packageBlock(p: EsimView['packages'][number], now: Date, named: boolean
   const daysLeft = expires ? Math.max(0, Math.ceil((expires.getTime() - now.getTime()) / DAY_MS)) : null
   const validity = p.status === 'expired' ? `Expired on ${dateFormat.format(expires!)}`
     : expires ? `Valid until ${dateFormat.format(expires)} · ${daysLeft} day${daysLeft === 1 ? '' : 's'} left` : 'Starts when you first connect'
-  return `<div class="pkg" data-package-id="${esc(p.package_id)}">
-<div class="usage-row"><span>${named ? `<b>${esc(p.name)}</b>` : 'Data plan'}</span><span class="pill ${esc(p.status)}">${esc(p.status)}</span></div>
-<div class="usage-row"><span><b class="used">${esc(formatData(used))}</b> used${p.data_mb === null ? '' : ` of ${esc(formatData(p.data_mb))}`}</span><span class="left">${esc(left)}</span></div>
+  return html`<div class="pkg" data-package-id="${p.package_id}">
+<div class="usage-row"><span>${named ? html`<b>${p.name}</b>` : 'Data plan'}</span><span class="pill ${p.status}">${p.status}</span></div>
+<div class="usage-row"><span><b class="used">${formatData(used)}</b> used${p.data_mb === null ? '' : ` of ${formatData(p.data_mb)}`}</span><span class="left">${left}</span></div>
 <progress max="100" value="${pct}" class="${pct >= 80 ? 'low' : ''}" aria-label="Data used: ${pct} percent">${pct}%</progress>
-<p class="muted validity">${esc(validity)}</p></div>`
+<p class="muted validity">${validity}</p></div>`
 }
 
-function offerForm(card: EsimCard, offer: TopUpView, forms: Forms): string {
+function offerForm(card: EsimCard, offer: TopUpView, forms: Forms): Html {
   const facts = offer.data_mb === null ? `Adds ${offer.validity_days} days of unlimited data`
     : `Adds ${formatData(offer.data_mb)}${offer.validity_days > 0 ? ` and ${offer.validity_days} days` : ', same end date'}`
-  return `<form class="offer" method="post" action="${esc(forms.base)}/esims/${esc(card.esim.id)}/top_ups">${hidden(forms)}
-<input type="hidden" name="top_up_id" value="${esc(offer.id)}">
-<div><b>${esc(offer.name)}</b><br><span class="muted">${esc(facts)}</span></div>
-<button class="btn small primary" type="submit">Add for ${esc(formatMoney(offer.price, offer.currency))}</button></form>`
+  return html`<form class="offer" method="post" action="${forms.base}/esims/${card.esim.id}/top_ups">${hidden(forms)}
+<input type="hidden" name="top_up_id" value="${offer.id}">
+<div><b>${offer.name}</b><br><span class="muted">${facts}</span></div>
+<button class="btn small primary" type="submit">Add for ${formatMoney(offer.price, offer.currency)}</button></form>`
 }
 
-function esimCard(card: EsimCard, forms: Forms | null, now: Date): string {
+function esimCard(card: EsimCard, forms: Forms | null, now: Date): Html {
   const { esim } = card
   const title = esim.packages[0]?.name ?? 'eSIM'
   const offers = forms && card.offers.length > 0
-    ? `<h4>Add data</h4>${card.offers.map((o) => offerForm(card, o, forms)).join('')}` : ''
-  return `<article class="card esim" data-esim-id="${esc(esim.id)}">
-<div class="card-head"><div><h3>${esc(title)}</h3><p class="muted">ICCID ${esc(esim.iccid.replace(/(\d{4})(?=\d)/g, '$1 '))}</p></div>
-<span class="pill ${esc(esim.status)}">${esc(STATUS_LABEL[esim.status] ?? esim.status)}</span></div>
-${esim.packages.map((p) => packageBlock(p, now, esim.packages.length > 1)).join('')}
-<div class="install"><a class="btn primary" href="${esc(esim.ios_install_url)}" rel="noreferrer">Install on iPhone</a>
-<a class="btn" href="${esc(esim.android_install_url)}" rel="noreferrer">Install on Android</a></div>
-<figure class="qr"><div class="qr-code" role="img" aria-label="QR code to install this eSIM">${card.qrSvg}</div>
+    ? html`<h4>Add data</h4>${card.offers.map((o) => offerForm(card, o, forms))}` : ''
+  return html`<article class="card esim" data-esim-id="${esim.id}">
+<div class="card-head"><div><h3>${title}</h3><p class="muted">ICCID ${esim.iccid.replace(/(\d{4})(?=\d)/g, '$1 ')}</p></div>
+<span class="pill ${esim.status}">${STATUS_LABEL[esim.status] ?? esim.status}</span></div>
+${esim.packages.map((p) => packageBlock(p, now, esim.packages.length > 1))}
+<div class="install"><a class="btn primary" href="${esim.ios_install_url}" rel="noreferrer">Install on iPhone</a>
+<a class="btn" href="${esim.android_install_url}" rel="noreferrer">Install on Android</a></div>
+<figure class="qr"><div class="qr-code" role="img" aria-label="QR code to install this eSIM">${raw(card.qrSvg)}</div>
 <figcaption>Installing on another phone? Open Settings › Mobile data › Add eSIM and scan this code.</figcaption></figure>
 <details><summary>Enter the details by hand</summary><dl>
-<dt>SM-DP+ address</dt><dd><code>${esc(esim.smdp_address)}</code></dd>
-<dt>Activation code</dt><dd><code>${esc(esim.matching_id)}</code></dd></dl></details>
+<dt>SM-DP+ address</dt><dd><code>${esim.smdp_address}</code></dd>
+<dt>Activation code</dt><dd><code>${esim.matching_id}</code></dd></dl></details>
 ${offers}</article>`
 }
 
@@ -117,34 +115,37 @@ function coverage(p: PackageView): string {
   return `${p.region === 'global' ? 'Global' : 'Regional'} · ${p.countries.length} countries`
 }
 
-function buySection(data: PageData, forms: Forms): string {
-  const options = data.countries.map((c) => `<option value="${esc(c.code)}"${c.code === data.country ? ' selected' : ''}>${esc(c.name)}</option>`).join('')
-  const plans = data.packages.map((p) => `<div class="card plan" data-package-id="${esc(p.id)}"><div><h3>${esc(p.name)}</h3>
-<p class="facts">${esc(formatData(p.data_mb))} · ${p.validity_days} days · ${esc(coverage(p))}</p></div>
-<form method="post" action="${esc(forms.base)}/orders">${hidden(forms)}<input type="hidden" name="package_id" value="${esc(p.id)}">
-<button class="btn small primary" type="submit">Buy ${esc(formatMoney(p.price, p.currency))}</button></form></div>`).join('')
-  return `<section aria-labelledby="buy-h"><h2 id="buy-h">Buy a new eSIM</h2>
-<form class="card picker" method="get" action="${esc(forms.base)}"><label for="country">Where are you going?</label>
+function buySection(data: PageData, forms: Forms): Html {
+  const options = data.countries.map((c) => html`<option${attrs({ value: c.code, selected: c.code === data.country })}>${c.name}</option>`)
+  const plans = data.packages.map((p) => html`<div class="card plan" data-package-id="${p.id}"><div><h3>${p.name}</h3>
+<p class="facts">${formatData(p.data_mb)} · ${p.validity_days} days · ${coverage(p)}</p></div>
+<form method="post" action="${forms.base}/orders">${hidden(forms)}<input type="hidden" name="package_id" value="${p.id}">
+<button class="btn small primary" type="submit">Buy ${formatMoney(p.price, p.currency)}</button></form></div>`)
+  const none = html`<p class="muted">No plan is on sale for this destination right now.</p>`
+  return html`<section aria-labelledby="buy-h"><h2 id="buy-h">Buy a new eSIM</h2>
+<form class="card picker" method="get" action="${forms.base}"><label for="country">Where are you going?</label>
 <div class="row"><select id="country" name="country"><option value="">Anywhere (global plans)</option>${options}</select>
 <button class="btn small" type="submit">Show plans</button></div></form>
-<div class="plans">${plans || '<p class="muted">No plan is on sale for this destination right now.</p>'}</div></section>`
+<div class="plans">${plans.length > 0 ? plans : none}</div></section>`
 }
 
 export function renderPage(data: PageData, chrome: Chrome, forms: Forms | null, notice: Notice | null, now: Date): string {
-  const banner = notice ? `<div class="notice ${NOTICES[notice][0]}" role="status">${esc(NOTICES[notice][1])}</div>` : ''
+  const banner = notice ? html`<div class="notice ${NOTICES[notice][0]}" role="status">${NOTICES[notice][1]}</div>` : ''
+  const empty = data.allowPurchases
+    ? 'Pick a plan below to get one in a minute.' : 'Your eSIMs will show up here once you have bought one.'
   const cards = data.esims.length > 0
-    ? data.esims.map((c) => esimCard(c, forms, now)).join('')
-    : `<div class="card empty"><div class="icon">${ICONS.sim}</div><h3>No eSIM yet</h3><p class="muted">${data.allowPurchases ? 'Pick a plan below to get one in a minute.' : 'Your eSIMs will show up here once you have bought one.'}</p></div>`
-  return layout(chrome, `<main class="wrap">
-<header class="top"><p class="eyebrow">Travel data</p><h1>Hi ${esc(data.firstName)}, here are your eSIMs</h1></header>
+    ? data.esims.map((c) => esimCard(c, forms, now))
+    : html`<div class="card empty"><div class="icon">${ICONS.sim}</div><h3>No eSIM yet</h3><p class="muted">${empty}</p></div>`
+  return layout(chrome, html`<main class="wrap">
+<header class="top"><p class="eyebrow">Travel data</p><h1>Hi ${data.firstName}, here are your eSIMs</h1></header>
 ${banner}<section aria-labelledby="esims-h"><h2 id="esims-h">Your eSIMs</h2>${cards}</section>
 ${forms ? buySection(data, forms) : ''}
-<footer>This private link works until ${esc(timeFormat.format(data.expiresAt))} UTC. Do not share it: anyone holding it sees your eSIMs.</footer>
+<footer>This private link works until ${timeFormat.format(data.expiresAt)} UTC. Do not share it: anyone holding it sees your eSIMs.</footer>
 </main>`)
 }
 
 /** The friendly dead ends: an expired link (410), an unknown one (404), a refused form (403). */
 export function renderMessage(chrome: Chrome, icon: keyof typeof ICONS, heading: string, text: string): string {
-  return layout(chrome, `<main class="wrap center"><div class="card empty"><div class="icon">${ICONS[icon]}</div>
-<h1>${esc(heading)}</h1><p class="muted">${esc(text)}</p></div></main>`)
+  return layout(chrome, html`<main class="wrap center"><div class="card empty"><div class="icon">${ICONS[icon]}</div>
+<h1>${heading}</h1><p class="muted">${text}</p></div></main>`)
 }

@@ -20,14 +20,27 @@ export async function assertKycForProgram(
   program: { identity_evidence_required: boolean }, param = 'cardholder_id',
 ): Promise<CardholderRow> {
   const row = await requireCardholder(db, scope, cardholderId, param)
+  const refusal = await kycRefusal(db, row, now, program, param)
+  if (refusal) throw refusal
+  return row
+}
+
+/**
+ * The same gate for a cardholder already read (card issuance reads it once for all its rules): the refusal, or
+ * null when the cardholder passes. Reads only the attestation's documents, and only when the program needs them.
+ */
+export async function kycRefusal(
+  db: Db, row: CardholderRow, now: Date, program: { identity_evidence_required: boolean }, param = 'cardholder_id',
+): Promise<ApiError | null> {
   const status = effectiveKycStatus(row, now)
   if (status !== 'approved') {
-    throw new ApiError('kyc_not_approved', { param, message: `The cardholder's kyc_status is ${status}; report an approved KYC attestation first.` })
+    const message = `The cardholder's kyc_status is ${status}; report an approved KYC attestation first.`
+    return new ApiError('kyc_not_approved', { param, message })
   }
   if (program.identity_evidence_required) {
     if (!row.kyc_has_identity || !row.kyc_attestation_id || !(await attestationDocumentsHeld(db, row.kyc_attestation_id))) {
-      throw new ApiError('kyc_identity_required', { param })
+      return new ApiError('kyc_identity_required', { param })
     }
   }
-  return row
+  return null
 }

@@ -2,7 +2,7 @@ import type { FastifyRequest } from 'fastify'
 import type { AppDeps } from '../../app-deps.js'
 import { withTx } from '../../db/tx.js'
 import type { Db } from '../../db/types.js'
-import type { RequestCtx, Scope } from '../../http/context.js'
+import { scopeOfRow, type RequestCtx, type Scope } from '../../http/context.js'
 import { ApiError } from '../../http/errors.js'
 import { requireOwned } from '../../http/ownership.js'
 import { paginate, type ListResult, type PageParams } from '../../http/pagination.js'
@@ -18,8 +18,6 @@ import { requireActiveCard, requireSimulatorFeed } from './simulator-feeds.js'
 
 export { presentToken } from './present.js'
 export { tokenUsable } from './lifecycle.js'
-
-const scopeOf = (row: { organization_id: string; environment: string }) => ({ organizationId: row.organization_id, environment: row.environment })
 
 /** The caller's network token by id: another organization's token answers exactly like a missing one. */
 export async function requireToken(db: Db, ctx: Scope, tokenId: string): Promise<repo.TokenRow> {
@@ -64,10 +62,10 @@ export async function provisionToken(deps: AppDeps, ctx: RequestCtx, body: Simul
       program_id: card.program_id, wallet: body.wallet, status: 'requested', activated_at: null, deleted_at: null,
       created_at: now, updated_at: now,
     })
-    await emit(trx, scopeOf(row), 'network_token.created', presentToken(row), now)
+    await emit(trx, scopeOfRow(row), 'network_token.created', presentToken(row), now)
     if (body.activate !== false) {
       row = await repo.updateToken(trx, row.id, { status: 'active', activated_at: now, updated_at: now })
-      await emit(trx, scopeOf(row), 'network_token.updated', presentToken(row), now)
+      await emit(trx, scopeOfRow(row), 'network_token.updated', presentToken(row), now)
     }
     return presentToken(row)
   })
@@ -87,7 +85,7 @@ export async function moveToken(deps: AppDeps, ctx: RequestCtx, tokenId: string,
       ...(move.next === 'deleted' ? { deleted_at: now } : {}),
       ...(op === 'activate' ? { activated_at: now } : {}),
     })
-    await emit(trx, scopeOf(row), 'network_token.updated', presentToken(row), now)
+    await emit(trx, scopeOfRow(row), 'network_token.updated', presentToken(row), now)
     return presentToken(row)
   })
 }
@@ -98,7 +96,7 @@ export async function moveToken(deps: AppDeps, ctx: RequestCtx, tokenId: string,
  */
 export async function deleteTokensOfClosedCard(trx: Db, card: { id: string; organization_id: string; environment: string }, now: Date): Promise<void> {
   for (const row of await repo.deleteCardTokens(trx, card.id, now)) {
-    await emit(trx, scopeOf(row), 'network_token.updated', presentToken(row), now)
+    await emit(trx, scopeOfRow(row), 'network_token.updated', presentToken(row), now)
   }
 }
 

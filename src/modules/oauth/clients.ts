@@ -8,36 +8,25 @@ import { changeAuthorization } from '../../http/token-cache.js'
 import { iso } from '../../http/ownership.js'
 import { applyBounds, OPERATOR_CTX, paginate, type ListResult, type PageParams } from '../../http/pagination.js'
 import { newId } from '../../lib/ids.js'
+import type { OAuthClientView } from './client-schemas.js'
 import { validateJwks } from './jwks.js'
 import { findOrganization, type ClientRecord } from './repo.js'
 import { DEFAULT_CLIENT_SCOPES, isScope } from './scopes.js'
 
-export interface ClientView {
-  object: 'oauth_client'
-  id: string
-  organization_id: string
-  environment: string
-  label: string
-  scopes: string[]
-  jwks: { keys: Record<string, unknown>[] }
-  ip_allowlist: string[] | null
-  status: string
-  created_at: string
-  updated_at: string
-  revoked_at: string | null
-}
+/** The operator API's client: the REST object (`OAuthClient`) with the organization it belongs to. */
+export type ClientView = OAuthClientView & { organization_id: string }
 
 export function presentClient(row: ClientRecord): ClientView {
   return {
     object: 'oauth_client',
     id: row.id,
     organization_id: row.organization_id,
-    environment: row.environment,
+    environment: row.environment as ClientView['environment'],
     label: row.label,
-    scopes: row.scopes,
+    scopes: row.scopes as ClientView['scopes'],
     jwks: row.jwks,
     ip_allowlist: row.ip_allowlist,
-    status: row.status,
+    status: row.status as ClientView['status'],
     created_at: iso(row.created_at)!,
     updated_at: iso(row.updated_at)!,
     revoked_at: iso(row.revoked_at),

@@ -1,23 +1,11 @@
 import { sql, type Selectable } from 'kysely'
 import { purgeInBatches, type PurgeOptions } from '../../db/purge.js'
-import type { Db, OrganizationsTable } from '../../db/types.js'
+import type { Db, OauthClientsTable, OrganizationsTable } from '../../db/types.js'
 import { json } from '../../db/types.js'
 import type { AccessTokenGrant } from '../../http/auth.js'
 import { applyBounds, type PageBounds } from '../../http/pagination.js'
 
-export interface ClientRecord {
-  id: string
-  organization_id: string
-  environment: string
-  label: string
-  scopes: string[]
-  jwks: { keys: Record<string, unknown>[] }
-  ip_allowlist: string[] | null
-  status: string
-  created_at: Date
-  updated_at: Date
-  revoked_at: Date | null
-}
+export type ClientRecord = Selectable<OauthClientsTable>
 
 /** A client with the organization's network policy for its environment (both gate the token request). */
 export async function findClientForGrant(db: Db, clientId: string): Promise<(ClientRecord & { org_ips: string[] | null }) | undefined> {

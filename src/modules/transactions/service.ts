@@ -2,7 +2,7 @@ import type { AppDeps } from '../../app-deps.js'
 import type { CreatedWindow } from '../../db/created-window.js'
 import { withTx } from '../../db/tx.js'
 import { json, type Db } from '../../db/types.js'
-import type { RequestCtx, Scope } from '../../http/context.js'
+import { scopeOfRow, type RequestCtx, type Scope } from '../../http/context.js'
 import { ApiError } from '../../http/errors.js'
 import { requireOwned } from '../../http/ownership.js'
 import { paginate, type ListResult, type PageParams } from '../../http/pagination.js'
@@ -19,8 +19,6 @@ import type { RefundBody, SimulateRefundBody, TransactionView } from './schemas.
 export { presentTransaction } from './present.js'
 export type { TransactionRow } from './repo.js'
 export type { TransactionView } from './schemas.js'
-
-const scopeOf = (row: { organization_id: string; environment: string }) => ({ organizationId: row.organization_id, environment: row.environment })
 
 /** The caller's transaction by id, for every module: another organization's id answers like a missing one. */
 export async function requireTransaction(db: Db, ctx: Scope, transactionId: string, param?: string): Promise<repo.TransactionRow> {
@@ -73,7 +71,7 @@ export async function recordCapture(trx: Db, input: CaptureRecord, now: Date): P
     authorization_id: a.id, card_id: a.card_id, account_id: a.account_id, merchant: json(a.merchant),
     original_transaction_id: null, reason: null, created_at: now, updated_at: now, settled_at: null,
   })
-  await emit(trx, scopeOf(row), 'transaction.created', presentTransaction(row), now)
+  await emit(trx, scopeOfRow(row), 'transaction.created', presentTransaction(row), now)
   return row
 }
 
@@ -86,7 +84,7 @@ export async function settleTransaction(deps: AppDeps, ctx: RequestCtx, transact
     const row = await repo.settlePending(trx, current.id, now)
     if (!row) return presentTransaction((await repo.findTransaction(trx, current.id))!)
     const view = presentTransaction(row)
-    await emit(trx, scopeOf(row), 'transaction.updated', view, now)
+    await emit(trx, scopeOfRow(row), 'transaction.updated', view, now)
     return view
   })
 }
@@ -133,8 +131,8 @@ export async function refundTransaction(deps: AppDeps, ctx: RequestCtx, transact
       refunded_amount: refunded, status: refunded === Number(original.amount) ? 'refunded' : 'settled', updated_at: now,
     })
     const view = presentTransaction(refund)
-    await emit(trx, scopeOf(refund), 'transaction.created', view, now)
-    await emit(trx, scopeOf(updated), 'transaction.updated', presentTransaction(updated), now)
+    await emit(trx, scopeOfRow(refund), 'transaction.created', view, now)
+    await emit(trx, scopeOfRow(updated), 'transaction.updated', presentTransaction(updated), now)
     return view
   })
 }
@@ -165,7 +163,7 @@ export async function merchantRefund(deps: AppDeps, ctx: RequestCtx, body: Simul
       original_transaction_id: null, reason: null, created_at: now, updated_at: now, settled_at: now,
     })
     const view = presentTransaction(row)
-    await emit(trx, scopeOf(row), 'transaction.created', view, now)
+    await emit(trx, scopeOfRow(row), 'transaction.created', view, now)
     return view
   })
 }

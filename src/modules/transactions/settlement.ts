@@ -1,6 +1,7 @@
 import { sql } from 'kysely'
 import type { AppDeps } from '../../app-deps.js'
 import { withTx } from '../../db/tx.js'
+import { scopeOfRow } from '../../http/context.js'
 import { emit } from '../events/index.js'
 import { presentTransaction } from './present.js'
 import type { TransactionRow } from './repo.js'
@@ -30,7 +31,7 @@ export async function settleDue(deps: AppDeps): Promise<number> {
         ) AND status = 'pending'
         RETURNING *`.execute(trx)
       for (const row of rows) {
-        await emit(trx, { organizationId: row.organization_id, environment: row.environment }, 'transaction.updated', presentTransaction(row), now)
+        await emit(trx, scopeOfRow(row), 'transaction.updated', presentTransaction(row), now)
       }
       return rows.length
     })

@@ -1,6 +1,7 @@
 /** What the webhooks module publishes to other modules: they import it only through this file. */
 export {
-  createEndpoint, getEndpoint, hasWebhookEndpoint, listEndpoints, MAX_ENDPOINTS_PER_ENVIRONMENT, rotateSecret, updateEndpoint,
+  createEndpoint, endpointUrl, getEndpoint, hasWebhookEndpoint, listEndpoints, MAX_ENDPOINTS_PER_ENVIRONMENT,
+  rotateSecret, updateEndpoint,
 } from './service.js'
 export type { EndpointRow, EndpointView } from './service.js'
 export { eventDeliveries, listEndpointDeliveries } from './delivery-log.js'
@@ -10,7 +11,6 @@ export type { ReplayView } from './replay.js'
 export { webhookBacklog } from './health.js'
 export type { WebhookBacklog } from './health.js'
 // The authorization endpoint (authorizations module) is registered, signed and called like a webhook endpoint.
-export { checkWebhookUrl, WebhookUrlRefused } from './url-policy.js'
 export { deliveryHeaders } from './delivery.js'
 export { RESPONSE_READ_LIMIT, sendWebhook, type SendResult } from './sender.js'
 export { newWebhookSecret, ROTATION_OVERLAP_MS, sealSecret, signingSecrets } from './secrets.js'

@@ -17,21 +17,13 @@ import { ownedEndpoint, presentEndpoint } from './service.js'
 
 export type ReplayView = Static<typeof Replay>
 
-export interface AttemptView {
-  object: 'webhook_delivery_attempt'
-  id: string
-  event_id: string
-  event_type: string
+/** An attempt as the operator API shows it: the stored row, its endpoint as `webhook_endpoint_id`, its time in ISO. */
+export type AttemptView = { object: 'webhook_delivery_attempt' } & Pick<deliveries.AttemptRow, AttemptField> & {
   webhook_endpoint_id: string
-  attempt: number
-  url: string
-  succeeded: boolean
-  status_code: number | null
-  duration_ms: number
-  error: string | null
-  response_body: string | null
   created_at: string
 }
+type AttemptField = 'id' | 'event_id' | 'event_type' | 'attempt' | 'url' | 'succeeded' | 'status_code' | 'duration_ms'
+  | 'error' | 'response_body'
 
 export function presentAttempt(row: deliveries.AttemptRow): AttemptView {
   return {
@@ -88,7 +80,7 @@ async function replayTargets(deps: AppDeps, event: EventRow, named: repo.Endpoin
 }
 
 async function queueReplay(deps: AppDeps, event: EventRow, targets: repo.EndpointRow[], inSameTx?: InSameTx<ReplayView>): Promise<ReplayView> {
-  const scope = { organizationId: event.organization_id, environment: event.environment }
+  const scope = scopeOfRow(event)
   const replay: ReplayView = { object: 'replay', queued: targets.length, event_id: event.id, webhook_endpoint_ids: targets.map((t) => t.id), since: null }
   await withTx(deps.db, async (trx) => {
     await queueDeliveries(trx, scope, targets.map((t) => ({ eventId: event.id, endpointId: t.id })), deps.clock.now())
@@ -130,7 +122,7 @@ export async function replayOwnEvent(deps: AppDeps, ctx: RequestCtx, eventId: st
 async function replayEndpointSince(deps: AppDeps, ep: repo.EndpointRow, since: Date): Promise<ReplayView> {
   const retained = retentionStart(deps)
   const from = since.getTime() < retained.getTime() ? retained : since
-  const scope = { organizationId: ep.organization_id, environment: ep.environment }
+  const scope = scopeOfRow(ep)
   let after: string | null = null
   let queued = 0
   for (;;) {

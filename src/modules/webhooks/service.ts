@@ -37,7 +37,11 @@ export function presentEndpoint(row: repo.EndpointRow, secret?: string): Endpoin
   }
 }
 
-async function validUrl(deps: AppDeps, ctx: RequestCtx, raw: string): Promise<string> {
+/**
+ * The URL an endpoint may be registered at (a webhook endpoint, or the authorization endpoint, which is called like
+ * one), normalized: the environment's URL policy (`url-policy.ts`); a refusal is `invalid_webhook_url` on `url`.
+ */
+export async function endpointUrl(deps: AppDeps, ctx: RequestCtx, raw: string): Promise<string> {
   try {
     return (await checkWebhookUrl(raw, deps.config.webhookUrlPolicy[ctx.environment])).toString()
   } catch (err) {
@@ -63,7 +67,7 @@ export async function ownedEndpoint(deps: AppDeps, ctx: RequestCtx, id: string):
 
 /** `inSameTx` runs in the creation's transaction (the console's audit row). */
 export async function createEndpoint(deps: AppDeps, ctx: RequestCtx, body: WebhookEndpointCreateBody, inSameTx?: InSameTx<repo.EndpointRow>): Promise<EndpointView> {
-  const url = await validUrl(deps, ctx, body.url)
+  const url = await endpointUrl(deps, ctx, body.url)
   const enabledEvents = validEvents(deps, body.enabled_events)
   const secret = newWebhookSecret()
   const row = await withTx(deps.db, async (trx) => {
@@ -108,7 +112,7 @@ export async function getEndpoint(deps: AppDeps, ctx: RequestCtx, id: string): P
 export async function updateEndpoint(deps: AppDeps, ctx: RequestCtx, id: string, body: WebhookEndpointUpdateBody, inSameTx?: InSameTx<repo.EndpointRow>): Promise<EndpointView> {
   const current = await ownedEndpoint(deps, ctx, id)
   const patch: Parameters<typeof repo.updateEndpoint>[2] = { updated_at: deps.clock.now() }
-  if (body.url !== undefined) patch.url = await validUrl(deps, ctx, body.url)
+  if (body.url !== undefined) patch.url = await endpointUrl(deps, ctx, body.url)
   if (body.enabled_events !== undefined) patch.enabled_events = validEvents(deps, body.enabled_events)
   if (body.description !== undefined) patch.description = body.description
   if (body.status !== undefined && body.status !== current.status) {

@@ -5,7 +5,7 @@ import {
   recoveryCodesLeft, regenerateRecoveryCodes, SESSION_ABSOLUTE_MS, type TotpEnrolment,
 } from '../../users/index.js'
 import { field, postForm, type Flash } from '../components.js'
-import { html, raw } from '../html.js'
+import { html, raw } from '../../../lib/html.js'
 import { writeSessionCookie, type ConsolePage, type PageContext } from '../router.js'
 
 const ACCOUNT = '/console/account'

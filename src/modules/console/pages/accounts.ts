@@ -8,14 +8,13 @@ import { retrieveCardholder } from '../../cardholders/index.js'
 import { listPrograms } from '../../programs/index.js'
 import { AccountAdjustmentRequest, adjustBalance, listEntries } from '../../ledger/index.js'
 import { cursorPager, details, field, getForm, selectField, table } from '../components.js'
-import { html } from '../html.js'
+import { html } from '../../../lib/html.js'
 import type { ConsolePage, PageContext } from '../router.js'
 import { issueCardSection } from './cards.js'
-import {
-  act, actionForm, amountInput, apiCtx, canChange, doneText, eventsSection, money, moneyField, objectLink, optional, orProblem, pageOf, pathParam,
-  problemBox, queryText, statusBadge, when, type Problem,
-  cardsTable,
-} from './objects-kit.js'
+import { act, actionForm, apiCtx, canChange, doneText } from './changes.js'
+import { amountInput, moneyField, optional, pageOf, pathParam, queryText } from './form-input.js'
+import { cardsTable, eventsSection, money, objectLink, statusBadge, when } from './object-display.js'
+import { orProblem, problemBox, type Problem } from './refusals.js'
 
 export const ACCOUNTS = '/console/accounts'
 

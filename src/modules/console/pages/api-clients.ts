@@ -3,7 +3,7 @@ import {
   createClientFor, DEFAULT_CLIENT_SCOPES, listClientsOf, memberGrantableScopes, ownClient, revokeClientFor, updateClientFor, type ClientRecord,
 } from '../../oauth/index.js'
 import { checkboxGroup, cursorPager, details, field, formatTime, postForm, table, textareaField, type Flash } from '../components.js'
-import { html, raw, type Html } from '../html.js'
+import { attrs, html, raw, type Html } from '../../../lib/html.js'
 import type { ConsolePage, PageContext } from '../router.js'
 import {
   addKeySection, ALLOWLIST_HINT, allowlistChanged, allowlistOf, allowlistText, keptKeys, keysAfterAdding, keysAfterRemoving, keysTable, KEYS_HINT,
@@ -38,7 +38,8 @@ function statusText(client: ClientRecord): Html | string {
 
 /** Short values in code, one each, so a long list wraps between them in a table cell. */
 function codes(values: readonly string[], none: string, wrap = false): Html | string {
-  return values.length > 0 ? html`${values.map((v, i) => html`${i > 0 ? ' ' : ''}<code${wrap ? html` class="wrap"` : ''}>${v}</code>`)}` : none
+  const code = attrs({ class: wrap && 'wrap' })
+  return values.length > 0 ? html`${values.map((v, i) => html`${i > 0 ? ' ' : ''}<code${code}>${v}</code>`)}` : none
 }
 
 async function listPage(ctx: PageContext): Promise<FastifyReply> {

@@ -1,6 +1,6 @@
 import { listAudit } from '../../users/index.js'
 import { formatTime, pager, table } from '../components.js'
-import { html } from '../html.js'
+import { html } from '../../../lib/html.js'
 import type { ConsolePage } from '../router.js'
 
 /** The audit log, newest first, 50 a page: an owner reads their organization's, an operator the whole platform's. */

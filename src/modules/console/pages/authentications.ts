@@ -2,10 +2,13 @@ import type { FastifyReply } from 'fastify'
 import type { ApiError } from '../../../http/errors.js'
 import { answerAuthentication, listAuthentications, retrieveAuthentication, simulateAuthentication, type AuthenticationView } from '../../authentications/index.js'
 import { cursorPager, details, field, formatMoney, formatTime, getForm, postForm, selectField, table } from '../components.js'
-import { html, type Html } from '../html.js'
+import { html, type Html } from '../../../lib/html.js'
 import type { ConsolePage, PageContext } from '../router.js'
-import { apiCtx, canChange, eventsSection, keyField, objectLink, statusBadge } from './objects-kit.js'
-import { apiView, consoleAction, currencyCode, errorInWords, filterValue, invalidField, minorAmount, pageOf, refuseOutsideSandbox, sandboxPanel } from './objects-kit-b.js'
+import { apiCtx, canChange, consoleAction, keyField } from './changes.js'
+import { currencyCode, filterValue, minorAmount, pageOf, queryText } from './form-input.js'
+import { apiView, eventsSection, objectLink, statusBadge } from './object-display.js'
+import { errorInWords, invalidField } from './refusals.js'
+import { refuseOutsideSandbox, sandboxSection } from './sandbox.js'
 
 export const AUTHENTICATIONS = '/console/authentications'
 /** 3-D Secure ships behind a release (SVC_RELEASES), as its API scopes do: without it the pages say so and change nothing. */
@@ -32,7 +35,7 @@ function merchantOf(a: AuthenticationView): string {
 }
 
 function challengeForm(ctx: PageContext, values: ChallengeValues = {}, error?: ApiError): Html {
-  return sandboxPanel(ctx, 'challenge-h', 'Start a 3-D Secure challenge', html`<p>What a merchant's checkout does: an out-of-band challenge on an active card, pending for five minutes until approved or declined.</p>
+  return sandboxSection(ctx, 'challenge-h', 'Start a 3-D Secure challenge', html`<p>What a merchant's checkout does: an out-of-band challenge on an active card, pending for five minutes until approved or declined.</p>
 ${error ? errorInWords(ctx, error) : ''}
 ${postForm(`${AUTHENTICATIONS}/simulate`, ctx.csrf, html`${keyField()}
 ${field({ name: 'card_id', id: 'challenge-card', label: 'Card id', value: values.card_id ?? '', required: true })}
@@ -43,7 +46,8 @@ ${field({ name: 'merchant', label: 'Merchant name', value: values.merchant ?? 'C
 }
 
 async function listPage(ctx: PageContext, challenge?: { values: ChallengeValues; error: ApiError }, status = 200): Promise<FastifyReply> {
-  const { after, page } = pageOf(ctx)
+  const after = queryText(ctx, 'after')
+  const page = pageOf(ctx)
   const filters = { card_id: filterValue(ctx, 'card_id', 'id'), status: filterValue(ctx, 'status', STATUSES) }
   const list = await listAuthentications(ctx.deps, apiCtx(ctx), { card_id: filters.card_id || undefined, status: filters.status || undefined }, page)
   return ctx.render({

@@ -5,12 +5,13 @@ import {
 } from '../../authorizations/index.js'
 import { listTransactions, type TransactionView } from '../../transactions/index.js'
 import { cursorPager, details, field, getForm, selectField, table } from '../components.js'
-import { html, type Html } from '../html.js'
+import { html, type Html } from '../../../lib/html.js'
 import type { ConsolePage, PageContext } from '../router.js'
-import {
-  act, actionForm, amountInput, apiCtx, doneText, eventsSection, money, moneyField, objectLink, orProblem, pageOf, pathParam, problemBox, queryText,
-  sandboxOnly, sandboxPanel, statusBadge, when, type Outcome, type Problem,
-} from './objects-kit.js'
+import { act, actionForm, apiCtx, doneText, type Outcome } from './changes.js'
+import { amountInput, moneyField, pageOf, pathParam, queryText } from './form-input.js'
+import { eventsSection, money, objectLink, statusBadge, when } from './object-display.js'
+import { orProblem, problemBox, type Problem } from './refusals.js'
+import { sandboxOnly, sandboxPanel } from './sandbox.js'
 
 export const AUTHORIZATIONS = '/console/authorizations'
 

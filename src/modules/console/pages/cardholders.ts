@@ -5,13 +5,13 @@ import { CardholderCreateRequest, createCardholder, IDENTITY_DOCUMENT_TYPES, KYC
 import { ATTESTATION_STATUSES, KYC_METHODS, KycAttestationRequest, listAttestations, recordAttestation } from '../../kyc/index.js'
 import { listPrograms } from '../../programs/index.js'
 import { cursorPager, details, field, getForm, selectField, table } from '../components.js'
-import { html, type Html } from '../html.js'
+import { html, type Html } from '../../../lib/html.js'
 import type { ConsolePage, PageContext } from '../router.js'
-import {
-  act, actionForm, apiCtx, canChange, doneText, eventsSection, money, objectLink, optional, orProblem, pageOf, pathParam, problemBox, queryText,
-  sandboxOnly, sandboxPanel, statusBadge, when, type Problem,
-  cardsTable,
-} from './objects-kit.js'
+import { act, actionForm, apiCtx, canChange, doneText } from './changes.js'
+import { optional, pageOf, pathParam, queryText } from './form-input.js'
+import { cardsTable, eventsSection, money, objectLink, statusBadge, when } from './object-display.js'
+import { orProblem, problemBox, type Problem } from './refusals.js'
+import { sandboxOnly, sandboxPanel } from './sandbox.js'
 
 export const CARDHOLDERS = '/console/cardholders'
 

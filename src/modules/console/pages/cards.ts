@@ -8,12 +8,13 @@ import {
 import type { ProgramView } from '../../programs/index.js'
 import { listTransactions, merchantRefund, SimulateRefund, type TransactionView } from '../../transactions/index.js'
 import { cursorPager, details, field, getForm, minorUnits, selectField, table } from '../components.js'
-import { html, type Html } from '../html.js'
+import { html, type Html } from '../../../lib/html.js'
 import type { ConsolePage, PageContext } from '../router.js'
-import {
-  act, actionForm, amountInput, apiCtx, canChange, doneText, eventsSection, money, moneyField, objectLink, optional, orProblem, pageOf,
-  pathParam, problemBox, queryText, sandboxOnly, sandboxPanel, statusBadge, when, type Outcome, type Problem,
-} from './objects-kit.js'
+import { act, actionForm, apiCtx, canChange, doneText, type Outcome } from './changes.js'
+import { amountInput, moneyField, optional, pageOf, pathParam, queryText } from './form-input.js'
+import { eventsSection, money, objectLink, statusBadge, when } from './object-display.js'
+import { orProblem, problemBox, type Problem } from './refusals.js'
+import { sandboxOnly, sandboxPanel } from './sandbox.js'
 
 export const CARDS = '/console/cards'
 const STATUSES = ['pending', 'inactive', 'active', 'frozen', 'expired', 'closed']

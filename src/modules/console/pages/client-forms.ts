@@ -1,6 +1,6 @@
 import { MAX_CLIENT_KEYS, type ClientRecord } from '../../oauth/index.js'
 import { postForm, table, textareaField } from '../components.js'
-import { html, type Html } from '../html.js'
+import { html, type Html } from '../../../lib/html.js'
 import { holdsPrivateKey, KeyInputError, parsePastedKeys, PRIVATE_KEY_REFUSAL, withKids, type Jwk } from '../keys.js'
 import { items } from './operator-shared.js'
 

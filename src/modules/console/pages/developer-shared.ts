@@ -5,7 +5,7 @@ import { audit } from '../../users/index.js'
 import type { DeliveryView, EndpointView } from '../../webhooks/index.js'
 import { allowed } from '../access.js'
 import { checkboxGroup, formatTime } from '../components.js'
-import { html, type Html } from '../html.js'
+import { html, type Html } from '../../../lib/html.js'
 import type { PageContext } from '../router.js'
 
 /** What the Webhooks and Events pages share: the caller as the services know it, audit rows, event choices, the delivery cells. */

@@ -4,12 +4,13 @@ import {
 } from '../../disputes/index.js'
 import { retrieveTransaction } from '../../transactions/index.js'
 import { cursorPager, details, getForm, selectField, table } from '../components.js'
-import { html } from '../html.js'
+import { html } from '../../../lib/html.js'
 import type { ConsolePage, PageContext } from '../router.js'
-import {
-  act, actionForm, amountInput, apiCtx, canChange, doneText, eventsSection, money, objectLink, optional, orProblem, pageOf, pathParam, problemBox,
-  queryText, sandboxOnly, sandboxPanel, statusBadge, when, type Problem,
-} from './objects-kit.js'
+import { act, actionForm, apiCtx, canChange, doneText } from './changes.js'
+import { amountInput, optional, pageOf, pathParam, queryText } from './form-input.js'
+import { eventsSection, money, objectLink, statusBadge, when } from './object-display.js'
+import { orProblem, problemBox, type Problem } from './refusals.js'
+import { sandboxOnly, sandboxPanel } from './sandbox.js'
 
 export const DISPUTES = '/console/disputes'
 

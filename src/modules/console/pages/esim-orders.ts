@@ -7,10 +7,13 @@ import {
   type PackageView, type SaleStatus,
 } from '../../esim/index.js'
 import { cursorPager, details, field, formatMoney, formatTime, getForm, postForm, selectField, table } from '../components.js'
-import { html, type Html } from '../html.js'
+import { html, type Html } from '../../../lib/html.js'
 import type { ConsolePage, PageContext } from '../router.js'
-import { apiCtx, canChange, eventsSection, keyField, objectLink, statusBadge } from './objects-kit.js'
-import { apiView, consoleAction, errorInWords, filterValue, invalidField, pageOf, refuseOutsideSandbox, sandboxPanel, sandboxTools } from './objects-kit-b.js'
+import { apiCtx, canChange, consoleAction, keyField } from './changes.js'
+import { filterValue, pageOf, queryText } from './form-input.js'
+import { apiView, eventsSection, objectLink, statusBadge } from './object-display.js'
+import { errorInWords, invalidField } from './refusals.js'
+import { refuseOutsideSandbox, sandboxSection, sandboxTools } from './sandbox.js'
 
 export const ESIM_ORDERS = '/console/esim/orders'
 const STATUSES = ['completed', 'unsettled', 'failed'] as const
@@ -36,7 +39,8 @@ async function catalogue(ctx: PageContext, status?: SaleStatus, where: { country
 }
 
 async function listPage(ctx: PageContext, sale?: { error: ApiError }, status = 200): Promise<FastifyReply> {
-  const { after, page } = pageOf(ctx)
+  const after = queryText(ctx, 'after')
+  const page = pageOf(ctx)
   const reference = String((ctx.req.query as Record<string, unknown>).reference ?? '').slice(0, 128)
   const filters = { status: filterValue(ctx, 'status', STATUSES), cardholder_id: filterValue(ctx, 'cardholder_id', 'id'), reference }
   const orders = await listOrders(ctx.deps, apiCtx(ctx), {
@@ -66,7 +70,7 @@ ${table({
   ],
 })}
 ${cursorPager(ESIM_ORDERS, filters, orders.has_more ? orders.next_cursor : null, !after)}
-${sandboxPanel(ctx, 'sale-h', 'Package sale status', html`<p>Freeze or withdraw a package for this organization's sandbox only, to see how orders are refused.</p>
+${sandboxSection(ctx, 'sale-h', 'Package sale status', html`<p>Freeze or withdraw a package for this organization's sandbox only, to see how orders are refused.</p>
 ${sale ? errorInWords(ctx, sale.error) : ''}
 ${postForm(`${ESIM_ORDERS}/package-status`, ctx.csrf, html`${keyField()}
 ${selectField('package_id', 'Package', packages.map((p): [string, string] => [p.id, `${p.name} (${p.status.replace('_', ' ')})`]), undefined, { id: 'sale-package' })}
@@ -104,7 +108,7 @@ ${field({ name: 'cardholder_id', id: 'order-cardholder', label: 'Cardholder id',
 ${field({ name: 'account_id', id: 'order-account', label: 'Pay from account (optional)', value: v.account_id, hint: 'acct_… of that cardholder, in the package\'s currency.' })}
 ${field({ name: 'reference', id: 'order-reference', label: 'Reference', value: v.reference, required: true, maxlength: 128, hint: 'Unique in your organization: your own id of this sale.' })}
 <button type="submit" class="primary">Order the eSIM</button>`, { label: 'Order an eSIM' })}</section>
-${sandboxPanel(ctx, 'outcome-h', 'Next provisioning outcome', html`<p>What the simulated eSIM network does with this organization's next order: succeed, time out (the order stays unsettled until settled), or fail.</p>
+${sandboxSection(ctx, 'outcome-h', 'Next provisioning outcome', html`<p>What the simulated eSIM network does with this organization's next order: succeed, time out (the order stays unsettled until settled), or fail.</p>
 ${outcome ? errorInWords(ctx, outcome.error) : ''}
 ${postForm(`${ESIM_ORDERS}/provisioning`, ctx.csrf, html`${keyField()}
 ${selectField('next_outcome', 'Next outcome', OUTCOMES.map((o): [string, string] => [o, o]), 'success', { id: 'outcome-next' })}
@@ -134,7 +138,7 @@ ${details([
   ['Created', formatTime(new Date(order.created_at))],
   ['Settled', order.settled_at ? formatTime(new Date(order.settled_at)) : 'not yet'],
 ])}
-${order.status === 'unsettled' ? sandboxPanel(ctx, 'settle-h', 'Settle now', html`<p>Runs the settlement the background job would run, as the network recorded the order.</p>
+${order.status === 'unsettled' ? sandboxSection(ctx, 'settle-h', 'Settle now', html`<p>Runs the settlement the background job would run, as the network recorded the order.</p>
 ${postForm(`${ESIM_ORDERS}/${order.id}/settle`, ctx.csrf, html`${keyField()}<button type="submit" class="secondary">Settle the order</button>`, { label: 'Settle the order' })}`) : ''}
 ${await eventsSection(ctx, order.id, order.created_at)}
 ${apiView(order)}

@@ -2,11 +2,14 @@ import type { FastifyReply } from 'fastify'
 import type { ApiError } from '../../../http/errors.js'
 import { listEsims, recordUsage, retrieveEsim, type EsimSummaryView, type EsimView } from '../../esim/index.js'
 import { cursorPager, details, field, formatTime, getForm, postForm, table } from '../components.js'
-import { html, type Html } from '../html.js'
+import { html, type Html } from '../../../lib/html.js'
 import type { ConsolePage, PageContext } from '../router.js'
 import { volume } from './esim-orders.js'
-import { apiCtx, canChange, eventsSection, keyField, objectLink, statusBadge } from './objects-kit.js'
-import { consoleAction, errorInWords, filterValue, invalidField, pageOf, refuseOutsideSandbox, sandboxPanel, wholeNumber } from './objects-kit-b.js'
+import { apiCtx, canChange, consoleAction, keyField } from './changes.js'
+import { filterValue, pageOf, queryText, wholeNumber } from './form-input.js'
+import { eventsSection, objectLink, statusBadge } from './object-display.js'
+import { errorInWords, invalidField } from './refusals.js'
+import { refuseOutsideSandbox, sandboxSection } from './sandbox.js'
 
 export const ESIMS = '/console/esims'
 
@@ -33,7 +36,8 @@ function packagesTable(packages: readonly Bundle[]): Html {
 }
 
 async function listPage(ctx: PageContext): Promise<FastifyReply> {
-  const { after, page } = pageOf(ctx)
+  const after = queryText(ctx, 'after')
+  const page = pageOf(ctx)
   const filters = { cardholder_id: filterValue(ctx, 'cardholder_id', 'id') }
   const esims = await listEsims(ctx.deps, apiCtx(ctx), { ...page, ...(filters.cardholder_id ? { cardholder_id: filters.cardholder_id } : {}) })
   return ctx.render({
@@ -84,7 +88,7 @@ ${details([
   ['Install on iOS', html`<a href="${esim.ios_install_url}">One-tap install link (iOS)</a>`],
   ['Install on Android', html`<a href="${esim.android_install_url}">One-tap install link (Android)</a>`],
 ])}` : html`<p class="muted">The activation code is shown to owners and developers only.</p>`}</section>
-${sandboxPanel(ctx, 'usage-h', 'Simulate data usage', html`${running
+${sandboxSection(ctx, 'usage-h', 'Simulate data usage', html`${running
     ? html`<p>Report the running package's total data used (it only grows; reaching ${volume(running.data_mb)} depletes it).</p>
 ${error ? errorInWords(ctx, error) : ''}
 ${postForm(`${ESIMS}/${esim.id}/usage`, ctx.csrf, html`${keyField()}

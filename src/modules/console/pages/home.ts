@@ -5,7 +5,7 @@ import { hasActiveClient } from '../../oauth/index.js'
 import { countCallerPrograms } from '../../programs/index.js'
 import { hasWebhookEndpoint } from '../../webhooks/index.js'
 import { allowed } from '../access.js'
-import { html, type Html } from '../html.js'
+import { html, type Html } from '../../../lib/html.js'
 import { PAGES } from '../nav.js'
 import type { ConsolePage, PageContext } from '../router.js'
 

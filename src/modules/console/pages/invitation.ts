@@ -1,7 +1,7 @@
 import type { FastifyReply } from 'fastify'
 import { acceptInvitation, findInvitation, MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH, SESSION_ABSOLUTE_MS } from '../../users/index.js'
 import { field, postForm } from '../components.js'
-import { html } from '../html.js'
+import { html } from '../../../lib/html.js'
 import { sendMessage, writeSessionCookie, type ConsolePage, type PublicContext } from '../router.js'
 
 const ROLE_TEXT: Record<string, string> = {

@@ -2,10 +2,13 @@ import type { FastifyReply } from 'fastify'
 import type { ApiError } from '../../../http/errors.js'
 import { listTokens, moveToken, provisionToken, retrieveToken, type NetworkTokenView } from '../../network-tokens/index.js'
 import { cursorPager, details, field, formatTime, getForm, postForm, selectField, table } from '../components.js'
-import { html, type Html } from '../html.js'
+import { html, type Html } from '../../../lib/html.js'
 import type { ConsolePage, PageContext } from '../router.js'
-import { apiCtx, canChange, eventsSection, keyField, objectLink, statusBadge } from './objects-kit.js'
-import { apiView, consoleAction, errorInWords, filterValue, pageOf, refuseOutsideSandbox, sandboxPanel } from './objects-kit-b.js'
+import { apiCtx, canChange, consoleAction, keyField } from './changes.js'
+import { filterValue, pageOf, queryText } from './form-input.js'
+import { apiView, eventsSection, objectLink, statusBadge } from './object-display.js'
+import { errorInWords } from './refusals.js'
+import { refuseOutsideSandbox, sandboxSection } from './sandbox.js'
 
 export const NETWORK_TOKENS = '/console/network-tokens'
 const STATUSES = ['requested', 'active', 'suspended', 'deleted'] as const
@@ -17,7 +20,7 @@ type Move = keyof typeof MOVES
 const MOVES_FROM: Record<string, Move[]> = { requested: ['delete'], active: ['suspend', 'delete'], suspended: ['resume', 'delete'], deleted: [] }
 
 function provisionForm(ctx: PageContext, values: { card_id?: string; wallet?: string } = {}, error?: ApiError): Html {
-  return sandboxPanel(ctx, 'provision-h', 'Provision a token', html`<p>What a wallet does when a cardholder adds the card: the token is requested, then approved at once.</p>
+  return sandboxSection(ctx, 'provision-h', 'Provision a token', html`<p>What a wallet does when a cardholder adds the card: the token is requested, then approved at once.</p>
 ${error ? errorInWords(ctx, error) : ''}
 ${postForm(`${NETWORK_TOKENS}/provision`, ctx.csrf, html`${keyField()}
 ${field({ name: 'card_id', label: 'Card id', value: values.card_id ?? '', required: true, hint: 'An active card (card_…) of a program whose processor simulates wallets.' })}
@@ -26,7 +29,8 @@ ${selectField('wallet', 'Wallet', WALLETS.map((w): [string, string] => [w, WALLE
 }
 
 async function listPage(ctx: PageContext, provision?: { values: { card_id?: string; wallet?: string }; error: ApiError }, status = 200): Promise<FastifyReply> {
-  const { after, page } = pageOf(ctx)
+  const after = queryText(ctx, 'after')
+  const page = pageOf(ctx)
   const filters = { card_id: filterValue(ctx, 'card_id', 'id'), status: filterValue(ctx, 'status', STATUSES), wallet: filterValue(ctx, 'wallet', WALLETS) }
   const tokens = await listTokens(ctx.deps, apiCtx(ctx), { card_id: filters.card_id || undefined, status: filters.status || undefined, wallet: filters.wallet || undefined }, page)
   return ctx.render({

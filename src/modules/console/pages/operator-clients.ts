@@ -4,7 +4,7 @@ import {
   updateClient, type ClientRecord,
 } from '../../oauth/index.js'
 import { checkboxGroup, cursorPager, details, field, formatTime, getForm, postForm, selectField, table, textareaField, withQuery, type Flash } from '../components.js'
-import { html, type Html } from '../html.js'
+import { html, type Html } from '../../../lib/html.js'
 import { holdsPrivateKey, PRIVATE_KEY_REFUSAL } from '../keys.js'
 import type { ConsolePage, PageContext } from '../router.js'
 import {

@@ -3,7 +3,7 @@ import {
   inventoryCounts, InventoryCsvError, listPlatformPackages, loadProfiles, parseInventoryCsv, updatePackage, type PackageView, type SaleStatus,
 } from '../../esim/index.js'
 import { cursorPager, formatMoney, postForm, selectField, table, textareaField, type Flash } from '../components.js'
-import { html } from '../html.js'
+import { html } from '../../../lib/html.js'
 import type { ConsolePage, PageContext } from '../router.js'
 import { audited, ESIM, oneOf, param, query, refusal } from './operator-shared.js'
 

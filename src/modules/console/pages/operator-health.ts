@@ -2,7 +2,7 @@ import { jobQueueDepth } from '../../../jobs/depth.js'
 import { unsettledOrders } from '../../esim/index.js'
 import { webhookBacklog } from '../../webhooks/index.js'
 import { details, formatTime, table } from '../components.js'
-import { html, type Html } from '../html.js'
+import { html, type Html } from '../../../lib/html.js'
 import type { ConsolePage } from '../router.js'
 import { ENV_LABEL, HEALTH, ORGANIZATIONS } from './operator-shared.js'
 

@@ -2,7 +2,7 @@ import type { FastifyReply } from 'fastify'
 import { isApiError } from '../../../http/errors.js'
 import { getOrganization, listNetworkPolicies, organizationNames, putNetworkPolicy, type OrganizationView } from '../../oauth/index.js'
 import { field, formatTime, getForm, postForm, table, textareaField, withQuery, type Flash } from '../components.js'
-import { html } from '../html.js'
+import { html } from '../../../lib/html.js'
 import type { ConsolePage, PageContext } from '../router.js'
 import { audited, ENV_LABEL, items, NETWORK_POLICIES, organizationCell, ORGANIZATIONS, query, refusal } from './operator-shared.js'
 

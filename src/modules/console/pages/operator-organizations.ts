@@ -3,7 +3,7 @@ import { getOrganization, listClients, listNetworkPolicies, listOrganizations, c
 import { listOrganizationPrograms } from '../../programs/index.js'
 import { inviteUser, listTeam, MEMBER_ROLES, type MemberRole } from '../../users/index.js'
 import { cursorPager, details, field, formatTime, postForm, selectField, table, withQuery, type Flash } from '../components.js'
-import { html } from '../html.js'
+import { html } from '../../../lib/html.js'
 import type { ConsolePage, PageContext } from '../router.js'
 import { audited, CLIENTS, ENV_LABEL, NETWORK_POLICIES, ORGANIZATIONS, PROGRAMS, query, param, refusal } from './operator-shared.js'
 

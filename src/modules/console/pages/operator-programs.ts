@@ -2,7 +2,7 @@ import type { FastifyReply } from 'fastify'
 import { getOrganization, organizationNames } from '../../oauth/index.js'
 import { createProgram, listPlatformPrograms, type ProgramRow } from '../../programs/index.js'
 import { checkboxGroup, cursorPager, field, formatTime, getForm, postForm, selectField, table, type Flash } from '../components.js'
-import { html } from '../html.js'
+import { html } from '../../../lib/html.js'
 import type { ConsolePage, PageContext } from '../router.js'
 import { audited, ENV_LABEL, environmentOptions, items, many, oneOf, organizationCell, PROGRAMS, query, refusal } from './operator-shared.js'
 

@@ -2,7 +2,7 @@ import type { Environment } from '../../../config.js'
 import type { InSameTx } from '../../../db/tx.js'
 import { isApiError } from '../../../http/errors.js'
 import { audit } from '../../users/index.js'
-import { html, type Html } from '../html.js'
+import { html, type Html } from '../../../lib/html.js'
 import type { PageContext } from '../router.js'
 
 /** What the operator pages share: audit rows in the services' transactions, refusals as sentences, query and list parsing. */

@@ -1,4 +1,4 @@
-import { html } from '../html.js'
+import { html } from '../../../lib/html.js'
 import { PAGES, type PlannedPage } from '../nav.js'
 import { sendMessage, type ConsoleRouter } from '../router.js'
 

@@ -1,8 +1,11 @@
 import { listPrograms, type ProgramView } from '../../programs/index.js'
 import { cursorPager, table } from '../components.js'
-import { html } from '../html.js'
+import { html } from '../../../lib/html.js'
 import type { ConsolePage } from '../router.js'
-import { apiCtx, orProblem, pageOf, queryText, when } from './objects-kit.js'
+import { apiCtx } from './changes.js'
+import { pageOf, queryText } from './form-input.js'
+import { when } from './object-display.js'
+import { orProblem } from './refusals.js'
 
 const PROGRAMS = '/console/programs'
 

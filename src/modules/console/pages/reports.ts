@@ -4,10 +4,12 @@ import {
   createReport, downloadReport, listReports, maxRowsText, REPORT_LIMITS, REPORT_STATUSES, REPORT_TYPES, retrieveReport, sendReportFile, type ReportType, type ReportView,
 } from '../../reports/index.js'
 import { cursorPager, details, field, formatTime, getForm, postForm, selectField, table } from '../components.js'
-import { html } from '../html.js'
+import { html } from '../../../lib/html.js'
 import type { ConsolePage, PageContext } from '../router.js'
-import { apiCtx, canChange, eventsSection, keyField, objectLink, statusBadge } from './objects-kit.js'
-import { apiView, consoleAction, errorInWords, filterValue, invalidField, pageOf } from './objects-kit-b.js'
+import { apiCtx, canChange, consoleAction, keyField } from './changes.js'
+import { filterValue, pageOf, queryText } from './form-input.js'
+import { apiView, eventsSection, objectLink, statusBadge } from './object-display.js'
+import { errorInWords, invalidField } from './refusals.js'
 
 export const REPORTS = '/console/reports'
 const TYPE_LABEL: Record<ReportType, string> = { transactions: 'Transactions (captures and refunds)', ledger: 'Ledger entries', esim_orders: 'eSIM orders (eSIM billing)' }
@@ -20,7 +22,8 @@ function day(d: Date): string {
 }
 
 async function listPage(ctx: PageContext, values: RequestValues = {}, error?: ApiError, status = 200): Promise<FastifyReply> {
-  const { after, page } = pageOf(ctx)
+  const after = queryText(ctx, 'after')
+  const page = pageOf(ctx)
   const filters = { type: filterValue(ctx, 'type', REPORT_TYPES), status: filterValue(ctx, 'status', REPORT_STATUSES) }
   const reports = await listReports(ctx.deps, apiCtx(ctx), { type: filters.type || undefined, status: filters.status || undefined }, page)
   const today = ctx.deps.clock.now()

@@ -3,15 +3,17 @@ import type { ApiError } from '../../../http/errors.js'
 import { FAULT_ERRORS, listFaults, setFault, type FaultError } from '../../../processors/faults.js'
 import { PROCESSOR_OPERATIONS, type ProcessorOperation } from '../../../processors/port.js'
 import { field, postForm, selectField, table } from '../components.js'
-import { html } from '../html.js'
+import { html } from '../../../lib/html.js'
 import type { ConsolePage, PageContext } from '../router.js'
-import { keyField } from './objects-kit.js'
-import { consoleAction, errorInWords, invalidField, refuseOutsideSandbox, sandboxPanel, scopeOf, wholeNumber } from './objects-kit-b.js'
+import { consoleAction, keyField, pageScope } from './changes.js'
+import { wholeNumber } from './form-input.js'
+import { errorInWords, invalidField } from './refusals.js'
+import { refuseOutsideSandbox, sandboxSection } from './sandbox.js'
 
 export const PROCESSOR_FAULTS = '/console/sandbox/processor-faults'
 
 async function faultsPage(ctx: PageContext, error?: ApiError, status = 200): Promise<FastifyReply> {
-  const scope = scopeOf(ctx)
+  const scope = pageScope(ctx)
   if (scope.environment !== 'sandbox') {
     return ctx.render({ title: 'Processor faults', body: html`<p>Processor faults are a sandbox tool: switch to the sandbox to make the simulated processors fail on purpose.</p>` })
   }
@@ -29,7 +31,7 @@ ${table({
     { header: 'Calls left', cell: (f) => f.remaining, numeric: true },
   ],
 })}
-${sandboxPanel(ctx, 'fault-h', 'Arm a fault', html`${error ? errorInWords(ctx, error) : ''}
+${sandboxSection(ctx, 'fault-h', 'Arm a fault', html`${error ? errorInWords(ctx, error) : ''}
 ${postForm(PROCESSOR_FAULTS, ctx.csrf, html`${keyField()}
 ${selectField('operation', 'Operation', PROCESSOR_OPERATIONS.map((o): [string, string] => [o, o.replace(/_/g, ' ')]), 'issue_card', { id: 'fault-operation' })}
 ${selectField('error', 'Error', FAULT_ERRORS.map((e): [string, string] => [e, e]), 'processor_unavailable', { id: 'fault-error' })}
@@ -53,7 +55,7 @@ export const processorFaultPages: ConsolePage = {
       if (!FAULT_ERRORS.includes(error)) return refuse(invalidField('error', 'Choose an error of the list.'))
       if (count === undefined || Number.isNaN(count) || count > 1000) return refuse(invalidField('count', 'Give a whole number from 0 to 1,000.'))
       return consoleAction(ctx, 'processor_fault.set', async () => {
-        const fault = await setFault(ctx.deps.db, scopeOf(ctx), operation, error, count, ctx.deps.clock.now())
+        const fault = await setFault(ctx.deps.db, pageScope(ctx), operation, error, count, ctx.deps.clock.now())
         return {
           to: PROCESSOR_FAULTS,
           text: fault.remaining === 0 ? `${operation} is disarmed.` : `The next ${fault.remaining} ${operation} call${fault.remaining === 1 ? '' : 's'} will answer ${error}.`,

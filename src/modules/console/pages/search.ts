@@ -14,9 +14,10 @@ import { findEvent } from '../../events/index.js'
 import { retrieveToken } from '../../network-tokens/index.js'
 import { retrieveReport } from '../../reports/index.js'
 import { formatMoney, formatTime, table } from '../components.js'
-import { html, type Html } from '../html.js'
+import { html, type Html } from '../../../lib/html.js'
 import type { ConsolePage, PageContext } from '../router.js'
-import { apiCtx, objectHref, objectLink, statusBadge } from './objects-kit.js'
+import { apiCtx } from './changes.js'
+import { objectHref, objectLink, statusBadge } from './object-display.js'
 
 export const SEARCH = '/console/search'
 

@@ -2,7 +2,7 @@ import type { FastifyReply } from 'fastify'
 import { completeSecondFactor, findSecondFactorSession, MAX_PASSWORD_LENGTH, SECOND_FACTOR_MS, SESSION_ABSOLUTE_MS, signIn, signOut, switchEnvironment, type SignInOutcome } from '../../users/index.js'
 import { field, postForm } from '../components.js'
 import { clearCookie, PENDING_COOKIE, parseCookies, writeCookie, tokenCookie } from '../cookies.js'
-import { html } from '../html.js'
+import { html } from '../../../lib/html.js'
 import { clearSessionCookie, consolePath, sendMessage, writeSessionCookie, type ConsolePage, type PublicContext } from '../router.js'
 
 const SIGN_IN_PATH = '/console/sign-in'

@@ -2,7 +2,7 @@ import type { FastifyReply } from 'fastify'
 import { isApiError } from '../../../http/errors.js'
 import { changeMemberRole, inviteTeammate, listTeam, MEMBER_ROLES, removeMember, type Member, type MemberRole } from '../../users/index.js'
 import { field, formatTime, postForm, selectField, table, type Flash } from '../components.js'
-import { html } from '../html.js'
+import { html } from '../../../lib/html.js'
 import type { ConsolePage, PageContext } from '../router.js'
 
 const TEAM = '/console/team'

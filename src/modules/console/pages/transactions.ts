@@ -4,13 +4,14 @@ import {
   listTransactions, RefundRequest, refundTransaction, retrieveTransaction, settleTransaction, TRANSACTION_STATUSES, TRANSACTION_TYPES, type TransactionView,
 } from '../../transactions/index.js'
 import { cursorPager, details, field, getForm, selectField, table } from '../components.js'
-import { html } from '../html.js'
+import { html } from '../../../lib/html.js'
 import type { ConsolePage, PageContext } from '../router.js'
 import { DISPUTE_REASONS } from './disputes.js'
-import {
-  act, actionForm, amountInput, apiCtx, canChange, doneText, eventsSection, money, moneyField, objectLink, optional, orProblem, pageOf, pathParam,
-  problemBox, queryText, sandboxOnly, sandboxPanel, statusBadge, when, type Problem,
-} from './objects-kit.js'
+import { act, actionForm, apiCtx, canChange, doneText } from './changes.js'
+import { amountInput, moneyField, optional, pageOf, pathParam, queryText } from './form-input.js'
+import { eventsSection, money, objectLink, statusBadge, when } from './object-display.js'
+import { orProblem, problemBox, type Problem } from './refusals.js'
+import { sandboxOnly, sandboxPanel } from './sandbox.js'
 
 export const TRANSACTIONS = '/console/transactions'
 

@@ -4,7 +4,7 @@ import {
   updateEndpoint, type EndpointView,
 } from '../../webhooks/index.js'
 import { cursorPager, details, field, formatTime, postForm, table, textareaField, type Flash } from '../components.js'
-import { html, type Html } from '../html.js'
+import { html, type Html } from '../../../lib/html.js'
 import type { ConsolePage, PageContext } from '../router.js'
 import {
   attemptList, auditAfter, auditedChange, callerOf, canChange, deliveryStatus, eventChoices, EVENTS, eventsSummary, health, localValue, utcFromLocal, WEBHOOKS,

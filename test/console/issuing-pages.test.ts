@@ -1,10 +1,11 @@
 import assert from 'node:assert/strict'
-import { after, before, describe, test } from 'node:test'
-import { BASE_URL, createTenant, startTestApp, type TestApp, type TestClient } from '../helpers/app.js'
-import { Agent, csrfOf, person, type Person } from './support.js'
+import { describe, test } from 'node:test'
+import { BASE_URL, createTenant, type TestApp, type TestClient } from '../helpers/app.js'
+import { withTenant } from '../helpers/tenant.js'
+import { auditRows, csrfOf, follow, formFields, main, person, type Person } from './support.js'
 
 /**
- * The console's object pages, half A (cardholders, accounts, cards, authorizations, transactions, disputes): lists,
+ * The console's card-issuing pages (cardholders, accounts, cards, authorizations, transactions, disputes): lists,
  * detail pages and their links, the role guard, the sandbox tools (absent and refused in production), the one-time
  * key of every change form, decline reasons and errors in words.
  */
@@ -15,14 +16,11 @@ let token: string
 let owner: Person
 let viewer: Person
 
-before(async () => {
-  t = await startTestApp()
-  tenant = await createTenant(t)
-  token = await tenant.token()
+withTenant(async (fixture) => {
+  ({ t, tenant, token } = fixture)
   owner = await person(t, 'owner', tenant.organizationId)
   viewer = await person(t, 'viewer', tenant.organizationId)
 })
-after(() => t.close())
 
 async function api(method: string, url: string, body?: unknown, tok = token) {
   const res = await t.api(tok, method, url, body)
@@ -51,31 +49,8 @@ async function issue(cardId: string, tok = token) {
   return api('POST', `/v1/simulate/cards/${cardId}/issue`, {}, tok)
 }
 
-/** The fields of the form posting to `action` on a page: its CSRF token and one-time key. */
-function formFields(body: string, action: string): { _csrf: string; idempotency_key: string } {
-  const forms = [...body.matchAll(/<form method="post" action="([^"]*)"[^>]*>([\s\S]*?)<\/form>/g)]
-  const form = forms.find((m) => m[1] === action)
-  assert.ok(form, `a form posting to ${action}`)
-  const csrf = /name="_csrf" value="([^"]*)"/.exec(form[2])
-  const key = /name="idempotency_key" value="([^"]*)"/.exec(form[2])
-  assert.ok(csrf && key, `the form to ${action} carries a CSRF token and a one-time key`)
-  return { _csrf: csrf[1], idempotency_key: key[1] }
-}
-
-function main(body: string): string {
-  return body.slice(body.indexOf('<main'))
-}
-
-async function follow(agent: Agent, res: { statusCode: number; headers: Record<string, unknown>; body: string }) {
-  assert.equal(res.statusCode, 303, res.body.slice(0, 1500))
-  const page = await agent.get(String(res.headers.location))
-  assert.equal(page.statusCode, 200, page.body.slice(0, 500))
-  return page
-}
-
 async function auditCount(action: string): Promise<number> {
-  const rows = await t.deps.db.selectFrom('audit_log').select('id').where('action', '=', action).where('organization_id', '=', tenant.organizationId).execute()
-  return rows.length
+  return (await auditRows(t, action, tenant.organizationId)).length
 }
 
 describe('lists', () => {
