@@ -95,8 +95,11 @@ function demoClient(dir: string, port: number): BenchClient {
 
 interface Running { start: Start; stop: () => Promise<void> }
 
-/** `svc serve` of one checkout on `dir`, timed to its banner and its first answers; running until `stop()`. */
-async function serveOnce(checkout: string, dir: string, port: number): Promise<Running> {
+/**
+ * `svc serve` of one checkout on `dir`, timed to its banner and its first answer; then, with `tenant` (the
+ * organization that owns the seeded rows), a list and a card read. Running until `stop()`.
+ */
+async function serveOnce(checkout: string, dir: string, port: number, tenant?: BenchClient): Promise<Running> {
   const { SVC_DISABLE_WORKER: _worker, ...inherited } = process.env
   const started = performance.now()
   const child = spawn(process.execPath, [join(checkout, 'bin/svc.js'), 'serve'], {
@@ -123,24 +126,23 @@ async function serveOnce(checkout: string, dir: string, port: number): Promise<R
       child.once('exit', (code) => reject(new Error(`svc serve exited with ${code}:\n${output}`)))
       setTimeout(() => reject(new Error(`no banner after 90 s:\n${output}`)), 90_000).unref()
     })
-    const tenant = demoClient(dir, port)
-    const body = tokenRequest(tenant)
-    const answer = await fetch(tenant.tokenUrl, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body })
-    const { access_token: token } = await answer.json() as { access_token: string }
+    const demo = demoClient(dir, port)
+    const answer = await fetch(demo.tokenUrl, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: tokenRequest(demo) })
+    await answer.text()
     const answerMs = performance.now() - started
     const cpuMs = cpuMsOf(child.pid!)
     if (!answer.ok) throw new Error(`token request answered ${answer.status}`)
-    const headers = { authorization: `Bearer ${token}` }
+    if (!tenant) return { start: { bannerMs, answerMs, cpuMs, listMs: NaN, getMs: NaN }, stop }
+    const headers = { authorization: `Bearer ${await accessToken({ ...tenant, tokenUrl: demo.tokenUrl })}` }
     const t0 = performance.now()
     const list = await fetch(`http://127.0.0.1:${port}/v1/cards?limit=100`, { headers })
     const page = await list.json() as { data: { id: string }[] }
     const listMs = performance.now() - t0
-    let getMs = 0
-    if (page.data.length > 0) {
-      const t1 = performance.now()
-      await (await fetch(`http://127.0.0.1:${port}/v1/cards/${page.data.at(-1)!.id}`, { headers })).text()
-      getMs = performance.now() - t1
-    }
+    const t1 = performance.now()
+    const one = await fetch(`http://127.0.0.1:${port}/v1/cards/${page.data.at(-1)!.id}`, { headers })
+    await one.text()
+    const getMs = performance.now() - t1
+    if (!list.ok || !one.ok) throw new Error(`reads answered ${list.status}/${one.status}`)
     return { start: { bannerMs, answerMs, cpuMs, listMs, getMs }, stop }
   } catch (err) {
     await stop()
@@ -168,7 +170,7 @@ await (await serveOnce(ROOT, dataDir, port())).stop()
 const rounds: Round[] = []
 for (let i = 0; i < runs; i++) {
   for (const checkout of i % 2 === 0 ? checkouts : [...checkouts].reverse()) {
-    const running = await serveOnce(checkout.dir, dataDir, port())
+    const running = await serveOnce(checkout.dir, dataDir, port(), client)
     let tokenMs
     try {
       tokenMs = await npxToken(checkout.dir, dataDir)
@@ -202,8 +204,10 @@ const figures: [string, (r: Round) => number][] = [
   ['existing data: banner', (r) => r.existing.bannerMs],
   ['existing data: first answer', (r) => r.existing.answerMs],
   ['existing data: server CPU to first answer', (r) => r.existing.cpuMs],
+  ['existing data: GET /v1/cards?limit=100, then a card', (r) => r.existing.listMs + r.existing.getMs],
   ['first run: banner', (r) => r.firstRun.bannerMs],
   ['first run: first answer', (r) => r.firstRun.answerMs],
+  ['first run: server CPU to first answer', (r) => r.firstRun.cpuMs],
   ['npx svc token', (r) => r.tokenMs],
 ]
 const medianOf = (name: string, pick: (r: Round) => number) => median(rounds.filter((r) => r.checkout === name).map(pick))

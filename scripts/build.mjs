@@ -22,9 +22,11 @@
 // longer part of the build are removed a minute later, after any process that started from them has loaded them.
 //
 //   npm run build [-- --out DIR]    DIR directly inside the repository (default dist)
+import { spawn } from 'node:child_process'
+import { createHash } from 'node:crypto'
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { basename, dirname, join, relative, resolve } from 'node:path'
-import { fileURLToPath } from 'node:url'
+import { fileURLToPath, pathToFileURL } from 'node:url'
 
 export const ROOT = fileURLToPath(new URL('..', import.meta.url))
 const MANIFEST = '.build.json'
@@ -33,6 +35,8 @@ const SOURCE_DIRS = ['src', 'sdk/src']
 /** Other inputs: compiler options, this file, and npm's record of what is installed in node_modules. */
 const OTHER_INPUTS = ['tsconfig.json', 'scripts/build.mjs', 'node_modules/.package-lock.json']
 const MIGRATIONS = 'src/db/migrations'
+/** The embedded cluster with every migration applied that a new data folder starts from (src/db/client.ts). */
+const CLUSTER = 'db/migrated-cluster.tar.gz'
 /** Packages loaded from node_modules at run time (see above). */
 const EXTERNAL = ['@electric-sql/pglite', '@node-rs/argon2', 'ioredis', 'pg-native']
 /** The oldest Node the package accepts (package.json "engines"): what the output must run on. */
@@ -105,6 +109,27 @@ function sourceUrls(outDir) {
   }
 }
 
+/** What the migrated cluster is made of: PGlite's version and the migration files. */
+function clusterKey(migrations) {
+  const hash = createHash('sha256')
+  hash.update(JSON.parse(readFileSync(join(ROOT, 'node_modules/@electric-sql/pglite/package.json'), 'utf8')).version)
+  for (const name of migrations) hash.update(name).update(readFileSync(join(ROOT, MIGRATIONS, name)))
+  return hash.digest('hex').slice(0, 16)
+}
+
+/** Runs the built migrations on an empty embedded cluster and writes its dump (a child process: PGlite is big). */
+function writeCluster(outDir) {
+  const script = 'const { writeMigratedCluster } = await import(process.argv[1]); await writeMigratedCluster(process.argv[2])'
+  const module = pathToFileURL(join(outDir, 'db/migrated-cluster.js')).href
+  return new Promise((resolveRun, reject) => {
+    const child = spawn(process.execPath, ['--input-type=module', '-e', script, module, join(outDir, CLUSTER)], { stdio: ['ignore', 'ignore', 'pipe'] })
+    let errors = ''
+    child.stderr.on('data', (chunk) => { errors += chunk })
+    child.on('error', reject)
+    child.on('exit', (code) => (code === 0 ? resolveRun() : reject(new Error(`migrated cluster not made: ${errors.trim()}`))))
+  })
+}
+
 /**
  * Builds `outDir` from the sources (`{ force }`: even when it is up to date): bundles the CLI and the migrations,
  * copies the other files of src/, removes what no longer belongs, then records the inputs as they were before the
@@ -118,6 +143,7 @@ export async function build(outDir = join(ROOT, 'dist')) {
   const result = await esbuild.build({
     entryPoints: [
       { in: join(ROOT, 'src/cli.ts'), out: 'cli' },
+      { in: join(ROOT, 'src/db/migrated-cluster.ts'), out: 'db/migrated-cluster' },
       ...migrations.map((name) => ({ in: join(ROOT, MIGRATIONS, name), out: `db/migrations/${name.slice(0, -3)}` })),
     ],
     outdir: outDir, chunkNames: 'chunks/[name]-[hash]', write: false,
@@ -127,7 +153,11 @@ export async function build(outDir = join(ROOT, 'dist')) {
     banner: { js: "import { createRequire as __svcCreateRequire } from 'node:module'\nconst require = __svcCreateRequire(import.meta.url)" },
     sourcemap: 'linked', sourcesContent: false, legalComments: 'none', logLevel: 'silent',
   })
-  const expected = new Set([MANIFEST, LOCK])
+  // A cluster made from other migrations goes before the new ones are written: dist/ never pairs the two.
+  const manifest = readManifest(outDir)
+  const cluster = clusterKey(migrations)
+  if (manifest?.cluster !== cluster) rmSync(join(outDir, CLUSTER), { force: true })
+  const expected = new Set([MANIFEST, LOCK, CLUSTER])
   let written = 0
   for (const file of result.outputFiles) {
     expected.add(relative(outDir, file.path))
@@ -145,7 +175,18 @@ export async function build(outDir = join(ROOT, 'dist')) {
       removed++
     }
   }
-  writeIfChanged(join(outDir, MANIFEST), `${JSON.stringify({ target: TARGET, inputs: now }, null, 1)}\n`)
+  let clusterMade = existsSync(join(outDir, CLUSTER))
+  if (!clusterMade) {
+    // Without it a first start initialises a cluster and migrates it, as it did before there was a build.
+    try {
+      await writeCluster(outDir)
+      clusterMade = true
+    } catch (err) {
+      process.stderr.write(`svc build: ${err.message}\n`)
+    }
+  }
+  const record = { target: TARGET, cluster: clusterMade ? cluster : null, inputs: now }
+  writeIfChanged(join(outDir, MANIFEST), `${JSON.stringify(record, null, 1)}\n`)
   return { outputs: result.outputFiles.length, written, removed, ms: Math.round(performance.now() - started) }
 }
 
