@@ -15,7 +15,7 @@
 // organization, a webhook endpoint, cards, authorizations, events), the server stops, and the scale seed
 // (bench/scale-seed-harness.ts) writes the rest straight into the embedded database: 10,000 cardholders, accounts
 // and cards, 31,000 ledger entries, 20,000 authorizations, 20,000 events and their deliveries, 10,000 idempotency
-// keys. One untimed start then seeds the demo sandbox, whose client the timed starts use.
+// keys. An untimed start of each checkout then seeds the demo sandbox, whose client the timed starts use.
 //
 //   npm run bench -- embedded-start [--runs 3] [--baseline DIR]
 import { spawn } from 'node:child_process'
@@ -33,7 +33,10 @@ import { FULL_SEED, pgliteSql, seedScale, type SeedCounts } from './scale-seed-h
 const { values } = parseArgs({ options: { runs: { type: 'string', default: '3' }, baseline: { type: 'string' } } })
 const runs = Number(values.runs)
 const ROOT = fileURLToPath(new URL('..', import.meta.url))
-const checkouts = [...(values.baseline ? [{ name: 'baseline', dir: resolve(values.baseline) }] : []), { name: 'this', dir: ROOT }]
+const checkouts = [
+  ...(values.baseline ? [{ name: 'baseline', dir: resolve(values.baseline) }] : []),
+  { name: 'this', dir: ROOT },
+]
 /** The issue's targets for this checkout: first answer on existing data, first run, `npx svc token`. */
 const TARGETS = { existingAnswerMs: 1500, firstRunAnswerMs: 4000, tokenMs: 500 }
 const counts: SeedCounts = {
@@ -127,7 +130,8 @@ async function serveOnce(checkout: string, dir: string, port: number, tenant?: B
       setTimeout(() => reject(new Error(`no banner after 90 s:\n${output}`)), 90_000).unref()
     })
     const demo = demoClient(dir, port)
-    const answer = await fetch(demo.tokenUrl, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: tokenRequest(demo) })
+    const form = { 'content-type': 'application/x-www-form-urlencoded' }
+    const answer = await fetch(demo.tokenUrl, { method: 'POST', headers: form, body: tokenRequest(demo) })
     await answer.text()
     const answerMs = performance.now() - started
     const cpuMs = cpuMsOf(child.pid!)
@@ -153,19 +157,21 @@ async function serveOnce(checkout: string, dir: string, port: number, tenant?: B
 /** `npx svc token` in the checkout, as the banner's first call runs it; spawn to exit. */
 async function npxToken(checkout: string, dir: string): Promise<number> {
   const started = performance.now()
-  const child = spawn('npx', ['svc', 'token', '--client-file', join(dir, 'sandbox-client.json')], { cwd: checkout, stdio: ['ignore', 'pipe', 'pipe'] })
+  const args = ['svc', 'token', '--client-file', join(dir, 'sandbox-client.json')]
+  const child = spawn('npx', args, { cwd: checkout, stdio: ['ignore', 'pipe', 'pipe'] })
   let out = ''
   child.stdout.on('data', (c) => { out += c })
   child.stderr.on('data', (c) => { out += c })
   const code = await new Promise((r) => child.once('exit', r))
   const ms = performance.now() - started
-  if (code !== 0 || !/^at_\w+/.test(out.trim())) throw new Error(`npx svc token in ${checkout} failed (${code}): ${out}`)
+  if (code !== 0 || !/^at_\w+/.test(out.trim())) throw new Error(`npx svc token in ${checkout}: ${code}, ${out}`)
   return ms
 }
 
 const port = () => 20_000 + Math.floor(Math.random() * 20_000)
-log('-- an untimed start seeds the demo sandbox')
-await (await serveOnce(ROOT, dataDir, port())).stop()
+// Untimed: the first seeds the demo sandbox; each warms what its checkout caches (tsx's transforms, the page cache).
+log('-- an untimed start of each checkout')
+for (const checkout of checkouts) await (await serveOnce(checkout.dir, dataDir, port())).stop()
 
 const rounds: Round[] = []
 for (let i = 0; i < runs; i++) {
@@ -184,9 +190,10 @@ for (let i = 0; i < runs; i++) {
     const round = { checkout: checkout.name, existing: running.start, firstRun: first.start, tokenMs }
     rounds.push(round)
     const e = round.existing
-    log(`  round ${i + 1} ${checkout.name}: existing data banner ${ms(e.bannerMs)}, first answer ${ms(e.answerMs)} (cpu ${ms(e.cpuMs)}), `
-      + `list ${ms(e.listMs)}, card ${ms(e.getMs)}; first run banner ${ms(first.start.bannerMs)}, first answer ${ms(first.start.answerMs)}; `
-      + `npx svc token ${ms(tokenMs)}`)
+    const f = first.start
+    log(`  round ${i + 1} ${checkout.name}: existing data banner ${ms(e.bannerMs)}, first answer ${ms(e.answerMs)} `
+      + `(cpu ${ms(e.cpuMs)}), list ${ms(e.listMs)}, card ${ms(e.getMs)}; first run banner ${ms(f.bannerMs)}, `
+      + `first answer ${ms(f.answerMs)} (cpu ${ms(f.cpuMs)}); npx svc token ${ms(tokenMs)}`)
   }
 }
 
@@ -210,12 +217,16 @@ const figures: [string, (r: Round) => number][] = [
   ['first run: server CPU to first answer', (r) => r.firstRun.cpuMs],
   ['npx svc token', (r) => r.tokenMs],
 ]
-const medianOf = (name: string, pick: (r: Round) => number) => median(rounds.filter((r) => r.checkout === name).map(pick))
+const medianOf = (name: string, pick: (r: Round) => number) => {
+  return median(rounds.filter((r) => r.checkout === name).map(pick))
+}
 const seconds = (value: number) => `${(value / 1000).toFixed(2)} s`
-const header = `| median of ${runs} | ${checkouts.map((c) => (c.name === 'this' ? 'this checkout' : `baseline (${c.dir})`)).join(' | ')} |${values.baseline ? ' ratio |' : ''}`
+const columns = checkouts.map((c) => (c.name === 'this' ? 'this checkout' : `baseline (${c.dir})`))
+const header = `| median of ${runs} | ${columns.join(' | ')} |${values.baseline ? ' ratio |' : ''}`
 const lines = figures.map(([label, pick]) => {
   const [a, b] = checkouts.map((c) => medianOf(c.name, pick))
-  return `| ${label} | ${[a, b].filter((v) => v !== undefined).map(seconds).join(' | ')} |${values.baseline ? ` ${(b / a).toFixed(2)} |` : ''}`
+  const cells = [a, b].filter((v) => v !== undefined).map(seconds)
+  return `| ${label} | ${cells.join(' | ')} |${values.baseline ? ` ${(b / a).toFixed(2)} |` : ''}`
 })
 const mine = (pick: (r: Round) => number) => medianOf('this', pick)
 const verdict = (label: string, value: number, target: number) => {

@@ -43,6 +43,14 @@ const EXTERNAL = ['@electric-sql/pglite', '@node-rs/argon2', 'ioredis', 'pg-nati
 const TARGET = 'node20.12'
 /** How long a file that no longer belongs to the build stays, for processes that started from the build before. */
 const REMOVAL_GRACE_MS = 60_000
+/** Held (a folder in outDir) by the build under way; older than LOCK_STALE_MS, it was left by one that died. */
+const LOCK = '.building'
+const LOCK_STALE_MS = 120_000
+/** The bundled CommonJS packages call require() for Node's own modules. */
+const REQUIRE_SHIM = [
+  "import { createRequire as __svcCreateRequire } from 'node:module'",
+  'const require = __svcCreateRequire(import.meta.url)',
+].join('\n')
 
 /** Every input as path (from the repository root) → "size:mtime"; a missing one is left out. */
 function inputs() {
@@ -71,7 +79,10 @@ export function staleness(outDir = join(ROOT, 'dist')) {
   const before = readManifest(outDir)?.inputs
   if (!before) return `no build in ${basename(outDir)}/ yet`
   const now = inputs()
-  const changed = [...Object.keys(now).filter((path) => before[path] !== now[path]), ...Object.keys(before).filter((path) => !(path in now))]
+  const changed = [
+    ...Object.keys(now).filter((path) => before[path] !== now[path]),
+    ...Object.keys(before).filter((path) => !(path in now)),
+  ]
   if (changed.length === 0) return null
   return changed.length === 1 ? `${changed[0]} changed` : `${changed.length} files changed since the last build`
 }
@@ -101,9 +112,10 @@ function sourceUrls(outDir) {
         if (!source.startsWith('src/')) return undefined
         const text = readFileSync(args.path, 'utf8')
         if (!text.includes('import.meta.url')) return undefined
-        const own = `${relative('src', source).slice(0, -3)}.js`
-        const outRoot = `import.meta.url.slice(0, import.meta.url.lastIndexOf(${JSON.stringify(marker)}) + ${marker.length})`
-        return { contents: text.replaceAll('import.meta.url', `new URL(${JSON.stringify(own)}, ${outRoot}).href`), loader: 'ts' }
+        const own = JSON.stringify(`${relative('src', source).slice(0, -3)}.js`)
+        const at = `import.meta.url.lastIndexOf(${JSON.stringify(marker)}) + ${marker.length}`
+        const url = `new URL(${own}, import.meta.url.slice(0, ${at})).href`
+        return { contents: text.replaceAll('import.meta.url', url), loader: 'ts' }
       })
     },
   }
@@ -112,45 +124,52 @@ function sourceUrls(outDir) {
 /** What the migrated cluster is made of: PGlite's version and the migration files. */
 function clusterKey(migrations) {
   const hash = createHash('sha256')
-  hash.update(JSON.parse(readFileSync(join(ROOT, 'node_modules/@electric-sql/pglite/package.json'), 'utf8')).version)
+  const pglite = JSON.parse(readFileSync(join(ROOT, 'node_modules/@electric-sql/pglite/package.json'), 'utf8'))
+  hash.update(pglite.version)
   for (const name of migrations) hash.update(name).update(readFileSync(join(ROOT, MIGRATIONS, name)))
   return hash.digest('hex').slice(0, 16)
 }
 
 /** Runs the built migrations on an empty embedded cluster and writes its dump (a child process: PGlite is big). */
 function writeCluster(outDir) {
-  const script = 'const { writeMigratedCluster } = await import(process.argv[1]); await writeMigratedCluster(process.argv[2])'
+  const script = 'const m = await import(process.argv[1]); await m.writeMigratedCluster(process.argv[2])'
   const module = pathToFileURL(join(outDir, 'db/migrated-cluster.js')).href
+  const args = ['--input-type=module', '-e', script, module, join(outDir, CLUSTER)]
   return new Promise((resolveRun, reject) => {
-    const child = spawn(process.execPath, ['--input-type=module', '-e', script, module, join(outDir, CLUSTER)], { stdio: ['ignore', 'ignore', 'pipe'] })
+    const child = spawn(process.execPath, args, { stdio: ['ignore', 'ignore', 'pipe'] })
     let errors = ''
     child.stderr.on('data', (chunk) => { errors += chunk })
     child.on('error', reject)
-    child.on('exit', (code) => (code === 0 ? resolveRun() : reject(new Error(`migrated cluster not made: ${errors.trim()}`))))
+    child.on('exit', (code) => {
+      if (code === 0) resolveRun()
+      else reject(new Error(`migrated cluster not made: ${errors.trim()}`))
+    })
   })
 }
 
 /**
- * Builds `outDir` from the sources (`{ force }`: even when it is up to date): bundles the CLI and the migrations,
- * copies the other files of src/, removes what no longer belongs, then records the inputs as they were before the
- * work began (a source edited meanwhile makes the next check build again).
+ * Builds `outDir` from the sources: bundles the CLI and the migrations, copies the other files of src/, removes what
+ * no longer belongs, makes the migrated cluster when the migrations changed, then records the inputs as they were
+ * before the work began (a source edited meanwhile makes the next check build again).
  */
 export async function build(outDir = join(ROOT, 'dist')) {
   const started = performance.now()
   const now = inputs()
   const migrations = readdirSync(join(ROOT, MIGRATIONS)).filter((name) => /^\d{4}_.+\.ts$/.test(name)).sort()
+  const migrationEntries = migrations.map((name) => ({
+    in: join(ROOT, MIGRATIONS, name), out: `db/migrations/${name.slice(0, -3)}`,
+  }))
   const esbuild = await import('esbuild')
   const result = await esbuild.build({
     entryPoints: [
       { in: join(ROOT, 'src/cli.ts'), out: 'cli' },
       { in: join(ROOT, 'src/db/migrated-cluster.ts'), out: 'db/migrated-cluster' },
-      ...migrations.map((name) => ({ in: join(ROOT, MIGRATIONS, name), out: `db/migrations/${name.slice(0, -3)}` })),
+      ...migrationEntries,
     ],
     outdir: outDir, chunkNames: 'chunks/[name]-[hash]', write: false,
     bundle: true, splitting: true, format: 'esm', platform: 'node', target: TARGET, external: EXTERNAL,
     tsconfig: join(ROOT, 'tsconfig.json'), plugins: [sourceUrls(outDir)],
-    // The bundled CommonJS packages call require() for Node's own modules.
-    banner: { js: "import { createRequire as __svcCreateRequire } from 'node:module'\nconst require = __svcCreateRequire(import.meta.url)" },
+    banner: { js: REQUIRE_SHIM },
     sourcemap: 'linked', sourcesContent: false, legalComments: 'none', logLevel: 'silent',
   })
   // A cluster made from other migrations goes before the new ones are written: dist/ never pairs the two.
@@ -189,10 +208,6 @@ export async function build(outDir = join(ROOT, 'dist')) {
   writeIfChanged(join(outDir, MANIFEST), `${JSON.stringify(record, null, 1)}\n`)
   return { outputs: result.outputFiles.length, written, removed, ms: Math.round(performance.now() - started) }
 }
-
-const LOCK = '.building'
-/** A lock older than this was left by a build that died; the next one takes it over. */
-const LOCK_STALE_MS = 120_000
 
 /** Runs `work` holding `outDir`/.building, waiting while another process holds it; false: `skip()` said not to. */
 async function whileLocked(outDir, skip, work) {
@@ -252,7 +267,8 @@ if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.ur
     const outDir = outDirArgument(process.argv.slice(2))
     let done
     await whileLocked(outDir, () => false, async () => { done = await build(outDir) })
-    process.stdout.write(`${basename(outDir)}/: ${done.outputs} outputs, ${done.written} written, ${done.removed} removed (${done.ms} ms)\n`)
+    const { outputs, written, removed, ms } = done
+    process.stdout.write(`${basename(outDir)}/: ${outputs} outputs, ${written} written, ${removed} removed, ${ms} ms\n`)
   } catch (err) {
     process.stderr.write(`build failed: ${firstLine(err)}\n`)
     process.exitCode = 1

@@ -120,5 +120,6 @@ export async function openDatabase(options: DbOptions): Promise<DbHandle> {
   }
   await pglite.waitReady
   const db = new Kysely<Database>({ dialect: requestAwareDialect(pgliteDialect(pglite), true) })
-  return { db, kind: 'pglite', close: () => db.destroy(), dump: (compression = 'none') => pglite.dumpDataDir(compression) }
+  const dump = (compression: 'none' | 'gzip' = 'none') => pglite.dumpDataDir(compression)
+  return { db, kind: 'pglite', close: () => db.destroy(), dump }
 }

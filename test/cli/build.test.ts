@@ -44,7 +44,7 @@ function svc(args: string[], env: Record<string, string> = {}): Promise<Run> {
 }
 
 /** A long-running command of the built CLI, resolved when its output matches `ready`. */
-async function svcUntil(args: string[], env: Record<string, string>, ready: RegExp): Promise<{ child: ChildProcess; output: string }> {
+async function svcUntil(args: string[], env: Record<string, string>, ready: RegExp): Promise<ChildProcess> {
   const child = spawn(process.execPath, builtCli(args), { cwd: ROOT, env: { PATH: process.env.PATH ?? '', ...env } })
   let output = ''
   await new Promise<void>((resolve, reject) => {
@@ -57,7 +57,7 @@ async function svcUntil(args: string[], env: Record<string, string>, ready: RegE
     child.stderr!.on('data', onData)
     child.once('exit', (code) => { clearTimeout(timer); reject(new Error(`exited ${code}: ${output}`)) })
   })
-  return { child, output }
+  return child
 }
 
 async function stop(child: ChildProcess): Promise<void> {
@@ -71,7 +71,8 @@ async function stop(child: ChildProcess): Promise<void> {
 function postgresEnv(url: string, port: number): Record<string, string> {
   return {
     DATABASE_URL: url, PORT: String(port), HOST: '127.0.0.1', BASE_URL: `http://127.0.0.1:${port}`,
-    SVC_MASTER_KEY: randomBytes(32).toString('base64'), SVC_OPERATOR_TOKEN: `op_build_${randomBytes(12).toString('hex')}`,
+    SVC_MASTER_KEY: randomBytes(32).toString('base64'),
+    SVC_OPERATOR_TOKEN: `op_build_${randomBytes(12).toString('hex')}`,
     DATA_DIR: mkdtempSync(join(tmpdir(), 'svc-build-')), LOG_LEVEL: 'info',
   }
 }
@@ -86,7 +87,8 @@ after(() => rmSync(out, { recursive: true, force: true }))
 test('the build holds no TypeScript and its CLI runs on plain node', { timeout: 60_000, skip: databaseIndependent }, async () => {
   const files = readdirSync(out, { recursive: true }).map(String)
   assert.deepEqual(files.filter((f) => f.endsWith('.ts')), [])
-  assert.ok(existsSync(join(out, 'modules/users/common-passwords.txt')), 'files of src/ read at run time are copied beside their module')
+  // Files of src/ read at run time are copied beside their module.
+  assert.ok(existsSync(join(out, 'modules/users/common-passwords.txt')))
   const help = await svc(['help'])
   assert.equal(help.status, 0, help.stderr)
   assert.match(help.stdout, /^svc: card issuing and eSIM service/)
@@ -111,12 +113,13 @@ test('from the build on an empty embedded database: the data folder starts as th
   const migrated = await svc(['migrate'], env)
   assert.equal(migrated.status, 0, migrated.stderr)
   assert.equal(migrated.stdout.trim(), 'schema is up to date')
-  const { child } = await svcUntil(['serve'], env, /First call/)
+  const child = await svcUntil(['serve'], env, /First call/)
   try {
     const token = await svc(['token'], env)
     assert.equal(token.status, 0, token.stderr)
     assert.match(token.stdout.trim(), /^at_\w+$/)
-    const programs = await fetch(`http://127.0.0.1:${port}/v1/programs`, { headers: { authorization: `Bearer ${token.stdout.trim()}` } })
+    const headers = { authorization: `Bearer ${token.stdout.trim()}` }
+    const programs = await fetch(`http://127.0.0.1:${port}/v1/programs`, { headers })
     assert.equal(programs.status, 200)
     const body = await programs.json() as { data: { processor: string }[] }
     assert.deepEqual(body.data.map((p) => p.processor).sort(), ['sim_basic', 'sim_full'])
@@ -131,7 +134,8 @@ test('from the build on an empty embedded database: the data folder starts as th
     await stop(child)
   }
   // The cluster holds every migration of src/db/migrations, applied by the built migrator from dist/db/migrations/.
-  const sources = readdirSync(join(ROOT, 'src/db/migrations')).filter((f) => /^\d{4}_.+\.ts$/.test(f)).map((f) => f.slice(0, -3)).sort()
+  const files = readdirSync(join(ROOT, 'src/db/migrations')).filter((f) => /^\d{4}_.+\.ts$/.test(f))
+  const sources = files.map((f) => f.slice(0, -3)).sort()
   const db = new PGlite(join(dataDir, 'pgdata'))
   try {
     const applied = await db.query<{ name: string }>('SELECT name FROM kysely_migration ORDER BY name')
@@ -150,9 +154,9 @@ test('svc serve and svc worker from the build run on PostgreSQL', { timeout: 90_
     const ready = await fetch(`http://127.0.0.1:${port}/readyz`)
     assert.equal(ready.status, 200)
     const worker = await svcUntil(['worker'], env, /"msg":"worker started"/)
-    await stop(worker.child)
+    await stop(worker)
   } finally {
-    await stop(server.child)
+    await stop(server)
     await database.drop()
   }
 })
@@ -170,7 +174,9 @@ test('a build that no longer matches a source is found stale, names the file, an
     const stale = staleness(out)
     const built = await ensureBuilt(out)
     console.log(JSON.stringify({ before, stale, rebuilt: built?.reason, after: staleness(out) }))`
-  const run = await node(['--input-type=module', '-e', script, pathToFileURL(join(ROOT, 'scripts/build.mjs')).href, out])
+  const buildScript = pathToFileURL(join(ROOT, 'scripts/build.mjs')).href
+  const run = await node(['--input-type=module', '-e', script, buildScript, out])
   assert.equal(run.status, 0, run.stderr)
-  assert.deepEqual(JSON.parse(run.stdout), { before: null, stale: 'src/cli.ts changed', rebuilt: 'src/cli.ts changed', after: null })
+  const seen = JSON.parse(run.stdout)
+  assert.deepEqual(seen, { before: null, stale: 'src/cli.ts changed', rebuilt: 'src/cli.ts changed', after: null })
 })

@@ -10,7 +10,10 @@ import { databaseIndependent } from '../helpers/suites.js'
 // Route schemas compile on their route's first request, not when the server starts (src/http/validation.ts,
 // src/http/serialization.ts): a schema that cannot compile no longer stops the start. This compiles every one.
 const routes: RouteOptions[] = []
-const recorder: ServiceModule = { name: 'route-recorder', routes: (app) => { app.addHook('onRoute', (r) => { routes.push(r) }) } }
+const recorder: ServiceModule = {
+  name: 'route-recorder',
+  routes: (app) => { app.addHook('onRoute', (r) => { routes.push(r) }) },
+}
 let t: TestApp
 
 before(async () => { t = await startTestApp({ modules: [recorder, ...MODULES] }) })
@@ -37,7 +40,8 @@ test('every route\'s response schemas compile', { skip: databaseIndependent }, (
   for (const route of routes) {
     for (const [httpStatus, schema] of Object.entries((route.schema?.response ?? {}) as Record<string, unknown>)) {
       for (const method of [route.method].flat()) {
-        assert.doesNotThrow(() => compile({ schema, method, url: route.url, httpStatus }), `${method} ${route.url} ${httpStatus}`)
+        const where = `${method} ${route.url} ${httpStatus}`
+        assert.doesNotThrow(() => compile({ schema, method, url: route.url, httpStatus }), where)
         compiled++
       }
     }
