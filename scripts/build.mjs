@@ -149,10 +149,11 @@ function writeCluster(outDir) {
 
 /**
  * Builds `outDir` from the sources: bundles the CLI and the migrations, copies the other files of src/, removes what
- * no longer belongs, makes the migrated cluster when the migrations changed, then records the inputs as they were
- * before the work began (a source edited meanwhile makes the next check build again).
+ * no longer belongs, then records the inputs as they were before the work began (a source edited meanwhile makes the
+ * next check build again). The migrated cluster is removed when the migrations changed and, with `makeCluster`,
+ * made again (seconds of PGlite; without it a first start initialises and migrates a cluster, as from the sources).
  */
-export async function build(outDir = join(ROOT, 'dist')) {
+export async function build(outDir = join(ROOT, 'dist'), { makeCluster = true } = {}) {
   const started = performance.now()
   const now = inputs()
   const migrations = readdirSync(join(ROOT, MIGRATIONS)).filter((name) => /^\d{4}_.+\.ts$/.test(name)).sort()
@@ -195,8 +196,7 @@ export async function build(outDir = join(ROOT, 'dist')) {
     }
   }
   let clusterMade = existsSync(join(outDir, CLUSTER))
-  if (!clusterMade) {
-    // Without it a first start initialises a cluster and migrates it, as it did before there was a build.
+  if (!clusterMade && makeCluster) {
     try {
       await writeCluster(outDir)
       clusterMade = true
@@ -236,13 +236,14 @@ async function whileLocked(outDir, skip, work) {
 /**
  * Makes sure `outDir` is built from the inputs as they are: null when it already was, else why it was not and how
  * long the build took. Builds by concurrent callers (test files starting `svc` at once) wait for each other; a
- * caller that waited finds the build done and returns at once.
+ * caller that waited finds the build done and returns at once. The migrated cluster is kept when still valid but
+ * not made here: a command started after an edit waits for the bundle only (`npm run build` makes the cluster).
  */
 export async function ensureBuilt(outDir = join(ROOT, 'dist')) {
   const reason = staleness(outDir)
   if (reason === null) return null
   const started = performance.now()
-  await whileLocked(outDir, () => staleness(outDir) === null, () => build(outDir))
+  await whileLocked(outDir, () => staleness(outDir) === null, () => build(outDir, { makeCluster: false }))
   return { reason, ms: Math.round(performance.now() - started) }
 }
 
