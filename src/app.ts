@@ -12,6 +12,7 @@ import { installMetrics } from './http/metrics.js'
 import { installOpenApi } from './http/openapi.js'
 import { installFilterEnvironmentCheck } from './http/ownership.js'
 import { RateLimits } from './http/rate-limit.js'
+import { lazySerializers } from './http/serialization.js'
 import { installClosedQueries, validatorCompiler } from './http/validation.js'
 import { newId } from './lib/ids.js'
 import { MODULES, type ServiceModule } from './modules/index.js'
@@ -41,6 +42,7 @@ export async function buildApp(deps: AppDeps, modules: readonly ServiceModule[] 
     },
     requestIdHeader: false,
     ajv: { customOptions: { strict: false } },
+    schemaController: { compilersFactory: { buildSerializer: lazySerializers } },
     // Path parameters as long as the request line allows (16 KiB): an over-long id is the resource's own not-found.
     routerOptions: { ignoreTrailingSlash: false, maxParamLength: 16 * 1024 },
   }) as unknown as FastifyInstance

@@ -2,7 +2,7 @@ import { existsSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { ConfigError, loadConfig, type Config } from './config.js'
 import { signClientAssertion, tokenRequestBody } from './lib/client-assertion.js'
-import { sandboxClientPath, type SandboxClientFile } from './seed/demo.js'
+import { sandboxClientPath, type SandboxClientFile } from './seed/client-file.js'
 import type { ServerAddress } from './cli/client.js'
 
 const HELP = `svc: card issuing and eSIM service

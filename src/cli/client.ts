@@ -1,7 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs'
 import { Svc, SvcConnectionError } from '../../sdk/src/index.js'
 import type { Config } from '../config.js'
-import { sandboxClientPath, type SandboxClientFile } from '../seed/demo.js'
+import { sandboxClientPath, type SandboxClientFile } from '../seed/client-file.js'
 
 /** Where the server is, and where the CLI learnt it (named when it cannot be reached). */
 export interface ServerAddress { url: string; source: string }

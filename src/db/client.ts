@@ -1,13 +1,11 @@
 import { createHash } from 'node:crypto'
-import { mkdirSync } from 'node:fs'
+import { existsSync, mkdirSync, readFileSync } from 'node:fs'
+import { join } from 'node:path'
 import { Kysely, PostgresDialect } from 'kysely'
-import pg from 'pg'
+import type pg from 'pg'
 import { pgliteDialect } from './pglite-dialect.js'
 import { requestAwareDialect } from './request-tx.js'
 import type { Database, Db } from './types.js'
-
-// int8 as JS numbers: amounts are bounded (≤ 10^12) far below 2^53; numeric stays text.
-pg.types.setTypeParser(20, (v) => Number(v))
 
 /** Longest wait for a pooled connection. */
 const POOL_WAIT_MS = 10_000
@@ -61,7 +59,7 @@ export interface DbHandle {
   kind: 'postgres' | 'pglite'
   close(): Promise<void>
   /** Embedded database only: a dump of the whole cluster, which `pgliteImage` opens again. */
-  dump?: () => Promise<Blob>
+  dump?: (compression?: 'none' | 'gzip') => Promise<Blob>
 }
 
 export interface DbOptions {
@@ -73,9 +71,35 @@ export interface DbOptions {
   pgliteImage?: Blob
 }
 
+/**
+ * A new embedded database on disk starts from the cluster the build made with every migration applied
+ * (scripts/build.mjs writes it beside this module's built file, dist/db/): initialising a cluster and applying the
+ * migrations were most of a first `npm start`. Run from the sources there is none; the migrations run as always.
+ */
+const MIGRATED_CLUSTER = new URL('./migrated-cluster.tar.gz', import.meta.url)
+
+/**
+ * PostgreSQL's default 128 MB of shared buffers are zeroed at every start of the embedded database, about a tenth
+ * of `npm start`'s CPU; 32 MB hold what a development database works on, and the operating system caches its files.
+ */
+const ON_DISK_SETTINGS = ['-c', 'shared_buffers=32MB']
+
+function newClusterImage(dataDir: string): Blob | undefined {
+  if (existsSync(join(dataDir, 'PG_VERSION'))) return undefined
+  try {
+    return new Blob([readFileSync(MIGRATED_CLUSTER)])
+  } catch {
+    return undefined
+  }
+}
+
 /** Opens PostgreSQL when a URL is given, otherwise the embedded PGlite database. */
 export async function openDatabase(options: DbOptions): Promise<DbHandle> {
   if (options.databaseUrl) {
+    // Loaded here, not with this module: the embedded database's start has no use for it.
+    const { default: pg } = await import('pg')
+    // int8 as JS numbers: amounts are bounded (≤ 10^12) far below 2^53; numeric stays text.
+    pg.types.setTypeParser(20, (v) => Number(v))
     // A request waits at most 10 s for a connection: past that it answers 500 (and rolls back) instead of
     // stalling, should every connection be held by requests that each wait for a second one.
     const pool = new pg.Pool({ connectionString: options.databaseUrl, max: options.poolSize ?? 20, connectionTimeoutMillis: POOL_WAIT_MS })
@@ -88,11 +112,14 @@ export async function openDatabase(options: DbOptions): Promise<DbHandle> {
   let pglite
   if (options.dataDir) {
     mkdirSync(options.dataDir, { recursive: true })
-    pglite = new PGlite(options.dataDir)
+    const image = newClusterImage(options.dataDir)
+    const startParams = [...PGlite.defaultStartParams, ...ON_DISK_SETTINGS]
+    pglite = new PGlite(options.dataDir, { startParams, ...(image ? { loadDataDir: image } : {}) })
   } else {
     pglite = options.pgliteImage ? new PGlite({ loadDataDir: options.pgliteImage }) : new PGlite()
   }
   await pglite.waitReady
   const db = new Kysely<Database>({ dialect: requestAwareDialect(pgliteDialect(pglite), true) })
-  return { db, kind: 'pglite', close: () => db.destroy(), dump: () => pglite.dumpDataDir('none') }
+  const dump = (compression: 'none' | 'gzip' = 'none') => pglite.dumpDataDir(compression)
+  return { db, kind: 'pglite', close: () => db.destroy(), dump }
 }

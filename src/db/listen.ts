@@ -1,4 +1,4 @@
-import pg from 'pg'
+import type pg from 'pg'
 import type { Logger } from 'pino'
 
 export interface Listener {
@@ -24,6 +24,8 @@ export function listenChannel(databaseUrl: string, channel: string, what: string
   let retry: NodeJS.Timeout | null = null
 
   const connect = async () => {
+    if (closed) return
+    const { default: pg } = await import('pg')
     if (closed) return
     const c = new pg.Client({ connectionString: databaseUrl })
     let lost = false

@@ -1,18 +1,21 @@
 import { readdir } from 'node:fs/promises'
-import { dirname, join } from 'node:path'
+import { dirname, extname, join } from 'node:path'
 import { fileURLToPath, pathToFileURL } from 'node:url'
 import { sql } from 'kysely'
 import { Migrator, type Migration, type MigrationProvider } from 'kysely'
 import type { Db } from './types.js'
 
-const MIGRATIONS_DIR = join(dirname(fileURLToPath(import.meta.url)), 'migrations')
+const HERE = fileURLToPath(import.meta.url)
+const MIGRATIONS_DIR = join(dirname(HERE), 'migrations')
+/** `.ts` when the sources run (tests, tsx), `.js` in the build (dist/): the migrations are this file's siblings. */
+const EXTENSION = extname(HERE)
 
 /** Every file in `migrations/` in name order; each module owns its own numbered file. */
 class FolderMigrationProvider implements MigrationProvider {
   async getMigrations(): Promise<Record<string, Migration>> {
     const out: Record<string, Migration> = {}
     for (const name of (await migrationNames()).sort()) {
-      out[name] = await import(pathToFileURL(join(MIGRATIONS_DIR, `${name}.ts`)).href) as Migration
+      out[name] = await import(pathToFileURL(join(MIGRATIONS_DIR, `${name}${EXTENSION}`)).href) as Migration
     }
     return out
   }
@@ -20,7 +23,8 @@ class FolderMigrationProvider implements MigrationProvider {
 
 /** Names of the migration files, without loading them. */
 async function migrationNames(): Promise<string[]> {
-  return (await readdir(MIGRATIONS_DIR)).filter((f) => /^\d{4}_.+\.ts$/.test(f)).map((f) => f.replace(/\.ts$/, ''))
+  const files = (await readdir(MIGRATIONS_DIR)).filter((f) => /^\d{4}_/.test(f) && f.endsWith(EXTENSION))
+  return files.map((f) => f.slice(0, -EXTENSION.length))
 }
 
 /**

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto'
-import pg from 'pg'
+import type pg from 'pg'
 import type { Selectable } from 'kysely'
 import { GroupCommit, type Waiting } from '../db/group-commit.js'
 import type { IdempotencyKeysTable } from '../db/types.js'
@@ -96,6 +96,7 @@ export class InFlightKeys {
     if (this.client) return Promise.resolve(this.client)
     if (this.closed) return Promise.reject(new Error('the idempotency lock connection is closed'))
     this.connecting ??= (async () => {
+      const { default: pg } = await import('pg')
       const client = new pg.Client({ connectionString: this.databaseUrl!, application_name: 'svc idempotency locks' })
       const lost = () => { if (this.client === client) this.client = null }
       client.on('error', lost)

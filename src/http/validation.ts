@@ -97,9 +97,12 @@ function failure(httpPart: string | undefined, instancePath: string, keyword: st
   return { error: Object.assign(new Error('validation failed'), { validation, validationContext: httpPart }) }
 }
 
-/** Fastify validator compiler (ajv caches compiled schemas by identity). */
+/**
+ * Fastify validator compiler (ajv caches compiled schemas by identity). Each schema is compiled on its route's first
+ * request, not when the server starts: compiling every route's schemas was a fifth of the start's time.
+ */
 export function validatorCompiler({ schema, httpPart }: { schema: object; httpPart?: string }) {
-  const fn: ValidateFunction = (httpPart === 'body' ? bodyAjv : queryAjv).compile(schema)
+  let fn: ValidateFunction | undefined
   const numeric = httpPart === 'querystring' ? numericProperties(schema) : []
   return (data: unknown) => {
     // A POST without a body validates as an empty object, so required fields report missing_parameter.
@@ -112,6 +115,7 @@ export function validatorCompiler({ schema, httpPart }: { schema: object; httpPa
       return typeof value === 'string' && !DECIMAL.test(value)
     })
     if (notDecimal !== undefined) return failure(httpPart, `/${notDecimal}`, 'type', 'must be a number written in decimal digits')
+    fn ??= (httpPart === 'body' ? bodyAjv : queryAjv).compile(schema)
     if (fn(input)) return { value: input }
     return { error: Object.assign(new Error('validation failed'), { validation: fn.errors ?? [], validationContext: httpPart }) }
   }

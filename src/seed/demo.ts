@@ -1,5 +1,4 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
-import { join } from 'node:path'
 import { exportJWK, generateKeyPair } from 'jose'
 import type { AppDeps } from '../app-deps.js'
 import { createClient } from '../modules/oauth/clients.js'
@@ -7,24 +6,12 @@ import { SCOPES } from '../modules/oauth/scopes.js'
 import { createOrganization } from '../modules/oauth/organizations.js'
 import { createProgram } from '../modules/programs/service.js'
 import { demoOwnerSignIn, type DemoSignIn } from '../modules/users/index.js'
+import { sandboxClientPath, type SandboxClientFile } from './client-file.js'
 
-export interface SandboxClientFile {
-  client_id: string
-  organization_id: string
-  environment: 'sandbox'
-  token_url: string
-  kid: string
-  alg: 'ES256'
-  private_jwk: Record<string, unknown>
-  programs: { id: string; processor: string; name: string }[]
-}
+export { sandboxClientPath, type SandboxClientFile } from './client-file.js'
 
 /** The demo organization's owner, seeded by `npm start`; the banner prints how they get into the console. */
 export const DEMO_OWNER_EMAIL = 'owner@demo.test'
-
-export function sandboxClientPath(dataDir: string): string {
-  return join(dataDir, 'sandbox-client.json')
-}
 
 /** The demo client recorded on disk when it still exists in the database, else null. */
 async function demoPresent(deps: AppDeps, path: string): Promise<SandboxClientFile | null> {

@@ -5,6 +5,7 @@ import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import pg from 'pg'
 import { openDatabase } from '../../src/db/client.js'
+import { migratedClusterDump } from '../../src/db/migrated-cluster.js'
 import { migrateToLatest } from '../../src/db/migrate.js'
 
 /**
@@ -37,10 +38,7 @@ export function migratedPgliteImage(): Promise<Blob> {
     try {
       return new Blob([readFileSync(path)])
     } catch { /* not made yet */ }
-    const handle = await openDatabase({ databaseUrl: null, dataDir: null })
-    await migrateToLatest(handle.db)
-    const dump = await handle.dump!()
-    await handle.close()
+    const dump = await migratedClusterDump()
     // Written aside and renamed: a test file running alongside reads either nothing or the whole dump.
     const partial = `${path}.${process.pid}.partial`
     writeFileSync(partial, Buffer.from(await dump.arrayBuffer()))
