@@ -2,9 +2,9 @@ import type { Selectable } from 'kysely'
 import { sql, type RawBuilder } from 'kysely'
 import { purgeInBatches, type PurgeOptions } from '../../db/purge.js'
 import type { Db } from '../../db/types.js'
-import { inIndexOrderPage, type PageBounds } from '../../http/pagination.js'
+import { inIndexOrderPage, whereIn, type PageBounds } from '../../http/pagination.js'
 import { lowestIdAt } from '../../lib/ids.js'
-import { NAMED_ENDPOINT_TYPES } from './catalog.js'
+import { NAMED_ENDPOINT_TYPES, type ReadableTypes } from './catalog.js'
 import { subscribedSql } from './outbox.js'
 import type { EventsTable } from './types.js'
 
@@ -82,13 +82,14 @@ export async function listEvents(db: Db, f: EventFilter, bounds: PageBounds): Pr
 /**
  * Event ids of one scope created since `since` that the endpoint `endpointId`, subscribed to `enabledEvents`, takes (as
  * new events' deliveries decide), oldest first, for replays: the types its list takes, and the events delivered only to a
- * named endpoint (`webhook_endpoint.test`) that name this one.
+ * named endpoint (`webhook_endpoint.test`) that name this one; of the types `readable` only (the replaying caller's).
  */
-export async function eventIdsSince(db: Db, scope: { organizationId: string; environment: string }, since: Date, endpoint: { id: string; enabledEvents: readonly string[] }, afterId: string | null, limit: number): Promise<{ id: string; type: string }[]> {
+export async function eventIdsSince(db: Db, scope: { organizationId: string; environment: string }, since: Date, endpoint: { id: string; enabledEvents: readonly string[] }, readable: ReadableTypes, afterId: string | null, limit: number): Promise<{ id: string; type: string }[]> {
   let q = db.selectFrom('events').select(['id', 'type'])
     .where('organization_id', '=', scope.organizationId)
     .where('environment', '=', scope.environment)
     .where('created_at', '>=', since)
+  if (readable !== 'every') q = readable.length === 0 ? q.where(sql<boolean>`false`) : whereIn(q, 'type', readable)
   const named = NAMED_ENDPOINT_TYPES.length === 0 ? sql<boolean>`false`
     : sql<boolean>`(type IN (${sql.join(NAMED_ENDPOINT_TYPES.map((t) => sql.lit(t)))}) AND data #>> '{object,id}' = ${endpoint.id})`
   q = q.where(sql<boolean>`(${subscribedSql(sql`${JSON.stringify(endpoint.enabledEvents)}::jsonb`, sql.ref('type'))} OR ${named})`)
@@ -124,12 +125,22 @@ export async function eventsAbout(db: Db, scope: { organizationId: string; envir
     .orderBy('id', 'desc').limit(limit).execute()
 }
 
-/** Events of one scope after an id, oldest first, within retention (the event stream's cursor read). */
-export async function eventsAfter(db: Db, scope: { organizationId: string; environment: string }, afterId: string, retainedSince: Date, limit: number): Promise<EventRow[]> {
-  return db.selectFrom('events').selectAll()
+/** Events of one scope after an id, within retention, oldest first: the event stream's cursor read (`events_scope`). */
+function eventsAfterQuery(db: Db, scope: { organizationId: string; environment: string }, afterId: string, retainedSince: Date, limit: number) {
+  return db.selectFrom('events')
     .where('organization_id', '=', scope.organizationId)
     .where('environment', '=', scope.environment)
     .where('id', '>', afterId)
     .where('created_at', '>=', retainedSince)
-    .orderBy('id', 'asc').limit(limit).execute()
+    .orderBy('id', 'asc').limit(limit)
+}
+
+/** Events of one scope after an id, oldest first, within retention (the event stream's cursor read). */
+export async function eventsAfter(db: Db, scope: { organizationId: string; environment: string }, afterId: string, retainedSince: Date, limit: number): Promise<EventRow[]> {
+  return eventsAfterQuery(db, scope, afterId, retainedSince, limit).selectAll().execute()
+}
+
+/** The same read, ids and types only: a stream behind a full connection counts with it the events waiting for it. */
+export async function eventTypesAfter(db: Db, scope: { organizationId: string; environment: string }, afterId: string, retainedSince: Date, limit: number): Promise<{ id: string; type: string }[]> {
+  return eventsAfterQuery(db, scope, afterId, retainedSince, limit).select(['id', 'type']).execute()
 }
