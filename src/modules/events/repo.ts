@@ -2,7 +2,7 @@ import type { Selectable } from 'kysely'
 import { sql, type RawBuilder } from 'kysely'
 import { purgeInBatches, type PurgeOptions } from '../../db/purge.js'
 import type { Db } from '../../db/types.js'
-import { inIndexOrderPage, whereIn, type PageBounds } from '../../http/pagination.js'
+import { applyBounds, inIndexOrderPage, whereIn, type PageBounds } from '../../http/pagination.js'
 import { lowestIdAt } from '../../lib/ids.js'
 import { NAMED_ENDPOINT_TYPES, type ReadableTypes } from './catalog.js'
 import { subscribedSql } from './outbox.js'
@@ -21,8 +21,13 @@ export interface EventFilter {
   environment: string
   /** Oldest creation time still readable (the retention window). */
   retainedSince: Date
-  /** The types taken: one exact type, or every type of a prefix (`card.*`); undefined takes every type. */
+  /** The types taken: one exact type, every type of a prefix (`card.*`), or the types the caller reads; undefined: all. */
   types?: readonly string[]
+  /**
+   * With `types` the types the caller reads (no type filter asked): the ones it does not. When they are the fewer, a
+   * page first reads the scope's next events in list order and drops them (`SKIPPING_WINDOW`).
+   */
+  unreadable?: readonly string[]
   gte?: Date
   gt?: Date
   lte?: Date
@@ -61,9 +66,16 @@ export function withDeliveryEvents(rows: string): RawBuilder<unknown> {
     FROM ${sql.table(rows)} AS r JOIN events AS e ON e.id = r.event_id`
 }
 
+/** How many pages' worth of the scope's next events a page without a few unreadable types reads before merging ranges. */
+const SKIPPING_WINDOW = 2
+
 /**
  * A page of the scope's events, newest first: `events_scope`, or `events_scope_type` one range per type taken
- * (merged); creation-time bounds also bound the id, so a window far from now is read from its own end.
+ * (merged); creation-time bounds also bound the id, so a window far from now is read from its own end. A caller that
+ * reads all but a few types (`unreadable`) would pay a merge of dozens of ranges for every page, although those few
+ * types are usually rare: its page first reads the next `SKIPPING_WINDOW` pages of the scope's events in order
+ * (`events_scope`) and drops theirs; only when they crowd that window (too few others in it) are the ranges merged, so
+ * no page reads more than that window beyond the merge.
  */
 export async function listEvents(db: Db, f: EventFilter, bounds: PageBounds): Promise<EventRow[]> {
   const after = (at: Date) => lowestIdAt('evt', new Date(at.getTime() - EVENT_ID_SKEW_MS))
@@ -76,6 +88,13 @@ export async function listEvents(db: Db, f: EventFilter, bounds: PageBounds): Pr
   if (f.gt) q = q.where('created_at', '>', f.gt).where('id', '>=', after(f.gt))
   if (f.lte) q = q.where('created_at', '<=', f.lte).where('id', '<', before(new Date(f.lte.getTime() + 1)))
   if (f.lt) q = q.where('created_at', '<', f.lt).where('id', '<', before(f.lt))
+  const { unreadable } = f
+  if (unreadable && f.types && unreadable.length < f.types.length) {
+    const window = bounds.take * SKIPPING_WINDOW
+    const next = await applyBounds(q, { ...bounds, take: window }, 'id', 'desc').execute()
+    const kept = next.filter((r) => !unreadable.includes(r.type))
+    if (kept.length >= bounds.take || next.length < window) return kept.slice(0, bounds.take)
+  }
   return inIndexOrderPage(db, q, 'type', f.types, bounds)
 }
 

@@ -7,7 +7,7 @@ import { iso, requireOwned } from '../../http/ownership.js'
 import { paginate, type ListResult, type PageParams } from '../../http/pagination.js'
 import { isId } from '../../lib/ids.js'
 import {
-  EVENT_CATALOGUE, EVENT_OBJECTS, eventScope, readsType, subscriptionRefusal, typesOfForm, type EventType, type ReadableTypes,
+  EVENT_CATALOGUE, EVENT_OBJECTS, EVENT_TYPES, eventScope, readsType, subscriptionRefusal, typesOfForm, type EventType, type ReadableTypes,
 } from './catalog.js'
 import * as repo from './repo.js'
 import type { Event } from './schemas.js'
@@ -106,7 +106,7 @@ export interface EventListParams extends PageParams {
 /**
  * The caller's events, newest first, optionally by type and creation time: only the types it reads (`readable`). A
  * `type` filter naming types it does not read answers `403 insufficient_scope`; without one (or with `*`) the others
- * are left out, each readable type read as its own index range (`repo.listEvents`).
+ * are left out, read past when they are few, else each readable type read as its own index range (`repo.listEvents`).
  */
 export async function listEvents(deps: AppDeps, ctx: RequestCtx, readable: ReadableTypes, query: EventListParams): Promise<ListResult<EventView>> {
   const filter: repo.EventFilter = {
@@ -125,7 +125,10 @@ export async function listEvents(deps: AppDeps, ctx: RequestCtx, readable: Reada
     requireReadableForms(readable, [query.type], 'type')
     filter.types = typesOfForm(query.type) ?? undefined
   }
-  if (filter.types === undefined && readable !== 'every') filter.types = readable
+  if (filter.types === undefined && readable !== 'every') {
+    filter.types = readable
+    filter.unreadable = EVENT_TYPES.filter((t) => !readsType(readable, t))
+  }
   return paginate({
     ctx, cursors: deps.cursors, url: '/v1/events', page: query,
     sortKey: (r: repo.EventRow) => r.id,
