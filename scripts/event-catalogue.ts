@@ -1,7 +1,8 @@
 /**
- * `npm run docs:events`: writes docs/guides/event-catalogue.md, the published event catalogue, from the catalogue in
- * src/modules/events/catalog.ts (types, what emits each, the object carried and the scope that reads it) and the OpenAPI
- * document (each object's example). test/events/event-catalogue-page.test.ts fails when the committed page differs from what this writes.
+ * `npm run docs:events`: writes docs/guides/event-catalogue.md, the published event catalogue, from the catalogue
+ * in src/modules/events/catalog.ts (types, what emits each, the object carried and the scope that reads it) and the
+ * OpenAPI document (each object's example). test/events/event-catalogue-page.test.ts fails when the committed page
+ * differs from what this writes.
  */
 import { randomBytes } from 'node:crypto'
 import { mkdtempSync, mkdirSync, rmSync, writeFileSync } from 'node:fs'
@@ -11,8 +12,8 @@ import { fileURLToPath, pathToFileURL } from 'node:url'
 import { buildApp } from '../src/app.js'
 import { loadConfig } from '../src/config.js'
 import {
-  deliveredToNamedEndpoint, EVENT_API_VERSION, EVENT_CATALOGUE, EVENT_CATALOGUE_PATH, EVENT_OBJECTS, EVENT_TYPES, eventScope,
-  SUBSCRIPTION_FORMS, type EventType,
+  deliveredToNamedEndpoint, EVENT_API_VERSION, EVENT_CATALOGUE, EVENT_CATALOGUE_PATH, EVENT_OBJECTS, EVENT_TYPES,
+  eventScope, SUBSCRIPTION_FORMS, type EventType,
 } from '../src/modules/events/index.js'
 import { openRuntime } from '../src/runtime.js'
 
@@ -154,7 +155,8 @@ function scopeRows(): string {
 function index(groups: Map<string, EventType[]>): string {
   const rows = [...groups.values()].flat().map((type) => {
     const spec = EVENT_CATALOGUE[type]
-    return `| [${code(type)}](#${type}) | ${code(spec.object)} | ${code(eventScope(type))} | ${spec.emittedBy.replace(/\|/g, '\\|')} |`
+    const emitted = spec.emittedBy.replace(/\|/g, '\\|')
+    return `| [${code(type)}](#${type}) | ${code(spec.object)} | ${code(eventScope(type))} | ${emitted} |`
   })
   return `## Types
 

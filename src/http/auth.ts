@@ -38,8 +38,10 @@ function bearer(req: FastifyRequest): string {
   return match[1]
 }
 
-/** What the token with this SHA-256 grants: from the token cache, else through the oauth module's lookup (then cached). */
-async function lookupGrant(deps: AppDeps, tokens: TokenCache<AccessTokenGrant>, tokenHash: string): Promise<AccessTokenGrant | undefined> {
+/** What the token with this SHA-256 grants: from the token cache, else through the oauth module's lookup (cached). */
+async function lookupGrant(
+  deps: AppDeps, tokens: TokenCache<AccessTokenGrant>, tokenHash: string,
+): Promise<AccessTokenGrant | undefined> {
   const cached = tokens.get(tokenHash, Date.now())
   if (cached) return cached
   const mark = tokens.mark()
@@ -48,13 +50,14 @@ async function lookupGrant(deps: AppDeps, tokens: TokenCache<AccessTokenGrant>, 
   return row
 }
 
-/** Why a grant does not admit a caller at `address` now (client status, expiry, environment, network policy), or null. */
+/** Why a grant does not admit a caller at `address` now (client status, expiry, environment, allowlists), or null. */
 function refusalOf(deps: AppDeps, row: AccessTokenGrant | undefined, address: string): ApiError | null {
   if (!row || row.client_status !== 'active' || row.expires_at.getTime() <= deps.clock.now().getTime()) {
     return new ApiError('invalid_access_token')
   }
   if (!deps.config.environments.includes(row.environment)) {
-    return new ApiError('environment_mismatch', { message: `This deployment does not serve the ${row.environment} environment.` })
+    const message = `This deployment does not serve the ${row.environment} environment.`
+    return new ApiError('environment_mismatch', { message })
   }
   if (!ipAllowed(address, row.org_ips) || !ipAllowed(address, row.client_ips)) return new ApiError('ip_not_allowed')
   return null

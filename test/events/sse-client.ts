@@ -15,9 +15,13 @@ export interface Opened {
 }
 
 /** Opens the stream with `token`; a refusal is read into `body`, a stream is read in the background into `messages`. */
-export async function openStream(baseUrl: string, token: string, query = '', headers: Record<string, string> = {}): Promise<Opened> {
+export async function openStream(
+  baseUrl: string, token: string, query = '', headers: Record<string, string> = {},
+): Promise<Opened> {
   const controller = new AbortController()
-  const res = await fetch(`${baseUrl}/v1/events/stream${query}`, { headers: { authorization: `Bearer ${token}`, ...headers }, signal: controller.signal })
+  const res = await fetch(`${baseUrl}/v1/events/stream${query}`, {
+    headers: { authorization: `Bearer ${token}`, ...headers }, signal: controller.signal,
+  })
   const messages: Message[] = []
   let markEnded: (value: { at: number }) => void = () => {}
   const opened: Opened = {

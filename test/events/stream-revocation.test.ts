@@ -20,8 +20,12 @@ let baseUrl: string
 const streams: Opened[] = []
 
 before(async () => {
-  // The 3-D Secure release on, so a client can hold every scope (one revokes another only when it holds all its scopes).
-  t = await startTestApp({ env: { SVC_RELEASES: 'three_d_secure', EVENT_STREAM_POLL_MS: '50', EVENT_STREAM_LIFETIME_MS: '600000', EVENT_STREAM_HEARTBEAT_MS: '60000' } })
+  // The 3-D Secure release on, so a client can hold every scope (one revokes another only when it holds all of its).
+  t = await startTestApp({
+    env: {
+      SVC_RELEASES: 'three_d_secure', EVENT_STREAM_POLL_MS: '50', EVENT_STREAM_LIFETIME_MS: '600000', EVENT_STREAM_HEARTBEAT_MS: '60000',
+    },
+  })
   baseUrl = await listenOnPort(t)
 })
 after(async () => {
@@ -46,7 +50,9 @@ async function liveStream(): Promise<{ tenant: TestClient; token: string; stream
  * ends within 5 s (reported), and the stream gets none of them when the revocation was made on this node (another
  * node's reaches this one by NOTIFY, a moment later).
  */
-async function assertEndsAfter(ctx: TestContext, revoke: (tenant: TestClient) => Promise<unknown>, { sameNode = true, more = 5 } = {}): Promise<void> {
+async function assertEndsAfter(
+  ctx: TestContext, revoke: (tenant: TestClient) => Promise<unknown>, { sameNode = true, more = 5 } = {},
+): Promise<void> {
   const { tenant, stream } = await liveStream()
   const before = stream.messages.length
   await revoke(tenant)
@@ -54,7 +60,7 @@ async function assertEndsAfter(ctx: TestContext, revoke: (tenant: TestClient) =>
   for (let i = 0; i < more; i++) await emitEvent(t, tenant, 'card.frozen', { id: `card_after_${i}`, object: 'card' })
   const { at } = await Promise.race([
     stream.ended,
-    new Promise<never>((_, reject) => setTimeout(() => reject(new Error(`the stream was still open ${LIMIT_MS} ms after the revocation`)), LIMIT_MS)),
+    new Promise<never>((_, reject) => setTimeout(() => reject(new Error(`still open ${LIMIT_MS} ms after the revocation`)), LIMIT_MS)),
   ])
   const late = stream.messages.slice(before).filter((m) => m.data)
   if (sameNode) assert.deepEqual(late, [], 'events made after the revocation reached the stream')
@@ -84,9 +90,8 @@ describe('an open stream ends with its token\'s access', () => {
   })
 
   test('the organization\'s network policy stops allowing the stream\'s address', async (ctx) => {
-    await assertEndsAfter(ctx, (tenant) => t.operator('PUT', `/operator/v1/organizations/${tenant.organizationId}/network_policy`, {
-      environment: 'sandbox', ip_allowlist: ['203.0.113.0/24'],
-    }))
+    await assertEndsAfter(ctx, (tenant) => t.operator('PUT', `/operator/v1/organizations/${tenant.organizationId}/network_policy`,
+      { environment: 'sandbox', ip_allowlist: ['203.0.113.0/24'] }))
   })
 
   test('the token expires (15 minutes after it was issued, whenever the stream opened), on an idle stream too', async (ctx) => {
@@ -99,7 +104,8 @@ describe('an open stream ends with its token\'s access', () => {
       const other = await openDatabase({ databaseUrl: t.deps.config.databaseUrl, dataDir: '' })
       try {
         await other.db.transaction().execute(async (trx) => {
-          await trx.updateTable('oauth_clients').set({ status: 'revoked', revoked_at: new Date() }).where('id', '=', tenant.clientId).execute()
+          await trx.updateTable('oauth_clients').set({ status: 'revoked', revoked_at: new Date() })
+            .where('id', '=', tenant.clientId).execute()
           await sql`SELECT pg_notify(${AUTH_CHANNEL}, '')`.execute(trx)
         })
       } finally {
@@ -111,14 +117,17 @@ describe('an open stream ends with its token\'s access', () => {
   test('the SDK\'s stream (what svc listen reads) ends with invalid_client instead of reconnecting forever', async () => {
     // The SDK signs for BASE_URL's token endpoint and reaches the service on its real port, on the service's clock.
     const tenant = await sdkTenant(t, BASE_URL)
-    const svc = tenant.svc({ clock: () => t.clock.now().getTime(), fetch: (url, init) => fetch(String(url).replace(BASE_URL, baseUrl), init) })
+    const svc = tenant.svc({
+      clock: () => t.clock.now().getTime(), fetch: (url, init) => fetch(String(url).replace(BASE_URL, baseUrl), init),
+    })
     const received: string[] = []
     const iteration = (async () => {
       for await (const event of svc.events.stream()) received.push(event.id)
     })()
     const outcome = iteration.then(() => null, (err: unknown) => err)
     await new Promise((r) => setTimeout(r, 500))
-    const first = (await svc.cardholders.create({ type: 'individual', first_name: 'Rev', last_name: 'Oked', email: `rev.${Date.now()}@example.com` })).id
+    const email = `rev.${Date.now()}@example.com`
+    const first = (await svc.cardholders.create({ type: 'individual', first_name: 'Rev', last_name: 'Oked', email })).id
     const until = Date.now() + 5_000
     while (!received.length && Date.now() < until) await new Promise((r) => setTimeout(r, 20))
     assert.equal(received.length, 1, `the stream did not deliver ${first}'s event`)

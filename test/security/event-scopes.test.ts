@@ -25,7 +25,9 @@ let esimEvent: string
 const streams: Opened[] = []
 
 before(async () => {
-  t = await startTestApp({ env: { EVENT_STREAM_POLL_MS: '50', EVENT_STREAM_LIFETIME_MS: '60000' }, modules: recorder.modules })
+  t = await startTestApp({
+    env: { EVENT_STREAM_POLL_MS: '50', EVENT_STREAM_LIFETIME_MS: '60000' }, modules: recorder.modules,
+  })
   baseUrl = await listenOnPort(t)
   a = await createTenant(t)
   ;[full, esimOnly, holdersOnly] = await Promise.all([a.token(), a.token('esim:read'), a.token('cardholders:read')])
@@ -40,7 +42,9 @@ after(async () => {
 
 const get = (token: string, url: string) => t.api(token, 'GET', url)
 
-function assertScopeRefusal(res: { statusCode: number; body: string; json(): any }, scope: string, param?: string): void {
+type Answer = { statusCode: number; body: string; json(): any }
+
+function assertScopeRefusal(res: Answer, scope: string, param?: string): void {
   assert.equal(res.statusCode, 403, res.body)
   const { error } = res.json()
   assert.equal(error.code, 'insufficient_scope')
@@ -71,7 +75,8 @@ describe('events are read with the scope of their object', () => {
     assert.deepEqual((await get(esimOnly, '/v1/events?type=esim.*')).json().data.map((e: any) => e.id), [esimEvent])
 
     const holderList = (await get(holdersOnly, '/v1/events?limit=100')).json().data
-    assert.ok(holderList.length > 0 && holderList.every((e: any) => e.type.startsWith('cardholder.')), JSON.stringify(holderList.map((e: any) => e.type)))
+    const types = holderList.map((e: any) => e.type)
+    assert.ok(types.length > 0 && types.every((type: string) => type.startsWith('cardholder.')), JSON.stringify(types))
     assert.equal(holderList.find((e: any) => e.id === holderEvent).data.object.email, holder.email)
     // A token with every scope reads both, as before.
     const all = (await get(full, '/v1/events?limit=100')).json().data.map((e: any) => e.id)
@@ -96,7 +101,8 @@ describe('events are read with the scope of their object', () => {
     assert.equal(read.statusCode, 200)
     assert.equal(read.json().data.object.email, holder.email)
     // A missing event still answers as before, whoever asks.
-    assert.equal((await get(esimOnly, '/v1/events/evt_01JD3R2B4C6D8E0F2G4H6J8K0M')).json().error.code, 'event_not_found')
+    const missing = await get(esimOnly, '/v1/events/evt_01JD3R2B4C6D8E0F2G4H6J8K0M')
+    assert.equal(missing.json().error.code, 'event_not_found')
   })
 
   test('pages of a token that reads some types only follow their cursors over the readable types alone, newest first', async () => {
@@ -105,11 +111,14 @@ describe('events are read with the scope of their object', () => {
     const others: string[] = []
     for (let i = 0; i < 5; i++) {
       await emitEvent(t, b, 'cardholder.updated', { id: `chd_${i}`, object: 'cardholder' })
-      esims.push(await emitEvent(t, b, i % 2 ? 'esim_order.created' : 'esim.depleted', { id: `esim_${i}`, object: 'esim' }))
+      const type = i % 2 ? 'esim_order.created' : 'esim.depleted'
+      esims.push(await emitEvent(t, b, type, { id: `esim_${i}`, object: 'esim' }))
       others.push(esims[i], await emitEvent(t, b, 'card.frozen', { id: `card_${i}`, object: 'card' }))
     }
     // Then more cardholder events than two pages hold: a token without cardholders:read finds none of its own there.
-    for (let i = 0; i < 8; i++) await emitEvent(t, b, 'cardholder.kyc_updated', { id: `chd_k${i}`, object: 'cardholder' })
+    for (let i = 0; i < 8; i++) {
+      await emitEvent(t, b, 'cardholder.kyc_updated', { id: `chd_k${i}`, object: 'cardholder' })
+    }
     const walk = async (token: string) => {
       const seen: string[] = []
       let cursor = ''
@@ -163,9 +172,13 @@ describe('events are read with the scope of their object', () => {
     const owner = await c.token()
     const endpoint = await createEndpoint(t, owner, 'http://127.0.0.1:9/hook', ['*'])
     const since = t.clock.now().toISOString()
-    const holderIds = [await emitEvent(t, c, 'cardholder.created', { id: 'chd_c1', object: 'cardholder' }), await emitEvent(t, c, 'cardholder.updated', { id: 'chd_c2', object: 'cardholder' })]
+    const holderIds = [
+      await emitEvent(t, c, 'cardholder.created', { id: 'chd_c1', object: 'cardholder' }),
+      await emitEvent(t, c, 'cardholder.updated', { id: 'chd_c2', object: 'cardholder' }),
+    ]
     for (let i = 0; i < 3; i++) await emitEvent(t, c, 'esim.topped_up', { id: `esim_c${i}`, object: 'esim' })
-    const [esimHooks, holderHooks] = await Promise.all([c.token('esim:read webhooks:write'), c.token('cardholders:read webhooks:write')])
+    const esimHooks = await c.token('esim:read webhooks:write')
+    const holderHooks = await c.token('cardholders:read webhooks:write')
 
     assertScopeRefusal(await t.api(esimHooks, 'POST', `/v1/events/${holderIds[0]}/replay`, {}), 'cardholders:read')
     const one = await t.api(holderHooks, 'POST', `/v1/events/${holderIds[0]}/replay`, {})

@@ -24,14 +24,20 @@ export const EVENT_OBJECTS = {
   cardholder: { schema: 'Cardholder', scope: 'cardholders:read', retrieve: 'GET /v1/cardholders/{cardholder_id}' },
   account: { schema: 'Account', scope: 'accounts:read', retrieve: 'GET /v1/accounts/{account_id}' },
   card: { schema: 'Card', scope: 'cards:read', retrieve: 'GET /v1/cards/{card_id}' },
-  authorization: { schema: 'Authorization', scope: 'transactions:read', retrieve: 'GET /v1/authorizations/{authorization_id}' },
+  authorization: {
+    schema: 'Authorization', scope: 'transactions:read', retrieve: 'GET /v1/authorizations/{authorization_id}',
+  },
   transaction: { schema: 'Transaction', scope: 'transactions:read', retrieve: 'GET /v1/transactions/{transaction_id}' },
   dispute: { schema: 'Dispute', scope: 'transactions:read', retrieve: 'GET /v1/disputes/{dispute_id}' },
   network_token: { schema: 'NetworkToken', scope: 'cards:read', retrieve: 'GET /v1/network_tokens/{network_token_id}' },
-  authentication: { schema: 'Authentication', scope: 'authentications:read', retrieve: 'GET /v1/authentications/{authentication_id}' },
+  authentication: {
+    schema: 'Authentication', scope: 'authentications:read', retrieve: 'GET /v1/authentications/{authentication_id}',
+  },
   esim_order: { schema: 'EsimOrder', scope: 'esim:read', retrieve: 'GET /v1/esim/orders/{order_id}' },
   esim: { schema: 'EsimSummary', scope: 'esim:read', retrieve: 'GET /v1/esim/esims/{esim_id}' },
-  webhook_endpoint: { schema: 'WebhookEndpoint', scope: 'webhooks:write', retrieve: 'GET /v1/webhook_endpoints/{webhook_endpoint_id}' },
+  webhook_endpoint: {
+    schema: 'WebhookEndpoint', scope: 'webhooks:write', retrieve: 'GET /v1/webhook_endpoints/{webhook_endpoint_id}',
+  },
 } as const satisfies Record<string, EventObjectSpec>
 
 export type EventObject = keyof typeof EVENT_OBJECTS

@@ -5,6 +5,7 @@ import type { Db } from '../../db/types.js'
 import { applyBounds, inIndexOrderPage, whereIn, type PageBounds } from '../../http/pagination.js'
 import { lowestIdAt } from '../../lib/ids.js'
 import { NAMED_ENDPOINT_TYPES, type ReadableTypes } from './catalog.js'
+import type { EventScope } from './emit.js'
 import { subscribedSql } from './outbox.js'
 import type { EventsTable } from './types.js'
 
@@ -21,7 +22,7 @@ export interface EventFilter {
   environment: string
   /** Oldest creation time still readable (the retention window). */
   retainedSince: Date
-  /** The types taken: one exact type, every type of a prefix (`card.*`), or the types the caller reads; undefined: all. */
+  /** The types taken: one exact type, every type of a prefix (`card.*`) or those the caller reads; undefined: all. */
   types?: readonly string[]
   /**
    * With `types` the types the caller reads (no type filter asked): the ones it does not. When they are the fewer, a
@@ -66,7 +67,7 @@ export function withDeliveryEvents(rows: string): RawBuilder<unknown> {
     FROM ${sql.table(rows)} AS r JOIN events AS e ON e.id = r.event_id`
 }
 
-/** How many pages' worth of the scope's next events a page without a few unreadable types reads before merging ranges. */
+/** How many pages' worth of the scope's next events a page without a few unreadable types reads before the ranges. */
 const SKIPPING_WINDOW = 2
 
 /**
@@ -103,7 +104,10 @@ export async function listEvents(db: Db, f: EventFilter, bounds: PageBounds): Pr
  * new events' deliveries decide), oldest first, for replays: the types its list takes, and the events delivered only to a
  * named endpoint (`webhook_endpoint.test`) that name this one; of the types `readable` only (the replaying caller's).
  */
-export async function eventIdsSince(db: Db, scope: { organizationId: string; environment: string }, since: Date, endpoint: { id: string; enabledEvents: readonly string[] }, readable: ReadableTypes, afterId: string | null, limit: number): Promise<{ id: string; type: string }[]> {
+export async function eventIdsSince(
+  db: Db, scope: EventScope, since: Date, endpoint: { id: string; enabledEvents: readonly string[] },
+  readable: ReadableTypes, afterId: string | null, limit: number,
+): Promise<{ id: string; type: string }[]> {
   let q = db.selectFrom('events').select(['id', 'type'])
     .where('organization_id', '=', scope.organizationId)
     .where('environment', '=', scope.environment)
@@ -145,7 +149,7 @@ export async function eventsAbout(db: Db, scope: { organizationId: string; envir
 }
 
 /** Events of one scope after an id, within retention, oldest first: the event stream's cursor read (`events_scope`). */
-function eventsAfterQuery(db: Db, scope: { organizationId: string; environment: string }, afterId: string, retainedSince: Date, limit: number) {
+function eventsAfterQuery(db: Db, scope: EventScope, afterId: string, retainedSince: Date, limit: number) {
   return db.selectFrom('events')
     .where('organization_id', '=', scope.organizationId)
     .where('environment', '=', scope.environment)
@@ -155,11 +159,15 @@ function eventsAfterQuery(db: Db, scope: { organizationId: string; environment: 
 }
 
 /** Events of one scope after an id, oldest first, within retention (the event stream's cursor read). */
-export async function eventsAfter(db: Db, scope: { organizationId: string; environment: string }, afterId: string, retainedSince: Date, limit: number): Promise<EventRow[]> {
+export async function eventsAfter(
+  db: Db, scope: EventScope, afterId: string, retainedSince: Date, limit: number,
+): Promise<EventRow[]> {
   return eventsAfterQuery(db, scope, afterId, retainedSince, limit).selectAll().execute()
 }
 
 /** The same read, ids and types only: a stream behind a full connection counts with it the events waiting for it. */
-export async function eventTypesAfter(db: Db, scope: { organizationId: string; environment: string }, afterId: string, retainedSince: Date, limit: number): Promise<{ id: string; type: string }[]> {
+export async function eventTypesAfter(
+  db: Db, scope: EventScope, afterId: string, retainedSince: Date, limit: number,
+): Promise<{ id: string; type: string }[]> {
   return eventsAfterQuery(db, scope, afterId, retainedSince, limit).select(['id', 'type']).execute()
 }

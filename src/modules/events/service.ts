@@ -7,7 +7,8 @@ import { iso, requireOwned } from '../../http/ownership.js'
 import { paginate, type ListResult, type PageParams } from '../../http/pagination.js'
 import { isId } from '../../lib/ids.js'
 import {
-  EVENT_CATALOGUE, EVENT_OBJECTS, EVENT_TYPES, eventScope, readsType, subscriptionRefusal, typesOfForm, type EventType, type ReadableTypes,
+  EVENT_CATALOGUE, EVENT_OBJECTS, EVENT_TYPES, eventScope, readsType, subscriptionRefusal, typesOfForm,
+  type EventType, type ReadableTypes,
 } from './catalog.js'
 import * as repo from './repo.js'
 import type { Event } from './schemas.js'
@@ -35,16 +36,18 @@ export function retentionStart(deps: AppDeps): Date {
   return new Date(deps.clock.now().getTime() - EVENT_RETENTION_MS)
 }
 
-/** What reading events of `type` takes: "a card: reading … requires the cards:read scope, as GET /v1/cards/{card_id} does". */
+/** What reading events of `type` takes: "a card: reading … requires the cards:read scope, as GET /v1/cards/… does". */
 function scopeOf(type: EventType, them: 'it' | 'them'): string {
   const object = EVENT_CATALOGUE[type].object
   const article = /^[aeiou]/.test(object) ? 'an' : 'a'
-  return `${article} ${object}: reading ${them} requires the ${eventScope(type)} scope, as ${EVENT_OBJECTS[object].retrieve} does.`
+  const route = EVENT_OBJECTS[object].retrieve
+  return `${article} ${object}: reading ${them} requires the ${eventScope(type)} scope, as ${route} does.`
 }
 
 /** Refuses one event the caller does not read (`403 insufficient_scope`, naming the scope of its object). */
 export function requireReadableEvent(readable: ReadableTypes, type: string): void {
-  if (!readsType(readable, type)) throw new ApiError('insufficient_scope', { message: `This event carries ${scopeOf(type as EventType, 'it')}` })
+  if (readsType(readable, type)) return
+  throw new ApiError('insufficient_scope', { message: `This event carries ${scopeOf(type as EventType, 'it')}` })
 }
 
 /**
@@ -54,7 +57,9 @@ export function requireReadableEvent(readable: ReadableTypes, type: string): voi
 export function requireReadableForms(readable: ReadableTypes, forms: readonly string[], param: string): void {
   for (const form of forms) {
     const hidden = typesOfForm(form)?.find((t) => !readsType(readable, t))
-    if (hidden) throw new ApiError('insufficient_scope', { param, message: `Events of type ${form} carry ${scopeOf(hidden, 'them')}` })
+    if (!hidden) continue
+    const message = `Events of type ${form} carry ${scopeOf(hidden, 'them')}`
+    throw new ApiError('insufficient_scope', { param, message })
   }
 }
 
@@ -62,7 +67,9 @@ export function requireReadableForms(readable: ReadableTypes, forms: readonly st
  * One retained event of the caller. Another organization's answers as a missing one; an event whose object the
  * caller's scopes do not read answers `403 insufficient_scope` (`readable`: the types it reads).
  */
-export async function getEvent(deps: AppDeps, ctx: RequestCtx, readable: ReadableTypes, id: string): Promise<EventView> {
+export async function getEvent(
+  deps: AppDeps, ctx: RequestCtx, readable: ReadableTypes, id: string,
+): Promise<EventView> {
   const row = isId('evt', id) ? await repo.findEvent(deps.db, id) : undefined
   const owned = requireOwned(row, ctx, 'event_not_found')
   if (owned.created_at.getTime() < retentionStart(deps).getTime()) throw new ApiError('event_not_found')
@@ -108,7 +115,9 @@ export interface EventListParams extends PageParams {
  * `type` filter naming types it does not read answers `403 insufficient_scope`; without one (or with `*`) the others
  * are left out, read past when they are few, else each readable type read as its own index range (`repo.listEvents`).
  */
-export async function listEvents(deps: AppDeps, ctx: RequestCtx, readable: ReadableTypes, query: EventListParams): Promise<ListResult<EventView>> {
+export async function listEvents(
+  deps: AppDeps, ctx: RequestCtx, readable: ReadableTypes, query: EventListParams,
+): Promise<ListResult<EventView>> {
   const filter: repo.EventFilter = {
     organizationId: ctx.organizationId,
     environment: ctx.environment,

@@ -11,7 +11,7 @@ export const LATE_COMMIT_WINDOW_MS = 5_000
 const LATE_SWEEP_EVERY_MS = 1_000
 /** Rows read per query; also the most a stream writes past a full connection (the batch it had read). */
 export const STREAM_BATCH = 200
-/** How often an open stream asks whether its token still grants access (a revoked client, an expired token, an allowlist). */
+/** How often an open stream asks whether its token still grants access (revoked client, expiry, allowlists). */
 export const ACCESS_CHECK_EVERY_MS = 1_000
 
 export interface StreamSessionOptions {
@@ -58,7 +58,7 @@ export class StreamSession {
     })
   }
 
-  /** Ends the stream: its body ends, or, while the connection is full, the connection is cut (nothing more can reach the reader). */
+  /** Ends the stream: its body ends, or, while the connection is full, the connection is cut (nothing gets through). */
   close(comment?: string): void {
     if (this.closed) return
     this.closed = true
@@ -91,14 +91,15 @@ export class StreamSession {
 
   /**
    * The token's checks again: every second (`due`), and before any event is written (`now`). Answered from the token
-   * cache, which every revocation clears (on other nodes through PostgreSQL's NOTIFY), so a revoked token's stream sends
-   * nothing committed after the revocation reached this node. Ends the stream when they fail.
+   * cache, which every revocation clears (on other nodes through PostgreSQL's NOTIFY), so a revoked token's stream
+   * sends nothing committed after the revocation reached this node. Ends the stream when they fail.
    */
   private async accessGranted(when: 'due' | 'now'): Promise<boolean> {
     if (when === 'due' && Date.now() - this.lastAccessCheck < ACCESS_CHECK_EVERY_MS) return true
     this.lastAccessCheck = Date.now()
     if (await this.o.req.accessStillGranted()) return true
-    this.close('access ended: the token was revoked, expired or is not allowed from this address; reconnect with a new token')
+    this.close('access ended: the token was revoked, expired or is not allowed from this address; '
+      + 'reconnect with a new token')
     return false
   }
 
@@ -140,7 +141,8 @@ export class StreamSession {
     const from = Math.min(this.lastSweep, this.pausedAt ?? this.lastSweep)
     for (const [id, at] of this.sent) if (at < from - 2 * LATE_COMMIT_WINDOW_MS) this.sent.delete(id)
     const windowStart = lowestIdAt('evt', new Date(from - LATE_COMMIT_WINDOW_MS))
-    await this.deliver(windowStart > this.o.start ? (windowStart < this.cursor ? windowStart : this.cursor) : this.o.start)
+    const recent = windowStart < this.cursor ? windowStart : this.cursor
+    await this.deliver(windowStart > this.o.start ? recent : this.o.start)
     if (!this.full) this.pausedAt = null
   }
 
@@ -157,7 +159,7 @@ export class StreamSession {
         if (this.o.wanted(row.type)) full.waiting++
       }
       if (full.waiting > deps.config.eventStream.maxBehind) {
-        this.o.req.log.info({ waiting: full.waiting }, 'event stream cut off: its reader stopped reading and fell too far behind')
+        this.o.req.log.info({ waiting: full.waiting }, 'event stream cut off: its reader stopped reading')
         this.close()
         return
       }

@@ -81,7 +81,10 @@ export class EventStreams {
  * longer grants access or its reader falls too far behind. It carries only the types the token reads (`readableTypes`);
  * `types` naming others answers 403 insufficient_scope before the stream opens.
  */
-export async function serveEventStream(deps: AppDeps, streams: EventStreams, req: FastifyRequest, reply: FastifyReply, query: { types?: string; last_event_id?: string }): Promise<void> {
+export async function serveEventStream(
+  deps: AppDeps, streams: EventStreams, req: FastifyRequest, reply: FastifyReply,
+  query: { types?: string; last_event_id?: string },
+): Promise<void> {
   const ctx = req.ctx
   const readable = readableTypes(ctx.scopes)
   const types = parseStreamTypes(query.types, deps.config.baseUrl)
@@ -89,9 +92,8 @@ export async function serveEventStream(deps: AppDeps, streams: EventStreams, req
   const header = req.headers['last-event-id']
   const start = streamStart((Array.isArray(header) ? header[0] : header) ?? query.last_event_id)
   const raw = reply.raw
-  const session = new StreamSession({
-    deps, req, raw, start: start.cursor, wanted: (type) => readsType(readable, type) && (!types || subscribes(types, type)),
-  })
+  const wanted = (type: string) => readsType(readable, type) && (!types || subscribes(types, type))
+  const session = new StreamSession({ deps, req, raw, start: start.cursor, wanted })
   const release = streams.acquire(ctx, () => session.close())
   reply.hijack()
   raw.writeHead(200, {

@@ -115,7 +115,10 @@ export async function replayEvent(deps: AppDeps, eventId: string, endpointId?: s
  * does not read (`readable`: the types its scopes read) is refused as reading it is. `inSameTx` runs in the
  * transaction that queues the deliveries (the console's audit row).
  */
-export async function replayOwnEvent(deps: AppDeps, ctx: RequestCtx, readable: ReadableTypes, eventId: string, endpointId?: string, inSameTx?: InSameTx<ReplayView>): Promise<ReplayView> {
+export async function replayOwnEvent(
+  deps: AppDeps, ctx: RequestCtx, readable: ReadableTypes, eventId: string, endpointId?: string,
+  inSameTx?: InSameTx<ReplayView>,
+): Promise<ReplayView> {
   const found = isId('evt', eventId) ? await findEvent(deps.db, eventId) : undefined
   const event = requireOwned(found, ctx, 'event_not_found')
   if (event.created_at.getTime() < retentionStart(deps).getTime()) throw new ApiError('event_not_found')
@@ -132,14 +135,17 @@ export async function replayOwnEvent(deps: AppDeps, ctx: RequestCtx, readable: R
  * Re-sends every retained event the endpoint takes, created at or after `since` (clamped to retention), whether or not
  * it was delivered; of the types `readable` only (the caller's).
  */
-async function replayEndpointSince(deps: AppDeps, ep: repo.EndpointRow, since: Date, readable: ReadableTypes): Promise<ReplayView> {
+async function replayEndpointSince(
+  deps: AppDeps, ep: repo.EndpointRow, since: Date, readable: ReadableTypes,
+): Promise<ReplayView> {
   const retained = retentionStart(deps)
   const from = since.getTime() < retained.getTime() ? retained : since
   const scope = { organizationId: ep.organization_id, environment: ep.environment }
   let after: string | null = null
   let queued = 0
   for (;;) {
-    const rows = await eventIdsSince(deps.db, scope, from, { id: ep.id, enabledEvents: ep.enabled_events }, readable, after, 500)
+    const endpoint = { id: ep.id, enabledEvents: ep.enabled_events }
+    const rows = await eventIdsSince(deps.db, scope, from, endpoint, readable, after, 500)
     if (rows.length === 0) break
     await withTx(deps.db, (trx) => queueDeliveries(trx, scope, rows.map((r) => ({ eventId: r.id, endpointId: ep.id })), deps.clock.now()))
     queued += rows.length
@@ -159,7 +165,9 @@ export async function replayEndpoint(deps: AppDeps, endpointId: string, since: D
  * `enabled_events` takes (and its own test events) created at or after `since`, which must lie within retention; of
  * the types the caller reads (`readable`), so a replay sends no event its token could not read.
  */
-export async function replayOwnEndpoint(deps: AppDeps, ctx: RequestCtx, readable: ReadableTypes, endpointId: string, since: string): Promise<ReplayView> {
+export async function replayOwnEndpoint(
+  deps: AppDeps, ctx: RequestCtx, readable: ReadableTypes, endpointId: string, since: string,
+): Promise<ReplayView> {
   const ep = requireEnabled(await ownedEndpoint(deps, ctx, endpointId), 'webhook_endpoint_id')
   const from = new Date(since)
   const retained = retentionStart(deps)
