@@ -1,7 +1,8 @@
 /**
- * `npm run docs:events`: writes docs/guides/event-catalogue.md, the published event catalogue, from the catalogue in
- * src/modules/events/catalog.ts (types, what emits each, the object carried) and the OpenAPI document (each object's
- * example). test/events/event-catalogue-page.test.ts fails when the committed page differs from what this writes.
+ * `npm run docs:events`: writes docs/guides/event-catalogue.md, the published event catalogue, from the catalogue
+ * in src/modules/events/catalog.ts (types, what emits each, the object carried and the scope that reads it) and the
+ * OpenAPI document (each object's example). test/events/event-catalogue-page.test.ts fails when the committed page
+ * differs from what this writes.
  */
 import { randomBytes } from 'node:crypto'
 import { mkdtempSync, mkdirSync, rmSync, writeFileSync } from 'node:fs'
@@ -11,8 +12,8 @@ import { fileURLToPath, pathToFileURL } from 'node:url'
 import { buildApp } from '../src/app.js'
 import { loadConfig } from '../src/config.js'
 import {
-  deliveredToNamedEndpoint, EVENT_API_VERSION, EVENT_CATALOGUE, EVENT_CATALOGUE_PATH, EVENT_OBJECTS, EVENT_TYPES, SUBSCRIPTION_FORMS,
-  type EventType,
+  deliveredToNamedEndpoint, EVENT_API_VERSION, EVENT_CATALOGUE, EVENT_CATALOGUE_PATH, EVENT_OBJECTS, EVENT_TYPES,
+  eventScope, SUBSCRIPTION_FORMS, type EventType,
 } from '../src/modules/events/index.js'
 import { openRuntime } from '../src/runtime.js'
 
@@ -34,7 +35,7 @@ function exampleOf(doc: OpenApiDocument, schema: string): Record<string, unknown
 /** A full event of `type` as delivered: the Event schema example's envelope around the example of the object it carries. */
 export function exampleEvent(doc: OpenApiDocument, type: EventType): Record<string, unknown> {
   const envelope = exampleOf(doc, 'Event')
-  const object = exampleOf(doc, EVENT_OBJECTS[EVENT_CATALOGUE[type].object])
+  const object = exampleOf(doc, EVENT_OBJECTS[EVENT_CATALOGUE[type].object].schema)
   return {
     id: envelope.id,
     object: 'event',
@@ -68,10 +69,30 @@ function intro(groups: Map<string, EventType[]>): string {
 OpenAPI document. Do not edit by hand: change the catalogue or the schemas and run the command again. -->
 
 Every change the service makes records an **event** in the same transaction as the change, and queues a delivery of it
-to every enabled webhook endpoint subscribed to its type. Events are kept 30 days, readable with \`GET /v1/events\` and
-\`GET /v1/events/{event_id}\` (any valid token), and can be replayed. This page lists every type (${EVENT_TYPES.length}), what
-emits it, the object it carries and an example. The same list is the enum of \`Event.type\` and of the \`enabled_events\`
-items in \`/openapi.json\`. It is served at \`${EVENT_CATALOGUE_PATH}\`.
+to every enabled webhook endpoint subscribed to its type. Events are kept 30 days, readable with \`GET /v1/events\`,
+\`GET /v1/events/{event_id}\` and the stream \`GET /v1/events/stream\`, and can be replayed. This page lists every type
+(${EVENT_TYPES.length}), what emits it, the object it carries, the scope that reads it and an example. The same list is the
+enum of \`Event.type\` and of the \`enabled_events\` items in \`/openapi.json\`. It is served at \`${EVENT_CATALOGUE_PATH}\`.
+
+## Who reads which events
+
+An event is read with the scope of its object: the scope of that object's own \`GET\` route (a token without
+\`cardholders:read\` reads no cardholder, so no \`cardholder.*\` event either). A token sees, in the list, one event, the
+stream and replays, only the types whose scope it holds:
+
+| scope | types |
+|---|---|
+${scopeRows()}
+
+- \`GET /v1/events\` and \`GET /v1/events/stream\` without a type filter (or with \`*\`) leave the other types out.
+- A filter that names types the token does not read (\`type=cardholder.*\`, \`types=cardholder.created\`) answers
+  \`403 insufficient_scope\`, naming the scope.
+- \`GET /v1/events/{event_id}\` and \`POST /v1/events/{event_id}/replay\` of such an event answer \`403 insufficient_scope\`,
+  naming the scope; another organization's event answers \`404 event_not_found\`, as a missing one.
+- \`POST /v1/webhook_endpoints/{id}/replay\` sends again only the types the token reads.
+
+Holding the write scope of an object does not read it (\`cards:write\` alone reads no \`card.*\` event), as for its
+\`GET\` route.
 
 ## The event object
 
@@ -120,15 +141,27 @@ rotation and a receiver to copy.
 `
 }
 
+/** One row per scope that reads events: the scope, then its prefix wildcards. */
+function scopeRows(): string {
+  const byScope = new Map<string, string[]>()
+  for (const type of EVENT_TYPES) {
+    const wildcard = code(`${type.slice(0, type.indexOf('.'))}.*`)
+    const forms = byScope.get(eventScope(type)) ?? []
+    if (!forms.includes(wildcard)) byScope.set(eventScope(type), [...forms, wildcard])
+  }
+  return [...byScope].map(([scope, forms]) => `| ${code(scope)} | ${forms.join(', ')} |`).join('\n')
+}
+
 function index(groups: Map<string, EventType[]>): string {
   const rows = [...groups.values()].flat().map((type) => {
     const spec = EVENT_CATALOGUE[type]
-    return `| [${code(type)}](#${type}) | ${code(spec.object)} | ${spec.emittedBy.replace(/\|/g, '\\|')} |`
+    const emitted = spec.emittedBy.replace(/\|/g, '\\|')
+    return `| [${code(type)}](#${type}) | ${code(spec.object)} | ${code(eventScope(type))} | ${emitted} |`
   })
   return `## Types
 
-| type | object | emitted when |
-|---|---|---|
+| type | object | read with | emitted when |
+|---|---|---|---|
 ${rows.join('\n')}
 `
 }
@@ -142,7 +175,8 @@ function section(doc: OpenApiDocument, prefix: string, types: EventType[]): stri
 
 ${spec.emittedBy}
 
-Carries: ${code(spec.object)} (schema \`${EVENT_OBJECTS[spec.object]}\` in \`/openapi.json\`).
+Carries: ${code(spec.object)} (schema \`${EVENT_OBJECTS[spec.object].schema}\` in \`/openapi.json\`). Read with:
+${code(eventScope(type))}, the scope of ${code(EVENT_OBJECTS[spec.object].retrieve)}.
 
 \`\`\`json
 ${JSON.stringify(exampleEvent(doc, type), null, 2)}

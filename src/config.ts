@@ -70,6 +70,11 @@ export interface EventStreamConfig {
   maxConnections: number
   /** Open streams of one organization's environment in one process. */
   maxPerScope: number
+  /**
+   * A stream whose connection is full (its reader stopped reading) reads no more; once more events than this wait
+   * for it, it is cut off (the reader resumes with Last-Event-ID).
+   */
+  maxBehind: number
 }
 
 /**
@@ -221,6 +226,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       lifetimeMs: positiveInt(env, 'EVENT_STREAM_LIFETIME_MS', 15 * 60_000),
       maxConnections: positiveInt(env, 'EVENT_STREAM_MAX_CONNECTIONS', 200),
       maxPerScope: positiveInt(env, 'EVENT_STREAM_MAX_PER_ENVIRONMENT', 10),
+      maxBehind: positiveInt(env, 'EVENT_STREAM_MAX_BEHIND', 1000),
     },
   }
 }

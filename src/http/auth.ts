@@ -42,9 +42,35 @@ function bearer(req: FastifyRequest): string {
   return match[1]
 }
 
+/** What the token with this SHA-256 grants: from the token cache, else through the oauth module's lookup (cached). */
+async function lookupGrant(
+  deps: AppDeps, tokens: TokenCache<AccessTokenGrant>, tokenHash: string,
+): Promise<AccessTokenGrant | undefined> {
+  const cached = tokens.get(tokenHash, Date.now())
+  if (cached) return cached
+  const mark = tokens.mark()
+  const row = await deps.hooks.get(ACCESS_TOKEN_GRANT)(deps.db, tokenHash)
+  if (row) tokens.put(tokenHash, row, mark, Date.now())
+  return row
+}
+
+/** Why a grant does not admit a caller at `address` now (client status, expiry, environment, allowlists), or null. */
+function refusalOf(deps: AppDeps, row: AccessTokenGrant | undefined, address: string): ApiError | null {
+  if (!row || row.client_status !== 'active' || row.expires_at.getTime() <= deps.clock.now().getTime()) {
+    return new ApiError('invalid_access_token')
+  }
+  if (!deps.config.environments.includes(row.environment)) {
+    const message = `This deployment does not serve the ${row.environment} environment.`
+    return new ApiError('environment_mismatch', { message })
+  }
+  if (!ipAllowed(address, row.org_ips) || !ipAllowed(address, row.client_ips)) return new ApiError('ip_not_allowed')
+  return null
+}
+
 /**
  * Finds the token (in the token cache, which revocations and allowlist changes clear at once, or through the
  * oauth module's lookup, `ACCESS_TOKEN_GRANT`) and checks client status, expiry, environment and network policy on every request.
+ * `req.accessStillGranted` makes the same checks again, for a request that lasts (an event stream).
  */
 async function authenticate(req: FastifyRequest, deps: AppDeps, tokens: TokenCache<AccessTokenGrant>): Promise<void> {
   const token = bearer(req)
@@ -56,27 +82,19 @@ async function authenticate(req: FastifyRequest, deps: AppDeps, tokens: TokenCac
     throw new ApiError('invalid_access_token', { message: 'Not an access token: /v1 takes the access_token answered by POST /oauth/token (it starts with at_test_ or at_live_).' })
   }
   const tokenHash = sha256Hex(token)
-  let row = tokens.get(tokenHash, Date.now())
-  if (!row) {
-    const mark = tokens.mark()
-    row = await deps.hooks.get(ACCESS_TOKEN_GRANT)(deps.db, tokenHash)
-    if (row) tokens.put(tokenHash, row, mark, Date.now())
-  }
-  if (!row || row.client_status !== 'active' || row.expires_at.getTime() <= deps.clock.now().getTime()) {
-    throw new ApiError('invalid_access_token')
-  }
-  if (!deps.config.environments.includes(row.environment)) {
-    throw new ApiError('environment_mismatch', { message: `This deployment does not serve the ${row.environment} environment.` })
-  }
   const address = clientAddress(req)
-  if (!ipAllowed(address, row.org_ips) || !ipAllowed(address, row.client_ips)) throw new ApiError('ip_not_allowed')
+  const row = await lookupGrant(deps, tokens, tokenHash)
+  const refusal = refusalOf(deps, row, address)
+  if (refusal) throw refusal
+  const grant = row as AccessTokenGrant // refusalOf refuses a token it did not find
   req.ctx = {
     requestId: String(req.id),
-    organizationId: row.organization_id,
-    environment: row.environment,
-    clientId: row.client_id,
-    scopes: new Set(row.scopes),
+    organizationId: grant.organization_id,
+    environment: grant.environment,
+    clientId: grant.client_id,
+    scopes: new Set(grant.scopes),
   }
+  req.accessStillGranted = async () => refusalOf(deps, await lookupGrant(deps, tokens, tokenHash), address) === null
 }
 
 /**
@@ -113,6 +131,7 @@ function pollingPath(req: FastifyRequest): string | null {
  */
 export function installAuth(app: FastifyInstance, deps: AppDeps, limits: RateLimits): void {
   app.decorateRequest('ctx', null as never)
+  app.decorateRequest('accessStillGranted', null as never)
   const tokens = new TokenCache<AccessTokenGrant>(deps.config.databaseUrl, deps.log)
   app.addHook('onClose', async () => { await tokens.close() })
   app.addHook('onRequest', async (req) => {

@@ -22,6 +22,12 @@ declare module 'fastify' {
   interface FastifyRequest {
     /** Set by authentication on every /v1 request. */
     ctx: RequestCtx
+    /**
+     * Set by authentication on every /v1 request: whether its token still passes every check it passed when the
+     * request began (client not revoked, token not expired, address allowed), asked again by a request that lasts
+     * (an event stream); answered from the token cache, which every revocation clears at once.
+     */
+    accessStillGranted: () => Promise<boolean>
   }
   interface FastifyContextConfig {
     /** Scope the token must hold; omitted for routes any valid token may call. */

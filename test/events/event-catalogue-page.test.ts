@@ -70,7 +70,7 @@ describe('the published event catalogue', () => {
       assert.equal(event.api_version, '2026-11-01')
       assert.equal(event.data.object.object, spec.object, `${type}: the example carries a ${spec.object}`)
       assert.ok(validEvent(event), `${type}: ${ajv.errorsText(validEvent.errors)}`)
-      const validObject = ajv.getSchema(`${DOC_ID}#/components/schemas/${EVENT_OBJECTS[spec.object]}`)!
+      const validObject = ajv.getSchema(`${DOC_ID}#/components/schemas/${EVENT_OBJECTS[spec.object].schema}`)!
       assert.ok(validObject(event.data.object), `${type}: ${ajv.errorsText(validObject.errors)}`)
     }
     for (const section of ['## The event object', '## Subscribing', '## Signatures and delivery', '`cardz.*`', 'api_version', 'docs/events-webhooks.md']) {

@@ -1,83 +1,13 @@
 import assert from 'node:assert/strict'
-import { createServer } from 'node:net'
 import { after, before, describe, test } from 'node:test'
 import { openDatabase } from '../../src/db/client.js'
 import { withTx } from '../../src/db/tx.js'
 import { emit } from '../../src/modules/events/index.js'
-import { createTenant, startTestApp, type TestApp, type TestClient } from '../helpers/app.js'
+import { createTenant, listenOnPort, startTestApp, type TestApp, type TestClient } from '../helpers/app.js'
 import { emitEvent } from '../webhooks/helpers.js'
+import { events, openStream as open, type Opened } from './sse-client.js'
 
 // GET /v1/events/stream on a real port, read as a client reads it (fetch, text/event-stream).
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = createServer()
-    probe.once('error', reject)
-    probe.listen(0, '127.0.0.1', () => {
-      const { port } = probe.address() as { port: number }
-      probe.close(() => resolve(port))
-    })
-  })
-}
-
-interface Message { id?: string; event?: string; data?: string; comment?: string }
-
-/** An open stream: every message and comment received, and a way to wait for some. */
-interface Opened {
-  status: number
-  headers: Headers
-  body: any
-  messages: Message[]
-  waitFor(predicate: (m: Message[]) => boolean, timeoutMs?: number): Promise<Message[]>
-  close(): void
-}
-
-async function open(baseUrl: string, token: string, query = '', headers: Record<string, string> = {}): Promise<Opened> {
-  const controller = new AbortController()
-  const res = await fetch(`${baseUrl}/v1/events/stream${query}`, { headers: { authorization: `Bearer ${token}`, ...headers }, signal: controller.signal })
-  const messages: Message[] = []
-  const opened: Opened = {
-    status: res.status, headers: res.headers, body: null, messages,
-    async waitFor(predicate, timeoutMs = 5000) {
-      const until = Date.now() + timeoutMs
-      while (!predicate(messages)) {
-        if (Date.now() > until) throw new Error(`stream: condition not met; got ${JSON.stringify(messages)}`)
-        await new Promise((r) => setTimeout(r, 20))
-      }
-      return messages
-    },
-    close: () => controller.abort(),
-  }
-  if (!res.ok) {
-    opened.body = await res.json()
-    return opened
-  }
-  void (async () => {
-    const decoder = new TextDecoder()
-    let buffer = ''
-    try {
-      for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) {
-        buffer += decoder.decode(chunk, { stream: true })
-        let end: number
-        while ((end = buffer.indexOf('\n\n')) >= 0) {
-          const block = buffer.slice(0, end)
-          buffer = buffer.slice(end + 2)
-          const m: Message = {}
-          for (const line of block.split('\n')) {
-            if (line.startsWith(':')) m.comment = line.slice(1).trim()
-            else if (line.startsWith('id: ')) m.id = line.slice(4)
-            else if (line.startsWith('event: ')) m.event = line.slice(7)
-            else if (line.startsWith('data: ')) m.data = line.slice(6)
-          }
-          messages.push(m)
-        }
-      }
-    } catch { /* aborted */ }
-  })()
-  return opened
-}
-
-const events = (messages: Message[]) => messages.filter((m) => m.data)
 
 describe('GET /v1/events/stream', () => {
   let t: TestApp
@@ -92,12 +22,10 @@ describe('GET /v1/events/stream', () => {
   }
 
   before(async () => {
-    const port = await freePort()
-    baseUrl = `http://127.0.0.1:${port}`
     t = await startTestApp({ env: { EVENT_STREAM_POLL_MS: '50', EVENT_STREAM_HEARTBEAT_MS: '300', EVENT_STREAM_LIFETIME_MS: '60000', EVENT_STREAM_MAX_PER_ENVIRONMENT: '3' } })
-    await t.app.listen({ port, host: '127.0.0.1' })
+    baseUrl = await listenOnPort(t)
     a = await createTenant(t)
-    token = await a.token('cards:read')
+    token = await a.token()
   })
   after(async () => {
     for (const s of streams) s.close()

@@ -17,6 +17,7 @@ import { after, before, describe, test } from 'node:test'
 import pg from 'pg'
 import { PLAN_PER_CALL } from '../../src/db/client.js'
 import { idHeadAt } from '../../src/lib/ids.js'
+import { SCOPES } from '../../src/modules/oauth/scopes.js'
 import { createTenant, startTestApp, type TestApp } from '../helpers/app.js'
 import { MERCHANT } from '../authorizations/support.js'
 import { attest, cardBody, issuedCard, makeAccount, makeCardholder } from '../cards/support.js'
@@ -46,6 +47,11 @@ function captureQueries(): void {
 
 let t: TestApp
 let token: string
+/**
+ * Tokens whose scopes read some event types only: without transactions:read (all but a few rare types), without
+ * accounts:read (all but the type of the newest 6,000 events), with transactions:read alone (rare types only).
+ */
+const narrow: { rareHidden?: string; newestHidden?: string; disputesOnly?: string } = {}
 let admin: pg.Client
 const ids: Record<string, string> = {}
 
@@ -72,6 +78,9 @@ before(async () => {
   await admin.connect()
   const tenant = await createTenant(t)
   token = await tenant.token()
+  narrow.rareHidden = await tenant.token(SCOPES.filter((s) => s !== 'transactions:read').join(' '))
+  narrow.newestHidden = await tenant.token(SCOPES.filter((s) => s !== 'accounts:read').join(' '))
+  narrow.disputesOnly = await tenant.token('transactions:read')
   const ok = async (method: string, url: string, body?: unknown, status = 200) => {
     const res = await t.api(token, method, url, body)
     assert.equal(res.statusCode, status, `${method} ${url}: ${res.body}`)
@@ -172,12 +181,12 @@ function flatten(node: PlanNode): PlanNode[] {
 }
 
 /** The plans of the list statements on `table` the app ran for one request (each run again under EXPLAIN ANALYZE). */
-async function plansOf(url: string, table: string): Promise<{ text: string; plan: PlanNode }[]> {
+async function plansOf(url: string, table: string, caller = token): Promise<{ text: string; plan: PlanNode }[]> {
   captured.length = 0
   capturing = true
   let res
   try {
-    res = await t.api(token, 'GET', url)
+    res = await t.api(caller, 'GET', url)
   } finally {
     capturing = false
   }
@@ -216,8 +225,8 @@ const SORTED_INPUTS = new Set(['esim_orders_reference', 'cardholders_kyc_expiry_
   // (`inIndexOrder`): at most a page from each range (the read check below bounds every scan).
   'events_scope_type', 'webhook_deliveries_endpoint_status', 'webhook_deliveries_endpoint_type'])
 
-async function assertIndexed(url: string, table: string, indexes: string[] = []): Promise<void> {
-  for (const { text, plan } of await plansOf(url, table)) {
+async function assertIndexed(url: string, table: string, indexes: string[] = [], caller = token): Promise<void> {
+  for (const { text, plan } of await plansOf(url, table, caller)) {
     const nodes = flatten(plan)
     const scans = nodes.filter((n) => n['Relation Name'] === table)
     const where = `${url}\n${text}\n${JSON.stringify(plan, null, 1)}`
@@ -332,6 +341,33 @@ describe('every list filter reads an index in list order', { skip }, () => {
     const old = (await t.api(token, 'GET', `/v1/events?created[lt]=${ids.oldEventTime}&limit=100`)).json()
     assert.equal(old.data.length, 100)
     assert.ok(old.data.every((e: any) => e.created_at < ids.oldEventTime))
+  })
+
+  test('events of a token that reads some types only: past a few rare ones, else one range per readable type', async () => {
+    // Without transactions:read the types left out are rare: the scope's next events (as unfiltered), theirs dropped.
+    await assertIndexed('/v1/events', 'events', [], narrow.rareHidden)
+    const rare = (await t.api(narrow.rareHidden!, 'GET', '/v1/events?limit=100')).json()
+    assert.equal(rare.data.length, 100)
+    assert.ok(rare.data.every((e: any) => !/^(dispute|authorization|transaction)\./.test(e.type)))
+    // Without accounts:read the newest 6,000 events (account.credited) are not the token's: after one window of them,
+    // the readable types' ranges (each scan within a page's read), not a walk past them all.
+    await assertIndexed('/v1/events', 'events', [], narrow.newestHidden)
+    const plans = await plansOf('/v1/events', 'events', narrow.newestHidden)
+    const indexes = plans.map((p) => flatten(p.plan).map((n) => n['Index Name']))
+    assert.ok(indexes.some((used) => used.includes('events_scope_type')), 'the readable types\' ranges were not read')
+    const most = (await t.api(narrow.newestHidden!, 'GET', '/v1/events?limit=100')).json()
+    assert.equal(most.data.length, 100)
+    assert.ok(most.data.every((e: any) => e.type !== 'account.credited'))
+    const ids = most.data.map((e: any) => e.id)
+    assert.deepEqual(ids, [...ids].sort().reverse(), 'newest first across the ranges')
+    // transactions:read alone: the rare disputes (and the few authorizations and transactions), deep pages included.
+    await assertIndexed('/v1/events', 'events', ['events_scope_type'], narrow.disputesOnly)
+    const first = (await t.api(narrow.disputesOnly!, 'GET', '/v1/events?limit=25')).json()
+    assert.equal(first.data.length, 25)
+    const types = first.data.map((e: any) => e.type)
+    assert.ok(types.every((type: string) => /^(dispute|authorization|transaction)\./.test(type)), JSON.stringify(types))
+    const next = `/v1/events?starting_after=${first.next_cursor}`
+    await assertIndexed(next, 'events', ['events_scope_type'], narrow.disputesOnly)
   })
 
   test('the webhook delivery log: a rare status, failed with canceled, an event type, a prefix', async () => {

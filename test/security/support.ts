@@ -43,9 +43,11 @@ export const label = (r: { method: string; url: string }): string => `${r.method
  */
 export const NO_SCOPE_ALLOWLIST: Record<string, string> = {
   'GET /v1/programs': 'interface.md: "GET /v1/programs needs only a valid token, no scope"',
-  'GET /v1/events': 'decisions.md (Webhooks and events): "events readable with any scope"',
-  'GET /v1/events/:event_id': 'decisions.md (Webhooks and events): "events readable with any scope"',
-  'GET /v1/events/stream': 'decisions.md (SDK and developer CLI): the stream of the events any token may read',
+  // decisions.md (Sign-in, streams and scopes, hardened): each event is read with the scope of its object, so these
+  // routes need none of their own; test/security/event-scopes.test.ts holds what each token reads through them.
+  'GET /v1/events': 'no route scope: each event is read with the scope of its object',
+  'GET /v1/events/:event_id': 'no route scope: each event is read with the scope of its object',
+  'GET /v1/events/stream': 'no route scope: the stream carries the events the token reads, each with the scope of its object',
   'POST /v1/simulate/processor_faults': 'sandbox-only harness that shapes the caller\'s own simulated processor across accounts, cards and PINs; no object kind owns it',
 }
 
@@ -61,8 +63,8 @@ export function expectedScope(method: string, url: string): string | null | unde
   if (/^webhook_endpoints(\/|$)/.test(p)) return 'webhooks:write'
   // decisions.md (Authorization decided by the integrator): the authorization endpoint is managed like webhook endpoints.
   if (/^authorization_endpoint(\/|$)/.test(p)) return 'webhooks:write'
-  // Events are read with any scope; a replay sends deliveries, and an event's deliveries are the endpoints'
-  // delivery log, so both are managed like the endpoints.
+  // A replay sends deliveries, and an event's deliveries are the endpoints' delivery log, so both are managed like the
+  // endpoints (and a replay also needs the scope of the event's object, like reading it).
   if (/^events\/:[a-z_]+\/(replay|deliveries)$/.test(p)) return 'webhooks:write'
   if (/^oauth_clients(\/|$)/.test(p)) return 'clients:write'
   if (/^(cardholders|accounts)\/:[a-z_]+\/cards$/.test(p)) return byMethod(method, 'cards:read', 'cards:write')

@@ -12235,7 +12235,7 @@ export interface paths {
         };
         /**
          * List events, newest first
-         * @description Any valid token may read events (no scope). Events are kept 30 days. Filters: `type` (exact, or `prefix.*`), `created[gte]`, `created[gt]`, `created[lte]`, `created[lt]` (ISO 8601 timestamp or Unix seconds).
+         * @description Each event is read with the scope of its object, the scope of that object's own GET route (the event catalogue names it per type: `cardholder.*` needs `cardholders:read`, `card.*` `cards:read`, …): a token sees only the types its scopes read. Without `type` (or with `*`) the list leaves the other types out; a `type` naming types the token does not read answers 403 insufficient_scope naming the scope. Events are kept 30 days. Filters: `type` (exact, or `prefix.*`), `created[gte]`, `created[gt]`, `created[lte]`, `created[lt]` (ISO 8601 timestamp or Unix seconds).
          */
         get: {
             parameters: {
@@ -12299,7 +12299,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error codes: `ip_not_allowed`, `environment_mismatch` */
+                /** @description Error codes: `insufficient_scope`, `ip_not_allowed`, `environment_mismatch` */
                 403: {
                     headers: {
                         /** @description Request id (`req_…`), also in every error body. */
@@ -12375,7 +12375,7 @@ export interface paths {
         };
         /**
          * Retrieve an event
-         * @description Any valid token may read events (no scope). Events older than 30 days answer event_not_found.
+         * @description Each event is read with the scope of its object, the scope of that object's own GET route (the event catalogue names it per type: `cardholder.*` needs `cardholders:read`, `card.*` `cards:read`, …): a token sees only the types its scopes read. An event of a type the token does not read answers 403 insufficient_scope naming the scope; events older than 30 days answer event_not_found.
          */
         get: {
             parameters: {
@@ -12438,7 +12438,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error codes: `ip_not_allowed`, `environment_mismatch` */
+                /** @description Error codes: `insufficient_scope`, `ip_not_allowed`, `environment_mismatch` */
                 403: {
                     headers: {
                         /** @description Request id (`req_…`), also in every error body. */
@@ -12649,7 +12649,7 @@ export interface paths {
         put?: never;
         /**
          * Replay an event
-         * @description Sends the stored event again, with the next `Svc-Delivery-Attempt` number, to `webhook_endpoint_id` (one of your enabled endpoints) or, without it, to every enabled endpoint whose `enabled_events` takes its type (`*`, the type or its prefix wildcard). A `webhook_endpoint.test` event goes only to the endpoint it tested. Events are readable with any scope, but a replay sends deliveries, so it needs `webhooks:write`. Events older than 30 days answer event_not_found.
+         * @description Sends the stored event again, with the next `Svc-Delivery-Attempt` number, to `webhook_endpoint_id` (one of your enabled endpoints) or, without it, to every enabled endpoint whose `enabled_events` takes its type (`*`, the type or its prefix wildcard). A `webhook_endpoint.test` event goes only to the endpoint it tested. A replay sends deliveries, so it needs `webhooks:write`, and the token must read the event: an event of a type whose object its scopes do not read answers 403 insufficient_scope, as `GET /v1/events/{event_id}` does. Events older than 30 days answer event_not_found.
          */
         post: {
             parameters: {
@@ -12820,7 +12820,7 @@ export interface paths {
         };
         /**
          * Stream events as they happen (server-sent events)
-         * @description Any valid token (no scope). A `text/event-stream` of the organization's events of the token's environment, oldest first: each message is `id: evt_…`, `event: <type>`, `data: <the event JSON, as GET /v1/events/{id} answers it>`. Without `Last-Event-ID` the stream starts with the events created after it opens; with it (header, or `last_event_id`), every retained event created after that one comes first. The stream's position comes as an `id:` line without data when it opens and with each heartbeat, so a client reconnecting with the last id it saw misses nothing, even before its first event. A comment line (`: heartbeat`) is sent after 15 s without an event. New events appear within about 250 ms, whichever node wrote them; one whose transaction committed after a later event's is still sent if it committed within 5 s. The server closes a stream after 15 minutes and when it stops: reconnect with `Last-Event-ID` (EventSource does; `retry:` is 1 s). At most 10 streams per environment and 200 per server are open at once; more answer 429 rate_limited with Retry-After. Deliveries are at least once: deduplicate on the event id.
+         * @description Each event is read with the scope of its object, the scope of that object's own GET route (the event catalogue names it per type: `cardholder.*` needs `cardholders:read`, `card.*` `cards:read`, …): a token sees only the types its scopes read. A `types` naming types the token does not read answers 403 insufficient_scope naming the scope. A `text/event-stream` of the organization's events of the token's environment, oldest first: each message is `id: evt_…`, `event: <type>`, `data: <the event JSON, as GET /v1/events/{id} answers it>`. Without `Last-Event-ID` the stream starts with the events created after it opens; with it (header, or `last_event_id`), every retained event created after that one comes first. The stream's position comes as an `id:` line without data when it opens and with each heartbeat, so a client reconnecting with the last id it saw misses nothing, even before its first event. A comment line (`: heartbeat`) is sent after 15 s without an event. New events appear within about 250 ms, whichever node wrote them; one whose transaction committed after a later event's is still sent if it committed within 5 s. The server closes a stream after 15 minutes and when it stops: reconnect with `Last-Event-ID` (EventSource does; `retry:` is 1 s). At most 10 streams per environment and 200 per server are open at once; more answer 429 rate_limited with Retry-After. A stream ends within 1 s of its token no longer granting access (its client revoked, the token expired, the address no longer allowed). A reader that stops reading is not buffered for: the server stops reading events for it while its connection is full, and cuts the connection once more than 1000 events wait for it; resume with `Last-Event-ID`. Deliveries are at least once: deduplicate on the event id.
          */
         get: {
             parameters: {
@@ -12875,7 +12875,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error codes: `ip_not_allowed`, `environment_mismatch` */
+                /** @description Error codes: `insufficient_scope`, `ip_not_allowed`, `environment_mismatch` */
                 403: {
                     headers: {
                         /** @description Request id (`req_…`), also in every error body. */
@@ -20216,7 +20216,7 @@ export interface paths {
         put?: never;
         /**
          * Replay an endpoint's events since a time
-         * @description Sends the endpoint again every retained event its `enabled_events` takes (and its own test events) created at or after `since`, delivered or not, each with the next `Svc-Delivery-Attempt` number. `since` is an RFC 3339 timestamp at most 30 days ago (events are kept 30 days; older is `invalid_parameter`). The endpoint must be enabled (`invalid_parameter` naming `webhook_endpoint_id` otherwise).
+         * @description Sends the endpoint again every retained event its `enabled_events` takes (and its own test events) created at or after `since`, delivered or not, each with the next `Svc-Delivery-Attempt` number. `since` is an RFC 3339 timestamp at most 30 days ago (events are kept 30 days; older is `invalid_parameter`). The endpoint must be enabled (`invalid_parameter` naming `webhook_endpoint_id` otherwise). Only the types the token reads are sent again (each event is read with the scope of its object, as `GET /v1/events` lists them).
          */
         post: {
             parameters: {

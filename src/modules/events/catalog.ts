@@ -1,24 +1,44 @@
 /**
  * The event catalogue (decisions.md "Webhooks and events" and "Event catalogue", plus the endpoint's own
- * `webhook_endpoint.disabled` and `webhook_endpoint.test`): every type the service emits, what emits it and the object it carries. It is
- * published as the enum of `Event.type` and of `enabled_events` in the OpenAPI document, and as the page
- * docs/guides/event-catalogue.md (`npm run docs:events` writes it from this list and the schemas' examples).
+ * `webhook_endpoint.disabled` and `webhook_endpoint.test`): every type the service emits, what emits it, the object it
+ * carries and the scope that reads it (the object's). It is published as the enum of `Event.type` and of
+ * `enabled_events` in the OpenAPI document, and as the page docs/guides/event-catalogue.md (`npm run docs:events`
+ * writes it from this list and the schemas' examples).
  */
 
-/** The objects events carry in `data.object` (their `object` field), with the OpenAPI schema that describes each. */
+/** What the catalogue says of each object an event carries: its OpenAPI schema, and who may read it. */
+export interface EventObjectSpec {
+  /** The OpenAPI schema that describes the object. */
+  schema: string
+  /**
+   * The scope that reads the object: the scope of its own GET route (`retrieve`). An event is read with the scope of
+   * its object, in every way events are read (the list, one event, the stream, replays).
+   */
+  scope: string
+  /** The object's own GET route, in the OpenAPI document's form. */
+  retrieve: string
+}
+
+/** The objects events carry in `data.object` (their `object` field). */
 export const EVENT_OBJECTS = {
-  cardholder: 'Cardholder',
-  account: 'Account',
-  card: 'Card',
-  authorization: 'Authorization',
-  transaction: 'Transaction',
-  dispute: 'Dispute',
-  network_token: 'NetworkToken',
-  authentication: 'Authentication',
-  esim_order: 'EsimOrder',
-  esim: 'EsimSummary',
-  webhook_endpoint: 'WebhookEndpoint',
-} as const
+  cardholder: { schema: 'Cardholder', scope: 'cardholders:read', retrieve: 'GET /v1/cardholders/{cardholder_id}' },
+  account: { schema: 'Account', scope: 'accounts:read', retrieve: 'GET /v1/accounts/{account_id}' },
+  card: { schema: 'Card', scope: 'cards:read', retrieve: 'GET /v1/cards/{card_id}' },
+  authorization: {
+    schema: 'Authorization', scope: 'transactions:read', retrieve: 'GET /v1/authorizations/{authorization_id}',
+  },
+  transaction: { schema: 'Transaction', scope: 'transactions:read', retrieve: 'GET /v1/transactions/{transaction_id}' },
+  dispute: { schema: 'Dispute', scope: 'transactions:read', retrieve: 'GET /v1/disputes/{dispute_id}' },
+  network_token: { schema: 'NetworkToken', scope: 'cards:read', retrieve: 'GET /v1/network_tokens/{network_token_id}' },
+  authentication: {
+    schema: 'Authentication', scope: 'authentications:read', retrieve: 'GET /v1/authentications/{authentication_id}',
+  },
+  esim_order: { schema: 'EsimOrder', scope: 'esim:read', retrieve: 'GET /v1/esim/orders/{order_id}' },
+  esim: { schema: 'EsimSummary', scope: 'esim:read', retrieve: 'GET /v1/esim/esims/{esim_id}' },
+  webhook_endpoint: {
+    schema: 'WebhookEndpoint', scope: 'webhooks:write', retrieve: 'GET /v1/webhook_endpoints/{webhook_endpoint_id}',
+  },
+} as const satisfies Record<string, EventObjectSpec>
 
 export type EventObject = keyof typeof EVENT_OBJECTS
 
@@ -148,6 +168,28 @@ export function typesOfForm(form: string): readonly EventType[] | null {
     return EVENT_TYPES.filter((t) => eventPrefix(t) === prefix)
   }
   return EVENT_TYPES.filter((t) => t === form)
+}
+
+/** The scope that reads events of `type`: the scope of the object it carries (`EVENT_OBJECTS`). */
+export function eventScope(type: EventType): string {
+  return EVENT_OBJECTS[EVENT_CATALOGUE[type].object].scope
+}
+
+/**
+ * The event types a caller reads: `'every'` type, or only these (a token whose scopes read some objects only). A token
+ * reads a type when it holds the type's `eventScope`; the console's members read every type.
+ */
+export type ReadableTypes = 'every' | readonly EventType[]
+
+/** The types a token holding `scopes` reads, in catalogue order; `'every'` when it reads them all. */
+export function readableTypes(scopes: ReadonlySet<string>): ReadableTypes {
+  const types = EVENT_TYPES.filter((t) => scopes.has(eventScope(t)))
+  return types.length === EVENT_TYPES.length ? 'every' : types
+}
+
+/** Whether a caller that reads `readable` reads events of `type`. */
+export function readsType(readable: ReadableTypes, type: string): boolean {
+  return readable === 'every' || (readable as readonly string[]).includes(type)
 }
 
 /**

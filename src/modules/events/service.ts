@@ -6,7 +6,10 @@ import { ApiError } from '../../http/errors.js'
 import { iso, requireOwned } from '../../http/ownership.js'
 import { paginate, type ListResult, type PageParams } from '../../http/pagination.js'
 import { isId } from '../../lib/ids.js'
-import { subscriptionRefusal, typesOfForm, type EventType } from './catalog.js'
+import {
+  EVENT_CATALOGUE, EVENT_OBJECTS, EVENT_TYPES, eventScope, readsType, subscriptionRefusal, typesOfForm,
+  type EventType, type ReadableTypes,
+} from './catalog.js'
 import * as repo from './repo.js'
 import type { Event } from './schemas.js'
 
@@ -33,11 +36,44 @@ export function retentionStart(deps: AppDeps): Date {
   return new Date(deps.clock.now().getTime() - EVENT_RETENTION_MS)
 }
 
-/** One event of the caller, readable with any scope while it is retained. */
-export async function getEvent(deps: AppDeps, ctx: RequestCtx, id: string): Promise<EventView> {
+/** What reading events of `type` takes: "a card: reading … requires the cards:read scope, as GET /v1/cards/… does". */
+function scopeOf(type: EventType, them: 'it' | 'them'): string {
+  const object = EVENT_CATALOGUE[type].object
+  const article = /^[aeiou]/.test(object) ? 'an' : 'a'
+  const route = EVENT_OBJECTS[object].retrieve
+  return `${article} ${object}: reading ${them} requires the ${eventScope(type)} scope, as ${route} does.`
+}
+
+/** Refuses one event the caller does not read (`403 insufficient_scope`, naming the scope of its object). */
+export function requireReadableEvent(readable: ReadableTypes, type: string): void {
+  if (readsType(readable, type)) return
+  throw new ApiError('insufficient_scope', { message: `This event carries ${scopeOf(type as EventType, 'it')}` })
+}
+
+/**
+ * Refuses a filter (`param`: the list's `type`, the stream's `types`) naming events the caller does not read:
+ * `403 insufficient_scope` naming the scope of their object, as that object's own GET route refuses a token without it.
+ */
+export function requireReadableForms(readable: ReadableTypes, forms: readonly string[], param: string): void {
+  for (const form of forms) {
+    const hidden = typesOfForm(form)?.find((t) => !readsType(readable, t))
+    if (!hidden) continue
+    const message = `Events of type ${form} carry ${scopeOf(hidden, 'them')}`
+    throw new ApiError('insufficient_scope', { param, message })
+  }
+}
+
+/**
+ * One retained event of the caller. Another organization's answers as a missing one; an event whose object the
+ * caller's scopes do not read answers `403 insufficient_scope` (`readable`: the types it reads).
+ */
+export async function getEvent(
+  deps: AppDeps, ctx: RequestCtx, readable: ReadableTypes, id: string,
+): Promise<EventView> {
   const row = isId('evt', id) ? await repo.findEvent(deps.db, id) : undefined
   const owned = requireOwned(row, ctx, 'event_not_found')
   if (owned.created_at.getTime() < retentionStart(deps).getTime()) throw new ApiError('event_not_found')
+  requireReadableEvent(readable, owned.type)
   return presentEvent(owned)
 }
 
@@ -74,8 +110,14 @@ export interface EventListParams extends PageParams {
   'created[lt]'?: string
 }
 
-/** The caller's events, newest first, optionally by type and creation time. */
-export async function listEvents(deps: AppDeps, ctx: RequestCtx, query: EventListParams): Promise<ListResult<EventView>> {
+/**
+ * The caller's events, newest first, optionally by type and creation time: only the types it reads (`readable`). A
+ * `type` filter naming types it does not read answers `403 insufficient_scope`; without one (or with `*`) the others
+ * are left out, read past when they are few, else each readable type read as its own index range (`repo.listEvents`).
+ */
+export async function listEvents(
+  deps: AppDeps, ctx: RequestCtx, readable: ReadableTypes, query: EventListParams,
+): Promise<ListResult<EventView>> {
   const filter: repo.EventFilter = {
     organizationId: ctx.organizationId,
     environment: ctx.environment,
@@ -89,7 +131,12 @@ export async function listEvents(deps: AppDeps, ctx: RequestCtx, query: EventLis
     // The forms a subscription accepts: `*` (no filter), `<prefix>.*` and exact types; anything else names the catalogue.
     const refusal = subscriptionRefusal(query.type, deps.config.baseUrl)
     if (refusal !== null) throw new ApiError('invalid_parameter', { param: 'type', message: refusal })
+    requireReadableForms(readable, [query.type], 'type')
     filter.types = typesOfForm(query.type) ?? undefined
+  }
+  if (filter.types === undefined && readable !== 'every') {
+    filter.types = readable
+    filter.unreadable = EVENT_TYPES.filter((t) => !readsType(readable, t))
   }
   return paginate({
     ctx, cursors: deps.cursors, url: '/v1/events', page: query,

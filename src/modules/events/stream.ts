@@ -4,21 +4,16 @@ import type { EventStreamConfig } from '../../config.js'
 import type { RequestCtx } from '../../http/context.js'
 import { ApiError } from '../../http/errors.js'
 import { isId, lowestIdAt } from '../../lib/ids.js'
-import { subscribes, subscriptionRefusal } from './catalog.js'
-import * as repo from './repo.js'
-import { presentEvent, retentionStart } from './service.js'
+import { readableTypes, readsType, subscribes, subscriptionRefusal } from './catalog.js'
+import { requireReadableForms } from './service.js'
+import { StreamSession } from './stream-session.js'
 
 /**
  * `GET /v1/events/stream`: the caller's events as server-sent events. Each open stream reads the events table by id
- * cursor every `pollMs` (docs/decisions/event-stream-polling.md), so any node sees what any other node committed.
+ * cursor every `pollMs` (docs/decisions/event-stream-polling.md), so any node sees what any other node committed; the
+ * reading, back-pressure and access checks of one stream are its `StreamSession`.
  */
 
-/** Event ids are made before their transaction commits: one may appear below the cursor this long after it was made. */
-export const LATE_COMMIT_WINDOW_MS = 5_000
-/** How often a stream looks again at the late-commit window. */
-const LATE_SWEEP_EVERY_MS = 1_000
-/** Rows read per query. */
-const BATCH = 200
 /** What clients wait before reconnecting (the SSE `retry:` field). */
 const RETRY_MS = 1_000
 
@@ -81,24 +76,26 @@ export class EventStreams {
   }
 }
 
-/** Serves one stream on the hijacked reply until the client leaves, the lifetime ends or the server stops. */
-export async function serveEventStream(deps: AppDeps, streams: EventStreams, req: FastifyRequest, reply: FastifyReply, query: { types?: string; last_event_id?: string }): Promise<void> {
+/**
+ * Serves one stream on the hijacked reply until the client leaves, the lifetime ends, the server stops, its token no
+ * longer grants access or its reader falls too far behind. It carries only the types the token reads (`readableTypes`);
+ * `types` naming others answers 403 insufficient_scope before the stream opens.
+ */
+export async function serveEventStream(
+  deps: AppDeps, streams: EventStreams, req: FastifyRequest, reply: FastifyReply,
+  query: { types?: string; last_event_id?: string },
+): Promise<void> {
   const ctx = req.ctx
+  const readable = readableTypes(ctx.scopes)
   const types = parseStreamTypes(query.types, deps.config.baseUrl)
+  if (types) requireReadableForms(readable, types, 'types')
   const header = req.headers['last-event-id']
   const start = streamStart((Array.isArray(header) ? header[0] : header) ?? query.last_event_id)
-  const config = deps.config.eventStream
-  let closed = false
-  let wake: (() => void) | null = null
-  const close = () => {
-    if (closed) return
-    closed = true
-    wake?.()
-    if (!reply.raw.writableEnded) reply.raw.end()
-  }
-  const release = streams.acquire(ctx, close)
-  reply.hijack()
   const raw = reply.raw
+  const wanted = (type: string) => readsType(readable, type) && (!types || subscribes(types, type))
+  const session = new StreamSession({ deps, req, raw, start: start.cursor, wanted })
+  const release = streams.acquire(ctx, () => session.close())
+  reply.hijack()
   raw.writeHead(200, {
     'content-type': 'text/event-stream; charset=utf-8',
     'cache-control': 'no-store',
@@ -109,62 +106,16 @@ export async function serveEventStream(deps: AppDeps, streams: EventStreams, req
   // The position travels as an `id:` with no data (it sets the client's Last-Event-ID without an event), so a client
   // that reconnects before its first event, or after a quiet spell, misses nothing made in between.
   raw.write(`retry: ${RETRY_MS}\nid: ${start.cursor}\n: ${start.resumed ? `resuming after ${start.cursor}` : 'streaming events from now'}\n\n`)
-  raw.on('close', close)
-  raw.on('error', close)
-  const lifetime = setTimeout(close, config.lifetimeMs)
-
-  const scope = { organizationId: ctx.organizationId, environment: ctx.environment }
-  const floor = start.cursor
-  let cursor = start.cursor
-  /** Ids sent in the late-commit window, so a sweep sends none twice. */
-  const sent = new Map<string, number>()
-  let lastWrite = Date.now()
-  let lastSweep = 0
-
-  const deliver = async (after: string): Promise<void> => {
-    for (;;) {
-      const rows = await repo.eventsAfter(deps.db, scope, after, retentionStart(deps), BATCH)
-      for (const row of rows) {
-        after = row.id
-        if (row.id > cursor) cursor = row.id
-        if (sent.has(row.id)) continue
-        sent.set(row.id, Date.now())
-        if (types && !subscribes(types, row.type)) continue
-        raw.write(`id: ${row.id}\nevent: ${row.type}\ndata: ${JSON.stringify(presentEvent(row))}\n\n`)
-        lastWrite = Date.now()
-      }
-      if (rows.length < BATCH || closed) return
-    }
-  }
-
+  raw.on('close', () => session.close())
+  raw.on('error', () => session.close())
+  const lifetime = setTimeout(() => session.close(), deps.config.eventStream.lifetimeMs)
   try {
-    while (!closed) {
-      const now = Date.now()
-      if (now - lastSweep >= LATE_SWEEP_EVERY_MS) {
-        // Events whose transaction committed after a later one's: look again at the recent window (not below the start).
-        lastSweep = now
-        const windowStart = lowestIdAt('evt', new Date(now - LATE_COMMIT_WINDOW_MS))
-        for (const [id, at] of sent) if (at < now - 2 * LATE_COMMIT_WINDOW_MS) sent.delete(id)
-        await deliver(windowStart > floor ? (windowStart < cursor ? windowStart : cursor) : floor)
-      } else {
-        await deliver(cursor)
-      }
-      if (!closed && Date.now() - lastWrite >= config.heartbeatMs) {
-        raw.write(`id: ${cursor}\n: heartbeat ${new Date().toISOString()}\n\n`)
-        lastWrite = Date.now()
-      }
-      if (closed) break
-      await new Promise<void>((resolve) => {
-        const timer = setTimeout(resolve, config.pollMs)
-        wake = () => { clearTimeout(timer); resolve() }
-      })
-      wake = null
-    }
+    await session.run()
   } catch (err) {
     req.log.warn({ err }, 'event stream ended by an error')
   } finally {
     clearTimeout(lifetime)
     release()
-    close()
+    session.close()
   }
 }

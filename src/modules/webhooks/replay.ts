@@ -8,7 +8,7 @@ import { OPERATOR_CTX, paginate, type ListResult, type PageParams } from '../../
 import { isId } from '../../lib/ids.js'
 import {
   deliveredToNamedEndpoint, emit, EVENT_API_VERSION, EVENT_RETENTION_MS, eventIdsSince, findEvent, findEventForReplay, presentEvent, queueDeliveries,
-  retentionStart, subscribes, type EventRow, type EventView,
+  requireReadableEvent, retentionStart, subscribes, type EventRow, type EventView, type ReadableTypes,
 } from '../events/index.js'
 import * as deliveries from './delivery-repo.js'
 import * as repo from './repo.js'
@@ -103,13 +103,18 @@ export async function replayEvent(deps: AppDeps, eventId: string, endpointId?: s
 
 /**
  * `POST /v1/events/{id}/replay`: the caller's own retained event, to its own endpoint (enabled, of the token's
- * environment) or to every enabled endpoint subscribed to the type, with a new attempt number. `inSameTx` runs in the
+ * environment) or to every enabled endpoint subscribed to the type, with a new attempt number; an event the caller
+ * does not read (`readable`: the types its scopes read) is refused as reading it is. `inSameTx` runs in the
  * transaction that queues the deliveries (the console's audit row).
  */
-export async function replayOwnEvent(deps: AppDeps, ctx: RequestCtx, eventId: string, endpointId?: string, inSameTx?: InSameTx<ReplayView>): Promise<ReplayView> {
+export async function replayOwnEvent(
+  deps: AppDeps, ctx: RequestCtx, readable: ReadableTypes, eventId: string, endpointId?: string,
+  inSameTx?: InSameTx<ReplayView>,
+): Promise<ReplayView> {
   const found = isId('evt', eventId) ? await findEvent(deps.db, eventId) : undefined
   const event = requireOwned(found, ctx, 'event_not_found')
   if (event.created_at.getTime() < retentionStart(deps).getTime()) throw new ApiError('event_not_found')
+  requireReadableEvent(readable, event.type)
   let named: repo.EndpointRow | undefined
   if (endpointId !== undefined) {
     const row = isId('whe', endpointId) ? await repo.findEndpoint(deps.db, endpointId) : undefined
@@ -118,15 +123,21 @@ export async function replayOwnEvent(deps: AppDeps, ctx: RequestCtx, eventId: st
   return queueReplay(deps, event, await replayTargets(deps, event, named), inSameTx)
 }
 
-/** Re-sends every retained event the endpoint takes, created at or after `since` (clamped to retention), whether or not it was delivered. */
-async function replayEndpointSince(deps: AppDeps, ep: repo.EndpointRow, since: Date): Promise<ReplayView> {
+/**
+ * Re-sends every retained event the endpoint takes, created at or after `since` (clamped to retention), whether or not
+ * it was delivered; of the types `readable` only (the caller's).
+ */
+async function replayEndpointSince(
+  deps: AppDeps, ep: repo.EndpointRow, since: Date, readable: ReadableTypes,
+): Promise<ReplayView> {
   const retained = retentionStart(deps)
   const from = since.getTime() < retained.getTime() ? retained : since
   const scope = scopeOfRow(ep)
   let after: string | null = null
   let queued = 0
   for (;;) {
-    const rows = await eventIdsSince(deps.db, scope, from, { id: ep.id, enabledEvents: ep.enabled_events }, after, 500)
+    const endpoint = { id: ep.id, enabledEvents: ep.enabled_events }
+    const rows = await eventIdsSince(deps.db, scope, from, endpoint, readable, after, 500)
     if (rows.length === 0) break
     await withTx(deps.db, (trx) => queueDeliveries(trx, scope, rows.map((r) => ({ eventId: r.id, endpointId: ep.id })), deps.clock.now()))
     queued += rows.length
@@ -138,14 +149,17 @@ async function replayEndpointSince(deps: AppDeps, ep: repo.EndpointRow, since: D
 
 /** Operator: an endpoint's events since a time (any organization's endpoint; `since` before retention starts at retention). */
 export async function replayEndpoint(deps: AppDeps, endpointId: string, since: Date): Promise<ReplayView> {
-  return replayEndpointSince(deps, await endpointForReplay(deps, endpointId), since)
+  return replayEndpointSince(deps, await endpointForReplay(deps, endpointId), since, 'every')
 }
 
 /**
  * `POST /v1/webhook_endpoints/{id}/replay`: the caller's own enabled endpoint gets every retained event its
- * `enabled_events` takes (and its own test events) created at or after `since`, which must lie within retention.
+ * `enabled_events` takes (and its own test events) created at or after `since`, which must lie within retention; of
+ * the types the caller reads (`readable`), so a replay sends no event its token could not read.
  */
-export async function replayOwnEndpoint(deps: AppDeps, ctx: RequestCtx, endpointId: string, since: string): Promise<ReplayView> {
+export async function replayOwnEndpoint(
+  deps: AppDeps, ctx: RequestCtx, readable: ReadableTypes, endpointId: string, since: string,
+): Promise<ReplayView> {
   const ep = requireEnabled(await ownedEndpoint(deps, ctx, endpointId), 'webhook_endpoint_id')
   const from = new Date(since)
   const retained = retentionStart(deps)
@@ -155,7 +169,7 @@ export async function replayOwnEndpoint(deps: AppDeps, ctx: RequestCtx, endpoint
       message: `since must lie within the ${EVENT_RETENTION_MS / 86_400_000}-day event retention: at or after ${retained.toISOString()}.`,
     })
   }
-  return replayEndpointSince(deps, ep, from)
+  return replayEndpointSince(deps, ep, from, readable)
 }
 
 /**

@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { AppDeps } from '../../app-deps.js'
 import { ListEnvelope } from '../../http/pagination.js'
-import { Event, EventParams } from '../events/index.js'
+import { Event, EventParams, readableTypes } from '../events/index.js'
 import { eventDeliveries, listEndpointDeliveries } from './delivery-log.js'
 import { registerWebhookOperator } from './operator-routes.js'
 import { replayOwnEndpoint, replayOwnEvent, sendTestEvent } from './replay.js'
@@ -87,11 +87,15 @@ export function registerWebhooks(base: FastifyInstance, deps: AppDeps): void {
       description: 'Sends the endpoint again every retained event its `enabled_events` takes (and its own test events) created at or '
         + 'after `since`, delivered or not, each with the next `Svc-Delivery-Attempt` number. `since` is an RFC 3339 timestamp at '
         + 'most 30 days ago (events are kept 30 days; older is `invalid_parameter`). The endpoint must be enabled '
-        + '(`invalid_parameter` naming `webhook_endpoint_id` otherwise).',
+        + '(`invalid_parameter` naming `webhook_endpoint_id` otherwise). Only the types the token reads are sent again '
+        + '(each event is read with the scope of its object, as `GET /v1/events` lists them).',
       params: EndpointParams, body: EndpointReplayRequest, response: { 200: Replay },
     },
     config: { scope, errors: ['webhook_endpoint_not_found'] },
-  }, async (req) => replayOwnEndpoint(deps, req.ctx, req.params.webhook_endpoint_id, req.body.since))
+  }, async (req) => {
+    const readable = readableTypes(req.ctx.scopes)
+    return replayOwnEndpoint(deps, req.ctx, readable, req.params.webhook_endpoint_id, req.body.since)
+  })
 
   app.post('/v1/webhook_endpoints/:webhook_endpoint_id/test', {
     schema: {
@@ -123,12 +127,17 @@ export function registerWebhooks(base: FastifyInstance, deps: AppDeps): void {
       tags: ['Events'], summary: 'Replay an event',
       description: 'Sends the stored event again, with the next `Svc-Delivery-Attempt` number, to `webhook_endpoint_id` (one of your '
         + 'enabled endpoints) or, without it, to every enabled endpoint whose `enabled_events` takes its type (`*`, the type or its '
-        + 'prefix wildcard). A `webhook_endpoint.test` event goes only to the endpoint it tested. Events are readable with any '
-        + 'scope, but a replay sends deliveries, so it needs `webhooks:write`. Events older than 30 days answer event_not_found.',
+        + 'prefix wildcard). A `webhook_endpoint.test` event goes only to the endpoint it tested. A replay sends deliveries, '
+        + 'so it needs `webhooks:write`, and the token must read the event: an event of a type whose object its scopes do '
+        + 'not read answers 403 insufficient_scope, as `GET /v1/events/{event_id}` does. Events older than 30 days answer '
+        + 'event_not_found.',
       params: EventParams, body: EventReplayRequest, response: { 200: Replay },
     },
     config: { scope, errors: ['event_not_found', 'webhook_endpoint_not_found'] },
-  }, async (req) => replayOwnEvent(deps, req.ctx, req.params.event_id, req.body?.webhook_endpoint_id))
+  }, async (req) => {
+    const readable = readableTypes(req.ctx.scopes)
+    return replayOwnEvent(deps, req.ctx, readable, req.params.event_id, req.body?.webhook_endpoint_id)
+  })
 
   registerWebhookOperator(app as unknown as FastifyInstance, deps)
 }

@@ -15,7 +15,8 @@ export const EVENTS = '/console/developers/events'
 
 /**
  * The console's person as the webhooks and events services know a caller: the organization and the selected
- * environment, named by the session (no API client, no scope: the console's role guard has decided already).
+ * environment, named by the session (no API client, no scope: the console's role guard has decided already, and the
+ * events services are told a member reads every event type, `'every'`).
  */
 export function callerOf(ctx: PageContext): RequestCtx {
   const scope = ctx.scope!

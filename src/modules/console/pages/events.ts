@@ -16,7 +16,7 @@ function objectOf(data: { object: unknown }): { kind: string; id: string } {
 async function eventsPage(ctx: PageContext): Promise<FastifyReply> {
   const type = oneOf(query(ctx, 'type'), TYPE_FILTERS)
   const after = query(ctx, 'after')
-  const page = await listEvents(ctx.deps, callerOf(ctx), { limit: 25, ...(type ? { type } : {}), ...(after ? { starting_after: after } : {}) })
+  const page = await listEvents(ctx.deps, callerOf(ctx), 'every', { limit: 25, ...(type ? { type } : {}), ...(after ? { starting_after: after } : {}) })
   const options: [string, string][] = [['', 'All types'], ...TYPE_FILTERS.map((t): [string, string] => [t, t.endsWith('.*') ? `${t} (all)` : t])]
   return ctx.render({
     title: 'Events',
@@ -39,7 +39,7 @@ ${cursorPager(EVENTS, { type }, page.next_cursor, after === '')}`,
 
 async function eventPage(ctx: PageContext, id: string, flash?: Flash, chosen = '', status = 200): Promise<FastifyReply> {
   const caller = callerOf(ctx)
-  const event = await getEvent(ctx.deps, caller, id)
+  const event = await getEvent(ctx.deps, caller, 'every', id)
   const [deliveries, endpoints] = await Promise.all([
     eventDeliveries(ctx.deps, caller, event.id),
     listEndpoints(ctx.deps, caller, { limit: MAX_ENDPOINTS_PER_ENVIRONMENT }),
@@ -96,7 +96,7 @@ export const eventsPages: ConsolePage = {
       const back = consolePath(ctx.text('return_to'))
       const returnTo = back && (back.startsWith(`${WEBHOOKS}/`) || back.startsWith(`${EVENTS}/`)) ? back : `${EVENTS}/${id}`
       try {
-        const replay = await replayOwnEvent(ctx.deps, callerOf(ctx), id, endpointId || undefined, auditedChange(ctx, 'event.replayed', (r) => r.event_id))
+        const replay = await replayOwnEvent(ctx.deps, callerOf(ctx), 'every', id, endpointId || undefined, auditedChange(ctx, 'event.replayed', (r) => r.event_id))
         const text = replay.queued === 0 ? 'No enabled endpoint takes this event: nothing is sent.'
           : `The event is queued again for ${replay.queued === 1 ? '1 endpoint' : `${replay.queued} endpoints`}.`
         return ctx.redirect(returnTo, { kind: replay.queued === 0 ? 'info' : 'ok', text })

@@ -219,7 +219,7 @@ export const webhooksPages: ConsolePage = {
         return endpointPage(ctx, id, { kind: 'error', text: 'Give a date and time (UTC), such as 2026-11-25T09:30.' }, { since: typed }, 422)
       }
       try {
-        const replay = await replayOwnEndpoint(ctx.deps, callerOf(ctx), id, since)
+        const replay = await replayOwnEndpoint(ctx.deps, callerOf(ctx), 'every', id, since)
         // The replay runs in batches of its own transactions; its audit row follows them.
         await auditAfter(ctx, 'webhook_endpoint.replayed', id)
         const text = replay.queued === 0 ? 'No event this endpoint takes was created since then: nothing is sent.'
