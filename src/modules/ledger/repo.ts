@@ -149,13 +149,20 @@ export async function lockAccount(trx: Db, accountId: string): Promise<AccountRo
   return trx.selectFrom('accounts').selectAll().where('id', '=', accountId).forUpdate().executeTakeFirst()
 }
 
+/** Takes the row lock of the account a hold is on (a hold never changes account), in one statement. */
+export async function lockAccountOfHold(trx: Db, holdId: string): Promise<AccountRow | undefined> {
+  return trx.selectFrom('accounts').selectAll()
+    .where('id', '=', (eb) => eb.selectFrom('holds').select('account_id').where('id', '=', holdId))
+    .forUpdate().executeTakeFirst()
+}
+
 export async function writeBalances(trx: Db, accountId: string, ledger: number, held: number, seq: number, now: Date): Promise<AccountRow> {
   return trx.updateTable('accounts').set({ ledger_balance: ledger, held_balance: held, entry_seq: seq, updated_at: now })
     .where('id', '=', accountId).returningAll().executeTakeFirstOrThrow()
 }
 
-export async function insertEntry(trx: Db, entry: EntryRow): Promise<void> {
-  await trx.insertInto('ledger_entries').values(entry).execute()
+export async function insertEntries(trx: Db, entries: EntryRow[]): Promise<void> {
+  await trx.insertInto('ledger_entries').values(entries).execute()
 }
 
 /** Entries of one account in ledger order (newest first), paged by their sequence number. */
