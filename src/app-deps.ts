@@ -25,8 +25,10 @@ export interface Batchers {
 
 /** Per-process caches, built once by the runtime (`buildServices`) so no module keeps one of its own. */
 export interface Caches {
-  /** Which program (hence which capabilities) an account in a path belongs to, for capability mounting; a few seconds. */
+  /** Which organization, environment and program an account in a path belongs to, for capability mounting (it never changes). */
   accountMounts: BoundedCache<string, AccountMount>
+  /** Each program's capabilities, for capability mounting; a few seconds. */
+  programCapabilities: BoundedCache<string, { capabilities: string[]; until: number }>
   /** Webhook signing secrets, decrypted once per sealed value. */
   webhookSecrets: BoundedCache<string, string>
   /** Each scope's authorization endpoint, or that it has none, for a few seconds; PUT, DELETE and rotate_secret clear their scope's entry. */
@@ -35,7 +37,7 @@ export interface Caches {
   authorizationCircuits: BoundedCache<string, CircuitState>
 }
 
-export interface AccountMount { organization_id: string; environment: string; capabilities: string[]; until: number }
+export interface AccountMount { organization_id: string; environment: string; program_id: string }
 
 /**
  * What every module's routes, services and jobs are built from; one object, passed explicitly. Built

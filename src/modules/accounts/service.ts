@@ -32,12 +32,12 @@ export async function requireAccount(db: Db, ctx: Scope, accountId: string, para
 }
 
 /**
- * An account's program never changes; its capabilities change only when the operator changes the program,
- * and the interface lets mounted operations change without notice. So the mount decision is cached for a
- * few seconds per account (credits and debits are the hot path), bounded in size: a miss reads the account,
- * then its program from the programs module.
+ * An account's organization, environment and program never change: the mount decision's account half is cached
+ * for good (bounded in size). A program's capabilities change only when the operator changes the program, and the
+ * interface lets mounted operations change without notice: they are cached a few seconds per program, so a busy
+ * process reads each program about once in that time, however many accounts are credited.
  */
-const MOUNT_CACHE_MS = 5_000
+const CAPABILITIES_CACHE_MS = 5_000
 
 /**
  * The program behind an account in the path, for capability mounting. Null when the account is not the
@@ -45,18 +45,23 @@ const MOUNT_CACHE_MS = 5_000
  */
 export async function accountProgramOf(deps: AppDeps, ctx: RequestCtx | undefined, accountId: string | undefined): Promise<{ capabilities: string[] } | null> {
   if (!ctx || !accountId || !isId('acct', accountId)) return null
-  const now = Date.now()
-  const mounts = deps.caches.accountMounts
-  let entry = mounts.get(accountId)
-  if (!entry || entry.until < now) {
+  let mount = deps.caches.accountMounts.get(accountId)
+  if (!mount) {
     const account = await repo.findAccount(deps.db, accountId)
-    const program = account ? await findProgram(deps.db, account.program_id) : undefined
-    if (!account || !program) return null
-    entry = { organization_id: account.organization_id, environment: account.environment, capabilities: program.capabilities, until: now + MOUNT_CACHE_MS }
-    mounts.set(accountId, entry)
+    if (!account) return null
+    mount = { organization_id: account.organization_id, environment: account.environment, program_id: account.program_id }
+    deps.caches.accountMounts.set(accountId, mount)
   }
-  if (entry.organization_id !== ctx.organizationId || entry.environment !== ctx.environment) return null
-  return { capabilities: entry.capabilities }
+  if (mount.organization_id !== ctx.organizationId || mount.environment !== ctx.environment) return null
+  const now = Date.now()
+  let program = deps.caches.programCapabilities.get(mount.program_id)
+  if (!program || program.until < now) {
+    const row = await findProgram(deps.db, mount.program_id)
+    if (!row) return null
+    program = { capabilities: row.capabilities, until: now + CAPABILITIES_CACHE_MS }
+    deps.caches.programCapabilities.set(mount.program_id, program)
+  }
+  return { capabilities: program.capabilities }
 }
 
 /**
