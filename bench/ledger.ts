@@ -2,6 +2,7 @@
 // client_transaction_id, then each with an Idempotency-Key) against a real `svc serve` on PostgreSQL, spread over many accounts and all on
 // one hot account, beside `pgbench -N` on the same PostgreSQL in the same run.
 // Usage: npm run bench -- ledger [--duration 15] [--connections 32] [--accounts 1000] [--warmup 3] [--processes 2] [--db-connections 6]
+//   [--only spread|hot|keyed]: that run alone, without pgbench (to profile one kind of credit)
 import { execFileSync } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
 import { mkdirSync, writeFileSync } from 'node:fs'
@@ -24,6 +25,7 @@ const { values } = parseArgs({
     // The server's PostgreSQL connections in all (DATABASE_CONNECTIONS), sized to the database's cores as a
     // deployment beside a 2-core database would be: more backends than that only queue inside PostgreSQL.
     'db-connections': { type: 'string', default: String(3 * cpus().length) },
+    only: { type: 'string' },
   },
   allowPositionals: true,
 })
@@ -32,6 +34,8 @@ const connections = Number(values.connections)
 const accountCount = Number(values.accounts)
 const warmup = Number(values.warmup)
 const admin = benchDatabaseUrl()
+const only = values.only
+if (only !== undefined && !['spread', 'hot', 'keyed'].includes(only)) throw new Error('--only takes spread, hot or keyed')
 
 async function call(server: BenchServer, token: string, method: string, path: string, body?: unknown): Promise<any> {
   const res = await fetch(server.baseUrl + path, {
@@ -133,14 +137,17 @@ try {
   const hot = ids[0]
   const spreadPick = () => ids[Math.floor(Math.random() * ids.length)]
 
-  await cannon('warmup', { ...credits(server, token, spreadPick), duration: warmup })
-  pg0 = await pgbench(() => server.settle())
-  await server.settle()
-  rows.push(await cannon(`credits, ${ids.length} accounts, ${connections} conn`, { ...credits(server, token, spreadPick), duration }, server))
-  await server.settle()
-  rows.push(await cannon(`credits, 1 hot account, ${connections} conn`, { ...credits(server, token, () => hot), duration }, server))
-  await server.settle()
-  rows.push(await cannon(`credits with Idempotency-Key, ${ids.length} accounts, ${connections} conn`, { ...credits(server, token, spreadPick, true), duration }, server))
+  await cannon('warmup', { ...credits(server, token, spreadPick, only === 'keyed'), duration: warmup })
+  if (only === undefined) pg0 = await pgbench(() => server.settle())
+  const runs = [
+    { kind: 'spread', name: `credits, ${ids.length} accounts, ${connections} conn`, pick: spreadPick, keyed: false },
+    { kind: 'hot', name: `credits, 1 hot account, ${connections} conn`, pick: () => hot, keyed: false },
+    { kind: 'keyed', name: `credits with Idempotency-Key, ${ids.length} accounts, ${connections} conn`, pick: spreadPick, keyed: true },
+  ]
+  for (const run of runs.filter((r) => only === undefined || r.kind === only)) {
+    await server.settle()
+    rows.push(await cannon(run.name, { ...credits(server, token, run.pick, run.keyed), duration }, server))
+  }
   check = await verify(server, token, [hot, ...ids.slice(1, 21)])
 } finally {
   await server.stop()
@@ -155,10 +162,12 @@ const report = [
   '',
   table(rows),
   '',
-  `pgbench -N -c ${connections} -j 2 -T ${duration} (scale 10): ${pg0.tps} tps (${pg0.line})`,
-  `spread credits/s = ${Math.round(share * 100)} % of pgbench -N; hot account ${hotRow.rps ? (spread.rps / hotRow.rps).toFixed(2) : '∞'}× slower than spread; with Idempotency-Key ${Math.round((keyed.rps / spread.rps) * 100)} % of spread`,
-  check,
-  `${meets ? 'meets' : 'BELOW'} the targets (≥ ${TARGET.spreadRps} credits/s spread, ≥ ${TARGET.pgbenchShare * 100} % of pgbench -N, hot no slower than ${TARGET.hotSlowdown}× spread).`,
+  ...(only !== undefined ? [check] : [
+    `pgbench -N -c ${connections} -j 2 -T ${duration} (scale 10): ${pg0.tps} tps (${pg0.line})`,
+    `spread credits/s = ${Math.round(share * 100)} % of pgbench -N; hot account ${hotRow.rps ? (spread.rps / hotRow.rps).toFixed(2) : '∞'}× slower than spread; with Idempotency-Key ${Math.round((keyed.rps / spread.rps) * 100)} % of spread`,
+    check,
+    `${meets ? 'meets' : 'BELOW'} the targets (≥ ${TARGET.spreadRps} credits/s spread, ≥ ${TARGET.pgbenchShare * 100} % of pgbench -N, hot no slower than ${TARGET.hotSlowdown}× spread).`,
+  ]),
 ].join('\n')
 process.stdout.write(report + '\n')
 
