@@ -27,8 +27,8 @@ export interface Batchers {
 export interface Caches {
   /** Which organization, environment and program an account in a path belongs to, for capability mounting (it never changes). */
   accountMounts: BoundedCache<string, AccountMount>
-  /** Each program's capabilities, for capability mounting; a few seconds. */
-  programCapabilities: BoundedCache<string, { capabilities: string[]; until: number }>
+  /** Each program's capabilities (null: no such program), for capability mounting; a few seconds. */
+  programCapabilities: BoundedCache<string, { capabilities: Promise<string[] | null>; until: number }>
   /** Webhook signing secrets, decrypted once per sealed value. */
   webhookSecrets: BoundedCache<string, string>
   /** Each scope's authorization endpoint, or that it has none, for a few seconds; PUT, DELETE and rotate_secret clear their scope's entry. */

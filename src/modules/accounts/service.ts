@@ -54,14 +54,16 @@ export async function accountProgramOf(deps: AppDeps, ctx: RequestCtx | undefine
   }
   if (mount.organization_id !== ctx.organizationId || mount.environment !== ctx.environment) return null
   const now = Date.now()
-  let program = deps.caches.programCapabilities.get(mount.program_id)
+  const cache = deps.caches.programCapabilities
+  let program = cache.get(mount.program_id)
   if (!program || program.until < now) {
-    const row = await findProgram(deps.db, mount.program_id)
-    if (!row) return null
-    program = { capabilities: row.capabilities, until: now + CAPABILITIES_CACHE_MS }
-    deps.caches.programCapabilities.set(mount.program_id, program)
+    // One read per program however many requests miss at once: they wait for the same answer.
+    program = { capabilities: findProgram(deps.db, mount.program_id).then((row) => row?.capabilities ?? null), until: now + CAPABILITIES_CACHE_MS }
+    cache.set(mount.program_id, program)
+    program.capabilities.catch(() => cache.delete(mount!.program_id))
   }
-  return { capabilities: program.capabilities }
+  const capabilities = await program.capabilities
+  return capabilities ? { capabilities } : null
 }
 
 /**
