@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto'
+import { hash } from 'node:crypto'
 import pg from 'pg'
 import type { Selectable } from 'kysely'
 import { GroupCommit, type Waiting } from '../db/group-commit.js'
@@ -144,5 +144,5 @@ export interface Taken { holder: string | null; stored?: StoredAnswer | null }
  * of its hash, as a signed bigint's text. A statement that locks the key itself takes the same lock.
  */
 export function lockKey(id: string): string {
-  return createHash('sha256').update(id).digest().readBigInt64BE(0).toString()
+  return hash('sha256', id, 'buffer').readBigInt64BE(0).toString()
 }

@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto'
+import { hash } from 'node:crypto'
 import type { Static } from 'typebox'
 import type { AppDeps } from '../../app-deps.js'
 import type { CreatedWindow } from '../../db/created-window.js'
@@ -42,7 +42,7 @@ export type KeyedAdjustmentOutcome = AdjustmentOutcome | { stored: StoredAnswer 
 
 /** Two 32-bit keys for the advisory lock held while one (account, client_transaction_id) is being applied. */
 export function clientTxnLockKey(accountId: string, clientTransactionId: string): [number, number] {
-  const digest = createHash('sha256').update(`${accountId}\u0000${clientTransactionId}`).digest()
+  const digest = hash('sha256', `${accountId}\u0000${clientTransactionId}`, 'buffer')
   return [digest.readInt32BE(0), digest.readInt32BE(4)]
 }
 
