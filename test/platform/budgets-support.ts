@@ -101,14 +101,18 @@ type RowVersions = Map<string, string>
  * and xmax (changes when it is locked, FOR UPDATE/SHARE or a foreign-key check's KEY SHARE, or deleted).
  */
 async function rowVersions(db: Db): Promise<RowVersions> {
-  const { rows: tables } = await sql<{ table_name: string }>`
-    SELECT c.table_name FROM information_schema.columns AS c
-    JOIN information_schema.tables AS t ON t.table_schema = c.table_schema AND t.table_name = c.table_name AND t.table_type = 'BASE TABLE'
-    WHERE c.table_schema = 'public' AND c.column_name = 'id' ORDER BY 1`.execute(db)
-  const union = tables.map((t) => `SELECT '${t.table_name}' AS t, id::text AS id, xmin::text || '/' || xmax::text AS v FROM "${t.table_name}"`)
-  const { rows } = await sql<{ t: string; id: string; v: string }>`${sql.raw(union.join(' UNION ALL '))}`.execute(db)
+  // The tables are read from the catalogue once: its views are slow, and the budget's steady state should not wait for them.
+  versionsQuery ??= (async () => {
+    const { rows: tables } = await sql<{ table_name: string }>`
+      SELECT c.relname AS table_name FROM pg_class AS c JOIN pg_namespace AS n ON n.oid = c.relnamespace
+      JOIN pg_attribute AS a ON a.attrelid = c.oid AND a.attname = 'id' AND NOT a.attisdropped
+      WHERE n.nspname = 'public' AND c.relkind IN ('r', 'p') ORDER BY 1`.execute(db)
+    return tables.map((t) => `SELECT '${t.table_name}' AS t, id::text AS id, xmin::text || '/' || xmax::text AS v FROM "${t.table_name}"`).join(' UNION ALL ')
+  })()
+  const { rows } = await sql<{ t: string; id: string; v: string }>`${sql.raw(await versionsQuery)}`.execute(db)
   return new Map(rows.map((r) => [`${r.t}\u0000${r.id}`, r.v]))
 }
+let versionsQuery: Promise<string> | undefined
 
 function lockedBetween(before: RowVersions, after: RowVersions): Record<string, number> {
   const locked: Record<string, number> = {}
@@ -120,8 +124,14 @@ function lockedBetween(before: RowVersions, after: RowVersions): Record<string, 
   return locked
 }
 
-/** Runs `fn` (one request, or several at once) and answers what it cost the database. */
-export async function measure(db: Db, fn: () => Promise<unknown>): Promise<Cost> {
+/**
+ * Runs `fn` (one request, or several at once) and answers what it cost the database. `warm` runs first, just
+ * before the rows' versions are read (so what it locks is not counted): a request that fills the caches a busy
+ * process keeps warm.
+ */
+export async function measure(db: Db, fn: () => Promise<unknown>, warm?: () => Promise<unknown>): Promise<Cost> {
+  await settled()
+  await warm?.()
   await settled()
   const before = await rowVersions(db)
   const sent: Sent[] = []

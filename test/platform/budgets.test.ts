@@ -68,8 +68,7 @@ function authorize(card = f.card): Promise<LightMyRequestResponse> {
  * program's capabilities, read once per program every few seconds, never per request).
  */
 async function steady(fn: () => Promise<unknown>): Promise<Cost> {
-  await adjust('credit')
-  return measure(t.deps.db, fn)
+  return measure(t.deps.db, fn, () => adjust('credit'))
 }
 
 async function within(what: string, budget: Budget, fn: () => Promise<unknown>): Promise<void> {
