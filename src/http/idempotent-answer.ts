@@ -48,14 +48,18 @@ export const ANSWER_RECORD_COLUMNS = sql.raw('idem_key text, idem_method text, i
  * For a statement whose items may lock their key themselves (`lock`): the CTE `key_locks` (idx, ok) takes each such
  * item's advisory lock for the statement's transaction (ok false: the key is held elsewhere), and `key_stored`
  * the answer already stored under it (idx and `STORED_COLUMNS`). `source` has idx, org, env and the answer fields.
+ * The lookup is a LATERAL probe of the key's index per item: a plain join let a cached generic plan, made while
+ * the table was small, hash the whole table on every statement (PostgreSQL's CPU per keyed credit tripled).
  */
 export function keyLookupCtes(source: string): RawBuilder<unknown> {
   return sql`key_locks AS MATERIALIZED (
       SELECT idx, CASE WHEN idem_lock IS NULL THEN true ELSE pg_try_advisory_xact_lock(idem_lock) END AS ok FROM ${sql.table(source)}
     ),
     key_stored AS MATERIALIZED (
-      SELECT s.idx, ${sql.raw(STORED_COLUMNS)}
-      FROM ${sql.table(source)} AS s JOIN idempotency_keys AS ik ON ik.organization_id = s.org AND ik.environment = s.env AND ik.key = s.idem_key
+      SELECT s.idx, ik.* FROM ${sql.table(source)} AS s CROSS JOIN LATERAL (
+        SELECT ${sql.raw(STORED_COLUMNS)} FROM idempotency_keys AS ik
+        WHERE ik.organization_id = s.org AND ik.environment = s.env AND ik.key = s.idem_key
+      ) AS ik
       WHERE s.idem_lock IS NOT NULL
     )`
 }
