@@ -130,6 +130,7 @@ const server = await startServer({ HTTP_PROCESSES: values.processes!, DATABASE_C
 const rows: Figures[] = []
 let pg0 = { tps: 0, line: '' }
 let check = ''
+const walPerCredit: string[] = []
 try {
   const client = await createTenant(server)
   const token = await accessToken(client)
@@ -146,7 +147,11 @@ try {
   ]
   for (const run of runs.filter((r) => only === undefined || r.kind === only)) {
     await server.settle()
-    rows.push(await cannon(run.name, { ...credits(server, token, run.pick, run.keyed), duration }, server))
+    // WAL of the whole PostgreSQL cluster over the run (nothing else writes to it meanwhile but other machines' users).
+    const walBefore = await server.walBytes()
+    const row = await cannon(run.name, { ...credits(server, token, run.pick, run.keyed), duration }, server)
+    walPerCredit.push(`${run.kind} ${Math.round((await server.walBytes() - walBefore) / Math.max(1, row.requests))} B`)
+    rows.push(row)
   }
   check = await verify(server, token, [hot, ...ids.slice(1, 21)])
 } finally {
@@ -161,6 +166,7 @@ const report = [
   `node ${process.version}, ${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}, PostgreSQL, ${values.processes} HTTP processes sharing ${values['db-connections']} database connections, ${duration} s per run, load average ${loadBefore.toFixed(1)} → ${loadavg()[0].toFixed(1)}`,
   '',
   table(rows),
+  `WAL per credit: ${walPerCredit.join(', ')}`,
   '',
   ...(only !== undefined ? [check] : [
     `pgbench -N -c ${connections} -j 2 -T ${duration} (scale 10): ${pg0.tps} tps (${pg0.line})`,
@@ -173,7 +179,7 @@ process.stdout.write(report + '\n')
 
 const results = join(fileURLToPath(new URL('.', import.meta.url)), 'results')
 mkdirSync(results, { recursive: true })
-writeFileSync(join(results, `ledger-${Date.now()}.json`), JSON.stringify({ duration, connections, accounts: accountCount, load: [loadBefore, loadavg()[0]], pgbench: pg0, rows, check }, null, 2))
+writeFileSync(join(results, `ledger-${Date.now()}.json`), JSON.stringify({ duration, connections, accounts: accountCount, load: [loadBefore, loadavg()[0]], pgbench: pg0, rows, walPerCredit, check }, null, 2))
 if (rows.some((r) => r.failures > 0) || check.includes('MISMATCH')) {
   process.stderr.write('some credits failed or the ledger does not add up\n')
   process.exitCode = 1
