@@ -30,7 +30,8 @@ export function answerToStore(status: number, key?: KeyInStatement): AnswerToSto
   const request = key?.request ?? currentIdempotentRequest()
   if (!request) return null
   const lock = key ? lockKey(keyLockId(request)) : null
-  return { key: request.key, method: request.method, path: request.path, requestHash: request.requestHash, status, lock }
+  const { key: name, method, path, requestHash } = request
+  return { key: name, method, path, requestHash, status, lock }
 }
 
 /** An item's answer fields, for a batch sent as JSON records (`ANSWER_RECORD_COLUMNS` reads them back). */
@@ -42,29 +43,33 @@ export function answerItemFields(answer: AnswerToStore | null) {
 }
 
 /** The record columns of `answerItemFields`, for `json_to_recordset(…) AS i(…, ${ANSWER_RECORD_COLUMNS})`. */
-export const ANSWER_RECORD_COLUMNS = sql.raw('idem_key text, idem_method text, idem_path text, idem_hash text, idem_status int, idem_lock bigint')
+export const ANSWER_RECORD_COLUMNS = sql.raw(
+  'idem_key text, idem_method text, idem_path text, idem_hash text, idem_status int, idem_lock bigint')
 
 /**
  * For a statement whose items may lock their key themselves (`lock`): the CTE `key_locks` (idx, ok) takes each such
  * item's advisory lock for the statement's transaction (ok false: the key is held elsewhere), and `key_stored`
  * the answer already stored under it (idx and `STORED_COLUMNS`). `source` has idx, org, env and the answer fields.
- * The lookup is a LATERAL probe of the key's index per item: a plain join let a cached generic plan, made while
- * the table was small, hash the whole table on every statement (PostgreSQL's CPU per keyed credit tripled).
+ * The lookup is a probe of the key's index per item: a LATERAL subquery with LIMIT, which the planner cannot turn
+ * back into a join. As a join, the generic plan a pooled connection keeps chose to hash the whole table on every
+ * statement once it held a few thousand keys (PostgreSQL's CPU per keyed credit more than doubled).
  */
 export function keyLookupCtes(source: string): RawBuilder<unknown> {
   return sql`key_locks AS MATERIALIZED (
-      SELECT idx, CASE WHEN idem_lock IS NULL THEN true ELSE pg_try_advisory_xact_lock(idem_lock) END AS ok FROM ${sql.table(source)}
+      SELECT idx, CASE WHEN idem_lock IS NULL THEN true ELSE pg_try_advisory_xact_lock(idem_lock) END AS ok
+      FROM ${sql.table(source)}
     ),
     key_stored AS MATERIALIZED (
       SELECT s.idx, ik.* FROM ${sql.table(source)} AS s CROSS JOIN LATERAL (
         SELECT ${sql.raw(STORED_COLUMNS)} FROM idempotency_keys AS ik
         WHERE ik.organization_id = s.org AND ik.environment = s.env AND ik.key = s.idem_key
+        LIMIT 1
       ) AS ik
       WHERE s.idem_lock IS NOT NULL
     )`
 }
 
-/** The final SELECT's column `stored`: the answer `key_stored` (alias `ks`) found for the item, as JSON (`storedOf` reads it). */
+/** The final SELECT's column `stored`: the answer `key_stored` (alias `ks`) found for the item, as JSON (`storedOf`). */
 export const STORED_RESULT = sql.raw('CASE WHEN ks.idx IS NULL THEN NULL ELSE to_json(ks) END AS stored')
 
 /** The answer an item's statement found stored under its key (`STORED_RESULT`), or null. */
