@@ -2,6 +2,7 @@
 // client_transaction_id, then each with an Idempotency-Key) against a real `svc serve` on PostgreSQL, spread over many accounts and all on
 // one hot account, beside `pgbench -N` on the same PostgreSQL in the same run.
 // Usage: npm run bench -- ledger [--duration 15] [--connections 32] [--accounts 1000] [--warmup 3] [--processes 2] [--db-connections 6]
+//   [--only spread|hot|keyed]: that run alone, without pgbench (to profile one kind of credit)
 import { execFileSync } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
 import { mkdirSync, writeFileSync } from 'node:fs'
@@ -9,6 +10,7 @@ import { cpus, loadavg } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { parseArgs } from 'node:util'
+import pg from 'pg'
 import { accessToken, benchDatabaseUrl, cannon, createTenant, pgToolArgs, startServer, table, type BenchServer, type Figures } from './platform-harness.js'
 
 const TARGET = { spreadRps: 1200, pgbenchShare: 0.4, hotSlowdown: 5 }
@@ -24,6 +26,7 @@ const { values } = parseArgs({
     // The server's PostgreSQL connections in all (DATABASE_CONNECTIONS), sized to the database's cores as a
     // deployment beside a 2-core database would be: more backends than that only queue inside PostgreSQL.
     'db-connections': { type: 'string', default: String(3 * cpus().length) },
+    only: { type: 'string' },
   },
   allowPositionals: true,
 })
@@ -32,6 +35,10 @@ const connections = Number(values.connections)
 const accountCount = Number(values.accounts)
 const warmup = Number(values.warmup)
 const admin = benchDatabaseUrl()
+const only = values.only
+if (only !== undefined && !['spread', 'hot', 'keyed'].includes(only)) {
+  throw new Error('--only takes spread, hot or keyed')
+}
 
 async function call(server: BenchServer, token: string, method: string, path: string, body?: unknown): Promise<any> {
   const res = await fetch(server.baseUrl + path, {
@@ -84,6 +91,17 @@ function credits(server: BenchServer, token: string, pick: () => string, withKey
   }
 }
 
+/** ANALYZE on the service's database, as autovacuum does on a running system. */
+async function analyze(url: string): Promise<void> {
+  const client = new pg.Client({ connectionString: url })
+  await client.connect()
+  try {
+    await client.query('ANALYZE')
+  } finally {
+    await client.end()
+  }
+}
+
 /** `pgbench -N` (TPC-B without the branch and teller updates) on its own database of the same server. */
 async function pgbench(settle: () => Promise<void>): Promise<{ tps: number; line: string }> {
   const db = `svc_pgbench_${randomBytes(4).toString('hex')}`
@@ -126,6 +144,7 @@ const server = await startServer({ HTTP_PROCESSES: values.processes!, DATABASE_C
 const rows: Figures[] = []
 let pg0 = { tps: 0, line: '' }
 let check = ''
+const walPerCredit: string[] = []
 try {
   const client = await createTenant(server)
   const token = await accessToken(client)
@@ -133,14 +152,28 @@ try {
   const hot = ids[0]
   const spreadPick = () => ids[Math.floor(Math.random() * ids.length)]
 
+  // Warm-up with and without a key, then ANALYZE: the timed runs see the plans a running service has once
+  // autovacuum has analyzed its tables, not those made on the empty tables of a fresh database (see README).
   await cannon('warmup', { ...credits(server, token, spreadPick), duration: warmup })
-  pg0 = await pgbench(() => server.settle())
-  await server.settle()
-  rows.push(await cannon(`credits, ${ids.length} accounts, ${connections} conn`, { ...credits(server, token, spreadPick), duration }, server))
-  await server.settle()
-  rows.push(await cannon(`credits, 1 hot account, ${connections} conn`, { ...credits(server, token, () => hot), duration }, server))
-  await server.settle()
-  rows.push(await cannon(`credits with Idempotency-Key, ${ids.length} accounts, ${connections} conn`, { ...credits(server, token, spreadPick, true), duration }, server))
+  await cannon('warmup with Idempotency-Key', { ...credits(server, token, spreadPick, true), duration: warmup })
+  await analyze(server.databaseUrl)
+  if (only === undefined) pg0 = await pgbench(() => server.settle())
+  const runs = [
+    { kind: 'spread', name: `credits, ${ids.length} accounts, ${connections} conn`, pick: spreadPick, keyed: false },
+    { kind: 'hot', name: `credits, 1 hot account, ${connections} conn`, pick: () => hot, keyed: false },
+    {
+      kind: 'keyed', name: `credits with Idempotency-Key, ${ids.length} accounts, ${connections} conn`,
+      pick: spreadPick, keyed: true,
+    },
+  ]
+  for (const run of runs.filter((r) => only === undefined || r.kind === only)) {
+    await server.settle()
+    // WAL of the whole PostgreSQL cluster over the run (nothing else writes to it meanwhile but other machines' users).
+    const walBefore = await server.walBytes()
+    const row = await cannon(run.name, { ...credits(server, token, run.pick, run.keyed), duration }, server)
+    walPerCredit.push(`${run.kind} ${Math.round((await server.walBytes() - walBefore) / Math.max(1, row.requests))} B`)
+    rows.push(row)
+  }
   check = await verify(server, token, [hot, ...ids.slice(1, 21)])
 } finally {
   await server.stop()
@@ -154,17 +187,20 @@ const report = [
   `node ${process.version}, ${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}, PostgreSQL, ${values.processes} HTTP processes sharing ${values['db-connections']} database connections, ${duration} s per run, load average ${loadBefore.toFixed(1)} → ${loadavg()[0].toFixed(1)}`,
   '',
   table(rows),
+  `WAL per credit: ${walPerCredit.join(', ')}`,
   '',
-  `pgbench -N -c ${connections} -j 2 -T ${duration} (scale 10): ${pg0.tps} tps (${pg0.line})`,
-  `spread credits/s = ${Math.round(share * 100)} % of pgbench -N; hot account ${hotRow.rps ? (spread.rps / hotRow.rps).toFixed(2) : '∞'}× slower than spread; with Idempotency-Key ${Math.round((keyed.rps / spread.rps) * 100)} % of spread`,
-  check,
-  `${meets ? 'meets' : 'BELOW'} the targets (≥ ${TARGET.spreadRps} credits/s spread, ≥ ${TARGET.pgbenchShare * 100} % of pgbench -N, hot no slower than ${TARGET.hotSlowdown}× spread).`,
+  ...(only !== undefined ? [check] : [
+    `pgbench -N -c ${connections} -j 2 -T ${duration} (scale 10): ${pg0.tps} tps (${pg0.line})`,
+    `spread credits/s = ${Math.round(share * 100)} % of pgbench -N; hot account ${hotRow.rps ? (spread.rps / hotRow.rps).toFixed(2) : '∞'}× slower than spread; with Idempotency-Key ${Math.round((keyed.rps / spread.rps) * 100)} % of spread`,
+    check,
+    `${meets ? 'meets' : 'BELOW'} the targets (≥ ${TARGET.spreadRps} credits/s spread, ≥ ${TARGET.pgbenchShare * 100} % of pgbench -N, hot no slower than ${TARGET.hotSlowdown}× spread).`,
+  ]),
 ].join('\n')
 process.stdout.write(report + '\n')
 
 const results = join(fileURLToPath(new URL('.', import.meta.url)), 'results')
 mkdirSync(results, { recursive: true })
-writeFileSync(join(results, `ledger-${Date.now()}.json`), JSON.stringify({ duration, connections, accounts: accountCount, load: [loadBefore, loadavg()[0]], pgbench: pg0, rows, check }, null, 2))
+writeFileSync(join(results, `ledger-${Date.now()}.json`), JSON.stringify({ duration, connections, accounts: accountCount, load: [loadBefore, loadavg()[0]], pgbench: pg0, rows, walPerCredit, check }, null, 2))
 if (rows.some((r) => r.failures > 0) || check.includes('MISMATCH')) {
   process.stderr.write('some credits failed or the ledger does not add up\n')
   process.exitCode = 1

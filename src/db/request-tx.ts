@@ -171,6 +171,8 @@ class RequestAwareDriver implements Driver {
   async acquireConnection(): Promise<DatabaseConnection> {
     const scope = current()
     if (scope?.lent) return scope.lent
+    // Outside a request's scope on a pool (a batch, a request without a key): the pool's own connection, nothing to track.
+    if (!scope && !this.mutex) return this.inner.acquireConnection()
     const unlock = this.mutex ? await this.mutex.lock() : null
     const connection = await this.inner.acquireConnection()
     const handle = scope ? this.watchWrites(scope, connection) : connection

@@ -26,20 +26,35 @@ export interface IdempotentRequest {
   requestHash: string
 }
 
-/** A request running under its key: what it asked, its transaction, and whether a batched statement stored its answer. */
-interface HeldKey {
+/**
+ * The key of a request on a route marked `idempotent: 'in-statement'`, handed to the one statement that makes
+ * its effect: that statement takes the key's advisory lock itself (for the statement's transaction), reads the
+ * answer stored under the key, and stores the new answer beside the effect (`idempotent-answer.ts`).
+ */
+export interface KeyInStatement {
   request: IdempotentRequest
+  /** Set once the answer is stored by the statement, or taken from the stored one: onSend stores nothing more. */
+  answered: boolean
+}
+
+/** A request running under its key: what it asked, its transaction, and whether a batched statement stored its answer. */
+interface HeldKey extends KeyInStatement {
   lockId: string
   tx: RequestTransaction
-  /** Set by a batched path (credits, authorizations) that wrote the answer in the effect's own statement. */
-  answered: boolean
+  /** The key was taken in this process only: the route's statement locks it and reads its stored answer (`KeyInStatement`). */
+  inStatement: boolean
 }
 
 declare module 'fastify' {
   interface FastifyRequest { idempotencyKey?: HeldKey }
   interface FastifyContextConfig {
-    /** false: the route accepts Idempotency-Key but does not use it (each call must be fresh, e.g. pin-key). */
-    idempotent?: boolean
+    /**
+     * false: the route accepts Idempotency-Key but does not use it (each call must be fresh, e.g. pin-key).
+     * 'in-statement': the route's only write is one statement that locks the key, reads its stored answer and
+     * stores the new one itself (`keyInStatement`), so the request needs neither a lock round trip before it nor
+     * a transaction around it.
+     */
+    idempotent?: boolean | 'in-statement'
   }
 }
 
@@ -60,6 +75,17 @@ export function currentIdempotentRequest(): IdempotentRequest | undefined {
 export function markAnswered(): void {
   const held = running.getStore()
   if (held) held.answered = true
+}
+
+/** The key of a request on an `in-statement` route, for its statement; undefined without a key (or elsewhere). */
+export function keyInStatement(req: FastifyRequest): KeyInStatement | undefined {
+  const held = req.idempotencyKey
+  return held?.inStatement ? held : undefined
+}
+
+/** What names a key among processes (its in-process entry, its advisory lock): organization, environment and key. */
+export function keyLockId(request: Pick<IdempotentRequest, 'organizationId' | 'environment' | 'key'>): string {
+  return `${request.organizationId}\u0000${request.environment}\u0000${request.key}`
 }
 
 /** The key row of a request's answer: who asked what, and the status it was answered with. */
@@ -93,19 +119,42 @@ function retryableAnswer(status: number, body: string): boolean {
   }
 }
 
-async function findAnswer(db: Db, r: Pick<IdempotentRequest, 'organizationId' | 'environment' | 'key'>): Promise<StoredAnswer | undefined> {
+type KeyRef = Pick<IdempotentRequest, 'organizationId' | 'environment' | 'key'>
+
+async function findAnswer(db: Db, r: KeyRef): Promise<StoredAnswer | undefined> {
   const { rows } = await sql<StoredAnswer>`
     SELECT ${sql.raw(STORED_COLUMNS)}
     FROM idempotency_keys AS ik WHERE organization_id = ${r.organizationId} AND environment = ${r.environment} AND key = ${r.key}`.execute(db)
   return rows[0]
 }
 
-/** The stored answer for the identical request, or the refusal for a different one under the same key. */
-function answerStored(reply: FastifyReply, row: StoredAnswer, request: IdempotentRequest, masterKey: Buffer): FastifyReply {
+/** Whether a stored answer is within the replay window; an older one counts as no answer (the key is new again). */
+export function answerFresh(deps: Pick<AppDeps, 'clock'>, row: StoredAnswer): boolean {
+  return deps.clock.now().getTime() - row.created_at.getTime() <= IDEMPOTENCY_WINDOW_MS
+}
+
+/** Removes an answer past the window, so that the new one can be written under the same key. */
+export async function forgetAnswer(db: Db, r: KeyRef, row: StoredAnswer): Promise<void> {
+  await sql`DELETE FROM idempotency_keys
+    WHERE organization_id = ${r.organizationId} AND environment = ${r.environment} AND key = ${r.key} AND created_at = ${row.created_at}`.execute(db)
+}
+
+/** The body of the stored answer for the identical request (status and headers set on `reply`), or the refusal for a different one under the same key. */
+function storedAnswerBody(reply: FastifyReply, row: StoredAnswer, request: IdempotentRequest, masterKey: Buffer): string {
   if (row.method !== request.method || row.path !== request.path || row.request_hash !== request.requestHash) {
     refuseReuse(row.method === request.method && row.path === request.path)
   }
-  return reply.send(replayOf(reply, row, masterKey))
+  return replayOf(reply, row, masterKey)
+}
+
+/**
+ * An `in-statement` route's statement found a fresh answer stored under the request's key: the request is
+ * answered with it (the replay, its body returned and status set on `reply`), or refused as a reuse of the key.
+ * Either way nothing more is stored.
+ */
+export function replayStoredAnswer(deps: Pick<AppDeps, 'config'>, key: KeyInStatement, reply: FastifyReply, row: StoredAnswer): string {
+  key.answered = true
+  return storedAnswerBody(reply, row, key.request, deps.config.masterKey)
 }
 
 function refuseReuse(sameEndpoint: boolean): never {
@@ -118,6 +167,12 @@ function refuseReuse(sameEndpoint: boolean): never {
 
 function fingerprint(request: IdempotentRequest): string {
   return `${request.method} ${request.path} ${request.requestHash}`
+}
+
+/** The key is held by a running request (`holder`: its fingerprint in this process, '' on another node). */
+function refuseHeld(holder: string, request: IdempotentRequest): never {
+  if (holder !== '' && holder !== fingerprint(request)) refuseReuse(holder.startsWith(`${request.method} ${request.path} `))
+  throw new ApiError('idempotency_request_in_progress')
 }
 
 /**
@@ -135,12 +190,15 @@ export function installIdempotency(app: FastifyInstance, deps: AppDeps): void {
   const inFlight = deps.inFlight
   app.decorateRequest('idempotencyKey', undefined)
 
+  /** The Idempotency-Key a request is to run under: POST and PATCH on /v1, unless the route does not use it. */
+  function keyOf(req: FastifyRequest): string | string[] | undefined {
+    if (req.method !== 'POST' && req.method !== 'PATCH') return undefined
+    if (!req.ctx || req.routeOptions.config.idempotent === false) return undefined
+    return req.headers['idempotency-key']
+  }
+
   /** Takes the key, or answers from what is stored; returns the key held for the rest of the request. */
-  async function take(req: FastifyRequest, reply: FastifyReply): Promise<HeldKey | null> {
-    if (req.method !== 'POST' && req.method !== 'PATCH') return null
-    if (!req.ctx || req.routeOptions.config.idempotent === false) return null
-    const raw = req.headers['idempotency-key']
-    if (raw === undefined) return null
+  async function take(req: FastifyRequest, reply: FastifyReply, raw: string | string[]): Promise<HeldKey | null> {
     const key = Array.isArray(raw) ? raw[0] : raw
     if (key.length === 0 || key.length > 255) {
       throw new ApiError('invalid_parameter', { param: 'Idempotency-Key', message: 'Idempotency-Key must be 1 to 255 characters.' })
@@ -149,64 +207,63 @@ export function installIdempotency(app: FastifyInstance, deps: AppDeps): void {
     const requestHash = req.body instanceof UnparsableBody ? req.body.hash : sha256Hex(canonicalJson({ body: req.body ?? {} }))
     const { organizationId, environment } = req.ctx
     const request: IdempotentRequest = { organizationId, environment, key, method: req.method, path: req.url.split('?')[0], requestHash }
-    const lockId = `${organizationId}\u0000${environment}\u0000${key}`
+    const lockId = keyLockId(request)
 
+    if (req.routeOptions.config.idempotent === 'in-statement') {
+      // The route's statement locks the key and reads its answer: here only this process's own duplicates are told apart.
+      const holder = inFlight.holdLocally(lockId, fingerprint(request))
+      if (holder !== null) refuseHeld(holder, request)
+      return { request, lockId, tx: newRequestTransaction(), answered: false, inStatement: true }
+    }
     const { holder, stored } = await inFlight.acquire(lockId, fingerprint(request), request)
     try {
       // On PostgreSQL the lock's statement read the stored answer too; otherwise read it now.
       const row = stored === undefined ? await findAnswer(deps.db, request) : stored ?? undefined
-      if (row && fresh(row)) {
+      if (row && answerFresh(deps, row)) {
         // Answered already (a retry, or one racing the original's last step): that answer is the answer.
         if (holder === null) inFlight.release(lockId)
-        answerStored(reply, row, request, deps.config.masterKey)
+        reply.send(storedAnswerBody(reply, row, request, deps.config.masterKey))
         return null
       }
-      if (holder !== null) {
-        if (holder !== '' && holder !== fingerprint(request)) refuseReuse(holder.startsWith(`${request.method} ${request.path} `))
-        throw new ApiError('idempotency_request_in_progress')
-      }
+      if (holder !== null) refuseHeld(holder, request)
       // Older than the window counts as new: the old answer makes way (the new one is written under the same key).
-      if (row) await sql`DELETE FROM idempotency_keys WHERE organization_id = ${organizationId} AND environment = ${environment} AND key = ${key} AND created_at = ${row.created_at}`.execute(deps.db)
+      if (row) await forgetAnswer(deps.db, request, row)
     } catch (err) {
       if (holder === null) inFlight.release(lockId)
       throw err
     }
-    return { request, lockId, tx: newRequestTransaction(), answered: false }
-  }
-
-  function fresh(row: StoredAnswer): boolean {
-    return deps.clock.now().getTime() - row.created_at.getTime() <= IDEMPOTENCY_WINDOW_MS
+    return { request, lockId, tx: newRequestTransaction(), answered: false, inStatement: false }
   }
 
   // A callback hook, so that the rest of the request (validation, handler, serialization) runs inside the
   // key's context: its writes join the request's transaction, and batched paths find the key.
+  // Requests without a key (most) pass every hook here without a promise.
   app.addHook('preValidation', (req: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction) => {
-    take(req, reply).then((held) => {
+    const raw = keyOf(req)
+    if (raw === undefined) return done()
+    take(req, reply, raw).then((held) => {
       if (reply.sent) return
       if (!held) return done()
       req.idempotencyKey = held
+      // An in-statement route gets its key from the request itself (`keyInStatement`): no context to carry.
+      if (held.inStatement) return done()
       running.run(held, () => runInRequestTransaction(held.tx, () => done()))
     }, (err) => done(err))
   })
 
-  app.addHook('onSend', async (req, reply, payload) => {
+  app.addHook('onSend', (req: FastifyRequest, reply: FastifyReply, payload: unknown, done: (err: Error | null, payload?: unknown) => void) => {
     const held = req.idempotencyKey
-    if (!held) return payload
+    if (!held) return done(null, payload)
     req.idempotencyKey = undefined
-    try {
-      return await store(held, reply, payload)
-    } finally {
-      inFlight.release(held.lockId)
-    }
+    store(held, reply, payload).finally(() => inFlight.release(held.lockId)).then((sent) => done(null, sent), (err) => done(err))
   })
 
   // Safety net: a request that ends without onSend (never expected) neither keeps its key nor its transaction.
-  app.addHook('onResponse', async (req) => {
+  app.addHook('onResponse', (req: FastifyRequest, _reply: FastifyReply, done: HookHandlerDoneFunction) => {
     const held = req.idempotencyKey
-    if (!held) return
+    if (!held) return done()
     req.idempotencyKey = undefined
-    await rollbackRequestTransaction(held.tx)
-    inFlight.release(held.lockId)
+    rollbackRequestTransaction(held.tx).finally(() => inFlight.release(held.lockId)).then(() => done(), done)
   })
 
   /** Commits the request's writes with its answer, or rolls them back for a retryable answer. */
@@ -216,6 +273,19 @@ export function installIdempotency(app: FastifyInstance, deps: AppDeps): void {
       // Retryable: nothing of the request remains. Answered: the batched statement committed effect and answer already.
       await rollbackRequestTransaction(held.tx)
       return payload
+    }
+    try {
+      if (held.inStatement) {
+        // The route's statement did not run (or refused): the key's stored answer was not read yet.
+        const stored = await findAnswer(deps.db, held.request)
+        if (stored && answerFresh(deps, stored)) return storedAnswerBody(reply, stored, held.request, deps.config.masterKey)
+        if (stored) await forgetAnswer(deps.db, held.request, stored)
+      }
+    } catch (err) {
+      if (!(err instanceof ApiError)) throw err
+      // A different request under this key: its refusal is the answer, and nothing is stored.
+      reply.code(err.status).type('application/json; charset=utf-8')
+      return JSON.stringify(envelope(err, String(reply.request.id), deps.config.baseUrl))
     }
     const sealed = encryptField(deps.config.masterKey, RESPONSE_PURPOSE, body)
     const row = { ...answerRow(held.request, reply.statusCode, deps.clock.now()), response_body: sealed }
@@ -281,12 +351,11 @@ export async function runIdempotent(
     organizationId: call.organizationId, environment: call.environment, key: call.key, method: call.method, path: call.path,
     requestHash: sha256Hex(canonicalJson({ body: call.body ?? {} })),
   }
-  const lockId = `${request.organizationId}\u0000${request.environment}\u0000${request.key}`
+  const lockId = keyLockId(request)
   const { holder, stored } = await deps.inFlight.acquire(lockId, fingerprint(request), request)
   try {
     const row = stored === undefined ? await findAnswer(deps.db, request) : stored ?? undefined
-    const fresh = row && deps.clock.now().getTime() - row.created_at.getTime() <= IDEMPOTENCY_WINDOW_MS
-    if (row && fresh) {
+    if (row && answerFresh(deps, row)) {
       if (row.method !== request.method || row.path !== request.path || row.request_hash !== request.requestHash) {
         refuseReuse(row.method === request.method && row.path === request.path)
       }
@@ -294,16 +363,13 @@ export async function runIdempotent(
         : typeof row.response_json === 'string' ? row.response_json : JSON.stringify(row.response_json ?? null)
       return { status: row.response_status, body, replay: true }
     }
-    if (holder !== null) {
-      if (holder !== '' && holder !== fingerprint(request)) refuseReuse(holder.startsWith(`${request.method} ${request.path} `))
-      throw new ApiError('idempotency_request_in_progress')
-    }
-    if (row) await sql`DELETE FROM idempotency_keys WHERE organization_id = ${request.organizationId} AND environment = ${request.environment} AND key = ${request.key} AND created_at = ${row.created_at}`.execute(deps.db)
+    if (holder !== null) refuseHeld(holder, request)
+    if (row) await forgetAnswer(deps.db, request, row)
   } catch (err) {
     if (holder === null) deps.inFlight.release(lockId)
     throw err
   }
-  const held: HeldKey = { request, lockId, tx: newRequestTransaction(), answered: false }
+  const held: HeldKey = { request, lockId, tx: newRequestTransaction(), answered: false, inStatement: false }
   try {
     let status: number
     let body: string

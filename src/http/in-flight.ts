@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto'
+import { hash } from 'node:crypto'
 import type pg from 'pg'
 import type { Selectable } from 'kysely'
 import { GroupCommit, type Waiting } from '../db/group-commit.js'
@@ -21,6 +21,8 @@ const MAX_BATCH = 256
 export class InFlightKeys {
   /** Keys held in this process, with what their request asked (so a different request can be told apart). */
   private readonly local = new Map<string, string>()
+  /** The keys among them whose advisory lock this process holds (taken by `acquire` on PostgreSQL). */
+  private readonly advisory = new Set<string>()
   private client: pg.Client | null = null
   private connecting: Promise<pg.Client> | null = null
   private closed = false
@@ -46,6 +48,7 @@ export class InFlightKeys {
     try {
       const taken = await this.locks.submit({ lockKey: lockKey(id), ...request })
       if (taken.holder !== null) this.local.delete(id)
+      else this.advisory.add(id)
       return taken
     } catch (err) {
       this.local.delete(id)
@@ -54,11 +57,23 @@ export class InFlightKeys {
   }
 
   /**
+   * Takes the key in this process only, for a request whose own statement locks the key in the database and
+   * reads its stored answer (`KeyInStatement`): no round trip here. Answers null when taken, otherwise the
+   * fingerprint of the request of this process that holds it.
+   */
+  holdLocally(id: string, fingerprint: string): string | null {
+    const holder = this.local.get(id)
+    if (holder !== undefined) return holder
+    this.local.set(id, fingerprint)
+    return null
+  }
+
+  /**
    * Gives the key back. The advisory unlock follows in the background: a lock this process takes again
    * meanwhile only counts up on the same session, and its own unlock counts down again.
    */
   release(id: string): void {
-    if (!this.local.delete(id) || !this.unlocks) return
+    if (!this.local.delete(id) || !this.advisory.delete(id) || !this.unlocks) return
     this.unlocks.submit(lockKey(id)).catch(() => { /* a lost connection released every lock already */ })
   }
 
@@ -125,7 +140,10 @@ export const STORED_COLUMNS = 'ik.method, ik.path, ik.request_hash, ik.response_
 interface LockAsk extends KeyRef { lockKey: string }
 export interface Taken { holder: string | null; stored?: StoredAnswer | null }
 
-/** The advisory lock key of an idempotency key: 64 bits of its hash, as a signed bigint's text. */
-function lockKey(id: string): string {
-  return createHash('sha256').update(id).digest().readBigInt64BE(0).toString()
+/**
+ * The advisory lock key of an idempotency key (`id`: organization, environment and key, NUL-separated): 64 bits
+ * of its hash, as a signed bigint's text. A statement that locks the key itself takes the same lock.
+ */
+export function lockKey(id: string): string {
+  return hash('sha256', id, 'buffer').readBigInt64BE(0).toString()
 }

@@ -34,18 +34,24 @@ export async function requireAccount(db: Db, ctx: Scope, accountId: string, para
 }
 
 /**
- * An account's program never changes; its capabilities change only when the operator changes the program,
- * and the interface lets mounted operations change without notice. So the mount decision is cached for a
- * few seconds per account (credits and debits are the hot path), bounded in size: a miss reads the account,
- * then its program from the programs module.
+ * An account's organization, environment and program never change: the mount decision's account half is cached
+ * for good (bounded in size). A program's capabilities change only when the operator changes the program, and the
+ * interface lets mounted operations change without notice: they are cached a few seconds per program, so a busy
+ * process reads each program about once in that time, however many accounts are credited.
  */
-const MOUNT_CACHE_MS = 5_000
+const CAPABILITIES_CACHE_MS = 5_000
 
-/** The program (hence the capabilities) behind an account, as capability mounting last read it. */
-interface AccountMount { organization_id: string; environment: string; capabilities: string[]; until: number }
+/** Who an account belongs to and its program, as capability mounting read it (none of it ever changes). */
+interface AccountMount { organization_id: string; environment: string; program_id: string }
 
-/** Which program an account in a path belongs to, per process, for a few seconds (`MOUNT_CACHE_MS`). */
-export const ACCOUNT_MOUNTS = moduleState('accounts.mounts', () => new BoundedCache<string, AccountMount>(50_000))
+/** A program's capabilities (null: no such program), read once per `CAPABILITIES_CACHE_MS` by all who miss it. */
+interface ProgramCapabilities { capabilities: Promise<string[] | null>; until: number }
+
+/** Capability mounting's per-process caches: accounts for good, programs' capabilities for a few seconds. */
+export const ACCOUNT_MOUNTS = moduleState('accounts.mounts', () => ({
+  accounts: new BoundedCache<string, AccountMount>(50_000),
+  programs: new BoundedCache<string, ProgramCapabilities>(1_000),
+}))
 
 /**
  * The program behind an account in the path, for capability mounting. Null when the account is not the
@@ -53,18 +59,26 @@ export const ACCOUNT_MOUNTS = moduleState('accounts.mounts', () => new BoundedCa
  */
 export async function accountProgramOf(deps: AppDeps, ctx: RequestCtx | undefined, accountId: string | undefined): Promise<{ capabilities: string[] } | null> {
   if (!ctx || !accountId || !isId('acct', accountId)) return null
-  const now = Date.now()
   const mounts = deps.state.of(ACCOUNT_MOUNTS)
-  let entry = mounts.get(accountId)
-  if (!entry || entry.until < now) {
+  let mount = mounts.accounts.get(accountId)
+  if (!mount) {
     const account = await repo.findAccount(deps.db, accountId)
-    const program = account ? await findProgram(deps.db, account.program_id) : undefined
-    if (!account || !program) return null
-    entry = { organization_id: account.organization_id, environment: account.environment, capabilities: program.capabilities, until: now + MOUNT_CACHE_MS }
-    mounts.set(accountId, entry)
+    if (!account) return null
+    mount = { organization_id: account.organization_id, environment: account.environment, program_id: account.program_id }
+    mounts.accounts.set(accountId, mount)
   }
-  if (entry.organization_id !== ctx.organizationId || entry.environment !== ctx.environment) return null
-  return { capabilities: entry.capabilities }
+  if (mount.organization_id !== ctx.organizationId || mount.environment !== ctx.environment) return null
+  const now = Date.now()
+  const cache = mounts.programs
+  let program = cache.get(mount.program_id)
+  if (!program || program.until < now) {
+    // One read per program however many requests miss at once: they wait for the same answer.
+    program = { capabilities: findProgram(deps.db, mount.program_id).then((row) => row?.capabilities ?? null), until: now + CAPABILITIES_CACHE_MS }
+    cache.set(mount.program_id, program)
+    program.capabilities.catch(() => cache.delete(mount!.program_id))
+  }
+  const capabilities = await program.capabilities
+  return capabilities ? { capabilities } : null
 }
 
 /**

@@ -2,7 +2,7 @@ import type { Db } from '../../db/types.js'
 import { ApiError } from '../../http/errors.js'
 import { newId } from '../../lib/ids.js'
 import { availableBalance, type AccountRow } from '../accounts/index.js'
-import { postMovement } from './post.js'
+import { postMovement, postMovements, type Movement } from './post.js'
 import * as repo from './repo.js'
 
 export type HoldRow = repo.HoldRow
@@ -34,10 +34,10 @@ async function lock(trx: Db, accountId: string): Promise<AccountRow> {
 
 /** Locks the hold's account, then reads the hold (holds only change under their account's lock). */
 async function lockHold(trx: Db, holdId: string): Promise<{ hold: HoldRow; account: AccountRow }> {
-  const found = await repo.findHold(trx, holdId)
-  if (!found) throw new Error(`no hold ${holdId}`)
-  const account = await lock(trx, found.account_id)
-  return { hold: (await repo.findHold(trx, holdId))!, account }
+  const account = await repo.lockAccountOfHold(trx, holdId)
+  const hold = account ? await repo.findHold(trx, holdId) : undefined
+  if (!account || !hold) throw new Error(`no hold ${holdId}`)
+  return { hold, account }
 }
 
 /**
@@ -100,14 +100,16 @@ export async function captureHold(trx: Db, holdId: string, amount: number, now: 
   const remaining = Number(hold.remaining)
   const covered = Math.min(amount, remaining)
   const source = hold.source_id ?? hold.id
-  let updated = await postMovement(trx, account, { type: 'capture', ledgerDelta: -amount, heldDelta: -covered, sourceId: source }, now)
+  const movements: Movement[] = [{ type: 'capture', ledgerDelta: -amount, heldDelta: -covered, sourceId: source }]
   let left = remaining - covered
   let released = Number(hold.released)
   if ((options.final ?? true) && left > 0) {
-    updated = await postMovement(trx, updated, { type: 'hold_release', ledgerDelta: 0, heldDelta: -left, sourceId: source }, now)
+    movements.push({ type: 'hold_release', ledgerDelta: 0, heldDelta: -left, sourceId: source })
     released += left
     left = 0
   }
+  // The capture and the release of the rest: one write of the balances, one insert of both entries.
+  const updated = await postMovements(trx, account, movements, now)
   const updatedHold = await repo.updateHold(trx, hold.id, {
     remaining: left, captured: Number(hold.captured) + amount, released, status: left > 0 ? 'open' : 'closed', updated_at: now,
   })

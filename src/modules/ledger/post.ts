@@ -31,17 +31,31 @@ function entryAmount(m: Movement): number {
  * that explains them are written together. Returns the updated account.
  */
 export async function postMovement(trx: Db, account: AccountRow, m: Movement, now: Date): Promise<AccountRow> {
-  const ledger = Number(account.ledger_balance) + m.ledgerDelta
-  const held = Number(account.held_balance) + m.heldDelta
-  const seq = Number(account.entry_seq) + 1
-  const updated = await repo.writeBalances(trx, account.id, ledger, held, seq, now)
-  await repo.insertEntry(trx, {
-    id: newId('le'), account_id: account.id, organization_id: account.organization_id, environment: account.environment,
-    seq, type: m.type, amount: entryAmount(m), currency: account.currency,
-    ledger_balance_after: ledger, held_balance_after: held, available_balance_after: availableBalance({ ledger_balance: ledger, held_balance: held }),
-    source_id: m.sourceId ?? null, client_transaction_id: m.clientTransactionId ?? null,
-    reference: m.reference ?? null, description: m.description ?? null, created_at: now,
+  return postMovements(trx, account, [m], now)
+}
+
+/**
+ * Applies movements in order to an account whose row lock the transaction holds: one write of the balances
+ * they end at, and one insert of their entries, each with the balances right after it. Returns the updated account.
+ */
+export async function postMovements(trx: Db, account: AccountRow, movements: readonly Movement[], now: Date): Promise<AccountRow> {
+  let ledger = Number(account.ledger_balance)
+  let held = Number(account.held_balance)
+  let seq = Number(account.entry_seq)
+  const entries = movements.map((m) => {
+    ledger += m.ledgerDelta
+    held += m.heldDelta
+    seq += 1
+    return {
+      id: newId('le'), account_id: account.id, organization_id: account.organization_id, environment: account.environment,
+      seq, type: m.type, amount: entryAmount(m), currency: account.currency,
+      ledger_balance_after: ledger, held_balance_after: held, available_balance_after: availableBalance({ ledger_balance: ledger, held_balance: held }),
+      source_id: m.sourceId ?? null, client_transaction_id: m.clientTransactionId ?? null,
+      reference: m.reference ?? null, description: m.description ?? null, created_at: now,
+    }
   })
+  const updated = await repo.writeBalances(trx, account.id, ledger, held, seq, now)
+  await repo.insertEntries(trx, entries)
   return updated
 }
 

@@ -1,7 +1,9 @@
 import { sql, type RawBuilder, type Selectable } from 'kysely'
 import { createdInWindow, type CreatedWindow } from '../../db/created-window.js'
 import type { Db } from '../../db/types.js'
-import { ANSWER_RECORD_COLUMNS, answerItemFields, storeAnswersCte, type AnswerToStore } from '../../http/idempotent-answer.js'
+import {
+  ANSWER_RECORD_COLUMNS, answerItemFields, keyLookupCtes, STORED_RESULT, storeAnswersCte, type AnswerToStore,
+} from '../../http/idempotent-answer.js'
 import type { PageBounds } from '../../http/pagination.js'
 import { newId } from '../../lib/ids.js'
 import { type AccountRow, accountJson, availableBalanceSql } from '../accounts/index.js'
@@ -36,6 +38,10 @@ export interface AdjustmentInput {
 
 export type AdjustmentResult = {
   lock_ok: boolean
+  /** False: the Idempotency-Key the statement was to lock (`answer.lock`) is held elsewhere; nothing was written for it. */
+  key_ok: boolean
+  /** The answer already stored under that key (JSON, read with `storedOf`): nothing was written for it. */
+  stored: unknown
   notified: number
   /** Not tried: an earlier adjustment of the same account in the batch was refused. Send it again. */
   deferred: boolean
@@ -53,7 +59,9 @@ export type AdjustmentResult = {
  * means nothing was written for it (a refusal, which the caller explains from a fresh read, or a deferral);
  * `lock_ok` false means its client_transaction_id is in flight elsewhere. A client_transaction_id already
  * applied fails on the unique index, and the whole statement with it. An adjustment sent with an
- * Idempotency-Key (`answer`) stores its answer in the same statement, so the entry never commits without it.
+ * Idempotency-Key (`answer`) stores its answer in the same statement, so the entry never commits without it;
+ * when the statement is to lock the key itself (`answer.lock`), an adjustment whose key is held elsewhere
+ * (`key_ok` false) or already answered (`stored`) writes nothing.
  */
 export async function applyAdjustments(db: Db, batch: AdjustmentInput[], maxBalance: number, now: Date): Promise<AdjustmentResult[]> {
   const items = JSON.stringify(batch.map((a, idx) => ({
@@ -72,9 +80,14 @@ export async function applyAdjustments(db: Db, batch: AdjustmentInput[], maxBala
     lk AS MATERIALIZED (
       SELECT idx, CASE WHEN k1 IS NULL THEN true ELSE pg_try_advisory_xact_lock(k1, k2) END AS ok FROM input
     ),
+    ${keyLookupCtes('input')},
+    tried AS MATERIALIZED (
+      SELECT i.* FROM input AS i JOIN lk ON lk.idx = i.idx AND lk.ok JOIN key_locks AS kl ON kl.idx = i.idx AND kl.ok
+      WHERE NOT EXISTS (SELECT 1 FROM key_stored AS ks WHERE ks.idx = i.idx)
+    ),
     locked AS MATERIALIZED (
       SELECT id, organization_id, environment, currency, status, upstream_reference, ledger_balance, held_balance, entry_seq
-      FROM accounts WHERE id = ANY(ARRAY(SELECT account_id FROM input)) ORDER BY id FOR UPDATE
+      FROM accounts WHERE id = ANY(ARRAY(SELECT account_id FROM tried)) ORDER BY id FOR UPDATE
     ),
     steps AS MATERIALIZED (
       SELECT i.idx, i.account_id, i.delta, i.entry_id, i.event_id, i.entry_type, i.event_type, i.client_transaction_id, i.reference, i.description,
@@ -83,7 +96,7 @@ export async function applyAdjustments(db: Db, batch: AdjustmentInput[], maxBala
           AND (i.currency IS NULL OR l.currency = i.currency)
           AND CASE WHEN i.delta < 0 THEN ${availableBalanceSql('l')} + sum(i.delta) OVER w >= 0
             ELSE l.ledger_balance + sum(i.delta) OVER w <= ${maxBalance}::bigint END) AS passes
-      FROM input AS i JOIN lk ON lk.idx = i.idx AND lk.ok JOIN locked AS l ON l.id = i.account_id
+      FROM tried AS i JOIN locked AS l ON l.id = i.account_id
       WINDOW w AS (PARTITION BY i.account_id ORDER BY i.idx)
     ),
     chain AS MATERIALIZED (
@@ -117,8 +130,10 @@ export async function applyAdjustments(db: Db, batch: AdjustmentInput[], maxBala
     ),
     ${storeAnswersCte('applied', accountJson(), now)},
     ${events.ctes}
-    SELECT lk.idx AS item, lk.ok AS lock_ok, coalesce(c.refused_before > 0, false) AS deferred, ${events.notified} AS notified, ap.*
-    FROM lk LEFT JOIN chain AS c ON c.idx = lk.idx LEFT JOIN applied AS ap ON ap.idx = lk.idx`.execute(db)
+    SELECT lk.idx AS item, lk.ok AS lock_ok, kl.ok AS key_ok, ${STORED_RESULT},
+      coalesce(c.refused_before > 0, false) AS deferred, ${events.notified} AS notified, ap.*
+    FROM lk JOIN key_locks AS kl ON kl.idx = lk.idx LEFT JOIN key_stored AS ks ON ks.idx = lk.idx
+      LEFT JOIN chain AS c ON c.idx = lk.idx LEFT JOIN applied AS ap ON ap.idx = lk.idx`.execute(db)
   const results: AdjustmentResult[] = new Array(batch.length)
   for (const row of rows) results[row.item] = row
   return results
@@ -134,13 +149,20 @@ export async function lockAccount(trx: Db, accountId: string): Promise<AccountRo
   return trx.selectFrom('accounts').selectAll().where('id', '=', accountId).forUpdate().executeTakeFirst()
 }
 
+/** Takes the row lock of the account a hold is on (a hold never changes account), in one statement. */
+export async function lockAccountOfHold(trx: Db, holdId: string): Promise<AccountRow | undefined> {
+  return trx.selectFrom('accounts').selectAll()
+    .where('id', '=', (eb) => eb.selectFrom('holds').select('account_id').where('id', '=', holdId))
+    .forUpdate().executeTakeFirst()
+}
+
 export async function writeBalances(trx: Db, accountId: string, ledger: number, held: number, seq: number, now: Date): Promise<AccountRow> {
   return trx.updateTable('accounts').set({ ledger_balance: ledger, held_balance: held, entry_seq: seq, updated_at: now })
     .where('id', '=', accountId).returningAll().executeTakeFirstOrThrow()
 }
 
-export async function insertEntry(trx: Db, entry: EntryRow): Promise<void> {
-  await trx.insertInto('ledger_entries').values(entry).execute()
+export async function insertEntries(trx: Db, entries: EntryRow[]): Promise<void> {
+  await trx.insertInto('ledger_entries').values(entries).execute()
 }
 
 /** Entries of one account in ledger order (newest first), paged by their sequence number. */

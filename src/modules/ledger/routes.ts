@@ -4,7 +4,8 @@ import type { AppDeps } from '../../app-deps.js'
 import { ListEnvelope } from '../../http/pagination.js'
 import { accountCapability, Account, AccountParams } from '../accounts/index.js'
 import { AccountAdjustmentRequest, EntriesQuery, LedgerEntry } from './schemas.js'
-import { adjustBalance, listEntries, type Direction } from './service.js'
+import { keyInStatement, replayStoredAnswer } from '../../http/idempotency.js'
+import { adjustBalanceUnderKey, listEntries, type Direction } from './service.js'
 
 const ADJUSTMENT_ERRORS = [
   'account_not_found', 'adjustment_already_applied', 'idempotency_request_in_progress', 'account_blocked',
@@ -19,6 +20,8 @@ export function registerLedgerRoutes(base: FastifyInstance, deps: AppDeps): void
   const adjustment = (direction: Direction) => ({
     config: {
       scope: 'accounts:write',
+      // The adjustment's own statement locks the Idempotency-Key, reads its stored answer and stores the new one.
+      idempotent: 'in-statement' as const,
       capability: accountCapability(deps, direction === 'credit' ? 'account_credit' : 'account_debit'),
       errors: direction === 'debit' ? [...ADJUSTMENT_ERRORS, 'insufficient_funds' as const] : [...ADJUSTMENT_ERRORS],
     },
@@ -39,7 +42,10 @@ export function registerLedgerRoutes(base: FastifyInstance, deps: AppDeps): void
 
   for (const direction of ['credit', 'debit'] as const) {
     app.post(`/v1/accounts/:account_id/${direction}`, adjustment(direction), async (req, reply) => {
-      const outcome = await adjustBalance(deps, req.ctx, req.params.account_id, direction, req.body)
+      const key = keyInStatement(req)
+      const outcome = await adjustBalanceUnderKey(deps, req.ctx, req.params.account_id, direction, req.body, key)
+      // The stored answer goes out as the JSON text it was stored as, not through the Account serializer.
+      if ('stored' in outcome) return reply.send(replayStoredAnswer(deps, key!, reply, outcome.stored) as never)
       if (outcome.replay) reply.header('Idempotent-Replay', 'true')
       return outcome.account
     })

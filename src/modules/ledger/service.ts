@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto'
+import { hash } from 'node:crypto'
 import type { Static } from 'typebox'
 import type { AppDeps } from '../../app-deps.js'
 import type { CreatedWindow } from '../../db/created-window.js'
@@ -6,8 +6,9 @@ import { isUniqueViolation } from '../../db/tx.js'
 import type { Db } from '../../db/types.js'
 import type { RequestCtx } from '../../http/context.js'
 import { ApiError } from '../../http/errors.js'
-import { markAnswered } from '../../http/idempotency.js'
-import { answerTakenError, answerToStore } from '../../http/idempotent-answer.js'
+import { answerFresh, forgetAnswer, markAnswered, type KeyInStatement } from '../../http/idempotency.js'
+import { answerTakenError, answerToStore, storedOf } from '../../http/idempotent-answer.js'
+import type { StoredAnswer } from '../../http/in-flight.js'
 import { paginate, type ListResult, type PageParams } from '../../http/pagination.js'
 import { isId, newId } from '../../lib/ids.js'
 import { signalJobsQueued } from '../../jobs/wakeup.js'
@@ -37,9 +38,12 @@ export interface AdjustmentOutcome {
   replay: boolean
 }
 
+/** What a credit or debit under an in-statement Idempotency-Key answers: its outcome, or the answer stored under the key. */
+export type KeyedAdjustmentOutcome = AdjustmentOutcome | { stored: StoredAnswer }
+
 /** Two 32-bit keys for the advisory lock held while one (account, client_transaction_id) is being applied. */
 export function clientTxnLockKey(accountId: string, clientTransactionId: string): [number, number] {
-  const digest = createHash('sha256').update(`${accountId}\u0000${clientTransactionId}`).digest()
+  const digest = hash('sha256', `${accountId}\u0000${clientTransactionId}`, 'buffer')
   return [digest.readInt32BE(0), digest.readInt32BE(4)]
 }
 
@@ -51,11 +55,30 @@ export function clientTxnLockKey(accountId: string, clientTransactionId: string)
  * the original is still running. A refusal is explained afterwards, from a fresh read.
  */
 export async function adjustBalance(deps: AppDeps, ctx: RequestCtx, accountId: string, direction: Direction, body: AdjustBody): Promise<AdjustmentOutcome> {
+  const outcome = await adjust(deps, ctx, accountId, direction, body, undefined)
+  if ('stored' in outcome) throw new Error('an answer stored under a key is only read for an in-statement key')
+  return outcome
+}
+
+/**
+ * `adjustBalance` for the API route, whose Idempotency-Key (`key`, if sent) the adjustment's statement locks and
+ * looks up itself: an answer already stored under it comes back as `stored` (fresh: older ones are removed and the
+ * adjustment runs), and nothing moves.
+ */
+export function adjustBalanceUnderKey(
+  deps: AppDeps, ctx: RequestCtx, accountId: string, direction: Direction, body: AdjustBody, key: KeyInStatement | undefined,
+): Promise<KeyedAdjustmentOutcome> {
+  return adjust(deps, ctx, accountId, direction, body, key)
+}
+
+async function adjust(
+  deps: AppDeps, ctx: RequestCtx, accountId: string, direction: Direction, body: AdjustBody, key: KeyInStatement | undefined,
+): Promise<KeyedAdjustmentOutcome> {
   if (!isId('acct', accountId)) throw new ApiError('account_not_found')
   const clientTransactionId = body.client_transaction_id ?? null
   const currency = body.currency?.toUpperCase() ?? null
   const batcher = deps.state.of(ADJUSTMENTS)
-  const answer = answerToStore(200)
+  const answer = answerToStore(200, key)
   for (let attempt = 0; attempt < 3; attempt++) {
     let result: repo.AdjustmentResult | null = null
     try {
@@ -71,12 +94,20 @@ export async function adjustBalance(deps: AppDeps, ctx: RequestCtx, accountId: s
       if (taken) throw taken
       if (!isUniqueViolation(err, repo.CLIENT_TXN_CONSTRAINT)) throw err
     }
+    const stored = result && key ? storedOf(result.stored) : null
+    if (stored && key) {
+      if (answerFresh(deps, stored)) return { stored }
+      await forgetAnswer(deps.db, key.request, stored) // past the window: the key is new again
+      continue
+    }
+    if (result && !result.key_ok) throw new ApiError('idempotency_request_in_progress')
     if (result && !result.lock_ok) {
       await requireAccount(deps.db, ctx, accountId) // someone else's account answers not-found, never "in progress"
       throw new ApiError('idempotency_request_in_progress', { param: 'client_transaction_id', message: 'A credit or debit with this client_transaction_id is still running; retry after a short backoff.' })
     }
     if (result && result.id !== null) {
-      if (answer) markAnswered()
+      if (key) key.answered = true
+      else if (answer) markAnswered()
       if (result.notified) signalJobsQueued()
       return { account: presentAccount(result as AccountRow), replay: false }
     }
