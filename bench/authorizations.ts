@@ -171,7 +171,7 @@ const report = [
   `latency at a steady ${rates.includes(TARGET.rps) ? TARGET.rps : rates[rates.length - 1]} decisions/s over ≤ ${connections} connections: p99 ${atTarget.p99} ms (target < ${TARGET.p99} ms): ${atTarget.p99 < TARGET.p99 ? 'met' : 'NOT met'}`,
   `${meets ? 'meets' : 'BELOW'} the target (≥ ${TARGET.rps} decisions/s through HTTP with p99 < ${TARGET.p99} ms).`,
 ].join('\n')
-process.stdout.write(report + '\n')
+process.stdout.write(`${report}\n`)
 
 const results = join(fileURLToPath(new URL('.', import.meta.url)), 'results')
 mkdirSync(results, { recursive: true })

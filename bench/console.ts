@@ -349,7 +349,7 @@ async function measurePages(browser: Browser, seeded: Seeded): Promise<PageFigur
     if (process.env.BENCH_DUMP) writeFileSync(join(process.env.BENCH_DUMP, `${c.label.replace(/[^a-z0-9]+/gi, '-')}.html`), last.body)
     const f: PageFigures = { label: c.label, path, status: last.status, rows: rowsOf(last.body), p50: percentile(times, 50), p95: percentile(times, 95), max: times.at(-1)! }
     out.push(f)
-    process.stdout.write(`  ${f.label.padEnd(40)} ${String(f.status).padStart(3)} rows ${String(f.rows).padStart(3)}  p50 ${f.p50.toFixed(1).padStart(6)}  p95 ${f.p95.toFixed(1).padStart(6)}  max ${f.max.toFixed(1).padStart(6)}  ${f.path.length > 90 ? f.path.slice(0, 90) + '…' : f.path}\n`)
+    process.stdout.write(`  ${f.label.padEnd(40)} ${String(f.status).padStart(3)} rows ${String(f.rows).padStart(3)}  p50 ${f.p50.toFixed(1).padStart(6)}  p95 ${f.p95.toFixed(1).padStart(6)}  max ${f.max.toFixed(1).padStart(6)}  ${f.path.length > 90 ? `${f.path.slice(0, 90)}…` : f.path}\n`)
   }
   return out
 }

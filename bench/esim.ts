@@ -40,7 +40,7 @@ async function call(server: BenchServer, token: string, method: string, path: st
 
 /** Enough blank profiles that no run can exhaust the stock (a refusal would count as a failure). */
 async function loadStock(server: BenchServer, count: number): Promise<void> {
-  const prefix = '89445' + randomBytes(1)[0] % 10
+  const prefix = `89445${randomBytes(1)[0] % 10}`
   for (let loaded = 0; loaded < count; loaded += 10_000) {
     const profiles = Array.from({ length: Math.min(10_000, count - loaded) }, (_, i) => ({
       iccid: iccidWithCheckDigit(prefix + String(loaded + i).padStart(12, '0')),
@@ -115,7 +115,7 @@ const report = [
     ? `${meets ? 'meets' : 'BELOW'} the target (≥ ${TARGET.ordersPerSecond} orders/s with ${TARGET.latencyMs} ms provisioning latency and ${TARGET.connections} orders in flight): ${slow.rps} orders/s.`
     : `no ${TARGET.latencyMs} ms run (see --latencies)`,
 ].join('\n')
-process.stdout.write(report + '\n')
+process.stdout.write(`${report}\n`)
 
 const results = join(fileURLToPath(new URL('.', import.meta.url)), 'results')
 mkdirSync(results, { recursive: true })

@@ -27,7 +27,7 @@ function serverPid(server: BenchServer): number {
 }
 
 function memoryKb(pid: number, field: 'VmRSS' | 'VmHWM'): number {
-  const line = readFileSync(`/proc/${pid}/status`, 'utf8').split('\n').find((l) => l.startsWith(field + ':'))
+  const line = readFileSync(`/proc/${pid}/status`, 'utf8').split('\n').find((l) => l.startsWith(`${field}:`))
   return Number(line?.replace(/\D+/g, '') ?? 0)
 }
 
@@ -40,7 +40,7 @@ interface Part { text?: string; file?: number }
 
 /** The attestation body as parts: JSON text around three files, each streamed as base64 while hashing it. */
 function bodyParts(verifiedAt: string): Part[] {
-  const parts: Part[] = [{ text: JSON.stringify({ status: 'approved', provider: 'bench', verified_at: verifiedAt, method: 'document' }).slice(0, -1) + ',"documents":[' }]
+  const parts: Part[] = [{ text: `${JSON.stringify({ status: 'approved', provider: 'bench', verified_at: verifiedAt, method: 'document' }).slice(0, -1)},"documents":[` }]
   for (let i = 0; i < DOCS; i++) {
     parts.push({ text: `${i ? ',' : ''}{"kind":"passport","file_name":"doc-${i}.pdf","content_type":"application/pdf","content":"` })
     parts.push({ file: i })
@@ -122,7 +122,7 @@ async function runMode(mode: 'pglite' | 'postgres', runs: number): Promise<strin
       const r = await upload(server, token, cardholder.id, pid, withKey ? { 'idempotency-key': `bench-${randomBytes(6).toString('hex')}` } : {})
       const label = `${mode}, upload ${run}${withKey ? ' (with Idempotency-Key)' : ''}`
       rows.push(`| ${label} | ${r.status} | ${r.sha256ok ? 'yes' : 'NO'} | ${r.ms} | ${r.baselineMb} | ${r.peakMb} | ${r.peakMb - r.baselineMb} |`)
-      process.stdout.write(rows.at(-1) + '\n')
+      process.stdout.write(`${rows.at(-1)}\n`)
     }
   } finally {
     await server.stop()
@@ -155,7 +155,7 @@ async function concurrentMode(mode: 'pglite' | 'postgres', n: number): Promise<s
     const sha = createHash('sha256').update(doc).digest('hex')
     const b64 = Buffer.from(doc.toString('base64'))
     const head = (i: number) => `${i ? ',' : ''}{"kind":"passport","file_name":"doc-${i}.pdf","content_type":"application/pdf","content":"`
-    const prefix = JSON.stringify({ status: 'approved', provider: 'bench', verified_at: new Date(Date.now() - 60_000).toISOString(), method: 'document' }).slice(0, -1) + ',"documents":['
+    const prefix = `${JSON.stringify({ status: 'approved', provider: 'bench', verified_at: new Date(Date.now() - 60_000).toISOString(), method: 'document' }).slice(0, -1)},"documents":[`
     const length = Buffer.byteLength(prefix) + [0, 1, 2].reduce((sum, i) => sum + Buffer.byteLength(head(i)) + b64.length + 2, 0) + 2
 
     const send = (cardholderId: string) => new Promise<{ status: number; retryAfter: number; text: string }>((resolve, reject) => {
@@ -226,7 +226,7 @@ const modes = args.includes('--postgres-only') ? ['postgres'] as const : args.in
 process.stdout.write(`KYC upload: ${DOCS} × ${DOC_BYTES / MiB} MiB documents, ${(contentLength(bodyParts(new Date().toISOString())) / MiB).toFixed(1)} MiB JSON body\n`)
 if (concurrent > 0) {
   process.stdout.write('| run | stored (sha256 match) | 429 answers (retried) | ms | server RSS before (MB) | server peak RSS (MB) | RSS 2 s after (MB) | RSS 10 s after (MB) |\n|---|---:|---:|---:|---:|---:|---:|---:|\n')
-  for (const mode of modes) process.stdout.write(await concurrentMode(mode, concurrent) + '\n')
+  for (const mode of modes) process.stdout.write(`${await concurrentMode(mode, concurrent)}\n`)
 } else {
   process.stdout.write('| run | status | sha256 match | ms | server RSS before (MB) | server peak RSS (MB) | peak − before (MB) |\n|---|---:|---|---:|---:|---:|---:|\n')
   for (const mode of modes) await runMode(mode, runs)

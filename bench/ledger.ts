@@ -196,7 +196,7 @@ const report = [
     `${meets ? 'meets' : 'BELOW'} the targets (≥ ${TARGET.spreadRps} credits/s spread, ≥ ${TARGET.pgbenchShare * 100} % of pgbench -N, hot no slower than ${TARGET.hotSlowdown}× spread).`,
   ]),
 ].join('\n')
-process.stdout.write(report + '\n')
+process.stdout.write(`${report}\n`)
 
 const results = join(fileURLToPath(new URL('.', import.meta.url)), 'results')
 mkdirSync(results, { recursive: true })

@@ -170,7 +170,7 @@ export async function startServer(env: Record<string, string> = {}, options: { d
 
   const port = await freePort()
   const baseUrl = `http://127.0.0.1:${port}`
-  const operatorToken = 'op_bench_' + randomBytes(16).toString('hex')
+  const operatorToken = `op_bench_${randomBytes(16).toString('hex')}`
   const logFile = join(mkdtempSync(join(tmpdir(), 'svc-bench-')), 'server.log')
   const out = openSync(logFile, 'a')
   const { DATABASE_URL: _ignored, ...inherited } = process.env

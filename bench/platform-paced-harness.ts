@@ -84,7 +84,7 @@ export async function paced(name: string, options: PacedOptions, server?: BenchS
     const finish = () => {
       clearInterval(timer)
       for (const c of all) c.socket.destroy()
-      if (trace) writeFileSync(process.env.BENCH_TRACE!, `# start ${Date.now() - (performance.now() - start)}\n` + trace.join('\n') + '\n')
+      if (trace) writeFileSync(process.env.BENCH_TRACE!, `# start ${Date.now() - (performance.now() - start)}\n${trace.join('\n')}\n`)
       latencies.sort((a, b) => a - b)
       resolve({
         requests: latencies.length,

@@ -84,7 +84,7 @@ const report = [
   '',
   ...verdicts,
 ].join('\n')
-process.stdout.write(report + '\n')
+process.stdout.write(`${report}\n`)
 
 const results = join(fileURLToPath(new URL('.', import.meta.url)), 'results')
 mkdirSync(results, { recursive: true })

@@ -108,7 +108,7 @@ function generatedSecret(dataDir: string, file: string, make: () => string): str
   if (existsSync(path)) return readFileSync(path, 'utf8').trim()
   mkdirSync(dataDir, { recursive: true })
   const value = make()
-  writeFileSync(path, value + '\n', { mode: 0o600 })
+  writeFileSync(path, `${value}\n`, { mode: 0o600 })
   return value
 }
 
@@ -148,7 +148,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
 
   let operatorToken: string
   if (env.SVC_OPERATOR_TOKEN) operatorToken = env.SVC_OPERATOR_TOKEN
-  else if (embedded) operatorToken = generatedSecret(dataDir, 'operator-token', () => 'op_' + randomBase62(32))
+  else if (embedded) operatorToken = generatedSecret(dataDir, 'operator-token', () => `op_${randomBase62(32)}`)
   else throw new ConfigError('SVC_OPERATOR_TOKEN is required when DATABASE_URL is set')
 
   const environments = (env.SVC_ENVIRONMENTS || 'sandbox,production').split(',').map((s) => s.trim()).filter(Boolean)

@@ -126,7 +126,7 @@ export async function serve(config: Config): Promise<Serving> {
     throw err
   }
   const worker: WorkerHandle | null = config.runWorker && (!member || process.env[FIRST_MEMBER] === '1') ? startWorker(deps, jobs) : null
-  if (!member) process.stdout.write(banner(config, demo, address) + '\n')
+  if (!member) process.stdout.write(`${banner(config, demo, address)}\n`)
   let stopping: Promise<void> | null = null
   const stop = () => {
     stopping ??= (async () => {
@@ -180,7 +180,7 @@ async function serveCluster(config: Config): Promise<Serving> {
   for (let i = 0; i < config.httpProcesses; i++) fork(i === 0)
   try {
     const address = await listening
-    process.stdout.write(banner(config, demo, `${address} (${config.httpProcesses} HTTP processes)`) + '\n')
+    process.stdout.write(`${banner(config, demo, `${address} (${config.httpProcesses} HTTP processes)`)}\n`)
   } catch (err) {
     stopping = true
     for (const member of Object.values(cluster.workers ?? {})) member?.kill('SIGTERM')

@@ -19,7 +19,7 @@ const namesByText = new Map<string, string>()
 function statementName(text: string): string {
   let name = namesByText.get(text)
   if (name === undefined) {
-    name = 's' + createHash('sha1').update(text).digest('hex').slice(0, 24)
+    name = `s${createHash('sha1').update(text).digest('hex').slice(0, 24)}`
     if (namesByText.size >= MAX_REMEMBERED_NAMES) namesByText.clear()
     namesByText.set(text, name)
   }

@@ -187,7 +187,7 @@ export function clientErrorHandler(baseUrl: string, limits: RequestTimeLimits) {
 /** Like Fastify's own parser: `__proto__` keys and `constructor.prototype` objects are refused outright. */
 function refusePrototypeKeys(key: string, value: unknown): unknown {
   const poisoned = key === '__proto__' ||
-    (key === 'constructor' && value !== null && typeof value === 'object' && Object.prototype.hasOwnProperty.call(value, 'prototype'))
+    (key === 'constructor' && value !== null && typeof value === 'object' && Object.hasOwn(value, 'prototype'))
   if (poisoned) throw new ApiError('invalid_request_body', { message: 'The request body contains a forbidden key.' })
   return value
 }

@@ -94,7 +94,7 @@ function oauthResponses(op: Record<string, any>, codes: Record<string, number>, 
   for (const [code, status] of Object.entries(codes)) byStatus.set(status, [...(byStatus.get(status) ?? []), code])
   for (const [status, list] of [...byStatus.entries()].sort((a, b) => a[0] - b[0])) {
     op.responses[String(status)] = {
-      description: `OAuth error codes (\`error\`): ${list.map((c) => '`' + c + '`').join(', ')}`,
+      description: `OAuth error codes (\`error\`): ${list.map((c) => `\`${c}\``).join(', ')}`,
       headers: NO_STORE_HEADERS,
       content: { 'application/json': { schema: { $ref: '#/components/schemas/OAuthError' } } },
     }
@@ -247,7 +247,7 @@ export async function installOpenApi(app: FastifyInstance, baseUrl: string): Pro
           }
           for (const [status, list] of [...byStatus.entries()].sort((a, b) => a[0] - b[0])) {
             op.responses[String(status)] = {
-              description: `Error codes: ${list.map((c) => '`' + c + '`').join(', ')}`,
+              description: `Error codes: ${list.map((c) => `\`${c}\``).join(', ')}`,
               headers: {
                 'Svc-Request-Id': REQUEST_ID_HEADER,
                 ...(status === 429 ? { 'Retry-After': { description: 'Seconds to wait before retrying.', schema: { type: 'integer', minimum: 1 } } } : {}),

@@ -82,5 +82,5 @@ const ID_BODY = /^[0-9A-HJKMNP-TV-Z]{26}$/
 
 /** True when `value` has the shape of an id of that prefix; lookups skip the database otherwise. */
 export function isId(prefix: IdPrefix, value: string): boolean {
-  return value.startsWith(prefix + '_') && ID_BODY.test(value.slice(prefix.length + 1))
+  return value.startsWith(`${prefix}_`) && ID_BODY.test(value.slice(prefix.length + 1))
 }

@@ -27,7 +27,7 @@ async function demoPresent(deps: AppDeps, path: string): Promise<SandboxClientFi
 
 function writeClientFile(deps: AppDeps, path: string, file: SandboxClientFile): void {
   mkdirSync(deps.config.dataDir, { recursive: true })
-  writeFileSync(path, JSON.stringify(file, null, 2) + '\n', { mode: 0o600 })
+  writeFileSync(path, `${JSON.stringify(file, null, 2)}\n`, { mode: 0o600 })
 }
 
 /**

@@ -21,7 +21,7 @@ test('a production client asking a sandbox-only deployment for a token answers 4
 test('a production token presented to a sandbox-only deployment answers 403 environment_mismatch', async () => {
   // The token was minted by a production node sharing the database; this node does not serve production.
   const live = await createTenant(t, { environment: 'production' })
-  const token = 'at_live_' + 'P'.repeat(43)
+  const token = `at_live_${'P'.repeat(43)}`
   await insertAccessToken(t.deps.db, {
     token_hash: sha256Hex(token), client_id: live.clientId, organization_id: live.organizationId, environment: 'production',
     scopes: ['cardholders:read'], expires_at: new Date(t.clock.now().getTime() + 900_000),

@@ -132,7 +132,7 @@ describe('invalid_request, unsupported_grant_type', () => {
   })
 
   test('a repeated form field answers 400 invalid_request', async () => {
-    const form = tokenForm(await assertionFor(t, tenant)) + '&grant_type=client_credentials'
+    const form = `${tokenForm(await assertionFor(t, tenant))}&grant_type=client_credentials`
     assertOAuthError(await requestToken(t, form), 400, 'invalid_request')
   })
 

@@ -55,8 +55,8 @@ describe('missing_credentials and invalid_access_token', () => {
   })
 
   test('an unknown token answers 401 invalid_access_token', async () => {
-    assertApiError(await t.api('at_test_' + 'x'.repeat(43), 'GET', '/v1/programs'), 401, 'invalid_access_token', 'authentication_error')
-    assertApiError(await t.api('at_live_' + 'x'.repeat(43), 'GET', '/v1/programs'), 401, 'invalid_access_token', 'authentication_error')
+    assertApiError(await t.api(`at_test_${'x'.repeat(43)}`, 'GET', '/v1/programs'), 401, 'invalid_access_token', 'authentication_error')
+    assertApiError(await t.api(`at_live_${'x'.repeat(43)}`, 'GET', '/v1/programs'), 401, 'invalid_access_token', 'authentication_error')
     assertApiError(await t.api('not-a-token', 'GET', '/v1/programs'), 401, 'invalid_access_token', 'authentication_error')
   })
 

@@ -187,7 +187,7 @@ describe('retrieve and list', () => {
 
   test("another organization's cardholder answers exactly like a missing one", async () => {
     const ch = await createCardholder(t, token)
-    const missingId = 'chd_' + '0'.repeat(26)
+    const missingId = `chd_${'0'.repeat(26)}`
     for (const [method, suffix, body] of [['GET', '', undefined], ['PATCH', '', { first_name: 'X' }], ['GET', '/cards', undefined], ['GET', '/kyc', undefined]] as const) {
       const foreign = await t.api(otherToken, method, `/v1/cardholders/${ch.id}${suffix}`, body)
       const missing = await t.api(otherToken, method, `/v1/cardholders/${missingId}${suffix}`, body)

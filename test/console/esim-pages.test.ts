@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
 import { describe, test } from 'node:test'
-import type { TestApp, TestClient } from '../helpers/app.js'
+import type { TestApp } from '../helpers/app.js'
 import { blankProfiles, packageFor } from '../esim/support.js'
 import {
   auditRows, expectNoSandboxTools, expectReadOnly, follow, formFields, main, type Person, withObjectPages,
@@ -12,12 +12,12 @@ import {
  * a viewer only reads, and production has no sandbox tools.
  */
 
-let t: TestApp, tenant: TestClient, token: string
+let t: TestApp, token: string
 let owner: Person, viewer: Person, prodOwner: Person
 let cardholder: any, account: any, card: any
 
 withObjectPages(async (fixture) => {
-  ({ t, tenant, token, owner, viewer, prodOwner, cardholder, account, card } = fixture)
+  ({ t, token, owner, viewer, prodOwner, cardholder, account, card } = fixture)
   assert.equal((await t.api(token, 'POST', '/v1/simulate/esim/provisioning', { latency_ms: 0 })).statusCode, 200)
   await t.operator('POST', '/operator/v1/esim/inventory', { profiles: blankProfiles(4) })
 })

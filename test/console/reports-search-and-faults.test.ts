@@ -13,13 +13,13 @@ import {
  * has no sandbox tools.
  */
 
-let t: TestApp, tenant: TestClient, token: string
+let t: TestApp, token: string
 let owner: Person, viewer: Person, prodOwner: Person
-let cardholder: any, account: any, card: any
+let cardholder: any, account: any
 let other: { tenant: TestClient; token: string }
 
 withObjectPages(async (fixture) => {
-  ({ t, tenant, token, owner, viewer, prodOwner, cardholder, account, card } = fixture)
+  ({ t, token, owner, viewer, prodOwner, cardholder, account } = fixture)
   const otherTenant = await createTenant(t)
   other = { tenant: otherTenant, token: await otherTenant.token() }
 })

@@ -5,7 +5,7 @@ import { JobRunner } from '../../src/jobs/runner.js'
 import { createEndpoint, rotateSecret, updateEndpoint } from '../../src/modules/webhooks/index.js'
 import { startTestApp, type TestApp, type TestClient } from '../helpers/app.js'
 import { emitEvent, startReceiver, type Receiver } from '../webhooks/helpers.js'
-import { Agent, person, type Person } from './support.js'
+import { type Agent, person, type Person } from './support.js'
 
 /** The console's Webhooks and Events pages: each change goes through the /v1 services, is audited, and the role guard holds. */
 

@@ -34,7 +34,7 @@ function phone(javaScriptEnabled = true) {
 /** The page fits the phone: nothing wider than the viewport makes the whole page scroll sideways. */
 async function fitsWidth(page: import('playwright-core').Page, what: string): Promise<void> {
   const width = await page.evaluate(() => document.documentElement.scrollWidth)
-  const widest = await page.evaluate(() => Array.from(document.querySelectorAll('body *')).map((e) => [e.tagName + '.' + e.className, Math.round(e.getBoundingClientRect().right)] as const).filter(([, r]) => r > 390).slice(0, 5))
+  const widest = await page.evaluate(() => Array.from(document.querySelectorAll('body *')).map((e) => [`${e.tagName}.${e.className}`, Math.round(e.getBoundingClientRect().right)] as const).filter(([, r]) => r > 390).slice(0, 5))
   assert.ok(width <= 390, `${what}: the page is ${width}px wide at a 390px viewport: ${JSON.stringify(widest)}`)
 }
 

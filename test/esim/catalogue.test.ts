@@ -135,7 +135,7 @@ describe('the operator', () => {
     const good = blankProfiles(1)[0]
     const badLuhn = { ...good, iccid: good.iccid.slice(0, 18) + String((Number(good.iccid[18]) + 1) % 10) }
     expectError(await operator('POST', '/operator/v1/esim/inventory', { profiles: [badLuhn] }), 400, 'invalid_parameter', 'profiles[0].iccid')
-    expectError(await operator('POST', '/operator/v1/esim/inventory', { profiles: [{ ...good, iccid: '12' + good.iccid.slice(2) }] }), 400, 'invalid_parameter', 'profiles[0].iccid')
+    expectError(await operator('POST', '/operator/v1/esim/inventory', { profiles: [{ ...good, iccid: `12${good.iccid.slice(2)}` }] }), 400, 'invalid_parameter', 'profiles[0].iccid')
     expectError(await operator('POST', '/operator/v1/esim/inventory', { profiles: [{ ...good, extra: 1 }] }), 400, 'unknown_parameter')
     expectError(await t.app.inject({ method: 'POST', url: '/operator/v1/esim/inventory', payload: { profiles: [good] } }), 401, 'missing_credentials')
   })

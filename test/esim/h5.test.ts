@@ -122,7 +122,7 @@ describe('H5 purchases', () => {
     const attempts = [
       await post(`${path}/orders`, { package_id: pkg.id, nonce }, { cookie }),
       await post(`${path}/orders`, { package_id: pkg.id, nonce, csrf_token: csrf }),
-      await post(`${path}/orders`, { package_id: pkg.id, nonce, csrf_token: csrf }, { cookie: 'svc_h5_csrf=' + 'x'.repeat(32) }),
+      await post(`${path}/orders`, { package_id: pkg.id, nonce, csrf_token: csrf }, { cookie: `svc_h5_csrf=${'x'.repeat(32)}` }),
       await post(`${path}/orders`, { package_id: pkg.id, nonce, csrf_token: csrf }, { cookie, origin: 'https://evil.example' }),
       await post(`${path}/orders`, { package_id: pkg.id, nonce, csrf_token: 'forged' }, { cookie }),
     ]

@@ -368,7 +368,7 @@ export function runJq(args: string[], stdin: string): string {
     throw new Error(`jq input is not JSON: ${stdin.slice(0, 200)}`)
   }
   const outputs = compileJq(filter)(input)
-  return outputs.map((v) => (raw && typeof v === 'string' ? v : JSON.stringify(v, null, compact ? 0 : 2)) + '\n').join('')
+  return outputs.map((v) => `${raw && typeof v === 'string' ? v : JSON.stringify(v, null, compact ? 0 : 2)}\n`).join('')
 }
 
 function splitTopLevel(source: string, separator: string): string[] {

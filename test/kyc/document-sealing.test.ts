@@ -13,7 +13,7 @@ const cases: [string, Buffer, (b64: string) => string][] = [
   ['many steps, padded with ==', randomBytes(3 * 256 * 1024 + 1), (s) => s],
   ['many steps, padded with =', randomBytes(3 * 256 * 1024 + 2), (s) => s],
   ['many steps, unpadded', randomBytes(2 * 1024 * 1024 + 2), (s) => s.replace(/=+$/, '')],
-  ['wrapped at 76 with CRLF across step boundaries', randomBytes(700_001), (s) => s.replace(/(.{76})/g, '$1\r\n') + '\r\n'],
+  ['wrapped at 76 with CRLF across step boundaries', randomBytes(700_001), (s) => `${s.replace(/(.{76})/g, '$1\r\n')}\r\n`],
   ['wrapped at 64 with LF', randomBytes(1_000_000), (s) => s.replace(/(.{64})/g, '$1\n')],
 ]
 

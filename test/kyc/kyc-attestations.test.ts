@@ -115,7 +115,7 @@ describe('recording an attestation', () => {
     const ch = await createCardholder(t, token)
     const other = await createTenant(t)
     const otherToken = await other.token()
-    const missing = 'chd_' + '1'.repeat(26)
+    const missing = `chd_${'1'.repeat(26)}`
     expectError(await kyc(ch.id, attestationBody(t), otherToken), 404, 'cardholder_not_found')
     assert.deepEqual(withoutRequestId(await kyc(ch.id, attestationBody(t), otherToken)), withoutRequestId(await kyc(missing, attestationBody(t), otherToken)))
     assert.deepEqual(
@@ -211,7 +211,7 @@ describe('validation', () => {
     const over = 'A'.repeat(4 * 6990507) // 20 MiB + 1 byte decoded
     const error = expectError(await kyc(id, attestationBody(t, { documents: [documentInput({ content: over })] })), 400, 'invalid_parameter', 'documents[0].content')
     assert.match(error.message, /20 MiB/)
-    const exact = 'A'.repeat(4 * 6990506) + 'AAA='
+    const exact = `${'A'.repeat(4 * 6990506)}AAA=`
     const res = await kyc(id, attestationBody(t, { documents: [documentInput({ content: exact })] }))
     assert.equal(res.statusCode, 201, res.body.slice(0, 500))
     assert.equal(res.json().documents[0].size_bytes, 20 * MiB)

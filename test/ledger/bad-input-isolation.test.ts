@@ -54,7 +54,7 @@ function badCalls(): BadCall[] {
       }),
     },
     { param: 'metadata.k\\ud800', send: () => t.api(bad.token, 'POST', '/v1/accounts', {
-      program_id: bad.tenant.programs.full.id, cardholder_id: bad.funded.holder.id, currency: 'USD', metadata: { ['k\uD800']: 'v' },
+      program_id: bad.tenant.programs.full.id, cardholder_id: bad.funded.holder.id, currency: 'USD', metadata: { 'k\uD800': 'v' },
     }) },
   ]
   return Array.from({ length: 100 }, (_, i) => kinds[i % kinds.length])

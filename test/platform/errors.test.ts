@@ -207,7 +207,7 @@ describe('error envelope', () => {
     assert.match(inValue.json().error.message, /NUL/)
     const nested = await post({ name: 'a', address: { line1: '1', city: 'x\u0000' } })
     assert.equal(nested.json().error.param, 'address.city')
-    const inKey = await post({ name: 'a', ['k\u0000']: 1 })
+    const inKey = await post({ name: 'a', 'k\u0000': 1 })
     assert.equal(inKey.statusCode, 400)
     assert.equal(inKey.json().error.code, 'invalid_parameter')
     for (const path of ['/v1/cardholders?reference=a%00b', '/v1/events?type=%00']) {

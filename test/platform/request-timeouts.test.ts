@@ -85,7 +85,7 @@ describe('slow requests are cut off', () => {
   })
 
   test('a trickled body at the token endpoint is cut off with the flat OAuth shape', async () => {
-    const form = 'grant_type=client_credentials&client_assertion_type=x&client_assertion=' + 'y'.repeat(200)
+    const form = `grant_type=client_credentials&client_assertion_type=x&client_assertion=${'y'.repeat(200)}`
     const r = await trickle(
       `POST /oauth/token HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: ${form.length}\r\n\r\n`,
       form,

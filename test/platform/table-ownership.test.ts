@@ -71,7 +71,7 @@ export function tablesOfMigrations(sources: readonly string[]): Set<string> {
     const events: { at: number; apply: () => void }[] = []
     for (const m of text.matchAll(new RegExp(String.raw`\bCREATE\s+(?:UNLOGGED\s+|TEMP(?:ORARY)?\s+)?TABLE\s+${name}`, 'gi'))) events.push({ at: m.index, apply: () => tables.add(m[1]) })
     for (const m of text.matchAll(/\.createTable\(\s*['"`](\w+)['"`]/g)) events.push({ at: m.index, apply: () => tables.add(m[1]) })
-    for (const m of text.matchAll(new RegExp(String.raw`\bDROP\s+TABLE\s+(?:IF\s+EXISTS\s+)?(?:"?public"?\.)?"?(\w+)"?`, 'gi'))) events.push({ at: m.index, apply: () => tables.delete(m[1]) })
+    for (const m of text.matchAll(/\bDROP\s+TABLE\s+(?:IF\s+EXISTS\s+)?(?:"?public"?\.)?"?(\w+)"?/gi)) events.push({ at: m.index, apply: () => tables.delete(m[1]) })
     for (const m of text.matchAll(/\.dropTable\(\s*['"`](\w+)['"`]/g)) events.push({ at: m.index, apply: () => tables.delete(m[1]) })
     for (const m of text.matchAll(/\bALTER\s+TABLE\s+(?:IF\s+EXISTS\s+)?"?(\w+)"?\s+RENAME\s+TO\s+"?(\w+)"?/gi)) {
       events.push({ at: m.index, apply: () => { if (tables.delete(m[1])) tables.add(m[2]) } })

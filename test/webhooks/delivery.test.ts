@@ -78,7 +78,7 @@ describe('webhook delivery', () => {
     const other = await startReceiver()
     try {
       const all = await createEndpoint(t, await tenant.token(), other.url, ['*'])
-      const off = await createEndpoint(t, await tenant.token(), other.url + '/off', ['*'])
+      const off = await createEndpoint(t, await tenant.token(), `${other.url}/off`, ['*'])
       await api('PATCH', `/v1/webhook_endpoints/${off.id}`, { status: 'disabled' })
       await emitEvent(t, tenant, 'cardholder.created')
       await runner.drain()

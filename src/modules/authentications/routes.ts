@@ -1,6 +1,5 @@
 import type { FastifyInstance } from 'fastify'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
-import { Type } from 'typebox'
 import type { AppDeps } from '../../app-deps.js'
 import type { CapabilityRule } from '../../http/capability.js'
 import { NoBody } from '../../http/schema-types.js'

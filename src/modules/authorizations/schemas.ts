@@ -2,7 +2,7 @@ import { Type, type Static, type TSchema } from 'typebox'
 import { PageQuery } from '../../http/pagination.js'
 import { MAX_AMOUNT, Merchant, MerchantInput } from '../transactions/index.js'
 import { DECLINE_REASONS, type DeclineReason } from './decide.js'
-import { CountryCode, CurrencyCode } from '../../http/schema-types.js'
+import { CurrencyCode } from '../../http/schema-types.js'
 
 const strict = { additionalProperties: false }
 const Nullable = <T extends TSchema>(t: T) => Type.Union([t, Type.Null()])

@@ -18,5 +18,5 @@ export function mergeMetadata(held: Record<string, string>, patch: Record<string
 /** Key-order-insensitive equality of two metadata maps, to tell whether an update changed anything. */
 export function sameMetadata(a: Record<string, string>, b: Record<string, string>): boolean {
   const ka = Object.keys(a)
-  return ka.length === Object.keys(b).length && ka.every((k) => Object.prototype.hasOwnProperty.call(b, k) && a[k] === b[k])
+  return ka.length === Object.keys(b).length && ka.every((k) => Object.hasOwn(b, k) && a[k] === b[k])
 }

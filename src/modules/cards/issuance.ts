@@ -13,7 +13,7 @@ import { issuedStatus, type FormFactor } from './lifecycle.js'
 import { presentCard } from './present.js'
 import { closeReplacedCard, closeReplacedUpstream } from './replacement.js'
 import * as repo from './repo.js'
-import { CARD_ISSUE_JOB, requireCard, requireCardProgram } from './service.js'
+import { requireCard, requireCardProgram } from './service.js'
 import type { CardView } from './schemas.js'
 import { CARD_CLOSED } from './hooks.js'
 

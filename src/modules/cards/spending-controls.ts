@@ -1,6 +1,6 @@
 import { ApiError } from '../../http/errors.js'
 import type { SpendControlSupport } from '../../processors/port.js'
-import { SPENDING_INTERVALS } from './schemas.js'
+import type { SPENDING_INTERVALS } from './schemas.js'
 
 export type SpendingInterval = (typeof SPENDING_INTERVALS)[number]
 

@@ -1,7 +1,7 @@
 import type { AppDeps } from '../../app-deps.js'
 import { withTx } from '../../db/tx.js'
 import { scopeOfRow } from '../../http/context.js'
-import { ApiError, isApiError } from '../../http/errors.js'
+import { type ApiError, isApiError } from '../../http/errors.js'
 import { newId } from '../../lib/ids.js'
 import type { ScheduleType } from '../../jobs/types.js'
 import { emit } from '../events/index.js'

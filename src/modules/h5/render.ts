@@ -53,7 +53,7 @@ const NOTICES: Record<Notice, [string, string]> = {
 }
 
 export function isNotice(value: unknown): value is Notice {
-  return typeof value === 'string' && Object.prototype.hasOwnProperty.call(NOTICES, value)
+  return typeof value === 'string' && Object.hasOwn(NOTICES, value)
 }
 
 const STATUS_LABEL: Record<string, string> = {

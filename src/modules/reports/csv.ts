@@ -22,10 +22,10 @@ export function csvField(value: string | number | null | undefined, text = false
 
 /** The header line of a CSV with these columns (lines end with LF). */
 export function csvHeader<T>(columns: Column<T>[]): string {
-  return columns.map((c) => csvField(c.name)).join(',') + '\n'
+  return `${columns.map((c) => csvField(c.name)).join(',')}\n`
 }
 
 /** One data line. */
 export function csvLine<T>(columns: Column<T>[], row: T): string {
-  return columns.map((c) => csvField(c.value(row), c.text)).join(',') + '\n'
+  return `${columns.map((c) => csvField(c.value(row), c.text)).join(',')}\n`
 }

@@ -7,7 +7,7 @@ import {
   type PackageView, type SaleStatus,
 } from '../../esim/index.js'
 import { cursorPager, details, field, formatMoney, formatTime, getForm, postForm, selectField, table } from '../components.js'
-import { html, type Html } from '../../../lib/html.js'
+import { html } from '../../../lib/html.js'
 import type { ConsolePage, PageContext } from '../router.js'
 import { apiCtx, canChange, consoleAction, keyField } from './changes.js'
 import { filterValue, pageOf, queryText } from './form-input.js'
