@@ -25,7 +25,7 @@ export interface Batchers {
 
 /** Per-process caches, built once by the runtime (`buildServices`) so no module keeps one of its own. */
 export interface Caches {
-  /** Which organization, environment and program an account in a path belongs to, for capability mounting (it never changes). */
+  /** The organization, environment and program of an account in a path, for capability mounting (never change). */
   accountMounts: BoundedCache<string, AccountMount>
   /** Each program's capabilities (null: no such program), for capability mounting; a few seconds. */
   programCapabilities: BoundedCache<string, { capabilities: Promise<string[] | null>; until: number }>

@@ -40,7 +40,8 @@ export function buildServices(base: BaseDeps): AppDeps {
   }
   deps.hooks = buildHooks(MODULES)
   deps.caches = {
-    accountMounts: new BoundedCache(50_000), programCapabilities: new BoundedCache(1_000), webhookSecrets: new BoundedCache(1_000),
+    accountMounts: new BoundedCache(50_000), programCapabilities: new BoundedCache(1_000),
+    webhookSecrets: new BoundedCache(1_000),
     authorizationEndpoints: new BoundedCache(50_000), authorizationCircuits: new BoundedCache(50_000),
   }
   return deps
