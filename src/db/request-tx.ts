@@ -171,7 +171,7 @@ class RequestAwareDriver implements Driver {
   async acquireConnection(): Promise<DatabaseConnection> {
     const scope = current()
     if (scope?.lent) return scope.lent
-    // Outside a request's scope on a pool (a batch, a request without a key): the pool's own connection, nothing to track.
+    // Outside a request's scope on a pool (a batch, a request without a key): the pool's connection, untracked.
     if (!scope && !this.mutex) return this.inner.acquireConnection()
     const unlock = this.mutex ? await this.mutex.lock() : null
     const connection = await this.inner.acquireConnection()

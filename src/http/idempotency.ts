@@ -37,11 +37,11 @@ export interface KeyInStatement {
   answered: boolean
 }
 
-/** A request running under its key: what it asked, its transaction, and whether a batched statement stored its answer. */
+/** A request running under its key: what it asked, its transaction, whether a batched statement stored its answer. */
 interface HeldKey extends KeyInStatement {
   lockId: string
   tx: RequestTransaction
-  /** The key was taken in this process only: the route's statement locks it and reads its stored answer (`KeyInStatement`). */
+  /** Taken in this process only: the route's statement locks the key and reads its answer (`KeyInStatement`). */
   inStatement: boolean
 }
 
@@ -136,15 +136,19 @@ export function answerFresh(deps: Pick<AppDeps, 'clock'>, row: StoredAnswer): bo
 /** Removes an answer past the window, so that the new one can be written under the same key. */
 export async function forgetAnswer(db: Db, r: KeyRef, row: StoredAnswer): Promise<void> {
   await sql`DELETE FROM idempotency_keys
-    WHERE organization_id = ${r.organizationId} AND environment = ${r.environment} AND key = ${r.key} AND created_at = ${row.created_at}`.execute(db)
+    WHERE organization_id = ${r.organizationId} AND environment = ${r.environment} AND key = ${r.key}
+      AND created_at = ${row.created_at}`.execute(db)
 }
 
-/** The body of the stored answer for the identical request (status and headers set on `reply`), or the refusal for a different one under the same key. */
-function storedAnswerBody(reply: FastifyReply, row: StoredAnswer, request: IdempotentRequest, masterKey: Buffer): string {
+/**
+ * The body of the stored answer for the identical request (status and headers set on `reply`), or the refusal
+ * for a different one under the same key.
+ */
+function storedAnswerBody(reply: FastifyReply, row: StoredAnswer, request: IdempotentRequest, key: Buffer): string {
   if (row.method !== request.method || row.path !== request.path || row.request_hash !== request.requestHash) {
     refuseReuse(row.method === request.method && row.path === request.path)
   }
-  return replayOf(reply, row, masterKey)
+  return replayOf(reply, row, key)
 }
 
 /**
@@ -152,7 +156,9 @@ function storedAnswerBody(reply: FastifyReply, row: StoredAnswer, request: Idemp
  * answered with it (the replay, its body returned and status set on `reply`), or refused as a reuse of the key.
  * Either way nothing more is stored.
  */
-export function replayStoredAnswer(deps: Pick<AppDeps, 'config'>, key: KeyInStatement, reply: FastifyReply, row: StoredAnswer): string {
+export function replayStoredAnswer(
+  deps: Pick<AppDeps, 'config'>, key: KeyInStatement, reply: FastifyReply, row: StoredAnswer,
+): string {
   key.answered = true
   return storedAnswerBody(reply, row, key.request, deps.config.masterKey)
 }
@@ -171,7 +177,9 @@ function fingerprint(request: IdempotentRequest): string {
 
 /** The key is held by a running request (`holder`: its fingerprint in this process, '' on another node). */
 function refuseHeld(holder: string, request: IdempotentRequest): never {
-  if (holder !== '' && holder !== fingerprint(request)) refuseReuse(holder.startsWith(`${request.method} ${request.path} `))
+  if (holder !== '' && holder !== fingerprint(request)) {
+    refuseReuse(holder.startsWith(`${request.method} ${request.path} `))
+  }
   throw new ApiError('idempotency_request_in_progress')
 }
 
@@ -210,7 +218,7 @@ export function installIdempotency(app: FastifyInstance, deps: AppDeps): void {
     const lockId = keyLockId(request)
 
     if (req.routeOptions.config.idempotent === 'in-statement') {
-      // The route's statement locks the key and reads its answer: here only this process's own duplicates are told apart.
+      // The route's statement locks the key and reads its answer: here only this process's duplicates are told apart.
       const holder = inFlight.holdLocally(lockId, fingerprint(request))
       if (holder !== null) refuseHeld(holder, request)
       return { request, lockId, tx: newRequestTransaction(), answered: false, inStatement: true }
@@ -251,11 +259,13 @@ export function installIdempotency(app: FastifyInstance, deps: AppDeps): void {
     }, (err) => done(err))
   })
 
-  app.addHook('onSend', (req: FastifyRequest, reply: FastifyReply, payload: unknown, done: (err: Error | null, payload?: unknown) => void) => {
+  type SendDone = (err: Error | null, payload?: unknown) => void
+  app.addHook('onSend', (req: FastifyRequest, reply: FastifyReply, payload: unknown, done: SendDone) => {
     const held = req.idempotencyKey
     if (!held) return done(null, payload)
     req.idempotencyKey = undefined
-    store(held, reply, payload).finally(() => inFlight.release(held.lockId)).then((sent) => done(null, sent), (err) => done(err))
+    store(held, reply, payload).finally(() => inFlight.release(held.lockId))
+      .then((sent) => done(null, sent), (err) => done(err))
   })
 
   // Safety net: a request that ends without onSend (never expected) neither keeps its key nor its transaction.
@@ -278,7 +288,9 @@ export function installIdempotency(app: FastifyInstance, deps: AppDeps): void {
       if (held.inStatement) {
         // The route's statement did not run (or refused): the key's stored answer was not read yet.
         const stored = await findAnswer(deps.db, held.request)
-        if (stored && answerFresh(deps, stored)) return storedAnswerBody(reply, stored, held.request, deps.config.masterKey)
+        if (stored && answerFresh(deps, stored)) {
+          return storedAnswerBody(reply, stored, held.request, deps.config.masterKey)
+        }
         if (stored) await forgetAnswer(deps.db, held.request, stored)
       }
     } catch (err) {

@@ -1,4 +1,6 @@
-import { createCipheriv, createDecipheriv, createHash, createHmac, hash, hkdfSync, randomBytes, timingSafeEqual } from 'node:crypto'
+import {
+  createCipheriv, createDecipheriv, createHash, createHmac, hash, hkdfSync, randomBytes, timingSafeEqual,
+} from 'node:crypto'
 
 /** Hex SHA-256, used to store tokens and secrets by digest only. */
 export function sha256Hex(input: string | Buffer): string {

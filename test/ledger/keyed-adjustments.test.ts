@@ -83,6 +83,16 @@ describe('credits and debits under an Idempotency-Key', () => {
     assert.equal(await balance(a.id), 0)
   })
 
+  test('a body the schema refuses is answered under the key: the identical retry replays the refusal', async () => {
+    const a = await fresh()
+    const key = randomUUID()
+    const refused = await adjust('credit', a.id, { amount: -5 }, key)
+    assert.equal(refused.statusCode, 400, refused.body)
+    assertReplay(await adjust('credit', a.id, { amount: -5 }, key), refused)
+    assertRefused(await adjust('credit', a.id, { amount: 5 }, key), 'idempotency_key_reuse')
+    assert.equal(await balance(a.id), 0)
+  })
+
   test('a refusal is stored under the key: the retry replays it even once the funds are there', async () => {
     const a = await fresh()
     const key = randomUUID()
@@ -104,7 +114,7 @@ describe('credits and debits under an Idempotency-Key', () => {
     assert.equal(again.json().ledger_balance, 80)
   })
 
-  test('the same key sent several times at once applies exactly once; the others replay or are told it is in progress', async () => {
+  test('the same key sent several times at once applies exactly once; the others replay or are in progress', async () => {
     const a = await fresh()
     const key = randomUUID()
     const answers = await Promise.all(Array.from({ length: 4 }, () => adjust('credit', a.id, { amount: 9 }, key)))
@@ -117,7 +127,7 @@ describe('credits and debits under an Idempotency-Key', () => {
     assert.equal(await balance(a.id), 9)
   })
 
-  test('a key held by a request running on another node answers idempotency_request_in_progress until it is free', async (ctx) => {
+  test('a key held by a request on another node answers idempotency_request_in_progress until it is free', async (ctx) => {
     if (!t.deps.config.databaseUrl) return ctx.skip('PostgreSQL only: nodes meet in its advisory locks')
     const a = await fresh()
     const key = randomUUID()
@@ -140,8 +150,9 @@ describe('credits and debits under an Idempotency-Key', () => {
 
   test('identical keyed credits arriving at the same moment on two nodes apply exactly once', async () => {
     // On PostgreSQL the second node has a pool and lock registry of its own; PGlite in memory can only be shared.
-    const pool = t.deps.config.databaseUrl ? await openDatabase({ databaseUrl: t.deps.config.databaseUrl, dataDir: null, poolSize: 4 }) : null
-    const inFlight = pool ? new InFlightKeys(t.deps.config.databaseUrl) : t.deps.inFlight
+    const url = t.deps.config.databaseUrl
+    const pool = url ? await openDatabase({ databaseUrl: url, dataDir: null, poolSize: 4 }) : null
+    const inFlight = pool ? new InFlightKeys(url) : t.deps.inFlight
     const second: FastifyInstance = await buildApp(pool ? buildServices({ ...t.deps, db: pool.db, inFlight }) : { ...t.deps, inFlight })
     await second.ready()
     try {

@@ -57,13 +57,14 @@ export function installQueryRecorder(): void {
   if (installed) return
   installed = true
   const pgQuery = pg.Client.prototype.query as (...args: unknown[]) => unknown
-  ;(pg.Client.prototype as unknown as { query: (...args: unknown[]) => unknown }).query = function (this: object, ...args: unknown[]) {
+  type Patchable = { query: (...args: unknown[]) => unknown }
+  ;(pg.Client.prototype as unknown as Patchable).query = function (this: object, ...args: unknown[]) {
     const first = args[0] as string | { text?: string }
     record(this, typeof first === 'string' ? first : first?.text, 'pg')
     return tracked(pgQuery.apply(this, args))
   }
   const pgliteQuery = PGlite.prototype.query as (...args: unknown[]) => unknown
-  ;(PGlite.prototype as unknown as { query: (...args: unknown[]) => unknown }).query = function (this: object, ...args: unknown[]) {
+  ;(PGlite.prototype as unknown as Patchable).query = function (this: object, ...args: unknown[]) {
     record(this, args[0], 'pglite')
     return tracked(pgliteQuery.apply(this, args))
   }
@@ -86,7 +87,7 @@ export function totalRows(rows: Record<string, number>): number {
   return Object.values(rows).reduce((a, b) => a + b, 0)
 }
 
-/** Waits until no query is on its way and none was sent for a few turns of the event loop (unlocks sent after the answer). */
+/** Waits until no query is on its way and none was sent for 15 ms (background work such as an advisory unlock). */
 async function settled(): Promise<void> {
   for (;;) {
     await new Promise((r) => setTimeout(r, 15))

@@ -64,7 +64,8 @@ export async function accountProgramOf(deps: AppDeps, ctx: RequestCtx | undefine
   if (!mount) {
     const account = await repo.findAccount(deps.db, accountId)
     if (!account) return null
-    mount = { organization_id: account.organization_id, environment: account.environment, program_id: account.program_id }
+    const { organization_id, environment, program_id } = account
+    mount = { organization_id, environment, program_id }
     mounts.accounts.set(accountId, mount)
   }
   if (mount.organization_id !== ctx.organizationId || mount.environment !== ctx.environment) return null
@@ -73,7 +74,8 @@ export async function accountProgramOf(deps: AppDeps, ctx: RequestCtx | undefine
   let program = cache.get(mount.program_id)
   if (!program || program.until < now) {
     // One read per program however many requests miss at once: they wait for the same answer.
-    program = { capabilities: findProgram(deps.db, mount.program_id).then((row) => row?.capabilities ?? null), until: now + CAPABILITIES_CACHE_MS }
+    const capabilities = findProgram(deps.db, mount.program_id).then((row) => row?.capabilities ?? null)
+    program = { capabilities, until: now + CAPABILITIES_CACHE_MS }
     cache.set(mount.program_id, program)
     program.capabilities.catch(() => cache.delete(mount!.program_id))
   }

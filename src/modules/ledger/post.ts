@@ -38,7 +38,9 @@ export async function postMovement(trx: Db, account: AccountRow, m: Movement, no
  * Applies movements in order to an account whose row lock the transaction holds: one write of the balances
  * they end at, and one insert of their entries, each with the balances right after it. Returns the updated account.
  */
-export async function postMovements(trx: Db, account: AccountRow, movements: readonly Movement[], now: Date): Promise<AccountRow> {
+export async function postMovements(
+  trx: Db, account: AccountRow, movements: readonly Movement[], now: Date,
+): Promise<AccountRow> {
   let ledger = Number(account.ledger_balance)
   let held = Number(account.held_balance)
   let seq = Number(account.entry_seq)
@@ -46,10 +48,11 @@ export async function postMovements(trx: Db, account: AccountRow, movements: rea
     ledger += m.ledgerDelta
     held += m.heldDelta
     seq += 1
+    const available = availableBalance({ ledger_balance: ledger, held_balance: held })
     return {
-      id: newId('le'), account_id: account.id, organization_id: account.organization_id, environment: account.environment,
-      seq, type: m.type, amount: entryAmount(m), currency: account.currency,
-      ledger_balance_after: ledger, held_balance_after: held, available_balance_after: availableBalance({ ledger_balance: ledger, held_balance: held }),
+      id: newId('le'), account_id: account.id, organization_id: account.organization_id,
+      environment: account.environment, seq, type: m.type, amount: entryAmount(m), currency: account.currency,
+      ledger_balance_after: ledger, held_balance_after: held, available_balance_after: available,
       source_id: m.sourceId ?? null, client_transaction_id: m.clientTransactionId ?? null,
       reference: m.reference ?? null, description: m.description ?? null, created_at: now,
     }

@@ -38,7 +38,7 @@ export interface AdjustmentInput {
 
 export type AdjustmentResult = {
   lock_ok: boolean
-  /** False: the Idempotency-Key the statement was to lock (`answer.lock`) is held elsewhere; nothing was written for it. */
+  /** False: the Idempotency-Key the statement was to lock (`answer.lock`) is held elsewhere; nothing written. */
   key_ok: boolean
   /** The answer already stored under that key (JSON, read with `storedOf`): nothing was written for it. */
   stored: unknown

@@ -38,7 +38,7 @@ export interface AdjustmentOutcome {
   replay: boolean
 }
 
-/** What a credit or debit under an in-statement Idempotency-Key answers: its outcome, or the answer stored under the key. */
+/** What a credit or debit under an in-statement Idempotency-Key answers: its outcome, or the key's stored answer. */
 export type KeyedAdjustmentOutcome = AdjustmentOutcome | { stored: StoredAnswer }
 
 /** Two 32-bit keys for the advisory lock held while one (account, client_transaction_id) is being applied. */
@@ -66,13 +66,15 @@ export async function adjustBalance(deps: AppDeps, ctx: RequestCtx, accountId: s
  * adjustment runs), and nothing moves.
  */
 export function adjustBalanceUnderKey(
-  deps: AppDeps, ctx: RequestCtx, accountId: string, direction: Direction, body: AdjustBody, key: KeyInStatement | undefined,
+  deps: AppDeps, ctx: RequestCtx, accountId: string, direction: Direction, body: AdjustBody,
+  key: KeyInStatement | undefined,
 ): Promise<KeyedAdjustmentOutcome> {
   return adjust(deps, ctx, accountId, direction, body, key)
 }
 
 async function adjust(
-  deps: AppDeps, ctx: RequestCtx, accountId: string, direction: Direction, body: AdjustBody, key: KeyInStatement | undefined,
+  deps: AppDeps, ctx: RequestCtx, accountId: string, direction: Direction, body: AdjustBody,
+  key: KeyInStatement | undefined,
 ): Promise<KeyedAdjustmentOutcome> {
   if (!isId('acct', accountId)) throw new ApiError('account_not_found')
   const clientTransactionId = body.client_transaction_id ?? null
