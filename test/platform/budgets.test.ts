@@ -64,15 +64,18 @@ function authorize(card = f.card): Promise<LightMyRequestResponse> {
 }
 
 /**
- * The cost of `fn` in the steady state: a credit just before it reads what a busy process has cached (the
- * program's capabilities, read once per program every few seconds, never per request).
+ * The cost of `fn` in the steady state: a request of the same kind just before it reads what a busy process has
+ * cached (a program's capabilities, a scope's authorization endpoint: each read once every few seconds, never per
+ * request). A credit by default; an authorization for the decisions.
  */
-async function steady(fn: () => Promise<unknown>): Promise<Cost> {
-  return measure(t.deps.db, fn, () => adjust('credit'))
+async function steady(fn: () => Promise<unknown>, warm: () => Promise<unknown> = () => adjust('credit')): Promise<Cost> {
+  return measure(t.deps.db, fn, warm)
 }
 
-async function within(what: string, budget: Budget, fn: () => Promise<unknown>): Promise<void> {
-  assertWithin(what, await steady(fn), budget)
+async function within(
+  what: string, budget: Budget, fn: () => Promise<unknown>, warm?: () => Promise<unknown>,
+): Promise<void> {
+  assertWithin(what, await steady(fn, warm), budget)
 }
 
 describe('hot paths stay within their database budgets', () => {
@@ -136,11 +139,11 @@ describe('hot paths stay within their database budgets', () => {
   })
 
   test('an authorization decision alone: the card read and the decision write', async () => {
-    await within('an authorization', DECISION, () => authorize())
+    await within('an authorization', DECISION, () => authorize(), () => authorize())
   })
 
   test(`${AT_ONCE} authorization decisions at once, on ${AT_ONCE} cards: two statements per batch`, async () => {
-    const cost = await steady(() => Promise.all(others.map((o) => authorize(o.card))))
+    const cost = await steady(() => Promise.all(others.map((o) => authorize(o.card))), () => authorize())
     assertWithin(`${AT_ONCE} authorizations at once`, cost, { ...times(DECISION, MAX_BATCHES), rowsLocked: AT_ONCE + 1 })
     assert.ok(totalRows(cost.rowsLocked) >= AT_ONCE, 'each decision locks its account')
   })
