@@ -7113,7 +7113,7 @@ export interface paths {
         put?: never;
         /**
          * Report a KYC outcome
-         * @description Records a verification you performed; it becomes the current attestation and kyc_status follows its status (`expired` once expires_at passes). Earlier attestations are kept. Up to 3 documents, each at most 20 MiB decoded, stored encrypted (AES-256-GCM, per-document data key) and never returned: responses carry metadata only. Request size limit 85 MiB (1 MiB elsewhere); the body must arrive within 30 s. At most 4 uploads are received at once per server process: another waits up to 2 s for its turn, then answers 429 rate_limited with Retry-After. On programs whose processor runs its own identity checks an attestation without `identity` is recorded, but account opening and card issuance answer kyc_identity_required. Emits cardholder.kyc_updated.
+         * @description Records a verification you performed; it becomes the current attestation and kyc_status follows its status (`expired` once expires_at passes). Earlier attestations are kept. Up to 3 documents, each at most 20 MiB decoded, stored encrypted (AES-256-GCM, per-document data key) and never returned: responses carry metadata only. Request size limit 85 MiB (1 MiB elsewhere); the body must arrive within 30 s, at no less than 64 KiB/s in any 5 s (slower: 408 request_timeout, the connection closed). At most 4 uploads are received at once per server process, at most 2 of one organization: another waits up to 2 s for its turn, then answers 429 rate_limited with Retry-After. On programs whose processor runs its own identity checks an attestation without `identity` is recorded, but account opening and card issuance answer kyc_identity_required. Emits cardholder.kyc_updated.
          */
         post: {
             parameters: {
@@ -21107,7 +21107,7 @@ export interface components {
              */
             source: "svc" | "integrator" | "stand_in";
             /**
-             * @description Why the stand-in decided: no answer within timeout_ms, a non-2xx answer, a failed connection or an open circuit (`error`), or a 2xx answer that is not `{"approved": true|false[, "amount": n]}` (`invalid_response`)
+             * @description Why the stand-in decided: no answer within timeout_ms, a non-2xx answer, a failed connection or an open circuit (`error`), or a 2xx answer that is not `{"approved": true|false[, "amount": n]}` (`invalid_response`); a body over 64 KiB or cut off is `invalid_response` and declines whatever the stand_in setting
              * @enum {string}
              */
             stand_in_reason?: "timeout" | "error" | "invalid_response";
@@ -21368,7 +21368,7 @@ export interface components {
         /** CardDetailsRequest */
         CardDetailsRequest: {
             /**
-             * @description Your RSA public key, ≥ 2048 bits: an RSA public JWK object, or PEM text (SPKI or PKCS#1). Anything else (malformed, private, not RSA, under 2048 bits) answers 400 invalid_public_key.
+             * @description Your RSA public key, ≥ 2048 bits: an RSA public JWK object, or PEM text (SPKI or PKCS#1). Anything else (malformed, private, not RSA, under 2048 bits, an exponent other than 65537, a modulus that is even or has a prime factor below 10,000) answers 400 invalid_public_key.
              * @example {
              *       "kty": "RSA",
              *       "n": "…",
