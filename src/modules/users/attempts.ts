@@ -14,8 +14,6 @@ export interface Reserved {
   attempt: string
   keys: string[]
   at: Date
-  /** Per key, the rows counted with this attempt's own (so 1 to `max`). */
-  counts: Map<string, number>
 }
 
 export type Reservation = Reserved | { ok: false; retryAfterSeconds: number }
@@ -43,7 +41,7 @@ export async function reserveAttempt(db: Db, limits: readonly Limit[], now: Date
   const counted = await repo.failuresSince(db, keys, windowStart(now))
   const over = limits.filter((l) => (counted.get(l.key)?.count ?? 0) > l.max)
   if (over.length === 0) {
-    return { ok: true, attempt, keys, at: now, counts: new Map(keys.map((k) => [k, counted.get(k)?.count ?? 0])) }
+    return { ok: true, attempt, keys, at: now }
   }
   await repo.deleteAttempt(db, keys, now, attempt)
   return { ok: false, retryAfterSeconds: Math.max(...over.map((l) => secondsLeft(counted.get(l.key)!.oldest, now))) }
@@ -52,6 +50,16 @@ export async function reserveAttempt(db: Db, limits: readonly Limit[], now: Date
 /** The attempt was right: its rows are not failures. */
 export async function release(db: Db, reserved: Reserved): Promise<void> {
   await repo.deleteAttempt(db, reserved.keys, reserved.at, reserved.attempt)
+}
+
+/**
+ * The attempt was wrong: its rows stay, judged failures. Answers the most judged failures any of `keys` now has
+ * in the window. Each attempt judges itself before counting, so of wrong attempts judged at once the last to
+ * count sees every one; attempts still in flight (which may yet be refused and taken back) are not counted.
+ */
+export async function judgeWrong(db: Db, reserved: Reserved, keys: readonly string[]): Promise<number> {
+  await repo.judgeAttempt(db, reserved.keys, reserved.at, reserved.attempt)
+  return repo.judgedFailuresSince(db, keys, windowStart(reserved.at))
 }
 
 /** Marks `key` (a lock) for the window from `now`. */

@@ -102,6 +102,21 @@ export async function deleteAttempt(db: Db, keys: readonly string[], at: Date, a
     .where('key', 'in', [...keys]).where('at', '=', at).where('attempt', '=', attempt).execute()
 }
 
+/** Judges one attempt wrong: its rows become failures like any other (no longer an attempt in flight). */
+export async function judgeAttempt(db: Db, keys: readonly string[], at: Date, attempt: string): Promise<void> {
+  await db.updateTable('console_sign_in_failures').set({ attempt: null })
+    .where('key', 'in', [...keys]).where('at', '=', at).where('attempt', '=', attempt).execute()
+}
+
+/** The most judged failures since `since` under any of `keys` (attempts in flight left out); one statement. */
+export async function judgedFailuresSince(db: Db, keys: readonly string[], since: Date): Promise<number> {
+  const rows = await db.selectFrom('console_sign_in_failures')
+    .select((eb) => eb.fn.countAll<string>().as('n'))
+    .where('key', 'in', [...keys]).where('at', '>', since).where('attempt', 'is', null)
+    .groupBy('key').execute()
+  return Math.max(0, ...rows.map((r) => Number(r.n)))
+}
+
 export async function clearFailures(db: Db, key: string): Promise<void> {
   await db.deleteFrom('console_sign_in_failures').where('key', '=', key).execute()
 }

@@ -3,7 +3,7 @@ import type { Environment } from '../../config.js'
 import type { Db } from '../../db/types.js'
 import { withTx } from '../../db/tx.js'
 import { decryptField, randomBase62, sha256Hex } from '../../lib/crypto.js'
-import { markedFor, mark, release, reserveAttempt, SIGN_IN_WINDOW_MS, type Limit } from './attempts.js'
+import { judgeWrong, markedFor, mark, release, reserveAttempt, SIGN_IN_WINDOW_MS, type Limit } from './attempts.js'
 import { audit, type Actor } from './audit.js'
 import { hashPassword, needsRehash, passwordProblem, verifyPassword } from './passwords.js'
 import * as repo from './repo.js'
@@ -163,7 +163,8 @@ export async function completeSecondFactor(
   }
   const token = await withTx(deps.db, (trx) => spendCode(trx, deps, pending, code.trim(), visitor, now))
   if (token === null) {
-    if (!codeLimits.some((l) => reserved.counts.get(l.key)! >= CODE_FAILURE_LIMIT)) return { kind: 'refused' }
+    const judged = await judgeWrong(deps.db, reserved, codeLimits.map((l) => l.key))
+    if (judged < CODE_FAILURE_LIMIT) return { kind: 'refused' }
     await mark(deps.db, codeLockKey(user.id), now)
     await repo.deleteSession(deps.db, pending.tokenHash)
     deps.log.info({ address: visitor.address }, 'console code step locked after wrong codes')
