@@ -3,6 +3,7 @@ import type { Config } from './config.js'
 import type { Db } from './db/types.js'
 import type { EsimNetwork } from './esim-network/port.js'
 import type { InFlightKeys } from './http/in-flight.js'
+import type { RequestUnit } from './http/request-unit.js'
 import type { Cursors } from './http/pagination.js'
 import type { Clock } from './lib/clock.js'
 import type { HookTable, StateTable } from './lib/slots.js'
@@ -30,4 +31,9 @@ export interface AppDeps {
   hooks: HookTable
   /** Each module's state for this runtime (group commits bound to `db`, per-process caches). */
   state: StateTable<AppDeps>
+  /**
+   * Present when these are one request's dependencies (`unitOf`): its unit of work, whose handle is `db`, and
+   * its Idempotency-Key. Absent for the process's own (jobs, batches, requests without a key).
+   */
+  unit?: RequestUnit
 }

@@ -1,11 +1,11 @@
 import { createHash } from 'node:crypto'
 import { existsSync, mkdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { Kysely, PostgresDialect } from 'kysely'
+import { PostgresDialect } from 'kysely'
 import type pg from 'pg'
 import { pgliteDialect } from './pglite-dialect.js'
-import { requestAwareDialect } from './request-tx.js'
-import type { Database, Db } from './types.js'
+import type { Db } from './types.js'
+import { openRootHandle } from './unit-of-work.js'
 
 /** Longest wait for a pooled connection. */
 const POOL_WAIT_MS = 10_000
@@ -105,7 +105,7 @@ export async function openDatabase(options: DbOptions): Promise<DbHandle> {
     const pool = new pg.Pool({ connectionString: options.databaseUrl, max: options.poolSize ?? 20, connectionTimeoutMillis: POOL_WAIT_MS })
     pool.on('error', () => { /* idle client errors surface on the next query */ })
     pool.on('connect', prepareStatementsByName)
-    const db = new Kysely<Database>({ dialect: requestAwareDialect(new PostgresDialect({ pool }), false) })
+    const db = openRootHandle(new PostgresDialect({ pool }), false)
     return { db, kind: 'postgres', close: () => db.destroy() }
   }
   const { PGlite } = await import('@electric-sql/pglite')
@@ -119,7 +119,7 @@ export async function openDatabase(options: DbOptions): Promise<DbHandle> {
     pglite = options.pgliteImage ? new PGlite({ loadDataDir: options.pgliteImage }) : new PGlite()
   }
   await pglite.waitReady
-  const db = new Kysely<Database>({ dialect: requestAwareDialect(pgliteDialect(pglite), true) })
+  const db = openRootHandle(pgliteDialect(pglite), true)
   const dump = (compression: 'none' | 'gzip' = 'none') => pglite.dumpDataDir(compression)
   return { db, kind: 'pglite', close: () => db.destroy(), dump }
 }

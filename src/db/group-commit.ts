@@ -1,4 +1,3 @@
-import { outsideRequest } from './request-tx.js'
 
 /** A request waiting for its batch: what it asks, and how its caller is answered. */
 export interface Waiting<I, R> {
@@ -52,8 +51,7 @@ export class GroupCommit<I, R> {
   private schedule(): void {
     if (this.scheduled || this.inFlight >= this.options.slots || this.waiting.length === 0) return
     this.scheduled = true
-    // A batch serves many requests: it runs in none of their contexts (and never in one's transaction).
-    outsideRequest(() => setImmediate(() => {
+    setImmediate(() => {
       this.scheduled = false
       while (this.inFlight < this.options.slots) {
         const batch = this.takeBatch()
@@ -69,7 +67,7 @@ export class GroupCommit<I, R> {
             this.schedule()
           })
       }
-    }))
+    })
   }
 
   private keysOf(input: I): readonly string[] {

@@ -6,7 +6,7 @@ import {
 
 /**
  * Kysely over the embedded PGlite database: its one session is the one connection. Access is serialized
- * by the request-aware driver that wraps this one (`request-tx.ts`), so this driver adds no lock of its
+ * by the shared driver that wraps this one (`unit-of-work.ts`), so this driver adds no lock of its
  * own: a transaction is plain BEGIN … COMMIT on the session, savepoints plain SAVEPOINT statements.
  * Kept here (rather than Kysely's own, which needs Node 22) so the service runs on Node 20.
  */

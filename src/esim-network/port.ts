@@ -1,3 +1,5 @@
+import type { Db } from '../db/types.js'
+
 /**
  * The network that provisions packages onto eSIM profiles (SM-DP+ and operator). The service calls it
  * outside any database transaction; a real adapter and the sandbox simulator implement the same port.
@@ -36,6 +38,11 @@ export interface EsimNetwork {
   provision(request: ProvisionRequest): Promise<ProvisionOutcome>
   /** Asks what became of an order (settlement of timed-out or interrupted orders). */
   orderStatus(orderId: string): Promise<NetworkOrderStatus>
+  /**
+   * The same network keeping whatever it records in the service's database through `db` (a request's
+   * autonomous handle on the embedded database, `http/idempotency.ts` `bindUnit`); a real network returns itself.
+   */
+  onDatabase(db: Db): EsimNetwork
 }
 
 /** How long the service waits for the network before treating the call as timed out. */

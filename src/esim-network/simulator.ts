@@ -53,6 +53,10 @@ export async function getSimDirective(db: Db, scope: Scope): Promise<SimDirectiv
 export class SimulatedEsimNetwork implements EsimNetwork {
   constructor(private readonly db: Db, private readonly clock: Clock, private readonly defaultLatencyMs = DEFAULT_PROVISIONING_LATENCY_MS) {}
 
+  onDatabase(db: Db): EsimNetwork {
+    return db === this.db ? this : new SimulatedEsimNetwork(db, this.clock, this.defaultLatencyMs)
+  }
+
   async provision(request: ProvisionRequest): Promise<ProvisionOutcome> {
     // One statement: take the organization's one-shot instruction if there is one (only one call can), decide
     // the outcome, and write it to the network's record before the latency elapses, as a real network commits

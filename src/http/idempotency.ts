@@ -1,48 +1,27 @@
-import { AsyncLocalStorage } from 'node:async_hooks'
 import type { FastifyInstance, FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify'
 import { sql } from 'kysely'
 import type { AppDeps } from '../app-deps.js'
 import { purgeInBatches, type PurgeOptions } from '../db/purge.js'
-import {
-  commitRequestTransaction, newRequestTransaction, rollbackRequestTransaction, runInRequestTransaction, type RequestTransaction,
-} from '../db/request-tx.js'
-import { isUniqueViolation } from '../db/tx.js'
+import { isUniqueViolation, withTx } from '../db/tx.js'
 import type { Db } from '../db/types.js'
+import { openUnit, type UnitOfWork } from '../db/unit-of-work.js'
 import { canonicalJson } from '../lib/canonical-json.js'
 import { decryptField, encryptField, sha256Hex } from '../lib/crypto.js'
 import { envelope, UnparsableBody } from './error-handler.js'
 import { ApiError, ERROR_CATALOGUE } from './errors.js'
 import { STORED_COLUMNS, type StoredAnswer } from './in-flight.js'
+import type { AnswerKey, IdempotentRequest } from './request-unit.js'
+
+export type { AnswerKey, IdempotentRequest } from './request-unit.js'
 
 export const IDEMPOTENCY_WINDOW_MS = 24 * 60 * 60 * 1000
 
-/** The request an Idempotency-Key names: the row its answer is stored in is keyed by the first three. */
-export interface IdempotentRequest {
-  organizationId: string
-  environment: string
-  key: string
-  method: string
-  path: string
-  requestHash: string
-}
-
-/**
- * The key of a request on a route marked `idempotent: 'in-statement'`, handed to the one statement that makes
- * its effect: that statement takes the key's advisory lock itself (for the statement's transaction), reads the
- * answer stored under the key, and stores the new answer beside the effect (`idempotent-answer.ts`).
- */
-export interface KeyInStatement {
-  request: IdempotentRequest
-  /** Set once the answer is stored by the statement, or taken from the stored one: onSend stores nothing more. */
-  answered: boolean
-}
-
-/** A request running under its key: what it asked, its transaction, whether a batched statement stored its answer. */
-interface HeldKey extends KeyInStatement {
+/** A request running under its key: its answer's key, and its dependencies bound to its unit of work. */
+interface HeldKey {
+  key: AnswerKey
   lockId: string
-  tx: RequestTransaction
-  /** Taken in this process only: the route's statement locks the key and reads its answer (`KeyInStatement`). */
-  inStatement: boolean
+  /** The request's dependencies (`unitOf`); null on an `in-statement` route, whose statement is its unit. */
+  deps: AppDeps | null
 }
 
 declare module 'fastify' {
@@ -52,7 +31,7 @@ declare module 'fastify' {
      * false: the route accepts Idempotency-Key but does not use it (each call must be fresh, e.g. pin-key).
      * 'in-statement': the route's only write is one statement that locks the key, reads its stored answer and
      * stores the new one itself (`keyInStatement`), so the request needs neither a lock round trip before it nor
-     * a transaction around it.
+     * a unit of work around it.
      */
     idempotent?: boolean | 'in-statement'
   }
@@ -61,26 +40,33 @@ declare module 'fastify' {
 /** Cached responses can hold secrets shown once (webhook secrets, PIN keys): they are stored encrypted. */
 const RESPONSE_PURPOSE = 'idempotency-response'
 
-const running = new AsyncLocalStorage<HeldKey>()
+/** The key of a request on an `in-statement` route, for its statement; undefined without a key (or elsewhere). */
+export function keyInStatement(req: FastifyRequest): AnswerKey | undefined {
+  const held = req.idempotencyKey
+  return held?.key.inStatement ? held.key : undefined
+}
 
 /**
- * The Idempotency-Key of the request the calling code serves, for a batched path that writes the answer in
- * its own statement (then `markAnswered`). Undefined without a key.
+ * The dependencies a route hands its use case: for a request with an Idempotency-Key, the platform's bound to
+ * the request's unit of work (`db` its handle, `unit` its key), whose effect commits with the stored answer;
+ * otherwise the platform's, unchanged.
  */
-export function currentIdempotentRequest(): IdempotentRequest | undefined {
-  return running.getStore()?.request
+export function unitOf(req: FastifyRequest, deps: AppDeps): AppDeps {
+  return req.idempotencyKey?.deps ?? deps
 }
 
-/** A batched path stored the request's answer together with its effect: nothing is left to store. */
-export function markAnswered(): void {
-  const held = running.getStore()
-  if (held) held.answered = true
-}
-
-/** The key of a request on an `in-statement` route, for its statement; undefined without a key (or elsewhere). */
-export function keyInStatement(req: FastifyRequest): KeyInStatement | undefined {
-  const held = req.idempotencyKey
-  return held?.inStatement ? held : undefined
+/**
+ * The platform's dependencies bound to a unit of work. On the embedded database (one connection) the simulated
+ * processors and eSIM network keep their records through the unit's autonomous handle: while the unit holds the
+ * connection, theirs could not be had.
+ */
+export function bindUnit(deps: AppDeps, work: UnitOfWork, key: AnswerKey): AppDeps {
+  const bound: AppDeps = { ...deps, db: work.db, unit: { work, key } }
+  if (work.autonomous !== deps.db) {
+    bound.processors = deps.processors.onDatabase(work.autonomous)
+    bound.esimNetwork = deps.esimNetwork.onDatabase(work.autonomous)
+  }
+  return bound
 }
 
 /** What names a key among processes (its in-process entry, its advisory lock): organization, environment and key. */
@@ -157,7 +143,7 @@ function storedAnswerBody(reply: FastifyReply, row: StoredAnswer, request: Idemp
  * Either way nothing more is stored.
  */
 export function replayStoredAnswer(
-  deps: Pick<AppDeps, 'config'>, key: KeyInStatement, reply: FastifyReply, row: StoredAnswer,
+  deps: Pick<AppDeps, 'config'>, key: AnswerKey, reply: FastifyReply, row: StoredAnswer,
 ): string {
   key.answered = true
   return storedAnswerBody(reply, row, key.request, deps.config.masterKey)
@@ -188,9 +174,10 @@ function refuseHeld(holder: string, request: IdempotentRequest): never {
  *
  * - While a request runs, its key is held by a lock that dies with the process (`InFlightKeys`): a duplicate
  *   answers 409 idempotency_request_in_progress, and after a crash the retry proceeds at once.
- * - The answer is stored in the same transaction as the effect it answers. The request's writes form one
- *   transaction (`db/request-tx.ts`), committed here together with the row of its answer; the batched paths
- *   write the row in the effect's own statement. A crash or a failed write leaves both or neither.
+ * - The answer is stored in the same transaction as the effect it answers. The request's route hands its use
+ *   case the request's unit of work (`unitOf`, `db/unit-of-work.ts`), committed here together with the row of
+ *   its answer; the batched paths write the row in the effect's own statement (`unit.key`). A crash or a failed
+ *   write leaves both or neither.
  * - A retryable answer (5xx, or a refusal the catalogue marks retryable) rolls the request's writes back and
  *   stores nothing: the identical retry runs again.
  */
@@ -221,7 +208,7 @@ export function installIdempotency(app: FastifyInstance, deps: AppDeps): void {
       // The route's statement locks the key and reads its answer: here only this process's duplicates are told apart.
       const holder = inFlight.holdLocally(lockId, fingerprint(request))
       if (holder !== null) refuseHeld(holder, request)
-      return { request, lockId, tx: newRequestTransaction(), answered: false, inStatement: true }
+      return { key: { request, inStatement: true, answered: false }, lockId, deps: null }
     }
     const { holder, stored } = await inFlight.acquire(lockId, fingerprint(request), request)
     try {
@@ -240,22 +227,18 @@ export function installIdempotency(app: FastifyInstance, deps: AppDeps): void {
       if (holder === null) inFlight.release(lockId)
       throw err
     }
-    return { request, lockId, tx: newRequestTransaction(), answered: false, inStatement: false }
+    const answerKey: AnswerKey = { request, inStatement: false, answered: false }
+    return { key: answerKey, lockId, deps: bindUnit(deps, openUnit(deps.db), answerKey) }
   }
 
-  // A callback hook, so that the rest of the request (validation, handler, serialization) runs inside the
-  // key's context: its writes join the request's transaction, and batched paths find the key.
-  // Requests without a key (most) pass every hook here without a promise.
+  // A callback hook: requests without a key (most) pass every hook here without a promise.
   app.addHook('preValidation', (req: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction) => {
     const raw = keyOf(req)
     if (raw === undefined) return done()
     take(req, reply, raw).then((held) => {
       if (reply.sent) return
-      if (!held) return done()
-      req.idempotencyKey = held
-      // An in-statement route gets its key from the request itself (`keyInStatement`): no context to carry.
-      if (held.inStatement) return done()
-      running.run(held, () => runInRequestTransaction(held.tx, () => done()))
+      if (held) req.idempotencyKey = held
+      done()
     }, (err) => done(err))
   })
 
@@ -273,25 +256,28 @@ export function installIdempotency(app: FastifyInstance, deps: AppDeps): void {
     const held = req.idempotencyKey
     if (!held) return done()
     req.idempotencyKey = undefined
-    rollbackRequestTransaction(held.tx).finally(() => inFlight.release(held.lockId)).then(() => done(), done)
+    const rolledBack = held.deps?.unit?.work.rollback() ?? Promise.resolve()
+    rolledBack.finally(() => inFlight.release(held.lockId)).then(() => done(), done)
   })
 
   /** Commits the request's writes with its answer, or rolls them back for a retryable answer. */
   async function store(held: HeldKey, reply: FastifyReply, payload: unknown): Promise<unknown> {
     const body = typeof payload === 'string' ? payload : Buffer.isBuffer(payload) ? payload.toString('utf8') : ''
-    if (retryableAnswer(reply.statusCode, body) || held.answered) {
+    const { key } = held
+    const work = held.deps?.unit?.work ?? null
+    if (retryableAnswer(reply.statusCode, body) || key.answered) {
       // Retryable: nothing of the request remains. Answered: the batched statement committed effect and answer already.
-      await rollbackRequestTransaction(held.tx)
+      await work?.rollback()
       return payload
     }
     try {
-      if (held.inStatement) {
+      if (key.inStatement) {
         // The route's statement did not run (or refused): the key's stored answer was not read yet.
-        const stored = await findAnswer(deps.db, held.request)
+        const stored = await findAnswer(deps.db, key.request)
         if (stored && answerFresh(deps, stored)) {
-          return storedAnswerBody(reply, stored, held.request, deps.config.masterKey)
+          return storedAnswerBody(reply, stored, key.request, deps.config.masterKey)
         }
-        if (stored) await forgetAnswer(deps.db, held.request, stored)
+        if (stored) await forgetAnswer(deps.db, key.request, stored)
       }
     } catch (err) {
       if (!(err instanceof ApiError)) throw err
@@ -300,24 +286,18 @@ export function installIdempotency(app: FastifyInstance, deps: AppDeps): void {
       return JSON.stringify(envelope(err, String(reply.request.id), deps.config.baseUrl))
     }
     const sealed = encryptField(deps.config.masterKey, RESPONSE_PURPOSE, body)
-    const row = { ...answerRow(held.request, reply.statusCode, deps.clock.now()), response_body: sealed }
+    const row = { ...answerRow(key.request, reply.statusCode, deps.clock.now()), response_body: sealed }
     try {
-      if (held.tx.lent) {
-        // The request wrote: its answer joins its transaction, and both commit together.
-        await runInRequestTransaction(held.tx, () => deps.db.insertInto('idempotency_keys').values(row).execute())
-        await commitRequestTransaction(held.tx)
-      } else {
-        // Nothing written (a refusal): the answer alone.
-        held.tx.open = false
-        await deps.db.insertInto('idempotency_keys').values(row).execute()
-      }
+      // The answer joins the unit's transaction and both commit together (alone when the request wrote nothing).
+      const insert = (db: Db) => db.insertInto('idempotency_keys').values(row).execute()
+      await (work ? work.commit(insert) : insert(deps.db))
       return payload
     } catch (err) {
-      await rollbackRequestTransaction(held.tx)
+      await work?.rollback()
       if (isUniqueViolation(err)) {
         // Another holder (a lost lock) stored its answer first: ours was rolled back, theirs is the answer.
-        const stored = await findAnswer(deps.db, held.request).catch(() => undefined)
-        if (stored && stored.request_hash === held.request.requestHash) return replayOf(reply, stored, deps.config.masterKey)
+        const stored = await findAnswer(deps.db, key.request).catch(() => undefined)
+        if (stored && stored.request_hash === key.request.requestHash) return replayOf(reply, stored, deps.config.masterKey)
       }
       reply.log.error({ err }, 'storing the idempotent answer failed; the request was rolled back')
       const failure = new ApiError('internal_error', { message: 'The request could not be completed and was rolled back; retry with the same Idempotency-Key.' })
@@ -345,16 +325,16 @@ export interface IdempotentOutcome { status: number; body: string; replay: boole
  * one-time key names the effect. `request` is the /v1 call the form stands for (method, path, JSON body), keyed
  * in the same table as API keys: the same key with the same call answers the stored answer and changes nothing;
  * with another call it is idempotency_key_reuse; while the first is running, idempotency_request_in_progress.
- * `run` performs the call; its writes join one transaction that commits with the answer (batched paths store the
- * answer in their own statement, as for /v1). An ApiError it throws is the answer (stored unless retryable);
- * anything else rolls back and is rethrown. `after` runs in that transaction when `run` succeeded and the answer
- * was not already committed by a batched statement (`inSameTx` false then: the caller writes its record alone).
+ * `run` performs the call with the dependencies of its unit of work, which commits with the answer (batched
+ * paths store the answer in their own statement, as for /v1). An ApiError it throws is the answer (stored unless
+ * retryable); anything else rolls back and is rethrown. `after` writes through `db`: the unit's transaction when
+ * `run` succeeded and the answer was not already committed by a batched statement, else the pool (alone).
  */
 export async function runIdempotent(
   deps: AppDeps,
   call: { organizationId: string; environment: string; key: string; method: string; path: string; body: unknown; requestId: string },
-  run: () => Promise<{ status: number; body: unknown }>,
-  after?: (body: unknown, inSameTx: boolean) => Promise<void>,
+  run: (unit: AppDeps) => Promise<{ status: number; body: unknown }>,
+  after?: (body: unknown, db: Db) => Promise<void>,
 ): Promise<IdempotentOutcome> {
   if (call.key.length === 0 || call.key.length > 255) {
     throw new ApiError('invalid_parameter', { param: 'Idempotency-Key', message: 'Idempotency-Key must be 1 to 255 characters.' })
@@ -381,13 +361,14 @@ export async function runIdempotent(
     if (holder === null) deps.inFlight.release(lockId)
     throw err
   }
-  const held: HeldKey = { request, lockId, tx: newRequestTransaction(), answered: false, inStatement: false }
+  const key: AnswerKey = { request, inStatement: false, answered: false }
+  const work = openUnit(deps.db)
   try {
     let status: number
     let body: string
     let succeeded: unknown
     try {
-      const result = await running.run(held, () => runInRequestTransaction(held.tx, run))
+      const result = await run(bindUnit(deps, work, key))
       status = result.status
       body = JSON.stringify(result.body)
       succeeded = result.body
@@ -396,25 +377,24 @@ export async function runIdempotent(
       status = err.status
       body = JSON.stringify(envelope(err, call.requestId, deps.config.baseUrl))
     }
-    if (held.answered) {
-      await rollbackRequestTransaction(held.tx)
-      if (succeeded !== undefined && after) await after(succeeded, false)
+    if (key.answered) {
+      await work.rollback()
+      if (succeeded !== undefined && after) await after(succeeded, deps.db)
       return { status, body, replay: false }
     }
     if (retryableAnswer(status, body)) {
-      await rollbackRequestTransaction(held.tx)
+      await work.rollback()
       return { status, body, replay: false }
     }
     const sealed = encryptField(deps.config.masterKey, RESPONSE_PURPOSE, body)
     const answer = { ...answerRow(request, status, deps.clock.now()), response_body: sealed }
-    await runInRequestTransaction(held.tx, async () => {
-      if (succeeded !== undefined && after) await after(succeeded, true)
-      await deps.db.insertInto('idempotency_keys').values(answer).execute()
-    })
-    await commitRequestTransaction(held.tx)
+    await work.commit((db) => withTx(db, async (trx) => {
+      if (succeeded !== undefined && after) await after(succeeded, trx)
+      await trx.insertInto('idempotency_keys').values(answer).execute()
+    }))
     return { status, body, replay: false }
   } catch (err) {
-    await rollbackRequestTransaction(held.tx)
+    await work.rollback()
     throw err
   } finally {
     deps.inFlight.release(lockId)

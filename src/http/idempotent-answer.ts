@@ -1,8 +1,9 @@
 import { sql, type RawBuilder } from 'kysely'
 import { isUniqueViolation } from '../db/tx.js'
 import { ApiError } from './errors.js'
-import { currentIdempotentRequest, keyLockId, type KeyInStatement } from './idempotency.js'
+import { keyLockId } from './idempotency.js'
 import { lockKey, STORED_COLUMNS, type StoredAnswer } from './in-flight.js'
+import type { AnswerKey } from './request-unit.js'
 
 /** The unique index of stored idempotent answers: meeting it means another request stored this key's answer first. */
 const IDEMPOTENCY_KEY_CONSTRAINT = 'idempotency_keys_pkey'
@@ -16,20 +17,19 @@ export interface AnswerToStore {
   status: number
   /**
    * The key's advisory lock (a bigint's text) when the statement itself must take it and read the answer stored
-   * under the key (`KeyInStatement`); null when the request already holds the key (`InFlightKeys`).
+   * under the key (an `in-statement` route); null when the request already holds the key (`InFlightKeys`).
    */
   lock: string | null
 }
 
 /**
- * The answer a batched statement is to store for the calling request: the request of an `in-statement` route
- * (`key`), whose lock and stored answer the statement handles too, or else the request whose context the
- * caller runs in, if it was sent with an Idempotency-Key. Null without a key.
+ * The answer a batched statement is to store for a request sent with an Idempotency-Key (`key`; null without
+ * one): on an `in-statement` route the statement takes the key's lock and reads its stored answer too.
  */
-export function answerToStore(status: number, key?: KeyInStatement): AnswerToStore | null {
-  const request = key?.request ?? currentIdempotentRequest()
-  if (!request) return null
-  const lock = key ? lockKey(keyLockId(request)) : null
+export function answerToStore(status: number, key: AnswerKey | undefined): AnswerToStore | null {
+  if (!key) return null
+  const { request } = key
+  const lock = key.inStatement ? lockKey(keyLockId(request)) : null
   const { key: name, method, path, requestHash } = request
   return { key: name, method, path, requestHash, status, lock }
 }

@@ -1,13 +1,15 @@
 import { sql } from 'kysely'
-import { autonomously } from '../db/request-tx.js'
 import type { Db } from '../db/types.js'
 import { ApiError } from '../http/errors.js'
+import { autonomousDb, type RequestUnit } from '../http/request-unit.js'
 import { ulid } from '../lib/ids.js'
 import { isProcessorError, type ProcessorOperation, type ProcessorScope } from './port.js'
 import './types.js'
 
 export interface ProcessorCallDeps {
   db: Db
+  /** A request's unit of work: the intent commits through its autonomous handle. */
+  unit?: RequestUnit
   clock: { now(): Date }
   log?: { warn(obj: object, msg: string): void }
 }
@@ -39,16 +41,16 @@ export async function callProcessor<T>(
   const operationId = `pop_${ulid()}`
   const now = deps.clock.now()
   // The intent and its failure commit at once, whatever the request answers: they are the trace a crash leaves.
-  await autonomously(() => sql`INSERT INTO processor_operations (id, organization_id, environment, processor, operation, subject_id, state, created_at, updated_at)
-    VALUES (${operationId}, ${scope.organizationId}, ${scope.environment}, ${intent.processor}, ${intent.operation}, ${intent.subjectId}, 'started', ${now}, ${now})`.execute(deps.db))
+  await sql`INSERT INTO processor_operations (id, organization_id, environment, processor, operation, subject_id, state, created_at, updated_at)
+    VALUES (${operationId}, ${scope.organizationId}, ${scope.environment}, ${intent.processor}, ${intent.operation}, ${intent.subjectId}, 'started', ${now}, ${now})`.execute(autonomousDb(deps))
   try {
     // The processor is another system: what it records (the simulators keep their state here) is not the request's to roll back.
-    return { operationId, result: await autonomously(call) }
+    return { operationId, result: await call() }
   } catch (err) {
     const apiError = processorApiError(err)
     const message = err instanceof Error ? err.message : String(err)
-    await autonomously(() => sql`UPDATE processor_operations SET state = 'failed', error = ${apiError?.code ?? 'internal_error'}, updated_at = ${deps.clock.now()}
-      WHERE id = ${operationId}`.execute(deps.db))
+    await sql`UPDATE processor_operations SET state = 'failed', error = ${apiError?.code ?? 'internal_error'}, updated_at = ${deps.clock.now()}
+      WHERE id = ${operationId}`.execute(autonomousDb(deps))
     deps.log?.warn({ operation: intent.operation, subject: intent.subjectId, error: message }, 'processor call failed')
     throw apiError ?? new ApiError('processor_unavailable', { detail: message })
   }

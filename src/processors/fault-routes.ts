@@ -2,8 +2,10 @@ import type { FastifyInstance } from 'fastify'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import { Type } from 'typebox'
 import type { AppDeps } from '../app-deps.js'
+import { withTx } from '../db/tx.js'
 import { FAULT_ERRORS, setFault } from './faults.js'
 import { PROCESSOR_OPERATIONS } from './port.js'
+import { unitOf } from '../http/idempotency.js'
 
 const FaultObject = Type.Object({
   object: Type.Literal('processor_fault'),
@@ -35,7 +37,9 @@ export function registerProcessorFaultRoutes(base: FastifyInstance, deps: AppDep
       response: { 200: FaultObject },
     },
   }, async (req) => {
-    const fault = await setFault(deps.db, req.ctx, req.body.operation, req.body.error, req.body.count, deps.clock.now())
+    const { operation, error, count } = req.body
+    const fault = await withTx(unitOf(req, deps).db,
+      (trx) => setFault(trx, req.ctx, operation, error, count, deps.clock.now()))
     return { object: 'processor_fault' as const, ...fault }
   })
 }

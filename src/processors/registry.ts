@@ -9,7 +9,7 @@ import type { Processor, ProcessorDefinition, ProcessorDeps, ProcessorProfile, S
 export class ProcessorRegistry {
   private readonly entries: ReadonlyMap<string, { definition: ProcessorDefinition; adapter: Processor }>
 
-  constructor(processors: readonly ProcessorDefinition[], deps: ProcessorDeps) {
+  constructor(private readonly processors: readonly ProcessorDefinition[], private readonly deps: ProcessorDeps) {
     const entries = new Map<string, { definition: ProcessorDefinition; adapter: Processor }>()
     for (const definition of processors) {
       const { name } = definition.profile
@@ -19,6 +19,14 @@ export class ProcessorRegistry {
       entries.set(name, { definition, adapter })
     }
     this.entries = entries
+  }
+
+  /**
+   * The same processors keeping their simulators' records through `db` (a request's autonomous handle on the
+   * embedded database, `http/idempotency.ts` `bindUnit`).
+   */
+  onDatabase(db: ProcessorDeps['db']): ProcessorRegistry {
+    return db === this.deps.db ? this : new ProcessorRegistry(this.processors, { ...this.deps, db })
   }
 
   has(name: string): boolean {

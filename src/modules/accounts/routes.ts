@@ -11,6 +11,7 @@ import {
 import {
   createAccount, listAccountCards, listAccounts, retrieveAccount, setAccountStatus,
 } from './service.js'
+import { unitOf } from '../../http/idempotency.js'
 
 const CardItem = Type.Unknown({ description: 'A Card (masked), as returned by GET /v1/cards/{card_id}.' })
 
@@ -32,7 +33,7 @@ export function registerAccounts(base: FastifyInstance, deps: AppDeps): void {
       body: AccountCreateRequest,
       response: { 201: Account },
     },
-  }, async (req, reply) => reply.code(201).send(await createAccount(deps, req.ctx, req.body)))
+  }, async (req, reply) => reply.code(201).send(await createAccount(unitOf(req, deps), req.ctx, req.body)))
 
   app.get('/v1/accounts', {
     config: { scope: 'accounts:read' },
@@ -69,7 +70,7 @@ export function registerAccounts(base: FastifyInstance, deps: AppDeps): void {
       body: AccountBlockRequest,
       response: { 200: Account },
     },
-  }, async (req) => setAccountStatus(deps, req.ctx, req.params.account_id, 'blocked', req.body))
+  }, async (req) => setAccountStatus(unitOf(req, deps), req.ctx, req.params.account_id, 'blocked', req.body))
 
   app.post('/v1/accounts/:account_id/unblock', {
     config: { scope: 'accounts:write', capability: accountCapability(deps, 'account_status'), errors: ['account_not_found', 'processor_unavailable', 'processor_permission_denied'] },
@@ -80,7 +81,7 @@ export function registerAccounts(base: FastifyInstance, deps: AppDeps): void {
       body: AccountUnblockRequest,
       response: { 200: Account },
     },
-  }, async (req) => setAccountStatus(deps, req.ctx, req.params.account_id, 'open', req.body))
+  }, async (req) => setAccountStatus(unitOf(req, deps), req.ctx, req.params.account_id, 'open', req.body))
 
   registerProcessorFaultRoutes(base, deps)
 }

@@ -8,6 +8,7 @@ import { Authentication, AuthenticationIdParams, AuthenticationListQuery, Simula
 import {
   answerAuthentication, authenticationProgramOf, listAuthentications, retrieveAuthentication, simulateAuthentication,
 } from './service.js'
+import { unitOf } from '../../http/idempotency.js'
 
 const tags = ['3-D Secure']
 const RELEASE_NOTE = 'The authentications:read and authentications:write scopes are issued only where the deployment enables the '
@@ -52,7 +53,7 @@ export function registerAuthentications(base: FastifyInstance, deps: AppDeps): v
           + RELEASE_NOTE,
         params: AuthenticationIdParams, body: NoBody, response: { 200: Authentication },
       },
-    }, async (req) => answerAuthentication(deps, req.ctx, req.params.authentication_id, status))
+    }, async (req) => answerAuthentication(unitOf(req, deps), req.ctx, req.params.authentication_id, status))
   }
 
   app.post('/v1/simulate/authentications', {
@@ -69,5 +70,5 @@ export function registerAuthentications(base: FastifyInstance, deps: AppDeps): v
       body: SimulateAuthentication,
       response: { 201: Authentication },
     },
-  }, async (req, reply) => reply.code(201).send(await simulateAuthentication(deps, req.ctx, req.body)))
+  }, async (req, reply) => reply.code(201).send(await simulateAuthentication(unitOf(req, deps), req.ctx, req.body)))
 }

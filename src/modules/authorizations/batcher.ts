@@ -1,6 +1,5 @@
 import type { AppDeps } from '../../app-deps.js'
 import { GroupCommit, type Waiting } from '../../db/group-commit.js'
-import { markAnswered } from '../../http/idempotency.js'
 import { answerTakenError } from '../../http/idempotent-answer.js'
 import type { RequestCtx } from '../../http/context.js'
 import { decideBatch, decideLocked, precheck, presentRequest, type DecisionOutcome, type PresentedAuthorization } from './engine.js'
@@ -76,7 +75,8 @@ export async function authorize(deps: AppDeps, ctx: RequestCtx, body: SimulateAu
   const logged = await askIntegratorFor(deps, ctx, presented)
   try {
     const view = await deps.state.of(DECISIONS).decide(presented)
-    if (presented.answer) markAnswered()
+    // The batch stored the request's answer with the decision: nothing is left to store when it ends.
+    if (presented.answer && deps.unit) deps.unit.key.answered = true
     return view
   } catch (err) {
     // The key's answer is already stored (another holder got there first): the retry replays it.

@@ -6,6 +6,7 @@ import {
   AttemptListQuery, AuthorizationEndpoint, AuthorizationEndpointAttempt, AuthorizationEndpointDeleted, AuthorizationEndpointPut, EmptyBody,
 } from './endpoint-schemas.js'
 import { deleteEndpoint, getEndpoint, listAttempts, putEndpoint, rotateEndpointSecret } from './endpoint-service.js'
+import { unitOf } from '../../http/idempotency.js'
 
 const tags = ['Authorization endpoint']
 const scope = 'webhooks:write'
@@ -55,7 +56,7 @@ export function registerAuthorizationEndpoint(base: FastifyInstance, deps: AppDe
       body: EmptyBody, response: { 200: AuthorizationEndpoint },
     },
     config: { scope, errors: ['authorization_endpoint_not_found'] },
-  }, async (req) => rotateEndpointSecret(deps, req.ctx))
+  }, async (req) => rotateEndpointSecret(unitOf(req, deps), req.ctx))
 
   app.get('/v1/authorization_endpoint/attempts', {
     schema: {

@@ -117,7 +117,7 @@ export async function presentRequest(deps: AppDeps, ctx: RequestCtx, body: Simul
     id: newId('auth', at), at, ctx, body, currency: body.currency.toUpperCase(),
     merchant: { name: body.merchant.name, mcc: body.merchant.mcc ?? null, city: body.merchant.city ?? null, country: body.merchant.country?.toUpperCase() ?? null },
     cvc: body.cvc === undefined ? null : await checkCvc(deps, await requireCard(deps.db, ctx, body.card_id, 'card_id'), body.cvc),
-    answer: answerToStore(201),
+    answer: answerToStore(201, deps.unit?.key),
   }
 }
 

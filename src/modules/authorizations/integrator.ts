@@ -1,7 +1,7 @@
 import type { AppDeps } from '../../app-deps.js'
 import type { Environment } from '../../config.js'
-import { autonomously } from '../../db/request-tx.js'
 import type { Scope } from '../../http/context.js'
+import { autonomousDb } from '../../http/request-unit.js'
 import { BoundedCache } from '../../lib/bounded-cache.js'
 import { newId } from '../../lib/ids.js'
 import { EVENT_API_VERSION } from '../events/index.js'
@@ -195,7 +195,7 @@ export async function askIntegrator(deps: AppDeps, endpoint: repo.AuthorizationE
     created_at: deps.clock.now(),
   }
   // Committed on its own, never in the transaction of a request sent with an Idempotency-Key.
-  const logged = autonomously(() => repo.insertAttempt(deps.db, attempt)).catch((err: unknown) => {
+  const logged = repo.insertAttempt(autonomousDb(deps), attempt).catch((err: unknown) => {
     deps.log.error({ err, authorization_id: attempt.authorization_id }, 'authorization endpoint attempt not logged')
   })
   return { outcome, logged }

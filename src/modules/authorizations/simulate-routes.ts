@@ -8,6 +8,7 @@ import {
   Authorization, AuthorizationIdParams, CaptureRequest, IncrementRequest, ReverseRequest, SimulateAuthorization,
 } from './schemas.js'
 import { authorize, capture, expire, increment, reverse } from './service.js'
+import { unitOf } from '../../http/idempotency.js'
 
 const tags = ['Simulator']
 const config = (errors: ErrorCode[]) => ({ simulator: true, scope: 'transactions:write', errors })
@@ -35,7 +36,7 @@ export function registerAuthorizationSimulatorRoutes(base: FastifyInstance, deps
         + 'A `network_token_id` that is not a token of this card answers 404 token_not_found. `cvc` is checked against the processor.',
       body: SimulateAuthorization, response: { 201: Authorization },
     },
-  }, async (req, reply) => reply.code(201).send(await authorize(deps, req.ctx, req.body)))
+  }, async (req, reply) => reply.code(201).send(await authorize(unitOf(req, deps), req.ctx, req.body)))
 
   app.post('/v1/simulate/authorizations/:authorization_id/increment', {
     config: config(['authorization_not_found', 'authorization_invalid_state']),
@@ -48,7 +49,7 @@ export function registerAuthorizationSimulatorRoutes(base: FastifyInstance, deps
         + 'not pending answers 422 authorization_invalid_state.',
       params: AuthorizationIdParams, body: IncrementRequest, response: { 200: Authorization },
     },
-  }, async (req) => increment(deps, req.ctx, req.params.authorization_id, req.body.amount))
+  }, async (req) => increment(unitOf(req, deps), req.ctx, req.params.authorization_id, req.body.amount))
 
   app.post('/v1/simulate/authorizations/:authorization_id/reverse', {
     config: config(['authorization_not_found', 'authorization_invalid_state']),
@@ -58,7 +59,7 @@ export function registerAuthorizationSimulatorRoutes(base: FastifyInstance, deps
         + '`hold_release`. Fully released, the authorization is `reversed` (`closed` when part was captured before). Emits authorization.updated.',
       params: AuthorizationIdParams, body: ReverseRequest, response: { 200: Authorization },
     },
-  }, async (req) => reverse(deps, req.ctx, req.params.authorization_id, req.body?.amount))
+  }, async (req) => reverse(unitOf(req, deps), req.ctx, req.params.authorization_id, req.body?.amount))
 
   app.post('/v1/simulate/authorizations/:authorization_id/capture', {
     config: config(['authorization_not_found', 'authorization_invalid_state', 'insufficient_funds', 'account_blocked']),
@@ -71,7 +72,7 @@ export function registerAuthorizationSimulatorRoutes(base: FastifyInstance, deps
         + 'presentment), entirely from the available balance. Emits transaction.created and authorization.updated.',
       params: AuthorizationIdParams, body: CaptureRequest, response: { 201: Transaction },
     },
-  }, async (req, reply) => reply.code(201).send(await capture(deps, req.ctx, req.params.authorization_id, req.body?.amount, req.body?.close_authorization ?? true)))
+  }, async (req, reply) => reply.code(201).send(await capture(unitOf(req, deps), req.ctx, req.params.authorization_id, req.body?.amount, req.body?.close_authorization ?? true)))
 
   app.post('/v1/simulate/authorizations/:authorization_id/expire', {
     config: config(['authorization_not_found', 'authorization_invalid_state']),
@@ -81,5 +82,5 @@ export function registerAuthorizationSimulatorRoutes(base: FastifyInstance, deps
         + '(`hold_release`) and the status becomes `expired`. Emits authorization.updated. Only a pending authorization can expire.',
       params: AuthorizationIdParams, body: NoBody, response: { 200: Authorization },
     },
-  }, async (req) => expire(deps, req.ctx, req.params.authorization_id))
+  }, async (req) => expire(unitOf(req, deps), req.ctx, req.params.authorization_id))
 }

@@ -7,6 +7,7 @@ import {
   Cardholder, CardholderCreateRequest, CardholderListQuery, CardholderParams, CardholderUpdateRequest, CardsPageQuery,
 } from './schemas.js'
 import { createCardholder, listCardholderCards, listCardholders, retrieveCardholder, updateCardholder } from './service.js'
+import { unitOf } from '../../http/idempotency.js'
 
 const CardItem = Type.Unknown({ description: 'A Card (masked), as returned by GET /v1/cards/{card_id}.' })
 
@@ -24,7 +25,7 @@ export function registerCardholders(base: FastifyInstance, deps: AppDeps): void 
       body: CardholderCreateRequest,
       response: { 201: Cardholder },
     },
-  }, async (req, reply) => reply.code(201).send(await createCardholder(deps, req.ctx, req.body)))
+  }, async (req, reply) => reply.code(201).send(await createCardholder(unitOf(req, deps), req.ctx, req.body)))
 
   app.get('/v1/cardholders', {
     config: { scope: 'cardholders:read' },
@@ -54,7 +55,7 @@ export function registerCardholders(base: FastifyInstance, deps: AppDeps): void 
       body: CardholderUpdateRequest,
       response: { 200: Cardholder },
     },
-  }, async (req) => updateCardholder(deps, req.ctx, req.params.cardholder_id, req.body))
+  }, async (req) => updateCardholder(unitOf(req, deps), req.ctx, req.params.cardholder_id, req.body))
 
   app.get('/v1/cardholders/:cardholder_id/cards', {
     config: { scope: 'cards:read', errors: ['cardholder_not_found'] },

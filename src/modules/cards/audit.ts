@@ -1,6 +1,7 @@
 import type { AppDeps } from '../../app-deps.js'
 import type { RequestCtx } from '../../http/context.js'
 import { isApiError } from '../../http/errors.js'
+import { autonomousDb } from '../../http/request-unit.js'
 import { newId } from '../../lib/ids.js'
 import * as repo from './repo.js'
 
@@ -10,11 +11,12 @@ export type SecretOperation = 'pin_key.create' | 'pin.set' | 'pin.verify' | 'det
 /**
  * Runs one cards:secrets use under audit: the record (who, when, which card, which operation) is written
  * before anything happens, so no use goes unrecorded, and its outcome (`succeeded` or the error code)
- * afterwards. Secret values never enter the record.
+ * afterwards, both committed at once whatever the request answers (the unit's autonomous handle). Secret
+ * values never enter the record.
  */
 export async function audited<T>(deps: AppDeps, ctx: RequestCtx, cardId: string, operation: SecretOperation, fn: () => Promise<T>): Promise<T> {
   const id = newId('aud')
-  await repo.insertAudit(deps.db, {
+  await repo.insertAudit(autonomousDb(deps), {
     id,
     organization_id: ctx.organizationId,
     environment: ctx.environment,
@@ -34,7 +36,7 @@ export async function audited<T>(deps: AppDeps, ctx: RequestCtx, cardId: string,
     if (isApiError(err)) outcome = err.code
     throw err
   } finally {
-    await repo.setAuditOutcome(deps.db, id, outcome)
+    await repo.setAuditOutcome(autonomousDb(deps), id, outcome)
       .catch((err) => deps.log.error({ err, audit_id: id }, 'card secret audit outcome not recorded'))
   }
 }

@@ -10,6 +10,7 @@ import { registerCardSimulatorRoutes } from './simulate-routes.js'
 import { Card, CardCreate, CardIdParams, CardListQuery, CardReplace, CardUpdate } from './schemas.js'
 import { NoBody } from '../../http/schema-types.js'
 import { createCard, listCards, retrieveCard, updateCard } from './service.js'
+import { unitOf } from '../../http/idempotency.js'
 
 const tags = ['Cards']
 const STATE_ERRORS: ErrorCode[] = ['card_not_found', 'card_not_provisioned', 'card_closed', 'card_invalid_state', 'processor_unavailable', 'processor_permission_denied']
@@ -39,7 +40,7 @@ export function registerCards(base: FastifyInstance, deps: AppDeps): void {
       body: CardCreate,
       response: { 201: Card },
     },
-  }, async (req, reply) => reply.code(201).send(await createCard(deps, req.ctx, req.body)))
+  }, async (req, reply) => reply.code(201).send(await createCard(unitOf(req, deps), req.ctx, req.body)))
 
   app.get('/v1/cards', {
     config: { scope: 'cards:read' },
@@ -66,7 +67,7 @@ export function registerCards(base: FastifyInstance, deps: AppDeps): void {
       description: 'Supplied spending-control keys replace those keys; metadata keys merge (null or "" removes one). A closed card answers card_closed.',
       params: CardIdParams, body: CardUpdate, response: { 200: Card },
     },
-  }, async (req) => updateCard(deps, req.ctx, req.params.card_id, req.body))
+  }, async (req) => updateCard(unitOf(req, deps), req.ctx, req.params.card_id, req.body))
 
   const moves = [
     ['activate', 'Activate a physical card (inactive → active)', 'card.activated; a replacement being activated also closes the card it replaces (card.closed)', ['card_already_activated']],
@@ -78,7 +79,7 @@ export function registerCards(base: FastifyInstance, deps: AppDeps): void {
     app.post(`/v1/cards/:card_id/${op}`, {
       config: { scope: 'cards:write', errors: [...STATE_ERRORS, ...extra] },
       schema: { tags, summary, description: `Emits ${events}.`, params: CardIdParams, body: NoBody, response: { 200: Card } },
-    }, async (req) => changeStatus(deps, req.ctx, req.params.card_id, op))
+    }, async (req) => changeStatus(unitOf(req, deps), req.ctx, req.params.card_id, op))
   }
 
   app.post('/v1/cards/:card_id/replace', {
@@ -90,7 +91,7 @@ export function registerCards(base: FastifyInstance, deps: AppDeps): void {
         + '(and card.closed for lost or stolen).',
       params: CardIdParams, body: CardReplace, response: { 201: Card },
     },
-  }, async (req, reply) => reply.code(201).send(await replaceCard(deps, req.ctx, req.params.card_id, req.body.reason)))
+  }, async (req, reply) => reply.code(201).send(await replaceCard(unitOf(req, deps), req.ctx, req.params.card_id, req.body.reason)))
 
   registerCardSecretRoutes(base, deps)
   registerCardSimulatorRoutes(base, deps)

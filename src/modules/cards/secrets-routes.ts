@@ -7,6 +7,7 @@ import { createPinKey, setPin, verifyPin } from './pin.js'
 import { Card, CardDetails, CardIdParams, DetailsRequest, PinKey, PinSubmit, PinVerification } from './schemas.js'
 import { NoBody } from '../../http/schema-types.js'
 import { cardProgramOf } from './service.js'
+import { unitOf } from '../../http/idempotency.js'
 
 const tags = ['Card secrets']
 const PIN_ERRORS: ErrorCode[] = [
@@ -27,7 +28,7 @@ export function registerCardSecretRoutes(base: FastifyInstance, deps: AppDeps): 
         + 'with pin or pin/verify, whatever the outcome. Only an active physical card. Idempotency-Key is accepted but unused. Audited.',
       params: CardIdParams, body: NoBody, response: { 201: PinKey },
     },
-  }, async (req, reply) => reply.code(201).send(await createPinKey(deps, req.ctx, req.params.card_id)))
+  }, async (req, reply) => reply.code(201).send(await createPinKey(unitOf(req, deps), req.ctx, req.params.card_id)))
 
   app.post('/v1/cards/:card_id/pin', {
     config: { scope: 'cards:secrets', capability: { name: 'card_pin', programOf }, errors: [...PIN_ERRORS, 'pin_invalid', 'token_not_found'] },
@@ -37,7 +38,7 @@ export function registerCardSecretRoutes(base: FastifyInstance, deps: AppDeps): 
         + 'A key of another card or program, or an expired or spent key, answers token_not_found. Emits card.pin_set. Audited.',
       params: CardIdParams, body: PinSubmit, response: { 200: Card },
     },
-  }, async (req) => setPin(deps, req.ctx, req.params.card_id, req.body))
+  }, async (req) => setPin(unitOf(req, deps), req.ctx, req.params.card_id, req.body))
 
   app.post('/v1/cards/:card_id/pin/verify', {
     config: { scope: 'cards:secrets', capability: { name: 'card_pin', programOf }, errors: [...PIN_ERRORS, 'pin_invalid', 'token_not_found'] },
@@ -46,7 +47,7 @@ export function registerCardSecretRoutes(base: FastifyInstance, deps: AppDeps): 
       description: 'Same body as pin; answers whether it matches the PIN the processor holds (false when none is set). Audited.',
       params: CardIdParams, body: PinSubmit, response: { 200: PinVerification },
     },
-  }, async (req) => verifyPin(deps, req.ctx, req.params.card_id, req.body))
+  }, async (req) => verifyPin(unitOf(req, deps), req.ctx, req.params.card_id, req.body))
 
   app.post('/v1/cards/:card_id/details', {
     config: {
@@ -59,5 +60,5 @@ export function registerCardSecretRoutes(base: FastifyInstance, deps: AppDeps): 
         + 'encrypted to `public_key` (RSA, at least 2048 bits, JWK or PEM). Idempotency-Key is accepted but unused (nothing is cached). Audited.',
       params: CardIdParams, body: DetailsRequest, response: { 200: CardDetails },
     },
-  }, async (req) => revealCardDetails(deps, req.ctx, req.params.card_id, req.body.public_key))
+  }, async (req) => revealCardDetails(unitOf(req, deps), req.ctx, req.params.card_id, req.body.public_key))
 }

@@ -5,6 +5,7 @@ import { issueNow } from './issuance.js'
 import { shipCard } from './operations.js'
 import { Card, CardIdParams, ShipRequest } from './schemas.js'
 import { NoBody } from '../../http/schema-types.js'
+import { unitOf } from '../../http/idempotency.js'
 
 const tags = ['Simulator']
 
@@ -20,7 +21,7 @@ export function registerCardSimulatorRoutes(base: FastifyInstance, deps: AppDeps
         + 'A card that is already issued is answered unchanged.',
       params: CardIdParams, body: NoBody, response: { 200: Card },
     },
-  }, async (req) => issueNow(deps, req.ctx, req.params.card_id))
+  }, async (req) => issueNow(unitOf(req, deps), req.ctx, req.params.card_id))
 
   app.post('/v1/simulate/cards/:card_id/ship', {
     config: { simulator: true, scope: 'cards:write', errors: ['card_not_found', 'card_not_provisioned', 'card_closed', 'card_invalid_state'] },
@@ -29,5 +30,5 @@ export function registerCardSimulatorRoutes(base: FastifyInstance, deps: AppDeps
       description: 'pending → shipped → delivered (the next step, or the `status` named). Emits card.shipped with the new shipping status.',
       params: CardIdParams, body: ShipRequest, response: { 200: Card },
     },
-  }, async (req) => shipCard(deps, req.ctx, req.params.card_id, req.body?.status))
+  }, async (req) => shipCard(unitOf(req, deps), req.ctx, req.params.card_id, req.body?.status))
 }

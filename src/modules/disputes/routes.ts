@@ -5,6 +5,7 @@ import type { AppDeps } from '../../app-deps.js'
 import { ListEnvelope, type PageParams } from '../../http/pagination.js'
 import { Dispute, DisputeCreate, DisputeIdParams, DisputeListQuery, DisputeResolve } from './schemas.js'
 import { createDispute, listDisputes, resolveDispute, retrieveDispute, withdrawDispute } from './service.js'
+import { unitOf } from '../../http/idempotency.js'
 
 const tags = ['Disputes']
 
@@ -27,7 +28,7 @@ export function registerDisputes(base: FastifyInstance, deps: AppDeps): void {
       body: DisputeCreate,
       response: { 201: Dispute },
     },
-  }, async (req, reply) => reply.code(201).send(await createDispute(deps, req.ctx, req.body)))
+  }, async (req, reply) => reply.code(201).send(await createDispute(unitOf(req, deps), req.ctx, req.body)))
 
   app.get('/v1/disputes', {
     config: { scope: 'transactions:read' },
@@ -54,7 +55,7 @@ export function registerDisputes(base: FastifyInstance, deps: AppDeps): void {
       description: 'Nothing moves on the account. A won, lost or withdrawn dispute answers dispute_invalid_state. Emits dispute.updated.',
       params: DisputeIdParams, body: Type.Object({}, { additionalProperties: false }), response: { 200: Dispute },
     },
-  }, async (req) => withdrawDispute(deps, req.ctx, req.params.dispute_id))
+  }, async (req) => withdrawDispute(unitOf(req, deps), req.ctx, req.params.dispute_id))
 
   app.post('/v1/simulate/disputes/:dispute_id/resolve', {
     config: {
@@ -69,5 +70,5 @@ export function registerDisputes(base: FastifyInstance, deps: AppDeps): void {
         + 'operation_unsupported. Emits dispute.updated.',
       params: DisputeIdParams, body: DisputeResolve, response: { 200: Dispute },
     },
-  }, async (req) => resolveDispute(deps, req.ctx, req.params.dispute_id, req.body.outcome))
+  }, async (req) => resolveDispute(unitOf(req, deps), req.ctx, req.params.dispute_id, req.body.outcome))
 }

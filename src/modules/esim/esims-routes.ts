@@ -6,6 +6,7 @@ import { ListEnvelope, PageQuery } from '../../http/pagination.js'
 import { listEsims, retrieveEsim } from './esims-service.js'
 import { Esim, EsimIdParams, EsimListQuery, EsimOrder, EsimSummary, EsimTopUp, TopUpPurchaseRequest } from './schemas.js'
 import { listTopUpOffers, purchaseTopUp } from './top-ups-service.js'
+import { unitOf } from '../../http/idempotency.js'
 
 /** `/v1/esim/esims` and their top-ups. */
 export function registerEsimRoutes(base: FastifyInstance, deps: AppDeps): void {
@@ -58,5 +59,5 @@ export function registerEsimRoutes(base: FastifyInstance, deps: AppDeps): void {
       body: TopUpPurchaseRequest,
       response: { 201: EsimOrder },
     },
-  }, async (req, reply) => reply.code(201).send(await purchaseTopUp(deps, req.ctx, req.params.esim_id, req.body)))
+  }, async (req, reply) => reply.code(201).send(await purchaseTopUp(unitOf(req, deps), req.ctx, req.params.esim_id, req.body)))
 }

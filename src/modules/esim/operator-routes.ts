@@ -6,6 +6,7 @@ import { inventoryCounts, loadProfiles } from './inventory.js'
 import { createPackage, PLATFORM_VIEW, retrievePackage, updatePackage, updateTopUp } from './packages-service.js'
 import { Country, EsimPackage, EsimTopUp, PackageIdParams, Region, SaleStatus } from './schemas.js'
 import { CurrencyCode } from '../../http/schema-types.js'
+import { unitOf } from '../../http/idempotency.js'
 
 const strict = { additionalProperties: false }
 const tags = ['Operator']
@@ -39,7 +40,7 @@ export function registerEsimOperatorRoutes(base: FastifyInstance, deps: AppDeps)
       }, strict),
     },
     config: { created: true },
-  }, async (req, reply) => reply.code(201).send(await loadProfiles(deps, req.body.profiles)))
+  }, async (req, reply) => reply.code(201).send(await loadProfiles(unitOf(req, deps), req.body.profiles)))
 
   app.get('/operator/v1/esim/inventory', {
     schema: { tags, summary: 'Count profiles in stock, reserved and provisioned' },
@@ -61,7 +62,7 @@ export function registerEsimOperatorRoutes(base: FastifyInstance, deps: AppDeps)
       }, strict),
       response: { 201: EsimPackage },
     },
-  }, async (req, reply) => reply.code(201).send(await createPackage(deps, req.body)))
+  }, async (req, reply) => reply.code(201).send(await createPackage(unitOf(req, deps), req.body)))
 
   app.get('/operator/v1/esim/packages/:package_id', {
     schema: { tags, summary: 'Retrieve a package as the platform sees it', params: PackageIdParams, response: { 200: EsimPackage } },
@@ -84,7 +85,7 @@ export function registerEsimOperatorRoutes(base: FastifyInstance, deps: AppDeps)
       response: { 200: EsimPackage },
     },
     config: { errors: ['esim_package_not_found', 'esim_package_unavailable'] },
-  }, async (req) => updatePackage(deps, req.params.package_id, req.body))
+  }, async (req) => updatePackage(unitOf(req, deps), req.params.package_id, req.body))
 
   app.patch('/operator/v1/esim/top_ups/:top_up_id', {
     schema: {
@@ -94,5 +95,5 @@ export function registerEsimOperatorRoutes(base: FastifyInstance, deps: AppDeps)
       response: { 200: EsimTopUp },
     },
     config: { errors: ['esim_package_not_found', 'esim_package_unavailable'] },
-  }, async (req) => updateTopUp(deps, req.params.top_up_id, req.body))
+  }, async (req) => updateTopUp(unitOf(req, deps), req.params.top_up_id, req.body))
 }

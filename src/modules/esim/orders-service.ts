@@ -6,6 +6,7 @@ import { EsimNetworkTimeout, PROVISIONING_DEADLINE_MS, provisionWithDeadline, ty
 import type { RequestCtx } from '../../http/context.js'
 import { ApiError } from '../../http/errors.js'
 import { requireOwned } from '../../http/ownership.js'
+import { autonomousDb } from '../../http/request-unit.js'
 import { paginate, type ListResult } from '../../http/pagination.js'
 import { isId, newId } from '../../lib/ids.js'
 import { requireCardholder } from '../cardholders/index.js'
@@ -15,7 +16,6 @@ import { requireOrderablePackage } from './packages-service.js'
 import { presentOrder, type OrderView } from './present.js'
 import type { OrderCreateRequest, OrderListQuery } from './schemas.js'
 import { abandonOrder, finishOrder, markUnsettled } from './settlement.js'
-import { autonomously } from '../../db/request-tx.js'
 
 type CreateBody = Static<typeof OrderCreateRequest>
 
@@ -46,10 +46,10 @@ export async function createOrder(deps: AppDeps, ctx: RequestCtx, body: CreateBo
   try {
     reservation = isId('pkg', body.package_id)
       // The reservation is the order's intent: it commits at once, so a crash during the network call leaves it to settle.
-      ? await autonomously(() => repo.reserveOrder(deps.db, {
+      ? await repo.reserveOrder(autonomousDb(deps), {
         id: orderId, organizationId: ctx.organizationId, environment: ctx.environment, packageId: body.package_id, cardholderId,
         accountId: body.account_id ?? null, reference: body.reference, metadata: body.metadata ?? {}, now: deps.clock.now(),
-      }))
+      })
       : { package: null, profile: null }
   } catch (err) {
     throw referenceError(err, body.reference) ?? err
@@ -64,16 +64,16 @@ export async function createOrder(deps: AppDeps, ctx: RequestCtx, body: CreateBo
 
   let outcome: ProvisionOutcome
   try {
-    // The network is another system (the simulator keeps its state here): nothing it records joins the request's transaction.
-    outcome = await autonomously(() => provisionWithDeadline(deps.esimNetwork, {
+    // The network is another system: the unit has not begun, and the simulator keeps its records on its own handle.
+    outcome = await provisionWithDeadline(deps.esimNetwork, {
       orderId, iccid: profile.iccid, smdpAddress: profile.smdp_address, matchingId: profile.matching_id,
       packageId: pkg.id, dataMb: pkg.data_mb, validityDays: pkg.validity_days,
       organizationId: ctx.organizationId, environment: ctx.environment,
-    }))
+    })
   } catch (err) {
     // A timeout, or an adapter failure after the request may have left: the outcome is unknown.
     if (!(err instanceof EsimNetworkTimeout)) deps.log.error({ err, order_id: orderId }, 'eSIM provisioning call failed')
-    await autonomously(() => markUnsettled(deps, orderId))
+    await markUnsettled({ ...deps, db: autonomousDb(deps) }, orderId)
     throw new ApiError('processor_unavailable', {
       message: `The eSIM network did not answer in time. Order ${orderId} is unsettled and will be settled shortly; look it up by your reference before retrying.`,
       detail: err,
@@ -81,7 +81,7 @@ export async function createOrder(deps: AppDeps, ctx: RequestCtx, body: CreateBo
   }
 
   if (outcome.status === 'failed') {
-    await autonomously(() => abandonOrder(deps, orderId))
+    await abandonOrder({ ...deps, db: autonomousDb(deps) }, orderId)
     throw new ApiError('processor_unavailable', { message: 'The eSIM network could not provision the profile. Nothing was bought; retry the order.', detail: outcome.reason })
   }
   const { order, refusal } = await finishOrder(deps, orderId, 'provisioned', null, 'request', body.account_id ?? null)

@@ -5,6 +5,7 @@ import { ListEnvelope } from '../../http/pagination.js'
 import { createOrder, listOrders, retrieveOrder } from './orders-service.js'
 import { listPackages, retrievePackage, viewOf } from './packages-service.js'
 import { EsimOrder, EsimPackage, OrderCreateRequest, OrderIdParams, OrderListQuery, PackageIdParams, PackageListQuery } from './schemas.js'
+import { unitOf } from '../../http/idempotency.js'
 
 /** The catalogue may be cached for minutes, not days. */
 const CATALOGUE_CACHE = 'max-age=300'
@@ -56,7 +57,7 @@ export function registerPackageAndOrderRoutes(base: FastifyInstance, deps: AppDe
       body: OrderCreateRequest,
       response: { 201: EsimOrder },
     },
-  }, async (req, reply) => reply.code(201).send(await createOrder(deps, req.ctx, req.body)))
+  }, async (req, reply) => reply.code(201).send(await createOrder(unitOf(req, deps), req.ctx, req.body)))
 
   app.get('/v1/esim/orders', {
     config: { scope: 'esim:read' },

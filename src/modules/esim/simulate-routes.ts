@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import { Type } from 'typebox'
 import type { AppDeps } from '../../app-deps.js'
+import { withTx } from '../../db/tx.js'
 import { setSimDirective } from '../../esim-network/simulator.js'
 import { recordUsage } from './esims-service.js'
 import { requireOrder } from './orders-service.js'
@@ -9,6 +10,7 @@ import { simulateSaleStatus } from './packages-service.js'
 import { presentOrder } from './present.js'
 import { Esim, EsimIdParams, EsimOrder, EsimPackage, EsimTopUp, OrderIdParams, PackageIdParams, SaleStatus } from './schemas.js'
 import { settleOrder } from './settlement.js'
+import { unitOf } from '../../http/idempotency.js'
 
 const strict = { additionalProperties: false }
 
@@ -43,11 +45,11 @@ export function registerEsimSimulatorRoutes(base: FastifyInstance, deps: AppDeps
     },
   }, async (req) => {
     const { next_outcome, settles_as, latency_ms } = req.body
-    const directive = await setSimDirective(deps.db, req.ctx, {
+    const directive = await withTx(unitOf(req, deps).db, (trx) => setSimDirective(trx, req.ctx, {
       ...(next_outcome !== undefined ? { next_outcome } : {}),
       ...(settles_as !== undefined ? { settles_as } : {}),
       ...(latency_ms !== undefined ? { latency_ms } : {}),
-    }, deps.clock.now())
+    }, deps.clock.now()))
     return { object: 'esim_provisioning_simulation' as const, ...directive }
   })
 
@@ -62,9 +64,9 @@ export function registerEsimSimulatorRoutes(base: FastifyInstance, deps: AppDeps
       response: { 200: EsimOrder },
     },
   }, async (req) => {
-    const order = await requireOrder(deps, req.ctx, req.params.order_id)
-    await settleOrder(deps, order.id, { force: true })
-    return presentOrder(await requireOrder(deps, req.ctx, order.id))
+    const order = await requireOrder(unitOf(req, deps), req.ctx, req.params.order_id)
+    await settleOrder(unitOf(req, deps), order.id, { force: true })
+    return presentOrder(await requireOrder(unitOf(req, deps), req.ctx, order.id))
   })
 
   app.post('/v1/simulate/esim/packages/:package_id/status', {
@@ -76,7 +78,7 @@ export function registerEsimSimulatorRoutes(base: FastifyInstance, deps: AppDeps
       body: Type.Object({ status: SaleStatus }, strict),
       response: { 200: Type.Union([EsimPackage, EsimTopUp]) },
     },
-  }, async (req) => simulateSaleStatus(deps, req.ctx, req.params.package_id, req.body.status))
+  }, async (req) => simulateSaleStatus(unitOf(req, deps), req.ctx, req.params.package_id, req.body.status))
 
   app.post('/v1/simulate/esim/esims/:esim_id/usage', {
     config: { simulator: true, scope: 'esim:write', errors: ['esim_not_found'] },
@@ -88,5 +90,5 @@ export function registerEsimSimulatorRoutes(base: FastifyInstance, deps: AppDeps
       body: Type.Object({ data_used_mb: Type.Integer({ minimum: 0, maximum: 10_000_000 }) }, strict),
       response: { 200: Esim },
     },
-  }, async (req) => recordUsage(deps, req.ctx, req.params.esim_id, req.body.data_used_mb))
+  }, async (req) => recordUsage(unitOf(req, deps), req.ctx, req.params.esim_id, req.body.data_used_mb))
 }

@@ -7,6 +7,7 @@ import { sameOriginPost } from '../../http/same-origin.js'
 import { isNotice, renderMessage, renderPage, type Chrome } from './render.js'
 import { buyPackage, buyTopUp, createLink, csrfToken, csrfValid, loadPage, newCsrfSecret, resolveLink, type Notice } from './service.js'
 import type { LinkRow } from './repo.js'
+import { unitOf } from '../../http/idempotency.js'
 
 const COOKIE = 'svc_h5_csrf'
 const NONCE = /^[A-Za-z0-9_-]{16,64}$/
@@ -76,7 +77,7 @@ export function registerH5(base: FastifyInstance, deps: AppDeps): void {
       body: Type.Object({ cardholder_id: Type.String({ minLength: 1, maxLength: 64 }), allow_purchases: Type.Optional(Type.Boolean()) }, { additionalProperties: false }),
       response: { 201: H5Link },
     },
-  }, async (req, reply) => reply.code(201).send(await createLink(deps, req.ctx, req.body)))
+  }, async (req, reply) => reply.code(201).send(await createLink(unitOf(req, deps), req.ctx, req.body)))
 
   app.register(async (scope) => {
     scope.removeAllContentTypeParsers()

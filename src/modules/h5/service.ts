@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto'
 import QRCode from 'qrcode'
 import type { AppDeps } from '../../app-deps.js'
+import { withTx } from '../../db/tx.js'
 import type { PurgeOptions } from '../../db/purge.js'
 import type { RequestCtx } from '../../http/context.js'
 import { ApiError, isApiError } from '../../http/errors.js'
@@ -43,7 +44,7 @@ export async function createLink(deps: AppDeps, ctx: RequestCtx, body: { cardhol
     token_hash: sha256Hex(token), allow_purchases: body.allow_purchases ?? false,
     expires_at: new Date(now.getTime() + LINK_LIFETIME_MS), created_at: now,
   }
-  await repo.insertLink(deps.db, row)
+  await withTx(deps.db, (trx) => repo.insertLink(trx, row)) // the link commits with the request's answer
   return {
     object: 'esim_h5_link', id: row.id, url: `${deps.config.baseUrl}/h5/${token}`, cardholder_id: row.cardholder_id,
     allow_purchases: row.allow_purchases, expires_at: iso(row.expires_at)!, created_at: iso(row.created_at)!,

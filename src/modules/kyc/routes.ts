@@ -9,6 +9,7 @@ import { KYC_UPLOAD_MIN_BYTES_PER_SECOND, KYC_UPLOAD_PACE_WINDOW_MS, pacedBody }
 import {
   KYC_UPLOAD_RETRY_AFTER_SECONDS, KYC_UPLOAD_WAIT_MS, KYC_UPLOADS_AT_ONCE, KYC_UPLOADS_PER_ORGANIZATION, UploadSlots,
 } from './upload-slots.js'
+import { unitOf } from '../../http/idempotency.js'
 
 export function registerKyc(base: FastifyInstance, deps: AppDeps): void {
   const app = base.withTypeProvider<TypeBoxTypeProvider>()
@@ -53,7 +54,7 @@ export function registerKyc(base: FastifyInstance, deps: AppDeps): void {
       body: KycAttestationRequest,
       response: { 201: KycAttestation },
     },
-  }, async (req, reply) => reply.code(201).send(await recordAttestation(deps, req.ctx, req.params.cardholder_id, req.body)))
+  }, async (req, reply) => reply.code(201).send(await recordAttestation(unitOf(req, deps), req.ctx, req.params.cardholder_id, req.body)))
 
   app.get('/v1/cardholders/:cardholder_id/kyc', {
     config: { scope: 'cardholders:read', errors: ['cardholder_not_found'] },

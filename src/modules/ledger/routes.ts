@@ -4,7 +4,7 @@ import type { AppDeps } from '../../app-deps.js'
 import { ListEnvelope } from '../../http/pagination.js'
 import { accountCapability, Account, AccountParams } from '../accounts/index.js'
 import { AccountAdjustmentRequest, EntriesQuery, LedgerEntry } from './schemas.js'
-import { keyInStatement, replayStoredAnswer } from '../../http/idempotency.js'
+import { keyInStatement, replayStoredAnswer, unitOf } from '../../http/idempotency.js'
 import { adjustBalanceUnderKey, listEntries, type Direction } from './service.js'
 
 const ADJUSTMENT_ERRORS = [
@@ -43,9 +43,9 @@ export function registerLedgerRoutes(base: FastifyInstance, deps: AppDeps): void
   for (const direction of ['credit', 'debit'] as const) {
     app.post(`/v1/accounts/:account_id/${direction}`, adjustment(direction), async (req, reply) => {
       const key = keyInStatement(req)
-      const outcome = await adjustBalanceUnderKey(deps, req.ctx, req.params.account_id, direction, req.body, key)
+      const outcome = await adjustBalanceUnderKey(unitOf(req, deps), req.ctx, req.params.account_id, direction, req.body, key)
       // The stored answer goes out as the JSON text it was stored as, not through the Account serializer.
-      if ('stored' in outcome) return reply.send(replayStoredAnswer(deps, key!, reply, outcome.stored) as never)
+      if ('stored' in outcome) return reply.send(replayStoredAnswer(unitOf(req, deps), key!, reply, outcome.stored) as never)
       if (outcome.replay) reply.header('Idempotent-Replay', 'true')
       return outcome.account
     })

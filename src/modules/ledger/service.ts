@@ -6,9 +6,10 @@ import { isUniqueViolation } from '../../db/tx.js'
 import type { Db } from '../../db/types.js'
 import type { RequestCtx } from '../../http/context.js'
 import { ApiError } from '../../http/errors.js'
-import { answerFresh, forgetAnswer, markAnswered, type KeyInStatement } from '../../http/idempotency.js'
+import { answerFresh, forgetAnswer } from '../../http/idempotency.js'
 import { answerTakenError, answerToStore, storedOf } from '../../http/idempotent-answer.js'
 import type { StoredAnswer } from '../../http/in-flight.js'
+import type { AnswerKey } from '../../http/request-unit.js'
 import { paginate, type ListResult, type PageParams } from '../../http/pagination.js'
 import { isId, newId } from '../../lib/ids.js'
 import { signalJobsQueued } from '../../jobs/wakeup.js'
@@ -52,10 +53,11 @@ export function clientTxnLockKey(accountId: string, clientTransactionId: string)
  * own (shared with the other adjustments waiting at that moment, `AdjustmentBatcher`), moves the balance,
  * writes the entry and the event under the account's row lock; the unique index on (account,
  * client_transaction_id) decides which request applies an id, and an advisory lock tells a duplicate that
- * the original is still running. A refusal is explained afterwards, from a fresh read.
+ * the original is still running. A refusal is explained afterwards, from a fresh read. Inside a request's
+ * unit of work (`deps.unit`, a console form) the statement stores the request's answer too.
  */
 export async function adjustBalance(deps: AppDeps, ctx: RequestCtx, accountId: string, direction: Direction, body: AdjustBody): Promise<AdjustmentOutcome> {
-  const outcome = await adjust(deps, ctx, accountId, direction, body, undefined)
+  const outcome = await adjust(deps, ctx, accountId, direction, body, deps.unit?.key)
   if ('stored' in outcome) throw new Error('an answer stored under a key is only read for an in-statement key')
   return outcome
 }
@@ -67,14 +69,14 @@ export async function adjustBalance(deps: AppDeps, ctx: RequestCtx, accountId: s
  */
 export function adjustBalanceUnderKey(
   deps: AppDeps, ctx: RequestCtx, accountId: string, direction: Direction, body: AdjustBody,
-  key: KeyInStatement | undefined,
+  key: AnswerKey | undefined,
 ): Promise<KeyedAdjustmentOutcome> {
   return adjust(deps, ctx, accountId, direction, body, key)
 }
 
 async function adjust(
   deps: AppDeps, ctx: RequestCtx, accountId: string, direction: Direction, body: AdjustBody,
-  key: KeyInStatement | undefined,
+  key: AnswerKey | undefined,
 ): Promise<KeyedAdjustmentOutcome> {
   if (!isId('acct', accountId)) throw new ApiError('account_not_found')
   const clientTransactionId = body.client_transaction_id ?? null
@@ -96,7 +98,7 @@ async function adjust(
       if (taken) throw taken
       if (!isUniqueViolation(err, repo.CLIENT_TXN_CONSTRAINT)) throw err
     }
-    const stored = result && key ? storedOf(result.stored) : null
+    const stored = result && key?.inStatement ? storedOf(result.stored) : null
     if (stored && key) {
       if (answerFresh(deps, stored)) return { stored }
       await forgetAnswer(deps.db, key.request, stored) // past the window: the key is new again
@@ -109,7 +111,6 @@ async function adjust(
     }
     if (result && result.id !== null) {
       if (key) key.answered = true
-      else if (answer) markAnswered()
       if (result.notified) signalJobsQueued()
       return { account: presentAccount(result as AccountRow), replay: false }
     }

@@ -7,6 +7,7 @@ import { NoBody } from '../../http/schema-types.js'
 import { ListEnvelope, type PageParams } from '../../http/pagination.js'
 import { NetworkToken, NetworkTokenIdParams, NetworkTokenListQuery, SimulateNetworkToken } from './schemas.js'
 import { listTokens, moveToken, provisionToken, retrieveToken, tokenProgramOf } from './service.js'
+import { unitOf } from '../../http/idempotency.js'
 
 const tags = ['Network tokens']
 const MOVE_ERRORS: ErrorCode[] = ['token_not_found', 'token_invalid_state', 'token_deleted']
@@ -47,7 +48,7 @@ export function registerNetworkTokens(base: FastifyInstance, deps: AppDeps): voi
         description: `${text} Other moves answer token_invalid_state; any move on a deleted token answers token_deleted. Emits network_token.updated.`,
         params: NetworkTokenIdParams, body: NoBody, response: { 200: NetworkToken },
       },
-    }, async (req) => moveToken(deps, req.ctx, req.params.network_token_id, op))
+    }, async (req) => moveToken(unitOf(req, deps), req.ctx, req.params.network_token_id, op))
   }
 
   app.post('/v1/simulate/network_tokens', {
@@ -64,7 +65,7 @@ export function registerNetworkTokens(base: FastifyInstance, deps: AppDeps): voi
       body: SimulateNetworkToken,
       response: { 201: NetworkToken },
     },
-  }, async (req, reply) => reply.code(201).send(await provisionToken(deps, req.ctx, req.body)))
+  }, async (req, reply) => reply.code(201).send(await provisionToken(unitOf(req, deps), req.ctx, req.body)))
 
   app.post('/v1/simulate/network_tokens/:network_token_id/activate', {
     config: { simulator: true, scope: 'cards:write', errors: MOVE_ERRORS },
@@ -74,5 +75,5 @@ export function registerNetworkTokens(base: FastifyInstance, deps: AppDeps): voi
         + 'Emits network_token.updated.',
       params: NetworkTokenIdParams, body: NoBody, response: { 200: NetworkToken },
     },
-  }, async (req) => moveToken(deps, req.ctx, req.params.network_token_id, 'activate'))
+  }, async (req) => moveToken(unitOf(req, deps), req.ctx, req.params.network_token_id, 'activate'))
 }

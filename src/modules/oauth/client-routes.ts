@@ -6,6 +6,7 @@ import {
   ClientParams, EmptyBody, OAuthClient, OAuthClientCreateRequest, OAuthClientListQuery, OAuthClientUpdateRequest,
 } from './client-schemas.js'
 import { createOwnClient, getOwnClient, listOwnClients, revokeOwnClient, updateOwnClient } from './own-clients.js'
+import { unitOf } from '../../http/idempotency.js'
 
 const tags = ['OAuth clients']
 const scope = 'clients:write'
@@ -31,7 +32,7 @@ export function registerClientRoutes(base: FastifyInstance, deps: AppDeps): void
       body: OAuthClientCreateRequest, response: { 201: OAuthClient },
     },
     config: { scope, errors: ['invalid_public_key'] },
-  }, async (req, reply) => reply.code(201).send(await createOwnClient(deps, req.ctx, req.body)))
+  }, async (req, reply) => reply.code(201).send(await createOwnClient(unitOf(req, deps), req.ctx, req.body)))
 
   app.get('/v1/oauth_clients', {
     schema: {
@@ -56,7 +57,7 @@ export function registerClientRoutes(base: FastifyInstance, deps: AppDeps): void
       params: ClientParams, body: OAuthClientUpdateRequest, response: { 200: OAuthClient },
     },
     config: { scope, errors: ['client_not_found', 'invalid_public_key'] },
-  }, async (req) => updateOwnClient(deps, req.ctx, req.params.oauth_client_id, req.body))
+  }, async (req) => updateOwnClient(unitOf(req, deps), req.ctx, req.params.oauth_client_id, req.body))
 
   app.post('/v1/oauth_clients/:oauth_client_id/revoke', {
     schema: {
@@ -68,5 +69,5 @@ export function registerClientRoutes(base: FastifyInstance, deps: AppDeps): void
       params: ClientParams, body: EmptyBody, response: { 200: OAuthClient },
     },
     config: { scope, errors: ['client_not_found'] },
-  }, async (req) => revokeOwnClient(deps, req.ctx, req.params.oauth_client_id))
+  }, async (req) => revokeOwnClient(unitOf(req, deps), req.ctx, req.params.oauth_client_id))
 }

@@ -10,6 +10,7 @@ import { inviteUser } from '../users/index.js'
 import { clientAddress } from '../../http/ip.js'
 import { PageQuery } from '../../http/pagination.js'
 import { CurrencyCode } from '../../http/schema-types.js'
+import { unitOf } from '../../http/idempotency.js'
 
 const Environment = Type.Union([Type.Literal('sandbox'), Type.Literal('production')])
 const Currency = CurrencyCode()
@@ -38,7 +39,7 @@ export function registerOperator(base: FastifyInstance, deps: AppDeps): void {
   app.post('/operator/v1/organizations', {
     schema: { tags, summary: 'Create an organization', body: Type.Object({ name: Type.String({ minLength: 1, maxLength: 200 }) }, strict) },
     config: { created: true },
-  }, async (req, reply) => reply.code(201).send(await createOrganization(deps, req.body.name)))
+  }, async (req, reply) => reply.code(201).send(await createOrganization(unitOf(req, deps), req.body.name)))
 
   app.get('/operator/v1/organizations', {
     schema: { tags, summary: 'List organizations, oldest first', querystring: Type.Object(PageQuery, strict) },
@@ -77,8 +78,8 @@ export function registerOperator(base: FastifyInstance, deps: AppDeps): void {
     },
     config: { created: true, errors: ['organization_not_found'] },
   }, async (req, reply) => {
-    await getOrganization(deps, req.body.organization_id)
-    return reply.code(201).send(presentProgram(await createProgram(deps, req.body)))
+    await getOrganization(unitOf(req, deps), req.body.organization_id)
+    return reply.code(201).send(presentProgram(await createProgram(unitOf(req, deps), req.body)))
   })
 
   app.get('/operator/v1/programs', {
@@ -101,7 +102,7 @@ export function registerOperator(base: FastifyInstance, deps: AppDeps): void {
       }, strict),
     },
     config: { created: true, errors: ['organization_not_found', 'invalid_public_key'] },
-  }, async (req, reply) => reply.code(201).send(presentClient(await createClient(deps, req.body))))
+  }, async (req, reply) => reply.code(201).send(presentClient(await createClient(unitOf(req, deps), req.body))))
 
   app.get('/operator/v1/clients', {
     schema: { tags, summary: 'List clients of an organization, oldest first', querystring: Type.Object({ organization_id: Type.String(), ...PageQuery }, strict) },
@@ -127,12 +128,12 @@ export function registerOperator(base: FastifyInstance, deps: AppDeps): void {
       }, strict),
     },
     config: { errors: ['client_not_found', 'invalid_public_key'] },
-  }, async (req) => presentClient(await updateClient(deps, req.params.id, req.body)))
+  }, async (req) => presentClient(await updateClient(unitOf(req, deps), req.params.id, req.body)))
 
   app.post('/operator/v1/clients/:id/revoke', {
     schema: { tags, summary: 'Revoke a client: immediate and final', params: Type.Object({ id: Type.String() }) },
     config: { errors: ['client_not_found'] },
-  }, async (req) => presentClient(await revokeClient(deps, req.params.id)))
+  }, async (req) => presentClient(await revokeClient(unitOf(req, deps), req.params.id)))
 
   app.post('/operator/v1/users/invitations', {
     schema: {
@@ -149,8 +150,8 @@ export function registerOperator(base: FastifyInstance, deps: AppDeps): void {
     config: { created: true, errors: ['organization_not_found', 'user_already_exists'] },
   }, async (req, reply) => {
     const organizationId = req.body.organization_id ?? null
-    if (organizationId !== null && req.body.role !== 'operator') await getOrganization(deps, organizationId)
+    if (organizationId !== null && req.body.role !== 'operator') await getOrganization(unitOf(req, deps), organizationId)
     const actor = { userId: null, organizationId: null, now: deps.clock.now() }
-    return reply.code(201).send(await inviteUser(deps, { email: req.body.email, role: req.body.role, organizationId }, actor, clientAddress(req)))
+    return reply.code(201).send(await inviteUser(unitOf(req, deps), { email: req.body.email, role: req.body.role, organizationId }, actor, clientAddress(req)))
   })
 }

@@ -7,6 +7,7 @@ import { sendReportFile } from './file-reply.js'
 import { maxRowsText } from './limits.js'
 import { Report, ReportCreate, ReportIdParams, ReportListQuery } from './schemas.js'
 import { MAX_WINDOW_DAYS, createReport, downloadReport, listReports, retrieveReport } from './service.js'
+import { unitOf } from '../../http/idempotency.js'
 
 const tags = ['Reports']
 
@@ -25,7 +26,7 @@ export function registerReports(base: FastifyInstance, deps: AppDeps): void {
       body: ReportCreate,
       response: { 201: Report },
     },
-  }, async (req, reply) => reply.code(201).send(await createReport(deps, req.ctx, req.body)))
+  }, async (req, reply) => reply.code(201).send(await createReport(unitOf(req, deps), req.ctx, req.body)))
 
   app.get('/v1/reports', {
     config: { scope: 'transactions:read' },

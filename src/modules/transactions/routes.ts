@@ -5,6 +5,7 @@ import { ListEnvelope, type PageParams } from '../../http/pagination.js'
 import { NoBody } from '../../http/schema-types.js'
 import { RefundRequest, SimulateRefund, Transaction, TransactionIdParams, TransactionListQuery } from './schemas.js'
 import { listTransactions, merchantRefund, refundTransaction, retrieveTransaction, settleTransaction } from './service.js'
+import { unitOf } from '../../http/idempotency.js'
 
 const tags = ['Transactions']
 
@@ -40,7 +41,7 @@ export function registerTransactions(base: FastifyInstance, deps: AppDeps): void
         + 'than is left answers refund_exceeds_original. Emits transaction.created (the refund) and transaction.updated (the capture).',
       params: TransactionIdParams, body: RefundRequest, response: { 201: Transaction },
     },
-  }, async (req, reply) => reply.code(201).send(await refundTransaction(deps, req.ctx, req.params.transaction_id, req.body ?? {})))
+  }, async (req, reply) => reply.code(201).send(await refundTransaction(unitOf(req, deps), req.ctx, req.params.transaction_id, req.body ?? {})))
 
   app.post('/v1/simulate/transactions/:transaction_id/settle', {
     config: { simulator: true, scope: 'transactions:write', errors: ['transaction_not_found'] },
@@ -50,7 +51,7 @@ export function registerTransactions(base: FastifyInstance, deps: AppDeps): void
         + 'transaction.updated. A transaction that is already settled or refunded is answered unchanged.',
       params: TransactionIdParams, body: NoBody, response: { 200: Transaction },
     },
-  }, async (req) => settleTransaction(deps, req.ctx, req.params.transaction_id))
+  }, async (req) => settleTransaction(unitOf(req, deps), req.ctx, req.params.transaction_id))
 
   app.post('/v1/simulate/refunds', {
     config: { simulator: true, scope: 'transactions:write', errors: ['card_not_found', 'card_not_provisioned', 'currency_mismatch'] },
@@ -61,5 +62,5 @@ export function registerTransactions(base: FastifyInstance, deps: AppDeps): void
         + '(currency_mismatch). Emits transaction.created.',
       body: SimulateRefund, response: { 201: Transaction },
     },
-  }, async (req, reply) => reply.code(201).send(await merchantRefund(deps, req.ctx, req.body)))
+  }, async (req, reply) => reply.code(201).send(await merchantRefund(unitOf(req, deps), req.ctx, req.body)))
 }

@@ -11,6 +11,7 @@ import { deliveriesOfEvent } from './delivery-repo.js'
 import { listAttempts, replayEndpoint, replayEvent } from './replay.js'
 import { endpointsOfOrganization, findEndpoint, type EndpointRow } from './repo.js'
 import { presentEndpoint } from './service.js'
+import { unitOf } from '../../http/idempotency.js'
 
 const tags = ['Operator']
 const strict = { additionalProperties: false }
@@ -45,7 +46,7 @@ export function registerWebhookOperator(base: FastifyInstance, deps: AppDeps): v
       params: EventParams,
       body: Type.Object({ webhook_endpoint_id: Type.Optional(Type.String({ maxLength: 200 })) }, strict),
     },
-  }, async (req) => replayEvent(deps, req.params.event_id, req.body?.webhook_endpoint_id))
+  }, async (req) => replayEvent(unitOf(req, deps), req.params.event_id, req.body?.webhook_endpoint_id))
 
   app.post('/operator/v1/webhook_endpoints/:webhook_endpoint_id/replay', {
     schema: {
@@ -54,7 +55,7 @@ export function registerWebhookOperator(base: FastifyInstance, deps: AppDeps): v
       params: EndpointParams,
       body: Type.Object({ since: Type.String({ minLength: 1, maxLength: 40, description: 'ISO 8601 timestamp or Unix seconds' }) }, strict),
     },
-  }, async (req) => replayEndpoint(deps, req.params.webhook_endpoint_id, parseSince(req.body.since)))
+  }, async (req) => replayEndpoint(unitOf(req, deps), req.params.webhook_endpoint_id, parseSince(req.body.since)))
 
   app.get('/operator/v1/events/:event_id/delivery_attempts', {
     schema: { tags, summary: 'Delivery attempts of one event, newest first', params: EventParams, querystring: Page },

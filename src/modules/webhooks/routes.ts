@@ -11,6 +11,7 @@ import {
   WebhookEndpointDeleted, webhookEndpointRequests,
 } from './schemas.js'
 import { createEndpoint, deleteEndpoint, getEndpoint, listEndpoints, rotateSecret, updateEndpoint } from './service.js'
+import { unitOf } from '../../http/idempotency.js'
 
 const tags = ['Webhook endpoints']
 const scope = 'webhooks:write'
@@ -34,7 +35,7 @@ export function registerWebhooks(base: FastifyInstance, deps: AppDeps): void {
       response: { 201: WebhookEndpoint },
     },
     config: { scope, errors: ['invalid_webhook_url', 'webhook_endpoint_limit_reached'] },
-  }, async (req, reply) => reply.code(201).send(await createEndpoint(deps, req.ctx, req.body)))
+  }, async (req, reply) => reply.code(201).send(await createEndpoint(unitOf(req, deps), req.ctx, req.body)))
 
   app.get('/v1/webhook_endpoints', {
     schema: { tags, summary: 'List webhook endpoints, newest first', querystring: EndpointListQuery, response: { 200: ListEnvelope(WebhookEndpoint, 'WebhookEndpoint') } },
@@ -53,7 +54,7 @@ export function registerWebhooks(base: FastifyInstance, deps: AppDeps): void {
       params: EndpointParams, body: WebhookEndpointUpdate, response: { 200: WebhookEndpoint },
     },
     config: { scope, errors: ['webhook_endpoint_not_found', 'invalid_webhook_url'] },
-  }, async (req) => updateEndpoint(deps, req.ctx, req.params.webhook_endpoint_id, req.body))
+  }, async (req) => updateEndpoint(unitOf(req, deps), req.ctx, req.params.webhook_endpoint_id, req.body))
 
   app.delete('/v1/webhook_endpoints/:webhook_endpoint_id', {
     schema: { tags, summary: 'Delete a webhook endpoint', params: EndpointParams, response: { 200: WebhookEndpointDeleted } },
@@ -67,7 +68,7 @@ export function registerWebhooks(base: FastifyInstance, deps: AppDeps): void {
       params: EndpointParams, body: EmptyBody, response: { 200: WebhookEndpoint },
     },
     config: { scope, errors: ['webhook_endpoint_not_found'] },
-  }, async (req) => rotateSecret(deps, req.ctx, req.params.webhook_endpoint_id))
+  }, async (req) => rotateSecret(unitOf(req, deps), req.ctx, req.params.webhook_endpoint_id))
 
   app.get('/v1/webhook_endpoints/:webhook_endpoint_id/deliveries', {
     schema: {
@@ -94,7 +95,7 @@ export function registerWebhooks(base: FastifyInstance, deps: AppDeps): void {
     config: { scope, errors: ['webhook_endpoint_not_found'] },
   }, async (req) => {
     const readable = readableTypes(req.ctx.scopes)
-    return replayOwnEndpoint(deps, req.ctx, readable, req.params.webhook_endpoint_id, req.body.since)
+    return replayOwnEndpoint(unitOf(req, deps), req.ctx, readable, req.params.webhook_endpoint_id, req.body.since)
   })
 
   app.post('/v1/webhook_endpoints/:webhook_endpoint_id/test', {
@@ -106,7 +107,7 @@ export function registerWebhooks(base: FastifyInstance, deps: AppDeps): void {
       params: EndpointParams, body: EmptyBody, response: { 200: Event },
     },
     config: { scope, errors: ['webhook_endpoint_not_found'] },
-  }, async (req) => sendTestEvent(deps, req.ctx, req.params.webhook_endpoint_id))
+  }, async (req) => sendTestEvent(unitOf(req, deps), req.ctx, req.params.webhook_endpoint_id))
 
   app.get('/v1/events/:event_id/deliveries', {
     schema: {
@@ -136,7 +137,7 @@ export function registerWebhooks(base: FastifyInstance, deps: AppDeps): void {
     config: { scope, errors: ['event_not_found', 'webhook_endpoint_not_found'] },
   }, async (req) => {
     const readable = readableTypes(req.ctx.scopes)
-    return replayOwnEvent(deps, req.ctx, readable, req.params.event_id, req.body?.webhook_endpoint_id)
+    return replayOwnEvent(unitOf(req, deps), req.ctx, readable, req.params.event_id, req.body?.webhook_endpoint_id)
   })
 
   registerWebhookOperator(app as unknown as FastifyInstance, deps)

@@ -136,7 +136,7 @@ export const accountObjectPages: ConsolePage = {
       const outcome = await act(ctx, {
         method: 'POST', path: '/v1/accounts', status: 201, schema: AccountCreateRequest, action: 'account.created',
         body: { program_id: ctx.text('program_id'), cardholder_id: cardholderId, currency: ctx.text('currency') },
-        run: (body) => createAccount(ctx.deps, apiCtx(ctx), body),
+        run: (body, unit) => createAccount(unit, apiCtx(ctx), body),
       })
       if (!outcome.ok) {
         return ctx.render({ title: 'The account was not opened', body: html`${problemBox(outcome.problem)}<p>${objectLink(cardholderId, 'Back to the cardholder')}</p>`, flash: null }, outcome.status)
@@ -153,7 +153,7 @@ export const accountObjectPages: ConsolePage = {
       const outcome = await act(ctx, {
         method: 'POST', path: `/v1/accounts/${id}/credit`, schema: AccountAdjustmentRequest, action: 'account.credited',
         body: () => ({ amount: amountInput(ctx.text('amount'), account.currency) ?? 0, ...(optional(ctx, 'reference') ? { reference: optional(ctx, 'reference') } : {}) }),
-        run: async (body) => (await adjustBalance(ctx.deps, apiCtx(ctx), id, 'credit', body)).account,
+        run: async (body, unit) => (await adjustBalance(unit, apiCtx(ctx), id, 'credit', body)).account,
       })
       if (!outcome.ok) return detailPage(ctx, id, outcome.problem, outcome.status)
       const after = outcome.object as AccountView
@@ -168,7 +168,7 @@ export const accountObjectPages: ConsolePage = {
         const outcome = await act(ctx, {
           method: 'POST', path: `/v1/accounts/${id}/${op}`, schema: AccountBlockRequest, action: `account.${to === 'open' ? 'unblocked' : 'blocked'}`,
           body: reason ? { reason } : {},
-          run: (body) => setAccountStatus(ctx.deps, apiCtx(ctx), id, to, body),
+          run: (body, unit) => setAccountStatus(unit, apiCtx(ctx), id, to, body),
         })
         if (!outcome.ok) return detailPage(ctx, id, outcome.problem, outcome.status)
         return ctx.redirect(`${ACCOUNTS}/${id}`, { kind: 'ok', text: doneText(outcome, to === 'open' ? 'Account unblocked.' : 'Account blocked.') })

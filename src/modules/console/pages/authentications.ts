@@ -115,8 +115,8 @@ export const authenticationPages: ConsolePage = {
       const amount = minorAmount(values.amount ?? '', currency)
       if (Number.isNaN(amount)) return refuse(invalidField('amount', `Give a positive amount in ${currency}, such as ${currency === 'JPY' ? '1250' : '12.50'}.`))
       if ((values.merchant ?? '').length > 200) return refuse(invalidField('merchant', 'A merchant name has at most 200 characters.'))
-      return consoleAction(ctx, 'authentication.simulated', async () => {
-        const a = await simulateAuthentication(ctx.deps, apiCtx(ctx), {
+      return consoleAction(ctx, 'authentication.simulated', async (unit) => {
+        const a = await simulateAuthentication(unit, apiCtx(ctx), {
           card_id: values.card_id ?? '', amount, currency, ...(values.merchant ? { merchant: { name: values.merchant } } : {}),
         })
         return { to: `${AUTHENTICATIONS}/${a.id}`, text: `Challenge ${a.id} started: ${formatMoney(a.amount, a.currency)}, pending.`, objectId: a.id }
@@ -127,8 +127,8 @@ export const authenticationPages: ConsolePage = {
       router.post(`${AUTHENTICATIONS}/:id/${op}`, 'organization', async (ctx) => {
         if (!released(ctx)) return notReleased(ctx)
         const id = (ctx.req.params as { id: string }).id
-        return consoleAction(ctx, `authentication.${answer}`, async () => {
-          const a = await answerAuthentication(ctx.deps, apiCtx(ctx), id, answer)
+        return consoleAction(ctx, `authentication.${answer}`, async (unit) => {
+          const a = await answerAuthentication(unit, apiCtx(ctx), id, answer)
           return { to: `${AUTHENTICATIONS}/${a.id}`, text: `The challenge is ${a.status}.`, objectId: a.id }
         }, (error) => detailPage(ctx, id, error, error.status))
       })

@@ -5,6 +5,7 @@ import {
 } from '../../authorizations/index.js'
 import { listTransactions, type TransactionView } from '../../transactions/index.js'
 import { cursorPager, details, field, getForm, selectField, table } from '../components.js'
+import type { AppDeps } from '../../../app-deps.js'
 import { html, type Html } from '../../../lib/html.js'
 import type { ConsolePage, PageContext } from '../router.js'
 import { act, actionForm, apiCtx, doneText, type Outcome } from './changes.js'
@@ -145,7 +146,7 @@ export const authorizationPages: ConsolePage = {
     router.get(AUTHORIZATIONS, 'organization', (ctx) => listPage(ctx))
     router.get(`${AUTHORIZATIONS}/:id`, 'organization', (ctx) => detailPage(ctx, pathParam(ctx, 'id')))
 
-    const simulate = (op: 'capture' | 'increment' | 'reverse' | 'expire', schema: object | undefined, run: (ctx: PageContext, id: string, body: any) => Promise<AuthorizationView | TransactionView>, done: (o: any) => string) => {
+    const simulate = (op: 'capture' | 'increment' | 'reverse' | 'expire', schema: object | undefined, run: (ctx: PageContext, unit: AppDeps, id: string, body: any) => Promise<AuthorizationView | TransactionView>, done: (o: any) => string) => {
       router.post(`${AUTHORIZATIONS}/:id/${op}`, 'organization', async (ctx) => {
         const refused = sandboxOnly(ctx)
         if (refused) return refused
@@ -158,19 +159,19 @@ export const authorizationPages: ConsolePage = {
             const amount = op === 'expire' ? null : amountInput(ctx.text('amount'), current.currency)
             return amount === null ? {} : { amount }
           },
-          run: (body) => run(ctx, id, body),
+          run: (body, unit) => run(ctx, unit, id, body),
         })
         if (!outcome.ok) return detailPage(ctx, id, outcome.problem, outcome.status)
         const to = outcome.object.object === 'transaction' ? `/console/transactions/${outcome.object.id}` : `${AUTHORIZATIONS}/${id}`
         return ctx.redirect(to, { kind: 'ok', text: doneText(outcome, done(outcome.object)) })
       })
     }
-    simulate('capture', CaptureRequest, (ctx, id, body) => capture(ctx.deps, apiCtx(ctx), id, body.amount, true),
+    simulate('capture', CaptureRequest, (ctx, unit, id, body) => capture(unit, apiCtx(ctx), id, body.amount, true),
       (t: TransactionView) => `Captured ${money(t.amount, t.currency)}: a pending capture transaction.`)
-    simulate('increment', IncrementRequest, (ctx, id, body) => increment(ctx.deps, apiCtx(ctx), id, body.amount),
+    simulate('increment', IncrementRequest, (ctx, unit, id, body) => increment(unit, apiCtx(ctx), id, body.amount),
       (a: AuthorizationView) => (a.request_history.at(-1)?.approved ? `Increment approved: ${money(a.amount, a.currency)} in all.` : 'Increment declined.'))
-    simulate('reverse', ReverseRequest, (ctx, id, body) => reverse(ctx.deps, apiCtx(ctx), id, body.amount),
+    simulate('reverse', ReverseRequest, (ctx, unit, id, body) => reverse(unit, apiCtx(ctx), id, body.amount),
       (a: AuthorizationView) => `Reversed; ${money(a.held_amount, a.currency)} still held.`)
-    simulate('expire', undefined, (ctx, id) => expire(ctx.deps, apiCtx(ctx), id), () => 'The authorization expired; its hold is released.')
+    simulate('expire', undefined, (ctx, unit, id) => expire(unit, apiCtx(ctx), id), () => 'The authorization expired; its hold is released.')
   },
 }

@@ -164,7 +164,7 @@ export const cardholderPages: ConsolePage = {
           ...(optional(ctx, 'document_number') ? { identity_document: { type: ctx.text('document_type'), number: optional(ctx, 'document_number') } } : {}),
           ...(hasAddress ? { address: { line1: form.line1, city: form.city, postal_code: form.postal_code, country: (form.country ?? '').toUpperCase() } } : {}),
         },
-        run: (body) => createCardholder(ctx.deps, apiCtx(ctx), body),
+        run: (body, unit) => createCardholder(unit, apiCtx(ctx), body),
       })
       if (!outcome.ok) return listPage(ctx, form, outcome.problem, outcome.status)
       const c = outcome.object as CardholderView
@@ -183,7 +183,7 @@ export const cardholderPages: ConsolePage = {
           verified_at: new Date(ctx.deps.clock.now().getTime() - 1000).toISOString(),
           ...(legalName ? { identity: { legal_name: legalName } } : {}),
         },
-        run: (body) => recordAttestation(ctx.deps, apiCtx(ctx), id, body),
+        run: (body, unit) => recordAttestation(unit, apiCtx(ctx), id, body),
       })
       if (!outcome.ok) return detailPage(ctx, id, outcome.problem, outcome.status)
       return ctx.redirect(`${CARDHOLDERS}/${id}`, { kind: 'ok', text: doneText(outcome, `KYC outcome recorded: ${(outcome.object as { status: string }).status}.`) })

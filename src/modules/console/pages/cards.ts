@@ -216,7 +216,7 @@ export const cardPages: ConsolePage = {
           embossed_name: ctx.text('embossed_name'),
           delivery_address: { name: ctx.text('d_name'), line1: ctx.text('d_line1'), city: ctx.text('d_city'), postal_code: ctx.text('d_postal_code'), country: ctx.text('d_country').toUpperCase() },
         },
-        run: (body) => createCard(ctx.deps, apiCtx(ctx), body),
+        run: (body, unit) => createCard(unit, apiCtx(ctx), body),
       })
       if (!outcome.ok) {
         return ctx.render({ title: 'The card was not issued', body: html`${problemBox(outcome.problem)}<p>${objectLink(accountId, 'Back to the account')}</p>`, flash: null }, outcome.status)
@@ -230,7 +230,7 @@ export const cardPages: ConsolePage = {
         const id = pathParam(ctx, 'id')
         const outcome = await act(ctx, {
           method: 'POST', path: `/v1/cards/${id}/${op}`, body: {}, action: STATUS_ACTIONS[op],
-          run: () => changeStatus(ctx.deps, apiCtx(ctx), id, op),
+          run: (_body, unit) => changeStatus(unit, apiCtx(ctx), id, op),
         })
         return after(ctx, id, outcome, `Card ${(outcome.ok ? (outcome.object as CardView).status : '')}.`)
       })
@@ -241,7 +241,7 @@ export const cardPages: ConsolePage = {
       const outcome = await act(ctx, {
         method: 'POST', path: `/v1/cards/${id}/replace`, status: 201, schema: CardReplace, action: 'card.replaced',
         body: { reason: ctx.text('reason') },
-        run: (body) => replaceCard(ctx.deps, apiCtx(ctx), id, body.reason),
+        run: (body, unit) => replaceCard(unit, apiCtx(ctx), id, body.reason),
       })
       return after(ctx, id, outcome, 'Replacement card created.', outcome.ok ? `${CARDS}/${(outcome.object as CardView).id}` : undefined)
     })
@@ -261,7 +261,7 @@ export const cardPages: ConsolePage = {
           const lists = Object.fromEntries(LIST_FIELDS.map(([name]) => [name, list(ctx.text(name), name.endsWith('countries'))]))
           return { spending_controls: { spending_limits: limits, ...lists } }
         },
-        run: (body) => updateCard(ctx.deps, apiCtx(ctx), id, body),
+        run: (body, unit) => updateCard(unit, apiCtx(ctx), id, body),
       })
       return after(ctx, id, outcome, 'Spending controls saved.')
     })
@@ -271,7 +271,7 @@ export const cardPages: ConsolePage = {
       const refused = sandboxOnly(ctx)
       if (refused) return refused
       const id = pathParam(ctx, 'id')
-      const outcome = await act(ctx, { method: 'POST', path: `/v1/simulate/cards/${id}/issue`, body: {}, action: 'simulate.card_issued', run: () => issueNow(ctx.deps, apiCtx(ctx), id) })
+      const outcome = await act(ctx, { method: 'POST', path: `/v1/simulate/cards/${id}/issue`, body: {}, action: 'simulate.card_issued', run: (_body, unit) => issueNow(unit, apiCtx(ctx), id) })
       return after(ctx, id, outcome, 'Card issued.')
     })
 
@@ -281,7 +281,7 @@ export const cardPages: ConsolePage = {
       const id = pathParam(ctx, 'id')
       const outcome = await act(ctx, {
         method: 'POST', path: `/v1/simulate/cards/${id}/ship`, body: {}, schema: ShipRequest, action: 'simulate.card_shipped',
-        run: () => shipCard(ctx.deps, apiCtx(ctx), id, undefined),
+        run: (_body, unit) => shipCard(unit, apiCtx(ctx), id, undefined),
       })
       return after(ctx, id, outcome, `Shipping: ${outcome.ok ? (outcome.object as CardView).shipping?.status ?? '' : ''}.`)
     })
@@ -301,7 +301,7 @@ export const cardPages: ConsolePage = {
             ...(optional(ctx, 'country') ? { country: optional(ctx, 'country')!.toUpperCase() } : {}),
           },
         }),
-        run: (body) => authorize(ctx.deps, apiCtx(ctx), body),
+        run: (body, unit) => authorize(unit, apiCtx(ctx), body),
       })
       if (!outcome.ok) return detailPage(ctx, id, outcome.problem, outcome.status)
       const a = outcome.object as AuthorizationView
@@ -316,7 +316,7 @@ export const cardPages: ConsolePage = {
       const outcome = await act(ctx, {
         method: 'POST', path: '/v1/simulate/refunds', status: 201, schema: SimulateRefund, action: 'simulate.merchant_refund',
         body: () => ({ card_id: id, amount: amountInput(ctx.text('amount'), /^[A-Z]{3}$/.test(currency) ? currency : 'USD') ?? 0, currency, merchant: { name: ctx.text('merchant_name') } }),
-        run: (body) => merchantRefund(ctx.deps, apiCtx(ctx), body),
+        run: (body, unit) => merchantRefund(unit, apiCtx(ctx), body),
       })
       if (!outcome.ok) return detailPage(ctx, id, outcome.problem, outcome.status)
       const t = outcome.object as TransactionView

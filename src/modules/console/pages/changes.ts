@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto'
 import type { FastifyReply } from 'fastify'
+import type { AppDeps } from '../../../app-deps.js'
 import type { RequestCtx, Scope } from '../../../http/context.js'
 import { ApiError, isApiError } from '../../../http/errors.js'
 import { runIdempotent } from '../../../http/idempotency.js'
@@ -67,8 +68,11 @@ export interface Change<T> {
   /** The JSON body /v1 would take; checked against `schema` (the route's) exactly as /v1 checks it. */
   body: Record<string, unknown> | (() => Record<string, unknown>)
   schema?: object
-  /** Runs the use case with the checked body; `status` is what /v1 answers (201 for a creation). */
-  run: (body: any) => Promise<T>
+  /**
+   * Runs the use case with the checked body and the dependencies of the change's unit of work (its effect
+   * commits with the stored answer); `status` is what /v1 answers (201 for a creation).
+   */
+  run: (body: any, unit: AppDeps) => Promise<T>
   status?: number
   /** The audit action, and the id it records (default: the answer's id). */
   action: string
@@ -100,14 +104,14 @@ async function actOnce<T>(ctx: PageContext, change: Change<T>): Promise<Outcome<
     const outcome = await runIdempotent(ctx.deps, {
       organizationId: scope.organizationId, environment: scope.environment, key: `console:${key}`,
       method: change.method, path: change.path, body: sent, requestId: String(ctx.req.id),
-    }, async () => {
+    }, async (unit) => {
       const body = change.schema ? checkBody(change.schema, structuredClone(sent)) : sent
-      return { status: change.status ?? 200, body: await change.run(body) }
-    }, async (result) => {
+      return { status: change.status ?? 200, body: await change.run(body, unit) }
+    }, async (result, db) => {
       const objectId = change.auditId ? change.auditId(result as T) : (result as { id?: string }).id ?? null
       // In the change's transaction when it has one; after a batched statement that committed on its own, alone.
       const actor = { ...ctx.actor(), organizationId: scope.organizationId }
-      await audit(ctx.deps.db, actor, change.action, objectId, ctx.visitor.address)
+      await audit(db, actor, change.action, objectId, ctx.visitor.address)
     })
     const parsed = JSON.parse(outcome.body) as T & { error?: Problem }
     if (outcome.status >= 400) return { ok: false, problem: parsed.error!, status: outcome.status }
@@ -134,7 +138,7 @@ export interface ActionResult { to: string; text: string; objectId: string | nul
  * `refused`, which re-renders the form (with a fresh key) and the error in words.
  */
 export async function consoleAction(
-  ctx: PageContext, action: string, change: () => Promise<ActionResult>,
+  ctx: PageContext, action: string, change: (unit: AppDeps) => Promise<ActionResult>,
   refused: (err: ApiError) => Promise<FastifyReply> | FastifyReply,
 ): Promise<FastifyReply> {
   const scope = pageScope(ctx)
@@ -146,8 +150,8 @@ export async function consoleAction(
       const outcome = await runIdempotent(ctx.deps, {
         organizationId: scope.organizationId, environment: scope.environment, key: `console:${key}`, method: 'POST',
         path: ctx.req.url.split('?')[0], body: { console: fields }, requestId: String(ctx.req.id),
-      }, async () => ({ status: 200, body: await change() }), async (result) => {
-        await audit(ctx.deps.db, actor, action, (result as ActionResult).objectId, ctx.visitor.address)
+      }, async (unit) => ({ status: 200, body: await change(unit) }), async (result, db) => {
+        await audit(db, actor, action, (result as ActionResult).objectId, ctx.visitor.address)
       })
       const answer = JSON.parse(outcome.body) as ActionResult & { error?: Pick<Problem, 'code' | 'message' | 'param'> }
       if (outcome.status >= 400) {

@@ -89,7 +89,7 @@ export const disputePages: ConsolePage = {
           const amount = amountInput(ctx.text('amount'), transaction.currency)
           return { transaction_id: transactionId, reason: ctx.text('reason'), ...(amount === null ? {} : { amount }), ...(optional(ctx, 'evidence') ? { evidence: optional(ctx, 'evidence') } : {}) }
         },
-        run: (body) => createDispute(ctx.deps, apiCtx(ctx), body),
+        run: (body, unit) => createDispute(unit, apiCtx(ctx), body),
       })
       if (!outcome.ok) {
         return ctx.render({ title: 'The dispute was not opened', body: html`${problemBox(outcome.problem)}<p>${objectLink(transactionId, 'Back to the transaction')}</p>`, flash: null }, outcome.status)
@@ -102,7 +102,7 @@ export const disputePages: ConsolePage = {
       const id = pathParam(ctx, 'id')
       const outcome = await act(ctx, {
         method: 'POST', path: `/v1/disputes/${id}/withdraw`, body: {}, action: 'dispute.withdrawn',
-        run: () => withdrawDispute(ctx.deps, apiCtx(ctx), id),
+        run: (_body, unit) => withdrawDispute(unit, apiCtx(ctx), id),
       })
       if (!outcome.ok) return detailPage(ctx, id, outcome.problem, outcome.status)
       return ctx.redirect(`${DISPUTES}/${id}`, { kind: 'ok', text: doneText(outcome, 'Dispute withdrawn.') })
@@ -114,7 +114,7 @@ export const disputePages: ConsolePage = {
       const id = pathParam(ctx, 'id')
       const outcome = await act(ctx, {
         method: 'POST', path: `/v1/simulate/disputes/${id}/resolve`, body: { outcome: ctx.text('outcome') }, schema: DisputeResolve, action: 'simulate.dispute_resolved',
-        run: (body) => resolveDispute(ctx.deps, apiCtx(ctx), id, body.outcome),
+        run: (body, unit) => resolveDispute(unit, apiCtx(ctx), id, body.outcome),
       })
       if (!outcome.ok) return detailPage(ctx, id, outcome.problem, outcome.status)
       const dispute = outcome.object as DisputeView

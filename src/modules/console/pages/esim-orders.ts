@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto'
 import type { FastifyReply } from 'fastify'
+import { withTx } from '../../../db/tx.js'
 import { setSimDirective } from '../../../esim-network/simulator.js'
 import type { ApiError } from '../../../http/errors.js'
 import {
@@ -161,8 +162,8 @@ export const esimOrderPages: ConsolePage = {
       const refuse = (error: ApiError) => newOrderPage(ctx, values, error, undefined, error.status)
       if (!values.cardholder_id) return refuse(invalidField('cardholder_id', 'Give the id of the cardholder the eSIM is for.'))
       if (!values.reference || values.reference.length > 128) return refuse(invalidField('reference', 'Give a reference of 1 to 128 characters.'))
-      return consoleAction(ctx, 'esim_order.created', async () => {
-        const order = await createOrder(ctx.deps, apiCtx(ctx), {
+      return consoleAction(ctx, 'esim_order.created', async (unit) => {
+        const order = await createOrder(unit, apiCtx(ctx), {
           package_id: values.package_id ?? '', reference: values.reference ?? '', cardholder_id: values.cardholder_id,
           ...(values.account_id ? { account_id: values.account_id } : {}),
         })
@@ -174,10 +175,10 @@ export const esimOrderPages: ConsolePage = {
     router.post(`${ESIM_ORDERS}/:id/settle`, 'organization', async (ctx) => {
       refuseOutsideSandbox(ctx)
       const id = (ctx.req.params as { id: string }).id
-      return consoleAction(ctx, 'esim_order.settled', async () => {
-        const order = await requireOrder(ctx.deps, apiCtx(ctx), id)
-        await settleOrder(ctx.deps, order.id, { force: true })
-        const settled = await retrieveOrder(ctx.deps, apiCtx(ctx), order.id)
+      return consoleAction(ctx, 'esim_order.settled', async (unit) => {
+        const order = await requireOrder(unit, apiCtx(ctx), id)
+        await settleOrder(unit, order.id, { force: true })
+        const settled = await retrieveOrder(unit, apiCtx(ctx), order.id)
         return { to: `${ESIM_ORDERS}/${settled.id}`, text: `The order is ${settled.status}.`, objectId: settled.id }
       }, (error) => detailPage(ctx, id, error, error.status))
     })
@@ -187,8 +188,8 @@ export const esimOrderPages: ConsolePage = {
       const status = ctx.text('status') as SaleStatus
       const refuse = (error: ApiError) => listPage(ctx, { error }, error.status)
       if (!SALE_STATUSES.includes(status)) return refuse(invalidField('status', 'Choose on sale, frozen or withdrawn.'))
-      return consoleAction(ctx, 'esim_package.sandbox_status_changed', async () => {
-        const pkg = await simulateSaleStatus(ctx.deps, apiCtx(ctx), ctx.text('package_id'), status)
+      return consoleAction(ctx, 'esim_package.sandbox_status_changed', async (unit) => {
+        const pkg = await simulateSaleStatus(unit, apiCtx(ctx), ctx.text('package_id'), status)
         return { to: ESIM_ORDERS, text: `${pkg.name} is ${pkg.status.replace('_', ' ')} in this sandbox now.`, objectId: pkg.id }
       }, refuse)
     })
@@ -197,8 +198,8 @@ export const esimOrderPages: ConsolePage = {
       refuseOutsideSandbox(ctx)
       const next = ctx.text('next_outcome') as (typeof OUTCOMES)[number]
       if (!OUTCOMES.includes(next)) return newOrderPage(ctx, {}, undefined, { error: invalidField('next_outcome', 'Choose success, timeout or failure.') }, 422)
-      return consoleAction(ctx, 'esim_provisioning.simulated', async () => {
-        await setSimDirective(ctx.deps.db, apiCtx(ctx), { next_outcome: next }, ctx.deps.clock.now())
+      return consoleAction(ctx, 'esim_provisioning.simulated', async (unit) => {
+        await withTx(unit.db, (trx) => setSimDirective(trx, apiCtx(ctx), { next_outcome: next }, unit.clock.now()))
         return { to: `${ESIM_ORDERS}/new`, text: `The next order will ${next === 'success' ? 'succeed' : next === 'timeout' ? 'time out' : 'fail'}.`, objectId: null }
       }, (error) => newOrderPage(ctx, {}, undefined, { error }, error.status))
     })

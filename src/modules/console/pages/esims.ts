@@ -115,8 +115,8 @@ export const esimPages: ConsolePage = {
       const refuse = (error: ApiError) => detailPage(ctx, id, error, typed, error.status)
       const used = wholeNumber(typed)
       if (used === undefined || Number.isNaN(used) || used > 10_000_000) return refuse(invalidField('data_used_mb', 'Give the total data used in MB, a whole number up to 10,000,000.'))
-      return consoleAction(ctx, 'esim.usage_simulated', async () => {
-        const esim = await recordUsage(ctx.deps, apiCtx(ctx), id, used)
+      return consoleAction(ctx, 'esim.usage_simulated', async (unit) => {
+        const esim = await recordUsage(unit, apiCtx(ctx), id, used)
         const b = esim.packages.find((p) => p.status === 'running') ?? esim.packages.at(-1)
         return { to: `${ESIMS}/${esim.id}`, text: b ? `Usage recorded: ${b.name} is ${b.status}, ${usage(b)}.` : 'Usage recorded.', objectId: esim.id }
       }, refuse)

@@ -92,8 +92,8 @@ export const networkTokenPages: ConsolePage = {
       refuseOutsideSandbox(ctx)
       const values = { card_id: ctx.text('card_id').trim(), wallet: ctx.text('wallet') }
       const wallet = (WALLETS as readonly string[]).includes(values.wallet) ? values.wallet as (typeof WALLETS)[number] : 'apple_pay'
-      return consoleAction(ctx, 'network_token.provisioned', async () => {
-        const token = await provisionToken(ctx.deps, apiCtx(ctx), { card_id: values.card_id, wallet } as Parameters<typeof provisionToken>[2])
+      return consoleAction(ctx, 'network_token.provisioned', async (unit) => {
+        const token = await provisionToken(unit, apiCtx(ctx), { card_id: values.card_id, wallet } as Parameters<typeof provisionToken>[2])
         return { to: `${NETWORK_TOKENS}/${token.id}`, text: `Token ${token.id} provisioned in ${WALLET_LABEL[wallet]}: ${token.status}.`, objectId: token.id }
       }, (error) => listPage(ctx, { values, error }, error.status))
     })
@@ -101,8 +101,8 @@ export const networkTokenPages: ConsolePage = {
     for (const move of Object.keys(MOVES) as Move[]) {
       router.post(`${NETWORK_TOKENS}/:id/${move}`, 'organization', async (ctx) => {
         const id = (ctx.req.params as { id: string }).id
-        return consoleAction(ctx, `network_token.${move === 'delete' ? 'deleted' : move === 'suspend' ? 'suspended' : 'resumed'}`, async () => {
-          const token = await moveToken(ctx.deps, apiCtx(ctx), id, move)
+        return consoleAction(ctx, `network_token.${move === 'delete' ? 'deleted' : move === 'suspend' ? 'suspended' : 'resumed'}`, async (unit) => {
+          const token = await moveToken(unit, apiCtx(ctx), id, move)
           return { to: `${NETWORK_TOKENS}/${token.id}`, text: `The token is ${token.status} now.`, objectId: token.id }
         }, (error) => detailPage(ctx, id, error, error.status))
       })

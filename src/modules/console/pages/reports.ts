@@ -96,8 +96,8 @@ export const reportPages: ConsolePage = {
       for (const name of ['from', 'to'] as const) {
         if (!DATE.test(values[name] ?? '') && Number.isNaN(Date.parse(values[name] ?? ''))) return refuse(invalidField(name, 'Give a date as YYYY-MM-DD (or an ISO 8601 timestamp).'))
       }
-      return consoleAction(ctx, 'report.requested', async () => {
-        const report = await createReport(ctx.deps, apiCtx(ctx), { type: values.type, from: values.from ?? '', to: values.to ?? '' } as Parameters<typeof createReport>[2])
+      return consoleAction(ctx, 'report.requested', async (unit) => {
+        const report = await createReport(unit, apiCtx(ctx), { type: values.type, from: values.from ?? '', to: values.to ?? '' } as Parameters<typeof createReport>[2])
         return { to: `${REPORTS}/${report.id}`, text: `Report ${report.id} requested; it is generated in the background.`, objectId: report.id }
       }, refuse)
     })

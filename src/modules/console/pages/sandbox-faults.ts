@@ -1,4 +1,5 @@
 import type { FastifyReply } from 'fastify'
+import { withTx } from '../../../db/tx.js'
 import type { ApiError } from '../../../http/errors.js'
 import { FAULT_ERRORS, listFaults, setFault, type FaultError } from '../../../processors/faults.js'
 import { PROCESSOR_OPERATIONS, type ProcessorOperation } from '../../../processors/port.js'
@@ -54,8 +55,8 @@ export const processorFaultPages: ConsolePage = {
       if (!PROCESSOR_OPERATIONS.includes(operation)) return refuse(invalidField('operation', 'Choose an operation of the list.'))
       if (!FAULT_ERRORS.includes(error)) return refuse(invalidField('error', 'Choose an error of the list.'))
       if (count === undefined || Number.isNaN(count) || count > 1000) return refuse(invalidField('count', 'Give a whole number from 0 to 1,000.'))
-      return consoleAction(ctx, 'processor_fault.set', async () => {
-        const fault = await setFault(ctx.deps.db, pageScope(ctx), operation, error, count, ctx.deps.clock.now())
+      return consoleAction(ctx, 'processor_fault.set', async (unit) => {
+        const fault = await withTx(unit.db, (trx) => setFault(trx, pageScope(ctx), operation, error, count, unit.clock.now()))
         return {
           to: PROCESSOR_FAULTS,
           text: fault.remaining === 0 ? `${operation} is disarmed.` : `The next ${fault.remaining} ${operation} call${fault.remaining === 1 ? '' : 's'} will answer ${error}.`,

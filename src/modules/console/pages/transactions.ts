@@ -113,7 +113,7 @@ export const transactionPages: ConsolePage = {
           const amount = amountInput(ctx.text('amount'), current.currency)
           return { ...(amount === null ? {} : { amount }), ...(optional(ctx, 'reason') ? { reason: optional(ctx, 'reason') } : {}) }
         },
-        run: (body) => refundTransaction(ctx.deps, apiCtx(ctx), id, body),
+        run: (body, unit) => refundTransaction(unit, apiCtx(ctx), id, body),
       })
       if (!outcome.ok) return detailPage(ctx, id, outcome.problem, outcome.status)
       const r = outcome.object as TransactionView
@@ -126,7 +126,7 @@ export const transactionPages: ConsolePage = {
       const id = pathParam(ctx, 'id')
       const outcome = await act(ctx, {
         method: 'POST', path: `/v1/simulate/transactions/${id}/settle`, body: {}, action: 'simulate.transaction_settled',
-        run: () => settleTransaction(ctx.deps, apiCtx(ctx), id),
+        run: (_body, unit) => settleTransaction(unit, apiCtx(ctx), id),
       })
       if (!outcome.ok) return detailPage(ctx, id, outcome.problem, outcome.status)
       return ctx.redirect(`${TRANSACTIONS}/${id}`, { kind: 'ok', text: doneText(outcome, 'Transaction settled.') })
