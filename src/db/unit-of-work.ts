@@ -1,6 +1,6 @@
 import {
-  CompiledQuery, Kysely, type DatabaseConnection, type Dialect, type DialectAdapter, type Driver,
-  type QueryResult, type TransactionSettings,
+  CompiledQuery, Kysely, type ConnectionProvider, type DatabaseConnection, type Dialect, type DialectAdapter,
+  type Driver, type QueryResult, type TransactionSettings,
 } from 'kysely'
 import type { Database, Db } from './types.js'
 
@@ -188,10 +188,8 @@ class Unit implements UnitOfWork {
   ended = false
 
   constructor(readonly shared: SharedDriver, dialect: Dialect, root: Db) {
-    this.db = new Kysely<Database>({ dialect: unitDialect(dialect, new UnitDriver(this, 'unit')) })
-    this.autonomous = shared.single
-      ? new Kysely<Database>({ dialect: unitDialect(dialect, new UnitDriver(this, 'autonomous')) })
-      : root
+    this.db = handleOver(root, dialect, new UnitDriver(this, 'unit'))
+    this.autonomous = shared.single ? handleOver(root, dialect, new UnitDriver(this, 'autonomous')) : root
   }
 
   get begun(): boolean {
@@ -305,6 +303,30 @@ class UnitDriver implements Driver {
   }
 
   async destroy(): Promise<void> {}
+}
+
+/** Acquires and releases through a unit's driver, as Kysely's own provider does through a dialect's. */
+class UnitConnectionProvider implements ConnectionProvider {
+  constructor(private readonly driver: UnitDriver) {}
+
+  async provideConnection<T>(consumer: (connection: DatabaseConnection) => Promise<T>): Promise<T> {
+    const connection = await this.driver.acquireConnection()
+    try {
+      return await consumer(connection)
+    } finally {
+      await this.driver.releaseConnection(connection)
+    }
+  }
+}
+
+/**
+ * A handle sending the root's compiled queries through `driver`: the root's executor with another connection
+ * provider, as Kysely's own transactions are made (a few objects, where a new Kysely instance builds its
+ * compiler, adapter and runtime driver afresh: a unit is opened per keyed request).
+ */
+function handleOver(root: Db, dialect: Dialect, driver: UnitDriver): Db {
+  const executor = root.getExecutor().withConnectionProvider(new UnitConnectionProvider(driver))
+  return new Kysely<Database>({ config: { dialect }, dialect, driver, executor })
 }
 
 /** The dialect of a handle over `driver`, compiling and adapting as the database's own dialect does. */
