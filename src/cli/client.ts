@@ -1,5 +1,5 @@
 import { existsSync, readFileSync } from 'node:fs'
-import { Svc, SvcConnectionError } from '../../sdk/src/index.js'
+import { Svc, SvcConnectionError } from '@svc/sdk'
 import type { Config } from '../config.js'
 import { sandboxClientPath, type SandboxClientFile } from '../seed/client-file.js'
 
