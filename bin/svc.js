@@ -4,6 +4,7 @@
 // built from the files as they are now (sizes and times against dist/.build.json, a few milliseconds) and, when one
 // changed, builds again first, saying so on stderr: an edited source never runs as stale JavaScript. When dist/
 // cannot be built (esbuild missing, a read-only folder), it runs the TypeScript sources through tsx and says so.
+import { fileURLToPath } from 'node:url'
 import { ensureBuilt, firstLine } from '../scripts/build.mjs'
 
 /** The CLI module to run: dist/cli.js, up to date; src/cli.ts through tsx when no build can be made. */
@@ -15,7 +16,8 @@ async function entry() {
   } catch (err) {
     process.stderr.write(`svc: cannot build dist/ (${firstLine(err)}); running src/ through tsx (slower start)\n`)
     const { register } = await import('tsx/esm/api')
-    register()
+    // The project's compiler options wherever the command runs: their `paths` find the SDK's sources (@svc/sdk).
+    register({ tsconfig: fileURLToPath(new URL('../tsconfig.json', import.meta.url)) })
     return '../src/cli.ts'
   }
 }

@@ -30,7 +30,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url'
 
 export const ROOT = fileURLToPath(new URL('..', import.meta.url))
 const MANIFEST = '.build.json'
-/** Source folders: src/ and the SDK's sources, which the CLI's developer commands use. */
+/** Source folders: src/ and the SDK's sources, which the CLI imports as @svc/sdk (tsconfig.json's paths). */
 const SOURCE_DIRS = ['src', 'sdk/src']
 /** Other inputs: compiler options, this file, and npm's record of what is installed in node_modules. */
 const OTHER_INPUTS = ['tsconfig.json', 'scripts/build.mjs', 'node_modules/.package-lock.json']

@@ -4,6 +4,7 @@ import { ConfigError, loadConfig, type Config } from './config.js'
 import { signClientAssertion, tokenRequestBody } from './lib/client-assertion.js'
 import { sandboxClientPath, type SandboxClientFile } from './seed/client-file.js'
 import type { ServerAddress } from './cli/client.js'
+import { isCommand, parseFlags, UsageError, type Flags } from './cli/flags.js'
 
 const HELP = `svc: card issuing and eSIM service
 
@@ -44,26 +45,12 @@ const HELP = `svc: card issuing and eSIM service
                                 deliver a stored event again to its subscribed webhook endpoints (or the one named)
 `
 
-function flags(args: string[]): { positional: string[]; opts: Record<string, string> } {
-  const positional: string[] = []
-  const opts: Record<string, string> = {}
-  for (let i = 0; i < args.length; i++) {
-    const a = args[i]
-    if (a.startsWith('--')) {
-      const [name, inline] = a.slice(2).split('=', 2)
-      // A flag followed by another flag has an empty value (`--org $ORG --env x` with ORG unset), not "--env".
-      opts[name] = inline ?? (args[i + 1]?.startsWith('--') ? '' : args[++i] ?? '')
-    } else positional.push(a)
-  }
-  return { positional, opts }
-}
-
 function list(value: string | undefined): string[] | undefined {
   return value === undefined ? undefined : value.split(',').map((s) => s.trim()).filter(Boolean)
 }
 
 /** Every item of an operator list, page after page (100 at a time). */
-async function operatorListAll(opts: Record<string, string>, path: string): Promise<unknown[]> {
+async function operatorListAll(opts: Flags, path: string): Promise<unknown[]> {
   const items: unknown[] = []
   let cursor: string | null = null
   do {
@@ -78,7 +65,7 @@ async function operatorListAll(opts: Record<string, string>, path: string): Prom
 export type { ServerAddress } from './cli/client.js'
 
 /** `--base-url`, then BASE_URL, then the client file's `token_url`, then `http://localhost:PORT`. */
-export function serverAddress(opts: Record<string, string>, config: Config = loadConfig()): ServerAddress {
+export function serverAddress(opts: Pick<Flags, 'base-url' | 'client-file'>, config: Config = loadConfig()): ServerAddress {
   if (opts['base-url']) return { url: opts['base-url'].replace(/\/+$/, ''), source: '--base-url' }
   if (config.baseUrlExplicit) return { url: config.baseUrl, source: 'BASE_URL' }
   const file = clientFilePath(opts, config)
@@ -91,7 +78,7 @@ export function serverAddress(opts: Record<string, string>, config: Config = loa
   return { url: `http://localhost:${config.port}`, source: 'PORT' }
 }
 
-function clientFilePath(opts: Record<string, string>, config: Config): string {
+function clientFilePath(opts: Pick<Flags, 'client-file'>, config: Config): string {
   return opts['client-file'] || sandboxClientPath(config.dataDir)
 }
 
@@ -106,7 +93,7 @@ async function reach(address: ServerAddress, url: string, init: RequestInit): Pr
   }
 }
 
-async function operatorCall(opts: Record<string, string>, method: string, path: string, body?: unknown): Promise<unknown> {
+async function operatorCall(opts: Flags, method: string, path: string, body?: unknown): Promise<unknown> {
   const config = loadConfig()
   const address = serverAddress(opts, config)
   const res = await reach(address, `${address.url}${path}`, {
@@ -120,7 +107,7 @@ async function operatorCall(opts: Record<string, string>, method: string, path: 
   return parsed
 }
 
-async function token(opts: Record<string, string>): Promise<string> {
+async function token(opts: Flags): Promise<string> {
   const config = loadConfig()
   const file = clientFilePath(opts, config)
   if (!existsSync(file)) throw new Error(`No client file at ${file}; start the service once with \`npm start\` to create the demo client.`)
@@ -140,7 +127,19 @@ async function token(opts: Record<string, string>): Promise<string> {
 
 export async function main(argv: string[]): Promise<void> {
   const [command, ...rest] = argv
-  const { positional, opts } = flags(rest)
+  let positional: string[] = []
+  let opts: Flags = {}
+  try {
+    if (isCommand(command)) ({ positional, flags: opts } = parseFlags(command, rest))
+  } catch (err) {
+    process.stderr.write(`svc ${command}: ${(err as UsageError).message}\n`)
+    process.exitCode = 2
+    return
+  }
+  if (opts.help) {
+    process.stdout.write(command === 'trigger' ? (await import('./cli/trigger.js')).TRIGGER_HELP : HELP)
+    return
+  }
   try {
     switch (command) {
       case 'serve': {
@@ -192,9 +191,11 @@ export async function main(argv: string[]): Promise<void> {
         break
       case 'client':
         if (positional[0] === 'create') {
+          const jwksFile = opts['jwks-file']
+          if (!jwksFile) throw new Error('name the client\'s public keys: svc client create … --jwks-file FILE')
           return print(await operatorCall(opts, 'POST', '/operator/v1/clients', {
             organization_id: opts.org, environment: opts.env, label: opts.label,
-            jwks: JSON.parse(readFileSync(opts['jwks-file'], 'utf8')), scopes: list(opts.scopes), ip_allowlist: list(opts['ip-allowlist']),
+            jwks: JSON.parse(readFileSync(jwksFile, 'utf8')), scopes: list(opts.scopes), ip_allowlist: list(opts['ip-allowlist']),
           }))
         }
         if (positional[0] === 'revoke') return print(await operatorCall(opts, 'POST', `/operator/v1/clients/${positional[1]}/revoke`))
@@ -233,13 +234,13 @@ export async function main(argv: string[]): Promise<void> {
 }
 
 /** `svc listen`, `svc trigger`, `svc events resend`: /v1 calls through the SDK as the client file's organization. False when the arguments name no command. */
-async function developerCommand(command: string, positional: string[], opts: Record<string, string>): Promise<boolean> {
+async function developerCommand(command: string, positional: string[], opts: Flags): Promise<boolean> {
   const { TRIGGER_HELP, TRIGGER_LIST, trigger } = await import('./cli/trigger.js')
-  if (command === 'trigger' && 'list' in opts) {
+  if (command === 'trigger' && opts.list) {
     process.stdout.write(TRIGGER_LIST)
     return true
   }
-  if (command === 'trigger' && (!positional[0] || 'help' in opts)) {
+  if (command === 'trigger' && !positional[0]) {
     process.stdout.write(TRIGGER_HELP)
     return true
   }
@@ -276,7 +277,7 @@ async function developerCommand(command: string, positional: string[], opts: Rec
 }
 
 /** Loads a CSV of blank profiles through the operator API, in batches; answers how many were loaded. */
-async function loadInventoryFile(opts: Record<string, string>, file: string | undefined): Promise<{ loaded: number; lines: number }> {
+async function loadInventoryFile(opts: Flags, file: string | undefined): Promise<{ loaded: number; lines: number }> {
   if (!file) throw new Error('name the CSV file: svc esim inventory load FILE.csv')
   const { inBatches, parseInventoryCsv } = await import('./modules/esim/inventory-csv.js')
   const profiles = parseInventoryCsv(readFileSync(file, 'utf8'))
@@ -295,9 +296,9 @@ function print(value: unknown): void {
 interface InvitationAnswer { email: string; role: string; organization_id: string | null; url: string; expires_at: string }
 
 /** `svc user invite`: a member of an organization (`--org`, `--role`) or a platform operator (`--operator`). */
-async function inviteConsoleUser(opts: Record<string, string>): Promise<InvitationAnswer> {
+async function inviteConsoleUser(opts: Flags): Promise<InvitationAnswer> {
   if (!opts.email) throw new Error('name the person: svc user invite --email EMAIL (--org ORG --role owner|developer|viewer, or --operator)')
-  const operator = 'operator' in opts
+  const operator = opts.operator === true
   if (operator && (opts.org || opts.role)) throw new Error('an operator belongs to no organization: use --operator without --org and --role')
   if (!operator && (!opts.org || !opts.role)) throw new Error('a member needs --org ORG and --role owner|developer|viewer (or invite an operator with --operator)')
   const body = operator ? { email: opts.email, role: 'operator' } : { email: opts.email, role: opts.role, organization_id: opts.org }

@@ -1,6 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs'
-import { Svc, SvcConnectionError } from '../../sdk/src/index.js'
+import { Svc, SvcConnectionError } from '@svc/sdk'
 import type { Config } from '../config.js'
+import type { Flags } from './flags.js'
 import { sandboxClientPath, type SandboxClientFile } from '../seed/client-file.js'
 
 /** Where the server is, and where the CLI learnt it (named when it cannot be reached). */
@@ -13,7 +14,7 @@ export interface CliClient { svc: Svc; address: ServerAddress; file: SandboxClie
  * The developer commands (`listen`, `trigger`, `events resend`) call /v1 as the organization: the client file
  * (`--client-file`, default DATA_DIR/sandbox-client.json, written by the first `npm start`) holds its client id and key.
  */
-export function cliClient(opts: Record<string, string>, config: Config, address: ServerAddress): CliClient {
+export function cliClient(opts: Pick<Flags, 'client-file'>, config: Config, address: ServerAddress): CliClient {
   const path = opts['client-file'] || sandboxClientPath(config.dataDir)
   if (!existsSync(path)) throw new Error(`No client file at ${path}; start the service once with \`npm start\` to create the demo client, or pass --client-file FILE.`)
   const file = JSON.parse(readFileSync(path, 'utf8')) as SandboxClientFile

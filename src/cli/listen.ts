@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto'
 import { createServer, type IncomingMessage, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
-import { Svc, SvcError, type SvcEvent } from '../../sdk/src/index.js'
+import { Svc, SvcError, type SvcEvent } from '@svc/sdk'
 import { decimalAmount } from '../lib/money-format.js'
 import type { CliClient } from './client.js'
 

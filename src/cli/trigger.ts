@@ -1,4 +1,4 @@
-import type { Svc } from '../../sdk/src/index.js'
+import type { Svc } from '@svc/sdk'
 
 /** What a trigger built, step by step; later steps reuse earlier objects. */
 interface Built {

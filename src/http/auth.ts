@@ -5,6 +5,7 @@ import type { Db } from '../db/types.js'
 import { safeEqual, sha256Hex } from '../lib/crypto.js'
 import { defineHook } from '../lib/slots.js'
 import { enforceCapability } from './capability.js'
+import { scopeOfRow } from './context.js'
 import { ApiError } from './errors.js'
 import { clientAddress, ipAllowed } from './ip.js'
 import type { RateLimits } from './rate-limit.js'
@@ -89,8 +90,7 @@ async function authenticate(req: FastifyRequest, deps: AppDeps, tokens: TokenCac
   const grant = row as AccessTokenGrant // refusalOf refuses a token it did not find
   req.ctx = {
     requestId: String(req.id),
-    organizationId: grant.organization_id,
-    environment: grant.environment,
+    ...scopeOfRow(grant),
     clientId: grant.client_id,
     scopes: new Set(grant.scopes),
   }

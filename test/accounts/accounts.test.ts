@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict'
-import { after, before, describe, test } from 'node:test'
+import { describe, test } from 'node:test'
 import { JobRunner } from '../../src/jobs/runner.js'
-import { createTenant, startTestApp, type TestApp, type TestClient } from '../helpers/app.js'
+import { createTenant, type TestApp, type TestClient } from '../helpers/app.js'
+import { withApprovedCardholder } from '../helpers/tenant.js'
 import { approvedCardholder, eventsOf, expectError, openAccount } from './support.js'
 
 let t: TestApp
@@ -9,13 +10,7 @@ let tenant: TestClient
 let token: string
 let cardholder: any
 
-before(async () => {
-  t = await startTestApp()
-  tenant = await createTenant(t)
-  token = await tenant.token()
-  cardholder = await approvedCardholder(t, token)
-})
-after(async () => { await t.close() })
+withApprovedCardholder((fixture) => ({ t, tenant, token, cardholder } = fixture))
 
 describe('opening an account', () => {
   test('a sim_full account is created open, empty and provisioned at once, with every field', async () => {

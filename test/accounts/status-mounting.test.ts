@@ -1,10 +1,11 @@
 import assert from 'node:assert/strict'
-import { after, before, describe, test } from 'node:test'
+import { describe, test } from 'node:test'
 import type { LightMyRequestResponse } from 'fastify'
 import { JobRunner } from '../../src/jobs/runner.js'
 import { placeHold, releaseHold, captureHold } from '../../src/modules/ledger/service.js'
 import { withTx } from '../../src/db/tx.js'
-import { createTenant, startTestApp, type TestApp, type TestClient } from '../helpers/app.js'
+import { createTenant, type TestApp, type TestClient } from '../helpers/app.js'
+import { withApprovedCardholder } from '../helpers/tenant.js'
 import { approvedCardholder, eventsOf, expectError, openAccount } from './support.js'
 
 let t: TestApp
@@ -13,15 +14,11 @@ let token: string
 let cardholder: any
 let basicAccount: any
 
-before(async () => {
-  t = await startTestApp()
-  tenant = await createTenant(t)
-  token = await tenant.token()
-  cardholder = await approvedCardholder(t, token)
+withApprovedCardholder(async (fixture) => {
+  ;({ t, tenant, token, cardholder } = fixture)
   basicAccount = await openAccount(t, token, tenant.programs.basic, cardholder.id)
   await new JobRunner(t.deps, t.jobs).drain()
 })
-after(async () => { await t.close() })
 
 /** Everything a caller can observe of an answer, with the per-request id taken out. */
 function observable(res: LightMyRequestResponse): unknown {

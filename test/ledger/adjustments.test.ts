@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict'
-import { after, before, describe, test } from 'node:test'
-import { createTenant, startTestApp, type TestApp, type TestClient } from '../helpers/app.js'
+import { describe, test } from 'node:test'
+import { createTenant, type TestApp, type TestClient } from '../helpers/app.js'
+import { withApprovedCardholder } from '../helpers/tenant.js'
 import { MAX_BALANCE } from '../../src/modules/ledger/service.js'
 import { approvedCardholder, eventsOf, expectError, openAccount } from '../accounts/support.js'
 
@@ -9,13 +10,7 @@ let tenant: TestClient
 let token: string
 let cardholder: any
 
-before(async () => {
-  t = await startTestApp()
-  tenant = await createTenant(t)
-  token = await tenant.token()
-  cardholder = await approvedCardholder(t, token)
-})
-after(async () => { await t.close() })
+withApprovedCardholder((fixture) => ({ t, tenant, token, cardholder } = fixture))
 
 const fresh = () => openAccount(t, token, tenant.programs.full, cardholder.id)
 const credit = (id: string, body: Record<string, unknown>, headers?: Record<string, string>) => t.api(token, 'POST', `/v1/accounts/${id}/credit`, body, headers)

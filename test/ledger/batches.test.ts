@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict'
-import { after, before, describe, test } from 'node:test'
+import { describe, test } from 'node:test'
 import type { RequestCtx } from '../../src/http/context.js'
 import { ApiError } from '../../src/http/errors.js'
 import { newId } from '../../src/lib/ids.js'
@@ -7,8 +7,9 @@ import * as repo from '../../src/modules/ledger/repo.js'
 import { adjustBalance, MAX_BALANCE, type AdjustmentOutcome } from '../../src/modules/ledger/service.js'
 import { ADJUSTMENTS, AdjustmentBatcher } from '../../src/modules/ledger/batcher.js'
 import { openDatabase } from '../../src/db/client.js'
-import { createTenant, startTestApp, type TestApp, type TestClient } from '../helpers/app.js'
-import { accountsFixture, eventsOf, ledgerEntries, openAccount } from '../accounts/support.js'
+import type { TestApp, TestClient } from '../helpers/app.js'
+import { withApprovedCardholder } from '../helpers/tenant.js'
+import { eventsOf, ledgerEntries, openAccount } from '../accounts/support.js'
 
 let t: TestApp
 let tenant: TestClient
@@ -16,13 +17,10 @@ let token: string
 let cardholder: any
 let ctx: RequestCtx
 
-before(async () => {
-  t = await startTestApp()
-  tenant = await createTenant(t)
-  ;({ token, cardholder } = await accountsFixture(t, tenant))
+withApprovedCardholder((fixture) => {
+  ;({ t, tenant, token, cardholder } = fixture)
   ctx = { requestId: 'req_test', organizationId: tenant.organizationId, environment: tenant.environment, clientId: tenant.clientId, scopes: new Set(['accounts:write']) }
 })
-after(async () => { await t.close() })
 
 /** An open USD account funded with 1,000 under client_transaction_id `seed-<name>`. */
 async function fundedAccount(name: string): Promise<any> {

@@ -1,22 +1,17 @@
 import assert from 'node:assert/strict'
-import { after, before, describe, test } from 'node:test'
+import { describe, test } from 'node:test'
 import { sql } from 'kysely'
 import { clientTxnLockKey } from '../../src/modules/ledger/service.js'
-import { createTenant, startTestApp, type TestApp, type TestClient } from '../helpers/app.js'
-import { approvedCardholder, openAccount } from '../accounts/support.js'
+import type { TestApp, TestClient } from '../helpers/app.js'
+import { withApprovedCardholder } from '../helpers/tenant.js'
+import { openAccount } from '../accounts/support.js'
 
 let t: TestApp
 let tenant: TestClient
 let token: string
 let cardholder: any
 
-before(async () => {
-  t = await startTestApp()
-  tenant = await createTenant(t)
-  token = await tenant.token()
-  cardholder = await approvedCardholder(t, token)
-})
-after(async () => { await t.close() })
+withApprovedCardholder((fixture) => ({ t, tenant, token, cardholder } = fixture))
 
 interface Op { direction: 'credit' | 'debit'; body: { amount: number; client_transaction_id?: string } }
 

@@ -1,24 +1,19 @@
 import assert from 'node:assert/strict'
-import { after, before, describe, test } from 'node:test'
+import { describe, test } from 'node:test'
 import { withTx } from '../../src/db/tx.js'
 import {
   applySettledMovement, captureHold, incrementHold, placeHold, releaseHold, type HoldDecision,
 } from '../../src/modules/ledger/service.js'
-import { createTenant, startTestApp, type TestApp, type TestClient } from '../helpers/app.js'
-import { approvedCardholder, expectError, openAccount } from '../accounts/support.js'
+import type { TestApp, TestClient } from '../helpers/app.js'
+import { withApprovedCardholder } from '../helpers/tenant.js'
+import { expectError, openAccount } from '../accounts/support.js'
 
 let t: TestApp
 let tenant: TestClient
 let token: string
 let cardholder: any
 
-before(async () => {
-  t = await startTestApp()
-  tenant = await createTenant(t)
-  token = await tenant.token()
-  cardholder = await approvedCardholder(t, token)
-})
-after(async () => { await t.close() })
+withApprovedCardholder((fixture) => ({ t, tenant, token, cardholder } = fixture))
 
 async function funded(amount: number): Promise<string> {
   const a = await openAccount(t, token, tenant.programs.full, cardholder.id)

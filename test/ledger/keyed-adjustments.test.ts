@@ -6,7 +6,7 @@
  */
 import assert from 'node:assert/strict'
 import { randomUUID } from 'node:crypto'
-import { after, afterEach, before, describe, test } from 'node:test'
+import { afterEach, describe, test } from 'node:test'
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify'
 import pg from 'pg'
 import { buildApp } from '../../src/app.js'
@@ -14,8 +14,9 @@ import { openDatabase } from '../../src/db/client.js'
 import { keyLockId } from '../../src/http/idempotency.js'
 import { InFlightKeys, lockKey } from '../../src/http/in-flight.js'
 import { buildServices } from '../../src/runtime.js'
-import { createTenant, startTestApp, type TestApp, type TestClient } from '../helpers/app.js'
-import { approvedCardholder, ledgerEntries, openAccount } from '../accounts/support.js'
+import type { TestApp, TestClient } from '../helpers/app.js'
+import { withApprovedCardholder } from '../helpers/tenant.js'
+import { ledgerEntries, openAccount } from '../accounts/support.js'
 
 const DAY_MS = 24 * 60 * 60 * 1000
 let t: TestApp
@@ -23,14 +24,8 @@ let tenant: TestClient
 let token: string
 let cardholder: any
 
-before(async () => {
-  t = await startTestApp()
-  tenant = await createTenant(t)
-  token = await tenant.token()
-  cardholder = await approvedCardholder(t, token)
-})
+withApprovedCardholder((fixture) => ({ t, tenant, token, cardholder } = fixture))
 afterEach(() => t.clock.reset())
-after(async () => { await t.close() })
 
 const fresh = () => openAccount(t, token, tenant.programs.full, cardholder.id)
 function adjust(direction: 'credit' | 'debit', id: string, body: Record<string, unknown>, key: string, bearer = token) {

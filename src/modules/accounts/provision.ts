@@ -1,6 +1,7 @@
 import type { AppDeps } from '../../app-deps.js'
 import type { Db } from '../../db/types.js'
 import { withTx } from '../../db/tx.js'
+import { scopeOfRow } from '../../http/context.js'
 import { enqueue, type JobRecord } from '../../jobs/queue.js'
 import type { JobType } from '../../jobs/types.js'
 import { emit } from '../events/index.js'
@@ -20,8 +21,7 @@ export async function enqueueProvisioning(trx: Db, deps: AppDeps, row: repo.Acco
     type: PROVISION_JOB,
     payload: { account_id: row.id },
     runAt: new Date(now.getTime() + deps.config.cardIssueDelayMs),
-    organizationId: row.organization_id,
-    environment: row.environment,
+    ...scopeOfRow(row),
   })
 }
 
@@ -35,7 +35,7 @@ export async function provisionAccount(deps: AppDeps, accountId: string): Promis
   if (!row || row.upstream_reference !== null) return
   const program = await findProgram(deps.db, row.program_id)
   if (!program) return
-  const scope = { organizationId: row.organization_id, environment: row.environment }
+  const scope = scopeOfRow(row)
   const upstream = await deps.processors.forProgram(program).getAccount(scope, row.id)
   const now = deps.clock.now()
   if (upstream.upstreamReference === null) {

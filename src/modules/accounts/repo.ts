@@ -11,17 +11,10 @@ export async function findAccount(db: Db, id: string): Promise<AccountRow | unde
   return db.selectFrom('accounts').selectAll().where('id', '=', id).executeTakeFirst()
 }
 
-export interface AccountInsert {
-  id: string
-  organization_id: string
-  environment: string
-  program_id: string
-  cardholder_id: string
-  currency: string
-  upstream_reference: string | null
-  metadata: Record<string, string>
-  now: Date
-}
+/** A new account's columns as the caller chooses them; the rest start as an open, empty account at `now`. */
+export type AccountInsert = Pick<AccountRow,
+  'id' | 'organization_id' | 'environment' | 'program_id' | 'cardholder_id' | 'currency' | 'upstream_reference'
+  | 'metadata'> & { now: Date }
 
 export async function insertAccount(db: Db, a: AccountInsert): Promise<AccountRow> {
   return db.insertInto('accounts').values({

@@ -42,7 +42,7 @@ export async function requireAccount(db: Db, ctx: Scope, accountId: string, para
 const CAPABILITIES_CACHE_MS = 5_000
 
 /** Who an account belongs to and its program, as capability mounting read it (none of it ever changes). */
-interface AccountMount { organization_id: string; environment: string; program_id: string }
+type AccountMount = Pick<repo.AccountRow, 'organization_id' | 'environment' | 'program_id'>
 
 /** A program's capabilities (null: no such program), read once per `CAPABILITIES_CACHE_MS` by all who miss it. */
 interface ProgramCapabilities { capabilities: Promise<string[] | null>; until: number }

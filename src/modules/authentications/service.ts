@@ -82,7 +82,7 @@ export async function simulateAuthentication(deps: AppDeps, ctx: RequestCtx, bod
       merchant: json({ name: m.name ?? null, mcc: m.mcc ?? null, city: m.city ?? null, country: m.country?.toUpperCase() ?? null }),
       status: 'pending', expires_at: expiresAt, decided_at: null, created_at: now, updated_at: now,
     })
-    await enqueue(trx, { type: AUTHENTICATION_EXPIRE_JOB, payload: { authentication_id: row.id }, runAt: expiresAt, organizationId: row.organization_id, environment: row.environment })
+    await enqueue(trx, { type: AUTHENTICATION_EXPIRE_JOB, payload: { authentication_id: row.id }, runAt: expiresAt, ...scopeOfRow(row) })
     const view = presentAuthentication(row)
     await emit(trx, scopeOfRow(row), 'authentication.created', view, now)
     return view

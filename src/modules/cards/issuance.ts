@@ -81,7 +81,7 @@ export async function issuePendingCard(deps: AppDeps, cardId: string): Promise<{
     await emit(trx, scope, 'card.issued', presentCard(row), now)
     await enqueue(trx, {
       type: CARD_EXPIRE_JOB, payload: { card_id: row.id }, runAt: expiryInstant(upstream.expMonth, upstream.expYear),
-      organizationId: row.organization_id, environment: row.environment,
+      ...scopeOfRow(row),
     })
     if (closing) await closeReplacedCard(trx, row, closing, now, deps.hooks.get(CARD_CLOSED))
   })

@@ -78,7 +78,7 @@ export async function createPinKey(deps: AppDeps, ctx: RequestCtx, cardId: strin
  */
 async function openPin(deps: AppDeps, card: repo.CardRow, body: PinSubmitBody): Promise<string> {
   const sealed = isId('pink', body.pin_key_id)
-    ? await withTx(deps.db, (trx) => repo.spendPinKey(trx, body.pin_key_id, { cardId: card.id, organizationId: card.organization_id, environment: card.environment }, deps.clock.now()))
+    ? await withTx(deps.db, (trx) => repo.spendPinKey(trx, body.pin_key_id, { cardId: card.id, ...scopeOfRow(card) }, deps.clock.now()))
     : null
   assertMove(card, 'pin')
   if (sealed === null) {

@@ -168,8 +168,7 @@ export async function announceNewCard(trx: Db, row: repo.CardRow, now: Date, iss
     type: CARD_ISSUE_JOB,
     payload: { card_id: row.id },
     runAt: new Date(now.getTime() + issueDelayMs),
-    organizationId: row.organization_id,
-    environment: row.environment,
+    ...scopeOfRow(row),
   })
   return view
 }

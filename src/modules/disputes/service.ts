@@ -84,7 +84,7 @@ export async function createDispute(deps: AppDeps, ctx: RequestCtx, body: Disput
       })
       await enqueue(trx, {
         type: DISPUTE_REVIEW_JOB, payload: { dispute_id: row.id }, runAt: new Date(now.getTime() + DISPUTE_REVIEW_DELAY_MS),
-        organizationId: row.organization_id, environment: row.environment,
+        ...scopeOfRow(row),
       })
       const view = presentDispute(row)
       await emit(trx, scopeOfRow(row), 'dispute.created', view, now)

@@ -3,7 +3,7 @@ import QRCode from 'qrcode'
 import type { AppDeps } from '../../app-deps.js'
 import { withTx } from '../../db/tx.js'
 import type { PurgeOptions } from '../../db/purge.js'
-import type { RequestCtx } from '../../http/context.js'
+import { scopeOfRow, type RequestCtx } from '../../http/context.js'
 import { ApiError, isApiError } from '../../http/errors.js'
 import { iso } from '../../http/ownership.js'
 import { deriveKey, hmacSha256, safeEqual, sha256Hex } from '../../lib/crypto.js'
@@ -67,7 +67,7 @@ export async function purgeExpiredLinks(deps: AppDeps, options?: PurgeOptions): 
 
 /** The page acts for the link's organization and environment only, with no API token involved. */
 export function linkCtx(link: repo.LinkRow, requestId: string): RequestCtx {
-  return { requestId, organizationId: link.organization_id, environment: link.environment as RequestCtx['environment'], clientId: `h5:${link.id}`, scopes: new Set() }
+  return { requestId, ...scopeOfRow(link), clientId: `h5:${link.id}`, scopes: new Set() }
 }
 
 /** A fresh browser secret for the double-submit CSRF check (kept in an HttpOnly, SameSite=Strict cookie). */

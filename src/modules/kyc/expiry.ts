@@ -1,5 +1,6 @@
 import type { AppDeps } from '../../app-deps.js'
 import { withTx } from '../../db/tx.js'
+import { scopeOfRow } from '../../http/context.js'
 import type { JobRecord, JobOutcome } from '../../jobs/queue.js'
 import type { JobType } from '../../jobs/types.js'
 import { emit } from '../events/index.js'
@@ -18,7 +19,7 @@ export async function runKycExpiry(deps: AppDeps, job: JobRecord): Promise<JobOu
   return withTx(deps.db, async (trx) => {
     const claimed = await claimKycExpiry(trx, cardholderId, attestationId, now)
     if (claimed) {
-      await emit(trx, { organizationId: claimed.organization_id, environment: claimed.environment }, 'cardholder.kyc_updated', presentCardholder(claimed, now), now)
+      await emit(trx, scopeOfRow(claimed), 'cardholder.kyc_updated', presentCardholder(claimed, now), now)
       return
     }
     // Picked up early (clocks differ between nodes): try again when the attestation actually expires.

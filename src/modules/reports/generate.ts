@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto'
 import type { AppDeps } from '../../app-deps.js'
 import { withTx } from '../../db/tx.js'
+import { scopeOfRow } from '../../http/context.js'
 import type { JobRecord } from '../../jobs/queue.js'
 import type { JobType } from '../../jobs/types.js'
 import { csvHeader, csvLine } from './csv.js'
@@ -43,7 +44,7 @@ async function writeCsv(deps: AppDeps, report: repo.ReportRow, writer: PartWrite
   let after: { createdAt: Date; id: string } | undefined
   for (;;) {
     const batch = await source.fetch(deps, {
-      organizationId: report.organization_id, environment: report.environment,
+      ...scopeOfRow(report),
       from: new Date(report.window_from), to: new Date(report.window_to), after, limit: BATCH,
     })
     if (rows + batch.length > REPORT_LIMITS.maxRows) return { written: 'too_many_rows', rows }

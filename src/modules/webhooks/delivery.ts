@@ -2,6 +2,7 @@ import type { Environment } from '../../config.js'
 import type { AppDeps } from '../../app-deps.js'
 import { withTx } from '../../db/tx.js'
 import type { Db } from '../../db/types.js'
+import { scopeOfRow } from '../../http/context.js'
 import { Coalescer } from '../../jobs/coalesce.js'
 import type { JobOutcome, JobRecord } from '../../jobs/queue.js'
 import { BoundedCache } from '../../lib/bounded-cache.js'
@@ -133,6 +134,6 @@ async function recordOutcome(deps: AppDeps, d: deliveries.ClaimedDelivery, resul
     const disabled = await deliveries.disableFailingEndpoint(trx, d.endpoint_id, cutoff, at)
     if (!disabled) return
     deps.log.warn({ webhook_endpoint_id: d.endpoint_id }, 'webhook endpoint disabled after continuous failure')
-    await emit(trx, { organizationId: d.organization_id, environment: d.environment }, 'webhook_endpoint.disabled', presentEndpoint(disabled), at)
+    await emit(trx, scopeOfRow(d), 'webhook_endpoint.disabled', presentEndpoint(disabled), at)
   })
 }
