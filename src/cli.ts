@@ -23,6 +23,11 @@ const HELP = `svc: card issuing and eSIM service
   svc org create NAME
   svc org list
   svc program create --org ORG --env sandbox|production --name NAME --processor sim_full|sim_basic --currencies USD,EUR
+                    [--form-factors virtual,physical] [--foreign-spend allowed|blocked] [--fx-markup-bps 0-1000]
+                    [--fx-fee included|separate]
+  svc program update PROGRAM_ID [--name NAME] [--foreign-spend allowed|blocked] [--fx-markup-bps 0-1000]
+                    [--fx-fee included|separate]   change a program's name or foreign-exchange settings
+  svc program list --org ORG
   svc client create --org ORG --env ENV --label LABEL --jwks-file FILE [--scopes a,b] [--ip-allowlist cidr,cidr]
   svc client revoke CLIENT_ID
   svc network-policy set --org ORG --env ENV [--cidrs cidr,cidr]
@@ -47,6 +52,19 @@ const HELP = `svc: card issuing and eSIM service
 
 function list(value: string | undefined): string[] | undefined {
   return value === undefined ? undefined : value.split(',').map((s) => s.trim()).filter(Boolean)
+}
+
+/**
+ * A program's foreign-exchange flags as the operator API's fields (absent flags are left out). A markup written in
+ * digits is sent as a number; anything else is sent as typed, for the API to refuse with its reason.
+ */
+function programFxFlags(opts: Record<string, string>): Record<string, unknown> {
+  const markup = opts['fx-markup-bps']
+  return {
+    foreign_spend: opts['foreign-spend'],
+    fx_markup_bps: markup === undefined ? undefined : /^-?[0-9]+$/.test(markup) ? Number(markup) : markup,
+    fx_fee: opts['fx-fee'],
+  }
 }
 
 /** Every item of an operator list, page after page (100 at a time). */
@@ -185,9 +203,15 @@ export async function main(argv: string[]): Promise<void> {
         if (positional[0] === 'create') {
           return print(await operatorCall(opts, 'POST', '/operator/v1/programs', {
             organization_id: opts.org, environment: opts.env, name: opts.name, processor: opts.processor,
-            currencies: list(opts.currencies), form_factors: list(opts['form-factors']),
+            currencies: list(opts.currencies), form_factors: list(opts['form-factors']), ...programFxFlags(opts),
           }))
         }
+        if (positional[0] === 'update' && positional[1]) {
+          return print(await operatorCall(opts, 'PATCH', `/operator/v1/programs/${encodeURIComponent(positional[1])}`, {
+            name: opts.name, ...programFxFlags(opts),
+          }))
+        }
+        if (positional[0] === 'list') return print(await operatorListAll(opts, `/operator/v1/programs?organization_id=${encodeURIComponent(opts.org ?? '')}`))
         break
       case 'client':
         if (positional[0] === 'create') {

@@ -28,7 +28,14 @@ export interface ProgramsTable {
   address_change_requires_kyc: boolean
   bin: string
   pin_key_configured: boolean
+  /** Whether its cards may spend in another currency than their account's (migration 0091). */
+  foreign_spend: Generated<'allowed' | 'blocked'>
+  /** The markup on a converted amount, in basis points (0–1000). */
+  fx_markup_bps: Generated<number>
+  /** The markup inside the converted amount (`included`) or as its own ledger entry (`separate`). */
+  fx_fee: Generated<'included' | 'separate'>
   created_at: Generated<Timestamp>
+  updated_at: Generated<Timestamp>
 }
 
 export interface OauthClientsTable {

@@ -116,6 +116,17 @@ export interface SpendControlSupport {
   lists: readonly string[]
 }
 
+/**
+ * The rate a processor converts at, `base → quote`: `rate` is quote-per-base as canonical decimal text
+ * (`src/lib/fx.ts`), `source` where it comes from (`network`: the card network's, sent with the authorization and
+ * again at clearing; `sandbox`: the simulators' rate table or a rate the organization pinned), `rateAt` when it was set.
+ */
+export interface FxQuote {
+  rate: string
+  source: 'network' | 'sandbox'
+  rateAt: Date
+}
+
 /** A card processor. Methods throw `ProcessorError` when the processor fails or refuses. */
 export interface Processor {
   readonly name: string
@@ -136,6 +147,13 @@ export interface Processor {
   setPin(scope: ProcessorScope, reference: string, pin: string): Promise<void>
   verifyPin(scope: ProcessorScope, reference: string, pin: string): Promise<boolean>
   revealDetails(scope: ProcessorScope, reference: string): Promise<CardDetails>
+  /**
+   * The rate it converts a spend in `base` (the merchant's currency) into `quote` (the account's) at, for this tenant
+   * at `at`. Both are upper-case ISO 4217 codes the service knows (`src/lib/currencies.ts`), never equal: the caller
+   * converts only across currencies. A real network gives the rate with the authorization and again at clearing; the
+   * adapter answers the one it was given for the message being handled.
+   */
+  fxRate(scope: ProcessorScope, base: string, quote: string, at: Date): Promise<FxQuote>
 }
 
 export type ProcessorFailure = 'processor_unavailable' | 'processor_permission_denied' | 'operation_unsupported'

@@ -2,10 +2,11 @@ import { deriveKey, hmacSha256, safeEqual } from '../lib/crypto.js'
 import { ulid } from '../lib/ids.js'
 import { takeFault } from './faults.js'
 import {
-  ProcessorError, type CardDetails, type CreateAccountInput, type IssueCardInput, type Processor, type ProcessorDeps, type ProcessorOperation,
+  ProcessorError, type CardDetails, type CreateAccountInput, type FxQuote, type IssueCardInput, type Processor, type ProcessorDeps, type ProcessorOperation,
   type ProcessorProfile, type ProcessorScope, type SpendControlSupport, type UpstreamAccount, type UpstreamAccountStatus, type UpstreamCard,
   type UpstreamCardStatus,
 } from './port.js'
+import { sandboxFxRate } from './sandbox-fx.js'
 import { SimCardData, type RandomDigits } from './sim-card-data.js'
 import { SimStore, type SimObject } from './sim-store.js'
 
@@ -144,6 +145,12 @@ export class SimulatedProcessor implements Processor {
     if (obj.state === 'pending') throw new ProcessorError('processor_permission_denied', 'reveal_details', 'The card is not issued yet.')
     const { number, cvc } = this.cardData.reveal(obj, 'reveal_details')
     return { number, cvc, expMonth: Number(obj.data.exp_month), expYear: Number(obj.data.exp_year) }
+  }
+
+  /** The sandbox's rate: the organization's pinned one first, else the built-in table (`sandbox-fx.ts`). */
+  async fxRate(scope: ProcessorScope, base: string, quote: string, at: Date): Promise<FxQuote> {
+    const { rate, source, rateAt } = await sandboxFxRate(this.deps.db, scope, base, quote, at)
+    return { rate, source, rateAt }
   }
 
   private requireCapability(capability: string, operation: ProcessorOperation): void {

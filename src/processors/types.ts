@@ -39,10 +39,22 @@ export interface SimProcessorObjectsTable {
   updated_at: Timestamp
 }
 
+/** A rate an organization pinned for its sandbox: `rate` is quote-per-base, canonical decimal text. */
+export interface SimFxRatesTable {
+  organization_id: string
+  environment: string
+  base: string
+  quote: string
+  rate: string
+  created_at: Timestamp
+  updated_at: Timestamp
+}
+
 declare module '../db/types.js' {
   interface Database {
     processor_faults: ProcessorFaultsTable
     processor_operations: ProcessorOperationsTable
     sim_processor_objects: SimProcessorObjectsTable
+    sim_fx_rates: SimFxRatesTable
   }
 }

@@ -73,3 +73,31 @@ test('svc user invite prints a one-time link for a member of an organization and
   assert.equal(taken.code, 1)
   assert.match(taken.err, /user_already_exists/)
 })
+
+test('svc program create, update and list carry a program\'s foreign-exchange settings through the operator API', { timeout: 120_000 }, async () => {
+  const org = await t.operator('POST', '/operator/v1/organizations', { name: 'Pied Piper' })
+  const created = await cli(['program', 'create', '--org', org.id, '--env', 'sandbox', '--name', 'Travel', '--processor', 'sim_full',
+    '--currencies', 'USD,jpy', '--foreign-spend', 'blocked', '--fx-markup-bps', '175', '--fx-fee', 'separate'])
+  assert.equal(created.code, 0, created.err)
+  const program = JSON.parse(created.out)
+  assert.deepEqual([program.currencies, program.foreign_spend, program.fx_markup_bps, program.fx_fee], [['USD', 'JPY'], 'blocked', 175, 'separate'])
+
+  const updated = await cli(['program', 'update', program.id, '--foreign-spend', 'allowed', '--fx-markup-bps', '0'])
+  assert.equal(updated.code, 0, updated.err)
+  assert.deepEqual(JSON.parse(updated.out), { ...program, foreign_spend: 'allowed', fx_markup_bps: 0, updated_at: JSON.parse(updated.out).updated_at })
+
+  const listed = await cli(['program', 'list', '--org', org.id])
+  assert.equal(listed.code, 0, listed.err)
+  assert.deepEqual(JSON.parse(listed.out).map((p: any) => [p.id, p.fx_markup_bps, p.fx_fee]), [[program.id, 0, 'separate']])
+
+  const refused = await cli(['program', 'update', program.id, '--fx-markup-bps', '2000'])
+  assert.equal(refused.code, 1)
+  assert.match(refused.err, /400 .*invalid_parameter.*fx_markup_bps/)
+  const words = await cli(['program', 'update', program.id, '--fx-markup-bps', 'lots'])
+  assert.equal(words.code, 1)
+  assert.match(words.err, /invalid_parameter.*fx_markup_bps/)
+  const unknown = await cli(['program', 'create', '--org', org.id, '--env', 'sandbox', '--name', 'Gold', '--processor', 'sim_full', '--currencies', 'XAU'])
+  assert.equal(unknown.code, 1)
+  assert.match(unknown.err, /invalid_parameter.*currencies\[0\]/)
+  assert.equal((await t.operator('GET', `/operator/v1/programs/${program.id}`)).fx_markup_bps, 0)
+})

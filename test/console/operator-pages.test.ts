@@ -188,6 +188,7 @@ describe('programs', () => {
     const programs = (await t.operator('GET', `/operator/v1/programs?organization_id=${orgId}`)).data
     const program = programs.find((p: any) => p.name === 'Globex Travel')
     assert.deepEqual([program.environment, program.currencies, program.form_factors], ['production', ['USD', 'EUR'], ['virtual']])
+    assert.deepEqual([program.foreign_spend, program.fx_markup_bps, program.fx_fee], ['allowed', 0, 'included'], 'a form without the FX fields: the defaults')
     const row = (await audits('program.created')).find((r) => r.object_id === program.id)
     assert.ok(row)
     assert.equal(row.organization_id, orgId)
@@ -215,6 +216,76 @@ describe('programs', () => {
       assert.match(factor.body, /issues only/)
     }
     assert.equal((await audits('program.created')).length, audited)
+  })
+
+  test('a currency the service does not know is refused on the page, and nothing is created', async () => {
+    const audited = (await audits('program.created')).length
+    const res = await operator.agent.submit('/console/operator/programs', {
+      organization_id: orgId, environment: 'sandbox', name: 'Gold', processor: 'sim_full', currencies: 'USD, XAU',
+    })
+    assert.equal(res.statusCode, 422)
+    assert.match(res.body, /XAU is not an ISO 4217 currency the service knows/)
+    assert.equal((await audits('program.created')).length, audited)
+  })
+
+  test('the foreign-exchange settings: set at creation, shown in the list, changed on the program\'s page with its audit row', async () => {
+    const form = await operator.agent.get('/console/operator/programs')
+    for (const name of ['foreign_spend', 'fx_markup_bps', 'fx_fee']) assert.match(form.body, new RegExp(`name="${name}"`))
+    const res = await operator.agent.submit('/console/operator/programs', {
+      organization_id: orgId, environment: 'sandbox', name: 'Globex Abroad', processor: 'sim_full', currencies: 'USD',
+      foreign_spend: 'blocked', fx_markup_bps: '250', fx_fee: 'separate',
+    })
+    const list = await follow(operator.agent, res)
+    const program = (await t.operator('GET', `/operator/v1/programs?organization_id=${orgId}`)).data.find((p: any) => p.name === 'Globex Abroad')
+    assert.deepEqual([program.foreign_spend, program.fx_markup_bps, program.fx_fee], ['blocked', 250, 'separate'])
+    const row = main(list.body).split('Create a program')[0]
+    assert.match(row, new RegExp(`<a href="/console/operator/programs/${program.id}">Globex Abroad</a>[\\s\\S]*?Blocked`))
+
+    const path = `/console/operator/programs/${program.id}`
+    const page = await operator.agent.get(path)
+    assert.equal(page.statusCode, 200)
+    assert.match(page.body, /<h1>Program: Globex Abroad<\/h1>/)
+    assert.match(page.body, /250 basis points/)
+    assert.match(page.body, /<option value="blocked" selected>/)
+    assert.match(page.body, /<option value="separate" selected>/)
+
+    const changed = await operator.agent.submit(path, { name: 'Globex Abroad Plus', foreign_spend: 'allowed', fx_markup_bps: '300', fx_fee: 'included' })
+    const after = await follow(operator.agent, changed)
+    assert.match(after.body, /Program Globex Abroad Plus is changed/)
+    const now = await t.operator('GET', `/operator/v1/programs/${program.id}`)
+    assert.deepEqual([now.name, now.foreign_spend, now.fx_markup_bps, now.fx_fee], ['Globex Abroad Plus', 'allowed', 300, 'included'])
+    assert.ok(now.updated_at >= program.updated_at)
+    const audit = (await audits('program.updated')).filter((r) => r.object_id === program.id)
+    assert.equal(audit.length, 1)
+    assert.equal(audit[0].organization_id, orgId)
+    assert.equal(audit[0].actor_user_id, await operatorUserId())
+
+    const refused: [Record<string, string>, RegExp][] = [
+      [{ fx_markup_bps: '1001' }, /whole number of basis points from 0 to 1000/],
+      [{ fx_markup_bps: '2.5' }, /whole number of basis points/],
+      [{ fx_markup_bps: '-1' }, /whole number of basis points/],
+      [{ foreign_spend: 'sometimes' }, /allowed or blocked/],
+      [{ fx_fee: 'hidden' }, /where the FX markup is booked/],
+      [{ name: ' ' }, /name of 1 to 200 characters/],
+    ]
+    for (const [fields, message] of refused) {
+      const res = await operator.agent.submit(path, { name: 'Changed Again', foreign_spend: 'blocked', fx_markup_bps: '10', fx_fee: 'separate', ...fields })
+      assert.equal(res.statusCode, 422, JSON.stringify(fields))
+      assert.match(res.body, message)
+    }
+    assert.deepEqual(await t.operator('GET', `/operator/v1/programs/${program.id}`), now, 'nothing changed')
+    assert.equal((await audits('program.updated')).filter((r) => r.object_id === program.id).length, 1)
+
+    const keep = await operator.agent.submit(path, { name: 'Globex Abroad Plus' })
+    await follow(operator.agent, keep)
+    const kept = await t.operator('GET', `/operator/v1/programs/${program.id}`)
+    assert.deepEqual([kept.foreign_spend, kept.fx_markup_bps, kept.fx_fee], ['allowed', 300, 'included'], 'fields the form did not send stay')
+
+    assert.equal((await operator.agent.get('/console/operator/programs/prog_00000000000000000000000000')).statusCode, 404)
+    assert.equal((await owner.agent.get(path)).statusCode, 403)
+    const csrf = csrfOf((await owner.agent.get('/console')).body)
+    assert.equal((await owner.agent.post(path, { _csrf: csrf, name: 'Sneaky', fx_markup_bps: '1000' })).statusCode, 403)
+    assert.equal((await t.operator('GET', `/operator/v1/programs/${program.id}`)).fx_markup_bps, 300)
   })
 })
 

@@ -34,6 +34,8 @@ before(async () => {
     authentication_id: first('authentication'), order_id: first('esim_order'), esim_id: first('esim'),
     webhook_endpoint_id: first('webhook_endpoint'), event_id: first('event'), report_id: first('report'),
     program_id: tenant.programs.full.id, organization_id: tenant.organizationId, client_id: tenant.clientId,
+    // Path parameters that are values rather than ids: a currency pair of the rate table.
+    base: 'EUR', quote: 'USD',
   })
   const packages = (await t.api(token, 'GET', '/v1/esim/packages?status=on_sale&limit=1')).json()
   ids.package_id = packages.data[0].id

@@ -27,7 +27,7 @@ const OWNERS: Record<string, string> = {
   jobs: 'jobs',
   events: 'events',
   webhook_endpoints: 'webhooks', webhook_deliveries: 'webhooks', webhook_delivery_attempts: 'webhooks',
-  processor_faults: 'processors', processor_operations: 'processors', sim_processor_objects: 'processors',
+  processor_faults: 'processors', processor_operations: 'processors', sim_processor_objects: 'processors', sim_fx_rates: 'processors',
   esim_sim_directives: 'esim-network', esim_sim_network_log: 'esim-network',
   accounts: 'accounts',
   ledger_entries: 'ledger', holds: 'ledger',

@@ -74,11 +74,14 @@ export function expectedScope(method: string, url: string): string | null | unde
   if (/^(cards|network_tokens)(\/|$)/.test(p)) return byMethod(method, 'cards:read', 'cards:write')
   if (/^(authorizations|transactions|disputes)(\/|$)/.test(p)) return byMethod(method, 'transactions:read', 'transactions:write')
   if (/^reports(\/|$)/.test(p)) return 'transactions:read'
+  // decisions.md (Spending in any currency) names no scope for the rate table: a rate is what authorizations convert
+  // at, so it is read (and pinned, below) with their scopes.
+  if (/^fx_rates$/.test(p)) return 'transactions:read'
   if (/^authentications(\/|$)/.test(p)) return byMethod(method, 'authentications:read', 'authentications:write')
   if (/^esim\//.test(p)) return byMethod(method, 'esim:read', 'esim:write')
   // Simulators: the authentication simulator plays the network for a card (authentications:* is release-gated).
   if (/^simulate\/(cards|network_tokens|authentications)(\/|$)/.test(p)) return 'cards:write'
-  if (/^simulate\/(authorizations|transactions|refunds|disputes)(\/|$)/.test(p)) return 'transactions:write'
+  if (/^simulate\/(authorizations|transactions|refunds|disputes|fx_rates)(\/|$)/.test(p)) return 'transactions:write'
   if (/^simulate\/esim\//.test(p)) return 'esim:write'
   return undefined
 }
@@ -117,11 +120,17 @@ const COLLECTION_KINDS: Record<string, Kind> = {
   network_tokens: 'network_token', authentications: 'authentication', reports: 'report', packages: 'package', oauth_clients: 'oauth_client',
 }
 
+/**
+ * Path parameters that are values, not object ids (a currency pair of the rate table), with the value the sweep sends:
+ * no organization owns them, so the tenancy answers do not apply and `pathParams` leaves them out.
+ */
+export const VALUE_PARAMS: Record<string, string> = { base: 'EUR', quote: 'USD' }
+
 /** Path parameters of a route with the kind each names (`:id` takes the kind of the collection before it); null: unmapped. */
 export function pathParams(url: string): { name: string; kind: Kind | null }[] {
   const segments = url.split('/')
   return segments.flatMap((s, i) => {
-    if (!s.startsWith(':')) return []
+    if (!s.startsWith(':') || Object.hasOwn(VALUE_PARAMS, s.slice(1))) return []
     const name = s.slice(1)
     return [{ name, kind: PARAM_KINDS[name] ?? (name === 'id' ? COLLECTION_KINDS[segments[i - 1]] ?? null : null) }]
   })
@@ -136,6 +145,7 @@ export type ObjectSet = Partial<Record<Kind, { id: string; basic?: boolean }[]>>
 export function fillPath(url: string, pick: (kind: Kind, name: string) => string): string {
   const params = pathParams(url)
   let out = url
+  for (const [name, value] of Object.entries(VALUE_PARAMS)) out = out.replace(`:${name}`, value)
   for (const p of params) out = out.replace(`:${p.name}`, pick(p.kind as Kind, p.name))
   return out
 }
@@ -157,6 +167,7 @@ export const BODIES: Record<string, () => unknown> = {
   'POST /v1/accounts/:account_id/credit': () => ({ amount: 100 }),
   'POST /v1/accounts/:account_id/debit': () => ({ amount: 100 }),
   'POST /v1/simulate/processor_faults': () => ({ operation: 'reveal_details', error: 'processor_unavailable', count: 1 }),
+  'PUT /v1/simulate/fx_rates/:base/:quote': () => ({ rate: '1.0825' }),
   'POST /v1/esim/esims/:esim_id/top_ups': () => ({ top_up_id: 'topup_00000000000000000000000000', reference: `probe-${randomBytes(6).toString('hex')}` }),
   'POST /v1/simulate/esim/packages/:package_id/status': () => ({ status: 'on_sale' }),
   'POST /v1/simulate/esim/esims/:esim_id/usage': () => ({ data_used_mb: 1 }),

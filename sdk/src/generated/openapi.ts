@@ -2358,7 +2358,19 @@ export interface paths {
                         currencies: string[];
                         /** @enum {string} */
                         environment: "sandbox" | "production";
+                        /**
+                         * @description Whether its cards may spend in another currency than their account's: `allowed` (default; the amount is converted into the account currency) or `blocked` (such an authorization declines `currency_mismatch`)
+                         * @enum {string}
+                         */
+                        foreign_spend?: "allowed" | "blocked";
                         form_factors?: ("virtual" | "physical")[];
+                        /**
+                         * @description Where the markup goes: `included` (default) in the converted amount, or `separate` as its own ledger entry (`fx_fee`)
+                         * @enum {string}
+                         */
+                        fx_fee?: "included" | "separate";
+                        /** @description The markup on a converted amount, in basis points, 0–1000 (default 0): amount = merchant_amount × rate × (1 + fx_markup_bps / 10 000) */
+                        fx_markup_bps?: number;
                         /** @enum {string} */
                         kyc_initial_status?: "not_started" | "pending";
                         name: string;
@@ -2462,6 +2474,219 @@ export interface paths {
         options?: never;
         head?: never;
         patch?: never;
+        trace?: never;
+    };
+    "/operator/v1/programs/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Retrieve a program */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description OK */
+                200: {
+                    headers: {
+                        /** @description Request id (`req_…`), also in every error body. */
+                        "Svc-Request-Id"?: string;
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description Error codes: `missing_credentials`, `invalid_access_token` */
+                401: {
+                    headers: {
+                        /** @description Request id (`req_…`), also in every error body. */
+                        "Svc-Request-Id"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error codes: `program_not_found`, `not_found` */
+                404: {
+                    headers: {
+                        /** @description Request id (`req_…`), also in every error body. */
+                        "Svc-Request-Id"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error codes: `request_timeout` */
+                408: {
+                    headers: {
+                        /** @description Request id (`req_…`), also in every error body. */
+                        "Svc-Request-Id"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error codes: `request_header_too_large` */
+                431: {
+                    headers: {
+                        /** @description Request id (`req_…`), also in every error body. */
+                        "Svc-Request-Id"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error codes: `internal_error` */
+                500: {
+                    headers: {
+                        /** @description Request id (`req_…`), also in every error body. */
+                        "Svc-Request-Id"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Change a program's name or foreign-exchange settings
+         * @description Fields left out stay as they are. Applies to the authorizations that come after; what the processor gives the program (capabilities, form factors, card traits) and its currencies do not change.
+         */
+        patch: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Whether its cards may spend in another currency than their account's: `allowed` (default; the amount is converted into the account currency) or `blocked` (such an authorization declines `currency_mismatch`)
+                         * @enum {string}
+                         */
+                        foreign_spend?: "allowed" | "blocked";
+                        /**
+                         * @description Where the markup goes: `included` (default) in the converted amount, or `separate` as its own ledger entry (`fx_fee`)
+                         * @enum {string}
+                         */
+                        fx_fee?: "included" | "separate";
+                        /** @description The markup on a converted amount, in basis points, 0–1000 (default 0): amount = merchant_amount × rate × (1 + fx_markup_bps / 10 000) */
+                        fx_markup_bps?: number;
+                        name?: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description OK */
+                200: {
+                    headers: {
+                        /** @description Request id (`req_…`), also in every error body. */
+                        "Svc-Request-Id"?: string;
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description Error codes: `invalid_request_body`, `missing_parameter`, `invalid_parameter`, `unknown_parameter` */
+                400: {
+                    headers: {
+                        /** @description Request id (`req_…`), also in every error body. */
+                        "Svc-Request-Id"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error codes: `missing_credentials`, `invalid_access_token` */
+                401: {
+                    headers: {
+                        /** @description Request id (`req_…`), also in every error body. */
+                        "Svc-Request-Id"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error codes: `program_not_found`, `not_found` */
+                404: {
+                    headers: {
+                        /** @description Request id (`req_…`), also in every error body. */
+                        "Svc-Request-Id"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error codes: `request_timeout` */
+                408: {
+                    headers: {
+                        /** @description Request id (`req_…`), also in every error body. */
+                        "Svc-Request-Id"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error codes: `request_too_large` */
+                413: {
+                    headers: {
+                        /** @description Request id (`req_…`), also in every error body. */
+                        "Svc-Request-Id"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error codes: `request_header_too_large` */
+                431: {
+                    headers: {
+                        /** @description Request id (`req_…`), also in every error body. */
+                        "Svc-Request-Id"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error codes: `internal_error` */
+                500: {
+                    headers: {
+                        /** @description Request id (`req_…`), also in every error body. */
+                        "Svc-Request-Id"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
         trace?: never;
     };
     "/operator/v1/users/invitations": {
@@ -12942,6 +13167,142 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/fx_rates": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Retrieve the rate from one currency to another
+         * @description The rate a card spend in `base` (the merchant's currency) converts into `quote` (the account's) at in the sandbox: your organization's pinned rate, else the built-in sandbox rate table (a fixed, realistic rate for every ISO 4217 currency the service knows, crossed through the US dollar). The simulated processors convert at exactly this rate. In production a processor gives the rate with each authorization (its `fx.source` is `network`); this operation answers the same table there, as a reference, without pinned rates. Scope `transactions:read`. A currency the service does not know, or `quote` equal to `base`: `400 invalid_parameter` naming it.
+         */
+        get: {
+            parameters: {
+                query: {
+                    /** @description The currency converted from (three letters, either case) */
+                    base: string;
+                    /** @description The currency converted into (three letters, either case) */
+                    quote: string;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description OK */
+                200: {
+                    headers: {
+                        /** @description Request id (`req_…`), also in every error body. */
+                        "Svc-Request-Id"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "object": "fx_rate",
+                         *       "base": "EUR",
+                         *       "quote": "USD",
+                         *       "rate": "1.08695652174",
+                         *       "source": "sandbox",
+                         *       "pinned": false,
+                         *       "rate_at": "2026-11-20T09:30:00.000Z"
+                         *     }
+                         */
+                        "application/json": components["schemas"]["FxRate"];
+                    };
+                };
+                /** @description Error codes: `invalid_parameter`, `unknown_parameter`, `expired_cursor` */
+                400: {
+                    headers: {
+                        /** @description Request id (`req_…`), also in every error body. */
+                        "Svc-Request-Id"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error codes: `missing_credentials`, `invalid_access_token` */
+                401: {
+                    headers: {
+                        /** @description Request id (`req_…`), also in every error body. */
+                        "Svc-Request-Id"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error codes: `ip_not_allowed`, `environment_mismatch`, `insufficient_scope` */
+                403: {
+                    headers: {
+                        /** @description Request id (`req_…`), also in every error body. */
+                        "Svc-Request-Id"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error codes: `request_timeout` */
+                408: {
+                    headers: {
+                        /** @description Request id (`req_…`), also in every error body. */
+                        "Svc-Request-Id"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error codes: `rate_limited` */
+                429: {
+                    headers: {
+                        /** @description Seconds to wait before retrying. */
+                        "Retry-After"?: number;
+                        /** @description Request id (`req_…`), also in every error body. */
+                        "Svc-Request-Id"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error codes: `request_header_too_large` */
+                431: {
+                    headers: {
+                        /** @description Request id (`req_…`), also in every error body. */
+                        "Svc-Request-Id"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error codes: `internal_error` */
+                500: {
+                    headers: {
+                        /** @description Request id (`req_…`), also in every error body. */
+                        "Svc-Request-Id"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/network_tokens": {
         parameters: {
             query?: never;
@@ -17946,6 +18307,173 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/simulate/fx_rates/{base}/{quote}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Pin a rate for your sandbox (sandbox only)
+         * @description From now on the simulated processors convert spends in `base` into accounts in `quote` at `rate` for your organization, and `GET /v1/fx_rates` answers it with `pinned: true`; pinning again replaces it. Only this direction is pinned: the rate from `quote` to `base` stays the table's (or its own pin). A currency the service does not know, `quote` equal to `base`, or a rate that is zero, negative or not a decimal string: `400 invalid_parameter` naming it.
+         */
+        put: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description The currency converted from */
+                    base: string;
+                    /** @description The currency converted into */
+                    quote: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    /**
+                     * @example {
+                     *       "rate": "1.0825"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["FxRatePinRequest"];
+                };
+            };
+            responses: {
+                /** @description OK */
+                200: {
+                    headers: {
+                        /** @description Request id (`req_…`), also in every error body. */
+                        "Svc-Request-Id"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "object": "fx_rate",
+                         *       "base": "EUR",
+                         *       "quote": "USD",
+                         *       "rate": "1.08695652174",
+                         *       "source": "sandbox",
+                         *       "pinned": false,
+                         *       "rate_at": "2026-11-20T09:30:00.000Z"
+                         *     }
+                         */
+                        "application/json": components["schemas"]["FxRate"];
+                    };
+                };
+                /** @description Error codes: `invalid_request_body`, `missing_parameter`, `invalid_parameter`, `unknown_parameter` */
+                400: {
+                    headers: {
+                        /** @description Request id (`req_…`), also in every error body. */
+                        "Svc-Request-Id"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error codes: `missing_credentials`, `invalid_access_token` */
+                401: {
+                    headers: {
+                        /** @description Request id (`req_…`), also in every error body. */
+                        "Svc-Request-Id"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error codes: `ip_not_allowed`, `environment_mismatch`, `insufficient_scope` */
+                403: {
+                    headers: {
+                        /** @description Request id (`req_…`), also in every error body. */
+                        "Svc-Request-Id"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error codes: `not_found` */
+                404: {
+                    headers: {
+                        /** @description Request id (`req_…`), also in every error body. */
+                        "Svc-Request-Id"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error codes: `request_timeout` */
+                408: {
+                    headers: {
+                        /** @description Request id (`req_…`), also in every error body. */
+                        "Svc-Request-Id"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error codes: `request_too_large` */
+                413: {
+                    headers: {
+                        /** @description Request id (`req_…`), also in every error body. */
+                        "Svc-Request-Id"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error codes: `rate_limited` */
+                429: {
+                    headers: {
+                        /** @description Seconds to wait before retrying. */
+                        "Retry-After"?: number;
+                        /** @description Request id (`req_…`), also in every error body. */
+                        "Svc-Request-Id"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error codes: `request_header_too_large` */
+                431: {
+                    headers: {
+                        /** @description Request id (`req_…`), also in every error body. */
+                        "Svc-Request-Id"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error codes: `internal_error` */
+                500: {
+                    headers: {
+                        /** @description Request id (`req_…`), also in every error body. */
+                        "Svc-Request-Id"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/simulate/network_tokens": {
         parameters: {
             query?: never;
@@ -22048,6 +22576,34 @@ export interface components {
             /** @description Only to this endpoint (enabled, of your environment); omitted: every enabled endpoint whose `enabled_events` takes the type */
             webhook_endpoint_id?: string;
         };
+        /** FxRate */
+        FxRate: {
+            /** @description The currency converted from (a merchant's), ISO 4217 */
+            base: string;
+            /** @enum {string} */
+            object: "fx_rate";
+            /** @description True when your organization pinned this rate (PUT /v1/simulate/fx_rates/{base}/{quote}) */
+            pinned: boolean;
+            /** @description The currency converted into (an account's), ISO 4217 */
+            quote: string;
+            /** @description Units of `quote` one unit of `base` buys (major units), as a decimal string: at most 12 significant digits and 18 decimals, never a binary float. An authorization in `base` on an account in `quote` converts at it: amount = merchant_amount × rate × (1 + markup_bps / 10 000), rounded half away from zero in the account currency's minor units. */
+            rate: string;
+            /**
+             * Format: date-time
+             * @description When the rate was set: when it was pinned, else the time of the request (the built-in table does not move)
+             */
+            rate_at: string;
+            /**
+             * @description The sandbox rate table (or a rate your organization pinned in it)
+             * @enum {string}
+             */
+            source: "sandbox";
+        };
+        /** FxRatePinRequest */
+        FxRatePinRequest: {
+            /** @description Units of `quote` per unit of `base`, a positive decimal string such as "1.0825": digits and at most one decimal point, at most 12 significant digits and 18 decimals */
+            rate: string;
+        };
         /** IdentityDocumentInput */
         IdentityDocumentInput: {
             /** @description Document number; held encrypted, never returned. */
@@ -22574,7 +23130,11 @@ export interface components {
          *       "one_card_per_cardholder": false,
          *       "identity_evidence_required": false,
          *       "address_change_requires_kyc": false,
-         *       "created_at": "2026-10-15T09:00:00.000Z"
+         *       "foreign_spend": "allowed",
+         *       "fx_markup_bps": 200,
+         *       "fx_fee": "included",
+         *       "created_at": "2026-10-15T09:00:00.000Z",
+         *       "updated_at": "2026-10-15T09:00:00.000Z"
          *     }
          */
         Program: {
@@ -22589,7 +23149,19 @@ export interface components {
             currencies: string[];
             /** @enum {string} */
             environment: "sandbox" | "production";
+            /**
+             * @description Whether its cards may spend in another currency than their account's: `allowed` (default; the amount is converted into the account currency) or `blocked` (such an authorization declines `currency_mismatch`)
+             * @enum {string}
+             */
+            foreign_spend: "allowed" | "blocked";
             form_factors: string[];
+            /**
+             * @description Where the markup goes: `included` (default) in the converted amount, or `separate` as its own ledger entry (`fx_fee`)
+             * @enum {string}
+             */
+            fx_fee: "included" | "separate";
+            /** @description The markup on a converted amount, in basis points, 0–1000 (default 0): amount = merchant_amount × rate × (1 + fx_markup_bps / 10 000) */
+            fx_markup_bps: number;
             /** @description prog_ id */
             id: string;
             identity_evidence_required: boolean;
@@ -22600,6 +23172,11 @@ export interface components {
             one_card_per_cardholder: boolean;
             /** @description Adapter name of the card processor (sim_full, sim_basic) */
             processor: string;
+            /**
+             * Format: date-time
+             * @description When the operator last changed it (its creation time until then)
+             */
+            updated_at: string;
         };
         /** ProgramList */
         ProgramList: {

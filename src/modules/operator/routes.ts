@@ -5,7 +5,9 @@ import type { AppDeps } from '../../app-deps.js'
 import {
   createClient, createOrganization, getClient, getOrganization, listClients, listOrganizations, presentClient, putNetworkPolicy, revokeClient, updateClient, SCOPES,
 } from '../oauth/index.js'
-import { createProgram, listOrganizationPrograms, presentProgram } from '../programs/index.js'
+import {
+  createProgram, ForeignSpend, FxFee, FxMarkupBps, getProgram, listOrganizationPrograms, presentProgram, updateProgram,
+} from '../programs/index.js'
 import { inviteUser } from '../users/index.js'
 import { clientAddress } from '../../http/ip.js'
 import { PageQuery } from '../../http/pagination.js'
@@ -74,6 +76,9 @@ export function registerOperator(base: FastifyInstance, deps: AppDeps): void {
         bin: Type.Optional(Type.String({ pattern: '^[0-9]{6,8}$' })),
         kyc_initial_status: Type.Optional(Type.Union([Type.Literal('not_started'), Type.Literal('pending')])),
         pin_key_configured: Type.Optional(Type.Boolean()),
+        foreign_spend: Type.Optional(ForeignSpend),
+        fx_markup_bps: Type.Optional(FxMarkupBps),
+        fx_fee: Type.Optional(FxFee),
       }, strict),
     },
     config: { created: true, errors: ['organization_not_found'] },
@@ -81,6 +86,27 @@ export function registerOperator(base: FastifyInstance, deps: AppDeps): void {
     await getOrganization(unitOf(req, deps), req.body.organization_id)
     return reply.code(201).send(presentProgram(await createProgram(unitOf(req, deps), req.body)))
   })
+
+  app.get('/operator/v1/programs/:id', {
+    schema: { tags, summary: 'Retrieve a program', params: Type.Object({ id: Type.String() }) },
+    config: { errors: ['program_not_found'] },
+  }, async (req) => presentProgram(await getProgram(deps, req.params.id)))
+
+  app.patch('/operator/v1/programs/:id', {
+    schema: {
+      tags, summary: 'Change a program\'s name or foreign-exchange settings',
+      description: 'Fields left out stay as they are. Applies to the authorizations that come after; what the processor gives the '
+        + 'program (capabilities, form factors, card traits) and its currencies do not change.',
+      params: Type.Object({ id: Type.String() }),
+      body: Type.Object({
+        name: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
+        foreign_spend: Type.Optional(ForeignSpend),
+        fx_markup_bps: Type.Optional(FxMarkupBps),
+        fx_fee: Type.Optional(FxFee),
+      }, strict),
+    },
+    config: { errors: ['program_not_found'] },
+  }, async (req) => presentProgram(await updateProgram(deps, req.params.id, req.body)))
 
   app.get('/operator/v1/programs', {
     schema: { tags, summary: 'List programs of an organization, oldest first', querystring: Type.Object({ organization_id: Type.String(), ...PageQuery }, strict) },

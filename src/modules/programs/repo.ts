@@ -1,4 +1,4 @@
-import type { Selectable } from 'kysely'
+import type { Selectable, Updateable } from 'kysely'
 import type { Db, ProgramsTable } from '../../db/types.js'
 import { applyBounds, type PageBounds } from '../../http/pagination.js'
 
@@ -40,4 +40,9 @@ export async function countPrograms(db: Db, organizationId: string, environment:
 
 export async function insertProgram(db: Db, row: Parameters<ReturnType<Db['insertInto']>['values']>[0] & object): Promise<ProgramRow> {
   return db.insertInto('programs').values(row as never).returningAll().executeTakeFirstOrThrow()
+}
+
+/** Changes the given columns of a program; undefined when there is no such program. */
+export async function updateProgram(db: Db, id: string, changes: Updateable<ProgramsTable>): Promise<ProgramRow | undefined> {
+  return db.updateTable('programs').set(changes).where('id', '=', id).returningAll().executeTakeFirst()
 }

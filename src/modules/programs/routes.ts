@@ -3,6 +3,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import { Type } from 'typebox'
 import type { AppDeps } from '../../app-deps.js'
 import { ListEnvelope, PageQuery } from '../../http/pagination.js'
+import { registerFxRateRoutes } from '../../processors/fx-routes.js'
 import { Program } from './schemas.js'
 import { listPrograms } from './service.js'
 
@@ -17,4 +18,7 @@ export function registerPrograms(base: FastifyInstance, deps: AppDeps): void {
       response: { 200: ListEnvelope(Program, 'Program') },
     },
   }, async (req) => listPrograms(deps, req.ctx, req.query))
+
+  // The rates programs' cards convert foreign spends at (the sandbox rate table, and pinning one in the sandbox).
+  registerFxRateRoutes(base, deps)
 }

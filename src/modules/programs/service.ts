@@ -6,6 +6,8 @@ import type { RequestCtx, Scope } from '../../http/context.js'
 import { ApiError } from '../../http/errors.js'
 import { iso } from '../../http/ownership.js'
 import { OPERATOR_CTX, paginate, type ListResult, type PageParams } from '../../http/pagination.js'
+import { knownCurrency } from '../../lib/currencies.js'
+import { FX_MAX_MARKUP_BPS } from '../../lib/fx.js'
 import { newId } from '../../lib/ids.js'
 import { json } from '../../db/types.js'
 import * as repo from './repo.js'
@@ -30,7 +32,11 @@ export function presentProgram(row: repo.ProgramRow): ProgramView {
     one_card_per_cardholder: row.one_card_per_cardholder,
     identity_evidence_required: row.identity_evidence_required,
     address_change_requires_kyc: row.address_change_requires_kyc,
+    foreign_spend: row.foreign_spend,
+    fx_markup_bps: row.fx_markup_bps,
+    fx_fee: row.fx_fee,
     created_at: iso(row.created_at)!,
+    updated_at: iso(row.updated_at)!,
   }
 }
 
@@ -94,7 +100,14 @@ export async function countCallerPrograms(db: Db, scope: Scope): Promise<number>
   return repo.countPrograms(db, scope.organizationId, scope.environment)
 }
 
-export interface ProgramCreateInput {
+/** A program's foreign-exchange settings, as the operator sets them (each optional; defaults: allowed, 0, included). */
+export interface ProgramFxSettings {
+  foreign_spend?: 'allowed' | 'blocked'
+  fx_markup_bps?: number
+  fx_fee?: 'included' | 'separate'
+}
+
+export interface ProgramCreateInput extends ProgramFxSettings {
   organization_id: string
   environment: string
   name: string
@@ -106,6 +119,41 @@ export interface ProgramCreateInput {
   bin?: string
   kyc_initial_status?: string
   pin_key_configured?: boolean
+}
+
+/** What the operator may change on a program: its name and its foreign-exchange settings. */
+export interface ProgramUpdateInput extends ProgramFxSettings {
+  name?: string
+}
+
+const FOREIGN_SPEND = ['allowed', 'blocked']
+const FX_FEE = ['included', 'separate']
+
+/**
+ * The settings' rules, for callers the HTTP schemas do not guard (the console): a markup is an integer 0–1000, the
+ * two choices one of theirs. `400 invalid_parameter` naming the setting.
+ */
+function checkFxSettings(input: ProgramFxSettings): void {
+  if (input.foreign_spend !== undefined && !FOREIGN_SPEND.includes(input.foreign_spend)) {
+    throw new ApiError('invalid_parameter', { param: 'foreign_spend', message: 'foreign_spend must be one of: allowed, blocked.' })
+  }
+  const bps = input.fx_markup_bps
+  if (bps !== undefined && (!Number.isInteger(bps) || bps < 0 || bps > FX_MAX_MARKUP_BPS)) {
+    throw new ApiError('invalid_parameter', { param: 'fx_markup_bps', message: `fx_markup_bps must be an integer from 0 to ${FX_MAX_MARKUP_BPS} (basis points).` })
+  }
+  if (input.fx_fee !== undefined && !FX_FEE.includes(input.fx_fee)) {
+    throw new ApiError('invalid_parameter', { param: 'fx_fee', message: 'fx_fee must be one of: included, separate.' })
+  }
+}
+
+/** The currencies upper-cased and without repeats; one the service does not know is `invalid_parameter` naming it. */
+function knownCurrencies(currencies: readonly string[]): string[] {
+  currencies.forEach((code, i) => {
+    if (!knownCurrency(code.toUpperCase())) {
+      throw new ApiError('invalid_parameter', { param: `currencies[${i}]`, message: `${code} is not an ISO 4217 currency the service knows.` })
+    }
+  })
+  return [...new Set(currencies.map((c) => c.toUpperCase()))]
 }
 
 /**
@@ -120,6 +168,8 @@ export async function createProgram(deps: AppDeps, input: ProgramCreateInput, in
   if (unsupported.length > 0) {
     throw new ApiError('invalid_parameter', { param: 'form_factors', message: `${input.processor} issues only: ${profile.formFactors.join(', ')}.` })
   }
+  const currencies = knownCurrencies(input.currencies)
+  checkFxSettings(input)
   return withTx(deps.db, async (trx) => {
     const row = await repo.insertProgram(trx, {
       id: newId('prog'),
@@ -127,7 +177,7 @@ export async function createProgram(deps: AppDeps, input: ProgramCreateInput, in
       environment: input.environment,
       name: input.name,
       processor: profile.name,
-      currencies: json([...new Set(input.currencies.map((c) => c.toUpperCase()))]),
+      currencies: json(currencies),
       form_factors: json(formFactors),
       card_types: json(input.card_types ?? profile.cardTypes),
       card_brand: input.card_brand ?? profile.cardBrand,
@@ -138,7 +188,40 @@ export async function createProgram(deps: AppDeps, input: ProgramCreateInput, in
       address_change_requires_kyc: profile.addressChangeRequiresKyc,
       bin: input.bin ?? profile.bin,
       pin_key_configured: input.pin_key_configured ?? true,
+      foreign_spend: input.foreign_spend ?? 'allowed',
+      fx_markup_bps: input.fx_markup_bps ?? 0,
+      fx_fee: input.fx_fee ?? 'included',
     })
+    await inSameTx?.(trx, row)
+    return row
+  })
+}
+
+/** A program by id for the operator; `program_not_found` when there is none. */
+export async function getProgram(deps: AppDeps, id: string): Promise<repo.ProgramRow> {
+  const row = await repo.findProgram(deps.db, id)
+  if (!row) throw new ApiError('program_not_found')
+  return row
+}
+
+/**
+ * Operator only: changes a program's name or foreign-exchange settings (fields left out stay as they are). What its
+ * processor gives it (capabilities, form factors, traits) and its currencies do not change here. `inSameTx`: the
+ * caller's work in the change's transaction (the console's audit row).
+ */
+export async function updateProgram(deps: AppDeps, id: string, input: ProgramUpdateInput, inSameTx?: InSameTx<repo.ProgramRow>): Promise<repo.ProgramRow> {
+  checkFxSettings(input)
+  if (input.name !== undefined && (input.name.trim() === '' || input.name.length > 200)) {
+    throw new ApiError('invalid_parameter', { param: 'name', message: 'name must be 1 to 200 characters.' })
+  }
+  const changes = Object.fromEntries(Object.entries({
+    name: input.name, foreign_spend: input.foreign_spend, fx_markup_bps: input.fx_markup_bps, fx_fee: input.fx_fee,
+  }).filter(([, value]) => value !== undefined))
+  return withTx(deps.db, async (trx) => {
+    const row = Object.keys(changes).length === 0
+      ? await repo.findProgram(trx, id)
+      : await repo.updateProgram(trx, id, { ...changes, updated_at: deps.clock.now() })
+    if (!row) throw new ApiError('program_not_found')
     await inSameTx?.(trx, row)
     return row
   })
