@@ -58,7 +58,7 @@ function list(value: string | undefined): string[] | undefined {
  * A program's foreign-exchange flags as the operator API's fields (absent flags are left out). A markup written in
  * digits is sent as a number; anything else is sent as typed, for the API to refuse with its reason.
  */
-function programFxFlags(opts: Record<string, string>): Record<string, unknown> {
+function programFxFlags(opts: Flags): Record<string, unknown> {
   const markup = opts['fx-markup-bps']
   return {
     foreign_spend: opts['foreign-spend'],

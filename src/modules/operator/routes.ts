@@ -106,7 +106,7 @@ export function registerOperator(base: FastifyInstance, deps: AppDeps): void {
       }, strict),
     },
     config: { errors: ['program_not_found'] },
-  }, async (req) => presentProgram(await updateProgram(deps, req.params.id, req.body)))
+  }, async (req) => presentProgram(await updateProgram(unitOf(req, deps), req.params.id, req.body)))
 
   app.get('/operator/v1/programs', {
     schema: { tags, summary: 'List programs of an organization, oldest first', querystring: Type.Object({ organization_id: Type.String(), ...PageQuery }, strict) },
