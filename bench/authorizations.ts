@@ -9,7 +9,15 @@ import { cpus, loadavg } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { parseArgs } from 'node:util'
-import { accessToken, cannon, createTenant, startServer, table, type BenchServer, type Figures } from './platform-harness.js'
+import {
+  accessToken,
+  cannon,
+  createTenant,
+  startServer,
+  table,
+  type BenchServer,
+  type Figures,
+} from './platform-harness.js'
 import { engineRun, pureDecideRun, type EngineFigures } from './authorizations-engine-harness.js'
 import { paced } from './platform-paced-harness.js'
 
@@ -38,40 +46,84 @@ const connections = Number(values.connections)
 const cardCount = Number(values.cards)
 const warmup = Number(values.warmup)
 const rates = values.rate!.split(',').map(Number)
-if (rates.some((r) => !(r > 0))) throw new Error('--rate takes decisions per second, e.g. 1000 or 1000,1200')
+if (rates.some((r) => !(r > 0)))
+  throw new Error('--rate takes decisions per second, e.g. 1000 or 1000,1200')
 
-async function call(server: BenchServer, token: string, method: string, path: string, body?: unknown): Promise<any> {
+async function call(
+  server: BenchServer,
+  token: string,
+  method: string,
+  path: string,
+  body?: unknown,
+): Promise<any> {
   const res = await fetch(server.baseUrl + path, {
-    method, headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body),
+    method,
+    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+    body: body === undefined ? undefined : JSON.stringify(body),
   })
   const json = await res.json()
-  if (res.status >= 300) throw new Error(`${method} ${path} → ${res.status} ${JSON.stringify(json)}`)
+  if (res.status >= 300)
+    throw new Error(`${method} ${path} → ${res.status} ${JSON.stringify(json)}`)
   return json
 }
 
 /** Runs `task(i)` for i < count, `width` at a time. */
-async function inParallel(count: number, width: number, task: (i: number) => Promise<void>): Promise<void> {
+async function inParallel(
+  count: number,
+  width: number,
+  task: (i: number) => Promise<void>,
+): Promise<void> {
   let next = 0
-  await Promise.all(Array.from({ length: width }, async () => {
-    while (next < count) await task(next++)
-  }))
+  await Promise.all(
+    Array.from({ length: width }, async () => {
+      while (next < count) await task(next++)
+    }),
+  )
 }
 
 /** `count` active virtual cards, each on its own USD account funded far beyond what the run can spend. */
-async function issueCards(server: BenchServer, token: string, programId: string, count: number): Promise<string[]> {
+async function issueCards(
+  server: BenchServer,
+  token: string,
+  programId: string,
+  count: number,
+): Promise<string[]> {
   const holder = await call(server, token, 'POST', '/v1/cardholders', {
-    type: 'individual', first_name: 'Bench', last_name: 'Holder', email: `bench.${randomBytes(4).toString('hex')}@example.com`,
+    type: 'individual',
+    first_name: 'Bench',
+    last_name: 'Holder',
+    email: `bench.${randomBytes(4).toString('hex')}@example.com`,
     address: { line1: '1 Main St', city: 'Springfield', postal_code: '12345', country: 'USA' },
     identity_document: { type: 'passport', number: 'P1234567' },
   })
-  await call(server, token, 'POST', `/v1/cardholders/${holder.id}/kyc`, { status: 'approved', provider: 'bench', verified_at: new Date(Date.now() - 60_000).toISOString() })
+  await call(server, token, 'POST', `/v1/cardholders/${holder.id}/kyc`, {
+    status: 'approved',
+    provider: 'bench',
+    verified_at: new Date(Date.now() - 60_000).toISOString(),
+  })
   const cards: string[] = []
   await inParallel(count, 16, async () => {
-    const account = await call(server, token, 'POST', '/v1/accounts', { program_id: programId, cardholder_id: holder.id, currency: 'USD' })
-    await call(server, token, 'POST', `/v1/accounts/${account.id}/credit`, { amount: 1_000_000_000_000 })
+    const account = await call(server, token, 'POST', '/v1/accounts', {
+      program_id: programId,
+      cardholder_id: holder.id,
+      currency: 'USD',
+    })
+    await call(server, token, 'POST', `/v1/accounts/${account.id}/credit`, {
+      amount: 1_000_000_000_000,
+    })
     const card = await call(server, token, 'POST', '/v1/cards', {
-      cardholder_id: holder.id, account_id: account.id, form_factor: 'virtual', card_type: 'prepaid', embossed_name: 'BENCH HOLDER',
-      delivery_address: { name: 'Bench Holder', line1: '1 Main St', city: 'Springfield', postal_code: '12345', country: 'USA' },
+      cardholder_id: holder.id,
+      account_id: account.id,
+      form_factor: 'virtual',
+      card_type: 'prepaid',
+      embossed_name: 'BENCH HOLDER',
+      delivery_address: {
+        name: 'Bench Holder',
+        line1: '1 Main St',
+        city: 'Springfield',
+        postal_code: '12345',
+        country: 'USA',
+      },
     })
     await call(server, token, 'POST', `/v1/simulate/cards/${card.id}/issue`)
     cards.push(card.id)
@@ -88,8 +140,10 @@ const MERCHANTS = [
 /** An authorization of a random card, amount and merchant. */
 function authorizationBody(cards: string[]): string {
   return JSON.stringify({
-    card_id: cards[Math.floor(Math.random() * cards.length)], amount: 1 + Math.floor(Math.random() * 10_000),
-    currency: 'USD', merchant: MERCHANTS[Math.floor(Math.random() * MERCHANTS.length)],
+    card_id: cards[Math.floor(Math.random() * cards.length)],
+    amount: 1 + Math.floor(Math.random() * 10_000),
+    currency: 'USD',
+    merchant: MERCHANTS[Math.floor(Math.random() * MERCHANTS.length)],
   })
 }
 
@@ -97,25 +151,38 @@ function authorizations(server: BenchServer, token: string, cards: string[]) {
   return {
     url: server.baseUrl,
     connections,
-    requests: [{
-      method: 'POST',
-      path: '/v1/simulate/authorizations',
-      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
-      setupRequest: (req: Record<string, unknown>) => ({ ...req, body: authorizationBody(cards) }),
-    }],
+    requests: [
+      {
+        method: 'POST',
+        path: '/v1/simulate/authorizations',
+        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+        setupRequest: (req: Record<string, unknown>) => ({
+          ...req,
+          body: authorizationBody(cards),
+        }),
+      },
+    ],
   }
 }
 
 /** The same requests offered at a steady `rate` per second over at most `connections` connections. */
 function steadyAuthorizations(server: BenchServer, token: string, cards: string[], rate: number) {
   return {
-    url: `${server.baseUrl}/v1/simulate/authorizations`, method: 'POST', rate, connections, duration,
-    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: () => authorizationBody(cards),
+    url: `${server.baseUrl}/v1/simulate/authorizations`,
+    method: 'POST',
+    rate,
+    connections,
+    duration,
+    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+    body: () => authorizationBody(cards),
   }
 }
 
 const loadBefore = loadavg()[0]
-const server = await startServer({ HTTP_PROCESSES: values.processes!, DATABASE_CONNECTIONS: values['db-connections']! })
+const server = await startServer({
+  HTTP_PROCESSES: values.processes!,
+  DATABASE_CONNECTIONS: values['db-connections']!,
+})
 const rows: Figures[] = []
 /** WAL bytes written per decision in each steady run: what every commit waits to flush. */
 const walPerDecision: number[] = []
@@ -125,15 +192,27 @@ try {
   const token = await accessToken(client)
   const started = Date.now()
   const cards = await issueCards(server, token, client.programIds[0], cardCount)
-  process.stdout.write(`${cards.length} funded cards issued in ${((Date.now() - started) / 1000).toFixed(1)} s\n`)
+  process.stdout.write(
+    `${cards.length} funded cards issued in ${((Date.now() - started) / 1000).toFixed(1)} s\n`,
+  )
   await cannon('warmup', { ...authorizations(server, token, cards), duration: warmup })
   await server.settle()
-  rows.push(await cannon(`POST /v1/simulate/authorizations, ${cards.length} cards, ${connections} conn, max rate`, { ...authorizations(server, token, cards), duration }, server))
+  rows.push(
+    await cannon(
+      `POST /v1/simulate/authorizations, ${cards.length} cards, ${connections} conn, max rate`,
+      { ...authorizations(server, token, cards), duration },
+      server,
+    ),
+  )
   for (const rate of rates) {
     await server.settle()
     const walBefore = await server.walBytes()
-    const row = await paced(`POST /v1/simulate/authorizations, ≤ ${connections} conn, ${rate}/s steady`, steadyAuthorizations(server, token, cards, rate), server)
-    walPerDecision.push(Math.round((await server.walBytes() - walBefore) / row.requests))
+    const row = await paced(
+      `POST /v1/simulate/authorizations, ≤ ${connections} conn, ${rate}/s steady`,
+      steadyAuthorizations(server, token, cards, rate),
+      server,
+    )
+    walPerDecision.push(Math.round(((await server.walBytes()) - walBefore) / row.requests))
     rows.push(row)
   }
   const page = await call(server, token, 'GET', '/v1/authorizations?limit=100')
@@ -144,8 +223,11 @@ try {
 }
 
 const withEngine = values.only !== 'http'
-if (withEngine) process.stdout.write('decision engine without HTTP (in-process, its own PostgreSQL database)…\n')
-const engine: EngineFigures | null = withEngine ? await engineRun({ cards: cardCount, concurrency: connections, seconds: duration }) : null
+if (withEngine)
+  process.stdout.write('decision engine without HTTP (in-process, its own PostgreSQL database)…\n')
+const engine: EngineFigures | null = withEngine
+  ? await engineRun({ cards: cardCount, concurrency: connections, seconds: duration })
+  : null
 const pure = withEngine ? pureDecideRun(2_000_000) : null
 
 const [saturated, ...steady] = rows
@@ -153,20 +235,22 @@ const atTarget = steady[rates.includes(TARGET.rps) ? rates.indexOf(TARGET.rps) :
 const meets = saturated.rps >= TARGET.rps && atTarget.p99 < TARGET.p99
 const report = [
   `svc authorization benchmark — ${new Date().toISOString()}`,
-  `node ${process.version}, ${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}, PostgreSQL, ${values.processes} HTTP processes sharing ${values['db-connections']} database connections, ${duration} s per run, load average ${loadBefore.toFixed(1)} before the run`
-    + (process.env.BENCH_PRIORITY ? `, BENCH_PRIORITY=${process.env.BENCH_PRIORITY}` : ''),
+  `node ${process.version}, ${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}, PostgreSQL, ${values.processes} HTTP processes sharing ${values['db-connections']} database connections, ${duration} s per run, load average ${loadBefore.toFixed(1)} before the run` +
+    (process.env.BENCH_PRIORITY ? `, BENCH_PRIORITY=${process.env.BENCH_PRIORITY}` : ''),
   '',
   table(rows),
   sample,
   `WAL written per decision in the steady runs: ${walPerDecision.map((b) => `${b} bytes`).join(', ')} (the whole cluster's WAL over the run, divided by requests)`,
   '',
-  ...(engine && pure ? [
-    '| decision without HTTP | decisions | decisions/s | p50 ms | p90 ms | p99 ms | max ms | CPU ms/decision: node | PostgreSQL |',
-    '|---|---:|---:|---:|---:|---:|---:|---:|---:|',
-    `| authorize() in-process, ${engine.cards} cards, ${engine.concurrency} concurrent | ${engine.decisions} | ${engine.rate} | ${engine.p50} | ${engine.p90} | ${engine.p99} | ${engine.max} | ${engine.nodeCpuMs} | ${engine.pgCpuMs ?? '–'} |`,
-    `| decide() alone (pure rules, no I/O) | ${pure.decisions} | ${pure.rate} | | | | | ${pure.nsPerDecision} ns | – |`,
-    '',
-  ] : []),
+  ...(engine && pure
+    ? [
+        '| decision without HTTP | decisions | decisions/s | p50 ms | p90 ms | p99 ms | max ms | CPU ms/decision: node | PostgreSQL |',
+        '|---|---:|---:|---:|---:|---:|---:|---:|---:|',
+        `| authorize() in-process, ${engine.cards} cards, ${engine.concurrency} concurrent | ${engine.decisions} | ${engine.rate} | ${engine.p50} | ${engine.p90} | ${engine.p99} | ${engine.max} | ${engine.nodeCpuMs} | ${engine.pgCpuMs ?? '–'} |`,
+        `| decide() alone (pure rules, no I/O) | ${pure.decisions} | ${pure.rate} | | | | | ${pure.nsPerDecision} ns | – |`,
+        '',
+      ]
+    : []),
   `throughput: ${saturated.rps} decisions/s at ${connections} connections (target ≥ ${TARGET.rps}): ${saturated.rps >= TARGET.rps ? 'met' : 'NOT met'}`,
   `latency at a steady ${rates.includes(TARGET.rps) ? TARGET.rps : rates[rates.length - 1]} decisions/s over ≤ ${connections} connections: p99 ${atTarget.p99} ms (target < ${TARGET.p99} ms): ${atTarget.p99 < TARGET.p99 ? 'met' : 'NOT met'}`,
   `${meets ? 'meets' : 'BELOW'} the target (≥ ${TARGET.rps} decisions/s through HTTP with p99 < ${TARGET.p99} ms).`,
@@ -175,7 +259,25 @@ process.stdout.write(`${report}\n`)
 
 const results = join(fileURLToPath(new URL('.', import.meta.url)), 'results')
 mkdirSync(results, { recursive: true })
-writeFileSync(join(results, `authorizations-${Date.now()}.json`), JSON.stringify({ duration, connections, cards: cardCount, priority: process.env.BENCH_PRIORITY ?? null, loadavg: loadavg(), rows, walPerDecision, engine, pure, sample }, null, 2))
+writeFileSync(
+  join(results, `authorizations-${Date.now()}.json`),
+  JSON.stringify(
+    {
+      duration,
+      connections,
+      cards: cardCount,
+      priority: process.env.BENCH_PRIORITY ?? null,
+      loadavg: loadavg(),
+      rows,
+      walPerDecision,
+      engine,
+      pure,
+      sample,
+    },
+    null,
+    2,
+  ),
+)
 if (rows.some((r) => r.failures > 0)) {
   process.stderr.write('some authorization requests failed\n')
   process.exitCode = 1

@@ -23,12 +23,17 @@ export class Browser {
   }
 
   private cookieHeader(): Record<string, string> {
-    return this.cookies.size ? { cookie: [...this.cookies].map(([k, v]) => `${k}=${v}`).join('; ') } : {}
+    return this.cookies.size
+      ? { cookie: [...this.cookies].map(([k, v]) => `${k}=${v}`).join('; ') }
+      : {}
   }
 
   async get(path: string): Promise<{ status: number; body: string; ms: number }> {
     const started = performance.now()
-    const res = await fetch(this.baseUrl + path, { headers: this.cookieHeader(), redirect: 'manual' })
+    const res = await fetch(this.baseUrl + path, {
+      headers: this.cookieHeader(),
+      redirect: 'manual',
+    })
     const body = await res.text()
     const ms = performance.now() - started
     this.keep(res)
@@ -38,9 +43,11 @@ export class Browser {
   async submit(path: string, fields: Record<string, string>): Promise<Response> {
     const page = await this.get(path)
     const csrf = /name="_csrf" value="([^"]*)"/.exec(page.body)?.[1]
-    if (page.status !== 200 || !csrf) throw new Error(`${path}: ${page.status} ${page.body.slice(0, 300)}`)
+    if (page.status !== 200 || !csrf)
+      throw new Error(`${path}: ${page.status} ${page.body.slice(0, 300)}`)
     const res = await fetch(this.baseUrl + path.split('?')[0], {
-      method: 'POST', redirect: 'manual',
+      method: 'POST',
+      redirect: 'manual',
       headers: { ...this.cookieHeader(), 'content-type': 'application/x-www-form-urlencoded' },
       body: new URLSearchParams({ _csrf: csrf, ...fields }).toString(),
     })
@@ -51,11 +58,21 @@ export class Browser {
 }
 
 /** A console owner of the organization, invited by the operator, password set through the link: signed in. */
-export async function signInOwner(server: BenchServer, organizationId: string): Promise<{ browser: Browser; email: string }> {
+export async function signInOwner(
+  server: BenchServer,
+  organizationId: string,
+): Promise<{ browser: Browser; email: string }> {
   const email = `owner.${randomBytes(3).toString('hex')}@example.test`
-  const invitation = await server.operator('POST', '/operator/v1/users/invitations', { email, role: 'owner', organization_id: organizationId })
+  const invitation = await server.operator('POST', '/operator/v1/users/invitations', {
+    email,
+    role: 'owner',
+    organization_id: organizationId,
+  })
   const browser = new Browser(server.baseUrl)
-  const accepted = await browser.submit(new URL(invitation.url).pathname, { password: OWNER_PASSWORD, password_confirmation: OWNER_PASSWORD })
+  const accepted = await browser.submit(new URL(invitation.url).pathname, {
+    password: OWNER_PASSWORD,
+    password_confirmation: OWNER_PASSWORD,
+  })
   if (accepted.status !== 303) throw new Error(`invitation not accepted: ${accepted.status}`)
   return { browser, email }
 }

@@ -37,15 +37,26 @@ const BASE_SETS = 6
 const ALPHABET = '0123456789ABCDEFGHJKMNPQRSTVWXYZ'
 
 /** The same `query(text, values) → { rows }` on pg.Client and PGlite. */
-interface Sql { query<T = any>(text: string, values?: unknown[]): Promise<{ rows: T[] }> }
+interface Sql {
+  query<T = any>(text: string, values?: unknown[]): Promise<{ rows: T[] }>
+}
 
 // ---------------------------------------------------------------------------------------------------------------
 // HTTP: the API (bearer token) and the console (cookies, forms)
 
-async function api(server: BenchServer, token: string, method: string, path: string, body?: unknown): Promise<any> {
+async function api(
+  server: BenchServer,
+  token: string,
+  method: string,
+  path: string,
+  body?: unknown,
+): Promise<any> {
   const res = await fetch(server.baseUrl + path, {
     method,
-    headers: { authorization: `Bearer ${token}`, ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
+    headers: {
+      authorization: `Bearer ${token}`,
+      ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
+    },
     body: body !== undefined ? JSON.stringify(body) : undefined,
   })
   const text = await res.text()
@@ -56,44 +67,107 @@ async function api(server: BenchServer, token: string, method: string, path: str
 // ---------------------------------------------------------------------------------------------------------------
 // Seed, step 1: a few objects of each kind through the API
 
-interface Seeded { cardId: string; cardholderId: string; email: string; endpointId: string }
+interface Seeded {
+  cardId: string
+  cardholderId: string
+  email: string
+  endpointId: string
+}
 
-async function seedThroughApi(server: BenchServer, token: string, programId: string): Promise<Seeded> {
-  const call = (method: string, path: string, body?: unknown) => api(server, token, method, path, body)
-  const endpoint = await call('POST', '/v1/webhook_endpoints', { url: 'https://hooks.example.com/svc', enabled_events: ['*'] })
+async function seedThroughApi(
+  server: BenchServer,
+  token: string,
+  programId: string,
+): Promise<Seeded> {
+  const call = (method: string, path: string, body?: unknown) =>
+    api(server, token, method, path, body)
+  const endpoint = await call('POST', '/v1/webhook_endpoints', {
+    url: 'https://hooks.example.com/svc',
+    enabled_events: ['*'],
+  })
   await call('POST', '/v1/simulate/esim/provisioning', { latency_ms: 0 })
   await server.operator('POST', '/operator/v1/esim/inventory', {
     profiles: Array.from({ length: BASE_SETS * 2 }, () => ({
-      iccid: iccidWithCheckDigit(`8944500${Array.from(randomBytes(11), (b) => String(b % 10)).join('')}`),
-      smdp_address: 'smdp.test.example', matching_id: randomBytes(8).toString('hex').toUpperCase(),
+      iccid: iccidWithCheckDigit(
+        `8944500${Array.from(randomBytes(11), (b) => String(b % 10)).join('')}`,
+      ),
+      smdp_address: 'smdp.test.example',
+      matching_id: randomBytes(8).toString('hex').toUpperCase(),
     })),
   })
-  const packages = (await call('GET', '/v1/esim/packages?country=FRA&region=local&status=on_sale')).data as any[]
+  const packages = (await call('GET', '/v1/esim/packages?country=FRA&region=local&status=on_sale'))
+    .data as any[]
   const pkg = packages.find((p) => p.data_mb !== null) ?? packages[0]
   let last: Seeded | undefined
   for (let i = 0; i < BASE_SETS; i++) {
     const email = `bench.${i}.${randomBytes(3).toString('hex')}@example.com`
     const chd = await call('POST', '/v1/cardholders', {
-      type: 'individual', first_name: 'Ada', last_name: `Lovelace ${i}`, email, reference: `bench-ref-${i}`,
-      address: { line1: '1 Main St', city: 'Springfield', postal_code: '12345', country: 'USA' }, identity_document: { type: 'passport', number: `P${i}X` },
+      type: 'individual',
+      first_name: 'Ada',
+      last_name: `Lovelace ${i}`,
+      email,
+      reference: `bench-ref-${i}`,
+      address: { line1: '1 Main St', city: 'Springfield', postal_code: '12345', country: 'USA' },
+      identity_document: { type: 'passport', number: `P${i}X` },
     })
-    await call('POST', `/v1/cardholders/${chd.id}/kyc`, { status: 'approved', provider: 'Bench', verified_at: new Date(Date.now() - 60_000).toISOString() })
-    const acct = await call('POST', '/v1/accounts', { program_id: programId, cardholder_id: chd.id, currency: 'USD' })
+    await call('POST', `/v1/cardholders/${chd.id}/kyc`, {
+      status: 'approved',
+      provider: 'Bench',
+      verified_at: new Date(Date.now() - 60_000).toISOString(),
+    })
+    const acct = await call('POST', '/v1/accounts', {
+      program_id: programId,
+      cardholder_id: chd.id,
+      currency: 'USD',
+    })
     const card = await call('POST', '/v1/cards', {
-      cardholder_id: chd.id, account_id: acct.id, form_factor: 'virtual', card_type: 'debit', embossed_name: 'ADA LOVELACE',
-      delivery_address: { name: 'Ada', line1: '1 Main St', city: 'Springfield', postal_code: '12345', country: 'USA' },
+      cardholder_id: chd.id,
+      account_id: acct.id,
+      form_factor: 'virtual',
+      card_type: 'debit',
+      embossed_name: 'ADA LOVELACE',
+      delivery_address: {
+        name: 'Ada',
+        line1: '1 Main St',
+        city: 'Springfield',
+        postal_code: '12345',
+        country: 'USA',
+      },
     })
     await call('POST', `/v1/simulate/cards/${card.id}/issue`, {})
     await call('POST', `/v1/accounts/${acct.id}/credit`, { amount: 100_000 })
-    const auth = await call('POST', '/v1/simulate/authorizations', { card_id: card.id, amount: 4000, currency: 'USD', merchant: { name: 'Corner Cafe', mcc: '5814', country: 'USA' } })
-    await call('POST', '/v1/simulate/authorizations', { card_id: card.id, amount: 1250, currency: 'USD', merchant: { name: 'Shop', mcc: '5411', country: 'USA' } })
+    const auth = await call('POST', '/v1/simulate/authorizations', {
+      card_id: card.id,
+      amount: 4000,
+      currency: 'USD',
+      merchant: { name: 'Corner Cafe', mcc: '5814', country: 'USA' },
+    })
+    await call('POST', '/v1/simulate/authorizations', {
+      card_id: card.id,
+      amount: 1250,
+      currency: 'USD',
+      merchant: { name: 'Shop', mcc: '5411', country: 'USA' },
+    })
     await call('POST', `/v1/simulate/authorizations/${auth.id}/capture`, {})
     const txn = (await call('GET', `/v1/transactions?authorization_id=${auth.id}`)).data[0]
     await call('POST', `/v1/simulate/transactions/${txn.id}/settle`, {})
     await call('POST', '/v1/disputes', { transaction_id: txn.id, reason: 'not_received' })
-    await call('POST', '/v1/simulate/network_tokens', { card_id: card.id, wallet: i % 2 ? 'google_pay' : 'apple_pay' })
-    await call('POST', '/v1/simulate/authentications', { card_id: card.id, amount: 1250, currency: 'USD', merchant: { name: 'Corner Books' } })
-    await call('POST', '/v1/esim/orders', { package_id: pkg.id, cardholder_id: chd.id, account_id: acct.id, reference: `bench-order-${i}` })
+    await call('POST', '/v1/simulate/network_tokens', {
+      card_id: card.id,
+      wallet: i % 2 ? 'google_pay' : 'apple_pay',
+    })
+    await call('POST', '/v1/simulate/authentications', {
+      card_id: card.id,
+      amount: 1250,
+      currency: 'USD',
+      merchant: { name: 'Corner Books' },
+    })
+    await call('POST', '/v1/esim/orders', {
+      package_id: pkg.id,
+      cardholder_id: chd.id,
+      account_id: acct.id,
+      reference: `bench-order-${i}`,
+    })
     await call('POST', '/v1/reports', { type: 'ledger', from: '2026-01-01', to: '2026-02-01' })
     last = { cardId: card.id, cardholderId: chd.id, email, endpointId: endpoint.id }
   }
@@ -104,7 +178,11 @@ async function seedThroughApi(server: BenchServer, token: string, programId: str
 // Seed, step 2: clone each kind in SQL up to OBJECTS rows
 
 /** What is cloned: the table, which of its rows are the organization's, and how many rows to reach. */
-interface Kind { table: string; scope: string; target: number }
+interface Kind {
+  table: string
+  scope: string
+  target: number
+}
 
 function kinds(objects: number): Kind[] {
   const org = 'organization_id = $1'
@@ -121,27 +199,47 @@ function kinds(objects: number): Kind[] {
     { table: 'esims', scope: org, target: objects },
     { table: 'reports', scope: org, target: objects },
     { table: 'events', scope: org, target: objects },
-    { table: 'webhook_deliveries', scope: 'endpoint_id IN (SELECT id FROM webhook_endpoints WHERE organization_id = $1)', target: objects },
+    {
+      table: 'webhook_deliveries',
+      scope: 'endpoint_id IN (SELECT id FROM webhook_endpoints WHERE organization_id = $1)',
+      target: objects,
+    },
     { table: 'oauth_clients', scope: org, target: Math.min(objects, 1000) },
     { table: 'audit_log', scope: org, target: objects },
     { table: 'users', scope: org, target: Math.min(objects, 200) },
   ]
 }
 
-interface Column { name: string; type: string; maxLength: number | null }
+interface Column {
+  name: string
+  type: string
+  maxLength: number | null
+}
 
 async function columnsOf(sql: Sql, table: string): Promise<Column[]> {
-  const { rows } = await sql.query<{ column_name: string; data_type: string; character_maximum_length: number | null }>(
+  const { rows } = await sql.query<{
+    column_name: string
+    data_type: string
+    character_maximum_length: number | null
+  }>(
     `SELECT column_name, data_type, character_maximum_length FROM information_schema.columns
-      WHERE table_schema = current_schema() AND table_name = $1 ORDER BY ordinal_position`, [table])
-  return rows.map((r) => ({ name: r.column_name, type: r.data_type, maxLength: r.character_maximum_length }))
+      WHERE table_schema = current_schema() AND table_name = $1 ORDER BY ordinal_position`,
+    [table],
+  )
+  return rows.map((r) => ({
+    name: r.column_name,
+    type: r.data_type,
+    maxLength: r.character_maximum_length,
+  }))
 }
 
 /** The columns each unique index of a table reads (the primary key included; expression indexes by the columns they name). */
 async function uniqueIndexes(sql: Sql, table: string, columns: Column[]): Promise<string[][]> {
   const { rows } = await sql.query<{ def: string }>(
     `SELECT pg_get_indexdef(i.indexrelid) AS def FROM pg_index i JOIN pg_class c ON c.oid = i.indrelid AND c.relname = $1
-      WHERE i.indisunique AND c.relnamespace = current_schema()::regnamespace`, [table])
+      WHERE i.indisunique AND c.relnamespace = current_schema()::regnamespace`,
+    [table],
+  )
   return rows.map((r) => {
     const keys = r.def.slice(r.def.indexOf('(')).split(' WHERE ')[0]
     return columns.map((c) => c.name).filter((name) => new RegExp(`\\b${name}\\b`).test(keys))
@@ -156,7 +254,9 @@ async function foreignKeys(sql: Sql, table: string): Promise<Map<string, string>
        JOIN pg_class c ON c.oid = f.conrelid AND c.relname = $1
        JOIN pg_class r ON r.oid = f.confrelid
        JOIN pg_attribute a ON a.attrelid = c.oid AND a.attnum = f.conkey[1]
-      WHERE f.contype = 'f' AND array_length(f.conkey, 1) = 1`, [table])
+      WHERE f.contype = 'f' AND array_length(f.conkey, 1) = 1`,
+    [table],
+  )
   return new Map(rows.map((r) => [r.col, r.ref]))
 }
 
@@ -167,7 +267,16 @@ function randomTail(): string {
 
 const TEXT = new Set(['text', 'character varying', 'character'])
 /** Columns a clone keeps as they are: they place the row (organization, environment) or are one of a few values. */
-const KEEP = new Set(['organization_id', 'environment', 'status', 'type', 'kind', 'currency', 'wallet', 'role'])
+const KEEP = new Set([
+  'organization_id',
+  'environment',
+  'status',
+  'type',
+  'kind',
+  'currency',
+  'wallet',
+  'role',
+])
 
 /**
  * Clones the organization's rows of `kind.table` up to `kind.target`: row i copies source row i mod n, with a new
@@ -176,31 +285,57 @@ const KEEP = new Set(['organization_id', 'environment', 'status', 'type', 'kind'
  * columns: a text column gets a numeric suffix, a column referencing a table cloned before takes that table's
  * i-th clone.
  */
-async function cloneKind(sql: Sql, organizationId: string, kind: Kind, clones: Map<string, string[]>): Promise<number> {
+async function cloneKind(
+  sql: Sql,
+  organizationId: string,
+  kind: Kind,
+  clones: Map<string, string[]>,
+): Promise<number> {
   const { rows: sources } = await sql.query<{ id: string; created_at: Date | string | null }>(
-    `SELECT id, ${(await columnsOf(sql, kind.table)).some((c) => c.name === 'created_at') ? 'created_at' : 'NULL AS created_at'} FROM ${kind.table} WHERE ${kind.scope} ORDER BY id`, [organizationId])
+    `SELECT id, ${(await columnsOf(sql, kind.table)).some((c) => c.name === 'created_at') ? 'created_at' : 'NULL AS created_at'} FROM ${kind.table} WHERE ${kind.scope} ORDER BY id`,
+    [organizationId],
+  )
   if (!sources.length) throw new Error(`no ${kind.table} of the organization to clone`)
   const need = kind.target - sources.length
   if (need <= 0) return sources.length
   const columns = await columnsOf(sql, kind.table)
   const fks = await foreignKeys(sql, kind.table)
-  const uniques = (await uniqueIndexes(sql, kind.table, columns)).filter((cols) => !cols.includes('id'))
+  const uniques = (await uniqueIndexes(sql, kind.table, columns)).filter(
+    (cols) => !cols.includes('id'),
+  )
   const changed = new Map<string, 'suffix' | 'clone'>()
   for (const cols of uniques) {
     if (cols.some((c) => changed.has(c))) continue
-    const text = [...cols].reverse().find((c) => !fks.has(c) && !KEEP.has(c) && TEXT.has(columns.find((x) => x.name === c)?.type ?? ''))
-    if (text) { changed.set(text, 'suffix'); continue }
+    const text = [...cols]
+      .reverse()
+      .find(
+        (c) =>
+          !fks.has(c) && !KEEP.has(c) && TEXT.has(columns.find((x) => x.name === c)?.type ?? ''),
+      )
+    if (text) {
+      changed.set(text, 'suffix')
+      continue
+    }
     const cloned = cols.find((c) => fks.has(c) && clones.has(fks.get(c)!))
-    if (cloned) { changed.set(cloned, 'clone'); continue }
+    if (cloned) {
+      changed.set(cloned, 'clone')
+      continue
+    }
     throw new Error(`${kind.table}: cannot keep unique (${cols.join(', ')}) when cloning`)
   }
   const prefix = sources[0].id.split('_')[0] as IdPrefix
-  const oldest = Math.min(...sources.map((s) => (s.created_at ? new Date(s.created_at).getTime() : Date.now())))
+  const oldest = Math.min(
+    ...sources.map((s) => (s.created_at ? new Date(s.created_at).getTime() : Date.now())),
+  )
   const made: string[] = []
   const BATCH = 2000
   for (let start = 0; start < need; start += BATCH) {
     const n = Math.min(BATCH, need - start)
-    const ids: string[] = []; const srcs: string[] = []; const ats: string[] = []; const ns: number[] = []; const refs: Record<string, string[]> = {}
+    const ids: string[] = []
+    const srcs: string[] = []
+    const ats: string[] = []
+    const ns: number[] = []
+    const refs: Record<string, string[]> = {}
     for (let k = 0; k < n; k++) {
       const i = start + k
       const at = new Date(oldest - (need - i) * 1000)
@@ -223,7 +358,8 @@ async function cloneKind(sql: Sql, organizationId: string, kind: Kind, clones: M
       if (how === 'clone') return `n.ref_${refCols.indexOf(c.name)}`
       if (how === 'suffix') {
         const suffix = `'-' || n.i::text`
-        return c.maxLength ? `CASE WHEN s.${q} IS NULL THEN NULL ELSE left(s.${q}, ${c.maxLength} - length(${suffix})) || ${suffix} END`
+        return c.maxLength
+          ? `CASE WHEN s.${q} IS NULL THEN NULL ELSE left(s.${q}, ${c.maxLength} - length(${suffix})) || ${suffix} END`
           : `CASE WHEN s.${q} IS NULL THEN NULL ELSE s.${q} || ${suffix} END`
       }
       return `s.${q}`
@@ -232,7 +368,9 @@ async function cloneKind(sql: Sql, organizationId: string, kind: Kind, clones: M
     const unnest = `unnest($1::text[], $2::text[], $3::timestamptz[], $4::int[]${refCols.map((_, j) => `, $${5 + j}::text[]`).join('')}) AS n(id, src, at, i${refCols.map((_, j) => `, ref_${j}`).join('')})`
     await sql.query(
       `INSERT INTO ${kind.table} (${columns.map((c) => `"${c.name}"`).join(', ')})
-       SELECT ${select.join(', ')} FROM ${unnest} JOIN ${kind.table} s ON s.id = n.src`, values)
+       SELECT ${select.join(', ')} FROM ${unnest} JOIN ${kind.table} s ON s.id = n.src`,
+      values,
+    )
     made.push(...ids)
   }
   clones.set(kind.table, made)
@@ -255,7 +393,11 @@ async function cloneAll(sql: Sql, organizationId: string): Promise<string[]> {
 // ---------------------------------------------------------------------------------------------------------------
 // Measure
 
-interface PageCase { label: string; path: string; deep?: boolean }
+interface PageCase {
+  label: string
+  path: string
+  deep?: boolean
+}
 
 function pageCases(seeded: Seeded): PageCase[] {
   return [
@@ -263,7 +405,10 @@ function pageCases(seeded: Seeded): PageCase[] {
     { label: 'cardholders ?kyc_status=approved', path: '/console/cardholders?kyc_status=approved' },
     { label: 'cardholders deep', path: '/console/cardholders', deep: true },
     { label: 'accounts', path: '/console/accounts' },
-    { label: 'accounts ?cardholder_id', path: `/console/accounts?cardholder_id=${seeded.cardholderId}` },
+    {
+      label: 'accounts ?cardholder_id',
+      path: `/console/accounts?cardholder_id=${seeded.cardholderId}`,
+    },
     { label: 'accounts deep', path: '/console/accounts', deep: true },
     { label: 'cards', path: '/console/cards' },
     { label: 'cards ?status=active', path: '/console/cards?status=active' },
@@ -293,11 +438,21 @@ function pageCases(seeded: Seeded): PageCase[] {
     { label: 'reports ?type=ledger', path: '/console/reports?type=ledger' },
     { label: 'reports deep', path: '/console/reports', deep: true },
     { label: 'events', path: '/console/developers/events' },
-    { label: 'events ?type=cardholder.created', path: '/console/developers/events?type=cardholder.created' },
+    {
+      label: 'events ?type=cardholder.created',
+      path: '/console/developers/events?type=cardholder.created',
+    },
     { label: 'events deep', path: '/console/developers/events', deep: true },
     { label: 'webhook deliveries', path: `/console/developers/webhooks/${seeded.endpointId}` },
-    { label: 'webhook deliveries ?status=failed', path: `/console/developers/webhooks/${seeded.endpointId}?status=failed` },
-    { label: 'webhook deliveries deep', path: `/console/developers/webhooks/${seeded.endpointId}`, deep: true },
+    {
+      label: 'webhook deliveries ?status=failed',
+      path: `/console/developers/webhooks/${seeded.endpointId}?status=failed`,
+    },
+    {
+      label: 'webhook deliveries deep',
+      path: `/console/developers/webhooks/${seeded.endpointId}`,
+      deep: true,
+    },
     { label: 'API clients', path: '/console/developers/api-clients' },
     { label: 'API clients deep', path: '/console/developers/api-clients', deep: true },
     { label: 'audit log', path: '/console/audit' },
@@ -315,14 +470,25 @@ function nextLink(body: string): string | null {
 }
 
 function rowsOf(body: string): number {
-  return [...body.matchAll(/<tbody>([\s\S]*?)<\/tbody>/g)].reduce((n, m) => n + (m[1].match(/<tr[\s>]/g)?.length ?? 0), 0)
+  return [...body.matchAll(/<tbody>([\s\S]*?)<\/tbody>/g)].reduce(
+    (n, m) => n + (m[1].match(/<tr[\s>]/g)?.length ?? 0),
+    0,
+  )
 }
 
 function percentile(sorted: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]
 }
 
-interface PageFigures { label: string; path: string; status: number; rows: number; p50: number; p95: number; max: number }
+interface PageFigures {
+  label: string
+  path: string
+  status: number
+  rows: number
+  p50: number
+  p95: number
+  max: number
+}
 
 async function measurePages(browser: Browser, seeded: Seeded): Promise<PageFigures[]> {
   const out: PageFigures[] = []
@@ -346,10 +512,24 @@ async function measurePages(browser: Browser, seeded: Seeded): Promise<PageFigur
       last = res
     }
     times.sort((a, b) => a - b)
-    if (process.env.BENCH_DUMP) writeFileSync(join(process.env.BENCH_DUMP, `${c.label.replace(/[^a-z0-9]+/gi, '-')}.html`), last.body)
-    const f: PageFigures = { label: c.label, path, status: last.status, rows: rowsOf(last.body), p50: percentile(times, 50), p95: percentile(times, 95), max: times.at(-1)! }
+    if (process.env.BENCH_DUMP)
+      writeFileSync(
+        join(process.env.BENCH_DUMP, `${c.label.replace(/[^a-z0-9]+/gi, '-')}.html`),
+        last.body,
+      )
+    const f: PageFigures = {
+      label: c.label,
+      path,
+      status: last.status,
+      rows: rowsOf(last.body),
+      p50: percentile(times, 50),
+      p95: percentile(times, 95),
+      max: times.at(-1)!,
+    }
     out.push(f)
-    process.stdout.write(`  ${f.label.padEnd(40)} ${String(f.status).padStart(3)} rows ${String(f.rows).padStart(3)}  p50 ${f.p50.toFixed(1).padStart(6)}  p95 ${f.p95.toFixed(1).padStart(6)}  max ${f.max.toFixed(1).padStart(6)}  ${f.path.length > 90 ? `${f.path.slice(0, 90)}…` : f.path}\n`)
+    process.stdout.write(
+      `  ${f.label.padEnd(40)} ${String(f.status).padStart(3)} rows ${String(f.rows).padStart(3)}  p50 ${f.p50.toFixed(1).padStart(6)}  p95 ${f.p95.toFixed(1).padStart(6)}  max ${f.max.toFixed(1).padStart(6)}  ${f.path.length > 90 ? `${f.path.slice(0, 90)}…` : f.path}\n`,
+    )
   }
   return out
 }
@@ -382,26 +562,39 @@ async function runMode(mode: 'pglite' | 'postgres'): Promise<PageFigures[]> {
           // server's connections: they are closed here and the pool opens new ones with the setting.
           const db = new URL(server.databaseUrl).pathname.slice(1)
           await client.query(`ALTER DATABASE ${db} SET session_preload_libraries = 'auto_explain'`)
-          await client.query(`ALTER DATABASE ${db} SET auto_explain.log_min_duration = '${Number(EXPLAIN_MS)}ms'`)
+          await client.query(
+            `ALTER DATABASE ${db} SET auto_explain.log_min_duration = '${Number(EXPLAIN_MS)}ms'`,
+          )
           await client.query(`ALTER DATABASE ${db} SET auto_explain.log_analyze = on`)
           await client.query(`ALTER DATABASE ${db} SET auto_explain.log_buffers = on`)
-          await client.query('SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()', [db])
+          await client.query(
+            'SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()',
+            [db],
+          )
         }
-      } finally { await client.end() }
+      } finally {
+        await client.end()
+      }
     } else {
       // The embedded database belongs to the server process: stop it, write, start it again on the same files.
       await server.stop()
       const { PGlite } = await import('@electric-sql/pglite')
       const db = new PGlite(join(dataDir, 'pgdata'))
       await db.waitReady
-      try { await cloneAll(db, tenant.organizationId) } finally { await db.close() }
+      try {
+        await cloneAll(db, tenant.organizationId)
+      } finally {
+        await db.close()
+      }
       server = await startServer(env)
       browser.baseUrl = server.baseUrl
       const signedIn = await browser.submit('/console/sign-in', { email, password: OWNER_PASSWORD })
       if (signedIn.status !== 303) throw new Error(`sign-in failed: ${signedIn.status}`)
     }
     await server.settle()
-    process.stdout.write(`-- ${mode}: ${RUNS} requests per page after 3 warm-ups (ms over a local connection)\n`)
+    process.stdout.write(
+      `-- ${mode}: ${RUNS} requests per page after 3 warm-ups (ms over a local connection)\n`,
+    )
     return await measurePages(browser, seeded)
   } finally {
     await server.stop()
@@ -412,11 +605,16 @@ function table(byMode: Map<string, PageFigures[]>): string {
   const modes = [...byMode.keys()]
   const first = byMode.get(modes[0])!
   const head = `| page | rows | ${modes.map((m) => `${m} p50 / p95 / max ms`).join(' | ')} |\n|---|---:|${modes.map(() => '---:').join('|')}|`
-  const lines = first.map((f, i) => `| ${f.label} | ${f.rows} | ${modes.map((m) => {
-    const g = byMode.get(m)![i]
-    const flag = g.p95 >= 200 ? ' ⚠' : ''
-    return `${g.status === 200 ? '' : `(${g.status}) `}${g.p50.toFixed(1)} / ${g.p95.toFixed(1)} / ${g.max.toFixed(1)}${flag}`
-  }).join(' | ')} |`)
+  const lines = first.map(
+    (f, i) =>
+      `| ${f.label} | ${f.rows} | ${modes
+        .map((m) => {
+          const g = byMode.get(m)![i]
+          const flag = g.p95 >= 200 ? ' ⚠' : ''
+          return `${g.status === 200 ? '' : `(${g.status}) `}${g.p50.toFixed(1)} / ${g.p95.toFixed(1)} / ${g.max.toFixed(1)}${flag}`
+        })
+        .join(' | ')} |`,
+  )
   return [head, ...lines].join('\n')
 }
 
@@ -427,8 +625,19 @@ for (const mode of ['pglite', 'postgres'] as const) {
 }
 const md = table(byMode)
 process.stdout.write(`\n${md}\n`)
-const over = [...byMode].flatMap(([m, fs]) => fs.filter((f) => f.p95 >= 200 || f.status !== 200).map((f) => `${m}: ${f.label} (${f.status}, p95 ${f.p95.toFixed(1)} ms)`))
-process.stdout.write(over.length ? `\nover 200 ms p95 or not 200:\n  ${over.join('\n  ')}\n` : '\nevery page under 200 ms p95\n')
+const over = [...byMode].flatMap(([m, fs]) =>
+  fs
+    .filter((f) => f.p95 >= 200 || f.status !== 200)
+    .map((f) => `${m}: ${f.label} (${f.status}, p95 ${f.p95.toFixed(1)} ms)`),
+)
+process.stdout.write(
+  over.length
+    ? `\nover 200 ms p95 or not 200:\n  ${over.join('\n  ')}\n`
+    : '\nevery page under 200 ms p95\n',
+)
 const dir = join(process.cwd(), 'bench/results')
 mkdirSync(dir, { recursive: true })
-writeFileSync(join(dir, `console-${new Date().toISOString().replace(/[:.]/g, '-')}.json`), JSON.stringify(Object.fromEntries(byMode), null, 2))
+writeFileSync(
+  join(dir, `console-${new Date().toISOString().replace(/[:.]/g, '-')}.json`),
+  JSON.stringify(Object.fromEntries(byMode), null, 2),
+)

@@ -26,11 +26,19 @@ import { join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { parseArgs } from 'node:util'
 import type { SandboxClientFile } from '../src/seed/client-file.js'
-import { accessToken, createTenant, startServer, tokenRequest, type BenchClient } from './platform-harness.js'
+import {
+  accessToken,
+  createTenant,
+  startServer,
+  tokenRequest,
+  type BenchClient,
+} from './platform-harness.js'
 import { makeThroughApi } from './scale-api-harness.js'
 import { FULL_SEED, pgliteSql, seedScale, type SeedCounts } from './scale-seed-harness.js'
 
-const { values } = parseArgs({ options: { runs: { type: 'string', default: '3' }, baseline: { type: 'string' } } })
+const { values } = parseArgs({
+  options: { runs: { type: 'string', default: '3' }, baseline: { type: 'string' } },
+})
 const runs = Number(values.runs)
 const ROOT = fileURLToPath(new URL('..', import.meta.url))
 const checkouts = [
@@ -40,8 +48,14 @@ const checkouts = [
 /** The issue's targets for this checkout: first answer on existing data, first run, `npx svc token`. */
 const TARGETS = { existingAnswerMs: 1500, firstRunAnswerMs: 4000, tokenMs: 500 }
 const counts: SeedCounts = {
-  ...FULL_SEED, cardholders: 10_000, entriesPerAccount: 3, hotAccountEntries: 1_000, authorizations: 20_000,
-  events: 20_000, idempotencyKeys: 10_000, smallOrganizations: 10,
+  ...FULL_SEED,
+  cardholders: 10_000,
+  entriesPerAccount: 3,
+  hotAccountEntries: 1_000,
+  authorizations: 20_000,
+  events: 20_000,
+  idempotencyKeys: 10_000,
+  smallOrganizations: 10,
 }
 const log = (line: string) => process.stdout.write(`${line}\n`)
 // BENCH_PRIORITY (a nice value such as -10, root only): this process and the servers it starts go first.
@@ -50,7 +64,12 @@ if (process.env.BENCH_PRIORITY) setPriority(Number(process.env.BENCH_PRIORITY))
 const dataDir = mkdtempSync(join(tmpdir(), 'svc-embedded-start-'))
 const masterKey = randomBytes(32).toString('base64')
 log(`-- preparing ${dataDir}: templates through the API`)
-const server = await startServer({ DATABASE_URL: '', DATA_DIR: dataDir, SVC_MASTER_KEY: masterKey, SVC_DISABLE_WORKER: 'true' })
+const server = await startServer({
+  DATABASE_URL: '',
+  DATA_DIR: dataDir,
+  SVC_MASTER_KEY: masterKey,
+  SVC_DISABLE_WORKER: 'true',
+})
 let client
 let made
 try {
@@ -63,11 +82,23 @@ log('-- seeding the embedded database')
 const { PGlite } = await import('@electric-sql/pglite')
 const db = new PGlite(join(dataDir, 'pgdata'))
 await db.waitReady
-const seed = await seedScale(pgliteSql(db), {
-  organizationId: client.organizationId, programId: client.programIds[0], endpointId: made.endpointId,
-  cardholderId: made.cardholderId, accountId: made.accountId, cardId: made.cardId,
-}, counts, log)
-const objects = seed.lines.reduce((sum, line) => sum + Number(/: ([\d,]+) rows/.exec(line)?.[1].replaceAll(',', '') ?? 0), 0)
+const seed = await seedScale(
+  pgliteSql(db),
+  {
+    organizationId: client.organizationId,
+    programId: client.programIds[0],
+    endpointId: made.endpointId,
+    cardholderId: made.cardholderId,
+    accountId: made.accountId,
+    cardId: made.cardId,
+  },
+  counts,
+  log,
+)
+const objects = seed.lines.reduce(
+  (sum, line) => sum + Number(/: ([\d,]+) rows/.exec(line)?.[1].replaceAll(',', '') ?? 0),
+  0,
+)
 log(`-- ${objects.toLocaleString('en-US')} rows written in ${seed.seconds.toFixed(1)} s`)
 
 interface Start {
@@ -79,7 +110,12 @@ interface Start {
   listMs: number
   getMs: number
 }
-interface Round { checkout: string; existing: Start; firstRun: Start; tokenMs: number }
+interface Round {
+  checkout: string
+  existing: Start
+  firstRun: Start
+  tokenMs: number
+}
 
 function cpuMsOf(pid: number): number {
   const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ')
@@ -88,28 +124,49 @@ function cpuMsOf(pid: number): number {
 
 /** The demo sandbox client the start wrote, as a bench client for its server. */
 function demoClient(dir: string, port: number): BenchClient {
-  const file = JSON.parse(readFileSync(join(dir, 'sandbox-client.json'), 'utf8')) as SandboxClientFile
+  const file = JSON.parse(
+    readFileSync(join(dir, 'sandbox-client.json'), 'utf8'),
+  ) as SandboxClientFile
   const key = createPrivateKey({ key: file.private_jwk as never, format: 'jwk' })
   return {
-    clientId: file.client_id, tokenUrl: `http://127.0.0.1:${port}/oauth/token`, key, kid: file.kid,
-    organizationId: file.organization_id, programIds: file.programs.map((p) => p.id),
+    clientId: file.client_id,
+    tokenUrl: `http://127.0.0.1:${port}/oauth/token`,
+    key,
+    kid: file.kid,
+    organizationId: file.organization_id,
+    programIds: file.programs.map((p) => p.id),
   }
 }
 
-interface Running { start: Start; stop: () => Promise<void> }
+interface Running {
+  start: Start
+  stop: () => Promise<void>
+}
 
 /**
  * `svc serve` of one checkout on `dir`, timed to its banner and its first answer; then, with `tenant` (the
  * organization that owns the seeded rows), a list and a card read. Running until `stop()`.
  */
-async function serveOnce(checkout: string, dir: string, port: number, tenant?: BenchClient): Promise<Running> {
+async function serveOnce(
+  checkout: string,
+  dir: string,
+  port: number,
+  tenant?: BenchClient,
+): Promise<Running> {
   const { SVC_DISABLE_WORKER: _worker, ...inherited } = process.env
   const started = performance.now()
   const child = spawn(process.execPath, [join(checkout, 'bin/svc.js'), 'serve'], {
-    cwd: checkout, stdio: ['ignore', 'pipe', 'pipe'],
+    cwd: checkout,
+    stdio: ['ignore', 'pipe', 'pipe'],
     env: {
-      ...inherited, DATABASE_URL: '', DATA_DIR: dir, PORT: String(port), HOST: '127.0.0.1',
-      BASE_URL: `http://127.0.0.1:${port}`, SVC_MASTER_KEY: masterKey, LOG_LEVEL: 'warn',
+      ...inherited,
+      DATABASE_URL: '',
+      DATA_DIR: dir,
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      BASE_URL: `http://127.0.0.1:${port}`,
+      SVC_MASTER_KEY: masterKey,
+      LOG_LEVEL: 'warn',
     },
   })
   const exited = new Promise((r) => child.once('exit', r))
@@ -131,19 +188,27 @@ async function serveOnce(checkout: string, dir: string, port: number, tenant?: B
     })
     const demo = demoClient(dir, port)
     const form = { 'content-type': 'application/x-www-form-urlencoded' }
-    const answer = await fetch(demo.tokenUrl, { method: 'POST', headers: form, body: tokenRequest(demo) })
+    const answer = await fetch(demo.tokenUrl, {
+      method: 'POST',
+      headers: form,
+      body: tokenRequest(demo),
+    })
     await answer.text()
     const answerMs = performance.now() - started
     const cpuMs = cpuMsOf(child.pid!)
     if (!answer.ok) throw new Error(`token request answered ${answer.status}`)
     if (!tenant) return { start: { bannerMs, answerMs, cpuMs, listMs: NaN, getMs: NaN }, stop }
-    const headers = { authorization: `Bearer ${await accessToken({ ...tenant, tokenUrl: demo.tokenUrl })}` }
+    const headers = {
+      authorization: `Bearer ${await accessToken({ ...tenant, tokenUrl: demo.tokenUrl })}`,
+    }
     const t0 = performance.now()
     const list = await fetch(`http://127.0.0.1:${port}/v1/cards?limit=100`, { headers })
-    const page = await list.json() as { data: { id: string }[] }
+    const page = (await list.json()) as { data: { id: string }[] }
     const listMs = performance.now() - t0
     const t1 = performance.now()
-    const one = await fetch(`http://127.0.0.1:${port}/v1/cards/${page.data.at(-1)!.id}`, { headers })
+    const one = await fetch(`http://127.0.0.1:${port}/v1/cards/${page.data.at(-1)!.id}`, {
+      headers,
+    })
     await one.text()
     const getMs = performance.now() - t1
     if (!list.ok || !one.ok) throw new Error(`reads answered ${list.status}/${one.status}`)
@@ -160,11 +225,16 @@ async function npxToken(checkout: string, dir: string): Promise<number> {
   const args = ['svc', 'token', '--client-file', join(dir, 'sandbox-client.json')]
   const child = spawn('npx', args, { cwd: checkout, stdio: ['ignore', 'pipe', 'pipe'] })
   let out = ''
-  child.stdout.on('data', (c) => { out += c })
-  child.stderr.on('data', (c) => { out += c })
+  child.stdout.on('data', (c) => {
+    out += c
+  })
+  child.stderr.on('data', (c) => {
+    out += c
+  })
   const code = await new Promise((r) => child.once('exit', r))
   const ms = performance.now() - started
-  if (code !== 0 || !/^at_\w+/.test(out.trim())) throw new Error(`npx svc token in ${checkout}: ${code}, ${out}`)
+  if (code !== 0 || !/^at_\w+/.test(out.trim()))
+    throw new Error(`npx svc token in ${checkout}: ${code}, ${out}`)
   return ms
 }
 
@@ -187,13 +257,20 @@ for (let i = 0; i < runs; i++) {
     const first = await serveOnce(checkout.dir, empty, port())
     await first.stop()
     rmSync(empty, { recursive: true, force: true })
-    const round = { checkout: checkout.name, existing: running.start, firstRun: first.start, tokenMs }
+    const round = {
+      checkout: checkout.name,
+      existing: running.start,
+      firstRun: first.start,
+      tokenMs,
+    }
     rounds.push(round)
     const e = round.existing
     const f = first.start
-    log(`  round ${i + 1} ${checkout.name}: existing data banner ${ms(e.bannerMs)}, first answer ${ms(e.answerMs)} `
-      + `(cpu ${ms(e.cpuMs)}), list ${ms(e.listMs)}, card ${ms(e.getMs)}; first run banner ${ms(f.bannerMs)}, `
-      + `first answer ${ms(f.answerMs)} (cpu ${ms(f.cpuMs)}); npx svc token ${ms(tokenMs)}`)
+    log(
+      `  round ${i + 1} ${checkout.name}: existing data banner ${ms(e.bannerMs)}, first answer ${ms(e.answerMs)} ` +
+        `(cpu ${ms(e.cpuMs)}), list ${ms(e.listMs)}, card ${ms(e.getMs)}; first run banner ${ms(f.bannerMs)}, ` +
+        `first answer ${ms(f.answerMs)} (cpu ${ms(f.cpuMs)}); npx svc token ${ms(tokenMs)}`,
+    )
   }
 }
 
@@ -211,7 +288,10 @@ const figures: [string, (r: Round) => number][] = [
   ['existing data: banner', (r) => r.existing.bannerMs],
   ['existing data: first answer', (r) => r.existing.answerMs],
   ['existing data: server CPU to first answer', (r) => r.existing.cpuMs],
-  ['existing data: GET /v1/cards?limit=100, then a card', (r) => r.existing.listMs + r.existing.getMs],
+  [
+    'existing data: GET /v1/cards?limit=100, then a card',
+    (r) => r.existing.listMs + r.existing.getMs,
+  ],
   ['first run: banner', (r) => r.firstRun.bannerMs],
   ['first run: first answer', (r) => r.firstRun.answerMs],
   ['first run: server CPU to first answer', (r) => r.firstRun.cpuMs],
@@ -233,19 +313,36 @@ const verdict = (label: string, value: number, target: number) => {
   if (value >= target) process.exitCode = 1
   return `${label} ${seconds(value)} (target < ${seconds(target)}): ${value < target ? 'met' : 'NOT met'}`
 }
-log([
-  '',
-  `svc embedded start — ${new Date().toISOString()}`,
-  `node ${process.version}, ${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}, load average ${loadavg()[0].toFixed(1)}; ${objects.toLocaleString('en-US')} rows in ${dataDir}`,
-  '',
-  header,
-  `|---|${checkouts.map(() => '---:|').join('')}${values.baseline ? '---:|' : ''}`,
-  ...lines,
-  '',
-  verdict('existing data, first answer', mine((r) => r.existing.answerMs), TARGETS.existingAnswerMs),
-  verdict('first run, first answer', mine((r) => r.firstRun.answerMs), TARGETS.firstRunAnswerMs),
-  verdict('npx svc token', mine((r) => r.tokenMs), TARGETS.tokenMs),
-].join('\n'))
+log(
+  [
+    '',
+    `svc embedded start — ${new Date().toISOString()}`,
+    `node ${process.version}, ${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}, load average ${loadavg()[0].toFixed(1)}; ${objects.toLocaleString('en-US')} rows in ${dataDir}`,
+    '',
+    header,
+    `|---|${checkouts.map(() => '---:|').join('')}${values.baseline ? '---:|' : ''}`,
+    ...lines,
+    '',
+    verdict(
+      'existing data, first answer',
+      mine((r) => r.existing.answerMs),
+      TARGETS.existingAnswerMs,
+    ),
+    verdict(
+      'first run, first answer',
+      mine((r) => r.firstRun.answerMs),
+      TARGETS.firstRunAnswerMs,
+    ),
+    verdict(
+      'npx svc token',
+      mine((r) => r.tokenMs),
+      TARGETS.tokenMs,
+    ),
+  ].join('\n'),
+)
 const dir = join(ROOT, 'bench', 'results')
 mkdirSync(dir, { recursive: true })
-writeFileSync(join(dir, `embedded-start-${Date.now()}.json`), JSON.stringify({ counts, objects, checkouts, rounds }, null, 2))
+writeFileSync(
+  join(dir, `embedded-start-${Date.now()}.json`),
+  JSON.stringify({ counts, objects, checkouts, rounds }, null, 2),
+)

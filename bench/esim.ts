@@ -11,7 +11,16 @@ import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { parseArgs } from 'node:util'
 import { iccidWithCheckDigit } from '../src/modules/esim/iccid.js'
-import { accessToken, cannon, createTenant, startServer, table, type BenchServer, type CannonOptions, type Figures } from './platform-harness.js'
+import {
+  accessToken,
+  cannon,
+  createTenant,
+  startServer,
+  table,
+  type BenchServer,
+  type CannonOptions,
+  type Figures,
+} from './platform-harness.js'
 
 const TARGET = { latencyMs: 200, connections: 64, ordersPerSecond: 250 }
 
@@ -29,12 +38,21 @@ const connections = Number(values.connections)
 const warmup = Number(values.warmup)
 const latencies = values.latencies.split(',').map(Number)
 
-async function call(server: BenchServer, token: string, method: string, path: string, body?: unknown): Promise<any> {
+async function call(
+  server: BenchServer,
+  token: string,
+  method: string,
+  path: string,
+  body?: unknown,
+): Promise<any> {
   const res = await fetch(server.baseUrl + path, {
-    method, headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body),
+    method,
+    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+    body: body === undefined ? undefined : JSON.stringify(body),
   })
   const json = await res.json()
-  if (res.status >= 300) throw new Error(`${method} ${path} → ${res.status} ${JSON.stringify(json)}`)
+  if (res.status >= 300)
+    throw new Error(`${method} ${path} → ${res.status} ${JSON.stringify(json)}`)
   return json
 }
 
@@ -59,12 +77,20 @@ function orders(server: BenchServer, token: string, packageId: string): CannonOp
     url: server.baseUrl,
     connections,
     duration,
-    requests: [{
-      method: 'POST',
-      path: '/v1/esim/orders',
-      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
-      setupRequest: (req) => ({ ...req, body: JSON.stringify({ package_id: packageId, reference: `bench-${runTag}-${++sequence}` }) }),
-    }],
+    requests: [
+      {
+        method: 'POST',
+        path: '/v1/esim/orders',
+        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+        setupRequest: (req) => ({
+          ...req,
+          body: JSON.stringify({
+            package_id: packageId,
+            reference: `bench-${runTag}-${++sequence}`,
+          }),
+        }),
+      },
+    ],
   }
 }
 
@@ -74,18 +100,30 @@ try {
   const client = await createTenant(server)
   const token = await accessToken(client)
   const readerToken = await accessToken(client)
-  const expected = latencies.reduce((sum, l) => sum + connections * (duration + warmup) * (1000 / Math.max(l, 25)), 0)
+  const expected = latencies.reduce(
+    (sum, l) => sum + connections * (duration + warmup) * (1000 / Math.max(l, 25)),
+    0,
+  )
   await loadStock(server, Math.ceil(expected * 1.2))
-  const pkg = (await call(server, token, 'GET', '/v1/esim/packages?country=FRA&region=local&limit=1')).data[0]
+  const pkg = (
+    await call(server, token, 'GET', '/v1/esim/packages?country=FRA&region=local&limit=1')
+  ).data[0]
 
   for (const latency of latencies) {
     await call(server, token, 'POST', '/v1/simulate/esim/provisioning', { latency_ms: latency })
     await cannon('warmup', { ...orders(server, token, pkg.id), duration: warmup })
     const [orderRow, readRow] = await Promise.all([
-      cannon(`orders, network ${latency} ms, ${connections} conn`, orders(server, token, pkg.id), server),
+      cannon(
+        `orders, network ${latency} ms, ${connections} conn`,
+        orders(server, token, pkg.id),
+        server,
+      ),
       // A light probe (20 req/s): the latency another caller sees while the orders wait on the network.
       cannon('  GET package meanwhile, 20 req/s', {
-        url: `${server.baseUrl}/v1/esim/packages/${pkg.id}`, connections: 1, duration, headers: { authorization: `Bearer ${readerToken}` },
+        url: `${server.baseUrl}/v1/esim/packages/${pkg.id}`,
+        connections: 1,
+        duration,
+        headers: { authorization: `Bearer ${readerToken}` },
         overallRate: 20,
       } as CannonOptions),
     ])
@@ -100,8 +138,10 @@ const slow = rows.find((r) => r.name.startsWith(`orders, network ${TARGET.latenc
 function share(r: Figures): string {
   const perOrder = (r.cpuMs ?? 0) + (r.pgCpuMs ?? 0) + (r.loadCpuMs ?? 0)
   const cores = (perOrder * r.rps) / 1000
-  return `${r.name.trim()}: ${perOrder.toFixed(2)} CPU ms per order (svc + PostgreSQL + autocannon), ${cores.toFixed(2)} of ${cpus().length} cores obtained; `
-    + `an unshared machine bounds it at ≈ ${Math.round((cpus().length * 1000) / Math.max(perOrder, 0.01))} orders/s of CPU`
+  return (
+    `${r.name.trim()}: ${perOrder.toFixed(2)} CPU ms per order (svc + PostgreSQL + autocannon), ${cores.toFixed(2)} of ${cpus().length} cores obtained; ` +
+    `an unshared machine bounds it at ≈ ${Math.round((cpus().length * 1000) / Math.max(perOrder, 0.01))} orders/s of CPU`
+  )
 }
 const meets = slow !== undefined && slow.rps >= TARGET.ordersPerSecond && slow.failures === 0
 const report = [
@@ -119,7 +159,10 @@ process.stdout.write(`${report}\n`)
 
 const results = join(fileURLToPath(new URL('.', import.meta.url)), 'results')
 mkdirSync(results, { recursive: true })
-writeFileSync(join(results, `esim-${Date.now()}.json`), JSON.stringify({ duration, connections, latencies, rows }, null, 2))
+writeFileSync(
+  join(results, `esim-${Date.now()}.json`),
+  JSON.stringify({ duration, connections, latencies, rows }, null, 2),
+)
 if (rows.some((r) => r.failures > 0)) {
   process.stderr.write('some requests failed\n')
   process.exitCode = 1

@@ -23,7 +23,12 @@ export interface CannonOptions {
   method?: string
   headers?: Record<string, string>
   body?: string
-  requests?: { method?: string; path?: string; headers?: Record<string, string>; setupRequest?: (req: Record<string, unknown>) => Record<string, unknown> }[]
+  requests?: {
+    method?: string
+    path?: string
+    headers?: Record<string, string>
+    setupRequest?: (req: Record<string, unknown>) => Record<string, unknown>
+  }[]
 }
 interface CannonResult {
   requests: { average: number; total: number }
@@ -33,32 +38,62 @@ interface CannonResult {
   timeouts: number
   duration: number
 }
-const autocannon = createRequire(import.meta.url)('autocannon') as (opts: CannonOptions) => Promise<CannonResult>
+const autocannon = createRequire(import.meta.url)('autocannon') as (
+  opts: CannonOptions,
+) => Promise<CannonResult>
 
 export interface Figures {
-  name: string; requests: number; rps: number; p50: number; p90: number; p99: number; max: number; failures: number
+  name: string
+  requests: number
+  rps: number
+  p50: number
+  p90: number
+  p99: number
+  max: number
+  failures: number
   /** CPU milliseconds per request of the svc process, its PostgreSQL backends and this load generator (null: not measured). */
   cpuMs: number | null
   pgCpuMs?: number | null
   loadCpuMs?: number | null
 }
 
-interface CpuSnapshot { server: number; postgres: Map<number, number> | null; loadgen: number }
+interface CpuSnapshot {
+  server: number
+  postgres: Map<number, number> | null
+  loadgen: number
+}
 
 async function cpuSnapshot(server: BenchServer): Promise<CpuSnapshot> {
   const { user, system } = process.cpuUsage()
-  return { server: server.cpuSeconds(), postgres: await server.postgresCpuSeconds(), loadgen: (user + system) / 1e6 }
+  return {
+    server: server.cpuSeconds(),
+    postgres: await server.postgresCpuSeconds(),
+    loadgen: (user + system) / 1e6,
+  }
 }
 
 /** What one load run produced, before CPU accounting. */
-export interface RunResult { requests: number; durationSeconds: number; p50: number; p90: number; p99: number; max: number; failures: number }
+export interface RunResult {
+  requests: number
+  durationSeconds: number
+  p50: number
+  p90: number
+  p99: number
+  max: number
+  failures: number
+}
 
 /** Runs a load generator between two CPU snapshots and turns the result into the figures we publish. */
-export async function measure(name: string, server: BenchServer | undefined, run: () => Promise<RunResult>): Promise<Figures> {
+export async function measure(
+  name: string,
+  server: BenchServer | undefined,
+  run: () => Promise<RunResult>,
+): Promise<Figures> {
   const before = server ? await cpuSnapshot(server) : null
   const r = await run()
   const after = server ? await cpuSnapshot(server) : null
-  const perRequest = (seconds: number) => Math.round((seconds * 1000 / Math.max(1, r.requests)) * 100) / 100
+  const perRequest = (seconds: number) =>
+    Math.round(((seconds * 1000) / Math.max(1, r.requests)) * 100) / 100
   let pgCpuMs: number | null = null
   if (before?.postgres && after?.postgres) {
     let sum = 0
@@ -69,7 +104,10 @@ export async function measure(name: string, server: BenchServer | undefined, run
     name,
     requests: r.requests,
     rps: Math.round(r.requests / r.durationSeconds),
-    p50: r.p50, p90: r.p90, p99: r.p99, max: r.max,
+    p50: r.p50,
+    p90: r.p90,
+    p99: r.p99,
+    max: r.max,
     failures: r.failures,
     cpuMs: before && after ? perRequest(after.server - before.server) : null,
     pgCpuMs,
@@ -78,30 +116,47 @@ export async function measure(name: string, server: BenchServer | undefined, run
 }
 
 /** Runs autocannon (closed loop: each connection sends its next request when the answer arrives). */
-export async function cannon(name: string, options: CannonOptions, server?: BenchServer): Promise<Figures> {
+export async function cannon(
+  name: string,
+  options: CannonOptions,
+  server?: BenchServer,
+): Promise<Figures> {
   return measure(name, server, async () => {
     const r = await autocannon(options)
     return {
-      requests: r.requests.total, durationSeconds: r.duration,
-      p50: r.latency.p50, p90: r.latency.p90, p99: r.latency.p99, max: r.latency.max,
+      requests: r.requests.total,
+      durationSeconds: r.duration,
+      p50: r.latency.p50,
+      p90: r.latency.p90,
+      p99: r.latency.p99,
+      max: r.latency.max,
       failures: r.non2xx + r.errors + r.timeouts,
     }
   })
 }
 
 export function table(rows: Figures[]): string {
-  const head = '| run | requests | req/s | p50 ms | p90 ms | p99 ms | max ms | failures | CPU ms/req: svc | PostgreSQL | load generator |\n' +
+  const head =
+    '| run | requests | req/s | p50 ms | p90 ms | p99 ms | max ms | failures | CPU ms/req: svc | PostgreSQL | load generator |\n' +
     '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|'
   const v = (x: number | null | undefined) => x ?? '–'
-  return [head, ...rows.map((f) => `| ${f.name} | ${f.requests} | ${f.rps} | ${f.p50} | ${f.p90} | ${f.p99} | ${f.max} | ${f.failures} | ${v(f.cpuMs)} | ${v(f.pgCpuMs)} | ${v(f.loadCpuMs)} |`)].join('\n')
+  return [
+    head,
+    ...rows.map(
+      (f) =>
+        `| ${f.name} | ${f.requests} | ${f.rps} | ${f.p50} | ${f.p90} | ${f.p99} | ${f.max} | ${f.failures} | ${v(f.cpuMs)} | ${v(f.pgCpuMs)} | ${v(f.loadCpuMs)} |`,
+    ),
+  ].join('\n')
 }
 
 async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
-    const s = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as { port: number }
-      s.close(() => resolve(port))
-    }).on('error', reject)
+    const s = createServer()
+      .listen(0, '127.0.0.1', () => {
+        const { port } = s.address() as { port: number }
+        s.close(() => resolve(port))
+      })
+      .on('error', reject)
   })
 }
 
@@ -151,7 +206,14 @@ export function isLocalDatabase(url: string): boolean {
 export function pgToolArgs(url: string): { args: string[]; env: NodeJS.ProcessEnv } {
   const u = new URL(url)
   return {
-    args: ['-h', hostOf(url), '-p', u.port || '5432', '-U', decodeURIComponent(u.username || 'postgres')],
+    args: [
+      '-h',
+      hostOf(url),
+      '-p',
+      u.port || '5432',
+      '-U',
+      decodeURIComponent(u.username || 'postgres'),
+    ],
     env: { ...process.env, PGPASSWORD: decodeURIComponent(u.password) },
   }
 }
@@ -160,7 +222,10 @@ export function pgToolArgs(url: string): { args: string[]; env: NodeJS.ProcessEn
  * Starts `svc serve` as its own process on a new database beside `benchDatabaseUrl()` (or on `options.database`), with rate limits
  * lifted and request logging off unless `env` says otherwise.
  */
-export async function startServer(env: Record<string, string> = {}, options: { database?: string } = {}): Promise<BenchServer> {
+export async function startServer(
+  env: Record<string, string> = {},
+  options: { database?: string } = {},
+): Promise<BenchServer> {
   const admin = benchDatabaseUrl()
   // `database`: an existing database of the same server, used as it is and kept by stop() (the scale benchmark's seed).
   const dbName = options.database ?? `svc_bench_${randomBytes(5).toString('hex')}`
@@ -174,21 +239,33 @@ export async function startServer(env: Record<string, string> = {}, options: { d
   const logFile = join(mkdtempSync(join(tmpdir(), 'svc-bench-')), 'server.log')
   const out = openSync(logFile, 'a')
   const { DATABASE_URL: _ignored, ...inherited } = process.env
-  const child: ChildProcess = spawn(process.execPath, [...(process.env.BENCH_NODE_OPTIONS?.split(' ').filter(Boolean) ?? []), join(ROOT, 'bin/svc.js'), 'serve'], {
-    cwd: ROOT,
-    stdio: ['ignore', out, out],
-    env: {
-      ...inherited,
-      PORT: String(port), HOST: '127.0.0.1', BASE_URL: baseUrl,
-      DATABASE_URL: dbUrl.toString(),
-      SVC_MASTER_KEY: randomBytes(32).toString('base64'),
-      SVC_OPERATOR_TOKEN: operatorToken,
-      SVC_SEED_DEMO: 'false',
-      LOG_LEVEL: 'warn',
-      RATE_LIMIT_SANDBOX: '1000000', RATE_LIMIT_PRODUCTION: '1000000', RATE_LIMIT_POLLING: '1000000',
-      ...env,
+  const child: ChildProcess = spawn(
+    process.execPath,
+    [
+      ...(process.env.BENCH_NODE_OPTIONS?.split(' ').filter(Boolean) ?? []),
+      join(ROOT, 'bin/svc.js'),
+      'serve',
+    ],
+    {
+      cwd: ROOT,
+      stdio: ['ignore', out, out],
+      env: {
+        ...inherited,
+        PORT: String(port),
+        HOST: '127.0.0.1',
+        BASE_URL: baseUrl,
+        DATABASE_URL: dbUrl.toString(),
+        SVC_MASTER_KEY: randomBytes(32).toString('base64'),
+        SVC_OPERATOR_TOKEN: operatorToken,
+        SVC_SEED_DEMO: 'false',
+        LOG_LEVEL: 'warn',
+        RATE_LIMIT_SANDBOX: '1000000',
+        RATE_LIMIT_PRODUCTION: '1000000',
+        RATE_LIMIT_POLLING: '1000000',
+        ...env,
+      },
     },
-  })
+  )
   closeSync(out)
   raisePriority(child.pid!)
   raisePriority(process.pid)
@@ -196,9 +273,13 @@ export async function startServer(env: Record<string, string> = {}, options: { d
 
   const deadline = Date.now() + 60_000
   for (;;) {
-    if (child.exitCode !== null) throw new Error(`svc serve exited with ${child.exitCode}; see ${logFile}`)
+    if (child.exitCode !== null)
+      throw new Error(`svc serve exited with ${child.exitCode}; see ${logFile}`)
     if (Date.now() > deadline) throw new Error(`svc serve not ready after 60 s; see ${logFile}`)
-    const ok = await fetch(`${baseUrl}/readyz`).then((r) => r.ok, () => false)
+    const ok = await fetch(`${baseUrl}/readyz`).then(
+      (r) => r.ok,
+      () => false,
+    )
     if (ok) break
     await new Promise((r) => setTimeout(r, 200))
   }
@@ -210,7 +291,9 @@ export async function startServer(env: Record<string, string> = {}, options: { d
     logFile,
     cpuSeconds: () => treeCpuSeconds(child.pid!),
     async postgresCpuSeconds() {
-      const pids = await adminQuery(admin, 'SELECT pid FROM pg_stat_activity WHERE datname = $1', [dbName])
+      const pids = await adminQuery(admin, 'SELECT pid FROM pg_stat_activity WHERE datname = $1', [
+        dbName,
+      ])
       if (!isLocalDatabase(admin)) return null
       const byPid = new Map<number, number>()
       for (const { pid } of pids) {
@@ -221,7 +304,10 @@ export async function startServer(env: Record<string, string> = {}, options: { d
       return byPid
     },
     async walBytes() {
-      const [row] = await adminQuery(admin, `SELECT (pg_current_wal_lsn() - '0/0')::text AS bytes`) as unknown as { bytes: string }[]
+      const [row] = (await adminQuery(
+        admin,
+        `SELECT (pg_current_wal_lsn() - '0/0')::text AS bytes`,
+      )) as unknown as { bytes: string }[]
       return Number(row.bytes)
     },
     async settle() {
@@ -232,17 +318,22 @@ export async function startServer(env: Record<string, string> = {}, options: { d
     async operator(method, path, body) {
       const res = await fetch(baseUrl + path, {
         method,
-        headers: { authorization: `Bearer ${operatorToken}`, ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
+        headers: {
+          authorization: `Bearer ${operatorToken}`,
+          ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
+        },
         body: body !== undefined ? JSON.stringify(body) : undefined,
       })
       const json = await res.json()
-      if (!res.ok) throw new Error(`operator ${method} ${path} → ${res.status} ${JSON.stringify(json)}`)
+      if (!res.ok)
+        throw new Error(`operator ${method} ${path} → ${res.status} ${JSON.stringify(json)}`)
       return json
     },
     async stop() {
       child.kill('SIGTERM')
       await exited
-      if (!options.database) await adminQuery(admin, `DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`)
+      if (!options.database)
+        await adminQuery(admin, `DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`)
     },
   }
 }
@@ -264,7 +355,9 @@ function treeCpuSeconds(root: number): number {
     try {
       const fields = readFileSync(`/proc/${entry}/stat`, 'utf8').split(') ')[1].split(' ')
       if (Number(fields[1]) === root) total += (Number(fields[11]) + Number(fields[12])) / 100
-    } catch { /* gone meanwhile */ }
+    } catch {
+      /* gone meanwhile */
+    }
   }
   return total
 }
@@ -276,30 +369,62 @@ function processCpuSeconds(pid: number): number | null {
   return (Number(fields[11]) + Number(fields[12])) / 100
 }
 
-export async function adminQuery(url: string, text: string, values: unknown[] = []): Promise<{ pid: number }[]> {
+export async function adminQuery(
+  url: string,
+  text: string,
+  values: unknown[] = [],
+): Promise<{ pid: number }[]> {
   const c = new pg.Client({ connectionString: url })
   await c.connect()
-  try { return (await c.query(text, values)).rows } finally { await c.end() }
+  try {
+    return (await c.query(text, values)).rows
+  } finally {
+    await c.end()
+  }
 }
 
-export interface BenchClient { clientId: string; tokenUrl: string; key: KeyObject; kid: string; organizationId: string; programIds: string[] }
+export interface BenchClient {
+  clientId: string
+  tokenUrl: string
+  key: KeyObject
+  kid: string
+  organizationId: string
+  programIds: string[]
+}
 
 /** An organization with one sandbox program per simulated processor and an ES256 client holding every default scope. */
 export async function createTenant(server: BenchServer): Promise<BenchClient> {
-  const org = await server.operator('POST', '/operator/v1/organizations', { name: 'Bench organization' })
+  const org = await server.operator('POST', '/operator/v1/organizations', {
+    name: 'Bench organization',
+  })
   const programs = []
   for (const processor of ['sim_full', 'sim_basic']) {
-    programs.push(await server.operator('POST', '/operator/v1/programs', {
-      organization_id: org.id, environment: 'sandbox', name: `Bench ${processor}`, processor, currencies: ['USD'],
-    }))
+    programs.push(
+      await server.operator('POST', '/operator/v1/programs', {
+        organization_id: org.id,
+        environment: 'sandbox',
+        name: `Bench ${processor}`,
+        processor,
+        currencies: ['USD'],
+      }),
+    )
   }
   const { privateKey, publicKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' })
   const kid = 'bench-1'
   const client = await server.operator('POST', '/operator/v1/clients', {
-    organization_id: org.id, environment: 'sandbox', label: 'Bench client',
+    organization_id: org.id,
+    environment: 'sandbox',
+    label: 'Bench client',
     jwks: { keys: [{ ...publicKey.export({ format: 'jwk' }), kid, alg: 'ES256', use: 'sig' }] },
   })
-  return { clientId: client.id, tokenUrl: `${server.baseUrl}/oauth/token`, key: privateKey, kid, organizationId: org.id, programIds: programs.map((p: { id: string }) => p.id) }
+  return {
+    clientId: client.id,
+    tokenUrl: `${server.baseUrl}/oauth/token`,
+    key: privateKey,
+    kid,
+    organizationId: org.id,
+    programIds: programs.map((p: { id: string }) => p.id),
+  }
 }
 
 const b64url = (v: object) => Buffer.from(JSON.stringify(v)).toString('base64url')
@@ -308,9 +433,17 @@ const b64url = (v: object) => Buffer.from(JSON.stringify(v)).toString('base64url
 export function tokenRequest(client: BenchClient): string {
   const now = Math.floor(Date.now() / 1000)
   const signingInput = `${b64url({ alg: 'ES256', typ: 'JWT', kid: client.kid })}.${b64url({
-    iss: client.clientId, sub: client.clientId, aud: client.tokenUrl, iat: now, exp: now + 240, jti: randomUUID(),
+    iss: client.clientId,
+    sub: client.clientId,
+    aud: client.tokenUrl,
+    iat: now,
+    exp: now + 240,
+    jti: randomUUID(),
   })}`
-  const signature = sign('sha256', Buffer.from(signingInput), { key: client.key, dsaEncoding: 'ieee-p1363' }).toString('base64url')
+  const signature = sign('sha256', Buffer.from(signingInput), {
+    key: client.key,
+    dsaEncoding: 'ieee-p1363',
+  }).toString('base64url')
   return new URLSearchParams({
     grant_type: 'client_credentials',
     client_assertion_type: 'urn:ietf:params:oauth:client-assertion-type:jwt-bearer',
@@ -320,8 +453,13 @@ export function tokenRequest(client: BenchClient): string {
 
 /** One access token for the client, for the authenticated runs. */
 export async function accessToken(client: BenchClient): Promise<string> {
-  const res = await fetch(client.tokenUrl, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: tokenRequest(client) })
-  const body = await res.json() as { access_token?: string }
-  if (!res.ok || !body.access_token) throw new Error(`token request failed: ${res.status} ${JSON.stringify(body)}`)
+  const res = await fetch(client.tokenUrl, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: tokenRequest(client),
+  })
+  const body = (await res.json()) as { access_token?: string }
+  if (!res.ok || !body.access_token)
+    throw new Error(`token request failed: ${res.status} ${JSON.stringify(body)}`)
   return body.access_token
 }

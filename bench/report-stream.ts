@@ -19,14 +19,19 @@ import { openRuntime } from '../src/runtime.js'
 import { accessToken, startServer } from './platform-harness.js'
 import { largeDatabase, readSeedState } from './scale-seed-harness.js'
 
-const { values } = parseArgs({ options: { size: { type: 'string', default: '1' }, days: { type: 'string', default: '90' } } })
+const { values } = parseArgs({
+  options: { size: { type: 'string', default: '1' }, days: { type: 'string', default: '90' } },
+})
 const days = Number(values.days)
 const log = (line: string) => process.stdout.write(`${line}\n`)
 const MB = 1024 * 1024
 
 const { name, url } = largeDatabase(Number(values.size))
 const state = await readSeedState(url)
-if (!state) throw new Error(`${name} is not seeded: run \`npm run bench -- scale --size ${values.size}\` first`)
+if (!state)
+  throw new Error(
+    `${name} is not seeded: run \`npm run bench -- scale --size ${values.size}\` first`,
+  )
 
 /** Resident memory of a process in bytes (VmRSS), null once it is gone. */
 function rssOf(pid: number): number | null {
@@ -44,8 +49,11 @@ function treePids(root: number): number[] {
   for (const entry of readdirSync('/proc')) {
     if (!/^\d+$/.test(entry)) continue
     try {
-      if (Number(readFileSync(`/proc/${entry}/stat`, 'utf8').split(') ')[1].split(' ')[1]) === root) pids.push(Number(entry))
-    } catch { /* gone */ }
+      if (Number(readFileSync(`/proc/${entry}/stat`, 'utf8').split(') ')[1].split(' ')[1]) === root)
+        pids.push(Number(entry))
+    } catch {
+      /* gone */
+    }
   }
   return pids
 }
@@ -53,11 +61,25 @@ function treePids(root: number): number[] {
 /** Samples `read()` every 20 ms until `stop()`; answers the highest value seen. */
 function sampler(read: () => number): { stop: () => number } {
   let peak = read()
-  const timer = setInterval(() => { peak = Math.max(peak, read()) }, 20)
-  return { stop: () => { clearInterval(timer); return Math.max(peak, read()) } }
+  const timer = setInterval(() => {
+    peak = Math.max(peak, read())
+  }, 20)
+  return {
+    stop: () => {
+      clearInterval(timer)
+      return Math.max(peak, read())
+    },
+  }
 }
 
-const server = await startServer({ HTTP_PROCESSES: String(cpus().length), DATABASE_CONNECTIONS: String(3 * cpus().length), SVC_DISABLE_WORKER: 'true' }, { database: name })
+const server = await startServer(
+  {
+    HTTP_PROCESSES: String(cpus().length),
+    DATABASE_CONNECTIONS: String(3 * cpus().length),
+    SVC_DISABLE_WORKER: 'true',
+  },
+  { database: name },
+)
 state.client.tokenUrl = `${server.baseUrl}/oauth/token`
 let figures: Record<string, unknown> = {}
 try {
@@ -65,13 +87,23 @@ try {
   const to = new Date()
   const from = new Date(to.getTime() - days * 24 * 3600 * 1000)
   const res = await fetch(`${server.baseUrl}/v1/reports`, {
-    method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+    method: 'POST',
+    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
     body: JSON.stringify({ type: 'ledger', from: from.toISOString(), to: to.toISOString() }),
   })
-  const report = await res.json() as { id: string }
-  if (res.status !== 201 && res.status !== 200) throw new Error(`POST /v1/reports → ${res.status} ${JSON.stringify(report)}`)
+  const report = (await res.json()) as { id: string }
+  if (res.status !== 201 && res.status !== 200)
+    throw new Error(`POST /v1/reports → ${res.status} ${JSON.stringify(report)}`)
 
-  const config = loadConfig({ DATABASE_URL: url, BASE_URL: server.baseUrl, SVC_MASTER_KEY: randomBytes(32).toString('base64'), SVC_DISABLE_WORKER: 'true', LOG_LEVEL: 'warn', DATABASE_CONNECTIONS: '2', SVC_OPERATOR_TOKEN: randomBytes(16).toString('hex') })
+  const config = loadConfig({
+    DATABASE_URL: url,
+    BASE_URL: server.baseUrl,
+    SVC_MASTER_KEY: randomBytes(32).toString('base64'),
+    SVC_DISABLE_WORKER: 'true',
+    LOG_LEVEL: 'warn',
+    DATABASE_CONNECTIONS: '2',
+    SVC_OPERATOR_TOKEN: randomBytes(16).toString('hex'),
+  })
   const { deps, handle } = await openRuntime(config)
   let generated
   let generation: { rssBefore: number; rssPeak: number; seconds: number }
@@ -85,15 +117,19 @@ try {
   } finally {
     await handle.close()
   }
-  log(`  generated ${generated.rows.toLocaleString('en-US')} rows, ${(generated.sizeBytes / MB).toFixed(0)} MiB in ${generated.parts} parts, ${generation.seconds.toFixed(1)} s; `
-    + `RSS ${(generation.rssBefore / MB).toFixed(0)} → peak ${(generation.rssPeak / MB).toFixed(0)} MiB; at most ${(generated.maxBufferedBytes / MB).toFixed(2)} MiB of CSV held`)
+  log(
+    `  generated ${generated.rows.toLocaleString('en-US')} rows, ${(generated.sizeBytes / MB).toFixed(0)} MiB in ${generated.parts} parts, ${generation.seconds.toFixed(1)} s; ` +
+      `RSS ${(generation.rssBefore / MB).toFixed(0)} → peak ${(generation.rssPeak / MB).toFixed(0)} MiB; at most ${(generated.maxBufferedBytes / MB).toFixed(2)} MiB of CSV held`,
+  )
 
   const pids = treePids(server.pid)
   const serverRss = () => pids.reduce((sum, pid) => sum + (rssOf(pid) ?? 0), 0)
   const serverBefore = serverRss()
   const watch = sampler(serverRss)
   const started = performance.now()
-  const download = await fetch(`${server.baseUrl}/v1/reports/${report.id}/download`, { headers: { authorization: `Bearer ${token}` } })
+  const download = await fetch(`${server.baseUrl}/v1/reports/${report.id}/download`, {
+    headers: { authorization: `Bearer ${token}` },
+  })
   let bytes = 0
   let lines = 0
   for await (const chunk of download.body as unknown as AsyncIterable<Uint8Array>) {
@@ -102,21 +138,35 @@ try {
   }
   const downloadSeconds = (performance.now() - started) / 1000
   const serverPeak = watch.stop()
-  log(`  downloaded ${(bytes / MB).toFixed(0)} MiB (${lines.toLocaleString('en-US')} lines, content-length ${download.headers.get('content-length')}) in ${downloadSeconds.toFixed(1)} s; `
-    + `server RSS (all processes) ${(serverBefore / MB).toFixed(0)} → peak ${(serverPeak / MB).toFixed(0)} MiB`)
-  if (bytes !== generated.sizeBytes || lines !== generated.rows + 1) throw new Error(`download differs from the generated file: ${bytes} bytes, ${lines} lines`)
+  log(
+    `  downloaded ${(bytes / MB).toFixed(0)} MiB (${lines.toLocaleString('en-US')} lines, content-length ${download.headers.get('content-length')}) in ${downloadSeconds.toFixed(1)} s; ` +
+      `server RSS (all processes) ${(serverBefore / MB).toFixed(0)} → peak ${(serverPeak / MB).toFixed(0)} MiB`,
+  )
+  if (bytes !== generated.sizeBytes || lines !== generated.rows + 1)
+    throw new Error(`download differs from the generated file: ${bytes} bytes, ${lines} lines`)
   figures = {
-    days, rows: generated.rows, bytes, parts: generated.parts, maxBufferedBytes: generated.maxBufferedBytes,
-    generation, download: { seconds: downloadSeconds, serverRssBefore: serverBefore, serverRssPeak: serverPeak },
+    days,
+    rows: generated.rows,
+    bytes,
+    parts: generated.parts,
+    maxBufferedBytes: generated.maxBufferedBytes,
+    generation,
+    download: {
+      seconds: downloadSeconds,
+      serverRssBefore: serverBefore,
+      serverRssPeak: serverPeak,
+    },
   }
 } finally {
   await server.stop()
 }
-log([
-  '',
-  `svc report streaming — ${new Date().toISOString()}`,
-  `node ${process.version}, ${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}, PostgreSQL database ${name}, load average ${loadavg()[0].toFixed(1)}`,
-].join('\n'))
+log(
+  [
+    '',
+    `svc report streaming — ${new Date().toISOString()}`,
+    `node ${process.version}, ${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}, PostgreSQL database ${name}, load average ${loadavg()[0].toFixed(1)}`,
+  ].join('\n'),
+)
 const dir = join(fileURLToPath(new URL('.', import.meta.url)), 'results')
 mkdirSync(dir, { recursive: true })
 writeFileSync(join(dir, `report-stream-${Date.now()}.json`), JSON.stringify(figures, null, 2))

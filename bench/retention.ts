@@ -38,13 +38,31 @@ const log = (line: string) => process.stdout.write(`${line}\n`)
 
 const { name, url } = largeDatabase(Number(values.size))
 const state = await readSeedState(url)
-if (!state) throw new Error(`${name} is not seeded: run \`npm run bench -- scale --size ${values.size}\` first`)
+if (!state)
+  throw new Error(
+    `${name} is not seeded: run \`npm run bench -- scale --size ${values.size}\` first`,
+  )
 
 class Deadline extends Error {}
 
-interface PurgeFigures { purge: string; removed: number; seconds: number; rowsPerSecond: number; statements: number; slowestMs: number; stoppedAtDeadline: boolean }
+interface PurgeFigures {
+  purge: string
+  removed: number
+  seconds: number
+  rowsPerSecond: number
+  statements: number
+  slowestMs: number
+  stoppedAtDeadline: boolean
+}
 
-const server = await startServer({ HTTP_PROCESSES: String(cpus().length), DATABASE_CONNECTIONS: String(3 * cpus().length), SVC_DISABLE_WORKER: 'true' }, { database: name })
+const server = await startServer(
+  {
+    HTTP_PROCESSES: String(cpus().length),
+    DATABASE_CONNECTIONS: String(3 * cpus().length),
+    SVC_DISABLE_WORKER: 'true',
+  },
+  { database: name },
+)
 state.client.tokenUrl = `${server.baseUrl}/oauth/token`
 const rows: Figures[] = []
 const purges: PurgeFigures[] = []
@@ -53,14 +71,37 @@ try {
   const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/json' }
   let n = 0
   const credits = (duration: number) => ({
-    url: server.baseUrl, connections, duration,
-    requests: [{ method: 'POST' as const, headers, setupRequest: (r: Record<string, unknown>) => ({ ...r, path: `/v1/accounts/${state.made.accounts[n % state.made.accounts.length]}/credit`, body: JSON.stringify({ amount: 1 + (n % 1000), client_transaction_id: `ret-${randomBytes(4).toString('hex')}-${++n}` }) }) }],
+    url: server.baseUrl,
+    connections,
+    duration,
+    requests: [
+      {
+        method: 'POST' as const,
+        headers,
+        setupRequest: (r: Record<string, unknown>) => ({
+          ...r,
+          path: `/v1/accounts/${state.made.accounts[n % state.made.accounts.length]}/credit`,
+          body: JSON.stringify({
+            amount: 1 + (n % 1000),
+            client_transaction_id: `ret-${randomBytes(4).toString('hex')}-${++n}`,
+          }),
+        }),
+      },
+    ],
   })
   await server.settle()
   rows.push(await cannon('credits alone', credits(10), server))
   log(`  credits alone: ${rows[0].rps}/s, p99 ${rows[0].p99} ms`)
 
-  const config = loadConfig({ DATABASE_URL: url, BASE_URL: server.baseUrl, SVC_MASTER_KEY: randomBytes(32).toString('base64'), SVC_DISABLE_WORKER: 'true', LOG_LEVEL: 'warn', DATABASE_CONNECTIONS: '2', SVC_OPERATOR_TOKEN: randomBytes(16).toString('hex') })
+  const config = loadConfig({
+    DATABASE_URL: url,
+    BASE_URL: server.baseUrl,
+    SVC_MASTER_KEY: randomBytes(32).toString('base64'),
+    SVC_DISABLE_WORKER: 'true',
+    LOG_LEVEL: 'warn',
+    DATABASE_CONNECTIONS: '2',
+    SVC_OPERATOR_TOKEN: randomBytes(16).toString('hex'),
+  })
   const { deps, handle } = await openRuntime(config)
   try {
     // The credits run exactly as long as the purges may: each purge in turn, until it is done or the time is up.
@@ -89,8 +130,18 @@ try {
         stopped = true
       }
       const elapsed = (performance.now() - started) / 1000
-      purges.push({ purge: purge.name, removed, seconds: elapsed, rowsPerSecond: Math.round(removed / Math.max(elapsed, 0.001)), statements, slowestMs: Math.round(slowest), stoppedAtDeadline: stopped })
-      log(`  ${purge.name}: ${removed.toLocaleString('en-US')} rows in ${elapsed.toFixed(1)} s (${statements} statements, slowest ${Math.round(slowest)} ms including the pause)${stopped ? ', stopped: time up' : ''}`)
+      purges.push({
+        purge: purge.name,
+        removed,
+        seconds: elapsed,
+        rowsPerSecond: Math.round(removed / Math.max(elapsed, 0.001)),
+        statements,
+        slowestMs: Math.round(slowest),
+        stoppedAtDeadline: stopped,
+      })
+      log(
+        `  ${purge.name}: ${removed.toLocaleString('en-US')} rows in ${elapsed.toFixed(1)} s (${statements} statements, slowest ${Math.round(slowest)} ms including the pause)${stopped ? ', stopped: time up' : ''}`,
+      )
       if (stopped) break
     }
     rows.push(await during)
@@ -108,14 +159,22 @@ const report = [
   '',
   '| purge | rows removed | seconds | rows/s | statements | slowest statement + pause ms |',
   '|---|---:|---:|---:|---:|---:|',
-  ...purges.map((p) => `| ${p.purge}${p.stoppedAtDeadline ? ' (time up)' : ''} | ${p.removed.toLocaleString('en-US')} | ${p.seconds.toFixed(1)} | ${p.rowsPerSecond.toLocaleString('en-US')} | ${p.statements} | ${p.slowestMs} |`),
+  ...purges.map(
+    (p) =>
+      `| ${p.purge}${p.stoppedAtDeadline ? ' (time up)' : ''} | ${p.removed.toLocaleString('en-US')} | ${p.seconds.toFixed(1)} | ${p.rowsPerSecond.toLocaleString('en-US')} | ${p.statements} | ${p.slowestMs} |`,
+  ),
   '',
   '| credits | req/s | p50 ms | p99 ms | max ms |',
   '|---|---:|---:|---:|---:|',
   ...rows.map((r) => `| ${r.name} | ${r.rps} | ${r.p50} | ${r.p99} | ${r.max} |`),
-  rows.length === 2 ? `p99 during the purges / alone: ${(rows[1].p99 / Math.max(rows[0].p99, 0.1)).toFixed(2)}` : '',
+  rows.length === 2
+    ? `p99 during the purges / alone: ${(rows[1].p99 / Math.max(rows[0].p99, 0.1)).toFixed(2)}`
+    : '',
 ].join('\n')
 log(report)
 const dir = join(fileURLToPath(new URL('.', import.meta.url)), 'results')
 mkdirSync(dir, { recursive: true })
-writeFileSync(join(dir, `retention-${Date.now()}.json`), JSON.stringify({ seconds, connections, purges, rows }, null, 2))
+writeFileSync(
+  join(dir, `retention-${Date.now()}.json`),
+  JSON.stringify({ seconds, connections, purges, rows }, null, 2),
+)

@@ -7,7 +7,10 @@ import { fileURLToPath } from 'node:url'
 
 const dir = fileURLToPath(new URL('.', import.meta.url))
 const all = readdirSync(dir)
-  .filter((f) => f.endsWith('.ts') && f !== 'run.ts' && !f.endsWith('-harness.ts') && !f.endsWith('.d.ts'))
+  .filter(
+    (f) =>
+      f.endsWith('.ts') && f !== 'run.ts' && !f.endsWith('-harness.ts') && !f.endsWith('.d.ts'),
+  )
   .map((f) => f.slice(0, -3))
   .sort()
 
@@ -24,7 +27,11 @@ if (name && !existsSync(join(dir, `${name}.ts`))) {
 let failed = false
 for (const bench of name ? [name] : all) {
   process.stdout.write(`\n== bench/${bench}.ts\n`)
-  const r = spawnSync(process.execPath, ['--import', 'tsx', join(dir, `${bench}.ts`), ...(name ? options : [])], { stdio: 'inherit' })
+  const r = spawnSync(
+    process.execPath,
+    ['--import', 'tsx', join(dir, `${bench}.ts`), ...(name ? options : [])],
+    { stdio: 'inherit' },
+  )
   if (r.status !== 0) failed = true
 }
 process.exit(failed ? 1 : 0)

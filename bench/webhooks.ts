@@ -62,7 +62,7 @@ async function main(): Promise<void> {
   url.pathname = `/${dbName}`
   const { DATABASE_URL: _ignored, ...inherited } = process.env
   const env: Record<string, string> = {
-    ...inherited as Record<string, string>,
+    ...(inherited as Record<string, string>),
     DATABASE_URL: url.toString(),
     BASE_URL: 'http://127.0.0.1:8080', // required with DATABASE_URL; nothing here calls it
     SVC_MASTER_KEY: randomBytes(32).toString('base64'),
@@ -84,7 +84,9 @@ async function main(): Promise<void> {
   const backendCpu = new Map<number, { first: number; last: number }>()
   let sampling: NodeJS.Timeout | null = null
   const sampleBackends = async (fresh: boolean) => {
-    const { rows } = await admin.query('SELECT pid FROM pg_stat_activity WHERE datname = $1', [dbName])
+    const { rows } = await admin.query('SELECT pid FROM pg_stat_activity WHERE datname = $1', [
+      dbName,
+    ])
     for (const { pid } of rows as { pid: number }[]) {
       const cpu = cpuSeconds(pid)
       const seen = backendCpu.get(pid)
@@ -101,43 +103,76 @@ async function main(): Promise<void> {
       if (arrivals.has(id)) duplicates++
       else arrivals.set(id, now())
       res.writeHead(200).end()
-      if (waiting && arrivals.size >= waiting.n) { waiting.resolve(); waiting = null }
+      if (waiting && arrivals.size >= waiting.n) {
+        waiting.resolve()
+        waiting = null
+      }
     })
   })
   await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', r))
   const hookUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hooks`
-  const until = (n: number, timeoutMs: number) => new Promise<void>((resolve, reject) => {
-    if (arrivals.size >= n) return resolve()
-    const timer = setTimeout(() => reject(new Error(`only ${arrivals.size} of ${n} delivered`)), timeoutMs)
-    waiting = { n, resolve: () => { clearTimeout(timer); resolve() } }
-  })
+  const until = (n: number, timeoutMs: number) =>
+    new Promise<void>((resolve, reject) => {
+      if (arrivals.size >= n) return resolve()
+      const timer = setTimeout(
+        () => reject(new Error(`only ${arrivals.size} of ${n} delivered`)),
+        timeoutMs,
+      )
+      waiting = {
+        n,
+        resolve: () => {
+          clearTimeout(timer)
+          resolve()
+        },
+      }
+    })
 
   try {
     const org = newId('org')
     await deps.db.insertInto('organizations').values({ id: org, name: 'bench' }).execute()
     await insertEndpoint(deps.db, {
-      id: newId('whe'), organization_id: org, environment: 'sandbox', url: hookUrl, description: 'bench',
-      enabled_events: ['*'], secret_sealed: sealSecret(config.masterKey, 'whsec_bench'), now: new Date(),
+      id: newId('whe'),
+      organization_id: org,
+      environment: 'sandbox',
+      url: hookUrl,
+      description: 'bench',
+      enabled_events: ['*'],
+      secret_sealed: sealSecret(config.masterKey, 'whsec_bench'),
+      now: new Date(),
     })
     const scope = { organizationId: org, environment: 'sandbox' }
-    const object = { id: 'card_bench', object: 'card', status: 'active', last4: '4242', metadata: { run: 'bench' } }
+    const object = {
+      id: 'card_bench',
+      object: 'card',
+      status: 'active',
+      last4: '4242',
+      metadata: { run: 'bench' },
+    }
 
     // Phase 1: backlog, then two workers drain it.
     const t0 = now()
     for (let i = 0; i < N; i += 100) {
       await withTx(deps.db, async (trx) => {
-        for (let j = i; j < Math.min(N, i + 100); j++) await emit(trx, scope, 'card.created', { ...object, n: j }, new Date())
+        for (let j = i; j < Math.min(N, i + 100); j++)
+          await emit(trx, scope, 'card.created', { ...object, n: j }, new Date())
       })
     }
     const emitMs = now() - t0
     const spawnAt = now()
     for (let w = 0; w < WORKERS; w++) {
-      workers.push(spawn(process.execPath, ['bin/svc.js', 'worker'], { env, stdio: ['ignore', 'ignore', 'inherit'] }))
+      workers.push(
+        spawn(process.execPath, ['bin/svc.js', 'worker'], {
+          env,
+          stdio: ['ignore', 'ignore', 'inherit'],
+        }),
+      )
     }
     await until(Math.min(N, 50), 300_000)
     // The worker pools are open once deliveries flow; their backends' CPU from here on is the database's cost.
     await sampleBackends(true)
-    sampling = setInterval(() => { void sampleBackends(false) }, 200)
+    sampling = setInterval(() => {
+      void sampleBackends(false)
+    }, 200)
     const workers0 = workersCpu()
     const delivered0 = arrivals.size
     await until(N, 300_000)
@@ -162,8 +197,12 @@ async function main(): Promise<void> {
       if (wait > 1) await sleep(wait)
       // Emissions are not serialized behind each other: at high rates several transactions overlap, as in the API.
       while (inFlight.size >= 50) await Promise.race(inFlight)
-      const p: Promise<void> = withTx(deps.db, (trx) => emit(trx, scope, 'card.frozen', { ...object, n: i }, new Date()))
-        .then((id) => { committed.set(id, now()) })
+      const p: Promise<void> = withTx(deps.db, (trx) =>
+        emit(trx, scope, 'card.frozen', { ...object, n: i }, new Date()),
+      )
+        .then((id) => {
+          committed.set(id, now())
+        })
         .finally(() => inFlight.delete(p))
       inFlight.add(p)
     }
@@ -171,8 +210,14 @@ async function main(): Promise<void> {
     const emitRate = (LATENCY_EVENTS / (now() - start)) * 1000
     await until(LATENCY_EVENTS, 60_000)
     await sleep(500)
-    const leftover = await deps.db.selectFrom('jobs').select((eb) => eb.fn.countAll<number>().as('n')).where('type', '=', 'webhook.deliver').executeTakeFirst()
-    const latencies = [...committed.entries()].map(([id, c]) => Math.max(0, arrivals.get(id)! - c)).sort((a, b) => a - b)
+    const leftover = await deps.db
+      .selectFrom('jobs')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .where('type', '=', 'webhook.deliver')
+      .executeTakeFirst()
+    const latencies = [...committed.entries()]
+      .map(([id, c]) => Math.max(0, arrivals.get(id)! - c))
+      .sort((a, b) => a - b)
 
     const result = {
       database: 'PostgreSQL',
@@ -201,11 +246,24 @@ async function main(): Promise<void> {
     console.log(JSON.stringify(result, null, 2))
     const dir = new URL('./results/', import.meta.url)
     mkdirSync(dir, { recursive: true })
-    writeFileSync(new URL(`webhooks-${Date.now()}.json`, dir), JSON.stringify({ at: new Date().toISOString(), load: readFileSync('/proc/loadavg', 'utf8').trim(), ...result }, null, 2))
+    writeFileSync(
+      new URL(`webhooks-${Date.now()}.json`, dir),
+      JSON.stringify(
+        {
+          at: new Date().toISOString(),
+          load: readFileSync('/proc/loadavg', 'utf8').trim(),
+          ...result,
+        },
+        null,
+        2,
+      ),
+    )
   } finally {
     if (sampling) clearInterval(sampling)
     for (const w of workers) w.kill('SIGTERM')
-    await Promise.all(workers.map((w) => new Promise((r) => (w.exitCode !== null ? r(null) : w.once('exit', r)))))
+    await Promise.all(
+      workers.map((w) => new Promise((r) => (w.exitCode !== null ? r(null) : w.once('exit', r)))),
+    )
     receiver.closeAllConnections()
     receiver.close()
     await handle.close()

@@ -11,10 +11,15 @@ import { ensureBuilt, firstLine } from '../scripts/build.mjs'
 async function entry() {
   try {
     const built = await ensureBuilt()
-    if (built) process.stderr.write(`svc: built dist/ (${built.reason}) in ${(built.ms / 1000).toFixed(1)} s\n`)
+    if (built)
+      process.stderr.write(
+        `svc: built dist/ (${built.reason}) in ${(built.ms / 1000).toFixed(1)} s\n`,
+      )
     return '../dist/cli.js'
   } catch (err) {
-    process.stderr.write(`svc: cannot build dist/ (${firstLine(err)}); running src/ through tsx (slower start)\n`)
+    process.stderr.write(
+      `svc: cannot build dist/ (${firstLine(err)}); running src/ through tsx (slower start)\n`,
+    )
     const { register } = await import('tsx/esm/api')
     // The project's compiler options wherever the command runs: their `paths` find the SDK's sources (@svc/sdk).
     register({ tsconfig: fileURLToPath(new URL('../tsconfig.json', import.meta.url)) })

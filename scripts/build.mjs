@@ -24,7 +24,16 @@
 //   npm run build [-- --out DIR]    DIR directly inside the repository (default dist)
 import { spawn } from 'node:child_process'
 import { createHash } from 'node:crypto'
-import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs'
+import {
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs'
 import { basename, dirname, join, relative, resolve } from 'node:path'
 import { fileURLToPath, pathToFileURL } from 'node:url'
 
@@ -60,7 +69,8 @@ function inputs() {
     if (s?.isFile()) state[path] = `${s.size}:${s.mtimeMs}`
   }
   for (const dir of SOURCE_DIRS) {
-    for (const name of readdirSync(join(ROOT, dir), { recursive: true })) note(join(dir, String(name)))
+    for (const name of readdirSync(join(ROOT, dir), { recursive: true }))
+      note(join(dir, String(name)))
   }
   for (const path of OTHER_INPUTS) note(path)
   return state
@@ -84,7 +94,9 @@ export function staleness(outDir = join(ROOT, 'dist')) {
     ...Object.keys(before).filter((path) => !(path in now)),
   ]
   if (changed.length === 0) return null
-  return changed.length === 1 ? `${changed[0]} changed` : `${changed.length} files changed since the last build`
+  return changed.length === 1
+    ? `${changed[0]} changed`
+    : `${changed.length} files changed since the last build`
 }
 
 /** Writes `data` under `path` through a temporary name, unless the file already holds exactly that. */
@@ -124,21 +136,27 @@ function sourceUrls(outDir) {
 /** What the migrated cluster is made of: PGlite's version and the migration files. */
 function clusterKey(migrations) {
   const hash = createHash('sha256')
-  const pglite = JSON.parse(readFileSync(join(ROOT, 'node_modules/@electric-sql/pglite/package.json'), 'utf8'))
+  const pglite = JSON.parse(
+    readFileSync(join(ROOT, 'node_modules/@electric-sql/pglite/package.json'), 'utf8'),
+  )
   hash.update(pglite.version)
-  for (const name of migrations) hash.update(name).update(readFileSync(join(ROOT, MIGRATIONS, name)))
+  for (const name of migrations)
+    hash.update(name).update(readFileSync(join(ROOT, MIGRATIONS, name)))
   return hash.digest('hex').slice(0, 16)
 }
 
 /** Runs the built migrations on an empty embedded cluster and writes its dump (a child process: PGlite is big). */
 function writeCluster(outDir) {
-  const script = 'const m = await import(process.argv[1]); await m.writeMigratedCluster(process.argv[2])'
+  const script =
+    'const m = await import(process.argv[1]); await m.writeMigratedCluster(process.argv[2])'
   const module = pathToFileURL(join(outDir, 'db/migrated-cluster.js')).href
   const args = ['--input-type=module', '-e', script, module, join(outDir, CLUSTER)]
   return new Promise((resolveRun, reject) => {
     const child = spawn(process.execPath, args, { stdio: ['ignore', 'ignore', 'pipe'] })
     let errors = ''
-    child.stderr.on('data', (chunk) => { errors += chunk })
+    child.stderr.on('data', (chunk) => {
+      errors += chunk
+    })
     child.on('error', reject)
     child.on('exit', (code) => {
       if (code === 0) resolveRun()
@@ -156,9 +174,12 @@ function writeCluster(outDir) {
 export async function build(outDir = join(ROOT, 'dist'), { makeCluster = true } = {}) {
   const started = performance.now()
   const now = inputs()
-  const migrations = readdirSync(join(ROOT, MIGRATIONS)).filter((name) => /^\d{4}_.+\.ts$/.test(name)).sort()
+  const migrations = readdirSync(join(ROOT, MIGRATIONS))
+    .filter((name) => /^\d{4}_.+\.ts$/.test(name))
+    .sort()
   const migrationEntries = migrations.map((name) => ({
-    in: join(ROOT, MIGRATIONS, name), out: `db/migrations/${name.slice(0, -3)}`,
+    in: join(ROOT, MIGRATIONS, name),
+    out: `db/migrations/${name.slice(0, -3)}`,
   }))
   const esbuild = await import('esbuild')
   const result = await esbuild.build({
@@ -167,11 +188,22 @@ export async function build(outDir = join(ROOT, 'dist'), { makeCluster = true } 
       { in: join(ROOT, 'src/db/migrated-cluster.ts'), out: 'db/migrated-cluster' },
       ...migrationEntries,
     ],
-    outdir: outDir, chunkNames: 'chunks/[name]-[hash]', write: false,
-    bundle: true, splitting: true, format: 'esm', platform: 'node', target: TARGET, external: EXTERNAL,
-    tsconfig: join(ROOT, 'tsconfig.json'), plugins: [sourceUrls(outDir)],
+    outdir: outDir,
+    chunkNames: 'chunks/[name]-[hash]',
+    write: false,
+    bundle: true,
+    splitting: true,
+    format: 'esm',
+    platform: 'node',
+    target: TARGET,
+    external: EXTERNAL,
+    tsconfig: join(ROOT, 'tsconfig.json'),
+    plugins: [sourceUrls(outDir)],
     banner: { js: REQUIRE_SHIM },
-    sourcemap: 'linked', sourcesContent: false, legalComments: 'none', logLevel: 'silent',
+    sourcemap: 'linked',
+    sourcesContent: false,
+    legalComments: 'none',
+    logLevel: 'silent',
   })
   // A cluster made from other migrations goes before the new ones are written: dist/ never pairs the two.
   const manifest = readManifest(outDir)
@@ -185,7 +217,8 @@ export async function build(outDir = join(ROOT, 'dist'), { makeCluster = true } 
   }
   for (const path of Object.keys(now).filter((p) => p.startsWith('src/') && !p.endsWith('.ts'))) {
     expected.add(relative('src', path))
-    if (writeIfChanged(join(outDir, relative('src', path)), readFileSync(join(ROOT, path)))) written++
+    if (writeIfChanged(join(outDir, relative('src', path)), readFileSync(join(ROOT, path))))
+      written++
   }
   let removed = 0
   for (const name of readdirSync(outDir, { recursive: true }).map(String)) {
@@ -206,7 +239,12 @@ export async function build(outDir = join(ROOT, 'dist'), { makeCluster = true } 
   }
   const record = { target: TARGET, cluster: clusterMade ? cluster : null, inputs: now }
   writeIfChanged(join(outDir, MANIFEST), `${JSON.stringify(record, null, 1)}\n`)
-  return { outputs: result.outputFiles.length, written, removed, ms: Math.round(performance.now() - started) }
+  return {
+    outputs: result.outputFiles.length,
+    written,
+    removed,
+    ms: Math.round(performance.now() - started),
+  }
 }
 
 /** Runs `work` holding `outDir`/.building, waiting while another process holds it; false: `skip()` said not to. */
@@ -220,7 +258,8 @@ async function whileLocked(outDir, skip, work) {
     } catch (err) {
       if (err.code !== 'EEXIST') throw err
       const held = statSync(lock, { throwIfNoEntry: false })
-      if (held && Date.now() - held.mtimeMs > LOCK_STALE_MS) rmSync(lock, { recursive: true, force: true })
+      if (held && Date.now() - held.mtimeMs > LOCK_STALE_MS)
+        rmSync(lock, { recursive: true, force: true })
       else await new Promise((resolveWait) => setTimeout(resolveWait, 100))
     }
   }
@@ -243,7 +282,11 @@ export async function ensureBuilt(outDir = join(ROOT, 'dist')) {
   const reason = staleness(outDir)
   if (reason === null) return null
   const started = performance.now()
-  await whileLocked(outDir, () => staleness(outDir) === null, () => build(outDir, { makeCluster: false }))
+  await whileLocked(
+    outDir,
+    () => staleness(outDir) === null,
+    () => build(outDir, { makeCluster: false }),
+  )
   return { reason, ms: Math.round(performance.now() - started) }
 }
 
@@ -259,7 +302,8 @@ function outDirArgument(args) {
   const at = args.indexOf('--out')
   if (at === -1) return join(ROOT, 'dist')
   const dir = resolve(args[at + 1] ?? '')
-  if (dirname(dir) !== resolve(ROOT)) throw new Error(`--out must name a folder directly in ${ROOT}`)
+  if (dirname(dir) !== resolve(ROOT))
+    throw new Error(`--out must name a folder directly in ${ROOT}`)
   return dir
 }
 
@@ -267,9 +311,17 @@ if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.ur
   try {
     const outDir = outDirArgument(process.argv.slice(2))
     let done
-    await whileLocked(outDir, () => false, async () => { done = await build(outDir) })
+    await whileLocked(
+      outDir,
+      () => false,
+      async () => {
+        done = await build(outDir)
+      },
+    )
     const { outputs, written, removed, ms } = done
-    process.stdout.write(`${basename(outDir)}/: ${outputs} outputs, ${written} written, ${removed} removed, ${ms} ms\n`)
+    process.stdout.write(
+      `${basename(outDir)}/: ${outputs} outputs, ${written} written, ${removed} removed, ${ms} ms\n`,
+    )
   } catch (err) {
     process.stderr.write(`build failed: ${firstLine(err)}\n`)
     process.exitCode = 1

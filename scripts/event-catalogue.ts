@@ -12,13 +12,22 @@ import { fileURLToPath, pathToFileURL } from 'node:url'
 import { buildApp } from '../src/app.js'
 import { loadConfig } from '../src/config.js'
 import {
-  deliveredToNamedEndpoint, EVENT_API_VERSION, EVENT_CATALOGUE, EVENT_CATALOGUE_PATH, EVENT_OBJECTS, EVENT_TYPES,
-  eventScope, SUBSCRIPTION_FORMS, type EventType,
+  deliveredToNamedEndpoint,
+  EVENT_API_VERSION,
+  EVENT_CATALOGUE,
+  EVENT_CATALOGUE_PATH,
+  EVENT_OBJECTS,
+  EVENT_TYPES,
+  eventScope,
+  SUBSCRIPTION_FORMS,
+  type EventType,
 } from '../src/modules/events/index.js'
 import { openRuntime } from '../src/runtime.js'
 
 /** The page, in the repository. */
-export const CATALOGUE_PAGE = fileURLToPath(new URL('../docs/guides/event-catalogue.md', import.meta.url))
+export const CATALOGUE_PAGE = fileURLToPath(
+  new URL('../docs/guides/event-catalogue.md', import.meta.url),
+)
 
 /** The command that writes the page, for messages. */
 export const REGENERATE = 'npm run docs:events'
@@ -28,7 +37,8 @@ type OpenApiDocument = { components: { schemas: Record<string, { examples?: unkn
 /** The example of a component schema; a schema without one cannot be shown, so the page is not written. */
 function exampleOf(doc: OpenApiDocument, schema: string): Record<string, unknown> {
   const example = doc.components.schemas[schema]?.examples?.[0]
-  if (!example || typeof example !== 'object') throw new Error(`the OpenAPI schema ${schema} has no example to show in the event catalogue`)
+  if (!example || typeof example !== 'object')
+    throw new Error(`the OpenAPI schema ${schema} has no example to show in the event catalogue`)
   return example as Record<string, unknown>
 }
 
@@ -126,10 +136,14 @@ Each item of \`enabled_events\` is one of:
 Anything else is refused with \`400 invalid_parameter\`, \`param\` naming the item (\`enabled_events[1]\`): an unknown type,
 an unknown prefix such as \`cardz.*\`, or a bare prefix such as \`card\`. Duplicates are dropped. \`GET /v1/events?type=\`
 filters with the same forms, and a replay sends an endpoint the retained events its list takes.
-${named ? `
+${
+  named
+    ? `
 Exception: ${named} goes only to the endpoint it carries (\`data.object.id\`), whatever that endpoint's
 \`enabled_events\`, and never to another endpoint, not even one subscribed to \`*\` or to its prefix; a replay of it too.
-` : ''}
+`
+    : ''
+}
 ## Signatures and delivery
 
 Each delivery is an HTTP POST of the event JSON (exactly \`GET /v1/events/{event_id}\`'s body) with the headers
@@ -192,8 +206,13 @@ ${entries.join('\n')}`
 export function renderEventCatalogue(doc: OpenApiDocument): string {
   const groups = byPrefix()
   const forms = new Set(SUBSCRIPTION_FORMS)
-  for (const prefix of groups.keys()) if (!forms.has(`${prefix}.*`)) throw new Error(`no wildcard for the prefix ${prefix}`)
-  return [intro(groups), index(groups), ...[...groups].map(([prefix, types]) => section(doc, prefix, types))].join('\n')
+  for (const prefix of groups.keys())
+    if (!forms.has(`${prefix}.*`)) throw new Error(`no wildcard for the prefix ${prefix}`)
+  return [
+    intro(groups),
+    index(groups),
+    ...[...groups].map(([prefix, types]) => section(doc, prefix, types)),
+  ].join('\n')
 }
 
 /** The OpenAPI document of the application, built as the tests build it, on a throwaway in-memory database. */
@@ -201,8 +220,13 @@ export async function openApiDocument(): Promise<OpenApiDocument> {
   const dataDir = mkdtempSync(join(tmpdir(), 'svc-event-catalogue-'))
   try {
     const config = loadConfig({
-      BASE_URL: 'http://localhost:8080', DATA_DIR: dataDir, SVC_MASTER_KEY: randomBytes(32).toString('base64'),
-      SVC_OPERATOR_TOKEN: randomBytes(16).toString('hex'), SVC_SEED_DEMO: 'false', SVC_DISABLE_WORKER: 'true', LOG_LEVEL: 'silent',
+      BASE_URL: 'http://localhost:8080',
+      DATA_DIR: dataDir,
+      SVC_MASTER_KEY: randomBytes(32).toString('base64'),
+      SVC_OPERATOR_TOKEN: randomBytes(16).toString('hex'),
+      SVC_SEED_DEMO: 'false',
+      SVC_DISABLE_WORKER: 'true',
+      LOG_LEVEL: 'silent',
     })
     const { deps, handle } = await openRuntime(config, { inMemory: true })
     try {
@@ -223,7 +247,9 @@ async function main(): Promise<void> {
   const page = renderEventCatalogue(await openApiDocument())
   mkdirSync(dirname(CATALOGUE_PAGE), { recursive: true })
   writeFileSync(CATALOGUE_PAGE, page)
-  process.stdout.write(`wrote ${relative(process.cwd(), CATALOGUE_PAGE)} (${EVENT_TYPES.length} event types)\n`)
+  process.stdout.write(
+    `wrote ${relative(process.cwd(), CATALOGUE_PAGE)} (${EVENT_TYPES.length} event types)\n`,
+  )
 }
 
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {

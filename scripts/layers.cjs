@@ -6,8 +6,9 @@
 const LAYERS = [
   {
     name: 'platform',
-    path: '^src/(db|lib|http|jobs|processors|esim-network)/|^src/modules/(events|webhooks)/'
-      + '|^src/(config|app-deps)\\.ts$|^src/modules/module\\.ts$',
+    path:
+      '^src/(db|lib|http|jobs|processors|esim-network)/|^src/modules/(events|webhooks)/' +
+      '|^src/(config|app-deps)\\.ts$|^src/modules/module\\.ts$',
   },
   { name: 'identity', path: '^src/modules/(oauth|programs|cardholders|kyc|users)/' },
   { name: 'money', path: '^src/modules/(accounts|ledger)/' },

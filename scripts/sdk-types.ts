@@ -10,7 +10,9 @@ import openapiTS, { astToString } from 'openapi-typescript'
 import { openApiDocument } from './event-catalogue.js'
 
 /** The generated file, in the repository. */
-export const SDK_TYPES_FILE = fileURLToPath(new URL('../sdk/src/generated/openapi.ts', import.meta.url))
+export const SDK_TYPES_FILE = fileURLToPath(
+  new URL('../sdk/src/generated/openapi.ts', import.meta.url),
+)
 
 /** The command that writes it, for messages. */
 export const REGENERATE_SDK_TYPES = 'npm run sdk:types'
@@ -32,7 +34,9 @@ async function main(): Promise<void> {
   const text = await renderSdkTypes(await openApiDocument())
   mkdirSync(dirname(SDK_TYPES_FILE), { recursive: true })
   writeFileSync(SDK_TYPES_FILE, text)
-  process.stdout.write(`wrote ${relative(process.cwd(), SDK_TYPES_FILE)} (${text.length} characters)\n`)
+  process.stdout.write(
+    `wrote ${relative(process.cwd(), SDK_TYPES_FILE)} (${text.length} characters)\n`,
+  )
 }
 
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {

@@ -22,13 +22,26 @@ function testFiles(path) {
     .sort()
 }
 
-const files = (targets.length ? targets : [join(root, 'test')]).flatMap(testFiles).map((f) => relative(process.cwd(), f) || f)
+const files = (targets.length ? targets : [join(root, 'test')])
+  .flatMap(testFiles)
+  .map((f) => relative(process.cwd(), f) || f)
 if (files.length === 0) {
   process.stderr.write('no test files found\n')
   process.exit(1)
 }
 
-const child = spawn(process.execPath, ['--import', 'tsx', '--test', `--test-concurrency=${process.env.TEST_CONCURRENCY ?? 3}`, ...flags, ...files], { stdio: 'inherit' })
+const child = spawn(
+  process.execPath,
+  [
+    '--import',
+    'tsx',
+    '--test',
+    `--test-concurrency=${process.env.TEST_CONCURRENCY ?? 3}`,
+    ...flags,
+    ...files,
+  ],
+  { stdio: 'inherit' },
+)
 // Ctrl-C reaches the child through the process group; a SIGTERM sent to this process alone is passed on.
 process.on('SIGINT', () => {})
 process.on('SIGTERM', () => child.kill('SIGTERM'))

@@ -4,7 +4,12 @@ import type { AppDeps } from './app-deps.js'
 import { migrationsApplied } from './db/migrate.js'
 import { installAuth } from './http/auth.js'
 import {
-  clientErrorHandler, frameworkErrorHandler, installConnectAnswer, installErrorHandling, installJsonParsing, installNotFoundGate,
+  clientErrorHandler,
+  frameworkErrorHandler,
+  installConnectAnswer,
+  installErrorHandling,
+  installJsonParsing,
+  installNotFoundGate,
   installUnparsableBodyRefusal,
 } from './http/error-handler.js'
 import { installIdempotency } from './http/idempotency.js'
@@ -23,7 +28,10 @@ export type App = FastifyInstance
  * Builds the HTTP application from its dependencies and mounts the routes of `modules` (every module, in
  * list order, by default); `server.ts` only listens, tests use `app.inject`.
  */
-export async function buildApp(deps: AppDeps, modules: readonly ServiceModule[] = MODULES): Promise<FastifyInstance> {
+export async function buildApp(
+  deps: AppDeps,
+  modules: readonly ServiceModule[] = MODULES,
+): Promise<FastifyInstance> {
   const app = Fastify({
     loggerInstance: deps.log,
     logController: new LogController({ disableRequestLogging: true }),
@@ -38,7 +46,10 @@ export async function buildApp(deps: AppDeps, modules: readonly ServiceModule[] 
     http: {
       requestTimeout: deps.config.requestTimeoutMs,
       headersTimeout: deps.config.headersTimeoutMs,
-      connectionsCheckingInterval: Math.max(25, Math.min(1000, Math.floor(deps.config.headersTimeoutMs / 4))),
+      connectionsCheckingInterval: Math.max(
+        25,
+        Math.min(1000, Math.floor(deps.config.headersTimeoutMs / 4)),
+      ),
     },
     requestIdHeader: false,
     ajv: { customOptions: { strict: false } },
@@ -48,16 +59,29 @@ export async function buildApp(deps: AppDeps, modules: readonly ServiceModule[] 
   }) as unknown as FastifyInstance
 
   const limits = await RateLimits.create(deps.config, deps.log)
-  app.addHook('onClose', async () => { await limits.close() })
+  app.addHook('onClose', async () => {
+    await limits.close()
+  })
 
   app.setValidatorCompiler(validatorCompiler)
   installClosedQueries(app)
   installJsonParsing(app)
   installErrorHandling(app, deps.config.baseUrl)
   installConnectAnswer(app)
-  app.addHook('onRequest', async (req, reply) => { reply.header('Svc-Request-Id', req.id) })
+  app.addHook('onRequest', async (req, reply) => {
+    reply.header('Svc-Request-Id', req.id)
+  })
   app.addHook('onResponse', async (req, reply) => {
-    req.log.info({ req_id: req.id, method: req.method, route: req.routeOptions.url ?? null, status: reply.statusCode, ms: Math.round(reply.elapsedTime * 10) / 10 }, 'request')
+    req.log.info(
+      {
+        req_id: req.id,
+        method: req.method,
+        route: req.routeOptions.url ?? null,
+        status: reply.statusCode,
+        ms: Math.round(reply.elapsedTime * 10) / 10,
+      },
+      'request',
+    )
   })
   await installOpenApi(app, deps.config.baseUrl)
   installMetrics(app, deps.config)
@@ -69,27 +93,47 @@ export async function buildApp(deps: AppDeps, modules: readonly ServiceModule[] 
   installUnparsableBodyRefusal(app)
 
   let ready = false
-  const Status = (values: string[]) => ({ type: 'object', required: ['status'], properties: { status: { type: 'string', enum: values } } })
-  app.get('/healthz', {
-    config: { public: true },
-    schema: { tags: ['Platform'], summary: 'Liveness: the process is up (no token)', response: { 200: Status(['ok']) } },
-  }, async () => ({ status: 'ok' }))
-  app.get('/readyz', {
-    config: { public: true },
-    schema: {
-      tags: ['Platform'], summary: 'Readiness: the database answers and every migration is applied (no token)',
-      response: { 200: Status(['ready']), 503: Status(['migrations_pending', 'database_unreachable']) },
-    },
-  }, async (_req, reply) => {
-    try {
-      await sql`SELECT 1`.execute(deps.db)
-      ready ||= await migrationsApplied(deps.db)
-      if (!ready) return reply.code(503).send({ status: 'migrations_pending' })
-      return { status: 'ready' }
-    } catch {
-      return reply.code(503).send({ status: 'database_unreachable' })
-    }
+  const Status = (values: string[]) => ({
+    type: 'object',
+    required: ['status'],
+    properties: { status: { type: 'string', enum: values } },
   })
+  app.get(
+    '/healthz',
+    {
+      config: { public: true },
+      schema: {
+        tags: ['Platform'],
+        summary: 'Liveness: the process is up (no token)',
+        response: { 200: Status(['ok']) },
+      },
+    },
+    async () => ({ status: 'ok' }),
+  )
+  app.get(
+    '/readyz',
+    {
+      config: { public: true },
+      schema: {
+        tags: ['Platform'],
+        summary: 'Readiness: the database answers and every migration is applied (no token)',
+        response: {
+          200: Status(['ready']),
+          503: Status(['migrations_pending', 'database_unreachable']),
+        },
+      },
+    },
+    async (_req, reply) => {
+      try {
+        await sql`SELECT 1`.execute(deps.db)
+        ready ||= await migrationsApplied(deps.db)
+        if (!ready) return reply.code(503).send({ status: 'migrations_pending' })
+        return { status: 'ready' }
+      } catch {
+        return reply.code(503).send({ status: 'database_unreachable' })
+      }
+    },
+  )
   for (const m of modules) await m.routes?.(app, deps)
   return app
 }

@@ -4,7 +4,7 @@ import { ConfigError, loadConfig, type Config } from './config.js'
 import { signClientAssertion, tokenRequestBody } from './lib/client-assertion.js'
 import { sandboxClientPath, type SandboxClientFile } from './seed/client-file.js'
 import type { ServerAddress } from './cli/client.js'
-import { isCommand, parseFlags, UsageError, type Flags } from './cli/flags.js'
+import { isCommand, parseFlags, type UsageError, type Flags } from './cli/flags.js'
 
 const HELP = `svc: card issuing and eSIM service
 
@@ -51,7 +51,12 @@ const HELP = `svc: card issuing and eSIM service
 `
 
 function list(value: string | undefined): string[] | undefined {
-  return value === undefined ? undefined : value.split(',').map((s) => s.trim()).filter(Boolean)
+  return value === undefined
+    ? undefined
+    : value
+        .split(',')
+        .map((s) => s.trim())
+        .filter(Boolean)
 }
 
 /**
@@ -62,7 +67,8 @@ function programFxFlags(opts: Flags): Record<string, unknown> {
   const markup = opts['fx-markup-bps']
   return {
     foreign_spend: opts['foreign-spend'],
-    fx_markup_bps: markup === undefined ? undefined : /^-?[0-9]+$/.test(markup) ? Number(markup) : markup,
+    fx_markup_bps:
+      markup === undefined ? undefined : /^-?[0-9]+$/.test(markup) ? Number(markup) : markup,
     fx_fee: opts['fx-fee'],
   }
 }
@@ -73,7 +79,11 @@ async function operatorListAll(opts: Flags, path: string): Promise<unknown[]> {
   let cursor: string | null = null
   do {
     const sep = path.includes('?') ? '&' : '?'
-    const page = await operatorCall(opts, 'GET', `${path}${sep}limit=100${cursor ? `&starting_after=${encodeURIComponent(cursor)}` : ''}`) as { data: unknown[]; next_cursor: string | null }
+    const page = (await operatorCall(
+      opts,
+      'GET',
+      `${path}${sep}limit=100${cursor ? `&starting_after=${encodeURIComponent(cursor)}` : ''}`,
+    )) as { data: unknown[]; next_cursor: string | null }
     items.push(...page.data)
     cursor = page.next_cursor
   } while (cursor)
@@ -83,15 +93,22 @@ async function operatorListAll(opts: Flags, path: string): Promise<unknown[]> {
 export type { ServerAddress } from './cli/client.js'
 
 /** `--base-url`, then BASE_URL, then the client file's `token_url`, then `http://localhost:PORT`. */
-export function serverAddress(opts: Pick<Flags, 'base-url' | 'client-file'>, config: Config = loadConfig()): ServerAddress {
+export function serverAddress(
+  opts: Pick<Flags, 'base-url' | 'client-file'>,
+  config: Config = loadConfig(),
+): ServerAddress {
   if (opts['base-url']) return { url: opts['base-url'].replace(/\/+$/, ''), source: '--base-url' }
   if (config.baseUrlExplicit) return { url: config.baseUrl, source: 'BASE_URL' }
   const file = clientFilePath(opts, config)
   if (existsSync(file)) {
     try {
-      const tokenUrl = (JSON.parse(readFileSync(file, 'utf8')) as Partial<SandboxClientFile>).token_url
-      if (typeof tokenUrl === 'string' && tokenUrl.endsWith('/oauth/token')) return { url: tokenUrl.slice(0, -'/oauth/token'.length), source: `token_url in ${file}` }
-    } catch { /* an unreadable file says nothing about the address */ }
+      const tokenUrl = (JSON.parse(readFileSync(file, 'utf8')) as Partial<SandboxClientFile>)
+        .token_url
+      if (typeof tokenUrl === 'string' && tokenUrl.endsWith('/oauth/token'))
+        return { url: tokenUrl.slice(0, -'/oauth/token'.length), source: `token_url in ${file}` }
+    } catch {
+      /* an unreadable file says nothing about the address */
+    }
   }
   return { url: `http://localhost:${config.port}`, source: 'PORT' }
 }
@@ -106,17 +123,27 @@ async function reach(address: ServerAddress, url: string, init: RequestInit): Pr
     return await fetch(url, init)
   } catch (err) {
     const cause = (err as { cause?: { code?: string; message?: string } }).cause
-    throw new Error(`cannot reach the service at ${address.url} (address from ${address.source}): ${cause?.code ?? cause?.message ?? (err as Error).message}. `
-      + 'Is it running (`npm start`)? Point the CLI at another address with --base-url URL or BASE_URL.')
+    throw new Error(
+      `cannot reach the service at ${address.url} (address from ${address.source}): ${cause?.code ?? cause?.message ?? (err as Error).message}. ` +
+        'Is it running (`npm start`)? Point the CLI at another address with --base-url URL or BASE_URL.',
+    )
   }
 }
 
-async function operatorCall(opts: Flags, method: string, path: string, body?: unknown): Promise<unknown> {
+async function operatorCall(
+  opts: Flags,
+  method: string,
+  path: string,
+  body?: unknown,
+): Promise<unknown> {
   const config = loadConfig()
   const address = serverAddress(opts, config)
   const res = await reach(address, `${address.url}${path}`, {
     method,
-    headers: { authorization: `Bearer ${config.operatorToken}`, ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
+    headers: {
+      authorization: `Bearer ${config.operatorToken}`,
+      ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
+    },
     body: body !== undefined ? JSON.stringify(body) : undefined,
   })
   const text = await res.text()
@@ -128,17 +155,29 @@ async function operatorCall(opts: Flags, method: string, path: string, body?: un
 async function token(opts: Flags): Promise<string> {
   const config = loadConfig()
   const file = clientFilePath(opts, config)
-  if (!existsSync(file)) throw new Error(`No client file at ${file}; start the service once with \`npm start\` to create the demo client.`)
+  if (!existsSync(file))
+    throw new Error(
+      `No client file at ${file}; start the service once with \`npm start\` to create the demo client.`,
+    )
   const client = JSON.parse(readFileSync(file, 'utf8')) as SandboxClientFile
   const address = serverAddress(opts, config)
   const tokenUrl = opts['token-url'] || `${address.url}/oauth/token`
-  const assertion = await signClientAssertion({ clientId: client.client_id, privateJwk: client.private_jwk, audience: tokenUrl, kid: client.kid })
-  const res = await reach(opts['token-url'] ? { url: tokenUrl, source: '--token-url' } : address, tokenUrl, {
-    method: 'POST',
-    headers: { 'content-type': 'application/x-www-form-urlencoded' },
-    body: tokenRequestBody(assertion, opts.scope),
+  const assertion = await signClientAssertion({
+    clientId: client.client_id,
+    privateJwk: client.private_jwk,
+    audience: tokenUrl,
+    kid: client.kid,
   })
-  const body = await res.json() as Record<string, string>
+  const res = await reach(
+    opts['token-url'] ? { url: tokenUrl, source: '--token-url' } : address,
+    tokenUrl,
+    {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: tokenRequestBody(assertion, opts.scope),
+    },
+  )
+  const body = (await res.json()) as Record<string, string>
   if (!res.ok) throw new Error(`token request refused: ${body.error}: ${body.error_description}`)
   return body.access_token
 }
@@ -155,7 +194,9 @@ export async function main(argv: string[]): Promise<void> {
     return
   }
   if (opts.help) {
-    process.stdout.write(command === 'trigger' ? (await import('./cli/trigger.js')).TRIGGER_HELP : HELP)
+    process.stdout.write(
+      command === 'trigger' ? (await import('./cli/trigger.js')).TRIGGER_HELP : HELP,
+    )
     return
   }
   try {
@@ -163,7 +204,12 @@ export async function main(argv: string[]): Promise<void> {
       case 'serve': {
         const { serve } = await import('./server.js')
         const { stop } = await serve(loadConfig())
-        const shutdown = () => { stop().then(() => process.exit(0), () => process.exit(1)) }
+        const shutdown = () => {
+          stop().then(
+            () => process.exit(0),
+            () => process.exit(1),
+          )
+        }
         process.once('SIGINT', shutdown)
         process.once('SIGTERM', shutdown)
         return
@@ -173,11 +219,22 @@ export async function main(argv: string[]): Promise<void> {
         const { startWorker } = await import('./jobs/worker.js')
         const config = loadConfig()
         // PGlite belongs to one process: a second one on the same DATA_DIR would corrupt it.
-        if (!config.databaseUrl) throw new Error('needs DATABASE_URL (PostgreSQL); on the embedded database `svc serve` runs the worker itself')
+        if (!config.databaseUrl)
+          throw new Error(
+            'needs DATABASE_URL (PostgreSQL); on the embedded database `svc serve` runs the worker itself',
+          )
         const { deps, handle, jobs } = await openRuntime(config)
         const worker = startWorker(deps, jobs)
         deps.log.info('worker started')
-        const shutdown = () => { worker.stop().then(() => handle.close()).then(() => process.exit(0), () => process.exit(1)) }
+        const shutdown = () => {
+          worker
+            .stop()
+            .then(() => handle.close())
+            .then(
+              () => process.exit(0),
+              () => process.exit(1),
+            )
+        }
         process.once('SIGINT', shutdown)
         process.once('SIGTERM', shutdown)
         return
@@ -186,7 +243,10 @@ export async function main(argv: string[]): Promise<void> {
         const { openDatabase } = await import('./db/client.js')
         const { migrateToLatest } = await import('./db/migrate.js')
         const config = loadConfig()
-        const handle = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: join(config.dataDir, 'pgdata') })
+        const handle = await openDatabase({
+          databaseUrl: config.databaseUrl,
+          dataDir: join(config.dataDir, 'pgdata'),
+        })
         const applied = await migrateToLatest(handle.db)
         await handle.close()
         console.log(applied.length ? `applied: ${applied.join(', ')}` : 'schema is up to date')
@@ -196,42 +256,88 @@ export async function main(argv: string[]): Promise<void> {
         console.log(await token(opts))
         return
       case 'org':
-        if (positional[0] === 'create') return print(await operatorCall(opts, 'POST', '/operator/v1/organizations', { name: positional.slice(1).join(' ') || opts.name }))
-        if (positional[0] === 'list') return print(await operatorListAll(opts, '/operator/v1/organizations'))
+        if (positional[0] === 'create')
+          return print(
+            await operatorCall(opts, 'POST', '/operator/v1/organizations', {
+              name: positional.slice(1).join(' ') || opts.name,
+            }),
+          )
+        if (positional[0] === 'list')
+          return print(await operatorListAll(opts, '/operator/v1/organizations'))
         break
       case 'program':
         if (positional[0] === 'create') {
-          return print(await operatorCall(opts, 'POST', '/operator/v1/programs', {
-            organization_id: opts.org, environment: opts.env, name: opts.name, processor: opts.processor,
-            currencies: list(opts.currencies), form_factors: list(opts['form-factors']), ...programFxFlags(opts),
-          }))
+          return print(
+            await operatorCall(opts, 'POST', '/operator/v1/programs', {
+              organization_id: opts.org,
+              environment: opts.env,
+              name: opts.name,
+              processor: opts.processor,
+              currencies: list(opts.currencies),
+              form_factors: list(opts['form-factors']),
+              ...programFxFlags(opts),
+            }),
+          )
         }
         if (positional[0] === 'update' && positional[1]) {
-          return print(await operatorCall(opts, 'PATCH', `/operator/v1/programs/${encodeURIComponent(positional[1])}`, {
-            name: opts.name, ...programFxFlags(opts),
-          }))
+          return print(
+            await operatorCall(
+              opts,
+              'PATCH',
+              `/operator/v1/programs/${encodeURIComponent(positional[1])}`,
+              {
+                name: opts.name,
+                ...programFxFlags(opts),
+              },
+            ),
+          )
         }
-        if (positional[0] === 'list') return print(await operatorListAll(opts, `/operator/v1/programs?organization_id=${encodeURIComponent(opts.org ?? '')}`))
+        if (positional[0] === 'list')
+          return print(
+            await operatorListAll(
+              opts,
+              `/operator/v1/programs?organization_id=${encodeURIComponent(opts.org ?? '')}`,
+            ),
+          )
         break
       case 'client':
         if (positional[0] === 'create') {
           const jwksFile = opts['jwks-file']
-          if (!jwksFile) throw new Error('name the client\'s public keys: svc client create … --jwks-file FILE')
-          return print(await operatorCall(opts, 'POST', '/operator/v1/clients', {
-            organization_id: opts.org, environment: opts.env, label: opts.label,
-            jwks: JSON.parse(readFileSync(jwksFile, 'utf8')), scopes: list(opts.scopes), ip_allowlist: list(opts['ip-allowlist']),
-          }))
+          if (!jwksFile)
+            throw new Error("name the client's public keys: svc client create … --jwks-file FILE")
+          return print(
+            await operatorCall(opts, 'POST', '/operator/v1/clients', {
+              organization_id: opts.org,
+              environment: opts.env,
+              label: opts.label,
+              jwks: JSON.parse(readFileSync(jwksFile, 'utf8')),
+              scopes: list(opts.scopes),
+              ip_allowlist: list(opts['ip-allowlist']),
+            }),
+          )
         }
-        if (positional[0] === 'revoke') return print(await operatorCall(opts, 'POST', `/operator/v1/clients/${positional[1]}/revoke`))
+        if (positional[0] === 'revoke')
+          return print(
+            await operatorCall(opts, 'POST', `/operator/v1/clients/${positional[1]}/revoke`),
+          )
         break
       case 'network-policy':
         if (positional[0] === 'set') {
-          return print(await operatorCall(opts, 'PUT', `/operator/v1/organizations/${opts.org}/network_policy`, { environment: opts.env, ip_allowlist: list(opts.cidrs) ?? [] }))
+          return print(
+            await operatorCall(
+              opts,
+              'PUT',
+              `/operator/v1/organizations/${opts.org}/network_policy`,
+              { environment: opts.env, ip_allowlist: list(opts.cidrs) ?? [] },
+            ),
+          )
         }
         break
       case 'esim':
-        if (positional[0] === 'inventory' && positional[1] === 'load') return print(await loadInventoryFile(opts, positional[2]))
-        if (positional[0] === 'inventory') return print(await operatorCall(opts, 'GET', '/operator/v1/esim/inventory'))
+        if (positional[0] === 'inventory' && positional[1] === 'load')
+          return print(await loadInventoryFile(opts, positional[2]))
+        if (positional[0] === 'inventory')
+          return print(await operatorCall(opts, 'GET', '/operator/v1/esim/inventory'))
         break
       case 'user':
         if (positional[0] === 'invite') return printInvitation(await inviteConsoleUser(opts))
@@ -242,7 +348,14 @@ export async function main(argv: string[]): Promise<void> {
         if (await developerCommand(command, positional, opts)) return
         break
       case 'operator':
-        return print(await operatorCall(opts, positional[0].toUpperCase(), positional[1], positional[2] ? JSON.parse(positional[2]) : undefined))
+        return print(
+          await operatorCall(
+            opts,
+            positional[0].toUpperCase(),
+            positional[1],
+            positional[2] ? JSON.parse(positional[2]) : undefined,
+          ),
+        )
       case undefined:
       case 'help':
       case '--help':
@@ -252,13 +365,19 @@ export async function main(argv: string[]): Promise<void> {
     process.stderr.write(`unknown command: ${argv.join(' ')}\n\n${HELP}`)
     process.exitCode = 2
   } catch (err) {
-    process.stderr.write(`svc ${command}: ${err instanceof ConfigError ? err.message : (err as Error).message}\n`)
+    process.stderr.write(
+      `svc ${command}: ${err instanceof ConfigError ? err.message : (err as Error).message}\n`,
+    )
     process.exitCode = 1
   }
 }
 
 /** `svc listen`, `svc trigger`, `svc events resend`: /v1 calls through the SDK as the client file's organization. False when the arguments name no command. */
-async function developerCommand(command: string, positional: string[], opts: Flags): Promise<boolean> {
+async function developerCommand(
+  command: string,
+  positional: string[],
+  opts: Flags,
+): Promise<boolean> {
   const { TRIGGER_HELP, TRIGGER_LIST, trigger } = await import('./cli/trigger.js')
   if (command === 'trigger' && opts.list) {
     process.stdout.write(TRIGGER_LIST)
@@ -275,25 +394,41 @@ async function developerCommand(command: string, positional: string[], opts: Fla
   const client = cliClient(opts, config, address)
   try {
     if (command === 'listen') {
-      if (!opts['forward-to']) throw new Error('name where to forward events: svc listen --forward-to http://localhost:3000/webhooks')
+      if (!opts['forward-to'])
+        throw new Error(
+          'name where to forward events: svc listen --forward-to http://localhost:3000/webhooks',
+        )
       const { listen } = await import('./cli/listen.js')
       const controller = new AbortController()
       const stop = () => controller.abort()
       process.once('SIGINT', stop)
       process.once('SIGTERM', stop)
       await listen(client, {
-        forwardTo: opts['forward-to'], types: list(opts.events), authorizations: opts.authorizations || undefined, signal: controller.signal,
-        out: (line) => console.log(line), err: (line) => console.error(line),
+        forwardTo: opts['forward-to'],
+        types: list(opts.events),
+        authorizations: opts.authorizations || undefined,
+        signal: controller.signal,
+        out: (line) => console.log(line),
+        err: (line) => console.error(line),
       })
       return true
     }
     if (command === 'trigger') {
       const id = await trigger(client.svc, positional[0], (line) => console.log(`  ${line}`))
-      console.log(id ? `Triggered ${positional[0]}: ${id}` : `Ran the flow for ${positional[0]}; its event is not listed yet`)
+      console.log(
+        id
+          ? `Triggered ${positional[0]}: ${id}`
+          : `Ran the flow for ${positional[0]}; its event is not listed yet`,
+      )
       return true
     }
     if (!positional[1]) throw new Error('name the event: svc events resend evt_…')
-    print(await client.svc.events.replay(positional[1], opts['webhook-endpoint'] ? { webhook_endpoint_id: opts['webhook-endpoint'] } : {}))
+    print(
+      await client.svc.events.replay(
+        positional[1],
+        opts['webhook-endpoint'] ? { webhook_endpoint_id: opts['webhook-endpoint'] } : {},
+      ),
+    )
     return true
   } catch (err) {
     throw explainConnection(err, address)
@@ -301,13 +436,18 @@ async function developerCommand(command: string, positional: string[], opts: Fla
 }
 
 /** Loads a CSV of blank profiles through the operator API, in batches; answers how many were loaded. */
-async function loadInventoryFile(opts: Flags, file: string | undefined): Promise<{ loaded: number; lines: number }> {
+async function loadInventoryFile(
+  opts: Flags,
+  file: string | undefined,
+): Promise<{ loaded: number; lines: number }> {
   if (!file) throw new Error('name the CSV file: svc esim inventory load FILE.csv')
   const { inBatches, parseInventoryCsv } = await import('./modules/esim/inventory-csv.js')
   const profiles = parseInventoryCsv(readFileSync(file, 'utf8'))
   let loaded = 0
   for (const batch of inBatches(profiles)) {
-    const answer = await operatorCall(opts, 'POST', '/operator/v1/esim/inventory', { profiles: batch }) as { loaded: number }
+    const answer = (await operatorCall(opts, 'POST', '/operator/v1/esim/inventory', {
+      profiles: batch,
+    })) as { loaded: number }
     loaded += answer.loaded
   }
   return { loaded, lines: profiles.length }
@@ -317,20 +457,46 @@ function print(value: unknown): void {
   console.log(JSON.stringify(value, null, 2))
 }
 
-interface InvitationAnswer { email: string; role: string; organization_id: string | null; url: string; expires_at: string }
+interface InvitationAnswer {
+  email: string
+  role: string
+  organization_id: string | null
+  url: string
+  expires_at: string
+}
 
 /** `svc user invite`: a member of an organization (`--org`, `--role`) or a platform operator (`--operator`). */
 async function inviteConsoleUser(opts: Flags): Promise<InvitationAnswer> {
-  if (!opts.email) throw new Error('name the person: svc user invite --email EMAIL (--org ORG --role owner|developer|viewer, or --operator)')
+  if (!opts.email)
+    throw new Error(
+      'name the person: svc user invite --email EMAIL (--org ORG --role owner|developer|viewer, or --operator)',
+    )
   const operator = opts.operator === true
-  if (operator && (opts.org || opts.role)) throw new Error('an operator belongs to no organization: use --operator without --org and --role')
-  if (!operator && (!opts.org || !opts.role)) throw new Error('a member needs --org ORG and --role owner|developer|viewer (or invite an operator with --operator)')
-  const body = operator ? { email: opts.email, role: 'operator' } : { email: opts.email, role: opts.role, organization_id: opts.org }
-  return await operatorCall(opts, 'POST', '/operator/v1/users/invitations', body) as InvitationAnswer
+  if (operator && (opts.org || opts.role))
+    throw new Error(
+      'an operator belongs to no organization: use --operator without --org and --role',
+    )
+  if (!operator && (!opts.org || !opts.role))
+    throw new Error(
+      'a member needs --org ORG and --role owner|developer|viewer (or invite an operator with --operator)',
+    )
+  const body = operator
+    ? { email: opts.email, role: 'operator' }
+    : { email: opts.email, role: opts.role, organization_id: opts.org }
+  return (await operatorCall(
+    opts,
+    'POST',
+    '/operator/v1/users/invitations',
+    body,
+  )) as InvitationAnswer
 }
 
 function printInvitation(invitation: InvitationAnswer): void {
-  const who = invitation.organization_id ? `${invitation.role} of ${invitation.organization_id}` : 'platform operator'
-  console.log(`Invitation for ${invitation.email} (${who}). Send this one-time link; it sets the password and works until ${invitation.expires_at}:`)
+  const who = invitation.organization_id
+    ? `${invitation.role} of ${invitation.organization_id}`
+    : 'platform operator'
+  console.log(
+    `Invitation for ${invitation.email} (${who}). Send this one-time link; it sets the password and works until ${invitation.expires_at}:`,
+  )
   console.log(invitation.url)
 }

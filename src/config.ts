@@ -92,7 +92,8 @@ function intVar(env: NodeJS.ProcessEnv, name: string, fallback: number): number 
   const raw = env[name]
   if (raw === undefined || raw === '') return fallback
   const n = Number(raw)
-  if (!Number.isFinite(n) || n < 0) throw new ConfigError(`${name} must be a non-negative number, got "${raw}"`)
+  if (!Number.isFinite(n) || n < 0)
+    throw new ConfigError(`${name} must be a non-negative number, got "${raw}"`)
   return n
 }
 
@@ -123,7 +124,9 @@ function parseMasterKey(raw: string): Buffer {
  * processes, so more processes do not mean more backends competing for the same cores; at least 2 (a
  * transaction and a lookup beside it).
  */
-export function databasePoolSize(config: Pick<Config, 'databaseConnections' | 'httpProcesses'>): number {
+export function databasePoolSize(
+  config: Pick<Config, 'databaseConnections' | 'httpProcesses'>,
+): number {
   return Math.max(2, Math.ceil(config.databaseConnections / config.httpProcesses))
 }
 
@@ -135,43 +138,73 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   // A deployment on PostgreSQL is a real one: its token audience is its public address, never the Host header
   // a caller chooses (docs/decisions/audience-without-base-url.md).
   if (!embedded && !env.BASE_URL) {
-    throw new ConfigError('BASE_URL is required when DATABASE_URL is set: the public address callers use, e.g. https://api.example.com (it is the token endpoint audience)')
+    throw new ConfigError(
+      'BASE_URL is required when DATABASE_URL is set: the public address callers use, e.g. https://api.example.com (it is the token endpoint audience)',
+    )
   }
   if (env.BASE_URL && !/^https?:\/\/[^/?#\s]+(\/[^?#\s]*)?$/.test(env.BASE_URL)) {
-    throw new ConfigError(`BASE_URL must be an absolute http:// or https:// URL without query or fragment, got "${env.BASE_URL}"`)
+    throw new ConfigError(
+      `BASE_URL must be an absolute http:// or https:// URL without query or fragment, got "${env.BASE_URL}"`,
+    )
   }
 
   let masterKey: Buffer
   if (env.SVC_MASTER_KEY) masterKey = parseMasterKey(env.SVC_MASTER_KEY)
-  else if (embedded) masterKey = parseMasterKey(generatedSecret(dataDir, 'master.key', () => randomBytes(32).toString('base64')))
-  else throw new ConfigError('SVC_MASTER_KEY is required when DATABASE_URL is set (every node must share it)')
+  else if (embedded)
+    masterKey = parseMasterKey(
+      generatedSecret(dataDir, 'master.key', () => randomBytes(32).toString('base64')),
+    )
+  else
+    throw new ConfigError(
+      'SVC_MASTER_KEY is required when DATABASE_URL is set (every node must share it)',
+    )
 
   let operatorToken: string
   if (env.SVC_OPERATOR_TOKEN) operatorToken = env.SVC_OPERATOR_TOKEN
-  else if (embedded) operatorToken = generatedSecret(dataDir, 'operator-token', () => `op_${randomBase62(32)}`)
+  else if (embedded)
+    operatorToken = generatedSecret(dataDir, 'operator-token', () => `op_${randomBase62(32)}`)
   else throw new ConfigError('SVC_OPERATOR_TOKEN is required when DATABASE_URL is set')
 
-  const environments = (env.SVC_ENVIRONMENTS || 'sandbox,production').split(',').map((s) => s.trim()).filter(Boolean)
+  const environments = (env.SVC_ENVIRONMENTS || 'sandbox,production')
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean)
   for (const e of environments) {
-    if (!ENVIRONMENTS.includes(e as Environment)) throw new ConfigError(`SVC_ENVIRONMENTS: unknown environment "${e}"`)
+    if (!ENVIRONMENTS.includes(e as Environment))
+      throw new ConfigError(`SVC_ENVIRONMENTS: unknown environment "${e}"`)
   }
 
   const schedule = env.WEBHOOK_RETRY_SCHEDULE
     ? env.WEBHOOK_RETRY_SCHEDULE.split(',').map((s) => Number(s.trim()))
     : DEFAULT_RETRY_SCHEDULE
-  if (schedule.some((n) => !Number.isFinite(n) || n < 0)) throw new ConfigError('WEBHOOK_RETRY_SCHEDULE must be comma-separated seconds')
+  if (schedule.some((n) => !Number.isFinite(n) || n < 0))
+    throw new ConfigError('WEBHOOK_RETRY_SCHEDULE must be comma-separated seconds')
 
   const policy = env.WEBHOOK_URL_POLICY
-  if (policy && policy !== 'public' && policy !== 'allow_private' && policy !== 'allow_local_http') {
+  if (
+    policy &&
+    policy !== 'public' &&
+    policy !== 'allow_private' &&
+    policy !== 'allow_local_http'
+  ) {
     throw new ConfigError('WEBHOOK_URL_POLICY must be public, allow_private or allow_local_http')
   }
   const seedDemo = boolVar(env, 'SVC_SEED_DEMO', embedded)
   const httpProcesses = intVar(env, 'HTTP_PROCESSES', 1)
-  if (!Number.isInteger(httpProcesses) || httpProcesses < 1 || httpProcesses > 64) throw new ConfigError('HTTP_PROCESSES must be an integer from 1 to 64')
+  if (!Number.isInteger(httpProcesses) || httpProcesses < 1 || httpProcesses > 64)
+    throw new ConfigError('HTTP_PROCESSES must be an integer from 1 to 64')
   // PGlite lives inside one process: only that process can serve requests.
-  if (httpProcesses > 1 && embedded) throw new ConfigError('HTTP_PROCESSES above 1 needs DATABASE_URL (PostgreSQL); the embedded database belongs to one process')
+  if (httpProcesses > 1 && embedded)
+    throw new ConfigError(
+      'HTTP_PROCESSES above 1 needs DATABASE_URL (PostgreSQL); the embedded database belongs to one process',
+    )
   const databaseConnections = intVar(env, 'DATABASE_CONNECTIONS', 20)
-  if (!Number.isInteger(databaseConnections) || databaseConnections < 1 || databaseConnections > 1000) throw new ConfigError('DATABASE_CONNECTIONS must be an integer from 1 to 1000')
+  if (
+    !Number.isInteger(databaseConnections) ||
+    databaseConnections < 1 ||
+    databaseConnections > 1000
+  )
+    throw new ConfigError('DATABASE_CONNECTIONS must be an integer from 1 to 1000')
   // Set explicitly, the policy covers every environment; unset, the demo start-up lets sandbox reach local
   // receivers over plain http while every other URL follows the interface's rule.
   const webhookUrlPolicy: Record<Environment, WebhookUrlPolicy> = policy
@@ -180,13 +213,26 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
 
   const requestTimeoutMs = intVar(env, 'REQUEST_TIMEOUT_MS', 30_000)
   const headersTimeoutMs = intVar(env, 'HEADERS_TIMEOUT_MS', 10_000)
-  if (!Number.isInteger(requestTimeoutMs) || requestTimeoutMs < 1) throw new ConfigError('REQUEST_TIMEOUT_MS must be a positive integer (milliseconds)')
-  if (!Number.isInteger(headersTimeoutMs) || headersTimeoutMs < 1) throw new ConfigError('HEADERS_TIMEOUT_MS must be a positive integer (milliseconds)')
-  if (headersTimeoutMs > requestTimeoutMs) throw new ConfigError('HEADERS_TIMEOUT_MS must not exceed REQUEST_TIMEOUT_MS (the headers are part of the request)')
+  if (!Number.isInteger(requestTimeoutMs) || requestTimeoutMs < 1)
+    throw new ConfigError('REQUEST_TIMEOUT_MS must be a positive integer (milliseconds)')
+  if (!Number.isInteger(headersTimeoutMs) || headersTimeoutMs < 1)
+    throw new ConfigError('HEADERS_TIMEOUT_MS must be a positive integer (milliseconds)')
+  if (headersTimeoutMs > requestTimeoutMs)
+    throw new ConfigError(
+      'HEADERS_TIMEOUT_MS must not exceed REQUEST_TIMEOUT_MS (the headers are part of the request)',
+    )
 
   const metricsPort = env.METRICS_PORT ? intVar(env, 'METRICS_PORT', 0) : null
-  if (metricsPort !== null && (!Number.isInteger(metricsPort) || metricsPort < 1 || metricsPort > 65535 || metricsPort === port)) {
-    throw new ConfigError(`METRICS_PORT must be a port from 1 to 65535 other than PORT (${port}), got "${env.METRICS_PORT}"`)
+  if (
+    metricsPort !== null &&
+    (!Number.isInteger(metricsPort) ||
+      metricsPort < 1 ||
+      metricsPort > 65535 ||
+      metricsPort === port)
+  ) {
+    throw new ConfigError(
+      `METRICS_PORT must be a port from 1 to 65535 other than PORT (${port}), got "${env.METRICS_PORT}"`,
+    )
   }
 
   return {
@@ -202,7 +248,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     masterKey,
     operatorToken,
     environments: environments as Environment[],
-    releases: new Set((env.SVC_RELEASES || '').split(',').map((s) => s.trim()).filter(Boolean)),
+    releases: new Set(
+      (env.SVC_RELEASES || '')
+        .split(',')
+        .map((s) => s.trim())
+        .filter(Boolean),
+    ),
     webhookUrlPolicy,
     webhookRetryScheduleSeconds: schedule,
     cardIssueDelayMs: intVar(env, 'CARD_ISSUE_DELAY_MS', 1000),
@@ -233,16 +284,21 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
 
 function positiveInt(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
   const value = intVar(env, name, fallback)
-  if (!Number.isInteger(value) || value < 1) throw new ConfigError(`${name} must be a positive integer`)
+  if (!Number.isInteger(value) || value < 1)
+    throw new ConfigError(`${name} must be a positive integer`)
   return value
 }
 
 /** `TRUSTED_PROXIES`: comma-separated CIDRs (or addresses) of the proxies in front of the service; unset: none. */
 function trustedProxiesOf(value: string | undefined): string[] {
   if (!value || value.trim() === '') return []
-  const cidrs = value.split(',').map((s) => s.trim()).filter(Boolean)
+  const cidrs = value
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean)
   for (const cidr of cidrs) {
-    if (!parseCidr(cidr)) throw new ConfigError(`TRUSTED_PROXIES: ${cidr} is not an IP address or CIDR block`)
+    if (!parseCidr(cidr))
+      throw new ConfigError(`TRUSTED_PROXIES: ${cidr} is not an IP address or CIDR block`)
   }
   return cidrs
 }

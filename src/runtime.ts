@@ -15,7 +15,11 @@ import type { ProcessorDefinition } from './processors/port.js'
 import { createProcessorRegistry } from './processors/registry.js'
 
 /** The composition root's output: the dependencies every route and job gets, the database, the worker's jobs. */
-export interface Runtime { deps: AppDeps; handle: DbHandle; jobs: JobRegistry }
+export interface Runtime {
+  deps: AppDeps
+  handle: DbHandle
+  jobs: JobRegistry
+}
 
 /** What the runtime opens before building the services bound to the database. */
 export type BaseDeps = Omit<AppDeps, 'esimNetwork' | 'hooks' | 'state'>
@@ -31,7 +35,10 @@ export function buildServices(base: BaseDeps): AppDeps {
   deps.esimNetwork = new SimulatedEsimNetwork(base.db, base.clock)
   deps.hooks = new HookTable(MODULES)
   deps.state = new StateTable<AppDeps>()
-  deps.state.build(MODULES.flatMap((m) => m.states ?? []), deps)
+  deps.state.build(
+    MODULES.flatMap((m) => m.states ?? []),
+    deps,
+  )
   return deps
 }
 
@@ -41,20 +48,42 @@ export function buildServices(base: BaseDeps): AppDeps {
  * migrated image instead of initialising and migrating a cluster each).
  * `processors` replaces the list of processors served (default `PROCESSORS`, src/processors/catalog.ts).
  */
-export async function openRuntime(config: Config, options: { clock?: Clock; log?: Logger; inMemory?: boolean; pgliteImage?: Blob; processors?: readonly ProcessorDefinition[] } = {}): Promise<Runtime> {
+export async function openRuntime(
+  config: Config,
+  options: {
+    clock?: Clock
+    log?: Logger
+    inMemory?: boolean
+    pgliteImage?: Blob
+    processors?: readonly ProcessorDefinition[]
+  } = {},
+): Promise<Runtime> {
   const log = options.log ?? createLogger(config.logLevel)
   const handle = await openDatabase({
-    databaseUrl: config.databaseUrl, dataDir: options.inMemory ? null : `${config.dataDir}/pgdata`,
-    poolSize: databasePoolSize(config), pgliteImage: options.pgliteImage,
+    databaseUrl: config.databaseUrl,
+    dataDir: options.inMemory ? null : `${config.dataDir}/pgdata`,
+    poolSize: databasePoolSize(config),
+    pgliteImage: options.pgliteImage,
   })
   await migrateToLatest(handle.db)
   const clock = options.clock ?? systemClock
   const inFlight = new InFlightKeys(config.databaseUrl)
   const close = handle.close
-  handle.close = async () => { await inFlight.close(); await close() }
+  handle.close = async () => {
+    await inFlight.close()
+    await close()
+  }
   const deps = buildServices({
-    config, db: handle.db, clock, log, cursors: new Cursors(config.masterKey, clock), inFlight,
-    processors: createProcessorRegistry({ db: handle.db, clock, masterKey: config.masterKey }, options.processors),
+    config,
+    db: handle.db,
+    clock,
+    log,
+    cursors: new Cursors(config.masterKey, clock),
+    inFlight,
+    processors: createProcessorRegistry(
+      { db: handle.db, clock, masterKey: config.masterKey },
+      options.processors,
+    ),
   })
   return { handle, deps, jobs: buildJobRegistry(MODULES) }
 }

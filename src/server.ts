@@ -34,7 +34,8 @@ function consoleLines(signIn: DemoSignIn): string[] {
  * interface, which would hide that the port is open to the network.
  */
 export function listeningAddress(address: Pick<AddressInfo, 'address' | 'port'>): string {
-  if (address.address === '0.0.0.0' || address.address === '::') return `http://${address.address === '::' ? '[::]' : '0.0.0.0'}:${address.port} (every interface)`
+  if (address.address === '0.0.0.0' || address.address === '::')
+    return `http://${address.address === '::' ? '[::]' : '0.0.0.0'}:${address.port} (every interface)`
   return `http://${address.address.includes(':') ? `[${address.address}]` : address.address}:${address.port}`
 }
 
@@ -44,7 +45,11 @@ function metricsLine(config: Config): string {
     : `  metrics: ${listeningAddress({ address: config.host, port: config.metricsPort })}/metrics (no token; not on the API port)`
 }
 
-function banner(config: Config, demo: (SandboxClientFile & { console: DemoSignIn }) | null, address: string): string {
+function banner(
+  config: Config,
+  demo: (SandboxClientFile & { console: DemoSignIn }) | null,
+  address: string,
+): string {
   const lines = [
     '',
     `  svc is listening on ${address} (${config.databaseUrl ? 'PostgreSQL' : `embedded PGlite in ${config.dataDir}`})`,
@@ -55,7 +60,8 @@ function banner(config: Config, demo: (SandboxClientFile & { console: DemoSignIn
   if (demo) {
     const clientFile = sandboxClientPath(config.dataDir)
     // `svc token` finds the file by itself only under the default DATA_DIR of the directory it runs in.
-    const tokenArgs = clientFile === resolve('.data', 'sandbox-client.json') ? '' : ` --client-file ${clientFile}`
+    const tokenArgs =
+      clientFile === resolve('.data', 'sandbox-client.json') ? '' : ` --client-file ${clientFile}`
     lines.push(
       `  sandbox client: ${demo.client_id} (private key in ${clientFile})`,
       `  programs: ${demo.programs.map((p) => `${p.id} (${p.processor})`).join(', ')}`,
@@ -71,26 +77,39 @@ function banner(config: Config, demo: (SandboxClientFile & { console: DemoSignIn
 
 /** Fails before the database is opened when a port is taken: most often svc already runs on this DATA_DIR. */
 async function assertPortFree(config: Config): Promise<void> {
-  const probe = (port: number, name: string) => new Promise<void>((resolvePort, reject) => {
-    const server = createServer()
-    server.once('error', (err: NodeJS.ErrnoException) => {
-      reject(err.code === 'EADDRINUSE' ? new Error(`port ${port} is already in use (is svc already running? set ${name} to use another)`) : err)
+  const probe = (port: number, name: string) =>
+    new Promise<void>((resolvePort, reject) => {
+      const server = createServer()
+      server.once('error', (err: NodeJS.ErrnoException) => {
+        reject(
+          err.code === 'EADDRINUSE'
+            ? new Error(
+                `port ${port} is already in use (is svc already running? set ${name} to use another)`,
+              )
+            : err,
+        )
+      })
+      server.listen(port, config.host, () => server.close(() => resolvePort()))
     })
-    server.listen(port, config.host, () => server.close(() => resolvePort()))
-  })
   await probe(config.port, 'PORT')
   if (config.metricsPort !== null) await probe(config.metricsPort, 'METRICS_PORT')
 }
 
 /** Opening the database and applying migrations takes seconds on a first embedded run: a line says so before the wait. */
 function announceStart(config: Config): void {
-  process.stdout.write(`svc: opening ${config.databaseUrl ? 'PostgreSQL' : `the embedded database in ${config.dataDir}`} and applying migrations…\n`)
+  process.stdout.write(
+    `svc: opening ${config.databaseUrl ? 'PostgreSQL' : `the embedded database in ${config.dataDir}`} and applying migrations…\n`,
+  )
 }
 
-export interface Serving { stop: () => Promise<void> }
+export interface Serving {
+  stop: () => Promise<void>
+}
 
 /** The demo client file and the demo owner's way into the console, for the banner. */
-async function seededDemo(deps: Parameters<typeof seedDemo>[0]): Promise<SandboxClientFile & { console: DemoSignIn }> {
+async function seededDemo(
+  deps: Parameters<typeof seedDemo>[0],
+): Promise<SandboxClientFile & { console: DemoSignIn }> {
   const seeded = await seedDemo(deps)
   return { ...seeded.file, console: seeded.console }
 }
@@ -125,7 +144,10 @@ export async function serve(config: Config): Promise<Serving> {
     await handle.close().catch(() => {})
     throw err
   }
-  const worker: WorkerHandle | null = config.runWorker && (!member || process.env[FIRST_MEMBER] === '1') ? startWorker(deps, jobs) : null
+  const worker: WorkerHandle | null =
+    config.runWorker && (!member || process.env[FIRST_MEMBER] === '1')
+      ? startWorker(deps, jobs)
+      : null
   if (!member) process.stdout.write(`${banner(config, demo, address)}\n`)
   let stopping: Promise<void> | null = null
   const stop = () => {
@@ -165,7 +187,9 @@ async function serveCluster(config: Config): Promise<Serving> {
     member.once('exit', (code, signal) => {
       if (stopping) return
       deps.log.error({ code, signal }, 'an HTTP process exited; starting another')
-      setTimeout(() => { if (!stopping) fork(first) }, 1000).unref()
+      setTimeout(() => {
+        if (!stopping) fork(first)
+      }, 1000).unref()
     })
     return member
   }
@@ -173,14 +197,20 @@ async function serveCluster(config: Config): Promise<Serving> {
     let count = 0
     cluster.on('listening', (_member, addr) => {
       if (addr.port !== config.port) return // a member's METRICS_PORT
-      if (++count === config.httpProcesses) resolveAddress(listeningAddress({ address: addr.address ?? config.host, port: addr.port }))
+      if (++count === config.httpProcesses)
+        resolveAddress(listeningAddress({ address: addr.address ?? config.host, port: addr.port }))
     })
-    cluster.once('exit', (_member, code) => { if (count < config.httpProcesses) reject(new Error(`an HTTP process exited with ${code} while starting`)) })
+    cluster.once('exit', (_member, code) => {
+      if (count < config.httpProcesses)
+        reject(new Error(`an HTTP process exited with ${code} while starting`))
+    })
   })
   for (let i = 0; i < config.httpProcesses; i++) fork(i === 0)
   try {
     const address = await listening
-    process.stdout.write(`${banner(config, demo, `${address} (${config.httpProcesses} HTTP processes)`)}\n`)
+    process.stdout.write(
+      `${banner(config, demo, `${address} (${config.httpProcesses} HTTP processes)`)}\n`,
+    )
   } catch (err) {
     stopping = true
     for (const member of Object.values(cluster.workers ?? {})) member?.kill('SIGTERM')
@@ -191,11 +221,17 @@ async function serveCluster(config: Config): Promise<Serving> {
     stop: () => {
       stopped ??= (async () => {
         stopping = true
-        await Promise.all(Object.values(cluster.workers ?? {}).map((member) => member && new Promise<void>((done) => {
-          if (member.isDead()) return done()
-          member.once('exit', () => done())
-          member.kill('SIGTERM')
-        })))
+        await Promise.all(
+          Object.values(cluster.workers ?? {}).map(
+            (member) =>
+              member &&
+              new Promise<void>((done) => {
+                if (member.isDead()) return done()
+                member.once('exit', () => done())
+                member.kill('SIGTERM')
+              }),
+          ),
+        )
       })()
       return stopped
     },

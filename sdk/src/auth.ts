@@ -16,7 +16,10 @@ export interface SigningKey {
 }
 
 /** Reads the key once and infers the algorithm: EC P-256 signs ES256, RSA signs RS256. */
-export function loadSigningKey(input: PrivateKeyInput, options: { keyId?: string; algorithm?: SigningAlgorithm } = {}): SigningKey {
+export function loadSigningKey(
+  input: PrivateKeyInput,
+  options: { keyId?: string; algorithm?: SigningAlgorithm } = {},
+): SigningKey {
   let key: KeyObject
   let kid = options.keyId
   if (typeof input === 'string') key = createPrivateKey(input)
@@ -26,21 +29,48 @@ export function loadSigningKey(input: PrivateKeyInput, options: { keyId?: string
     if (kid === undefined && typeof input.kid === 'string') kid = input.kid
   }
   if (key.type !== 'private') throw new TypeError('privateKey must be a private key')
-  const inferred: SigningAlgorithm | null = key.asymmetricKeyType === 'rsa' ? 'RS256'
-    : key.asymmetricKeyType === 'ec' && key.asymmetricKeyDetails?.namedCurve === 'prime256v1' ? 'ES256' : null
-  if (!inferred) throw new TypeError('privateKey must be an EC P-256 key (ES256) or an RSA key (RS256)')
-  if (options.algorithm && options.algorithm !== inferred) throw new TypeError(`privateKey is a ${inferred} key, not ${options.algorithm}`)
+  const inferred: SigningAlgorithm | null =
+    key.asymmetricKeyType === 'rsa'
+      ? 'RS256'
+      : key.asymmetricKeyType === 'ec' && key.asymmetricKeyDetails?.namedCurve === 'prime256v1'
+        ? 'ES256'
+        : null
+  if (!inferred)
+    throw new TypeError('privateKey must be an EC P-256 key (ES256) or an RSA key (RS256)')
+  if (options.algorithm && options.algorithm !== inferred)
+    throw new TypeError(`privateKey is a ${inferred} key, not ${options.algorithm}`)
   return { key, alg: inferred, kid }
 }
 
 function isKeyObject(value: unknown): value is KeyObject {
-  return typeof value === 'object' && value !== null && typeof (value as KeyObject).export === 'function' && 'asymmetricKeyType' in value
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    typeof (value as KeyObject).export === 'function' &&
+    'asymmetricKeyType' in value
+  )
 }
 
 /** A private_key_jwt client assertion (RFC 7523) for the token endpoint at `audience`. */
-export async function signAssertion(signing: SigningKey, clientId: string, audience: string, nowSeconds: number): Promise<string> {
-  return new SignJWT({ iss: clientId, sub: clientId, aud: audience, iat: nowSeconds, exp: nowSeconds + 60, jti: randomUUID() })
-    .setProtectedHeader({ alg: signing.alg, typ: 'JWT', ...(signing.kid ? { kid: signing.kid } : {}) })
+export async function signAssertion(
+  signing: SigningKey,
+  clientId: string,
+  audience: string,
+  nowSeconds: number,
+): Promise<string> {
+  return new SignJWT({
+    iss: clientId,
+    sub: clientId,
+    aud: audience,
+    iat: nowSeconds,
+    exp: nowSeconds + 60,
+    jti: randomUUID(),
+  })
+    .setProtectedHeader({
+      alg: signing.alg,
+      typ: 'JWT',
+      ...(signing.kid ? { kid: signing.kid } : {}),
+    })
     .sign(signing.key)
 }
 
@@ -58,16 +88,26 @@ export class TokenCache {
   private current: CachedToken | null = null
   private pending: Promise<CachedToken> | null = null
 
-  constructor(private readonly now: () => number, private readonly fetchToken: () => Promise<{ accessToken: string; expiresIn: number }>) {}
+  constructor(
+    private readonly now: () => number,
+    private readonly fetchToken: () => Promise<{ accessToken: string; expiresIn: number }>,
+  ) {}
 
   async get(): Promise<string> {
     if (this.current && this.now() < this.current.refreshAtMs) return this.current.accessToken
     if (!this.pending) {
       const asked = this.now()
-      this.pending = this.fetchToken().then(({ accessToken, expiresIn }) => {
-        this.current = { accessToken, refreshAtMs: asked + Math.max(0, expiresIn - TOKEN_REFRESH_MARGIN_SECONDS) * 1000 }
-        return this.current
-      }).finally(() => { this.pending = null })
+      this.pending = this.fetchToken()
+        .then(({ accessToken, expiresIn }) => {
+          this.current = {
+            accessToken,
+            refreshAtMs: asked + Math.max(0, expiresIn - TOKEN_REFRESH_MARGIN_SECONDS) * 1000,
+          }
+          return this.current
+        })
+        .finally(() => {
+          this.pending = null
+        })
     }
     return (await this.pending).accessToken
   }

@@ -1,5 +1,12 @@
 import { randomUUID } from 'node:crypto'
-import { loadSigningKey, signAssertion, TokenCache, type PrivateKeyInput, type SigningAlgorithm, type SigningKey } from './auth.js'
+import {
+  loadSigningKey,
+  signAssertion,
+  TokenCache,
+  type PrivateKeyInput,
+  type SigningAlgorithm,
+  type SigningKey,
+} from './auth.js'
 import { SvcConnectionError, SvcError } from './errors.js'
 import { ListResult, type Page } from './pagination.js'
 
@@ -88,7 +95,10 @@ export class SvcCore {
     if (!config.baseUrl) throw new TypeError('baseUrl is required')
     this.baseUrl = config.baseUrl.replace(/\/+$/, '')
     this.tokenUrl = `${this.baseUrl}/oauth/token`
-    this.signing = loadSigningKey(config.privateKey, { keyId: config.keyId, algorithm: config.algorithm })
+    this.signing = loadSigningKey(config.privateKey, {
+      keyId: config.keyId,
+      algorithm: config.algorithm,
+    })
     this.now = config.clock ?? Date.now
     this.sleep = config.sleep ?? ((ms) => new Promise((resolve) => setTimeout(resolve, ms)))
     this.doFetch = config.fetch ?? ((input, init) => fetch(input, init))
@@ -103,11 +113,25 @@ export class SvcCore {
       client_assertion_type: 'urn:ietf:params:oauth:client-assertion-type:jwt-bearer',
     })
     if (this.config.scopes?.length) form.set('scope', this.config.scopes.join(' '))
-    const { body } = await this.send<{ access_token: string; expires_in: number }>({ method: 'POST', path: '/oauth/token' }, async () => {
-      // A new assertion each attempt: its jti is single-use.
-      form.set('client_assertion', await signAssertion(this.signing, this.config.clientId, this.tokenUrl, Math.floor(this.now() / 1000)))
-      return { headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: form.toString() }
-    })
+    const { body } = await this.send<{ access_token: string; expires_in: number }>(
+      { method: 'POST', path: '/oauth/token' },
+      async () => {
+        // A new assertion each attempt: its jti is single-use.
+        form.set(
+          'client_assertion',
+          await signAssertion(
+            this.signing,
+            this.config.clientId,
+            this.tokenUrl,
+            Math.floor(this.now() / 1000),
+          ),
+        )
+        return {
+          headers: { 'content-type': 'application/x-www-form-urlencoded' },
+          body: form.toString(),
+        }
+      },
+    )
     return { accessToken: body.access_token, expiresIn: body.expires_in }
   }
 
@@ -118,23 +142,47 @@ export class SvcCore {
 
   /** One API call; a `401 invalid_access_token` refreshes the token once and repeats the call. */
   async request<T>(spec: RequestSpec): Promise<WithResponse<T>> {
-    const idempotencyKey = spec.method === 'POST' || spec.method === 'PATCH' ? spec.options?.idempotencyKey ?? randomUUID() : undefined
+    const idempotencyKey =
+      spec.method === 'POST' || spec.method === 'PATCH'
+        ? (spec.options?.idempotencyKey ?? randomUUID())
+        : undefined
     let refreshed = false
     for (;;) {
       const token = await this.tokens.get()
       try {
-        const { body, info } = await this.send<T>(spec, async () => ({
-          headers: {
-            authorization: `Bearer ${token}`,
-            ...(idempotencyKey ? { 'idempotency-key': idempotencyKey } : {}),
-            ...(spec.body !== undefined || spec.method === 'POST' ? { 'content-type': 'application/json' } : {}),
-          },
-          body: spec.body !== undefined ? JSON.stringify(spec.body) : spec.method === 'POST' ? '{}' : undefined,
-        }), idempotencyKey)
-        if (body !== null && typeof body === 'object') Object.defineProperty(body, 'lastResponse', { value: info, enumerable: false, configurable: true })
+        const { body, info } = await this.send<T>(
+          spec,
+          async () => ({
+            headers: {
+              authorization: `Bearer ${token}`,
+              ...(idempotencyKey ? { 'idempotency-key': idempotencyKey } : {}),
+              ...(spec.body !== undefined || spec.method === 'POST'
+                ? { 'content-type': 'application/json' }
+                : {}),
+            },
+            body:
+              spec.body !== undefined
+                ? JSON.stringify(spec.body)
+                : spec.method === 'POST'
+                  ? '{}'
+                  : undefined,
+          }),
+          idempotencyKey,
+        )
+        if (body !== null && typeof body === 'object')
+          Object.defineProperty(body, 'lastResponse', {
+            value: info,
+            enumerable: false,
+            configurable: true,
+          })
         return body as WithResponse<T>
       } catch (err) {
-        if (!refreshed && err instanceof SvcError && err.status === 401 && err.code === 'invalid_access_token') {
+        if (
+          !refreshed &&
+          err instanceof SvcError &&
+          err.status === 401 &&
+          err.code === 'invalid_access_token'
+        ) {
           refreshed = true
           this.tokens.invalidate(token)
           continue
@@ -148,26 +196,47 @@ export class SvcCore {
    * A long-lived GET (server-sent events): the open response, its body not read. A `401 invalid_access_token`
    * refreshes the token once; other refusals throw their `SvcError`, a connection failure `SvcConnectionError`.
    */
-  async openStream(path: string, query: object, headers: Record<string, string>, signal?: AbortSignal): Promise<Response> {
+  async openStream(
+    path: string,
+    query: object,
+    headers: Record<string, string>,
+    signal?: AbortSignal,
+  ): Promise<Response> {
     for (let refreshed = false; ; refreshed = true) {
       const token = await this.tokens.get()
       let res: Response
       try {
         res = await this.doFetch(this.url(path, query), {
-          method: 'GET', signal,
-          headers: { accept: 'text/event-stream', 'user-agent': this.userAgent, authorization: `Bearer ${token}`, ...headers },
+          method: 'GET',
+          signal,
+          headers: {
+            accept: 'text/event-stream',
+            'user-agent': this.userAgent,
+            authorization: `Bearer ${token}`,
+            ...headers,
+          },
         })
       } catch (err) {
         if (signal?.aborted) throw err
         const cause = (err as { cause?: { code?: string; message?: string } }).cause
-        throw new SvcConnectionError({ message: `cannot reach the service at ${this.baseUrl} (GET ${path}): ${cause?.code ?? cause?.message ?? (err as Error).message}`, type: 'connection_error', cause: err })
+        throw new SvcConnectionError({
+          message: `cannot reach the service at ${this.baseUrl} (GET ${path}): ${cause?.code ?? cause?.message ?? (err as Error).message}`,
+          type: 'connection_error',
+          cause: err,
+        })
       }
       if (res.ok) return res
       const responseHeaders: Record<string, string> = {}
-      res.headers.forEach((value, name) => { responseHeaders[name] = value })
+      res.headers.forEach((value, name) => {
+        responseHeaders[name] = value
+      })
       const text = await res.text().catch(() => '')
       let parsed: unknown = text
-      try { parsed = text ? JSON.parse(text) : null } catch { /* kept as text */ }
+      try {
+        parsed = text ? JSON.parse(text) : null
+      } catch {
+        /* kept as text */
+      }
       const error = SvcError.fromResponse(res.status, parsed, responseHeaders)
       if (!refreshed && error.status === 401 && error.code === 'invalid_access_token') {
         this.tokens.invalidate(token)
@@ -184,20 +253,32 @@ export class SvcCore {
 
   /** A list that pages itself: each page is a GET with `starting_after` set to the previous page's `next_cursor`. */
   list<T>(path: string, params: object = {}, options?: RequestOptions): ListResult<T> {
-    return new ListResult<T>((startingAfter) => this.request<Page<T>>({
-      method: 'GET', path, query: startingAfter ? { ...params, starting_after: startingAfter, ending_before: undefined } : params, options,
-    }))
+    return new ListResult<T>((startingAfter) =>
+      this.request<Page<T>>({
+        method: 'GET',
+        path,
+        query: startingAfter
+          ? { ...params, starting_after: startingAfter, ending_before: undefined }
+          : params,
+        options,
+      }),
+    )
   }
 
   private url(path: string, query?: object): string {
     const search = new URLSearchParams()
-    for (const [k, v] of Object.entries((query ?? {}) as Query)) if (v !== undefined && v !== null) search.append(k, String(v))
+    for (const [k, v] of Object.entries((query ?? {}) as Query))
+      if (v !== undefined && v !== null) search.append(k, String(v))
     const qs = search.toString()
     return `${this.baseUrl}${path}${qs ? `?${qs}` : ''}`
   }
 
   /** Attempts with retries; `prepare` builds each attempt's headers and body. */
-  private async send<T>(spec: RequestSpec, prepare: () => Promise<{ headers: Record<string, string>; body?: string }>, idempotencyKey?: string): Promise<{ body: T; info: ResponseInfo }> {
+  private async send<T>(
+    spec: RequestSpec,
+    prepare: () => Promise<{ headers: Record<string, string>; body?: string }>,
+    idempotencyKey?: string,
+  ): Promise<{ body: T; info: ResponseInfo }> {
     const maxRetries = spec.options?.maxRetries ?? this.config.maxRetries ?? 2
     const timeoutMs = spec.options?.timeoutMs ?? this.config.timeoutMs ?? 60_000
     const url = this.url(spec.path, spec.query)
@@ -205,10 +286,18 @@ export class SvcCore {
       const { headers, body } = await prepare()
       let res: Response
       try {
-        const signals = [AbortSignal.timeout(timeoutMs), ...(spec.options?.signal ? [spec.options.signal] : [])]
+        const signals = [
+          AbortSignal.timeout(timeoutMs),
+          ...(spec.options?.signal ? [spec.options.signal] : []),
+        ]
         res = await this.doFetch(url, {
           method: spec.method,
-          headers: { accept: 'application/json', 'user-agent': this.userAgent, ...headers, ...spec.options?.headers },
+          headers: {
+            accept: 'application/json',
+            'user-agent': this.userAgent,
+            ...headers,
+            ...spec.options?.headers,
+          },
           body,
           signal: AbortSignal.any(signals),
         })
@@ -220,29 +309,44 @@ export class SvcCore {
         }
         const cause = (err as { cause?: { code?: string; message?: string } }).cause
         throw new SvcConnectionError({
-          message: `cannot reach the service at ${this.baseUrl} (${spec.method} ${spec.path}): ${cause?.code ?? cause?.message ?? (err as Error).message}`
-            + (attempt > 1 ? ` after ${attempt} attempts` : ''),
-          type: 'connection_error', cause: err,
+          message:
+            `cannot reach the service at ${this.baseUrl} (${spec.method} ${spec.path}): ${cause?.code ?? cause?.message ?? (err as Error).message}` +
+            (attempt > 1 ? ` after ${attempt} attempts` : ''),
+          type: 'connection_error',
+          cause: err,
         })
       }
       const responseHeaders: Record<string, string> = {}
-      res.headers.forEach((value, name) => { responseHeaders[name] = value })
+      res.headers.forEach((value, name) => {
+        responseHeaders[name] = value
+      })
       const text = await res.text().catch(() => '')
       let parsed: unknown = text
       if (!spec.text || !res.ok) {
-        try { parsed = text ? JSON.parse(text) : null } catch { parsed = text }
+        try {
+          parsed = text ? JSON.parse(text) : null
+        } catch {
+          parsed = text
+        }
       }
       if (res.ok) {
         return {
           body: parsed as T,
           info: {
-            status: res.status, requestId: responseHeaders['svc-request-id'], headers: responseHeaders, idempotencyKey,
-            idempotentReplay: responseHeaders['idempotent-replay'] === 'true', attempts: attempt,
+            status: res.status,
+            requestId: responseHeaders['svc-request-id'],
+            headers: responseHeaders,
+            idempotencyKey,
+            idempotentReplay: responseHeaders['idempotent-replay'] === 'true',
+            attempts: attempt,
           },
         }
       }
       const error = SvcError.fromResponse(res.status, parsed, responseHeaders)
-      const retryable = res.status === 429 || res.status >= 500 || (res.status === 409 && error.code === RETRYABLE_409)
+      const retryable =
+        res.status === 429 ||
+        res.status >= 500 ||
+        (res.status === 409 && error.code === RETRYABLE_409)
       if (!retryable || attempt > maxRetries) throw error
       await this.sleep(this.retryDelay(attempt, responseHeaders['retry-after']))
     }
@@ -259,7 +363,9 @@ export class SvcCore {
   /** Retry-After (seconds or an HTTP date) when the service sent one (at most 60 s), else the backoff. */
   private retryDelay(attempt: number, retryAfter: string | undefined): number {
     if (retryAfter !== undefined) {
-      const seconds = /^\d+$/.test(retryAfter.trim()) ? Number(retryAfter) : (Date.parse(retryAfter) - this.now()) / 1000
+      const seconds = /^\d+$/.test(retryAfter.trim())
+        ? Number(retryAfter)
+        : (Date.parse(retryAfter) - this.now()) / 1000
       if (Number.isFinite(seconds) && seconds >= 0) return Math.min(seconds * 1000, 60_000)
     }
     return this.backoff(attempt)
@@ -268,5 +374,8 @@ export class SvcCore {
 
 /** `/a/{id}/b` with the id escaped. */
 export function path(strings: TemplateStringsArray, ...ids: string[]): string {
-  return strings.reduce((out, s, i) => out + s + (i < ids.length ? encodeURIComponent(ids[i]) : ''), '')
+  return strings.reduce(
+    (out, s, i) => out + s + (i < ids.length ? encodeURIComponent(ids[i]) : ''),
+    '',
+  )
 }

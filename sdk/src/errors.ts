@@ -67,8 +67,10 @@ export class SvcError extends Error {
         param: typeof e.param === 'string' ? e.param : undefined,
         requestId: typeof e.request_id === 'string' ? e.request_id : requestId,
         docUrl: typeof e.doc_url === 'string' ? e.doc_url : undefined,
-        errors: Array.isArray(e.errors) ? e.errors as SvcErrorFields['errors'] : undefined,
-        status, headers, raw: body,
+        errors: Array.isArray(e.errors) ? (e.errors as SvcErrorFields['errors']) : undefined,
+        status,
+        headers,
+        raw: body,
       }
       if (fields.code === 'idempotency_key_reuse') return new SvcIdempotencyError(fields)
       return new (ERROR_CLASSES[fields.type] ?? SvcAPIError)(fields)
@@ -78,11 +80,27 @@ export class SvcError extends Error {
       const description = (body as { error_description?: unknown }).error_description
       return new SvcAuthenticationError({
         message: typeof description === 'string' ? `${envelope}: ${description}` : envelope,
-        type: 'authentication_error', code: envelope, requestId, status, headers, raw: body,
+        type: 'authentication_error',
+        code: envelope,
+        requestId,
+        status,
+        headers,
+        raw: body,
       })
     }
-    const fields: SvcErrorFields = { message: `HTTP ${status} without an error envelope`, type: status === 429 ? 'rate_limit_error' : 'api_error', requestId, status, headers, raw: body }
-    return status === 429 ? new SvcRateLimitError(fields) : status >= 500 ? new SvcAPIError(fields) : new SvcInvalidRequestError({ ...fields, type: 'invalid_request_error' })
+    const fields: SvcErrorFields = {
+      message: `HTTP ${status} without an error envelope`,
+      type: status === 429 ? 'rate_limit_error' : 'api_error',
+      requestId,
+      status,
+      headers,
+      raw: body,
+    }
+    return status === 429
+      ? new SvcRateLimitError(fields)
+      : status >= 500
+        ? new SvcAPIError(fields)
+        : new SvcInvalidRequestError({ ...fields, type: 'invalid_request_error' })
   }
 }
 

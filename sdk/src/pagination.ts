@@ -14,7 +14,9 @@ export interface Page<T> {
 export class ListResult<T> implements AsyncIterable<T>, PromiseLike<Page<T>> {
   private first: Promise<Page<T>> | null = null
 
-  constructor(private readonly fetchPage: (startingAfter: string | undefined) => Promise<Page<T>>) {}
+  constructor(
+    private readonly fetchPage: (startingAfter: string | undefined) => Promise<Page<T>>,
+  ) {}
 
   /** The first page, fetched once however often it is asked for. */
   firstPage(): Promise<Page<T>> {
@@ -22,7 +24,10 @@ export class ListResult<T> implements AsyncIterable<T>, PromiseLike<Page<T>> {
     return this.first
   }
 
-  then<A = Page<T>, B = never>(onFulfilled?: ((page: Page<T>) => A | PromiseLike<A>) | null, onRejected?: ((reason: unknown) => B | PromiseLike<B>) | null): Promise<A | B> {
+  then<A = Page<T>, B = never>(
+    onFulfilled?: ((page: Page<T>) => A | PromiseLike<A>) | null,
+    onRejected?: ((reason: unknown) => B | PromiseLike<B>) | null,
+  ): Promise<A | B> {
     return this.firstPage().then(onFulfilled, onRejected)
   }
 

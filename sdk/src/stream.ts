@@ -19,7 +19,12 @@ export interface EventStreamOptions {
 }
 
 /** One server-sent event as read off the wire. */
-interface SseMessage { id?: string; event?: string; data: string; retry?: number }
+interface SseMessage {
+  id?: string
+  event?: string
+  data: string
+  retry?: number
+}
 
 /** Splits a text/event-stream body into messages (comments, the heartbeats, are dropped). */
 async function* readSse(body: ReadableStream<Uint8Array>): AsyncGenerator<SseMessage> {
@@ -47,8 +52,10 @@ async function* readSse(body: ReadableStream<Uint8Array>): AsyncGenerator<SseMes
         const colon = line.indexOf(':')
         const field = colon < 0 ? line : line.slice(0, colon)
         const value = colon < 0 ? '' : line.slice(colon + 1).replace(/^ /, '')
-        if (field === 'data') { message.data = hasData ? `${message.data}\n${value}` : value; hasData = true }
-        else if (field === 'id') message.id = value
+        if (field === 'data') {
+          message.data = hasData ? `${message.data}\n${value}` : value
+          hasData = true
+        } else if (field === 'id') message.id = value
         else if (field === 'event') message.event = value
         else if (field === 'retry' && /^\d+$/.test(value)) message.retry = Number(value)
       }
@@ -79,7 +86,12 @@ export class EventsWithStream extends Events {
     while (!options.signal?.aborted) {
       let error: unknown = null
       try {
-        const res = await this.core.openStream('/v1/events/stream', query, lastEventId ? { 'last-event-id': lastEventId } : {}, options.signal)
+        const res = await this.core.openStream(
+          '/v1/events/stream',
+          query,
+          lastEventId ? { 'last-event-id': lastEventId } : {},
+          options.signal,
+        )
         options.onConnect?.({ resumedFrom: lastEventId })
         failures = 0
         for await (const message of readSse(res.body!)) {
@@ -92,7 +104,13 @@ export class EventsWithStream extends Events {
       } catch (err) {
         if (options.signal?.aborted) return
         // A refusal will not change by asking again (a 5xx or 429 may).
-        if (err instanceof SvcError && err.status !== undefined && err.status < 500 && err.status !== 429) throw err
+        if (
+          err instanceof SvcError &&
+          err.status !== undefined &&
+          err.status < 500 &&
+          err.status !== 429
+        )
+          throw err
         error = err
       }
       if (options.reconnect === false) {
@@ -100,11 +118,19 @@ export class EventsWithStream extends Events {
         return
       }
       failures++
-      const delay = failures <= 1 ? retryMs : Math.max(retryMs, this.core.retryBackoff(Math.min(failures, 6)))
+      const delay =
+        failures <= 1 ? retryMs : Math.max(retryMs, this.core.retryBackoff(Math.min(failures, 6)))
       options.onDisconnect?.({ error, retryInMs: delay })
       await new Promise<void>((resolve) => {
         const timer = setTimeout(resolve, delay)
-        options.signal?.addEventListener('abort', () => { clearTimeout(timer); resolve() }, { once: true })
+        options.signal?.addEventListener(
+          'abort',
+          () => {
+            clearTimeout(timer)
+            resolve()
+          },
+          { once: true },
+        )
       })
     }
   }

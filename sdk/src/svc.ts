@@ -1,7 +1,23 @@
 import { SvcCore, type SvcConfig } from './core.js'
 import { EsimNamespace } from './resources/esim.js'
-import { Accounts, Authentications, Authorizations, Cardholders, Cards, Disputes, Kyc, NetworkTokens, Programs, Transactions } from './resources/issuing.js'
-import { AuthorizationEndpointResource, OAuthClients, Reports, WebhookEndpoints } from './resources/platform.js'
+import {
+  Accounts,
+  Authentications,
+  Authorizations,
+  Cardholders,
+  Cards,
+  Disputes,
+  Kyc,
+  NetworkTokens,
+  Programs,
+  Transactions,
+} from './resources/issuing.js'
+import {
+  AuthorizationEndpointResource,
+  OAuthClients,
+  Reports,
+  WebhookEndpoints,
+} from './resources/platform.js'
 import { SimulateNamespace } from './resources/simulate.js'
 import { EventsWithStream } from './stream.js'
 import { Webhooks } from './webhooks.js'

@@ -16,7 +16,9 @@ function computeSignature(secret: string, timestamp: number, rawBody: string | U
   return createHmac('sha256', secret).update(`${timestamp}.`).update(rawBody).digest('hex')
 }
 
-function parseHeader(header: string | null | undefined): { timestamp: number; signatures: string[] } | null {
+function parseHeader(
+  header: string | null | undefined,
+): { timestamp: number; signatures: string[] } | null {
   if (typeof header !== 'string' || header.length === 0 || header.length > 4096) return null
   let timestamp: number | null = null
   const signatures: string[] = []
@@ -44,7 +46,12 @@ export class Webhooks {
    * True when `header` carries a signature of `rawBody` (the exact bytes received, before JSON parsing) by one of
    * `secrets` (pass both during a rotation), made within the tolerance. Every candidate is compared in constant time.
    */
-  verifySignature(rawBody: string | Uint8Array, header: string | string[] | null | undefined, secrets: string | readonly string[], options: VerifyOptions = {}): boolean {
+  verifySignature(
+    rawBody: string | Uint8Array,
+    header: string | string[] | null | undefined,
+    secrets: string | readonly string[],
+    options: VerifyOptions = {},
+  ): boolean {
     const parsed = parseHeader(Array.isArray(header) ? header[0] : header)
     if (!parsed) return false
     const tolerance = options.tolerance ?? DEFAULT_TOLERANCE_SECONDS
@@ -64,21 +71,37 @@ export class Webhooks {
    * Verifies, then parses: the one call a receiver needs. Throws `SvcSignatureVerificationError` when the header is
    * missing or malformed, no signature matches, or the timestamp is more than `tolerance` seconds away.
    */
-  constructEvent<T = SvcEvent>(rawBody: string | Uint8Array, header: string | string[] | null | undefined, secret: string | readonly string[], tolerance: number = DEFAULT_TOLERANCE_SECONDS): T {
+  constructEvent<T = SvcEvent>(
+    rawBody: string | Uint8Array,
+    header: string | string[] | null | undefined,
+    secret: string | readonly string[],
+    tolerance: number = DEFAULT_TOLERANCE_SECONDS,
+  ): T {
     if (!parseHeader(Array.isArray(header) ? header[0] : header)) {
-      throw new SvcSignatureVerificationError(`No valid ${SIGNATURE_HEADER} header (expected t=<unix seconds>,v1=<hex>)`)
+      throw new SvcSignatureVerificationError(
+        `No valid ${SIGNATURE_HEADER} header (expected t=<unix seconds>,v1=<hex>)`,
+      )
     }
     if (!this.verifySignature(rawBody, header, secret, { tolerance })) {
-      throw new SvcSignatureVerificationError(`${SIGNATURE_HEADER} does not match the body for the secret given, or its timestamp is more than ${tolerance} s away`)
+      throw new SvcSignatureVerificationError(
+        `${SIGNATURE_HEADER} does not match the body for the secret given, or its timestamp is more than ${tolerance} s away`,
+      )
     }
     const text = typeof rawBody === 'string' ? rawBody : Buffer.from(rawBody).toString('utf8')
     return JSON.parse(text) as T
   }
 
   /** A header for `rawBody` signed with every secret given (tests, and `svc listen` forwarding). */
-  generateTestHeader(rawBody: string | Uint8Array, secrets: string | readonly string[], timestamp: number = Math.floor(Date.now() / 1000)): string {
+  generateTestHeader(
+    rawBody: string | Uint8Array,
+    secrets: string | readonly string[],
+    timestamp: number = Math.floor(Date.now() / 1000),
+  ): string {
     const list = typeof secrets === 'string' ? [secrets] : secrets
-    return [`t=${timestamp}`, ...list.map((s) => `v1=${computeSignature(s, timestamp, rawBody)}`)].join(',')
+    return [
+      `t=${timestamp}`,
+      ...list.map((s) => `v1=${computeSignature(s, timestamp, rawBody)}`),
+    ].join(',')
   }
 }
 
@@ -105,22 +128,55 @@ export async function answerAuthorizationRequest(
   rawBody: string | Uint8Array,
   header: string | string[] | null | undefined,
   secret: string | readonly string[],
-  decide: (authorization: Record<string, unknown> & { id: string; amount: number; currency: string }, event: SvcEvent) => boolean | AuthorizationDecision | Promise<boolean | AuthorizationDecision>,
+  decide: (
+    authorization: Record<string, unknown> & { id: string; amount: number; currency: string },
+    event: SvcEvent,
+  ) => boolean | AuthorizationDecision | Promise<boolean | AuthorizationDecision>,
   options: { tolerance?: number } = {},
-): Promise<{ status: 200; headers: { 'content-type': 'application/json' }; body: string; decision: AuthorizationDecision; event: SvcEvent }> {
-  const event = new Webhooks().constructEvent(rawBody, header, secret, options.tolerance ?? DEFAULT_TOLERANCE_SECONDS)
-  const authorization = event.data.object as Record<string, unknown> & { id: string; amount: number; currency: string }
+): Promise<{
+  status: 200
+  headers: { 'content-type': 'application/json' }
+  body: string
+  decision: AuthorizationDecision
+  event: SvcEvent
+}> {
+  const event = new Webhooks().constructEvent(
+    rawBody,
+    header,
+    secret,
+    options.tolerance ?? DEFAULT_TOLERANCE_SECONDS,
+  )
+  const authorization = event.data.object as Record<string, unknown> & {
+    id: string
+    amount: number
+    currency: string
+  }
   const decision = authorizationDecision(await decide(authorization, event), authorization.amount)
-  return { status: 200, headers: { 'content-type': 'application/json' }, body: JSON.stringify(decision), decision, event }
+  return {
+    status: 200,
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(decision),
+    decision,
+    event,
+  }
 }
 
 /** `true`/`false` or `{approved, amount?}` as the endpoint must answer it; a partial amount outside `1..requested` is refused here, before the service would. */
-export function authorizationDecision(answer: boolean | AuthorizationDecision, requested?: number): AuthorizationDecision {
+export function authorizationDecision(
+  answer: boolean | AuthorizationDecision,
+  requested?: number,
+): AuthorizationDecision {
   if (typeof answer === 'boolean') return { approved: answer }
   if (!answer.approved) return { approved: false }
   if (answer.amount === undefined) return { approved: true }
-  if (!Number.isInteger(answer.amount) || answer.amount <= 0 || (requested !== undefined && answer.amount > requested)) {
-    throw new RangeError(`a partial approval's amount must be an integer in 1..${requested ?? 'the requested amount'} (minor units); got ${answer.amount}`)
+  if (
+    !Number.isInteger(answer.amount) ||
+    answer.amount <= 0 ||
+    (requested !== undefined && answer.amount > requested)
+  ) {
+    throw new RangeError(
+      `a partial approval's amount must be an integer in 1..${requested ?? 'the requested amount'} (minor units); got ${answer.amount}`,
+    )
   }
   return { approved: true, amount: answer.amount }
 }

@@ -49,7 +49,15 @@ const COMMAND_FLAGS: Record<string, readonly FlagName[]> = {
   token: [...ADDRESS, 'scope', 'token-url'],
   org: [...ADDRESS, 'name'],
   program: [
-    ...ADDRESS, 'org', 'env', 'name', 'processor', 'currencies', 'form-factors', 'foreign-spend', 'fx-markup-bps',
+    ...ADDRESS,
+    'org',
+    'env',
+    'name',
+    'processor',
+    'currencies',
+    'form-factors',
+    'foreign-spend',
+    'fx-markup-bps',
     'fx-fee',
   ],
   client: [...ADDRESS, 'org', 'env', 'label', 'jwks-file', 'scopes', 'ip-allowlist'],
@@ -95,12 +103,18 @@ function explicitValues(args: string[], options: ParseArgsConfig['options'] & {}
 }
 
 /** The command's arguments: its positional words and its flags; a flag it does not take is a `UsageError`. */
-export function parseFlags(command: string, args: string[]): { positional: string[]; flags: Flags } {
+export function parseFlags(
+  command: string,
+  args: string[],
+): { positional: string[]; flags: Flags } {
   const names: FlagName[] = [...COMMAND_FLAGS[command], 'help']
   const options = Object.fromEntries(names.map((name) => [name, FLAGS[name]]))
   try {
     const { values, positionals } = parseArgs({
-      args: explicitValues(args, options), options, strict: true, allowPositionals: true,
+      args: explicitValues(args, options),
+      options,
+      strict: true,
+      allowPositionals: true,
     })
     return { positional: positionals, flags: values as Flags }
   } catch (err) {

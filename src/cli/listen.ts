@@ -27,8 +27,12 @@ export async function forward(url: string, event: SvcEvent, secret: string): Pro
     const res = await fetch(url, {
       method: 'POST',
       headers: {
-        'content-type': 'application/json', 'svc-signature': Svc.webhooks.generateTestHeader(body, secret),
-        'svc-event-id': event.id, 'svc-event-type': event.type, 'svc-delivery-attempt': '1', 'user-agent': 'svc-cli-listen/1.0',
+        'content-type': 'application/json',
+        'svc-signature': Svc.webhooks.generateTestHeader(body, secret),
+        'svc-event-id': event.id,
+        'svc-event-type': event.type,
+        'svc-delivery-attempt': '1',
+        'user-agent': 'svc-cli-listen/1.0',
       },
       body,
       signal: AbortSignal.timeout(10_000),
@@ -50,20 +54,36 @@ export async function listen(client: CliClient, options: ListenOptions): Promise
   const secret = sessionSecret()
   // One ordinary call first: a wrong address or refused credentials end the command at once, named.
   await svc.events.list({ limit: 1 }).firstPage()
-  const relay = options.authorizations ? await relayAuthorizations(svc, options.authorizations, options) : undefined
-  options.out(`Forwarding ${options.types?.join(', ') ?? 'every'} event of ${client.file.organization_id ?? 'the organization'} (${client.file.environment ?? 'sandbox'}) from ${client.address.url} to ${options.forwardTo}`)
-  options.out(`Your webhook signing secret for this session is ${secret} (verify Svc-Signature with it). Ctrl-C to stop.`)
+  const relay = options.authorizations
+    ? await relayAuthorizations(svc, options.authorizations, options)
+    : undefined
+  options.out(
+    `Forwarding ${options.types?.join(', ') ?? 'every'} event of ${client.file.organization_id ?? 'the organization'} (${client.file.environment ?? 'sandbox'}) from ${client.address.url} to ${options.forwardTo}`,
+  )
+  options.out(
+    `Your webhook signing secret for this session is ${secret} (verify Svc-Signature with it). Ctrl-C to stop.`,
+  )
   let last: string | undefined
   try {
     for await (const event of svc.events.stream({
       types: options.types,
       signal: options.signal,
-      onConnect: ({ resumedFrom }) => options.out(resumedFrom ? `Reconnected, resuming after ${resumedFrom}` : 'Ready: listening for events'),
-      onDisconnect: ({ error, retryInMs }) => options.err(`Stream closed${error ? ` (${(error as Error).message})` : ''}; reconnecting in ${Math.round(retryInMs / 100) / 10} s${last ? `, resuming after ${last}` : ''}`),
+      onConnect: ({ resumedFrom }) =>
+        options.out(
+          resumedFrom
+            ? `Reconnected, resuming after ${resumedFrom}`
+            : 'Ready: listening for events',
+        ),
+      onDisconnect: ({ error, retryInMs }) =>
+        options.err(
+          `Stream closed${error ? ` (${(error as Error).message})` : ''}; reconnecting in ${Math.round(retryInMs / 100) / 10} s${last ? `, resuming after ${last}` : ''}`,
+        ),
     })) {
       last = event.id
       const status = await forward(options.forwardTo, event, secret)
-      options.out(`${event.created_at}  ${event.type.padEnd(24)} ${event.id}  → ${options.forwardTo} [${status}]`)
+      options.out(
+        `${event.created_at}  ${event.type.padEnd(24)} ${event.id}  → ${options.forwardTo} [${status}]`,
+      )
     }
   } finally {
     await relay?.close()
@@ -88,9 +108,13 @@ function describeAnswer(status: number, text: string, requested: number, currenc
   try {
     const answer = JSON.parse(text) as { approved?: unknown; amount?: unknown }
     if (answer.approved === false) return `${status} declined`
-    if (answer.approved === true) return typeof answer.amount === 'number' && answer.amount !== requested
-      ? `${status} approved ${decimalAmount(answer.amount, currency)} of ${decimalAmount(requested, currency)}` : `${status} approved`
-  } catch { /* told below */ }
+    if (answer.approved === true)
+      return typeof answer.amount === 'number' && answer.amount !== requested
+        ? `${status} approved ${decimalAmount(answer.amount, currency)} of ${decimalAmount(requested, currency)}`
+        : `${status} approved`
+  } catch {
+    /* told below */
+  }
   return `${status} not {"approved": …}, the stand-in decides`
 }
 
@@ -103,13 +127,19 @@ function describeAnswer(status: number, text: string, requested: number, currenc
  * removed (`DELETE`). The service calls the relay, so it must run on this machine (the `npm start` sandbox).
  * An endpoint registered otherwise is never replaced: the command stops and says so.
  */
-async function relayAuthorizations(svc: Svc, localUrl: string, options: ListenOptions): Promise<{ close(): Promise<void> }> {
+async function relayAuthorizations(
+  svc: Svc,
+  localUrl: string,
+  options: ListenOptions,
+): Promise<{ close(): Promise<void> }> {
   const existing = await svc.authorizationEndpoint.retrieve().catch((err: unknown) => {
     if (err instanceof SvcError && err.status === 404) return undefined
     throw err
   })
   if (existing && !existing.url.endsWith(RELAY_PATH)) {
-    throw new Error(`this environment already has an authorization endpoint (${existing.url}); --authorizations would replace it. Remove it first (DELETE /v1/authorization_endpoint) or listen without --authorizations.`)
+    throw new Error(
+      `this environment already has an authorization endpoint (${existing.url}); --authorizations would replace it. Remove it first (DELETE /v1/authorization_endpoint) or listen without --authorizations.`,
+    )
   }
   if (existing) await svc.authorizationEndpoint.del() // left by a session that did not stop cleanly
 
@@ -119,32 +149,54 @@ async function relayAuthorizations(svc: Svc, localUrl: string, options: ListenOp
       const raw = await readBody(req)
       if (req.method !== 'POST' || req.url !== RELAY_PATH) return void res.writeHead(404).end()
       if (!secret || !Svc.webhooks.verifySignature(raw, req.headers['svc-signature'], secret)) {
-        options.err(`Refused an authorization request whose Svc-Signature does not match the session's endpoint secret (answered 400)`)
+        options.err(
+          `Refused an authorization request whose Svc-Signature does not match the session's endpoint secret (answered 400)`,
+        )
         return void res.writeHead(400).end()
       }
-      const event = JSON.parse(raw.toString('utf8')) as SvcEvent & { data: { object: { id: string; currency: string }; request: { type: string; amount: number } } }
+      const event = JSON.parse(raw.toString('utf8')) as SvcEvent & {
+        data: {
+          object: { id: string; currency: string }
+          request: { type: string; amount: number }
+        }
+      }
       const label = `${event.created_at}  ${event.type.padEnd(24)} ${event.data.object.id}  ${event.data.request.type} ${decimalAmount(event.data.request.amount, event.data.object.currency)} ${event.data.object.currency}  → ${localUrl}`
       try {
         const answer = await fetch(localUrl, {
           method: 'POST',
           headers: {
-            'content-type': 'application/json', 'svc-signature': String(req.headers['svc-signature']),
-            'svc-event-id': event.id, 'svc-event-type': event.type, 'user-agent': 'svc-cli-listen/1.0',
+            'content-type': 'application/json',
+            'svc-signature': String(req.headers['svc-signature']),
+            'svc-event-id': event.id,
+            'svc-event-type': event.type,
+            'user-agent': 'svc-cli-listen/1.0',
           },
           body: new Uint8Array(raw),
           signal: AbortSignal.timeout(2_000), // the endpoint's timeout_ms is at most 2000: the service has given up by then
         })
         const text = await answer.text()
-        options.out(`${label} [${describeAnswer(answer.status, text, event.data.request.amount, event.data.object.currency)}]`)
-        res.writeHead(answer.status, { 'content-type': answer.headers.get('content-type') ?? 'application/json' }).end(text)
+        options.out(
+          `${label} [${describeAnswer(answer.status, text, event.data.request.amount, event.data.object.currency)}]`,
+        )
+        res
+          .writeHead(answer.status, {
+            'content-type': answer.headers.get('content-type') ?? 'application/json',
+          })
+          .end(text)
       } catch (err) {
         const cause = (err as { cause?: { code?: string } }).cause
-        options.out(`${label} [failed (${cause?.code ?? (err as Error).name}), the stand-in decides]`)
+        options.out(
+          `${label} [failed (${cause?.code ?? (err as Error).name}), the stand-in decides]`,
+        )
         res.writeHead(502).end()
       }
-    })().catch(() => { if (!res.headersSent) res.writeHead(500).end() })
+    })().catch(() => {
+      if (!res.headersSent) res.writeHead(500).end()
+    })
   })
-  await new Promise<void>((resolve, reject) => server.once('error', reject).listen(0, '127.0.0.1', resolve))
+  await new Promise<void>((resolve, reject) =>
+    server.once('error', reject).listen(0, '127.0.0.1', resolve),
+  )
   const relayUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}${RELAY_PATH}`
   const closeServer = () => new Promise<void>((resolve) => server.close(() => resolve()))
   try {
@@ -154,7 +206,9 @@ async function relayAuthorizations(svc: Svc, localUrl: string, options: ListenOp
     await closeServer()
     throw err
   }
-  options.out(`Authorization requests are relayed to ${localUrl} (endpoint ${relayUrl}); verify Svc-Signature with ${secret} and answer {"approved": true|false, "amount"?: n}`)
+  options.out(
+    `Authorization requests are relayed to ${localUrl} (endpoint ${relayUrl}); verify Svc-Signature with ${secret} and answer {"approved": true|false, "amount"?: n}`,
+  )
   return {
     async close() {
       await svc.authorizationEndpoint.del().then(

@@ -21,16 +21,23 @@ const tag = () => `trigger-${Date.now().toString(36)}-${Math.random().toString(3
 
 const cardholder: Step = async (svc, built, log) => {
   built.cardholder = await svc.cardholders.create({
-    type: 'individual', first_name: 'Ada', last_name: 'Lovelace', email: `${tag()}@example.com`, address: ADDRESS,
-    identity_document: { type: 'passport', number: `P${Date.now() % 1e8}` }, metadata: { source: 'svc trigger' },
+    type: 'individual',
+    first_name: 'Ada',
+    last_name: 'Lovelace',
+    email: `${tag()}@example.com`,
+    address: ADDRESS,
+    identity_document: { type: 'passport', number: `P${Date.now() % 1e8}` },
+    metadata: { source: 'svc trigger' },
   })
   log(`created cardholder ${built.cardholder.id}`)
   return built.cardholder
 }
 const approved: Step = async (svc, built, log) => {
-  const holder = built.cardholder ?? await cardholder(svc, built, log)
+  const holder = built.cardholder ?? (await cardholder(svc, built, log))
   await svc.kyc.create(holder.id, {
-    status: 'approved', provider: 'svc-trigger', verified_at: new Date(Date.now() - 60_000).toISOString(),
+    status: 'approved',
+    provider: 'svc-trigger',
+    verified_at: new Date(Date.now() - 60_000).toISOString(),
     identity: { legal_name: 'Ada Lovelace', nationality: 'GBR' },
   })
   log(`approved KYC of ${holder.id}`)
@@ -39,14 +46,23 @@ const approved: Step = async (svc, built, log) => {
 const account: Step = async (svc, built, log) => {
   const holder = await approved(svc, built, log)
   const programs = await svc.programs.list().toArray()
-  const program = programs.find((p) => p.processor === 'sim_full' && p.currencies.includes('USD')) ?? programs.find((p) => p.currencies.includes('USD'))
-  if (!program) throw new Error('the organization has no sandbox program holding USD: ask the operator for one (svc program create)')
-  built.account = await svc.accounts.create({ program_id: program.id, cardholder_id: holder.id, currency: 'USD' })
+  const program =
+    programs.find((p) => p.processor === 'sim_full' && p.currencies.includes('USD')) ??
+    programs.find((p) => p.currencies.includes('USD'))
+  if (!program)
+    throw new Error(
+      'the organization has no sandbox program holding USD: ask the operator for one (svc program create)',
+    )
+  built.account = await svc.accounts.create({
+    program_id: program.id,
+    cardholder_id: holder.id,
+    currency: 'USD',
+  })
   log(`created account ${built.account.id} on program ${program.id}`)
   return built.account
 }
 const credited: Step = async (svc, built, log) => {
-  const acct = built.account ?? await account(svc, built, log)
+  const acct = built.account ?? (await account(svc, built, log))
   const answer = await svc.accounts.credit(acct.id, { amount: 10_000, description: 'svc trigger' })
   log(`credited ${acct.id} with 100.00 USD`)
   return answer
@@ -54,21 +70,30 @@ const credited: Step = async (svc, built, log) => {
 const card: Step = async (svc, built, log) => {
   await credited(svc, built, log)
   built.card = await svc.cards.create({
-    cardholder_id: built.cardholder!.id, account_id: built.account!.id, form_factor: 'virtual', card_type: 'prepaid', embossed_name: 'ADA LOVELACE',
+    cardholder_id: built.cardholder!.id,
+    account_id: built.account!.id,
+    form_factor: 'virtual',
+    card_type: 'prepaid',
+    embossed_name: 'ADA LOVELACE',
     delivery_address: { name: 'Ada Lovelace', ...ADDRESS },
   })
   log(`created card ${built.card.id}`)
   return built.card
 }
 const issued: Step = async (svc, built, log) => {
-  const c = built.card ?? await card(svc, built, log)
+  const c = built.card ?? (await card(svc, built, log))
   const answer = await svc.simulate.cards.issue(c.id)
   log(`issued card ${c.id} (${answer.status})`)
   return answer
 }
 const authorization: Step = async (svc, built, log) => {
   const c = await issued(svc, built, log)
-  built.authorization = await svc.simulate.authorizations.create({ card_id: c.id, amount: 2_500, currency: 'USD', merchant: MERCHANT })
+  built.authorization = await svc.simulate.authorizations.create({
+    card_id: c.id,
+    amount: 2_500,
+    currency: 'USD',
+    merchant: MERCHANT,
+  })
   log(`authorized 25.00 USD on ${c.id}: ${built.authorization.id}`)
   return built.authorization
 }
@@ -76,7 +101,11 @@ const authorization: Step = async (svc, built, log) => {
 const physical: Step = async (svc, built, log) => {
   await credited(svc, built, log)
   const created = await svc.cards.create({
-    cardholder_id: built.cardholder!.id, account_id: built.account!.id, form_factor: 'physical', card_type: 'prepaid', embossed_name: 'ADA LOVELACE',
+    cardholder_id: built.cardholder!.id,
+    account_id: built.account!.id,
+    form_factor: 'physical',
+    card_type: 'prepaid',
+    embossed_name: 'ADA LOVELACE',
     delivery_address: { name: 'Ada Lovelace', ...ADDRESS },
   })
   log(`created physical card ${created.id}`)
@@ -103,13 +132,22 @@ const dispute: Step = async (svc, built, log) => {
 }
 const networkToken: Step = async (svc, built, log) => {
   const c = await issued(svc, built, log)
-  const token = await svc.simulate.networkTokens.create({ card_id: c.id, wallet: 'apple_pay', activate: true })
+  const token = await svc.simulate.networkTokens.create({
+    card_id: c.id,
+    wallet: 'apple_pay',
+    activate: true,
+  })
   log(`tokenized card ${c.id} for apple_pay: ${token.id}`)
   return token
 }
 const authentication: Step = async (svc, built, log) => {
   const c = await issued(svc, built, log)
-  const challenge = await svc.simulate.authentications.create({ card_id: c.id, amount: 4_999, currency: 'USD', merchant: MERCHANT })
+  const challenge = await svc.simulate.authentications.create({
+    card_id: c.id,
+    amount: 4_999,
+    currency: 'USD',
+    merchant: MERCHANT,
+  })
   log(`a checkout asked for 3-D Secure on ${c.id}: ${challenge.id}`)
   return challenge
 }
@@ -125,46 +163,60 @@ async function esimPackage(svc: Svc, built: Built): Promise<NonNullable<Built['p
 const esimOrder: Step = async (svc, built, log) => {
   const holder = await cardholder(svc, built, log)
   const pkg = await esimPackage(svc, built)
-  const order = await svc.esim.orders.create({ package_id: pkg.id, reference: tag(), cardholder_id: holder.id })
+  const order = await svc.esim.orders.create({
+    package_id: pkg.id,
+    reference: tag(),
+    cardholder_id: holder.id,
+  })
   built.order = order
   if (order.esim_id) built.esim = { id: order.esim_id }
   log(`ordered eSIM package ${pkg.id}: ${order.id} (${order.status})`)
   return order
 }
-const unsettledOrder = (outcome: 'completed' | 'failed'): Step => async (svc, built, log) => {
-  await svc.simulate.esim.provisioning({ next_outcome: 'timeout', settles_as: outcome })
-  log(`the simulated network will not answer the next order in time, and settles it as ${outcome}`)
-  const holder = await cardholder(svc, built, log)
-  const pkg = await esimPackage(svc, built)
-  const reference = tag()
-  // The order answers 502 processor_unavailable and stays unsettled; a retry would only meet its reference again.
-  await svc.esim.orders.create({ package_id: pkg.id, reference, cardholder_id: holder.id }, { maxRetries: 0 }).catch((err: unknown) => {
-    if ((err as { status?: number }).status !== 502) throw err
-  })
-  const order = (await svc.esim.orders.list({ reference }).firstPage()).data[0]
-  if (!order) throw new Error(`the order ${reference} was not recorded`)
-  log(`ordered eSIM package ${pkg.id}: ${order.id} (${order.status})`)
-  const answer = await svc.simulate.esim.settleOrder(order.id)
-  log(`settled order ${order.id}: ${answer.status}`)
-  return answer
-}
-const esimUsage = (share: number, what: string): Step => async (svc, built, log) => {
-  await esimOrder(svc, built, log)
-  const pkg = built.pkg!
-  if (!built.esim) throw new Error(`order ${built.order!.id} has no eSIM yet`)
-  if (!pkg.data_mb) throw new Error(`package ${pkg.id} has no data allowance to use up`)
-  const used = Math.ceil(pkg.data_mb * share)
-  await svc.simulate.esim.usage(built.esim.id, { data_used_mb: used })
-  log(`reported ${used} MB used on eSIM ${built.esim.id} (${what})`)
-  return built.esim
-}
+const unsettledOrder =
+  (outcome: 'completed' | 'failed'): Step =>
+  async (svc, built, log) => {
+    await svc.simulate.esim.provisioning({ next_outcome: 'timeout', settles_as: outcome })
+    log(
+      `the simulated network will not answer the next order in time, and settles it as ${outcome}`,
+    )
+    const holder = await cardholder(svc, built, log)
+    const pkg = await esimPackage(svc, built)
+    const reference = tag()
+    // The order answers 502 processor_unavailable and stays unsettled; a retry would only meet its reference again.
+    await svc.esim.orders
+      .create({ package_id: pkg.id, reference, cardholder_id: holder.id }, { maxRetries: 0 })
+      .catch((err: unknown) => {
+        if ((err as { status?: number }).status !== 502) throw err
+      })
+    const order = (await svc.esim.orders.list({ reference }).firstPage()).data[0]
+    if (!order) throw new Error(`the order ${reference} was not recorded`)
+    log(`ordered eSIM package ${pkg.id}: ${order.id} (${order.status})`)
+    const answer = await svc.simulate.esim.settleOrder(order.id)
+    log(`settled order ${order.id}: ${answer.status}`)
+    return answer
+  }
+const esimUsage =
+  (share: number, what: string): Step =>
+  async (svc, built, log) => {
+    await esimOrder(svc, built, log)
+    const pkg = built.pkg!
+    if (!built.esim) throw new Error(`order ${built.order!.id} has no eSIM yet`)
+    if (!pkg.data_mb) throw new Error(`package ${pkg.id} has no data allowance to use up`)
+    const used = Math.ceil(pkg.data_mb * share)
+    await svc.simulate.esim.usage(built.esim.id, { data_used_mb: used })
+    log(`reported ${used} MB used on eSIM ${built.esim.id} (${what})`)
+    return built.esim
+  }
 
 /** The event types `svc trigger` can cause, each with the sandbox flow that causes it (and the object the event carries). */
 export const TRIGGERS: Record<string, Step> = {
   'cardholder.created': cardholder,
   'cardholder.updated': async (svc, built, log) => {
     const holder = await cardholder(svc, built, log)
-    const answer = await svc.cardholders.update(holder.id, { metadata: { source: 'svc trigger', updated: 'yes' } })
+    const answer = await svc.cardholders.update(holder.id, {
+      metadata: { source: 'svc trigger', updated: 'yes' },
+    })
     log(`updated cardholder ${holder.id}`)
     return answer
   },
@@ -174,7 +226,10 @@ export const TRIGGERS: Record<string, Step> = {
   'account.credited': credited,
   'account.debited': async (svc, built, log) => {
     await credited(svc, built, log)
-    const answer = await svc.accounts.debit(built.account!.id, { amount: 1_000, description: 'svc trigger' })
+    const answer = await svc.accounts.debit(built.account!.id, {
+      amount: 1_000,
+      description: 'svc trigger',
+    })
     log(`debited ${built.account!.id} by 10.00 USD`)
     return answer
   },
@@ -273,7 +328,10 @@ export const TRIGGERS: Record<string, Step> = {
     const pkg = built.pkg!
     if (!built.esim) throw new Error(`order ${built.order!.id} has no eSIM yet`)
     if (!pkg.top_up_ids.length) throw new Error(`package ${pkg.id} has no top-ups`)
-    const order = await svc.esim.topUps.create(built.esim.id, { top_up_id: pkg.top_up_ids[0], reference: tag() })
+    const order = await svc.esim.topUps.create(built.esim.id, {
+      top_up_id: pkg.top_up_ids[0],
+      reference: tag(),
+    })
     log(`topped up eSIM ${built.esim.id} with ${pkg.top_up_ids[0]}: ${order.id}`)
     return built.esim
   },
@@ -281,8 +339,14 @@ export const TRIGGERS: Record<string, Step> = {
   'esim.depleted': esimUsage(1, 'the whole package'),
   'webhook_endpoint.test': async (svc, built, log) => {
     const mine = (await svc.webhookEndpoints.list({ limit: 100 }).firstPage()).data
-    const endpoint = mine.find((e) => e.status === 'enabled') ?? mine[0]
-      ?? await svc.webhookEndpoints.create({ url: 'https://example.com/svc-trigger', enabled_events: ['webhook_endpoint.disabled'], description: 'made by svc trigger' })
+    const endpoint =
+      mine.find((e) => e.status === 'enabled') ??
+      mine[0] ??
+      (await svc.webhookEndpoints.create({
+        url: 'https://example.com/svc-trigger',
+        enabled_events: ['webhook_endpoint.disabled'],
+        description: 'made by svc trigger',
+      }))
     await svc.webhookEndpoints.sendTest(endpoint.id)
     log(`sent a test event to webhook endpoint ${endpoint.id} (${endpoint.url})`)
     return endpoint
@@ -296,11 +360,17 @@ export const TRIGGER_HELP = `svc trigger EVENT_TYPE [--client-file F] [--base-ur
 svc trigger --list
   Runs a sandbox flow through the API (as the organization of the client file) that causes EVENT_TYPE, and prints
   each step and the event's id. --list prints the types it can cause, one a line. Supported types:
-${Object.keys(TRIGGERS).map((type) => `    ${type}`).join('\n')}
+${Object.keys(TRIGGERS)
+  .map((type) => `    ${type}`)
+  .join('\n')}
 `
 
 /** Runs the flow of `type`; answers the id of the event it caused (the newest of that type about the object it made). */
-export async function trigger(svc: Svc, type: string, log: (line: string) => void): Promise<string | null> {
+export async function trigger(
+  svc: Svc,
+  type: string,
+  log: (line: string) => void,
+): Promise<string | null> {
   const step = TRIGGERS[type]
   if (!step) throw new Error(`svc trigger cannot cause ${JSON.stringify(type)}.\n\n${TRIGGER_HELP}`)
   const object = await step(svc, {}, log)

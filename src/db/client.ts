@@ -42,8 +42,17 @@ export const PLAN_PER_CALL = '/* planned per call */'
 function prepareStatementsByName(client: pg.PoolClient): void {
   const query = client.query.bind(client) as (...args: unknown[]) => unknown
   const named = new Set<string>()
-  ;(client as unknown as { query: (...args: unknown[]) => unknown }).query = (text: unknown, values?: unknown, callback?: unknown) => {
-    if (typeof text === 'string' && Array.isArray(values) && values.length > 0 && !text.includes(PLAN_PER_CALL)) {
+  ;(client as unknown as { query: (...args: unknown[]) => unknown }).query = (
+    text: unknown,
+    values?: unknown,
+    callback?: unknown,
+  ) => {
+    if (
+      typeof text === 'string' &&
+      Array.isArray(values) &&
+      values.length > 0 &&
+      !text.includes(PLAN_PER_CALL)
+    ) {
       const name = statementName(text)
       if (named.has(name) || named.size < MAX_NAMED_PER_CONNECTION) {
         named.add(name)
@@ -102,8 +111,14 @@ export async function openDatabase(options: DbOptions): Promise<DbHandle> {
     pg.types.setTypeParser(20, (v) => Number(v))
     // A request waits at most 10 s for a connection: past that it answers 500 (and rolls back) instead of
     // stalling, should every connection be held by requests that each wait for a second one.
-    const pool = new pg.Pool({ connectionString: options.databaseUrl, max: options.poolSize ?? 20, connectionTimeoutMillis: POOL_WAIT_MS })
-    pool.on('error', () => { /* idle client errors surface on the next query */ })
+    const pool = new pg.Pool({
+      connectionString: options.databaseUrl,
+      max: options.poolSize ?? 20,
+      connectionTimeoutMillis: POOL_WAIT_MS,
+    })
+    pool.on('error', () => {
+      /* idle client errors surface on the next query */
+    })
     pool.on('connect', prepareStatementsByName)
     const db = openRootHandle(new PostgresDialect({ pool }), false)
     return { db, kind: 'postgres', close: () => db.destroy() }

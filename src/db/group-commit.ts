@@ -1,4 +1,3 @@
-
 /** A request waiting for its batch: what it asks, and how its caller is answered. */
 export interface Waiting<I, R> {
   input: I
@@ -59,8 +58,13 @@ export class GroupCommit<I, R> {
         const keys = new Set(batch.flatMap((w) => this.keysOf(w.input)))
         this.inFlight++
         for (const key of keys) this.busy.add(key)
-        void this.options.run(batch, (requests) => { this.waiting.unshift(...requests) })
-          .catch((err) => { for (const w of batch) w.reject(err) })
+        void this.options
+          .run(batch, (requests) => {
+            this.waiting.unshift(...requests)
+          })
+          .catch((err) => {
+            for (const w of batch) w.reject(err)
+          })
           .finally(() => {
             this.inFlight--
             for (const key of keys) this.busy.delete(key)
@@ -79,7 +83,11 @@ export class GroupCommit<I, R> {
     const batch: Waiting<I, R>[] = []
     const rest: Waiting<I, R>[] = []
     for (const w of this.waiting) {
-      if (batch.length < this.options.maxBatch && !this.keysOf(w.input).some((key) => this.busy.has(key))) batch.push(w)
+      if (
+        batch.length < this.options.maxBatch &&
+        !this.keysOf(w.input).some((key) => this.busy.has(key))
+      )
+        batch.push(w)
       else rest.push(w)
     }
     this.waiting = rest

@@ -18,7 +18,13 @@ export interface ListenHandlers {
  * LISTEN on one PostgreSQL channel over a connection of its own, reconnecting after a loss (1 s) or a
  * failed attempt (5 s). `what` names the channel's purpose in log lines.
  */
-export function listenChannel(databaseUrl: string, channel: string, what: string, log: Logger, handlers: ListenHandlers): Listener {
+export function listenChannel(
+  databaseUrl: string,
+  channel: string,
+  what: string,
+  log: Logger,
+  handlers: ListenHandlers,
+): Listener {
   let client: pg.Client | null = null
   let closed = false
   let retry: NodeJS.Timeout | null = null
@@ -36,22 +42,32 @@ export function listenChannel(databaseUrl: string, channel: string, what: string
       if (client === c) client = null
       handlers.down?.()
       c.end().catch(() => {})
-      retry = setTimeout(() => { void connect() }, 1000).unref()
+      retry = setTimeout(() => {
+        void connect()
+      }, 1000).unref()
     }
     c.on('notification', () => handlers.notify())
     c.on('error', (err) => lose(err.message))
-    c.on('end', () => { if (client === c) lose('connection ended') })
+    c.on('end', () => {
+      if (client === c) lose('connection ended')
+    })
     try {
       await c.connect()
       await c.query(`LISTEN ${channel}`)
-      if (closed) { await c.end(); return }
+      if (closed) {
+        await c.end()
+        return
+      }
       client = c
       handlers.up?.()
     } catch (err) {
       lost = true
       log.warn({ err: (err as Error).message }, `${what}: cannot listen for notifications`)
       c.end().catch(() => {})
-      if (!closed) retry = setTimeout(() => { void connect() }, 5000).unref()
+      if (!closed)
+        retry = setTimeout(() => {
+          void connect()
+        }, 5000).unref()
     }
   }
   void connect()

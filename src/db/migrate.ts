@@ -15,7 +15,9 @@ class FolderMigrationProvider implements MigrationProvider {
   async getMigrations(): Promise<Record<string, Migration>> {
     const out: Record<string, Migration> = {}
     for (const name of (await migrationNames()).sort()) {
-      out[name] = await import(pathToFileURL(join(MIGRATIONS_DIR, `${name}${EXTENSION}`)).href) as Migration
+      out[name] = (await import(
+        pathToFileURL(join(MIGRATIONS_DIR, `${name}${EXTENSION}`)).href
+      )) as Migration
     }
     return out
   }
@@ -23,7 +25,9 @@ class FolderMigrationProvider implements MigrationProvider {
 
 /** Names of the migration files, without loading them. */
 async function migrationNames(): Promise<string[]> {
-  const files = (await readdir(MIGRATIONS_DIR)).filter((f) => /^\d{4}_/.test(f) && f.endsWith(EXTENSION))
+  const files = (await readdir(MIGRATIONS_DIR)).filter(
+    (f) => /^\d{4}_/.test(f) && f.endsWith(EXTENSION),
+  )
   return files.map((f) => f.slice(0, -EXTENSION.length))
 }
 

@@ -1,7 +1,14 @@
 import type { PGlite } from '@electric-sql/pglite'
 import {
-  CompiledQuery, PostgresAdapter, PostgresIntrospector, PostgresQueryCompiler,
-  type DatabaseConnection, type Dialect, type Driver, type Kysely, type QueryResult,
+  CompiledQuery,
+  PostgresAdapter,
+  PostgresIntrospector,
+  PostgresQueryCompiler,
+  type DatabaseConnection,
+  type Dialect,
+  type Driver,
+  type Kysely,
+  type QueryResult,
 } from 'kysely'
 
 /**
@@ -14,8 +21,16 @@ class PgliteConnection implements DatabaseConnection {
   constructor(private readonly pglite: PGlite) {}
 
   async executeQuery<R>(query: CompiledQuery): Promise<QueryResult<R>> {
-    const { rows, affectedRows } = await this.pglite.query<R>(query.sql, query.parameters as unknown[], { rowMode: 'object' })
-    return { rows: rows ?? [], numAffectedRows: affectedRows === undefined || affectedRows === null ? undefined : BigInt(affectedRows) }
+    const { rows, affectedRows } = await this.pglite.query<R>(
+      query.sql,
+      query.parameters as unknown[],
+      { rowMode: 'object' },
+    )
+    return {
+      rows: rows ?? [],
+      numAffectedRows:
+        affectedRows === undefined || affectedRows === null ? undefined : BigInt(affectedRows),
+    }
   }
 
   // eslint-disable-next-line require-yield

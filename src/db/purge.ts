@@ -49,7 +49,10 @@ export interface PurgeSpec extends PurgeOptions {
 
 /** How long a purge rests after a statement that took `tookMs`: `pauseMs`, or `restFactor` times the statement if longer. */
 export function restAfter(tookMs: number, options: PurgeOptions = {}): number {
-  return Math.max(options.pauseMs ?? PURGE_PAUSE_MS, tookMs * (options.restFactor ?? PURGE_REST_FACTOR))
+  return Math.max(
+    options.pauseMs ?? PURGE_PAUSE_MS,
+    tookMs * (options.restFactor ?? PURGE_REST_FACTOR),
+  )
 }
 
 function pause(ms: number): Promise<void> {
@@ -66,7 +69,8 @@ function pause(ms: number): Promise<void> {
  */
 export async function purgeInBatches(db: Db, spec: PurgeSpec): Promise<number> {
   const batch = spec.batch ?? PURGE_BATCH
-  if (!Number.isInteger(batch) || batch < 1) throw new RangeError(`purge batch must be a positive integer, got ${batch}`)
+  if (!Number.isInteger(batch) || batch < 1)
+    throw new RangeError(`purge batch must be a positive integer, got ${batch}`)
   const table = sql.table(spec.table)
   const key = sql.ref(spec.key ?? 'ctid')
   const order = spec.orderBy ? sql` ORDER BY ${sql.ref(spec.orderBy)}` : sql``

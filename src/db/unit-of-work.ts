@@ -1,6 +1,13 @@
 import {
-  CompiledQuery, Kysely, type ConnectionProvider, type DatabaseConnection, type Dialect, type DialectAdapter,
-  type Driver, type QueryResult, type TransactionSettings,
+  CompiledQuery,
+  Kysely,
+  type ConnectionProvider,
+  type DatabaseConnection,
+  type Dialect,
+  type DialectAdapter,
+  type Driver,
+  type QueryResult,
+  type TransactionSettings,
 } from 'kysely'
 import type { Database, Db } from './types.js'
 
@@ -33,7 +40,9 @@ class Mutex {
 
   async lock(): Promise<() => void> {
     let unlock!: () => void
-    const next = new Promise<void>((resolve) => { unlock = resolve })
+    const next = new Promise<void>((resolve) => {
+      unlock = resolve
+    })
     const previous = this.tail
     this.tail = previous.then(() => next)
     await previous
@@ -42,7 +51,10 @@ class Mutex {
 }
 
 /** A connection handed out by `SharedDriver`: the pool's connection and what gives it back. */
-interface Held { connection: DatabaseConnection; unlock: (() => void) | null }
+interface Held {
+  connection: DatabaseConnection
+  unlock: (() => void) | null
+}
 
 /**
  * The one driver of a database, shared by the root handle and every unit of work: the pool's driver, serialized
@@ -53,7 +65,10 @@ class SharedDriver {
   private readonly mutex: Mutex | null
   private initialized: Promise<void> | null = null
 
-  constructor(readonly inner: Driver, readonly single: boolean) {
+  constructor(
+    readonly inner: Driver,
+    readonly single: boolean,
+  ) {
     this.mutex = single ? new Mutex() : null
   }
 
@@ -140,7 +155,9 @@ class LentConnection implements DatabaseConnection {
   }
 
   async commit(): Promise<void> {
-    await this.inner.executeQuery(CompiledQuery.raw(`RELEASE SAVEPOINT unit_sp_${this.savepoints--}`))
+    await this.inner.executeQuery(
+      CompiledQuery.raw(`RELEASE SAVEPOINT unit_sp_${this.savepoints--}`),
+    )
   }
 
   async rollback(): Promise<void> {
@@ -187,9 +204,15 @@ class Unit implements UnitOfWork {
   held: Held | null = null
   ended = false
 
-  constructor(readonly shared: SharedDriver, dialect: Dialect, root: Db) {
+  constructor(
+    readonly shared: SharedDriver,
+    dialect: Dialect,
+    root: Db,
+  ) {
     this.db = handleOver(root, dialect, new UnitDriver(this, 'unit'))
-    this.autonomous = shared.single ? handleOver(root, dialect, new UnitDriver(this, 'autonomous')) : root
+    this.autonomous = shared.single
+      ? handleOver(root, dialect, new UnitDriver(this, 'autonomous'))
+      : root
   }
 
   get begun(): boolean {
@@ -245,7 +268,10 @@ class UnitDriver implements Driver {
   /** Connections the unit began on: their `withTx` is the unit's first savepoint. */
   private readonly kept = new WeakSet<DatabaseConnection>()
 
-  constructor(private readonly unit: Unit, private readonly role: 'unit' | 'autonomous') {}
+  constructor(
+    private readonly unit: Unit,
+    private readonly role: 'unit' | 'autonomous',
+  ) {}
 
   init(): Promise<void> {
     return this.unit.shared.init()
@@ -259,7 +285,10 @@ class UnitDriver implements Driver {
     return held.connection
   }
 
-  async beginTransaction(connection: DatabaseConnection, settings: TransactionSettings): Promise<void> {
+  async beginTransaction(
+    connection: DatabaseConnection,
+    settings: TransactionSettings,
+  ): Promise<void> {
     if (connection instanceof LentConnection) return connection.begin()
     if (connection instanceof SavepointedConnection) {
       connection.depth++

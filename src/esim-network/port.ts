@@ -18,9 +18,7 @@ export interface ProvisionRequest {
   environment: string
 }
 
-export type ProvisionOutcome =
-  | { status: 'provisioned' }
-  | { status: 'failed'; reason: string }
+export type ProvisionOutcome = { status: 'provisioned' } | { status: 'failed'; reason: string }
 
 /** What the network knows about an order it may or may not have received. */
 export type NetworkOrderStatus = 'provisioned' | 'failed' | 'unknown'
@@ -49,7 +47,11 @@ export interface EsimNetwork {
 export const PROVISIONING_DEADLINE_MS = 10_000
 
 /** Runs a provisioning call under the service's own deadline: a hung network counts as a timeout. */
-export async function provisionWithDeadline(network: EsimNetwork, request: ProvisionRequest, deadlineMs = PROVISIONING_DEADLINE_MS): Promise<ProvisionOutcome> {
+export async function provisionWithDeadline(
+  network: EsimNetwork,
+  request: ProvisionRequest,
+  deadlineMs = PROVISIONING_DEADLINE_MS,
+): Promise<ProvisionOutcome> {
   let timer: NodeJS.Timeout | undefined
   const deadline = new Promise<never>((_, reject) => {
     timer = setTimeout(() => reject(new EsimNetworkTimeout()), deadlineMs)

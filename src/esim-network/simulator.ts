@@ -3,7 +3,13 @@ import { sql } from 'kysely'
 import type { Db } from '../db/types.js'
 import type { Clock } from '../lib/clock.js'
 import './table.js'
-import { EsimNetworkTimeout, type EsimNetwork, type NetworkOrderStatus, type ProvisionOutcome, type ProvisionRequest } from './port.js'
+import {
+  EsimNetworkTimeout,
+  type EsimNetwork,
+  type NetworkOrderStatus,
+  type ProvisionOutcome,
+  type ProvisionRequest,
+} from './port.js'
 
 /** A provisioning round trip of a real SM-DP+ and operator takes a few hundred milliseconds. */
 export const DEFAULT_PROVISIONING_LATENCY_MS = 300
@@ -18,14 +24,27 @@ export interface SimDirective {
   latency_ms: number | null
 }
 
-interface Scope { organizationId: string; environment: string }
+interface Scope {
+  organizationId: string
+  environment: string
+}
 
 /** Stores an organization's instructions; fields left out keep their current value. */
-export async function setSimDirective(db: Db, scope: Scope, patch: Partial<SimDirective>, now: Date): Promise<SimDirective> {
+export async function setSimDirective(
+  db: Db,
+  scope: Scope,
+  patch: Partial<SimDirective>,
+  now: Date,
+): Promise<SimDirective> {
   const current = await getSimDirective(db, scope)
   const next: SimDirective = {
     next_outcome: patch.next_outcome !== undefined ? patch.next_outcome : current.next_outcome,
-    settles_as: patch.settles_as !== undefined ? patch.settles_as : patch.next_outcome !== undefined ? null : current.settles_as,
+    settles_as:
+      patch.settles_as !== undefined
+        ? patch.settles_as
+        : patch.next_outcome !== undefined
+          ? null
+          : current.settles_as,
     latency_ms: patch.latency_ms !== undefined ? patch.latency_ms : current.latency_ms,
   }
   await sql`INSERT INTO esim_sim_directives (organization_id, environment, next_outcome, settles_as, latency_ms, updated_at)
@@ -36,8 +55,12 @@ export async function setSimDirective(db: Db, scope: Scope, patch: Partial<SimDi
 }
 
 export async function getSimDirective(db: Db, scope: Scope): Promise<SimDirective> {
-  const row = await db.selectFrom('esim_sim_directives').select(['next_outcome', 'settles_as', 'latency_ms'])
-    .where('organization_id', '=', scope.organizationId).where('environment', '=', scope.environment).executeTakeFirst()
+  const row = await db
+    .selectFrom('esim_sim_directives')
+    .select(['next_outcome', 'settles_as', 'latency_ms'])
+    .where('organization_id', '=', scope.organizationId)
+    .where('environment', '=', scope.environment)
+    .executeTakeFirst()
   return {
     next_outcome: (row?.next_outcome ?? null) as SimOutcome | null,
     settles_as: (row?.settles_as ?? null) as SimSettlement | null,
@@ -51,7 +74,11 @@ export async function getSimDirective(db: Db, scope: Scope): Promise<SimDirectiv
  * settlement asks about later, so several service nodes share one simulated network.
  */
 export class SimulatedEsimNetwork implements EsimNetwork {
-  constructor(private readonly db: Db, private readonly clock: Clock, private readonly defaultLatencyMs = DEFAULT_PROVISIONING_LATENCY_MS) {}
+  constructor(
+    private readonly db: Db,
+    private readonly clock: Clock,
+    private readonly defaultLatencyMs = DEFAULT_PROVISIONING_LATENCY_MS,
+  ) {}
 
   onDatabase(db: Db): EsimNetwork {
     return db === this.db ? this : new SimulatedEsimNetwork(db, this.clock, this.defaultLatencyMs)
@@ -84,13 +111,21 @@ export class SimulatedEsimNetwork implements EsimNetwork {
     const { latency_ms: latencyMs, outcome } = rows[0]
     const latency = latencyMs ?? this.defaultLatencyMs
     if (latency > 0) await sleep(Math.round(latency * (0.9 + Math.random() * 0.2)))
-    if (outcome === 'failure') return { status: 'failed', reason: 'The network refused to provision the profile (simulated failure).' }
+    if (outcome === 'failure')
+      return {
+        status: 'failed',
+        reason: 'The network refused to provision the profile (simulated failure).',
+      }
     if (outcome === 'timeout') throw new EsimNetworkTimeout()
     return { status: 'provisioned' }
   }
 
   async orderStatus(orderId: string): Promise<NetworkOrderStatus> {
-    const row = await this.db.selectFrom('esim_sim_network_log').select('outcome').where('order_id', '=', orderId).executeTakeFirst()
+    const row = await this.db
+      .selectFrom('esim_sim_network_log')
+      .select('outcome')
+      .where('order_id', '=', orderId)
+      .executeTakeFirst()
     return row ? (row.outcome as NetworkOrderStatus) : 'unknown'
   }
 }

@@ -11,7 +11,10 @@ import { clientAddress, ipAllowed } from './ip.js'
 import type { RateLimits } from './rate-limit.js'
 import { TokenCache } from './token-cache.js'
 
-export const TOKEN_PREFIX: Record<Environment, string> = { sandbox: 'at_test_', production: 'at_live_' }
+export const TOKEN_PREFIX: Record<Environment, string> = {
+  sandbox: 'at_test_',
+  production: 'at_live_',
+}
 
 /**
  * What an access token grants, as the token lookup answers it: the token's client, organization, environment,
@@ -30,22 +33,33 @@ export interface AccessTokenGrant {
 }
 
 /** Finds what the token with this SHA-256 (hex) grants; undefined when there is no such token. */
-export type AccessTokenGrantLookup = (db: Db, tokenHash: string) => Promise<AccessTokenGrant | undefined>
+export type AccessTokenGrantLookup = (
+  db: Db,
+  tokenHash: string,
+) => Promise<AccessTokenGrant | undefined>
 
 /** Asked for every request whose token is not cached: what the access token grants; answered by oauth. */
-export const ACCESS_TOKEN_GRANT = defineHook<AccessTokenGrantLookup>('accessTokenGrant', async () => undefined)
+export const ACCESS_TOKEN_GRANT = defineHook<AccessTokenGrantLookup>(
+  'accessTokenGrant',
+  async () => undefined,
+)
 
 function bearer(req: FastifyRequest): string {
   const header = req.headers.authorization
   if (!header) throw new ApiError('missing_credentials')
   const match = /^Bearer\s+(\S+)\s*$/i.exec(header)
-  if (!match) throw new ApiError('invalid_access_token', { message: 'The Authorization header must be "Bearer <access token>".' })
+  if (!match)
+    throw new ApiError('invalid_access_token', {
+      message: 'The Authorization header must be "Bearer <access token>".',
+    })
   return match[1]
 }
 
 /** What the token with this SHA-256 grants: from the token cache, else through the oauth module's lookup (cached). */
 async function lookupGrant(
-  deps: AppDeps, tokens: TokenCache<AccessTokenGrant>, tokenHash: string,
+  deps: AppDeps,
+  tokens: TokenCache<AccessTokenGrant>,
+  tokenHash: string,
 ): Promise<AccessTokenGrant | undefined> {
   const cached = tokens.get(tokenHash, Date.now())
   if (cached) return cached
@@ -56,15 +70,24 @@ async function lookupGrant(
 }
 
 /** Why a grant does not admit a caller at `address` now (client status, expiry, environment, allowlists), or null. */
-function refusalOf(deps: AppDeps, row: AccessTokenGrant | undefined, address: string): ApiError | null {
-  if (!row || row.client_status !== 'active' || row.expires_at.getTime() <= deps.clock.now().getTime()) {
+function refusalOf(
+  deps: AppDeps,
+  row: AccessTokenGrant | undefined,
+  address: string,
+): ApiError | null {
+  if (
+    !row ||
+    row.client_status !== 'active' ||
+    row.expires_at.getTime() <= deps.clock.now().getTime()
+  ) {
     return new ApiError('invalid_access_token')
   }
   if (!deps.config.environments.includes(row.environment)) {
     const message = `This deployment does not serve the ${row.environment} environment.`
     return new ApiError('environment_mismatch', { message })
   }
-  if (!ipAllowed(address, row.org_ips) || !ipAllowed(address, row.client_ips)) return new ApiError('ip_not_allowed')
+  if (!ipAllowed(address, row.org_ips) || !ipAllowed(address, row.client_ips))
+    return new ApiError('ip_not_allowed')
   return null
 }
 
@@ -73,14 +96,24 @@ function refusalOf(deps: AppDeps, row: AccessTokenGrant | undefined, address: st
  * oauth module's lookup, `ACCESS_TOKEN_GRANT`) and checks client status, expiry, environment and network policy on every request.
  * `req.accessStillGranted` makes the same checks again, for a request that lasts (an event stream).
  */
-async function authenticate(req: FastifyRequest, deps: AppDeps, tokens: TokenCache<AccessTokenGrant>): Promise<void> {
+async function authenticate(
+  req: FastifyRequest,
+  deps: AppDeps,
+  tokens: TokenCache<AccessTokenGrant>,
+): Promise<void> {
   const token = bearer(req)
   if (!token.startsWith(TOKEN_PREFIX.sandbox) && !token.startsWith(TOKEN_PREFIX.production)) {
     // The platform operator's token is a secret of its own kind: say which kind /v1 wants, nothing more.
     if (safeEqual(token, deps.config.operatorToken)) {
-      throw new ApiError('invalid_access_token', { message: 'This is the operator token, which only /operator/v1 accepts; /v1 takes an access token from POST /oauth/token.' })
+      throw new ApiError('invalid_access_token', {
+        message:
+          'This is the operator token, which only /operator/v1 accepts; /v1 takes an access token from POST /oauth/token.',
+      })
     }
-    throw new ApiError('invalid_access_token', { message: 'Not an access token: /v1 takes the access_token answered by POST /oauth/token (it starts with at_test_ or at_live_).' })
+    throw new ApiError('invalid_access_token', {
+      message:
+        'Not an access token: /v1 takes the access_token answered by POST /oauth/token (it starts with at_test_ or at_live_).',
+    })
   }
   const tokenHash = sha256Hex(token)
   const address = clientAddress(req)
@@ -94,7 +127,8 @@ async function authenticate(req: FastifyRequest, deps: AppDeps, tokens: TokenCac
     clientId: grant.client_id,
     scopes: new Set(grant.scopes),
   }
-  req.accessStillGranted = async () => refusalOf(deps, await lookupGrant(deps, tokens, tokenHash), address) === null
+  req.accessStillGranted = async () =>
+    refusalOf(deps, await lookupGrant(deps, tokens, tokenHash), address) === null
 }
 
 /**
@@ -108,7 +142,11 @@ function gateOf(req: FastifyRequest): 'operator' | 'v1' | 'console' | null {
   const route = req.is404 ? undefined : req.routeOptions.url
   let path = route ?? req.url.split('?')[0]
   if (route === undefined) {
-    try { path = decodeURIComponent(path) } catch { /* a malformed escape: judged as sent */ }
+    try {
+      path = decodeURIComponent(path)
+    } catch {
+      /* a malformed escape: judged as sent */
+    }
   }
   if (path === '/operator' || path.startsWith('/operator/')) return 'operator'
   if (path === '/v1' || path.startsWith('/v1/')) return 'v1'
@@ -133,16 +171,22 @@ export function installAuth(app: FastifyInstance, deps: AppDeps, limits: RateLim
   app.decorateRequest('ctx', null as never)
   app.decorateRequest('accessStillGranted', null as never)
   const tokens = new TokenCache<AccessTokenGrant>(deps.config.databaseUrl, deps.log)
-  app.addHook('onClose', async () => { await tokens.close() })
+  app.addHook('onClose', async () => {
+    await tokens.close()
+  })
   app.addHook('onRequest', async (req) => {
     const gate = gateOf(req)
     if (gate === 'operator') {
       const header = req.headers.authorization
       if (!header) throw new ApiError('missing_credentials')
       const match = /^Bearer\s+(\S+)\s*$/i.exec(header)
-      if (!match) throw new ApiError('invalid_access_token', { message: 'The Authorization header must be "Bearer <operator token>".' })
+      if (!match)
+        throw new ApiError('invalid_access_token', {
+          message: 'The Authorization header must be "Bearer <operator token>".',
+        })
       if (!safeEqual(match[1], deps.config.operatorToken)) {
-        const accessToken = match[1].startsWith(TOKEN_PREFIX.sandbox) || match[1].startsWith(TOKEN_PREFIX.production)
+        const accessToken =
+          match[1].startsWith(TOKEN_PREFIX.sandbox) || match[1].startsWith(TOKEN_PREFIX.production)
         throw new ApiError('invalid_access_token', {
           message: accessToken
             ? 'This is an access token, which only /v1 accepts; /operator/v1 takes the operator token (SVC_OPERATOR_TOKEN).'
@@ -160,7 +204,9 @@ export function installAuth(app: FastifyInstance, deps: AppDeps, limits: RateLim
     if (config.simulator && req.ctx.environment !== 'sandbox') throw new ApiError('not_found')
     if (config.capability) await enforceCapability(req, config.capability)
     if (config.scope && !req.ctx.scopes.has(config.scope)) {
-      throw new ApiError('insufficient_scope', { message: `This operation requires the ${config.scope} scope.` })
+      throw new ApiError('insufficient_scope', {
+        message: `This operation requires the ${config.scope} scope.`,
+      })
     }
   })
 }

@@ -2,7 +2,13 @@ import type { FastifyRequest } from 'fastify'
 import { ApiError } from './errors.js'
 
 export type Capability =
-  | 'account_credit' | 'account_debit' | 'account_status' | 'card_pin' | 'card_details' | 'network_tokens' | 'three_d_secure'
+  | 'account_credit'
+  | 'account_debit'
+  | 'account_status'
+  | 'card_pin'
+  | 'card_details'
+  | 'network_tokens'
+  | 'three_d_secure'
 
 /**
  * An optional operation: mounted only when the program behind the request has the capability.

@@ -38,7 +38,8 @@ export function envelope(err: ApiError, requestId: string, baseUrl: string): Err
 export function toApiError(err: unknown): ApiError | null {
   if (isApiError(err)) return err
   const e = err as FastifyError & { validation?: unknown[]; validationContext?: string }
-  if (e && Array.isArray(e.validation)) return validationToApiError(e.validation as never, e.validationContext)
+  if (e && Array.isArray(e.validation))
+    return validationToApiError(e.validation as never, e.validationContext)
   switch (e?.code) {
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
       return new ApiError('request_too_large')
@@ -62,7 +63,10 @@ export function toApiError(err: unknown): ApiError | null {
 
 export function sendApiError(reply: FastifyReply, err: ApiError, baseUrl: string): FastifyReply {
   if (err.headers) reply.headers(err.headers)
-  return reply.code(err.status).type('application/json; charset=utf-8').send(envelope(err, String(reply.request.id), baseUrl))
+  return reply
+    .code(err.status)
+    .type('application/json; charset=utf-8')
+    .send(envelope(err, String(reply.request.id), baseUrl))
 }
 
 /** One place where every failure becomes the envelope; unknown exceptions are logged with their stack and answered as internal_error. */
@@ -122,14 +126,26 @@ const TOKEN_REQUEST_LINE = /^[A-Z]+ \/oauth\/token(?:[ ?#]|$)/
 const TOKEN_PATH = /^\/oauth\/token(?:[?#]|$)/
 
 /** The time limits node enforces on a request (config REQUEST_TIMEOUT_MS, HEADERS_TIMEOUT_MS). */
-export interface RequestTimeLimits { requestTimeoutMs: number; headersTimeoutMs: number }
+export interface RequestTimeLimits {
+  requestTimeoutMs: number
+  headersTimeoutMs: number
+}
 
 const duration = (ms: number) => (ms % 1000 === 0 ? `${ms / 1000} s` : `${ms} ms`)
 
 /** Writes a complete HTTP/1.1 answer on a socket no response owns, then closes the connection once it is flushed. */
-function answerOnSocket(socket: Duplex, status: number, body: string, requestId: string, extraHeaders = ''): void {
-  socket.end(`HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/json; charset=utf-8\r\n${extraHeaders}`
-    + `Content-Length: ${Buffer.byteLength(body)}\r\nSvc-Request-Id: ${requestId}\r\nConnection: close\r\n\r\n${body}`, () => socket.destroy())
+function answerOnSocket(
+  socket: Duplex,
+  status: number,
+  body: string,
+  requestId: string,
+  extraHeaders = '',
+): void {
+  socket.end(
+    `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/json; charset=utf-8\r\n${extraHeaders}` +
+      `Content-Length: ${Buffer.byteLength(body)}\r\nSvc-Request-Id: ${requestId}\r\nConnection: close\r\n\r\n${body}`,
+    () => socket.destroy(),
+  )
 }
 
 /**
@@ -149,10 +165,21 @@ function answerTimeout(socket: Duplex, baseUrl: string, limits: RequestTimeLimit
     ? `The request body did not arrive within ${duration(limits.requestTimeoutMs)}; the connection is closed.`
     : `The request line and headers did not arrive within ${duration(limits.headersTimeoutMs)}; the connection is closed.`
   if (pending && TOKEN_PATH.test(pending.req?.url ?? '')) {
-    answerOnSocket(socket, 408, JSON.stringify({ error: 'invalid_request', error_description: message }), requestId, 'Cache-Control: no-store\r\nPragma: no-cache\r\n')
+    answerOnSocket(
+      socket,
+      408,
+      JSON.stringify({ error: 'invalid_request', error_description: message }),
+      requestId,
+      'Cache-Control: no-store\r\nPragma: no-cache\r\n',
+    )
     return
   }
-  answerOnSocket(socket, 408, JSON.stringify(envelope(new ApiError('request_timeout', { message }), requestId, baseUrl)), requestId)
+  answerOnSocket(
+    socket,
+    408,
+    JSON.stringify(envelope(new ApiError('request_timeout', { message }), requestId, baseUrl)),
+    requestId,
+  )
 }
 
 /**
@@ -174,21 +201,49 @@ export function clientErrorHandler(baseUrl: string, limits: RequestTimeLimits) {
     }
     const overflow = err.code === 'HPE_HEADER_OVERFLOW'
     const requestId = newId('req')
-    if (Buffer.isBuffer(err.rawPacket) && TOKEN_REQUEST_LINE.test(err.rawPacket.toString('latin1', 0, 64))) {
-      const body = JSON.stringify({ error: 'invalid_request', error_description: overflow ? 'The request line and headers exceed 16 KiB.' : 'The token request is malformed.' })
-      answerOnSocket(socket, 400, body, requestId, 'Cache-Control: no-store\r\nPragma: no-cache\r\n')
+    if (
+      Buffer.isBuffer(err.rawPacket) &&
+      TOKEN_REQUEST_LINE.test(err.rawPacket.toString('latin1', 0, 64))
+    ) {
+      const body = JSON.stringify({
+        error: 'invalid_request',
+        error_description: overflow
+          ? 'The request line and headers exceed 16 KiB.'
+          : 'The token request is malformed.',
+      })
+      answerOnSocket(
+        socket,
+        400,
+        body,
+        requestId,
+        'Cache-Control: no-store\r\nPragma: no-cache\r\n',
+      )
       return
     }
-    const apiError = overflow ? new ApiError('request_header_too_large') : new ApiError('invalid_request_body', { message: 'The HTTP request is malformed.' })
-    answerOnSocket(socket, apiError.status, JSON.stringify(envelope(apiError, requestId, baseUrl)), requestId)
+    const apiError = overflow
+      ? new ApiError('request_header_too_large')
+      : new ApiError('invalid_request_body', { message: 'The HTTP request is malformed.' })
+    answerOnSocket(
+      socket,
+      apiError.status,
+      JSON.stringify(envelope(apiError, requestId, baseUrl)),
+      requestId,
+    )
   }
 }
 
 /** Like Fastify's own parser: `__proto__` keys and `constructor.prototype` objects are refused outright. */
 function refusePrototypeKeys(key: string, value: unknown): unknown {
-  const poisoned = key === '__proto__' ||
-    (key === 'constructor' && value !== null && typeof value === 'object' && Object.hasOwn(value, 'prototype'))
-  if (poisoned) throw new ApiError('invalid_request_body', { message: 'The request body contains a forbidden key.' })
+  const poisoned =
+    key === '__proto__' ||
+    (key === 'constructor' &&
+      value !== null &&
+      typeof value === 'object' &&
+      Object.hasOwn(value, 'prototype'))
+  if (poisoned)
+    throw new ApiError('invalid_request_body', {
+      message: 'The request body contains a forbidden key.',
+    })
   return value
 }
 
@@ -197,11 +252,21 @@ function refusePrototypeKeys(key: string, value: unknown): unknown {
  * refusal under the key like any other answer (`hash` identifies the raw body), then it is thrown.
  */
 export class UnparsableBody {
-  constructor(readonly error: ApiError, readonly hash: string) {}
+  constructor(
+    readonly error: ApiError,
+    readonly hash: string,
+  ) {}
 }
 
-function unparsable(message: string, raw: string | Buffer, contentType: string | undefined): UnparsableBody {
-  return new UnparsableBody(new ApiError('invalid_request_body', { message }), sha256Hex(Buffer.concat([Buffer.from(`${contentType ?? ''}\n`), Buffer.from(raw)])))
+function unparsable(
+  message: string,
+  raw: string | Buffer,
+  contentType: string | undefined,
+): UnparsableBody {
+  return new UnparsableBody(
+    new ApiError('invalid_request_body', { message }),
+    sha256Hex(Buffer.concat([Buffer.from(`${contentType ?? ''}\n`), Buffer.from(raw)])),
+  )
 }
 
 /** Deeper JSON is refused before it is parsed: walking it (validation, idempotency hashing) would exhaust the stack. */
@@ -238,13 +303,30 @@ export function installJsonParsing(app: FastifyInstance): void {
     if (text === '') return done(null, undefined)
     const contentType = req.headers['content-type']
     if (text.length > 2 * MAX_JSON_DEPTH && nestedDeeperThan(text, MAX_JSON_DEPTH)) {
-      return done(null, unparsable(`The request body nests arrays and objects deeper than ${MAX_JSON_DEPTH} levels.`, text, contentType))
+      return done(
+        null,
+        unparsable(
+          `The request body nests arrays and objects deeper than ${MAX_JSON_DEPTH} levels.`,
+          text,
+          contentType,
+        ),
+      )
     }
     let parsed: unknown
     try {
-      parsed = JSON.parse(text, /__proto__|prototype|\\u/.test(text) ? refusePrototypeKeys : undefined)
+      parsed = JSON.parse(
+        text,
+        /__proto__|prototype|\\u/.test(text) ? refusePrototypeKeys : undefined,
+      )
     } catch (err) {
-      return done(null, unparsable(isApiError(err) ? err.message : 'The request body is not valid JSON.', text, contentType))
+      return done(
+        null,
+        unparsable(
+          isApiError(err) ? err.message : 'The request body is not valid JSON.',
+          text,
+          contentType,
+        ),
+      )
     }
     if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) {
       return done(null, unparsable('The request body must be a JSON object.', text, contentType))
@@ -253,7 +335,10 @@ export function installJsonParsing(app: FastifyInstance): void {
   })
   app.addContentTypeParser('*', { parseAs: 'buffer' }, (req, body, done) => {
     if ((body as Buffer).length === 0) return done(null, undefined)
-    done(null, unparsable('Send the body as application/json.', body as Buffer, req.headers['content-type']))
+    done(
+      null,
+      unparsable('Send the body as application/json.', body as Buffer, req.headers['content-type']),
+    )
   })
 }
 

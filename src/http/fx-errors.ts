@@ -6,6 +6,7 @@ import { ApiError } from './errors.js'
  * API answers it: `400 invalid_parameter` naming the parameter. Anything else is rethrown as it is.
  */
 export function fxRefusal(err: unknown): never {
-  if (isFxError(err)) throw new ApiError('invalid_parameter', { param: err.param, message: err.message })
+  if (isFxError(err))
+    throw new ApiError('invalid_parameter', { param: err.param, message: err.message })
   throw err
 }

@@ -1,4 +1,9 @@
-import type { FastifyInstance, FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify'
+import type {
+  FastifyInstance,
+  FastifyReply,
+  FastifyRequest,
+  HookHandlerDoneFunction,
+} from 'fastify'
 import { sql } from 'kysely'
 import type { AppDeps } from '../app-deps.js'
 import { purgeInBatches, type PurgeOptions } from '../db/purge.js'
@@ -25,7 +30,9 @@ interface HeldKey {
 }
 
 declare module 'fastify' {
-  interface FastifyRequest { idempotencyKey?: HeldKey }
+  interface FastifyRequest {
+    idempotencyKey?: HeldKey
+  }
   interface FastifyContextConfig {
     /**
      * false: the route accepts Idempotency-Key but does not use it (each call must be fresh, e.g. pin-key).
@@ -70,23 +77,39 @@ export function bindUnit(deps: AppDeps, work: UnitOfWork, key: AnswerKey): AppDe
 }
 
 /** What names a key among processes (its in-process entry, its advisory lock): organization, environment and key. */
-export function keyLockId(request: Pick<IdempotentRequest, 'organizationId' | 'environment' | 'key'>): string {
+export function keyLockId(
+  request: Pick<IdempotentRequest, 'organizationId' | 'environment' | 'key'>,
+): string {
   return `${request.organizationId}\u0000${request.environment}\u0000${request.key}`
 }
 
 /** The key row of a request's answer: who asked what, and the status it was answered with. */
 function answerRow(request: IdempotentRequest, status: number, now: Date) {
   return {
-    organization_id: request.organizationId, environment: request.environment, key: request.key,
-    method: request.method, path: request.path, request_hash: request.requestHash, response_status: status, created_at: now,
+    organization_id: request.organizationId,
+    environment: request.environment,
+    key: request.key,
+    method: request.method,
+    path: request.path,
+    request_hash: request.requestHash,
+    response_status: status,
+    created_at: now,
   }
 }
 
 /** Marks `reply` as the replay of a stored answer and returns that answer's body. */
 function replayOf(reply: FastifyReply, row: StoredAnswer, masterKey: Buffer): string {
-  reply.code(row.response_status).header('Idempotent-Replay', 'true').type('application/json; charset=utf-8')
-  if (row.response_body !== null) return decryptField(masterKey, RESPONSE_PURPOSE, row.response_body)
-  return row.response_json === null || row.response_json === undefined ? '' : typeof row.response_json === 'string' ? row.response_json : JSON.stringify(row.response_json)
+  reply
+    .code(row.response_status)
+    .header('Idempotent-Replay', 'true')
+    .type('application/json; charset=utf-8')
+  if (row.response_body !== null)
+    return decryptField(masterKey, RESPONSE_PURPOSE, row.response_body)
+  return row.response_json === null || row.response_json === undefined
+    ? ''
+    : typeof row.response_json === 'string'
+      ? row.response_json
+      : JSON.stringify(row.response_json)
 }
 
 /**
@@ -99,7 +122,11 @@ function retryableAnswer(status: number, body: string): boolean {
   if (status < 400) return false
   try {
     const code = (JSON.parse(body) as { error?: { code?: unknown } } | null)?.error?.code
-    return typeof code === 'string' && Object.hasOwn(ERROR_CATALOGUE, code) && ERROR_CATALOGUE[code as keyof typeof ERROR_CATALOGUE].retryable
+    return (
+      typeof code === 'string' &&
+      Object.hasOwn(ERROR_CATALOGUE, code) &&
+      ERROR_CATALOGUE[code as keyof typeof ERROR_CATALOGUE].retryable
+    )
   } catch {
     return false
   }
@@ -110,7 +137,9 @@ type KeyRef = Pick<IdempotentRequest, 'organizationId' | 'environment' | 'key'>
 async function findAnswer(db: Db, r: KeyRef): Promise<StoredAnswer | undefined> {
   const { rows } = await sql<StoredAnswer>`
     SELECT ${sql.raw(STORED_COLUMNS)}
-    FROM idempotency_keys AS ik WHERE organization_id = ${r.organizationId} AND environment = ${r.environment} AND key = ${r.key}`.execute(db)
+    FROM idempotency_keys AS ik WHERE organization_id = ${r.organizationId} AND environment = ${r.environment} AND key = ${r.key}`.execute(
+    db,
+  )
   return rows[0]
 }
 
@@ -130,8 +159,17 @@ export async function forgetAnswer(db: Db, r: KeyRef, row: StoredAnswer): Promis
  * The body of the stored answer for the identical request (status and headers set on `reply`), or the refusal
  * for a different one under the same key.
  */
-function storedAnswerBody(reply: FastifyReply, row: StoredAnswer, request: IdempotentRequest, key: Buffer): string {
-  if (row.method !== request.method || row.path !== request.path || row.request_hash !== request.requestHash) {
+function storedAnswerBody(
+  reply: FastifyReply,
+  row: StoredAnswer,
+  request: IdempotentRequest,
+  key: Buffer,
+): string {
+  if (
+    row.method !== request.method ||
+    row.path !== request.path ||
+    row.request_hash !== request.requestHash
+  ) {
     refuseReuse(row.method === request.method && row.path === request.path)
   }
   return replayOf(reply, row, key)
@@ -143,7 +181,10 @@ function storedAnswerBody(reply: FastifyReply, row: StoredAnswer, request: Idemp
  * Either way nothing more is stored.
  */
 export function replayStoredAnswer(
-  deps: Pick<AppDeps, 'config'>, key: AnswerKey, reply: FastifyReply, row: StoredAnswer,
+  deps: Pick<AppDeps, 'config'>,
+  key: AnswerKey,
+  reply: FastifyReply,
+  row: StoredAnswer,
 ): string {
   key.answered = true
   return storedAnswerBody(reply, row, key.request, deps.config.masterKey)
@@ -193,15 +234,32 @@ export function installIdempotency(app: FastifyInstance, deps: AppDeps): void {
   }
 
   /** Takes the key, or answers from what is stored; returns the key held for the rest of the request. */
-  async function take(req: FastifyRequest, reply: FastifyReply, raw: string | string[]): Promise<HeldKey | null> {
+  async function take(
+    req: FastifyRequest,
+    reply: FastifyReply,
+    raw: string | string[],
+  ): Promise<HeldKey | null> {
     const key = Array.isArray(raw) ? raw[0] : raw
     if (key.length === 0 || key.length > 255) {
-      throw new ApiError('invalid_parameter', { param: 'Idempotency-Key', message: 'Idempotency-Key must be 1 to 255 characters.' })
+      throw new ApiError('invalid_parameter', {
+        param: 'Idempotency-Key',
+        message: 'Idempotency-Key must be 1 to 255 characters.',
+      })
     }
     // A body the parser refused is identified by its raw bytes: the identical retry replays the refusal.
-    const requestHash = req.body instanceof UnparsableBody ? req.body.hash : sha256Hex(canonicalJson({ body: req.body ?? {} }))
+    const requestHash =
+      req.body instanceof UnparsableBody
+        ? req.body.hash
+        : sha256Hex(canonicalJson({ body: req.body ?? {} }))
     const { organizationId, environment } = req.ctx
-    const request: IdempotentRequest = { organizationId, environment, key, method: req.method, path: req.url.split('?')[0], requestHash }
+    const request: IdempotentRequest = {
+      organizationId,
+      environment,
+      key,
+      method: req.method,
+      path: req.url.split('?')[0],
+      requestHash,
+    }
     const lockId = keyLockId(request)
 
     if (req.routeOptions.config.idempotent === 'in-statement') {
@@ -213,7 +271,7 @@ export function installIdempotency(app: FastifyInstance, deps: AppDeps): void {
     const { holder, stored } = await inFlight.acquire(lockId, fingerprint(request), request)
     try {
       // On PostgreSQL the lock's statement read the stored answer too; otherwise read it now.
-      const row = stored === undefined ? await findAnswer(deps.db, request) : stored ?? undefined
+      const row = stored === undefined ? await findAnswer(deps.db, request) : (stored ?? undefined)
       if (row && answerFresh(deps, row)) {
         // Answered already (a retry, or one racing the original's last step): that answer is the answer.
         if (holder === null) inFlight.release(lockId)
@@ -232,37 +290,58 @@ export function installIdempotency(app: FastifyInstance, deps: AppDeps): void {
   }
 
   // A callback hook: requests without a key (most) pass every hook here without a promise.
-  app.addHook('preValidation', (req: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction) => {
-    const raw = keyOf(req)
-    if (raw === undefined) return done()
-    take(req, reply, raw).then((held) => {
-      if (reply.sent) return
-      if (held) req.idempotencyKey = held
-      done()
-    }, (err) => done(err))
-  })
+  app.addHook(
+    'preValidation',
+    (req: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction) => {
+      const raw = keyOf(req)
+      if (raw === undefined) return done()
+      take(req, reply, raw).then(
+        (held) => {
+          if (reply.sent) return
+          if (held) req.idempotencyKey = held
+          done()
+        },
+        (err) => done(err),
+      )
+    },
+  )
 
   type SendDone = (err: Error | null, payload?: unknown) => void
-  app.addHook('onSend', (req: FastifyRequest, reply: FastifyReply, payload: unknown, done: SendDone) => {
-    const held = req.idempotencyKey
-    if (!held) return done(null, payload)
-    req.idempotencyKey = undefined
-    store(held, reply, payload).finally(() => inFlight.release(held.lockId))
-      .then((sent) => done(null, sent), (err) => done(err))
-  })
+  app.addHook(
+    'onSend',
+    (req: FastifyRequest, reply: FastifyReply, payload: unknown, done: SendDone) => {
+      const held = req.idempotencyKey
+      if (!held) return done(null, payload)
+      req.idempotencyKey = undefined
+      store(held, reply, payload)
+        .finally(() => inFlight.release(held.lockId))
+        .then(
+          (sent) => done(null, sent),
+          (err) => done(err),
+        )
+    },
+  )
 
   // Safety net: a request that ends without onSend (never expected) neither keeps its key nor its transaction.
-  app.addHook('onResponse', (req: FastifyRequest, _reply: FastifyReply, done: HookHandlerDoneFunction) => {
-    const held = req.idempotencyKey
-    if (!held) return done()
-    req.idempotencyKey = undefined
-    const rolledBack = held.deps?.unit?.work.rollback() ?? Promise.resolve()
-    rolledBack.finally(() => inFlight.release(held.lockId)).then(() => done(), done)
-  })
+  app.addHook(
+    'onResponse',
+    (req: FastifyRequest, _reply: FastifyReply, done: HookHandlerDoneFunction) => {
+      const held = req.idempotencyKey
+      if (!held) return done()
+      req.idempotencyKey = undefined
+      const rolledBack = held.deps?.unit?.work.rollback() ?? Promise.resolve()
+      rolledBack.finally(() => inFlight.release(held.lockId)).then(() => done(), done)
+    },
+  )
 
   /** Commits the request's writes with its answer, or rolls them back for a retryable answer. */
   async function store(held: HeldKey, reply: FastifyReply, payload: unknown): Promise<unknown> {
-    const body = typeof payload === 'string' ? payload : Buffer.isBuffer(payload) ? payload.toString('utf8') : ''
+    const body =
+      typeof payload === 'string'
+        ? payload
+        : Buffer.isBuffer(payload)
+          ? payload.toString('utf8')
+          : ''
     const { key } = held
     const work = held.deps?.unit?.work ?? null
     if (retryableAnswer(reply.statusCode, body) || key.answered) {
@@ -286,7 +365,10 @@ export function installIdempotency(app: FastifyInstance, deps: AppDeps): void {
       return JSON.stringify(envelope(err, String(reply.request.id), deps.config.baseUrl))
     }
     const sealed = encryptField(deps.config.masterKey, RESPONSE_PURPOSE, body)
-    const row = { ...answerRow(key.request, reply.statusCode, deps.clock.now()), response_body: sealed }
+    const row = {
+      ...answerRow(key.request, reply.statusCode, deps.clock.now()),
+      response_body: sealed,
+    }
     try {
       // The answer joins the unit's transaction and both commit together (alone when the request wrote nothing).
       const insert = (db: Db) => db.insertInto('idempotency_keys').values(row).execute()
@@ -297,10 +379,14 @@ export function installIdempotency(app: FastifyInstance, deps: AppDeps): void {
       if (isUniqueViolation(err)) {
         // Another holder (a lost lock) stored its answer first: ours was rolled back, theirs is the answer.
         const stored = await findAnswer(deps.db, key.request).catch(() => undefined)
-        if (stored && stored.request_hash === key.request.requestHash) return replayOf(reply, stored, deps.config.masterKey)
+        if (stored && stored.request_hash === key.request.requestHash)
+          return replayOf(reply, stored, deps.config.masterKey)
       }
       reply.log.error({ err }, 'storing the idempotent answer failed; the request was rolled back')
-      const failure = new ApiError('internal_error', { message: 'The request could not be completed and was rolled back; retry with the same Idempotency-Key.' })
+      const failure = new ApiError('internal_error', {
+        message:
+          'The request could not be completed and was rolled back; retry with the same Idempotency-Key.',
+      })
       reply.code(failure.status).type('application/json; charset=utf-8')
       reply.removeHeader('Idempotent-Replay')
       return JSON.stringify(envelope(failure, String(reply.request.id), deps.config.baseUrl))
@@ -314,11 +400,20 @@ export function installIdempotency(app: FastifyInstance, deps: AppDeps): void {
  */
 export async function purgeIdempotencyKeys(deps: AppDeps, options?: PurgeOptions): Promise<number> {
   const cutoff = new Date(deps.clock.now().getTime() - IDEMPOTENCY_WINDOW_MS)
-  return purgeInBatches(deps.db, { ...options, table: 'idempotency_keys', orderBy: 'created_at', where: sql`created_at < ${cutoff}` })
+  return purgeInBatches(deps.db, {
+    ...options,
+    table: 'idempotency_keys',
+    orderBy: 'created_at',
+    where: sql`created_at < ${cutoff}`,
+  })
 }
 
 /** What `runIdempotent` answers: the status and JSON body (an object, or the error envelope), and whether it is a stored answer replayed. */
-export interface IdempotentOutcome { status: number; body: string; replay: boolean }
+export interface IdempotentOutcome {
+  status: number
+  body: string
+  replay: boolean
+}
 
 /**
  * The Idempotency-Key guarantee for a caller that is not an HTTP request: the console's forms, whose hidden
@@ -332,27 +427,50 @@ export interface IdempotentOutcome { status: number; body: string; replay: boole
  */
 export async function runIdempotent(
   deps: AppDeps,
-  call: { organizationId: string; environment: string; key: string; method: string; path: string; body: unknown; requestId: string },
+  call: {
+    organizationId: string
+    environment: string
+    key: string
+    method: string
+    path: string
+    body: unknown
+    requestId: string
+  },
   run: (unit: AppDeps) => Promise<{ status: number; body: unknown }>,
   after?: (body: unknown, db: Db) => Promise<void>,
 ): Promise<IdempotentOutcome> {
   if (call.key.length === 0 || call.key.length > 255) {
-    throw new ApiError('invalid_parameter', { param: 'Idempotency-Key', message: 'Idempotency-Key must be 1 to 255 characters.' })
+    throw new ApiError('invalid_parameter', {
+      param: 'Idempotency-Key',
+      message: 'Idempotency-Key must be 1 to 255 characters.',
+    })
   }
   const request: IdempotentRequest = {
-    organizationId: call.organizationId, environment: call.environment, key: call.key, method: call.method, path: call.path,
+    organizationId: call.organizationId,
+    environment: call.environment,
+    key: call.key,
+    method: call.method,
+    path: call.path,
     requestHash: sha256Hex(canonicalJson({ body: call.body ?? {} })),
   }
   const lockId = keyLockId(request)
   const { holder, stored } = await deps.inFlight.acquire(lockId, fingerprint(request), request)
   try {
-    const row = stored === undefined ? await findAnswer(deps.db, request) : stored ?? undefined
+    const row = stored === undefined ? await findAnswer(deps.db, request) : (stored ?? undefined)
     if (row && answerFresh(deps, row)) {
-      if (row.method !== request.method || row.path !== request.path || row.request_hash !== request.requestHash) {
+      if (
+        row.method !== request.method ||
+        row.path !== request.path ||
+        row.request_hash !== request.requestHash
+      ) {
         refuseReuse(row.method === request.method && row.path === request.path)
       }
-      const body = row.response_body !== null ? decryptField(deps.config.masterKey, RESPONSE_PURPOSE, row.response_body)
-        : typeof row.response_json === 'string' ? row.response_json : JSON.stringify(row.response_json ?? null)
+      const body =
+        row.response_body !== null
+          ? decryptField(deps.config.masterKey, RESPONSE_PURPOSE, row.response_body)
+          : typeof row.response_json === 'string'
+            ? row.response_json
+            : JSON.stringify(row.response_json ?? null)
       return { status: row.response_status, body, replay: true }
     }
     if (holder !== null) refuseHeld(holder, request)
@@ -388,10 +506,12 @@ export async function runIdempotent(
     }
     const sealed = encryptField(deps.config.masterKey, RESPONSE_PURPOSE, body)
     const answer = { ...answerRow(request, status, deps.clock.now()), response_body: sealed }
-    await work.commit((db) => withTx(db, async (trx) => {
-      if (succeeded !== undefined && after) await after(succeeded, trx)
-      await trx.insertInto('idempotency_keys').values(answer).execute()
-    }))
+    await work.commit((db) =>
+      withTx(db, async (trx) => {
+        if (succeeded !== undefined && after) await after(succeeded, trx)
+        await trx.insertInto('idempotency_keys').values(answer).execute()
+      }),
+    )
     return { status, body, replay: false }
   } catch (err) {
     await work.rollback()

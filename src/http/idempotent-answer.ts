@@ -37,14 +37,19 @@ export function answerToStore(status: number, key: AnswerKey | undefined): Answe
 /** An item's answer fields, for a batch sent as JSON records (`ANSWER_RECORD_COLUMNS` reads them back). */
 export function answerItemFields(answer: AnswerToStore | null) {
   return {
-    idem_key: answer?.key ?? null, idem_method: answer?.method ?? null, idem_path: answer?.path ?? null,
-    idem_hash: answer?.requestHash ?? null, idem_status: answer?.status ?? null, idem_lock: answer?.lock ?? null,
+    idem_key: answer?.key ?? null,
+    idem_method: answer?.method ?? null,
+    idem_path: answer?.path ?? null,
+    idem_hash: answer?.requestHash ?? null,
+    idem_status: answer?.status ?? null,
+    idem_lock: answer?.lock ?? null,
   }
 }
 
 /** The record columns of `answerItemFields`, for `json_to_recordset(…) AS i(…, ${ANSWER_RECORD_COLUMNS})`. */
 export const ANSWER_RECORD_COLUMNS = sql.raw(
-  'idem_key text, idem_method text, idem_path text, idem_hash text, idem_status int, idem_lock bigint')
+  'idem_key text, idem_method text, idem_path text, idem_hash text, idem_status int, idem_lock bigint',
+)
 
 /**
  * For a statement whose items may lock their key themselves (`lock`): the CTE `key_locks` (idx, ok) takes each such
@@ -70,12 +75,16 @@ export function keyLookupCtes(source: string): RawBuilder<unknown> {
 }
 
 /** The final SELECT's column `stored`: the answer `key_stored` (alias `ks`) found for the item, as JSON (`storedOf`). */
-export const STORED_RESULT = sql.raw('CASE WHEN ks.idx IS NULL THEN NULL ELSE to_json(ks) END AS stored')
+export const STORED_RESULT = sql.raw(
+  'CASE WHEN ks.idx IS NULL THEN NULL ELSE to_json(ks) END AS stored',
+)
 
 /** The answer an item's statement found stored under its key (`STORED_RESULT`), or null. */
 export function storedOf(stored: unknown): StoredAnswer | null {
   if (stored === null || stored === undefined) return null
-  const row = (typeof stored === 'string' ? JSON.parse(stored) : stored) as StoredAnswer & { created_at: string }
+  const row = (typeof stored === 'string' ? JSON.parse(stored) : stored) as StoredAnswer & {
+    created_at: string
+  }
   return { ...row, created_at: new Date(row.created_at) }
 }
 
@@ -84,7 +93,11 @@ export function storedOf(stored: unknown): StoredAnswer | null {
  * `source` that carries an Idempotency-Key: `source` has the answer fields and organization_id and
  * environment; `response` is the answer as a JSON expression over its rows.
  */
-export function storeAnswersCte(source: string, response: RawBuilder<unknown>, now: Date): RawBuilder<unknown> {
+export function storeAnswersCte(
+  source: string,
+  response: RawBuilder<unknown>,
+  now: Date,
+): RawBuilder<unknown> {
   return sql`answered AS (
       INSERT INTO idempotency_keys (organization_id, environment, key, method, path, request_hash, response_status, response_json, created_at)
       SELECT organization_id, environment, idem_key, idem_method, idem_path, idem_hash, idem_status, ${response}, ${now}
@@ -94,5 +107,7 @@ export function storeAnswersCte(source: string, response: RawBuilder<unknown>, n
 
 /** The error a batched path answers when its key's answer was stored first by another holder: the retry replays it. */
 export function answerTakenError(err: unknown): ApiError | null {
-  return isUniqueViolation(err, IDEMPOTENCY_KEY_CONSTRAINT) ? new ApiError('idempotency_request_in_progress') : null
+  return isUniqueViolation(err, IDEMPOTENCY_KEY_CONSTRAINT)
+    ? new ApiError('idempotency_request_in_progress')
+    : null
 }

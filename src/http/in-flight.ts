@@ -30,8 +30,12 @@ export class InFlightKeys {
   private readonly unlocks: GroupCommit<string, void> | null
 
   constructor(private readonly databaseUrl: string | null) {
-    this.locks = databaseUrl ? new GroupCommit({ slots: 1, maxBatch: MAX_BATCH, run: (batch) => this.lock(batch) }) : null
-    this.unlocks = databaseUrl ? new GroupCommit({ slots: 1, maxBatch: MAX_BATCH, run: (batch) => this.unlock(batch) }) : null
+    this.locks = databaseUrl
+      ? new GroupCommit({ slots: 1, maxBatch: MAX_BATCH, run: (batch) => this.lock(batch) })
+      : null
+    this.unlocks = databaseUrl
+      ? new GroupCommit({ slots: 1, maxBatch: MAX_BATCH, run: (batch) => this.unlock(batch) })
+      : null
   }
 
   /**
@@ -74,7 +78,9 @@ export class InFlightKeys {
    */
   release(id: string): void {
     if (!this.local.delete(id) || !this.advisory.delete(id) || !this.unlocks) return
-    this.unlocks.submit(lockKey(id)).catch(() => { /* a lost connection released every lock already */ })
+    this.unlocks.submit(lockKey(id)).catch(() => {
+      /* a lost connection released every lock already */
+    })
   }
 
   async close(): Promise<void> {
@@ -93,7 +99,13 @@ export class InFlightKeys {
        FROM unnest($1::text[], $2::text[], $3::text[], $4::text[]) WITH ORDINALITY AS t(k, org, env, key, n)
        LEFT JOIN idempotency_keys AS ik ON ik.organization_id = t.org AND ik.environment = t.env AND ik.key = t.key
        ORDER BY t.n`,
-      [column((a) => a.lockKey), column((a) => a.organizationId), column((a) => a.environment), column((a) => a.key)])
+      [
+        column((a) => a.lockKey),
+        column((a) => a.organizationId),
+        column((a) => a.environment),
+        column((a) => a.key),
+      ],
+    )
     batch.forEach((w, i) => {
       const { ok, ...row } = rows[i]
       w.resolve({ holder: ok ? null : '', stored: row.method === null ? null : row })
@@ -102,7 +114,9 @@ export class InFlightKeys {
 
   private async unlock(batch: Waiting<string, void>[]): Promise<void> {
     const client = await this.connection()
-    await client.query('SELECT pg_advisory_unlock(k::bigint) FROM unnest($1::text[]) AS t(k)', [batch.map((w) => w.input)])
+    await client.query('SELECT pg_advisory_unlock(k::bigint) FROM unnest($1::text[]) AS t(k)', [
+      batch.map((w) => w.input),
+    ])
     for (const w of batch) w.resolve()
   }
 
@@ -112,8 +126,13 @@ export class InFlightKeys {
     if (this.closed) return Promise.reject(new Error('the idempotency lock connection is closed'))
     this.connecting ??= (async () => {
       const { default: pg } = await import('pg')
-      const client = new pg.Client({ connectionString: this.databaseUrl!, application_name: 'svc idempotency locks' })
-      const lost = () => { if (this.client === client) this.client = null }
+      const client = new pg.Client({
+        connectionString: this.databaseUrl!,
+        application_name: 'svc idempotency locks',
+      })
+      const lost = () => {
+        if (this.client === client) this.client = null
+      }
       client.on('error', lost)
       client.on('end', lost)
       try {
@@ -129,16 +148,29 @@ export class InFlightKeys {
 }
 
 /** Where an idempotency key's answer is stored. */
-export interface KeyRef { organizationId: string; environment: string; key: string }
+export interface KeyRef {
+  organizationId: string
+  environment: string
+  key: string
+}
 
 /** An answer stored under a key, as the idempotency layer reads it. */
-export type StoredAnswer = Omit<Selectable<IdempotencyKeysTable>, 'organization_id' | 'environment' | 'key'>
+export type StoredAnswer = Omit<
+  Selectable<IdempotencyKeysTable>,
+  'organization_id' | 'environment' | 'key'
+>
 
 /** The columns of `StoredAnswer`, as read from `idempotency_keys` (alias `ik`). */
-export const STORED_COLUMNS = 'ik.method, ik.path, ik.request_hash, ik.response_status, ik.response_body, ik.response_json, ik.created_at'
+export const STORED_COLUMNS =
+  'ik.method, ik.path, ik.request_hash, ik.response_status, ik.response_body, ik.response_json, ik.created_at'
 
-interface LockAsk extends KeyRef { lockKey: string }
-export interface Taken { holder: string | null; stored?: StoredAnswer | null }
+interface LockAsk extends KeyRef {
+  lockKey: string
+}
+export interface Taken {
+  holder: string | null
+  stored?: StoredAnswer | null
+}
 
 /**
  * The advisory lock key of an idempotency key (`id`: organization, environment and key, NUL-separated): 64 bits

@@ -21,7 +21,10 @@ export function clientAddress(req: FastifyRequest): string {
   const header = req.headers['x-forwarded-for']
   const raw = Array.isArray(header) ? header.join(',') : header
   if (raw) {
-    const parts = raw.split(',').map((s) => s.trim()).filter(Boolean)
+    const parts = raw
+      .split(',')
+      .map((s) => s.trim())
+      .filter(Boolean)
     if (parts.length > 0) return normalize(parts[parts.length - 1])
   }
   return peer
@@ -39,14 +42,22 @@ function normalize(raw: string): string {
 }
 
 /** Parses `1.2.3.0/24`, `2001:db8::/32` or a bare address; null when malformed. */
-export function parseCidr(value: string): { address: string; prefix: number; family: 'ipv4' | 'ipv6' } | null {
+export function parseCidr(
+  value: string,
+): { address: string; prefix: number; family: 'ipv4' | 'ipv6' } | null {
   const [address, prefixText, extra] = value.trim().split('/')
   if (extra !== undefined) return null
   const version = isIP(address)
   if (version === 0) return null
   const max = version === 4 ? 32 : 128
   const prefix = prefixText === undefined ? max : Number(prefixText)
-  if (!Number.isInteger(prefix) || prefix < 0 || prefix > max || (prefixText !== undefined && !/^\d+$/.test(prefixText))) return null
+  if (
+    !Number.isInteger(prefix) ||
+    prefix < 0 ||
+    prefix > max ||
+    (prefixText !== undefined && !/^\d+$/.test(prefixText))
+  )
+    return null
   return { address, prefix, family: version === 4 ? 'ipv4' : 'ipv6' }
 }
 

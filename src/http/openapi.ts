@@ -26,22 +26,53 @@ interface OperationExtras {
   idempotent?: boolean
 }
 
-const REQUEST_ID_HEADER = { description: 'Request id (`req_…`), also in every error body.', schema: { type: 'string', pattern: '^req_' } }
+const REQUEST_ID_HEADER = {
+  description: 'Request id (`req_…`), also in every error body.',
+  schema: { type: 'string', pattern: '^req_' },
+}
 const IDEMPOTENCY_KEY_PARAM = {
-  in: 'header', name: 'Idempotency-Key', required: false,
-  description: 'Makes a retry safe: the same key with the same body within 24 hours replays the first answer (with `Idempotent-Replay: true`). Keys are scoped to your organization and environment.',
+  in: 'header',
+  name: 'Idempotency-Key',
+  required: false,
+  description:
+    'Makes a retry safe: the same key with the same body within 24 hours replays the first answer (with `Idempotent-Replay: true`). Keys are scoped to your organization and environment.',
   schema: { type: 'string', minLength: 1, maxLength: 255 },
 }
 const UNUSED_IDEMPOTENCY_KEY_PARAM = {
   ...IDEMPOTENCY_KEY_PARAM,
-  description: 'Accepted (1 to 255 characters) but unused: every call answers afresh, since what it returns is shown once.',
+  description:
+    'Accepted (1 to 255 characters) but unused: every call answers afresh, since what it returns is shown once.',
 }
 
-const COMMON_V1: ErrorCode[] = ['missing_credentials', 'invalid_access_token', 'ip_not_allowed', 'environment_mismatch', 'rate_limited', 'request_header_too_large', 'request_timeout', 'internal_error']
-const COMMON_OPERATOR: ErrorCode[] = ['missing_credentials', 'invalid_access_token', 'request_header_too_large', 'request_timeout', 'internal_error']
-const WITH_BODY: ErrorCode[] = ['invalid_request_body', 'missing_parameter', 'invalid_parameter', 'unknown_parameter', 'request_too_large']
+const COMMON_V1: ErrorCode[] = [
+  'missing_credentials',
+  'invalid_access_token',
+  'ip_not_allowed',
+  'environment_mismatch',
+  'rate_limited',
+  'request_header_too_large',
+  'request_timeout',
+  'internal_error',
+]
+const COMMON_OPERATOR: ErrorCode[] = [
+  'missing_credentials',
+  'invalid_access_token',
+  'request_header_too_large',
+  'request_timeout',
+  'internal_error',
+]
+const WITH_BODY: ErrorCode[] = [
+  'invalid_request_body',
+  'missing_parameter',
+  'invalid_parameter',
+  'unknown_parameter',
+  'request_too_large',
+]
 /** Only /v1 honours Idempotency-Key (the operator API does not). */
-const WITH_IDEMPOTENCY_KEY: ErrorCode[] = ['idempotency_key_reuse', 'idempotency_request_in_progress']
+const WITH_IDEMPOTENCY_KEY: ErrorCode[] = [
+  'idempotency_key_reuse',
+  'idempotency_request_in_progress',
+]
 const WITH_QUERY: ErrorCode[] = ['invalid_parameter', 'unknown_parameter', 'expired_cursor']
 
 const ErrorEnvelopeSchema = {
@@ -52,7 +83,17 @@ const ErrorEnvelopeSchema = {
       type: 'object',
       required: ['type', 'code', 'message', 'doc_url', 'request_id'],
       properties: {
-        type: { type: 'string', enum: ['invalid_request_error', 'authentication_error', 'permission_error', 'validation_error', 'rate_limit_error', 'api_error'] },
+        type: {
+          type: 'string',
+          enum: [
+            'invalid_request_error',
+            'authentication_error',
+            'permission_error',
+            'validation_error',
+            'rate_limit_error',
+            'api_error',
+          ],
+        },
         code: { type: 'string', enum: Object.keys(ERROR_CATALOGUE) },
         message: { type: 'string' },
         param: { type: 'string' },
@@ -60,7 +101,15 @@ const ErrorEnvelopeSchema = {
         request_id: { type: 'string', pattern: '^req_' },
         errors: {
           type: 'array',
-          items: { type: 'object', required: ['code', 'param', 'message'], properties: { code: { type: 'string' }, param: { type: 'string' }, message: { type: 'string' } } },
+          items: {
+            type: 'object',
+            required: ['code', 'param', 'message'],
+            properties: {
+              code: { type: 'string' },
+              param: { type: 'string' },
+              message: { type: 'string' },
+            },
+          },
         },
       },
     },
@@ -72,26 +121,41 @@ function oauthErrorSchema(codes: Record<string, number>) {
   return {
     type: 'object',
     required: ['error', 'error_description'],
-    properties: { error: { type: 'string', enum: Object.keys(codes) }, error_description: { type: 'string' } },
+    properties: {
+      error: { type: 'string', enum: Object.keys(codes) },
+      error_description: { type: 'string' },
+    },
   }
 }
 const NO_STORE_HEADERS = {
-  'Cache-Control': { description: 'Always `no-store`: tokens and refusals are never cached.', schema: { type: 'string', const: 'no-store' } },
-  Pragma: { description: '`no-cache`, for HTTP/1.0 caches.', schema: { type: 'string', const: 'no-cache' } },
+  'Cache-Control': {
+    description: 'Always `no-store`: tokens and refusals are never cached.',
+    schema: { type: 'string', const: 'no-store' },
+  },
+  Pragma: {
+    description: '`no-cache`, for HTTP/1.0 caches.',
+    schema: { type: 'string', const: 'no-cache' },
+  },
 }
 
 /**
  * Responses of an operation answering in the OAuth shape: the success with no-store, each status with its codes,
  * and the `OAuthError` component they refer to.
  */
-function oauthResponses(op: Record<string, any>, codes: Record<string, number>, schemas: Record<string, Schema>): void {
+function oauthResponses(
+  op: Record<string, any>,
+  codes: Record<string, number>,
+  schemas: Record<string, Schema>,
+): void {
   schemas.OAuthError = oauthErrorSchema(codes)
   for (const [status, response] of Object.entries<Record<string, any>>(op.responses ?? {})) {
-    if (status.startsWith('2')) response.headers = { ...NO_STORE_HEADERS, ...(response.headers ?? {}) }
+    if (status.startsWith('2'))
+      response.headers = { ...NO_STORE_HEADERS, ...(response.headers ?? {}) }
     else delete op.responses[status]
   }
   const byStatus = new Map<number, string[]>()
-  for (const [code, status] of Object.entries(codes)) byStatus.set(status, [...(byStatus.get(status) ?? []), code])
+  for (const [code, status] of Object.entries(codes))
+    byStatus.set(status, [...(byStatus.get(status) ?? []), code])
   for (const [status, list] of [...byStatus.entries()].sort((a, b) => a[0] - b[0])) {
     op.responses[String(status)] = {
       description: `OAuth error codes (\`error\`): ${list.map((c) => `\`${c}\``).join(', ')}`,
@@ -115,17 +179,23 @@ function hoistSchema(schema: unknown, components: Record<string, Schema>): unkno
   if (!schema || typeof schema !== 'object' || Array.isArray(schema)) return schema
   const out: Schema = { ...(schema as Schema) }
   if (out.properties && typeof out.properties === 'object') {
-    out.properties = Object.fromEntries(Object.entries(out.properties as Schema).map(([k, v]) => [k, hoistSchema(v, components)]))
+    out.properties = Object.fromEntries(
+      Object.entries(out.properties as Schema).map(([k, v]) => [k, hoistSchema(v, components)]),
+    )
   }
-  for (const key of CHILD_LISTS) if (Array.isArray(out[key])) out[key] = (out[key] as unknown[]).map((v) => hoistSchema(v, components))
-  for (const key of CHILD_ONE) if (out[key] && typeof out[key] === 'object') out[key] = hoistSchema(out[key], components)
+  for (const key of CHILD_LISTS)
+    if (Array.isArray(out[key]))
+      out[key] = (out[key] as unknown[]).map((v) => hoistSchema(v, components))
+  for (const key of CHILD_ONE)
+    if (out[key] && typeof out[key] === 'object') out[key] = hoistSchema(out[key], components)
   const title = out.title
   if (typeof title !== 'string' || !/^[A-Za-z0-9._-]+$/.test(title)) return out
   delete out.$id
   const existing = components[title]
   if (existing && shape(existing) !== shape(out)) return out
   // The same schema, documented once with examples and once without: keep the richer one.
-  if (!existing || (existing.examples === undefined && out.examples !== undefined)) components[title] = out
+  if (!existing || (existing.examples === undefined && out.examples !== undefined))
+    components[title] = out
   return { $ref: `#/components/schemas/${title}` }
 }
 
@@ -152,7 +222,10 @@ function hoistOperationSchemas(op: Record<string, any>, components: Record<strin
  */
 function describeResponses(op: Record<string, any>): void {
   for (const [status, response] of Object.entries<Record<string, any>>(op.responses ?? {})) {
-    if (response && (response.description === undefined || response.description === 'Default Response')) {
+    if (
+      response &&
+      (response.description === undefined || response.description === 'Default Response')
+    ) {
       response.description = STATUS_CODES[Number(status)] ?? 'Response'
     }
   }
@@ -187,13 +260,23 @@ export async function installOpenApi(app: FastifyInstance, baseUrl: string): Pro
       info: {
         title: 'svc: card issuing and eSIM API',
         version: '1.0.0',
-        description: 'Programs, cardholders, accounts, cards, authorizations and eSIMs. Every error is listed at /docs/errors.',
+        description:
+          'Programs, cardholders, accounts, cards, authorizations and eSIMs. Every error is listed at /docs/errors.',
       },
       servers: [{ url: baseUrl }],
       components: {
         securitySchemes: {
-          bearer: { type: 'http', scheme: 'bearer', description: 'Opaque access token from POST /oauth/token (at_test_ sandbox, at_live_ production).' },
-          operator: { type: 'http', scheme: 'bearer', description: 'SVC_OPERATOR_TOKEN, for the platform operator only.' },
+          bearer: {
+            type: 'http',
+            scheme: 'bearer',
+            description:
+              'Opaque access token from POST /oauth/token (at_test_ sandbox, at_live_ production).',
+          },
+          operator: {
+            type: 'http',
+            scheme: 'bearer',
+            description: 'SVC_OPERATOR_TOKEN, for the platform operator only.',
+          },
         },
       },
     },
@@ -222,7 +305,12 @@ export async function installOpenApi(app: FastifyInstance, baseUrl: string): Pro
           const takesKey = isV1 && (method === 'post' || method === 'patch')
           const usesKey = takesKey && extra.idempotent !== false
           if (takesKey) {
-            op.parameters = [...(op.parameters ?? []).filter((p: { name: string }) => p.name !== IDEMPOTENCY_KEY_PARAM.name), usesKey ? IDEMPOTENCY_KEY_PARAM : UNUSED_IDEMPOTENCY_KEY_PARAM]
+            op.parameters = [
+              ...(op.parameters ?? []).filter(
+                (p: { name: string }) => p.name !== IDEMPOTENCY_KEY_PARAM.name,
+              ),
+              usesKey ? IDEMPOTENCY_KEY_PARAM : UNUSED_IDEMPOTENCY_KEY_PARAM,
+            ]
           }
           if (extra.created && op.responses?.['200'] && !op.responses['201']) {
             op.responses['201'] = { ...op.responses['200'], description: 'Created' }
@@ -231,14 +319,20 @@ export async function installOpenApi(app: FastifyInstance, baseUrl: string): Pro
           if (isOperator) op.security = [{ operator: [] }]
           const codes = new Set<ErrorCode>(extra.errors)
           if (isV1 || isOperator) for (const c of isV1 ? COMMON_V1 : COMMON_OPERATOR) codes.add(c)
-          if (method === 'post' || method === 'patch' || method === 'put') for (const c of WITH_BODY) codes.add(c)
+          if (method === 'post' || method === 'patch' || method === 'put')
+            for (const c of WITH_BODY) codes.add(c)
           if (usesKey) for (const c of WITH_IDEMPOTENCY_KEY) codes.add(c)
-          if (method === 'get' && op.parameters?.some((p: { in: string }) => p.in === 'query')) for (const c of WITH_QUERY) codes.add(c)
+          if (method === 'get' && op.parameters?.some((p: { in: string }) => p.in === 'query'))
+            for (const c of WITH_QUERY) codes.add(c)
           if (isV1 && extra.scope) codes.add('insufficient_scope')
           if (extra.capability || extra.simulator || path.includes('{')) codes.add('not_found')
           op.responses = op.responses ?? {}
           for (const [status, response] of Object.entries<Record<string, any>>(op.responses)) {
-            if (status.startsWith('2')) response.headers = { 'Svc-Request-Id': REQUEST_ID_HEADER, ...(response.headers ?? {}) }
+            if (status.startsWith('2'))
+              response.headers = {
+                'Svc-Request-Id': REQUEST_ID_HEADER,
+                ...(response.headers ?? {}),
+              }
           }
           const byStatus = new Map<number, ErrorCode[]>()
           for (const code of codes) {
@@ -250,7 +344,14 @@ export async function installOpenApi(app: FastifyInstance, baseUrl: string): Pro
               description: `Error codes: ${list.map((c) => `\`${c}\``).join(', ')}`,
               headers: {
                 'Svc-Request-Id': REQUEST_ID_HEADER,
-                ...(status === 429 ? { 'Retry-After': { description: 'Seconds to wait before retrying.', schema: { type: 'integer', minimum: 1 } } } : {}),
+                ...(status === 429
+                  ? {
+                      'Retry-After': {
+                        description: 'Seconds to wait before retrying.',
+                        schema: { type: 'integer', minimum: 1 },
+                      },
+                    }
+                  : {}),
               },
               content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } },
             }
@@ -261,8 +362,15 @@ export async function installOpenApi(app: FastifyInstance, baseUrl: string): Pro
       return doc as never
     },
   })
-  app.get('/openapi.json', {
-    config: { public: true },
-    schema: { tags: ['Platform'], summary: 'This document: OpenAPI 3.1, every operation, schema and error code (no token)' },
-  }, async () => app.swagger())
+  app.get(
+    '/openapi.json',
+    {
+      config: { public: true },
+      schema: {
+        tags: ['Platform'],
+        summary: 'This document: OpenAPI 3.1, every operation, schema and error code (no token)',
+      },
+    },
+    async () => app.swagger(),
+  )
 }

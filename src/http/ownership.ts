@@ -4,16 +4,27 @@ import { defineHook, type HookTable } from '../lib/slots.js'
 import type { Scope } from './context.js'
 import { ApiError, type ErrorCode } from './errors.js'
 
-interface Owned { organization_id: string; environment: string }
+interface Owned {
+  organization_id: string
+  environment: string
+}
 
 /**
  * The rule for every lookup by id: another organization's object answers exactly like a missing one;
  * the caller's own object in the other environment answers environment_mismatch (keys were mixed up).
  */
-export function requireOwned<T extends Owned>(row: T | undefined | null, ctx: Scope, notFound: ErrorCode, param?: string): T {
-  if (!row || row.organization_id !== ctx.organizationId) throw new ApiError(notFound, param ? { param } : {})
+export function requireOwned<T extends Owned>(
+  row: T | undefined | null,
+  ctx: Scope,
+  notFound: ErrorCode,
+  param?: string,
+): T {
+  if (!row || row.organization_id !== ctx.organizationId)
+    throw new ApiError(notFound, param ? { param } : {})
   if (row.environment !== ctx.environment) {
-    throw new ApiError('environment_mismatch', { message: `This object belongs to the ${row.environment} environment; use a ${row.environment} token.` })
+    throw new ApiError('environment_mismatch', {
+      message: `This object belongs to the ${row.environment} environment; use a ${row.environment} token.`,
+    })
   }
   return row
 }
@@ -25,7 +36,10 @@ export function iso(value: Date | string | null | undefined): string | null {
 }
 
 /** The organization and environment an object belongs to. */
-export interface ObjectScope { organization_id: string; environment: string }
+export interface ObjectScope {
+  organization_id: string
+  environment: string
+}
 
 /** Finds the scope of one object by id; undefined when there is no such object. */
 export type ScopeLookup = (db: Db, id: string) => Promise<ObjectScope | undefined>
@@ -43,8 +57,12 @@ export const TRANSACTION_SCOPE = defineHook<ScopeLookup>('transactionScope', noS
 
 /** The hook that finds the object behind each id a /v1 list filter can name. */
 const FILTER_SCOPES = {
-  cardholder_id: CARDHOLDER_SCOPE, account_id: ACCOUNT_SCOPE, card_id: CARD_SCOPE, program_id: PROGRAM_SCOPE,
-  authorization_id: AUTHORIZATION_SCOPE, transaction_id: TRANSACTION_SCOPE,
+  cardholder_id: CARDHOLDER_SCOPE,
+  account_id: ACCOUNT_SCOPE,
+  card_id: CARD_SCOPE,
+  program_id: PROGRAM_SCOPE,
+  authorization_id: AUTHORIZATION_SCOPE,
+  transaction_id: TRANSACTION_SCOPE,
 }
 
 /**
@@ -54,7 +72,10 @@ const FILTER_SCOPES = {
  * per filter id given, after validation (the values are well-formed) and before the list is read; the object's
  * module makes it (`deps.hooks`), since its table is that module's.
  */
-export function installFilterEnvironmentCheck(app: FastifyInstance, deps: { db: Db; hooks: HookTable }): void {
+export function installFilterEnvironmentCheck(
+  app: FastifyInstance,
+  deps: { db: Db; hooks: HookTable },
+): void {
   app.addHook('preHandler', async (req) => {
     if (req.method !== 'GET' || !req.ctx || !req.url.startsWith('/v1/')) return
     const query = req.query as Record<string, unknown> | undefined
@@ -63,8 +84,15 @@ export function installFilterEnvironmentCheck(app: FastifyInstance, deps: { db: 
       const id = query[param]
       if (typeof id !== 'string') continue
       const row = await deps.hooks.get(hook)(deps.db, id)
-      if (row && row.organization_id === req.ctx.organizationId && row.environment !== req.ctx.environment) {
-        throw new ApiError('environment_mismatch', { param, message: `${param} belongs to the ${row.environment} environment; use a ${row.environment} token.` })
+      if (
+        row &&
+        row.organization_id === req.ctx.organizationId &&
+        row.environment !== req.ctx.environment
+      ) {
+        throw new ApiError('environment_mismatch', {
+          param,
+          message: `${param} belongs to the ${row.environment} environment; use a ${row.environment} token.`,
+        })
       }
     }
   })

@@ -11,9 +11,26 @@ export const CURSOR_TTL_MS = 24 * 60 * 60 * 1000
 
 /** Query parameters every list accepts. */
 export const PageQuery = {
-  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 25, description: 'Page size, 1–100 (default 25).' })),
-  starting_after: Type.Optional(Type.String({ maxLength: 512, description: 'Cursor: the page after it (next_cursor of the previous page).' })),
-  ending_before: Type.Optional(Type.String({ maxLength: 512, description: 'Cursor: the page before it. Not together with starting_after.' })),
+  limit: Type.Optional(
+    Type.Integer({
+      minimum: 1,
+      maximum: 100,
+      default: 25,
+      description: 'Page size, 1–100 (default 25).',
+    }),
+  ),
+  starting_after: Type.Optional(
+    Type.String({
+      maxLength: 512,
+      description: 'Cursor: the page after it (next_cursor of the previous page).',
+    }),
+  ),
+  ending_before: Type.Optional(
+    Type.String({
+      maxLength: 512,
+      description: 'Cursor: the page before it. Not together with starting_after.',
+    }),
+  ),
 }
 
 export interface PageParams {
@@ -23,13 +40,16 @@ export interface PageParams {
 }
 
 export const ListEnvelope = <T extends Parameters<typeof Type.Array>[0]>(item: T, name: string) =>
-  Type.Object({
-    object: Type.Literal('list'),
-    url: Type.String(),
-    data: Type.Array(item),
-    has_more: Type.Boolean(),
-    next_cursor: Type.Union([Type.String(), Type.Null()]),
-  }, { $id: undefined, title: `${name}List` })
+  Type.Object(
+    {
+      object: Type.Literal('list'),
+      url: Type.String(),
+      data: Type.Array(item),
+      has_more: Type.Boolean(),
+      next_cursor: Type.Union([Type.String(), Type.Null()]),
+    },
+    { $id: undefined, title: `${name}List` },
+  )
 
 export interface ListResult<T> {
   object: 'list'
@@ -51,15 +71,25 @@ export interface PageBounds {
 }
 
 /** `k`: the sort key of the position; `t`: issue time (s); `b`: set on a backward page's next_cursor, which continues backwards. */
-interface CursorBody { k: string; t: number; b?: 1 }
+interface CursorBody {
+  k: string
+  t: number
+  b?: 1
+}
 
 /** A decoded cursor: where it points, and whether it continues a walk backwards (`ending_before`). */
-export interface CursorPosition { key: string; backward: boolean }
+export interface CursorPosition {
+  key: string
+  backward: boolean
+}
 
 /** Signs and checks opaque cursors: bound to the organization, environment and list path; valid 24 hours. */
 export class Cursors {
   private readonly key: Buffer
-  constructor(masterKey: Buffer, private readonly clock: Clock) {
+  constructor(
+    masterKey: Buffer,
+    private readonly clock: Clock,
+  ) {
     this.key = deriveKey(masterKey, 'cursor')
   }
 
@@ -68,7 +98,11 @@ export class Cursors {
   }
 
   encode(scope: string, sortKey: string, backward = false): string {
-    const body: CursorBody = { k: sortKey, t: Math.floor(this.clock.now().getTime() / 1000), ...(backward ? { b: 1 as const } : {}) }
+    const body: CursorBody = {
+      k: sortKey,
+      t: Math.floor(this.clock.now().getTime() / 1000),
+      ...(backward ? { b: 1 as const } : {}),
+    }
     const payload = Buffer.from(JSON.stringify(body)).toString('base64url')
     return `${payload}.${this.mac(scope, payload)}`
   }
@@ -86,7 +120,8 @@ export class Cursors {
       })
     }
     const body = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8')) as CursorBody
-    if (this.clock.now().getTime() - body.t * 1000 > CURSOR_TTL_MS) throw new ApiError('expired_cursor', { param })
+    if (this.clock.now().getTime() - body.t * 1000 > CURSOR_TTL_MS)
+      throw new ApiError('expired_cursor', { param })
     return { key: body.k, backward: body.b === 1 }
   }
 }
@@ -106,15 +141,22 @@ export async function paginate<Row, Out>(options: {
 }): Promise<ListResult<Out>> {
   const { page, cursors } = options
   if (page.starting_after !== undefined && page.ending_before !== undefined) {
-    throw new ApiError('invalid_parameter', { param: 'ending_before', message: 'starting_after and ending_before cannot be used together.' })
+    throw new ApiError('invalid_parameter', {
+      param: 'ending_before',
+      message: 'starting_after and ending_before cannot be used together.',
+    })
   }
   const limit = page.limit ?? 25
   const scope = `${options.ctx.organizationId}|${options.ctx.environment}|${options.url}`
   const bounds: PageBounds = { take: limit + 1, reverse: false }
   // A next_cursor always continues the walk it came from when passed as starting_after, as the envelope says:
   // the one of a backward page (ending_before) carries its direction and goes on backwards.
-  const position = page.starting_after !== undefined ? cursors.decode(scope, page.starting_after, 'starting_after')
-    : page.ending_before !== undefined ? { ...cursors.decode(scope, page.ending_before, 'ending_before'), backward: true } : null
+  const position =
+    page.starting_after !== undefined
+      ? cursors.decode(scope, page.starting_after, 'starting_after')
+      : page.ending_before !== undefined
+        ? { ...cursors.decode(scope, page.ending_before, 'ending_before'), backward: true }
+        : null
   if (position?.backward) {
     bounds.before = position.key
     bounds.reverse = true
@@ -133,15 +175,29 @@ export async function paginate<Row, Out>(options: {
     url: options.url,
     data,
     has_more: hasMore,
-    next_cursor: hasMore && edge !== undefined ? cursors.encode(scope, options.sortKey(edge), bounds.reverse) : null,
+    next_cursor:
+      hasMore && edge !== undefined
+        ? cursors.encode(scope, options.sortKey(edge), bounds.reverse)
+        : null,
   }
 }
 
 /** Whose cursors the operator API's lists hand out: the platform's own, not any organization's. */
-export const OPERATOR_CTX: RequestCtx = { requestId: 'operator', organizationId: 'operator', environment: 'sandbox', clientId: 'operator', scopes: new Set() }
+export const OPERATOR_CTX: RequestCtx = {
+  requestId: 'operator',
+  organizationId: 'operator',
+  environment: 'sandbox',
+  clientId: 'operator',
+  scopes: new Set(),
+}
 
 /** Applies page bounds to a query on `column`; `order` is the list's natural order. */
-export function applyBounds<QB extends SelectQueryBuilder<any, any, any>>(qb: QB, bounds: PageBounds, column: string, order: 'asc' | 'desc'): QB {
+export function applyBounds<QB extends SelectQueryBuilder<any, any, any>>(
+  qb: QB,
+  bounds: PageBounds,
+  column: string,
+  order: 'asc' | 'desc',
+): QB {
   const ref = sql.ref(column)
   // In natural order "after" means further along: smaller keys for desc lists, larger for asc.
   const forwardOp = order === 'desc' ? '<' : '>'
@@ -160,14 +216,23 @@ export function applyBounds<QB extends SelectQueryBuilder<any, any, any>>(qb: QB
  * two stored ones, an event type prefix, one column of a two-column index): an `IN` list or an `OR` would read every
  * matching row and sort them, or walk the scope past every row it rejects. One branch is `applyBounds` itself.
  */
-export async function mergedPage<Row>(db: Db, branches: SelectQueryBuilder<any, any, Row>[], bounds: PageBounds, column: string, order: 'asc' | 'desc'): Promise<Row[]> {
+export async function mergedPage<Row>(
+  db: Db,
+  branches: SelectQueryBuilder<any, any, Row>[],
+  bounds: PageBounds,
+  column: string,
+  order: 'asc' | 'desc',
+): Promise<Row[]> {
   if (branches.length === 0) return []
   if (branches.length === 1) return applyBounds(branches[0], bounds, column, order).execute()
   const pages = branches.map((b) => applyBounds(b, bounds, column, order))
   const direction = bounds.reverse ? (order === 'desc' ? 'asc' : 'desc') : order
-  const merged = db.selectFrom(sql`(${sql.join(pages, sql` UNION ALL `)})`.as('page')).selectAll()
-    .orderBy(sql.ref(column.slice(column.lastIndexOf('.') + 1)), direction).limit(bounds.take)
-  return await merged.execute() as Row[]
+  const merged = db
+    .selectFrom(sql`(${sql.join(pages, sql` UNION ALL `)})`.as('page'))
+    .selectAll()
+    .orderBy(sql.ref(column.slice(column.lastIndexOf('.') + 1)), direction)
+    .limit(bounds.take)
+  return (await merged.execute()) as Row[]
 }
 
 /**
@@ -175,7 +240,10 @@ export async function mergedPage<Row>(db: Db, branches: SelectQueryBuilder<any, 
  * index on those columns. A column the caller filters lists its one value; a column left open lists its closed set
  * of values, so `(scope, type, status, id)` answers `type` alone as one range per status.
  */
-export function branchesOver<QB extends SelectQueryBuilder<any, any, any>>(base: QB, columns: Record<string, readonly string[]>): QB[] {
+export function branchesOver<QB extends SelectQueryBuilder<any, any, any>>(
+  base: QB,
+  columns: Record<string, readonly string[]>,
+): QB[] {
   let branches = [base]
   for (const [column, values] of Object.entries(columns)) {
     branches = branches.flatMap((q) => values.map((value) => whereIs(q, column, value)))
@@ -188,11 +256,27 @@ export function branchesOver<QB extends SelectQueryBuilder<any, any, any>>(base:
  * filtered, one range of the scope index; otherwise one range per combination of the filtered values and every value
  * of the columns left open (`branchesOver`), merged in list order (`mergedPage`).
  */
-export function closedSetPage<Row>(db: Db, base: SelectQueryBuilder<any, any, Row>, bounds: PageBounds,
-  columns: Record<string, { value: string | undefined; all: readonly string[] }>): Promise<Row[]> {
+export function closedSetPage<Row>(
+  db: Db,
+  base: SelectQueryBuilder<any, any, Row>,
+  bounds: PageBounds,
+  columns: Record<string, { value: string | undefined; all: readonly string[] }>,
+): Promise<Row[]> {
   const entries = Object.entries(columns)
-  if (entries.every(([, c]) => c.value === undefined)) return applyBounds(base, bounds, 'id', 'desc').execute()
-  return mergedPage(db, branchesOver(base, Object.fromEntries(entries.map(([name, c]) => [name, c.value !== undefined ? [c.value] : c.all]))), bounds, 'id', 'desc')
+  if (entries.every(([, c]) => c.value === undefined))
+    return applyBounds(base, bounds, 'id', 'desc').execute()
+  return mergedPage(
+    db,
+    branchesOver(
+      base,
+      Object.fromEntries(
+        entries.map(([name, c]) => [name, c.value !== undefined ? [c.value] : c.all]),
+      ),
+    ),
+    bounds,
+    'id',
+    'desc',
+  )
 }
 
 /**
@@ -202,7 +286,11 @@ export function closedSetPage<Row>(db: Db, base: SelectQueryBuilder<any, any, Ro
  * index. Written in, each value is planned for its own frequency, and a partial index whose predicate names it
  * (`WHERE status = 'pending'`) applies. Only for values the schema already restricted to a short list.
  */
-export function whereIs<QB extends SelectQueryBuilder<any, any, any>>(q: QB, column: string, value: string): QB {
+export function whereIs<QB extends SelectQueryBuilder<any, any, any>>(
+  q: QB,
+  column: string,
+  value: string,
+): QB {
   return q.where(sql.ref(column), '=', sql.lit(value)) as QB
 }
 
@@ -222,22 +310,52 @@ export function whereIs<QB extends SelectQueryBuilder<any, any, any>>(q: QB, col
  * reading every row of other values in it; planned with the values, it reads the index, or sorts a range that is
  * truly short. Not for a column of a partial index's predicate (`status = 'pending'`), which a range does not prove.
  */
-function inIndexOrder<QB extends SelectQueryBuilder<any, any, any>>(q: QB, column: string, value: string, bounds: PageBounds): QB {
-  return q.where(sql.ref(column), '>=', sql.lit(value)).where(sql.ref(column), '<=', sql.lit(value))
-    .orderBy(sql.ref(column), bounds.reverse ? 'desc' : 'asc').modifyEnd(sql.raw(PLAN_PER_CALL)) as QB
+function inIndexOrder<QB extends SelectQueryBuilder<any, any, any>>(
+  q: QB,
+  column: string,
+  value: string,
+  bounds: PageBounds,
+): QB {
+  return q
+    .where(sql.ref(column), '>=', sql.lit(value))
+    .where(sql.ref(column), '<=', sql.lit(value))
+    .orderBy(sql.ref(column), bounds.reverse ? 'desc' : 'asc')
+    .modifyEnd(sql.raw(PLAN_PER_CALL)) as QB
 }
 
 /**
  * A page of `base` whose `column` is one of `values`, each value's range read in its index's order (`inIndexOrder`)
  * and the pages merged (`mergedPage`); with `values` undefined, a page of `base` itself.
  */
-export function inIndexOrderPage<Row>(db: Db, base: SelectQueryBuilder<any, any, Row>, column: string, values: readonly string[] | undefined, bounds: PageBounds): Promise<Row[]> {
-  return mergedPage(db, values === undefined ? [base] : values.map((value) => inIndexOrder(base, column, value, bounds)), bounds, 'id', 'desc')
+export function inIndexOrderPage<Row>(
+  db: Db,
+  base: SelectQueryBuilder<any, any, Row>,
+  column: string,
+  values: readonly string[] | undefined,
+  bounds: PageBounds,
+): Promise<Row[]> {
+  return mergedPage(
+    db,
+    values === undefined
+      ? [base]
+      : values.map((value) => inIndexOrder(base, column, value, bounds)),
+    bounds,
+    'id',
+    'desc',
+  )
 }
 
 /** `column IN (values)` for values of a closed set, written in (`whereIs`). */
-export function whereIn<QB extends SelectQueryBuilder<any, any, any>>(q: QB, column: string, values: readonly string[]): QB {
-  return q.where(sql.ref(column), 'in', values.map((v) => sql.lit(v))) as QB
+export function whereIn<QB extends SelectQueryBuilder<any, any, any>>(
+  q: QB,
+  column: string,
+  values: readonly string[],
+): QB {
+  return q.where(
+    sql.ref(column),
+    'in',
+    values.map((v) => sql.lit(v)),
+  ) as QB
 }
 
 export type PageQueryType = Static<ReturnType<typeof Type.Object<typeof PageQuery>>>

@@ -1,4 +1,9 @@
-import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible'
+import {
+  RateLimiterMemory,
+  RateLimiterRedis,
+  RateLimiterRes,
+  type RateLimiterAbstract,
+} from 'rate-limiter-flexible'
 import type { Logger } from 'pino'
 import type { Config, Environment } from '../config.js'
 import { ApiError } from './errors.js'
@@ -12,7 +17,10 @@ export class RateLimits {
   private readonly polling: RateLimiterAbstract
   private redis: { status: string; quit(): Promise<unknown>; disconnect(): void } | null = null
 
-  private constructor(make: (points: number, prefix: string) => RateLimiterAbstract, config: Config) {
+  private constructor(
+    make: (points: number, prefix: string) => RateLimiterAbstract,
+    config: Config,
+  ) {
     this.byEnv = {
       sandbox: make(config.rateLimits.sandboxPerSecond, 'rl_sandbox'),
       production: make(config.rateLimits.productionPerSecond, 'rl_production'),
@@ -29,22 +37,45 @@ export class RateLimits {
       // Several HTTP processes without Redis: each holds an equal share, so together they never allow more
       // than the budget (a client whose connections all reach one process gets that share).
       const share = config.httpProcesses
-      return new RateLimits((points, keyPrefix) => new RateLimiterMemory({ points: Math.ceil(points / share), duration: 1, keyPrefix }), config)
+      return new RateLimits(
+        (points, keyPrefix) =>
+          new RateLimiterMemory({ points: Math.ceil(points / share), duration: 1, keyPrefix }),
+        config,
+      )
     }
     const { Redis } = await import('ioredis')
-    const client = new Redis(config.redisUrl, { enableOfflineQueue: false, maxRetriesPerRequest: 1, lazyConnect: true })
+    const client = new Redis(config.redisUrl, {
+      enableOfflineQueue: false,
+      maxRetriesPerRequest: 1,
+      lazyConnect: true,
+    })
     let healthy = true
     client.on('error', (err: Error) => {
-      if (healthy) log?.warn({ err }, 'rate limits: Redis unreachable, using in-process budgets until it returns')
+      if (healthy)
+        log?.warn(
+          { err },
+          'rate limits: Redis unreachable, using in-process budgets until it returns',
+        )
       healthy = false
     })
-    client.on('ready', () => { healthy = true })
-    await client.connect().catch(() => { /* reported by the error listener; ioredis keeps retrying */ })
-    const insurance = (points: number, keyPrefix: string) => new RateLimiterMemory({ points, duration: 1, keyPrefix })
+    client.on('ready', () => {
+      healthy = true
+    })
+    await client.connect().catch(() => {
+      /* reported by the error listener; ioredis keeps retrying */
+    })
+    const insurance = (points: number, keyPrefix: string) =>
+      new RateLimiterMemory({ points, duration: 1, keyPrefix })
     const limits = new RateLimits(
-      (points, keyPrefix) => new RateLimiterRedis({
-        storeClient: client, points, duration: 1, keyPrefix, rejectIfRedisNotReady: true, insuranceLimiter: insurance(points, keyPrefix),
-      }),
+      (points, keyPrefix) =>
+        new RateLimiterRedis({
+          storeClient: client,
+          points,
+          duration: 1,
+          keyPrefix,
+          rejectIfRedisNotReady: true,
+          insuranceLimiter: insurance(points, keyPrefix),
+        }),
       config,
     )
     limits.redis = client
@@ -52,7 +83,11 @@ export class RateLimits {
   }
 
   /** Spends one request of the client's budget; throws `rate_limited` with Retry-After when it is empty. */
-  async consume(clientId: string, environment: Environment, pollingPath: string | null): Promise<void> {
+  async consume(
+    clientId: string,
+    environment: Environment,
+    pollingPath: string | null,
+  ): Promise<void> {
     try {
       await this.byEnv[environment].consume(clientId)
       if (pollingPath) await this.polling.consume(`${clientId}|${pollingPath}`)

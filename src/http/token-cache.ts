@@ -51,11 +51,20 @@ export class TokenCache<Row> {
     local.on('changed', this.onChange)
     // Embedded PGlite: one process owns the database, so in-process announcements are all there are.
     this.live = databaseUrl === null
-    this.listener = databaseUrl === null ? null : listenChannel(databaseUrl, AUTH_CHANNEL, 'token cache (off meanwhile)', log, {
-      notify: this.onChange,
-      up: () => { this.reset(); this.live = true },
-      down: () => { this.live = false; this.reset() },
-    })
+    this.listener =
+      databaseUrl === null
+        ? null
+        : listenChannel(databaseUrl, AUTH_CHANNEL, 'token cache (off meanwhile)', log, {
+            notify: this.onChange,
+            up: () => {
+              this.reset()
+              this.live = true
+            },
+            down: () => {
+              this.live = false
+              this.reset()
+            },
+          })
   }
 
   /** Where a lookup starts: pass it to `put` with the answer. */

@@ -27,10 +27,14 @@ function makeAjv(coerce: boolean): Ajv {
  */
 function withYearFloor(ajv: Ajv, name: string): void {
   const base = ajv.formats[name] as { validate: (value: string) => boolean }
-  ajv.addFormat(name, { type: 'string', validate: (value: string) => base.validate(value) && Number(value.slice(0, 4)) >= 1000 })
+  ajv.addFormat(name, {
+    type: 'string',
+    validate: (value: string) => base.validate(value) && Number(value.slice(0, 4)) >= 1000,
+  })
 }
 
-const addFormats = (addFormatsModule as unknown as { default: (a: Ajv) => void }).default ?? addFormatsModule
+const addFormats =
+  (addFormatsModule as unknown as { default: (a: Ajv) => void }).default ?? addFormatsModule
 
 const bodyAjv = makeAjv(false)
 const queryAjv = makeAjv(true)
@@ -59,7 +63,11 @@ const UNSTORABLE_MESSAGES = {
 /** A key as a JSON pointer segment, with what cannot be stored or shown written as a `\uXXXX` escape (the param must be storable too). */
 function pointerSegment(key: string): string {
   const escape = (c: string) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`
-  return key.replace(/~/g, '~0').replace(/\//g, '~1').replace(/\u0000/g, escape).replace(LONE_SURROGATE, escape)
+  return key
+    .replace(/~/g, '~0')
+    .replace(/\//g, '~1')
+    .replace(/\u0000/g, escape)
+    .replace(LONE_SURROGATE, escape)
 }
 
 /**
@@ -67,7 +75,10 @@ function pointerSegment(key: string): string {
  * UTF-16 surrogate such as a JSON `"\ud800"`), with the reason, or null. Such a value is refused as a parameter error
  * up front, for every field at any depth, instead of failing in the database.
  */
-function unstorablePointer(value: unknown, pointer = ''): { pointer: string; reason: 'nul' | 'surrogate' } | null {
+function unstorablePointer(
+  value: unknown,
+  pointer = '',
+): { pointer: string; reason: 'nul' | 'surrogate' } | null {
   if (typeof value === 'string') {
     const reason = unstorable(value)
     return reason === null ? null : { pointer, reason }
@@ -85,16 +96,29 @@ function unstorablePointer(value: unknown, pointer = ''): { pointer: string; rea
 
 /** Query parameters typed as numbers: ajv's coercion would read `0x10`, `1e1` or `+7` through Number(). */
 function numericProperties(schema: object): string[] {
-  const properties = (schema as { properties?: Record<string, { type?: unknown }> }).properties ?? {}
-  return Object.entries(properties).filter(([, p]) => p.type === 'integer' || p.type === 'number').map(([name]) => name)
+  const properties =
+    (schema as { properties?: Record<string, { type?: unknown }> }).properties ?? {}
+  return Object.entries(properties)
+    .filter(([, p]) => p.type === 'integer' || p.type === 'number')
+    .map(([name]) => name)
 }
 
 const DECIMAL = /^-?\d+(\.\d+)?$/
 
 /** A failed validation of one field found before ajv runs, in the shape the error handler maps from ajv's. */
-function failure(httpPart: string | undefined, instancePath: string, keyword: string, message: string) {
+function failure(
+  httpPart: string | undefined,
+  instancePath: string,
+  keyword: string,
+  message: string,
+) {
   const validation: Partial<ErrorObject>[] = [{ keyword, instancePath, params: {}, message }]
-  return { error: Object.assign(new Error('validation failed'), { validation, validationContext: httpPart }) }
+  return {
+    error: Object.assign(new Error('validation failed'), {
+      validation,
+      validationContext: httpPart,
+    }),
+  }
 }
 
 /**
@@ -109,15 +133,27 @@ export function validatorCompiler({ schema, httpPart }: { schema: object; httpPa
     // Fastify hands a missing body over as null; a JSON `null` body never gets here (the parser refuses it).
     const input = httpPart === 'body' && (data === undefined || data === null) ? {} : data
     const unfit = unstorablePointer(input)
-    if (unfit !== null) return failure(httpPart, unfit.pointer, unfit.reason, UNSTORABLE_MESSAGES[unfit.reason])
+    if (unfit !== null)
+      return failure(httpPart, unfit.pointer, unfit.reason, UNSTORABLE_MESSAGES[unfit.reason])
     const notDecimal = numeric.find((name) => {
       const value = (input as Record<string, unknown> | undefined)?.[name]
       return typeof value === 'string' && !DECIMAL.test(value)
     })
-    if (notDecimal !== undefined) return failure(httpPart, `/${notDecimal}`, 'type', 'must be a number written in decimal digits')
+    if (notDecimal !== undefined)
+      return failure(
+        httpPart,
+        `/${notDecimal}`,
+        'type',
+        'must be a number written in decimal digits',
+      )
     fn ??= (httpPart === 'body' ? bodyAjv : queryAjv).compile(schema)
     if (fn(input)) return { value: input }
-    return { error: Object.assign(new Error('validation failed'), { validation: fn.errors ?? [], validationContext: httpPart }) }
+    return {
+      error: Object.assign(new Error('validation failed'), {
+        validation: fn.errors ?? [],
+        validationContext: httpPart,
+      }),
+    }
   }
 }
 
@@ -142,14 +178,24 @@ function isMoney(e: ErrorObject, param: string): boolean {
 }
 
 function describe(e: ErrorObject, param: string): string {
-  if (e.keyword === 'type' && (e.params as { type?: string }).type === 'integer' && isMoney(e, param)) {
+  if (
+    e.keyword === 'type' &&
+    (e.params as { type?: string }).type === 'integer' &&
+    isMoney(e, param)
+  ) {
     return 'must be an integer in minor units of the currency (1250 is 12.50 USD), not a string or a decimal'
   }
   switch (e.keyword) {
-    case 'enum': return `must be one of: ${(e.params as { allowedValues: unknown[] }).allowedValues.join(', ')}`
-    case 'const': return `must be ${JSON.stringify((e.params as { allowedValue: unknown }).allowedValue)}`
-    case 'format': return (e.params as { format: string }).format === 'country' ? 'must be a three-letter ISO 3166-1 country code' : e.message ?? 'is invalid'
-    default: return e.message ?? 'is invalid'
+    case 'enum':
+      return `must be one of: ${(e.params as { allowedValues: unknown[] }).allowedValues.join(', ')}`
+    case 'const':
+      return `must be ${JSON.stringify((e.params as { allowedValue: unknown }).allowedValue)}`
+    case 'format':
+      return (e.params as { format: string }).format === 'country'
+        ? 'must be a three-letter ISO 3166-1 country code'
+        : (e.message ?? 'is invalid')
+    default:
+      return e.message ?? 'is invalid'
   }
 }
 
@@ -159,12 +205,15 @@ function describe(e: ErrorObject, param: string): string {
  * sentence where `{value}` stands for the value (an event subscription naming the catalogue page).
  */
 function refusalOf(e: ErrorObject): string | undefined {
-  const schema = e.parentSchema as { 'x-refusals'?: Record<string, string>; 'x-refusal'?: string } | undefined
+  const schema = e.parentSchema as
+    | { 'x-refusals'?: Record<string, string>; 'x-refusal'?: string }
+    | undefined
   if (typeof e.data !== 'string') return undefined
   const refusals = schema?.['x-refusals']
   if (refusals && Object.hasOwn(refusals, e.data)) return refusals[e.data]
   const template = schema?.['x-refusal']
-  if (typeof template === 'string' && (e.keyword === 'enum' || e.keyword === 'const')) return template.replace('{value}', () => e.data as string)
+  if (typeof template === 'string' && (e.keyword === 'enum' || e.keyword === 'const'))
+    return template.replace('{value}', () => e.data as string)
   return undefined
 }
 
@@ -176,7 +225,10 @@ export function validationToApiError(errors: ErrorObject[], part: string | undef
   for (const e of errors) {
     if (e.keyword === 'const') {
       const key = pointerToParam(e.instancePath)
-      allowed.set(key, [...(allowed.get(key) ?? []), (e.params as { allowedValue: unknown }).allowedValue])
+      allowed.set(key, [
+        ...(allowed.get(key) ?? []),
+        (e.params as { allowedValue: unknown }).allowedValue,
+      ])
     }
   }
   for (const e of errors) {
@@ -189,22 +241,32 @@ export function validationToApiError(errors: ErrorObject[], part: string | undef
       const param = join(base, (e.params as { additionalProperty: string }).additionalProperty)
       field = { code: 'unknown_parameter', param, message: `Unknown parameter: ${param}.` }
     } else if (base === '' && part === 'body') {
-      return new ApiError('invalid_request_body', { message: 'The request body must be a JSON object.' })
+      return new ApiError('invalid_request_body', {
+        message: 'The request body must be a JSON object.',
+      })
     } else {
-      field = { code: 'invalid_parameter', param: base, message: refusalOf(e) ?? `Invalid ${base || part}: ${describe(e, base)}.` }
+      field = {
+        code: 'invalid_parameter',
+        param: base,
+        message: refusalOf(e) ?? `Invalid ${base || part}: ${describe(e, base)}.`,
+      }
     }
     // anyOf/oneOf branches repeat the same field; the first finding per field is the useful one.
     if (e.keyword === 'anyOf' || e.keyword === 'oneOf') {
       const values = allowed.get(field.param)
       if (values && values.length > 1 && byParam.get(field.param)?.code === 'invalid_parameter') {
-        byParam.set(field.param, { ...field, message: `Invalid ${field.param}: must be one of: ${values.map((v) => String(v)).join(', ')}.` })
+        byParam.set(field.param, {
+          ...field,
+          message: `Invalid ${field.param}: must be one of: ${values.map((v) => String(v)).join(', ')}.`,
+        })
       } else if (!byParam.has(field.param)) {
         byParam.set(field.param, { ...field, message: `Invalid ${field.param}.` })
       }
       continue
     }
     const existing = byParam.get(field.param)
-    if (!existing || existing.message.endsWith(`Invalid ${field.param}.`)) byParam.set(field.param, field)
+    if (!existing || existing.message.endsWith(`Invalid ${field.param}.`))
+      byParam.set(field.param, field)
   }
   return fieldErrors([...byParam.values()])
 }

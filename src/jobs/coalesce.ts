@@ -18,7 +18,8 @@ export class Coalescer<I, O> {
       this.pending.push({ input, resolve, reject })
       if (this.pending.length >= (this.options.maxBatch ?? 500)) this.flush()
       else if (!this.immediate && !this.timeout) {
-        if (this.options.delayMs) this.timeout = setTimeout(() => this.flush(), this.options.delayMs)
+        if (this.options.delayMs)
+          this.timeout = setTimeout(() => this.flush(), this.options.delayMs)
         else this.immediate = setImmediate(() => this.flush())
       }
     })

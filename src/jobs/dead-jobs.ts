@@ -13,5 +13,11 @@ export const DEAD_JOB_RETENTION_MS = 30 * 24 * 60 * 60 * 1000
  */
 export async function purgeDeadJobs(deps: AppDeps, options?: PurgeOptions): Promise<number> {
   const cutoff = new Date(deps.clock.now().getTime() - DEAD_JOB_RETENTION_MS)
-  return purgeInBatches(deps.db, { ...options, table: 'jobs', key: 'id', orderBy: 'updated_at', where: sql`state = 'dead' AND updated_at < ${cutoff}` })
+  return purgeInBatches(deps.db, {
+    ...options,
+    table: 'jobs',
+    key: 'id',
+    orderBy: 'updated_at',
+    where: sql`state = 'dead' AND updated_at < ${cutoff}`,
+  })
 }

@@ -17,7 +17,13 @@ export interface JobQueueDepth {
 
 /** The job queue by type and state, every type with at least one job, by type name. Finished jobs are deleted, so they never count. */
 export async function jobQueueDepth(db: Db, now: Date): Promise<JobQueueDepth[]> {
-  const { rows } = await sql<{ type: string; queued: number; running: number; failed: number; oldest_due_at: Date | string | null }>`
+  const { rows } = await sql<{
+    type: string
+    queued: number
+    running: number
+    failed: number
+    oldest_due_at: Date | string | null
+  }>`
     SELECT type,
       count(*) FILTER (WHERE state = 'queued' AND (locked_until IS NULL OR locked_until <= ${now}))::int AS queued,
       count(*) FILTER (WHERE state = 'queued' AND locked_until > ${now})::int AS running,
@@ -25,7 +31,10 @@ export async function jobQueueDepth(db: Db, now: Date): Promise<JobQueueDepth[]>
       min(run_at) FILTER (WHERE state = 'queued' AND (locked_until IS NULL OR locked_until <= ${now}) AND run_at <= ${now}) AS oldest_due_at
     FROM jobs GROUP BY type ORDER BY type`.execute(db)
   return rows.map((r) => ({
-    type: r.type, queued: Number(r.queued), running: Number(r.running), failed: Number(r.failed),
+    type: r.type,
+    queued: Number(r.queued),
+    running: Number(r.running),
+    failed: Number(r.failed),
     oldestDueAt: r.oldest_due_at === null ? null : new Date(r.oldest_due_at),
   }))
 }

@@ -57,7 +57,8 @@ export function buildJobRegistry(sources: readonly JobSource[]): JobRegistry {
   const owners = new Map<string, string>()
   const claim = (type: string, owner: string, handler: JobHandler) => {
     const previous = owners.get(type)
-    if (previous !== undefined) throw new Error(`job type ${type} is claimed by both ${previous} and ${owner}`)
+    if (previous !== undefined)
+      throw new Error(`job type ${type} is claimed by both ${previous} and ${owner}`)
     owners.set(type, owner)
     handlers.set(type, handler)
   }

@@ -19,7 +19,9 @@ export interface RunnerOptions {
 }
 
 /** A job as claimed: the record a handler sees plus the claim that must still hold when it finishes. */
-export interface ClaimedJob extends JobRecord { claim: string }
+export interface ClaimedJob extends JobRecord {
+  claim: string
+}
 
 /** Attempts after which a job whose handler keeps throwing is parked as `dead` (kept 30 days for inspection, `dead-jobs.ts`). */
 export const MAX_JOB_ERRORS = 25
@@ -47,9 +49,18 @@ export class JobRunner {
   private wakeResolve: (() => void) | null = null
   private heartbeat: NodeJS.Timeout | null = null
   private readonly running = new Map<string, string>()
-  private finished: { id: string; claim: string; resolve: () => void; reject: (err: unknown) => void }[] = []
+  private finished: {
+    id: string
+    claim: string
+    resolve: () => void
+    reject: (err: unknown) => void
+  }[] = []
 
-  constructor(private readonly deps: AppDeps, private readonly registry: JobRegistry, options: RunnerOptions = {}) {
+  constructor(
+    private readonly deps: AppDeps,
+    private readonly registry: JobRegistry,
+    options: RunnerOptions = {},
+  ) {
     this.batchSize = options.batchSize ?? 100
     this.concurrency = options.concurrency ?? 200
     this.idleMs = options.idleMs ?? 200
@@ -62,8 +73,17 @@ export class JobRunner {
   start(): void {
     if (!this.stopped) return
     this.stopped = false
-    this.wakeSource = listenForJobs(this.listen ? this.deps.config.databaseUrl : null, this.deps.log, () => this.wake())
-    this.heartbeat = setInterval(() => { void this.extendLeases() }, Math.max(1000, Math.floor(this.leaseMs / 3)))
+    this.wakeSource = listenForJobs(
+      this.listen ? this.deps.config.databaseUrl : null,
+      this.deps.log,
+      () => this.wake(),
+    )
+    this.heartbeat = setInterval(
+      () => {
+        void this.extendLeases()
+      },
+      Math.max(1000, Math.floor(this.leaseMs / 3)),
+    )
     this.heartbeat.unref()
     this.loopDone = this.loop()
   }
@@ -153,7 +173,10 @@ export class JobRunner {
   private complete(job: ClaimedJob): Promise<void> {
     return new Promise((resolve, reject) => {
       this.finished.push({ id: job.id, claim: job.claim, resolve, reject })
-      if (this.finished.length === 1) setImmediate(() => { void this.flushFinished() })
+      if (this.finished.length === 1)
+        setImmediate(() => {
+          void this.flushFinished()
+        })
     })
   }
 
@@ -161,7 +184,9 @@ export class JobRunner {
     const batch = this.finished.splice(0, this.finished.length)
     if (batch.length === 0) return
     try {
-      await sql`DELETE FROM jobs WHERE (id, locked_by) IN (${sql.join(batch.map((f) => sql`(${f.id}, ${f.claim})`))})`.execute(this.deps.db)
+      await sql`DELETE FROM jobs WHERE (id, locked_by) IN (${sql.join(batch.map((f) => sql`(${f.id}, ${f.claim})`))})`.execute(
+        this.deps.db,
+      )
       for (const f of batch) f.resolve()
     } catch (err) {
       for (const f of batch) f.reject(err)
@@ -176,7 +201,10 @@ export class JobRunner {
   private async failed(job: ClaimedJob, err: unknown): Promise<void> {
     const now = this.deps.clock.now()
     const message = err instanceof Error ? err.message : String(err)
-    this.deps.log.error({ err, job_id: job.id, job_type: job.type, attempts: job.attempts }, 'job failed')
+    this.deps.log.error(
+      { err, job_id: job.id, job_type: job.type, attempts: job.attempts },
+      'job failed',
+    )
     const dead = job.attempts >= MAX_JOB_ERRORS
     const retryAt = new Date(now.getTime() + Math.min(2 ** job.attempts, 3600) * 1000)
     await sql`UPDATE jobs SET state = ${dead ? 'dead' : 'queued'}, run_at = ${retryAt}, locked_by = NULL, locked_until = NULL,
@@ -191,7 +219,9 @@ export class JobRunner {
     const pairs = [...this.running.entries()]
     try {
       await sql`UPDATE jobs SET run_at = ${until}, locked_until = ${until}
-        WHERE (id, locked_by) IN (${sql.join(pairs.map(([id, claim]) => sql`(${id}, ${claim})`))})`.execute(this.deps.db)
+        WHERE (id, locked_by) IN (${sql.join(pairs.map(([id, claim]) => sql`(${id}, ${claim})`))})`.execute(
+        this.deps.db,
+      )
     } catch (err) {
       this.deps.log.warn({ err }, 'job lease not extended')
     }
@@ -209,8 +239,14 @@ export class JobRunner {
   private sleep(ms: number): Promise<void> {
     if (this.wakePending) return Promise.resolve()
     return new Promise((resolve) => {
-      const timer = setTimeout(() => { this.wakeResolve = null; resolve() }, ms)
-      this.wakeResolve = () => { clearTimeout(timer); resolve() }
+      const timer = setTimeout(() => {
+        this.wakeResolve = null
+        resolve()
+      }, ms)
+      this.wakeResolve = () => {
+        clearTimeout(timer)
+        resolve()
+      }
     })
   }
 

@@ -12,7 +12,7 @@ export const JOB_TYPES = [
   'report.generate',
   'webhook.deliver',
 ] as const
-export type JobType = typeof JOB_TYPES[number]
+export type JobType = (typeof JOB_TYPES)[number]
 
 /** Every recurring job: one self-rescheduling row per type (`schedules.ts`). */
 export const SCHEDULE_TYPES = [
@@ -27,4 +27,4 @@ export const SCHEDULE_TYPES = [
   'h5.purge_links',
   'cards.purge_pin_keys',
 ] as const
-export type ScheduleType = typeof SCHEDULE_TYPES[number]
+export type ScheduleType = (typeof SCHEDULE_TYPES)[number]

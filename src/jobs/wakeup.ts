@@ -17,12 +17,23 @@ export function signalJobsQueued(): void {
   local.emit('queued')
 }
 
-export interface WakeSource { close(): Promise<void> }
+export interface WakeSource {
+  close(): Promise<void>
+}
 
 /** Calls `wake` whenever jobs may be due: in-process signals, plus LISTEN on PostgreSQL (other processes). */
-export function listenForJobs(databaseUrl: string | null, log: Logger, wake: () => void): WakeSource {
+export function listenForJobs(
+  databaseUrl: string | null,
+  log: Logger,
+  wake: () => void,
+): WakeSource {
   local.on('queued', wake)
-  const listener = databaseUrl ? listenChannel(databaseUrl, JOBS_CHANNEL, 'jobs (polling meanwhile)', log, { notify: wake, up: wake }) : null
+  const listener = databaseUrl
+    ? listenChannel(databaseUrl, JOBS_CHANNEL, 'jobs (polling meanwhile)', log, {
+        notify: wake,
+        up: wake,
+      })
+    : null
   return {
     async close() {
       local.off('queued', wake)

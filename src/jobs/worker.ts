@@ -13,9 +13,15 @@ export interface WorkerHandle {
  * The registry (built by the runtime from `MODULES`) holds every handler; recurring work (housekeeping,
  * sweeps) is a self-rescheduling job, so it runs on one worker at a time however many there are.
  */
-export function startWorker(deps: AppDeps, registry: JobRegistry, options: RunnerOptions = {}): WorkerHandle {
+export function startWorker(
+  deps: AppDeps,
+  registry: JobRegistry,
+  options: RunnerOptions = {},
+): WorkerHandle {
   const runner = new JobRunner(deps, registry, options)
-  const ready = ensureSchedules(deps, registry).catch((err) => deps.log.error({ err }, 'schedules not registered'))
+  const ready = ensureSchedules(deps, registry).catch((err) =>
+    deps.log.error({ err }, 'schedules not registered'),
+  )
   void ready.then(() => runner.start())
   return {
     runner,

@@ -12,7 +12,8 @@ export class BoundedCache<K, V> {
   }
 
   set(key: K, value: V): void {
-    if (!this.entries.has(key) && this.entries.size >= this.max) this.entries.delete(this.entries.keys().next().value as K)
+    if (!this.entries.has(key) && this.entries.size >= this.max)
+      this.entries.delete(this.entries.keys().next().value as K)
     this.entries.set(key, value)
   }
 

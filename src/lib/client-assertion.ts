@@ -15,10 +15,13 @@ export interface AssertionInput {
 
 /** Signs a private_key_jwt client assertion for POST /oauth/token (RFC 7523). */
 export async function signClientAssertion(input: AssertionInput): Promise<string> {
-  const alg = input.alg ?? ((input.privateJwk.kty === 'RSA') ? 'RS256' : 'ES256')
+  const alg = input.alg ?? (input.privateJwk.kty === 'RSA' ? 'RS256' : 'ES256')
   const key = await importJWK(input.privateJwk as never, alg)
   const now = input.nowSeconds ?? Math.floor(Date.now() / 1000)
-  const kid = input.kid === undefined ? (input.privateJwk.kid as string | undefined) : input.kid ?? undefined
+  const kid =
+    input.kid === undefined
+      ? (input.privateJwk.kid as string | undefined)
+      : (input.kid ?? undefined)
   const header: Record<string, unknown> = { alg, typ: 'JWT' }
   if (kid) header.kid = kid
   return new SignJWT({
@@ -29,7 +32,9 @@ export async function signClientAssertion(input: AssertionInput): Promise<string
     exp: now + (input.lifetimeSeconds ?? 60),
     jti: randomUUID(),
     ...input.claims,
-  }).setProtectedHeader(header as never).sign(key)
+  })
+    .setProtectedHeader(header as never)
+    .sign(key)
 }
 
 /** The form body of a token request. */

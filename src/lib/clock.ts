@@ -8,7 +8,13 @@ export const systemClock: Clock = { now: () => new Date() }
 /** A clock tests can advance by hand. */
 export class ManualClock implements Clock {
   private offsetMs = 0
-  now(): Date { return new Date(Date.now() + this.offsetMs) }
-  advance(ms: number): void { this.offsetMs += ms }
-  reset(): void { this.offsetMs = 0 }
+  now(): Date {
+    return new Date(Date.now() + this.offsetMs)
+  }
+  advance(ms: number): void {
+    this.offsetMs += ms
+  }
+  reset(): void {
+    this.offsetMs = 0
+  }
 }

@@ -1,5 +1,12 @@
 import {
-  createCipheriv, createDecipheriv, createHash, createHmac, hash, hkdfSync, randomBytes, timingSafeEqual,
+  createCipheriv,
+  createDecipheriv,
+  createHash,
+  createHmac,
+  hash,
+  hkdfSync,
+  randomBytes,
+  timingSafeEqual,
 } from 'node:crypto'
 
 /** Hex SHA-256, used to store tokens and secrets by digest only. */
@@ -24,9 +31,13 @@ const derivedKeys = new WeakMap<Buffer, Map<string, Buffer>>()
 /** A purpose-bound key derived from the master key, so one secret never serves two uses (derived once per purpose). */
 export function deriveKey(masterKey: Buffer, purpose: string): Buffer {
   let byPurpose = derivedKeys.get(masterKey)
-  if (!byPurpose) derivedKeys.set(masterKey, byPurpose = new Map())
+  if (!byPurpose) derivedKeys.set(masterKey, (byPurpose = new Map()))
   let key = byPurpose.get(purpose)
-  if (!key) byPurpose.set(purpose, key = Buffer.from(hkdfSync('sha256', masterKey, Buffer.alloc(0), `svc:${purpose}`, 32)))
+  if (!key)
+    byPurpose.set(
+      purpose,
+      (key = Buffer.from(hkdfSync('sha256', masterKey, Buffer.alloc(0), `svc:${purpose}`, 32))),
+    )
   return key
 }
 
@@ -67,7 +78,11 @@ export function decryptAesGcm(key: Buffer, sealed: Buffer, aad?: string): Buffer
  * Envelope encryption: a fresh data key encrypts the payload, the master key wraps the data key.
  * Returns `{ wrappedKey, ciphertext }`, both safe to store.
  */
-export function sealWithDataKey(masterKey: Buffer, plaintext: Buffer, aad?: string): { wrappedKey: Buffer; ciphertext: Buffer } {
+export function sealWithDataKey(
+  masterKey: Buffer,
+  plaintext: Buffer,
+  aad?: string,
+): { wrappedKey: Buffer; ciphertext: Buffer } {
   const dataKey = randomBytes(32)
   const ciphertext = encryptAesGcm(dataKey, plaintext, aad)
   const wrappedKey = encryptAesGcm(deriveKey(masterKey, 'data-key-wrap'), dataKey)
@@ -75,7 +90,12 @@ export function sealWithDataKey(masterKey: Buffer, plaintext: Buffer, aad?: stri
   return { wrappedKey, ciphertext }
 }
 
-export function openWithDataKey(masterKey: Buffer, wrappedKey: Buffer, ciphertext: Buffer, aad?: string): Buffer {
+export function openWithDataKey(
+  masterKey: Buffer,
+  wrappedKey: Buffer,
+  ciphertext: Buffer,
+  aad?: string,
+): Buffer {
   const dataKey = decryptAesGcm(deriveKey(masterKey, 'data-key-wrap'), wrappedKey)
   try {
     return decryptAesGcm(dataKey, ciphertext, aad)
@@ -90,5 +110,7 @@ export function encryptField(masterKey: Buffer, purpose: string, value: string):
 }
 
 export function decryptField(masterKey: Buffer, purpose: string, sealed: string): string {
-  return decryptAesGcm(deriveKey(masterKey, purpose), Buffer.from(sealed, 'base64')).toString('utf8')
+  return decryptAesGcm(deriveKey(masterKey, purpose), Buffer.from(sealed, 'base64')).toString(
+    'utf8',
+  )
 }

@@ -46,7 +46,10 @@ export const FX_MAX_MARKUP_BPS = 1000
 
 /** An FX input the caller must refuse: `param` names the request parameter it maps to (400 invalid_parameter). */
 export class FxError extends Error {
-  constructor(readonly param: string, message: string) {
+  constructor(
+    readonly param: string,
+    message: string,
+  ) {
     super(message)
     this.name = 'FxError'
   }
@@ -62,7 +65,10 @@ export class FxRateError extends FxError {
 
 /** An amount that is not a safe integer, is beyond the limit, or whose conversion would be. */
 export class FxAmountError extends FxError {
-  constructor(readonly reason: 'not_integer' | 'out_of_range' | 'overflow', message: string) {
+  constructor(
+    readonly reason: 'not_integer' | 'out_of_range' | 'overflow',
+    message: string,
+  ) {
     super('amount', message)
     this.name = 'FxAmountError'
   }
@@ -70,7 +76,10 @@ export class FxAmountError extends FxError {
 
 /** A currency the service does not know (`src/lib/currencies.ts`). */
 export class FxCurrencyError extends FxError {
-  constructor(readonly code: string, param = 'currency') {
+  constructor(
+    readonly code: string,
+    param = 'currency',
+  ) {
     super(param, `${JSON.stringify(code)} is not an ISO 4217 currency the service knows.`)
     this.name = 'FxCurrencyError'
   }
@@ -98,12 +107,18 @@ const RATE_TEXT = /^(\d+)(?:\.(\d+))?$/
 
 /** Reads a rate written as a decimal string (rules above); anything else throws `FxRateError`. */
 export function parseRate(text: unknown): Rate {
-  if (typeof text !== 'string') throw new FxRateError('rate must be a decimal string such as "1.0825".')
-  if (text.length > RATE_MAX_LENGTH) throw new FxRateError(`rate must be at most ${RATE_MAX_LENGTH} characters.`)
+  if (typeof text !== 'string')
+    throw new FxRateError('rate must be a decimal string such as "1.0825".')
+  if (text.length > RATE_MAX_LENGTH)
+    throw new FxRateError(`rate must be at most ${RATE_MAX_LENGTH} characters.`)
   const match = RATE_TEXT.exec(text)
-  if (!match) throw new FxRateError('rate must be a positive decimal string such as "1.0825" (digits and one decimal point, no sign or exponent).')
+  if (!match)
+    throw new FxRateError(
+      'rate must be a positive decimal string such as "1.0825" (digits and one decimal point, no sign or exponent).',
+    )
   const fraction = (match[2] ?? '').replace(/0+$/, '')
-  if (fraction.length > RATE_MAX_DECIMALS) throw new FxRateError(`rate has at most ${RATE_MAX_DECIMALS} decimal places.`)
+  if (fraction.length > RATE_MAX_DECIMALS)
+    throw new FxRateError(`rate has at most ${RATE_MAX_DECIMALS} decimal places.`)
   const digits = `${match[1]}${fraction}`.replace(/^0+/, '')
   if (digits === '') throw new FxRateError('rate must be greater than zero.')
   // From the first non-zero digit to the last one written (trailing zeros of the fraction are already gone).
@@ -151,7 +166,7 @@ export function divideToRate(num: bigint, den: bigint): Rate {
   // num/den lies in [10^(dn-dd-1), 10^(dn-dd+1)): at this scale the truncated quotient has 12 or 13 digits.
   let scale = RATE_MAX_SIGNIFICANT_DIGITS - (digitCount(num) - digitCount(den))
   const quotient = (s: number, divide: (n: bigint, d: bigint) => bigint) =>
-    (s >= 0 ? divide(num * pow10(s), den) : divide(num, den * pow10(-s)))
+    s >= 0 ? divide(num * pow10(s), den) : divide(num, den * pow10(-s))
   if (digitCount(quotient(scale, (n, d) => n / d)) > RATE_MAX_SIGNIFICANT_DIGITS) scale -= 1
   scale = Math.min(scale, RATE_MAX_DECIMALS)
   let units = quotient(scale, divideHalfUp)
@@ -172,9 +187,13 @@ export function divideToRate(num: bigint, den: bigint): Rate {
 }
 
 /** The rate `base → quote` from two rates against one reference currency (units of each per 1 USD): quote / base. */
-export function crossRate(basePerReference: string | Rate, quotePerReference: string | Rate): string {
+export function crossRate(
+  basePerReference: string | Rate,
+  quotePerReference: string | Rate,
+): string {
   const base = typeof basePerReference === 'string' ? parseRate(basePerReference) : basePerReference
-  const quote = typeof quotePerReference === 'string' ? parseRate(quotePerReference) : quotePerReference
+  const quote =
+    typeof quotePerReference === 'string' ? parseRate(quotePerReference) : quotePerReference
   // (q.units / 10^q.scale) / (b.units / 10^b.scale) = q.units × 10^b.scale / (b.units × 10^q.scale)
   return formatRate(divideToRate(quote.units * pow10(base.scale), base.units * pow10(quote.scale)))
 }
@@ -211,8 +230,10 @@ export function convert(input: ConvertInput): Conversion {
     throw new FxMarkupError(`fx_markup_bps must be an integer from 0 to ${FX_MAX_MARKUP_BPS}.`)
   }
   const limit = Math.min(input.maxAmount ?? FX_MAX_AMOUNT, Number.MAX_SAFE_INTEGER)
-  if (!Number.isSafeInteger(input.amount)) throw new FxAmountError('not_integer', 'amount must be an integer number of minor units.')
-  if (Math.abs(input.amount) > limit) throw new FxAmountError('out_of_range', `amount must be at most ${limit} minor units.`)
+  if (!Number.isSafeInteger(input.amount))
+    throw new FxAmountError('not_integer', 'amount must be an integer number of minor units.')
+  if (Math.abs(input.amount) > limit)
+    throw new FxAmountError('out_of_range', `amount must be at most ${limit} minor units.`)
   const sign = input.amount < 0 ? -1n : 1n
   const magnitude = BigInt(Math.abs(input.amount))
   // amount / 10^from × rate × 10^to, with rate = units / 10^scale.
@@ -221,14 +242,22 @@ export function convert(input: ConvertInput): Conversion {
   const plain = divideHalfUp(num, den)
   const total = divideHalfUp(num * BigInt(10_000 + markup), den * 10_000n)
   if (total > BigInt(limit)) {
-    throw new FxAmountError('overflow', `The converted amount exceeds ${limit} minor units of ${input.to}.`)
+    throw new FxAmountError(
+      'overflow',
+      `The converted amount exceeds ${limit} minor units of ${input.to}.`,
+    )
   }
   return { amount: Number(sign * total), feeAmount: Number(sign * (total - plain)) }
 }
 
 /** A `Rate` built elsewhere, checked as `parseRate` would have (positive, within the limits). */
 function checkedRate(rate: Rate): Rate {
-  if (typeof rate.units !== 'bigint' || rate.units <= 0n || !Number.isInteger(rate.scale) || rate.scale < 0) {
+  if (
+    typeof rate.units !== 'bigint' ||
+    rate.units <= 0n ||
+    !Number.isInteger(rate.scale) ||
+    rate.scale < 0
+  ) {
     throw new FxRateError('rate must be greater than zero.')
   }
   return parseRate(formatRate(rate))

@@ -17,7 +17,9 @@ export function escapeHtml(value: unknown): string {
 /** Markup built by `html`, `raw` or `attrs`: interpolated as it is. */
 export class Html {
   constructor(readonly text: string) {}
-  toString(): string { return this.text }
+  toString(): string {
+    return this.text
+  }
 }
 
 function piece(value: unknown): string {

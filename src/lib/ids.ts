@@ -35,7 +35,10 @@ function freshRandom(): number[] {
 function increment(digits: number[]): number[] {
   const next = digits.slice()
   for (let i = next.length - 1; i >= 0; i--) {
-    if (next[i] < 31) { next[i]++; return next }
+    if (next[i] < 31) {
+      next[i]++
+      return next
+    }
     next[i] = 0
   }
   return freshRandom()
@@ -53,9 +56,39 @@ export function ulid(now = Date.now()): string {
 }
 
 export type IdPrefix =
-  | 'org' | 'prog' | 'oc' | 'req' | 'chd' | 'kyc' | 'kycdoc' | 'acct' | 'le' | 'card' | 'pink'
-  | 'auth' | 'txn' | 'dsp' | 'ntok' | 'tdsa' | 'whe' | 'evt' | 'whd' | 'wha' | 'job' | 'pkg' | 'topup'
-  | 'esord' | 'esim' | 'h5' | 'rpt' | 'hold' | 'aud' | 'usr' | 'inv' | 'aep' | 'aea'
+  | 'org'
+  | 'prog'
+  | 'oc'
+  | 'req'
+  | 'chd'
+  | 'kyc'
+  | 'kycdoc'
+  | 'acct'
+  | 'le'
+  | 'card'
+  | 'pink'
+  | 'auth'
+  | 'txn'
+  | 'dsp'
+  | 'ntok'
+  | 'tdsa'
+  | 'whe'
+  | 'evt'
+  | 'whd'
+  | 'wha'
+  | 'job'
+  | 'pkg'
+  | 'topup'
+  | 'esord'
+  | 'esim'
+  | 'h5'
+  | 'rpt'
+  | 'hold'
+  | 'aud'
+  | 'usr'
+  | 'inv'
+  | 'aep'
+  | 'aea'
 
 /**
  * New id with its type prefix, e.g. `chd_01JD…`. `at`: the row's own creation time, when queries bound a

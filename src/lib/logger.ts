@@ -3,21 +3,78 @@ import { luhnValid } from './luhn.js'
 
 /** Keys whose values never reach a log line, at any depth of any logged object. */
 export const SENSITIVE_KEYS = new Set([
-  'authorization', 'cookie', 'set-cookie', 'proxy-authorization',
-  'access_token', 'refresh_token', 'id_token', 'token', 'client_assertion', 'client_secret',
-  'secret', 'signing_secret', 'password', 'api_key', 'master_key', 'private_key', 'private_jwk',
-  'pan', 'number', 'card_number', 'cvc', 'cvv', 'cvc2', 'pin', 'encrypted_pin', 'pin_block',
-  'content', 'body', 'payload', 'd', 'p', 'q', 'dp', 'dq', 'qi', 'k',
+  'authorization',
+  'cookie',
+  'set-cookie',
+  'proxy-authorization',
+  'access_token',
+  'refresh_token',
+  'id_token',
+  'token',
+  'client_assertion',
+  'client_secret',
+  'secret',
+  'signing_secret',
+  'password',
+  'api_key',
+  'master_key',
+  'private_key',
+  'private_jwk',
+  'pan',
+  'number',
+  'card_number',
+  'cvc',
+  'cvv',
+  'cvc2',
+  'pin',
+  'encrypted_pin',
+  'pin_block',
+  'content',
+  'body',
+  'payload',
+  'd',
+  'p',
+  'q',
+  'dp',
+  'dq',
+  'qi',
+  'k',
   // A failed statement's bound values (the embedded database's errors carry them as `params`).
-  'params', 'parameters',
+  'params',
+  'parameters',
 ])
 
 /** Paths redacted by pino itself: a second line of defence for the common shapes. */
 export const REDACT_PATHS = [
-  'req.headers.authorization', 'headers.authorization', 'authorization', 'access_token', 'client_assertion',
-  'secret', 'password', 'pan', 'number', 'cvc', 'pin', 'encrypted_pin', 'content', 'body',
-  '*.authorization', '*.access_token', '*.client_assertion', '*.secret', '*.pan', '*.cvc', '*.pin',
-  '*.encrypted_pin', '*.number', '*.content', '*.private_key', '*.d', '*.p', '*.q', '*.body',
+  'req.headers.authorization',
+  'headers.authorization',
+  'authorization',
+  'access_token',
+  'client_assertion',
+  'secret',
+  'password',
+  'pan',
+  'number',
+  'cvc',
+  'pin',
+  'encrypted_pin',
+  'content',
+  'body',
+  '*.authorization',
+  '*.access_token',
+  '*.client_assertion',
+  '*.secret',
+  '*.pan',
+  '*.cvc',
+  '*.pin',
+  '*.encrypted_pin',
+  '*.number',
+  '*.content',
+  '*.private_key',
+  '*.d',
+  '*.p',
+  '*.q',
+  '*.body',
 ]
 
 const CENSOR = '[redacted]'
@@ -25,7 +82,10 @@ const MAX_DEPTH = 8
 
 /** Plain data (including pino's serialized errors and their causes), as opposed to class instances. */
 function isPlain(value: object): boolean {
-  return Object.getPrototypeOf(value) === null || (value as { constructor?: unknown }).constructor === Object
+  return (
+    Object.getPrototypeOf(value) === null ||
+    (value as { constructor?: unknown }).constructor === Object
+  )
 }
 
 /**
@@ -46,7 +106,10 @@ export function scrub(value: unknown, depth = 0, seen = new WeakSet<object>()): 
   seen.add(value)
   const out: Record<string, unknown> = {}
   for (const [key, v] of Object.entries(value)) {
-    out[key] = SENSITIVE_KEYS.has(key.toLowerCase()) && v !== null && v !== undefined ? CENSOR : scrub(v, depth + 1, seen)
+    out[key] =
+      SENSITIVE_KEYS.has(key.toLowerCase()) && v !== null && v !== undefined
+        ? CENSOR
+        : scrub(v, depth + 1, seen)
   }
   return out
 }
@@ -65,13 +128,16 @@ export function scrubLine(line: string): string {
 
 /** The service logger: JSON lines; secrets and card data censored by key at any depth, and in free text. */
 export function createLogger(level: string, destination?: pino.DestinationStream): Logger {
-  return pino({
-    level,
-    base: { service: 'svc' },
-    redact: { paths: REDACT_PATHS, censor: CENSOR },
-    // Errors were already serialized (and scrubbed) by the log formatter; serializing again would lose their type.
-    serializers: { err: (value: unknown) => (value instanceof Error ? scrub(value) : value) },
-    formatters: { log: (object) => scrub(object) as Record<string, unknown> },
-    hooks: { streamWrite: scrubLine },
-  }, destination)
+  return pino(
+    {
+      level,
+      base: { service: 'svc' },
+      redact: { paths: REDACT_PATHS, censor: CENSOR },
+      // Errors were already serialized (and scrubbed) by the log formatter; serializing again would lose their type.
+      serializers: { err: (value: unknown) => (value instanceof Error ? scrub(value) : value) },
+      formatters: { log: (object) => scrub(object) as Record<string, unknown> },
+      hooks: { streamWrite: scrubLine },
+    },
+    destination,
+  )
 }

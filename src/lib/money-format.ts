@@ -23,8 +23,18 @@ function formatterFor(currency: string): { digits: number; format: Intl.NumberFo
   if (kept) return kept
   const intl = new Intl.NumberFormat('en-US', { style: 'currency', currency })
   const code = currency.toUpperCase()
-  const digits = knownCurrency(code) ? CURRENCY_MINOR_UNITS[code] : intl.resolvedOptions().maximumFractionDigits ?? 2
-  const made = { digits, format: new Intl.NumberFormat('en-US', { style: 'currency', currency, minimumFractionDigits: digits, maximumFractionDigits: digits }) }
+  const digits = knownCurrency(code)
+    ? CURRENCY_MINOR_UNITS[code]
+    : (intl.resolvedOptions().maximumFractionDigits ?? 2)
+  const made = {
+    digits,
+    format: new Intl.NumberFormat('en-US', {
+      style: 'currency',
+      currency,
+      minimumFractionDigits: digits,
+      maximumFractionDigits: digits,
+    }),
+  }
   if (formatters.size < MAX_FORMATTERS) formatters.set(currency, made)
   return made
 }

@@ -67,9 +67,12 @@ export function rsaKeyWeakness(key: KeyObject): string | null {
   const bits = details?.modulusLength ?? 0
   if (bits < MIN_RSA_BITS) return `has ${bits} bits; RSA keys need at least ${MIN_RSA_BITS}`
   const exponent = details?.publicExponent
-  if (exponent !== RSA_PUBLIC_EXPONENT) return `has the public exponent ${exponent ?? 'unknown'}; RSA keys must use ${RSA_PUBLIC_EXPONENT} (JWK e "AQAB")`
+  if (exponent !== RSA_PUBLIC_EXPONENT)
+    return `has the public exponent ${exponent ?? 'unknown'}; RSA keys must use ${RSA_PUBLIC_EXPONENT} (JWK e "AQAB")`
   const factor = smallPrimeFactor(modulusOf(key))
-  if (factor === 2) return 'has an even modulus; an RSA modulus is the product of two large odd primes'
-  if (factor !== null) return `has a modulus divisible by ${factor}; an RSA modulus is the product of two large primes`
+  if (factor === 2)
+    return 'has an even modulus; an RSA modulus is the product of two large odd primes'
+  if (factor !== null)
+    return `has a modulus divisible by ${factor}; an RSA modulus is the product of two large primes`
   return null
 }

@@ -8,10 +8,16 @@
  */
 
 /** A question a module asks at request time, and its answer while no module gives one. */
-export interface Hook<F> { readonly name: string; readonly fallback: F }
+export interface Hook<F> {
+  readonly name: string
+  readonly fallback: F
+}
 
 /** One module's answer to a hook. */
-export interface HookAnswer { readonly hook: Hook<unknown>; readonly fn: unknown }
+export interface HookAnswer {
+  readonly hook: Hook<unknown>
+  readonly fn: unknown
+}
 
 export function defineHook<F>(name: string, fallback: F): Hook<F> {
   return { name, fallback }
@@ -31,7 +37,8 @@ export class HookTable {
     for (const provider of providers) {
       for (const { hook, fn } of provider.hooks ?? []) {
         const previous = owners.get(hook)
-        if (previous !== undefined) throw new Error(`hook ${hook.name} is answered by both ${previous} and ${provider.name}`)
+        if (previous !== undefined)
+          throw new Error(`hook ${hook.name} is answered by both ${previous} and ${provider.name}`)
         owners.set(hook, provider.name)
         this.answers.set(hook, fn)
       }
@@ -47,12 +54,18 @@ export class HookTable {
     const had = this.answers.has(hook)
     const previous = this.answers.get(hook)
     this.answers.set(hook, fn)
-    return () => { if (had) this.answers.set(hook, previous); else this.answers.delete(hook) }
+    return () => {
+      if (had) this.answers.set(hook, previous)
+      else this.answers.delete(hook)
+    }
   }
 }
 
 /** What one module keeps for the life of a runtime, and how it is built from the runtime's dependencies. */
-export interface StateKey<T, D> { readonly name: string; readonly create: (deps: D) => T }
+export interface StateKey<T, D> {
+  readonly name: string
+  readonly create: (deps: D) => T
+}
 
 export function defineState<T, D>(name: string, create: (deps: D) => T): StateKey<T, D> {
   return { name, create }
@@ -68,7 +81,8 @@ export class StateTable<D> {
   }
 
   of<T>(key: StateKey<T, D>): T {
-    if (!this.states.has(key as StateKey<unknown, D>)) throw new Error(`state ${key.name} was not built: is its module listed?`)
+    if (!this.states.has(key as StateKey<unknown, D>))
+      throw new Error(`state ${key.name} was not built: is its module listed?`)
     return this.states.get(key as StateKey<unknown, D>) as T
   }
 }

@@ -15,13 +15,24 @@ export interface ParsedSignature {
 }
 
 /** Hex HMAC-SHA256 of `"<timestamp>.<body>"` under `secret` (the whole `whsec_…` string is the key). */
-export function computeSignature(secret: string, timestamp: number, rawBody: string | Buffer): string {
+export function computeSignature(
+  secret: string,
+  timestamp: number,
+  rawBody: string | Buffer,
+): string {
   return createHmac('sha256', secret).update(`${timestamp}.`).update(rawBody).digest('hex')
 }
 
 /** The header value for a body signed with every secret given (current first). */
-export function signatureHeader(rawBody: string | Buffer, secrets: readonly string[], timestamp: number): string {
-  return [`t=${timestamp}`, ...secrets.map((s) => `v1=${computeSignature(s, timestamp, rawBody)}`)].join(',')
+export function signatureHeader(
+  rawBody: string | Buffer,
+  secrets: readonly string[],
+  timestamp: number,
+): string {
+  return [
+    `t=${timestamp}`,
+    ...secrets.map((s) => `v1=${computeSignature(s, timestamp, rawBody)}`),
+  ].join(',')
 }
 
 /** Reads `t=` and every `v1=` from a header; null when the header is malformed. */
@@ -75,7 +86,9 @@ export function constructWebhookEvent<T = Record<string, unknown>>(
   toleranceSec: number = DEFAULT_TOLERANCE_SECONDS,
 ): T {
   if (!verifyWebhook(rawBody, header, secrets, toleranceSec)) {
-    throw new WebhookVerificationError('Svc-Signature does not match the body, or its timestamp is outside the tolerance')
+    throw new WebhookVerificationError(
+      'Svc-Signature does not match the body, or its timestamp is outside the tolerance',
+    )
   }
   return JSON.parse(typeof rawBody === 'string' ? rawBody : rawBody.toString('utf8')) as T
 }

@@ -42,7 +42,9 @@ export async function callProcessor<T>(
   const now = deps.clock.now()
   // The intent and its failure commit at once, whatever the request answers: they are the trace a crash leaves.
   await sql`INSERT INTO processor_operations (id, organization_id, environment, processor, operation, subject_id, state, created_at, updated_at)
-    VALUES (${operationId}, ${scope.organizationId}, ${scope.environment}, ${intent.processor}, ${intent.operation}, ${intent.subjectId}, 'started', ${now}, ${now})`.execute(autonomousDb(deps))
+    VALUES (${operationId}, ${scope.organizationId}, ${scope.environment}, ${intent.processor}, ${intent.operation}, ${intent.subjectId}, 'started', ${now}, ${now})`.execute(
+    autonomousDb(deps),
+  )
   try {
     // The processor is another system: what it records (the simulators keep their state here) is not the request's to roll back.
     return { operationId, result: await call() }
@@ -51,13 +53,22 @@ export async function callProcessor<T>(
     const message = err instanceof Error ? err.message : String(err)
     await sql`UPDATE processor_operations SET state = 'failed', error = ${apiError?.code ?? 'internal_error'}, updated_at = ${deps.clock.now()}
       WHERE id = ${operationId}`.execute(autonomousDb(deps))
-    deps.log?.warn({ operation: intent.operation, subject: intent.subjectId, error: message }, 'processor call failed')
+    deps.log?.warn(
+      { operation: intent.operation, subject: intent.subjectId, error: message },
+      'processor call failed',
+    )
     throw apiError ?? new ApiError('processor_unavailable', { detail: message })
   }
 }
 
 /** Marks the intent as done, in the same transaction as the local change it led to. */
-export async function recordOutcome(trx: Db, operationId: string, state: 'succeeded' | 'accepted', now: Date): Promise<void> {
-  await sql`UPDATE processor_operations SET state = ${state}, updated_at = ${now} WHERE id = ${operationId}`.execute(trx)
+export async function recordOutcome(
+  trx: Db,
+  operationId: string,
+  state: 'succeeded' | 'accepted',
+  now: Date,
+): Promise<void> {
+  await sql`UPDATE processor_operations SET state = ${state}, updated_at = ${now} WHERE id = ${operationId}`.execute(
+    trx,
+  )
 }
-

@@ -11,7 +11,8 @@ export { ALL_CAPABILITIES, type ProcessorProfile } from './port.js'
  */
 export const PROCESSORS: readonly ProcessorDefinition[] = [simFull, simBasic]
 
-export const PROCESSOR_PROFILES: Record<string, ProcessorProfile> = Object.fromEntries(PROCESSORS.map((p) => [p.profile.name, p.profile]))
+export const PROCESSOR_PROFILES: Record<string, ProcessorProfile> = Object.fromEntries(
+  PROCESSORS.map((p) => [p.profile.name, p.profile]),
+)
 
 export const PROCESSOR_NAMES: string[] = PROCESSORS.map((p) => p.profile.name)
-

@@ -8,7 +8,15 @@ import type { Clock } from '../lib/clock.js'
  * calls an adapter outside database transactions: record intent → call → record outcome (see `calls.ts`).
  */
 
-export const ALL_CAPABILITIES: Capability[] = ['account_credit', 'account_debit', 'account_status', 'card_pin', 'card_details', 'network_tokens', 'three_d_secure']
+export const ALL_CAPABILITIES: Capability[] = [
+  'account_credit',
+  'account_debit',
+  'account_status',
+  'card_pin',
+  'card_details',
+  'network_tokens',
+  'three_d_secure',
+]
 
 /** What a processor can do: a program bound to it inherits these traits when the operator creates it. */
 export interface ProcessorProfile {
@@ -54,7 +62,15 @@ export interface ProcessorDefinition {
 
 /** Every operation a processor can be asked for; fault injection names the same operations. */
 export const PROCESSOR_OPERATIONS = [
-  'create_account', 'get_account', 'set_account_status', 'issue_card', 'get_card', 'set_card_status', 'set_pin', 'verify_pin', 'reveal_details',
+  'create_account',
+  'get_account',
+  'set_account_status',
+  'issue_card',
+  'get_card',
+  'set_card_status',
+  'set_pin',
+  'verify_pin',
+  'reveal_details',
 ] as const
 export type ProcessorOperation = (typeof PROCESSOR_OPERATIONS)[number]
 
@@ -137,12 +153,20 @@ export interface Processor {
   /** Reads the account back by our id, to learn when an asynchronous creation has finished. */
   getAccount(scope: ProcessorScope, accountId: string): Promise<UpstreamAccount>
   /** Blocks or reopens the account upstream (capability `account_status`); `operation_unsupported` without it. */
-  setAccountStatus(scope: ProcessorScope, accountId: string, status: UpstreamAccountStatus): Promise<void>
+  setAccountStatus(
+    scope: ProcessorScope,
+    accountId: string,
+    status: UpstreamAccountStatus,
+  ): Promise<void>
   /** Requests a card; issuance is asynchronous, so the answer is `pending` until `getCard` says otherwise. */
   issueCard(scope: ProcessorScope, input: IssueCardInput): Promise<UpstreamCard>
   /** Reads a card by its upstream reference (issuance completes here). */
   getCard(scope: ProcessorScope, reference: string): Promise<UpstreamCard>
-  setCardStatus(scope: ProcessorScope, reference: string, status: Exclude<UpstreamCardStatus, 'pending'>): Promise<UpstreamCard>
+  setCardStatus(
+    scope: ProcessorScope,
+    reference: string,
+    status: Exclude<UpstreamCardStatus, 'pending'>,
+  ): Promise<UpstreamCard>
   /** Sets the PIN of a card (plain digits; the service decrypts before calling). */
   setPin(scope: ProcessorScope, reference: string, pin: string): Promise<void>
   verifyPin(scope: ProcessorScope, reference: string, pin: string): Promise<boolean>
@@ -156,11 +180,18 @@ export interface Processor {
   fxRate(scope: ProcessorScope, base: string, quote: string, at: Date): Promise<FxQuote>
 }
 
-export type ProcessorFailure = 'processor_unavailable' | 'processor_permission_denied' | 'operation_unsupported'
+export type ProcessorFailure =
+  | 'processor_unavailable'
+  | 'processor_permission_denied'
+  | 'operation_unsupported'
 
 /** A processor failed (`processor_unavailable`), refused us (`processor_permission_denied`) or lacks the operation. */
 export class ProcessorError extends Error {
-  constructor(readonly failure: ProcessorFailure, readonly operation: ProcessorOperation, message?: string) {
+  constructor(
+    readonly failure: ProcessorFailure,
+    readonly operation: ProcessorOperation,
+    message?: string,
+  ) {
     super(message ?? `${operation}: ${failure}`)
     this.name = 'ProcessorError'
   }

@@ -1,21 +1,34 @@
 import { ApiError } from '../http/errors.js'
 import { PROCESSORS } from './catalog.js'
-import type { Processor, ProcessorDefinition, ProcessorDeps, ProcessorProfile, SimulatorFeed } from './port.js'
+import type {
+  Processor,
+  ProcessorDefinition,
+  ProcessorDeps,
+  ProcessorProfile,
+  SimulatorFeed,
+} from './port.js'
 
 /**
  * The processors this deployment serves, by the name programs are bound to: each one's definition and
  * the adapter built from it. A pure function of the list it is given; nothing registers later.
  */
 export class ProcessorRegistry {
-  private readonly entries: ReadonlyMap<string, { definition: ProcessorDefinition; adapter: Processor }>
+  private readonly entries: ReadonlyMap<
+    string,
+    { definition: ProcessorDefinition; adapter: Processor }
+  >
 
-  constructor(private readonly processors: readonly ProcessorDefinition[], private readonly deps: ProcessorDeps) {
+  constructor(
+    private readonly processors: readonly ProcessorDefinition[],
+    private readonly deps: ProcessorDeps,
+  ) {
     const entries = new Map<string, { definition: ProcessorDefinition; adapter: Processor }>()
     for (const definition of processors) {
       const { name } = definition.profile
       if (entries.has(name)) throw new Error(`Processor ${name} is listed twice.`)
       const adapter = definition.create(deps)
-      if (adapter.name !== name) throw new Error(`Processor ${name} built an adapter named ${adapter.name}.`)
+      if (adapter.name !== name)
+        throw new Error(`Processor ${name} built an adapter named ${adapter.name}.`)
       entries.set(name, { definition, adapter })
     }
     this.entries = entries
@@ -52,13 +65,19 @@ export class ProcessorRegistry {
   forProgram(program: { id: string; processor: string }): Processor {
     const entry = this.entries.get(program.processor)
     if (!entry) {
-      throw new ApiError('program_not_provisioned', { param: 'program_id', message: `Program ${program.id} cannot be served by this deployment.` })
+      throw new ApiError('program_not_provisioned', {
+        param: 'program_id',
+        message: `Program ${program.id} cannot be served by this deployment.`,
+      })
     }
     return entry.adapter
   }
 }
 
 /** The adapters of `processors` (by default every listed one, `PROCESSORS`), sharing the service's database for the simulators' records. */
-export function createProcessorRegistry(deps: ProcessorDeps, processors: readonly ProcessorDefinition[] = PROCESSORS): ProcessorRegistry {
+export function createProcessorRegistry(
+  deps: ProcessorDeps,
+  processors: readonly ProcessorDefinition[] = PROCESSORS,
+): ProcessorRegistry {
   return new ProcessorRegistry(processors, deps)
 }

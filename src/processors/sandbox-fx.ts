@@ -23,31 +23,77 @@ export function currencyPair(base: string, quote: string): { base: string; quote
   const pair = { base: base.toUpperCase(), quote: quote.toUpperCase() }
   if (!knownCurrency(pair.base)) throw new FxCurrencyError(base, 'base')
   if (!knownCurrency(pair.quote)) throw new FxCurrencyError(quote, 'quote')
-  if (pair.base === pair.quote) throw new FxError('quote', 'quote must be another currency than base: a currency converts to itself at 1.')
+  if (pair.base === pair.quote)
+    throw new FxError(
+      'quote',
+      'quote must be another currency than base: a currency converts to itself at 1.',
+    )
   return pair
 }
 
 /** The rate `base → quote` for this tenant at `at`: its pinned one, else the table's. */
-export async function sandboxFxRate(db: Db, scope: ProcessorScope, base: string, quote: string, at: Date): Promise<SandboxRate> {
+export async function sandboxFxRate(
+  db: Db,
+  scope: ProcessorScope,
+  base: string,
+  quote: string,
+  at: Date,
+): Promise<SandboxRate> {
   const pair = currencyPair(base, quote)
-  const pinned = await db.selectFrom('sim_fx_rates').select(['rate', 'updated_at'])
-    .where('organization_id', '=', scope.organizationId).where('environment', '=', scope.environment)
-    .where('base', '=', pair.base).where('quote', '=', pair.quote)
+  const pinned = await db
+    .selectFrom('sim_fx_rates')
+    .select(['rate', 'updated_at'])
+    .where('organization_id', '=', scope.organizationId)
+    .where('environment', '=', scope.environment)
+    .where('base', '=', pair.base)
+    .where('quote', '=', pair.quote)
     .executeTakeFirst()
-  if (pinned) return { ...pair, rate: pinned.rate, source: 'sandbox', pinned: true, rateAt: new Date(pinned.updated_at) }
-  return { ...pair, rate: sandboxTableRate(pair.base, pair.quote), source: 'sandbox', pinned: false, rateAt: at }
+  if (pinned)
+    return {
+      ...pair,
+      rate: pinned.rate,
+      source: 'sandbox',
+      pinned: true,
+      rateAt: new Date(pinned.updated_at),
+    }
+  return {
+    ...pair,
+    rate: sandboxTableRate(pair.base, pair.quote),
+    source: 'sandbox',
+    pinned: false,
+    rateAt: at,
+  }
 }
 
 /**
  * Pins `base → quote` at `rate` for this tenant (the other direction keeps its own rate); pinning again replaces it.
  * A bad pair or rate throws an `FxError` naming `base`, `quote` or `rate`.
  */
-export async function pinSandboxFxRate(db: Db, scope: ProcessorScope, base: string, quote: string, rate: string, now: Date): Promise<SandboxRate> {
+export async function pinSandboxFxRate(
+  db: Db,
+  scope: ProcessorScope,
+  base: string,
+  quote: string,
+  rate: string,
+  now: Date,
+): Promise<SandboxRate> {
   const pair = currencyPair(base, quote)
   const canonical = normalizeRate(rate)
-  await db.insertInto('sim_fx_rates').values({
-    organization_id: scope.organizationId, environment: scope.environment, ...pair, rate: canonical, created_at: now, updated_at: now,
-  }).onConflict((oc) => oc.columns(['organization_id', 'environment', 'base', 'quote']).doUpdateSet({ rate: canonical, updated_at: now }))
+  await db
+    .insertInto('sim_fx_rates')
+    .values({
+      organization_id: scope.organizationId,
+      environment: scope.environment,
+      ...pair,
+      rate: canonical,
+      created_at: now,
+      updated_at: now,
+    })
+    .onConflict((oc) =>
+      oc
+        .columns(['organization_id', 'environment', 'base', 'quote'])
+        .doUpdateSet({ rate: canonical, updated_at: now }),
+    )
     .execute()
   return { ...pair, rate: canonical, source: 'sandbox', pinned: true, rateAt: now }
 }

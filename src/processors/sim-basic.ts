@@ -23,9 +23,14 @@ export const simBasic: ProcessorDefinition = {
   // No injector for tokens, 3-D Secure or disputes (decisions.md, Sandbox simulator), as a real processor
   // without those feeds would: its programs keep the network_tokens and three_d_secure capabilities.
   simulatorFeeds: [],
-  create: (deps) => new SimulatedProcessor(simBasic.profile, {
-    referencePrefix: 'sb',
-    asyncAccounts: true,
-    spendControls: simBasic.spendControls,
-  }, deps),
+  create: (deps) =>
+    new SimulatedProcessor(
+      simBasic.profile,
+      {
+        referencePrefix: 'sb',
+        asyncAccounts: true,
+        spendControls: simBasic.spendControls,
+      },
+      deps,
+    ),
 }

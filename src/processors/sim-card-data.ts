@@ -24,7 +24,11 @@ export const PAN_LENGTH = 16
 /** Draws per card before giving up: only a nearly full BIN range gets here (each draw misses with p = fill ratio). */
 export const MAX_PAN_DRAWS = 20
 /** Purpose keys (HKDF from the master key), one per use. */
-export const CARD_DATA_PURPOSES = { pan: 'sim-card-pan', cvc: 'sim-card-cvc', panIndex: 'sim-card-pan-index' } as const
+export const CARD_DATA_PURPOSES = {
+  pan: 'sim-card-pan',
+  cvc: 'sim-card-cvc',
+  panIndex: 'sim-card-pan-index',
+} as const
 const PAN_INDEX = 'sim_processor_objects_pan_hmac'
 
 export interface CardNumberAndCode {
@@ -40,7 +44,11 @@ export interface CardNumberAndCode {
 export class SimCardData {
   private readonly indexKey: Buffer
 
-  constructor(private readonly store: SimStore, private readonly masterKey: Buffer, private readonly random: RandomDigits = secureRandomDigits) {
+  constructor(
+    private readonly store: SimStore,
+    private readonly masterKey: Buffer,
+    private readonly random: RandomDigits = secureRandomDigits,
+  ) {
     this.indexKey = deriveKey(masterKey, CARD_DATA_PURPOSES.panIndex)
   }
 
@@ -53,33 +61,60 @@ export class SimCardData {
    * Draws a number on `bin` and a code, seals them, and hands them to `write`, which stores them (a number
    * another card holds fails on the unique index: drawn again). Answers what `write` answers.
    */
-  async withFreshNumber<T>(bin: string, operation: ProcessorOperation, write: (sealed: SealedCardData) => Promise<T>): Promise<T> {
+  async withFreshNumber<T>(
+    bin: string,
+    operation: ProcessorOperation,
+    write: (sealed: SealedCardData) => Promise<T>,
+  ): Promise<T> {
     if (!/^[0-9]{6,15}$/.test(bin)) {
-      throw new ProcessorError('processor_permission_denied', operation, `BIN "${bin}" is not a BIN this processor can issue on.`)
+      throw new ProcessorError(
+        'processor_permission_denied',
+        operation,
+        `BIN "${bin}" is not a BIN this processor can issue on.`,
+      )
     }
     const cvcEncrypted = encryptField(this.masterKey, CARD_DATA_PURPOSES.cvc, this.random(3))
     for (let draw = 0; draw < MAX_PAN_DRAWS; draw++) {
       const pan = withLuhn(bin + this.random(PAN_LENGTH - 1 - bin.length))
       try {
-        return await write({ panEncrypted: encryptField(this.masterKey, CARD_DATA_PURPOSES.pan, pan), cvcEncrypted, panHmac: this.panHmac(pan) })
+        return await write({
+          panEncrypted: encryptField(this.masterKey, CARD_DATA_PURPOSES.pan, pan),
+          cvcEncrypted,
+          panHmac: this.panHmac(pan),
+        })
       } catch (err) {
         if (!isUniqueViolation(err, PAN_INDEX)) throw err
       }
     }
-    throw new ProcessorError('processor_unavailable', operation, `No unused card number found on BIN ${bin} after ${MAX_PAN_DRAWS} draws.`)
+    throw new ProcessorError(
+      'processor_unavailable',
+      operation,
+      `No unused card number found on BIN ${bin} after ${MAX_PAN_DRAWS} draws.`,
+    )
   }
 
   /** A card created before the simulator stored card data gets its number and code now (once, even under races). */
-  async ensure(scope: ProcessorScope, obj: SimObject, operation: ProcessorOperation, now: Date): Promise<SimObject> {
+  async ensure(
+    scope: ProcessorScope,
+    obj: SimObject,
+    operation: ProcessorOperation,
+    now: Date,
+  ): Promise<SimObject> {
     if (obj.pan_hmac !== null) return obj
-    const assigned = await this.withFreshNumber(String(obj.data.bin ?? ''), operation, (sealed) => this.store.assignCardData(obj.reference, sealed, now))
+    const assigned = await this.withFreshNumber(String(obj.data.bin ?? ''), operation, (sealed) =>
+      this.store.assignCardData(obj.reference, sealed, now),
+    )
     return assigned ?? (await this.store.byReference(scope, 'card', obj.reference))!
   }
 
   /** Decrypts the stored number and code (the only place they exist in clear, in memory). */
   reveal(obj: SimObject, operation: ProcessorOperation): CardNumberAndCode {
     if (obj.pan_encrypted === null || obj.cvc_encrypted === null) {
-      throw new ProcessorError('processor_permission_denied', operation, 'The processor holds no card number for this card.')
+      throw new ProcessorError(
+        'processor_permission_denied',
+        operation,
+        'The processor holds no card number for this card.',
+      )
     }
     return {
       number: decryptField(this.masterKey, CARD_DATA_PURPOSES.pan, obj.pan_encrypted),

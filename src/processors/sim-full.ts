@@ -23,9 +23,14 @@ export const simFull: ProcessorDefinition = {
     lists: ['allowed_mccs', 'blocked_mccs', 'allowed_countries', 'blocked_countries'],
   },
   simulatorFeeds: ['network_tokens', 'three_d_secure', 'disputes'],
-  create: (deps) => new SimulatedProcessor(simFull.profile, {
-    referencePrefix: 'sf',
-    asyncAccounts: false,
-    spendControls: simFull.spendControls,
-  }, deps),
+  create: (deps) =>
+    new SimulatedProcessor(
+      simFull.profile,
+      {
+        referencePrefix: 'sf',
+        asyncAccounts: false,
+        spendControls: simFull.spendControls,
+      },
+      deps,
+    ),
 }

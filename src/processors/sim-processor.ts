@@ -2,8 +2,20 @@ import { deriveKey, hmacSha256, safeEqual } from '../lib/crypto.js'
 import { ulid } from '../lib/ids.js'
 import { takeFault } from './faults.js'
 import {
-  ProcessorError, type CardDetails, type CreateAccountInput, type FxQuote, type IssueCardInput, type Processor, type ProcessorDeps, type ProcessorOperation,
-  type ProcessorProfile, type ProcessorScope, type SpendControlSupport, type UpstreamAccount, type UpstreamAccountStatus, type UpstreamCard,
+  ProcessorError,
+  type CardDetails,
+  type CreateAccountInput,
+  type FxQuote,
+  type IssueCardInput,
+  type Processor,
+  type ProcessorDeps,
+  type ProcessorOperation,
+  type ProcessorProfile,
+  type ProcessorScope,
+  type SpendControlSupport,
+  type UpstreamAccount,
+  type UpstreamAccountStatus,
+  type UpstreamCard,
   type UpstreamCardStatus,
 } from './port.js'
 import { sandboxFxRate } from './sandbox-fx.js'
@@ -37,15 +49,23 @@ export class SimulatedProcessor implements Processor {
   private readonly cardData: SimCardData
   private readonly pinKey: Buffer
 
-  constructor(readonly profile: ProcessorProfile, private readonly behaviour: SimBehaviour, private readonly deps: SimDeps) {
+  constructor(
+    readonly profile: ProcessorProfile,
+    private readonly behaviour: SimBehaviour,
+    private readonly deps: SimDeps,
+  ) {
     this.store = new SimStore(deps.db, profile.name)
     this.cardData = new SimCardData(this.store, deps.masterKey, deps.randomDigits)
     this.pinKey = deriveKey(deps.masterKey, `sim-pin:${profile.name}`)
   }
 
-  get name(): string { return this.profile.name }
+  get name(): string {
+    return this.profile.name
+  }
 
-  get spendControls(): SpendControlSupport { return this.behaviour.spendControls }
+  get spendControls(): SpendControlSupport {
+    return this.behaviour.spendControls
+  }
 
   private async begin(scope: ProcessorScope, operation: ProcessorOperation): Promise<Date> {
     await takeFault(this.deps.db, scope, operation)
@@ -59,25 +79,46 @@ export class SimulatedProcessor implements Processor {
   async createAccount(scope: ProcessorScope, input: CreateAccountInput): Promise<UpstreamAccount> {
     const now = await this.begin(scope, 'create_account')
     const state = this.behaviour.asyncAccounts ? 'creating' : 'open'
-    const obj = await this.store.put(scope, 'account', input.accountId, this.reference('a'), state,
-      { currency: input.currency, cardholder: input.cardholderId, program: input.programId }, now)
+    const obj = await this.store.put(
+      scope,
+      'account',
+      input.accountId,
+      this.reference('a'),
+      state,
+      { currency: input.currency, cardholder: input.cardholderId, program: input.programId },
+      now,
+    )
     return { upstreamReference: obj.state === 'creating' ? null : obj.reference }
   }
 
   async getAccount(scope: ProcessorScope, accountId: string): Promise<UpstreamAccount> {
     const now = await this.begin(scope, 'get_account')
     let obj = await this.store.byKey(scope, 'account', accountId)
-    if (!obj) throw new ProcessorError('processor_permission_denied', 'get_account', 'Unknown account at the processor.')
+    if (!obj)
+      throw new ProcessorError(
+        'processor_permission_denied',
+        'get_account',
+        'Unknown account at the processor.',
+      )
     // The background creation finishes by the time the service looks again.
     if (obj.state === 'creating') obj = await this.store.update(obj.reference, 'open', {}, now)
     return { upstreamReference: obj.reference }
   }
 
-  async setAccountStatus(scope: ProcessorScope, accountId: string, status: UpstreamAccountStatus): Promise<void> {
+  async setAccountStatus(
+    scope: ProcessorScope,
+    accountId: string,
+    status: UpstreamAccountStatus,
+  ): Promise<void> {
     this.requireCapability('account_status', 'set_account_status')
     const now = await this.begin(scope, 'set_account_status')
     const obj = await this.store.byKey(scope, 'account', accountId)
-    if (!obj) throw new ProcessorError('processor_permission_denied', 'set_account_status', 'Unknown account at the processor.')
+    if (!obj)
+      throw new ProcessorError(
+        'processor_permission_denied',
+        'set_account_status',
+        'Unknown account at the processor.',
+      )
     // `state` tracks the creation; the status the service set is kept beside it.
     await this.store.update(obj.reference, obj.state, { status }, now)
   }
@@ -85,16 +126,25 @@ export class SimulatedProcessor implements Processor {
   async issueCard(scope: ProcessorScope, input: IssueCardInput): Promise<UpstreamCard> {
     const now = await this.begin(scope, 'issue_card')
     if (!this.profile.formFactors.includes(input.formFactor)) {
-      throw new ProcessorError('operation_unsupported', 'issue_card', `${this.name} does not issue ${input.formFactor} cards.`)
+      throw new ProcessorError(
+        'operation_unsupported',
+        'issue_card',
+        `${this.name} does not issue ${input.formFactor} cards.`,
+      )
     }
     const reference = this.reference('c')
     const data = {
-      form_factor: input.formFactor, card_type: input.cardType, brand: input.brand, bin: input.bin,
-      embossed_name: input.embossedName, account: input.accountReference,
+      form_factor: input.formFactor,
+      card_type: input.cardType,
+      brand: input.brand,
+      bin: input.bin,
+      embossed_name: input.embossedName,
+      account: input.accountReference,
     }
     // The number and code are drawn now and stored with the card; a retried call gets the first ones back.
-    const obj = await this.cardData.withFreshNumber(input.bin, 'issue_card',
-      (sealed) => this.store.put(scope, 'card', input.cardId, reference, 'pending', data, now, sealed))
+    const obj = await this.cardData.withFreshNumber(input.bin, 'issue_card', (sealed) =>
+      this.store.put(scope, 'card', input.cardId, reference, 'pending', data, now, sealed),
+    )
     return this.present(await this.cardData.ensure(scope, obj, 'issue_card', now))
   }
 
@@ -108,18 +158,36 @@ export class SimulatedProcessor implements Processor {
       // Cards requested before the simulator stored card data get theirs here.
       obj = await this.cardData.ensure(scope, obj, 'get_card', now)
       const last4 = this.cardData.reveal(obj, 'get_card').number.slice(-4)
-      obj = await this.store.update(reference, obj.data.form_factor === 'physical' ? 'inactive' : 'active', { exp_month: expMonth, exp_year: expYear, last4 }, now)
+      obj = await this.store.update(
+        reference,
+        obj.data.form_factor === 'physical' ? 'inactive' : 'active',
+        { exp_month: expMonth, exp_year: expYear, last4 },
+        now,
+      )
     }
     return this.present(obj)
   }
 
-  async setCardStatus(scope: ProcessorScope, reference: string, status: Exclude<UpstreamCardStatus, 'pending'>): Promise<UpstreamCard> {
+  async setCardStatus(
+    scope: ProcessorScope,
+    reference: string,
+    status: Exclude<UpstreamCardStatus, 'pending'>,
+  ): Promise<UpstreamCard> {
     const now = await this.begin(scope, 'set_card_status')
     const obj = await this.card(scope, reference, 'set_card_status')
     if (obj.state === 'closed' && status !== 'closed') {
-      throw new ProcessorError('processor_permission_denied', 'set_card_status', 'The card is closed at the processor.')
+      throw new ProcessorError(
+        'processor_permission_denied',
+        'set_card_status',
+        'The card is closed at the processor.',
+      )
     }
-    if (obj.state === 'pending') throw new ProcessorError('processor_permission_denied', 'set_card_status', 'The card is not issued yet.')
+    if (obj.state === 'pending')
+      throw new ProcessorError(
+        'processor_permission_denied',
+        'set_card_status',
+        'The card is not issued yet.',
+      )
     return this.present(await this.store.update(reference, status, {}, now))
   }
 
@@ -142,7 +210,12 @@ export class SimulatedProcessor implements Processor {
     this.requireCapability('card_details', 'reveal_details')
     await this.begin(scope, 'reveal_details')
     const obj = await this.card(scope, reference, 'reveal_details')
-    if (obj.state === 'pending') throw new ProcessorError('processor_permission_denied', 'reveal_details', 'The card is not issued yet.')
+    if (obj.state === 'pending')
+      throw new ProcessorError(
+        'processor_permission_denied',
+        'reveal_details',
+        'The card is not issued yet.',
+      )
     const { number, cvc } = this.cardData.reveal(obj, 'reveal_details')
     return { number, cvc, expMonth: Number(obj.data.exp_month), expYear: Number(obj.data.exp_year) }
   }
@@ -155,13 +228,26 @@ export class SimulatedProcessor implements Processor {
 
   private requireCapability(capability: string, operation: ProcessorOperation): void {
     if (!(this.profile.capabilities as readonly string[]).includes(capability)) {
-      throw new ProcessorError('operation_unsupported', operation, `${this.name} has no ${operation} operation.`)
+      throw new ProcessorError(
+        'operation_unsupported',
+        operation,
+        `${this.name} has no ${operation} operation.`,
+      )
     }
   }
 
-  private async card(scope: ProcessorScope, reference: string, operation: ProcessorOperation): Promise<SimObject> {
+  private async card(
+    scope: ProcessorScope,
+    reference: string,
+    operation: ProcessorOperation,
+  ): Promise<SimObject> {
     const obj = await this.store.byReference(scope, 'card', reference)
-    if (!obj) throw new ProcessorError('processor_permission_denied', operation, 'Unknown card at the processor.')
+    if (!obj)
+      throw new ProcessorError(
+        'processor_permission_denied',
+        operation,
+        'Unknown card at the processor.',
+      )
     return obj
   }
 

@@ -18,7 +18,11 @@ async function demoPresent(deps: AppDeps, path: string): Promise<SandboxClientFi
   if (!existsSync(path)) return null
   try {
     const file = JSON.parse(readFileSync(path, 'utf8')) as SandboxClientFile
-    const row = await deps.db.selectFrom('oauth_clients').select('id').where('id', '=', file.client_id).executeTakeFirst()
+    const row = await deps.db
+      .selectFrom('oauth_clients')
+      .select('id')
+      .where('id', '=', file.client_id)
+      .executeTakeFirst()
     return row ? file : null
   } catch {
     return null
@@ -36,12 +40,19 @@ function writeClientFile(deps: AppDeps, path: string, file: SandboxClientFile): 
  * Every run: the demo owner (`owner@demo.test`) and how they sign in to the console (`console`): a fresh
  * one-time link while they have set no password, else the sign-in page.
  */
-export async function seedDemo(deps: AppDeps): Promise<{ file: SandboxClientFile; created: boolean; console: DemoSignIn }> {
+export async function seedDemo(
+  deps: AppDeps,
+): Promise<{ file: SandboxClientFile; created: boolean; console: DemoSignIn }> {
   const seeded = await seedDemoClient(deps)
-  return { ...seeded, console: await demoOwnerSignIn(deps, seeded.file.organization_id, DEMO_OWNER_EMAIL) }
+  return {
+    ...seeded,
+    console: await demoOwnerSignIn(deps, seeded.file.organization_id, DEMO_OWNER_EMAIL),
+  }
 }
 
-async function seedDemoClient(deps: AppDeps): Promise<{ file: SandboxClientFile; created: boolean }> {
+async function seedDemoClient(
+  deps: AppDeps,
+): Promise<{ file: SandboxClientFile; created: boolean }> {
   const path = sandboxClientPath(deps.config.dataDir)
   const tokenUrl = `${deps.config.baseUrl}/oauth/token`
   const existing = await demoPresent(deps, path)
@@ -54,18 +65,29 @@ async function seedDemoClient(deps: AppDeps): Promise<{ file: SandboxClientFile;
 
   const org = await createOrganization(deps, 'Demo organization')
   const full = await createProgram(deps, {
-    organization_id: org.id, environment: 'sandbox', name: 'Demo debit (sim_full)', processor: 'sim_full', currencies: ['USD', 'EUR', 'GBP'],
+    organization_id: org.id,
+    environment: 'sandbox',
+    name: 'Demo debit (sim_full)',
+    processor: 'sim_full',
+    currencies: ['USD', 'EUR', 'GBP'],
   })
   const basic = await createProgram(deps, {
-    organization_id: org.id, environment: 'sandbox', name: 'Demo prepaid (sim_basic)', processor: 'sim_basic', currencies: ['USD', 'EUR'],
+    organization_id: org.id,
+    environment: 'sandbox',
+    name: 'Demo prepaid (sim_basic)',
+    processor: 'sim_basic',
+    currencies: ['USD', 'EUR'],
   })
   const { publicKey, privateKey } = await generateKeyPair('ES256', { extractable: true })
   const kid = 'demo-1'
   const publicJwk = { ...(await exportJWK(publicKey)), kid, alg: 'ES256', use: 'sig' }
   const client = await createClient(deps, {
-    organization_id: org.id, environment: 'sandbox', label: 'Demo sandbox client',
+    organization_id: org.id,
+    environment: 'sandbox',
+    label: 'Demo sandbox client',
     // Every scope but clients:write, which is never granted by default (the operator may grant it).
-    scopes: SCOPES.filter((s) => s !== 'clients:write'), jwks: { keys: [publicJwk] },
+    scopes: SCOPES.filter((s) => s !== 'clients:write'),
+    jwks: { keys: [publicJwk] },
   })
   const file: SandboxClientFile = {
     client_id: client.id,

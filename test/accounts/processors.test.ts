@@ -16,12 +16,21 @@ before(async () => {
   full = t.deps.processors.forProgram({ id: 'prog_x', processor: 'sim_full' })
   basic = t.deps.processors.forProgram({ id: 'prog_y', processor: 'sim_basic' })
 })
-after(async () => { await t.close() })
+after(async () => {
+  await t.close()
+})
 
 const luhnValid = (pan: string) => withLuhn(pan.slice(0, -1)) === pan
 const cardInput = (formFactor: 'virtual' | 'physical') => ({
-  cardId: `card_T${++n}`, accountReference: 'sfa_x', programId: 'prog_x', cardholderId: 'chd_x', formFactor, cardType: 'debit',
-  brand: 'visa', bin: '42424200', embossedName: 'ADA LOVELACE',
+  cardId: `card_T${++n}`,
+  accountReference: 'sfa_x',
+  programId: 'prog_x',
+  cardholderId: 'chd_x',
+  formFactor,
+  cardType: 'debit',
+  brand: 'visa',
+  bin: '42424200',
+  embossedName: 'ADA LOVELACE',
 })
 
 async function rejectsWith(p: Promise<unknown>, failure: string): Promise<void> {
@@ -30,14 +39,29 @@ async function rejectsWith(p: Promise<unknown>, failure: string): Promise<void> 
 
 describe('simulated processors', () => {
   test('sim_full opens an account at once and answers the same reference when retried with the same id', async () => {
-    const a = await full.createAccount(scope, { accountId: 'acct_sim1', programId: 'prog_x', cardholderId: 'chd_x', currency: 'USD' })
+    const a = await full.createAccount(scope, {
+      accountId: 'acct_sim1',
+      programId: 'prog_x',
+      cardholderId: 'chd_x',
+      currency: 'USD',
+    })
     assert.match(a.upstreamReference ?? '', /^sfa_/)
-    const again = await full.createAccount(scope, { accountId: 'acct_sim1', programId: 'prog_x', cardholderId: 'chd_x', currency: 'USD' })
+    const again = await full.createAccount(scope, {
+      accountId: 'acct_sim1',
+      programId: 'prog_x',
+      cardholderId: 'chd_x',
+      currency: 'USD',
+    })
     assert.equal(again.upstreamReference, a.upstreamReference)
   })
 
   test('sim_basic creates accounts asynchronously: no reference at first, one when looked up later', async () => {
-    const a = await basic.createAccount(scope, { accountId: 'acct_sim2', programId: 'prog_y', cardholderId: 'chd_x', currency: 'USD' })
+    const a = await basic.createAccount(scope, {
+      accountId: 'acct_sim2',
+      programId: 'prog_y',
+      cardholderId: 'chd_x',
+      currency: 'USD',
+    })
     assert.equal(a.upstreamReference, null)
     const later = await basic.getAccount(scope, 'acct_sim2')
     assert.match(later.upstreamReference ?? '', /^sba_/)
@@ -63,9 +87,18 @@ describe('simulated processors', () => {
   test('status changes stick, and a closed card cannot be reopened at the processor', async () => {
     const card = await full.issueCard(scope, cardInput('virtual'))
     await full.getCard(scope, card.upstreamReference)
-    assert.equal((await full.setCardStatus(scope, card.upstreamReference, 'frozen')).status, 'frozen')
-    assert.equal((await full.setCardStatus(scope, card.upstreamReference, 'closed')).status, 'closed')
-    await rejectsWith(full.setCardStatus(scope, card.upstreamReference, 'active'), 'processor_permission_denied')
+    assert.equal(
+      (await full.setCardStatus(scope, card.upstreamReference, 'frozen')).status,
+      'frozen',
+    )
+    assert.equal(
+      (await full.setCardStatus(scope, card.upstreamReference, 'closed')).status,
+      'closed',
+    )
+    await rejectsWith(
+      full.setCardStatus(scope, card.upstreamReference, 'active'),
+      'processor_permission_denied',
+    )
   })
 
   test('a PIN set on sim_full verifies; a wrong PIN does not; sim_basic takes no PIN', async () => {
@@ -78,16 +111,37 @@ describe('simulated processors', () => {
   })
 
   test('sim_full blocks and reopens an account it knows; sim_basic has no account status operation', async () => {
-    await full.createAccount(scope, { accountId: 'acct_sim4', programId: 'prog_x', cardholderId: 'chd_x', currency: 'USD' })
+    await full.createAccount(scope, {
+      accountId: 'acct_sim4',
+      programId: 'prog_x',
+      cardholderId: 'chd_x',
+      currency: 'USD',
+    })
     await full.setAccountStatus(scope, 'acct_sim4', 'blocked')
-    const stored = await t.deps.db.selectFrom('sim_processor_objects').select(['state', 'data'])
-      .where('processor', '=', 'sim_full').where('kind', '=', 'account').where('key', '=', 'acct_sim4').executeTakeFirstOrThrow()
+    const stored = await t.deps.db
+      .selectFrom('sim_processor_objects')
+      .select(['state', 'data'])
+      .where('processor', '=', 'sim_full')
+      .where('kind', '=', 'account')
+      .where('key', '=', 'acct_sim4')
+      .executeTakeFirstOrThrow()
     assert.equal(stored.state, 'open')
     assert.equal((stored.data as Record<string, unknown>).status, 'blocked')
     await full.setAccountStatus(scope, 'acct_sim4', 'open')
-    await rejectsWith(full.setAccountStatus(scope, 'acct_unknown', 'blocked'), 'processor_permission_denied')
-    await basic.createAccount(scope, { accountId: 'acct_sim5', programId: 'prog_y', cardholderId: 'chd_x', currency: 'USD' })
-    await rejectsWith(basic.setAccountStatus(scope, 'acct_sim5', 'blocked'), 'operation_unsupported')
+    await rejectsWith(
+      full.setAccountStatus(scope, 'acct_unknown', 'blocked'),
+      'processor_permission_denied',
+    )
+    await basic.createAccount(scope, {
+      accountId: 'acct_sim5',
+      programId: 'prog_y',
+      cardholderId: 'chd_x',
+      currency: 'USD',
+    })
+    await rejectsWith(
+      basic.setAccountStatus(scope, 'acct_sim5', 'blocked'),
+      'operation_unsupported',
+    )
   })
 
   test('sim_basic issues no physical cards', async () => {
@@ -99,10 +153,18 @@ describe('simulated processors', () => {
     await rejectsWith(full.issueCard(scope, cardInput('virtual')), 'processor_unavailable')
     await rejectsWith(basic.issueCard(scope, cardInput('virtual')), 'processor_unavailable')
     assert.equal((await full.issueCard(scope, cardInput('virtual'))).status, 'pending')
-    await full.createAccount(scope, { accountId: 'acct_sim3', programId: 'prog_x', cardholderId: 'chd_x', currency: 'USD' })
+    await full.createAccount(scope, {
+      accountId: 'acct_sim3',
+      programId: 'prog_x',
+      cardholderId: 'chd_x',
+      currency: 'USD',
+    })
   })
 
   test('a program bound to a processor this deployment lacks is program_not_provisioned', () => {
-    assert.throws(() => t.deps.processors.forProgram({ id: 'prog_z', processor: 'acme_bank' }), (err: any) => err.code === 'program_not_provisioned')
+    assert.throws(
+      () => t.deps.processors.forProgram({ id: 'prog_z', processor: 'acme_bank' }),
+      (err: any) => err.code === 'program_not_provisioned',
+    )
   })
 })

@@ -5,8 +5,18 @@ export { eventsOf, expectError } from '../helpers/api.js'
 export { approvedCardholder } from '../helpers/tenant.js'
 
 /** Opens an account and returns it; fails the test unless the answer is 201. */
-export async function openAccount(t: TestApp, token: string, program: { id: string }, cardholderId: string, currency = 'USD'): Promise<any> {
-  const res = await t.api(token, 'POST', '/v1/accounts', { program_id: program.id, cardholder_id: cardholderId, currency })
+export async function openAccount(
+  t: TestApp,
+  token: string,
+  program: { id: string },
+  cardholderId: string,
+  currency = 'USD',
+): Promise<any> {
+  const res = await t.api(token, 'POST', '/v1/accounts', {
+    program_id: program.id,
+    cardholder_id: cardholderId,
+    currency,
+  })
   assert.equal(res.statusCode, 201, res.body)
   return res.json()
 }

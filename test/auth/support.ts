@@ -13,13 +13,17 @@ export function nowSeconds(t: TestApp): number {
 }
 
 /** An assertion for the tenant's client, signed with its key; claims and header pieces can be overridden. */
-export function assertionFor(t: TestApp, client: Pick<TestClient, 'clientId' | 'privateJwk'>, options: {
-  claims?: Record<string, unknown>
-  kid?: string | null
-  audience?: string
-  lifetimeSeconds?: number
-  privateJwk?: Record<string, unknown>
-} = {}): Promise<string> {
+export function assertionFor(
+  t: TestApp,
+  client: Pick<TestClient, 'clientId' | 'privateJwk'>,
+  options: {
+    claims?: Record<string, unknown>
+    kid?: string | null
+    audience?: string
+    lifetimeSeconds?: number
+    privateJwk?: Record<string, unknown>
+  } = {},
+): Promise<string> {
   return signClientAssertion({
     clientId: client.clientId,
     privateJwk: options.privateJwk ?? client.privateJwk,
@@ -32,7 +36,10 @@ export function assertionFor(t: TestApp, client: Pick<TestClient, 'clientId' | '
 }
 
 /** A complete client_credentials form around an assertion, with fields added, replaced or (undefined) removed. */
-export function tokenForm(assertion: string, fields: Record<string, string | undefined> = {}): string {
+export function tokenForm(
+  assertion: string,
+  fields: Record<string, string | undefined> = {},
+): string {
   const base: Record<string, string | undefined> = {
     grant_type: 'client_credentials',
     client_assertion_type: ASSERTION_TYPE,
@@ -45,12 +52,21 @@ export function tokenForm(assertion: string, fields: Record<string, string | und
 }
 
 /** Posts a token request for the client, optionally with extra form fields and headers. */
-export async function tokenFor(t: TestApp, client: Pick<TestClient, 'clientId' | 'privateJwk'>, fields: Record<string, string | undefined> = {}, headers: Record<string, string> = {}): Promise<LightMyRequestResponse> {
+export async function tokenFor(
+  t: TestApp,
+  client: Pick<TestClient, 'clientId' | 'privateJwk'>,
+  fields: Record<string, string | undefined> = {},
+  headers: Record<string, string> = {},
+): Promise<LightMyRequestResponse> {
   return requestToken(t, tokenForm(await assertionFor(t, client), fields), headers)
 }
 
 /** Checks the flat RFC 6749 refusal: status, `{error, error_description}` only, and `Cache-Control: no-store`. */
-export function assertOAuthError(res: LightMyRequestResponse, status: number, error: string): string {
+export function assertOAuthError(
+  res: LightMyRequestResponse,
+  status: number,
+  error: string,
+): string {
   assert.equal(res.statusCode, status, res.body)
   assert.equal(res.headers['cache-control'], 'no-store')
   const body = res.json()
@@ -66,9 +82,20 @@ export function assertGenericRefusal(res: LightMyRequestResponse): void {
 }
 
 /** A JWT signed with an arbitrary header (HS256 with a guessable secret, or `alg: none`). */
-export async function forgedAssertion(clientId: string, alg: 'none' | 'HS256' | 'HS512' | 'ES384' | 'PS256', secret = 'secret'): Promise<string> {
+export async function forgedAssertion(
+  clientId: string,
+  alg: 'none' | 'HS256' | 'HS512' | 'ES384' | 'PS256',
+  secret = 'secret',
+): Promise<string> {
   const now = Math.floor(Date.now() / 1000)
-  const claims = { iss: clientId, sub: clientId, aud: TOKEN_URL, iat: now, exp: now + 60, jti: crypto.randomUUID() }
+  const claims = {
+    iss: clientId,
+    sub: clientId,
+    aud: TOKEN_URL,
+    iat: now,
+    exp: now + 60,
+    jti: crypto.randomUUID(),
+  }
   const b64 = (v: unknown) => Buffer.from(JSON.stringify(v)).toString('base64url')
   if (alg === 'HS256' || alg === 'HS512') {
     return new SignJWT(claims).setProtectedHeader({ alg }).sign(new TextEncoder().encode(secret))

@@ -9,7 +9,11 @@ import { freshDatabaseUrl } from '../helpers/db.js'
 const log = pino({ level: 'silent' })
 const row = { client_id: 'oc_1' }
 
-async function until(check: () => boolean | Promise<boolean>, what: string, ms = 5000): Promise<void> {
+async function until(
+  check: () => boolean | Promise<boolean>,
+  what: string,
+  ms = 5000,
+): Promise<void> {
   const deadline = Date.now() + ms
   while (!(await check())) {
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`)
@@ -41,7 +45,9 @@ describe('token cache', () => {
   }
 
   /** Runs `use` with a live cache, closed afterwards. */
-  async function withLiveCache(use: (cache: TokenCache<typeof row>) => Promise<void>): Promise<void> {
+  async function withLiveCache(
+    use: (cache: TokenCache<typeof row>) => Promise<void>,
+  ): Promise<void> {
     const cache = await liveCache()
     try {
       await use(cache)
@@ -51,7 +57,9 @@ describe('token cache', () => {
   }
 
   /** `withLiveCache` plus a second PostgreSQL connection, standing for another process. */
-  async function withCacheAndPeer(use: (cache: TokenCache<typeof row>, peer: pg.Client) => Promise<void>): Promise<void> {
+  async function withCacheAndPeer(
+    use: (cache: TokenCache<typeof row>, peer: pg.Client) => Promise<void>,
+  ): Promise<void> {
     await withLiveCache(async (cache) => {
       const peer = new pg.Client({ connectionString: database.url! })
       await peer.connect()
@@ -86,7 +94,9 @@ describe('token cache', () => {
     })
   })
 
-  test('on PostgreSQL, a change committed by another process reaches the cache through NOTIFY', { skip: !process.env.DATABASE_URL }, async () => {
+  test('on PostgreSQL, a change committed by another process reaches the cache through NOTIFY', {
+    skip: !process.env.DATABASE_URL,
+  }, async () => {
     await withCacheAndPeer(async (cache, other) => {
       cache.put('h1', row, cache.mark(), Date.now())
       await other.query(`SELECT pg_notify('${AUTH_CHANNEL}', '')`)
@@ -94,20 +104,27 @@ describe('token cache', () => {
     })
   })
 
-  test('on PostgreSQL, while the notification connection is down nothing is cached or answered', { skip: !process.env.DATABASE_URL }, async () => {
+  test('on PostgreSQL, while the notification connection is down nothing is cached or answered', {
+    skip: !process.env.DATABASE_URL,
+  }, async () => {
     await withCacheAndPeer(async (cache, admin) => {
       cache.put('h1', row, cache.mark(), Date.now())
       const { rowCount } = await admin.query(
-        `SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND query = 'LISTEN ${AUTH_CHANNEL}'`)
+        `SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND query = 'LISTEN ${AUTH_CHANNEL}'`,
+      )
       assert.equal(rowCount, 1)
       await until(() => cache.get('h1', Date.now()) === undefined, 'the cache to go dark')
       cache.put('h2', row, cache.mark(), Date.now())
       assert.equal(cache.get('h2', Date.now()), undefined)
       // Back after the reconnect, empty.
-      await until(() => {
-        cache.put('h3', row, cache.mark(), Date.now())
-        return cache.get('h3', Date.now()) !== undefined
-      }, 'the reconnect', 8000)
+      await until(
+        () => {
+          cache.put('h3', row, cache.mark(), Date.now())
+          return cache.get('h3', Date.now()) !== undefined
+        },
+        'the reconnect',
+        8000,
+      )
       assert.equal(cache.get('h1', Date.now()), undefined)
     })
   })

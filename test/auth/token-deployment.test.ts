@@ -23,8 +23,12 @@ test('a production token presented to a sandbox-only deployment answers 403 envi
   const live = await createTenant(t, { environment: 'production' })
   const token = `at_live_${'P'.repeat(43)}`
   await insertAccessToken(t.deps.db, {
-    token_hash: sha256Hex(token), client_id: live.clientId, organization_id: live.organizationId, environment: 'production',
-    scopes: ['cardholders:read'], expires_at: new Date(t.clock.now().getTime() + 900_000),
+    token_hash: sha256Hex(token),
+    client_id: live.clientId,
+    organization_id: live.organizationId,
+    environment: 'production',
+    scopes: ['cardholders:read'],
+    expires_at: new Date(t.clock.now().getTime() + 900_000),
   })
   const res = await t.api(token, 'GET', '/v1/programs')
   assert.equal(res.statusCode, 403)
@@ -33,13 +37,21 @@ test('a production token presented to a sandbox-only deployment answers 403 envi
 })
 
 test('with SVC_RELEASES=three_d_secure, authentications:read is issued and advertised', async () => {
-  const tenant = await createTenant(t, { scopes: ['cardholders:read', 'authentications:read', 'authentications:write'] })
+  const tenant = await createTenant(t, {
+    scopes: ['cardholders:read', 'authentications:read', 'authentications:write'],
+  })
   const asked = await tokenFor(t, tenant, { scope: 'authentications:read' })
   assert.equal(asked.statusCode, 200, asked.body)
   assert.equal(asked.json().scope, 'authentications:read')
   const all = (await tokenFor(t, tenant)).json()
-  assert.deepEqual(all.scope.split(' ').sort(), ['authentications:read', 'authentications:write', 'cardholders:read'])
-  const meta = (await t.app.inject({ method: 'GET', url: '/.well-known/oauth-authorization-server' })).json()
+  assert.deepEqual(all.scope.split(' ').sort(), [
+    'authentications:read',
+    'authentications:write',
+    'cardholders:read',
+  ])
+  const meta = (
+    await t.app.inject({ method: 'GET', url: '/.well-known/oauth-authorization-server' })
+  ).json()
   assert.ok(meta.scopes_supported.includes('authentications:read'))
 })
 

@@ -1,9 +1,23 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
 import { exportJWK, generateKeyPair } from 'jose'
-import { createTenant, newKeyPair, requestToken, startTestApp, TOKEN_URL, type TestApp, type TestClient } from '../helpers/app.js'
 import {
-  ASSERTION_TYPE, assertGenericRefusal, assertOAuthError, assertionFor, forgedAssertion, tokenFor, tokenForm,
+  createTenant,
+  newKeyPair,
+  requestToken,
+  startTestApp,
+  TOKEN_URL,
+  type TestApp,
+  type TestClient,
+} from '../helpers/app.js'
+import {
+  ASSERTION_TYPE,
+  assertGenericRefusal,
+  assertOAuthError,
+  assertionFor,
+  forgedAssertion,
+  tokenFor,
+  tokenForm,
 } from './support.js'
 
 let t: TestApp
@@ -11,13 +25,20 @@ let tenant: TestClient
 
 before(async () => {
   t = await startTestApp()
-  tenant = await createTenant(t, { scopes: ['cardholders:read', 'cardholders:write', 'accounts:read', 'authentications:read'] })
+  tenant = await createTenant(t, {
+    scopes: ['cardholders:read', 'cardholders:write', 'accounts:read', 'authentications:read'],
+  })
 })
 after(() => t.close())
 
 describe('invalid_client: refusals before the signature is proven', () => {
   test('an unknown client answers 401 invalid_client with the generic description', async () => {
-    assertGenericRefusal(await tokenFor(t, { clientId: 'oc_01UNKNOWNCLIENT000000000000', privateJwk: tenant.privateJwk }))
+    assertGenericRefusal(
+      await tokenFor(t, {
+        clientId: 'oc_01UNKNOWNCLIENT000000000000',
+        privateJwk: tenant.privateJwk,
+      }),
+    )
   })
 
   test('a revoked client answers 401 invalid_client', async () => {
@@ -29,7 +50,9 @@ describe('invalid_client: refusals before the signature is proven', () => {
 
   test('an assertion signed by a key the client never registered answers invalid_client', async () => {
     const stranger = await newKeyPair('ES256', 'k1')
-    assertGenericRefusal(await tokenFor(t, { clientId: tenant.clientId, privateJwk: stranger.privateJwk }))
+    assertGenericRefusal(
+      await tokenFor(t, { clientId: tenant.clientId, privateJwk: stranger.privateJwk }),
+    )
   })
 
   test('a tampered payload (signature no longer matches) answers invalid_client', async () => {
@@ -48,22 +71,49 @@ describe('invalid_client: refusals before the signature is proven', () => {
 
   test('an assertion signed RS256 against an EC key registration answers invalid_client', async () => {
     const rsa = await newKeyPair('RS256', 'k1')
-    assertGenericRefusal(await tokenFor(t, { clientId: tenant.clientId, privateJwk: rsa.privateJwk }))
+    assertGenericRefusal(
+      await tokenFor(t, { clientId: tenant.clientId, privateJwk: rsa.privateJwk }),
+    )
   })
 
   test('a kid that matches no registered key answers invalid_client', async () => {
-    const res = await requestToken(t, tokenForm(await assertionFor(t, tenant, { kid: 'no-such-kid' })))
+    const res = await requestToken(
+      t,
+      tokenForm(await assertionFor(t, tenant, { kid: 'no-such-kid' })),
+    )
     assertGenericRefusal(res)
   })
 
   test('iss and sub must both name the client', async () => {
-    assertGenericRefusal(await requestToken(t, tokenForm(await assertionFor(t, tenant, { claims: { sub: 'oc_someone_else' } }))))
-    assertGenericRefusal(await requestToken(t, tokenForm(await assertionFor(t, tenant, { claims: { iss: undefined } }))))
+    assertGenericRefusal(
+      await requestToken(
+        t,
+        tokenForm(await assertionFor(t, tenant, { claims: { sub: 'oc_someone_else' } })),
+      ),
+    )
+    assertGenericRefusal(
+      await requestToken(
+        t,
+        tokenForm(await assertionFor(t, tenant, { claims: { iss: undefined } })),
+      ),
+    )
   })
 
   test('a NUL character in iss and sub is an unknown client, in a jti a malformed assertion (never a 500)', async () => {
-    assertGenericRefusal(await requestToken(t, tokenForm(await assertionFor(t, tenant, { claims: { iss: 'x\u0000', sub: 'x\u0000' } }))))
-    assertOAuthError(await requestToken(t, tokenForm(await assertionFor(t, tenant, { claims: { jti: 'a\u0000b' } }))), 400, 'invalid_request')
+    assertGenericRefusal(
+      await requestToken(
+        t,
+        tokenForm(await assertionFor(t, tenant, { claims: { iss: 'x\u0000', sub: 'x\u0000' } })),
+      ),
+    )
+    assertOAuthError(
+      await requestToken(
+        t,
+        tokenForm(await assertionFor(t, tenant, { claims: { jti: 'a\u0000b' } })),
+      ),
+      400,
+      'invalid_request',
+    )
   })
 
   test('every refusal before the signature is proven carries one and the same description', async () => {
@@ -91,12 +141,19 @@ describe('invalid_client: audience compared exactly', () => {
     TOKEN_URL.toUpperCase(),
   ]) {
     test(`aud ${aud} answers 401 invalid_client`, async () => {
-      assertOAuthError(await requestToken(t, tokenForm(await assertionFor(t, tenant, { audience: aud }))), 401, 'invalid_client')
+      assertOAuthError(
+        await requestToken(t, tokenForm(await assertionFor(t, tenant, { audience: aud }))),
+        401,
+        'invalid_client',
+      )
     })
   }
 
   test('aud as an array containing the exact token endpoint URL is accepted', async () => {
-    const res = await requestToken(t, tokenForm(await assertionFor(t, tenant, { claims: { aud: [TOKEN_URL] } })))
+    const res = await requestToken(
+      t,
+      tokenForm(await assertionFor(t, tenant, { claims: { aud: [TOKEN_URL] } })),
+    )
     assert.equal(res.statusCode, 200, res.body)
   })
 })
@@ -110,25 +167,44 @@ describe('invalid_request, unsupported_grant_type', () => {
 
   for (const field of ['grant_type', 'client_assertion_type', 'client_assertion']) {
     test(`a missing ${field} answers 400 invalid_request`, async () => {
-      assertOAuthError(await requestToken(t, tokenForm(await assertionFor(t, tenant), { [field]: undefined })), 400, 'invalid_request')
+      assertOAuthError(
+        await requestToken(t, tokenForm(await assertionFor(t, tenant), { [field]: undefined })),
+        400,
+        'invalid_request',
+      )
     })
   }
 
   test('a wrong client_assertion_type answers 400 invalid_request', async () => {
-    const res = await requestToken(t, tokenForm(await assertionFor(t, tenant), { client_assertion_type: 'urn:ietf:params:oauth:client-assertion-type:saml2-bearer' }))
+    const res = await requestToken(
+      t,
+      tokenForm(await assertionFor(t, tenant), {
+        client_assertion_type: 'urn:ietf:params:oauth:client-assertion-type:saml2-bearer',
+      }),
+    )
     assertOAuthError(res, 400, 'invalid_request')
   })
 
   test('a JSON body answers 400 invalid_request in the flat shape', async () => {
     const res = await t.app.inject({
-      method: 'POST', url: '/oauth/token', headers: { 'content-type': 'application/json' },
-      payload: JSON.stringify({ grant_type: 'client_credentials', client_assertion_type: ASSERTION_TYPE, client_assertion: await assertionFor(t, tenant) }),
+      method: 'POST',
+      url: '/oauth/token',
+      headers: { 'content-type': 'application/json' },
+      payload: JSON.stringify({
+        grant_type: 'client_credentials',
+        client_assertion_type: ASSERTION_TYPE,
+        client_assertion: await assertionFor(t, tenant),
+      }),
     })
     assertOAuthError(res, 400, 'invalid_request')
   })
 
   test('an empty request answers 400 invalid_request', async () => {
-    assertOAuthError(await t.app.inject({ method: 'POST', url: '/oauth/token' }), 400, 'invalid_request')
+    assertOAuthError(
+      await t.app.inject({ method: 'POST', url: '/oauth/token' }),
+      400,
+      'invalid_request',
+    )
   })
 
   test('a repeated form field answers 400 invalid_request', async () => {
@@ -136,27 +212,52 @@ describe('invalid_request, unsupported_grant_type', () => {
     assertOAuthError(await requestToken(t, form), 400, 'invalid_request')
   })
 
-  for (const grant of ['authorization_code', 'password', 'refresh_token', 'urn:ietf:params:oauth:grant-type:jwt-bearer']) {
+  for (const grant of [
+    'authorization_code',
+    'password',
+    'refresh_token',
+    'urn:ietf:params:oauth:grant-type:jwt-bearer',
+  ]) {
     test(`grant_type ${grant} answers 400 unsupported_grant_type`, async () => {
-      assertOAuthError(await requestToken(t, tokenForm(await assertionFor(t, tenant), { grant_type: grant })), 400, 'unsupported_grant_type')
+      assertOAuthError(
+        await requestToken(t, tokenForm(await assertionFor(t, tenant), { grant_type: grant })),
+        400,
+        'unsupported_grant_type',
+      )
     })
   }
 })
 
 describe('invalid_scope and invalid_grant', () => {
   test('a scope that does not exist answers 400 invalid_scope', async () => {
-    assertOAuthError(await tokenFor(t, tenant, { scope: 'cardholders:read superpowers' }), 400, 'invalid_scope')
+    assertOAuthError(
+      await tokenFor(t, tenant, { scope: 'cardholders:read superpowers' }),
+      400,
+      'invalid_scope',
+    )
   })
 
   test('a real scope the client does not hold answers 400 invalid_scope and grants nothing', async () => {
-    assertOAuthError(await tokenFor(t, tenant, { scope: 'cardholders:read cards:write' }), 400, 'invalid_scope')
+    assertOAuthError(
+      await tokenFor(t, tenant, { scope: 'cardholders:read cards:write' }),
+      400,
+      'invalid_scope',
+    )
   })
 
   test('authentications:read is not issued before the three_d_secure release, even to a client holding it', async () => {
-    assertOAuthError(await tokenFor(t, tenant, { scope: 'authentications:read' }), 400, 'invalid_scope')
+    assertOAuthError(
+      await tokenFor(t, tenant, { scope: 'authentications:read' }),
+      400,
+      'invalid_scope',
+    )
     const all = await tokenFor(t, tenant)
     assert.equal(all.statusCode, 200)
-    assert.deepEqual(all.json().scope.split(' ').sort(), ['accounts:read', 'cardholders:read', 'cardholders:write'])
+    assert.deepEqual(all.json().scope.split(' ').sort(), [
+      'accounts:read',
+      'cardholders:read',
+      'cardholders:write',
+    ])
   })
 
   test('a jti redeemed once answers 400 invalid_grant the second time', async () => {
@@ -167,8 +268,15 @@ describe('invalid_scope and invalid_grant', () => {
 
   test('a refused scope does not spend the assertion', async () => {
     const assertion = await assertionFor(t, tenant)
-    assertOAuthError(await requestToken(t, tokenForm(assertion, { scope: 'cards:write' })), 400, 'invalid_scope')
-    assert.equal((await requestToken(t, tokenForm(assertion, { scope: 'cardholders:read' }))).statusCode, 200)
+    assertOAuthError(
+      await requestToken(t, tokenForm(assertion, { scope: 'cards:write' })),
+      400,
+      'invalid_scope',
+    )
+    assert.equal(
+      (await requestToken(t, tokenForm(assertion, { scope: 'cardholders:read' }))).statusCode,
+      200,
+    )
   })
 
   test('two concurrent redemptions of one jti: exactly one 200, the others invalid_grant', async () => {
@@ -176,14 +284,23 @@ describe('invalid_scope and invalid_grant', () => {
     const results = await Promise.all(Array.from({ length: 6 }, () => requestToken(t, form)))
     const statuses = results.map((r) => r.statusCode).sort()
     assert.deepEqual(statuses, [200, 400, 400, 400, 400, 400])
-    for (const r of results.filter((x) => x.statusCode === 400)) assertOAuthError(r, 400, 'invalid_grant')
+    for (const r of results.filter((x) => x.statusCode === 400))
+      assertOAuthError(r, 400, 'invalid_grant')
   })
 
   test('the same jti used by two different clients is redeemed once by each', async () => {
     const other = await createTenant(t)
     const jti = 'shared-jti-value'
-    assert.equal((await requestToken(t, tokenForm(await assertionFor(t, tenant, { claims: { jti } })))).statusCode, 200)
-    assert.equal((await requestToken(t, tokenForm(await assertionFor(t, other, { claims: { jti } })))).statusCode, 200)
+    assert.equal(
+      (await requestToken(t, tokenForm(await assertionFor(t, tenant, { claims: { jti } }))))
+        .statusCode,
+      200,
+    )
+    assert.equal(
+      (await requestToken(t, tokenForm(await assertionFor(t, other, { claims: { jti } }))))
+        .statusCode,
+      200,
+    )
   })
 })
 
@@ -201,12 +318,21 @@ describe('the client_id form field', () => {
 describe('key types', () => {
   test('a client registered with an RSA 2048 key obtains a token with RS256', async () => {
     const org = await t.operator('POST', '/operator/v1/organizations', { name: 'RSA org' })
-    const { publicKey, privateKey } = await generateKeyPair('RS256', { extractable: true, modulusLength: 2048 })
+    const { publicKey, privateKey } = await generateKeyPair('RS256', {
+      extractable: true,
+      modulusLength: 2048,
+    })
     const client = await t.operator('POST', '/operator/v1/clients', {
-      organization_id: org.id, environment: 'sandbox', label: 'rsa', scopes: ['cardholders:read'],
+      organization_id: org.id,
+      environment: 'sandbox',
+      label: 'rsa',
+      scopes: ['cardholders:read'],
       jwks: { keys: [{ ...(await exportJWK(publicKey)), kid: 'rsa-1' }] },
     })
-    const res = await tokenFor(t, { clientId: client.id, privateJwk: { ...(await exportJWK(privateKey)), kid: 'rsa-1' } })
+    const res = await tokenFor(t, {
+      clientId: client.id,
+      privateJwk: { ...(await exportJWK(privateKey)), kid: 'rsa-1' },
+    })
     assert.equal(res.statusCode, 200, res.body)
     assert.equal(res.json().scope, 'cardholders:read')
   })

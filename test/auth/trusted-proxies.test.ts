@@ -9,8 +9,18 @@ import { assertGenericRefusal, assertionFor, tokenForm } from './support.js'
  * one of the proxies named; unset, no peer's header counts and the peer is the address.
  */
 
-async function programsFrom(t: TestApp, token: string, remoteAddress: string, forwardedFor: string) {
-  return t.app.inject({ method: 'GET', url: '/v1/programs', remoteAddress, headers: { authorization: `Bearer ${token}`, 'x-forwarded-for': forwardedFor } })
+async function programsFrom(
+  t: TestApp,
+  token: string,
+  remoteAddress: string,
+  forwardedFor: string,
+) {
+  return t.app.inject({
+    method: 'GET',
+    url: '/v1/programs',
+    remoteAddress,
+    headers: { authorization: `Bearer ${token}`, 'x-forwarded-for': forwardedFor },
+  })
 }
 
 describe('with TRUSTED_PROXIES set', () => {
@@ -22,12 +32,18 @@ describe('with TRUSTED_PROXIES set', () => {
     t = await startTestApp({ env: { TRUSTED_PROXIES: '10.0.0.0/8, 127.0.0.1' } })
     tenant = await createTenant(t, { scopes: ['cardholders:read'] })
     token = await tenant.token()
-    await t.operator('PUT', `/operator/v1/organizations/${tenant.organizationId}/network_policy`, { environment: 'sandbox', ip_allowlist: ['203.0.113.0/24'] })
+    await t.operator('PUT', `/operator/v1/organizations/${tenant.organizationId}/network_policy`, {
+      environment: 'sandbox',
+      ip_allowlist: ['203.0.113.0/24'],
+    })
   })
   after(() => t.close())
 
   test("a trusted proxy's X-Forwarded-For names the caller: its last entry passes the allowlist", async () => {
-    assert.equal((await programsFrom(t, token, '10.1.2.3', '198.51.100.1, 203.0.113.7')).statusCode, 200)
+    assert.equal(
+      (await programsFrom(t, token, '10.1.2.3', '198.51.100.1, 203.0.113.7')).statusCode,
+      200,
+    )
   })
 
   test('a caller reaching the service directly cannot choose its address with the header', async () => {
@@ -46,7 +62,10 @@ describe('without TRUSTED_PROXIES', () => {
     t = await startTestApp()
     tenant = await createTenant(t, { scopes: ['cardholders:read'] })
     token = await tenant.token()
-    await t.operator('PUT', `/operator/v1/organizations/${tenant.organizationId}/network_policy`, { environment: 'sandbox', ip_allowlist: ['203.0.113.0/24'] })
+    await t.operator('PUT', `/operator/v1/organizations/${tenant.organizationId}/network_policy`, {
+      environment: 'sandbox',
+      ip_allowlist: ['203.0.113.0/24'],
+    })
   })
   after(() => t.close())
 
@@ -60,12 +79,20 @@ describe('without TRUSTED_PROXIES', () => {
   test('the token request too: a forged header from outside the policy is refused', async () => {
     const form = tokenForm(await assertionFor(t, tenant))
     const forged = await t.app.inject({
-      method: 'POST', url: '/oauth/token', remoteAddress: '198.51.100.9', payload: form,
-      headers: { 'content-type': 'application/x-www-form-urlencoded', 'x-forwarded-for': '203.0.113.7' },
+      method: 'POST',
+      url: '/oauth/token',
+      remoteAddress: '198.51.100.9',
+      payload: form,
+      headers: {
+        'content-type': 'application/x-www-form-urlencoded',
+        'x-forwarded-for': '203.0.113.7',
+      },
     })
     assertGenericRefusal(forged)
     const inside = await t.app.inject({
-      method: 'POST', url: '/oauth/token', remoteAddress: '203.0.113.7',
+      method: 'POST',
+      url: '/oauth/token',
+      remoteAddress: '203.0.113.7',
       payload: tokenForm(await assertionFor(t, tenant)),
       headers: { 'content-type': 'application/x-www-form-urlencoded' },
     })
@@ -74,7 +101,22 @@ describe('without TRUSTED_PROXIES', () => {
 })
 
 test('TRUSTED_PROXIES refuses what is not an address or a CIDR block', () => {
-  assert.throws(() => loadConfig({ TRUSTED_PROXIES: '10.0.0.0/8, proxy.internal', DATA_DIR: '/tmp/svc-trusted-proxies-config' }), ConfigError)
-  assert.deepEqual(loadConfig({ TRUSTED_PROXIES: '10.0.0.0/8,::1', DATA_DIR: '/tmp/svc-trusted-proxies-config' }).trustedProxies, ['10.0.0.0/8', '::1'])
-  assert.deepEqual(loadConfig({ DATA_DIR: '/tmp/svc-trusted-proxies-config' }).trustedProxies, [], 'unset: no proxy is trusted')
+  assert.throws(
+    () =>
+      loadConfig({
+        TRUSTED_PROXIES: '10.0.0.0/8, proxy.internal',
+        DATA_DIR: '/tmp/svc-trusted-proxies-config',
+      }),
+    ConfigError,
+  )
+  assert.deepEqual(
+    loadConfig({ TRUSTED_PROXIES: '10.0.0.0/8,::1', DATA_DIR: '/tmp/svc-trusted-proxies-config' })
+      .trustedProxies,
+    ['10.0.0.0/8', '::1'],
+  )
+  assert.deepEqual(
+    loadConfig({ DATA_DIR: '/tmp/svc-trusted-proxies-config' }).trustedProxies,
+    [],
+    'unset: no proxy is trusted',
+  )
 })

@@ -1,7 +1,15 @@
 import { after, before, beforeEach, test } from 'node:test'
 import assert from 'node:assert/strict'
 import { createTenant, startTestApp, type TestApp, type TestClient } from '../helpers/app.js'
-import { cardBody, eventsFor, expectError, issuedCard, makeAccount, makeCardholder, runJobs } from '../cards/support.js'
+import {
+  cardBody,
+  eventsFor,
+  expectError,
+  issuedCard,
+  makeAccount,
+  makeCardholder,
+  runJobs,
+} from '../cards/support.js'
 
 // A deployment with the 3-D Secure release: the authentications scopes are issued here.
 let t: TestApp
@@ -15,8 +23,12 @@ before(async () => {
   tenant = await createTenant(t)
 })
 // Tests move the clock past the 15-minute token lifetime; each starts with a fresh token.
-beforeEach(async () => { token = await tenant.token() })
-after(async () => { await t.close() })
+beforeEach(async () => {
+  token = await tenant.token()
+})
+after(async () => {
+  await t.close()
+})
 
 async function activeCard(program: 'full' | 'basic' = 'full'): Promise<any> {
   const holder = await makeCardholder(t, token)
@@ -24,12 +36,19 @@ async function activeCard(program: 'full' | 'basic' = 'full'): Promise<any> {
   return issuedCard(t, token, cardBody(holder.id, account.id))
 }
 
-const challenge = (body: Record<string, unknown>, tok = token) => t.api(tok, 'POST', '/v1/simulate/authentications', body)
-const answer = (id: string, op: 'approve' | 'decline', tok = token) => t.api(tok, 'POST', `/v1/authentications/${id}/${op}`)
+const challenge = (body: Record<string, unknown>, tok = token) =>
+  t.api(tok, 'POST', '/v1/simulate/authentications', body)
+const answer = (id: string, op: 'approve' | 'decline', tok = token) =>
+  t.api(tok, 'POST', `/v1/authentications/${id}/${op}`)
 const read = (id: string, tok = token) => t.api(tok, 'GET', `/v1/authentications/${id}`)
 
 async function newChallenge(cardId: string): Promise<any> {
-  const res = await challenge({ card_id: cardId, amount: 4999, currency: 'usd', merchant: MERCHANT })
+  const res = await challenge({
+    card_id: cardId,
+    amount: 4999,
+    currency: 'usd',
+    merchant: MERCHANT,
+  })
   assert.equal(res.statusCode, 201, res.body)
   return res.json()
 }
@@ -42,13 +61,24 @@ test('the simulator starts a pending out-of-band challenge that expires five min
   assert.equal(auth.card_id, card.id)
   assert.equal(auth.amount, 4999)
   assert.equal(auth.currency, 'USD')
-  assert.deepEqual(auth.merchant, { name: 'Corner Books', mcc: '5942', city: 'Springfield', country: 'USA' })
+  assert.deepEqual(auth.merchant, {
+    name: 'Corner Books',
+    mcc: '5942',
+    city: 'Springfield',
+    country: 'USA',
+  })
   assert.equal(auth.challenge_method, 'out_of_band')
   assert.equal(auth.status, 'pending')
   assert.equal(auth.decided_at, null)
-  assert.equal(new Date(auth.expires_at).getTime() - new Date(auth.created_at).getTime(), FIVE_MINUTES)
+  assert.equal(
+    new Date(auth.expires_at).getTime() - new Date(auth.created_at).getTime(),
+    FIVE_MINUTES,
+  )
   assert.deepEqual((await read(auth.id)).json(), auth)
-  assert.deepEqual((await eventsFor(t, auth.id)).map((e) => [e.type, e.object.status]), [['authentication.created', 'pending']])
+  assert.deepEqual(
+    (await eventsFor(t, auth.id)).map((e) => [e.type, e.object.status]),
+    [['authentication.created', 'pending']],
+  )
 })
 
 test('approve and decline answer a pending challenge once; a second answer is 422 authentication_invalid_state', async () => {
@@ -66,8 +96,19 @@ test('approve and decline answer a pending challenge once; a second answer is 42
   assert.equal(declined.statusCode, 200, declined.body)
   assert.equal(declined.json().status, 'declined')
   expectError(await answer(d.id, 'approve'), 422, 'authentication_invalid_state')
-  assert.deepEqual((await eventsFor(t, d.id)).map((e) => [e.type, e.object.status]), [['authentication.created', 'pending'], ['authentication.updated', 'declined']])
-  expectError(await t.api(token, 'POST', `/v1/authentications/${d.id}/approve`, { note: 'x' }), 400, 'unknown_parameter', 'note')
+  assert.deepEqual(
+    (await eventsFor(t, d.id)).map((e) => [e.type, e.object.status]),
+    [
+      ['authentication.created', 'pending'],
+      ['authentication.updated', 'declined'],
+    ],
+  )
+  expectError(
+    await t.api(token, 'POST', `/v1/authentications/${d.id}/approve`, { note: 'x' }),
+    400,
+    'unknown_parameter',
+    'note',
+  )
 })
 
 test('a challenge on a card closed since cannot be approved (card_closed) but can still be declined', async () => {
@@ -97,7 +138,11 @@ test('a read right after the five minutes shows expired, and approving it is 422
   assert.match(refused.message, /expired/)
   expectError(await answer(auth.id, 'decline'), 422, 'authentication_invalid_state')
   await read(auth.id)
-  assert.deepEqual((await eventsFor(t, auth.id, 'authentication.updated')).map((e) => e.object.status), ['expired'], 'expiry is recorded once')
+  assert.deepEqual(
+    (await eventsFor(t, auth.id, 'authentication.updated')).map((e) => e.object.status),
+    ['expired'],
+    'expiry is recorded once',
+  )
 })
 
 test('approving at the moment the clock passes the expiry is refused and records the expiry', async () => {
@@ -115,16 +160,23 @@ test('the expiry job marks an unanswered challenge expired without any read', as
   const answered = await newChallenge(card.id)
   await answer(answered.id, 'approve')
   await runJobs(t)
-  assert.equal((await statusInDb(auth.id)), 'pending', 'not due yet')
+  assert.equal(await statusInDb(auth.id), 'pending', 'not due yet')
   t.clock.advance(FIVE_MINUTES)
   await runJobs(t)
   assert.equal(await statusInDb(auth.id), 'expired')
   assert.equal(await statusInDb(answered.id), 'approved', 'an answered challenge never expires')
-  assert.deepEqual((await eventsFor(t, auth.id, 'authentication.updated')).map((e) => e.object.status), ['expired'])
+  assert.deepEqual(
+    (await eventsFor(t, auth.id, 'authentication.updated')).map((e) => e.object.status),
+    ['expired'],
+  )
 })
 
 async function statusInDb(id: string): Promise<string> {
-  const row = await t.deps.db.selectFrom('authentications').select('status').where('id', '=', id).executeTakeFirstOrThrow()
+  const row = await t.deps.db
+    .selectFrom('authentications')
+    .select('status')
+    .where('id', '=', id)
+    .executeTakeFirstOrThrow()
   return row.status
 }
 
@@ -135,23 +187,73 @@ test('the list filters by card and status, and lists due challenges as expired',
   const fresh = await newChallenge(card.id)
   const all = (await t.api(token, 'GET', `/v1/authentications?card_id=${card.id}`)).json()
   assert.equal(all.object, 'list')
-  assert.deepEqual(all.data.map((a: any) => [a.id, a.status]), [[fresh.id, 'pending'], [old.id, 'expired']])
-  assert.deepEqual((await t.api(token, 'GET', `/v1/authentications?card_id=${card.id}&status=pending`)).json().data.map((a: any) => a.id), [fresh.id])
-  assert.deepEqual((await t.api(token, 'GET', `/v1/authentications?card_id=${card.id}&status=expired`)).json().data.map((a: any) => a.id), [old.id])
-  expectError(await t.api(token, 'GET', '/v1/authentications?status=maybe'), 400, 'invalid_parameter', 'status')
+  assert.deepEqual(
+    all.data.map((a: any) => [a.id, a.status]),
+    [
+      [fresh.id, 'pending'],
+      [old.id, 'expired'],
+    ],
+  )
+  assert.deepEqual(
+    (await t.api(token, 'GET', `/v1/authentications?card_id=${card.id}&status=pending`))
+      .json()
+      .data.map((a: any) => a.id),
+    [fresh.id],
+  )
+  assert.deepEqual(
+    (await t.api(token, 'GET', `/v1/authentications?card_id=${card.id}&status=expired`))
+      .json()
+      .data.map((a: any) => a.id),
+    [old.id],
+  )
+  expectError(
+    await t.api(token, 'GET', '/v1/authentications?status=maybe'),
+    400,
+    'invalid_parameter',
+    'status',
+  )
 })
 
 test('only an active card is challenged; sim_basic has no 3-D Secure feed (operation_unsupported)', async () => {
   const card = await activeCard()
   await t.api(token, 'POST', `/v1/cards/${card.id}/freeze`)
-  expectError(await challenge({ card_id: card.id, amount: 100, currency: 'USD', merchant: MERCHANT }), 422, 'card_invalid_state', 'card_id')
+  expectError(
+    await challenge({ card_id: card.id, amount: 100, currency: 'USD', merchant: MERCHANT }),
+    422,
+    'card_invalid_state',
+    'card_id',
+  )
   await t.api(token, 'POST', `/v1/cards/${card.id}/close`)
-  expectError(await challenge({ card_id: card.id, amount: 100, currency: 'USD', merchant: MERCHANT }), 422, 'card_closed', 'card_id')
-  expectError(await challenge({ card_id: 'card_00000000000000000000000000', amount: 100, currency: 'USD' }), 404, 'card_not_found', 'card_id')
+  expectError(
+    await challenge({ card_id: card.id, amount: 100, currency: 'USD', merchant: MERCHANT }),
+    422,
+    'card_closed',
+    'card_id',
+  )
+  expectError(
+    await challenge({ card_id: 'card_00000000000000000000000000', amount: 100, currency: 'USD' }),
+    404,
+    'card_not_found',
+    'card_id',
+  )
   const basic = await activeCard('basic')
-  expectError(await challenge({ card_id: basic.id, amount: 100, currency: 'USD', merchant: MERCHANT }), 422, 'operation_unsupported')
-  expectError(await challenge({ card_id: basic.id, amount: 0, currency: 'USD' }), 400, 'invalid_parameter', 'amount')
-  expectError(await challenge({ card_id: basic.id, currency: 'USD' }), 400, 'missing_parameter', 'amount')
+  expectError(
+    await challenge({ card_id: basic.id, amount: 100, currency: 'USD', merchant: MERCHANT }),
+    422,
+    'operation_unsupported',
+  )
+  expectError(
+    await challenge({ card_id: basic.id, amount: 0, currency: 'USD' }),
+    400,
+    'invalid_parameter',
+    'amount',
+  )
+  expectError(
+    await challenge({ card_id: basic.id, currency: 'USD' }),
+    400,
+    'missing_parameter',
+    'amount',
+  )
 })
 
 test('reads need authentications:read, answers authentications:write; another organization sees authentication_not_found', async () => {
@@ -160,7 +262,11 @@ test('reads need authentications:read, answers authentications:write; another or
   const reader = await tenant.token('authentications:read')
   assert.equal((await read(auth.id, reader)).statusCode, 200)
   expectError(await answer(auth.id, 'approve', reader), 403, 'insufficient_scope')
-  expectError(await challenge({ card_id: card.id, amount: 1, currency: 'USD' }, reader), 403, 'insufficient_scope')
+  expectError(
+    await challenge({ card_id: card.id, amount: 1, currency: 'USD' }, reader),
+    403,
+    'insufficient_scope',
+  )
   const writer = await tenant.token('authentications:write')
   expectError(await read(auth.id, writer), 403, 'insufficient_scope')
   assert.equal((await answer(auth.id, 'approve', writer)).statusCode, 200)
@@ -181,5 +287,8 @@ test('in production the authentication simulator answers the identical 404 of an
   const body = { card_id: 'card_x', amount: 1, currency: 'USD' }
   const reference = shape(await t.api(live, 'POST', '/v1/simulate/nothing-here', body))
   assert.equal(reference.status, 404)
-  assert.deepEqual(shape(await t.api(live, 'POST', '/v1/simulate/authentications', body)), reference)
+  assert.deepEqual(
+    shape(await t.api(live, 'POST', '/v1/simulate/authentications', body)),
+    reference,
+  )
 })

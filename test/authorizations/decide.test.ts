@@ -1,17 +1,34 @@
 import assert from 'node:assert/strict'
 import { describe, test } from 'node:test'
-import { decide, windowsNeeded, windowStart, type DecisionInput } from '../../src/modules/authorizations/decide.js'
+import {
+  decide,
+  windowsNeeded,
+  windowStart,
+  type DecisionInput,
+} from '../../src/modules/authorizations/decide.js'
 
 const NOW = new Date('2026-03-18T15:30:00Z') // a Wednesday
 
-function input(overrides: Partial<DecisionInput> = {}, controls: Partial<DecisionInput['card']['controls']> = {}): DecisionInput {
+function input(
+  overrides: Partial<DecisionInput> = {},
+  controls: Partial<DecisionInput['card']['controls']> = {},
+): DecisionInput {
   return {
     amount: 1000,
     currency: 'usd',
     merchant: { mcc: '5814', country: 'USA' },
     card: {
-      status: 'active', expMonth: 3, expYear: 2029,
-      controls: { spending_limits: [], allowed_mccs: [], blocked_mccs: [], allowed_countries: [], blocked_countries: [], ...controls },
+      status: 'active',
+      expMonth: 3,
+      expYear: 2029,
+      controls: {
+        spending_limits: [],
+        allowed_mccs: [],
+        blocked_mccs: [],
+        allowed_countries: [],
+        blocked_countries: [],
+        ...controls,
+      },
     },
     account: { status: 'open', currency: 'USD', available: 5000 },
     tokenStatus: null,
@@ -46,7 +63,11 @@ describe('decide', () => {
   test('a card past the last day of its expiry month is card_expired even before the expiry job ran', () => {
     const card = { ...input().card, expMonth: 2, expYear: 2026 }
     assert.equal(reason(input({ card })), 'card_expired')
-    assert.equal(reason(input({ card: { ...card, expMonth: 3 } })), 'approved', 'valid through the end of March')
+    assert.equal(
+      reason(input({ card: { ...card, expMonth: 3 } })),
+      'approved',
+      'valid through the end of March',
+    )
   })
 
   test('presented expiry and security code: a mismatch declines invalid_expiry, then invalid_cvc', () => {
@@ -56,12 +77,21 @@ describe('decide', () => {
   })
 
   test('a token other than active declines token_inactive; no token is fine', () => {
-    for (const s of ['requested', 'suspended', 'deleted']) assert.equal(reason(input({ tokenStatus: s })), 'token_inactive')
+    for (const s of ['requested', 'suspended', 'deleted'])
+      assert.equal(reason(input({ tokenStatus: s })), 'token_inactive')
     assert.equal(reason(input({ tokenStatus: 'active' })), 'approved')
   })
 
   test('account blocked, then currency mismatch', () => {
-    assert.equal(reason(input({ account: { status: 'blocked', currency: 'USD', available: 5000 }, currency: 'EUR' })), 'account_blocked')
+    assert.equal(
+      reason(
+        input({
+          account: { status: 'blocked', currency: 'USD', available: 5000 },
+          currency: 'EUR',
+        }),
+      ),
+      'account_blocked',
+    )
     assert.equal(reason(input({ currency: 'EUR' })), 'currency_mismatch')
   })
 
@@ -69,8 +99,14 @@ describe('decide', () => {
     assert.equal(reason(input({}, { blocked_mccs: ['5814'] })), 'mcc_blocked')
     assert.equal(reason(input({}, { allowed_mccs: ['5411'] })), 'mcc_blocked')
     assert.equal(reason(input({}, { allowed_mccs: ['5411', '5814'] })), 'approved')
-    assert.equal(reason(input({ merchant: { mcc: null, country: 'USA' } }, { allowed_mccs: ['5411'] })), 'mcc_blocked')
-    assert.equal(reason(input({ merchant: { mcc: null, country: 'USA' } }, { blocked_mccs: ['5411'] })), 'approved')
+    assert.equal(
+      reason(input({ merchant: { mcc: null, country: 'USA' } }, { allowed_mccs: ['5411'] })),
+      'mcc_blocked',
+    )
+    assert.equal(
+      reason(input({ merchant: { mcc: null, country: 'USA' } }, { blocked_mccs: ['5411'] })),
+      'approved',
+    )
   })
 
   test('country rules: blocked list or outside the allowed list declines country_blocked', () => {
@@ -87,11 +123,33 @@ describe('decide', () => {
   })
 
   test('windowed limits add this request to what the window already spent', () => {
-    const limits = { spending_limits: [{ amount: 3000, interval: 'daily' }, { amount: 10_000, interval: 'monthly' }] }
-    assert.equal(reason(input({ amount: 1000, spent: { daily: 2000, monthly: 2000 } }, limits)), 'approved')
-    assert.equal(reason(input({ amount: 1001, spent: { daily: 2000, monthly: 2000 } }, limits)), 'spending_limit')
-    assert.equal(reason(input({ amount: 1000, spent: { daily: 0, monthly: 9500 } }, limits)), 'spending_limit')
-    assert.equal(reason(input({ amount: 10, spent: { all_time: 50 } }, { spending_limits: [{ amount: 59, interval: 'all_time' }] })), 'spending_limit')
+    const limits = {
+      spending_limits: [
+        { amount: 3000, interval: 'daily' },
+        { amount: 10_000, interval: 'monthly' },
+      ],
+    }
+    assert.equal(
+      reason(input({ amount: 1000, spent: { daily: 2000, monthly: 2000 } }, limits)),
+      'approved',
+    )
+    assert.equal(
+      reason(input({ amount: 1001, spent: { daily: 2000, monthly: 2000 } }, limits)),
+      'spending_limit',
+    )
+    assert.equal(
+      reason(input({ amount: 1000, spent: { daily: 0, monthly: 9500 } }, limits)),
+      'spending_limit',
+    )
+    assert.equal(
+      reason(
+        input(
+          { amount: 10, spent: { all_time: 50 } },
+          { spending_limits: [{ amount: 59, interval: 'all_time' }] },
+        ),
+      ),
+      'spending_limit',
+    )
   })
 
   test('insufficient_funds is the last check: the available balance must cover the amount exactly or more', () => {
@@ -101,11 +159,32 @@ describe('decide', () => {
   })
 
   test('windows: only the intervals the limits use are read; they start at UTC midnight, Monday and the 1st', () => {
-    assert.deepEqual(windowsNeeded(input({}, { spending_limits: [{ amount: 1, interval: 'per_authorization' }, { amount: 1, interval: 'weekly' }] }).card.controls), ['weekly'])
+    assert.deepEqual(
+      windowsNeeded(
+        input(
+          {},
+          {
+            spending_limits: [
+              { amount: 1, interval: 'per_authorization' },
+              { amount: 1, interval: 'weekly' },
+            ],
+          },
+        ).card.controls,
+      ),
+      ['weekly'],
+    )
     assert.equal(windowStart('daily', NOW)?.toISOString(), '2026-03-18T00:00:00.000Z')
     assert.equal(windowStart('weekly', NOW)?.toISOString(), '2026-03-16T00:00:00.000Z')
-    assert.equal(windowStart('weekly', new Date('2026-03-22T23:59:59Z'))?.toISOString(), '2026-03-16T00:00:00.000Z', 'Sunday belongs to the week that began Monday')
-    assert.equal(windowStart('weekly', new Date('2026-03-01T10:00:00Z'))?.toISOString(), '2026-02-23T00:00:00.000Z', 'across a month boundary')
+    assert.equal(
+      windowStart('weekly', new Date('2026-03-22T23:59:59Z'))?.toISOString(),
+      '2026-03-16T00:00:00.000Z',
+      'Sunday belongs to the week that began Monday',
+    )
+    assert.equal(
+      windowStart('weekly', new Date('2026-03-01T10:00:00Z'))?.toISOString(),
+      '2026-02-23T00:00:00.000Z',
+      'across a month boundary',
+    )
     assert.equal(windowStart('monthly', NOW)?.toISOString(), '2026-03-01T00:00:00.000Z')
     assert.equal(windowStart('all_time', NOW), null)
   })

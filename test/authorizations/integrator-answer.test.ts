@@ -2,8 +2,10 @@ import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { readAnswer } from '../../src/modules/authorizations/integrator.js'
 
-const ok = (body: string, statusCode = 200) => readAnswer({ statusCode, error: null, responseBody: body, bodyIncomplete: null }, 1000)
-const unanswered = (error: string) => readAnswer({ statusCode: null, error, responseBody: null, bodyIncomplete: 'no answer' }, 1000)
+const ok = (body: string, statusCode = 200) =>
+  readAnswer({ statusCode, error: null, responseBody: body, bodyIncomplete: null }, 1000)
+const unanswered = (error: string) =>
+  readAnswer({ statusCode: null, error, responseBody: null, bodyIncomplete: 'no answer' }, 1000)
 
 test('2xx answers approve, partially approve or decline; an amount equal to the one asked is a plain approval', () => {
   assert.deepEqual(ok('{"approved":true}'), { kind: 'approved', amount: null })
@@ -20,8 +22,20 @@ test('anything else stands in: timeout, error or invalid_response', () => {
   assert.equal(reason(unanswered('ECONNREFUSED: connect ECONNREFUSED 127.0.0.1:9')), 'error')
   assert.equal(reason(ok('{"approved":true}', 302)), 'error')
   assert.equal(reason(ok('{"approved":true}', 500)), 'error')
-  for (const body of ['', 'yes', '[true]', 'null', '{}', '{"approved":"true"}', '{"approved":1}', '{"approved":true,"amount":0}',
-    '{"approved":true,"amount":-5}', '{"approved":true,"amount":10.5}', '{"approved":true,"amount":"500"}', '{"approved":true,"amount":1001}']) {
+  for (const body of [
+    '',
+    'yes',
+    '[true]',
+    'null',
+    '{}',
+    '{"approved":"true"}',
+    '{"approved":1}',
+    '{"approved":true,"amount":0}',
+    '{"approved":true,"amount":-5}',
+    '{"approved":true,"amount":10.5}',
+    '{"approved":true,"amount":"500"}',
+    '{"approved":true,"amount":1001}',
+  ]) {
     assert.equal(reason(ok(body)), 'invalid_response', body)
   }
 })
@@ -36,7 +50,15 @@ test('an explicit decline is read whatever its size up to 64 KiB and whatever th
 test('a body that did not arrive whole is never an approval: it stands in as unreadable, whatever it starts with', () => {
   for (const start of ['{"approved":true', '{"approved":false', '']) {
     for (const statusCode of [200, 500]) {
-      const answer = readAnswer({ statusCode, error: null, responseBody: start, bodyIncomplete: "the answer's body is over 64 KiB" }, 1000)
+      const answer = readAnswer(
+        {
+          statusCode,
+          error: null,
+          responseBody: start,
+          bodyIncomplete: "the answer's body is over 64 KiB",
+        },
+        1000,
+      )
       assert.equal(answer.kind, 'stand_in')
       assert.equal(answer.kind === 'stand_in' && answer.unreadable, true)
       assert.equal(answer.kind === 'stand_in' && answer.reason, 'invalid_response')

@@ -1,7 +1,13 @@
 import assert from 'node:assert/strict'
 import { after, before, test } from 'node:test'
 import { createTenant, startTestApp, type TestApp, type TestClient } from '../helpers/app.js'
-import { answerWith, attempts, putEndpoint, startReceiver, type Receiver } from './integrator-support.js'
+import {
+  answerWith,
+  attempts,
+  putEndpoint,
+  startReceiver,
+  type Receiver,
+} from './integrator-support.js'
 import { authorize, fundedCard, type Funded } from './support.js'
 
 let t: TestApp
@@ -31,13 +37,20 @@ test('after 5 consecutive stand-ins the endpoint is skipped for 30 s (stand-in a
     assert.equal(auth.decision.stand_in_reason, 'error')
   }
   assert.equal(receiver.received.length, 5)
-  assert.equal((await t.api(token, 'GET', '/v1/authorization_endpoint')).json().status, 'circuit_open')
+  assert.equal(
+    (await t.api(token, 'GET', '/v1/authorization_endpoint')).json().status,
+    'circuit_open',
+  )
 
   // Open: nothing is sent, the stand-in (approve) answers at once.
   const skipped = await authorize(t, token, f.card.id, 10)
   assert.equal(receiver.received.length, 5)
   assert.equal(skipped.status, 'pending')
-  assert.deepEqual(skipped.decision, { source: 'stand_in', latency_ms: 0, stand_in_reason: 'error' })
+  assert.deepEqual(skipped.decision, {
+    source: 'stand_in',
+    latency_ms: 0,
+    stand_in_reason: 'error',
+  })
   const [logged] = await attempts(t, token)
   assert.equal(logged.authorization_id, skipped.id)
   assert.match(logged.error, /^circuit open/)
@@ -53,7 +66,10 @@ test('after 5 consecutive stand-ins the endpoint is skipped for 30 s (stand-in a
   const retried = await authorize(t, token, f.card.id, 10)
   assert.equal(receiver.received.length, 6)
   assert.equal(retried.decision.source, 'integrator')
-  assert.equal((await t.api(await tenant.token(), 'GET', '/v1/authorization_endpoint')).json().status, 'enabled')
+  assert.equal(
+    (await t.api(await tenant.token(), 'GET', '/v1/authorization_endpoint')).json().status,
+    'enabled',
+  )
 
   // Closed again: it takes 5 new stand-ins in a row to open it; an answer in between starts the count again.
   answerWith(receiver, { approved: true }, 500)
@@ -63,7 +79,10 @@ test('after 5 consecutive stand-ins the endpoint is skipped for 30 s (stand-in a
   answerWith(receiver, { approved: true }, 500)
   for (let i = 0; i < 4; i++) await authorize(t, token, f.card.id, 10)
   assert.equal(receiver.received.length, 6 + 4 + 1 + 4)
-  assert.equal((await t.api(await tenant.token(), 'GET', '/v1/authorization_endpoint')).json().status, 'enabled')
+  assert.equal(
+    (await t.api(await tenant.token(), 'GET', '/v1/authorization_endpoint')).json().status,
+    'enabled',
+  )
 })
 
 test('a failed try after the pause opens the circuit again at once', async () => {

@@ -3,7 +3,15 @@ import { after, before, beforeEach, describe, test } from 'node:test'
 import Stripe from 'stripe'
 import { verifyWebhook } from '../../src/lib/webhook-signature.js'
 import { createTenant, startTestApp, type TestApp, type TestClient } from '../helpers/app.js'
-import { answerAfter, answerWith, attempts, putEndpoint, requestsAbout, startReceiver, type Receiver } from './integrator-support.js'
+import {
+  answerAfter,
+  answerWith,
+  attempts,
+  putEndpoint,
+  requestsAbout,
+  startReceiver,
+  type Receiver,
+} from './integrator-support.js'
 import { authorize, balances, eventsFor, fundedCard, post, type Funded } from './support.js'
 
 describe('authorizations decided by the integrator', () => {
@@ -20,7 +28,9 @@ describe('authorizations decided by the integrator', () => {
     token = await tenant.token()
     receiver = await startReceiver('/authorize')
     f = await fundedCard(t, tenant, token, 1_000_000)
-    secret = (await putEndpoint(t, token, { url: receiver.url, timeout_ms: 300, stand_in: 'decline' })).secret
+    secret = (
+      await putEndpoint(t, token, { url: receiver.url, timeout_ms: 300, stand_in: 'decline' })
+    ).secret
   })
   after(async () => {
     await receiver.close()
@@ -64,7 +74,7 @@ describe('authorizations decided by the integrator', () => {
     assert.deepEqual(created.object.decision, auth.decision)
   })
 
-  test('the request is signed like a webhook: Svc-Signature verifies with the endpoint secret (ours and Stripe\'s verifier)', async () => {
+  test("the request is signed like a webhook: Svc-Signature verifies with the endpoint secret (ours and Stripe's verifier)", async () => {
     const auth = await authorize(t, token, f.card.id, 100)
     const [got] = requestsAbout(receiver, auth.id)
     const header = got.headers['svc-signature'] as string
@@ -72,8 +82,18 @@ describe('authorizations decided by the integrator', () => {
     assert.match(header, /^t=\d+,v1=[0-9a-f]{64}$/)
     assert.equal(verifyWebhook(got.raw, header, secret, 300, nowSec), true)
     assert.equal(verifyWebhook(got.raw, header, 'whsec_wrong', 300, nowSec), false)
-    assert.equal(verifyWebhook(got.raw.replace('"amount":100', '"amount":101'), header, secret, 300, nowSec), false)
-    const event = new Stripe('sk_test_placeholder').webhooks.constructEvent(got.raw, header, secret, 300, undefined, nowSec)
+    assert.equal(
+      verifyWebhook(got.raw.replace('"amount":100', '"amount":101'), header, secret, 300, nowSec),
+      false,
+    )
+    const event = new Stripe('sk_test_placeholder').webhooks.constructEvent(
+      got.raw,
+      header,
+      secret,
+      300,
+      undefined,
+      nowSec,
+    )
     assert.equal(event.id, got.body.id)
     assert.equal(got.headers['svc-event-id'], got.body.id)
   })
@@ -99,7 +119,10 @@ describe('authorizations decided by the integrator', () => {
     const auth = await authorize(t, token, f.card.id, 1000)
     assert.equal(auth.status, 'declined')
     assert.equal(auth.decline_reason, 'integrator_unavailable')
-    assert.deepEqual({ source: auth.decision.source, reason: auth.decision.stand_in_reason }, { source: 'stand_in', reason: 'invalid_response' })
+    assert.deepEqual(
+      { source: auth.decision.source, reason: auth.decision.stand_in_reason },
+      { source: 'stand_in', reason: 'invalid_response' },
+    )
   })
 
   test('the endpoint declines: declined integrator_declined, nothing held', async () => {
@@ -117,14 +140,17 @@ describe('authorizations decided by the integrator', () => {
     assert.equal(attempt.response_status, 200)
   })
 
-  test('no answer within timeout_ms: the stand-in declines (integrator_unavailable) or approves on the service\'s rules, stand_in_reason timeout', async () => {
+  test("no answer within timeout_ms: the stand-in declines (integrator_unavailable) or approves on the service's rules, stand_in_reason timeout", async () => {
     answerAfter(receiver, 600)
     const declined = await authorize(t, token, f.card.id, 300)
     assert.equal(declined.status, 'declined')
     assert.equal(declined.decline_reason, 'integrator_unavailable')
     assert.equal(declined.decision.source, 'stand_in')
     assert.equal(declined.decision.stand_in_reason, 'timeout')
-    assert.ok(declined.decision.latency_ms >= 250 && declined.decision.latency_ms < 600, String(declined.decision.latency_ms))
+    assert.ok(
+      declined.decision.latency_ms >= 250 && declined.decision.latency_ms < 600,
+      String(declined.decision.latency_ms),
+    )
 
     await putEndpoint(t, token, { url: receiver.url, timeout_ms: 300, stand_in: 'approve' })
     const approved = await authorize(t, token, f.card.id, 300)
@@ -161,7 +187,7 @@ describe('authorizations decided by the integrator', () => {
     assert.equal(wrongShape.decision.stand_in_reason, 'invalid_response')
   })
 
-  test('a decline by the service\'s own rules never reaches the endpoint', async () => {
+  test("a decline by the service's own rules never reaches the endpoint", async () => {
     const poor = await fundedCard(t, tenant, token, 100)
     const auth = await authorize(t, token, poor.card.id, 5000)
     assert.equal(auth.decline_reason, 'insufficient_funds')
@@ -175,7 +201,9 @@ describe('authorizations decided by the integrator', () => {
     const small = await fundedCard(t, tenant, token, 1000)
     // While the endpoint thinks, the account is debited below the amount.
     receiver.respond = async () => {
-      const res = await t.api(token, 'POST', `/v1/accounts/${small.account.id}/debit`, { amount: 900 })
+      const res = await t.api(token, 'POST', `/v1/accounts/${small.account.id}/debit`, {
+        amount: 900,
+      })
       assert.equal(res.statusCode, 200, res.body)
       return { status: 200, body: '{"approved":true}' }
     }
@@ -189,7 +217,9 @@ describe('authorizations decided by the integrator', () => {
   test('an increment the rules approve asks the endpoint again; its answer decides the increment', async () => {
     const auth = await authorize(t, token, f.card.id, 1000)
     answerWith(receiver, { approved: true, amount: 200 })
-    const raised = await post(t, token, `/v1/simulate/authorizations/${auth.id}/increment`, { amount: 500 })
+    const raised = await post(t, token, `/v1/simulate/authorizations/${auth.id}/increment`, {
+      amount: 500,
+    })
     const asked = requestsAbout(receiver, auth.id)
     assert.equal(asked.length, 2)
     assert.deepEqual(asked[1].body.data.request, { type: 'increment', amount: 500 })
@@ -202,14 +232,22 @@ describe('authorizations decided by the integrator', () => {
     assert.equal(raised.request_history[1].decision.source, 'integrator')
 
     answerWith(receiver, { approved: false })
-    const refused = await post(t, token, `/v1/simulate/authorizations/${auth.id}/increment`, { amount: 100 })
+    const refused = await post(t, token, `/v1/simulate/authorizations/${auth.id}/increment`, {
+      amount: 100,
+    })
     assert.equal(refused.amount, 1200)
     assert.equal(refused.held_amount, 1200)
     assert.equal(refused.request_history[2].approved, false)
     assert.equal(refused.request_history[2].decline_reason, 'integrator_declined')
     const log = await attempts(t, token)
-    assert.deepEqual(log.filter((a) => a.authorization_id === auth.id).map((a) => [a.request_type, a.outcome]),
-      [['increment', 'declined'], ['increment', 'partially_approved'], ['authorization', 'approved']])
+    assert.deepEqual(
+      log.filter((a) => a.authorization_id === auth.id).map((a) => [a.request_type, a.outcome]),
+      [
+        ['increment', 'declined'],
+        ['increment', 'partially_approved'],
+        ['authorization', 'approved'],
+      ],
+    )
   })
 
   test('a simulator call retried with its Idempotency-Key answers the stored decision without asking again', async () => {
@@ -222,18 +260,38 @@ describe('authorizations decided by the integrator', () => {
     assert.deepEqual(again.json(), first.json())
     assert.equal(receiver.received.length, 1)
     const inc = { 'idempotency-key': `inc-${Date.now()}` }
-    const raised = await t.api(token, 'POST', `/v1/simulate/authorizations/${first.json().id}/increment`, { amount: 9 }, inc)
+    const raised = await t.api(
+      token,
+      'POST',
+      `/v1/simulate/authorizations/${first.json().id}/increment`,
+      { amount: 9 },
+      inc,
+    )
     assert.equal(raised.statusCode, 200, raised.body)
     assert.equal(raised.json().decision.source, 'integrator')
-    const raisedAgain = await t.api(token, 'POST', `/v1/simulate/authorizations/${first.json().id}/increment`, { amount: 9 }, inc)
+    const raisedAgain = await t.api(
+      token,
+      'POST',
+      `/v1/simulate/authorizations/${first.json().id}/increment`,
+      { amount: 9 },
+      inc,
+    )
     assert.deepEqual(raisedAgain.json(), raised.json())
     assert.equal(receiver.received.length, 2)
-    assert.equal((await attempts(t, token)).filter((a) => a.authorization_id === first.json().id).length, 2)
+    assert.equal(
+      (await attempts(t, token)).filter((a) => a.authorization_id === first.json().id).length,
+      2,
+    )
   })
 
   test('the attempt log names the API request, newest first, with cursor pagination', async () => {
     const first = await authorize(t, token, f.card.id, 10)
-    const res = await t.api(token, 'POST', '/v1/simulate/authorizations', { card_id: f.card.id, amount: 11, currency: 'USD', merchant: { name: 'Shop' } })
+    const res = await t.api(token, 'POST', '/v1/simulate/authorizations', {
+      card_id: f.card.id,
+      amount: 11,
+      currency: 'USD',
+      merchant: { name: 'Shop' },
+    })
     const second = res.json()
     const page = await t.api(token, 'GET', '/v1/authorization_endpoint/attempts?limit=1')
     const body = page.json()
@@ -241,11 +299,17 @@ describe('authorizations decided by the integrator', () => {
     assert.equal(body.data[0].request_id, res.headers['svc-request-id'])
     assert.equal(body.data[0].object, 'authorization_endpoint_attempt')
     assert.equal(body.has_more, true)
-    const next = (await t.api(token, 'GET', `/v1/authorization_endpoint/attempts?limit=1&starting_after=${encodeURIComponent(body.next_cursor)}`)).json()
+    const next = (
+      await t.api(
+        token,
+        'GET',
+        `/v1/authorization_endpoint/attempts?limit=1&starting_after=${encodeURIComponent(body.next_cursor)}`,
+      )
+    ).json()
     assert.equal(next.data[0].authorization_id, first.id)
   })
 
-  test('another organization\'s authorizations never reach this endpoint; without an endpoint the service decides alone', async () => {
+  test("another organization's authorizations never reach this endpoint; without an endpoint the service decides alone", async () => {
     const other = await createTenant(t)
     const otherToken = await other.token()
     const g = await fundedCard(t, other, otherToken, 10_000)

@@ -13,18 +13,21 @@ const GUIDE = fileURLToPath(new URL('../../docs/guides/authorization-endpoint.md
 
 /** The guide's endpoint program (its only `js` block), listening on `port` instead of 4343. */
 function guideEndpoint(port: number): string {
-  const blocks = [...readFileSync(GUIDE, 'utf8').matchAll(/^```js\n([\s\S]*?)^```/gm)].map((m) => m[1])
+  const blocks = [...readFileSync(GUIDE, 'utf8').matchAll(/^```js\n([\s\S]*?)^```/gm)].map(
+    (m) => m[1],
+  )
   assert.equal(blocks.length, 1)
   assert.ok(blocks[0].includes('.listen(4343,'))
   return blocks[0].replace('.listen(4343,', `.listen(${port},`)
 }
 
-const freePort = () => new Promise<number>((resolve) => {
-  const s = createServer().listen(0, '127.0.0.1', () => {
-    const { port } = s.address() as { port: number }
-    s.close(() => resolve(port))
+const freePort = () =>
+  new Promise<number>((resolve) => {
+    const s = createServer().listen(0, '127.0.0.1', () => {
+      const { port } = s.address() as { port: number }
+      s.close(() => resolve(port))
+    })
   })
-})
 
 let t: TestApp
 let tenant: TestClient
@@ -39,15 +42,25 @@ after(async () => {
   await t.close()
 })
 
-test('the guide\'s endpoint, run as written, verifies the signature and approves up to 100.00, declining above', async () => {
+test("the guide's endpoint, run as written, verifies the signature and approves up to 100.00, declining above", async () => {
   const token = await tenant.token()
   const port = await freePort()
   const file = join(mkdtempSync(join(tmpdir(), 'authorize-')), 'authorize.mjs')
   writeFileSync(file, guideEndpoint(port))
-  const ep = (await t.api(token, 'PUT', '/v1/authorization_endpoint', { url: `http://127.0.0.1:${port}/authorize`, timeout_ms: 2000 })).json()
-  child = spawn(process.execPath, [file], { env: { ...process.env, AUTH_SECRET: ep.secret }, stdio: ['ignore', 'pipe', 'inherit'] })
+  const ep = (
+    await t.api(token, 'PUT', '/v1/authorization_endpoint', {
+      url: `http://127.0.0.1:${port}/authorize`,
+      timeout_ms: 2000,
+    })
+  ).json()
+  child = spawn(process.execPath, [file], {
+    env: { ...process.env, AUTH_SECRET: ep.secret },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  })
   await new Promise<void>((resolve, reject) => {
-    child!.stdout!.on('data', (chunk: Buffer) => { if (chunk.toString().includes('listening')) resolve() })
+    child!.stdout!.on('data', (chunk: Buffer) => {
+      if (chunk.toString().includes('listening')) resolve()
+    })
     child!.on('exit', (code) => reject(new Error(`the guide's endpoint exited (${code})`)))
   })
 
@@ -64,10 +77,15 @@ test('the guide\'s endpoint, run as written, verifies the signature and approves
   assert.equal((await authorize(t, token, f.card.id, 100)).decision.source, 'integrator')
   // A new endpoint has a new secret only: the signature check fails, the endpoint answers 400 and the stand-in (decline) decides.
   await t.api(token, 'DELETE', '/v1/authorization_endpoint')
-  await t.api(token, 'PUT', '/v1/authorization_endpoint', { url: `http://127.0.0.1:${port}/authorize`, timeout_ms: 2000 })
+  await t.api(token, 'PUT', '/v1/authorization_endpoint', {
+    url: `http://127.0.0.1:${port}/authorize`,
+    timeout_ms: 2000,
+  })
   const refused = await authorize(t, token, f.card.id, 100)
   assert.equal(refused.decline_reason, 'integrator_unavailable')
   assert.equal(refused.decision.stand_in_reason, 'error')
-  const [attempt] = (await t.api(token, 'GET', '/v1/authorization_endpoint/attempts?limit=1')).json().data
+  const [attempt] = (
+    await t.api(token, 'GET', '/v1/authorization_endpoint/attempts?limit=1')
+  ).json().data
   assert.equal(attempt.response_status, 400)
 })

@@ -16,7 +16,13 @@ export interface Funded {
 }
 
 /** A cardholder with a USD account on the sim_full program credited with `balance`, and an active virtual card on it. */
-export async function fundedCard(t: TestApp, tenant: TestClient, token: string, balance: number, cardOverrides: Record<string, unknown> = {}): Promise<Funded> {
+export async function fundedCard(
+  t: TestApp,
+  tenant: TestClient,
+  token: string,
+  balance: number,
+  cardOverrides: Record<string, unknown> = {},
+): Promise<Funded> {
   const holder = await makeCardholder(t, token)
   const account = await makeAccount(t, token, tenant.programs.full.id, holder.id)
   if (balance > 0) {
@@ -28,23 +34,53 @@ export async function fundedCard(t: TestApp, tenant: TestClient, token: string, 
 }
 
 /** Another active card on the same account. */
-export async function secondCard(t: TestApp, token: string, f: Funded, overrides: Record<string, unknown> = {}): Promise<any> {
+export async function secondCard(
+  t: TestApp,
+  token: string,
+  f: Funded,
+  overrides: Record<string, unknown> = {},
+): Promise<any> {
   return issuedCard(t, token, cardBody(f.holder.id, f.account.id, overrides))
 }
 
-export function authorizeRaw(t: TestApp, token: string, cardId: string, amount: number, extra: Record<string, unknown> = {}): Promise<LightMyRequestResponse> {
-  return t.api(token, 'POST', '/v1/simulate/authorizations', { card_id: cardId, amount, currency: 'USD', merchant: MERCHANT, ...extra })
+export function authorizeRaw(
+  t: TestApp,
+  token: string,
+  cardId: string,
+  amount: number,
+  extra: Record<string, unknown> = {},
+): Promise<LightMyRequestResponse> {
+  return t.api(token, 'POST', '/v1/simulate/authorizations', {
+    card_id: cardId,
+    amount,
+    currency: 'USD',
+    merchant: MERCHANT,
+    ...extra,
+  })
 }
 
 /** Simulates an authorization and returns it (approved or declined); fails unless the answer is 201. */
-export async function authorize(t: TestApp, token: string, cardId: string, amount: number, extra: Record<string, unknown> = {}): Promise<any> {
+export async function authorize(
+  t: TestApp,
+  token: string,
+  cardId: string,
+  amount: number,
+  extra: Record<string, unknown> = {},
+): Promise<any> {
   const res = await authorizeRaw(t, token, cardId, amount, extra)
   assert.equal(res.statusCode, 201, res.body)
   return res.json()
 }
 
 /** Asserts a declined authorization with this reason, holding nothing. */
-export async function expectDecline(t: TestApp, token: string, cardId: string, amount: number, reason: string, extra: Record<string, unknown> = {}): Promise<any> {
+export async function expectDecline(
+  t: TestApp,
+  token: string,
+  cardId: string,
+  amount: number,
+  reason: string,
+  extra: Record<string, unknown> = {},
+): Promise<any> {
   const auth = await authorize(t, token, cardId, amount, extra)
   assert.equal(auth.status, 'declined', JSON.stringify(auth))
   assert.equal(auth.approved, false)
@@ -54,7 +90,13 @@ export async function expectDecline(t: TestApp, token: string, cardId: string, a
   return auth
 }
 
-export async function expectApproved(t: TestApp, token: string, cardId: string, amount: number, extra: Record<string, unknown> = {}): Promise<any> {
+export async function expectApproved(
+  t: TestApp,
+  token: string,
+  cardId: string,
+  amount: number,
+  extra: Record<string, unknown> = {},
+): Promise<any> {
   const auth = await authorize(t, token, cardId, amount, extra)
   assert.equal(auth.status, 'pending', JSON.stringify(auth))
   assert.equal(auth.approved, true)
@@ -64,7 +106,11 @@ export async function expectApproved(t: TestApp, token: string, cardId: string, 
 }
 
 /** Ledger, held and available balances of the account, as the API shows them. */
-export async function balances(t: TestApp, token: string, accountId: string): Promise<{ ledger: number; held: number; available: number }> {
+export async function balances(
+  t: TestApp,
+  token: string,
+  accountId: string,
+): Promise<{ ledger: number; held: number; available: number }> {
   const res = await t.api(token, 'GET', `/v1/accounts/${accountId}`)
   assert.equal(res.statusCode, 200, res.body)
   const a = res.json()
@@ -73,11 +119,23 @@ export async function balances(t: TestApp, token: string, accountId: string): Pr
 }
 
 /** The account's ledger entries, oldest first, as [type, amount] pairs (credits left out). */
-export async function entries(t: TestApp, token: string, accountId: string): Promise<[string, number][]> {
-  return (await ledgerEntries(t, token, accountId)).filter((e) => e.type !== 'credit').map((e) => [e.type, e.amount])
+export async function entries(
+  t: TestApp,
+  token: string,
+  accountId: string,
+): Promise<[string, number][]> {
+  return (await ledgerEntries(t, token, accountId))
+    .filter((e) => e.type !== 'credit')
+    .map((e) => [e.type, e.amount])
 }
 
-export async function post(t: TestApp, token: string, url: string, body?: unknown, status = 200): Promise<any> {
+export async function post(
+  t: TestApp,
+  token: string,
+  url: string,
+  body?: unknown,
+  status = 200,
+): Promise<any> {
   const res = await t.api(token, 'POST', url, body)
   assert.equal(res.statusCode, status, res.body)
   return res.json()

@@ -25,12 +25,15 @@ export function cardholderBody(overrides: Record<string, unknown> = {}): Record<
 }
 
 /** Creates a cardholder and returns its REST object; fails the test unless the answer is 201. */
-export async function createCardholder(t: TestApp, token: string, overrides: Record<string, unknown> = {}): Promise<any> {
+export async function createCardholder(
+  t: TestApp,
+  token: string,
+  overrides: Record<string, unknown> = {},
+): Promise<any> {
   const res = await t.api(token, 'POST', '/v1/cardholders', cardholderBody(overrides))
   assert.equal(res.statusCode, 201, res.body)
   return res.json()
 }
-
 
 /** The response body without its per-request id, to compare two error answers. */
 export function withoutRequestId(res: LightMyRequestResponse): unknown {

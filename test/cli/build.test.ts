@@ -19,16 +19,27 @@ const postgres = process.env.DATABASE_URL
 const embeddedOnly = postgres ? 'the embedded first run: runs in the embedded-PGlite suite' : false
 const postgresOnly = postgres ? false : 'needs DATABASE_URL: runs in the PostgreSQL suite'
 
-interface Run { status: number | null; stdout: string; stderr: string }
+interface Run {
+  status: number | null
+  stdout: string
+  stderr: string
+}
 
 /** `node FILE ARGS…` (FILE under the repository) to its exit. */
 function node(args: string[], env: Record<string, string> = {}): Promise<Run> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, args, { cwd: ROOT, env: { PATH: process.env.PATH ?? '', ...env } })
+    const child = spawn(process.execPath, args, {
+      cwd: ROOT,
+      env: { PATH: process.env.PATH ?? '', ...env },
+    })
     let stdout = ''
     let stderr = ''
-    child.stdout.on('data', (c) => { stdout += c })
-    child.stderr.on('data', (c) => { stderr += c })
+    child.stdout.on('data', (c) => {
+      stdout += c
+    })
+    child.stderr.on('data', (c) => {
+      stderr += c
+    })
     child.on('exit', (status) => resolve({ status, stdout, stderr }))
   })
 }
@@ -44,18 +55,34 @@ function svc(args: string[], env: Record<string, string> = {}): Promise<Run> {
 }
 
 /** A long-running command of the built CLI, resolved when its output matches `ready`. */
-async function svcUntil(args: string[], env: Record<string, string>, ready: RegExp): Promise<ChildProcess> {
-  const child = spawn(process.execPath, builtCli(args), { cwd: ROOT, env: { PATH: process.env.PATH ?? '', ...env } })
+async function svcUntil(
+  args: string[],
+  env: Record<string, string>,
+  ready: RegExp,
+): Promise<ChildProcess> {
+  const child = spawn(process.execPath, builtCli(args), {
+    cwd: ROOT,
+    env: { PATH: process.env.PATH ?? '', ...env },
+  })
   let output = ''
   await new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`no ${ready} within 100 s: ${output}`)), 100_000)
+    const timer = setTimeout(
+      () => reject(new Error(`no ${ready} within 100 s: ${output}`)),
+      100_000,
+    )
     const onData = (chunk: Buffer) => {
       output += chunk
-      if (ready.test(output)) { clearTimeout(timer); resolve() }
+      if (ready.test(output)) {
+        clearTimeout(timer)
+        resolve()
+      }
     }
     child.stdout!.on('data', onData)
     child.stderr!.on('data', onData)
-    child.once('exit', (code) => { clearTimeout(timer); reject(new Error(`exited ${code}: ${output}`)) })
+    child.once('exit', (code) => {
+      clearTimeout(timer)
+      reject(new Error(`exited ${code}: ${output}`))
+    })
   })
   return child
 }
@@ -70,10 +97,14 @@ async function stop(child: ChildProcess): Promise<void> {
 /** The environment PostgreSQL deployments need. */
 function postgresEnv(url: string, port: number): Record<string, string> {
   return {
-    DATABASE_URL: url, PORT: String(port), HOST: '127.0.0.1', BASE_URL: `http://127.0.0.1:${port}`,
+    DATABASE_URL: url,
+    PORT: String(port),
+    HOST: '127.0.0.1',
+    BASE_URL: `http://127.0.0.1:${port}`,
     SVC_MASTER_KEY: randomBytes(32).toString('base64'),
     SVC_OPERATOR_TOKEN: `op_build_${randomBytes(12).toString('hex')}`,
-    DATA_DIR: mkdtempSync(join(tmpdir(), 'svc-build-')), LOG_LEVEL: 'info',
+    DATA_DIR: mkdtempSync(join(tmpdir(), 'svc-build-')),
+    LOG_LEVEL: 'info',
   }
 }
 
@@ -84,9 +115,15 @@ before(async () => {
 
 after(() => rmSync(out, { recursive: true, force: true }))
 
-test('the build holds no TypeScript and its CLI runs on plain node', { timeout: 60_000, skip: databaseIndependent }, async () => {
+test('the build holds no TypeScript and its CLI runs on plain node', {
+  timeout: 60_000,
+  skip: databaseIndependent,
+}, async () => {
   const files = readdirSync(out, { recursive: true }).map(String)
-  assert.deepEqual(files.filter((f) => f.endsWith('.ts')), [])
+  assert.deepEqual(
+    files.filter((f) => f.endsWith('.ts')),
+    [],
+  )
   // Files of src/ read at run time are copied beside their module.
   assert.ok(existsSync(join(out, 'modules/users/common-passwords.txt')))
   const help = await svc(['help'])
@@ -94,7 +131,10 @@ test('the build holds no TypeScript and its CLI runs on plain node', { timeout: 
   assert.match(help.stdout, /^svc: card issuing and eSIM service/)
 })
 
-test('svc migrate from the build finds a PostgreSQL database migrated from the sources up to date', { timeout: 60_000, skip: postgresOnly }, async () => {
+test('svc migrate from the build finds a PostgreSQL database migrated from the sources up to date', {
+  timeout: 60_000,
+  skip: postgresOnly,
+}, async () => {
   const database = await freshDatabaseUrl()
   try {
     const run = await svc(['migrate'], postgresEnv(database.url!, await freePort()))
@@ -105,8 +145,14 @@ test('svc migrate from the build finds a PostgreSQL database migrated from the s
   }
 })
 
-test('from the build on an empty embedded database: the data folder starts as the migrated cluster the build made, npm start prints the banner, svc token gets a token, the README\'s first call answers, and the pages that read files serve them', { timeout: 120_000, skip: embeddedOnly }, async () => {
-  assert.ok(existsSync(join(out, 'db/migrated-cluster.tar.gz')), 'the build made the migrated cluster')
+test("from the build on an empty embedded database: the data folder starts as the migrated cluster the build made, npm start prints the banner, svc token gets a token, the README's first call answers, and the pages that read files serve them", {
+  timeout: 120_000,
+  skip: embeddedOnly,
+}, async () => {
+  assert.ok(
+    existsSync(join(out, 'db/migrated-cluster.tar.gz')),
+    'the build made the migrated cluster',
+  )
   const dataDir = mkdtempSync(join(tmpdir(), 'svc-build-'))
   const port = await freePort()
   const env = { DATA_DIR: dataDir, PORT: String(port), LOG_LEVEL: 'silent' }
@@ -121,7 +167,7 @@ test('from the build on an empty embedded database: the data folder starts as th
     const headers = { authorization: `Bearer ${token.stdout.trim()}` }
     const programs = await fetch(`http://127.0.0.1:${port}/v1/programs`, { headers })
     assert.equal(programs.status, 200)
-    const body = await programs.json() as { data: { processor: string }[] }
+    const body = (await programs.json()) as { data: { processor: string }[] }
     assert.deepEqual(body.data.map((p) => p.processor).sort(), ['sim_basic', 'sim_full'])
     // docs/guides/*.md, found from the module's own location; Redoc's bundle, found through node_modules.
     const guide = await fetch(`http://127.0.0.1:${port}/docs/guides/first-card`)
@@ -138,14 +184,22 @@ test('from the build on an empty embedded database: the data folder starts as th
   const sources = files.map((f) => f.slice(0, -3)).sort()
   const db = new PGlite(join(dataDir, 'pgdata'))
   try {
-    const applied = await db.query<{ name: string }>('SELECT name FROM kysely_migration ORDER BY name')
-    assert.deepEqual(applied.rows.map((r) => r.name), sources)
+    const applied = await db.query<{ name: string }>(
+      'SELECT name FROM kysely_migration ORDER BY name',
+    )
+    assert.deepEqual(
+      applied.rows.map((r) => r.name),
+      sources,
+    )
   } finally {
     await db.close()
   }
 })
 
-test('svc serve and svc worker from the build run on PostgreSQL', { timeout: 90_000, skip: postgresOnly }, async () => {
+test('svc serve and svc worker from the build run on PostgreSQL', {
+  timeout: 90_000,
+  skip: postgresOnly,
+}, async () => {
   const database = await freshDatabaseUrl()
   const port = await freePort()
   const env = postgresEnv(database.url!, port)
@@ -161,7 +215,10 @@ test('svc serve and svc worker from the build run on PostgreSQL', { timeout: 90_
   }
 })
 
-test('a build that no longer matches a source is found stale, names the file, and is built again', { timeout: 90_000, skip: databaseIndependent }, async () => {
+test('a build that no longer matches a source is found stale, names the file, and is built again', {
+  timeout: 90_000,
+  skip: databaseIndependent,
+}, async () => {
   // The manifest is altered, not the source: the check compares the two.
   const script = `
     import { readFileSync, writeFileSync } from 'node:fs'
@@ -178,5 +235,10 @@ test('a build that no longer matches a source is found stale, names the file, an
   const run = await node(['--input-type=module', '-e', script, buildScript, out])
   assert.equal(run.status, 0, run.stderr)
   const seen = JSON.parse(run.stdout)
-  assert.deepEqual(seen, { before: null, stale: 'src/cli.ts changed', rebuilt: 'src/cli.ts changed', after: null })
+  assert.deepEqual(seen, {
+    before: null,
+    stale: 'src/cli.ts changed',
+    rebuilt: 'src/cli.ts changed',
+    after: null,
+  })
 })

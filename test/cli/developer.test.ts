@@ -28,28 +28,49 @@ function cliEnv(): NodeJS.ProcessEnv {
 }
 
 function run(args: string[]): { status: number | null; stdout: string; stderr: string } {
-  return spawnSync(process.execPath, [bin, ...args], { encoding: 'utf8', env: cliEnv(), timeout: 60_000 })
+  return spawnSync(process.execPath, [bin, ...args], {
+    encoding: 'utf8',
+    env: cliEnv(),
+    timeout: 60_000,
+  })
 }
 
-function runAsync(args: string[]): Promise<{ status: number | null; stdout: string; stderr: string }> {
+function runAsync(
+  args: string[],
+): Promise<{ status: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
     const child = spawn(process.execPath, [bin, ...args], { env: cliEnv() })
     let stdout = ''
     let stderr = ''
-    child.stdout.on('data', (c) => { stdout += c })
-    child.stderr.on('data', (c) => { stderr += c })
+    child.stdout.on('data', (c) => {
+      stdout += c
+    })
+    child.stderr.on('data', (c) => {
+      stderr += c
+    })
     child.on('exit', (status) => resolve({ status, stdout, stderr }))
   })
 }
 
 before(async () => {
-  ({ t, baseUrl } = await startListeningApp({ env: { EVENT_STREAM_POLL_MS: '50', EVENT_STREAM_LIFETIME_MS: '4000' } }))
+  ;({ t, baseUrl } = await startListeningApp({
+    env: { EVENT_STREAM_POLL_MS: '50', EVENT_STREAM_LIFETIME_MS: '4000' },
+  }))
   tenant = await sdkTenant(t, baseUrl)
   clientFile = join(mkdtempSync(join(tmpdir(), 'svc-cli-client-')), 'sandbox-client.json')
-  writeFileSync(clientFile, JSON.stringify({
-    client_id: tenant.clientId, organization_id: tenant.organizationId, environment: 'sandbox', token_url: `${baseUrl}/oauth/token`,
-    kid: tenant.privateJwk.kid, alg: 'ES256', private_jwk: tenant.privateJwk, programs: [],
-  }))
+  writeFileSync(
+    clientFile,
+    JSON.stringify({
+      client_id: tenant.clientId,
+      organization_id: tenant.organizationId,
+      environment: 'sandbox',
+      token_url: `${baseUrl}/oauth/token`,
+      kid: tenant.privateJwk.kid,
+      alg: 'ES256',
+      private_jwk: tenant.privateJwk,
+      programs: [],
+    }),
+  )
 })
 after(() => t.close())
 
@@ -61,12 +82,30 @@ describe('svc listen', () => {
 
   before(async () => {
     receiver = await startReceiver('/local-hooks')
-    child = spawn(process.execPath, [bin, 'listen', '--forward-to', receiver.url, '--events', 'card.*,cardholder.created', '--client-file', clientFile], { env: cliEnv() })
-    child.stdout!.on('data', (c) => { output += c })
-    child.stderr!.on('data', (c) => { errors += c })
+    child = spawn(
+      process.execPath,
+      [
+        bin,
+        'listen',
+        '--forward-to',
+        receiver.url,
+        '--events',
+        'card.*,cardholder.created',
+        '--client-file',
+        clientFile,
+      ],
+      { env: cliEnv() },
+    )
+    child.stdout!.on('data', (c) => {
+      output += c
+    })
+    child.stderr!.on('data', (c) => {
+      errors += c
+    })
     const until = Date.now() + 30_000
     while (!output.includes('Ready')) {
-      if (Date.now() > until || child.exitCode !== null) throw new Error(`svc listen did not start: ${output} ${errors}`)
+      if (Date.now() > until || child.exitCode !== null)
+        throw new Error(`svc listen did not start: ${output} ${errors}`)
       await new Promise((r) => setTimeout(r, 50))
     }
   })
@@ -82,21 +121,36 @@ describe('svc listen', () => {
     const svc = tenant.svc()
     const made: string[] = []
     for (let i = 0; i < 3; i++) {
-      const holder = await svc.cardholders.create({ type: 'individual', first_name: 'Listen', last_name: `Er${i}`, email: `listen.${i}.${Date.now()}@example.com` })
+      const holder = await svc.cardholders.create({
+        type: 'individual',
+        first_name: 'Listen',
+        last_name: `Er${i}`,
+        email: `listen.${i}.${Date.now()}@example.com`,
+      })
       await svc.cardholders.update(holder.id, { metadata: { a: 'b' } }) // cardholder.updated: not asked for
       made.push(holder.id)
     }
-    const created = (await svc.events.list({ type: 'cardholder.created', limit: 3 }).firstPage()).data.reverse()
-    assert.deepEqual(created.map((e) => (e.data.object as { id: string }).id), made)
+    const created = (
+      await svc.events.list({ type: 'cardholder.created', limit: 3 }).firstPage()
+    ).data.reverse()
+    assert.deepEqual(
+      created.map((e) => (e.data.object as { id: string }).id),
+      made,
+    )
     const deliveries = await receiver.waitFor(3, 10_000)
     for (const [i, delivery] of deliveries.entries()) {
-      const event: SvcEvent = Svc.webhooks.constructEvent<SvcEvent>(delivery.raw, delivery.headers['svc-signature'] as string, secret)
+      const event: SvcEvent = Svc.webhooks.constructEvent<SvcEvent>(
+        delivery.raw,
+        delivery.headers['svc-signature'] as string,
+        secret,
+      )
       assert.deepEqual(event, created[i])
       assert.equal(delivery.headers['svc-event-type'], 'cardholder.created')
     }
     const until = Date.now() + 5_000
     while (!created.every((e) => output.includes(`${e.id}  → ${receiver.url} [200]`))) {
-      if (Date.now() > until) assert.fail(`no line for each of ${created.map((e) => e.id)}: ${output}`)
+      if (Date.now() > until)
+        assert.fail(`no line for each of ${created.map((e) => e.id)}: ${output}`)
       await new Promise((r) => setTimeout(r, 50))
     }
     await new Promise((r) => setTimeout(r, 300))
@@ -109,7 +163,12 @@ describe('svc listen', () => {
     const made: string[] = []
     const svc = tenant.svc()
     for (let i = 0; i < 5; i++) {
-      const holder = await svc.cardholders.create({ type: 'individual', first_name: 'Re', last_name: `C${i}`, email: `reconnect.${i}.${Date.now()}@example.com` })
+      const holder = await svc.cardholders.create({
+        type: 'individual',
+        first_name: 'Re',
+        last_name: `C${i}`,
+        email: `reconnect.${i}.${Date.now()}@example.com`,
+      })
       made.push(holder.id)
       await new Promise((r) => setTimeout(r, 1_000))
     }
@@ -117,7 +176,8 @@ describe('svc listen', () => {
     const got = receiver.received.slice(before).map((r) => r.body.data.object.id)
     assert.deepEqual(got, made)
     const secret = /signing secret for this session is (whsec_\S+)/.exec(output)![1]
-    for (const r of receiver.received.slice(before)) Svc.webhooks.constructEvent(r.raw, r.headers['svc-signature'] as string, secret)
+    for (const r of receiver.received.slice(before))
+      Svc.webhooks.constructEvent(r.raw, r.headers['svc-signature'] as string, secret)
     assert.match(output, /Reconnected, resuming after evt_/)
   })
 })
@@ -126,8 +186,18 @@ describe('svc trigger and svc events resend', () => {
   test('trigger --help lists every supported event type', () => {
     const help = run(['trigger', '--help'])
     assert.equal(help.status, 0)
-    for (const type of ['card.created', 'authorization.created', 'transaction.created', 'cardholder.created', 'account.credited']) assert.match(help.stdout, new RegExp(`^    ${type.replace('.', '\\.')}$`, 'm'))
-    assert.deepEqual(Object.keys(TRIGGERS).filter((type) => !help.stdout.includes(type)), [])
+    for (const type of [
+      'card.created',
+      'authorization.created',
+      'transaction.created',
+      'cardholder.created',
+      'account.credited',
+    ])
+      assert.match(help.stdout, new RegExp(`^    ${type.replace('.', '\\.')}$`, 'm'))
+    assert.deepEqual(
+      Object.keys(TRIGGERS).filter((type) => !help.stdout.includes(type)),
+      [],
+    )
   })
 
   test('trigger transaction.created runs the sandbox flow and prints the event it caused', async () => {
@@ -161,7 +231,10 @@ describe('svc trigger and svc events resend', () => {
       assert.equal(JSON.parse(res.stdout).queued, 1)
       await new JobRunner(t.deps, t.jobs, { listen: false }).drain()
       const got = await receiver.waitFor(2)
-      assert.deepEqual(got.map((r) => r.body.id), [id, id])
+      assert.deepEqual(
+        got.map((r) => r.body.id),
+        [id, id],
+      )
       assert.equal(got[1].headers['svc-delivery-attempt'], '2')
     } finally {
       await receiver.close()
@@ -169,8 +242,18 @@ describe('svc trigger and svc events resend', () => {
   })
 
   test('a server that cannot be reached is named with where its address came from', () => {
-    const res = run(['trigger', 'cardholder.created', '--client-file', clientFile, '--base-url', 'http://127.0.0.1:47'])
+    const res = run([
+      'trigger',
+      'cardholder.created',
+      '--client-file',
+      clientFile,
+      '--base-url',
+      'http://127.0.0.1:47',
+    ])
     assert.equal(res.status, 1)
-    assert.match(res.stderr, /cannot reach the service at http:\/\/127\.0\.0\.1:47 \(address from --base-url\): ECONNREFUSED/)
+    assert.match(
+      res.stderr,
+      /cannot reach the service at http:\/\/127\.0\.0\.1:47 \(address from --base-url\): ECONNREFUSED/,
+    )
   })
 })

@@ -30,7 +30,12 @@ async function openRelay(): Promise<void> {
     const outbound = connect(appPort, '127.0.0.1')
     sockets.add(inbound).add(outbound)
     inbound.pipe(outbound).pipe(inbound)
-    const drop = () => { inbound.destroy(); outbound.destroy(); sockets.delete(inbound); sockets.delete(outbound) }
+    const drop = () => {
+      inbound.destroy()
+      outbound.destroy()
+      sockets.delete(inbound)
+      sockets.delete(outbound)
+    }
     inbound.on('error', drop).on('close', drop)
     outbound.on('error', drop).on('close', drop)
   })
@@ -55,27 +60,58 @@ before(async () => {
   // The service's BASE_URL is the relay's address: the CLI signs its client assertion for that token URL.
   relayPort = await freePort()
   relayUrl = `http://127.0.0.1:${relayPort}`
-  const started = await startListeningApp({ env: { EVENT_STREAM_POLL_MS: '50', BASE_URL: relayUrl } })
+  const started = await startListeningApp({
+    env: { EVENT_STREAM_POLL_MS: '50', BASE_URL: relayUrl },
+  })
   t = started.t
   appUrl = started.baseUrl
   appPort = Number(new URL(appUrl).port)
   tenant = await sdkTenant(t, appUrl)
   await openRelay()
   const clientFile = join(mkdtempSync(join(tmpdir(), 'svc-listen-resume-')), 'sandbox-client.json')
-  writeFileSync(clientFile, JSON.stringify({
-    client_id: tenant.clientId, organization_id: tenant.organizationId, environment: 'sandbox', token_url: `${relayUrl}/oauth/token`,
-    kid: tenant.privateJwk.kid, alg: 'ES256', private_jwk: tenant.privateJwk, programs: [],
-  }))
+  writeFileSync(
+    clientFile,
+    JSON.stringify({
+      client_id: tenant.clientId,
+      organization_id: tenant.organizationId,
+      environment: 'sandbox',
+      token_url: `${relayUrl}/oauth/token`,
+      kid: tenant.privateJwk.kid,
+      alg: 'ES256',
+      private_jwk: tenant.privateJwk,
+      programs: [],
+    }),
+  )
   receiver = await startReceiver('/local-hooks')
   const { DATABASE_URL: _d, BASE_URL: _b, ...env } = process.env
-  child = spawn(process.execPath, [bin, 'listen', '--forward-to', receiver.url, '--events', 'cardholder.created', '--client-file', clientFile, '--base-url', relayUrl], {
-    env: { ...env, DATA_DIR: mkdtempSync(join(tmpdir(), 'svc-listen-resume-data-')) },
+  child = spawn(
+    process.execPath,
+    [
+      bin,
+      'listen',
+      '--forward-to',
+      receiver.url,
+      '--events',
+      'cardholder.created',
+      '--client-file',
+      clientFile,
+      '--base-url',
+      relayUrl,
+    ],
+    {
+      env: { ...env, DATA_DIR: mkdtempSync(join(tmpdir(), 'svc-listen-resume-data-')) },
+    },
+  )
+  child.stdout!.on('data', (c) => {
+    output += c
   })
-  child.stdout!.on('data', (c) => { output += c })
-  child.stderr!.on('data', (c) => { errors += c })
+  child.stderr!.on('data', (c) => {
+    errors += c
+  })
   const until = Date.now() + 30_000
   while (!output.includes('Ready')) {
-    if (Date.now() > until || child.exitCode !== null) throw new Error(`svc listen did not start: ${output} ${errors}`)
+    if (Date.now() > until || child.exitCode !== null)
+      throw new Error(`svc listen did not start: ${output} ${errors}`)
     await new Promise((r) => setTimeout(r, 50))
   }
 })
@@ -90,12 +126,25 @@ after(async () => {
   await t.close()
 })
 
-test('three events arrive signed with the printed secret; events made while the connection is cut arrive after it is back, none lost or repeated', { timeout: 90_000 }, async () => {
+test('three events arrive signed with the printed secret; events made while the connection is cut arrive after it is back, none lost or repeated', {
+  timeout: 90_000,
+}, async () => {
   const secret = /signing secret for this session is (whsec_\S+)/.exec(output)?.[1]
   assert.ok(secret, output)
   // The test's own calls go straight to the service (not through the relay), signed for its BASE_URL.
-  const svc = tenant.svc({ baseUrl: relayUrl, fetch: (url, init) => fetch(String(url).replace(relayUrl, appUrl), init) })
-  const make = async (label: string) => (await svc.cardholders.create({ type: 'individual', first_name: 'Cut', last_name: label, email: `cut.${label}.${Date.now()}@example.com` })).id
+  const svc = tenant.svc({
+    baseUrl: relayUrl,
+    fetch: (url, init) => fetch(String(url).replace(relayUrl, appUrl), init),
+  })
+  const make = async (label: string) =>
+    (
+      await svc.cardholders.create({
+        type: 'individual',
+        first_name: 'Cut',
+        last_name: label,
+        email: `cut.${label}.${Date.now()}@example.com`,
+      })
+    ).id
 
   const first = [await make('a'), await make('b'), await make('c')]
   await receiver.waitFor(3, 15_000)
@@ -112,7 +161,11 @@ test('three events arrive signed with the printed secret; events made while the 
   await new Promise((r) => setTimeout(r, 300))
 
   const got = receiver.received.map((r) => {
-    const event = Svc.webhooks.constructEvent<SvcEvent>(r.raw, r.headers['svc-signature'] as string, secret)
+    const event = Svc.webhooks.constructEvent<SvcEvent>(
+      r.raw,
+      r.headers['svc-signature'] as string,
+      secret,
+    )
     return (event.data.object as { id: string }).id
   })
   assert.deepEqual(got, [...first, ...whileCut, after])

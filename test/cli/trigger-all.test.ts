@@ -14,7 +14,7 @@ const bin = fileURLToPath(new URL('../../bin/svc.js', import.meta.url))
 /** Types no sandbox flow can cause: each waits for time to pass (a job) or needs a client-side secret. */
 const NO_SANDBOX_FLOW: Record<string, string> = {
   'card.expired': 'the card.expire job, once the expiry month has ended',
-  'card.pin_set': 'a PIN block encrypted with the card\'s PIN key on the client',
+  'card.pin_set': "a PIN block encrypted with the card's PIN key on the client",
   'webhook_endpoint.disabled': 'the delivery worker, after 72 hours of failures',
 }
 
@@ -32,10 +32,17 @@ after(() => t.close())
 test('svc trigger --list prints every catalogue type that has a sandbox flow, one a line, in catalogue order', () => {
   const env = { ...process.env }
   delete env.DATABASE_URL
-  const res = spawnSync(process.execPath, [bin, 'trigger', '--list'], { encoding: 'utf8', env, timeout: 60_000 })
+  const res = spawnSync(process.execPath, [bin, 'trigger', '--list'], {
+    encoding: 'utf8',
+    env,
+    timeout: 60_000,
+  })
   assert.equal(res.status, 0, res.stderr)
   const listed = res.stdout.trim().split('\n')
-  assert.deepEqual(listed, EVENT_TYPES.filter((type) => !(type in NO_SANDBOX_FLOW)))
+  assert.deepEqual(
+    listed,
+    EVENT_TYPES.filter((type) => !(type in NO_SANDBOX_FLOW)),
+  )
   assert.deepEqual(listed, Object.keys(TRIGGERS))
 })
 
@@ -46,7 +53,10 @@ test('each listed trigger creates an event of its type about the object its flow
     const steps: string[] = []
     try {
       const id = await trigger(svc, type, (line) => steps.push(line))
-      if (!id) { failures.push(`${type}: no event found (${steps.join('; ')})`); continue }
+      if (!id) {
+        failures.push(`${type}: no event found (${steps.join('; ')})`)
+        continue
+      }
       const event = await svc.events.retrieve(id)
       if (event.type !== type) failures.push(`${type}: the event ${id} is ${event.type}`)
     } catch (err) {

@@ -3,7 +3,14 @@ import { describe, test } from 'node:test'
 import type { TestApp } from '../helpers/app.js'
 import { blankProfiles, packageFor } from '../esim/support.js'
 import {
-  auditRows, expectNoSandboxTools, expectReadOnly, follow, formFields, main, type Person, withObjectPages,
+  auditRows,
+  expectNoSandboxTools,
+  expectReadOnly,
+  follow,
+  formFields,
+  main,
+  type Person,
+  withObjectPages,
 } from './support.js'
 
 /**
@@ -17,8 +24,11 @@ let owner: Person, viewer: Person, prodOwner: Person
 let cardholder: any, account: any, card: any
 
 withObjectPages(async (fixture) => {
-  ({ t, token, owner, viewer, prodOwner, cardholder, account, card } = fixture)
-  assert.equal((await t.api(token, 'POST', '/v1/simulate/esim/provisioning', { latency_ms: 0 })).statusCode, 200)
+  ;({ t, token, owner, viewer, prodOwner, cardholder, account, card } = fixture)
+  assert.equal(
+    (await t.api(token, 'POST', '/v1/simulate/esim/provisioning', { latency_ms: 0 })).statusCode,
+    200,
+  )
   await t.operator('POST', '/operator/v1/esim/inventory', { profiles: blankProfiles(4) })
 })
 
@@ -27,23 +37,38 @@ const audits = (action: string) => auditRows(t, action)
 describe('eSIM', () => {
   let esimId: string
   let orderId: string
-  test('an order paid from the cardholder\'s account; the eSIM page shows packages and usage, its activation code to owners only', async () => {
+  test("an order paid from the cardholder's account; the eSIM page shows packages and usage, its activation code to owners only", async () => {
     const pkg = await packageFor(t, token, 'status=on_sale&region=global', 1)
     const form = await owner.agent.get(`/console/esim/orders/new?cardholder_id=${cardholder.id}`)
     assert.equal(form.statusCode, 200)
     const res = await owner.agent.post('/console/esim/orders', {
-      ...formFields(form.body, '/console/esim/orders'), package_id: pkg.id, cardholder_id: cardholder.id, account_id: account.id, reference: 'order-1',
+      ...formFields(form.body, '/console/esim/orders'),
+      package_id: pkg.id,
+      cardholder_id: cardholder.id,
+      account_id: account.id,
+      reference: 'order-1',
     })
     const page = await follow(owner.agent, res)
     esimId = /eSIM (esim_[0-9A-Z]+)/.exec(page.body)![1]
     const esim = (await t.api(token, 'GET', `/v1/esim/esims/${esimId}`)).json()
     orderId = esim.order_id
-    assert.ok(page.body.includes(esim.activation_code.replace(/\$/g, '$')), 'the owner sees the activation code')
-    assert.ok(page.body.includes(`href="/console/cardholders/${cardholder.id}"`) && page.body.includes(`href="/console/esim/orders/${orderId}"`))
+    assert.ok(
+      page.body.includes(esim.activation_code.replace(/\$/g, '$')),
+      'the owner sees the activation code',
+    )
+    assert.ok(
+      page.body.includes(`href="/console/cardholders/${cardholder.id}"`) &&
+        page.body.includes(`href="/console/esim/orders/${orderId}"`),
+    )
     const order = (await t.api(token, 'GET', `/v1/esim/orders/${orderId}`)).json()
     assert.equal(order.account_id, account.id)
     const orderPage = main((await owner.agent.get(`/console/esim/orders/${orderId}`)).body)
-    for (const link of [`/console/esims/${esimId}`, `/console/cardholders/${cardholder.id}`, `/console/accounts/${account.id}`]) assert.ok(orderPage.includes(`href="${link}"`), link)
+    for (const link of [
+      `/console/esims/${esimId}`,
+      `/console/cardholders/${cardholder.id}`,
+      `/console/accounts/${account.id}`,
+    ])
+      assert.ok(orderPage.includes(`href="${link}"`), link)
 
     // Nobody else sees the code: not a viewer, not a list.
     const asViewer = await viewer.agent.get(`/console/esims/${esimId}`)
@@ -55,31 +80,54 @@ describe('eSIM', () => {
     }
 
     // Usage up to the volume depletes the package.
-    const usage = await owner.agent.submit(`/console/esims/${esimId}`, { data_used_mb: String(pkg.data_mb) }, `/console/esims/${esimId}/usage`)
+    const usage = await owner.agent.submit(
+      `/console/esims/${esimId}`,
+      { data_used_mb: String(pkg.data_mb) },
+      `/console/esims/${esimId}/usage`,
+    )
     const depleted = await follow(owner.agent, usage)
     assert.match(main(depleted.body), /class="badge bad">depleted/)
-    assert.equal((await t.api(token, 'GET', `/v1/esim/esims/${esimId}`)).json().packages[0].status, 'depleted')
+    assert.equal(
+      (await t.api(token, 'GET', `/v1/esim/esims/${esimId}`)).json().packages[0].status,
+      'depleted',
+    )
     assert.match(depleted.body, /esim\.depleted/)
   })
 
   test('an order form sent twice at once (a double click) buys one eSIM, and both answers lead to it', async () => {
     const pkg = await packageFor(t, token, 'status=on_sale&region=global', 1)
     const form = await owner.agent.get('/console/esim/orders/new')
-    const fields = { ...formFields(form.body, '/console/esim/orders'), package_id: pkg.id, cardholder_id: cardholder.id, account_id: account.id, reference: 'double-1' }
-    const [a, b] = await Promise.all([owner.agent.post('/console/esim/orders', fields), owner.agent.post('/console/esim/orders', fields)])
+    const fields = {
+      ...formFields(form.body, '/console/esim/orders'),
+      package_id: pkg.id,
+      cardholder_id: cardholder.id,
+      account_id: account.id,
+      reference: 'double-1',
+    }
+    const [a, b] = await Promise.all([
+      owner.agent.post('/console/esim/orders', fields),
+      owner.agent.post('/console/esim/orders', fields),
+    ])
     assert.equal(a.statusCode, 303, a.body.slice(0, 500))
     assert.equal(b.statusCode, 303, b.body.slice(0, 500))
     assert.equal(a.headers.location, b.headers.location)
     const orders = (await t.api(token, 'GET', '/v1/esim/orders?reference=double-1')).json().data
     assert.equal(orders.length, 1)
-    assert.equal((await audits('esim_order.created')).filter((r) => r.object_id === orders[0].id).length, 1)
+    assert.equal(
+      (await audits('esim_order.created')).filter((r) => r.object_id === orders[0].id).length,
+      1,
+    )
   })
 
-  test('a refusal of the order shows the API\'s message and doc link, and nothing is bought', async () => {
+  test("a refusal of the order shows the API's message and doc link, and nothing is bought", async () => {
     const pkg = await packageFor(t, token, 'status=on_sale&region=global', 1)
     const form = await owner.agent.get('/console/esim/orders/new')
     const before = (await t.api(token, 'GET', '/v1/esim/orders')).json().data.length
-    const res = await owner.agent.post('/console/esim/orders', { ...formFields(form.body, '/console/esim/orders'), package_id: pkg.id, cardholder_id: 'chd_01JD3Q7Y6X5W4V3T2S1R0Q9P8N' })
+    const res = await owner.agent.post('/console/esim/orders', {
+      ...formFields(form.body, '/console/esim/orders'),
+      package_id: pkg.id,
+      cardholder_id: 'chd_01JD3Q7Y6X5W4V3T2S1R0Q9P8N',
+    })
     assert.equal(res.statusCode, 404)
     assert.match(res.body, /docs\/errors#cardholder_not_found/)
     assert.equal((await t.api(token, 'GET', '/v1/esim/orders')).json().data.length, before)
@@ -91,7 +139,9 @@ describe('eSIM', () => {
       assert.equal(res.statusCode, 303, `${id}: ${res.body.slice(0, 300)}`)
       assert.match(String(res.headers.location), new RegExp(`/${id}$`))
     }
-    const byEmail = await owner.agent.get(`/console/search?q=${encodeURIComponent(cardholder.email.toUpperCase())}`)
+    const byEmail = await owner.agent.get(
+      `/console/search?q=${encodeURIComponent(cardholder.email.toUpperCase())}`,
+    )
     assert.equal(byEmail.statusCode, 200)
     assert.ok(main(byEmail.body).includes(`href="/console/cardholders/${cardholder.id}"`))
     const byReference = await owner.agent.get('/console/search?q=order-1')
@@ -101,16 +151,30 @@ describe('eSIM', () => {
 
 describe('roles and environments', () => {
   test('a viewer reads every page, sees no forms that change things, and is refused 403 on every POST', async () => {
-    await expectReadOnly(viewer, ['/console/esim/orders', '/console/esim/orders/new', '/console/esims'], [
-      ['/console/esim/orders', { package_id: 'pkg_x', cardholder_id: cardholder.id, reference: 'viewer-1' }],
-    ])
-    assert.equal((await t.api(token, 'GET', '/v1/esim/orders?reference=viewer-1')).json().data.length, 0)
+    await expectReadOnly(
+      viewer,
+      ['/console/esim/orders', '/console/esim/orders/new', '/console/esims'],
+      [
+        [
+          '/console/esim/orders',
+          { package_id: 'pkg_x', cardholder_id: cardholder.id, reference: 'viewer-1' },
+        ],
+      ],
+    )
+    assert.equal(
+      (await t.api(token, 'GET', '/v1/esim/orders?reference=viewer-1')).json().data.length,
+      0,
+    )
   })
 
   test('production shows no sandbox tools and refuses their POSTs', async () => {
-    await expectNoSandboxTools(prodOwner, ['/console/esim/orders', '/console/esim/orders/new'], [
-      [`/console/esims/esim_01JD3Q7Y6X5W4V3T2S1R0Q9P8N/usage`, { data_used_mb: '1' }],
-      ['/console/esim/orders/provisioning', { next_outcome: 'failure' }],
-    ])
+    await expectNoSandboxTools(
+      prodOwner,
+      ['/console/esim/orders', '/console/esim/orders/new'],
+      [
+        [`/console/esims/esim_01JD3Q7Y6X5W4V3T2S1R0Q9P8N/usage`, { data_used_mb: '1' }],
+        ['/console/esim/orders/provisioning', { next_outcome: 'failure' }],
+      ],
+    )
   })
 })

@@ -3,7 +3,13 @@ import { describe, test } from 'node:test'
 import { createTenant, type TestApp, type TestClient } from '../helpers/app.js'
 import { cardBody, makeCardholder, runJobs } from '../cards/support.js'
 import {
-  auditRows, expectNoSandboxTools, expectReadOnly, follow, main, type Person, withObjectPages,
+  auditRows,
+  expectNoSandboxTools,
+  expectReadOnly,
+  follow,
+  main,
+  type Person,
+  withObjectPages,
 } from './support.js'
 
 /**
@@ -19,7 +25,7 @@ let cardholder: any, account: any
 let other: { tenant: TestClient; token: string }
 
 withObjectPages(async (fixture) => {
-  ({ t, token, owner, viewer, prodOwner, cardholder, account } = fixture)
+  ;({ t, token, owner, viewer, prodOwner, cardholder, account } = fixture)
   const otherTenant = await createTenant(t)
   other = { tenant: otherTenant, token: await otherTenant.token() }
 })
@@ -28,7 +34,11 @@ const audits = (action: string) => auditRows(t, action)
 
 describe('processor faults', () => {
   test('a fault armed in the sandbox makes the next processor call fail, as the simulator endpoint does', async () => {
-    const res = await owner.agent.submit('/console/sandbox/processor-faults', { operation: 'issue_card', error: 'processor_unavailable', count: '1' })
+    const res = await owner.agent.submit('/console/sandbox/processor-faults', {
+      operation: 'issue_card',
+      error: 'processor_unavailable',
+      count: '1',
+    })
     const page = await follow(owner.agent, res)
     assert.match(page.body, /The next 1 issue_card call will answer processor_unavailable/)
     assert.match(main(page.body), /<code>issue_card<\/code>/)
@@ -37,17 +47,29 @@ describe('processor faults', () => {
     assert.equal(issued.statusCode, 502, issued.body)
     assert.equal((await audits('processor_fault.set')).length, 1)
     // A bad count is refused in words, and nothing is armed.
-    const bad = await owner.agent.submit('/console/sandbox/processor-faults', { operation: 'set_pin', error: 'processor_unavailable', count: 'lots' })
+    const bad = await owner.agent.submit('/console/sandbox/processor-faults', {
+      operation: 'set_pin',
+      error: 'processor_unavailable',
+      count: 'lots',
+    })
     assert.equal(bad.statusCode, 400)
     assert.match(bad.body, /docs\/errors#invalid_parameter/)
-    assert.doesNotMatch(main((await owner.agent.get('/console/sandbox/processor-faults')).body), /<code>set_pin<\/code>/)
+    assert.doesNotMatch(
+      main((await owner.agent.get('/console/sandbox/processor-faults')).body),
+      /<code>set_pin<\/code>/,
+    )
   })
 })
 
 describe('search', () => {
-  test('an unknown id, or another organization\'s, is not found', async () => {
+  test("an unknown id, or another organization's, is not found", async () => {
     const foreign = await makeCardholder(t, other.token)
-    for (const q of [foreign.id, 'chd_01JD3Q7Y6X5W4V3T2S1R0Q9P8N', 'esim_01JD3Q7Y6X5W4V3T2S1R0Q9P8N', 'nobody@example.com']) {
+    for (const q of [
+      foreign.id,
+      'chd_01JD3Q7Y6X5W4V3T2S1R0Q9P8N',
+      'esim_01JD3Q7Y6X5W4V3T2S1R0Q9P8N',
+      'nobody@example.com',
+    ]) {
       const res = await owner.agent.get(`/console/search?q=${encodeURIComponent(q)}`)
       assert.equal(res.statusCode, 404, q)
       assert.match(res.body, /Not found/)
@@ -60,7 +82,11 @@ describe('search', () => {
 
 describe('reports', () => {
   test('requested, generated in the background, then downloaded', async () => {
-    const res = await owner.agent.submit('/console/reports', { type: 'esim_orders', from: '2026-01-01', to: '2027-01-01' })
+    const res = await owner.agent.submit('/console/reports', {
+      type: 'esim_orders',
+      from: '2026-01-01',
+      to: '2027-01-01',
+    })
     const pending = await follow(owner.agent, res)
     const id = /Report (rpt_[0-9A-Z]+)/.exec(pending.body)![1]
     assert.match(main(pending.body), /pending/)
@@ -70,7 +96,11 @@ describe('reports', () => {
     const file = await owner.agent.get(`/console/reports/${id}/download`)
     assert.equal(file.statusCode, 200)
     assert.match(String(file.headers['content-type']), /text\/csv/)
-    assert.equal(Number(file.headers['content-length']), Buffer.byteLength(file.body), 'the streamed file carries its length')
+    assert.equal(
+      Number(file.headers['content-length']),
+      Buffer.byteLength(file.body),
+      'the streamed file carries its length',
+    )
     const api = await t.api(token, 'GET', `/v1/reports/${id}/download`)
     assert.equal(file.body, api.body)
     assert.equal((await audits('report.requested')).filter((a) => a.object_id === id).length, 1)
@@ -81,7 +111,11 @@ describe('reports list and keys', () => {
   test('the list pages 25 at a time with its filter kept, and a key sent with another form is refused in words', async () => {
     const ids: string[] = []
     for (let i = 0; i < 26; i++) {
-      const res = await t.api(token, 'POST', '/v1/reports', { type: 'ledger', from: '2026-01-01', to: '2026-02-01' })
+      const res = await t.api(token, 'POST', '/v1/reports', {
+        type: 'ledger',
+        from: '2026-01-01',
+        to: '2026-02-01',
+      })
       assert.equal(res.statusCode, 201, res.body)
       ids.push(res.json().id)
     }
@@ -93,9 +127,19 @@ describe('reports list and keys', () => {
     const second = main((await owner.agent.get(next[1].replace(/&amp;/g, '&'))).body)
     assert.ok(second.includes(ids[0]) && !second.includes(ids[25]))
 
-    const once = await owner.agent.submit('/console/reports', { type: 'ledger', from: '2026-03-01', to: '2026-04-01', idempotency_key: 'console_reuse_1' })
+    const once = await owner.agent.submit('/console/reports', {
+      type: 'ledger',
+      from: '2026-03-01',
+      to: '2026-04-01',
+      idempotency_key: 'console_reuse_1',
+    })
     assert.equal(once.statusCode, 303)
-    const reused = await owner.agent.submit('/console/reports', { type: 'transactions', from: '2026-03-01', to: '2026-04-01', idempotency_key: 'console_reuse_1' })
+    const reused = await owner.agent.submit('/console/reports', {
+      type: 'transactions',
+      from: '2026-03-01',
+      to: '2026-04-01',
+      idempotency_key: 'console_reuse_1',
+    })
     assert.equal(reused.statusCode, 409, reused.body.slice(0, 300))
     assert.match(reused.body, /already used with a different request body/)
     assert.match(reused.body, /docs\/errors#idempotency_key_reuse/)
@@ -104,14 +148,23 @@ describe('reports list and keys', () => {
 
 describe('roles and environments', () => {
   test('a viewer reads every page, sees no forms that change things, and is refused 403 on every POST', async () => {
-    await expectReadOnly(viewer, ['/console/reports', '/console/search', '/console/sandbox/processor-faults'], [
-      ['/console/reports', { type: 'ledger', from: '2026-01-01', to: '2026-02-01' }],
-    ])
+    await expectReadOnly(
+      viewer,
+      ['/console/reports', '/console/search', '/console/sandbox/processor-faults'],
+      [['/console/reports', { type: 'ledger', from: '2026-01-01', to: '2026-02-01' }]],
+    )
   })
 
   test('production shows no sandbox tools and refuses their POSTs', async () => {
-    await expectNoSandboxTools(prodOwner, [], [
-      ['/console/sandbox/processor-faults', { operation: 'issue_card', error: 'processor_unavailable', count: '1' }],
-    ])
+    await expectNoSandboxTools(
+      prodOwner,
+      [],
+      [
+        [
+          '/console/sandbox/processor-faults',
+          { operation: 'issue_card', error: 'processor_unavailable', count: '1' },
+        ],
+      ],
+    )
   })
 })

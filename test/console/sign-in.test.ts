@@ -22,7 +22,11 @@ describe('invitation, password and first sign-in', () => {
     assert.equal(page.statusCode, 200)
     assert.match(page.body, /Set your password/)
     assert.match(page.body, /ada\.first@example\.test/)
-    assert.equal(page.headers['referrer-policy'], 'no-referrer', 'the token in the URL never leaves in a Referer')
+    assert.equal(
+      page.headers['referrer-policy'],
+      'no-referrer',
+      'the token in the URL never leaves in a Referer',
+    )
 
     const refusals: [string, RegExp][] = [
       ['short-pw-1', /at least 12 characters/],
@@ -38,11 +42,17 @@ describe('invitation, password and first sign-in', () => {
       assert.match(res.body, message, password)
       assert.equal(cookieLine(res, 'svc_session'), undefined, `${password}: no session`)
     }
-    const mismatch = await agent.submit(path, { password: GOOD_PASSWORD, password_confirmation: `${GOOD_PASSWORD}x` })
+    const mismatch = await agent.submit(path, {
+      password: GOOD_PASSWORD,
+      password_confirmation: `${GOOD_PASSWORD}x`,
+    })
     assert.equal(mismatch.statusCode, 422)
     assert.match(mismatch.body, /two passwords differ/)
 
-    const accepted = await agent.submit(path, { password: GOOD_PASSWORD, password_confirmation: GOOD_PASSWORD })
+    const accepted = await agent.submit(path, {
+      password: GOOD_PASSWORD,
+      password_confirmation: GOOD_PASSWORD,
+    })
     assert.equal(accepted.statusCode, 303)
     assert.equal(accepted.headers.location, '/console')
     const home = await agent.get('/console')
@@ -58,7 +68,11 @@ describe('invitation, password and first sign-in', () => {
   })
 
   test('an invitation link expires after 72 hours', async () => {
-    const { path } = await invite(t, { email: 'late.comer@example.test', role: 'viewer', organization_id: orgId })
+    const { path } = await invite(t, {
+      email: 'late.comer@example.test',
+      role: 'viewer',
+      organization_id: orgId,
+    })
     t.clock.advance(72 * 60 * 60 * 1000 + 1000)
     try {
       const agent = new Agent(t)
@@ -86,14 +100,21 @@ describe('sign-in answers', () => {
       timings.unknown.push(performance.now() - started)
       assert.equal(wrong.statusCode, 401)
       assert.equal(unknown.statusCode, 401)
-      wrongBody = stable(wrong.body).replace(p.email, 'EMAIL').replace(/value="[A-Za-z0-9_-]{40,}"/g, 'value=""')
-      unknownBody = stable(unknown.body).replace('nobody.here@example.test', 'EMAIL').replace(/value="[A-Za-z0-9_-]{40,}"/g, 'value=""')
+      wrongBody = stable(wrong.body)
+        .replace(p.email, 'EMAIL')
+        .replace(/value="[A-Za-z0-9_-]{40,}"/g, 'value=""')
+      unknownBody = stable(unknown.body)
+        .replace('nobody.here@example.test', 'EMAIL')
+        .replace(/value="[A-Za-z0-9_-]{40,}"/g, 'value=""')
       assert.deepEqual(Object.keys(wrong.headers).sort(), Object.keys(unknown.headers).sort())
     }
     assert.equal(wrongBody, unknownBody)
     assert.match(wrongBody, /The email or the password is not right/)
     const median = (xs: number[]) => xs.sort((x, y) => x - y)[1]
-    assert.ok(median(timings.unknown) > median(timings.wrong) / 3, `unknown email ${median(timings.unknown)} ms vs wrong password ${median(timings.wrong)} ms`)
+    assert.ok(
+      median(timings.unknown) > median(timings.wrong) / 3,
+      `unknown email ${median(timings.unknown)} ms vs wrong password ${median(timings.wrong)} ms`,
+    )
   })
 
   test('the session cookie is HttpOnly, SameSite=Lax, scoped to /console, without Secure on http', async () => {
@@ -120,10 +141,18 @@ describe('sign-in answers', () => {
     assert.notEqual(issued, planted)
     const attacker = new Agent(t)
     attacker.cookies.set('svc_session', planted)
-    assert.equal((await attacker.get('/console')).statusCode, 303, 'the planted value grants nothing')
+    assert.equal(
+      (await attacker.get('/console')).statusCode,
+      303,
+      'the planted value grants nothing',
+    )
 
     await agent.signIn(p.email, p.password)
-    assert.notEqual(agent.cookies.get('svc_session'), issued, 'each sign-in gets a token of its own')
+    assert.notEqual(
+      agent.cookies.get('svc_session'),
+      issued,
+      'each sign-in gets a token of its own',
+    )
   })
 })
 
@@ -136,7 +165,11 @@ describe('session lifetime', () => {
       t.clock.advance(29 * 60 * 1000)
       assert.equal((await agent.get('/console')).statusCode, 200, '29 idle minutes')
       t.clock.advance(29 * 60 * 1000)
-      assert.equal((await agent.get('/console')).statusCode, 200, 'used again: the idle time starts over')
+      assert.equal(
+        (await agent.get('/console')).statusCode,
+        200,
+        'used again: the idle time starts over',
+      )
       t.clock.advance(31 * 60 * 1000)
       const idle = await agent.get('/console')
       assert.equal(idle.statusCode, 303)
@@ -164,13 +197,19 @@ describe('session lifetime', () => {
     await laptop.signIn(p.email, p.password)
     await phone.signIn(p.email, p.password)
     const home = await laptop.get('/console')
-    const out = await laptop.post('/console/sign-out', { _csrf: /name="_csrf" value="([^"]+)"/.exec(home.body)![1] })
+    const out = await laptop.post('/console/sign-out', {
+      _csrf: /name="_csrf" value="([^"]+)"/.exec(home.body)![1],
+    })
     assert.equal(out.statusCode, 303)
     assert.equal(out.headers.location, '/console/sign-in')
     assert.match(cookieLine(out, 'svc_session') ?? '', /Max-Age=0/)
     assert.equal((await laptop.get('/console')).statusCode, 303)
     assert.equal((await phone.get('/console')).statusCode, 303)
-    assert.equal((await p.agent.get('/console')).statusCode, 303, 'the session of the invitation too')
+    assert.equal(
+      (await p.agent.get('/console')).statusCode,
+      303,
+      'the session of the invitation too',
+    )
   })
 
   test('a password change ends the other sessions, keeps this browser signed in with a new token, and the old password stops working', async () => {
@@ -178,14 +217,26 @@ describe('session lifetime', () => {
     const other = new Agent(t)
     await other.signIn(p.email, p.password)
     const before = p.agent.cookies.get('svc_session')
-    const weak = await p.agent.submit('/console/account', { current_password: p.password, new_password: 'password' }, '/console/account/password')
+    const weak = await p.agent.submit(
+      '/console/account',
+      { current_password: p.password, new_password: 'password' },
+      '/console/account/password',
+    )
     assert.equal(weak.statusCode, 422)
-    const wrong = await p.agent.submit('/console/account', { current_password: 'not-my-password-1', new_password: 'amber-quartz-meadow-77' }, '/console/account/password')
+    const wrong = await p.agent.submit(
+      '/console/account',
+      { current_password: 'not-my-password-1', new_password: 'amber-quartz-meadow-77' },
+      '/console/account/password',
+    )
     assert.equal(wrong.statusCode, 422)
     assert.match(wrong.body, /current password is not right/)
     assert.equal((await other.get('/console')).statusCode, 200, 'refusals change nothing')
 
-    const changed = await p.agent.submit('/console/account', { current_password: p.password, new_password: 'amber-quartz-meadow-77' }, '/console/account/password')
+    const changed = await p.agent.submit(
+      '/console/account',
+      { current_password: p.password, new_password: 'amber-quartz-meadow-77' },
+      '/console/account/password',
+    )
     assert.equal(changed.statusCode, 303)
     assert.notEqual(p.agent.cookies.get('svc_session'), before)
     assert.equal((await p.agent.get('/console')).statusCode, 200)
@@ -201,13 +252,25 @@ describe('session lifetime', () => {
 describe('purge', () => {
   test('the users.purge schedule deletes sessions past their limits, expired invitations and old sign-in failures', async () => {
     const p = await person(t, 'viewer', orgId)
-    await new Agent(t, { 'x-forwarded-for': '192.0.2.250' }).signIn(p.email, 'wrong-password-for-purge')
+    await new Agent(t, { 'x-forwarded-for': '192.0.2.250' }).signIn(
+      p.email,
+      'wrong-password-for-purge',
+    )
     await invite(t, { email: 'never.came@example.test', role: 'viewer', organization_id: orgId })
-    const count = async (table: 'console_sessions' | 'user_invitations' | 'console_sign_in_failures') =>
-      Number((await t.deps.db.selectFrom(table).select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow()).n)
-    assert.ok(await count('console_sessions') > 0)
-    assert.ok(await count('user_invitations') > 0)
-    assert.ok(await count('console_sign_in_failures') > 0)
+    const count = async (
+      table: 'console_sessions' | 'user_invitations' | 'console_sign_in_failures',
+    ) =>
+      Number(
+        (
+          await t.deps.db
+            .selectFrom(table)
+            .select((eb) => eb.fn.countAll().as('n'))
+            .executeTakeFirstOrThrow()
+        ).n,
+      )
+    assert.ok((await count('console_sessions')) > 0)
+    assert.ok((await count('user_invitations')) > 0)
+    assert.ok((await count('console_sign_in_failures')) > 0)
     const schedule = t.jobs.schedules.find((s) => s.type === 'users.purge')
     assert.ok(schedule, 'registered as a schedule of the users module')
     t.clock.advance(73 * 60 * 60 * 1000)
@@ -227,21 +290,43 @@ describe('sign-in rate limits', () => {
     const p = await person(t, 'viewer', orgId)
     try {
       for (let i = 0; i < 5; i++) {
-        const res = await new Agent(t, { 'x-forwarded-for': `192.0.2.${100 + i}` }).signIn(p.email, `wrong-password-${i}-xx`)
+        const res = await new Agent(t, { 'x-forwarded-for': `192.0.2.${100 + i}` }).signIn(
+          p.email,
+          `wrong-password-${i}-xx`,
+        )
         assert.equal(res.statusCode, 401)
       }
-      const blocked = await new Agent(t, { 'x-forwarded-for': '192.0.2.200' }).signIn(p.email, p.password)
+      const blocked = await new Agent(t, { 'x-forwarded-for': '192.0.2.200' }).signIn(
+        p.email,
+        p.password,
+      )
       assert.equal(blocked.statusCode, 429)
       assert.match(blocked.body, /Too many/)
       const retryAfter = Number(blocked.headers['retry-after'])
       assert.ok(retryAfter > 0 && retryAfter <= 15 * 60, `Retry-After ${retryAfter}`)
       assert.equal(cookieLine(blocked, 'svc_session'), undefined)
       // An unknown email is limited the same way: the limit does not tell which accounts exist.
-      for (let i = 0; i < 5; i++) await new Agent(t, { 'x-forwarded-for': `192.0.2.${120 + i}` }).signIn('ghost@example.test', `wrong-password-${i}-xx`)
-      assert.equal((await new Agent(t, { 'x-forwarded-for': '192.0.2.201' }).signIn('ghost@example.test', 'whatever-password')).statusCode, 429)
+      for (let i = 0; i < 5; i++)
+        await new Agent(t, { 'x-forwarded-for': `192.0.2.${120 + i}` }).signIn(
+          'ghost@example.test',
+          `wrong-password-${i}-xx`,
+        )
+      assert.equal(
+        (
+          await new Agent(t, { 'x-forwarded-for': '192.0.2.201' }).signIn(
+            'ghost@example.test',
+            'whatever-password',
+          )
+        ).statusCode,
+        429,
+      )
 
       t.clock.advance(retryAfter * 1000 + 1000)
-      assert.equal((await new Agent(t, { 'x-forwarded-for': '192.0.2.202' }).signIn(p.email, p.password)).statusCode, 303)
+      assert.equal(
+        (await new Agent(t, { 'x-forwarded-for': '192.0.2.202' }).signIn(p.email, p.password))
+          .statusCode,
+        303,
+      )
     } finally {
       t.clock.reset()
     }
@@ -251,13 +336,21 @@ describe('sign-in rate limits', () => {
     const p = await person(t, 'viewer', orgId)
     const address = { 'x-forwarded-for': '203.0.113.77' }
     for (let i = 0; i < 20; i++) {
-      const res = await new Agent(t, address).signIn(`spray.${i}@example.test`, 'guessed-password-1')
+      const res = await new Agent(t, address).signIn(
+        `spray.${i}@example.test`,
+        'guessed-password-1',
+      )
       assert.equal(res.statusCode, 401, `attempt ${i + 1}`)
     }
     const blocked = await new Agent(t, address).signIn(p.email, p.password)
     assert.equal(blocked.statusCode, 429)
     assert.ok(Number(blocked.headers['retry-after']) > 0)
-    assert.equal((await new Agent(t, { 'x-forwarded-for': '203.0.113.78' }).signIn(p.email, p.password)).statusCode, 303, 'another address is not limited')
+    assert.equal(
+      (await new Agent(t, { 'x-forwarded-for': '203.0.113.78' }).signIn(p.email, p.password))
+        .statusCode,
+      303,
+      'another address is not limited',
+    )
   })
 })
 

@@ -32,14 +32,20 @@ export function cookieLine(res: LightMyRequestResponse, name: string): string | 
 export class Agent {
   readonly cookies = new Map<string, string>()
   /** `remoteAddress`: the connection's peer address (inject's default is 127.0.0.1). */
-  constructor(private readonly t: TestApp, private readonly headers: Record<string, string> = {}, private readonly remoteAddress?: string) {}
+  constructor(
+    private readonly t: TestApp,
+    private readonly headers: Record<string, string> = {},
+    private readonly remoteAddress?: string,
+  ) {}
 
   private peer(): { remoteAddress?: string } {
     return this.remoteAddress ? { remoteAddress: this.remoteAddress } : {}
   }
 
   private cookieHeader(): Record<string, string> {
-    return this.cookies.size ? { cookie: [...this.cookies].map(([k, v]) => `${k}=${v}`).join('; ') } : {}
+    return this.cookies.size
+      ? { cookie: [...this.cookies].map(([k, v]) => `${k}=${v}`).join('; ') }
+      : {}
   }
 
   private keep(res: LightMyRequestResponse): LightMyRequestResponse {
@@ -55,20 +61,45 @@ export class Agent {
   }
 
   async get(url: string, headers: Record<string, string> = {}): Promise<LightMyRequestResponse> {
-    return this.keep(await this.t.app.inject({ method: 'GET', url, ...this.peer(), headers: { ...this.headers, ...this.cookieHeader(), ...headers } }))
+    return this.keep(
+      await this.t.app.inject({
+        method: 'GET',
+        url,
+        ...this.peer(),
+        headers: { ...this.headers, ...this.cookieHeader(), ...headers },
+      }),
+    )
   }
 
-  async post(url: string, fields: Record<string, string | string[]>, headers: Record<string, string> = {}): Promise<LightMyRequestResponse> {
+  async post(
+    url: string,
+    fields: Record<string, string | string[]>,
+    headers: Record<string, string> = {},
+  ): Promise<LightMyRequestResponse> {
     const body = new URLSearchParams()
     for (const [k, v] of Object.entries(fields)) for (const one of [v].flat()) body.append(k, one)
-    return this.keep(await this.t.app.inject({
-      method: 'POST', url, payload: body.toString(), ...this.peer(),
-      headers: { ...this.headers, ...this.cookieHeader(), 'content-type': 'application/x-www-form-urlencoded', ...headers },
-    }))
+    return this.keep(
+      await this.t.app.inject({
+        method: 'POST',
+        url,
+        payload: body.toString(),
+        ...this.peer(),
+        headers: {
+          ...this.headers,
+          ...this.cookieHeader(),
+          'content-type': 'application/x-www-form-urlencoded',
+          ...headers,
+        },
+      }),
+    )
   }
 
   /** Loads `page`, then posts `fields` with its CSRF token to `action` (default: the page itself). */
-  async submit(page: string, fields: Record<string, string | string[]>, action = page.split('?')[0]): Promise<LightMyRequestResponse> {
+  async submit(
+    page: string,
+    fields: Record<string, string | string[]>,
+    action = page.split('?')[0],
+  ): Promise<LightMyRequestResponse> {
     const res = await this.get(page)
     assert.equal(res.statusCode, 200, `${page}: ${res.statusCode} ${res.body.slice(0, 300)}`)
     return this.post(action, { _csrf: csrfOf(res.body), ...fields })
@@ -80,22 +111,42 @@ export class Agent {
 }
 
 /** An invitation through the operator API; answers the link's path (`/console/invitations/<token>`) and the answer. */
-export async function invite(t: TestApp, body: { email: string; role: string; organization_id?: string }): Promise<{ path: string; url: string; answer: any }> {
+export async function invite(
+  t: TestApp,
+  body: { email: string; role: string; organization_id?: string },
+): Promise<{ path: string; url: string; answer: any }> {
   const answer = await t.operator('POST', '/operator/v1/users/invitations', body)
   return { path: new URL(answer.url).pathname, url: answer.url, answer }
 }
 
-export interface Person { agent: Agent; email: string; password: string; organizationId: string | null }
+export interface Person {
+  agent: Agent
+  email: string
+  password: string
+  organizationId: string | null
+}
 
 let counter = 0
 
 /** A person of `role` who accepted their invitation (and so is signed in on `agent`). */
-export async function person(t: TestApp, role: 'owner' | 'developer' | 'viewer' | 'operator', organizationId: string | null = null, options: { email?: string; headers?: Record<string, string> } = {}): Promise<Person> {
+export async function person(
+  t: TestApp,
+  role: 'owner' | 'developer' | 'viewer' | 'operator',
+  organizationId: string | null = null,
+  options: { email?: string; headers?: Record<string, string> } = {},
+): Promise<Person> {
   const email = options.email ?? `${role}.${++counter}.${Date.now()}@example.test`
-  const org = role === 'operator' ? null : organizationId ?? (await t.operator('POST', '/operator/v1/organizations', { name: 'Acme Robotics' })).id
+  const org =
+    role === 'operator'
+      ? null
+      : (organizationId ??
+        (await t.operator('POST', '/operator/v1/organizations', { name: 'Acme Robotics' })).id)
   const { path } = await invite(t, { email, role, ...(org ? { organization_id: org } : {}) })
   const agent = new Agent(t, options.headers)
-  const res = await agent.submit(path, { password: GOOD_PASSWORD, password_confirmation: GOOD_PASSWORD })
+  const res = await agent.submit(path, {
+    password: GOOD_PASSWORD,
+    password_confirmation: GOOD_PASSWORD,
+  })
   assert.equal(res.statusCode, 303, res.body.slice(0, 500))
   assert.equal(res.headers.location, '/console')
   return { agent, email, password: GOOD_PASSWORD, organizationId: org }
@@ -113,7 +164,8 @@ export function main(body: string): string {
 
 /** Follows a 303 answer to the page it leads to; fails the test unless both answer as a finished change should. */
 export async function follow(
-  agent: Agent, res: { statusCode: number; headers: Record<string, unknown>; body: string },
+  agent: Agent,
+  res: { statusCode: number; headers: Record<string, unknown>; body: string },
 ): Promise<LightMyRequestResponse> {
   assert.equal(res.statusCode, 303, res.body.slice(0, 1500))
   const page = await agent.get(String(res.headers.location))
@@ -133,16 +185,25 @@ export function formFields(body: string, action: string): ChangeForm {
   const form = [...forms].find((m) => m[1] === action)
   assert.ok(form, `a form posting to ${action}`)
   const fields: Record<string, string> = {}
-  for (const m of form[2].matchAll(/<input [^>]*name="([^"]+)"[^>]*value="([^"]*)"/g)) fields[m[1]] = m[2]
-  assert.ok(fields._csrf && fields.idempotency_key, `the form to ${action} carries a CSRF token and a one-time key`)
+  for (const m of form[2].matchAll(/<input [^>]*name="([^"]+)"[^>]*value="([^"]*)"/g))
+    fields[m[1]] = m[2]
+  assert.ok(
+    fields._csrf && fields.idempotency_key,
+    `the form to ${action} carries a CSRF token and a one-time key`,
+  )
   return fields as ChangeForm
 }
 
 /** The audit rows of one action (oldest first), in one organization when `organizationId` is given. */
 export async function auditRows(
-  t: TestApp, action: string, organizationId?: string,
+  t: TestApp,
+  action: string,
+  organizationId?: string,
 ): Promise<{ id: string; object_id: string | null }[]> {
-  let query = t.deps.db.selectFrom('audit_log').select(['id', 'object_id']).where('action', '=', action)
+  let query = t.deps.db
+    .selectFrom('audit_log')
+    .select(['id', 'object_id'])
+    .where('action', '=', action)
   if (organizationId) query = query.where('organization_id', '=', organizationId)
   return query.orderBy('id').execute()
 }
@@ -164,19 +225,31 @@ export interface ObjectPagesFixture {
  * funded account, made through the API; `ready` gets them once they exist, then may prepare more.
  */
 export function withObjectPages(
-  ready: (fixture: TenantFixture & ObjectPagesFixture) => unknown, app?: TestAppOptions,
+  ready: (fixture: TenantFixture & ObjectPagesFixture) => unknown,
+  app?: TestAppOptions,
 ): void {
-  withTenant(async (fixture) => {
-    const { t, tenant, token } = fixture
-    await ready({ ...fixture, ...(await objectPagesFixture(t, tenant, token)) })
-  }, { app })
+  withTenant(
+    async (fixture) => {
+      const { t, tenant, token } = fixture
+      await ready({ ...fixture, ...(await objectPagesFixture(t, tenant, token)) })
+    },
+    { app },
+  )
 }
 
-async function objectPagesFixture(t: TestApp, tenant: TestClient, token: string): Promise<ObjectPagesFixture> {
+async function objectPagesFixture(
+  t: TestApp,
+  tenant: TestClient,
+  token: string,
+): Promise<ObjectPagesFixture> {
   const owner = await person(t, 'owner', tenant.organizationId)
   const viewer = await person(t, 'viewer', tenant.organizationId)
   const prodOwner = await person(t, 'owner', tenant.organizationId)
-  await prodOwner.agent.submit('/console', { environment: 'production', return_to: '/console' }, '/console/environment')
+  await prodOwner.agent.submit(
+    '/console',
+    { environment: 'production', return_to: '/console' },
+    '/console/environment',
+  )
   const cardholder = await makeCardholder(t, token)
   const account = await makeAccount(t, token, tenant.programs.full.id, cardholder.id)
   const card = await issuedCard(t, token, cardBody(cardholder.id, account.id))
@@ -190,7 +263,9 @@ export type FormPost = readonly [url: string, fields: Readonly<Record<string, st
 
 /** `person` reads each page without a form that changes anything, and each POST is refused 403. */
 export async function expectReadOnly(
-  person: Person, pages: readonly string[], posts: readonly FormPost[],
+  person: Person,
+  pages: readonly string[],
+  posts: readonly FormPost[],
 ): Promise<void> {
   for (const page of pages) {
     const res = await person.agent.get(page)
@@ -202,7 +277,9 @@ export async function expectReadOnly(
 
 /** In `person`'s production environment each page shows no sandbox tool, and each sandbox POST answers 404. */
 export async function expectNoSandboxTools(
-  person: Person, pages: readonly string[], posts: readonly FormPost[],
+  person: Person,
+  pages: readonly string[],
+  posts: readonly FormPost[],
 ): Promise<void> {
   for (const page of pages) {
     const res = await person.agent.get(page)
@@ -212,7 +289,11 @@ export async function expectNoSandboxTools(
   await expectPostsAnswer(person, posts, 404)
 }
 
-async function expectPostsAnswer(person: Person, posts: readonly FormPost[], status: number): Promise<void> {
+async function expectPostsAnswer(
+  person: Person,
+  posts: readonly FormPost[],
+  status: number,
+): Promise<void> {
   const csrf = csrfOf((await person.agent.get('/console')).body)
   for (const [url, fields] of posts) {
     const res = await person.agent.post(url, { _csrf: csrf, ...fields })

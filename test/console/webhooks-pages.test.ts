@@ -38,7 +38,12 @@ after(async () => {
 const sandbox = () => ({ organizationId: orgId, environment: 'sandbox' }) as TestClient
 
 async function audits(action: string) {
-  return t.deps.db.selectFrom('audit_log').selectAll().where('action', '=', action).orderBy('id').execute()
+  return t.deps.db
+    .selectFrom('audit_log')
+    .selectAll()
+    .where('action', '=', action)
+    .orderBy('id')
+    .execute()
 }
 
 function main(body: string): string {
@@ -53,8 +58,16 @@ async function follow(agent: Agent, res: LightMyRequestResponse): Promise<LightM
 }
 
 /** Adds an endpoint through the create form; answers its id and the page that showed the secret. */
-async function addEndpoint(agent: Agent, events: string[], url = receiver.url): Promise<{ id: string; page: LightMyRequestResponse }> {
-  const page = await agent.submit(WEBHOOKS, { url, description: 'Orders service', enabled_events: events })
+async function addEndpoint(
+  agent: Agent,
+  events: string[],
+  url = receiver.url,
+): Promise<{ id: string; page: LightMyRequestResponse }> {
+  const page = await agent.submit(WEBHOOKS, {
+    url,
+    description: 'Orders service',
+    enabled_events: events,
+  })
   assert.equal(page.statusCode, 201, page.body.slice(0, 800))
   const id = /href="\/console\/developers\/webhooks\/(whe_[0-9A-Za-z]+)"/.exec(page.body)?.[1]
   assert.ok(id, 'the answer links to the endpoint')
@@ -77,24 +90,37 @@ describe('endpoints', () => {
     const detail = await owner.agent.get(`${WEBHOOKS}/${id}`)
     assert.equal(detail.statusCode, 200)
     assert.match(detail.body, /Healthy/)
-    assert.ok(!detail.body.includes(secret) && !detail.body.includes('whsec_'), 'no secret on the endpoint page')
+    assert.ok(
+      !detail.body.includes(secret) && !detail.body.includes('whsec_'),
+      'no secret on the endpoint page',
+    )
     const list = await owner.agent.get(WEBHOOKS)
     assert.ok(main(list.body).includes(receiver.url) && main(list.body).includes('2 event types'))
     assert.ok(!list.body.includes('whsec_'), 'no secret in the list')
 
     // The /v1 API sees the same endpoint, without its secret.
-    const stored = await t.deps.db.selectFrom('webhook_endpoints').selectAll().where('id', '=', id).executeTakeFirstOrThrow()
+    const stored = await t.deps.db
+      .selectFrom('webhook_endpoints')
+      .selectAll()
+      .where('id', '=', id)
+      .executeTakeFirstOrThrow()
     assert.deepEqual(stored.enabled_events, ['cardholder.*', 'card.issued'])
     assert.equal(stored.description, 'Orders service')
   })
 
   test('a refused form keeps what was typed and shows why (422)', async () => {
-    const none = await owner.agent.submit(WEBHOOKS, { url: 'https://hooks.example.com/svc', enabled_events: [] })
+    const none = await owner.agent.submit(WEBHOOKS, {
+      url: 'https://hooks.example.com/svc',
+      enabled_events: [],
+    })
     assert.equal(none.statusCode, 422)
     assert.match(main(none.body), /role="alert"[^>]*>Choose at least one event type/)
     assert.match(none.body, /value="https:\/\/hooks\.example\.com\/svc"/)
 
-    const bad = await owner.agent.submit(WEBHOOKS, { url: 'ftp://hooks.example.com/svc', enabled_events: ['card.*'] })
+    const bad = await owner.agent.submit(WEBHOOKS, {
+      url: 'ftp://hooks.example.com/svc',
+      enabled_events: ['card.*'],
+    })
     assert.equal(bad.statusCode, 422)
     assert.match(main(bad.body), /role="alert"/)
     assert.match(bad.body, /value="ftp:\/\/hooks\.example\.com\/svc"/)
@@ -103,22 +129,47 @@ describe('endpoints', () => {
 
   test('editing the events, disabling and enabling go through the service and are audited', async () => {
     const { id } = await addEndpoint(owner.agent, ['*'])
-    const edited = await follow(owner.agent, await owner.agent.submit(`${WEBHOOKS}/${id}`, { url: receiver.url, description: '', enabled_events: ['card.*', 'cardholder.created'] }))
+    const edited = await follow(
+      owner.agent,
+      await owner.agent.submit(`${WEBHOOKS}/${id}`, {
+        url: receiver.url,
+        description: '',
+        enabled_events: ['card.*', 'cardholder.created'],
+      }),
+    )
     assert.match(edited.body, /The endpoint is changed/)
     assert.match(edited.body, /value="card\.\*" checked/)
     assert.match(edited.body, /value="cardholder\.created" checked/)
     assert.doesNotMatch(edited.body, /value="\*" checked/)
     assert.equal((await audits('webhook_endpoint.updated')).at(-1)!.object_id, id)
 
-    const disabled = await follow(owner.agent, await owner.agent.submit(`${WEBHOOKS}/${id}`, { status: 'disabled' }, `${WEBHOOKS}/${id}/status`))
+    const disabled = await follow(
+      owner.agent,
+      await owner.agent.submit(
+        `${WEBHOOKS}/${id}`,
+        { status: 'disabled' },
+        `${WEBHOOKS}/${id}/status`,
+      ),
+    )
     assert.match(disabled.body, /Disabled by hand/)
-    assert.doesNotMatch(disabled.body, /Send test event<\/button>/, 'no test event to a disabled endpoint')
+    assert.doesNotMatch(
+      disabled.body,
+      /Send test event<\/button>/,
+      'no test event to a disabled endpoint',
+    )
     assert.equal((await audits('webhook_endpoint.disabled')).at(-1)!.object_id, id)
     const refused = await owner.agent.submit(`${WEBHOOKS}/${id}`, {}, `${WEBHOOKS}/${id}/test`)
     assert.equal(refused.statusCode, 422)
     assert.match(main(refused.body), /disabled/)
 
-    const enabled = await follow(owner.agent, await owner.agent.submit(`${WEBHOOKS}/${id}`, { status: 'enabled' }, `${WEBHOOKS}/${id}/status`))
+    const enabled = await follow(
+      owner.agent,
+      await owner.agent.submit(
+        `${WEBHOOKS}/${id}`,
+        { status: 'enabled' },
+        `${WEBHOOKS}/${id}/status`,
+      ),
+    )
     assert.match(enabled.body, /Healthy/)
     assert.equal((await audits('webhook_endpoint.enabled')).at(-1)!.object_id, id)
   })
@@ -154,33 +205,79 @@ describe('endpoints', () => {
       const res = await viewer.agent.submit(`${WEBHOOKS}/${id}`, fields, action)
       assert.equal(res.statusCode, 403, action)
     }
-    assert.equal((await t.deps.db.selectFrom('webhook_endpoints').select('id').execute()).length, count)
-    const row = await t.deps.db.selectFrom('webhook_endpoints').selectAll().where('id', '=', id).executeTakeFirstOrThrow()
+    assert.equal(
+      (await t.deps.db.selectFrom('webhook_endpoints').select('id').execute()).length,
+      count,
+    )
+    const row = await t.deps.db
+      .selectFrom('webhook_endpoints')
+      .selectAll()
+      .where('id', '=', id)
+      .executeTakeFirstOrThrow()
     assert.equal(row.status, 'enabled')
   })
 
   test("another organization's endpoint is a 404 page, for reading and for changing", async () => {
     const { id } = await addEndpoint(owner.agent, ['*'])
     assert.equal((await stranger.agent.get(`${WEBHOOKS}/${id}`)).statusCode, 404)
-    const res = await stranger.agent.submit(WEBHOOKS, { status: 'disabled' }, `${WEBHOOKS}/${id}/status`)
+    const res = await stranger.agent.submit(
+      WEBHOOKS,
+      { status: 'disabled' },
+      `${WEBHOOKS}/${id}/status`,
+    )
     assert.equal(res.statusCode, 404)
-    assert.equal((await t.deps.db.selectFrom('webhook_endpoints').select('status').where('id', '=', id).executeTakeFirstOrThrow()).status, 'enabled')
+    assert.equal(
+      (
+        await t.deps.db
+          .selectFrom('webhook_endpoints')
+          .select('status')
+          .where('id', '=', id)
+          .executeTakeFirstOrThrow()
+      ).status,
+      'enabled',
+    )
   })
 })
 
 describe('the audit row and the change commit together', () => {
   test("when the work added to the service's transaction fails, the endpoint is neither created, changed nor rotated", async () => {
-    const caller = { requestId: 'req_test', organizationId: orgId, environment: 'sandbox' as const, clientId: 'console:test', scopes: new Set<string>() }
-    const fail = async () => { throw new Error('audit row refused') }
-    const count = async () => (await t.deps.db.selectFrom('webhook_endpoints').select('id').where('organization_id', '=', orgId).execute()).length
+    const caller = {
+      requestId: 'req_test',
+      organizationId: orgId,
+      environment: 'sandbox' as const,
+      clientId: 'console:test',
+      scopes: new Set<string>(),
+    }
+    const fail = async () => {
+      throw new Error('audit row refused')
+    }
+    const count = async () =>
+      (
+        await t.deps.db
+          .selectFrom('webhook_endpoints')
+          .select('id')
+          .where('organization_id', '=', orgId)
+          .execute()
+      ).length
     const before = await count()
-    await assert.rejects(createEndpoint(t.deps, caller, { url: receiver.url, enabled_events: ['*'] }, fail), /audit row refused/)
+    await assert.rejects(
+      createEndpoint(t.deps, caller, { url: receiver.url, enabled_events: ['*'] }, fail),
+      /audit row refused/,
+    )
     assert.equal(await count(), before)
 
     const { id } = await addEndpoint(owner.agent, ['*'])
-    const stored = () => t.deps.db.selectFrom('webhook_endpoints').selectAll().where('id', '=', id).executeTakeFirstOrThrow()
+    const stored = () =>
+      t.deps.db
+        .selectFrom('webhook_endpoints')
+        .selectAll()
+        .where('id', '=', id)
+        .executeTakeFirstOrThrow()
     const original = await stored()
-    await assert.rejects(updateEndpoint(t.deps, caller, id, { status: 'disabled', enabled_events: ['card.*'] }, fail), /audit row refused/)
+    await assert.rejects(
+      updateEndpoint(t.deps, caller, id, { status: 'disabled', enabled_events: ['card.*'] }, fail),
+      /audit row refused/,
+    )
     await assert.rejects(rotateSecret(t.deps, caller, id, fail), /audit row refused/)
     const after = await stored()
     assert.equal(after.status, 'enabled')
@@ -193,7 +290,10 @@ describe('deliveries, test events and replays', () => {
   test('a test event is delivered and its attempt shown; replaying it from the log sends it again with the next attempt number', async () => {
     receiver.received.length = 0
     const { id } = await addEndpoint(owner.agent, ['account.*'])
-    const sent = await follow(owner.agent, await owner.agent.submit(`${WEBHOOKS}/${id}`, {}, `${WEBHOOKS}/${id}/test`))
+    const sent = await follow(
+      owner.agent,
+      await owner.agent.submit(`${WEBHOOKS}/${id}`, {}, `${WEBHOOKS}/${id}/test`),
+    )
     assert.match(sent.body, /Test event evt_\w+ is queued/)
     assert.equal((await audits('webhook_endpoint.test_sent')).at(-1)!.object_id, id)
     await runner.drain()
@@ -203,9 +303,16 @@ describe('deliveries, test events and replays', () => {
 
     const log = await owner.agent.get(`${WEBHOOKS}/${id}`)
     assert.match(main(log.body), /webhook_endpoint\.test/)
-    assert.match(main(log.body), /Attempt 1: <time[^>]*>[^<]+<\/time>, <strong>HTTP 200<\/strong>, <span class="duration">\d+ ms<\/span>/)
+    assert.match(
+      main(log.body),
+      /Attempt 1: <time[^>]*>[^<]+<\/time>, <strong>HTTP 200<\/strong>, <span class="duration">\d+ ms<\/span>/,
+    )
 
-    const replayed = await owner.agent.submit(`${WEBHOOKS}/${id}`, { webhook_endpoint_id: id, return_to: `${WEBHOOKS}/${id}` }, `${EVENTS}/${eventId}/replay`)
+    const replayed = await owner.agent.submit(
+      `${WEBHOOKS}/${id}`,
+      { webhook_endpoint_id: id, return_to: `${WEBHOOKS}/${id}` },
+      `${EVENTS}/${eventId}/replay`,
+    )
     assert.equal(replayed.statusCode, 303)
     assert.equal(replayed.headers.location, `${WEBHOOKS}/${id}`)
     assert.equal((await audits('event.replayed')).at(-1)!.object_id, eventId)
@@ -227,7 +334,10 @@ describe('deliveries, test events and replays', () => {
     receiver.received.length = 0
 
     const since = new Date(t.clock.now().getTime() - 60 * 60 * 1000).toISOString().slice(0, 16)
-    const done = await follow(owner.agent, await owner.agent.submit(`${WEBHOOKS}/${id}`, { since }, `${WEBHOOKS}/${id}/replay`))
+    const done = await follow(
+      owner.agent,
+      await owner.agent.submit(`${WEBHOOKS}/${id}`, { since }, `${WEBHOOKS}/${id}/replay`),
+    )
     assert.match(done.body, /1 event is queued for this endpoint again/)
     assert.equal((await audits('webhook_endpoint.replayed')).at(-1)!.object_id, id)
     await runner.drain()
@@ -235,10 +345,18 @@ describe('deliveries, test events and replays', () => {
     assert.equal(again.body.type, 'cardholder.created')
     assert.equal(again.headers['svc-delivery-attempt'], '2')
 
-    const bad = await owner.agent.submit(`${WEBHOOKS}/${id}`, { since: 'yesterday' }, `${WEBHOOKS}/${id}/replay`)
+    const bad = await owner.agent.submit(
+      `${WEBHOOKS}/${id}`,
+      { since: 'yesterday' },
+      `${WEBHOOKS}/${id}/replay`,
+    )
     assert.equal(bad.statusCode, 422)
     assert.match(bad.body, /value="yesterday"/)
-    const old = await owner.agent.submit(`${WEBHOOKS}/${id}`, { since: '2020-01-01T00:00' }, `${WEBHOOKS}/${id}/replay`)
+    const old = await owner.agent.submit(
+      `${WEBHOOKS}/${id}`,
+      { since: '2020-01-01T00:00' },
+      `${WEBHOOKS}/${id}/replay`,
+    )
     assert.equal(old.statusCode, 422)
     assert.match(main(old.body), /30-day event retention/)
   })
@@ -248,10 +366,13 @@ describe('deliveries, test events and replays', () => {
     const emitted: string[] = []
     for (let i = 0; i < 22; i++) {
       t.clock.advance(10)
-      emitted.push(await emitEvent(t, sandbox(), 'account.credited', { id: `acc_${i}`, object: 'account' }))
+      emitted.push(
+        await emitEvent(t, sandbox(), 'account.credited', { id: `acc_${i}`, object: 'account' }),
+      )
     }
     const first = await owner.agent.get(`${WEBHOOKS}/${id}`)
-    const ids = (body: string) => [...main(body).matchAll(/<code>(evt_\w+)<\/code>/g)].map((m) => m[1])
+    const ids = (body: string) =>
+      [...main(body).matchAll(/<code>(evt_\w+)<\/code>/g)].map((m) => m[1])
     assert.deepEqual(ids(first.body), emitted.slice(2).reverse(), 'the 20 newest, newest first')
     assert.match(first.body, /Pending/, 'not sent yet')
     const next = /href="([^"]*\?after=[^"]+)">Next page/.exec(first.body)?.[1]
@@ -281,7 +402,11 @@ describe('events', () => {
     assert.ok(main(all.body).includes(eventId) && main(all.body).includes('dispute.created'))
     const filtered = await owner.agent.get(`${EVENTS}?type=esim.*`)
     assert.ok(main(filtered.body).includes(eventId))
-    assert.ok(main(all.body).includes('>dispute.created</a>') && !main(filtered.body).includes('>dispute.created</a>'), 'other types are filtered out')
+    assert.ok(
+      main(all.body).includes('>dispute.created</a>') &&
+        !main(filtered.body).includes('>dispute.created</a>'),
+      'other types are filtered out',
+    )
 
     const page = await viewer.agent.get(`${EVENTS}/${eventId}`)
     assert.equal(page.statusCode, 200)
@@ -291,17 +416,33 @@ describe('events', () => {
     assert.doesNotMatch(page.body, /Replay event<\/button>/, 'a viewer gets no replay form')
 
     receiver.received.length = 0
-    const done = await follow(owner.agent, await owner.agent.submit(`${EVENTS}/${eventId}`, { webhook_endpoint_id: '' }, `${EVENTS}/${eventId}/replay`))
+    const done = await follow(
+      owner.agent,
+      await owner.agent.submit(
+        `${EVENTS}/${eventId}`,
+        { webhook_endpoint_id: '' },
+        `${EVENTS}/${eventId}/replay`,
+      ),
+    )
     // Every enabled endpoint that takes esim.low_data: this one and those of the earlier tests subscribed to `*`.
     const queued = Number(/queued again for (\d+) endpoints?/.exec(done.body)?.[1])
-    assert.ok(queued >= 2, done.body.slice(done.body.indexOf('<main'), done.body.indexOf('<main') + 600))
+    assert.ok(
+      queued >= 2,
+      done.body.slice(done.body.indexOf('<main'), done.body.indexOf('<main') + 600),
+    )
     await runner.drain()
     const again = await receiver.waitFor(queued)
-    assert.ok(again.every((r) => r.body.id === eventId && r.headers['svc-delivery-attempt'] === '2'))
+    assert.ok(
+      again.every((r) => r.body.id === eventId && r.headers['svc-delivery-attempt'] === '2'),
+    )
 
     assert.equal((await stranger.agent.get(`${EVENTS}/${eventId}`)).statusCode, 404)
     const refused = await stranger.agent.submit(EVENTS, {}, `${EVENTS}/${eventId}/replay`)
     assert.equal(refused.statusCode, 404)
-    assert.equal((await viewer.agent.submit(`${EVENTS}/${eventId}`, {}, `${EVENTS}/${eventId}/replay`)).statusCode, 403)
+    assert.equal(
+      (await viewer.agent.submit(`${EVENTS}/${eventId}`, {}, `${EVENTS}/${eventId}/replay`))
+        .statusCode,
+      403,
+    )
   })
 })

@@ -15,12 +15,20 @@ export const skipWithoutChromium: false | string = existsSync(CHROMIUM)
 export async function launchChromium(options: { timeoutMs?: number } = {}): Promise<Browser> {
   const { chromium } = await import('playwright-core')
   return chromium.launch({
-    executablePath: CHROMIUM, headless: true, timeout: options.timeoutMs,
+    executablePath: CHROMIUM,
+    headless: true,
+    timeout: options.timeoutMs,
     args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'],
   })
 }
 
-const SCREENSHOT_DIR = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'docs', 'screenshots')
+const SCREENSHOT_DIR = join(
+  dirname(fileURLToPath(import.meta.url)),
+  '..',
+  '..',
+  'docs',
+  'screenshots',
+)
 
 /** True when this run should write the tracked screenshots (`SCREENSHOTS=1 npm test -- test/e2e`). */
 export const screenshotsRequested = process.env.SCREENSHOTS === '1'
@@ -29,16 +37,29 @@ export const screenshotsRequested = process.env.SCREENSHOTS === '1'
  * Writes docs/screenshots/<name> only when SCREENSHOTS=1: a plain test run leaves the tracked images alone.
  * Returns whether it wrote.
  */
-export async function screenshot(page: Page, name: string, options: { fullPage?: boolean } = {}): Promise<boolean> {
+export async function screenshot(
+  page: Page,
+  name: string,
+  options: { fullPage?: boolean } = {},
+): Promise<boolean> {
   if (!screenshotsRequested) return false
   mkdirSync(SCREENSHOT_DIR, { recursive: true })
   await page.screenshot({ path: join(SCREENSHOT_DIR, name), fullPage: options.fullPage ?? false })
   return true
 }
 
-const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8')
+const AXE_SOURCE = readFileSync(
+  createRequire(import.meta.url).resolve('axe-core/axe.min.js'),
+  'utf8',
+)
 
-export interface AxeViolation { id: string; impact: string | null; help: string; nodes: number; targets: string[] }
+export interface AxeViolation {
+  id: string
+  impact: string | null
+  help: string
+  nodes: number
+  targets: string[]
+}
 
 /**
  * axe-core's violations on the page as it is now, or within `selector` (every rule axe runs by default: WCAG 2.x
@@ -48,26 +69,46 @@ export interface AxeViolation { id: string; impact: string | null; help: string;
 export async function axeViolations(page: Page, selector?: string): Promise<AxeViolation[]> {
   if (!(await page.evaluate('typeof window.axe === "object"'))) await page.evaluate(AXE_SOURCE)
   const result = await page.evaluate(async (within) => {
-    const axe = (window as unknown as { axe: { run(context: Document | string, options: object): Promise<{ violations: any[] }> } }).axe
+    const axe = (
+      window as unknown as {
+        axe: { run(context: Document | string, options: object): Promise<{ violations: any[] }> }
+      }
+    ).axe
     const { violations } = await axe.run(within ?? document, { resultTypes: ['violations'] })
-    return violations.map((v) => ({ id: v.id, impact: v.impact, help: v.help, nodes: v.nodes.length, targets: v.nodes.slice(0, 3).map((n: any) => String(n.target)) }))
+    return violations.map((v) => ({
+      id: v.id,
+      impact: v.impact,
+      help: v.help,
+      nodes: v.nodes.length,
+      targets: v.nodes.slice(0, 3).map((n: any) => String(n.target)),
+    }))
   }, selector)
   return result as AxeViolation[]
 }
 
 /** The violations of impact `serious` or `critical`, one line each, for an assertion message. */
 export function seriousOrCritical(violations: AxeViolation[]): string[] {
-  return violations.filter((v) => v.impact === 'serious' || v.impact === 'critical')
+  return violations
+    .filter((v) => v.impact === 'serious' || v.impact === 'critical')
     .map((v) => `${v.impact} ${v.id} (${v.help}) ×${v.nodes}: ${v.targets.join(' | ')}`)
 }
 
 /** Whether the page is wider than its viewport (something forces a horizontal scroll). */
-export async function horizontalOverflow(page: Page): Promise<{ scrollWidth: number; viewport: number }> {
-  return page.evaluate(() => ({ scrollWidth: document.documentElement.scrollWidth, viewport: window.innerWidth }))
+export async function horizontalOverflow(
+  page: Page,
+): Promise<{ scrollWidth: number; viewport: number }> {
+  return page.evaluate(() => ({
+    scrollWidth: document.documentElement.scrollWidth,
+    viewport: window.innerWidth,
+  }))
 }
 
 /** Opens a one-time invitation link and sets the password on its page (the console then signs the person in). */
-export async function setPasswordThroughLink(page: Page, url: string, password: string): Promise<void> {
+export async function setPasswordThroughLink(
+  page: Page,
+  url: string,
+  password: string,
+): Promise<void> {
   await page.goto(url)
   await page.getByLabel('New password').fill(password)
   await page.getByLabel('Repeat the password').fill(password)
@@ -79,16 +120,29 @@ export async function setPasswordThroughLink(page: Page, url: string, password: 
  * errors and page errors. The console's CSP allows no injected script: axe runs with CSP bypassed, in the page as
  * served. A refused form answers 401 or 422 on purpose; anything else logged as an error (a CSP violation) is a problem.
  */
-export async function phonePage(browser: Browser, origin: string, options: { javaScriptEnabled?: boolean } = {}) {
+export async function phonePage(
+  browser: Browser,
+  origin: string,
+  options: { javaScriptEnabled?: boolean } = {},
+) {
   const context = await browser.newContext({
-    viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true, locale: 'en-GB', bypassCSP: true, javaScriptEnabled: options.javaScriptEnabled ?? true,
+    viewport: { width: 390, height: 844 },
+    isMobile: true,
+    hasTouch: true,
+    locale: 'en-GB',
+    bypassCSP: true,
+    javaScriptEnabled: options.javaScriptEnabled ?? true,
   })
   context.setDefaultTimeout(15_000)
   const page = await context.newPage()
   const problems: string[] = []
   const elsewhere: string[] = []
-  page.on('console', (m) => { if (m.type() === 'error' && !/status of (401|422)/.test(m.text())) problems.push(m.text()) })
+  page.on('console', (m) => {
+    if (m.type() === 'error' && !/status of (401|422)/.test(m.text())) problems.push(m.text())
+  })
   page.on('pageerror', (e) => problems.push(e.message))
-  page.on('request', (r) => { if (new URL(r.url()).origin !== origin) elsewhere.push(r.url()) })
+  page.on('request', (r) => {
+    if (new URL(r.url()).origin !== origin) elsewhere.push(r.url())
+  })
   return { context, page, problems, elsewhere }
 }

@@ -5,7 +5,14 @@ import { after, before, test } from 'node:test'
 import { signClientAssertion, tokenRequestBody } from '../../src/lib/client-assertion.js'
 import { jwkThumbprint } from '../../src/modules/console/keys.js'
 import { listenOnPort, startTestApp, type TestApp, TOKEN_URL } from '../helpers/app.js'
-import { axeViolations, launchChromium, screenshot, seriousOrCritical, setPasswordThroughLink, skipWithoutChromium as skip } from './browser.js'
+import {
+  axeViolations,
+  launchChromium,
+  screenshot,
+  seriousOrCritical,
+  setPasswordThroughLink,
+  skipWithoutChromium as skip,
+} from './browser.js'
 import { invite } from '../console/support.js'
 
 /**
@@ -34,9 +41,23 @@ after(async () => {
 })
 
 /** POST /oauth/token over HTTP with an assertion signed by `privateJwk` for `clientId`. */
-async function mintToken(clientId: string, privateJwk: Record<string, unknown>, kid?: string): Promise<{ status: number; body: any }> {
-  const assertion = await signClientAssertion({ clientId, privateJwk, audience: TOKEN_URL, kid, nowSeconds: Math.floor(t.clock.now().getTime() / 1000) })
-  const res = await fetch(`${origin}/oauth/token`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: tokenRequestBody(assertion) })
+async function mintToken(
+  clientId: string,
+  privateJwk: Record<string, unknown>,
+  kid?: string,
+): Promise<{ status: number; body: any }> {
+  const assertion = await signClientAssertion({
+    clientId,
+    privateJwk,
+    audience: TOKEN_URL,
+    kid,
+    nowSeconds: Math.floor(t.clock.now().getTime() / 1000),
+  })
+  const res = await fetch(`${origin}/oauth/token`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: tokenRequestBody(assertion),
+  })
   return { status: res.status, body: await res.json() }
 }
 
@@ -44,29 +65,51 @@ async function axeClean(page: import('playwright-core').Page, what: string): Pro
   assert.deepEqual(seriousOrCritical(await axeViolations(page)), [], what)
 }
 
-test('an invited owner registers a client from a pasted JWK Set and from a key pair made in the browser; both mint tokens', { skip, timeout: 180_000 }, async () => {
+test('an invited owner registers a client from a pasted JWK Set and from a key pair made in the browser; both mint tokens', {
+  skip,
+  timeout: 180_000,
+}, async () => {
   // The CSP is enforced (no bypass): the key-pair script runs only through the response's nonce.
-  const context = await browser.newContext({ viewport: { width: 1280, height: 900 }, locale: 'en-GB', acceptDownloads: true })
+  const context = await browser.newContext({
+    viewport: { width: 1280, height: 900 },
+    locale: 'en-GB',
+    acceptDownloads: true,
+  })
   context.setDefaultTimeout(15_000)
   const page = await context.newPage()
   const problems: string[] = []
   const posted: string[] = []
-  page.on('console', (m) => { if (m.type() === 'error' && !/status of 422/.test(m.text())) problems.push(m.text()) })
+  page.on('console', (m) => {
+    if (m.type() === 'error' && !/status of 422/.test(m.text())) problems.push(m.text())
+  })
   page.on('pageerror', (e) => problems.push(e.message))
-  page.on('request', (r) => { if (r.method() === 'POST') posted.push(r.postData() ?? '') })
+  page.on('request', (r) => {
+    if (r.method() === 'POST') posted.push(r.postData() ?? '')
+  })
   try {
-    const { path } = await invite(t, { email: 'richard@example.test', role: 'owner', organization_id: orgId })
+    const { path } = await invite(t, {
+      email: 'richard@example.test',
+      role: 'owner',
+      organization_id: orgId,
+    })
     await setPasswordThroughLink(page, origin + path, PASSWORD)
     await page.waitForURL(`${origin}/console`)
 
-    await page.getByRole('navigation', { name: 'Console' }).getByRole('link', { name: 'API clients' }).click()
+    await page
+      .getByRole('navigation', { name: 'Console' })
+      .getByRole('link', { name: 'API clients' })
+      .click()
     await page.getByRole('heading', { name: 'API clients', level: 1 }).waitFor()
     await page.getByText('No sandbox client yet.').waitFor()
     await axeClean(page, 'the empty list')
 
     // 1. A JWK Set made with node's crypto, pasted.
     const { publicKey, privateKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' })
-    const jwks = JSON.stringify({ keys: [{ ...publicKey.export({ format: 'jwk' }), kid: 'piper-2026' }] }, null, 2)
+    const jwks = JSON.stringify(
+      { keys: [{ ...publicKey.export({ format: 'jwk' }), kid: 'piper-2026' }] },
+      null,
+      2,
+    )
     await page.getByRole('link', { name: 'Register a client' }).click()
     await page.getByRole('heading', { name: 'Register an API client', level: 1 }).waitFor()
     await page.getByLabel('Label').fill('Piper backend')
@@ -79,7 +122,10 @@ test('an invited owner registers a client from a pasted JWK Set and from a key p
     assert.ok(await page.getByRole('cell', { name: 'piper-2026' }).isVisible())
     assert.match(await page.locator('#token-h + p + pre').innerText(), /oauth\/token/)
     await axeClean(page, 'a client')
-    const pasted = await mintToken(pastedId, { ...privateKey.export({ format: 'jwk' }), kid: 'piper-2026' })
+    const pasted = await mintToken(pastedId, {
+      ...privateKey.export({ format: 'jwk' }),
+      kid: 'piper-2026',
+    })
     assert.equal(pasted.status, 200, JSON.stringify(pasted.body))
     assert.match(pasted.body.access_token, /^at_test_/)
     assert.doesNotMatch(pasted.body.scope, /cards:write/)
@@ -91,8 +137,16 @@ test('an invited owner registers a client from a pasted JWK Set and from a key p
     await page.getByRole('status').filter({ hasText: 'A key pair is made' }).waitFor()
     const field = JSON.parse(await page.getByLabel('Public keys').inputValue())
     assert.equal(field.keys.length, 1)
-    assert.deepEqual(Object.keys(field.keys[0]).sort(), ['alg', 'crv', 'kid', 'kty', 'use', 'x', 'y'], 'only public members')
-    assert.equal(field.keys[0].kid, jwkThumbprint(field.keys[0]), 'the kid is the key\'s RFC 7638 thumbprint, as the server would give it')
+    assert.deepEqual(
+      Object.keys(field.keys[0]).sort(),
+      ['alg', 'crv', 'kid', 'kty', 'use', 'x', 'y'],
+      'only public members',
+    )
+    assert.equal(
+      field.keys[0].kid,
+      jwkThumbprint(field.keys[0]),
+      "the kid is the key's RFC 7638 thumbprint, as the server would give it",
+    )
     const [download] = await Promise.all([
       page.waitForEvent('download'),
       page.getByRole('link', { name: 'Download the private key (private-key.json)' }).click(),
@@ -106,7 +160,10 @@ test('an invited owner registers a client from a pasted JWK Set and from a key p
     await page.getByRole('button', { name: 'Register client' }).click()
     await page.getByRole('heading', { name: 'API client: Browser-made key', level: 1 }).waitFor()
     const madeId = /\/(oc_\w+)$/.exec(page.url())![1]
-    assert.ok(posted.length > 0 && posted.every((body) => !body.includes(file.private_jwk.d)), 'the private key was never sent')
+    assert.ok(
+      posted.length > 0 && posted.every((body) => !body.includes(file.private_jwk.d)),
+      'the private key was never sent',
+    )
     const made = await mintToken(madeId, file.private_jwk, file.kid)
     assert.equal(made.status, 200, JSON.stringify(made.body))
 
@@ -116,7 +173,10 @@ test('an invited owner registers a client from a pasted JWK Set and from a key p
     await axeClean(page, 'the revocation')
     await page.getByRole('link', { name: 'Cancel' }).click()
 
-    await page.getByRole('navigation', { name: 'Console' }).getByRole('link', { name: 'API clients' }).click()
+    await page
+      .getByRole('navigation', { name: 'Console' })
+      .getByRole('link', { name: 'API clients' })
+      .click()
     await page.getByRole('link', { name: 'Piper backend' }).waitFor()
     assert.ok(await page.getByRole('link', { name: 'Browser-made key' }).isVisible())
     await screenshot(page, 'console-api-clients.png', { fullPage: true })
@@ -127,19 +187,37 @@ test('an invited owner registers a client from a pasted JWK Set and from a key p
   }
 })
 
-test('on a phone without JavaScript the pages fit, the key-pair button stays hidden and pasting works', { skip, timeout: 90_000 }, async () => {
-  const context = await browser.newContext({ viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true, locale: 'en-GB', javaScriptEnabled: false })
+test('on a phone without JavaScript the pages fit, the key-pair button stays hidden and pasting works', {
+  skip,
+  timeout: 90_000,
+}, async () => {
+  const context = await browser.newContext({
+    viewport: { width: 390, height: 844 },
+    isMobile: true,
+    hasTouch: true,
+    locale: 'en-GB',
+    javaScriptEnabled: false,
+  })
   context.setDefaultTimeout(15_000)
   const page = await context.newPage()
   try {
-    const { path } = await invite(t, { email: 'dinesh@example.test', role: 'developer', organization_id: orgId })
+    const { path } = await invite(t, {
+      email: 'dinesh@example.test',
+      role: 'developer',
+      organization_id: orgId,
+    })
     await setPasswordThroughLink(page, origin + path, PASSWORD)
     await page.waitForURL(`${origin}/console`)
     await page.goto(`${origin}/console/developers/api-clients/new`)
-    assert.equal(await page.getByRole('button', { name: 'Generate a key pair in this browser' }).isVisible(), false)
+    assert.equal(
+      await page.getByRole('button', { name: 'Generate a key pair in this browser' }).isVisible(),
+      false,
+    )
     const { publicKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' })
     await page.getByLabel('Label').fill('No-script client')
-    await page.getByLabel('Public keys').fill(publicKey.export({ type: 'spki', format: 'pem' }) as string)
+    await page
+      .getByLabel('Public keys')
+      .fill(publicKey.export({ type: 'spki', format: 'pem' }) as string)
     await page.getByRole('button', { name: 'Register client' }).click()
     await page.getByRole('heading', { name: 'API client: No-script client', level: 1 }).waitFor()
     const width = await page.evaluate(() => document.documentElement.scrollWidth)

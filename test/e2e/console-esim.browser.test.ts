@@ -5,7 +5,14 @@ import { createTenant, listenOnPort, startTestApp, type TestApp } from '../helpe
 import { makeAccount, makeCardholder } from '../cards/support.js'
 import { invite } from '../console/support.js'
 import { blankProfiles, packageFor } from '../esim/support.js'
-import { axeViolations, launchChromium, screenshot, seriousOrCritical, setPasswordThroughLink, skipWithoutChromium as skip } from './browser.js'
+import {
+  axeViolations,
+  launchChromium,
+  screenshot,
+  seriousOrCritical,
+  setPasswordThroughLink,
+  skipWithoutChromium as skip,
+} from './browser.js'
 
 /**
  * The eSIM story in a real browser (Debian's chromium through playwright-core) on the service's real port: an owner
@@ -33,12 +40,21 @@ before(async () => {
   token = await tenant.token()
   cardholder = await makeCardholder(t, token)
   account = await makeAccount(t, token, tenant.programs.full.id, cardholder.id)
-  const credit = await t.api(token, 'POST', `/v1/accounts/${account.id}/credit`, { amount: 100_000 })
+  const credit = await t.api(token, 'POST', `/v1/accounts/${account.id}/credit`, {
+    amount: 100_000,
+  })
   assert.equal(credit.statusCode, 200, credit.body)
-  assert.equal((await t.api(token, 'POST', '/v1/simulate/esim/provisioning', { latency_ms: 0 })).statusCode, 200)
+  assert.equal(
+    (await t.api(token, 'POST', '/v1/simulate/esim/provisioning', { latency_ms: 0 })).statusCode,
+    200,
+  )
   await t.operator('POST', '/operator/v1/esim/inventory', { profiles: blankProfiles(2) })
   pkg = await packageFor(t, token, 'status=on_sale&region=global', 1)
-  const { path } = await invite(t, { email: EMAIL, role: 'owner', organization_id: tenant.organizationId })
+  const { path } = await invite(t, {
+    email: EMAIL,
+    role: 'owner',
+    organization_id: tenant.organizationId,
+  })
   browser = await launchChromium({ timeoutMs: 30_000 })
   const page = await browser.newPage()
   await setPasswordThroughLink(page, origin + path, PASSWORD)
@@ -60,8 +76,15 @@ async function api(path: string): Promise<any> {
   return res.json()
 }
 
-test('an owner orders an eSIM paid from the cardholder\'s account, uses up its package, and finds it by search', { skip, timeout: 180_000 }, async () => {
-  const context = await browser.newContext({ viewport: { width: 1100, height: 900 }, locale: 'en-GB', bypassCSP: true })
+test("an owner orders an eSIM paid from the cardholder's account, uses up its package, and finds it by search", {
+  skip,
+  timeout: 180_000,
+}, async () => {
+  const context = await browser.newContext({
+    viewport: { width: 1100, height: 900 },
+    locale: 'en-GB',
+    bypassCSP: true,
+  })
   context.setDefaultTimeout(15_000)
   const page = await context.newPage()
   const problems: string[] = []
@@ -74,7 +97,10 @@ test('an owner orders an eSIM paid from the cardholder\'s account, uses up its p
     await page.waitForURL(`${origin}/console`)
 
     // The orders page, empty, then the order form.
-    await page.getByRole('navigation', { name: 'Console' }).getByRole('link', { name: 'eSIM orders' }).click()
+    await page
+      .getByRole('navigation', { name: 'Console' })
+      .getByRole('link', { name: 'eSIM orders' })
+      .click()
     await page.getByRole('heading', { name: 'eSIM orders', level: 1 }).waitFor()
     await checked(page, 'eSIM orders')
     await page.getByRole('link', { name: 'Order an eSIM' }).click()
@@ -98,7 +124,10 @@ test('an owner orders an eSIM paid from the cardholder\'s account, uses up its p
     assert.equal(order.account_id, account.id)
     assert.equal(order.cardholder_id, cardholder.id)
     assert.equal((await api(`/v1/accounts/${account.id}`)).available_balance, before - order.price)
-    await page.getByRole('status').filter({ hasText: `eSIM ${esimId} is ready` }).waitFor()
+    await page
+      .getByRole('status')
+      .filter({ hasText: `eSIM ${esimId} is ready` })
+      .waitFor()
     const main = page.getByRole('main')
     await main.getByText(esim.activation_code, { exact: true }).waitFor()
     await main.getByRole('link', { name: cardholder.id }).waitFor()
@@ -116,18 +145,29 @@ test('an owner orders an eSIM paid from the cardholder\'s account, uses up its p
     assert.equal(used.packages[0].data_used_mb, pkg.data_mb)
     await packages.getByText('depleted').waitFor()
     await packages.getByText(`${pkg.data_mb.toLocaleString('en-US')} MB used`).waitFor()
-    await main.getByRole('table', { name: /Events about this object/ }).getByText('esim.depleted').waitFor()
+    await main
+      .getByRole('table', { name: /Events about this object/ })
+      .getByText('esim.depleted')
+      .waitFor()
     await checked(page, 'eSIM page after usage')
     await screenshot(page, 'console-esim.png', { fullPage: true })
 
     // Search from the header: the id goes straight to the eSIM; the email lists the cardholder.
     await page.goto(`${origin}/console`)
     await page.getByRole('searchbox', { name: 'Search by id, email or reference' }).fill(esimId)
-    await page.getByRole('search', { name: 'Search the console' }).getByRole('button', { name: 'Search' }).click()
+    await page
+      .getByRole('search', { name: 'Search the console' })
+      .getByRole('button', { name: 'Search' })
+      .click()
     await page.waitForURL(`${origin}/console/esims/${esimId}`)
     await page.getByRole('heading', { name: `eSIM ${esimId}`, level: 1 }).waitFor()
-    await page.getByRole('searchbox', { name: 'Search by id, email or reference' }).fill(cardholder.email)
-    await page.getByRole('search', { name: 'Search the console' }).getByRole('button', { name: 'Search' }).click()
+    await page
+      .getByRole('searchbox', { name: 'Search by id, email or reference' })
+      .fill(cardholder.email)
+    await page
+      .getByRole('search', { name: 'Search the console' })
+      .getByRole('button', { name: 'Search' })
+      .click()
     await page.getByRole('heading', { name: 'Search', level: 1 }).waitFor()
     await page.getByRole('main').getByRole('link', { name: cardholder.id }).waitFor()
     await checked(page, 'search results')
@@ -137,7 +177,11 @@ test('an owner orders an eSIM paid from the cardholder\'s account, uses up its p
     await checked(page, 'orders list')
     await page.goto(`${origin}/console/esims`)
     await page.getByRole('main').getByRole('link', { name: esimId }).waitFor()
-    assert.equal(await page.getByRole('main').getByText(esim.activation_code).count(), 0, 'no activation code on the list')
+    assert.equal(
+      await page.getByRole('main').getByText(esim.activation_code).count(),
+      0,
+      'no activation code on the list',
+    )
     await checked(page, 'eSIM list')
     assert.deepEqual(problems, [])
   } finally {

@@ -1,9 +1,22 @@
 import assert from 'node:assert/strict'
 import { after, before, test } from 'node:test'
 import type { Page } from 'playwright-core'
-import { createTenant, listenOnPort, startTestApp, type TestApp, type TestClient } from '../helpers/app.js'
+import {
+  createTenant,
+  listenOnPort,
+  startTestApp,
+  type TestApp,
+  type TestClient,
+} from '../helpers/app.js'
 import { invite } from '../console/support.js'
-import { axeViolations, launchChromium, screenshot, seriousOrCritical, setPasswordThroughLink, skipWithoutChromium as skip } from './browser.js'
+import {
+  axeViolations,
+  launchChromium,
+  screenshot,
+  seriousOrCritical,
+  setPasswordThroughLink,
+  skipWithoutChromium as skip,
+} from './browser.js'
 
 /**
  * The card story in the console, in a real browser: every step is done through the pages (forms and links, no API
@@ -50,22 +63,42 @@ function idOf(page: Page): string {
 
 /** The text of a description list's value, by its term. */
 async function detail(page: Page, term: string): Promise<string> {
-  return (await page.locator('dl.details > div').filter({ has: page.locator('dt', { hasText: new RegExp(`^${term}$`) }) }).locator('dd').innerText()).trim()
+  return (
+    await page
+      .locator('dl.details > div')
+      .filter({ has: page.locator('dt', { hasText: new RegExp(`^${term}$`) }) })
+      .locator('dd')
+      .innerText()
+  ).trim()
 }
 
-test('an owner creates a cardholder, reports KYC, opens and credits an account, issues a card, and follows an authorization to a won dispute', { skip, timeout: 240_000 }, async () => {
-  const context = await browser.newContext({ viewport: { width: 1100, height: 900 }, locale: 'en-GB', bypassCSP: true })
+test('an owner creates a cardholder, reports KYC, opens and credits an account, issues a card, and follows an authorization to a won dispute', {
+  skip,
+  timeout: 240_000,
+}, async () => {
+  const context = await browser.newContext({
+    viewport: { width: 1100, height: 900 },
+    locale: 'en-GB',
+    bypassCSP: true,
+  })
   context.setDefaultTimeout(15_000)
   const page = await context.newPage()
   const problems: string[] = []
   page.on('pageerror', (e) => problems.push(e.message))
   try {
-    const { path } = await invite(t, { email: EMAIL, role: 'owner', organization_id: tenant.organizationId })
+    const { path } = await invite(t, {
+      email: EMAIL,
+      role: 'owner',
+      organization_id: tenant.organizationId,
+    })
     await setPasswordThroughLink(page, origin + path, PASSWORD)
     await page.waitForURL(`${origin}/console`)
 
     // A cardholder.
-    await page.getByRole('navigation', { name: 'Console' }).getByRole('link', { name: 'Cardholders' }).click()
+    await page
+      .getByRole('navigation', { name: 'Console' })
+      .getByRole('link', { name: 'Cardholders' })
+      .click()
     await page.getByRole('heading', { name: 'Cardholders', level: 1 }).waitFor()
     await checked(page, 'cardholders')
     await page.getByLabel('First name').fill('Grace')
@@ -128,7 +161,10 @@ test('an owner creates a cardholder, reports KYC, opens and credits an account, 
     assert.equal(authorization.approved, true)
     assert.equal(await detail(page, 'Decision'), 'approved')
     assert.equal(await detail(page, 'Held'), '$12.50 USD')
-    assert.ok(await page.locator('a[href^="/console/developers/events/evt_"]').count() > 0, 'its events link to the event page')
+    assert.ok(
+      (await page.locator('a[href^="/console/developers/events/evt_"]').count()) > 0,
+      'its events link to the event page',
+    )
     await checked(page, 'authorization')
     await screenshot(page, 'console-authorization.png', { fullPage: true })
     await page.locator('dl.details').getByRole('link', { name: accountId }).click()
@@ -137,12 +173,18 @@ test('an owner creates a cardholder, reports KYC, opens and credits an account, 
     assert.equal(held.held_balance, 1250)
     assert.equal(await detail(page, 'Held'), '$12.50 USD')
     assert.equal(await detail(page, 'Available'), '$87.50 USD')
-    await page.getByRole('region', { name: 'Pending authorizations holding money on this account' }).getByRole('link', { name: authorizationId }).waitFor()
+    await page
+      .getByRole('region', { name: 'Pending authorizations holding money on this account' })
+      .getByRole('link', { name: authorizationId })
+      .waitFor()
     await checked(page, 'account with a hold')
     await screenshot(page, 'console-account.png', { fullPage: true })
 
     // Capture, settle, refund.
-    await page.getByRole('region', { name: 'Pending authorizations holding money on this account' }).getByRole('link', { name: authorizationId }).click()
+    await page
+      .getByRole('region', { name: 'Pending authorizations holding money on this account' })
+      .getByRole('link', { name: authorizationId })
+      .click()
     await page.getByRole('button', { name: 'Capture', exact: true }).click()
     await page.getByText(/Captured \$12\.50 USD/).waitFor()
     const captureId = idOf(page)
@@ -182,7 +224,15 @@ test('an owner creates a cardholder, reports KYC, opens and credits an account, 
 
     // On a phone, the pages fit the width: wide tables scroll inside their own region.
     await page.setViewportSize({ width: 390, height: 844 })
-    for (const path of [`/console/cardholders/${cardholderId}`, `/console/accounts/${accountId}`, `/console/cards/${cardId}`, `/console/authorizations/${authorizationId}`, `/console/transactions/${captureId}`, `/console/disputes/${disputeId}`, '/console/transactions']) {
+    for (const path of [
+      `/console/cardholders/${cardholderId}`,
+      `/console/accounts/${accountId}`,
+      `/console/cards/${cardId}`,
+      `/console/authorizations/${authorizationId}`,
+      `/console/transactions/${captureId}`,
+      `/console/disputes/${disputeId}`,
+      '/console/transactions',
+    ]) {
       await page.goto(origin + path)
       const width = await page.evaluate(() => document.documentElement.scrollWidth)
       assert.ok(width <= 390, `${path} is ${width}px wide at 390`)

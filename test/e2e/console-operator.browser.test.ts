@@ -2,7 +2,15 @@ import assert from 'node:assert/strict'
 import { generateKeyPairSync } from 'node:crypto'
 import { after, before, test } from 'node:test'
 import { listenOnPort, startTestApp, type TestApp } from '../helpers/app.js'
-import { axeViolations, launchChromium, phonePage, screenshot, seriousOrCritical, setPasswordThroughLink, skipWithoutChromium as skip } from './browser.js'
+import {
+  axeViolations,
+  launchChromium,
+  phonePage,
+  screenshot,
+  seriousOrCritical,
+  setPasswordThroughLink,
+  skipWithoutChromium as skip,
+} from './browser.js'
 import { invite } from '../console/support.js'
 import { blankProfiles } from '../esim/support.js'
 
@@ -34,8 +42,19 @@ function phone(javaScriptEnabled = true) {
 /** The page fits the phone: nothing wider than the viewport makes the whole page scroll sideways. */
 async function fitsWidth(page: import('playwright-core').Page, what: string): Promise<void> {
   const width = await page.evaluate(() => document.documentElement.scrollWidth)
-  const widest = await page.evaluate(() => Array.from(document.querySelectorAll('body *')).map((e) => [`${e.tagName}.${e.className}`, Math.round(e.getBoundingClientRect().right)] as const).filter(([, r]) => r > 390).slice(0, 5))
-  assert.ok(width <= 390, `${what}: the page is ${width}px wide at a 390px viewport: ${JSON.stringify(widest)}`)
+  const widest = await page.evaluate(() =>
+    Array.from(document.querySelectorAll('body *'))
+      .map(
+        (e) =>
+          [`${e.tagName}.${e.className}`, Math.round(e.getBoundingClientRect().right)] as const,
+      )
+      .filter(([, r]) => r > 390)
+      .slice(0, 5),
+  )
+  assert.ok(
+    width <= 390,
+    `${what}: the page is ${width}px wide at a 390px viewport: ${JSON.stringify(widest)}`,
+  )
 }
 
 async function checked(page: import('playwright-core').Page, what: string): Promise<void> {
@@ -43,7 +62,10 @@ async function checked(page: import('playwright-core').Page, what: string): Prom
   await fitsWidth(page, what)
 }
 
-test('an operator signs in, creates an organization and a program, registers a client from a pasted JWK Set and reads the system health, on a phone', { skip, timeout: 180_000 }, async () => {
+test('an operator signs in, creates an organization and a program, registers a client from a pasted JWK Set and reads the system health, on a phone', {
+  skip,
+  timeout: 180_000,
+}, async () => {
   const { context, page, problems, elsewhere } = await phone()
   try {
     const { path } = await invite(t, { email: EMAIL, role: 'operator' })
@@ -58,7 +80,10 @@ test('an operator signs in, creates an organization and a program, registers a c
     await page.getByRole('heading', { name: 'Operator console', level: 1 }).waitFor()
 
     // An organization.
-    await page.getByRole('navigation', { name: 'Console' }).getByRole('link', { name: 'Organizations' }).click()
+    await page
+      .getByRole('navigation', { name: 'Console' })
+      .getByRole('link', { name: 'Organizations' })
+      .click()
     await page.getByRole('heading', { name: 'Organizations', level: 1 }).waitFor()
     await checked(page, 'organizations')
     await page.getByLabel('Name').fill('Stark Industries')
@@ -87,7 +112,11 @@ test('an operator signs in, creates an organization and a program, registers a c
     await page.getByRole('heading', { name: 'Register an API client', level: 1 }).waitFor()
     await checked(page, 'register a client')
     const { publicKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' })
-    const jwks = JSON.stringify({ keys: [{ ...publicKey.export({ format: 'jwk' }), kid: 'stark-2025' }] }, null, 2)
+    const jwks = JSON.stringify(
+      { keys: [{ ...publicKey.export({ format: 'jwk' }), kid: 'stark-2025' }] },
+      null,
+      2,
+    )
     await page.getByLabel('Label').fill('Stark backend')
     await page.getByLabel('Public keys').fill(jwks)
     await page.getByLabel('cards:secrets').check()
@@ -101,7 +130,10 @@ test('an operator signs in, creates an organization and a program, registers a c
     await page.getByRole('heading', { name: 'Revoke Stark backend?' }).waitFor()
     await checked(page, 'revoke confirmation')
     await page.getByRole('link', { name: 'Cancel' }).click()
-    await page.getByRole('navigation', { name: 'Console' }).getByRole('link', { name: 'Clients' }).click()
+    await page
+      .getByRole('navigation', { name: 'Console' })
+      .getByRole('link', { name: 'Clients' })
+      .click()
     await page.getByRole('heading', { name: 'API clients', level: 1 }).waitFor()
     await checked(page, 'clients')
 
@@ -109,32 +141,45 @@ test('an operator signs in, creates an organization and a program, registers a c
     await page.goto(`${origin}/console/operator/clients/new?organization=${orgId}`)
     const { privateKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' })
     await page.getByLabel('Label').fill('Oops')
-    await page.getByLabel('Public keys').fill(privateKey.export({ type: 'pkcs8', format: 'pem' }) as string)
+    await page
+      .getByLabel('Public keys')
+      .fill(privateKey.export({ type: 'pkcs8', format: 'pem' }) as string)
     await page.getByRole('button', { name: 'Register client' }).click()
     await page.getByRole('alert').filter({ hasText: 'never accepted' }).waitFor()
     assert.equal(await page.getByLabel('Public keys').inputValue(), '')
     await checked(page, 'a refused client')
 
     // Network policies and eSIM.
-    await page.getByRole('navigation', { name: 'Console' }).getByRole('link', { name: 'Network policies' }).click()
+    await page
+      .getByRole('navigation', { name: 'Console' })
+      .getByRole('link', { name: 'Network policies' })
+      .click()
     await checked(page, 'network policies')
     await page.getByLabel('Organization id').fill(orgId)
     await page.getByRole('button', { name: 'Show its policies' }).click()
     await page.getByLabel('Sandbox allowlist').fill('198.51.100.0/24')
     await page.getByRole('button', { name: 'Save the sandbox policy' }).click()
     await page.getByRole('status').filter({ hasText: 'Sandbox' }).waitFor()
-    await checked(page, 'an organization\'s network policies')
+    await checked(page, "an organization's network policies")
 
-    await page.getByRole('navigation', { name: 'Console' }).getByRole('link', { name: 'eSIM' }).click()
+    await page
+      .getByRole('navigation', { name: 'Console' })
+      .getByRole('link', { name: 'eSIM' })
+      .click()
     await page.getByRole('heading', { name: 'eSIM', level: 1 }).waitFor()
     await checked(page, 'eSIM')
-    const csv = blankProfiles(2).map((p) => `${p.iccid},${p.smdp_address},${p.matching_id}`).join('\n')
+    const csv = blankProfiles(2)
+      .map((p) => `${p.iccid},${p.smdp_address},${p.matching_id}`)
+      .join('\n')
     await page.getByLabel('Profiles (CSV)').fill(csv)
     await page.getByRole('button', { name: 'Load profiles' }).click()
     await page.getByRole('status').filter({ hasText: '2 profiles loaded' }).waitFor()
 
     // System health.
-    await page.getByRole('navigation', { name: 'Console' }).getByRole('link', { name: 'System health' }).click()
+    await page
+      .getByRole('navigation', { name: 'Console' })
+      .getByRole('link', { name: 'System health' })
+      .click()
     await page.getByRole('heading', { name: 'System health', level: 1 }).waitFor()
     await page.getByRole('heading', { name: 'Job queue' }).waitFor()
     await page.getByText('Deliveries pending').waitFor()
@@ -143,7 +188,13 @@ test('an operator signs in, creates an organization and a program, registers a c
     await checked(page, 'system health')
 
     await page.goto(`${origin}/console/audit`)
-    for (const action of ['organization.created', 'program.created', 'client.created', 'network_policy.updated', 'esim_inventory.loaded']) {
+    for (const action of [
+      'organization.created',
+      'program.created',
+      'client.created',
+      'network_policy.updated',
+      'esim_inventory.loaded',
+    ]) {
       assert.ok(await page.getByRole('cell', { name: action }).first().isVisible(), action)
     }
     assert.deepEqual(elsewhere, [], 'no request to another host')

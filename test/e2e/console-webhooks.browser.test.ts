@@ -5,7 +5,14 @@ import { listenOnPort, startTestApp, type TestApp } from '../helpers/app.js'
 import { emitEvent, startReceiver, type Receiver } from '../webhooks/helpers.js'
 import type { TestClient } from '../helpers/app.js'
 import { invite } from '../console/support.js'
-import { axeViolations, launchChromium, screenshot, seriousOrCritical, setPasswordThroughLink, skipWithoutChromium as skip } from './browser.js'
+import {
+  axeViolations,
+  launchChromium,
+  screenshot,
+  seriousOrCritical,
+  setPasswordThroughLink,
+  skipWithoutChromium as skip,
+} from './browser.js'
 
 /**
  * The console's Webhooks and Events pages in a real browser (Debian's chromium through playwright-core): an owner adds an
@@ -44,14 +51,27 @@ async function fitsWidth(page: Page, what: string): Promise<void> {
   assert.ok(width <= 390, `${what}: the page is ${width}px wide at a 390px viewport`)
 }
 
-test('an owner adds an endpoint for a local receiver, sees the test event delivered in the log, replays it, and reads the event', { skip, timeout: 180_000 }, async () => {
+test('an owner adds an endpoint for a local receiver, sees the test event delivered in the log, replays it, and reads the event', {
+  skip,
+  timeout: 180_000,
+}, async () => {
   const orgId = (await t.operator('POST', '/operator/v1/organizations', { name: 'Hooli' })).id
-  const { path } = await invite(t, { email: 'gavin@example.test', role: 'owner', organization_id: orgId })
-  const context = await browser.newContext({ viewport: { width: 1280, height: 900 }, locale: 'en-GB', bypassCSP: true })
+  const { path } = await invite(t, {
+    email: 'gavin@example.test',
+    role: 'owner',
+    organization_id: orgId,
+  })
+  const context = await browser.newContext({
+    viewport: { width: 1280, height: 900 },
+    locale: 'en-GB',
+    bypassCSP: true,
+  })
   context.setDefaultTimeout(15_000)
   const page = await context.newPage()
   const problems: string[] = []
-  page.on('console', (m) => { if (m.type() === 'error' && !/status of (401|422)/.test(m.text())) problems.push(m.text()) })
+  page.on('console', (m) => {
+    if (m.type() === 'error' && !/status of (401|422)/.test(m.text())) problems.push(m.text())
+  })
   page.on('pageerror', (e) => problems.push(e.message))
   const runner = new JobRunner(t.deps, t.jobs)
   try {
@@ -59,12 +79,18 @@ test('an owner adds an endpoint for a local receiver, sees the test event delive
     await page.waitForURL(`${origin}/console`)
 
     // The Webhooks page: no endpoint yet, the form to add one.
-    await page.getByRole('navigation', { name: 'Console' }).getByRole('link', { name: 'Webhooks' }).click()
+    await page
+      .getByRole('navigation', { name: 'Console' })
+      .getByRole('link', { name: 'Webhooks' })
+      .click()
     await page.getByRole('heading', { name: 'Webhooks', level: 1 }).waitFor()
     await axeClean(page, 'webhooks list (empty)')
     await page.getByLabel('URL').fill(receiver.url)
     await page.getByLabel('Description (optional)').fill('Local receiver')
-    await page.getByRole('group', { name: 'cardholder' }).getByLabel('Every cardholder event (cardholder.*)').check()
+    await page
+      .getByRole('group', { name: 'cardholder' })
+      .getByLabel('Every cardholder event (cardholder.*)')
+      .check()
     await page.getByLabel('card.issued').check()
     await page.getByRole('button', { name: 'Add endpoint' }).click()
 
@@ -90,10 +116,19 @@ test('an owner adds an endpoint for a local receiver, sees the test event delive
     // Events of the types it takes, as the API's operations emit them, arrive too.
     const sandbox = { organizationId: orgId, environment: 'sandbox' } as TestClient
     t.clock.advance(2000)
-    await emitEvent(t, sandbox, 'cardholder.created', { id: 'ich_01M8BN8ZQ4XK3V7W2P5R9T6Y1A', object: 'cardholder' })
+    await emitEvent(t, sandbox, 'cardholder.created', {
+      id: 'ich_01M8BN8ZQ4XK3V7W2P5R9T6Y1A',
+      object: 'cardholder',
+    })
     t.clock.advance(1500)
-    await emitEvent(t, sandbox, 'card.issued', { id: 'card_01M8BN9C2H7J4K6M8N0P2Q4R6S', object: 'card' })
-    await emitEvent(t, sandbox, 'account.created', { id: 'acc_01M8BN9D5F7G9H1J3K5L7M9N1P', object: 'account' })
+    await emitEvent(t, sandbox, 'card.issued', {
+      id: 'card_01M8BN9C2H7J4K6M8N0P2Q4R6S',
+      object: 'card',
+    })
+    await emitEvent(t, sandbox, 'account.created', {
+      id: 'acc_01M8BN9D5F7G9H1J3K5L7M9N1P',
+      object: 'account',
+    })
     await runner.drain()
     await receiver.waitFor(3)
 
@@ -104,7 +139,11 @@ test('an owner adds an endpoint for a local receiver, sees the test event delive
     const row = log.getByRole('row').filter({ hasText: eventId })
     assert.match(await row.innerText(), /Delivered[\s\S]*Attempt 1: .*HTTP 200, \d+ ms/)
     await axeClean(page, 'endpoint page')
-    assert.equal(await log.getByRole('row').count(), 4, 'the header and three deliveries (not the account event)')
+    assert.equal(
+      await log.getByRole('row').count(),
+      4,
+      'the header and three deliveries (not the account event)',
+    )
     await screenshot(page, 'console-webhooks.png')
 
     // Replay it from the log: the receiver gets it again, with the next attempt number.
@@ -115,39 +154,76 @@ test('an owner adds an endpoint for a local receiver, sees the test event delive
     assert.equal(all[3].body.id, eventId)
     assert.equal(all[3].headers['svc-delivery-attempt'], '2')
     await page.reload()
-    assert.match(await log.getByRole('row').filter({ hasText: eventId }).innerText(), /Attempt 2: .*HTTP 200, \d+ ms/)
+    assert.match(
+      await log.getByRole('row').filter({ hasText: eventId }).innerText(),
+      /Attempt 2: .*HTTP 200, \d+ ms/,
+    )
 
     // The endpoint in the list, with its health.
-    await page.getByRole('navigation', { name: 'Console' }).getByRole('link', { name: 'Webhooks' }).click()
+    await page
+      .getByRole('navigation', { name: 'Console' })
+      .getByRole('link', { name: 'Webhooks' })
+      .click()
     const endpoints = page.getByRole('region', { name: 'Endpoints' })
-    assert.match(await endpoints.getByRole('row').filter({ hasText: receiver.url }).innerText(), /Enabled\s+Healthy\s+2 event types/)
+    assert.match(
+      await endpoints.getByRole('row').filter({ hasText: receiver.url }).innerText(),
+      /Enabled\s+Healthy\s+2 event types/,
+    )
     await axeClean(page, 'webhooks list')
 
     // The events: the list with its filter, then the event's JSON and deliveries.
-    await page.getByRole('navigation', { name: 'Console' }).getByRole('link', { name: 'Events' }).click()
+    await page
+      .getByRole('navigation', { name: 'Console' })
+      .getByRole('link', { name: 'Events' })
+      .click()
     await page.getByRole('heading', { name: 'Events', level: 1 }).waitFor()
-    assert.equal(await page.getByRole('region', { name: 'Events' }).getByRole('row').count(), 5, 'the header and four events')
+    assert.equal(
+      await page.getByRole('region', { name: 'Events' }).getByRole('row').count(),
+      5,
+      'the header and four events',
+    )
     await axeClean(page, 'events list')
     await screenshot(page, 'console-events.png')
     await page.getByLabel('Type').selectOption('webhook_endpoint.*')
     await page.getByRole('button', { name: 'Filter' }).click()
     await page.waitForURL(/type=webhook_endpoint/)
-    assert.equal(await page.getByRole('region', { name: 'Events of type webhook_endpoint.*' }).getByRole('row').count(), 2, 'the header and the test event')
+    assert.equal(
+      await page
+        .getByRole('region', { name: 'Events of type webhook_endpoint.*' })
+        .getByRole('row')
+        .count(),
+      2,
+      'the header and the test event',
+    )
     await axeClean(page, 'events list, filtered')
     await page.getByRole('link', { name: 'webhook_endpoint.test' }).click()
     await page.getByRole('heading', { name: 'Event webhook_endpoint.test', level: 1 }).waitFor()
     assert.equal(JSON.parse(await page.locator('pre.json').innerText()).id, eventId)
-    assert.match(await page.getByRole('region', { name: 'Deliveries by endpoint' }).innerText(), /Attempt 2: .*HTTP 200/)
+    assert.match(
+      await page.getByRole('region', { name: 'Deliveries by endpoint' }).innerText(),
+      /Attempt 2: .*HTTP 200/,
+    )
     await axeClean(page, 'event page')
     assert.deepEqual(problems, [], 'no console errors')
 
     // The same pages on a phone: no serious axe violation, nothing wider than the screen.
-    const phone = await browser.newContext({ viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true, locale: 'en-GB', bypassCSP: true })
+    const phone = await browser.newContext({
+      viewport: { width: 390, height: 844 },
+      isMobile: true,
+      hasTouch: true,
+      locale: 'en-GB',
+      bypassCSP: true,
+    })
     try {
       await phone.addCookies(await context.cookies())
       const small = await phone.newPage()
       const endpointId = /whe_\w+/.exec(String(first.body.data.object.id))![0]
-      for (const p of ['/console/developers/webhooks', `/console/developers/webhooks/${endpointId}`, '/console/developers/events', `/console/developers/events/${eventId}`]) {
+      for (const p of [
+        '/console/developers/webhooks',
+        `/console/developers/webhooks/${endpointId}`,
+        '/console/developers/events',
+        `/console/developers/events/${eventId}`,
+      ]) {
         const res = await small.goto(origin + p)
         assert.equal(res?.status(), 200, p)
         await axeClean(small, `${p} on a phone`)

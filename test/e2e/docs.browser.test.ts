@@ -8,7 +8,14 @@ import type { Browser, BrowserContext, Page } from 'playwright-core'
 import { createDocsModule } from '../../src/modules/docs/module.js'
 import { MODULES } from '../../src/modules/index.js'
 import { startTestApp, type TestApp } from '../helpers/app.js'
-import { axeViolations, horizontalOverflow, launchChromium, screenshot, seriousOrCritical, skipWithoutChromium as skip } from './browser.js'
+import {
+  axeViolations,
+  horizontalOverflow,
+  launchChromium,
+  screenshot,
+  seriousOrCritical,
+  skipWithoutChromium as skip,
+} from './browser.js'
 import { databaseIndependent } from '../helpers/suites.js'
 
 /**
@@ -62,7 +69,9 @@ before(async () => {
   guidesDir = mkdtempSync(join(tmpdir(), 'svc-guides-'))
   writeFileSync(join(guidesDir, 'first-card.md'), FIRST_CARD)
   writeFileSync(join(guidesDir, 'event-catalogue.md'), EVENT_CATALOGUE)
-  t = await startTestApp({ modules: MODULES.map((m) => (m.name === 'docs' ? createDocsModule({ guidesDir }) : m)) })
+  t = await startTestApp({
+    modules: MODULES.map((m) => (m.name === 'docs' ? createDocsModule({ guidesDir }) : m)),
+  })
   await t.app.listen({ port: 0, host: '127.0.0.1' })
   const address = t.app.server.address()
   host = `127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`
@@ -75,17 +84,30 @@ after(async () => {
   if (guidesDir) rmSync(guidesDir, { recursive: true, force: true })
 })
 
-interface Visit { context: BrowserContext; page: Page; requests: string[]; problems: string[] }
+interface Visit {
+  context: BrowserContext
+  page: Page
+  requests: string[]
+  problems: string[]
+}
 
 /** A fresh browser context that records every request and every console error or page error of its pages. */
 async function open(viewport: { width: number; height: number }, phone = false): Promise<Visit> {
-  const context = await browser.newContext({ viewport, isMobile: phone, hasTouch: phone, deviceScaleFactor: phone ? 2 : 1, locale: 'en-GB' })
+  const context = await browser.newContext({
+    viewport,
+    isMobile: phone,
+    hasTouch: phone,
+    deviceScaleFactor: phone ? 2 : 1,
+    locale: 'en-GB',
+  })
   const page = await context.newPage()
   page.setDefaultTimeout(30_000)
   const requests: string[] = []
   const problems: string[] = []
   context.on('request', (r) => requests.push(r.url()))
-  context.on('console', (m) => { if (m.type() === 'error') problems.push(m.text()) })
+  context.on('console', (m) => {
+    if (m.type() === 'error') problems.push(m.text())
+  })
   context.on('weberror', (e) => problems.push(e.error().message))
   return { context, page, requests, problems }
 }
@@ -109,14 +131,20 @@ async function openReference(page: Page): Promise<void> {
   await page.getByRole('heading', { name: /Issue a card$/ }).waitFor({ timeout: 60_000 })
 }
 
-test('the API reference finds POST /v1/cards by search and shows its enum values, nested fields and 201 example, all from this host', { skip: skip || databaseIndependent, timeout: 420_000 }, async () => {
+test('the API reference finds POST /v1/cards by search and shows its enum values, nested fields and 201 example, all from this host', {
+  skip: skip || databaseIndependent,
+  timeout: 420_000,
+}, async () => {
   const { context, page, requests, problems } = await open({ width: 1280, height: 900 })
   try {
     await openReference(page)
 
     // Search: the operation is one of the results, and choosing it brings it into view.
     await page.getByRole('search').getByRole('textbox', { name: 'Search' }).fill('Issue a card')
-    await page.getByRole('search').getByRole('menuitem', { name: 'Issue a card', exact: true }).click()
+    await page
+      .getByRole('search')
+      .getByRole('menuitem', { name: 'Issue a card', exact: true })
+      .click()
     const operation = page.locator(OPERATION)
     await operation.getByRole('heading', { name: /Issue a card$/ }).waitFor()
     await page.waitForURL(/#tag\/Cards\/paths\/~1v1~1cards\/post$/)
@@ -127,7 +155,13 @@ test('the API reference finds POST /v1/cards by search and shows its enum values
     assert.match(await formFactor.innerText(), /"virtual"[\s\S]*"physical"/)
     await operation.getByRole('button', { name: 'expand delivery_address' }).first().click()
     for (const field of ['name', 'line1', 'line2', 'city', 'state', 'postal_code', 'country']) {
-      assert.ok(await operation.getByRole('row', { name: new RegExp(`^${field}\\b`) }).first().isVisible(), `delivery_address.${field} is listed`)
+      assert.ok(
+        await operation
+          .getByRole('row', { name: new RegExp(`^${field}\\b`) })
+          .first()
+          .isVisible(),
+        `delivery_address.${field} is listed`,
+      )
     }
 
     // A request sample, and the 201 response with the document's own example.
@@ -153,11 +187,18 @@ test('the API reference finds POST /v1/cards by search and shows its enum values
     await operation.evaluate((e) => e.scrollIntoView({ block: 'start' }))
     await screenshot(page, 'docs-reference.png')
     const violations = seriousOrCritical(await axeViolations(page))
-    assert.deepEqual(violations.filter((v) => !v.startsWith(REDOC_KNOWN)), [], '/docs: no serious or critical violation but Redoc\'s menu naming')
+    assert.deepEqual(
+      violations.filter((v) => !v.startsWith(REDOC_KNOWN)),
+      [],
+      "/docs: no serious or critical violation but Redoc's menu naming",
+    )
     assert.ok(!violations.some((v) => v.startsWith('critical')), 'nothing critical')
 
     assert.deepEqual(offHost(requests), [], 'every request stays on this host')
-    assert.ok(requests.some((u) => u.startsWith(`${origin}/docs/assets/redoc.standalone.js`)), 'the renderer comes from this host')
+    assert.ok(
+      requests.some((u) => u.startsWith(`${origin}/docs/assets/redoc.standalone.js`)),
+      'the renderer comes from this host',
+    )
     assert.ok(requests.includes(`${origin}/openapi.json`), 'the document comes from this host')
     assert.deepEqual(problems, [], 'no console errors (a blocked resource would show here)')
   } finally {
@@ -165,17 +206,26 @@ test('the API reference finds POST /v1/cards by search and shows its enum values
   }
 })
 
-test('on a 390 px phone the reference, a guide, the error catalogue and the landing page fit the screen, without serious accessibility violations', { skip: skip || databaseIndependent, timeout: 180_000 }, async () => {
+test('on a 390 px phone the reference, a guide, the error catalogue and the landing page fit the screen, without serious accessibility violations', {
+  skip: skip || databaseIndependent,
+  timeout: 180_000,
+}, async () => {
   const { context, page, requests, problems } = await open({ width: 390, height: 844 }, true)
   try {
     await openReference(page)
     await page.locator(OPERATION).scrollIntoViewIfNeeded()
     const reference = await horizontalOverflow(page)
-    assert.ok(reference.scrollWidth <= reference.viewport, `/docs is ${reference.scrollWidth} px wide in a ${reference.viewport} px viewport`)
+    assert.ok(
+      reference.scrollWidth <= reference.viewport,
+      `/docs is ${reference.scrollWidth} px wide in a ${reference.viewport} px viewport`,
+    )
     for (const path of ['/docs/guides/first-card', '/docs/errors', '/', '/docs/guides']) {
       assert.equal((await page.goto(origin + path))?.status(), 200, path)
       const { scrollWidth, viewport } = await horizontalOverflow(page)
-      assert.ok(scrollWidth <= viewport, `${path} is ${scrollWidth} px wide in a ${viewport} px viewport`)
+      assert.ok(
+        scrollWidth <= viewport,
+        `${path} is ${scrollWidth} px wide in a ${viewport} px viewport`,
+      )
       // The phone layout (the error tables stack their rows) passes axe too.
       assert.deepEqual(seriousOrCritical(await axeViolations(page)), [], `${path} on a phone`)
     }
@@ -183,7 +233,10 @@ test('on a 390 px phone the reference, a guide, the error catalogue and the land
     await page.goto(`${origin}/docs/guides/first-card`)
     const code = page.locator('pre').first()
     assert.equal(await code.getAttribute('tabindex'), '0')
-    assert.ok(await code.evaluate((e) => e.scrollWidth > e.clientWidth), 'the code block scrolls on its own')
+    assert.ok(
+      await code.evaluate((e) => e.scrollWidth > e.clientWidth),
+      'the code block scrolls on its own',
+    )
     assert.deepEqual(offHost(requests), [])
     assert.deepEqual(problems, [])
   } finally {
@@ -191,14 +244,27 @@ test('on a 390 px phone the reference, a guide, the error catalogue and the land
   }
 })
 
-test('the landing page leads to the guides, a guide links to another and to the reference; no serious accessibility violations', { skip: skip || databaseIndependent, timeout: 120_000 }, async () => {
+test('the landing page leads to the guides, a guide links to another and to the reference; no serious accessibility violations', {
+  skip: skip || databaseIndependent,
+  timeout: 120_000,
+}, async () => {
   const { context, page, requests, problems } = await open({ width: 1024, height: 800 })
   try {
     assert.equal((await page.goto(`${origin}/`))?.status(), 200)
     await page.getByRole('heading', { level: 1, name: 'svc' }).waitFor()
-    for (const [name, href] of [['API reference', '/docs'], ['Guides', '/docs/guides'], ['Event catalogue', '/docs/guides/event-catalogue'],
-      ['Error catalogue', '/docs/errors'], ['openapi.json', '/openapi.json'], ['Console', '/console']]) {
-      assert.equal(await page.getByRole('main').getByRole('link', { name, exact: true }).getAttribute('href'), href, name)
+    for (const [name, href] of [
+      ['API reference', '/docs'],
+      ['Guides', '/docs/guides'],
+      ['Event catalogue', '/docs/guides/event-catalogue'],
+      ['Error catalogue', '/docs/errors'],
+      ['openapi.json', '/openapi.json'],
+      ['Console', '/console'],
+    ]) {
+      assert.equal(
+        await page.getByRole('main').getByRole('link', { name, exact: true }).getAttribute('href'),
+        href,
+        name,
+      )
     }
     assert.deepEqual(seriousOrCritical(await axeViolations(page)), [], 'landing page')
 
@@ -208,8 +274,17 @@ test('the landing page leads to the guides, a guide links to another and to the 
     await page.getByRole('link', { name: 'Your first card in the sandbox' }).click()
     await page.waitForURL(`${origin}/docs/guides/first-card`)
     await page.getByRole('heading', { level: 1, name: 'Your first card in the sandbox' }).waitFor()
-    assert.equal(await page.getByRole('link', { name: 'API reference', exact: true }).last().getAttribute('href'), '/docs')
-    assert.equal(await page.getByRole('link', { name: 'card_closed' }).getAttribute('href'), '/docs/errors#card_closed')
+    assert.equal(
+      await page
+        .getByRole('link', { name: 'API reference', exact: true })
+        .last()
+        .getAttribute('href'),
+      '/docs',
+    )
+    assert.equal(
+      await page.getByRole('link', { name: 'card_closed' }).getAttribute('href'),
+      '/docs/errors#card_closed',
+    )
     await page.getByRole('heading', { name: 'Issue the card' }).scrollIntoViewIfNeeded()
     assert.deepEqual(seriousOrCritical(await axeViolations(page)), [], 'guide page')
 
@@ -221,7 +296,10 @@ test('the landing page leads to the guides, a guide links to another and to the 
     await page.waitForURL(`${origin}/docs/guides/first-card`)
 
     // The error catalogue, reached from the page header.
-    await page.getByRole('navigation', { name: 'Documentation' }).getByRole('link', { name: 'Errors' }).click()
+    await page
+      .getByRole('navigation', { name: 'Documentation' })
+      .getByRole('link', { name: 'Errors' })
+      .click()
     await page.waitForURL(`${origin}/docs/errors`)
     await page.getByRole('heading', { name: 'Token endpoint errors' }).waitFor()
     assert.equal(await page.getByRole('row', { name: /^invalid_client 401/ }).count(), 1)
@@ -234,7 +312,10 @@ test('the landing page leads to the guides, a guide links to another and to the 
   }
 })
 
-test('the shipped first-card guide renders without serious accessibility violations or requests to another host', { skip: skip || databaseIndependent, timeout: 120_000 }, async () => {
+test('the shipped first-card guide renders without serious accessibility violations or requests to another host', {
+  skip: skip || databaseIndependent,
+  timeout: 120_000,
+}, async () => {
   // The repository's own first-card guide beside the test's, under another name, for this test only.
   const shipped = join(guidesDir, 'shipped-first-card.md')
   copyFileSync(fileURLToPath(new URL('../../docs/guides/first-card.md', import.meta.url)), shipped)
@@ -243,7 +324,11 @@ test('the shipped first-card guide renders without serious accessibility violati
     await page.goto(`${origin}/docs/guides/shipped-first-card`)
     await page.getByRole('heading', { level: 1, name: 'Your first card in the sandbox' }).waitFor()
     await screenshot(page, 'docs-guide.png')
-    assert.deepEqual(seriousOrCritical(await axeViolations(page)), [], 'the shipped first-card guide')
+    assert.deepEqual(
+      seriousOrCritical(await axeViolations(page)),
+      [],
+      'the shipped first-card guide',
+    )
     assert.deepEqual(offHost(requests), [])
     assert.deepEqual(problems, [])
   } finally {

@@ -3,7 +3,17 @@ import { after, before, describe, test } from 'node:test'
 import { isValidIccid } from '../../src/modules/esim/iccid.js'
 import { createTenant, startTestApp, type TestApp } from '../helpers/app.js'
 import {
-  availableProfiles, completedOrder, esimFixture, eventsOf, expectError, fundedAccount, newCardholder, order, packageFor, reference, type EsimFixture,
+  availableProfiles,
+  completedOrder,
+  esimFixture,
+  eventsOf,
+  expectError,
+  fundedAccount,
+  newCardholder,
+  order,
+  packageFor,
+  reference,
+  type EsimFixture,
 } from './support.js'
 
 let t: TestApp
@@ -15,14 +25,25 @@ before(async () => {
   fx = await esimFixture(t)
   pkg = await packageFor(t, fx.token, 'country=DEU&region=local', 5 * 1024)
 })
-after(async () => { await t.close() })
+after(async () => {
+  await t.close()
+})
 
-const usage = (esimId: string, mb: number) => t.api(fx.token, 'POST', `/v1/simulate/esim/esims/${esimId}/usage`, { data_used_mb: mb })
-const offers = async (esimId: string) => (await t.api(fx.token, 'GET', `/v1/esim/esims/${esimId}/top_ups`)).json()
-const topUp = (esimId: string, body: Record<string, unknown>) => t.api(fx.token, 'POST', `/v1/esim/esims/${esimId}/top_ups`, { reference: reference('top'), ...body })
+const usage = (esimId: string, mb: number) =>
+  t.api(fx.token, 'POST', `/v1/simulate/esim/esims/${esimId}/usage`, { data_used_mb: mb })
+const offers = async (esimId: string) =>
+  (await t.api(fx.token, 'GET', `/v1/esim/esims/${esimId}/top_ups`)).json()
+const topUp = (esimId: string, body: Record<string, unknown>) =>
+  t.api(fx.token, 'POST', `/v1/esim/esims/${esimId}/top_ups`, {
+    reference: reference('top'),
+    ...body,
+  })
 
 async function newEsim(): Promise<any> {
-  const o = await completedOrder(t, fx.token, { package_id: pkg.id, cardholder_id: fx.cardholder.id })
+  const o = await completedOrder(t, fx.token, {
+    package_id: pkg.id,
+    cardholder_id: fx.cardholder.id,
+  })
   return (await t.api(fx.token, 'GET', `/v1/esim/esims/${o.esim_id}`)).json()
 }
 
@@ -34,17 +55,46 @@ describe('eSIM profiles', () => {
     assert.equal(esim.status, 'released')
     assert.equal(esim.cardholder_id, fx.cardholder.id)
     assert.equal(esim.activation_code, `LPA:1$${esim.smdp_address}$${esim.matching_id}`)
-    assert.equal(esim.ios_install_url, `https://esimsetup.apple.com/esim_qrcode_provisioning?carddata=${encodeURIComponent(esim.activation_code)}`)
-    assert.equal(esim.android_install_url, `https://esimsetup.android.com/esim_qrcode_provisioning?carddata=${encodeURIComponent(esim.activation_code)}`)
+    assert.equal(
+      esim.ios_install_url,
+      `https://esimsetup.apple.com/esim_qrcode_provisioning?carddata=${encodeURIComponent(esim.activation_code)}`,
+    )
+    assert.equal(
+      esim.android_install_url,
+      `https://esimsetup.android.com/esim_qrcode_provisioning?carddata=${encodeURIComponent(esim.activation_code)}`,
+    )
     const [running] = esim.packages
-    assert.deepEqual(Object.keys(running).sort(), ['activated_at', 'data_mb', 'data_remaining_mb', 'data_used_mb', 'expires_at', 'name', 'order_id', 'package_id', 'status', 'top_up_id'])
+    assert.deepEqual(Object.keys(running).sort(), [
+      'activated_at',
+      'data_mb',
+      'data_remaining_mb',
+      'data_used_mb',
+      'expires_at',
+      'name',
+      'order_id',
+      'package_id',
+      'status',
+      'top_up_id',
+    ])
     assert.equal(running.top_up_id, null)
     assert.equal(running.order_id, esim.order_id)
-    assert.equal(new Date(running.expires_at).getTime() - new Date(running.activated_at).getTime(), pkg.validity_days * 86_400_000)
-    const list = (await t.api(fx.token, 'GET', `/v1/esim/esims?cardholder_id=${fx.cardholder.id}`)).json()
+    assert.equal(
+      new Date(running.expires_at).getTime() - new Date(running.activated_at).getTime(),
+      pkg.validity_days * 86_400_000,
+    )
+    const list = (
+      await t.api(fx.token, 'GET', `/v1/esim/esims?cardholder_id=${fx.cardholder.id}`)
+    ).json()
     const listed = list.data.find((e: any) => e.id === esim.id)
     assert.ok(listed)
-    for (const secret of ['activation_code', 'matching_id', 'smdp_address', 'ios_install_url', 'android_install_url']) assert.equal(secret in listed, false, secret)
+    for (const secret of [
+      'activation_code',
+      'matching_id',
+      'smdp_address',
+      'ios_install_url',
+      'android_install_url',
+    ])
+      assert.equal(secret in listed, false, secret)
     assert.equal(JSON.stringify(list).includes(esim.matching_id), false)
     const stranger = await (await createTenant(t)).token()
     expectError(await t.api(stranger, 'GET', `/v1/esim/esims/${esim.id}`), 404, 'esim_not_found')
@@ -57,12 +107,17 @@ describe('eSIM profiles', () => {
     assert.equal(r1.statusCode, 200, r1.body)
     assert.equal(r1.json().status, 'enabled')
     assert.equal(r1.json().packages[0].data_remaining_mb, volume - Math.floor(volume * 0.5))
-    const mine = async (type: string) => (await eventsOf(t, fx.tenant.organizationId, type)).filter((e) => e.object.id === esim.id)
+    const mine = async (type: string) =>
+      (await eventsOf(t, fx.tenant.organizationId, type)).filter((e) => e.object.id === esim.id)
     assert.equal((await mine('esim.low_data')).length, 0)
     await usage(esim.id, Math.ceil(volume * 0.8))
     await usage(esim.id, Math.ceil(volume * 0.9))
     assert.equal((await mine('esim.low_data')).length, 1)
-    assert.equal('activation_code' in (await mine('esim.low_data'))[0].object, false, 'events never carry the activation code')
+    assert.equal(
+      'activation_code' in (await mine('esim.low_data'))[0].object,
+      false,
+      'events never carry the activation code',
+    )
     const done = await usage(esim.id, volume + 500)
     assert.equal(done.json().packages[0].status, 'depleted')
     assert.equal(done.json().packages[0].data_used_mb, volume)
@@ -76,7 +131,9 @@ describe('eSIM profiles', () => {
     const res = await usage(esim.id, esim.packages[0].data_mb)
     assert.equal(res.statusCode, 200, res.body)
     assert.equal(res.json().packages[0].status, 'depleted')
-    const types = (await eventsOf(t, fx.tenant.organizationId)).filter((e) => e.object.id === esim.id && e.type.startsWith('esim.')).map((e) => e.type)
+    const types = (await eventsOf(t, fx.tenant.organizationId))
+      .filter((e) => e.object.id === esim.id && e.type.startsWith('esim.'))
+      .map((e) => e.type)
     assert.deepEqual(types, ['esim.low_data', 'esim.depleted'])
   })
 })
@@ -87,9 +144,21 @@ describe('top-ups', () => {
     const list = await offers(esim.id)
     assert.equal(list.object, 'list')
     assert.ok(list.data.length >= 1)
-    assert.ok(list.data.every((o: any) => o.package_id === pkg.id && o.status === 'on_sale' && o.object === 'esim_top_up' && o.id.startsWith('topup_')))
+    assert.ok(
+      list.data.every(
+        (o: any) =>
+          o.package_id === pkg.id &&
+          o.status === 'on_sale' &&
+          o.object === 'esim_top_up' &&
+          o.id.startsWith('topup_'),
+      ),
+    )
     assert.deepEqual(list.data.map((o: any) => o.id).sort(), [...pkg.top_up_ids].sort())
-    for (const o of list.data) assert.ok(!Number.isNaN(Date.parse(o.created_at)) && !Number.isNaN(Date.parse(o.updated_at)), 'every object carries created_at and updated_at')
+    for (const o of list.data)
+      assert.ok(
+        !Number.isNaN(Date.parse(o.created_at)) && !Number.isNaN(Date.parse(o.updated_at)),
+        'every object carries created_at and updated_at',
+      )
     const addOn = list.data.find((o: any) => o.validity_days === 0) ?? list.data[0]
     const ref = reference('top')
     const res = await topUp(esim.id, { top_up_id: addOn.id, reference: ref })
@@ -115,12 +184,23 @@ describe('top-ups', () => {
     assert.equal(added.data_used_mb, 0)
     assert.ok(added.activated_at)
     // An add-on of 0 days ends with the package it extends.
-    assert.equal(added.expires_at, addOn.validity_days === 0 ? esim.packages[0].expires_at : added.expires_at)
+    assert.equal(
+      added.expires_at,
+      addOn.validity_days === 0 ? esim.packages[0].expires_at : added.expires_at,
+    )
     assert.equal(after.activation_code, esim.activation_code)
     assert.equal(after.matching_id, esim.matching_id)
     assert.equal(after.iccid, esim.iccid)
-    assert.equal((await eventsOf(t, fx.tenant.organizationId, 'esim.topped_up')).some((e) => e.object.id === esim.id), true)
-    assert.equal((await t.api(fx.token, 'GET', `/v1/esim/orders?reference=${ref}`)).json().data[0].id, o.id)
+    assert.equal(
+      (await eventsOf(t, fx.tenant.organizationId, 'esim.topped_up')).some(
+        (e) => e.object.id === esim.id,
+      ),
+      true,
+    )
+    assert.equal(
+      (await t.api(fx.token, 'GET', `/v1/esim/orders?reference=${ref}`)).json().data[0].id,
+      o.id,
+    )
   })
 
   test('a renewal runs beside the package for its own validity; once the package is used up the top-up carries the usage', async () => {
@@ -131,11 +211,17 @@ describe('top-ups', () => {
     assert.equal(res.statusCode, 201, res.body)
     const after = (await t.api(fx.token, 'GET', `/v1/esim/esims/${esim.id}`)).json()
     const added = after.packages[1]
-    assert.equal(new Date(added.expires_at).getTime() - new Date(added.activated_at).getTime(), renewal.validity_days * 86_400_000)
+    assert.equal(
+      new Date(added.expires_at).getTime() - new Date(added.activated_at).getTime(),
+      renewal.validity_days * 86_400_000,
+    )
     // Using the ordered package up leaves the top-up running: it is still offered add-ons and takes the next usage.
     const base = esim.packages[0].data_mb
     const depleted = (await usage(esim.id, base)).json()
-    assert.deepEqual(depleted.packages.map((p: any) => p.status), ['depleted', 'running'])
+    assert.deepEqual(
+      depleted.packages.map((p: any) => p.status),
+      ['depleted', 'running'],
+    )
     assert.ok((await offers(esim.id)).data.length > 0)
     const next = (await usage(esim.id, 100)).json()
     assert.equal(next.packages[0].data_used_mb, base)
@@ -148,24 +234,54 @@ describe('top-ups', () => {
     const addOn = (await offers(esim.id)).data[0]
     const ref = reference('shared')
     await completedOrder(t, fx.token, { package_id: pkg.id, reference: ref })
-    expectError(await topUp(esim.id, { top_up_id: addOn.id, reference: ref }), 409, 'esim_order_reference_exists', 'reference')
+    expectError(
+      await topUp(esim.id, { top_up_id: addOn.id, reference: ref }),
+      409,
+      'esim_order_reference_exists',
+      'reference',
+    )
     const ref2 = reference('shared')
     assert.equal((await topUp(esim.id, { top_up_id: addOn.id, reference: ref2 })).statusCode, 201)
-    expectError(await order(t, fx.token, { package_id: pkg.id, reference: ref2 }), 409, 'esim_order_reference_exists', 'reference')
-    const results = await Promise.all(Array.from({ length: 4 }, () => topUp(esim.id, { top_up_id: addOn.id, reference: 'race-1' })))
+    expectError(
+      await order(t, fx.token, { package_id: pkg.id, reference: ref2 }),
+      409,
+      'esim_order_reference_exists',
+      'reference',
+    )
+    const results = await Promise.all(
+      Array.from({ length: 4 }, () => topUp(esim.id, { top_up_id: addOn.id, reference: 'race-1' })),
+    )
     assert.deepEqual(results.map((r) => r.statusCode).sort(), [201, 409, 409, 409])
   })
 
   test('an add-on no longer sold, or whose package is not running, answers 422 esim_top_up_unavailable and is not offered', async () => {
     const esim = await newEsim()
     const [first, second] = (await offers(esim.id)).data
-    await t.api(fx.token, 'POST', `/v1/simulate/esim/packages/${first.id}/status`, { status: 'withdrawn' })
-    expectError(await topUp(esim.id, { top_up_id: first.id }), 422, 'esim_top_up_unavailable', 'top_up_id')
-    assert.equal((await offers(esim.id)).data.some((o: any) => o.id === first.id), false)
+    await t.api(fx.token, 'POST', `/v1/simulate/esim/packages/${first.id}/status`, {
+      status: 'withdrawn',
+    })
+    expectError(
+      await topUp(esim.id, { top_up_id: first.id }),
+      422,
+      'esim_top_up_unavailable',
+      'top_up_id',
+    )
+    assert.equal(
+      (await offers(esim.id)).data.some((o: any) => o.id === first.id),
+      false,
+    )
     // An add-on of another package does not fit this eSIM.
     const other = await packageFor(t, fx.token, 'country=ESP&region=local')
-    expectError(await topUp(esim.id, { top_up_id: other.top_up_ids[0] }), 422, 'esim_top_up_unavailable')
-    expectError(await topUp(esim.id, { top_up_id: 'topup_00000000000000000000000000' }), 422, 'esim_top_up_unavailable')
+    expectError(
+      await topUp(esim.id, { top_up_id: other.top_up_ids[0] }),
+      422,
+      'esim_top_up_unavailable',
+    )
+    expectError(
+      await topUp(esim.id, { top_up_id: 'topup_00000000000000000000000000' }),
+      422,
+      'esim_top_up_unavailable',
+    )
     // Depleted: the package no longer runs, so nothing is offered or sold.
     await usage(esim.id, esim.packages[0].data_mb)
     assert.deepEqual((await offers(esim.id)).data, [])
@@ -180,7 +296,14 @@ describe('top-ups', () => {
       const token = await fx.tenant.token()
       const now = (await t.api(token, 'GET', `/v1/esim/esims/${esim.id}`)).json()
       assert.equal(now.packages[0].status, 'expired')
-      expectError(await t.api(token, 'POST', `/v1/esim/esims/${esim.id}/top_ups`, { top_up_id: addOn.id, reference: reference() }), 422, 'esim_top_up_unavailable')
+      expectError(
+        await t.api(token, 'POST', `/v1/esim/esims/${esim.id}/top_ups`, {
+          top_up_id: addOn.id,
+          reference: reference(),
+        }),
+        422,
+        'esim_top_up_unavailable',
+      )
     } finally {
       t.clock.reset()
     }
@@ -202,21 +325,57 @@ describe('paying from an account', () => {
     const addOn = (await offers(esim.id)).data[0]
     const top = await topUp(esim.id, { top_up_id: addOn.id, account_id: account.id })
     assert.equal(top.statusCode, 201, top.body)
-    assert.equal((await t.api(fx.token, 'GET', `/v1/accounts/${account.id}`)).json().ledger_balance, 10_000 - pkg.price - addOn.price)
+    assert.equal(
+      (await t.api(fx.token, 'GET', `/v1/accounts/${account.id}`)).json().ledger_balance,
+      10_000 - pkg.price - addOn.price,
+    )
   })
 
   test('too little money answers 402 insufficient_funds; another currency 422 currency_mismatch; nothing is bought', async () => {
     const stock = await availableProfiles(t)
     const poor = await fundedAccount(t, fx, pkg.price - 1)
     const ref = reference()
-    expectError(await t.api(fx.token, 'POST', '/v1/esim/orders', { package_id: pkg.id, reference: ref, account_id: poor.id }), 402, 'insufficient_funds')
+    expectError(
+      await t.api(fx.token, 'POST', '/v1/esim/orders', {
+        package_id: pkg.id,
+        reference: ref,
+        account_id: poor.id,
+      }),
+      402,
+      'insufficient_funds',
+    )
     const euro = await fundedAccount(t, fx, 100_000, 'EUR')
-    expectError(await order(t, fx.token, { package_id: pkg.id, account_id: euro.id }), 422, 'currency_mismatch')
-    expectError(await order(t, fx.token, { package_id: pkg.id, account_id: 'acct_00000000000000000000000000' }), 404, 'account_not_found')
+    expectError(
+      await order(t, fx.token, { package_id: pkg.id, account_id: euro.id }),
+      422,
+      'currency_mismatch',
+    )
+    expectError(
+      await order(t, fx.token, {
+        package_id: pkg.id,
+        account_id: 'acct_00000000000000000000000000',
+      }),
+      404,
+      'account_not_found',
+    )
     const someoneElse = await newCardholder(t, fx.token)
-    expectError(await order(t, fx.token, { package_id: pkg.id, account_id: poor.id, cardholder_id: someoneElse.id }), 422, 'account_cardholder_mismatch')
-    assert.deepEqual((await t.api(fx.token, 'GET', `/v1/esim/orders?reference=${ref}`)).json().data, [])
+    expectError(
+      await order(t, fx.token, {
+        package_id: pkg.id,
+        account_id: poor.id,
+        cardholder_id: someoneElse.id,
+      }),
+      422,
+      'account_cardholder_mismatch',
+    )
+    assert.deepEqual(
+      (await t.api(fx.token, 'GET', `/v1/esim/orders?reference=${ref}`)).json().data,
+      [],
+    )
     assert.equal(await availableProfiles(t), stock)
-    assert.equal((await t.api(fx.token, 'GET', `/v1/accounts/${poor.id}`)).json().ledger_balance, pkg.price - 1)
+    assert.equal(
+      (await t.api(fx.token, 'GET', `/v1/accounts/${poor.id}`)).json().ledger_balance,
+      pkg.price - 1,
+    )
   })
 })

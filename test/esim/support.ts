@@ -15,7 +15,10 @@ export interface EsimFixture {
 }
 
 /** A sandbox tenant whose simulated network answers at once (latency 0), with one cardholder. */
-export async function esimFixture(t: TestApp, options: { scopes?: string[] } = {}): Promise<EsimFixture> {
+export async function esimFixture(
+  t: TestApp,
+  options: { scopes?: string[] } = {},
+): Promise<EsimFixture> {
   const tenant = await createTenant(t, options.scopes ? { scopes: options.scopes } : {})
   const token = await tenant.token()
   const sim = await t.api(token, 'POST', '/v1/simulate/esim/provisioning', { latency_ms: 0 })
@@ -26,7 +29,10 @@ export async function esimFixture(t: TestApp, options: { scopes?: string[] } = {
 export async function newCardholder(t: TestApp, token: string, country = 'FRA'): Promise<any> {
   counter++
   const res = await t.api(token, 'POST', '/v1/cardholders', {
-    type: 'individual', first_name: 'Ada', last_name: 'Lovelace', email: `esim.${process.pid}.${counter}.${Date.now()}@example.com`,
+    type: 'individual',
+    first_name: 'Ada',
+    last_name: 'Lovelace',
+    email: `esim.${process.pid}.${counter}.${Date.now()}@example.com`,
     address: { line1: '1 Rue de Rivoli', city: 'Paris', postal_code: '75001', country },
   })
   assert.equal(res.statusCode, 201, res.body)
@@ -34,7 +40,12 @@ export async function newCardholder(t: TestApp, token: string, country = 'FRA'):
 }
 
 /** A package of the seeded catalogue that is on sale for this caller. */
-export async function packageFor(t: TestApp, token: string, query = 'country=FRA&region=local&status=on_sale', minMb = 1): Promise<any> {
+export async function packageFor(
+  t: TestApp,
+  token: string,
+  query = 'country=FRA&region=local&status=on_sale',
+  minMb = 1,
+): Promise<any> {
   const res = await t.api(token, 'GET', `/v1/esim/packages?${query}`)
   assert.equal(res.statusCode, 200, res.body)
   const pkg = res.json().data.find((p: any) => p.data_mb !== null && p.data_mb >= minMb)
@@ -46,23 +57,36 @@ export function reference(label = 'ord'): string {
   return `${label}-${randomBytes(6).toString('hex')}`
 }
 
-export async function order(t: TestApp, token: string, body: Record<string, unknown>): Promise<LightMyRequestResponse> {
+export async function order(
+  t: TestApp,
+  token: string,
+  body: Record<string, unknown>,
+): Promise<LightMyRequestResponse> {
   return t.api(token, 'POST', '/v1/esim/orders', { reference: reference(), ...body })
 }
 
 /** Orders a package and returns the completed order; fails the test otherwise. */
-export async function completedOrder(t: TestApp, token: string, body: Record<string, unknown>): Promise<any> {
+export async function completedOrder(
+  t: TestApp,
+  token: string,
+  body: Record<string, unknown>,
+): Promise<any> {
   const res = await order(t, token, body)
   assert.equal(res.statusCode, 201, res.body)
   return res.json()
 }
 
-
 /** Fresh valid blank profiles for the operator's inventory endpoint. */
-export function blankProfiles(n: number): { iccid: string; smdp_address: string; matching_id: string }[] {
+export function blankProfiles(
+  n: number,
+): { iccid: string; smdp_address: string; matching_id: string }[] {
   return Array.from({ length: n }, () => {
     const serial = Array.from(randomBytes(11), (b) => String(b % 10)).join('')
-    return { iccid: iccidWithCheckDigit(`8944500${serial}`), smdp_address: 'smdp.test.example', matching_id: randomBytes(8).toString('hex').toUpperCase() }
+    return {
+      iccid: iccidWithCheckDigit(`8944500${serial}`),
+      smdp_address: 'smdp.test.example',
+      matching_id: randomBytes(8).toString('hex').toUpperCase(),
+    }
   })
 }
 
@@ -71,12 +95,23 @@ export async function availableProfiles(t: TestApp): Promise<number> {
 }
 
 /** A funded sim_full account of the cardholder (credit is mounted there). */
-export async function fundedAccount(t: TestApp, fx: EsimFixture, amount: number, currency = 'USD'): Promise<any> {
+export async function fundedAccount(
+  t: TestApp,
+  fx: EsimFixture,
+  amount: number,
+  currency = 'USD',
+): Promise<any> {
   const kyc = await t.api(fx.token, 'POST', `/v1/cardholders/${fx.cardholder.id}/kyc`, {
-    status: 'approved', provider: 'acme-kyc', verified_at: new Date(t.clock.now().getTime() - 60_000).toISOString(),
+    status: 'approved',
+    provider: 'acme-kyc',
+    verified_at: new Date(t.clock.now().getTime() - 60_000).toISOString(),
   })
   assert.equal(kyc.statusCode, 201, kyc.body)
-  const res = await t.api(fx.token, 'POST', '/v1/accounts', { program_id: fx.tenant.programs.full.id, cardholder_id: fx.cardholder.id, currency })
+  const res = await t.api(fx.token, 'POST', '/v1/accounts', {
+    program_id: fx.tenant.programs.full.id,
+    cardholder_id: fx.cardholder.id,
+    currency,
+  })
   assert.equal(res.statusCode, 201, res.body)
   const account = res.json()
   if (amount > 0) {

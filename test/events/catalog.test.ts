@@ -1,7 +1,15 @@
 import assert from 'node:assert/strict'
 import { describe, test } from 'node:test'
 import {
-  EVENT_CATALOGUE, EVENT_OBJECTS, EVENT_PREFIXES, EVENT_TYPES, EVENT_WILDCARDS, isEventType, isSubscriptionForm, subscribes, subscriptionRefusal,
+  EVENT_CATALOGUE,
+  EVENT_OBJECTS,
+  EVENT_PREFIXES,
+  EVENT_TYPES,
+  EVENT_WILDCARDS,
+  isEventType,
+  isSubscriptionForm,
+  subscribes,
+  subscriptionRefusal,
   SUBSCRIPTION_FORMS,
 } from '../../src/modules/events/catalog.js'
 
@@ -11,20 +19,42 @@ describe('event catalogue', () => {
     for (const type of EVENT_TYPES) {
       assert.match(type, /^[a-z_]+\.[a-z_]+$/, type)
       const spec = EVENT_CATALOGUE[type]
-      assert.ok(spec.emittedBy.length > 20 && spec.emittedBy.endsWith('.'), `${type}: one sentence on what emits it`)
+      assert.ok(
+        spec.emittedBy.length > 20 && spec.emittedBy.endsWith('.'),
+        `${type}: one sentence on what emits it`,
+      )
       assert.ok(Object.hasOwn(EVENT_OBJECTS, spec.object), `${type}: ${spec.object}`)
     }
-    for (const type of ['cardholder.created', 'card.issued', 'esim.depleted', 'webhook_endpoint.disabled']) assert.ok(isEventType(type), type)
+    for (const type of [
+      'cardholder.created',
+      'card.issued',
+      'esim.depleted',
+      'webhook_endpoint.disabled',
+    ])
+      assert.ok(isEventType(type), type)
     assert.equal(isEventType('card.*'), false)
   })
 
   test('the wildcards are * and one <prefix>.* per prefix that has types; the forms are the wildcards and the types', () => {
-    assert.deepEqual(EVENT_PREFIXES, ['cardholder', 'account', 'card', 'authorization', 'transaction', 'dispute', 'network_token', 'authentication',
-      'esim_order', 'esim', 'webhook_endpoint'])
+    assert.deepEqual(EVENT_PREFIXES, [
+      'cardholder',
+      'account',
+      'card',
+      'authorization',
+      'transaction',
+      'dispute',
+      'network_token',
+      'authentication',
+      'esim_order',
+      'esim',
+      'webhook_endpoint',
+    ])
     assert.deepEqual(EVENT_WILDCARDS, ['*', ...EVENT_PREFIXES.map((p) => `${p}.*`)])
     assert.deepEqual(SUBSCRIPTION_FORMS, [...EVENT_WILDCARDS, ...EVENT_TYPES])
-    for (const form of ['*', 'card.*', 'esim_order.*', 'card.created']) assert.ok(isSubscriptionForm(form), form)
-    for (const form of ['cardz.*', 'card', 'card.', '*.*', 'card.**', '', ' card.*']) assert.equal(isSubscriptionForm(form), false, form)
+    for (const form of ['*', 'card.*', 'esim_order.*', 'card.created'])
+      assert.ok(isSubscriptionForm(form), form)
+    for (const form of ['cardz.*', 'card', 'card.', '*.*', 'card.**', '', ' card.*'])
+      assert.equal(isSubscriptionForm(form), false, form)
   })
 
   test('subscribes: *, the exact type, or the prefix wildcard up to the dot', () => {
@@ -33,7 +63,11 @@ describe('event catalogue', () => {
     assert.ok(subscribes(['account.debited', 'card.*'], 'card.pin_set'))
     assert.ok(subscribes(['account.created'], 'account.created'))
     assert.equal(subscribes(['card.*'], 'account.created'), false)
-    assert.equal(subscribes(['card.*'], 'cardholder.created'), false, 'card.* is not a string prefix of cardholder')
+    assert.equal(
+      subscribes(['card.*'], 'cardholder.created'),
+      false,
+      'card.* is not a string prefix of cardholder',
+    )
     assert.equal(subscribes(['esim.*'], 'esim_order.created'), false)
     assert.equal(subscribes(['account.created'], 'account.credited'), false)
   })
@@ -47,6 +81,10 @@ describe('event catalogue', () => {
     const unknown = subscriptionRefusal('cardz.*', base)!
     assert.match(unknown, /^Unknown event type "cardz\.\*"/)
     assert.ok(unknown.endsWith(`${base}/docs/guides/event-catalogue`), unknown)
-    assert.match(subscriptionRefusal('$&{value}', base)!, /"\$&\{value\}"/, 'the value is quoted as given')
+    assert.match(
+      subscriptionRefusal('$&{value}', base)!,
+      /"\$&\{value\}"/,
+      'the value is quoted as given',
+    )
   })
 })

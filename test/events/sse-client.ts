@@ -1,6 +1,11 @@
 /** A server-sent events client for the stream tests: `GET /v1/events/stream` read as a client reads it (fetch). */
 
-export interface Message { id?: string; event?: string; data?: string; comment?: string }
+export interface Message {
+  id?: string
+  event?: string
+  data?: string
+  comment?: string
+}
 
 /** An open stream: every message and comment received, and a way to wait for some. */
 export interface Opened {
@@ -16,21 +21,31 @@ export interface Opened {
 
 /** Opens the stream with `token`; a refusal is read into `body`, a stream is read in the background into `messages`. */
 export async function openStream(
-  baseUrl: string, token: string, query = '', headers: Record<string, string> = {},
+  baseUrl: string,
+  token: string,
+  query = '',
+  headers: Record<string, string> = {},
 ): Promise<Opened> {
   const controller = new AbortController()
   const res = await fetch(`${baseUrl}/v1/events/stream${query}`, {
-    headers: { authorization: `Bearer ${token}`, ...headers }, signal: controller.signal,
+    headers: { authorization: `Bearer ${token}`, ...headers },
+    signal: controller.signal,
   })
   const messages: Message[] = []
   let markEnded: (value: { at: number }) => void = () => {}
   const opened: Opened = {
-    status: res.status, headers: res.headers, body: null, messages,
-    ended: new Promise((resolve) => { markEnded = resolve }),
+    status: res.status,
+    headers: res.headers,
+    body: null,
+    messages,
+    ended: new Promise((resolve) => {
+      markEnded = resolve
+    }),
     async waitFor(predicate, timeoutMs = 5000) {
       const until = Date.now() + timeoutMs
       while (!predicate(messages)) {
-        if (Date.now() > until) throw new Error(`stream: condition not met; got ${JSON.stringify(messages)}`)
+        if (Date.now() > until)
+          throw new Error(`stream: condition not met; got ${JSON.stringify(messages)}`)
         await new Promise((r) => setTimeout(r, 20))
       }
       return messages
@@ -54,7 +69,9 @@ export async function openStream(
           buffer = buffer.slice(end + 2)
         }
       }
-    } catch { /* aborted, or the connection was cut */ }
+    } catch {
+      /* aborted, or the connection was cut */
+    }
     markEnded({ at: Date.now() })
   })()
   return opened

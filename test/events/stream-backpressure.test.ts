@@ -4,7 +4,13 @@ import { after, before, test } from 'node:test'
 import { withTx } from '../../src/db/tx.js'
 import { emit } from '../../src/modules/events/index.js'
 import { STREAM_BATCH } from '../../src/modules/events/stream-session.js'
-import { createTenant, listenOnPort, startTestApp, type TestApp, type TestClient } from '../helpers/app.js'
+import {
+  createTenant,
+  listenOnPort,
+  startTestApp,
+  type TestApp,
+  type TestClient,
+} from '../helpers/app.js'
 import { events, openStream, parseMessage, type Opened } from './sse-client.js'
 
 // The attack: ten readers that opened the stream and never read made the server hold every event for them (+77 MiB).
@@ -32,8 +38,11 @@ const opened: Opened[] = []
 before(async () => {
   t = await startTestApp({
     env: {
-      EVENT_STREAM_POLL_MS: '50', EVENT_STREAM_LIFETIME_MS: '600000', EVENT_STREAM_HEARTBEAT_MS: '60000',
-      EVENT_STREAM_MAX_BEHIND: String(MAX_BEHIND), EVENT_STREAM_MAX_PER_ENVIRONMENT: String(READERS + 2),
+      EVENT_STREAM_POLL_MS: '50',
+      EVENT_STREAM_LIFETIME_MS: '600000',
+      EVENT_STREAM_HEARTBEAT_MS: '60000',
+      EVENT_STREAM_MAX_BEHIND: String(MAX_BEHIND),
+      EVENT_STREAM_MAX_PER_ENVIRONMENT: String(READERS + 2),
     },
   })
   baseUrl = await listenOnPort(t)
@@ -49,7 +58,11 @@ after(async () => {
   await t.close()
 })
 
-interface Stalled { socket: Socket; received: Buffer[]; closed: Promise<void> }
+interface Stalled {
+  socket: Socket
+  received: Buffer[]
+  closed: Promise<void>
+}
 
 /** Opens the stream on a raw socket that reads nothing (paused before the first byte arrives) until told to. */
 async function stalledReader(): Promise<Stalled> {
@@ -58,10 +71,14 @@ async function stalledReader(): Promise<Stalled> {
   socket.pause()
   const received: Buffer[] = []
   socket.on('data', (c: Buffer) => received.push(c))
-  const closed = new Promise<void>((resolve) => socket.on('close', () => resolve()).on('error', () => {}))
+  const closed = new Promise<void>((resolve) =>
+    socket.on('close', () => resolve()).on('error', () => {}),
+  )
   await new Promise<void>((resolve) => socket.once('connect', () => resolve()))
-  socket.write(`GET /v1/events/stream HTTP/1.1\r\nHost: ${url.host}\r\nAuthorization: Bearer ${token}\r\n`
-    + 'Accept: text/event-stream\r\n\r\n')
+  socket.write(
+    `GET /v1/events/stream HTTP/1.1\r\nHost: ${url.host}\r\nAuthorization: Bearer ${token}\r\n` +
+      'Accept: text/event-stream\r\n\r\n',
+  )
   return { socket, received, closed }
 }
 
@@ -103,25 +120,36 @@ async function emitMany(count: number): Promise<string[]> {
   return ids
 }
 
-test('ten readers that never read: the server holds a bounded buffer for each, cuts them off, and each resumes by Last-Event-ID without loss', { timeout: 120_000 }, async (ctx) => {
+test('ten readers that never read: the server holds a bounded buffer for each, cuts them off, and each resumes by Last-Event-ID without loss', {
+  timeout: 120_000,
+}, async (ctx) => {
   const readers: Stalled[] = []
   for (let i = 0; i < READERS; i++) readers.push(await stalledReader())
   await new Promise((r) => setTimeout(r, 300))
   const baseline = process.memoryUsage()
   let peak = 0
-  const sampler = setInterval(() => { peak = Math.max(peak, heldFor(readers)) }, 20)
+  const sampler = setInterval(() => {
+    peak = Math.max(peak, heldFor(readers))
+  }, 20)
   const ids = await emitMany(EVENTS)
   // Long enough for every stream to have read every event, had it kept reading.
   const until = Date.now() + 10_000
-  const connected = () => [...serverSockets].filter((s) => readers.some((r) => r.socket.localPort === s.remotePort))
+  const connected = () =>
+    [...serverSockets].filter((s) => readers.some((r) => r.socket.localPort === s.remotePort))
   while (Date.now() < until && connected().length > 0) await new Promise((r) => setTimeout(r, 50))
   clearInterval(sampler)
   peak = Math.max(peak, heldFor(readers))
   const grown = process.memoryUsage()
-  const grewMiB = (grown.heapUsed + grown.external - baseline.heapUsed - baseline.external) / 1048576
-  ctx.diagnostic(`held for ${READERS} stalled readers at most ${(peak / 1024).toFixed(0)} KiB in the server's write `
-    + `queues; heap + external grew ${grewMiB.toFixed(1)} MiB (${EVENTS} events of about 2 KB)`)
-  assert.ok(peak <= HELD_LIMIT, `the server held ${peak} bytes for ${READERS} readers that do not read`)
+  const grewMiB =
+    (grown.heapUsed + grown.external - baseline.heapUsed - baseline.external) / 1048576
+  ctx.diagnostic(
+    `held for ${READERS} stalled readers at most ${(peak / 1024).toFixed(0)} KiB in the server's write ` +
+      `queues; heap + external grew ${grewMiB.toFixed(1)} MiB (${EVENTS} events of about 2 KB)`,
+  )
+  assert.ok(
+    peak <= HELD_LIMIT,
+    `the server held ${peak} bytes for ${READERS} readers that do not read`,
+  )
 
   // Every stalled reader was cut off: the server closed its connection (the client sees the end once it reads).
   assert.equal(connected().length, 0, `${connected().length} stalled readers still connected`)
@@ -131,16 +159,27 @@ test('ten readers that never read: the server holds a bounded buffer for each, c
     reader.socket.resume()
     await reader.closed
     // Complete messages only (each ends with a blank line): a cut one is not an event, as for any SSE client.
-    const got = chunkedBody(Buffer.concat(reader.received)).split('\n\n').slice(0, -1).map(parseMessage)
+    const got = chunkedBody(Buffer.concat(reader.received))
+      .split('\n\n')
+      .slice(0, -1)
+      .map(parseMessage)
     const delivered = got.filter((m) => m.data).map((m) => m.id!)
     assert.ok(delivered.length < EVENTS, 'a stalled reader was sent every event')
-    assert.deepEqual(delivered, ids.slice(0, delivered.length), 'the stalled reader got the oldest events, in order')
+    assert.deepEqual(
+      delivered,
+      ids.slice(0, delivered.length),
+      'the stalled reader got the oldest events, in order',
+    )
     const last = [...got].reverse().find((m) => m.id)!.id!
     const resumed = await openStream(baseUrl, token, '', { 'last-event-id': last })
     opened.push(resumed)
     await resumed.waitFor((m) => events(m).some((x) => x.id === ids[ids.length - 1]), 30_000)
     resumed.close()
     const after = events(resumed.messages).map((m) => m.id!)
-    assert.deepEqual([...delivered.filter((id) => id <= last), ...after], ids, 'the resumed reader missed events')
+    assert.deepEqual(
+      [...delivered.filter((id) => id <= last), ...after],
+      ids,
+      'the resumed reader missed events',
+    )
   }
 })

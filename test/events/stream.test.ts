@@ -3,7 +3,13 @@ import { after, before, describe, test } from 'node:test'
 import { openDatabase } from '../../src/db/client.js'
 import { withTx } from '../../src/db/tx.js'
 import { emit } from '../../src/modules/events/index.js'
-import { createTenant, listenOnPort, startTestApp, type TestApp, type TestClient } from '../helpers/app.js'
+import {
+  createTenant,
+  listenOnPort,
+  startTestApp,
+  type TestApp,
+  type TestClient,
+} from '../helpers/app.js'
 import { emitEvent } from '../webhooks/helpers.js'
 import { events, openStream as open, type Opened } from './sse-client.js'
 
@@ -15,14 +21,23 @@ describe('GET /v1/events/stream', () => {
   let a: TestClient
   let token: string
   const streams: Opened[] = []
-  const openStream = async (...args: Parameters<typeof open> extends [string, ...infer R] ? R : never) => {
+  const openStream = async (
+    ...args: Parameters<typeof open> extends [string, ...infer R] ? R : never
+  ) => {
     const s = await open(baseUrl, ...args)
     streams.push(s)
     return s
   }
 
   before(async () => {
-    t = await startTestApp({ env: { EVENT_STREAM_POLL_MS: '50', EVENT_STREAM_HEARTBEAT_MS: '300', EVENT_STREAM_LIFETIME_MS: '60000', EVENT_STREAM_MAX_PER_ENVIRONMENT: '3' } })
+    t = await startTestApp({
+      env: {
+        EVENT_STREAM_POLL_MS: '50',
+        EVENT_STREAM_HEARTBEAT_MS: '300',
+        EVENT_STREAM_LIFETIME_MS: '60000',
+        EVENT_STREAM_MAX_PER_ENVIRONMENT: '3',
+      },
+    })
     baseUrl = await listenOnPort(t)
     a = await createTenant(t)
     token = await a.token()
@@ -33,12 +48,18 @@ describe('GET /v1/events/stream', () => {
   })
 
   test('events committed after the stream opens arrive in order, each exactly as GET /v1/events/{id} answers it; nothing of another organization or environment', async () => {
-    const before = await emitEvent(t, a, 'cardholder.created', { id: 'chd_before', object: 'cardholder' })
+    const before = await emitEvent(t, a, 'cardholder.created', {
+      id: 'chd_before',
+      object: 'cardholder',
+    })
     const s = await openStream(token)
     assert.equal(s.status, 200)
     assert.match(s.headers.get('content-type')!, /^text\/event-stream/)
     const other = await createTenant(t)
-    const live = await createTenant(t, { organizationId: a.organizationId, environment: 'production' })
+    const live = await createTenant(t, {
+      organizationId: a.organizationId,
+      environment: 'production',
+    })
     await emitEvent(t, other, 'card.created', { id: 'card_other', object: 'card' })
     await emitEvent(t, live, 'card.created', { id: 'card_live', object: 'card' })
     const first = await emitEvent(t, a, 'card.created', { id: 'card_1', object: 'card' })
@@ -46,7 +67,13 @@ describe('GET /v1/events/stream', () => {
     await s.waitFor((m) => events(m).length >= 2)
     await new Promise((r) => setTimeout(r, 200))
     const got = events(s.messages)
-    assert.deepEqual(got.map((m) => [m.id, m.event]), [[first, 'card.created'], [second, 'account.credited']])
+    assert.deepEqual(
+      got.map((m) => [m.id, m.event]),
+      [
+        [first, 'card.created'],
+        [second, 'account.credited'],
+      ],
+    )
     assert.ok(!got.some((m) => m.id === before), 'an event from before the stream opened was sent')
     const rest = (await t.api(token, 'GET', `/v1/events/${first}`)).json()
     assert.deepEqual(JSON.parse(got[0].data!), rest)
@@ -62,17 +89,29 @@ describe('GET /v1/events/stream', () => {
     const credited = await emitEvent(t, a, 'account.credited')
     await s.waitFor((m) => events(m).length >= 2)
     await new Promise((r) => setTimeout(r, 200))
-    assert.deepEqual(events(s.messages).map((m) => m.id), [card, credited])
+    assert.deepEqual(
+      events(s.messages).map((m) => m.id),
+      [card, credited],
+    )
     s.close()
   })
 
   test('Last-Event-ID resumes after that event: every later event comes first, oldest first (also as last_event_id)', async () => {
-    const ids = [await emitEvent(t, a, 'card.created'), await emitEvent(t, a, 'card.issued'), await emitEvent(t, a, 'card.activated')]
+    const ids = [
+      await emitEvent(t, a, 'card.created'),
+      await emitEvent(t, a, 'card.issued'),
+      await emitEvent(t, a, 'card.activated'),
+    ]
     await new Promise((r) => setTimeout(r, 100))
     const byHeader = await openStream(token, '', { 'last-event-id': ids[0] })
     assert.equal(byHeader.status, 200)
     await byHeader.waitFor((m) => events(m).length >= 2)
-    assert.deepEqual(events(byHeader.messages).slice(0, 2).map((m) => m.id), ids.slice(1))
+    assert.deepEqual(
+      events(byHeader.messages)
+        .slice(0, 2)
+        .map((m) => m.id),
+      ids.slice(1),
+    )
     const byQuery = await openStream(token, `?last_event_id=${ids[1]}`)
     await byQuery.waitFor((m) => events(m).length >= 1)
     assert.equal(events(byQuery.messages)[0].id, ids[2])
@@ -118,7 +157,10 @@ describe('GET /v1/events/stream', () => {
     for (const s of streams) s.close()
     await new Promise((r) => setTimeout(r, 200))
     const held = [await openStream(token), await openStream(token), await openStream(token)]
-    assert.deepEqual(held.map((s) => s.status), [200, 200, 200])
+    assert.deepEqual(
+      held.map((s) => s.status),
+      [200, 200, 200],
+    )
     const refused = await openStream(token)
     assert.equal(refused.status, 429)
     assert.equal(refused.body.error.code, 'rate_limited')
@@ -130,13 +172,23 @@ describe('GET /v1/events/stream', () => {
     for (const s of [...held, again]) s.close()
   })
 
-  test('an event written through another connection pool (another node on the same PostgreSQL) reaches the stream', { skip: !process.env.DATABASE_URL && 'PostgreSQL only: PGlite belongs to one process' }, async () => {
+  test('an event written through another connection pool (another node on the same PostgreSQL) reaches the stream', {
+    skip: !process.env.DATABASE_URL && 'PostgreSQL only: PGlite belongs to one process',
+  }, async () => {
     await new Promise((r) => setTimeout(r, 200))
     const s = await openStream(token)
     await s.waitFor((m) => m.length >= 1)
     const other = await openDatabase({ databaseUrl: t.deps.config.databaseUrl, dataDir: '' })
     try {
-      const id = await withTx(other.db, (trx) => emit(trx, { organizationId: a.organizationId, environment: 'sandbox' }, 'card.created', { id: 'card_node2', object: 'card' }, t.clock.now()))
+      const id = await withTx(other.db, (trx) =>
+        emit(
+          trx,
+          { organizationId: a.organizationId, environment: 'sandbox' },
+          'card.created',
+          { id: 'card_node2', object: 'card' },
+          t.clock.now(),
+        ),
+      )
       await s.waitFor((m) => events(m).some((x) => x.id === id))
     } finally {
       await other.close()

@@ -6,8 +6,12 @@ import { routesCalled, runGuide, startLikeNpmStart } from './support.js'
 let t: TestApp
 let token: () => Promise<string>
 
-before(async () => { ({ t, token } = await startLikeNpmStart()) })
-after(async () => { await t.close() })
+before(async () => {
+  ;({ t, token } = await startLikeNpmStart())
+})
+after(async () => {
+  await t.close()
+})
 
 test('docs/guides/first-card.md runs as written: every call answers 2xx, sets its variables and answers what the guide shows', async () => {
   const run = await runGuide(t, token, 'docs/guides/first-card.md')
@@ -32,17 +36,41 @@ test('docs/guides/first-card.md runs as written: every call answers 2xx, sets it
   let at = 0
   for (const route of expected) {
     const found = called.indexOf(route, at)
-    assert.ok(found >= 0, `the guide no longer calls ${route} after ${expected[expected.indexOf(route) - 1] ?? 'the start'}; it calls: ${called.join(', ')}`)
+    assert.ok(
+      found >= 0,
+      `the guide no longer calls ${route} after ${expected[expected.indexOf(route) - 1] ?? 'the start'}; it calls: ${called.join(', ')}`,
+    )
     at = found + 1
   }
 
   const credit = run.runs.flatMap((r) => r.calls).find((c) => c.request.url.endsWith('/credit'))
-  assert.ok(credit?.request.headers['idempotency-key'], 'the credit is shown with an Idempotency-Key')
-  const card = run.runs.flatMap((r) => r.calls).find((c) => c.request.method === 'POST' && new URL(c.request.url).pathname === '/v1/cards')
+  assert.ok(
+    credit?.request.headers['idempotency-key'],
+    'the credit is shown with an Idempotency-Key',
+  )
+  const card = run.runs
+    .flatMap((r) => r.calls)
+    .find((c) => c.request.method === 'POST' && new URL(c.request.url).pathname === '/v1/cards')
   const cardBody = JSON.parse(card!.request.body!)
-  assert.ok(cardBody.embossed_name && cardBody.delivery_address, 'the card is shown with embossed_name and delivery_address')
+  assert.ok(
+    cardBody.embossed_name && cardBody.delivery_address,
+    'the card is shown with embossed_name and delivery_address',
+  )
 
-  for (const name of ['SVC', 'TOKEN', 'PROGRAM', 'BASIC_PROGRAM', 'CARDHOLDER', 'ACCOUNT', 'CARD', 'PHYSICAL_CARD', 'AUTH', 'TXN', 'BASIC_ACCOUNT', 'BASIC_CARD']) {
+  for (const name of [
+    'SVC',
+    'TOKEN',
+    'PROGRAM',
+    'BASIC_PROGRAM',
+    'CARDHOLDER',
+    'ACCOUNT',
+    'CARD',
+    'PHYSICAL_CARD',
+    'AUTH',
+    'TXN',
+    'BASIC_ACCOUNT',
+    'BASIC_CARD',
+  ]) {
     assert.ok(run.vars.get(name), `the guide sets $${name}`)
   }
   assert.match(run.vars.get('CARDHOLDER')!, /^chd_/)
@@ -54,7 +82,10 @@ test('docs/guides/first-card.md runs as written: every call answers 2xx, sets it
   // What the reader ends with, read directly rather than through the guide.
   const tok = await token()
   const account = (await t.api(tok, 'GET', `/v1/accounts/${run.vars.get('ACCOUNT')}`)).json()
-  assert.deepEqual([account.ledger_balance, account.held_balance, account.available_balance], [3750, 0, 3750])
+  assert.deepEqual(
+    [account.ledger_balance, account.held_balance, account.available_balance],
+    [3750, 0, 3750],
+  )
   const auth = (await t.api(tok, 'GET', `/v1/authorizations/${run.vars.get('AUTH')}`)).json()
   assert.equal(auth.status, 'closed')
   assert.equal(auth.captured_amount, 1250)
@@ -63,7 +94,10 @@ test('docs/guides/first-card.md runs as written: every call answers 2xx, sets it
 test('the short sequence under "Your first card" in README.md runs as written and ends in an approved authorization', async () => {
   const fresh = await startLikeNpmStart()
   try {
-    const run = await runGuide(fresh.t, fresh.token, 'README.md', { section: '### Your first card', prelude: ['TOKEN=$(npx svc token)'] })
+    const run = await runGuide(fresh.t, fresh.token, 'README.md', {
+      section: '### Your first card',
+      prelude: ['TOKEN=$(npx svc token)'],
+    })
     const calls = run.runs.flatMap((r) => r.calls)
     assert.equal(calls.length, 7, routesCalled(run).join(', '))
     const authorization = JSON.parse(calls[calls.length - 1].response.body)

@@ -5,7 +5,14 @@ import { fileURLToPath } from 'node:url'
 import { ERROR_CATALOGUE } from '../../src/http/errors.js'
 import { EVENT_TYPES } from '../../src/modules/events/catalog.js'
 
-const GUIDES = ['first-card', 'receive-webhooks', 'sell-an-esim', 'going-to-production', 'authorization-endpoint', 'sdk-and-cli']
+const GUIDES = [
+  'first-card',
+  'receive-webhooks',
+  'sell-an-esim',
+  'going-to-production',
+  'authorization-endpoint',
+  'sdk-and-cli',
+]
 /** Named in guides like an event type, but a request sent to the authorization endpoint, not an event of the catalogue. */
 const NOT_EVENTS = new Set(['authorization.request'])
 const dir = fileURLToPath(new URL('../../docs/guides/', import.meta.url))
@@ -13,7 +20,11 @@ const read = (name: string) => readFileSync(`${dir}${name}.md`, 'utf8')
 
 /** GitHub's anchor for a heading: lower case, punctuation dropped (hyphens and underscores kept), spaces to hyphens. */
 function anchor(heading: string): string {
-  return heading.trim().toLowerCase().replace(/[^\p{L}\p{N}\s_-]/gu, '').replace(/\s/g, '-')
+  return heading
+    .trim()
+    .toLowerCase()
+    .replace(/[^\p{L}\p{N}\s_-]/gu, '')
+    .replace(/\s/g, '-')
 }
 
 function anchors(markdown: string): Set<string> {
@@ -21,13 +32,17 @@ function anchors(markdown: string): Set<string> {
   return new Set([...withoutCode.matchAll(/^#{1,6} (.+)$/gm)].map((m) => anchor(m[1])))
 }
 
-test('every status and error code a guide names is the error catalogue\'s', () => {
+test("every status and error code a guide names is the error catalogue's", () => {
   const codes = ERROR_CATALOGUE as Record<string, { status: number }>
   for (const guide of GUIDES) {
     for (const [, status, code] of read(guide).matchAll(/`(\d{3}) ([a-z_]+)`/g)) {
       if (code === 'invalid_client') continue // the token endpoint's own RFC 6749 error
       assert.ok(codes[code], `${guide}.md names ${status} ${code}, which is not an error code`)
-      assert.equal(codes[code].status, Number(status), `${guide}.md: ${code} answers ${codes[code].status}, not ${status}`)
+      assert.equal(
+        codes[code].status,
+        Number(status),
+        `${guide}.md: ${code} answers ${codes[code].status}, not ${status}`,
+      )
     }
   }
 })
@@ -35,9 +50,14 @@ test('every status and error code a guide names is the error catalogue\'s', () =
 test('every event type a guide names is in the event catalogue', () => {
   const known = new Set<string>(EVENT_TYPES)
   for (const guide of GUIDES) {
-    for (const [, type] of read(guide).matchAll(/`((?:cardholder|account|card|authorization|transaction|dispute|network_token|authentication|esim_order|esim|webhook_endpoint)\.[a-z_]+)`/g)) {
+    for (const [, type] of read(guide).matchAll(
+      /`((?:cardholder|account|card|authorization|transaction|dispute|network_token|authentication|esim_order|esim|webhook_endpoint)\.[a-z_]+)`/g,
+    )) {
       if (NOT_EVENTS.has(type)) continue
-      assert.ok(known.has(type), `${guide}.md names the event ${type}, which the service does not emit`)
+      assert.ok(
+        known.has(type),
+        `${guide}.md names the event ${type}, which the service does not emit`,
+      )
     }
   }
 })
@@ -45,16 +65,30 @@ test('every event type a guide names is in the event catalogue', () => {
 test('links between guides lead to a heading that exists, and no guide leans on a document outside the repository', () => {
   for (const guide of GUIDES) {
     const markdown = read(guide)
-    assert.doesNotMatch(markdown, /interface\.md|decisions\.md|shared\//, `${guide}.md refers to a document outside the repository`)
+    assert.doesNotMatch(
+      markdown,
+      /interface\.md|decisions\.md|shared\//,
+      `${guide}.md refers to a document outside the repository`,
+    )
     for (const [, target] of markdown.matchAll(/\]\(([^)\s]+)\)/g)) {
       if (/^https?:/.test(target)) continue
       const [file, hash] = target.split('#')
       const name = file === '' ? guide : file.replace(/\.md$/, '')
-      assert.ok(file === '' || /^[a-z-]+\.md$/.test(file), `${guide}.md links to ${target}: guides link to each other as relative .md files`)
+      assert.ok(
+        file === '' || /^[a-z-]+\.md$/.test(file),
+        `${guide}.md links to ${target}: guides link to each other as relative .md files`,
+      )
       // The event catalogue page is published beside the guides from the catalogue itself.
       if (name === 'event-catalogue' && !existsSync(`${dir}event-catalogue.md`)) continue
-      assert.ok(existsSync(`${dir}${name}.md`), `${guide}.md links to ${target}, which does not exist`)
-      if (hash) assert.ok(anchors(read(name)).has(hash), `${guide}.md links to ${target}: no such heading in ${name}.md`)
+      assert.ok(
+        existsSync(`${dir}${name}.md`),
+        `${guide}.md links to ${target}, which does not exist`,
+      )
+      if (hash)
+        assert.ok(
+          anchors(read(name)).has(hash),
+          `${guide}.md links to ${target}: no such heading in ${name}.md`,
+        )
     }
   }
 })

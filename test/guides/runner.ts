@@ -37,7 +37,13 @@ export function codeBlocks(markdown: string): CodeBlock[] {
       if (/^```\s*$/.test(line)) {
         const block: CodeBlock = { lang: open.lang, text: open.body.join('\n'), line: open.line }
         const previous = blocks[blocks.length - 1]
-        if (previous && previous.lang === 'sh' && lastEnd >= 0 && blankSinceLast && (block.lang === 'json' || block.lang === 'text')) {
+        if (
+          previous &&
+          previous.lang === 'sh' &&
+          lastEnd >= 0 &&
+          blankSinceLast &&
+          (block.lang === 'json' || block.lang === 'text')
+        ) {
           previous.answer = block
         }
         blocks.push(block)
@@ -61,7 +67,10 @@ export function codeBlocks(markdown: string): CodeBlock[] {
 // ---------------------------------------------------------------------------------------------------------
 // The shell subset
 
-type Part = { kind: 'text'; value: string } | { kind: 'var'; name: string } | { kind: 'command'; source: string }
+type Part =
+  | { kind: 'text'; value: string }
+  | { kind: 'var'; name: string }
+  | { kind: 'command'; source: string }
 type Token = { kind: 'word'; parts: Part[]; raw: string } | { kind: 'pipe' }
 
 /** Splits a script into statements: newlines end them, except inside quotes, `$(…)` or after a backslash. */
@@ -77,17 +86,40 @@ export function statements(script: string): string[] {
       if (c === "'") quote = null
       continue
     }
-    if (c === '\\' && script[i + 1] === '\n') { i++; current += ' '; continue }
+    if (c === '\\' && script[i + 1] === '\n') {
+      i++
+      current += ' '
+      continue
+    }
     if (quote === '"') {
       current += c
-      if (c === '\\') { current += script[++i] ?? ''; continue }
+      if (c === '\\') {
+        current += script[++i] ?? ''
+        continue
+      }
       if (c === '"') quote = null
       continue
     }
-    if (c === '\\') { current += c + (script[++i] ?? ''); continue }
-    if (c === "'" || c === '"') { quote = c; current += c; continue }
-    if (c === '$' && script[i + 1] === '(') { depth++; current += '$('; i++; continue }
-    if (c === ')' && depth > 0) { depth--; current += c; continue }
+    if (c === '\\') {
+      current += c + (script[++i] ?? '')
+      continue
+    }
+    if (c === "'" || c === '"') {
+      quote = c
+      current += c
+      continue
+    }
+    if (c === '$' && script[i + 1] === '(') {
+      depth++
+      current += '$('
+      i++
+      continue
+    }
+    if (c === ')' && depth > 0) {
+      depth--
+      current += c
+      continue
+    }
     if (c === '#' && depth === 0 && (current === '' || /\s$/.test(current))) {
       while (i + 1 < script.length && script[i + 1] !== '\n') i++
       continue
@@ -111,7 +143,8 @@ function readVariable(source: string, i: number): [Part, number] {
   if (source[i + 1] === '{') {
     const end = source.indexOf('}', i)
     const name = source.slice(i + 2, end)
-    if (end < 0 || !NAME.test(name) || NAME.exec(name)![0] !== name) throw new Error(`unsupported expansion in: ${source}`)
+    if (end < 0 || !NAME.test(name) || NAME.exec(name)![0] !== name)
+      throw new Error(`unsupported expansion in: ${source}`)
     return [{ kind: 'var', name }, end + 1]
   }
   const match = NAME.exec(source.slice(i + 1))
@@ -126,7 +159,10 @@ function closingParen(source: string, open: number): number {
   for (let i = open; i < source.length; i++) {
     const c = source[i]
     if (quote) {
-      if (c === '\\' && quote === '"') { i++; continue }
+      if (c === '\\' && quote === '"') {
+        i++
+        continue
+      }
       if (c === quote) quote = null
       continue
     }
@@ -151,11 +187,20 @@ export function tokenize(source: string): Token[] {
     if (parts) tokens.push({ kind: 'word', parts, raw: source.slice(start, i) })
     parts = null
   }
-  for (let i = 0; i < source.length;) {
+  for (let i = 0; i < source.length; ) {
     const c = source[i]
-    if (/\s/.test(c)) { endWord(i); i++; continue }
+    if (/\s/.test(c)) {
+      endWord(i)
+      i++
+      continue
+    }
     if (!parts) start = i
-    if (c === '|') { endWord(i); tokens.push({ kind: 'pipe' }); i++; continue }
+    if (c === '|') {
+      endWord(i)
+      tokens.push({ kind: 'pipe' })
+      i++
+      continue
+    }
     if (c === "'") {
       const end = source.indexOf("'", i + 1)
       if (end < 0) throw new Error(`unterminated ' in: ${source}`)
@@ -167,9 +212,14 @@ export function tokenize(source: string): Token[] {
       parts ??= []
       i++
       while (i < source.length && source[i] !== '"') {
-        if (source[i] === '\\' && '"\\$`'.includes(source[i + 1])) { text(source[i + 1]); i += 2; continue }
+        if (source[i] === '\\' && '"\\$`'.includes(source[i + 1])) {
+          text(source[i + 1])
+          i += 2
+          continue
+        }
         if (source[i] === '$') {
-          if (source[i + 1] === '(') throw new Error(`$( inside double quotes is not supported: ${source}`)
+          if (source[i + 1] === '(')
+            throw new Error(`$( inside double quotes is not supported: ${source}`)
           const [part, next] = readVariable(source, i)
           parts.push(part)
           i = next
@@ -196,8 +246,13 @@ export function tokenize(source: string): Token[] {
       i = next
       continue
     }
-    if (c === '\\') { text(source[i + 1] ?? ''); i += 2; continue }
-    if (';&<>`(){}'.includes(c)) throw new Error(`"${c}" is not part of the guides' shell: ${source}`)
+    if (c === '\\') {
+      text(source[i + 1] ?? '')
+      i += 2
+      continue
+    }
+    if (';&<>`(){}'.includes(c))
+      throw new Error(`"${c}" is not part of the guides' shell: ${source}`)
     text(c)
     i++
   }
@@ -245,12 +300,20 @@ export class GuideShell {
     const run: StatementRun = { statement, calls: [], output: '' }
     const tokens = tokenize(statement)
     const first = tokens[0]
-    if (first?.kind === 'word' && first.parts[0]?.kind === 'text' && /^[A-Za-z_][A-Za-z0-9_]*=/.test(first.parts[0].value)) {
-      if (tokens.length !== 1) throw new Error(`an assignment stands alone in the guides: ${statement}`)
+    if (
+      first?.kind === 'word' &&
+      first.parts[0]?.kind === 'text' &&
+      /^[A-Za-z_][A-Za-z0-9_]*=/.test(first.parts[0].value)
+    ) {
+      if (tokens.length !== 1)
+        throw new Error(`an assignment stands alone in the guides: ${statement}`)
       const head = first.parts[0].value
       const eq = head.indexOf('=')
       const name = head.slice(0, eq)
-      const valueParts: Part[] = [{ kind: 'text', value: head.slice(eq + 1) }, ...first.parts.slice(1)]
+      const valueParts: Part[] = [
+        { kind: 'text', value: head.slice(eq + 1) },
+        ...first.parts.slice(1),
+      ]
       const value = await this.expand(valueParts, run)
       this.vars.set(name, value)
       run.assigned = { name, value }
@@ -279,7 +342,8 @@ export class GuideShell {
       if (token.kind === 'pipe') commands.push([])
       else commands[commands.length - 1].push(await this.expand(token.parts, run))
     }
-    if (commands.some((c) => c.length === 0)) throw new Error(`empty command in a pipeline: ${tokens.length} tokens`)
+    if (commands.some((c) => c.length === 0))
+      throw new Error(`empty command in a pipeline: ${tokens.length} tokens`)
     let stdin = ''
     for (const argv of commands) stdin = await this.command(argv, stdin, run)
     return stdin
@@ -297,7 +361,8 @@ export class GuideShell {
       case 'jq':
         return runJq(args, stdin)
       case 'sleep': {
-        if (args.length !== 1 || !/^\d+(\.\d+)?$/.test(args[0])) throw new Error(`sleep takes a number of seconds: ${argv.join(' ')}`)
+        if (args.length !== 1 || !/^\d+(\.\d+)?$/.test(args[0]))
+          throw new Error(`sleep takes a number of seconds: ${argv.join(' ')}`)
         await this.host.sleep(Number(args[0]))
         return ''
       }
@@ -307,7 +372,9 @@ export class GuideShell {
       case 'echo':
         return `${args.join(' ')}\n`
       default:
-        throw new Error(`"${name}" is not one of the commands the guides use (curl, jq, sleep, npx svc token, echo)`)
+        throw new Error(
+          `"${name}" is not one of the commands the guides use (curl, jq, sleep, npx svc token, echo)`,
+        )
     }
   }
 }
@@ -320,7 +387,10 @@ export function parseCurl(args: string[]): CurlRequest {
   for (let i = 0; i < args.length; i++) {
     const a = args[i]
     if (a === '-s' || a === '-sS' || a === '--silent' || a === '-S') continue
-    if (a === '-X' || a === '--request') { method = args[++i]; continue }
+    if (a === '-X' || a === '--request') {
+      method = args[++i]
+      continue
+    }
     if (a === '-H' || a === '--header') {
       const h = args[++i] ?? ''
       const colon = h.indexOf(':')
@@ -339,7 +409,12 @@ export function parseCurl(args: string[]): CurlRequest {
     url = a
   }
   if (!url) throw new Error(`curl without a URL: ${args.join(' ')}`)
-  return { method: method ?? (body !== undefined ? 'POST' : 'GET'), url, headers, ...(body !== undefined ? { body } : {}) }
+  return {
+    method: method ?? (body !== undefined ? 'POST' : 'GET'),
+    url,
+    headers,
+    ...(body !== undefined ? { body } : {}),
+  }
 }
 
 // ---------------------------------------------------------------------------------------------------------
@@ -355,8 +430,11 @@ export function runJq(args: string[], stdin: string): string {
   for (const a of args) {
     if (a === '-r') raw = true
     else if (a === '-c') compact = true
-    else if (a === '-rc' || a === '-cr') { raw = true; compact = true }
-    else if (a.startsWith('-')) throw new Error(`jq option ${a} is not supported by the guide check`)
+    else if (a === '-rc' || a === '-cr') {
+      raw = true
+      compact = true
+    } else if (a.startsWith('-'))
+      throw new Error(`jq option ${a} is not supported by the guide check`)
     else if (filter === undefined) filter = a
     else throw new Error(`jq reads its input from the pipe in the guides, not from ${a}`)
   }
@@ -368,7 +446,9 @@ export function runJq(args: string[], stdin: string): string {
     throw new Error(`jq input is not JSON: ${stdin.slice(0, 200)}`)
   }
   const outputs = compileJq(filter)(input)
-  return outputs.map((v) => `${raw && typeof v === 'string' ? v : JSON.stringify(v, null, compact ? 0 : 2)}\n`).join('')
+  return outputs
+    .map((v) => `${raw && typeof v === 'string' ? v : JSON.stringify(v, null, compact ? 0 : 2)}\n`)
+    .join('')
 }
 
 function splitTopLevel(source: string, separator: string): string[] {
@@ -406,7 +486,13 @@ export function compileJq(filter: string): JqStep {
 
 function compileTerm(term: string): JqStep {
   if (term === 'length') {
-    return (v) => [Array.isArray(v) || typeof v === 'string' ? v.length : v && typeof v === 'object' ? Object.keys(v).length : 0]
+    return (v) => [
+      Array.isArray(v) || typeof v === 'string'
+        ? v.length
+        : v && typeof v === 'object'
+          ? Object.keys(v).length
+          : 0,
+    ]
   }
   const select = /^select\((.*)\)$/.exec(term)
   if (select) {
@@ -420,7 +506,8 @@ function compileTerm(term: string): JqStep {
   if (term.startsWith('{') && term.endsWith('}')) {
     const fields = splitTopLevel(term.slice(1, -1), ',').map((f) => {
       const [key, path] = splitTopLevel(f, ':')
-      if (!NAME.test(key) || NAME.exec(key)![0] !== key) throw new Error(`jq: unsupported object key ${key}`)
+      if (!NAME.test(key) || NAME.exec(key)![0] !== key)
+        throw new Error(`jq: unsupported object key ${key}`)
       return { key, get: compilePath(path ?? `.${key}`) }
     })
     return (v) => [Object.fromEntries(fields.map(({ key, get }) => [key, get(v)[0] ?? null]))]
@@ -447,13 +534,23 @@ function compilePath(path: string): JqStep {
     }
     throw new Error(`jq: unsupported path ${path}`)
   }
-  return (input) => steps.reduce<unknown[]>((values, step) => values.flatMap((v) => {
-    if ('key' in step) return [v && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>)[step.key] ?? null : null]
-    if ('index' in step) return [Array.isArray(v) ? v[step.index] ?? null : null]
-    if (Array.isArray(v)) return v
-    if (v && typeof v === 'object') return Object.values(v)
-    throw new Error(`jq: cannot iterate over ${JSON.stringify(v)}`)
-  }), [input])
+  return (input) =>
+    steps.reduce<unknown[]>(
+      (values, step) =>
+        values.flatMap((v) => {
+          if ('key' in step)
+            return [
+              v && typeof v === 'object' && !Array.isArray(v)
+                ? ((v as Record<string, unknown>)[step.key] ?? null)
+                : null,
+            ]
+          if ('index' in step) return [Array.isArray(v) ? (v[step.index] ?? null) : null]
+          if (Array.isArray(v)) return v
+          if (v && typeof v === 'object') return Object.values(v)
+          throw new Error(`jq: cannot iterate over ${JSON.stringify(v)}`)
+        }),
+      [input],
+    )
 }
 
 // ---------------------------------------------------------------------------------------------------------
@@ -466,8 +563,14 @@ function compilePath(path: string): JqStep {
  */
 export function mismatch(shown: unknown, actual: unknown, path = '$'): string | null {
   if (typeof shown === 'string' && shown.includes('…')) {
-    if (typeof actual !== 'string') return `${path}: shown "${shown}", got ${JSON.stringify(actual)}`
-    const pattern = new RegExp(`^${shown.split('…').map((s) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('[\\s\\S]*')}$`)
+    if (typeof actual !== 'string')
+      return `${path}: shown "${shown}", got ${JSON.stringify(actual)}`
+    const pattern = new RegExp(
+      `^${shown
+        .split('…')
+        .map((s) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'))
+        .join('[\\s\\S]*')}$`,
+    )
     return pattern.test(actual) ? null : `${path}: shown "${shown}", got ${JSON.stringify(actual)}`
   }
   if (Array.isArray(shown)) {
@@ -484,7 +587,8 @@ export function mismatch(shown: unknown, actual: unknown, path = '$'): string | 
     return null
   }
   if (shown && typeof shown === 'object') {
-    if (!actual || typeof actual !== 'object' || Array.isArray(actual)) return `${path}: shown an object, got ${JSON.stringify(actual)}`
+    if (!actual || typeof actual !== 'object' || Array.isArray(actual))
+      return `${path}: shown an object, got ${JSON.stringify(actual)}`
     for (const [key, value] of Object.entries(shown)) {
       if (!(key in actual)) return `${path}.${key}: shown, but not in the answer`
       const m = mismatch(value, (actual as Record<string, unknown>)[key], `${path}.${key}`)
@@ -492,7 +596,9 @@ export function mismatch(shown: unknown, actual: unknown, path = '$'): string | 
     }
     return null
   }
-  return Object.is(shown, actual) ? null : `${path}: shown ${JSON.stringify(shown)}, got ${JSON.stringify(actual)}`
+  return Object.is(shown, actual)
+    ? null
+    : `${path}: shown ${JSON.stringify(shown)}, got ${JSON.stringify(actual)}`
 }
 
 /** Compares a shown text answer line by line (`…` within a line is any text; a last line `…` is any further lines). */

@@ -6,29 +6,50 @@ import { routesCalled, runGuide, startLikeNpmStart } from './support.js'
 let t: TestApp
 let token: () => Promise<string>
 
-before(async () => { ({ t, token } = await startLikeNpmStart()) })
-after(async () => { await t.close() })
+before(async () => {
+  ;({ t, token } = await startLikeNpmStart())
+})
+after(async () => {
+  await t.close()
+})
 
 test('docs/guides/sell-an-esim.md runs as written: every call answers as the guide shows', async () => {
   const run = await runGuide(t, token, 'docs/guides/sell-an-esim.md')
 
   const called = routesCalled(run)
   for (const route of [
-    'GET /v1/esim/packages', 'POST /v1/esim/orders', 'GET /v1/esim/esims/{id}', 'POST /v1/esim/h5_links',
-    'POST /v1/simulate/esim/esims/{id}/usage', 'GET /v1/esim/esims/{id}/top_ups', 'POST /v1/esim/esims/{id}/top_ups',
-  ]) assert.ok(called.includes(route), `the guide no longer calls ${route}`)
+    'GET /v1/esim/packages',
+    'POST /v1/esim/orders',
+    'GET /v1/esim/esims/{id}',
+    'POST /v1/esim/h5_links',
+    'POST /v1/simulate/esim/esims/{id}/usage',
+    'GET /v1/esim/esims/{id}/top_ups',
+    'POST /v1/esim/esims/{id}/top_ups',
+  ])
+    assert.ok(called.includes(route), `the guide no longer calls ${route}`)
 
   // The retried order is the same order, bought once.
-  const orders = run.runs.flatMap((r) => r.calls).filter((c) => c.request.method === 'POST' && new URL(c.request.url).pathname === '/v1/esim/orders')
+  const orders = run.runs
+    .flatMap((r) => r.calls)
+    .filter(
+      (c) => c.request.method === 'POST' && new URL(c.request.url).pathname === '/v1/esim/orders',
+    )
   const [first, retry] = orders.map((c) => JSON.parse(c.response.body))
   assert.equal(retry.id, first.id)
   assert.equal(retry.id, run.vars.get('ORDER'))
-  const listed = (await t.api(await token(), 'GET', '/v1/esim/orders?reference=esim-order-1001')).json().data
+  const listed = (
+    await t.api(await token(), 'GET', '/v1/esim/orders?reference=esim-order-1001')
+  ).json().data
   assert.equal(listed.length, 1)
 
   // The hosted page the link leads to opens.
-  const link = run.runs.flatMap((r) => r.calls).find((c) => new URL(c.request.url).pathname === '/v1/esim/h5_links')!
-  const page = await t.app.inject({ method: 'GET', url: new URL(JSON.parse(link.response.body).url).pathname })
+  const link = run.runs
+    .flatMap((r) => r.calls)
+    .find((c) => new URL(c.request.url).pathname === '/v1/esim/h5_links')!
+  const page = await t.app.inject({
+    method: 'GET',
+    url: new URL(JSON.parse(link.response.body).url).pathname,
+  })
   assert.equal(page.statusCode, 200)
   assert.match(page.body, /France 5 GB/)
 })

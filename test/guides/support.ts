@@ -5,7 +5,15 @@ import { JobRunner } from '../../src/jobs/runner.js'
 import { signClientAssertion, tokenRequestBody } from '../../src/lib/client-assertion.js'
 import { seedDemo } from '../../src/seed/demo.js'
 import { startTestApp, type TestApp } from '../helpers/app.js'
-import { codeBlocks, GuideShell, mismatch, statements, textMismatch, type CurlRequest, type StatementRun } from './runner.js'
+import {
+  codeBlocks,
+  GuideShell,
+  mismatch,
+  statements,
+  textMismatch,
+  type CurlRequest,
+  type StatementRun,
+} from './runner.js'
 
 /** The address the guides use, as `npm start` serves it. */
 export const GUIDE_BASE_URL = 'http://localhost:8080'
@@ -18,10 +26,18 @@ export async function startLikeNpmStart(): Promise<{ t: TestApp; token: () => Pr
   // What `npx svc token` does with ./.data/sandbox-client.json.
   const token = async () => {
     const assertion = await signClientAssertion({
-      clientId: file.client_id, privateJwk: file.private_jwk, audience: file.token_url, kid: file.kid,
+      clientId: file.client_id,
+      privateJwk: file.private_jwk,
+      audience: file.token_url,
+      kid: file.kid,
       nowSeconds: Math.floor(t.clock.now().getTime() / 1000),
     })
-    const res = await t.app.inject({ method: 'POST', url: '/oauth/token', headers: { 'content-type': 'application/x-www-form-urlencoded' }, payload: tokenRequestBody(assertion) })
+    const res = await t.app.inject({
+      method: 'POST',
+      url: '/oauth/token',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      payload: tokenRequestBody(assertion),
+    })
     assert.equal(res.statusCode, 200, res.body)
     return res.json().access_token as string
   }
@@ -41,7 +57,9 @@ function section(markdown: string, heading: string, relativePath: string): strin
   const start = lines.findIndex((l) => l.trim() === heading)
   assert.ok(start >= 0, `${relativePath} has no heading "${heading}"`)
   const level = /^#+/.exec(heading)![0].length
-  let end = lines.findIndex((l, i) => i > start && /^#+ /.test(l) && /^#+/.exec(l)![0].length <= level)
+  let end = lines.findIndex(
+    (l, i) => i > start && /^#+ /.test(l) && /^#+/.exec(l)![0].length <= level,
+  )
   if (end < 0) end = lines.length
   return lines.map((l, i) => (i >= start && i < end ? l : '')).join('\n')
 }
@@ -58,14 +76,25 @@ export interface GuideRun {
  * with the real one. `sleep N` moves the service clock N seconds and runs the background jobs
  * due by then, as the worker of `npm start` would meanwhile.
  */
-export async function runGuide(t: TestApp, token: () => Promise<string>, relativePath: string, options: GuideOptions = {}): Promise<GuideRun> {
+export async function runGuide(
+  t: TestApp,
+  token: () => Promise<string>,
+  relativePath: string,
+  options: GuideOptions = {},
+): Promise<GuideRun> {
   const path = fileURLToPath(new URL(`../../${relativePath}`, import.meta.url))
-  const markdown = options.section ? section(readFileSync(path, 'utf8'), options.section, relativePath) : readFileSync(path, 'utf8')
+  const markdown = options.section
+    ? section(readFileSync(path, 'utf8'), options.section, relativePath)
+    : readFileSync(path, 'utf8')
   const runner = new JobRunner(t.deps, t.jobs, { listen: false })
   const shell = new GuideShell({
     async curl(request: CurlRequest) {
       const url = new URL(request.url)
-      assert.equal(url.origin, GUIDE_BASE_URL, `${relativePath}: calls go to $SVC (${GUIDE_BASE_URL}), not ${request.url}`)
+      assert.equal(
+        url.origin,
+        GUIDE_BASE_URL,
+        `${relativePath}: calls go to $SVC (${GUIDE_BASE_URL}), not ${request.url}`,
+      )
       const res = await t.app.inject({
         method: request.method as never,
         url: url.pathname + url.search,
@@ -101,21 +130,30 @@ export async function runGuide(t: TestApp, token: () => Promise<string>, relativ
       }
       if (process.env.GUIDE_DUMP) {
         process.stdout.write(`\n# ${where}\n$ ${statement.slice(0, 160)}\n`)
-        for (const call of run.calls) process.stdout.write(`${call.response.status} ${prettyJson(call.response.body)}\n`)
+        for (const call of run.calls)
+          process.stdout.write(`${call.response.status} ${prettyJson(call.response.body)}\n`)
         if (run.output) process.stdout.write(`>>>\n${run.output}`)
         if (run.assigned) process.stdout.write(`${run.assigned.name}=${run.assigned.value}\n`)
       }
       const mayFail = refusal && index === list.length - 1 && !run.assigned
       for (const [n, call] of run.calls.entries()) {
         if (mayFail && n === run.calls.length - 1) {
-          assert.ok(call.response.status >= 400, `${where}: the guide shows a refusal, but the call answered ${call.response.status}: ${call.response.body}`)
+          assert.ok(
+            call.response.status >= 400,
+            `${where}: the guide shows a refusal, but the call answered ${call.response.status}: ${call.response.body}`,
+          )
           continue
         }
-        assert.ok(call.response.status >= 200 && call.response.status < 300,
-          `${where}: ${call.request.method} ${call.request.url} answered ${call.response.status}: ${call.response.body}\n  in: ${statement}`)
+        assert.ok(
+          call.response.status >= 200 && call.response.status < 300,
+          `${where}: ${call.request.method} ${call.request.url} answered ${call.response.status}: ${call.response.body}\n  in: ${statement}`,
+        )
       }
       if (run.assigned) {
-        assert.ok(run.assigned.value !== '' && run.assigned.value !== 'null', `${where}: ${run.assigned.name} is not set by: ${statement}`)
+        assert.ok(
+          run.assigned.value !== '' && run.assigned.value !== 'null',
+          `${where}: ${run.assigned.name} is not set by: ${statement}`,
+        )
       }
       runs.push({ ...run, line: block.line })
       last = run
@@ -138,14 +176,26 @@ function prettyJson(body: string): string {
  * id it keeps; for a command, what it printed (the answer itself, or what jq made of it).
  */
 function checkAnswer(where: string, lang: string, shown: string, run: StatementRun): void {
-  const actual = run.assigned ? run.calls[run.calls.length - 1]?.response.body ?? '' : run.output
+  const actual = run.assigned ? (run.calls[run.calls.length - 1]?.response.body ?? '') : run.output
   if (lang === 'json') {
     let shownValue: unknown
     let actualValue: unknown
-    try { shownValue = JSON.parse(shown) } catch (err) { throw new Error(`${where}: the answer shown is not JSON: ${(err as Error).message}`) }
-    try { actualValue = JSON.parse(actual) } catch { throw new Error(`${where}: the real answer is not JSON: ${actual}`) }
+    try {
+      shownValue = JSON.parse(shown)
+    } catch (err) {
+      throw new Error(`${where}: the answer shown is not JSON: ${(err as Error).message}`)
+    }
+    try {
+      actualValue = JSON.parse(actual)
+    } catch {
+      throw new Error(`${where}: the real answer is not JSON: ${actual}`)
+    }
     const m = mismatch(shownValue, actualValue)
-    assert.equal(m, null, `${where}: the answer shown differs from the real one: ${m}\nreal answer: ${actual}`)
+    assert.equal(
+      m,
+      null,
+      `${where}: the answer shown differs from the real one: ${m}\nreal answer: ${actual}`,
+    )
   } else {
     const m = textMismatch(shown, actual)
     assert.equal(m, null, `${where}: the output shown differs from the real one: ${m}`)
@@ -154,5 +204,10 @@ function checkAnswer(where: string, lang: string, shown: string, run: StatementR
 
 /** Each `METHOD path` (ids replaced by `{id}`) the run called, in order. */
 export function routesCalled(run: GuideRun): string[] {
-  return run.runs.flatMap((r) => r.calls.map((c) => `${c.request.method} ${new URL(c.request.url).pathname.replace(/\/[a-z0-9]+_[0-9A-Z]{26}(?=\/|$)/g, '/{id}')}`))
+  return run.runs.flatMap((r) =>
+    r.calls.map(
+      (c) =>
+        `${c.request.method} ${new URL(c.request.url).pathname.replace(/\/[a-z0-9]+_[0-9A-Z]{26}(?=\/|$)/g, '/{id}')}`,
+    ),
+  )
 }

@@ -34,7 +34,13 @@ export interface TestApp {
   /** A call to the operator API; throws unless it succeeds. */
   operator<T = any>(method: string, url: string, body?: unknown): Promise<T>
   /** A /v1 call with a token. */
-  api(token: string, method: string, url: string, body?: unknown, headers?: Record<string, string>): Promise<LightMyRequestResponse>
+  api(
+    token: string,
+    method: string,
+    url: string,
+    body?: unknown,
+    headers?: Record<string, string>,
+  ): Promise<LightMyRequestResponse>
 }
 
 export interface TestAppOptions {
@@ -72,26 +78,49 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
   }
   const config = loadConfig(env)
   const clock = new ManualClock()
-  const log = options.logDestination ? createLogger(config.logLevel, options.logDestination) : undefined
+  const log = options.logDestination
+    ? createLogger(config.logLevel, options.logDestination)
+    : undefined
   const pgliteImage = database.url ? undefined : await migratedPgliteImage()
-  const { deps, handle, jobs } = await openRuntime(config, { clock, inMemory: true, pgliteImage, log, processors: options.processors })
+  const { deps, handle, jobs } = await openRuntime(config, {
+    clock,
+    inMemory: true,
+    pgliteImage,
+    log,
+    processors: options.processors,
+  })
   const app = await buildApp(deps, options.modules)
   await options.beforeReady?.(app)
   await app.ready()
   const t: TestApp = {
-    app, deps, clock, handle, jobs,
+    app,
+    deps,
+    clock,
+    handle,
+    jobs,
     async close() {
       await app.close()
       await handle.close()
       await database.drop()
     },
     async operator(method, url, body) {
-      const res = await app.inject({ method: method as never, url, headers: { authorization: `Bearer ${OPERATOR_TOKEN}` }, ...(body !== undefined ? { payload: body as never } : {}) })
-      if (res.statusCode >= 300) throw new Error(`operator ${method} ${url} → ${res.statusCode} ${res.body}`)
+      const res = await app.inject({
+        method: method as never,
+        url,
+        headers: { authorization: `Bearer ${OPERATOR_TOKEN}` },
+        ...(body !== undefined ? { payload: body as never } : {}),
+      })
+      if (res.statusCode >= 300)
+        throw new Error(`operator ${method} ${url} → ${res.statusCode} ${res.body}`)
       return res.json()
     },
     api(token, method, url, body, headers = {}) {
-      return app.inject({ method: method as never, url, headers: { authorization: `Bearer ${token}`, ...headers }, ...(body !== undefined ? { payload: body as never } : {}) })
+      return app.inject({
+        method: method as never,
+        url,
+        headers: { authorization: `Bearer ${token}`, ...headers },
+        ...(body !== undefined ? { payload: body as never } : {}),
+      })
     },
   }
   return t
@@ -108,7 +137,10 @@ export interface TestClient {
   token(scope?: string): Promise<string>
 }
 
-export async function newKeyPair(alg: 'ES256' | 'RS256' = 'ES256', kid = 'k1'): Promise<{ privateJwk: Record<string, unknown>; publicJwk: Record<string, unknown> }> {
+export async function newKeyPair(
+  alg: 'ES256' | 'RS256' = 'ES256',
+  kid = 'k1',
+): Promise<{ privateJwk: Record<string, unknown>; publicJwk: Record<string, unknown> }> {
   const { publicKey, privateKey } = await generateKeyPair(alg, { extractable: true })
   return {
     privateJwk: { ...(await exportJWK(privateKey)), kid, alg },
@@ -116,36 +148,75 @@ export async function newKeyPair(alg: 'ES256' | 'RS256' = 'ES256', kid = 'k1'): 
   }
 }
 
-export async function requestToken(t: TestApp, form: string, headers: Record<string, string> = {}): Promise<LightMyRequestResponse> {
-  return t.app.inject({ method: 'POST', url: '/oauth/token', headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers }, payload: form })
+export async function requestToken(
+  t: TestApp,
+  form: string,
+  headers: Record<string, string> = {},
+): Promise<LightMyRequestResponse> {
+  return t.app.inject({
+    method: 'POST',
+    url: '/oauth/token',
+    headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers },
+    payload: form,
+  })
 }
 
 /**
  * An organization with a client in one environment and programs on both simulated processors
  * (`programs.full`, `programs.basic`), ready to call the API.
  */
-export async function createTenant(t: TestApp, options: {
-  environment?: 'sandbox' | 'production'
-  scopes?: string[]
-  organizationId?: string
-  ipAllowlist?: string[]
-} = {}): Promise<TestClient> {
+export async function createTenant(
+  t: TestApp,
+  options: {
+    environment?: 'sandbox' | 'production'
+    scopes?: string[]
+    organizationId?: string
+    ipAllowlist?: string[]
+  } = {},
+): Promise<TestClient> {
   const environment = options.environment ?? 'sandbox'
-  const organizationId = options.organizationId ?? (await t.operator('POST', '/operator/v1/organizations', { name: 'Test org' })).id
+  const organizationId =
+    options.organizationId ??
+    (await t.operator('POST', '/operator/v1/organizations', { name: 'Test org' })).id
   const programs: Record<string, any> = {}
   if (!options.organizationId) {
-    programs.full = await t.operator('POST', '/operator/v1/programs', { organization_id: organizationId, environment, name: 'Full', processor: 'sim_full', currencies: ['USD', 'EUR'] })
-    programs.basic = await t.operator('POST', '/operator/v1/programs', { organization_id: organizationId, environment, name: 'Basic', processor: 'sim_basic', currencies: ['USD'] })
+    programs.full = await t.operator('POST', '/operator/v1/programs', {
+      organization_id: organizationId,
+      environment,
+      name: 'Full',
+      processor: 'sim_full',
+      currencies: ['USD', 'EUR'],
+    })
+    programs.basic = await t.operator('POST', '/operator/v1/programs', {
+      organization_id: organizationId,
+      environment,
+      name: 'Basic',
+      processor: 'sim_basic',
+      currencies: ['USD'],
+    })
   }
   const keys = await newKeyPair()
   const client = await t.operator('POST', '/operator/v1/clients', {
-    organization_id: organizationId, environment, label: 'test', scopes: options.scopes ?? [...SCOPES], jwks: { keys: [keys.publicJwk] },
+    organization_id: organizationId,
+    environment,
+    label: 'test',
+    scopes: options.scopes ?? [...SCOPES],
+    jwks: { keys: [keys.publicJwk] },
     ...(options.ipAllowlist ? { ip_allowlist: options.ipAllowlist } : {}),
   })
   return {
-    organizationId, clientId: client.id, environment, programs, ...keys,
+    organizationId,
+    clientId: client.id,
+    environment,
+    programs,
+    ...keys,
     async token(scope?: string) {
-      const assertion = await signClientAssertion({ clientId: client.id, privateJwk: keys.privateJwk, audience: TOKEN_URL, nowSeconds: Math.floor(t.clock.now().getTime() / 1000) })
+      const assertion = await signClientAssertion({
+        clientId: client.id,
+        privateJwk: keys.privateJwk,
+        audience: TOKEN_URL,
+        nowSeconds: Math.floor(t.clock.now().getTime() / 1000),
+      })
       const res = await requestToken(t, tokenRequestBody(assertion, scope))
       if (res.statusCode !== 200) throw new Error(`token: ${res.statusCode} ${res.body}`)
       return res.json().access_token as string

@@ -20,7 +20,14 @@ const MIGRATIONS_DIR = fileURLToPath(new URL('../../src/db/migrations/', import.
 
 function schemaKey(): string {
   const hash = createHash('sha256')
-  const pglite = JSON.parse(readFileSync(fileURLToPath(new URL('../../node_modules/@electric-sql/pglite/package.json', import.meta.url)), 'utf8')) as { version: string }
+  const pglite = JSON.parse(
+    readFileSync(
+      fileURLToPath(
+        new URL('../../node_modules/@electric-sql/pglite/package.json', import.meta.url),
+      ),
+      'utf8',
+    ),
+  ) as { version: string }
   hash.update(pglite.version)
   // Every file below the folder: the migrations and the data they import.
   for (const file of readdirSync(MIGRATIONS_DIR, { recursive: true }).map(String).sort()) {
@@ -37,7 +44,9 @@ export function migratedPgliteImage(): Promise<Blob> {
     const path = join(tmpdir(), `svc-test-pglite-${schemaKey()}.tar`)
     try {
       return new Blob([readFileSync(path)])
-    } catch { /* not made yet */ }
+    } catch {
+      /* not made yet */
+    }
     const dump = await migratedClusterDump()
     // Written aside and renamed: a test file running alongside reads either nothing or the whole dump.
     const partial = `${path}.${process.pid}.partial`
@@ -48,7 +57,10 @@ export function migratedPgliteImage(): Promise<Blob> {
   return image
 }
 
-async function adminQuery<T extends pg.QueryResultRow>(base: string, text: string): Promise<pg.QueryResult<T>> {
+async function adminQuery<T extends pg.QueryResultRow>(
+  base: string,
+  text: string,
+): Promise<pg.QueryResult<T>> {
   const admin = new pg.Client({ connectionString: base })
   await admin.connect()
   try {
@@ -75,7 +87,11 @@ function migratedTemplate(base: string): Promise<string> {
         await admin.query(`CREATE DATABASE ${building}`)
         const url = new URL(base)
         url.pathname = `/${building}`
-        const handle = await openDatabase({ databaseUrl: url.toString(), dataDir: null, poolSize: 1 })
+        const handle = await openDatabase({
+          databaseUrl: url.toString(),
+          dataDir: null,
+          poolSize: 1,
+        })
         await migrateToLatest(handle.db)
         await handle.close()
         // Templates of other migration sets are left alone: another checkout's suite may be copying one right now.
@@ -94,7 +110,10 @@ function migratedTemplate(base: string): Promise<string> {
  * A database of its own for one test file: PGlite in memory by default; with DATABASE_URL, a fresh
  * PostgreSQL database created beside it (test files run in parallel) and dropped afterwards.
  */
-export async function freshDatabaseUrl(): Promise<{ url: string | null; drop: () => Promise<void> }> {
+export async function freshDatabaseUrl(): Promise<{
+  url: string | null
+  drop: () => Promise<void>
+}> {
   const base = process.env.DATABASE_URL
   if (!base) return { url: null, drop: async () => {} }
   const name = `svc_t_${randomBytes(6).toString('hex')}`
@@ -103,6 +122,8 @@ export async function freshDatabaseUrl(): Promise<{ url: string | null; drop: ()
   url.pathname = `/${name}`
   return {
     url: url.toString(),
-    drop: async () => { await adminQuery(base, `DROP DATABASE IF EXISTS ${name} WITH (FORCE)`) },
+    drop: async () => {
+      await adminQuery(base, `DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)
+    },
   }
 }

@@ -1,6 +1,12 @@
 import assert from 'node:assert/strict'
 import { after, before } from 'node:test'
-import { createTenant, startTestApp, type TestApp, type TestAppOptions, type TestClient } from './app.js'
+import {
+  createTenant,
+  startTestApp,
+  type TestApp,
+  type TestAppOptions,
+  type TestClient,
+} from './app.js'
 
 /** A test file's app and its first tenant, with a token holding every scope. */
 export interface TenantFixture {
@@ -22,14 +28,19 @@ export interface TenantFixtureOptions {
  *     let t: TestApp, tenant: TestClient, token: string
  *     withTenant((fixture) => ({ t, tenant, token } = fixture))
  */
-export function withTenant(ready: (fixture: TenantFixture) => unknown, options: TenantFixtureOptions = {}): void {
+export function withTenant(
+  ready: (fixture: TenantFixture) => unknown,
+  options: TenantFixtureOptions = {},
+): void {
   let app: TestApp | undefined
   before(async () => {
     app = await startTestApp(options.app)
     const tenant = await createTenant(app, options.tenant)
     await ready({ t: app, tenant, token: await tenant.token() })
   })
-  after(async () => { await app?.close() })
+  after(async () => {
+    await app?.close()
+  })
 }
 
 /** `withTenant`'s fixture and a cardholder of the tenant whose KYC is approved. */
@@ -63,7 +74,9 @@ export async function approvedCardholder(
 ): Promise<any> {
   counter++
   const res = await t.api(token, 'POST', '/v1/cardholders', {
-    type: 'individual', first_name: 'Ada', last_name: 'Lovelace',
+    type: 'individual',
+    first_name: 'Ada',
+    last_name: 'Lovelace',
     email: `acct.${process.pid}.${counter}.${Date.now()}@example.com`,
     address: { line1: '1 Main St', city: 'Springfield', postal_code: '12345', country: 'USA' },
   })
@@ -71,9 +84,12 @@ export async function approvedCardholder(
   const cardholder = res.json()
   if (options.status !== 'none') {
     const kyc = await t.api(token, 'POST', `/v1/cardholders/${cardholder.id}/kyc`, {
-      status: options.status ?? 'approved', provider: 'acme-kyc',
+      status: options.status ?? 'approved',
+      provider: 'acme-kyc',
       verified_at: new Date(t.clock.now().getTime() - 60_000).toISOString(),
-      ...(options.identity === false ? {} : { identity: { legal_name: 'Ada Lovelace', nationality: 'GBR' } }),
+      ...(options.identity === false
+        ? {}
+        : { identity: { legal_name: 'Ada Lovelace', nationality: 'GBR' } }),
     })
     assert.equal(kyc.statusCode, 201, kyc.body)
   }

@@ -13,7 +13,11 @@ const cases: [string, Buffer, (b64: string) => string][] = [
   ['many steps, padded with ==', randomBytes(3 * 256 * 1024 + 1), (s) => s],
   ['many steps, padded with =', randomBytes(3 * 256 * 1024 + 2), (s) => s],
   ['many steps, unpadded', randomBytes(2 * 1024 * 1024 + 2), (s) => s.replace(/=+$/, '')],
-  ['wrapped at 76 with CRLF across step boundaries', randomBytes(700_001), (s) => `${s.replace(/(.{76})/g, '$1\r\n')}\r\n`],
+  [
+    'wrapped at 76 with CRLF across step boundaries',
+    randomBytes(700_001),
+    (s) => `${s.replace(/(.{76})/g, '$1\r\n')}\r\n`,
+  ],
   ['wrapped at 64 with LF', randomBytes(1_000_000), (s) => s.replace(/(.{64})/g, '$1\n')],
 ]
 
@@ -25,13 +29,19 @@ for (const [name, file, encode] of cases) {
     assert.equal(sealed.sizeBytes, file.length)
     assert.equal(sealed.sha256, sha256Hex(file))
     assert.equal(sealed.ciphertext.length, file.length + 28)
-    assert.deepEqual(openWithDataKey(masterKey, sealed.wrappedKey, sealed.ciphertext, documentAad('kycdoc_test')), file)
-    assert.throws(() => openWithDataKey(masterKey, sealed.wrappedKey, sealed.ciphertext, documentAad('kycdoc_other')))
+    assert.deepEqual(
+      openWithDataKey(masterKey, sealed.wrappedKey, sealed.ciphertext, documentAad('kycdoc_test')),
+      file,
+    )
+    assert.throws(() =>
+      openWithDataKey(masterKey, sealed.wrappedKey, sealed.ciphertext, documentAad('kycdoc_other')),
+    )
   })
 }
 
 test('the size check reads the text without decoding it and refuses what Buffer would quietly accept', () => {
   assert.equal(base64DecodedSize('QUJD\r\nREVG\n'), 6)
-  for (const bad of ['QUJD REVG', 'QQ==QQ==', 'QUJDRA=', 'Q', 'QUJD-_', 'QQ=\n=x', 'QQ===']) assert.equal(base64DecodedSize(bad), null, bad)
+  for (const bad of ['QUJD REVG', 'QQ==QQ==', 'QUJDRA=', 'Q', 'QUJD-_', 'QQ=\n=x', 'QQ==='])
+    assert.equal(base64DecodedSize(bad), null, bad)
   assert.equal(base64DecodedSize('QQ=\n='), 1)
 })

@@ -8,7 +8,12 @@ const settled = async (p: Promise<boolean>): Promise<boolean | 'waiting'> =>
 test('an owner holds at most its share; others pass it in the queue; its next waiter gets its own freed slot', async () => {
   const slots = new UploadSlots(4, 10_000, 2)
   const a = [slots.claim('a'), slots.claim('a'), slots.claim('a'), slots.claim('a')]
-  assert.deepEqual(await Promise.all(a.map((s) => settled(s.granted))), [true, true, 'waiting', 'waiting'])
+  assert.deepEqual(await Promise.all(a.map((s) => settled(s.granted))), [
+    true,
+    true,
+    'waiting',
+    'waiting',
+  ])
   const b = [slots.claim('b'), slots.claim('b'), slots.claim('b')]
   assert.deepEqual(await Promise.all(b.map((s) => settled(s.granted))), [true, true, 'waiting'])
   assert.equal(slots.inUse, 4)

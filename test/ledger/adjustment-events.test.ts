@@ -25,7 +25,10 @@ describe('events of credits and debits', () => {
     everything = await startReceiver()
     const cardholder = await approvedCardholder(t, token)
     const res = await t.api(token, 'POST', '/v1/accounts', {
-      program_id: tenant.programs.full.id, cardholder_id: cardholder.id, currency: 'USD', metadata: { zeta: 'last', alpha: 'first "quoted"' },
+      program_id: tenant.programs.full.id,
+      cardholder_id: cardholder.id,
+      currency: 'USD',
+      metadata: { zeta: 'last', alpha: 'first "quoted"' },
     })
     assert.equal(res.statusCode, 201, res.body)
     account = res.json()
@@ -42,7 +45,10 @@ describe('events of credits and debits', () => {
   })
 
   test('account.credited carries the account exactly as the API then reads it, and reaches the endpoints subscribed to it', async () => {
-    const res = await t.api(token, 'POST', `/v1/accounts/${account.id}/credit`, { amount: 2500, client_transaction_id: 'ev-1' })
+    const res = await t.api(token, 'POST', `/v1/accounts/${account.id}/credit`, {
+      amount: 2500,
+      client_transaction_id: 'ev-1',
+    })
     assert.equal(res.statusCode, 200, res.body)
     await runner.drain()
     assert.equal(credited.received.length, 1)
@@ -51,7 +57,11 @@ describe('events of credits and debits', () => {
     assert.equal(delivered.type, 'account.credited')
     const read = (await t.api(token, 'GET', `/v1/accounts/${account.id}`)).json()
     assert.deepEqual(delivered.data.object, read)
-    assert.deepEqual(Object.keys(delivered.data.object), Object.keys(read), 'the same keys in the same order')
+    assert.deepEqual(
+      Object.keys(delivered.data.object),
+      Object.keys(read),
+      'the same keys in the same order',
+    )
     assert.deepEqual(delivered.data.object, res.json())
     assert.deepEqual((await t.api(token, 'GET', `/v1/events/${delivered.id}`)).json(), delivered)
     assert.deepEqual(everything.received[0].body, delivered)
@@ -74,12 +84,29 @@ describe('events of credits and debits', () => {
     credited.received.length = 0
     everything.received.length = 0
     const before = (await t.api(token, 'GET', '/v1/events?limit=100')).json().data.length
-    expectError(await t.api(token, 'POST', `/v1/accounts/${account.id}/debit`, { amount: 1_000_000 }), 402, 'insufficient_funds')
-    const replay = await t.api(token, 'POST', `/v1/accounts/${account.id}/credit`, { amount: 2500, client_transaction_id: 'ev-1' })
+    expectError(
+      await t.api(token, 'POST', `/v1/accounts/${account.id}/debit`, { amount: 1_000_000 }),
+      402,
+      'insufficient_funds',
+    )
+    const replay = await t.api(token, 'POST', `/v1/accounts/${account.id}/credit`, {
+      amount: 2500,
+      client_transaction_id: 'ev-1',
+    })
     assert.equal(replay.headers['idempotent-replay'], 'true')
-    expectError(await t.api(token, 'POST', `/v1/accounts/${account.id}/credit`, { amount: 1, client_transaction_id: 'ev-1' }), 409, 'adjustment_already_applied')
+    expectError(
+      await t.api(token, 'POST', `/v1/accounts/${account.id}/credit`, {
+        amount: 1,
+        client_transaction_id: 'ev-1',
+      }),
+      409,
+      'adjustment_already_applied',
+    )
     await runner.drain()
     assert.equal((await t.api(token, 'GET', '/v1/events?limit=100')).json().data.length, before)
-    assert.deepEqual([...credited.received, ...everything.received].map((r) => r.body.type), [])
+    assert.deepEqual(
+      [...credited.received, ...everything.received].map((r) => r.body.type),
+      [],
+    )
   })
 })

@@ -28,7 +28,13 @@ withApprovedCardholder((fixture) => ({ t, tenant, token, cardholder } = fixture)
 afterEach(() => t.clock.reset())
 
 const fresh = () => openAccount(t, token, tenant.programs.full, cardholder.id)
-function adjust(direction: 'credit' | 'debit', id: string, body: Record<string, unknown>, key: string, bearer = token) {
+function adjust(
+  direction: 'credit' | 'debit',
+  id: string,
+  body: Record<string, unknown>,
+  key: string,
+  bearer = token,
+) {
   return t.api(bearer, 'POST', `/v1/accounts/${id}/${direction}`, body, { 'idempotency-key': key })
 }
 async function balance(id: string): Promise<number> {
@@ -70,9 +76,18 @@ describe('credits and debits under an Idempotency-Key', () => {
   test('a key first used on another endpoint is refused on a credit, which moves nothing', async () => {
     const a = await fresh()
     const key = randomUUID()
-    const created = await t.api(token, 'POST', '/v1/cardholders', {
-      type: 'individual', first_name: 'Ada', last_name: 'Lovelace', email: `ada.${key}@example.com`,
-    }, { 'idempotency-key': key })
+    const created = await t.api(
+      token,
+      'POST',
+      '/v1/cardholders',
+      {
+        type: 'individual',
+        first_name: 'Ada',
+        last_name: 'Lovelace',
+        email: `ada.${key}@example.com`,
+      },
+      { 'idempotency-key': key },
+    )
     assert.equal(created.statusCode, 201, created.body)
     assertRefused(await adjust('credit', a.id, { amount: 5 }, key), 'idempotency_key_reuse')
     assert.equal(await balance(a.id), 0)
@@ -93,7 +108,10 @@ describe('credits and debits under an Idempotency-Key', () => {
     const key = randomUUID()
     const refused = await adjust('debit', a.id, { amount: 50 }, key)
     assert.equal(refused.statusCode, 402, refused.body)
-    assert.equal((await t.api(token, 'POST', `/v1/accounts/${a.id}/credit`, { amount: 100 })).statusCode, 200)
+    assert.equal(
+      (await t.api(token, 'POST', `/v1/accounts/${a.id}/credit`, { amount: 100 })).statusCode,
+      200,
+    )
     assertReplay(await adjust('debit', a.id, { amount: 50 }, key), refused)
     assert.equal(await balance(a.id), 100)
   })
@@ -112,18 +130,24 @@ describe('credits and debits under an Idempotency-Key', () => {
   test('the same key sent several times at once applies exactly once; the others replay or are in progress', async () => {
     const a = await fresh()
     const key = randomUUID()
-    const answers = await Promise.all(Array.from({ length: 4 }, () => adjust('credit', a.id, { amount: 9 }, key)))
-    const ran = answers.filter((r) => r.statusCode === 200 && r.headers['idempotent-replay'] === undefined)
+    const answers = await Promise.all(
+      Array.from({ length: 4 }, () => adjust('credit', a.id, { amount: 9 }, key)),
+    )
+    const ran = answers.filter(
+      (r) => r.statusCode === 200 && r.headers['idempotent-replay'] === undefined,
+    )
     assert.equal(ran.length, 1, answers.map((r) => r.body).join('\n'))
     for (const other of answers.filter((r) => r !== ran[0])) {
-      if (other.statusCode === 409) assert.equal(other.json().error.code, 'idempotency_request_in_progress')
+      if (other.statusCode === 409)
+        assert.equal(other.json().error.code, 'idempotency_request_in_progress')
       else assertReplay(other, ran[0])
     }
     assert.equal(await balance(a.id), 9)
   })
 
   test('a key held by a request on another node answers idempotency_request_in_progress until it is free', async (ctx) => {
-    if (!t.deps.config.databaseUrl) return ctx.skip('PostgreSQL only: nodes meet in its advisory locks')
+    if (!t.deps.config.databaseUrl)
+      return ctx.skip('PostgreSQL only: nodes meet in its advisory locks')
     const a = await fresh()
     const key = randomUUID()
     // The other node's request holds the key's session lock on its own connection, as `InFlightKeys` takes it.
@@ -132,7 +156,10 @@ describe('credits and debits under an Idempotency-Key', () => {
     try {
       const id = keyLockId({ organizationId: tenant.organizationId, environment: 'sandbox', key })
       await other.query('SELECT pg_advisory_lock($1::bigint)', [lockKey(id)])
-      assertRefused(await adjust('credit', a.id, { amount: 3 }, key), 'idempotency_request_in_progress')
+      assertRefused(
+        await adjust('credit', a.id, { amount: 3 }, key),
+        'idempotency_request_in_progress',
+      )
       assert.equal(await balance(a.id), 0)
       await other.query('SELECT pg_advisory_unlock($1::bigint)', [lockKey(id)])
       const applied = await adjust('credit', a.id, { amount: 3 }, key)
@@ -148,21 +175,34 @@ describe('credits and debits under an Idempotency-Key', () => {
     const url = t.deps.config.databaseUrl
     const pool = url ? await openDatabase({ databaseUrl: url, dataDir: null, poolSize: 4 }) : null
     const inFlight = pool ? new InFlightKeys(url) : t.deps.inFlight
-    const second: FastifyInstance = await buildApp(pool ? buildServices({ ...t.deps, db: pool.db, inFlight }) : { ...t.deps, inFlight })
+    const second: FastifyInstance = await buildApp(
+      pool ? buildServices({ ...t.deps, db: pool.db, inFlight }) : { ...t.deps, inFlight },
+    )
     await second.ready()
     try {
       const a = await fresh()
       for (let round = 0; round < 5; round++) {
         const key = randomUUID()
-        const request = (app: FastifyInstance) => app.inject({
-          method: 'POST', url: `/v1/accounts/${a.id}/credit`, payload: { amount: 1 },
-          headers: { authorization: `Bearer ${token}`, 'idempotency-key': key },
-        })
-        const answers = await Promise.all([request(t.app), request(second), request(t.app), request(second)])
-        const ran = answers.filter((r) => r.statusCode === 200 && r.headers['idempotent-replay'] === undefined)
+        const request = (app: FastifyInstance) =>
+          app.inject({
+            method: 'POST',
+            url: `/v1/accounts/${a.id}/credit`,
+            payload: { amount: 1 },
+            headers: { authorization: `Bearer ${token}`, 'idempotency-key': key },
+          })
+        const answers = await Promise.all([
+          request(t.app),
+          request(second),
+          request(t.app),
+          request(second),
+        ])
+        const ran = answers.filter(
+          (r) => r.statusCode === 200 && r.headers['idempotent-replay'] === undefined,
+        )
         assert.equal(ran.length, 1, `round ${round}: ${answers.map((r) => r.body).join('\n')}`)
         for (const other of answers.filter((r) => r !== ran[0])) {
-          if (other.statusCode === 409) assert.equal(other.json().error.code, 'idempotency_request_in_progress')
+          if (other.statusCode === 409)
+            assert.equal(other.json().error.code, 'idempotency_request_in_progress')
           else assertReplay(other, ran[0])
         }
         assert.equal(await balance(a.id), round + 1)

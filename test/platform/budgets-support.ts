@@ -38,14 +38,24 @@ function record(client: object, text: unknown, kind: string): void {
   if (!recording) return
   const config = client as { connectionParameters?: { application_name?: string } }
   const app = config.connectionParameters?.application_name
-  recording.push({ sql: String(text), connection: app ? `${app} ${nameOf(client, kind)}` : nameOf(client, kind) })
+  recording.push({
+    sql: String(text),
+    connection: app ? `${app} ${nameOf(client, kind)}` : nameOf(client, kind),
+  })
 }
 
 /** Counts a query until its answer has come back, so a measurement waits for queries sent in the background. */
 function tracked<T>(result: T): T {
   if (result && typeof (result as { then?: unknown }).then === 'function') {
     pending++
-    ;(result as unknown as Promise<unknown>).then(() => { pending-- }, () => { pending-- })
+    ;(result as unknown as Promise<unknown>).then(
+      () => {
+        pending--
+      },
+      () => {
+        pending--
+      },
+    )
   }
   return result
 }
@@ -58,7 +68,10 @@ export function installQueryRecorder(): void {
   installed = true
   const pgQuery = pg.Client.prototype.query as (...args: unknown[]) => unknown
   type Patchable = { query: (...args: unknown[]) => unknown }
-  ;(pg.Client.prototype as unknown as Patchable).query = function (this: object, ...args: unknown[]) {
+  ;(pg.Client.prototype as unknown as Patchable).query = function (
+    this: object,
+    ...args: unknown[]
+  ) {
     const first = args[0] as string | { text?: string }
     record(this, typeof first === 'string' ? first : first?.text, 'pg')
     return tracked(pgQuery.apply(this, args))
@@ -108,9 +121,18 @@ async function rowVersions(db: Db): Promise<RowVersions> {
       SELECT c.relname AS table_name FROM pg_class AS c JOIN pg_namespace AS n ON n.oid = c.relnamespace
       JOIN pg_attribute AS a ON a.attrelid = c.oid AND a.attname = 'id' AND NOT a.attisdropped
       WHERE n.nspname = 'public' AND c.relkind IN ('r', 'p') ORDER BY 1`.execute(db)
-    return tables.map((t) => `SELECT '${t.table_name}' AS t, id::text AS id, xmin::text || '/' || xmax::text AS v FROM "${t.table_name}"`).join(' UNION ALL ')
+    return tables
+      .map(
+        (t) =>
+          `SELECT '${t.table_name}' AS t, id::text AS id, xmin::text || '/' || xmax::text AS v FROM "${t.table_name}"`,
+      )
+      .join(' UNION ALL ')
   })()
-  const { rows } = await sql<{ t: string; id: string; v: string }>`${sql.raw(await versionsQuery)}`.execute(db)
+  const { rows } = await sql<{
+    t: string
+    id: string
+    v: string
+  }>`${sql.raw(await versionsQuery)}`.execute(db)
   return new Map(rows.map((r) => [`${r.t}\u0000${r.id}`, r.v]))
 }
 let versionsQuery: Promise<string> | undefined
@@ -130,7 +152,11 @@ function lockedBetween(before: RowVersions, after: RowVersions): Record<string, 
  * before the rows' versions are read (so what it locks is not counted): a request that fills the caches a busy
  * process keeps warm.
  */
-export async function measure(db: Db, fn: () => Promise<unknown>, warm?: () => Promise<unknown>): Promise<Cost> {
+export async function measure(
+  db: Db,
+  fn: () => Promise<unknown>,
+  warm?: () => Promise<unknown>,
+): Promise<Cost> {
   await settled()
   await warm?.()
   await settled()
@@ -150,8 +176,13 @@ export async function measure(db: Db, fn: () => Promise<unknown>, warm?: () => P
 
 /** The statements, one a line, as a failing budget names them. */
 export function describe(cost: Cost): string {
-  const lines = cost.sent.map((s, i) => `  ${i + 1}. [${s.connection}] ${s.sql.replace(/\s+/g, ' ').trim().slice(0, 160)}`)
-  return [`${cost.roundTrips} round trips, ${cost.statements} statements, rows locked ${JSON.stringify(cost.rowsLocked)}:`, ...lines].join('\n')
+  const lines = cost.sent.map(
+    (s, i) => `  ${i + 1}. [${s.connection}] ${s.sql.replace(/\s+/g, ' ').trim().slice(0, 160)}`,
+  )
+  return [
+    `${cost.roundTrips} round trips, ${cost.statements} statements, rows locked ${JSON.stringify(cost.rowsLocked)}:`,
+    ...lines,
+  ].join('\n')
 }
 
 /** A hot path's budget: the most round trips, statements and rows locked it may cost. */
@@ -164,9 +195,13 @@ export interface Budget {
 /** Fails, naming every statement sent, when `cost` is over `budget`. */
 export function assertWithin(what: string, cost: Cost, budget: Budget): void {
   const over = [
-    cost.roundTrips > budget.roundTrips && `${cost.roundTrips} round trips (budget ${budget.roundTrips})`,
-    cost.statements > budget.statements && `${cost.statements} statements (budget ${budget.statements})`,
-    totalRows(cost.rowsLocked) > budget.rowsLocked && `${totalRows(cost.rowsLocked)} rows locked (budget ${budget.rowsLocked})`,
+    cost.roundTrips > budget.roundTrips &&
+      `${cost.roundTrips} round trips (budget ${budget.roundTrips})`,
+    cost.statements > budget.statements &&
+      `${cost.statements} statements (budget ${budget.statements})`,
+    totalRows(cost.rowsLocked) > budget.rowsLocked &&
+      `${totalRows(cost.rowsLocked)} rows locked (budget ${budget.rowsLocked})`,
   ].filter(Boolean)
-  if (over.length > 0) throw new Error(`${what} is over its budget: ${over.join(', ')}.\n${describe(cost)}`)
+  if (over.length > 0)
+    throw new Error(`${what} is over its budget: ${over.join(', ')}.\n${describe(cost)}`)
 }

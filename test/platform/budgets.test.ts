@@ -19,7 +19,14 @@ import type { LightMyRequestResponse } from 'fastify'
 import { sql } from 'kysely'
 import { createTenant, startTestApp, type TestApp } from '../helpers/app.js'
 import { fundedCard, MERCHANT, type Funded } from '../authorizations/support.js'
-import { assertWithin, installQueryRecorder, measure, totalRows, type Budget, type Cost } from './budgets-support.js'
+import {
+  assertWithin,
+  installQueryRecorder,
+  measure,
+  totalRows,
+  type Budget,
+  type Cost,
+} from './budgets-support.js'
 
 installQueryRecorder()
 
@@ -40,7 +47,11 @@ const DECISION: Budget = { roundTrips: 2, statements: 2, rowsLocked: 2 }
 const CAPTURE: Budget = { roundTrips: 14, statements: 12, rowsLocked: 5 }
 
 function times(budget: Budget, n: number): Budget {
-  return { roundTrips: budget.roundTrips * n, statements: budget.statements * n, rowsLocked: budget.rowsLocked * n }
+  return {
+    roundTrips: budget.roundTrips * n,
+    statements: budget.statements * n,
+    rowsLocked: budget.rowsLocked * n,
+  }
 }
 
 let t: TestApp
@@ -48,19 +59,42 @@ let token: string
 let f: Funded
 let sequence = 0
 
-async function ok(request: Promise<LightMyRequestResponse>, status = 200): Promise<LightMyRequestResponse> {
+async function ok(
+  request: Promise<LightMyRequestResponse>,
+  status = 200,
+): Promise<LightMyRequestResponse> {
   const res = await request
   assert.equal(res.statusCode, status, res.body)
   return res
 }
 
-function adjust(direction: 'credit' | 'debit', key?: string, accountId = f.account.id): Promise<LightMyRequestResponse> {
+function adjust(
+  direction: 'credit' | 'debit',
+  key?: string,
+  accountId = f.account.id,
+): Promise<LightMyRequestResponse> {
   const body = { amount: 100, client_transaction_id: `budget-${++sequence}` }
-  return ok(t.api(token, 'POST', `/v1/accounts/${accountId}/${direction}`, body, key ? { 'idempotency-key': key } : {}))
+  return ok(
+    t.api(
+      token,
+      'POST',
+      `/v1/accounts/${accountId}/${direction}`,
+      body,
+      key ? { 'idempotency-key': key } : {},
+    ),
+  )
 }
 
 function authorize(card = f.card): Promise<LightMyRequestResponse> {
-  return ok(t.api(token, 'POST', '/v1/simulate/authorizations', { card_id: card.id, amount: 10, currency: 'USD', merchant: MERCHANT }), 201)
+  return ok(
+    t.api(token, 'POST', '/v1/simulate/authorizations', {
+      card_id: card.id,
+      amount: 10,
+      currency: 'USD',
+      merchant: MERCHANT,
+    }),
+    201,
+  )
 }
 
 /**
@@ -68,12 +102,18 @@ function authorize(card = f.card): Promise<LightMyRequestResponse> {
  * cached (a program's capabilities, a scope's authorization endpoint: each read once every few seconds, never per
  * request). A credit by default; an authorization for the decisions.
  */
-async function steady(fn: () => Promise<unknown>, warm: () => Promise<unknown> = () => adjust('credit')): Promise<Cost> {
+async function steady(
+  fn: () => Promise<unknown>,
+  warm: () => Promise<unknown> = () => adjust('credit'),
+): Promise<Cost> {
   return measure(t.deps.db, fn, warm)
 }
 
 async function within(
-  what: string, budget: Budget, fn: () => Promise<unknown>, warm?: () => Promise<unknown>,
+  what: string,
+  budget: Budget,
+  fn: () => Promise<unknown>,
+  warm?: () => Promise<unknown>,
 ): Promise<void> {
   assertWithin(what, await steady(fn, warm), budget)
 }
@@ -91,7 +131,9 @@ describe('hot paths stay within their database budgets', () => {
     await authorize()
     for (const o of others) await adjust('credit', undefined, o.account.id)
   })
-  after(async () => { await t.close() })
+  after(async () => {
+    await t.close()
+  })
 
   test('the recorder sees every statement and a budget names them when exceeded', async () => {
     const cost = await measure(t.deps.db, async () => {
@@ -101,11 +143,17 @@ describe('hot paths stay within their database budgets', () => {
       })
     })
     assert.deepEqual([cost.roundTrips, cost.statements, cost.rowsLocked], [4, 2, { accounts: 1 }])
-    assert.throws(() => assertWithin('two selects', cost, ONE_STATEMENT), (err: Error) => {
-      assert.match(err.message, /two selects is over its budget: 4 round trips \(budget 1\), 2 statements \(budget 1\)/)
-      assert.match(err.message, /SELECT id FROM accounts WHERE id = \$1 FOR UPDATE/)
-      return true
-    })
+    assert.throws(
+      () => assertWithin('two selects', cost, ONE_STATEMENT),
+      (err: Error) => {
+        assert.match(
+          err.message,
+          /two selects is over its budget: 4 round trips \(budget 1\), 2 statements \(budget 1\)/,
+        )
+        assert.match(err.message, /SELECT id FROM accounts WHERE id = \$1 FOR UPDATE/)
+        return true
+      },
+    )
   })
 
   test('a credit: one statement (balance, entry, event, deliveries), the account row locked', async () => {
@@ -119,10 +167,17 @@ describe('hot paths stay within their database budgets', () => {
   test('a keyed credit sent again replays from that same one statement', async () => {
     const key = `budget-replay-${sequence}`
     const body = { amount: 100, client_transaction_id: `budget-replay-${sequence}` }
-    const send = () => t.api(token, 'POST', `/v1/accounts/${f.account.id}/credit`, body, { 'idempotency-key': key })
+    const send = () =>
+      t.api(token, 'POST', `/v1/accounts/${f.account.id}/credit`, body, { 'idempotency-key': key })
     const first = await ok(send())
     let replay!: LightMyRequestResponse
-    await within('a keyed credit replayed', { roundTrips: 1, statements: 1, rowsLocked: 0 }, async () => { replay = await ok(send()) })
+    await within(
+      'a keyed credit replayed',
+      { roundTrips: 1, statements: 1, rowsLocked: 0 },
+      async () => {
+        replay = await ok(send())
+      },
+    )
     assert.equal(replay.headers['idempotent-replay'], 'true')
     assert.equal(replay.body, first.body)
   })
@@ -133,33 +188,59 @@ describe('hot paths stay within their database budgets', () => {
 
   test(`${AT_ONCE} credits at once, on ${AT_ONCE} accounts, with and without a key: one statement per batch`, async () => {
     const budget = times({ ...ONE_STATEMENT, rowsLocked: AT_ONCE }, MAX_BATCHES)
-    await within(`${AT_ONCE} credits at once`, budget, () => Promise.all(others.map((o) => adjust('credit', undefined, o.account.id))))
-    await within(`${AT_ONCE} keyed credits at once`, budget,
-      () => Promise.all(others.map((o, i) => adjust('credit', `budget-batch-${sequence}-${i}`, o.account.id))))
+    await within(`${AT_ONCE} credits at once`, budget, () =>
+      Promise.all(others.map((o) => adjust('credit', undefined, o.account.id))),
+    )
+    await within(`${AT_ONCE} keyed credits at once`, budget, () =>
+      Promise.all(
+        others.map((o, i) => adjust('credit', `budget-batch-${sequence}-${i}`, o.account.id)),
+      ),
+    )
   })
 
   test('an authorization decision alone: the card read and the decision write', async () => {
-    await within('an authorization', DECISION, () => authorize(), () => authorize())
+    await within(
+      'an authorization',
+      DECISION,
+      () => authorize(),
+      () => authorize(),
+    )
   })
 
   test(`${AT_ONCE} authorization decisions at once, on ${AT_ONCE} cards: two statements per batch`, async () => {
-    const cost = await steady(() => Promise.all(others.map((o) => authorize(o.card))), () => authorize())
-    assertWithin(`${AT_ONCE} authorizations at once`, cost, { ...times(DECISION, MAX_BATCHES), rowsLocked: AT_ONCE + 1 })
+    const cost = await steady(
+      () => Promise.all(others.map((o) => authorize(o.card))),
+      () => authorize(),
+    )
+    assertWithin(`${AT_ONCE} authorizations at once`, cost, {
+      ...times(DECISION, MAX_BATCHES),
+      rowsLocked: AT_ONCE + 1,
+    })
     assert.ok(totalRows(cost.rowsLocked) >= AT_ONCE, 'each decision locks its account')
   })
 
   test('a capture of an authorization', async () => {
     const auth = (await authorize()).json()
-    await within('a capture', CAPTURE, () => ok(t.api(token, 'POST', `/v1/simulate/authorizations/${auth.id}/capture`, { amount: 5 }), 201))
+    await within('a capture', CAPTURE, () =>
+      ok(
+        t.api(token, 'POST', `/v1/simulate/authorizations/${auth.id}/capture`, { amount: 5 }),
+        201,
+      ),
+    )
   })
 
   test('GET /v1/cards/{id}: one read, nothing locked', async () => {
-    await within('GET /v1/cards/{id}', ONE_READ, () => ok(t.api(token, 'GET', `/v1/cards/${f.card.id}`)))
+    await within('GET /v1/cards/{id}', ONE_READ, () =>
+      ok(t.api(token, 'GET', `/v1/cards/${f.card.id}`)),
+    )
   })
 
   test('a list page (GET /v1/cards, GET /v1/accounts/{id}/entries): one read each for the page, nothing locked', async () => {
     await within('GET /v1/cards', ONE_READ, () => ok(t.api(token, 'GET', '/v1/cards?limit=10')))
-    await within('GET /v1/accounts/{id}/entries', { ...ONE_READ, roundTrips: 2, statements: 2 },
-      () => ok(t.api(token, 'GET', `/v1/accounts/${f.account.id}/entries?limit=10`)))
+    await within(
+      'GET /v1/accounts/{id}/entries',
+      { ...ONE_READ, roundTrips: 2, statements: 2 },
+      () => ok(t.api(token, 'GET', `/v1/accounts/${f.account.id}/entries?limit=10`)),
+    )
   })
 })

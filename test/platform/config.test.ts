@@ -6,7 +6,12 @@ import { join } from 'node:path'
 import { test } from 'node:test'
 import { ConfigError, loadConfig } from '../../src/config.js'
 
-const base = { SVC_MASTER_KEY: randomBytes(32).toString('base64'), SVC_OPERATOR_TOKEN: 'op_x', DATABASE_URL: 'postgres://x@127.0.0.1/x', BASE_URL: 'https://api.example.com' }
+const base = {
+  SVC_MASTER_KEY: randomBytes(32).toString('base64'),
+  SVC_OPERATOR_TOKEN: 'op_x',
+  DATABASE_URL: 'postgres://x@127.0.0.1/x',
+  BASE_URL: 'https://api.example.com',
+}
 
 test('the demo start-up lets sandbox webhooks reach local receivers over plain http and keeps production public', () => {
   const config = loadConfig({ ...base, SVC_SEED_DEMO: 'true' })
@@ -18,9 +23,18 @@ test('without the demo, webhook URLs must be public in every environment', () =>
 })
 
 test('an explicit WEBHOOK_URL_POLICY applies to every environment', () => {
-  assert.deepEqual(loadConfig({ ...base, SVC_SEED_DEMO: 'true', WEBHOOK_URL_POLICY: 'public' }).webhookUrlPolicy, { sandbox: 'public', production: 'public' })
-  assert.deepEqual(loadConfig({ ...base, WEBHOOK_URL_POLICY: 'allow_private' }).webhookUrlPolicy, { sandbox: 'allow_private', production: 'allow_private' })
-  assert.deepEqual(loadConfig({ ...base, WEBHOOK_URL_POLICY: 'allow_local_http' }).webhookUrlPolicy, { sandbox: 'allow_local_http', production: 'allow_local_http' })
+  assert.deepEqual(
+    loadConfig({ ...base, SVC_SEED_DEMO: 'true', WEBHOOK_URL_POLICY: 'public' }).webhookUrlPolicy,
+    { sandbox: 'public', production: 'public' },
+  )
+  assert.deepEqual(loadConfig({ ...base, WEBHOOK_URL_POLICY: 'allow_private' }).webhookUrlPolicy, {
+    sandbox: 'allow_private',
+    production: 'allow_private',
+  })
+  assert.deepEqual(
+    loadConfig({ ...base, WEBHOOK_URL_POLICY: 'allow_local_http' }).webhookUrlPolicy,
+    { sandbox: 'allow_local_http', production: 'allow_local_http' },
+  )
   assert.throws(() => loadConfig({ ...base, WEBHOOK_URL_POLICY: 'anything' }), ConfigError)
 })
 
@@ -46,13 +60,15 @@ test('BASE_URL left unset (embedded database only) is recorded as a guess; set, 
 test('DATABASE_CONNECTIONS: 20 by default, a positive integer up to 1000', () => {
   assert.equal(loadConfig(base).databaseConnections, 20)
   assert.equal(loadConfig({ ...base, DATABASE_CONNECTIONS: '6' }).databaseConnections, 6)
-  for (const bad of ['0', '2.5', '1001', 'many']) assert.throws(() => loadConfig({ ...base, DATABASE_CONNECTIONS: bad }), ConfigError, bad)
+  for (const bad of ['0', '2.5', '1001', 'many'])
+    assert.throws(() => loadConfig({ ...base, DATABASE_CONNECTIONS: bad }), ConfigError, bad)
 })
 
 test('HTTP_PROCESSES: 1 by default, up to 64 on PostgreSQL, and refused on the embedded database', () => {
   assert.equal(loadConfig(base).httpProcesses, 1)
   assert.equal(loadConfig({ ...base, HTTP_PROCESSES: '4' }).httpProcesses, 4)
-  for (const bad of ['0', '1.5', '65', 'two']) assert.throws(() => loadConfig({ ...base, HTTP_PROCESSES: bad }), ConfigError, bad)
+  for (const bad of ['0', '1.5', '65', 'two'])
+    assert.throws(() => loadConfig({ ...base, HTTP_PROCESSES: bad }), ConfigError, bad)
   const dir = mkdtempSync(join(tmpdir(), 'svc-config-'))
   try {
     assert.throws(() => loadConfig({ DATA_DIR: dir, HTTP_PROCESSES: '2' }), /needs DATABASE_URL/)

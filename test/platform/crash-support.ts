@@ -22,7 +22,10 @@ export const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(r
 /** A seeded generator, so a run can be repeated (CRASH_SEED). */
 export function rng(seed: number): () => number {
   let s = seed >>> 0
-  return () => { s = (s * 1664525 + 1013904223) >>> 0; return s / 2 ** 32 }
+  return () => {
+    s = (s * 1664525 + 1013904223) >>> 0
+    return s / 2 ** 32
+  }
 }
 
 /** A TCP port nobody listens on right now. */
@@ -59,7 +62,11 @@ export class ServiceProcess {
   starts = 0
   kills = 0
 
-  constructor(readonly databaseUrl: string, readonly port: number, extraEnv: Record<string, string> = {}) {
+  constructor(
+    readonly databaseUrl: string,
+    readonly port: number,
+    extraEnv: Record<string, string> = {},
+  ) {
     this.baseUrl = `http://127.0.0.1:${port}`
     this.env = {
       PATH: process.env.PATH ?? '',
@@ -98,7 +105,11 @@ export class ServiceProcess {
     if (this.running) throw new Error('the service is already running')
     const startedAt = Date.now()
     this.output = []
-    const child = spawn(process.execPath, [join(REPO_ROOT, 'bin/svc.js'), 'serve'], { cwd: REPO_ROOT, env: this.env, stdio: ['ignore', 'pipe', 'pipe'] })
+    const child = spawn(process.execPath, [join(REPO_ROOT, 'bin/svc.js'), 'serve'], {
+      cwd: REPO_ROOT,
+      env: this.env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    })
     this.child = child
     this.starts++
     const start = this.starts
@@ -116,14 +127,21 @@ export class ServiceProcess {
       for (const line of lines) {
         // Log lines (JSON) at error level or above; anything else only from stderr (stdout carries the banner).
         let level = stream === 'stderr' ? 60 : 0
-        try { level = Number(JSON.parse(line).level ?? level) } catch { /* not a log line */ }
-        if (level >= 50 && this.errors.length < 500) this.errors.push(`[start ${start}] ${line.slice(0, 2000)}`)
+        try {
+          level = Number(JSON.parse(line).level ?? level)
+        } catch {
+          /* not a log line */
+        }
+        if (level >= 50 && this.errors.length < 500)
+          this.errors.push(`[start ${start}] ${line.slice(0, 2000)}`)
       }
     }
     child.stdout!.on('data', keep('stdout'))
     child.stderr!.on('data', keep('stderr'))
     let exited: string | null = null
-    child.once('exit', (code, signal) => { exited = `exited (code ${code}, signal ${signal})` })
+    child.once('exit', (code, signal) => {
+      exited = `exited (code ${code}, signal ${signal})`
+    })
     while (Date.now() - startedAt < timeoutMs) {
       if (exited) throw new Error(`svc serve ${exited} while starting:\n${this.output.join('\n')}`)
       try {
@@ -136,7 +154,9 @@ export class ServiceProcess {
       await sleep(50)
     }
     await this.stop()
-    throw new Error(`svc serve did not become ready within ${timeoutMs} ms:\n${this.output.join('\n')}`)
+    throw new Error(
+      `svc serve did not become ready within ${timeoutMs} ms:\n${this.output.join('\n')}`,
+    )
   }
 
   /** SIGKILL, and waits until the process is gone (so the port is free for the restart). */
@@ -163,7 +183,12 @@ export class ServiceProcess {
 
   /** Synchronous last resort (process 'exit' handler). */
   killSync(): void {
-    if (this.running) try { this.child!.kill('SIGKILL') } catch { /* already gone */ }
+    if (this.running)
+      try {
+        this.child!.kill('SIGKILL')
+      } catch {
+        /* already gone */
+      }
   }
 }
 
@@ -178,25 +203,47 @@ export interface HttpAnswer {
   json: any
 }
 
-export async function http(baseUrl: string, method: string, path: string, options: { bearer?: string; body?: unknown; headers?: Record<string, string>; timeoutMs?: number } = {}): Promise<HttpAnswer> {
+export async function http(
+  baseUrl: string,
+  method: string,
+  path: string,
+  options: {
+    bearer?: string
+    body?: unknown
+    headers?: Record<string, string>
+    timeoutMs?: number
+  } = {},
+): Promise<HttpAnswer> {
   const headers: Record<string, string> = { ...options.headers }
   if (options.bearer) headers.authorization = `Bearer ${options.bearer}`
   if (options.body !== undefined) headers['content-type'] = 'application/json'
   const res = await fetch(`${baseUrl}${path}`, {
-    method, headers,
+    method,
+    headers,
     body: options.body !== undefined ? JSON.stringify(options.body) : undefined,
     signal: AbortSignal.timeout(options.timeoutMs ?? 15_000),
   })
   const text = await res.text()
   let json: any = null
-  try { json = text ? JSON.parse(text) : null } catch { json = null }
+  try {
+    json = text ? JSON.parse(text) : null
+  } catch {
+    json = null
+  }
   return { status: res.status, headers: res.headers, text, json }
 }
 
 /** A call that must answer `expected`; anything else throws with the answer in the message. */
-export async function must(baseUrl: string, method: string, path: string, expected: number, options: Parameters<typeof http>[3] = {}): Promise<any> {
+export async function must(
+  baseUrl: string,
+  method: string,
+  path: string,
+  expected: number,
+  options: Parameters<typeof http>[3] = {},
+): Promise<any> {
   const res = await http(baseUrl, method, path, options)
-  if (res.status !== expected) throw new Error(`${method} ${path} → ${res.status} (expected ${expected}) ${res.text}`)
+  if (res.status !== expected)
+    throw new Error(`${method} ${path} → ${res.status} (expected ${expected}) ${res.text}`)
   return res.json
 }
 
@@ -213,12 +260,22 @@ export interface CrashTenant {
 }
 
 /** The sandbox client's access token through the real token endpoint (aud = BASE_URL/oauth/token). */
-async function mintToken(svc: ServiceProcess, clientId: string, privateJwk: Record<string, unknown>): Promise<string> {
-  const assertion = await signClientAssertion({ clientId, privateJwk, audience: `${svc.baseUrl}/oauth/token` })
-  const res = await fetch(`${svc.baseUrl}/oauth/token`, {
-    method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: tokenRequestBody(assertion),
+async function mintToken(
+  svc: ServiceProcess,
+  clientId: string,
+  privateJwk: Record<string, unknown>,
+): Promise<string> {
+  const assertion = await signClientAssertion({
+    clientId,
+    privateJwk,
+    audience: `${svc.baseUrl}/oauth/token`,
   })
-  const body = await res.json() as Record<string, string>
+  const res = await fetch(`${svc.baseUrl}/oauth/token`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: tokenRequestBody(assertion),
+  })
+  const body = (await res.json()) as Record<string, string>
   if (res.status !== 200) throw new Error(`token: ${res.status} ${JSON.stringify(body)}`)
   return body.access_token
 }
@@ -228,45 +285,101 @@ async function mintToken(svc: ServiceProcess, clientId: string, privateJwk: Reco
  * a freshly generated ES256 key, and `accountCount` approved cardholders each with a USD account credited
  * `funding` and an active virtual card on it. No Idempotency-Key is used here.
  */
-export async function setUpTenant(svc: ServiceProcess, accountCount: number, funding: number): Promise<CrashTenant> {
+export async function setUpTenant(
+  svc: ServiceProcess,
+  accountCount: number,
+  funding: number,
+): Promise<CrashTenant> {
   const op = { bearer: svc.operatorToken }
-  const org = await must(svc.baseUrl, 'POST', '/operator/v1/organizations', 201, { ...op, body: { name: 'Crash test' } })
+  const org = await must(svc.baseUrl, 'POST', '/operator/v1/organizations', 201, {
+    ...op,
+    body: { name: 'Crash test' },
+  })
   const program = await must(svc.baseUrl, 'POST', '/operator/v1/programs', 201, {
-    ...op, body: { organization_id: org.id, environment: 'sandbox', name: 'Crash full', processor: 'sim_full', currencies: ['USD'] },
+    ...op,
+    body: {
+      organization_id: org.id,
+      environment: 'sandbox',
+      name: 'Crash full',
+      processor: 'sim_full',
+      currencies: ['USD'],
+    },
   })
   const { publicKey, privateKey } = await generateKeyPair('ES256', { extractable: true })
   const privateJwk = { ...(await exportJWK(privateKey)), kid: 'crash-1', alg: 'ES256' }
   const publicJwk = { ...(await exportJWK(publicKey)), kid: 'crash-1', alg: 'ES256', use: 'sig' }
   const scopes = SCOPES.filter((s) => !s.startsWith('authentications:'))
   const client = await must(svc.baseUrl, 'POST', '/operator/v1/clients', 201, {
-    ...op, body: { organization_id: org.id, environment: 'sandbox', label: 'crash test', scopes, jwks: { keys: [publicJwk] } },
+    ...op,
+    body: {
+      organization_id: org.id,
+      environment: 'sandbox',
+      label: 'crash test',
+      scopes,
+      jwks: { keys: [publicJwk] },
+    },
   })
   const token = await mintToken(svc, client.id, privateJwk)
   const v1 = { bearer: token }
   const accounts: CrashTenant['accounts'] = []
-  await Promise.all(Array.from({ length: accountCount }, async (_, i) => {
-    const holder = await must(svc.baseUrl, 'POST', '/v1/cardholders', 201, {
-      ...v1, body: {
-        type: 'individual', first_name: 'Crash', last_name: `Holder${i}`, email: `crash.${i}.${randomBytes(4).toString('hex')}@example.com`,
-        address: { line1: '1 Main St', city: 'Springfield', postal_code: '12345', country: 'USA' },
-        identity_document: { type: 'passport', number: `P${i}${randomBytes(3).toString('hex')}` },
-      },
-    })
-    await must(svc.baseUrl, 'POST', `/v1/cardholders/${holder.id}/kyc`, 201, {
-      ...v1, body: { status: 'approved', provider: 'acme-kyc', verified_at: new Date(Date.now() - 60_000).toISOString(), identity: { legal_name: `Crash Holder${i}`, nationality: 'GBR' } },
-    })
-    const account = await must(svc.baseUrl, 'POST', '/v1/accounts', 201, { ...v1, body: { program_id: program.id, cardholder_id: holder.id, currency: 'USD' } })
-    await must(svc.baseUrl, 'POST', `/v1/accounts/${account.id}/credit`, 200, { ...v1, body: { amount: funding, reference: 'crash-funding' } })
-    const card = await must(svc.baseUrl, 'POST', '/v1/cards', 201, {
-      ...v1, body: {
-        cardholder_id: holder.id, account_id: account.id, form_factor: 'virtual', card_type: 'prepaid', embossed_name: 'CRASH HOLDER',
-        delivery_address: { name: 'Crash Holder', line1: '1 Main St', city: 'Springfield', postal_code: '12345', country: 'USA' },
-      },
-    })
-    const issued = await must(svc.baseUrl, 'POST', `/v1/simulate/cards/${card.id}/issue`, 200, v1)
-    if (issued.status !== 'active') throw new Error(`card ${card.id} is ${issued.status} after issue`)
-    accounts.push({ id: account.id, cardholderId: holder.id, cardId: card.id })
-  }))
+  await Promise.all(
+    Array.from({ length: accountCount }, async (_, i) => {
+      const holder = await must(svc.baseUrl, 'POST', '/v1/cardholders', 201, {
+        ...v1,
+        body: {
+          type: 'individual',
+          first_name: 'Crash',
+          last_name: `Holder${i}`,
+          email: `crash.${i}.${randomBytes(4).toString('hex')}@example.com`,
+          address: {
+            line1: '1 Main St',
+            city: 'Springfield',
+            postal_code: '12345',
+            country: 'USA',
+          },
+          identity_document: { type: 'passport', number: `P${i}${randomBytes(3).toString('hex')}` },
+        },
+      })
+      await must(svc.baseUrl, 'POST', `/v1/cardholders/${holder.id}/kyc`, 201, {
+        ...v1,
+        body: {
+          status: 'approved',
+          provider: 'acme-kyc',
+          verified_at: new Date(Date.now() - 60_000).toISOString(),
+          identity: { legal_name: `Crash Holder${i}`, nationality: 'GBR' },
+        },
+      })
+      const account = await must(svc.baseUrl, 'POST', '/v1/accounts', 201, {
+        ...v1,
+        body: { program_id: program.id, cardholder_id: holder.id, currency: 'USD' },
+      })
+      await must(svc.baseUrl, 'POST', `/v1/accounts/${account.id}/credit`, 200, {
+        ...v1,
+        body: { amount: funding, reference: 'crash-funding' },
+      })
+      const card = await must(svc.baseUrl, 'POST', '/v1/cards', 201, {
+        ...v1,
+        body: {
+          cardholder_id: holder.id,
+          account_id: account.id,
+          form_factor: 'virtual',
+          card_type: 'prepaid',
+          embossed_name: 'CRASH HOLDER',
+          delivery_address: {
+            name: 'Crash Holder',
+            line1: '1 Main St',
+            city: 'Springfield',
+            postal_code: '12345',
+            country: 'USA',
+          },
+        },
+      })
+      const issued = await must(svc.baseUrl, 'POST', `/v1/simulate/cards/${card.id}/issue`, 200, v1)
+      if (issued.status !== 'active')
+        throw new Error(`card ${card.id} is ${issued.status} after issue`)
+      accounts.push({ id: account.id, cardholderId: holder.id, cardId: card.id })
+    }),
+  )
   accounts.sort((a, b) => a.id.localeCompare(b.id))
   return { organizationId: org.id, programId: program.id, clientId: client.id, token, accounts }
 }
@@ -310,7 +423,8 @@ export interface Op {
 export function transientOutcome(status: number, json: any): string | null {
   if (status >= 500) return `5xx:${status}`
   if (status === 429) return '429'
-  if (status === 409 && json?.error?.code === 'idempotency_request_in_progress') return 'in_progress'
+  if (status === 409 && json?.error?.code === 'idempotency_request_in_progress')
+    return 'in_progress'
   return null
 }
 
@@ -322,19 +436,33 @@ export interface SendLimits {
 }
 
 /** Sends `op` until a final answer, backing off (50 ms doubling to 800 ms, with jitter) after each transient outcome. */
-export async function settle(baseUrl: string, token: string, op: Op, limits: SendLimits, random: () => number): Promise<void> {
+export async function settle(
+  baseUrl: string,
+  token: string,
+  op: Op,
+  limits: SendLimits,
+  random: () => number,
+): Promise<void> {
   let backoff = 50
   while (op.attempts.length < limits.maxAttempts) {
     if (Date.now() > limits.deadline()) break
     let outcome: string
     try {
       const res = await http(baseUrl, 'POST', op.path, {
-        bearer: token, body: op.body, headers: op.key ? { 'idempotency-key': op.key } : {}, timeoutMs: limits.attemptTimeoutMs,
+        bearer: token,
+        body: op.body,
+        headers: op.key ? { 'idempotency-key': op.key } : {},
+        timeoutMs: limits.attemptTimeoutMs,
       })
       outcome = transientOutcome(res.status, res.json) ?? 'final'
       if (outcome === 'final') {
         op.attempts.push({ outcome, at: Date.now() })
-        op.final = { status: res.status, json: res.json, text: res.text, replay: res.headers.get('idempotent-replay') === 'true' }
+        op.final = {
+          status: res.status,
+          json: res.json,
+          text: res.text,
+          replay: res.headers.get('idempotent-replay') === 'true',
+        }
         op.unresolved = null
         return
       }
@@ -361,11 +489,17 @@ export function history(op: Op): string {
 }
 
 /** Runs `work` over `items` with at most `width` at a time. */
-export async function pool<T>(items: T[], width: number, work: (item: T) => Promise<void>): Promise<void> {
+export async function pool<T>(
+  items: T[],
+  width: number,
+  work: (item: T) => Promise<void>,
+): Promise<void> {
   let next = 0
-  await Promise.all(Array.from({ length: Math.min(width, items.length) }, async () => {
-    while (next < items.length) await work(items[next++])
-  }))
+  await Promise.all(
+    Array.from({ length: Math.min(width, items.length) }, async () => {
+      while (next < items.length) await work(items[next++])
+    }),
+  )
 }
 
 /** Every item of a /v1 list, page after page (100 at a time). */
@@ -374,7 +508,13 @@ export async function listAll(baseUrl: string, token: string, path: string): Pro
   let cursor: string | null = null
   for (let page = 0; page < 1000; page++) {
     const sep = path.includes('?') ? '&' : '?'
-    const body = await must(baseUrl, 'GET', `${path}${sep}limit=100${cursor ? `&starting_after=${encodeURIComponent(cursor)}` : ''}`, 200, { bearer: token })
+    const body = await must(
+      baseUrl,
+      'GET',
+      `${path}${sep}limit=100${cursor ? `&starting_after=${encodeURIComponent(cursor)}` : ''}`,
+      200,
+      { bearer: token },
+    )
     items.push(...body.data)
     if (!body.has_more) return items
     cursor = body.next_cursor

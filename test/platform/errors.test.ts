@@ -3,7 +3,13 @@ import { connect, type AddressInfo } from 'node:net'
 import { after, before, describe, test } from 'node:test'
 import { Type } from 'typebox'
 import { ERROR_CATALOGUE } from '../../src/http/errors.js'
-import { BASE_URL, createTenant, OPERATOR_TOKEN, startTestApp, type TestApp } from '../helpers/app.js'
+import {
+  BASE_URL,
+  createTenant,
+  OPERATOR_TOKEN,
+  startTestApp,
+  type TestApp,
+} from '../helpers/app.js'
 
 /** Every row of the interface's error table: code, status and type ("" where the interface does not show them). */
 const INTERFACE_CODES: [code: string, status: number | null, type: string | null][] = [
@@ -73,20 +79,38 @@ const INTERFACE_CODES: [code: string, status: number | null, type: string | null
   ['internal_error', 500, 'api_error'],
 ]
 /** Codes decisions.md adds to the interface's table. */
-const DECIDED_CODES: [string, number][] = [['report_not_found', 404], ['webhook_endpoint_not_found', 404], ['event_not_found', 404], ['request_too_large', 413]]
-const RETRYABLE = new Set(['idempotency_request_in_progress', 'esim_inventory_exhausted', 'rate_limited', 'processor_unavailable', 'processor_permission_denied', 'internal_error'])
+const DECIDED_CODES: [string, number][] = [
+  ['report_not_found', 404],
+  ['webhook_endpoint_not_found', 404],
+  ['event_not_found', 404],
+  ['request_too_large', 413],
+]
+const RETRYABLE = new Set([
+  'idempotency_request_in_progress',
+  'esim_inventory_exhausted',
+  'rate_limited',
+  'processor_unavailable',
+  'processor_permission_denied',
+  'internal_error',
+])
 
-const Address = Type.Object({
-  line1: Type.String({ minLength: 1 }),
-  city: Type.String({ minLength: 1 }),
-  country: Type.String({ pattern: '^[A-Z]{3}$' }),
-}, { additionalProperties: false })
-const ThingBody = Type.Object({
-  name: Type.String({ minLength: 1 }),
-  quantity: Type.Optional(Type.Integer({ minimum: 1 })),
-  address: Type.Optional(Address),
-  size: Type.Optional(Type.Union([Type.Literal('small'), Type.Literal('large')])),
-}, { additionalProperties: false })
+const Address = Type.Object(
+  {
+    line1: Type.String({ minLength: 1 }),
+    city: Type.String({ minLength: 1 }),
+    country: Type.String({ pattern: '^[A-Z]{3}$' }),
+  },
+  { additionalProperties: false },
+)
+const ThingBody = Type.Object(
+  {
+    name: Type.String({ minLength: 1 }),
+    quantity: Type.Optional(Type.Integer({ minimum: 1 })),
+    address: Type.Optional(Address),
+    size: Type.Optional(Type.Union([Type.Literal('small'), Type.Literal('large')])),
+  },
+  { additionalProperties: false },
+)
 
 let t: TestApp
 let token: string
@@ -103,8 +127,12 @@ describe('error envelope', () => {
   before(async () => {
     t = await startTestApp({
       beforeReady(app) {
-        app.post('/v1/test/errors/things', { schema: { body: ThingBody } }, async (req, reply) => reply.code(201).send({ object: 'thing', ...(req.body as object) }))
-        app.get('/v1/test/errors/boom', async () => { throw Object.assign(new Error('database password is hunter2'), { detail: 'stack-secret' }) })
+        app.post('/v1/test/errors/things', { schema: { body: ThingBody } }, async (req, reply) =>
+          reply.code(201).send({ object: 'thing', ...(req.body as object) }),
+        )
+        app.get('/v1/test/errors/boom', async () => {
+          throw Object.assign(new Error('database password is hunter2'), { detail: 'stack-secret' })
+        })
       },
     })
     token = await (await createTenant(t)).token()
@@ -116,7 +144,14 @@ describe('error envelope', () => {
     assert.equal(res.statusCode, 400)
     assert.match(String(res.headers['content-type']), /^application\/json/)
     const error = errorOf(res)
-    assert.deepEqual(Object.keys(error).sort(), ['code', 'doc_url', 'message', 'param', 'request_id', 'type'])
+    assert.deepEqual(Object.keys(error).sort(), [
+      'code',
+      'doc_url',
+      'message',
+      'param',
+      'request_id',
+      'type',
+    ])
     assert.equal(error.type, 'invalid_request_error')
     assert.equal(error.code, 'missing_parameter')
     assert.equal(error.param, 'name')
@@ -145,9 +180,16 @@ describe('error envelope', () => {
     assert.deepEqual([read.code, read.param], ['unknown_parameter', 'foo'])
     const write = errorOf(await t.api(token, 'POST', '/v1/test/errors/things?foo=1', { name: 'x' }))
     assert.deepEqual([write.code, write.param], ['unknown_parameter', 'foo'])
-    const operator = await t.app.inject({ method: 'GET', url: '/operator/v1/esim/inventory?limit=5', headers: { authorization: `Bearer ${OPERATOR_TOKEN}` } })
+    const operator = await t.app.inject({
+      method: 'GET',
+      url: '/operator/v1/esim/inventory?limit=5',
+      headers: { authorization: `Bearer ${OPERATOR_TOKEN}` },
+    })
     assert.equal(operator.statusCode, 400)
-    assert.deepEqual([errorOf(operator).code, errorOf(operator).param], ['unknown_parameter', 'limit'])
+    assert.deepEqual(
+      [errorOf(operator).code, errorOf(operator).param],
+      ['unknown_parameter', 'limit'],
+    )
   })
 
   test('a field of the wrong type answers invalid_parameter naming it', async () => {
@@ -170,16 +212,24 @@ describe('error envelope', () => {
   })
 
   test('nested fields are named with dotted paths', async () => {
-    const invalid = errorOf(await post({ name: 'x', address: { line1: 'a', city: 'b', country: 'fr' } }))
+    const invalid = errorOf(
+      await post({ name: 'x', address: { line1: 'a', city: 'b', country: 'fr' } }),
+    )
     assert.deepEqual([invalid.code, invalid.param], ['invalid_parameter', 'address.country'])
     const missing = errorOf(await post({ name: 'x', address: { line1: 'a', country: 'FRA' } }))
     assert.deepEqual([missing.code, missing.param], ['missing_parameter', 'address.city'])
-    const unknown = errorOf(await post({ name: 'x', address: { line1: 'a', city: 'b', country: 'FRA', zip: '1' } }))
+    const unknown = errorOf(
+      await post({ name: 'x', address: { line1: 'a', city: 'b', country: 'FRA', zip: '1' } }),
+    )
     assert.deepEqual([unknown.code, unknown.param], ['unknown_parameter', 'address.zip'])
   })
 
   test('several failing fields fall back to invalid_parameter with one errors entry per field', async () => {
-    const res = await post({ quantity: -1, colour: 'red', address: { line1: 'a', city: 'b', country: 'fr' } })
+    const res = await post({
+      quantity: -1,
+      colour: 'red',
+      address: { line1: 'a', city: 'b', country: 'fr' },
+    })
     assert.equal(res.statusCode, 400)
     const error = errorOf(res)
     assert.equal(error.code, 'invalid_parameter')
@@ -219,18 +269,34 @@ describe('error envelope', () => {
 
   test('a body nested deeper than 64 levels answers invalid_request_body, never a stack overflow', async () => {
     const json = { 'content-type': 'application/json' }
-    const deep = await t.api(token, 'POST', '/v1/test/errors/things', `{"name":${'['.repeat(200_000)}${']'.repeat(200_000)}}`, json)
+    const deep = await t.api(
+      token,
+      'POST',
+      '/v1/test/errors/things',
+      `{"name":${'['.repeat(200_000)}${']'.repeat(200_000)}}`,
+      json,
+    )
     assert.equal(deep.statusCode, 400, deep.body.slice(0, 300))
     assert.equal(deep.json().error.code, 'invalid_request_body')
     // Brackets inside strings (escaped quotes too) are not nesting.
     const text = await post({ name: `"[${'['.repeat(300)}\\"` })
     assert.equal(text.statusCode, 201, text.body)
-    const nested = await t.api(token, 'POST', '/v1/test/errors/things', `{"name":"a","x":${'['.repeat(60)}${']'.repeat(60)}}`, json)
+    const nested = await t.api(
+      token,
+      'POST',
+      '/v1/test/errors/things',
+      `{"name":"a","x":${'['.repeat(60)}${']'.repeat(60)}}`,
+      json,
+    )
     assert.equal(nested.json().error.code, 'unknown_parameter')
   })
 
   test('a valid body passes through to the handler', async () => {
-    const res = await post({ name: 'x', quantity: 2, address: { line1: 'a', city: 'b', country: 'FRA' } })
+    const res = await post({
+      name: 'x',
+      quantity: 2,
+      address: { line1: 'a', city: 'b', country: 'FRA' },
+    })
     assert.equal(res.statusCode, 201)
     assert.equal(res.json().name, 'x')
   })
@@ -261,7 +327,11 @@ describe('error envelope', () => {
   }
 
   test('a JSON body that would reach an object prototype answers invalid_request_body', async () => {
-    for (const payload of ['{"name":"x","__proto__":{"admin":true}}', '{"name":"x","\\u005f_proto__":{"admin":true}}', '{"name":"x","constructor":{"prototype":{"admin":true}}}']) {
+    for (const payload of [
+      '{"name":"x","__proto__":{"admin":true}}',
+      '{"name":"x","\\u005f_proto__":{"admin":true}}',
+      '{"name":"x","constructor":{"prototype":{"admin":true}}}',
+    ]) {
       const res = await post(payload, { 'content-type': 'application/json' })
       assert.equal(res.statusCode, 400, payload)
       assert.equal(errorOf(res).code, 'invalid_request_body', payload)
@@ -275,7 +345,9 @@ describe('error envelope', () => {
   })
 
   test('a body over 1 MiB answers 413 request_too_large in the envelope', async () => {
-    const res = await post(JSON.stringify({ name: 'x'.repeat(1024 * 1024) }), { 'content-type': 'application/json' })
+    const res = await post(JSON.stringify({ name: 'x'.repeat(1024 * 1024) }), {
+      'content-type': 'application/json',
+    })
     assert.equal(res.statusCode, 413)
     const error = errorOf(res)
     assert.equal(error.code, 'request_too_large')
@@ -285,7 +357,9 @@ describe('error envelope', () => {
   })
 
   test('a body just under 1 MiB is accepted', async () => {
-    const res = await post(JSON.stringify({ name: 'x'.repeat(1024 * 1024 - 100) }), { 'content-type': 'application/json' })
+    const res = await post(JSON.stringify({ name: 'x'.repeat(1024 * 1024 - 100) }), {
+      'content-type': 'application/json',
+    })
     assert.equal(res.statusCode, 201)
   })
 
@@ -307,7 +381,9 @@ describe('error envelope', () => {
     const raw = await new Promise<string>((resolve, reject) => {
       const socket = connect(port, '127.0.0.1', () => socket.write(request))
       let out = ''
-      socket.on('data', (chunk) => { out += chunk.toString('utf8') })
+      socket.on('data', (chunk) => {
+        out += chunk.toString('utf8')
+      })
       socket.on('end', () => resolve(out))
       socket.on('error', reject)
     })
@@ -316,7 +392,9 @@ describe('error envelope', () => {
   }
 
   test('a request line and headers over 16 KiB answer 431 request_header_too_large in the envelope, over a real connection', async () => {
-    const { head, body } = await rawExchange(`GET /v1/cardholders?reference=${'r'.repeat(20_000)} HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer ${token}\r\n\r\n`)
+    const { head, body } = await rawExchange(
+      `GET /v1/cardholders?reference=${'r'.repeat(20_000)} HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer ${token}\r\n\r\n`,
+    )
     assert.match(head, /^HTTP\/1\.1 431 /)
     const requestId = /svc-request-id: (req_\w+)/i.exec(head)?.[1]
     const { error } = JSON.parse(body)
@@ -340,7 +418,7 @@ describe('error envelope', () => {
     }
   })
 
-  test('an id far longer than any real one answers the resource\'s own not-found code', async () => {
+  test("an id far longer than any real one answers the resource's own not-found code", async () => {
     const res = await t.api(token, 'GET', `/v1/cardholders/chd_${'x'.repeat(1000)}`)
     assert.equal(res.statusCode, 404)
     assert.equal(errorOf(res).code, 'cardholder_not_found')
@@ -358,11 +436,15 @@ describe('error envelope', () => {
     const res = await t.app.inject({ method: 'GET', url: '/docs/errors' })
     assert.equal(res.statusCode, 200)
     assert.match(String(res.headers['content-type']), /^text\/html/)
-    for (const code of Object.keys(ERROR_CATALOGUE)) assert.ok(res.body.includes(`id="${code}"`), `anchor for ${code}`)
+    for (const code of Object.keys(ERROR_CATALOGUE))
+      assert.ok(res.body.includes(`id="${code}"`), `anchor for ${code}`)
   })
 
   test("every code of the interface's error table is in the catalogue with its status, type and retry rule", () => {
-    const catalogue = ERROR_CATALOGUE as Record<string, { status: number; type: string; retryable: boolean }>
+    const catalogue = ERROR_CATALOGUE as Record<
+      string,
+      { status: number; type: string; retryable: boolean }
+    >
     for (const [code, status, type] of INTERFACE_CODES) {
       const spec = catalogue[code]
       assert.ok(spec, `${code} is catalogued`)
@@ -370,10 +452,12 @@ describe('error envelope', () => {
       if (type !== null) assert.equal(spec.type, type, `${code} type`)
       assert.equal(spec.retryable, RETRYABLE.has(code), `${code} retryable`)
     }
-    for (const [code, status] of DECIDED_CODES) assert.equal(catalogue[code]?.status, status, `${code} decided`)
+    for (const [code, status] of DECIDED_CODES)
+      assert.equal(catalogue[code]?.status, status, `${code} decided`)
   })
 
   test('every catalogue code has a description shown as its default message', () => {
-    for (const [code, spec] of Object.entries(ERROR_CATALOGUE)) assert.ok(spec.description.length > 10, code)
+    for (const [code, spec] of Object.entries(ERROR_CATALOGUE))
+      assert.ok(spec.description.length > 10, code)
   })
 })

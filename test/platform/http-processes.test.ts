@@ -2,15 +2,25 @@ import assert from 'node:assert/strict'
 import { request } from 'node:http'
 import { after, before, describe, test } from 'node:test'
 import pg from 'pg'
-import { accessToken, createTenant, startServer, type BenchClient, type BenchServer } from '../../bench/platform-harness.js'
+import {
+  accessToken,
+  createTenant,
+  startServer,
+  type BenchClient,
+  type BenchServer,
+} from '../../bench/platform-harness.js'
 
 /** One request on a connection of its own, so the cluster hands successive requests to different processes. */
 function get(server: BenchServer, path: string, token: string): Promise<number> {
   return new Promise((resolve, reject) => {
-    const req = request(server.baseUrl + path, { agent: false, headers: { authorization: `Bearer ${token}` } }, (res) => {
-      res.resume()
-      res.on('end', () => resolve(res.statusCode ?? 0))
-    })
+    const req = request(
+      server.baseUrl + path,
+      { agent: false, headers: { authorization: `Bearer ${token}` } },
+      (res) => {
+        res.resume()
+        res.on('end', () => resolve(res.statusCode ?? 0))
+      },
+    )
     req.on('error', reject)
     req.end()
   })
@@ -39,7 +49,9 @@ describe('several HTTP processes', { skip: !process.env.DATABASE_URL }, () => {
     const deadline = Date.now() + 10_000
     let listeners = 0
     while (Date.now() < deadline) {
-      const { rows } = await database.query(`SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND query = 'LISTEN svc_auth'`)
+      const { rows } = await database.query(
+        `SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND query = 'LISTEN svc_auth'`,
+      )
       listeners = rows[0].n
       if (listeners === 2) break
       await new Promise((r) => setTimeout(r, 100))
@@ -49,10 +61,14 @@ describe('several HTTP processes', { skip: !process.env.DATABASE_URL }, () => {
 
   test('a revoked client is refused at once by every process, including those that had its token cached', async () => {
     const token = await accessToken(tenant)
-    const before = await Promise.all(Array.from({ length: 12 }, () => get(server, '/v1/programs', token)))
+    const before = await Promise.all(
+      Array.from({ length: 12 }, () => get(server, '/v1/programs', token)),
+    )
     assert.deepEqual(new Set(before), new Set([200]))
     await server.operator('POST', `/operator/v1/clients/${tenant.clientId}/revoke`)
-    const afterRevoke = await Promise.all(Array.from({ length: 12 }, () => get(server, '/v1/programs', token)))
+    const afterRevoke = await Promise.all(
+      Array.from({ length: 12 }, () => get(server, '/v1/programs', token)),
+    )
     assert.deepEqual(new Set(afterRevoke), new Set([401]))
   })
 })

@@ -15,8 +15,18 @@ let t: TestApp
 let tenant: TestClient
 let token: string
 
-function send(method: string, url: string, key: string | null, body?: unknown, bearer = token, headers: Record<string, string> = {}) {
-  return t.api(bearer, method, url, body, { ...(key ? { 'idempotency-key': key } : {}), ...headers })
+function send(
+  method: string,
+  url: string,
+  key: string | null,
+  body?: unknown,
+  bearer = token,
+  headers: Record<string, string> = {},
+) {
+  return t.api(bearer, method, url, body, {
+    ...(key ? { 'idempotency-key': key } : {}),
+    ...headers,
+  })
 }
 
 function assertReplay(replay: LightMyRequestResponse, original: LightMyRequestResponse) {
@@ -56,17 +66,38 @@ describe('idempotency keys on POST and PATCH', () => {
     const key = randomUUID()
     const marker = `whsec_${randomUUID()}`
     const first = await send('POST', '/v1/test/idem/things', key, { name: marker })
-    const stored = await t.deps.db.selectFrom('idempotency_keys').select('response_body').where('key', '=', key).executeTakeFirstOrThrow()
-    assert.ok(stored.response_body && !stored.response_body.includes(marker), 'the response body is not stored in clear')
+    const stored = await t.deps.db
+      .selectFrom('idempotency_keys')
+      .select('response_body')
+      .where('key', '=', key)
+      .executeTakeFirstOrThrow()
+    assert.ok(
+      stored.response_body && !stored.response_body.includes(marker),
+      'the response body is not stored in clear',
+    )
     assertReplay(await send('POST', '/v1/test/idem/things', key, { name: marker }), first)
   })
 
   test('bodies are compared in canonical form: key order and whitespace do not matter', async () => {
     const key = randomUUID()
-    const first = await send('POST', '/v1/test/idem/things', key, '{"name":"a","amount":5,"meta":{"a":1,"b":2},"tags":["x","y"]}', token, { 'content-type': 'application/json' })
+    const first = await send(
+      'POST',
+      '/v1/test/idem/things',
+      key,
+      '{"name":"a","amount":5,"meta":{"a":1,"b":2},"tags":["x","y"]}',
+      token,
+      { 'content-type': 'application/json' },
+    )
     assert.equal(first.statusCode, 201)
     const before = calls.create
-    const reordered = await send('POST', '/v1/test/idem/things', key, '{ "tags" : [ "x", "y" ],\n  "meta": {"b": 2, "a": 1},\t"amount":5, "name": "a" }', token, { 'content-type': 'application/json' })
+    const reordered = await send(
+      'POST',
+      '/v1/test/idem/things',
+      key,
+      '{ "tags" : [ "x", "y" ],\n  "meta": {"b": 2, "a": 1},\t"amount":5, "name": "a" }',
+      token,
+      { 'content-type': 'application/json' },
+    )
     assertReplay(reordered, first)
     assert.equal(calls.create, before)
   })
@@ -95,7 +126,10 @@ describe('idempotency keys on POST and PATCH', () => {
     const first = await send('POST', '/v1/test/idem/things', key, { name: 'a', colour: 'red' })
     assert.equal(first.statusCode, 400)
     assert.equal(first.json().error.code, 'unknown_parameter')
-    assertReplay(await send('POST', '/v1/test/idem/things', key, { name: 'a', colour: 'red' }), first)
+    assertReplay(
+      await send('POST', '/v1/test/idem/things', key, { name: 'a', colour: 'red' }),
+      first,
+    )
   })
 
   test('the same key with a different body answers 409 idempotency_key_reuse', async () => {
@@ -123,7 +157,9 @@ describe('idempotency keys on POST and PATCH', () => {
 
   test('the same key while the original still runs answers 409 idempotency_request_in_progress, then replays once it is done', async () => {
     const key = randomUUID()
-    const entered = new Promise<void>((resolve) => { slow.entered = resolve })
+    const entered = new Promise<void>((resolve) => {
+      slow.entered = resolve
+    })
     const original = send('POST', '/v1/test/idem/slow', key, { name: 'a' })
     await entered
     const during = await send('POST', '/v1/test/idem/slow', key, { name: 'a' })
@@ -170,7 +206,9 @@ describe('idempotency keys on POST and PATCH', () => {
   test('keys are scoped per environment: the same organization in production can use the same key', async () => {
     const key = randomUUID()
     await send('POST', '/v1/test/idem/things', key, { name: 'a' })
-    const live = await (await createTenant(t, { organizationId: tenant.organizationId, environment: 'production' })).token()
+    const live = await (
+      await createTenant(t, { organizationId: tenant.organizationId, environment: 'production' })
+    ).token()
     const before = calls.create
     const res = await send('POST', '/v1/test/idem/things', key, { name: 'a' }, live)
     assert.equal(res.statusCode, 201)
@@ -230,11 +268,16 @@ describe('idempotency keys on POST and PATCH', () => {
     assert.equal(first.statusCode, 400)
     assert.equal(first.json().error.code, 'invalid_request_body')
     assert.equal(first.headers['idempotent-replay'], undefined)
-    assertReplay(await send('POST', '/v1/test/idem/things', key, '{"name": "a",', token, json), first)
+    assertReplay(
+      await send('POST', '/v1/test/idem/things', key, '{"name": "a",', token, json),
+      first,
+    )
     const other = await send('POST', '/v1/test/idem/things', key, { name: 'a' })
     assert.equal(other.statusCode, 409)
     assert.equal(other.json().error.code, 'idempotency_key_reuse')
-    const plain = await send('POST', '/v1/test/idem/things', randomUUID(), 'name=a', token, { 'content-type': 'text/plain' })
+    const plain = await send('POST', '/v1/test/idem/things', randomUUID(), 'name=a', token, {
+      'content-type': 'text/plain',
+    })
     assert.equal(plain.json().error.code, 'invalid_request_body')
   })
 
@@ -264,23 +307,42 @@ describe('idempotency keys on POST and PATCH', () => {
   test('a key held by a node that died is free at once: the retry on another node runs without waiting', async () => {
     // The node that "dies" is a second app with its own registry of running keys (its own lock connection on
     // PostgreSQL, its own process on the embedded database). Its request never answers; its locks go with it.
-    const pool = t.deps.config.databaseUrl ? await openDatabase({ databaseUrl: t.deps.config.databaseUrl, dataDir: null, poolSize: 4 }) : null
+    const pool = t.deps.config.databaseUrl
+      ? await openDatabase({ databaseUrl: t.deps.config.databaseUrl, dataDir: null, poolSize: 4 })
+      : null
     const dying = new InFlightKeys(t.deps.config.databaseUrl)
-    const node = await buildApp(pool ? buildServices({ ...t.deps, db: pool.db, inFlight: dying }) : { ...t.deps, inFlight: dying })
+    const node = await buildApp(
+      pool
+        ? buildServices({ ...t.deps, db: pool.db, inFlight: dying })
+        : { ...t.deps, inFlight: dying },
+    )
     addRoutes(node)
     await node.ready()
     try {
       const key = randomUUID()
-      const entered = new Promise<void>((resolve) => { slow.entered = resolve })
-      const crashed = node.inject({ method: 'POST', url: '/v1/test/idem/slow', payload: { name: 'a' }, headers: { authorization: `Bearer ${token}`, 'idempotency-key': key } })
+      const entered = new Promise<void>((resolve) => {
+        slow.entered = resolve
+      })
+      const crashed = node.inject({
+        method: 'POST',
+        url: '/v1/test/idem/slow',
+        payload: { name: 'a' },
+        headers: { authorization: `Bearer ${token}`, 'idempotency-key': key },
+      })
       await entered
       const releaseCrashed = slow.release
       if (pool) {
         const during = await send('POST', '/v1/test/idem/slow', key, { name: 'a' })
-        assert.equal(during.json().error.code, 'idempotency_request_in_progress', 'while the other node runs it, the key is held across nodes')
+        assert.equal(
+          during.json().error.code,
+          'idempotency_request_in_progress',
+          'while the other node runs it, the key is held across nodes',
+        )
       }
       await dying.close() // the node dies: its lock connection (and with it every lock it held) is gone
-      const enteredAgain = new Promise<void>((resolve) => { slow.entered = resolve })
+      const enteredAgain = new Promise<void>((resolve) => {
+        slow.entered = resolve
+      })
       const retry = send('POST', '/v1/test/idem/slow', key, { name: 'a' })
       await enteredAgain
       slow.release()
@@ -304,32 +366,53 @@ describe('idempotency keys on POST and PATCH', () => {
     const recent = randomUUID()
     await send('POST', '/v1/test/idem/things', recent, { name: 'a' }, fresh)
     await purgeIdempotencyKeys(t.deps)
-    const keys = (await t.deps.db.selectFrom('idempotency_keys').select('key').where('key', 'in', [old, recent]).execute()).map((r) => r.key)
+    const keys = (
+      await t.deps.db
+        .selectFrom('idempotency_keys')
+        .select('key')
+        .where('key', 'in', [old, recent])
+        .execute()
+    ).map((r) => r.key)
     assert.deepEqual(keys, [recent])
   })
 
   test('identical requests arriving at the same moment on two nodes run exactly once', async () => {
     // On PostgreSQL the second node has a connection pool of its own; PGlite in memory can only be shared.
-    const pool = t.deps.config.databaseUrl ? await openDatabase({ databaseUrl: t.deps.config.databaseUrl, dataDir: null, poolSize: 4 }) : null
+    const pool = t.deps.config.databaseUrl
+      ? await openDatabase({ databaseUrl: t.deps.config.databaseUrl, dataDir: null, poolSize: 4 })
+      : null
     // Each node keeps its own registry of running keys: on PostgreSQL they meet in its advisory locks.
     const inFlight = pool ? new InFlightKeys(t.deps.config.databaseUrl) : t.deps.inFlight
-    const second = await buildApp(pool ? buildServices({ ...t.deps, db: pool.db, inFlight }) : { ...t.deps, inFlight })
+    const second = await buildApp(
+      pool ? buildServices({ ...t.deps, db: pool.db, inFlight }) : { ...t.deps, inFlight },
+    )
     addRoutes(second)
     await second.ready()
     try {
       for (let round = 0; round < 5; round++) {
         const key = randomUUID()
         const before = calls.race
-        const request = (app: FastifyInstance) => app.inject({
-          method: 'POST', url: '/v1/test/idem/race', payload: { name: 'a' },
-          headers: { authorization: `Bearer ${token}`, 'idempotency-key': key },
-        })
-        const answers = await Promise.all([request(t.app), request(second), request(t.app), request(second)])
+        const request = (app: FastifyInstance) =>
+          app.inject({
+            method: 'POST',
+            url: '/v1/test/idem/race',
+            payload: { name: 'a' },
+            headers: { authorization: `Bearer ${token}`, 'idempotency-key': key },
+          })
+        const answers = await Promise.all([
+          request(t.app),
+          request(second),
+          request(t.app),
+          request(second),
+        ])
         assert.equal(calls.race, before + 1, `round ${round}: exactly one ran`)
-        const ran = answers.filter((r) => r.statusCode === 201 && r.headers['idempotent-replay'] === undefined)
+        const ran = answers.filter(
+          (r) => r.statusCode === 201 && r.headers['idempotent-replay'] === undefined,
+        )
         assert.equal(ran.length, 1)
         for (const other of answers.filter((r) => r !== ran[0])) {
-          if (other.statusCode === 409) assert.equal(other.json().error.code, 'idempotency_request_in_progress')
+          if (other.statusCode === 409)
+            assert.equal(other.json().error.code, 'idempotency_request_in_progress')
           else assertReplay(other, ran[0])
         }
       }

@@ -6,14 +6,19 @@ import { test } from 'node:test'
 import { databaseIndependent } from '../helpers/suites.js'
 
 const root = fileURLToPath(new URL('../..', import.meta.url))
-const depcruise = fileURLToPath(new URL('../../node_modules/dependency-cruiser/bin/dependency-cruise.mjs', import.meta.url))
+const depcruise = fileURLToPath(
+  new URL('../../node_modules/dependency-cruiser/bin/dependency-cruise.mjs', import.meta.url),
+)
 
 const { LAYERS, MIGRATIONS } = createRequire(import.meta.url)('../../scripts/layers.cjs') as {
   LAYERS: { name: string; path: string }[]
   MIGRATIONS: string
 }
 
-interface Graph { source: string; dependencies: { resolved: string }[] }
+interface Graph {
+  source: string
+  dependencies: { resolved: string }[]
+}
 
 /** The rank of a file's layer (0: platform … root last), or -1 for a file in no layer. */
 function layerOf(path: string): number {
@@ -50,7 +55,11 @@ function upwardPaths(graph: Graph[]): string[] {
 }
 
 function cruise(...args: string[]) {
-  return spawnSync(process.execPath, [depcruise, 'src', '--config', '.dependency-cruiser.cjs', ...args], { cwd: root, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 })
+  return spawnSync(
+    process.execPath,
+    [depcruise, 'src', '--config', '.dependency-cruiser.cjs', ...args],
+    { cwd: root, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 },
+  )
 }
 
 /** The folders of src that form a module: one of src/modules, or a platform folder (jobs, http, esim-network, …) or the migrations. */
@@ -63,7 +72,9 @@ function moduleOf(path: string): string | null {
 }
 
 /** Every import cycle between modules, as the modules of each strongly connected group (Tarjan), sorted. */
-function moduleCycles(graph: { source: string; dependencies: { resolved: string }[] }[]): string[][] {
+function moduleCycles(
+  graph: { source: string; dependencies: { resolved: string }[] }[],
+): string[][] {
   const edges = new Map<string, Set<string>>()
   for (const m of graph) {
     const from = moduleOf(m.source)
@@ -83,12 +94,18 @@ function moduleCycles(graph: { source: string; dependencies: { resolved: string 
     low.set(v, index.get(v)!)
     stack.push(v)
     for (const w of edges.get(v) ?? []) {
-      if (!index.has(w)) { visit(w); low.set(v, Math.min(low.get(v)!, low.get(w)!)) } else if (stack.includes(w)) low.set(v, Math.min(low.get(v)!, index.get(w)!))
+      if (!index.has(w)) {
+        visit(w)
+        low.set(v, Math.min(low.get(v)!, low.get(w)!))
+      } else if (stack.includes(w)) low.set(v, Math.min(low.get(v)!, index.get(w)!))
     }
     if (low.get(v) === index.get(v)) {
       const group: string[] = []
       let w: string
-      do { w = stack.pop()!; group.push(w) } while (w !== v)
+      do {
+        w = stack.pop()!
+        group.push(w)
+      } while (w !== v)
       if (group.length > 1) groups.push(group.sort())
     }
   }
@@ -96,7 +113,9 @@ function moduleCycles(graph: { source: string; dependencies: { resolved: string 
   return groups.sort()
 }
 
-test('imports keep the layers of docs/architecture.md, with no file import cycle and other modules only through their index.ts (npm run depcheck)', { skip: databaseIndependent }, () => {
+test('imports keep the layers of docs/architecture.md, with no file import cycle and other modules only through their index.ts (npm run depcheck)', {
+  skip: databaseIndependent,
+}, () => {
   const run = cruise('--output-type', 'err')
   assert.equal(run.status, 0, `dependency rule violations:\n${run.stdout}${run.stderr}`)
 })
@@ -112,14 +131,21 @@ function importGraph(): Graph[] {
   return graphRead
 }
 
-test('no import cycle between modules: every dependency between two modules runs one way', { skip: databaseIndependent }, () => {
+test('no import cycle between modules: every dependency between two modules runs one way', {
+  skip: databaseIndependent,
+}, () => {
   assert.deepEqual(moduleCycles(importGraph()), [])
 })
 
-test('every file of src is in one layer, and no path of imports leads from a layer into a higher one', { skip: databaseIndependent }, () => {
+test('every file of src is in one layer, and no path of imports leads from a layer into a higher one', {
+  skip: databaseIndependent,
+}, () => {
   const graph = importGraph().filter((m) => m.source.startsWith('src/'))
   assert.ok(graph.length > 300, 'the graph holds the whole of src')
-  assert.deepEqual(graph.filter((m) => layerOf(m.source) < 0).map((m) => m.source), [])
+  assert.deepEqual(
+    graph.filter((m) => layerOf(m.source) < 0).map((m) => m.source),
+    [],
+  )
   assert.deepEqual(upwardPaths(graph), [])
 })
 
@@ -141,7 +167,10 @@ test('the cycle check finds a cycle through three modules', () => {
   const graph = [
     { source: 'src/modules/a/x.ts', dependencies: [{ resolved: 'src/modules/b/index.ts' }] },
     { source: 'src/modules/b/y.ts', dependencies: [{ resolved: 'src/modules/c/index.ts' }] },
-    { source: 'src/modules/c/z.ts', dependencies: [{ resolved: 'src/modules/a/index.ts' }, { resolved: 'src/db/tx.ts' }] },
+    {
+      source: 'src/modules/c/z.ts',
+      dependencies: [{ resolved: 'src/modules/a/index.ts' }, { resolved: 'src/db/tx.ts' }],
+    },
     { source: 'src/modules/index.ts', dependencies: [{ resolved: 'src/modules/a/module.ts' }] },
   ]
   assert.deepEqual(moduleCycles(graph), [['a', 'b', 'c']])

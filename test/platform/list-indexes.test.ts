@@ -29,7 +29,10 @@ const SMALL = 3_000
 /** The most rows one scan of the table may read (returned plus filtered away) for one page of 25. */
 const PAGE_READ = 60
 
-interface Captured { text: string; values: unknown[] }
+interface Captured {
+  text: string
+  values: unknown[]
+}
 let capturing = false
 const captured: Captured[] = []
 const originalQuery = pg.Client.prototype.query
@@ -40,7 +43,8 @@ function captureQueries(): void {
     const [first, second] = args
     const text = typeof first === 'string' ? first : first?.text
     const values = typeof first === 'string' ? second : first?.values
-    if (capturing && typeof text === 'string') captured.push({ text, values: Array.isArray(values) ? values : [] })
+    if (capturing && typeof text === 'string')
+      captured.push({ text, values: Array.isArray(values) ? values : [] })
     return (originalQuery as any).apply(this, args)
   } as typeof pg.Client.prototype.query
 }
@@ -56,12 +60,25 @@ let admin: pg.Client
 const ids: Record<string, string> = {}
 
 /** `count` copies of one row of `table` (its `id` is `templateId`), each with the columns of `overrides` (SQL over g = 1…count). */
-async function copies(table: string, templateId: string, count: number, overrides: Record<string, string>): Promise<void> {
-  const { rows } = await admin.query<{ name: string }>(`SELECT column_name AS name FROM information_schema.columns
-    WHERE table_schema = 'public' AND table_name = $1 ORDER BY ordinal_position`, [table])
+async function copies(
+  table: string,
+  templateId: string,
+  count: number,
+  overrides: Record<string, string>,
+): Promise<void> {
+  const { rows } = await admin.query<{ name: string }>(
+    `SELECT column_name AS name FROM information_schema.columns
+    WHERE table_schema = 'public' AND table_name = $1 ORDER BY ordinal_position`,
+    [table],
+  )
   const columns = rows.map((r) => `"${r.name}"`).join(', ')
-  const values = rows.map((r) => (r.name in overrides ? overrides[r.name] : `t."${r.name}"`)).join(', ')
-  await admin.query(`INSERT INTO ${table} (${columns}) SELECT ${values} FROM ${table} AS t, generate_series(1, ${count}) AS g WHERE t.id = $1`, [templateId])
+  const values = rows
+    .map((r) => (r.name in overrides ? overrides[r.name] : `t."${r.name}"`))
+    .join(', ')
+  await admin.query(
+    `INSERT INTO ${table} (${columns}) SELECT ${values} FROM ${table} AS t, generate_series(1, ${count}) AS g WHERE t.id = $1`,
+    [templateId],
+  )
 }
 
 /** An id of `prefix` older than any the API made (their time part starts with 01), unique per g. */
@@ -70,93 +87,205 @@ const seedId = (prefix: string, g = 'g') => `'${prefix}_00' || lpad(${g}::text, 
 const rare = (rareValue: string, other: string, third?: string) =>
   `CASE WHEN g % 200 = 0 THEN '${rareValue}'${third ? ` WHEN g % 200 = 100 THEN '${third}'` : ''} ELSE '${other}' END`
 
-before(async () => {
-  if (skip) return
-  captureQueries()
-  t = await startTestApp({ env: { SVC_RELEASES: 'three_d_secure' } })
-  admin = new pg.Client({ connectionString: t.deps.config.databaseUrl! })
-  await admin.connect()
-  const tenant = await createTenant(t)
-  token = await tenant.token()
-  narrow.rareHidden = await tenant.token(SCOPES.filter((s) => s !== 'transactions:read').join(' '))
-  narrow.newestHidden = await tenant.token(SCOPES.filter((s) => s !== 'accounts:read').join(' '))
-  narrow.disputesOnly = await tenant.token('transactions:read')
-  const ok = async (method: string, url: string, body?: unknown, status = 200) => {
-    const res = await t.api(token, method, url, body)
-    assert.equal(res.statusCode, status, `${method} ${url}: ${res.body}`)
-    return res.json()
-  }
+before(
+  async () => {
+    if (skip) return
+    captureQueries()
+    t = await startTestApp({ env: { SVC_RELEASES: 'three_d_secure' } })
+    admin = new pg.Client({ connectionString: t.deps.config.databaseUrl! })
+    await admin.connect()
+    const tenant = await createTenant(t)
+    token = await tenant.token()
+    narrow.rareHidden = await tenant.token(
+      SCOPES.filter((s) => s !== 'transactions:read').join(' '),
+    )
+    narrow.newestHidden = await tenant.token(SCOPES.filter((s) => s !== 'accounts:read').join(' '))
+    narrow.disputesOnly = await tenant.token('transactions:read')
+    const ok = async (method: string, url: string, body?: unknown, status = 200) => {
+      const res = await t.api(token, method, url, body)
+      assert.equal(res.statusCode, status, `${method} ${url}: ${res.body}`)
+      return res.json()
+    }
 
-  // One of each object through the API: the templates the rows below copy, and the parents the parent filters name.
-  const endpoint = await ok('POST', '/v1/webhook_endpoints', { url: 'http://127.0.0.1:9/hook', enabled_events: ['*'] }, 201)
-  const holder = await makeCardholder(t, token)
-  await attest(t, token, holder.id, 'approved', true)
-  const account = await makeAccount(t, token, tenant.programs.full.id, holder.id)
-  await ok('POST', `/v1/accounts/${account.id}/credit`, { amount: 100_000 })
-  const card = await issuedCard(t, token, cardBody(holder.id, account.id))
-  const auth = await ok('POST', '/v1/simulate/authorizations', { card_id: card.id, amount: 3000, currency: 'USD', merchant: MERCHANT }, 201)
-  const capture = await ok('POST', `/v1/simulate/authorizations/${auth.id}/capture`, {}, 201)
-  await ok('POST', `/v1/simulate/transactions/${capture.id}/settle`)
-  const dispute = await ok('POST', '/v1/disputes', { transaction_id: capture.id, reason: 'not_received', amount: 1000, evidence: { explanation: 'x' } }, 201)
-  const networkToken = await ok('POST', '/v1/simulate/network_tokens', { card_id: card.id, wallet: 'apple_pay' }, 201)
-  const authentication = await ok('POST', '/v1/simulate/authentications', { card_id: card.id, amount: 100, currency: 'USD', merchant: MERCHANT }, 201)
-  const now = t.clock.now()
-  const report = await ok('POST', '/v1/reports', { type: 'transactions', from: new Date(now.getTime() - 86_400_000).toISOString(), to: now.toISOString() }, 201)
-  await ok('POST', '/v1/simulate/esim/provisioning', { latency_ms: 0 })
-  const order = await completedOrder(t, token, { package_id: (await packageFor(t, token)).id })
-  const delivery = await admin.query<{ id: string }>('SELECT id FROM webhook_deliveries WHERE endpoint_id = $1 LIMIT 1', [endpoint.id])
-  Object.assign(ids, { endpoint: endpoint.id, holder: holder.id, account: account.id, card: card.id, auth: auth.id, program: tenant.programs.full.id })
+    // One of each object through the API: the templates the rows below copy, and the parents the parent filters name.
+    const endpoint = await ok(
+      'POST',
+      '/v1/webhook_endpoints',
+      { url: 'http://127.0.0.1:9/hook', enabled_events: ['*'] },
+      201,
+    )
+    const holder = await makeCardholder(t, token)
+    await attest(t, token, holder.id, 'approved', true)
+    const account = await makeAccount(t, token, tenant.programs.full.id, holder.id)
+    await ok('POST', `/v1/accounts/${account.id}/credit`, { amount: 100_000 })
+    const card = await issuedCard(t, token, cardBody(holder.id, account.id))
+    const auth = await ok(
+      'POST',
+      '/v1/simulate/authorizations',
+      { card_id: card.id, amount: 3000, currency: 'USD', merchant: MERCHANT },
+      201,
+    )
+    const capture = await ok('POST', `/v1/simulate/authorizations/${auth.id}/capture`, {}, 201)
+    await ok('POST', `/v1/simulate/transactions/${capture.id}/settle`)
+    const dispute = await ok(
+      'POST',
+      '/v1/disputes',
+      {
+        transaction_id: capture.id,
+        reason: 'not_received',
+        amount: 1000,
+        evidence: { explanation: 'x' },
+      },
+      201,
+    )
+    const networkToken = await ok(
+      'POST',
+      '/v1/simulate/network_tokens',
+      { card_id: card.id, wallet: 'apple_pay' },
+      201,
+    )
+    const authentication = await ok(
+      'POST',
+      '/v1/simulate/authentications',
+      { card_id: card.id, amount: 100, currency: 'USD', merchant: MERCHANT },
+      201,
+    )
+    const now = t.clock.now()
+    const report = await ok(
+      'POST',
+      '/v1/reports',
+      {
+        type: 'transactions',
+        from: new Date(now.getTime() - 86_400_000).toISOString(),
+        to: now.toISOString(),
+      },
+      201,
+    )
+    await ok('POST', '/v1/simulate/esim/provisioning', { latency_ms: 0 })
+    const order = await completedOrder(t, token, { package_id: (await packageFor(t, token)).id })
+    const delivery = await admin.query<{ id: string }>(
+      'SELECT id FROM webhook_deliveries WHERE endpoint_id = $1 LIMIT 1',
+      [endpoint.id],
+    )
+    Object.assign(ids, {
+      endpoint: endpoint.id,
+      holder: holder.id,
+      account: account.id,
+      card: card.id,
+      auth: auth.id,
+      program: tenant.programs.full.id,
+    })
 
-  // Thousands of each, the filtered values rare. Parents of the copies are made-up ids (no foreign key) or, where the
-  // schema has one, the copied cards: the parents above keep their own few rows.
-  await copies('cards', card.id, BIG, { id: seedId('card'), status: rare('closed', 'active', 'frozen'), holds_card_slot: 'false', cardholder_id: seedId('chd'), account_id: seedId('acct') })
-  await copies('cardholders', holder.id, BIG, {
-    id: seedId('chd'), email: `'seed' || g || '@example.com'`, phone_number: 'NULL', reference: `'ref-' || g`, kyc_status: rare('rejected', 'approved'),
-    // One in 200 expired and announced; three expired with the announcement still due; half with an expiry to come.
-    kyc_expires_at: `CASE WHEN g % 200 = 100 OR g IN (7, 13, 19) THEN now() - interval '1 day' WHEN g % 2 = 0 THEN now() + interval '300 days' END`,
-    kyc_expiry_notified: 'g % 200 = 100',
-  })
-  await copies('accounts', account.id, BIG, { id: seedId('acct'), cardholder_id: seedId('chd') })
-  await copies('authorizations', auth.id, BIG, {
-    id: seedId('auth'), status: `CASE WHEN g % 200 = 0 THEN 'reversed' WHEN g % 10 = 1 THEN 'pending' ELSE 'closed' END`, card_id: seedId('card'), account_id: seedId('acct'),
-  })
-  await copies('transactions', capture.id, BIG, {
-    id: seedId('txn'), type: rare('refund', 'capture'), status: `CASE WHEN g % 200 = 100 THEN 'refunded' WHEN g % 50 = 1 THEN 'pending' ELSE 'settled' END`,
-    card_id: seedId('card'), account_id: seedId('acct'), authorization_id: seedId('auth'),
-  })
-  await copies('network_tokens', networkToken.id, SMALL, { id: seedId('ntok'), card_id: seedId('card'), wallet: rare('samsung_pay', 'apple_pay'), status: rare('requested', 'active', 'suspended') })
-  await copies('disputes', dispute.id, SMALL, { id: seedId('dsp'), status: rare('won', 'lost'), card_id: seedId('card'), transaction_id: seedId('txn') })
-  await copies('authentications', authentication.id, SMALL, { id: seedId('tdsa'), card_id: seedId('card'), status: rare('declined', 'approved') })
-  await copies('reports', report.id, SMALL, { id: seedId('rpt'), type: rare('esim_orders', 'transactions'), status: rare('pending', 'succeeded', 'failed') })
-  await copies('esim_orders', order.id, SMALL, { id: seedId('esord'), reference: `'seed-' || g`, status: rare('unsettled', 'completed', 'failed'), cardholder_id: seedId('chd') })
-  // Clients of the tenant (a few revoked) among other organizations' ones.
-  await copies('organizations', tenant.organizationId, 200, { id: seedId('org') })
-  await copies('oauth_clients', tenant.clientId, SMALL, {
-    id: seedId('oc'), organization_id: `CASE WHEN g % 2 = 0 THEN organization_id ELSE ${seedId('org', '(g % 200 + 1)')} END`,
-    status: `CASE WHEN g % 20 = 0 THEN 'revoked' ELSE 'active' END`,
-  })
+    // Thousands of each, the filtered values rare. Parents of the copies are made-up ids (no foreign key) or, where the
+    // schema has one, the copied cards: the parents above keep their own few rows.
+    await copies('cards', card.id, BIG, {
+      id: seedId('card'),
+      status: rare('closed', 'active', 'frozen'),
+      holds_card_slot: 'false',
+      cardholder_id: seedId('chd'),
+      account_id: seedId('acct'),
+    })
+    await copies('cardholders', holder.id, BIG, {
+      id: seedId('chd'),
+      email: `'seed' || g || '@example.com'`,
+      phone_number: 'NULL',
+      reference: `'ref-' || g`,
+      kyc_status: rare('rejected', 'approved'),
+      // One in 200 expired and announced; three expired with the announcement still due; half with an expiry to come.
+      kyc_expires_at: `CASE WHEN g % 200 = 100 OR g IN (7, 13, 19) THEN now() - interval '1 day' WHEN g % 2 = 0 THEN now() + interval '300 days' END`,
+      kyc_expiry_notified: 'g % 200 = 100',
+    })
+    await copies('accounts', account.id, BIG, { id: seedId('acct'), cardholder_id: seedId('chd') })
+    await copies('authorizations', auth.id, BIG, {
+      id: seedId('auth'),
+      status: `CASE WHEN g % 200 = 0 THEN 'reversed' WHEN g % 10 = 1 THEN 'pending' ELSE 'closed' END`,
+      card_id: seedId('card'),
+      account_id: seedId('acct'),
+    })
+    await copies('transactions', capture.id, BIG, {
+      id: seedId('txn'),
+      type: rare('refund', 'capture'),
+      status: `CASE WHEN g % 200 = 100 THEN 'refunded' WHEN g % 50 = 1 THEN 'pending' ELSE 'settled' END`,
+      card_id: seedId('card'),
+      account_id: seedId('acct'),
+      authorization_id: seedId('auth'),
+    })
+    await copies('network_tokens', networkToken.id, SMALL, {
+      id: seedId('ntok'),
+      card_id: seedId('card'),
+      wallet: rare('samsung_pay', 'apple_pay'),
+      status: rare('requested', 'active', 'suspended'),
+    })
+    await copies('disputes', dispute.id, SMALL, {
+      id: seedId('dsp'),
+      status: rare('won', 'lost'),
+      card_id: seedId('card'),
+      transaction_id: seedId('txn'),
+    })
+    await copies('authentications', authentication.id, SMALL, {
+      id: seedId('tdsa'),
+      card_id: seedId('card'),
+      status: rare('declined', 'approved'),
+    })
+    await copies('reports', report.id, SMALL, {
+      id: seedId('rpt'),
+      type: rare('esim_orders', 'transactions'),
+      status: rare('pending', 'succeeded', 'failed'),
+    })
+    await copies('esim_orders', order.id, SMALL, {
+      id: seedId('esord'),
+      reference: `'seed-' || g`,
+      status: rare('unsettled', 'completed', 'failed'),
+      cardholder_id: seedId('chd'),
+    })
+    // Clients of the tenant (a few revoked) among other organizations' ones.
+    await copies('organizations', tenant.organizationId, 200, { id: seedId('org') })
+    await copies('oauth_clients', tenant.clientId, SMALL, {
+      id: seedId('oc'),
+      organization_id: `CASE WHEN g % 2 = 0 THEN organization_id ELSE ${seedId('org', '(g % 200 + 1)')} END`,
+      status: `CASE WHEN g % 20 = 0 THEN 'revoked' ELSE 'active' END`,
+    })
 
-  // Events a second apart up to now (ids made at their time, as the app makes them), one delivery each to the endpoint.
-  const start = now.getTime() - BIG * 1000
-  // (Made here rather than with newId, which never goes back in time within a process: these are in the past.)
-  const eventIds = Array.from({ length: BIG }, (_, i) => `${idHeadAt('evt', new Date(start + i * 1000))}${String(i).padStart(16, '0')}`)
-  // Rare dispute types throughout; card.created makes the oldest 40 % and then stops, as a type frequent in a
-  // program's first months and absent from its newest events (the statistics still call it frequent).
-  const types = eventIds.map((_, i) => (i % 200 === 0 ? 'dispute.created' : i % 200 === 100 ? 'dispute.updated' : i < BIG * 0.4 ? 'card.created' : 'account.credited'))
-  await admin.query(`INSERT INTO events (id, organization_id, environment, type, api_version, data, created_at)
+    // Events a second apart up to now (ids made at their time, as the app makes them), one delivery each to the endpoint.
+    const start = now.getTime() - BIG * 1000
+    // (Made here rather than with newId, which never goes back in time within a process: these are in the past.)
+    const eventIds = Array.from(
+      { length: BIG },
+      (_, i) => `${idHeadAt('evt', new Date(start + i * 1000))}${String(i).padStart(16, '0')}`,
+    )
+    // Rare dispute types throughout; card.created makes the oldest 40 % and then stops, as a type frequent in a
+    // program's first months and absent from its newest events (the statistics still call it frequent).
+    const types = eventIds.map((_, i) =>
+      i % 200 === 0
+        ? 'dispute.created'
+        : i % 200 === 100
+          ? 'dispute.updated'
+          : i < BIG * 0.4
+            ? 'card.created'
+            : 'account.credited',
+    )
+    await admin.query(
+      `INSERT INTO events (id, organization_id, environment, type, api_version, data, created_at)
     SELECT x.id, $3, 'sandbox', x.type, '2026-01-01', json_build_object('object', json_build_object('id', 'obj_' || x.n)), to_timestamp(($4::float8 + (x.n - 1) * 1000) / 1000)
-    FROM unnest($1::text[], $2::text[]) WITH ORDINALITY AS x(id, type, n)`, [eventIds, types, tenant.organizationId, start])
-  await admin.query(`INSERT INTO webhook_deliveries (id, event_id, endpoint_id, organization_id, environment, event_type, status, attempts, failures,
+    FROM unnest($1::text[], $2::text[]) WITH ORDINALITY AS x(id, type, n)`,
+      [eventIds, types, tenant.organizationId, start],
+    )
+    await admin.query(
+      `INSERT INTO webhook_deliveries (id, event_id, endpoint_id, organization_id, environment, event_type, status, attempts, failures,
       next_attempt_at, created_at, updated_at)
     SELECT 'whd_00' || lpad(x.n::text, 24, '0'), x.id, d.endpoint_id, d.organization_id, d.environment, x.type,
       CASE WHEN x.n % 200 = 0 THEN 'failed' WHEN x.n % 200 = 100 THEN 'canceled' WHEN x.n % 200 = 50 THEN 'pending' ELSE 'delivered' END,
       1, 0, d.next_attempt_at, d.created_at, d.updated_at
-    FROM webhook_deliveries AS d, unnest($1::text[], $2::text[]) WITH ORDINALITY AS x(id, type, n) WHERE d.id = $3`, [eventIds, types, delivery.rows[0].id])
-  ids.oldEventTime = new Date(start + 500_000).toISOString()
-  ids.recentEventTime = new Date(now.getTime() - 5_000).toISOString()
+    FROM webhook_deliveries AS d, unnest($1::text[], $2::text[]) WITH ORDINALITY AS x(id, type, n) WHERE d.id = $3`,
+      [eventIds, types, delivery.rows[0].id],
+    )
+    ids.oldEventTime = new Date(start + 500_000).toISOString()
+    ids.recentEventTime = new Date(now.getTime() - 5_000).toISOString()
 
-  await admin.query('ANALYZE')
-}, { timeout: 120_000 })
+    await admin.query('ANALYZE')
+  },
+  { timeout: 120_000 },
+)
 
 after(async () => {
   if (skip) return
@@ -181,7 +310,11 @@ function flatten(node: PlanNode): PlanNode[] {
 }
 
 /** The plans of the list statements on `table` the app ran for one request (each run again under EXPLAIN ANALYZE). */
-async function plansOf(url: string, table: string, caller = token): Promise<{ text: string; plan: PlanNode }[]> {
+async function plansOf(
+  url: string,
+  table: string,
+  caller = token,
+): Promise<{ text: string; plan: PlanNode }[]> {
   captured.length = 0
   capturing = true
   let res
@@ -191,23 +324,38 @@ async function plansOf(url: string, table: string, caller = token): Promise<{ te
     capturing = false
   }
   assert.equal(res.statusCode, 200, `${url}: ${res.body}`)
-  const lists = captured.filter((q) => new RegExp(`from "${table}"`, 'i').test(q.text) && /order by/i.test(q.text) && /limit/i.test(q.text))
+  const lists = captured.filter(
+    (q) =>
+      new RegExp(`from "${table}"`, 'i').test(q.text) &&
+      /order by/i.test(q.text) &&
+      /limit/i.test(q.text),
+  )
   assert.ok(lists.length > 0, `${url}: no list statement on ${table} captured`)
   const out: { text: string; plan: PlanNode }[] = []
   for (const q of lists) {
     // The plan for these values (what an unnamed statement gets) ...
     const custom = await admin.query(`EXPLAIN (ANALYZE, FORMAT JSON) ${q.text}`, q.values)
-    out.push({ text: `custom plan: ${q.text}`, plan: (custom.rows[0]['QUERY PLAN'] as { Plan: PlanNode }[])[0].Plan })
+    out.push({
+      text: `custom plan: ${q.text}`,
+      plan: (custom.rows[0]['QUERY PLAN'] as { Plan: PlanNode }[])[0].Plan,
+    })
     // ... and the one a named statement settles on after its first executions (the app names its statements, except
     // those marked to be planned per call): a generic plan, costed for an average value, when PostgreSQL finds it no
     // costlier than the plans for the values seen.
     if (q.text.includes(PLAN_PER_CALL)) continue
-    const args = q.values.map((v) => (v === null ? 'NULL' : admin.escapeLiteral(v instanceof Date ? v.toISOString() : String(v)))).join(', ')
+    const args = q.values
+      .map((v) =>
+        v === null ? 'NULL' : admin.escapeLiteral(v instanceof Date ? v.toISOString() : String(v)),
+      )
+      .join(', ')
     await admin.query(`PREPARE list_page AS ${q.text}`)
     try {
       for (let i = 0; i < 6; i++) await admin.query(`EXECUTE list_page(${args})`)
       const cached = await admin.query(`EXPLAIN (ANALYZE, FORMAT JSON) EXECUTE list_page(${args})`)
-      out.push({ text: `cached plan: ${q.text}`, plan: (cached.rows[0]['QUERY PLAN'] as { Plan: PlanNode }[])[0].Plan })
+      out.push({
+        text: `cached plan: ${q.text}`,
+        plan: (cached.rows[0]['QUERY PLAN'] as { Plan: PlanNode }[])[0].Plan,
+      })
     } finally {
       await admin.query('DEALLOCATE list_page')
     }
@@ -220,23 +368,47 @@ async function plansOf(url: string, table: string, caller = token): Promise<{ te
  * orders in flight or unsettled of the whole platform (the settlement sweep keeps them few), which PostgreSQL may
  * prefer to the status index while there are fewer of them than a page walk would read.
  */
-const SORTED_INPUTS = new Set(['esim_orders_reference', 'cardholders_kyc_expiry_due', 'esim_orders_open',
+const SORTED_INPUTS = new Set([
+  'esim_orders_reference',
+  'cardholders_kyc_expiry_due',
+  'esim_orders_open',
   // ... and the merge of one page per value where each value's range is read in its index's `(value, id)` order
   // (`inIndexOrder`): at most a page from each range (the read check below bounds every scan).
-  'events_scope_type', 'webhook_deliveries_endpoint_status', 'webhook_deliveries_endpoint_type'])
+  'events_scope_type',
+  'webhook_deliveries_endpoint_status',
+  'webhook_deliveries_endpoint_type',
+])
 
-async function assertIndexed(url: string, table: string, indexes: string[] = [], caller = token): Promise<void> {
+async function assertIndexed(
+  url: string,
+  table: string,
+  indexes: string[] = [],
+  caller = token,
+): Promise<void> {
   for (const { text, plan } of await plansOf(url, table, caller)) {
     const nodes = flatten(plan)
     const scans = nodes.filter((n) => n['Relation Name'] === table)
     const where = `${url}\n${text}\n${JSON.stringify(plan, null, 1)}`
-    assert.equal(scans.filter((n) => n['Node Type'] === 'Seq Scan').length, 0, `a sequential scan of ${table}: ${where}`)
+    assert.equal(
+      scans.filter((n) => n['Node Type'] === 'Seq Scan').length,
+      0,
+      `a sequential scan of ${table}: ${where}`,
+    )
     for (const sort of nodes.filter((n) => n['Node Type'] === 'Sort')) {
-      const inputs = flatten(sort).map((n) => n['Index Name']).filter((i) => i !== undefined)
-      assert.ok(inputs.length > 0 && inputs.every((i) => SORTED_INPUTS.has(i)), `a sort over ${table}: ${where}`)
+      const inputs = flatten(sort)
+        .map((n) => n['Index Name'])
+        .filter((i) => i !== undefined)
+      assert.ok(
+        inputs.length > 0 && inputs.every((i) => SORTED_INPUTS.has(i)),
+        `a sort over ${table}: ${where}`,
+      )
     }
     for (const scan of scans) {
-      const read = ((scan['Actual Rows'] ?? 0) + (scan['Rows Removed by Filter'] ?? 0) + (scan['Rows Removed by Index Recheck'] ?? 0)) * (scan['Actual Loops'] ?? 1)
+      const read =
+        ((scan['Actual Rows'] ?? 0) +
+          (scan['Rows Removed by Filter'] ?? 0) +
+          (scan['Rows Removed by Index Recheck'] ?? 0)) *
+        (scan['Actual Loops'] ?? 1)
       assert.ok(read <= PAGE_READ, `a scan of ${table} read ${read} rows for one page: ${where}`)
     }
     const used = new Set(scans.map((n) => n['Index Name']))
@@ -245,70 +417,142 @@ async function assertIndexed(url: string, table: string, indexes: string[] = [],
 }
 
 describe('every list filter reads an index in list order', { skip }, () => {
-  test('cards: the scope, a rare status, a cardholder, an account with a status, the parents\' card lists', async () => {
+  test("cards: the scope, a rare status, a cardholder, an account with a status, the parents' card lists", async () => {
     await assertIndexed('/v1/cards', 'cards')
     await assertIndexed('/v1/cards?status=closed', 'cards', ['cards_status'])
     await assertIndexed('/v1/cards?status=frozen', 'cards', ['cards_status'])
-    await assertIndexed(`/v1/cards?cardholder_id=${ids.holder}&status=closed`, 'cards', ['cards_cardholder'])
-    await assertIndexed(`/v1/cards?account_id=${ids.account}&status=active`, 'cards', ['cards_account'])
+    await assertIndexed(`/v1/cards?cardholder_id=${ids.holder}&status=closed`, 'cards', [
+      'cards_cardholder',
+    ])
+    await assertIndexed(`/v1/cards?account_id=${ids.account}&status=active`, 'cards', [
+      'cards_account',
+    ])
     await assertIndexed(`/v1/cardholders/${ids.holder}/cards`, 'cards', ['cards_cardholder'])
     await assertIndexed(`/v1/accounts/${ids.account}/cards`, 'cards', ['cards_account'])
   })
 
   test('cardholders: each KYC status, expired (announced and due), a reference', async () => {
     await assertIndexed('/v1/cardholders', 'cardholders')
-    await assertIndexed('/v1/cardholders?kyc_status=rejected', 'cardholders', ['cardholders_kyc_status'])
-    await assertIndexed('/v1/cardholders?kyc_status=not_started', 'cardholders', ['cardholders_kyc_status'])
+    await assertIndexed('/v1/cardholders?kyc_status=rejected', 'cardholders', [
+      'cardholders_kyc_status',
+    ])
+    await assertIndexed('/v1/cardholders?kyc_status=not_started', 'cardholders', [
+      'cardholders_kyc_status',
+    ])
     await assertIndexed('/v1/cardholders?kyc_status=approved', 'cardholders')
-    await assertIndexed('/v1/cardholders?kyc_status=expired', 'cardholders', ['cardholders_kyc_expired', 'cardholders_kyc_expiry_due'])
-    await assertIndexed('/v1/cardholders?reference=ref-77&kyc_status=approved', 'cardholders', ['cardholders_reference'])
-    const expired = (await t.api(token, 'GET', '/v1/cardholders?kyc_status=expired&limit=100')).json().data as any[]
+    await assertIndexed('/v1/cardholders?kyc_status=expired', 'cardholders', [
+      'cardholders_kyc_expired',
+      'cardholders_kyc_expiry_due',
+    ])
+    await assertIndexed('/v1/cardholders?reference=ref-77&kyc_status=approved', 'cardholders', [
+      'cardholders_reference',
+    ])
+    const expired = (
+      await t.api(token, 'GET', '/v1/cardholders?kyc_status=expired&limit=100')
+    ).json().data as any[]
     assert.equal(expired.length, BIG / 200 + 3, 'the announced expiries and the three still due')
     assert.ok(expired.every((c: any) => c.kyc_status === 'expired'))
-    assert.deepEqual(expired.map((c) => c.id), expired.map((c) => c.id).sort().reverse(), 'newest first across both')
+    assert.deepEqual(
+      expired.map((c) => c.id),
+      expired
+        .map((c) => c.id)
+        .sort()
+        .reverse(),
+      'newest first across both',
+    )
   })
 
   test('accounts: a cardholder, a program', async () => {
     await assertIndexed('/v1/accounts', 'accounts')
-    await assertIndexed(`/v1/accounts?cardholder_id=${ids.holder}`, 'accounts', ['accounts_cardholder'])
-    await assertIndexed(`/v1/accounts?program_id=${ids.program}&cardholder_id=chd_00${'42'.padStart(24, '0')}`, 'accounts')
+    await assertIndexed(`/v1/accounts?cardholder_id=${ids.holder}`, 'accounts', [
+      'accounts_cardholder',
+    ])
+    await assertIndexed(
+      `/v1/accounts?program_id=${ids.program}&cardholder_id=chd_00${'42'.padStart(24, '0')}`,
+      'accounts',
+    )
   })
 
-  test('authorizations: a rare status, a card, an account\'s pending ones (the console\'s account page)', async () => {
-    await assertIndexed('/v1/authorizations?status=reversed', 'authorizations', ['authorizations_status'])
-    await assertIndexed('/v1/authorizations?status=pending', 'authorizations', ['authorizations_status'])
-    await assertIndexed(`/v1/authorizations?card_id=${ids.card}&status=closed`, 'authorizations', ['authorizations_card'])
-    await assertIndexed(`/v1/authorizations?account_id=${ids.account}&status=pending`, 'authorizations', ['authorizations_account_pending'])
+  test("authorizations: a rare status, a card, an account's pending ones (the console's account page)", async () => {
+    await assertIndexed('/v1/authorizations?status=reversed', 'authorizations', [
+      'authorizations_status',
+    ])
+    await assertIndexed('/v1/authorizations?status=pending', 'authorizations', [
+      'authorizations_status',
+    ])
+    await assertIndexed(`/v1/authorizations?card_id=${ids.card}&status=closed`, 'authorizations', [
+      'authorizations_card',
+    ])
+    await assertIndexed(
+      `/v1/authorizations?account_id=${ids.account}&status=pending`,
+      'authorizations',
+      ['authorizations_account_pending'],
+    )
   })
 
   test('transactions: type, status, both, an authorization, a card', async () => {
-    await assertIndexed('/v1/transactions?type=refund', 'transactions', ['transactions_type_status'])
-    await assertIndexed('/v1/transactions?status=refunded', 'transactions', ['transactions_type_status'])
-    await assertIndexed('/v1/transactions?type=refund&status=pending', 'transactions', ['transactions_type_status'])
-    await assertIndexed(`/v1/transactions?authorization_id=${ids.auth}`, 'transactions', ['transactions_authorization'])
-    await assertIndexed(`/v1/transactions?card_id=${ids.card}&type=capture`, 'transactions', ['transactions_card'])
+    await assertIndexed('/v1/transactions?type=refund', 'transactions', [
+      'transactions_type_status',
+    ])
+    await assertIndexed('/v1/transactions?status=refunded', 'transactions', [
+      'transactions_type_status',
+    ])
+    await assertIndexed('/v1/transactions?type=refund&status=pending', 'transactions', [
+      'transactions_type_status',
+    ])
+    await assertIndexed(`/v1/transactions?authorization_id=${ids.auth}`, 'transactions', [
+      'transactions_authorization',
+    ])
+    await assertIndexed(`/v1/transactions?card_id=${ids.card}&type=capture`, 'transactions', [
+      'transactions_card',
+    ])
     const refunds = (await t.api(token, 'GET', '/v1/transactions?type=refund&limit=100')).json()
     assert.equal(refunds.data.length, BIG / 200)
-    assert.deepEqual(refunds.data.map((x: any) => x.id), refunds.data.map((x: any) => x.id).sort().reverse(), 'newest first across the merged statuses')
+    assert.deepEqual(
+      refunds.data.map((x: any) => x.id),
+      refunds.data
+        .map((x: any) => x.id)
+        .sort()
+        .reverse(),
+      'newest first across the merged statuses',
+    )
   })
 
   test('network tokens, disputes, 3-D Secure authentications, reports, eSIM orders, OAuth clients', async () => {
-    await assertIndexed('/v1/network_tokens?wallet=samsung_pay', 'network_tokens', ['network_tokens_wallet_status'])
-    await assertIndexed('/v1/network_tokens?status=suspended', 'network_tokens', ['network_tokens_wallet_status'])
-    await assertIndexed('/v1/network_tokens?wallet=apple_pay&status=requested', 'network_tokens', ['network_tokens_wallet_status'])
-    await assertIndexed(`/v1/network_tokens?card_id=${ids.card}&status=active`, 'network_tokens', ['network_tokens_card'])
+    await assertIndexed('/v1/network_tokens?wallet=samsung_pay', 'network_tokens', [
+      'network_tokens_wallet_status',
+    ])
+    await assertIndexed('/v1/network_tokens?status=suspended', 'network_tokens', [
+      'network_tokens_wallet_status',
+    ])
+    await assertIndexed('/v1/network_tokens?wallet=apple_pay&status=requested', 'network_tokens', [
+      'network_tokens_wallet_status',
+    ])
+    await assertIndexed(`/v1/network_tokens?card_id=${ids.card}&status=active`, 'network_tokens', [
+      'network_tokens_card',
+    ])
     await assertIndexed('/v1/disputes?status=won', 'disputes', ['disputes_status'])
     await assertIndexed(`/v1/disputes?card_id=${ids.card}`, 'disputes', ['disputes_card'])
-    await assertIndexed('/v1/authentications?status=declined', 'authentications', ['authentications_status'])
-    await assertIndexed(`/v1/authentications?card_id=${ids.card}`, 'authentications', ['authentications_card'])
+    await assertIndexed('/v1/authentications?status=declined', 'authentications', [
+      'authentications_status',
+    ])
+    await assertIndexed(`/v1/authentications?card_id=${ids.card}`, 'authentications', [
+      'authentications_card',
+    ])
     await assertIndexed('/v1/reports?type=esim_orders', 'reports', ['reports_type_status'])
     await assertIndexed('/v1/reports?status=failed', 'reports', ['reports_type_status'])
-    await assertIndexed('/v1/reports?type=transactions&status=pending', 'reports', ['reports_type_status'])
+    await assertIndexed('/v1/reports?type=transactions&status=pending', 'reports', [
+      'reports_type_status',
+    ])
     await assertIndexed('/v1/esim/orders?status=unsettled', 'esim_orders', ['esim_orders_status'])
     await assertIndexed('/v1/esim/orders?status=failed', 'esim_orders', ['esim_orders_status'])
-    await assertIndexed('/v1/esim/orders?reference=seed-77', 'esim_orders', ['esim_orders_reference'])
+    await assertIndexed('/v1/esim/orders?reference=seed-77', 'esim_orders', [
+      'esim_orders_reference',
+    ])
     await assertIndexed('/v1/oauth_clients', 'oauth_clients')
-    await assertIndexed('/v1/oauth_clients?status=revoked', 'oauth_clients', ['oauth_clients_status'])
+    await assertIndexed('/v1/oauth_clients?status=revoked', 'oauth_clients', [
+      'oauth_clients_status',
+    ])
   })
 
   test('events: a rare type, a type absent from the newest events, deep pages, a prefix, creation windows far from now', async () => {
@@ -319,7 +563,9 @@ describe('every list filter reads an index in list order', { skip }, () => {
     let cursor = ''
     const seen: string[] = []
     for (let i = 0; i < 40; i++) {
-      const page = (await t.api(token, 'GET', `/v1/events?type=card.created&limit=25${cursor}`)).json()
+      const page = (
+        await t.api(token, 'GET', `/v1/events?type=card.created&limit=25${cursor}`)
+      ).json()
       assert.equal(page.data.length, 25)
       assert.ok(page.data.every((e: any) => e.type === 'card.created'))
       seen.push(...page.data.map((e: any) => e.id))
@@ -328,17 +574,36 @@ describe('every list filter reads an index in list order', { skip }, () => {
     assert.deepEqual(seen, [...seen].sort().reverse(), 'newest first, no event twice')
     assert.equal(new Set(seen).size, 1000)
     await assertIndexed(`/v1/events?type=card.created${cursor}`, 'events', ['events_scope_type'])
-    const next = (await t.api(token, 'GET', `/v1/events?type=card.created&limit=25${cursor}`)).json()
+    const next = (
+      await t.api(token, 'GET', `/v1/events?type=card.created&limit=25${cursor}`)
+    ).json()
     assert.ok(next.data[0].id < seen[seen.length - 1], 'the 41st page follows the 40th')
     // Backwards from the 41st page's end: the 25 events before its last one, the 40th page's last among them.
-    const back = (await t.api(token, 'GET', `/v1/events?type=card.created&limit=25&ending_before=${next.next_cursor}`)).json()
-    assert.deepEqual(back.data.map((e: any) => e.id), [seen[seen.length - 1], ...next.data.slice(0, 24).map((e: any) => e.id)])
-    await assertIndexed(`/v1/events?type=card.created&ending_before=${next.next_cursor}`, 'events', ['events_scope_type'])
+    const back = (
+      await t.api(
+        token,
+        'GET',
+        `/v1/events?type=card.created&limit=25&ending_before=${next.next_cursor}`,
+      )
+    ).json()
+    assert.deepEqual(
+      back.data.map((e: any) => e.id),
+      [seen[seen.length - 1], ...next.data.slice(0, 24).map((e: any) => e.id)],
+    )
+    await assertIndexed(
+      `/v1/events?type=card.created&ending_before=${next.next_cursor}`,
+      'events',
+      ['events_scope_type'],
+    )
     await assertIndexed('/v1/events?type=dispute.*', 'events', ['events_scope_type'])
     await assertIndexed(`/v1/events?created[gt]=${ids.recentEventTime}`, 'events')
     await assertIndexed(`/v1/events?created[lt]=${ids.oldEventTime}`, 'events')
-    await assertIndexed(`/v1/events?type=dispute.*&created[lte]=${ids.oldEventTime}`, 'events', ['events_scope_type'])
-    const old = (await t.api(token, 'GET', `/v1/events?created[lt]=${ids.oldEventTime}&limit=100`)).json()
+    await assertIndexed(`/v1/events?type=dispute.*&created[lte]=${ids.oldEventTime}`, 'events', [
+      'events_scope_type',
+    ])
+    const old = (
+      await t.api(token, 'GET', `/v1/events?created[lt]=${ids.oldEventTime}&limit=100`)
+    ).json()
     assert.equal(old.data.length, 100)
     assert.ok(old.data.every((e: any) => e.created_at < ids.oldEventTime))
   })
@@ -354,7 +619,10 @@ describe('every list filter reads an index in list order', { skip }, () => {
     await assertIndexed('/v1/events', 'events', [], narrow.newestHidden)
     const plans = await plansOf('/v1/events', 'events', narrow.newestHidden)
     const indexes = plans.map((p) => flatten(p.plan).map((n) => n['Index Name']))
-    assert.ok(indexes.some((used) => used.includes('events_scope_type')), 'the readable types\' ranges were not read')
+    assert.ok(
+      indexes.some((used) => used.includes('events_scope_type')),
+      "the readable types' ranges were not read",
+    )
     const most = (await t.api(narrow.newestHidden!, 'GET', '/v1/events?limit=100')).json()
     assert.equal(most.data.length, 100)
     assert.ok(most.data.every((e: any) => e.type !== 'account.credited'))
@@ -365,17 +633,28 @@ describe('every list filter reads an index in list order', { skip }, () => {
     const first = (await t.api(narrow.disputesOnly!, 'GET', '/v1/events?limit=25')).json()
     assert.equal(first.data.length, 25)
     const types = first.data.map((e: any) => e.type)
-    assert.ok(types.every((type: string) => /^(dispute|authorization|transaction)\./.test(type)), JSON.stringify(types))
+    assert.ok(
+      types.every((type: string) => /^(dispute|authorization|transaction)\./.test(type)),
+      JSON.stringify(types),
+    )
     const next = `/v1/events?starting_after=${first.next_cursor}`
     await assertIndexed(next, 'events', ['events_scope_type'], narrow.disputesOnly)
   })
 
   test('the webhook delivery log: a rare status, failed with canceled, an event type, a prefix', async () => {
     const log = `/v1/webhook_endpoints/${ids.endpoint}/deliveries`
-    await assertIndexed(`${log}?status=pending`, 'webhook_deliveries', ['webhook_deliveries_endpoint_status'])
-    await assertIndexed(`${log}?status=failed`, 'webhook_deliveries', ['webhook_deliveries_endpoint_status'])
-    await assertIndexed(`${log}?event_type=dispute.created`, 'webhook_deliveries', ['webhook_deliveries_endpoint_type'])
-    await assertIndexed(`${log}?event_type=dispute.*`, 'webhook_deliveries', ['webhook_deliveries_endpoint_type'])
+    await assertIndexed(`${log}?status=pending`, 'webhook_deliveries', [
+      'webhook_deliveries_endpoint_status',
+    ])
+    await assertIndexed(`${log}?status=failed`, 'webhook_deliveries', [
+      'webhook_deliveries_endpoint_status',
+    ])
+    await assertIndexed(`${log}?event_type=dispute.created`, 'webhook_deliveries', [
+      'webhook_deliveries_endpoint_type',
+    ])
+    await assertIndexed(`${log}?event_type=dispute.*`, 'webhook_deliveries', [
+      'webhook_deliveries_endpoint_type',
+    ])
     const failed = (await t.api(token, 'GET', `${log}?status=failed&limit=100`)).json()
     assert.equal(failed.data.length, 100)
     assert.ok(failed.data.every((d: any) => d.status === 'failed'))

@@ -10,7 +10,12 @@ const PIN = '8531'
 
 /** Every log line the service writes, parsed. */
 const lines: string[] = []
-const sink = new Writable({ write(chunk, _enc, done) { lines.push(...String(chunk).split('\n').filter(Boolean)); done() } })
+const sink = new Writable({
+  write(chunk, _enc, done) {
+    lines.push(...String(chunk).split('\n').filter(Boolean))
+    done()
+  },
+})
 
 let t: TestApp
 let token: string
@@ -34,11 +39,17 @@ describe('request ids, logs and metrics', () => {
           return { object: 'card', last4: PAN.slice(-4) }
         })
         app.post('/v1/test/obs/failures', async (req) => {
-          throw Object.assign(new Error('downstream failed'), { request: req.body, headers: req.headers })
+          throw Object.assign(new Error('downstream failed'), {
+            request: req.body,
+            headers: req.headers,
+          })
         })
         app.post('/v1/test/obs/statement', async () => {
           // What a failed statement of the embedded database throws: the SQL and every bound value.
-          throw Object.assign(new Error('date/time field value out of range'), { query: 'INSERT INTO kyc_attestations VALUES ($1, $2)', params: ['approved', 'PROVIDER-REF-7731'] })
+          throw Object.assign(new Error('date/time field value out of range'), {
+            query: 'INSERT INTO kyc_attestations VALUES ($1, $2)',
+            params: ['approved', 'PROVIDER-REF-7731'],
+          })
         })
       },
     })
@@ -49,12 +60,22 @@ describe('request ids, logs and metrics', () => {
   test('GET /metrics exposes svc_http_requests_total by method, route template and status', async () => {
     await t.api(token, 'GET', '/v1/programs')
     await t.api(token, 'GET', '/v1/no-such-thing')
-    const res = await t.app.inject({ method: 'GET', url: '/metrics', headers: { authorization: `Bearer ${OPERATOR_TOKEN}` } })
+    const res = await t.app.inject({
+      method: 'GET',
+      url: '/metrics',
+      headers: { authorization: `Bearer ${OPERATOR_TOKEN}` },
+    })
     assert.equal(res.statusCode, 200)
     assert.match(String(res.headers['content-type']), /^text\/plain/)
     assert.match(res.body, /# TYPE svc_http_requests_total counter/)
-    assert.match(res.body, /svc_http_requests_total\{method="GET",route="\/v1\/programs",status="200"\} [1-9]/)
-    assert.match(res.body, /svc_http_requests_total\{method="GET",route="not_found",status="404"\} [1-9]/)
+    assert.match(
+      res.body,
+      /svc_http_requests_total\{method="GET",route="\/v1\/programs",status="200"\} [1-9]/,
+    )
+    assert.match(
+      res.body,
+      /svc_http_requests_total\{method="GET",route="not_found",status="404"\} [1-9]/,
+    )
     assert.match(res.body, /svc_http_request_duration_seconds_bucket/)
     assert.doesNotMatch(res.body, /no-such-thing/, 'raw paths never become labels')
   })
@@ -62,7 +83,9 @@ describe('request ids, logs and metrics', () => {
   test('each request is logged once with its request id, route and status', async () => {
     const res = await t.api(token, 'GET', '/v1/programs')
     const id = String(res.headers['svc-request-id'])
-    const entries = lines.map((l) => JSON.parse(l)).filter((e) => e.req_id === id && e.msg === 'request')
+    const entries = lines
+      .map((l) => JSON.parse(l))
+      .filter((e) => e.req_id === id && e.msg === 'request')
     assert.equal(entries.length, 1)
     assert.equal(entries[0].route, '/v1/programs')
     assert.equal(entries[0].status, 200)
@@ -72,25 +95,42 @@ describe('request ids, logs and metrics', () => {
   test('a bearer token and card data in headers and body never reach the log', async () => {
     lines.length = 0
     const res = await t.api(token, 'POST', '/v1/test/obs/cards', {
-      pan: PAN, cvc: CVC, secret: SECRET, pin: PIN, nested: { deeper: { pan: PAN, cvc: CVC, secret: SECRET } },
+      pan: PAN,
+      cvc: CVC,
+      secret: SECRET,
+      pin: PIN,
+      nested: { deeper: { pan: PAN, cvc: CVC, secret: SECRET } },
     })
     assert.equal(res.statusCode, 200)
     const text = logText()
-    assert.ok(text.includes('body received') && text.includes('card received') && text.includes('raw text with'), 'the handler logged')
-    for (const value of [token, PAN, SECRET, `"${CVC}"`, `"${PIN}"`]) assert.ok(!text.includes(value), `${value} leaked`)
+    assert.ok(
+      text.includes('body received') &&
+        text.includes('card received') &&
+        text.includes('raw text with'),
+      'the handler logged',
+    )
+    for (const value of [token, PAN, SECRET, `"${CVC}"`, `"${PIN}"`])
+      assert.ok(!text.includes(value), `${value} leaked`)
     assert.ok(!text.includes(token.slice(8)), 'no part of the token after its prefix')
   })
 
   test('an unexpected error carrying the request is logged with its stack but without secrets', async () => {
     lines.length = 0
-    const res = await t.api(token, 'POST', '/v1/test/obs/failures', { pan: PAN, cvc: CVC, secret: SECRET })
+    const res = await t.api(token, 'POST', '/v1/test/obs/failures', {
+      pan: PAN,
+      cvc: CVC,
+      secret: SECRET,
+    })
     assert.equal(res.statusCode, 500)
     const text = logText()
-    const entry = lines.map((l) => JSON.parse(l)).find((e) => e.err?.message === 'downstream failed')
+    const entry = lines
+      .map((l) => JSON.parse(l))
+      .find((e) => e.err?.message === 'downstream failed')
     assert.ok(entry, 'the failure was logged')
     assert.match(entry.err.stack, /downstream failed/)
     assert.equal(entry.req_id ?? entry.reqId, res.json().error.request_id)
-    for (const value of [token, PAN, SECRET, `"${CVC}"`]) assert.ok(!text.includes(value), `${value} leaked`)
+    for (const value of [token, PAN, SECRET, `"${CVC}"`])
+      assert.ok(!text.includes(value), `${value} leaked`)
   })
 
   test("a failed statement's bound values are not logged", async () => {

@@ -6,16 +6,49 @@ import { isCountryCode } from '../../src/lib/countries.js'
 import { startTestApp, type TestApp } from '../helpers/app.js'
 
 // ajv-formats is CommonJS: under NodeNext its function is the default export's `default` (as in src/http/validation.ts).
-const addFormats = (addFormatsModule as unknown as { default: (a: Ajv2020) => void }).default ?? addFormatsModule
+const addFormats =
+  (addFormatsModule as unknown as { default: (a: Ajv2020) => void }).default ?? addFormatsModule
 
 /** Resources of /v1 (and the objects they embed) whose reference must show a sample. */
 const COVERED = [
-  'Program', 'Event', 'WebhookEndpoint', 'WebhookEndpointDeleted', 'WebhookDelivery', 'WebhookDeliveryAttempt', 'Replay', 'OAuthClient',
-  'Cardholder', 'Address', 'KycAttestation', 'KycIdentity', 'KycDocumentMetadata',
-  'Account', 'LedgerEntry', 'ProcessorFault',
-  'Card', 'DeliveryAddress', 'CardShipping', 'SpendingControlsView', 'PinKey', 'PinVerification', 'CardDetails',
-  'Authorization', 'Merchant', 'Transaction', 'Dispute', 'NetworkToken', 'Authentication', 'AuthenticationMerchant', 'Report',
-  'EsimPackage', 'EsimTopUp', 'EsimOrder', 'EsimSummary', 'Esim', 'EsimProvisioningSimulation', 'EsimH5Link',
+  'Program',
+  'Event',
+  'WebhookEndpoint',
+  'WebhookEndpointDeleted',
+  'WebhookDelivery',
+  'WebhookDeliveryAttempt',
+  'Replay',
+  'OAuthClient',
+  'Cardholder',
+  'Address',
+  'KycAttestation',
+  'KycIdentity',
+  'KycDocumentMetadata',
+  'Account',
+  'LedgerEntry',
+  'ProcessorFault',
+  'Card',
+  'DeliveryAddress',
+  'CardShipping',
+  'SpendingControlsView',
+  'PinKey',
+  'PinVerification',
+  'CardDetails',
+  'Authorization',
+  'Merchant',
+  'Transaction',
+  'Dispute',
+  'NetworkToken',
+  'Authentication',
+  'AuthenticationMerchant',
+  'Report',
+  'EsimPackage',
+  'EsimTopUp',
+  'EsimOrder',
+  'EsimSummary',
+  'Esim',
+  'EsimProvisioningSimulation',
+  'EsimH5Link',
 ]
 
 const METHODS = ['get', 'post', 'put', 'patch', 'delete']
@@ -25,7 +58,11 @@ const ID = /^[a-z0-9]+_[0-9A-HJKMNP-TV-Z]{26}$/
 let t: TestApp
 let doc: any
 
-interface MediaExample { where: string; schema: any; value: unknown }
+interface MediaExample {
+  where: string
+  schema: any
+  value: unknown
+}
 
 /** Examples @fastify/swagger moved from a route's top-level response schema onto its media object (`example` / `examples`). */
 function mediaExamples(): MediaExample[] {
@@ -38,8 +75,10 @@ function mediaExamples(): MediaExample[] {
         if (!status.startsWith('2')) continue
         for (const [type, media] of Object.entries<any>(response.content ?? {})) {
           const where = `${method.toUpperCase()} ${path} ${status} ${type}`
-          if (media.example !== undefined) out.push({ where, schema: media.schema, value: media.example })
-          for (const [name, ex] of Object.entries<any>(media.examples ?? {})) out.push({ where: `${where} (${name})`, schema: media.schema, value: ex.value })
+          if (media.example !== undefined)
+            out.push({ where, schema: media.schema, value: media.example })
+          for (const [name, ex] of Object.entries<any>(media.examples ?? {}))
+            out.push({ where: `${where} (${name})`, schema: media.schema, value: ex.value })
         }
       }
     }
@@ -51,7 +90,9 @@ function mediaExamples(): MediaExample[] {
 function examplesOf(name: string): unknown[] {
   const own = doc.components.schemas[name]?.examples ?? []
   const ref = `#/components/schemas/${name}`
-  const onMedia = mediaExamples().filter((m) => m.where.includes(' /v1/') && m.schema?.$ref === ref).map((m) => m.value)
+  const onMedia = mediaExamples()
+    .filter((m) => m.where.includes(' /v1/') && m.schema?.$ref === ref)
+    .map((m) => m.value)
   return [...own, ...onMedia]
 }
 
@@ -64,11 +105,17 @@ function closed(schema: unknown): unknown {
   if (!schema || typeof schema !== 'object') return schema
   const out: Record<string, unknown> = {}
   for (const [key, value] of Object.entries(schema)) {
-    if (key === '$ref' && typeof value === 'string' && value.startsWith('#/')) out[key] = DOC_ID + value
+    if (key === '$ref' && typeof value === 'string' && value.startsWith('#/'))
+      out[key] = DOC_ID + value
     else if (key === 'examples' || key === 'example') out[key] = value
     else out[key] = closed(value)
   }
-  if (out.properties && typeof out.properties === 'object' && out.additionalProperties === undefined) out.additionalProperties = false
+  if (
+    out.properties &&
+    typeof out.properties === 'object' &&
+    out.additionalProperties === undefined
+  )
+    out.additionalProperties = false
   return out
 }
 
@@ -83,9 +130,11 @@ function makeAjv(): Ajv2020 {
 /** Strings under `id` / `…_id` / `…_ids` that look like our ids must be real ids: prefix, `_`, 26 Crockford characters. */
 function badIds(value: unknown, key = ''): string[] {
   if (Array.isArray(value)) return value.flatMap((v) => badIds(v, key))
-  if (value && typeof value === 'object') return Object.entries(value).flatMap(([k, v]) => badIds(v, k))
+  if (value && typeof value === 'object')
+    return Object.entries(value).flatMap(([k, v]) => badIds(v, k))
   const idKey = key === 'id' || key.endsWith('_id') || key.endsWith('_ids')
-  if (idKey && typeof value === 'string' && /^[a-z0-9]+_/.test(value) && !ID.test(value)) return [`${key}: ${value}`]
+  if (idKey && typeof value === 'string' && /^[a-z0-9]+_/.test(value) && !ID.test(value))
+    return [`${key}: ${value}`]
   return []
 }
 
@@ -112,12 +161,17 @@ describe('OpenAPI examples of /v1 resources', () => {
     const nested = new Set<string>()
     const walk = (s: any, inside: boolean): void => {
       if (!s || typeof s !== 'object') return
-      if (Array.isArray(s)) { s.forEach((v) => walk(v, inside)); return }
+      if (Array.isArray(s)) {
+        s.forEach((v) => walk(v, inside))
+        return
+      }
       if (inside && typeof s.$ref === 'string') nested.add(s.$ref.split('/').pop())
       for (const [k, v] of Object.entries(s)) if (k !== 'examples' && k !== 'example') walk(v, true)
     }
     for (const schema of Object.values<any>(doc.components.schemas)) walk(schema, false)
-    const missing = COVERED.filter((n) => nested.has(n) && !(doc.components.schemas[n].examples?.length > 0))
+    const missing = COVERED.filter(
+      (n) => nested.has(n) && !(doc.components.schemas[n].examples?.length > 0),
+    )
     assert.deepEqual(missing, [])
   })
 
@@ -126,11 +180,15 @@ describe('OpenAPI examples of /v1 resources', () => {
     const failures: string[] = []
     for (const [name, schema] of Object.entries<any>(doc.components.schemas)) {
       if (schema.examples === undefined) continue
-      assert.ok(Array.isArray(schema.examples) && schema.examples.length > 0, `${name}.examples is an empty or non-array value`)
+      assert.ok(
+        Array.isArray(schema.examples) && schema.examples.length > 0,
+        `${name}.examples is an empty or non-array value`,
+      )
       const validate = ajv.getSchema(`${DOC_ID}#/components/schemas/${name}`)
       assert.ok(validate, `${name} does not compile`)
       schema.examples.forEach((example: unknown, i: number) => {
-        if (!validate(example)) failures.push(`${name}.examples[${i}]: ${ajv.errorsText(validate.errors)}`)
+        if (!validate(example))
+          failures.push(`${name}.examples[${i}]: ${ajv.errorsText(validate.errors)}`)
       })
     }
     assert.deepEqual(failures, [])
@@ -149,7 +207,9 @@ describe('OpenAPI examples of /v1 resources', () => {
   })
 
   test('ids in the examples of covered resources have the real id format', () => {
-    const bad = COVERED.flatMap((name) => examplesOf(name).flatMap((e) => badIds(e).map((b) => `${name} ${b}`)))
+    const bad = COVERED.flatMap((name) =>
+      examplesOf(name).flatMap((e) => badIds(e).map((b) => `${name} ${b}`)),
+    )
     assert.deepEqual(bad, [])
   })
 })

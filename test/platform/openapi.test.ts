@@ -23,7 +23,8 @@ function operations(): [string, string, any][] {
 function documentedCodes(op: any): Map<string, string> {
   const codes = new Map<string, string>()
   for (const [status, response] of Object.entries<any>(op.responses ?? {})) {
-    for (const match of String(response.description ?? '').matchAll(/`([a-z_]+)`/g)) codes.set(match[1], status)
+    for (const match of String(response.description ?? '').matchAll(/`([a-z_]+)`/g))
+      codes.set(match[1], status)
   }
   return codes
 }
@@ -32,19 +33,24 @@ describe('OpenAPI document and reference', () => {
   before(async () => {
     t = await startTestApp({
       beforeReady(app) {
-        app.post('/v1/test/openapi/widgets/:widget_id/pin', {
-          config: {
-            scope: 'cards:write',
-            errors: ['card_not_found', 'pin_invalid'],
-            capability: { name: 'card_pin', programOf: async () => null },
+        app.post(
+          '/v1/test/openapi/widgets/:widget_id/pin',
+          {
+            config: {
+              scope: 'cards:write',
+              errors: ['card_not_found', 'pin_invalid'],
+              capability: { name: 'card_pin', programOf: async () => null },
+            },
+            schema: {
+              tags: ['Test'],
+              summary: 'Set a widget PIN',
+              params: Type.Object({ widget_id: Type.String() }),
+              body: Type.Object({ pin: Type.String() }, { additionalProperties: false }),
+              response: { 200: Type.Object({ object: Type.Literal('widget') }) },
+            },
           },
-          schema: {
-            tags: ['Test'], summary: 'Set a widget PIN',
-            params: Type.Object({ widget_id: Type.String() }),
-            body: Type.Object({ pin: Type.String() }, { additionalProperties: false }),
-            response: { 200: Type.Object({ object: Type.Literal('widget') }) },
-          },
-        }, async () => ({ object: 'widget' as const }))
+          async () => ({ object: 'widget' as const }),
+        )
       },
     })
     const res = await t.app.inject({ method: 'GET', url: '/openapi.json' })
@@ -76,7 +82,16 @@ describe('OpenAPI document and reference', () => {
       assert.equal(doc.paths[path].get.security, undefined, `${path} needs no token`)
     }
     assert.ok(doc.paths['/readyz'].get.responses['503'], 'readyz documents 503')
-    for (const hidden of ['/metrics', '/', '/docs', '/docs/errors', '/docs/guides', '/docs/guides/{name}', '/docs/assets/{file}']) assert.equal(doc.paths[hidden], undefined, hidden)
+    for (const hidden of [
+      '/metrics',
+      '/',
+      '/docs',
+      '/docs/errors',
+      '/docs/guides',
+      '/docs/guides/{name}',
+      '/docs/assets/{file}',
+    ])
+      assert.equal(doc.paths[hidden], undefined, hidden)
   })
 
   test('every /v1 operation lists its error responses with the shared Error schema', () => {
@@ -85,28 +100,56 @@ describe('OpenAPI document and reference', () => {
     for (const [method, path, op] of v1) {
       const name = `${method.toUpperCase()} ${path}`
       const codes = documentedCodes(op)
-      for (const code of ['missing_credentials', 'invalid_access_token', 'ip_not_allowed', 'environment_mismatch', 'rate_limited', 'internal_error']) {
-        assert.equal(codes.get(code), String(ERROR_CATALOGUE[code as keyof typeof ERROR_CATALOGUE].status), `${name} lists ${code}`)
+      for (const code of [
+        'missing_credentials',
+        'invalid_access_token',
+        'ip_not_allowed',
+        'environment_mismatch',
+        'rate_limited',
+        'internal_error',
+      ]) {
+        assert.equal(
+          codes.get(code),
+          String(ERROR_CATALOGUE[code as keyof typeof ERROR_CATALOGUE].status),
+          `${name} lists ${code}`,
+        )
       }
       // Events have no route scope: each is read with the scope of its object (docs/decisions/event-scopes.md).
       const objectScoped = path.startsWith('/v1/events')
       const scoped = op['x-svc-scope'] !== undefined || objectScoped
-      assert.equal(codes.has('insufficient_scope'), scoped, `${name}: insufficient_scope exactly when a scope is required`)
-      if (op['x-svc-capability'] || path.includes('{')) assert.equal(codes.get('not_found'), '404', `${name} lists not_found`)
+      assert.equal(
+        codes.has('insufficient_scope'),
+        scoped,
+        `${name}: insufficient_scope exactly when a scope is required`,
+      )
+      if (op['x-svc-capability'] || path.includes('{'))
+        assert.equal(codes.get('not_found'), '404', `${name} lists not_found`)
       if (method === 'post' || method === 'patch') {
-        const keyParam = op.parameters?.find((p: any) => p.in === 'header' && p.name === 'Idempotency-Key')
+        const keyParam = op.parameters?.find(
+          (p: any) => p.in === 'header' && p.name === 'Idempotency-Key',
+        )
         assert.ok(keyParam, `${name} accepts Idempotency-Key`)
         const usesKey = !/unused/.test(keyParam.description)
-        for (const code of ['invalid_request_body', 'missing_parameter', 'unknown_parameter']) assert.ok(codes.has(code), `${name} lists ${code}`)
-        for (const code of ['idempotency_key_reuse', 'idempotency_request_in_progress']) assert.equal(codes.has(code), usesKey, `${name}: ${code} exactly when the key is used`)
+        for (const code of ['invalid_request_body', 'missing_parameter', 'unknown_parameter'])
+          assert.ok(codes.has(code), `${name} lists ${code}`)
+        for (const code of ['idempotency_key_reuse', 'idempotency_request_in_progress'])
+          assert.equal(codes.has(code), usesKey, `${name}: ${code} exactly when the key is used`)
       }
       for (const [status, response] of Object.entries<any>(op.responses)) {
         if (Number(status) < 400) continue
-        assert.equal(response.content['application/json'].schema.$ref, '#/components/schemas/Error', `${name} ${status}`)
+        assert.equal(
+          response.content['application/json'].schema.$ref,
+          '#/components/schemas/Error',
+          `${name} ${status}`,
+        )
       }
       assert.deepEqual(op.security, [{ bearer: [] }], `${name} security`)
     }
-    assert.ok(doc.components.schemas.Error.properties.error.properties.code.enum.includes('idempotency_key_reuse'))
+    assert.ok(
+      doc.components.schemas.Error.properties.error.properties.code.enum.includes(
+        'idempotency_key_reuse',
+      ),
+    )
   })
 
   test('the token endpoint documents its flat OAuth refusals (401 invalid_client among them) and no-store, not the envelope', () => {
@@ -114,9 +157,18 @@ describe('OpenAPI document and reference', () => {
     assert.deepEqual(Object.keys(op.responses).sort(), ['200', '400', '401', '500'])
     assert.equal(op.responses['200'].headers['Cache-Control'].schema.const, 'no-store')
     assert.match(op.responses['401'].description, /`invalid_client`/)
-    for (const code of ['invalid_grant', 'invalid_scope', 'invalid_request', 'unsupported_grant_type']) assert.match(op.responses['400'].description, new RegExp(`\`${code}\``))
+    for (const code of [
+      'invalid_grant',
+      'invalid_scope',
+      'invalid_request',
+      'unsupported_grant_type',
+    ])
+      assert.match(op.responses['400'].description, new RegExp(`\`${code}\``))
     for (const status of ['400', '401', '500']) {
-      assert.equal(op.responses[status].content['application/json'].schema.$ref, '#/components/schemas/OAuthError')
+      assert.equal(
+        op.responses[status].content['application/json'].schema.$ref,
+        '#/components/schemas/OAuthError',
+      )
       assert.equal(op.responses[status].headers['Cache-Control'].schema.const, 'no-store')
     }
     assert.deepEqual(doc.components.schemas.OAuthError.required, ['error', 'error_description'])
@@ -130,45 +182,106 @@ describe('OpenAPI document and reference', () => {
       assert.ok(!JSON.stringify(op.responses).includes('idempotency_key_reuse'), path)
     }
     const create = doc.paths['/v1/cards'].post
-    assert.match(create.parameters.find((p: { name: string }) => p.name === 'Idempotency-Key').description, /replays/)
+    assert.match(
+      create.parameters.find((p: { name: string }) => p.name === 'Idempotency-Key').description,
+      /replays/,
+    )
     assert.ok(JSON.stringify(create.responses).includes('idempotency_key_reuse'))
   })
 
   test('operator operations document 201 where they create, their own not-found codes, and no idempotency', () => {
-    for (const path of ['/operator/v1/organizations', '/operator/v1/programs', '/operator/v1/clients', '/operator/v1/esim/inventory', '/operator/v1/esim/packages']) {
+    for (const path of [
+      '/operator/v1/organizations',
+      '/operator/v1/programs',
+      '/operator/v1/clients',
+      '/operator/v1/esim/inventory',
+      '/operator/v1/esim/packages',
+    ]) {
       const op = doc.paths[path].post
       assert.ok(op.responses['201'], `POST ${path} documents 201`)
       assert.equal(op.responses['200'], undefined, `POST ${path} does not document 200`)
       const codes = documentedCodes(op)
-      assert.ok(!codes.has('idempotency_key_reuse') && !codes.has('idempotency_request_in_progress'), `POST ${path} lists no idempotency errors`)
-      assert.ok(!op.parameters?.some((p: any) => p.name === 'Idempotency-Key'), `POST ${path} takes no Idempotency-Key`)
+      assert.ok(
+        !codes.has('idempotency_key_reuse') && !codes.has('idempotency_request_in_progress'),
+        `POST ${path} lists no idempotency errors`,
+      )
+      assert.ok(
+        !op.parameters?.some((p: any) => p.name === 'Idempotency-Key'),
+        `POST ${path} takes no Idempotency-Key`,
+      )
     }
-    assert.equal(documentedCodes(doc.paths['/operator/v1/organizations/{id}'].get).get('organization_not_found'), '404')
-    assert.equal(documentedCodes(doc.paths['/operator/v1/programs'].post).get('organization_not_found'), '404')
-    assert.equal(documentedCodes(doc.paths['/operator/v1/clients/{id}'].patch).get('client_not_found'), '404')
-    assert.equal(documentedCodes(doc.paths['/operator/v1/esim/packages/{package_id}'].patch).get('esim_package_unavailable'), '422')
+    assert.equal(
+      documentedCodes(doc.paths['/operator/v1/organizations/{id}'].get).get(
+        'organization_not_found',
+      ),
+      '404',
+    )
+    assert.equal(
+      documentedCodes(doc.paths['/operator/v1/programs'].post).get('organization_not_found'),
+      '404',
+    )
+    assert.equal(
+      documentedCodes(doc.paths['/operator/v1/clients/{id}'].patch).get('client_not_found'),
+      '404',
+    )
+    assert.equal(
+      documentedCodes(doc.paths['/operator/v1/esim/packages/{package_id}'].patch).get(
+        'esim_package_unavailable',
+      ),
+      '422',
+    )
   })
 
   test("the interface's named schemas are components, referenced by the operations that use them", () => {
     const schemas = doc.components.schemas
-    for (const name of ['Program', 'Event', 'Cardholder', 'CardholderCreateRequest', 'CardholderUpdateRequest', 'KycAttestationRequest',
-      'KycAttestation', 'Account', 'AccountAdjustmentRequest', 'Card', 'WebhookEndpoint', 'WebhookEndpointCreateRequest', 'Error']) {
+    for (const name of [
+      'Program',
+      'Event',
+      'Cardholder',
+      'CardholderCreateRequest',
+      'CardholderUpdateRequest',
+      'KycAttestationRequest',
+      'KycAttestation',
+      'Account',
+      'AccountAdjustmentRequest',
+      'Card',
+      'WebhookEndpoint',
+      'WebhookEndpointCreateRequest',
+      'Error',
+    ]) {
       assert.equal(typeof schemas[name], 'object', `components.schemas.${name}`)
     }
     const create = doc.paths['/v1/cardholders'].post
-    assert.equal(create.requestBody.content['application/json'].schema.$ref, '#/components/schemas/CardholderCreateRequest')
-    assert.equal(create.responses['201'].content['application/json'].schema.$ref, '#/components/schemas/Cardholder')
-    const list = schemas[doc.paths['/v1/programs'].get.responses['200'].content['application/json'].schema.$ref.split('/').pop()]
+    assert.equal(
+      create.requestBody.content['application/json'].schema.$ref,
+      '#/components/schemas/CardholderCreateRequest',
+    )
+    assert.equal(
+      create.responses['201'].content['application/json'].schema.$ref,
+      '#/components/schemas/Cardholder',
+    )
+    const list =
+      schemas[
+        doc.paths['/v1/programs'].get.responses['200'].content['application/json'].schema.$ref
+          .split('/')
+          .pop()
+      ]
     assert.deepEqual(list.properties.data.items, { $ref: '#/components/schemas/Program' })
     assert.deepEqual(list.required.sort(), ['data', 'has_more', 'next_cursor', 'object', 'url'])
   })
 
   test('list operations document the pagination parameters and expired_cursor', () => {
     const op = doc.paths['/v1/programs'].get
-    const names = op.parameters.filter((p: any) => p.in === 'query').map((p: any) => p.name).sort()
+    const names = op.parameters
+      .filter((p: any) => p.in === 'query')
+      .map((p: any) => p.name)
+      .sort()
     assert.deepEqual(names, ['ending_before', 'limit', 'starting_after'])
     const limit = op.parameters.find((p: any) => p.name === 'limit')
-    assert.deepEqual([limit.schema.minimum, limit.schema.maximum, limit.schema.default], [1, 100, 25])
+    assert.deepEqual(
+      [limit.schema.minimum, limit.schema.maximum, limit.schema.default],
+      [1, 100, 25],
+    )
     assert.equal(documentedCodes(op).get('expired_cursor'), '400')
   })
 
@@ -194,13 +307,17 @@ describe('OpenAPI document and reference', () => {
     assert.match(String(res.headers['content-type']), /^text\/html/)
     assert.match(res.body, /^<!doctype html>/i)
     assert.match(res.body, /data-spec-url="\/openapi\.json"/)
-    for (const src of res.body.matchAll(/<script src="([^"]+)"/g)) assert.match(src[1], /^\/docs\/assets\//, 'scripts come from this host')
+    for (const src of res.body.matchAll(/<script src="([^"]+)"/g))
+      assert.match(src[1], /^\/docs\/assets\//, 'scripts come from this host')
     assert.ok(res.body.includes('href="/docs/errors"'))
   })
 
   test('every response is described: 2xx by its status name, never "Default Response"', () => {
-    const defaults = operations().flatMap(([method, path, op]) => Object.entries<any>(op.responses)
-      .filter(([, r]) => !r.description || r.description === 'Default Response').map(([status]) => `${method.toUpperCase()} ${path} ${status}`))
+    const defaults = operations().flatMap(([method, path, op]) =>
+      Object.entries<any>(op.responses)
+        .filter(([, r]) => !r.description || r.description === 'Default Response')
+        .map(([status]) => `${method.toUpperCase()} ${path} ${status}`),
+    )
     assert.deepEqual(defaults, [])
     assert.equal(doc.paths['/v1/cards'].post.responses['201'].description, 'Created')
     assert.equal(doc.paths['/v1/programs'].get.responses['200'].description, 'OK')
@@ -211,16 +328,25 @@ describe('OpenAPI document and reference', () => {
     const create = doc.components.schemas.CardCreateRequest.properties
     assert.deepEqual(create.form_factor, { type: 'string', enum: ['virtual', 'physical'] })
     assert.deepEqual(create.card_type.enum, ['debit', 'prepaid', 'credit'])
-    assert.deepEqual(doc.components.schemas.KycAttestation.properties.expires_at, { type: ['string', 'null'], format: 'date-time' })
+    assert.deepEqual(doc.components.schemas.KycAttestation.properties.expires_at, {
+      type: ['string', 'null'],
+      format: 'date-time',
+    })
     // Nothing is left as an anyOf whose branches are all literals.
-    const literal = (b: any) => Object.keys(b).every((k) => k === 'type' || k === 'enum' || k === 'const') && (b.enum?.length === 1 || 'const' in b || b.type === 'null')
+    const literal = (b: any) =>
+      Object.keys(b).every((k) => k === 'type' || k === 'enum' || k === 'const') &&
+      (b.enum?.length === 1 || 'const' in b || b.type === 'null')
     const left: string[] = []
     const walk = (node: unknown, where: string): void => {
       if (!node || typeof node !== 'object') return
-      if (Array.isArray(node)) { node.forEach((n, i) => walk(n, `${where}/${i}`)); return }
+      if (Array.isArray(node)) {
+        node.forEach((n, i) => walk(n, `${where}/${i}`))
+        return
+      }
       const s = node as Record<string, any>
       if (Array.isArray(s.anyOf) && s.anyOf.every(literal)) left.push(where)
-      for (const [k, v] of Object.entries(s)) if (k !== 'examples' && k !== 'example') walk(v, `${where}/${k}`)
+      for (const [k, v] of Object.entries(s))
+        if (k !== 'examples' && k !== 'example') walk(v, `${where}/${k}`)
     }
     walk(doc, '#')
     assert.deepEqual(left, [])

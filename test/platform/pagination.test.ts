@@ -2,7 +2,13 @@ import assert from 'node:assert/strict'
 import { after, afterEach, before, describe, test } from 'node:test'
 import { Type } from 'typebox'
 import { applyBounds, paginate, PageQuery, type PageParams } from '../../src/http/pagination.js'
-import { createTenant, OPERATOR_TOKEN, startTestApp, type TestApp, type TestClient } from '../helpers/app.js'
+import {
+  createTenant,
+  OPERATOR_TOKEN,
+  startTestApp,
+  type TestApp,
+  type TestClient,
+} from '../helpers/app.js'
 
 const DAY_MS = 24 * 60 * 60 * 1000
 
@@ -34,17 +40,40 @@ describe('pagination on GET /v1/programs', () => {
     t = await startTestApp({
       beforeReady(app) {
         // Another list over the same rows: its cursors must not be accepted by /v1/programs, nor the reverse.
-        app.get('/v1/test/pagination/programs', { schema: { querystring: Type.Object(PageQuery, { additionalProperties: false }) } }, async (req) => paginate({
-          ctx: req.ctx, cursors: t.deps.cursors, url: '/v1/test/pagination/programs', page: req.query as PageParams,
-          sortKey: (r: { id: string }) => r.id,
-          fetch: (bounds) => applyBounds(t.deps.db.selectFrom('programs').select('id').where('organization_id', '=', req.ctx.organizationId), bounds, 'id', 'asc').execute(),
-          present: (r) => ({ id: r.id }),
-        }))
+        app.get(
+          '/v1/test/pagination/programs',
+          { schema: { querystring: Type.Object(PageQuery, { additionalProperties: false }) } },
+          async (req) =>
+            paginate({
+              ctx: req.ctx,
+              cursors: t.deps.cursors,
+              url: '/v1/test/pagination/programs',
+              page: req.query as PageParams,
+              sortKey: (r: { id: string }) => r.id,
+              fetch: (bounds) =>
+                applyBounds(
+                  t.deps.db
+                    .selectFrom('programs')
+                    .select('id')
+                    .where('organization_id', '=', req.ctx.organizationId),
+                  bounds,
+                  'id',
+                  'asc',
+                ).execute(),
+              present: (r) => ({ id: r.id }),
+            }),
+        )
       },
     })
     tenant = await createTenant(t)
     for (let i = 0; i < 30; i++) {
-      await t.operator('POST', '/operator/v1/programs', { organization_id: tenant.organizationId, environment: 'sandbox', name: `P${i}`, processor: i % 2 ? 'sim_full' : 'sim_basic', currencies: ['USD'] })
+      await t.operator('POST', '/operator/v1/programs', {
+        organization_id: tenant.organizationId,
+        environment: 'sandbox',
+        name: `P${i}`,
+        processor: i % 2 ? 'sim_full' : 'sim_basic',
+        currencies: ['USD'],
+      })
     }
     token = await tenant.token()
     const res = await list('?limit=100')
@@ -76,7 +105,20 @@ describe('pagination on GET /v1/programs', () => {
     assert.equal((await list('?limit=100')).json().data.length, 32)
   })
 
-  for (const bad of ['0', '101', '1000', '-1', '2.5', 'ten', '', '0x10', '0b11', '1e1', '%2B7', '%207']) {
+  for (const bad of [
+    '0',
+    '101',
+    '1000',
+    '-1',
+    '2.5',
+    'ten',
+    '',
+    '0x10',
+    '0b11',
+    '1e1',
+    '%2B7',
+    '%207',
+  ]) {
     test(`limit=${bad} answers 400 invalid_parameter on limit`, async () => {
       const error = await errorOf(`?limit=${bad}`)
       assert.equal(error.code, 'invalid_parameter')
@@ -89,7 +131,9 @@ describe('pagination on GET /v1/programs', () => {
     let cursor: string | null = null
     let pages = 0
     do {
-      const page: any = (await list(`?limit=7${cursor ? `&starting_after=${encodeURIComponent(cursor)}` : ''}`)).json()
+      const page: any = (
+        await list(`?limit=7${cursor ? `&starting_after=${encodeURIComponent(cursor)}` : ''}`)
+      ).json()
       pages++
       seen.push(...page.data.map((p: { id: string }) => p.id))
       if (!page.has_more) assert.equal(page.next_cursor, null)
@@ -120,12 +164,21 @@ describe('pagination on GET /v1/programs', () => {
   test('ending_before answers the items just before the cursor, and its next_cursor keeps going back', async () => {
     const forward = (await list('?limit=20')).json()
     const back = (await list(`?limit=8&ending_before=${forward.next_cursor}`)).json()
-    assert.deepEqual(back.data.map((p: { id: string }) => p.id), allIds.slice(11, 19))
+    assert.deepEqual(
+      back.data.map((p: { id: string }) => p.id),
+      allIds.slice(11, 19),
+    )
     assert.equal(back.has_more, true)
     const further = (await list(`?limit=8&ending_before=${back.next_cursor}`)).json()
-    assert.deepEqual(further.data.map((p: { id: string }) => p.id), allIds.slice(3, 11))
+    assert.deepEqual(
+      further.data.map((p: { id: string }) => p.id),
+      allIds.slice(3, 11),
+    )
     const start = (await list(`?limit=8&ending_before=${further.next_cursor}`)).json()
-    assert.deepEqual(start.data.map((p: { id: string }) => p.id), allIds.slice(0, 3))
+    assert.deepEqual(
+      start.data.map((p: { id: string }) => p.id),
+      allIds.slice(0, 3),
+    )
     assert.equal(start.has_more, false)
     assert.equal(start.next_cursor, null)
   })
@@ -134,14 +187,23 @@ describe('pagination on GET /v1/programs', () => {
     const forward = (await list('?limit=20')).json()
     const back = (await list(`?limit=8&ending_before=${forward.next_cursor}`)).json()
     const further = (await list(`?limit=8&starting_after=${back.next_cursor}`)).json()
-    assert.deepEqual(further.data.map((p: { id: string }) => p.id), allIds.slice(3, 11))
+    assert.deepEqual(
+      further.data.map((p: { id: string }) => p.id),
+      allIds.slice(3, 11),
+    )
     assert.equal(further.has_more, true)
     const start = (await list(`?limit=8&starting_after=${further.next_cursor}`)).json()
-    assert.deepEqual(start.data.map((p: { id: string }) => p.id), allIds.slice(0, 3))
+    assert.deepEqual(
+      start.data.map((p: { id: string }) => p.id),
+      allIds.slice(0, 3),
+    )
     assert.equal(start.next_cursor, null)
     // A forward page's cursor is not turned around by ending_before's continuation rule.
     const next = (await list(`?limit=8&starting_after=${forward.next_cursor}`)).json()
-    assert.deepEqual(next.data.map((p: { id: string }) => p.id), allIds.slice(20, 28))
+    assert.deepEqual(
+      next.data.map((p: { id: string }) => p.id),
+      allIds.slice(20, 28),
+    )
   })
 
   test('starting_after and ending_before together answer 400', async () => {
@@ -161,7 +223,10 @@ describe('pagination on GET /v1/programs', () => {
 
   test('an object id passed as a cursor is told to pass next_cursor instead', async () => {
     const error = await errorOf(`?starting_after=${allIds[3]}`)
-    assert.equal(error.message, 'starting_after takes a cursor, not an object id: pass the next_cursor of the previous page (starting_after=<next_cursor>).')
+    assert.equal(
+      error.message,
+      'starting_after takes a cursor, not an object id: pass the next_cursor of the previous page (starting_after=<next_cursor>).',
+    )
     const other = await errorOf('?starting_after=not-a-cursor')
     assert.match(other.message, /pass the next_cursor of a page of this same list/)
   })
@@ -185,9 +250,24 @@ describe('pagination on GET /v1/programs', () => {
   })
 
   test("the same organization's cursor from its other environment answers invalid_parameter", async () => {
-    await t.operator('POST', '/operator/v1/programs', { organization_id: tenant.organizationId, environment: 'production', name: 'Live', processor: 'sim_full', currencies: ['USD'] })
-    await t.operator('POST', '/operator/v1/programs', { organization_id: tenant.organizationId, environment: 'production', name: 'Live 2', processor: 'sim_full', currencies: ['USD'] })
-    const live = await createTenant(t, { organizationId: tenant.organizationId, environment: 'production' })
+    await t.operator('POST', '/operator/v1/programs', {
+      organization_id: tenant.organizationId,
+      environment: 'production',
+      name: 'Live',
+      processor: 'sim_full',
+      currencies: ['USD'],
+    })
+    await t.operator('POST', '/operator/v1/programs', {
+      organization_id: tenant.organizationId,
+      environment: 'production',
+      name: 'Live 2',
+      processor: 'sim_full',
+      currencies: ['USD'],
+    })
+    const live = await createTenant(t, {
+      organizationId: tenant.organizationId,
+      environment: 'production',
+    })
     const liveCursor = (await list('?limit=1', await live.token())).json().next_cursor
     assert.equal(typeof liveCursor, 'string')
     const error = await errorOf(`?starting_after=${liveCursor}`)
@@ -195,7 +275,8 @@ describe('pagination on GET /v1/programs', () => {
   })
 
   test("another list's cursor answers invalid_parameter, in both directions", async () => {
-    const otherList = (await t.api(token, 'GET', '/v1/test/pagination/programs?limit=2')).json().next_cursor
+    const otherList = (await t.api(token, 'GET', '/v1/test/pagination/programs?limit=2')).json()
+      .next_cursor
     const error = await errorOf(`?starting_after=${otherList}`)
     assert.equal(error.code, 'invalid_parameter')
     const mine = (await list('?limit=2')).json().next_cursor
@@ -209,7 +290,10 @@ describe('pagination on GET /v1/programs', () => {
     t.clock.advance(DAY_MS - 60_000)
     const res = await list(`?limit=5&starting_after=${cursor}`, await tenant.token())
     assert.equal(res.statusCode, 200)
-    assert.deepEqual(res.json().data.map((p: { id: string }) => p.id), allIds.slice(5, 10))
+    assert.deepEqual(
+      res.json().data.map((p: { id: string }) => p.id),
+      allIds.slice(5, 10),
+    )
   })
 
   test('a cursor older than 24 hours answers 400 expired_cursor', async () => {
@@ -234,8 +318,12 @@ describe('pagination on GET /v1/programs', () => {
 describe('operator lists', () => {
   let op: TestApp
 
-  before(async () => { op = await startTestApp() })
-  after(async () => { await op.close() })
+  before(async () => {
+    op = await startTestApp()
+  })
+  after(async () => {
+    await op.close()
+  })
 
   /** Every item of an operator list, walked `limit` at a time by next_cursor. */
   async function walk(path: string, limit: number): Promise<string[]> {
@@ -244,7 +332,10 @@ describe('operator lists', () => {
     const sep = path.includes('?') ? '&' : '?'
     do {
       const page: { data: { id: string }[]; has_more: boolean; next_cursor: string | null } =
-        await op.operator('GET', `${path}${sep}limit=${limit}${cursor ? `&starting_after=${cursor}` : ''}`)
+        await op.operator(
+          'GET',
+          `${path}${sep}limit=${limit}${cursor ? `&starting_after=${cursor}` : ''}`,
+        )
       assert.ok(page.data.length <= limit)
       ids.push(...page.data.map((x) => x.id))
       cursor = page.next_cursor
@@ -258,20 +349,40 @@ describe('operator lists', () => {
     for (let i = 0; i < 5; i++) orgs.push(await createTenant(op))
     const org = orgs[0].organizationId
     for (const name of ['a', 'b', 'c']) {
-      await op.operator('POST', '/operator/v1/clients', { organization_id: org, environment: 'sandbox', label: name, jwks: { keys: [orgs[0].publicJwk] } })
+      await op.operator('POST', '/operator/v1/clients', {
+        organization_id: org,
+        environment: 'sandbox',
+        label: name,
+        jwks: { keys: [orgs[0].publicJwk] },
+      })
     }
     const token = await orgs[0].token()
     for (let i = 0; i < 3; i++) {
-      const res = await op.api(token, 'POST', '/v1/webhook_endpoints', { url: `https://hooks.example.com/${i}`, enabled_events: ['*'] })
+      const res = await op.api(token, 'POST', '/v1/webhook_endpoints', {
+        url: `https://hooks.example.com/${i}`,
+        enabled_events: ['*'],
+      })
       assert.equal(res.statusCode, 201, res.body)
     }
-    const everything = async (path: string) => (await op.operator('GET', `${path}${path.includes('?') ? '&' : '?'}limit=100`)).data.map((x: { id: string }) => x.id)
-    for (const path of ['/operator/v1/organizations', `/operator/v1/programs?organization_id=${org}`, `/operator/v1/clients?organization_id=${org}`, `/operator/v1/webhook_endpoints?organization_id=${org}`]) {
+    const everything = async (path: string) =>
+      (await op.operator('GET', `${path}${path.includes('?') ? '&' : '?'}limit=100`)).data.map(
+        (x: { id: string }) => x.id,
+      )
+    for (const path of [
+      '/operator/v1/organizations',
+      `/operator/v1/programs?organization_id=${org}`,
+      `/operator/v1/clients?organization_id=${org}`,
+      `/operator/v1/webhook_endpoints?organization_id=${org}`,
+    ]) {
       const all = await everything(path)
       assert.ok(all.length >= 2, `${path}: ${all.length}`)
       assert.deepEqual(await walk(path, 1), all, path)
     }
-    const bad = await op.app.inject({ method: 'GET', url: '/operator/v1/organizations?limit=abc', headers: { authorization: `Bearer ${OPERATOR_TOKEN}` } })
+    const bad = await op.app.inject({
+      method: 'GET',
+      url: '/operator/v1/organizations?limit=abc',
+      headers: { authorization: `Bearer ${OPERATOR_TOKEN}` },
+    })
     assert.equal(bad.statusCode, 400)
     assert.equal(bad.json().error.param, 'limit')
   })

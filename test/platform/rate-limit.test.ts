@@ -18,15 +18,27 @@ async function freshToken(environment: 'sandbox' | 'production' = 'sandbox'): Pr
 /** Fires `n` requests at once and sorts the answers into passed and limited. */
 async function burst(n: number, token: string, url = '/v1/programs', app: FastifyInstance = t.app) {
   const started = Date.now()
-  const answers = await Promise.all(Array.from({ length: n }, () => app.inject({ method: 'GET', url, headers: { authorization: `Bearer ${token}` } })))
-  return { ok: answers.filter((r) => r.statusCode === 200), limited: answers.filter((r) => r.statusCode === 429), all: answers, ms: Date.now() - started }
+  const answers = await Promise.all(
+    Array.from({ length: n }, () =>
+      app.inject({ method: 'GET', url, headers: { authorization: `Bearer ${token}` } }),
+    ),
+  )
+  return {
+    ok: answers.filter((r) => r.statusCode === 200),
+    limited: answers.filter((r) => r.statusCode === 429),
+    all: answers,
+    ms: Date.now() - started,
+  }
 }
 
 /**
  * Runs a timed scenario with a fresh client until it fits in one second: on a loaded machine a burst
  * can straddle two rate-limit windows, so it is tried up to three times before its result is taken as it is.
  */
-async function withinASecond<R extends { ms: number }>(scenario: (token: string) => Promise<R>, environment: 'sandbox' | 'production' = 'sandbox'): Promise<R & { token: string }> {
+async function withinASecond<R extends { ms: number }>(
+  scenario: (token: string) => Promise<R>,
+  environment: 'sandbox' | 'production' = 'sandbox',
+): Promise<R & { token: string }> {
   let token = await freshToken(environment)
   let result = await scenario(token)
   for (let attempt = 1; attempt < 3 && result.ms >= 900; attempt++) {
@@ -43,16 +55,25 @@ function assertRateLimited(res: LightMyRequestResponse) {
   assert.equal(error.type, 'rate_limit_error')
   assert.match(error.request_id, /^req_/)
   const retryAfter = Number(res.headers['retry-after'])
-  assert.ok(Number.isInteger(retryAfter) && retryAfter >= 1 && retryAfter <= 1, `Retry-After ${res.headers['retry-after']}`)
+  assert.ok(
+    Number.isInteger(retryAfter) && retryAfter >= 1 && retryAfter <= 1,
+    `Retry-After ${res.headers['retry-after']}`,
+  )
 }
 
 function redisReachable(): Promise<boolean> {
   return new Promise((resolve) => {
     const socket = createConnection({ host: '127.0.0.1', port: 6379 })
     socket.setTimeout(500)
-    socket.once('connect', () => { socket.destroy(); resolve(true) })
+    socket.once('connect', () => {
+      socket.destroy()
+      resolve(true)
+    })
     socket.once('error', () => resolve(false))
-    socket.once('timeout', () => { socket.destroy(); resolve(false) })
+    socket.once('timeout', () => {
+      socket.destroy()
+      resolve(false)
+    })
   })
 }
 
@@ -61,7 +82,10 @@ describe('rate limits with the default budgets', () => {
     t = await startTestApp({
       env: { RATE_LIMIT_SANDBOX: '25', RATE_LIMIT_PRODUCTION: '100', RATE_LIMIT_POLLING: '10' },
       beforeReady(app) {
-        app.get('/v1/test/rl/things/:thing_id', async (req) => ({ object: 'thing', id: (req.params as { thing_id: string }).thing_id }))
+        app.get('/v1/test/rl/things/:thing_id', async (req) => ({
+          object: 'thing',
+          id: (req.params as { thing_id: string }).thing_id,
+        }))
       },
     })
   })
@@ -80,7 +104,12 @@ describe('rate limits with the default budgets', () => {
     let refused: unknown = null
     let passed = 0
     for (let i = 0; i < 101 && !refused; i++) {
-      try { await limits.consume('oc_production_probe', 'production', null); passed++ } catch (err) { refused = err }
+      try {
+        await limits.consume('oc_production_probe', 'production', null)
+        passed++
+      } catch (err) {
+        refused = err
+      }
     }
     assert.equal(passed, 100)
     assert.ok(refused instanceof ApiError)
@@ -95,7 +124,10 @@ describe('rate limits with the default budgets', () => {
     const limits = await RateLimits.create({ ...t.deps.config, httpProcesses: 4 })
     let passed = 0
     try {
-      for (let i = 0; i < 30; i++) { await limits.consume('oc_share_probe', 'production', null); passed++ }
+      for (let i = 0; i < 30; i++) {
+        await limits.consume('oc_share_probe', 'production', null)
+        passed++
+      }
     } catch (err) {
       assert.ok(err instanceof ApiError && err.code === 'rate_limited')
     }
@@ -104,14 +136,24 @@ describe('rate limits with the default budgets', () => {
   })
 
   test('polling one object by id is limited to 10 a second', async () => {
-    const { ok, limited, token } = await withinASecond((token) => burst(11, token, '/v1/test/rl/things/thg_1'))
+    const { ok, limited, token } = await withinASecond((token) =>
+      burst(11, token, '/v1/test/rl/things/thg_1'),
+    )
     assert.equal(ok.length, 10)
     assert.equal(limited.length, 1)
     assertRateLimited(limited[0])
     const list = await t.api(token, 'GET', '/v1/programs')
-    assert.equal(list.statusCode, 200, 'lists are not polling: the client still has budget for them')
+    assert.equal(
+      list.statusCode,
+      200,
+      'lists are not polling: the client still has budget for them',
+    )
     const other = await t.api(token, 'GET', '/v1/test/rl/things/thg_2')
-    assert.notEqual(other.statusCode, 429, 'another object of the same kind has its own polling budget')
+    assert.notEqual(
+      other.statusCode,
+      429,
+      'another object of the same kind has its own polling budget',
+    )
   })
 
   test('clients are limited separately: one client at its limit does not slow another', async () => {
@@ -130,12 +172,23 @@ describe('rate limits with the default budgets', () => {
   })
 
   test('an unknown token answers 401 invalid_access_token, never 429', async () => {
-    const answers = await Promise.all(Array.from({ length: 30 }, () => t.app.inject({ method: 'GET', url: '/v1/programs', headers: { authorization: 'Bearer at_test_nope' } })))
+    const answers = await Promise.all(
+      Array.from({ length: 30 }, () =>
+        t.app.inject({
+          method: 'GET',
+          url: '/v1/programs',
+          headers: { authorization: 'Bearer at_test_nope' },
+        }),
+      ),
+    )
     assert.ok(answers.every((r) => r.statusCode === 401))
   })
 
   test('with REDIS_URL pointing at a Redis that is down, the API still answers and limits each node in-process', async () => {
-    const node = await buildApp({ ...t.deps, config: { ...t.deps.config, redisUrl: 'redis://127.0.0.1:1' } })
+    const node = await buildApp({
+      ...t.deps,
+      config: { ...t.deps.config, redisUrl: 'redis://127.0.0.1:1' },
+    })
     try {
       await node.ready()
       const { ok, limited } = await withinASecond((token) => burst(26, token, '/v1/programs', node))
@@ -155,7 +208,10 @@ describe('rate limits with the default budgets', () => {
       await Promise.all(nodes.map((n) => n.ready()))
       const { a, b } = await withinASecond(async (token) => {
         const started = Date.now()
-        const [a, b] = await Promise.all([burst(15, token, '/v1/programs', nodes[0]), burst(15, token, '/v1/programs', nodes[1])])
+        const [a, b] = await Promise.all([
+          burst(15, token, '/v1/programs', nodes[0]),
+          burst(15, token, '/v1/programs', nodes[1]),
+        ])
         return { a, b, ms: Date.now() - started }
       })
       assert.equal(a.ok.length + b.ok.length, 25)

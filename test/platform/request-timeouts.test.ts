@@ -14,14 +14,21 @@ let port: number
 let token: string
 
 before(async () => {
-  t = await startTestApp({ env: { HEADERS_TIMEOUT_MS: String(HEADERS_MS), REQUEST_TIMEOUT_MS: String(REQUEST_MS) } })
+  t = await startTestApp({
+    env: { HEADERS_TIMEOUT_MS: String(HEADERS_MS), REQUEST_TIMEOUT_MS: String(REQUEST_MS) },
+  })
   token = await (await createTenant(t)).token()
   await t.app.listen({ port: 0, host: '127.0.0.1' })
   port = (t.app.server.address() as AddressInfo).port
 })
 after(() => t.close())
 
-interface Exchange { head: string; body: string; ms: number; closed: boolean }
+interface Exchange {
+  head: string
+  body: string
+  ms: number
+  closed: boolean
+}
 
 /**
  * Sends `start`, then one byte of `drip` every 100 ms (never all of it), and reads until the server closes the
@@ -35,7 +42,9 @@ function trickle(start: string, drip: string): Promise<Exchange> {
     let timer: NodeJS.Timeout | undefined
     const socket = connect(port, '127.0.0.1', () => {
       socket.write(start)
-      timer = setInterval(() => { if (i < drip.length - 1 && socket.writable) socket.write(drip[i++]) }, 100)
+      timer = setInterval(() => {
+        if (i < drip.length - 1 && socket.writable) socket.write(drip[i++])
+      }, 100)
     })
     const give = setTimeout(() => finish(false), 5000)
     const finish = (closed: boolean) => {
@@ -45,15 +54,22 @@ function trickle(start: string, drip: string): Promise<Exchange> {
       const [head, body = ''] = out.split('\r\n\r\n')
       resolve({ head, body, ms: Date.now() - began, closed })
     }
-    socket.on('data', (chunk) => { out += chunk.toString('utf8') })
+    socket.on('data', (chunk) => {
+      out += chunk.toString('utf8')
+    })
     socket.on('close', () => finish(true))
-    socket.on('error', (err: NodeJS.ErrnoException) => { if (err.code !== 'ECONNRESET' && err.code !== 'EPIPE') reject(err) })
+    socket.on('error', (err: NodeJS.ErrnoException) => {
+      if (err.code !== 'ECONNRESET' && err.code !== 'EPIPE') reject(err)
+    })
   })
 }
 
 describe('slow requests are cut off', () => {
   test('headers that do not arrive within HEADERS_TIMEOUT_MS answer 408 request_timeout in the envelope and close the connection', async () => {
-    const r = await trickle('GET /v1/programs HTTP/1.1\r\nHost: localhost\r\n', `X-Slow: ${'a'.repeat(200)}\r\n\r\n`)
+    const r = await trickle(
+      'GET /v1/programs HTTP/1.1\r\nHost: localhost\r\n',
+      `X-Slow: ${'a'.repeat(200)}\r\n\r\n`,
+    )
     assert.equal(r.closed, true, 'the server closed the connection')
     assert.ok(r.ms >= HEADERS_MS - 50 && r.ms < HEADERS_MS + 1200, `cut off after ${r.ms} ms`)
     assert.match(r.head, /^HTTP\/1\.1 408 /)
@@ -68,7 +84,12 @@ describe('slow requests are cut off', () => {
   })
 
   test('a body that does not arrive within REQUEST_TIMEOUT_MS answers 408 request_timeout in the envelope', async () => {
-    const body = JSON.stringify({ type: 'individual', first_name: 'Slow', last_name: 'Loris', email: 'slow@example.com' })
+    const body = JSON.stringify({
+      type: 'individual',
+      first_name: 'Slow',
+      last_name: 'Loris',
+      email: 'slow@example.com',
+    })
     const r = await trickle(
       `POST /v1/cardholders HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer ${token}\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n`,
       body,
@@ -100,8 +121,13 @@ describe('slow requests are cut off', () => {
   })
 
   test('a request that arrives in time is answered as usual while slow ones are pending', async () => {
-    const slow = trickle('GET /v1/programs HTTP/1.1\r\nHost: localhost\r\n', 'X-Slow: aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa\r\n\r\n')
-    const res = await fetch(`http://127.0.0.1:${port}/v1/programs`, { headers: { authorization: `Bearer ${token}` } })
+    const slow = trickle(
+      'GET /v1/programs HTTP/1.1\r\nHost: localhost\r\n',
+      'X-Slow: aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa\r\n\r\n',
+    )
+    const res = await fetch(`http://127.0.0.1:${port}/v1/programs`, {
+      headers: { authorization: `Bearer ${token}` },
+    })
     assert.equal(res.status, 200)
     assert.match((await slow).head, /^HTTP\/1\.1 408 /)
   })

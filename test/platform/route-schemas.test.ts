@@ -12,33 +12,46 @@ import { databaseIndependent } from '../helpers/suites.js'
 const routes: RouteOptions[] = []
 const recorder: ServiceModule = {
   name: 'route-recorder',
-  routes: (app) => { app.addHook('onRoute', (r) => { routes.push(r) }) },
+  routes: (app) => {
+    app.addHook('onRoute', (r) => {
+      routes.push(r)
+    })
+  },
 }
 let t: TestApp
 
-before(async () => { t = await startTestApp({ modules: [recorder, ...MODULES] }) })
-after(async () => { await t?.close() })
+before(async () => {
+  t = await startTestApp({ modules: [recorder, ...MODULES] })
+})
+after(async () => {
+  await t?.close()
+})
 
 const label = (r: RouteOptions) => `${[r.method].flat().join(',')} ${r.url}`
 
-test('every route\'s request schemas compile', { skip: databaseIndependent }, () => {
+test("every route's request schemas compile", { skip: databaseIndependent }, () => {
   let compiled = 0
   for (const route of routes) {
     for (const httpPart of ['body', 'querystring', 'params', 'headers'] as const) {
       const schema = route.schema?.[httpPart] as object | undefined
       if (!schema) continue
-      assert.doesNotThrow(() => validatorCompiler({ schema, httpPart })({}), `${label(route)} ${httpPart}`)
+      assert.doesNotThrow(
+        () => validatorCompiler({ schema, httpPart })({}),
+        `${label(route)} ${httpPart}`,
+      )
       compiled++
     }
   }
   assert.ok(compiled > 100, `only ${compiled} request schemas seen`)
 })
 
-test('every route\'s response schemas compile', { skip: databaseIndependent }, () => {
+test("every route's response schemas compile", { skip: databaseIndependent }, () => {
   const compile = SerializerSelector()()
   let compiled = 0
   for (const route of routes) {
-    for (const [httpStatus, schema] of Object.entries((route.schema?.response ?? {}) as Record<string, unknown>)) {
+    for (const [httpStatus, schema] of Object.entries(
+      (route.schema?.response ?? {}) as Record<string, unknown>,
+    )) {
       for (const method of [route.method].flat()) {
         const where = `${method} ${route.url} ${httpStatus}`
         assert.doesNotThrow(() => compile({ schema, method, url: route.url, httpStatus }), where)

@@ -24,18 +24,36 @@ describe('routing: one 404 for everything that is not there', () => {
   before(async () => {
     t = await startTestApp({
       beforeReady(app) {
-        app.post('/v1/test/routing/widgets/:widget_id/pin', {
-          config: {
-            scope: 'cards:write',
-            capability: {
-              name: 'card_pin',
-              // "mounted" belongs to a program with the capability; anything else to one without it.
-              programOf: async (req) => ({ capabilities: (req.params as { widget_id: string }).widget_id === 'mounted' ? ['card_pin'] : ['account_credit'] }),
+        app.post(
+          '/v1/test/routing/widgets/:widget_id/pin',
+          {
+            config: {
+              scope: 'cards:write',
+              capability: {
+                name: 'card_pin',
+                // "mounted" belongs to a program with the capability; anything else to one without it.
+                programOf: async (req) => ({
+                  capabilities:
+                    (req.params as { widget_id: string }).widget_id === 'mounted'
+                      ? ['card_pin']
+                      : ['account_credit'],
+                }),
+              },
+            },
+            schema: {
+              params: Type.Object({ widget_id: Type.String() }),
+              body: Type.Object({ pin: Type.String() }, { additionalProperties: false }),
             },
           },
-          schema: { params: Type.Object({ widget_id: Type.String() }), body: Type.Object({ pin: Type.String() }, { additionalProperties: false }) },
-        }, async () => { pinCalls++; return { object: 'pin', ok: true } })
-        app.post('/v1/test/routing/simulate', { config: { simulator: true } }, async () => ({ object: 'simulation', ok: true }))
+          async () => {
+            pinCalls++
+            return { object: 'pin', ok: true }
+          },
+        )
+        app.post('/v1/test/routing/simulate', { config: { simulator: true } }, async () => ({
+          object: 'simulation',
+          ok: true,
+        }))
       },
     })
     production = await (await createTenant(t, { environment: 'production' })).token()
@@ -56,31 +74,49 @@ describe('routing: one 404 for everything that is not there', () => {
     assert.equal(reference.body.error.code, 'not_found')
     assert.equal(reference.body.error.type, 'invalid_request_error')
     assert.match(String(reference.headers['content-type']), /^application\/json; charset=utf-8$/)
-    assert.deepEqual(Object.keys(reference.headers).sort(), ['connection', 'content-length', 'content-type'])
+    assert.deepEqual(Object.keys(reference.headers).sort(), [
+      'connection',
+      'content-length',
+      'content-type',
+    ])
     for (const [name, res] of Object.entries(cases)) assert.deepEqual(shape(res), reference, name)
     assert.equal(pinCalls, 0)
   })
 
   test('the 404 does not depend on the body sent: bad JSON, a foreign content type or an oversized body', async () => {
-    const reference = shape(await t.api(production, 'POST', '/v1/test/routing/widgets/plain/pin', { pin: '1' }))
+    const reference = shape(
+      await t.api(production, 'POST', '/v1/test/routing/widgets/plain/pin', { pin: '1' }),
+    )
     const variants = [
       ['{not json', 'application/json'],
       ['pin=1', 'text/plain'],
       [JSON.stringify({ pin: 'x'.repeat(2 * 1024 * 1024) }), 'application/json'],
     ]
     for (const [payload, type] of variants) {
-      for (const url of ['/v1/test/routing/widgets/plain/pin', '/v1/test/routing/nothing-here', '/v1/test/routing/simulate']) {
-        assert.deepEqual(shape(await t.api(production, 'POST', url, payload, { 'content-type': type })), reference, `${url} ${type}`)
+      for (const url of [
+        '/v1/test/routing/widgets/plain/pin',
+        '/v1/test/routing/nothing-here',
+        '/v1/test/routing/simulate',
+      ]) {
+        assert.deepEqual(
+          shape(await t.api(production, 'POST', url, payload, { 'content-type': type })),
+          reference,
+          `${url} ${type}`,
+        )
       }
     }
   })
 
   test('a scope the token lacks does not reveal an unmounted operation', async () => {
     const narrow = await (await createTenant(t, { scopes: ['cardholders:read'] })).token()
-    const unmounted = await t.api(narrow, 'POST', '/v1/test/routing/widgets/plain/pin', { pin: '1' })
+    const unmounted = await t.api(narrow, 'POST', '/v1/test/routing/widgets/plain/pin', {
+      pin: '1',
+    })
     const unknown = await t.api(narrow, 'POST', '/v1/test/routing/nothing-here', { pin: '1' })
     assert.deepEqual(shape(unmounted), shape(unknown))
-    const mounted = await t.api(narrow, 'POST', '/v1/test/routing/widgets/mounted/pin', { pin: '1' })
+    const mounted = await t.api(narrow, 'POST', '/v1/test/routing/widgets/mounted/pin', {
+      pin: '1',
+    })
     assert.equal(mounted.statusCode, 403)
     assert.equal(mounted.json().error.code, 'insufficient_scope')
   })
@@ -92,7 +128,9 @@ describe('routing: one 404 for everything that is not there', () => {
   })
 
   test('an operation is mounted when the request’s program has the capability', async () => {
-    const res = await t.api(sandbox, 'POST', '/v1/test/routing/widgets/mounted/pin', { pin: '1234' })
+    const res = await t.api(sandbox, 'POST', '/v1/test/routing/widgets/mounted/pin', {
+      pin: '1234',
+    })
     assert.equal(res.statusCode, 200)
     assert.equal(pinCalls, 1)
   })
@@ -119,17 +157,34 @@ describe('routing: one 404 for everything that is not there', () => {
     const responses = [
       await t.app.inject({ method: 'GET', url: '/healthz' }),
       await t.app.inject({ method: 'GET', url: '/readyz' }),
-      await t.app.inject({ method: 'GET', url: '/metrics', headers: { authorization: `Bearer ${OPERATOR_TOKEN}` } }),
+      await t.app.inject({
+        method: 'GET',
+        url: '/metrics',
+        headers: { authorization: `Bearer ${OPERATOR_TOKEN}` },
+      }),
       await t.app.inject({ method: 'GET', url: '/openapi.json' }),
       await t.app.inject({ method: 'GET', url: '/docs/errors' }),
       await t.app.inject({ method: 'GET', url: '/v1/programs' }),
-      await t.app.inject({ method: 'POST', url: '/oauth/token', payload: 'grant_type=password', headers: { 'content-type': 'application/x-www-form-urlencoded' } }),
+      await t.app.inject({
+        method: 'POST',
+        url: '/oauth/token',
+        payload: 'grant_type=password',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      }),
       await t.api(sandbox, 'GET', '/v1/programs'),
       await t.api(sandbox, 'GET', '/v1/programs?limit=0'),
       await t.api(sandbox, 'GET', '/v1/nothing'),
       await t.api(sandbox, 'GET', '/v1/%zz'),
-      await t.api(sandbox, 'POST', '/v1/test/routing/widgets/mounted/pin', '{', { 'content-type': 'application/json' }),
-      await t.api(sandbox, 'POST', '/v1/test/routing/widgets/mounted/pin', JSON.stringify({ pin: 'x'.repeat(1100000) }), { 'content-type': 'application/json' }),
+      await t.api(sandbox, 'POST', '/v1/test/routing/widgets/mounted/pin', '{', {
+        'content-type': 'application/json',
+      }),
+      await t.api(
+        sandbox,
+        'POST',
+        '/v1/test/routing/widgets/mounted/pin',
+        JSON.stringify({ pin: 'x'.repeat(1100000) }),
+        { 'content-type': 'application/json' },
+      ),
     ]
     const ids = responses.map((r) => String(r.headers['svc-request-id']))
     for (const [i, id] of ids.entries()) assert.match(id, /^req_[0-9A-Z]{26}$/, `response ${i}`)
@@ -137,7 +192,10 @@ describe('routing: one 404 for everything that is not there', () => {
   })
 
   test('a request id sent by the caller is not echoed back', async () => {
-    const res = await t.api(sandbox, 'GET', '/v1/programs', undefined, { 'svc-request-id': 'req_forged', 'x-request-id': 'req_forged' })
+    const res = await t.api(sandbox, 'GET', '/v1/programs', undefined, {
+      'svc-request-id': 'req_forged',
+      'x-request-id': 'req_forged',
+    })
     assert.notEqual(res.headers['svc-request-id'], 'req_forged')
   })
 })

@@ -43,7 +43,9 @@ describe('a unit of work', () => {
     await withTx(kept.db, (trx) => put(trx, 'a'))
     assert.equal(kept.begun, true)
     await put(kept.db, 'b')
-    const { rows } = await sql<{ n: number }>`SELECT count(*)::int AS n FROM unit_probe`.execute(kept.db)
+    const { rows } = await sql<{ n: number }>`SELECT count(*)::int AS n FROM unit_probe`.execute(
+      kept.db,
+    )
     assert.equal(rows[0].n, 2, 'the unit reads its own writes')
     await kept.commit((db) => put(db, 'c'))
     assert.deepEqual(await ids(), ['a', 'b', 'c'])
@@ -58,10 +60,13 @@ describe('a unit of work', () => {
   test('a withTx that fails inside the unit rolls back its own part only', async () => {
     const unit = openUnit(root)
     await withTx(unit.db, (trx) => put(trx, 'a'))
-    await assert.rejects(withTx(unit.db, async (trx) => {
-      await put(trx, 'b')
-      await put(trx, 'a') // the primary key refuses it
-    }), { code: '23505' })
+    await assert.rejects(
+      withTx(unit.db, async (trx) => {
+        await put(trx, 'b')
+        await put(trx, 'a') // the primary key refuses it
+      }),
+      { code: '23505' },
+    )
     await unit.commit((db) => put(db, 'c'))
     assert.deepEqual(await ids(), ['a', 'c'])
   })
@@ -77,7 +82,10 @@ describe('a unit of work', () => {
     await put(root, 'taken')
     const unit = openUnit(root)
     await withTx(unit.db, (trx) => put(trx, 'effect'))
-    await assert.rejects(unit.commit((db) => put(db, 'taken')), { code: '23505' })
+    await assert.rejects(
+      unit.commit((db) => put(db, 'taken')),
+      { code: '23505' },
+    )
     assert.deepEqual(await ids(), ['taken'])
   })
 
@@ -93,7 +101,9 @@ describe('a unit of work', () => {
     assert.deepEqual(await ids(), onPostgres ? ['intent'] : [])
   })
 
-  test('on PostgreSQL its writes are invisible to others until it commits', { skip: !onPostgres }, async () => {
+  test('on PostgreSQL its writes are invisible to others until it commits', {
+    skip: !onPostgres,
+  }, async () => {
     const unit = openUnit(root)
     await withTx(unit.db, (trx) => put(trx, 'pending'))
     assert.deepEqual(await ids(), [])

@@ -31,7 +31,12 @@ const simTiny: ProcessorDefinition = {
   },
   spendControls: { intervals: ['daily'], lists: [] },
   simulatorFeeds: [],
-  create: (deps) => new SimulatedProcessor(simTiny.profile, { referencePrefix: 'st', asyncAccounts: false, spendControls: simTiny.spendControls }, deps),
+  create: (deps) =>
+    new SimulatedProcessor(
+      simTiny.profile,
+      { referencePrefix: 'st', asyncAccounts: false, spendControls: simTiny.spendControls },
+      deps,
+    ),
 }
 
 let t: TestApp
@@ -42,15 +47,22 @@ let account: any
 let card: any
 const callerKeys = generateKeyPairSync('rsa', { modulusLength: 2048 })
 
-withTenant(async (fixture) => {
-  ({ t, tenant, token } = fixture)
-  program = await t.operator('POST', '/operator/v1/programs', {
-    organization_id: tenant.organizationId, environment: 'sandbox', name: 'Tiny', processor: 'sim_tiny', currencies: ['USD'],
-  })
-  const holder = await makeCardholder(t, token)
-  account = await makeAccount(t, token, program.id, holder.id)
-  card = await issuedCard(t, token, cardBody(holder.id, account.id))
-}, { app: { processors: [...PROCESSORS, simTiny] } })
+withTenant(
+  async (fixture) => {
+    ;({ t, tenant, token } = fixture)
+    program = await t.operator('POST', '/operator/v1/programs', {
+      organization_id: tenant.organizationId,
+      environment: 'sandbox',
+      name: 'Tiny',
+      processor: 'sim_tiny',
+      currencies: ['USD'],
+    })
+    const holder = await makeCardholder(t, token)
+    account = await makeAccount(t, token, program.id, holder.id)
+    card = await issuedCard(t, token, cardBody(holder.id, account.id))
+  },
+  { app: { processors: [...PROCESSORS, simTiny] } },
+)
 
 describe('a third processor, defined and listed by the test', () => {
   test('the operator binds a program to it, and the program inherits its traits', () => {
@@ -64,35 +76,62 @@ describe('a third processor, defined and listed by the test', () => {
 
   test('a program may not widen what it issues', async () => {
     const res = await t.app.inject({
-      method: 'POST', url: '/operator/v1/programs', headers: { authorization: `Bearer ${OPERATOR_TOKEN}` },
-      payload: { organization_id: tenant.organizationId, environment: 'sandbox', name: 'Tiny plastic', processor: 'sim_tiny', currencies: ['USD'], form_factors: ['physical'] },
+      method: 'POST',
+      url: '/operator/v1/programs',
+      headers: { authorization: `Bearer ${OPERATOR_TOKEN}` },
+      payload: {
+        organization_id: tenant.organizationId,
+        environment: 'sandbox',
+        name: 'Tiny plastic',
+        processor: 'sim_tiny',
+        currencies: ['USD'],
+        form_factors: ['physical'],
+      },
     })
-    assert.equal(expectError(res, 400, 'invalid_parameter', 'form_factors').message, 'sim_tiny issues only: virtual.')
+    assert.equal(
+      expectError(res, 400, 'invalid_parameter', 'form_factors').message,
+      'sim_tiny issues only: virtual.',
+    )
   })
 
   test('the service list is untouched: a runtime built without the option does not know sim_tiny', () => {
     assert.ok(!PROCESSOR_NAMES.includes('sim_tiny'))
     assert.deepEqual(t.deps.processors.names(), [...PROCESSOR_NAMES, 'sim_tiny'])
-    const defaults = createProcessorRegistry({ db: t.deps.db, clock: t.clock, masterKey: t.deps.config.masterKey })
+    const defaults = createProcessorRegistry({
+      db: t.deps.db,
+      clock: t.clock,
+      masterKey: t.deps.config.masterKey,
+    })
     assert.equal(defaults.has('sim_tiny'), false)
-    assert.throws(() => defaults.forProgram(program), (err: any) => err.code === 'program_not_provisioned')
+    assert.throws(
+      () => defaults.forProgram(program),
+      (err: any) => err.code === 'program_not_provisioned',
+    )
   })
 
   test('a card is issued on it: active, with a number on its BIN, kept by its simulator', async () => {
     assert.equal(card.status, 'active')
     assert.equal(card.brand, 'visa')
     assert.equal(card.form_factor, 'virtual')
-    const stored = await t.deps.db.selectFrom('sim_processor_objects').select(['processor', 'reference'])
-      .where('kind', '=', 'card').where('key', '=', card.id).executeTakeFirstOrThrow()
+    const stored = await t.deps.db
+      .selectFrom('sim_processor_objects')
+      .select(['processor', 'reference'])
+      .where('kind', '=', 'card')
+      .where('key', '=', card.id)
+      .executeTakeFirstOrThrow()
     assert.equal(stored.processor, 'sim_tiny')
     assert.match(stored.reference, /^stc_/)
   })
 
   test('capabilities it has work: credit, card details', async () => {
-    const credited = await t.api(token, 'POST', `/v1/accounts/${account.id}/credit`, { amount: 500 })
+    const credited = await t.api(token, 'POST', `/v1/accounts/${account.id}/credit`, {
+      amount: 500,
+    })
     assert.equal(credited.statusCode, 200, credited.body)
     assert.equal(credited.json().available_balance, 500)
-    const res = await t.api(token, 'POST', `/v1/cards/${card.id}/details`, { public_key: callerKeys.publicKey.export({ format: 'jwk' }) })
+    const res = await t.api(token, 'POST', `/v1/cards/${card.id}/details`, {
+      public_key: callerKeys.publicKey.export({ format: 'jwk' }),
+    })
     assert.equal(res.statusCode, 200, res.body)
     const { plaintext } = await compactDecrypt(res.json().encrypted_details, callerKeys.privateKey)
     const details = JSON.parse(new TextDecoder().decode(plaintext))
@@ -101,7 +140,11 @@ describe('a third processor, defined and listed by the test', () => {
   })
 
   test('capabilities it lacks answer what an unknown path answers: 404 not_found', async () => {
-    expectError(await t.api(token, 'POST', `/v1/accounts/${account.id}/debit`, { amount: 1 }), 404, 'not_found')
+    expectError(
+      await t.api(token, 'POST', `/v1/accounts/${account.id}/debit`, { amount: 1 }),
+      404,
+      'not_found',
+    )
     expectError(await t.api(token, 'POST', `/v1/accounts/${account.id}/block`), 404, 'not_found')
     expectError(await t.api(token, 'POST', `/v1/cards/${card.id}/pin-key`), 404, 'not_found')
   })
@@ -109,11 +152,45 @@ describe('a third processor, defined and listed by the test', () => {
   test('what it cannot do upstream is refused with the usual 422s: form factor, spending controls, simulator feeds', async () => {
     const holder = await makeCardholder(t, token)
     const other = await makeAccount(t, token, program.id, holder.id)
-    expectError(await t.api(token, 'POST', '/v1/cards', cardBody(holder.id, other.id, { form_factor: 'physical' })), 422, 'unsupported_form_factor', 'form_factor')
-    expectError(await t.api(token, 'POST', '/v1/cards', cardBody(holder.id, other.id, { spending_controls: { spending_limits: [{ amount: 100, interval: 'weekly' }] } })),
-      422, 'spend_control_unsupported')
-    const daily = await t.api(token, 'POST', '/v1/cards', cardBody(holder.id, other.id, { spending_controls: { spending_limits: [{ amount: 100, interval: 'daily' }] } }))
+    expectError(
+      await t.api(
+        token,
+        'POST',
+        '/v1/cards',
+        cardBody(holder.id, other.id, { form_factor: 'physical' }),
+      ),
+      422,
+      'unsupported_form_factor',
+      'form_factor',
+    )
+    expectError(
+      await t.api(
+        token,
+        'POST',
+        '/v1/cards',
+        cardBody(holder.id, other.id, {
+          spending_controls: { spending_limits: [{ amount: 100, interval: 'weekly' }] },
+        }),
+      ),
+      422,
+      'spend_control_unsupported',
+    )
+    const daily = await t.api(
+      token,
+      'POST',
+      '/v1/cards',
+      cardBody(holder.id, other.id, {
+        spending_controls: { spending_limits: [{ amount: 100, interval: 'daily' }] },
+      }),
+    )
     assert.equal(daily.statusCode, 201, daily.body)
-    expectError(await t.api(token, 'POST', '/v1/simulate/network_tokens', { card_id: card.id, wallet: 'apple_pay' }), 422, 'operation_unsupported')
+    expectError(
+      await t.api(token, 'POST', '/v1/simulate/network_tokens', {
+        card_id: card.id,
+        wallet: 'apple_pay',
+      }),
+      422,
+      'operation_unsupported',
+    )
   })
 })

@@ -17,7 +17,12 @@ let drop = async (): Promise<void> => {}
 before(async () => {
   const database = await freshDatabaseUrl()
   drop = database.drop
-  handle = await openDatabase({ databaseUrl: database.url, dataDir: null, poolSize: 2, pgliteImage: database.url ? undefined : await migratedPgliteImage() })
+  handle = await openDatabase({
+    databaseUrl: database.url,
+    dataDir: null,
+    poolSize: 2,
+    pgliteImage: database.url ? undefined : await migratedPgliteImage(),
+  })
   await runStatements(handle.db, [
     'DROP TABLE report_parts',
     'ALTER TABLE reports DROP COLUMN parts_generation',
@@ -34,21 +39,44 @@ test('a report stored as one text column becomes part 0 of generation g0, which 
   const db = handle.db
   await sql`INSERT INTO organizations (id, name) VALUES ('org_m', 'M')`.execute(db)
   const csv = 'id,amount\nle_1,"1,5"\n'
-  for (const [id, status, content] of [['rpt_done', 'succeeded', csv], ['rpt_pending', 'pending', null]] as const) {
+  for (const [id, status, content] of [
+    ['rpt_done', 'succeeded', csv],
+    ['rpt_pending', 'pending', null],
+  ] as const) {
     await sql`INSERT INTO reports (id, organization_id, environment, type, status, window_from, window_to, row_count, size_bytes, content, created_at, updated_at)
-      VALUES (${id}, 'org_m', 'sandbox', 'ledger', ${status}, now(), now(), 1, ${content === null ? null : content.length}, ${content}, now(), now())`.execute(db)
+      VALUES (${id}, 'org_m', 'sandbox', 'ledger', ${status}, now(), now(), 1, ${content === null ? null : content.length}, ${content}, now(), now())`.execute(
+      db,
+    )
   }
 
   await up(db)
-  const { rows: parts } = await sql<{ report_id: string; generation: string; seq: number; content: string }>`
+  const { rows: parts } = await sql<{
+    report_id: string
+    generation: string
+    seq: number
+    content: string
+  }>`
     SELECT report_id, generation, seq, content FROM report_parts ORDER BY report_id`.execute(db)
   assert.deepEqual(parts, [{ report_id: 'rpt_done', generation: 'g0', seq: 0, content: csv }])
   const { rows: reports } = await sql<{ id: string; parts_generation: string | null }>`
     SELECT id, parts_generation FROM reports ORDER BY id`.execute(db)
-  assert.deepEqual(reports, [{ id: 'rpt_done', parts_generation: 'g0' }, { id: 'rpt_pending', parts_generation: null }])
+  assert.deepEqual(reports, [
+    { id: 'rpt_done', parts_generation: 'g0' },
+    { id: 'rpt_pending', parts_generation: null },
+  ])
   const { rows: columns } = await sql<{ column_name: string; data_type: string }>`
-    SELECT column_name, data_type FROM information_schema.columns WHERE table_name = 'reports' AND column_name IN ('content', 'size_bytes')`.execute(db)
-  assert.deepEqual(columns, [{ column_name: 'size_bytes', data_type: 'bigint' }], 'content is gone; size_bytes holds files past 2 GiB')
+    SELECT column_name, data_type FROM information_schema.columns WHERE table_name = 'reports' AND column_name IN ('content', 'size_bytes')`.execute(
+    db,
+  )
+  assert.deepEqual(
+    columns,
+    [{ column_name: 'size_bytes', data_type: 'bigint' }],
+    'content is gone; size_bytes holds files past 2 GiB',
+  )
   await sql`DELETE FROM reports WHERE id = 'rpt_done'`.execute(db)
-  assert.equal((await sql`SELECT 1 FROM report_parts`.execute(db)).rows.length, 0, 'parts go with their report')
+  assert.equal(
+    (await sql`SELECT 1 FROM report_parts`.execute(db)).rows.length,
+    0,
+    'parts go with their report',
+  )
 })

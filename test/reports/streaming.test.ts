@@ -52,31 +52,55 @@ after(async () => {
 /** What the former buffered generator produced for the window: the header and every line joined in one string. */
 async function bufferedCsv(window: { from: Date; to: Date }): Promise<string> {
   const rows = await ledgerSource.fetch(t.deps, { ...scope, ...window, limit: 1_000_000 })
-  return csvHeader(ledgerSource.columns) + rows.map((r) => csvLine(ledgerSource.columns, r)).join('')
+  return (
+    csvHeader(ledgerSource.columns) + rows.map((r) => csvLine(ledgerSource.columns, r)).join('')
+  )
 }
 
 async function requestReport(window: { from: Date; to: Date }): Promise<string> {
-  const res = await t.api(token, 'POST', '/v1/reports', { type: 'ledger', from: window.from.toISOString(), to: window.to.toISOString() })
+  const res = await t.api(token, 'POST', '/v1/reports', {
+    type: 'ledger',
+    from: window.from.toISOString(),
+    to: window.to.toISOString(),
+  })
   assert.equal(res.statusCode, 201, res.body)
   return res.json().id
 }
 
-async function partsOf(reportId: string): Promise<{ generation: string; seq: number; content: string }[]> {
+async function partsOf(
+  reportId: string,
+): Promise<{ generation: string; seq: number; content: string }[]> {
   const { rows } = await sql<{ generation: string; seq: number; content: string }>`
-    SELECT generation, seq, content FROM report_parts WHERE report_id = ${reportId} ORDER BY generation, seq`.execute(t.deps.db)
+    SELECT generation, seq, content FROM report_parts WHERE report_id = ${reportId} ORDER BY generation, seq`.execute(
+    t.deps.db,
+  )
   return rows
 }
 
-async function reportRow(reportId: string): Promise<{ status: string; failure_reason: string | null; parts_generation: string | null }> {
-  const { rows } = await sql<{ status: string; failure_reason: string | null; parts_generation: string | null }>`
-    SELECT status, failure_reason, parts_generation FROM reports WHERE id = ${reportId}`.execute(t.deps.db)
+async function reportRow(
+  reportId: string,
+): Promise<{ status: string; failure_reason: string | null; parts_generation: string | null }> {
+  const { rows } = await sql<{
+    status: string
+    failure_reason: string | null
+    parts_generation: string | null
+  }>`
+    SELECT status, failure_reason, parts_generation FROM reports WHERE id = ${reportId}`.execute(
+    t.deps.db,
+  )
   return rows[0]
 }
 
 /** Replaces the ledger source's fetch for one test: `onCall` runs before the n-th batch is read (and may throw). */
 function interceptLedger(onCall: (n: number) => Promise<void> | void): void {
   let calls = 0
-  SOURCES.ledger = { ...ledgerSource, fetch: async (deps, window) => { await onCall(++calls); return ledgerSource.fetch(deps, window) } }
+  SOURCES.ledger = {
+    ...ledgerSource,
+    fetch: async (deps, window) => {
+      await onCall(++calls)
+      return ledgerSource.fetch(deps, window)
+    },
+  }
 }
 
 function restoreLedger(): void {
@@ -84,7 +108,11 @@ function restoreLedger(): void {
 }
 
 /** The downloaded file, checked against the buffered CSV line by line and byte for byte. */
-async function expectDownloadEquals(reportId: string, expected: string, rows: number): Promise<string> {
+async function expectDownloadEquals(
+  reportId: string,
+  expected: string,
+  rows: number,
+): Promise<string> {
   const res = await t.api(token, 'GET', `/v1/reports/${reportId}/download`)
   assert.equal(res.statusCode, 200, res.body.slice(0, 500))
   assert.equal(res.headers['content-type'], 'text/csv; charset=utf-8')
@@ -121,23 +149,38 @@ describe('a report of many rows', () => {
 
     const longestLine = Math.max(...expected.split('\n').map((l) => Buffer.byteLength(l) + 1))
     // A generator that builds the file in memory reaches the whole file (about 50 parts' worth) here.
-    assert.ok(result.maxBufferedBytes <= PART_BYTES + longestLine, `held ${result.maxBufferedBytes} bytes at once`)
-    assert.ok(result.sizeBytes > 40 * result.maxBufferedBytes, `the file (${result.sizeBytes} bytes) is many times what was held`)
+    assert.ok(
+      result.maxBufferedBytes <= PART_BYTES + longestLine,
+      `held ${result.maxBufferedBytes} bytes at once`,
+    )
+    assert.ok(
+      result.sizeBytes > 40 * result.maxBufferedBytes,
+      `the file (${result.sizeBytes} bytes) is many times what was held`,
+    )
 
     const parts = await partsOf(reportId)
     assert.equal(parts.length, result.parts)
     assert.ok(parts.length >= 40, `${parts.length} parts`)
-    assert.deepEqual(parts.map((p) => p.seq), parts.map((_, i) => i))
+    assert.deepEqual(
+      parts.map((p) => p.seq),
+      parts.map((_, i) => i),
+    )
     assert.equal(new Set(parts.map((p) => p.generation)).size, 1)
     assert.equal((await reportRow(reportId)).parts_generation, parts[0].generation)
     for (const p of parts.slice(0, -1)) {
       const bytes = Buffer.byteLength(p.content)
-      assert.ok(bytes >= PART_BYTES && bytes <= PART_BYTES + longestLine, `part ${p.seq}: ${bytes} bytes`)
+      assert.ok(
+        bytes >= PART_BYTES && bytes <= PART_BYTES + longestLine,
+        `part ${p.seq}: ${bytes} bytes`,
+      )
       assert.ok(p.content.endsWith('\n'), 'a part holds whole lines')
     }
 
     const report = (await t.api(token, 'GET', `/v1/reports/${reportId}`)).json()
-    assert.deepEqual([report.status, report.row_count, report.size_bytes], ['succeeded', ROWS, result.sizeBytes])
+    assert.deepEqual(
+      [report.status, report.row_count, report.size_bytes],
+      ['succeeded', ROWS, result.sizeBytes],
+    )
     await expectDownloadEquals(reportId, expected, ROWS)
   })
 
@@ -147,7 +190,11 @@ describe('a report of many rows', () => {
     const stream = partStream(t.deps.db, reportId, generation!, Buffer.byteLength(expected))
     await once(stream, 'readable')
     await new Promise((resolve) => setTimeout(resolve, 50))
-    assert.equal(stream.readableLength, Buffer.byteLength(parts[0].content), 'only the first part is read before it is consumed')
+    assert.equal(
+      stream.readableLength,
+      Buffer.byteLength(parts[0].content),
+      'only the first part is read before it is consumed',
+    )
 
     const chunks: Buffer[] = []
     for await (const chunk of stream) chunks.push(chunk as Buffer)
@@ -155,7 +202,11 @@ describe('a report of many rows', () => {
     assert.equal(Buffer.concat(chunks).toString('utf8'), joined)
     assert.equal(joined, expected)
 
-    const head = await t.app.inject({ method: 'HEAD', url: `/v1/reports/${reportId}/download`, headers: { authorization: `Bearer ${token}` } })
+    const head = await t.app.inject({
+      method: 'HEAD',
+      url: `/v1/reports/${reportId}/download`,
+      headers: { authorization: `Bearer ${token}` },
+    })
     assert.equal(head.statusCode, 200)
     assert.equal(Number(head.headers['content-length']), Buffer.byteLength(expected))
     assert.equal(head.rawPayload.length, 0)
@@ -168,7 +219,9 @@ describe('runs that do not finish', () => {
   test('a generation that crashes after writing parts leaves, after the retry, one complete file without duplicated lines', async () => {
     const expected = await bufferedCsv(FIRST_5000)
     const reportId = await requestReport(FIRST_5000)
-    interceptLedger((n) => { if (n === 4) throw new Error('worker lost mid-report') })
+    interceptLedger((n) => {
+      if (n === 4) throw new Error('worker lost mid-report')
+    })
     try {
       await runJobs(t)
     } finally {
@@ -177,31 +230,47 @@ describe('runs that do not finish', () => {
     const crashed = await partsOf(reportId)
     assert.ok(crashed.length >= 3, 'the crashed run left its parts behind')
     assert.equal((await reportRow(reportId)).status, 'pending')
-    expectError(await t.api(token, 'GET', `/v1/reports/${reportId}/download`), 422, 'report_not_ready')
+    expectError(
+      await t.api(token, 'GET', `/v1/reports/${reportId}/download`),
+      422,
+      'report_not_ready',
+    )
 
     t.clock.advance(60_000)
     await runJobs(t)
     const row = await reportRow(reportId)
     assert.equal(row.status, 'succeeded')
     const parts = await partsOf(reportId)
-    assert.deepEqual([...new Set(parts.map((p) => p.generation))], [row.parts_generation], 'only the finishing run\'s parts remain')
+    assert.deepEqual(
+      [...new Set(parts.map((p) => p.generation))],
+      [row.parts_generation],
+      "only the finishing run's parts remain",
+    )
     assert.notEqual(row.parts_generation, crashed[0].generation)
     await expectDownloadEquals(reportId, expected, 5_000)
   })
 
   test('a run that fails for good marks the report failed and removes every part written for it', async () => {
     const reportId = await requestReport(FIRST_5000)
-    interceptLedger((n) => { if (n === 3) throw new Error('database unreachable') })
+    interceptLedger((n) => {
+      if (n === 3) throw new Error('database unreachable')
+    })
     try {
       await assert.rejects(generateReport(t.deps, reportId), /database unreachable/)
       assert.ok((await partsOf(reportId)).length > 0)
-      interceptLedger((n) => { if (n === 3) throw new Error('database unreachable') })
+      interceptLedger((n) => {
+        if (n === 3) throw new Error('database unreachable')
+      })
       const last = await generateReport(t.deps, reportId, { lastAttempt: true })
       assert.equal(last.outcome, 'internal_error')
     } finally {
       restoreLedger()
     }
-    assert.deepEqual(await reportRow(reportId), { status: 'failed', failure_reason: 'internal_error', parts_generation: null })
+    assert.deepEqual(await reportRow(reportId), {
+      status: 'failed',
+      failure_reason: 'internal_error',
+      parts_generation: null,
+    })
     assert.equal((await partsOf(reportId)).length, 0)
   })
 
@@ -217,7 +286,7 @@ describe('runs that do not finish', () => {
     }
   })
 
-  test('a run overtaken by another (a lost lease) stops writing and leaves only the finished run\'s file', async () => {
+  test("a run overtaken by another (a lost lease) stops writing and leaves only the finished run's file", async () => {
     const expected = await bufferedCsv(FIRST_5000)
     const reportId = await requestReport(FIRST_5000)
     let overtaking: Promise<unknown> | undefined
@@ -236,7 +305,10 @@ describe('runs that do not finish', () => {
     assert.equal(slow.outcome, 'not_pending')
     assert.equal(((await overtaking) as { outcome: string }).outcome, 'succeeded')
     const row = await reportRow(reportId)
-    assert.deepEqual([...new Set((await partsOf(reportId)).map((p) => p.generation))], [row.parts_generation])
+    assert.deepEqual(
+      [...new Set((await partsOf(reportId)).map((p) => p.generation))],
+      [row.parts_generation],
+    )
     await expectDownloadEquals(reportId, expected, 5_000)
   })
 })

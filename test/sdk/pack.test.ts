@@ -21,7 +21,7 @@ let baseUrl: string
 let tenant: SdkTenant
 
 before(async () => {
-  ({ t, baseUrl } = await startListeningApp())
+  ;({ t, baseUrl } = await startListeningApp())
   tenant = await sdkTenant(t, baseUrl)
 })
 after(() => t.close())
@@ -35,26 +35,54 @@ function quickstart(): string {
   return code
 }
 
-test('npm pack of sdk/ installs into an empty project and the README quick start runs against the service unchanged', { timeout: 180_000, skip: databaseIndependent }, async () => {
+test('npm pack of sdk/ installs into an empty project and the README quick start runs against the service unchanged', {
+  timeout: 180_000,
+  skip: databaseIndependent,
+}, async () => {
   const packed = mkdtempSync(join(tmpdir(), 'svc-sdk-pack-'))
   await run('npm', ['pack', '--pack-destination', packed], { cwd: sdkDir })
   const [tarball] = readdirSync(packed).filter((f) => f.endsWith('.tgz'))
   assert.ok(tarball, 'npm pack wrote a tarball')
 
   const project = mkdtempSync(join(tmpdir(), 'svc-sdk-app-'))
-  writeFileSync(join(project, 'package.json'), JSON.stringify({ name: 'my-app', version: '1.0.0', private: true }))
-  await run('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund', join(packed, tarball)], { cwd: project })
-  const installed = JSON.parse(readFileSync(join(project, 'node_modules/@svc/sdk/package.json'), 'utf8'))
+  writeFileSync(
+    join(project, 'package.json'),
+    JSON.stringify({ name: 'my-app', version: '1.0.0', private: true }),
+  )
+  await run(
+    'npm',
+    ['install', '--prefer-offline', '--no-audit', '--no-fund', join(packed, tarball)],
+    { cwd: project },
+  )
+  const installed = JSON.parse(
+    readFileSync(join(project, 'node_modules/@svc/sdk/package.json'), 'utf8'),
+  )
   assert.equal(installed.name, '@svc/sdk')
-  assert.ok(readdirSync(join(project, 'node_modules/@svc/sdk/dist')).includes('index.d.ts'), 'the types ship with it')
-  assert.ok(readdirSync(join(project, 'node_modules')).includes('jose'), 'its one dependency is installed')
+  assert.ok(
+    readdirSync(join(project, 'node_modules/@svc/sdk/dist')).includes('index.d.ts'),
+    'the types ship with it',
+  )
+  assert.ok(
+    readdirSync(join(project, 'node_modules')).includes('jose'),
+    'its one dependency is installed',
+  )
 
   // The client file the service writes for the demo (`.data/sandbox-client.json`), here for the test's tenant.
   const clientFile = join(project, 'sandbox-client.json')
-  writeFileSync(clientFile, JSON.stringify({ client_id: tenant.clientId, organization_id: tenant.organizationId, private_jwk: tenant.privateJwk }))
+  writeFileSync(
+    clientFile,
+    JSON.stringify({
+      client_id: tenant.clientId,
+      organization_id: tenant.organizationId,
+      private_jwk: tenant.privateJwk,
+    }),
+  )
   writeFileSync(join(project, 'quickstart.mjs'), quickstart())
   const { DATABASE_URL: _d, BASE_URL: _b, ...env } = process.env
-  const { stdout } = await run(process.execPath, ['quickstart.mjs'], { cwd: project, env: { ...env, SVC_CLIENT_FILE: clientFile, SVC_BASE_URL: baseUrl } })
+  const { stdout } = await run(process.execPath, ['quickstart.mjs'], {
+    cwd: project,
+    env: { ...env, SVC_CLIENT_FILE: clientFile, SVC_BASE_URL: baseUrl },
+  })
   assert.match(stdout.trim(), /^true req_\S+$/)
   const [auth] = (await tenant.svc().authorizations.list({ limit: 1 }).firstPage()).data
   assert.equal(auth.approved, true)

@@ -2,9 +2,23 @@ import assert from 'node:assert/strict'
 import { createPrivateKey } from 'node:crypto'
 import { after, before, describe, test } from 'node:test'
 import { JobRunner } from '../../src/jobs/runner.js'
-import { Svc, SvcAuthenticationError, SvcError, SvcInvalidRequestError, SvcValidationError } from '../../sdk/src/index.js'
+import {
+  Svc,
+  SvcAuthenticationError,
+  SvcError,
+  SvcInvalidRequestError,
+  SvcValidationError,
+} from '../../sdk/src/index.js'
 import type { TestApp } from '../helpers/app.js'
-import { ADDRESS, DELIVERY, MERCHANT, sdkTenant, startListeningApp, uniqueEmail, type SdkTenant } from './support.js'
+import {
+  ADDRESS,
+  DELIVERY,
+  MERCHANT,
+  sdkTenant,
+  startListeningApp,
+  uniqueEmail,
+  type SdkTenant,
+} from './support.js'
 
 // The SDK against the real application on a real port: every call below goes through @svc/sdk only.
 let t: TestApp
@@ -13,7 +27,7 @@ let tenant: SdkTenant
 let svc: Svc
 
 before(async () => {
-  ({ t, baseUrl } = await startListeningApp())
+  ;({ t, baseUrl } = await startListeningApp())
   tenant = await sdkTenant(t, baseUrl)
   svc = tenant.svc()
 })
@@ -24,57 +38,110 @@ const drain = () => new JobRunner(t.deps, t.jobs, { listen: false }).drain()
 describe('a card story through the SDK', () => {
   test('cardholder, KYC, account, credit, virtual card active once issued, an authorization captured, the card frozen and closed', async () => {
     const cardholder = await svc.cardholders.create({
-      type: 'individual', first_name: 'Ada', last_name: 'Lovelace', email: uniqueEmail('card'), address: ADDRESS,
+      type: 'individual',
+      first_name: 'Ada',
+      last_name: 'Lovelace',
+      email: uniqueEmail('card'),
+      address: ADDRESS,
       identity_document: { type: 'passport', number: 'P1000111' },
     })
     assert.match(cardholder.id, /^chd_/)
     assert.equal(cardholder.lastResponse?.status, 201)
     assert.match(cardholder.lastResponse!.requestId!, /^req_/)
-    assert.deepEqual(Object.keys(cardholder).includes('lastResponse'), false, 'lastResponse is not enumerable')
+    assert.deepEqual(
+      Object.keys(cardholder).includes('lastResponse'),
+      false,
+      'lastResponse is not enumerable',
+    )
 
     await svc.kyc.create(cardholder.id, {
-      status: 'approved', provider: 'acme-kyc', verified_at: new Date(t.clock.now().getTime() - 60_000).toISOString(),
+      status: 'approved',
+      provider: 'acme-kyc',
+      verified_at: new Date(t.clock.now().getTime() - 60_000).toISOString(),
       identity: { legal_name: 'Ada Lovelace', nationality: 'GBR' },
     })
     assert.equal((await svc.cardholders.retrieve(cardholder.id)).kyc_status, 'approved')
     const updated = await svc.cardholders.update(cardholder.id, { metadata: { crm: '42' } })
     assert.deepEqual(updated.metadata, { crm: '42' })
 
-    const account = await svc.accounts.create({ program_id: tenant.programs.full.id, cardholder_id: cardholder.id, currency: 'USD' })
-    const credited = await svc.accounts.credit(account.id, { amount: 10_000, description: 'top-up' })
+    const account = await svc.accounts.create({
+      program_id: tenant.programs.full.id,
+      cardholder_id: cardholder.id,
+      currency: 'USD',
+    })
+    const credited = await svc.accounts.credit(account.id, {
+      amount: 10_000,
+      description: 'top-up',
+    })
     assert.equal(credited.available_balance, 10_000)
     const entries = await svc.accounts.listEntries(account.id).toArray()
     assert.equal(entries.length, 1)
 
     const card = await svc.cards.create({
-      cardholder_id: cardholder.id, account_id: account.id, form_factor: 'virtual', card_type: 'prepaid', embossed_name: 'ADA LOVELACE', delivery_address: DELIVERY,
+      cardholder_id: cardholder.id,
+      account_id: account.id,
+      form_factor: 'virtual',
+      card_type: 'prepaid',
+      embossed_name: 'ADA LOVELACE',
+      delivery_address: DELIVERY,
     })
     const issued = await svc.simulate.cards.issue(card.id)
     assert.equal(issued.status, 'active', 'a virtual card is active once issued')
-    await assert.rejects(svc.cards.activate(card.id), (err: unknown) => err instanceof SvcValidationError && err.code === 'card_already_activated')
+    await assert.rejects(
+      svc.cards.activate(card.id),
+      (err: unknown) => err instanceof SvcValidationError && err.code === 'card_already_activated',
+    )
 
-    const authorization = await svc.simulate.authorizations.create({ card_id: card.id, amount: 2_500, currency: 'USD', merchant: MERCHANT })
+    const authorization = await svc.simulate.authorizations.create({
+      card_id: card.id,
+      amount: 2_500,
+      currency: 'USD',
+      merchant: MERCHANT,
+    })
     assert.equal(authorization.approved, true)
     assert.equal((await svc.authorizations.retrieve(authorization.id)).status, 'pending')
     const capture = await svc.simulate.authorizations.capture(authorization.id)
     assert.equal(capture.amount, 2_500)
     const transactions = await svc.transactions.list({ card_id: card.id }).toArray()
-    assert.deepEqual(transactions.map((x) => x.id), [capture.id])
+    assert.deepEqual(
+      transactions.map((x) => x.id),
+      [capture.id],
+    )
     assert.equal((await svc.accounts.retrieve(account.id)).available_balance, 7_500)
 
     assert.equal((await svc.cards.freeze(card.id)).status, 'frozen')
-    const declined = await svc.simulate.authorizations.create({ card_id: card.id, amount: 100, currency: 'USD', merchant: MERCHANT })
+    const declined = await svc.simulate.authorizations.create({
+      card_id: card.id,
+      amount: 100,
+      currency: 'USD',
+      merchant: MERCHANT,
+    })
     assert.equal(declined.approved, false)
     assert.equal((await svc.cards.close(card.id)).status, 'closed')
 
     const types = (await svc.events.list({ type: 'card.*' }).toArray()).map((e) => e.type)
-    for (const type of ['card.created', 'card.issued', 'card.frozen', 'card.closed']) assert.ok(types.includes(type as never), `${type} missing`)
+    for (const type of ['card.created', 'card.issued', 'card.frozen', 'card.closed'])
+      assert.ok(types.includes(type as never), `${type} missing`)
   })
 
   test('refusals are typed errors carrying type, code, param, requestId, status and headers', async () => {
-    const cardholder = await svc.cardholders.create({ type: 'individual', first_name: 'Bo', last_name: 'Poor', email: uniqueEmail('poor'), address: ADDRESS })
-    await svc.kyc.create(cardholder.id, { status: 'approved', provider: 'acme-kyc', verified_at: new Date(t.clock.now().getTime() - 60_000).toISOString() })
-    const account = await svc.accounts.create({ program_id: tenant.programs.full.id, cardholder_id: cardholder.id, currency: 'USD' })
+    const cardholder = await svc.cardholders.create({
+      type: 'individual',
+      first_name: 'Bo',
+      last_name: 'Poor',
+      email: uniqueEmail('poor'),
+      address: ADDRESS,
+    })
+    await svc.kyc.create(cardholder.id, {
+      status: 'approved',
+      provider: 'acme-kyc',
+      verified_at: new Date(t.clock.now().getTime() - 60_000).toISOString(),
+    })
+    const account = await svc.accounts.create({
+      program_id: tenant.programs.full.id,
+      cardholder_id: cardholder.id,
+      currency: 'USD',
+    })
     await assert.rejects(svc.accounts.debit(account.id, { amount: 500 }), (err: unknown) => {
       assert.ok(err instanceof SvcValidationError)
       assert.ok(err instanceof SvcError)
@@ -91,15 +158,27 @@ describe('a card story through the SDK', () => {
       assert.equal(err.status, 404)
       return true
     })
-    await assert.rejects(svc.cardholders.create({ type: 'individual', first_name: 'X', last_name: 'Y', email: 'not-an-email' } as never), (err: unknown) => {
-      assert.ok(err instanceof SvcInvalidRequestError)
-      assert.equal(err.param, 'email')
-      return true
-    })
+    await assert.rejects(
+      svc.cardholders.create({
+        type: 'individual',
+        first_name: 'X',
+        last_name: 'Y',
+        email: 'not-an-email',
+      } as never),
+      (err: unknown) => {
+        assert.ok(err instanceof SvcInvalidRequestError)
+        assert.equal(err.param, 'email')
+        return true
+      },
+    )
   })
 
   test('a client the service does not know gets SvcAuthenticationError from the token endpoint', async () => {
-    const stranger = new Svc({ clientId: 'oc_00000000000000000000000000', privateKey: tenant.privateJwk, baseUrl })
+    const stranger = new Svc({
+      clientId: 'oc_00000000000000000000000000',
+      privateKey: tenant.privateJwk,
+      baseUrl,
+    })
     await assert.rejects(stranger.programs.list().firstPage(), (err: unknown) => {
       assert.ok(err instanceof SvcAuthenticationError)
       assert.equal(err.code, 'invalid_client')
@@ -110,7 +189,10 @@ describe('a card story through the SDK', () => {
 
   test('an RS256 client with a PEM key works as an ES256 client with a JWK does', async () => {
     const rsa = await sdkTenant(t, baseUrl, 'RS256')
-    const pem = createPrivateKey({ key: rsa.privateJwk as never, format: 'jwk' }).export({ type: 'pkcs8', format: 'pem' }) as string
+    const pem = createPrivateKey({ key: rsa.privateJwk as never, format: 'jwk' }).export({
+      type: 'pkcs8',
+      format: 'pem',
+    }) as string
     const client = rsa.svc({ privateKey: pem, keyId: 'k1' })
     const programs = await client.programs.list().toArray()
     assert.equal(programs.length, 2)
@@ -121,7 +203,10 @@ describe('an eSIM story through the SDK', () => {
   test('the catalogue, an order provisioning an eSIM, the eSIM and its top-ups, an H5 link', async () => {
     await svc.simulate.esim.provisioning({ latency_ms: 0 })
     const cardholder = await svc.cardholders.create({
-      type: 'individual', first_name: 'Ada', last_name: 'Lovelace', email: uniqueEmail('esim'),
+      type: 'individual',
+      first_name: 'Ada',
+      last_name: 'Lovelace',
+      email: uniqueEmail('esim'),
       address: { line1: '1 Rue de Rivoli', city: 'Paris', postal_code: '75001', country: 'FRA' },
     })
     const packages = await svc.esim.packages.list({ country: 'FRA', status: 'on_sale' }).toArray()
@@ -129,12 +214,19 @@ describe('an eSIM story through the SDK', () => {
     assert.ok(pkg, 'a French package on sale')
     assert.equal((await svc.esim.packages.retrieve(pkg.id)).id, pkg.id)
     const reference = `sdk-${Date.now()}`
-    const order = await svc.esim.orders.create({ package_id: pkg.id, reference, cardholder_id: cardholder.id })
+    const order = await svc.esim.orders.create({
+      package_id: pkg.id,
+      reference,
+      cardholder_id: cardholder.id,
+    })
     await drain()
     const settled = await svc.esim.orders.retrieve(order.id)
     assert.equal(settled.status, 'completed')
     const listed = await svc.esim.orders.list({ reference }).toArray()
-    assert.deepEqual(listed.map((o) => o.id), [order.id])
+    assert.deepEqual(
+      listed.map((o) => o.id),
+      [order.id],
+    )
     const esims = await svc.esim.esims.list({ cardholder_id: cardholder.id }).toArray()
     assert.equal(esims.length, 1)
     const esim = await svc.esim.esims.retrieve(esims[0].id)

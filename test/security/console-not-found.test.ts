@@ -15,7 +15,8 @@ const recorder: ServiceModule = {
   routes: (app) => {
     app.addHook('onRoute', (r) => {
       if (!r.url.startsWith('/console/') || !r.url.includes('/:id')) return
-      for (const method of [r.method].flat()) if (method !== 'HEAD') routes.push({ method, url: r.url })
+      for (const method of [r.method].flat())
+        if (method !== 'HEAD') routes.push({ method, url: r.url })
     })
   },
 }
@@ -30,7 +31,11 @@ before(async () => {
   t = await startTestApp({
     env: { LOG_LEVEL: 'warn' },
     modules: [recorder, ...MODULES],
-    logDestination: { write: (line: string) => { if (JSON.parse(line).level >= 50) errors.push(line) } },
+    logDestination: {
+      write: (line: string) => {
+        if (JSON.parse(line).level >= 50) errors.push(line)
+      },
+    },
   })
   owner = await person(t, 'owner')
   operator = await person(t, 'operator')
@@ -47,13 +52,20 @@ test('every console page of an unknown id answers 4xx and logs nothing at error 
       ? { agent: operator.agent, csrf: csrfOperator }
       : { agent: owner.agent, csrf: csrfOwner }
     const url = route.url.replace(':id', 'xyz_0000000000000000000000000')
-    const res = route.method === 'GET' ? await who.agent.get(url) : await who.agent.post(url, { _csrf: who.csrf })
+    const res =
+      route.method === 'GET'
+        ? await who.agent.get(url)
+        : await who.agent.post(url, { _csrf: who.csrf })
     await new Promise((resolve) => setImmediate(resolve))
     assert.ok(res.statusCode < 500, `${route.method} ${url}: ${res.statusCode}`)
     if (res.statusCode === 404) notFound.push(`${route.method} ${route.url}`)
   }
   assert.ok(notFound.length > 20, `${notFound.length} not-found pages`)
-  assert.deepEqual(errors.map((l) => JSON.parse(l).msg), [], errors.join('\n').slice(0, 2000))
+  assert.deepEqual(
+    errors.map((l) => JSON.parse(l).msg),
+    [],
+    errors.join('\n').slice(0, 2000),
+  )
 })
 
 test('an unknown console address is a 404 page that logs nothing at error level', async () => {

@@ -2,7 +2,13 @@ import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
 import { EVENT_OBJECTS, EVENT_TYPES, eventScope } from '../../src/modules/events/index.js'
 import { SCOPES } from '../../src/modules/oauth/scopes.js'
-import { createTenant, listenOnPort, startTestApp, type TestApp, type TestClient } from '../helpers/app.js'
+import {
+  createTenant,
+  listenOnPort,
+  startTestApp,
+  type TestApp,
+  type TestClient,
+} from '../helpers/app.js'
 import { makeCardholder } from '../cards/support.js'
 import { events, openStream, type Opened } from '../events/sse-client.js'
 import { createEndpoint, emitEvent } from '../webhooks/helpers.js'
@@ -26,11 +32,16 @@ const streams: Opened[] = []
 
 before(async () => {
   t = await startTestApp({
-    env: { EVENT_STREAM_POLL_MS: '50', EVENT_STREAM_LIFETIME_MS: '60000' }, modules: recorder.modules,
+    env: { EVENT_STREAM_POLL_MS: '50', EVENT_STREAM_LIFETIME_MS: '60000' },
+    modules: recorder.modules,
   })
   baseUrl = await listenOnPort(t)
   a = await createTenant(t)
-  ;[full, esimOnly, holdersOnly] = await Promise.all([a.token(), a.token('esim:read'), a.token('cardholders:read')])
+  ;[full, esimOnly, holdersOnly] = await Promise.all([
+    a.token(),
+    a.token('esim:read'),
+    a.token('cardholders:read'),
+  ])
   holder = await makeCardholder(t, full, { kyc: 'none' })
   holderEvent = (await t.api(full, 'GET', '/v1/events?type=cardholder.created')).json().data[0].id
   esimEvent = await emitEvent(t, a, 'esim.low_data', { id: 'esim_1', object: 'esim' })
@@ -58,9 +69,14 @@ describe('the catalogue names the scope of each type', () => {
     for (const [object, spec] of Object.entries(EVENT_OBJECTS)) {
       const route = spec.retrieve.replace(/\{([a-z_]+)\}/g, ':$1')
       assert.ok(routes.has(route), `${object}: ${spec.retrieve} is not a route`)
-      assert.equal(routes.get(route), spec.scope, `${object}: ${spec.retrieve} needs ${routes.get(route)}`)
+      assert.equal(
+        routes.get(route),
+        spec.scope,
+        `${object}: ${spec.retrieve} needs ${routes.get(route)}`,
+      )
     }
-    for (const type of EVENT_TYPES) assert.ok((SCOPES as readonly string[]).includes(eventScope(type)), type)
+    for (const type of EVENT_TYPES)
+      assert.ok((SCOPES as readonly string[]).includes(eventScope(type)), type)
   })
 })
 
@@ -69,14 +85,29 @@ describe('events are read with the scope of their object', () => {
     assertScopeRefusal(await get(esimOnly, `/v1/cardholders/${holder.id}`), 'cardholders:read')
     const esimList = await get(esimOnly, '/v1/events?limit=100')
     assert.equal(esimList.statusCode, 200)
-    assert.deepEqual(esimList.json().data.map((e: any) => e.id), [esimEvent])
-    assert.ok(!esimList.body.includes(holder.email), 'the cardholder\'s email reached an esim:read token')
-    assert.deepEqual((await get(esimOnly, '/v1/events?type=*')).json().data.map((e: any) => e.id), [esimEvent])
-    assert.deepEqual((await get(esimOnly, '/v1/events?type=esim.*')).json().data.map((e: any) => e.id), [esimEvent])
+    assert.deepEqual(
+      esimList.json().data.map((e: any) => e.id),
+      [esimEvent],
+    )
+    assert.ok(
+      !esimList.body.includes(holder.email),
+      "the cardholder's email reached an esim:read token",
+    )
+    assert.deepEqual(
+      (await get(esimOnly, '/v1/events?type=*')).json().data.map((e: any) => e.id),
+      [esimEvent],
+    )
+    assert.deepEqual(
+      (await get(esimOnly, '/v1/events?type=esim.*')).json().data.map((e: any) => e.id),
+      [esimEvent],
+    )
 
     const holderList = (await get(holdersOnly, '/v1/events?limit=100')).json().data
     const types = holderList.map((e: any) => e.type)
-    assert.ok(types.length > 0 && types.every((type: string) => type.startsWith('cardholder.')), JSON.stringify(types))
+    assert.ok(
+      types.length > 0 && types.every((type: string) => type.startsWith('cardholder.')),
+      JSON.stringify(types),
+    )
     assert.equal(holderList.find((e: any) => e.id === holderEvent).data.object.email, holder.email)
     // A token with every scope reads both, as before.
     const all = (await get(full, '/v1/events?limit=100')).json().data.map((e: any) => e.id)
@@ -87,9 +118,17 @@ describe('events are read with the scope of their object', () => {
     for (const form of ['cardholder.*', 'cardholder.created']) {
       assertScopeRefusal(await get(esimOnly, `/v1/events?type=${form}`), 'cardholders:read', 'type')
     }
-    assertScopeRefusal(await get(holdersOnly, '/v1/events?type=esim_order.created'), 'esim:read', 'type')
+    assertScopeRefusal(
+      await get(holdersOnly, '/v1/events?type=esim_order.created'),
+      'esim:read',
+      'type',
+    )
     // A cards:write token holds no cards:read: writing an object does not read it.
-    assertScopeRefusal(await get(await a.token('cards:write'), '/v1/events?type=card.*'), 'cards:read', 'type')
+    assertScopeRefusal(
+      await get(await a.token('cards:write'), '/v1/events?type=card.*'),
+      'cards:read',
+      'type',
+    )
   })
 
   test('one event of a type the token does not read answers 403 insufficient_scope, without the object', async () => {
@@ -113,7 +152,10 @@ describe('events are read with the scope of their object', () => {
       await emitEvent(t, b, 'cardholder.updated', { id: `chd_${i}`, object: 'cardholder' })
       const type = i % 2 ? 'esim_order.created' : 'esim.depleted'
       esims.push(await emitEvent(t, b, type, { id: `esim_${i}`, object: 'esim' }))
-      others.push(esims[i], await emitEvent(t, b, 'card.frozen', { id: `card_${i}`, object: 'card' }))
+      others.push(
+        esims[i],
+        await emitEvent(t, b, 'card.frozen', { id: `card_${i}`, object: 'card' }),
+      )
     }
     // Then more cardholder events than two pages hold: a token without cardholders:read finds none of its own there.
     for (let i = 0; i < 8; i++) {
@@ -131,7 +173,9 @@ describe('events are read with the scope of their object', () => {
     }
     // esim:read alone: the eSIM types' ranges; every scope but cardholders:read: past the cardholder events.
     assert.deepEqual(await walk(await b.token('esim:read')), [...esims].reverse())
-    const allButHolders = SCOPES.filter((s) => s !== 'cardholders:read' && !s.startsWith('authentications')).join(' ')
+    const allButHolders = SCOPES.filter(
+      (s) => s !== 'cardholders:read' && !s.startsWith('authentications'),
+    ).join(' ')
     assert.deepEqual(await walk(await b.token(allButHolders)), [...others].reverse())
   })
 
@@ -148,14 +192,20 @@ describe('events are read with the scope of their object', () => {
     await esimStream.waitFor((m) => events(m).some((x) => x.id === esimLive))
     await holderStream.waitFor((m) => events(m).some((x) => x.data!.includes(created.email)))
     await new Promise((r) => setTimeout(r, 300))
-    assert.deepEqual(events(esimStream.messages).map((m) => m.event), ['esim.depleted'])
+    assert.deepEqual(
+      events(esimStream.messages).map((m) => m.event),
+      ['esim.depleted'],
+    )
     assert.ok(!esimStream.messages.some((m) => m.data?.includes(created.email)))
     assert.ok(events(holderStream.messages).every((m) => m.event!.startsWith('cardholder.')))
     // Resuming from before both events: still no cardholder event.
     const resumed = await openStream(baseUrl, esimOnly, '', { 'last-event-id': position })
     streams.push(resumed)
     await resumed.waitFor((m) => events(m).some((x) => x.id === esimLive))
-    assert.deepEqual(events(resumed.messages).map((m) => m.id), [esimLive])
+    assert.deepEqual(
+      events(resumed.messages).map((m) => m.id),
+      [esimLive],
+    )
   })
 
   test('a stream asking for types the token does not read answers 403 insufficient_scope before it opens', async () => {
@@ -176,16 +226,21 @@ describe('events are read with the scope of their object', () => {
       await emitEvent(t, c, 'cardholder.created', { id: 'chd_c1', object: 'cardholder' }),
       await emitEvent(t, c, 'cardholder.updated', { id: 'chd_c2', object: 'cardholder' }),
     ]
-    for (let i = 0; i < 3; i++) await emitEvent(t, c, 'esim.topped_up', { id: `esim_c${i}`, object: 'esim' })
+    for (let i = 0; i < 3; i++)
+      await emitEvent(t, c, 'esim.topped_up', { id: `esim_c${i}`, object: 'esim' })
     const esimHooks = await c.token('esim:read webhooks:write')
     const holderHooks = await c.token('cardholders:read webhooks:write')
 
-    assertScopeRefusal(await t.api(esimHooks, 'POST', `/v1/events/${holderIds[0]}/replay`, {}), 'cardholders:read')
+    assertScopeRefusal(
+      await t.api(esimHooks, 'POST', `/v1/events/${holderIds[0]}/replay`, {}),
+      'cardholders:read',
+    )
     const one = await t.api(holderHooks, 'POST', `/v1/events/${holderIds[0]}/replay`, {})
     assert.equal(one.statusCode, 200, one.body)
     assert.equal(one.json().queued, 1)
 
-    const replay = (token: string) => t.api(token, 'POST', `/v1/webhook_endpoints/${endpoint.id}/replay`, { since })
+    const replay = (token: string) =>
+      t.api(token, 'POST', `/v1/webhook_endpoints/${endpoint.id}/replay`, { since })
     assert.equal((await replay(esimHooks)).json().queued, 3)
     assert.equal((await replay(holderHooks)).json().queued, 2)
     assert.equal((await replay(owner)).json().queued, 5)

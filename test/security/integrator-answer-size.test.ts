@@ -4,7 +4,13 @@ import type { AddressInfo } from 'node:net'
 import { after, before, describe, test } from 'node:test'
 import { RESPONSE_READ_LIMIT } from '../../src/modules/webhooks/sender.js'
 import { createTenant, startTestApp, type TestApp } from '../helpers/app.js'
-import { answerWith, attempts, putEndpoint, startReceiver, type Receiver } from '../authorizations/integrator-support.js'
+import {
+  answerWith,
+  attempts,
+  putEndpoint,
+  startReceiver,
+  type Receiver,
+} from '../authorizations/integrator-support.js'
 import { authorize, balances, fundedCard, type Funded } from '../authorizations/support.js'
 
 // An integrator's answer used to be cut at 1 KiB before it was parsed: a decline padded past 1 KiB was "invalid",
@@ -58,7 +64,10 @@ describe('integrator answers of any size never turn a decline into an approval',
       answerWith(receiver, { approved, note: 'n'.repeat(RESPONSE_READ_LIMIT) })
       const auth = await declinedWithoutHold(1400)
       assert.equal(auth.decline_reason, 'integrator_unavailable')
-      assert.deepEqual({ source: auth.decision.source, reason: auth.decision.stand_in_reason }, { source: 'stand_in', reason: 'invalid_response' })
+      assert.deepEqual(
+        { source: auth.decision.source, reason: auth.decision.stand_in_reason },
+        { source: 'stand_in', reason: 'invalid_response' },
+      )
       const [attempt] = await attempts(t, token)
       assert.equal(attempt.response_status, 200)
       assert.match(attempt.error, /over 64 KiB: never read as an approval/)

@@ -2,7 +2,15 @@ import assert from 'node:assert/strict'
 import { createPublicKey, generateKeyPairSync, randomUUID } from 'node:crypto'
 import { after, before, describe, test } from 'node:test'
 import { compactDecrypt, SignJWT } from 'jose'
-import { BASE_URL, createTenant, OPERATOR_TOKEN, requestToken, startTestApp, TOKEN_URL, type TestApp } from '../helpers/app.js'
+import {
+  BASE_URL,
+  createTenant,
+  OPERATOR_TOKEN,
+  requestToken,
+  startTestApp,
+  TOKEN_URL,
+  type TestApp,
+} from '../helpers/app.js'
 import { SMALL_FACTOR_BOUND, smallPrimeFactor } from '../../src/lib/rsa-public-key.js'
 import { tokenRequestBody } from '../../src/lib/client-assertion.js'
 import { cardBody, issuedCard, makeAccount, makeCardholder } from '../cards/support.js'
@@ -17,13 +25,24 @@ const good = generateKeyPairSync('rsa', { modulusLength: 2048 })
 const goodJwk = good.publicKey.export({ format: 'jwk' }) as Record<string, string>
 /** The weak keys, each as a JWK and as PEM where one exists. */
 const exponentOne = { ...goodJwk, e: 'AQ' } // e = 1: c = m
-const exponentThree = generateKeyPairSync('rsa', { modulusLength: 2048, publicExponent: 3 }).publicKey
+const exponentThree = generateKeyPairSync('rsa', {
+  modulusLength: 2048,
+  publicExponent: 3,
+}).publicKey
 const short = generateKeyPairSync('rsa', { modulusLength: 1024 }).publicKey
 
 /** The good key with another modulus of the same length: `n` as base64url of exactly 256 bytes. */
 function withModulus(n: bigint): { jwk: Record<string, string>; pem: string } {
-  const jwk = { ...goodJwk, n: Buffer.from(n.toString(16).padStart(512, '0'), 'hex').toString('base64url') }
-  return { jwk, pem: createPublicKey({ key: jwk, format: 'jwk' }).export({ type: 'spki', format: 'pem' }).toString() }
+  const jwk = {
+    ...goodJwk,
+    n: Buffer.from(n.toString(16).padStart(512, '0'), 'hex').toString('base64url'),
+  }
+  return {
+    jwk,
+    pem: createPublicKey({ key: jwk, format: 'jwk' })
+      .export({ type: 'spki', format: 'pem' })
+      .toString(),
+  }
 }
 const goodModulus = BigInt(`0x${Buffer.from(goodJwk.n, 'base64url').toString('hex')}`)
 // An even modulus made card details answer 500 and registered as a client key; a small factor gives the key away.
@@ -62,15 +81,26 @@ before(async () => {
 after(() => t.close())
 
 /** A client assertion signed RS256 with key id k1, valid for a minute from the test clock. */
-function rs256Assertion(clientId: string, privateKey: Parameters<SignJWT['sign']>[0]): Promise<string> {
+function rs256Assertion(
+  clientId: string,
+  privateKey: Parameters<SignJWT['sign']>[0],
+): Promise<string> {
   const now = Math.floor(t.clock.now().getTime() / 1000)
   return new SignJWT({ jti: randomUUID() })
     .setProtectedHeader({ alg: 'RS256', kid: 'k1' })
-    .setIssuer(clientId).setSubject(clientId).setAudience(TOKEN_URL).setIssuedAt(now).setExpirationTime(now + 60)
+    .setIssuer(clientId)
+    .setSubject(clientId)
+    .setAudience(TOKEN_URL)
+    .setIssuedAt(now)
+    .setExpirationTime(now + 60)
     .sign(privateKey)
 }
 
-function assertInvalidKey(res: { statusCode: number; body: string; headers: Record<string, unknown> }, param: string, message: RegExp): void {
+function assertInvalidKey(
+  res: { statusCode: number; body: string; headers: Record<string, unknown> },
+  param: string,
+  message: RegExp,
+): void {
   assert.equal(res.statusCode, 400, res.body)
   const { error } = JSON.parse(res.body)
   assert.equal(error.code, 'invalid_public_key')
@@ -92,7 +122,9 @@ describe('card details', () => {
 
   test('a 2048-bit key with e = 65537 still receives the details, readable with its private key', async () => {
     for (const publicKey of [goodJwk, good.publicKey.export({ type: 'spki', format: 'pem' })]) {
-      const res = await t.api(token, 'POST', `/v1/cards/${cardId}/details`, { public_key: publicKey })
+      const res = await t.api(token, 'POST', `/v1/cards/${cardId}/details`, {
+        public_key: publicKey,
+      })
       assert.equal(res.statusCode, 200, res.body)
       const { plaintext } = await compactDecrypt(res.json().encrypted_details, good.privateKey)
       assert.match(JSON.parse(new TextDecoder().decode(plaintext)).number, /^[0-9]{15,19}$/)
@@ -102,20 +134,52 @@ describe('card details', () => {
 
 describe('OAuth client keys', () => {
   let orgId: string
-  before(async () => { orgId = (await t.operator('POST', '/operator/v1/organizations', { name: 'RSA keys' })).id })
-
-  const register = (jwk: unknown) => t.app.inject({
-    method: 'POST', url: '/operator/v1/clients', headers: { authorization: `Bearer ${OPERATOR_TOKEN}` },
-    payload: { organization_id: orgId, environment: 'sandbox', label: 'rsa', scopes: ['cardholders:read'], jwks: { keys: [jwk] } },
+  before(async () => {
+    orgId = (await t.operator('POST', '/operator/v1/organizations', { name: 'RSA keys' })).id
   })
+
+  const register = (jwk: unknown) =>
+    t.app.inject({
+      method: 'POST',
+      url: '/operator/v1/clients',
+      headers: { authorization: `Bearer ${OPERATOR_TOKEN}` },
+      payload: {
+        organization_id: orgId,
+        environment: 'sandbox',
+        label: 'rsa',
+        scopes: ['cardholders:read'],
+        jwks: { keys: [jwk] },
+      },
+    })
 
   for (const [name, key, message] of weakKeys.filter(([name]) => name.endsWith('(JWK)'))) {
     test(`registering a client key with ${name} is refused with invalid_public_key`, async () => {
-      assertInvalidKey(await register({ ...(key as object), alg: 'RS256', kid: 'k1' }), 'jwks.keys[0]', message)
-      assertInvalidKey(await t.app.inject({
-        method: 'POST', url: '/operator/v1/clients', headers: { authorization: `Bearer ${OPERATOR_TOKEN}` },
-        payload: { organization_id: orgId, environment: 'sandbox', label: 'rsa', scopes: ['cardholders:read'], jwks: { keys: [{ ...goodJwk, kid: 'a' }, { ...(key as object), kid: 'b' }] } },
-      }), 'jwks.keys[1]', message)
+      assertInvalidKey(
+        await register({ ...(key as object), alg: 'RS256', kid: 'k1' }),
+        'jwks.keys[0]',
+        message,
+      )
+      assertInvalidKey(
+        await t.app.inject({
+          method: 'POST',
+          url: '/operator/v1/clients',
+          headers: { authorization: `Bearer ${OPERATOR_TOKEN}` },
+          payload: {
+            organization_id: orgId,
+            environment: 'sandbox',
+            label: 'rsa',
+            scopes: ['cardholders:read'],
+            jwks: {
+              keys: [
+                { ...goodJwk, kid: 'a' },
+                { ...(key as object), kid: 'b' },
+              ],
+            },
+          },
+        }),
+        'jwks.keys[1]',
+        message,
+      )
     })
   }
 
@@ -123,22 +187,43 @@ describe('OAuth client keys', () => {
     const res = await register({ ...goodJwk, alg: 'RS256', kid: 'k1' })
     assert.equal(res.statusCode, 201, res.body)
     const clientId = res.json().id
-    const issued = await requestToken(t, tokenRequestBody(await rs256Assertion(clientId, good.privateKey)))
+    const issued = await requestToken(
+      t,
+      tokenRequestBody(await rs256Assertion(clientId, good.privateKey)),
+    )
     assert.equal(issued.statusCode, 200, issued.body)
   })
 })
 
 describe('self-service OAuth client keys (/v1/oauth_clients)', () => {
   let admin: string
-  before(async () => { admin = await (await createTenant(t, { scopes: ['clients:write', 'cardholders:read'] })).token() })
+  before(async () => {
+    admin = await (await createTenant(t, { scopes: ['clients:write', 'cardholders:read'] })).token()
+  })
 
   for (const [name, key, message] of weakKeys.filter(([name]) => name.endsWith('(JWK)'))) {
     test(`registering or replacing a client key with ${name} is refused with invalid_public_key`, async () => {
       const jwks = { keys: [{ ...(key as object), alg: 'RS256', kid: 'k1' }] }
-      assertInvalidKey(await t.api(admin, 'POST', '/v1/oauth_clients', { label: 'rsa', scopes: ['cardholders:read'], jwks }), 'jwks.keys[0]', message)
-      const made = await t.api(admin, 'POST', '/v1/oauth_clients', { label: 'rsa', scopes: ['cardholders:read'], jwks: { keys: [{ ...goodJwk, alg: 'RS256', kid: 'k1' }] } })
+      assertInvalidKey(
+        await t.api(admin, 'POST', '/v1/oauth_clients', {
+          label: 'rsa',
+          scopes: ['cardholders:read'],
+          jwks,
+        }),
+        'jwks.keys[0]',
+        message,
+      )
+      const made = await t.api(admin, 'POST', '/v1/oauth_clients', {
+        label: 'rsa',
+        scopes: ['cardholders:read'],
+        jwks: { keys: [{ ...goodJwk, alg: 'RS256', kid: 'k1' }] },
+      })
       assert.equal(made.statusCode, 201, made.body)
-      assertInvalidKey(await t.api(admin, 'PATCH', `/v1/oauth_clients/${made.json().id}`, { jwks }), 'jwks.keys[0]', message)
+      assertInvalidKey(
+        await t.api(admin, 'PATCH', `/v1/oauth_clients/${made.json().id}`, { jwks }),
+        'jwks.keys[0]',
+        message,
+      )
     })
   }
 })
@@ -149,7 +234,9 @@ describe('the small-factor check', () => {
     assert.equal(smallPrimeFactor(9973n * 10_007n), 9973)
     assert.equal(smallPrimeFactor(10_007n * 10_009n), null)
     assert.equal(smallPrimeFactor(goodModulus), null)
-    const big = BigInt(`0x${Buffer.from((generateKeyPairSync('rsa', { modulusLength: 4096 }).publicKey.export({ format: 'jwk' }) as { n: string }).n, 'base64url').toString('hex')}`)
+    const big = BigInt(
+      `0x${Buffer.from((generateKeyPairSync('rsa', { modulusLength: 4096 }).publicKey.export({ format: 'jwk' }) as { n: string }).n, 'base64url').toString('hex')}`,
+    )
     const started = performance.now()
     for (let i = 0; i < 100; i++) assert.equal(smallPrimeFactor(big), null)
     const perCall = (performance.now() - started) / 100
@@ -160,16 +247,31 @@ describe('the small-factor check', () => {
 describe('client keys registered before the rule', () => {
   test('a weak RSA key already stored no longer proves an assertion: the token endpoint refuses it', async () => {
     const good = await t.app.inject({
-      method: 'POST', url: '/operator/v1/clients', headers: { authorization: `Bearer ${OPERATOR_TOKEN}` },
-      payload: { organization_id: (await createTenant(t)).organizationId, environment: 'sandbox', label: 'legacy', scopes: ['cardholders:read'], jwks: { keys: [{ ...goodJwk, alg: 'RS256', kid: 'k1' }] } },
+      method: 'POST',
+      url: '/operator/v1/clients',
+      headers: { authorization: `Bearer ${OPERATOR_TOKEN}` },
+      payload: {
+        organization_id: (await createTenant(t)).organizationId,
+        environment: 'sandbox',
+        label: 'legacy',
+        scopes: ['cardholders:read'],
+        jwks: { keys: [{ ...goodJwk, alg: 'RS256', kid: 'k1' }] },
+      },
     })
     assert.equal(good.statusCode, 201, good.body)
     const clientId = good.json().id
     // As a client registered before keys were checked would have it: an e = 3 key in the stored JWK Set.
     const weak = generateKeyPairSync('rsa', { modulusLength: 2048, publicExponent: 3 })
     const weakJwk = { ...weak.publicKey.export({ format: 'jwk' }), alg: 'RS256', kid: 'k1' }
-    await t.deps.db.updateTable('oauth_clients').set({ jwks: JSON.stringify({ keys: [weakJwk] }) as never }).where('id', '=', clientId).execute()
-    const refused = await requestToken(t, tokenRequestBody(await rs256Assertion(clientId, weak.privateKey)))
+    await t.deps.db
+      .updateTable('oauth_clients')
+      .set({ jwks: JSON.stringify({ keys: [weakJwk] }) as never })
+      .where('id', '=', clientId)
+      .execute()
+    const refused = await requestToken(
+      t,
+      tokenRequestBody(await rs256Assertion(clientId, weak.privateKey)),
+    )
     assert.equal(refused.statusCode, 401, refused.body)
     assert.equal(refused.json().error, 'invalid_client')
   })

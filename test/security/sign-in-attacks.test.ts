@@ -35,7 +35,10 @@ async function twoStepPerson(): Promise<{ email: string; password: string; key: 
   assert.ok(match, 'the enrolment page shows the key')
   const key = base32Decode(match[1])
   const code = totpCode(key, t.clock.now())
-  const on = await p.agent.post('/console/account/two-step/confirm', { _csrf: csrfOf(start.body), code })
+  const on = await p.agent.post('/console/account/two-step/confirm', {
+    _csrf: csrfOf(start.body),
+    code,
+  })
   assert.equal(on.statusCode, 200)
   // The enrolment code's step is spent: the next right code is the next step's.
   t.clock.advance(30_000)
@@ -53,7 +56,11 @@ function wrongCode(key: Buffer, n: number): string {
 }
 
 /** A browser past the password step of `email`, on the code form (its CSRF token in hand). */
-async function atCodeStep(email: string, password: string, address = peer()): Promise<{ agent: Agent; csrf: string }> {
+async function atCodeStep(
+  email: string,
+  password: string,
+  address = peer(),
+): Promise<{ agent: Agent; csrf: string }> {
   const agent = new Agent(t, {}, address)
   const res = await agent.signIn(email, password)
   assert.equal(res.statusCode, 303, res.body.slice(0, 300))
@@ -94,14 +101,19 @@ describe('the second factor', () => {
     for (let round = 0; round < 10; round++) {
       const { agent, csrf } = await atCodeStep(victim.email, victim.password)
       for (let i = 0; i < 4; i++) {
-        answers.push(await agent.post(VERIFY, { _csrf: csrf, code: wrongCode(victim.key, round * 4 + i) }))
+        answers.push(
+          await agent.post(VERIFY, { _csrf: csrf, code: wrongCode(victim.key, round * 4 + i) }),
+        )
       }
     }
     const { wrong } = verdicts(answers)
     assert.equal(wrong, 5, `${wrong} of 40 wrong codes were checked, 5 may be`)
     // The right code is refused too while the lock lasts.
     const { agent, csrf } = await atCodeStep(victim.email, victim.password)
-    const right = await agent.post(VERIFY, { _csrf: csrf, code: totpCode(victim.key, t.clock.now()) })
+    const right = await agent.post(VERIFY, {
+      _csrf: csrf,
+      code: totpCode(victim.key, t.clock.now()),
+    })
     assert.equal(right.statusCode, 429)
     assert.equal(cookieLine(right, 'svc_session'), undefined)
   })
@@ -119,14 +131,20 @@ describe('the second factor', () => {
       assert.equal(Number(fifth.headers['retry-after']), LOCK_SECONDS)
       assert.match(fifth.body, /Too many/)
       // The pending sign-in is over: the same browser is sent back to the password.
-      const again = await agent.post(VERIFY, { _csrf: csrf, code: totpCode(victim.key, t.clock.now()) })
+      const again = await agent.post(VERIFY, {
+        _csrf: csrf,
+        code: totpCode(victim.key, t.clock.now()),
+      })
       assert.equal(again.statusCode, 303)
       assert.equal(again.headers.location, '/console/sign-in')
       assert.equal(cookieLine(again, 'svc_session'), undefined)
 
       t.clock.advance(60_000)
       const fresh = await atCodeStep(victim.email, victim.password)
-      const right = await fresh.agent.post(VERIFY, { _csrf: fresh.csrf, code: totpCode(victim.key, t.clock.now()) })
+      const right = await fresh.agent.post(VERIFY, {
+        _csrf: fresh.csrf,
+        code: totpCode(victim.key, t.clock.now()),
+      })
       assert.equal(right.statusCode, 429, 'the right code is refused during the lock')
       assert.equal(Number(right.headers['retry-after']), LOCK_SECONDS - 60)
       assert.equal(cookieLine(right, 'svc_session'), undefined)
@@ -134,7 +152,10 @@ describe('the second factor', () => {
       // Once the 15 minutes are over the right code signs in, and the count starts again from zero.
       t.clock.advance((LOCK_SECONDS - 60) * 1000)
       const later = await atCodeStep(victim.email, victim.password)
-      const ok = await later.agent.post(VERIFY, { _csrf: later.csrf, code: totpCode(victim.key, t.clock.now()) })
+      const ok = await later.agent.post(VERIFY, {
+        _csrf: later.csrf,
+        code: totpCode(victim.key, t.clock.now()),
+      })
       assert.equal(ok.statusCode, 303)
       assert.equal(ok.headers.location, '/console')
       assert.equal((await later.agent.get('/console')).statusCode, 200)
@@ -156,16 +177,28 @@ describe('the second factor', () => {
   test('20 wrong codes sent at once: at most 5 are checked, the rest answer 429', async () => {
     const victim = await twoStepPerson()
     // Four pending sign-ins (the attacker knows the password), five codes each, all at once.
-    const pending = await Promise.all(Array.from({ length: 4 }, () => atCodeStep(victim.email, victim.password)))
-    const answers = await Promise.all(Array.from({ length: 20 }, (_, i) =>
-      pending[i % 4].agent.post(VERIFY, { _csrf: pending[i % 4].csrf, code: wrongCode(victim.key, i) })))
+    const pending = await Promise.all(
+      Array.from({ length: 4 }, () => atCodeStep(victim.email, victim.password)),
+    )
+    const answers = await Promise.all(
+      Array.from({ length: 20 }, (_, i) =>
+        pending[i % 4].agent.post(VERIFY, {
+          _csrf: pending[i % 4].csrf,
+          code: wrongCode(victim.key, i),
+        }),
+      ),
+    )
     const { wrong } = verdicts(answers)
     assert.ok(wrong <= 5, `${wrong} of 20 concurrent wrong codes were checked, at most 5 may be`)
     // The burst's checked codes count, its refused ones do not: one by one, the fifth wrong code in all locks.
     const next = await atCodeStep(victim.email, victim.password)
     const after: string[] = []
     for (let i = 0; i < 6 - wrong; i++) {
-      after.push(verdict(await next.agent.post(VERIFY, { _csrf: next.csrf, code: wrongCode(victim.key, 20 + i) })))
+      after.push(
+        verdict(
+          await next.agent.post(VERIFY, { _csrf: next.csrf, code: wrongCode(victim.key, 20 + i) }),
+        ),
+      )
     }
     assert.deepEqual(after, [...Array(5 - wrong).fill('wrong'), wrong === 5 ? 'limited' : 'ended'])
   })
@@ -175,20 +208,34 @@ describe('the password', () => {
   test('48 wrong passwords for one account sent at once: at most 5 are checked, the rest answer 429', async () => {
     const victim = await person(t, 'viewer', orgId)
     // Each guess from an address of its own, so only the account's limit stands in the way.
-    const agents = await Promise.all(Array.from({ length: 48 }, async () => {
-      const agent = new Agent(t, {}, peer())
-      return { agent, csrf: csrfOf((await agent.get('/console/sign-in')).body) }
-    }))
-    const answers = await Promise.all(agents.map(({ agent, csrf }, i) =>
-      agent.post('/console/sign-in', { _csrf: csrf, email: victim.email, password: `wrong-password-${i}-xyz` })))
+    const agents = await Promise.all(
+      Array.from({ length: 48 }, async () => {
+        const agent = new Agent(t, {}, peer())
+        return { agent, csrf: csrfOf((await agent.get('/console/sign-in')).body) }
+      }),
+    )
+    const answers = await Promise.all(
+      agents.map(({ agent, csrf }, i) =>
+        agent.post('/console/sign-in', {
+          _csrf: csrf,
+          email: victim.email,
+          password: `wrong-password-${i}-xyz`,
+        }),
+      ),
+    )
     const { limited, other } = tally(answers)
-    assert.ok(other <= 5, `${other} of 48 concurrent wrong passwords were checked, at most 5 may be`)
+    assert.ok(
+      other <= 5,
+      `${other} of 48 concurrent wrong passwords were checked, at most 5 may be`,
+    )
     for (const r of answers) assert.ok([401, 429].includes(r.statusCode), `answer ${r.statusCode}`)
     assert.equal(limited + other, 48)
     // The burst's checked passwords count, its refused ones do not: one by one, 5 in all are checked.
     const after: number[] = []
     for (let i = 0; i < 6 - other; i++) {
-      after.push((await new Agent(t, {}, peer()).signIn(victim.email, `wrong-again-${i}-xyz`)).statusCode)
+      after.push(
+        (await new Agent(t, {}, peer()).signIn(victim.email, `wrong-again-${i}-xyz`)).statusCode,
+      )
     }
     assert.deepEqual(after, [...Array(5 - other).fill(401), 429])
   })
@@ -197,11 +244,16 @@ describe('the password', () => {
     const agent = new Agent(t, {}, peer())
     const csrf = csrfOf((await agent.get('/console/sign-in')).body)
     const guesses = Array.from({ length: 30 }, (_, i) => ({
-      _csrf: csrf, email: `sprayed.${i}@example.test`, password: 'guessed-password-1',
+      _csrf: csrf,
+      email: `sprayed.${i}@example.test`,
+      password: 'guessed-password-1',
     }))
     const answers = await Promise.all(guesses.map((form) => agent.post('/console/sign-in', form)))
     const { other } = tally(answers)
-    assert.ok(other <= 20, `${other} of 30 concurrent wrong passwords from one address were checked, at most 20 may be`)
+    assert.ok(
+      other <= 20,
+      `${other} of 30 concurrent wrong passwords from one address were checked, at most 20 may be`,
+    )
   })
 })
 
@@ -211,8 +263,14 @@ describe('X-Forwarded-For from an untrusted peer', () => {
     const csrf = csrfOf((await agent.get('/console/sign-in')).body)
     const answers: number[] = []
     for (let i = 0; i < 25; i++) {
-      const form = { _csrf: csrf, email: `rotated.${i}@example.test`, password: 'guessed-password-1' }
-      const res = await agent.post('/console/sign-in', form, { 'x-forwarded-for': `203.0.113.${i + 1}` })
+      const form = {
+        _csrf: csrf,
+        email: `rotated.${i}@example.test`,
+        password: 'guessed-password-1',
+      }
+      const res = await agent.post('/console/sign-in', form, {
+        'x-forwarded-for': `203.0.113.${i + 1}`,
+      })
       answers.push(res.statusCode)
     }
     assert.deepEqual(answers, [...Array(20).fill(401), ...Array(5).fill(429)])

@@ -23,15 +23,29 @@ export interface RouteInfo {
  */
 export function recordRoutes(): { routes: RouteInfo[]; modules: ServiceModule[] } {
   const routes: RouteInfo[] = []
-  const recorder: ServiceModule = { name: 'route-recorder', routes: (app) => {
-    app.addHook('onRoute', (r) => {
-      for (const method of [r.method].flat()) {
-        if (method === 'HEAD' || !r.url.startsWith('/v1')) continue
-        const config = (r.config ?? {}) as { scope?: string; simulator?: boolean; capability?: { name: string } }
-        routes.push({ method, url: r.url, scope: config.scope, simulator: config.simulator === true, capability: config.capability?.name, hasBody: Boolean(r.schema?.body) })
-      }
-    })
-  } }
+  const recorder: ServiceModule = {
+    name: 'route-recorder',
+    routes: (app) => {
+      app.addHook('onRoute', (r) => {
+        for (const method of [r.method].flat()) {
+          if (method === 'HEAD' || !r.url.startsWith('/v1')) continue
+          const config = (r.config ?? {}) as {
+            scope?: string
+            simulator?: boolean
+            capability?: { name: string }
+          }
+          routes.push({
+            method,
+            url: r.url,
+            scope: config.scope,
+            simulator: config.simulator === true,
+            capability: config.capability?.name,
+            hasBody: Boolean(r.schema?.body),
+          })
+        }
+      })
+    },
+  }
   return { routes, modules: [recorder, ...MODULES] }
 }
 
@@ -47,11 +61,14 @@ export const NO_SCOPE_ALLOWLIST: Record<string, string> = {
   // routes need none of their own; test/security/event-scopes.test.ts holds what each token reads through them.
   'GET /v1/events': 'no route scope: each event is read with the scope of its object',
   'GET /v1/events/:event_id': 'no route scope: each event is read with the scope of its object',
-  'GET /v1/events/stream': 'no route scope: the stream carries the events the token reads, each with the scope of its object',
-  'POST /v1/simulate/processor_faults': 'sandbox-only harness that shapes the caller\'s own simulated processor across accounts, cards and PINs; no object kind owns it',
+  'GET /v1/events/stream':
+    'no route scope: the stream carries the events the token reads, each with the scope of its object',
+  'POST /v1/simulate/processor_faults':
+    "sandbox-only harness that shapes the caller's own simulated processor across accounts, cards and PINs; no object kind owns it",
 }
 
-const byMethod = (method: string, read: string, write: string): string => (method === 'GET' ? read : write)
+const byMethod = (method: string, read: string, write: string): string =>
+  method === 'GET' ? read : write
 
 /**
  * The scope each operation needs, from the interface's scope table and decisions.md; simulator routes
@@ -67,21 +84,25 @@ export function expectedScope(method: string, url: string): string | null | unde
   // endpoints (and a replay also needs the scope of the event's object, like reading it).
   if (/^events\/:[a-z_]+\/(replay|deliveries)$/.test(p)) return 'webhooks:write'
   if (/^oauth_clients(\/|$)/.test(p)) return 'clients:write'
-  if (/^(cardholders|accounts)\/:[a-z_]+\/cards$/.test(p)) return byMethod(method, 'cards:read', 'cards:write')
+  if (/^(cardholders|accounts)\/:[a-z_]+\/cards$/.test(p))
+    return byMethod(method, 'cards:read', 'cards:write')
   if (/^cardholders(\/|$)/.test(p)) return byMethod(method, 'cardholders:read', 'cardholders:write')
   if (/^accounts(\/|$)/.test(p)) return byMethod(method, 'accounts:read', 'accounts:write')
   if (/^cards\/:[a-z_]+\/(pin-key|pin|pin\/verify|details)$/.test(p)) return 'cards:secrets'
   if (/^(cards|network_tokens)(\/|$)/.test(p)) return byMethod(method, 'cards:read', 'cards:write')
-  if (/^(authorizations|transactions|disputes)(\/|$)/.test(p)) return byMethod(method, 'transactions:read', 'transactions:write')
+  if (/^(authorizations|transactions|disputes)(\/|$)/.test(p))
+    return byMethod(method, 'transactions:read', 'transactions:write')
   if (/^reports(\/|$)/.test(p)) return 'transactions:read'
   // decisions.md (Spending in any currency) names no scope for the rate table: a rate is what authorizations convert
   // at, so it is read (and pinned, below) with their scopes.
   if (/^fx_rates$/.test(p)) return 'transactions:read'
-  if (/^authentications(\/|$)/.test(p)) return byMethod(method, 'authentications:read', 'authentications:write')
+  if (/^authentications(\/|$)/.test(p))
+    return byMethod(method, 'authentications:read', 'authentications:write')
   if (/^esim\//.test(p)) return byMethod(method, 'esim:read', 'esim:write')
   // Simulators: the authentication simulator plays the network for a card (authentications:* is release-gated).
   if (/^simulate\/(cards|network_tokens|authentications)(\/|$)/.test(p)) return 'cards:write'
-  if (/^simulate\/(authorizations|transactions|refunds|disputes|fx_rates)(\/|$)/.test(p)) return 'transactions:write'
+  if (/^simulate\/(authorizations|transactions|refunds|disputes|fx_rates)(\/|$)/.test(p))
+    return 'transactions:write'
   if (/^simulate\/esim\//.test(p)) return 'esim:write'
   return undefined
 }
@@ -111,13 +132,27 @@ export type Kind = keyof typeof KINDS
 /** Catalogue objects belong to no organization: cross-tenant and cross-environment answers do not apply. */
 export const isShared = (kind: Kind | null): boolean => kind !== null && 'shared' in KINDS[kind]
 
-const PARAM_KINDS: Record<string, Kind> = Object.fromEntries(Object.keys(KINDS).map((k) => [`${k}_id`, k as Kind]))
+const PARAM_KINDS: Record<string, Kind> = Object.fromEntries(
+  Object.keys(KINDS).map((k) => [`${k}_id`, k as Kind]),
+)
 PARAM_KINDS.order_id = 'esim_order'
 
 const COLLECTION_KINDS: Record<string, Kind> = {
-  cardholders: 'cardholder', accounts: 'account', cards: 'card', events: 'event', webhook_endpoints: 'webhook_endpoint',
-  orders: 'esim_order', esims: 'esim', authorizations: 'authorization', transactions: 'transaction', disputes: 'dispute',
-  network_tokens: 'network_token', authentications: 'authentication', reports: 'report', packages: 'package', oauth_clients: 'oauth_client',
+  cardholders: 'cardholder',
+  accounts: 'account',
+  cards: 'card',
+  events: 'event',
+  webhook_endpoints: 'webhook_endpoint',
+  orders: 'esim_order',
+  esims: 'esim',
+  authorizations: 'authorization',
+  transactions: 'transaction',
+  disputes: 'dispute',
+  network_tokens: 'network_token',
+  authentications: 'authentication',
+  reports: 'report',
+  packages: 'package',
+  oauth_clients: 'oauth_client',
 }
 
 /**
@@ -132,7 +167,13 @@ export function pathParams(url: string): { name: string; kind: Kind | null }[] {
   return segments.flatMap((s, i) => {
     if (!s.startsWith(':') || Object.hasOwn(VALUE_PARAMS, s.slice(1))) return []
     const name = s.slice(1)
-    return [{ name, kind: PARAM_KINDS[name] ?? (name === 'id' ? COLLECTION_KINDS[segments[i - 1]] ?? null : null) }]
+    return [
+      {
+        name,
+        kind:
+          PARAM_KINDS[name] ?? (name === 'id' ? (COLLECTION_KINDS[segments[i - 1]] ?? null) : null),
+      },
+    ]
   })
 }
 
@@ -150,7 +191,9 @@ export function fillPath(url: string, pick: (kind: Kind, name: string) => string
   return out
 }
 
-const PROBE_KEY = generateKeyPairSync('rsa', { modulusLength: 2048 }).publicKey.export({ type: 'spki', format: 'pem' }).toString()
+const PROBE_KEY = generateKeyPairSync('rsa', { modulusLength: 2048 })
+  .publicKey.export({ type: 'spki', format: 'pem' })
+  .toString()
 
 /**
  * Bodies that pass schema validation, so the handler's lookup by id is what answers. A route with a
@@ -159,22 +202,41 @@ const PROBE_KEY = generateKeyPairSync('rsa', { modulusLength: 2048 }).publicKey.
 export const BODIES: Record<string, () => unknown> = {
   'PATCH /v1/webhook_endpoints/:webhook_endpoint_id': () => ({ description: 'security probe' }),
   'PUT /v1/authorization_endpoint': () => ({ url: 'https://hooks.example.com/authorize' }),
-  'POST /v1/webhook_endpoints/:webhook_endpoint_id/replay': () => ({ since: new Date().toISOString() }),
+  'POST /v1/webhook_endpoints/:webhook_endpoint_id/replay': () => ({
+    since: new Date().toISOString(),
+  }),
   'PATCH /v1/oauth_clients/:oauth_client_id': () => ({ label: 'security probe' }),
   'PATCH /v1/cardholders/:cardholder_id': () => ({ first_name: 'Probe' }),
-  'POST /v1/cardholders/:cardholder_id/kyc': () => ({ status: 'approved', provider: 'acme-kyc', verified_at: '2020-01-01T00:00:00Z' }),
+  'POST /v1/cardholders/:cardholder_id/kyc': () => ({
+    status: 'approved',
+    provider: 'acme-kyc',
+    verified_at: '2020-01-01T00:00:00Z',
+  }),
   'POST /v1/accounts/:account_id/block': () => ({ reason: 'fraud' }),
   'POST /v1/accounts/:account_id/credit': () => ({ amount: 100 }),
   'POST /v1/accounts/:account_id/debit': () => ({ amount: 100 }),
-  'POST /v1/simulate/processor_faults': () => ({ operation: 'reveal_details', error: 'processor_unavailable', count: 1 }),
+  'POST /v1/simulate/processor_faults': () => ({
+    operation: 'reveal_details',
+    error: 'processor_unavailable',
+    count: 1,
+  }),
   'PUT /v1/simulate/fx_rates/:base/:quote': () => ({ rate: '1.0825' }),
-  'POST /v1/esim/esims/:esim_id/top_ups': () => ({ top_up_id: 'topup_00000000000000000000000000', reference: `probe-${randomBytes(6).toString('hex')}` }),
+  'POST /v1/esim/esims/:esim_id/top_ups': () => ({
+    top_up_id: 'topup_00000000000000000000000000',
+    reference: `probe-${randomBytes(6).toString('hex')}`,
+  }),
   'POST /v1/simulate/esim/packages/:package_id/status': () => ({ status: 'on_sale' }),
   'POST /v1/simulate/esim/esims/:esim_id/usage': () => ({ data_used_mb: 1 }),
   'PATCH /v1/cards/:card_id': () => ({ metadata: { probe: '1' } }),
   'POST /v1/cards/:card_id/replace': () => ({ reason: 'damaged' }),
-  'POST /v1/cards/:card_id/pin': () => ({ pin_key_id: 'pink_00000000000000000000000000', encrypted_pin: 'AAAA' }),
-  'POST /v1/cards/:card_id/pin/verify': () => ({ pin_key_id: 'pink_00000000000000000000000000', encrypted_pin: 'AAAA' }),
+  'POST /v1/cards/:card_id/pin': () => ({
+    pin_key_id: 'pink_00000000000000000000000000',
+    encrypted_pin: 'AAAA',
+  }),
+  'POST /v1/cards/:card_id/pin/verify': () => ({
+    pin_key_id: 'pink_00000000000000000000000000',
+    encrypted_pin: 'AAAA',
+  }),
   'POST /v1/cards/:card_id/details': () => ({ public_key: PROBE_KEY }),
   'POST /v1/simulate/authorizations/:authorization_id/increment': () => ({ amount: 100 }),
   'POST /v1/transactions/:transaction_id/refund': () => ({ amount: 1 }),
@@ -189,13 +251,21 @@ export function bodyFor(route: RouteInfo): unknown {
 /** Status, and the body without its request id: what must not tell a missing object from another tenant's. */
 export function answer(res: LightMyRequestResponse): { status: number; body: unknown } {
   let body: any
-  try { body = res.json() } catch { body = res.body }
+  try {
+    body = res.json()
+  } catch {
+    body = res.body
+  }
   if (body?.error) body = { ...body, error: { ...body.error, request_id: '<request_id>' } }
   return { status: res.statusCode, body }
 }
 
 export function errorCode(res: LightMyRequestResponse): string | undefined {
-  try { return res.json()?.error?.code } catch { return undefined }
+  try {
+    return res.json()?.error?.code
+  } catch {
+    return undefined
+  }
 }
 
 const MERCHANT = { name: 'Probe Books', mcc: '5942', city: 'Springfield', country: 'USA' }
@@ -215,7 +285,11 @@ async function ok(res: Promise<LightMyRequestResponse>, status: number): Promise
  * a 3-D Secure challenge, an eSIM order and its eSIM, a webhook endpoint and an event; plus an account
  * and a card on sim_basic, which mounts none of account_credit, account_debit, account_status, card_pin.
  */
-export async function seedSandbox(t: TestApp, tenant: TestClient, token: string): Promise<ObjectSet> {
+export async function seedSandbox(
+  t: TestApp,
+  tenant: TestClient,
+  token: string,
+): Promise<ObjectSet> {
   const api = (method: string, url: string, body?: unknown) => t.api(token, method, url, body)
   const holder = await makeCardholder(t, token)
   const account = await makeAccount(t, token, tenant.programs.full.id, holder.id)
@@ -224,18 +298,63 @@ export async function seedSandbox(t: TestApp, tenant: TestClient, token: string)
   const basicHolder = await makeCardholder(t, token)
   const basicAccount = await makeAccount(t, token, tenant.programs.basic.id, basicHolder.id)
   const basicCard = await issuedCard(t, token, cardBody(basicHolder.id, basicAccount.id))
-  const auth = await ok(api('POST', '/v1/simulate/authorizations', { card_id: card.id, amount: 2_000, currency: 'USD', merchant: MERCHANT }), 201)
+  const auth = await ok(
+    api('POST', '/v1/simulate/authorizations', {
+      card_id: card.id,
+      amount: 2_000,
+      currency: 'USD',
+      merchant: MERCHANT,
+    }),
+    201,
+  )
   const captured = await ok(api('POST', `/v1/simulate/authorizations/${auth.id}/capture`, {}), 201)
   const txn = await ok(api('POST', `/v1/simulate/transactions/${captured.id}/settle`), 200)
-  const dispute = await ok(api('POST', '/v1/disputes', { transaction_id: txn.id, reason: 'not_received', amount: 500 }), 201)
-  const pending = await ok(api('POST', '/v1/simulate/authorizations', { card_id: card.id, amount: 1_000, currency: 'USD', merchant: MERCHANT }), 201)
-  const ntok = await ok(api('POST', '/v1/simulate/network_tokens', { card_id: card.id, wallet: 'apple_pay' }), 201)
-  const tdsa = await ok(api('POST', '/v1/simulate/authentications', { card_id: card.id, amount: 4_999, currency: 'USD', merchant: MERCHANT }), 201)
+  const dispute = await ok(
+    api('POST', '/v1/disputes', { transaction_id: txn.id, reason: 'not_received', amount: 500 }),
+    201,
+  )
+  const pending = await ok(
+    api('POST', '/v1/simulate/authorizations', {
+      card_id: card.id,
+      amount: 1_000,
+      currency: 'USD',
+      merchant: MERCHANT,
+    }),
+    201,
+  )
+  const ntok = await ok(
+    api('POST', '/v1/simulate/network_tokens', { card_id: card.id, wallet: 'apple_pay' }),
+    201,
+  )
+  const tdsa = await ok(
+    api('POST', '/v1/simulate/authentications', {
+      card_id: card.id,
+      amount: 4_999,
+      currency: 'USD',
+      merchant: MERCHANT,
+    }),
+    201,
+  )
   await ok(api('POST', '/v1/simulate/esim/provisioning', { latency_ms: 0 }), 200)
-  const pkg = (await ok(api('GET', '/v1/esim/packages?status=on_sale&limit=100'), 200)).data.find((p: any) => p.data_mb !== null)
+  const pkg = (await ok(api('GET', '/v1/esim/packages?status=on_sale&limit=100'), 200)).data.find(
+    (p: any) => p.data_mb !== null,
+  )
   assert.ok(pkg, 'the seeded eSIM catalogue has a package on sale')
-  const order = await ok(api('POST', '/v1/esim/orders', { package_id: pkg.id, reference: `sec-${randomBytes(6).toString('hex')}`, cardholder_id: holder.id }), 201)
-  const endpoint = await ok(api('POST', '/v1/webhook_endpoints', { url: 'https://hooks.example.com/svc', enabled_events: ['*'] }), 201)
+  const order = await ok(
+    api('POST', '/v1/esim/orders', {
+      package_id: pkg.id,
+      reference: `sec-${randomBytes(6).toString('hex')}`,
+      cardholder_id: holder.id,
+    }),
+    201,
+  )
+  const endpoint = await ok(
+    api('POST', '/v1/webhook_endpoints', {
+      url: 'https://hooks.example.com/svc',
+      enabled_events: ['*'],
+    }),
+    201,
+  )
   const event = (await ok(api('GET', '/v1/events?limit=1'), 200)).data[0]
   const report = await ok(api('POST', '/v1/reports', REPORT_BODY), 201)
   const client = await ok(api('POST', '/v1/oauth_clients', await CLIENT_BODY()), 201)
@@ -258,22 +377,45 @@ export async function seedSandbox(t: TestApp, tenant: TestClient, token: string)
 }
 
 /** A client to probe with (not the caller's own: a probe that went through must not revoke the caller). */
-const CLIENT_BODY = async () => ({ label: 'security probe', scopes: ['cards:read'], jwks: { keys: [(await newKeyPair()).publicJwk] } })
+const CLIENT_BODY = async () => ({
+  label: 'security probe',
+  scopes: ['cards:read'],
+  jwks: { keys: [(await newKeyPair()).publicJwk] },
+})
 
 /** What production can hold without the simulator: a cardholder, an account, a (pending) card, a webhook endpoint, an event, a report, an OAuth client. */
-export async function seedProduction(t: TestApp, tenant: TestClient, token: string): Promise<ObjectSet> {
+export async function seedProduction(
+  t: TestApp,
+  tenant: TestClient,
+  token: string,
+): Promise<ObjectSet> {
   const program = await t.operator('POST', '/operator/v1/programs', {
-    organization_id: tenant.organizationId, environment: 'production', name: 'Live', processor: 'sim_full', currencies: ['USD'],
+    organization_id: tenant.organizationId,
+    environment: 'production',
+    name: 'Live',
+    processor: 'sim_full',
+    currencies: ['USD'],
   })
   const holder = await makeCardholder(t, token)
   const account = await makeAccount(t, token, program.id, holder.id)
   const card = await ok(t.api(token, 'POST', '/v1/cards', cardBody(holder.id, account.id)), 201)
-  const endpoint = await ok(t.api(token, 'POST', '/v1/webhook_endpoints', { url: 'https://hooks.example.com/live', enabled_events: ['*'] }), 201)
+  const endpoint = await ok(
+    t.api(token, 'POST', '/v1/webhook_endpoints', {
+      url: 'https://hooks.example.com/live',
+      enabled_events: ['*'],
+    }),
+    201,
+  )
   const event = (await ok(t.api(token, 'GET', '/v1/events?limit=1'), 200)).data[0]
   const report = await ok(t.api(token, 'POST', '/v1/reports', REPORT_BODY), 201)
   const client = await ok(t.api(token, 'POST', '/v1/oauth_clients', await CLIENT_BODY()), 201)
   return {
-    cardholder: [{ id: holder.id }], account: [{ id: account.id }], card: [{ id: card.id }],
-    webhook_endpoint: [{ id: endpoint.id }], event: [{ id: event.id }], report: [{ id: report.id }], oauth_client: [{ id: client.id }],
+    cardholder: [{ id: holder.id }],
+    account: [{ id: account.id }],
+    card: [{ id: card.id }],
+    webhook_endpoint: [{ id: endpoint.id }],
+    event: [{ id: event.id }],
+    report: [{ id: report.id }],
+    oauth_client: [{ id: client.id }],
   }
 }

@@ -14,7 +14,9 @@ import { createEndpoint } from './helpers.js'
 // its deliveries in the order its batch happened to come in, so two statements over the same deliveries in other
 // orders (two workers' batches, a claim, a replay) could each hold what the other waited for. Every multi-row
 // statement now locks deliveries in key order. Real concurrency needs several connections: PostgreSQL only.
-describe('deliveries are locked in key order', { skip: !process.env.DATABASE_URL && 'PGlite has one connection: nothing runs concurrently' }, () => {
+describe('deliveries are locked in key order', {
+  skip: !process.env.DATABASE_URL && 'PGlite has one connection: nothing runs concurrently',
+}, () => {
   let t: TestApp
   const pools: DbHandle[] = []
   let scope: { organizationId: string; environment: string }
@@ -26,13 +28,18 @@ describe('deliveries are locked in key order', { skip: !process.env.DATABASE_URL
     const token = await tenant.token()
     scope = { organizationId: tenant.organizationId, environment: 'sandbox' }
     const endpoints: string[] = []
-    for (let i = 0; i < 5; i++) endpoints.push((await createEndpoint(t, token, `http://127.0.0.1:9/hooks/${i}`, ['*'])).id)
+    for (let i = 0; i < 5; i++)
+      endpoints.push((await createEndpoint(t, token, `http://127.0.0.1:9/hooks/${i}`, ['*'])).id)
     const events: string[] = []
     await withTx(t.deps.db, async (trx) => {
-      for (let i = 0; i < 60; i++) events.push(await emit(trx, scope, 'card.created', { id: `card_${i}` }, t.clock.now()))
+      for (let i = 0; i < 60; i++)
+        events.push(await emit(trx, scope, 'card.created', { id: `card_${i}` }, t.clock.now()))
     })
     keys = events.flatMap((eventId) => endpoints.map((endpointId) => ({ eventId, endpointId })))
-    for (let i = 0; i < 3; i++) pools.push(await openDatabase({ databaseUrl: t.deps.config.databaseUrl!, dataDir: null, poolSize: 4 }))
+    for (let i = 0; i < 3; i++)
+      pools.push(
+        await openDatabase({ databaseUrl: t.deps.config.databaseUrl!, dataDir: null, poolSize: 4 }),
+      )
   })
   after(async () => {
     for (const pool of pools) await pool.close()
@@ -43,8 +50,8 @@ describe('deliveries are locked in key order', { skip: !process.env.DATABASE_URL
   function shuffled<T>(items: readonly T[]): T[] {
     const out = [...items]
     for (let i = out.length - 1; i > 0; i--) {
-      const j = Math.floor(Math.random() * (i + 1));
-      [out[i], out[j]] = [out[j], out[i]]
+      const j = Math.floor(Math.random() * (i + 1))
+      ;[out[i], out[j]] = [out[j], out[i]]
     }
     return out
   }
@@ -54,11 +61,26 @@ describe('deliveries are locked in key order', { skip: !process.env.DATABASE_URL
     const at = t.clock.now()
     return {
       attempt: {
-        id: `wha_lockorder${n}_${Math.random().toString(36).slice(2, 10)}`, event_id: k.eventId, endpoint_id: k.endpointId,
-        organization_id: scope.organizationId, environment: 'sandbox', event_type: 'card.created', attempt: 0, url: 'http://127.0.0.1:9/',
-        succeeded: false, status_code: 500, duration_ms: 3, error: 'HTTP 500', response_body: null, started_at: at, created_at: at,
+        id: `wha_lockorder${n}_${Math.random().toString(36).slice(2, 10)}`,
+        event_id: k.eventId,
+        endpoint_id: k.endpointId,
+        organization_id: scope.organizationId,
+        environment: 'sandbox',
+        event_type: 'card.created',
+        attempt: 0,
+        url: 'http://127.0.0.1:9/',
+        succeeded: false,
+        status_code: 500,
+        duration_ms: 3,
+        error: 'HTTP 500',
+        response_body: null,
+        started_at: at,
+        created_at: at,
       },
-      status: 'pending', failures: 1, nextAttemptAt: at, firstFailedAt: at,
+      status: 'pending',
+      failures: 1,
+      nextAttemptAt: at,
+      firstFailedAt: at,
     }
   }
 
@@ -71,7 +93,11 @@ describe('deliveries are locked in key order', { skip: !process.env.DATABASE_URL
   function claimAll(db: Db, order: DeliveryKey[]): Promise<unknown[]> {
     const coalescers = new DeliveryCoalescers(db)
     const now = t.clock.now()
-    return Promise.all(order.map((k) => coalescers.claims.call({ ...k, now, leaseUntil: new Date(now.getTime() + 60_000) })))
+    return Promise.all(
+      order.map((k) =>
+        coalescers.claims.call({ ...k, now, leaseUntil: new Date(now.getTime() + 60_000) }),
+      ),
+    )
   }
 
   test('two workers recording, a third claiming and a replay over the same 300 deliveries, in random orders: no deadlock', async () => {
@@ -87,11 +113,18 @@ describe('deliveries are locked in key order', { skip: !process.env.DATABASE_URL
         withTx(pools[1].db, (trx) => queueDeliveries(trx, scope, shuffled(keys), t.clock.now())),
       ])
       for (const r of results) {
-        if (r.status === 'rejected') failures.push(`round ${round}: ${(r.reason as { code?: string }).code ?? ''} ${String(r.reason)}`)
+        if (r.status === 'rejected')
+          failures.push(
+            `round ${round}: ${(r.reason as { code?: string }).code ?? ''} ${String(r.reason)}`,
+          )
       }
     }
     assert.deepEqual(failures, [], 'a deadlock (40P01) or another failure')
-    const { rows } = await sql<{ n: number }>`SELECT count(*)::int AS n FROM webhook_delivery_attempts WHERE id LIKE 'wha_lockorder%'`.execute(t.deps.db)
+    const { rows } = await sql<{
+      n: number
+    }>`SELECT count(*)::int AS n FROM webhook_delivery_attempts WHERE id LIKE 'wha_lockorder%'`.execute(
+      t.deps.db,
+    )
     assert.ok(rows[0].n > 0, 'the recording statements did write attempts')
   })
 })

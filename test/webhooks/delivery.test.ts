@@ -29,7 +29,8 @@ describe('webhook delivery', () => {
   })
 
   /** The API with a fresh token: tests move the clock past token lifetimes. */
-  const api = async (method: string, url: string, body?: unknown) => t.api(await tenant.token(), method, url, body)
+  const api = async (method: string, url: string, body?: unknown) =>
+    t.api(await tenant.token(), method, url, body)
 
   /** Signatures carry the service clock, which the tests move. */
   const nowSec = () => Math.floor(t.clock.now().getTime() / 1000)
@@ -45,7 +46,11 @@ describe('webhook delivery', () => {
 
   test('a delivery carries the stored event as JSON with the headers and a signature that verifies', async () => {
     const ep = await freshEndpoint()
-    const eventId = await emitEvent(t, tenant, 'cardholder.created', { id: 'chd_x', object: 'cardholder', email: 'a@b.c' })
+    const eventId = await emitEvent(t, tenant, 'cardholder.created', {
+      id: 'chd_x',
+      object: 'cardholder',
+      email: 'a@b.c',
+    })
     assert.equal(await runner.drain(), 1)
     assert.equal(receiver.received.length, 1)
     const got = receiver.received[0]
@@ -54,9 +59,24 @@ describe('webhook delivery', () => {
     assert.equal(got.headers['svc-event-type'], 'cardholder.created')
     assert.equal(got.headers['svc-delivery-attempt'], '1')
     assert.match(String(got.headers['svc-signature']), /^t=\d+,v1=[0-9a-f]{64}$/)
-    assert.equal(verifyWebhook(got.raw, got.headers['svc-signature'] as string, ep.secret, 300, nowSec()), true)
-    assert.equal(verifyWebhook(got.raw, got.headers['svc-signature'] as string, 'whsec_wrong', 300, nowSec()), false)
-    assert.equal(verifyWebhook(got.raw.replace('a@b.c', 'x@b.c'), got.headers['svc-signature'] as string, ep.secret, 300, nowSec()), false)
+    assert.equal(
+      verifyWebhook(got.raw, got.headers['svc-signature'] as string, ep.secret, 300, nowSec()),
+      true,
+    )
+    assert.equal(
+      verifyWebhook(got.raw, got.headers['svc-signature'] as string, 'whsec_wrong', 300, nowSec()),
+      false,
+    )
+    assert.equal(
+      verifyWebhook(
+        got.raw.replace('a@b.c', 'x@b.c'),
+        got.headers['svc-signature'] as string,
+        ep.secret,
+        300,
+        nowSec(),
+      ),
+      false,
+    )
     const stored = await api('GET', `/v1/events/${eventId}`)
     assert.deepEqual(got.body, stored.json())
     assert.equal(got.body.data.object.email, 'a@b.c')
@@ -68,9 +88,22 @@ describe('webhook delivery', () => {
     await runner.drain()
     const got = receiver.received[0]
     const stripe = new Stripe('sk_test_placeholder')
-    const event = stripe.webhooks.constructEvent(got.raw, got.headers['svc-signature'] as string, ep.secret, 300, undefined, nowSec())
+    const event = stripe.webhooks.constructEvent(
+      got.raw,
+      got.headers['svc-signature'] as string,
+      ep.secret,
+      300,
+      undefined,
+      nowSec(),
+    )
     assert.equal(event.id, eventId)
-    assert.throws(() => stripe.webhooks.constructEvent(got.raw, got.headers['svc-signature'] as string, 'whsec_other'))
+    assert.throws(() =>
+      stripe.webhooks.constructEvent(
+        got.raw,
+        got.headers['svc-signature'] as string,
+        'whsec_other',
+      ),
+    )
   })
 
   test('only enabled endpoints subscribed to the type (or to *) receive an event', async () => {
@@ -83,7 +116,10 @@ describe('webhook delivery', () => {
       await emitEvent(t, tenant, 'cardholder.created')
       await runner.drain()
       assert.equal(receiver.received.length, 0)
-      assert.deepEqual(other.received.map((r) => r.headers['svc-event-type']), ['cardholder.created'])
+      assert.deepEqual(
+        other.received.map((r) => r.headers['svc-event-type']),
+        ['cardholder.created'],
+      )
       assert.ok(all.id)
     } finally {
       await other.close()
@@ -100,18 +136,34 @@ describe('webhook delivery', () => {
       t.clock.advance(wait * 1000)
       await runner.drain()
     }
-    assert.deepEqual(receiver.received.map((r) => r.headers['svc-delivery-attempt']), ['1', '2', '3', '4'])
+    assert.deepEqual(
+      receiver.received.map((r) => r.headers['svc-delivery-attempt']),
+      ['1', '2', '3', '4'],
+    )
     assert.deepEqual(new Set(receiver.received.map((r) => r.body.id)), new Set([eventId]))
-    assert.deepEqual(new Set(receiver.received.map((r) => r.headers['svc-event-id'])), new Set([eventId]))
+    assert.deepEqual(
+      new Set(receiver.received.map((r) => r.headers['svc-event-id'])),
+      new Set([eventId]),
+    )
     t.clock.advance(3600_000)
     assert.equal(await runner.drain(), 0, 'a delivered event is not sent again')
     assert.equal(receiver.received.length, 4)
 
     const attempts = await t.operator('GET', `/operator/v1/events/${eventId}/delivery_attempts`)
-    assert.deepEqual(attempts.data.map((a: any) => [a.attempt, a.status_code, a.succeeded]), [[4, 200, true], [3, 500, false], [2, 500, false], [1, 500, false]])
+    assert.deepEqual(
+      attempts.data.map((a: any) => [a.attempt, a.status_code, a.succeeded]),
+      [
+        [4, 200, true],
+        [3, 500, false],
+        [2, 500, false],
+        [1, 500, false],
+      ],
+    )
     assert.equal(attempts.data[1].response_body, 'failure 500')
     assert.equal(attempts.data[1].webhook_endpoint_id, ep.id)
-    assert.ok(attempts.data.every((a: any) => Number.isInteger(a.duration_ms) && a.duration_ms >= 0))
+    assert.ok(
+      attempts.data.every((a: any) => Number.isInteger(a.duration_ms) && a.duration_ms >= 0),
+    )
     const state = await t.operator('GET', `/operator/v1/events/${eventId}/deliveries`)
     assert.equal(state.data[0].status, 'delivered')
     assert.equal((await api('GET', `/v1/webhook_endpoints/${ep.id}`)).json().status, 'enabled')
@@ -132,10 +184,18 @@ describe('webhook delivery', () => {
     const disabled = (await api('GET', `/v1/webhook_endpoints/${ep.id}`)).json()
     assert.equal(disabled.status, 'disabled')
     assert.equal(disabled.disabled_reason, 'failing')
-    assert.ok(Date.parse(disabled.failing_since) <= Date.parse(disabled.updated_at) - SCHEDULE.reduce((x, y) => x + y, 0) * 1000)
-    const attempts = await t.operator('GET', `/operator/v1/webhook_endpoints/${ep.id}/delivery_attempts`)
+    assert.ok(
+      Date.parse(disabled.failing_since) <=
+        Date.parse(disabled.updated_at) - SCHEDULE.reduce((x, y) => x + y, 0) * 1000,
+    )
+    const attempts = await t.operator(
+      'GET',
+      `/operator/v1/webhook_endpoints/${ep.id}/delivery_attempts`,
+    )
     assert.equal(attempts.data.length, 4)
-    assert.ok(attempts.data.every((a: any) => a.status_code === null && /ECONNREFUSED/.test(a.error)))
+    assert.ok(
+      attempts.data.every((a: any) => a.status_code === null && /ECONNREFUSED/.test(a.error)),
+    )
     const notice = (await api('GET', '/v1/events?type=webhook_endpoint.disabled')).json().data
     assert.equal(notice.length, 1)
     assert.equal(notice[0].data.object.id, ep.id)
@@ -148,20 +208,43 @@ describe('webhook delivery', () => {
     t.clock.advance(3600_000)
     assert.equal(await runner.drain(), 0)
 
-    const refused = await t.app.inject({ method: 'POST', url: `/operator/v1/webhook_endpoints/${ep.id}/replay`, headers: { authorization: 'Bearer op_test_operator_token' }, payload: { since } })
+    const refused = await t.app.inject({
+      method: 'POST',
+      url: `/operator/v1/webhook_endpoints/${ep.id}/replay`,
+      headers: { authorization: 'Bearer op_test_operator_token' },
+      payload: { since },
+    })
     assert.equal(refused.statusCode, 400)
 
-    const live = await api('PATCH', `/v1/webhook_endpoints/${ep.id}`, { url: receiver.url, status: 'enabled' })
+    const live = await api('PATCH', `/v1/webhook_endpoints/${ep.id}`, {
+      url: receiver.url,
+      status: 'enabled',
+    })
     assert.equal(live.json().status, 'enabled')
     assert.equal(live.json().disabled_reason, null)
     assert.equal(live.json().failing_since, null)
-    const replay = await t.operator('POST', `/operator/v1/webhook_endpoints/${ep.id}/replay`, { since })
+    const replay = await t.operator('POST', `/operator/v1/webhook_endpoints/${ep.id}/replay`, {
+      since,
+    })
     assert.equal(replay.queued, 3) // the failed event, the disabled notice, and the one missed while disabled
     await runner.drain()
     const byId = new Map(receiver.received.map((r) => [r.body.id, r]))
-    assert.equal(byId.get(eventId)?.headers['svc-delivery-attempt'], '5', 'the replay continues the attempt numbering')
+    assert.equal(
+      byId.get(eventId)?.headers['svc-delivery-attempt'],
+      '5',
+      'the replay continues the attempt numbering',
+    )
     assert.equal(byId.get(missedId)?.headers['svc-delivery-attempt'], '1')
-    assert.equal(verifyWebhook(byId.get(eventId)!.raw, byId.get(eventId)!.headers['svc-signature'] as string, ep.secret, 300, nowSec()), true)
+    assert.equal(
+      verifyWebhook(
+        byId.get(eventId)!.raw,
+        byId.get(eventId)!.headers['svc-signature'] as string,
+        ep.secret,
+        300,
+        nowSec(),
+      ),
+      true,
+    )
   })
 
   test('replaying one event re-sends it with a new attempt number', async () => {
@@ -171,8 +254,19 @@ describe('webhook delivery', () => {
     const replay = await t.operator('POST', `/operator/v1/events/${eventId}/replay`, {})
     assert.deepEqual(replay.webhook_endpoint_ids, [ep.id])
     await runner.drain()
-    assert.deepEqual(receiver.received.map((r) => [r.body.id, r.headers['svc-delivery-attempt']]), [[eventId, '1'], [eventId, '2']])
-    const missing = await t.app.inject({ method: 'POST', url: '/operator/v1/events/evt_01J00000000000000000000000/replay', headers: { authorization: 'Bearer op_test_operator_token' }, payload: {} })
+    assert.deepEqual(
+      receiver.received.map((r) => [r.body.id, r.headers['svc-delivery-attempt']]),
+      [
+        [eventId, '1'],
+        [eventId, '2'],
+      ],
+    )
+    const missing = await t.app.inject({
+      method: 'POST',
+      url: '/operator/v1/events/evt_01J00000000000000000000000/replay',
+      headers: { authorization: 'Bearer op_test_operator_token' },
+      payload: {},
+    })
     assert.equal(missing.statusCode, 404)
     assert.equal(missing.json().error.code, 'event_not_found')
   })
@@ -204,10 +298,18 @@ describe('webhook delivery', () => {
   test('an event emitted in a rolled-back transaction is neither stored nor delivered', async () => {
     await freshEndpoint()
     let eventId = ''
-    await assert.rejects(withTx(t.deps.db, async (trx) => {
-      eventId = await emit(trx, { organizationId: tenant.organizationId, environment: 'sandbox' }, 'card.created', { id: 'card_rb' }, t.clock.now())
-      throw new Error('the change failed')
-    }))
+    await assert.rejects(
+      withTx(t.deps.db, async (trx) => {
+        eventId = await emit(
+          trx,
+          { organizationId: tenant.organizationId, environment: 'sandbox' },
+          'card.created',
+          { id: 'card_rb' },
+          t.clock.now(),
+        )
+        throw new Error('the change failed')
+      }),
+    )
     assert.equal(await runner.drain(), 0)
     assert.equal(receiver.received.length, 0)
     assert.equal((await api('GET', `/v1/events/${eventId}`)).statusCode, 404)

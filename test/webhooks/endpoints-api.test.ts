@@ -11,18 +11,35 @@ describe('webhook endpoints API', () => {
   let logs = ''
 
   before(async () => {
-    const sink = new Writable({ write(chunk, _enc, cb) { logs += chunk.toString(); cb() } })
+    const sink = new Writable({
+      write(chunk, _enc, cb) {
+        logs += chunk.toString()
+        cb()
+      },
+    })
     t = await startTestApp({ env: { LOG_LEVEL: 'debug' }, logDestination: sink })
     tenant = await createTenant(t)
   })
-  after(async () => { await t.close() })
+  after(async () => {
+    await t.close()
+  })
 
-  const call = async (method: string, url: string, body?: unknown, who: TestClient = tenant, scope?: string) =>
-    t.api(await who.token(scope), method, url, body)
-  const create = (body: Record<string, unknown>, who?: TestClient) => call('POST', '/v1/webhook_endpoints', body, who)
+  const call = async (
+    method: string,
+    url: string,
+    body?: unknown,
+    who: TestClient = tenant,
+    scope?: string,
+  ) => t.api(await who.token(scope), method, url, body)
+  const create = (body: Record<string, unknown>, who?: TestClient) =>
+    call('POST', '/v1/webhook_endpoints', body, who)
 
   test('create answers 201 with a whe_ id and the whsec_ secret, which list and retrieve never show', async () => {
-    const res = await create({ url: 'https://hooks.example.com/svc', enabled_events: ['card.created', 'card.issued'], description: 'main' })
+    const res = await create({
+      url: 'https://hooks.example.com/svc',
+      enabled_events: ['card.created', 'card.issued'],
+      description: 'main',
+    })
     assert.equal(res.statusCode, 201)
     const ep = res.json()
     assert.match(ep.id, /^whe_[0-9A-Z]{26}$/)
@@ -44,7 +61,11 @@ describe('webhook endpoints API', () => {
     assert.ok(list.data.some((e: any) => e.id === ep.id))
     assert.ok(list.data.every((e: any) => e.secret === undefined))
 
-    const row = await t.deps.db.selectFrom('webhook_endpoints').selectAll().where('id', '=', ep.id).executeTakeFirstOrThrow()
+    const row = await t.deps.db
+      .selectFrom('webhook_endpoints')
+      .selectAll()
+      .where('id', '=', ep.id)
+      .executeTakeFirstOrThrow()
     assert.ok(!JSON.stringify(row).includes(ep.secret), 'the secret is stored encrypted')
     await emitEvent(t, tenant, 'card.created')
     await new JobRunner(t.deps, t.jobs).drain()
@@ -55,7 +76,10 @@ describe('webhook endpoints API', () => {
   test('enabled_events must name catalogue types or *', async () => {
     const star = await create({ url: 'https://a.example.com/', enabled_events: ['*'] })
     assert.equal(star.statusCode, 201)
-    const unknown = await create({ url: 'https://a.example.com/', enabled_events: ['card.created', 'card.teleported'] })
+    const unknown = await create({
+      url: 'https://a.example.com/',
+      enabled_events: ['card.created', 'card.teleported'],
+    })
     assert.equal(unknown.statusCode, 400)
     assert.equal(unknown.json().error.code, 'invalid_parameter')
     assert.equal(unknown.json().error.param, 'enabled_events[1]')
@@ -64,7 +88,11 @@ describe('webhook endpoints API', () => {
     const missing = await create({ enabled_events: ['*'] })
     assert.equal(missing.json().error.code, 'missing_parameter')
     assert.equal(missing.json().error.param, 'url')
-    const extra = await create({ url: 'https://a.example.com/', enabled_events: ['*'], color: 'red' })
+    const extra = await create({
+      url: 'https://a.example.com/',
+      enabled_events: ['*'],
+      color: 'red',
+    })
     assert.equal(extra.json().error.code, 'unknown_parameter')
     assert.equal(extra.json().error.param, 'color')
   })
@@ -80,8 +108,19 @@ describe('webhook endpoints API', () => {
   })
 
   test('PATCH changes url, events, description and status; rotate_secret returns a new secret', async () => {
-    const ep = (await create({ url: 'https://a.example.com/1', enabled_events: ['card.created'], description: 'x' })).json()
-    const res = await call('PATCH', `/v1/webhook_endpoints/${ep.id}`, { url: 'https://b.example.com/2', enabled_events: ['*'], description: null, status: 'disabled' })
+    const ep = (
+      await create({
+        url: 'https://a.example.com/1',
+        enabled_events: ['card.created'],
+        description: 'x',
+      })
+    ).json()
+    const res = await call('PATCH', `/v1/webhook_endpoints/${ep.id}`, {
+      url: 'https://b.example.com/2',
+      enabled_events: ['*'],
+      description: null,
+      status: 'disabled',
+    })
     assert.equal(res.statusCode, 200)
     const patched = res.json()
     assert.equal(patched.url, 'https://b.example.com/2')
@@ -107,8 +146,17 @@ describe('webhook endpoints API', () => {
     const del = await call('DELETE', `/v1/webhook_endpoints/${ep.id}`)
     assert.equal(del.statusCode, 200)
     assert.deepEqual(del.json(), { id: ep.id, object: 'webhook_endpoint', deleted: true })
-    for (const [method, url] of [['GET', ''], ['PATCH', ''], ['DELETE', ''], ['POST', '/rotate_secret']] as const) {
-      const res = await call(method, `/v1/webhook_endpoints/${ep.id}${url}`, method === 'PATCH' ? {} : undefined)
+    for (const [method, url] of [
+      ['GET', ''],
+      ['PATCH', ''],
+      ['DELETE', ''],
+      ['POST', '/rotate_secret'],
+    ] as const) {
+      const res = await call(
+        method,
+        `/v1/webhook_endpoints/${ep.id}${url}`,
+        method === 'PATCH' ? {} : undefined,
+      )
       assert.equal(res.statusCode, 404, `${method} ${url}`)
       assert.equal(res.json().error.code, 'webhook_endpoint_not_found')
     }
@@ -126,18 +174,40 @@ describe('webhook endpoints API', () => {
     assert.equal(over.statusCode, 422)
     assert.equal(over.json().error.code, 'webhook_endpoint_limit_reached')
     assert.equal(over.json().error.type, 'validation_error')
-    const production = await createTenant(t, { environment: 'production', organizationId: org.organizationId })
-    assert.equal((await create({ url: 'https://a.example.com/p', enabled_events: ['*'] }, production)).statusCode, 201, 'the limit is per environment')
+    const production = await createTenant(t, {
+      environment: 'production',
+      organizationId: org.organizationId,
+    })
+    assert.equal(
+      (await create({ url: 'https://a.example.com/p', enabled_events: ['*'] }, production))
+        .statusCode,
+      201,
+      'the limit is per environment',
+    )
     await call('DELETE', `/v1/webhook_endpoints/${made[0]}`, undefined, org)
-    assert.equal((await create({ url: 'https://a.example.com/again', enabled_events: ['*'] }, org)).statusCode, 201)
+    assert.equal(
+      (await create({ url: 'https://a.example.com/again', enabled_events: ['*'] }, org)).statusCode,
+      201,
+    )
   })
 
   test('concurrent creates cannot pass the limit together: the scope is counted under a lock', async () => {
     const org = await createTenant(t)
     const token = await org.token()
-    for (let i = 0; i < 8; i++) assert.equal((await create({ url: `https://a.example.com/c${i}`, enabled_events: ['*'] }, org)).statusCode, 201)
-    const racing = await Promise.all(Array.from({ length: 6 }, (_, i) =>
-      t.api(token, 'POST', '/v1/webhook_endpoints', { url: `https://a.example.com/race${i}`, enabled_events: ['*'] })))
+    for (let i = 0; i < 8; i++)
+      assert.equal(
+        (await create({ url: `https://a.example.com/c${i}`, enabled_events: ['*'] }, org))
+          .statusCode,
+        201,
+      )
+    const racing = await Promise.all(
+      Array.from({ length: 6 }, (_, i) =>
+        t.api(token, 'POST', '/v1/webhook_endpoints', {
+          url: `https://a.example.com/race${i}`,
+          enabled_events: ['*'],
+        }),
+      ),
+    )
     assert.deepEqual(racing.map((r) => r.statusCode).sort(), [201, 201, 422, 422, 422, 422])
     const listed = await call('GET', '/v1/webhook_endpoints?limit=100', undefined, org)
     assert.equal(listed.json().data.length, 10)
@@ -152,8 +222,14 @@ describe('webhook endpoints API', () => {
     const foreign = await call('GET', `/v1/webhook_endpoints/${ep.id}`, undefined, stranger)
     assert.equal(foreign.statusCode, 404)
     assert.equal(foreign.json().error.code, 'webhook_endpoint_not_found')
-    assert.equal((await call('DELETE', `/v1/webhook_endpoints/${ep.id}`, undefined, stranger)).statusCode, 404)
-    const production = await createTenant(t, { environment: 'production', organizationId: tenant.organizationId })
+    assert.equal(
+      (await call('DELETE', `/v1/webhook_endpoints/${ep.id}`, undefined, stranger)).statusCode,
+      404,
+    )
+    const production = await createTenant(t, {
+      environment: 'production',
+      organizationId: tenant.organizationId,
+    })
     const mixed = await call('GET', `/v1/webhook_endpoints/${ep.id}`, undefined, production)
     assert.equal(mixed.statusCode, 403)
     assert.equal(mixed.json().error.code, 'environment_mismatch')

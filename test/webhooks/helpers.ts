@@ -16,7 +16,13 @@ export interface Receiver {
   url: string
   received: Received[]
   /** Decides each answer's status (default 200); may be async to hold the response. */
-  respond: (req: Received, index: number) => number | { status: number; body: string } | Promise<number | { status: number; body: string }>
+  respond: (
+    req: Received,
+    index: number,
+  ) =>
+    | number
+    | { status: number; body: string }
+    | Promise<number | { status: number; body: string }>
   /** Resolves once `n` requests have arrived (rejects after `timeoutMs`). */
   waitFor(n: number, timeoutMs?: number): Promise<Received[]>
   close(): Promise<void>
@@ -32,12 +38,25 @@ export async function startReceiver(path = '/hooks'): Promise<Receiver> {
     async waitFor(n, timeoutMs = 5000) {
       if (receiver.received.length >= n) return receiver.received
       await new Promise<void>((resolve, reject) => {
-        const timer = setTimeout(() => reject(new Error(`receiver got ${receiver.received.length} of ${n} requests`)), timeoutMs)
-        waiters.push({ n, resolve: () => { clearTimeout(timer); resolve() } })
+        const timer = setTimeout(
+          () => reject(new Error(`receiver got ${receiver.received.length} of ${n} requests`)),
+          timeoutMs,
+        )
+        waiters.push({
+          n,
+          resolve: () => {
+            clearTimeout(timer)
+            resolve()
+          },
+        })
       })
       return receiver.received
     },
-    close: () => new Promise((resolve) => { server.closeAllConnections(); server.close(() => resolve()) }),
+    close: () =>
+      new Promise((resolve) => {
+        server.closeAllConnections()
+        server.close(() => resolve())
+      }),
   }
   const server: Server = createServer((req, res) => {
     const chunks: Buffer[] = []
@@ -45,12 +64,17 @@ export async function startReceiver(path = '/hooks'): Promise<Receiver> {
     req.on('end', async () => {
       const raw = Buffer.concat(chunks).toString('utf8')
       let body: unknown = null
-      try { body = JSON.parse(raw) } catch { /* recorded raw */ }
+      try {
+        body = JSON.parse(raw)
+      } catch {
+        /* recorded raw */
+      }
       const entry: Received = { headers: req.headers, raw, body, at: Date.now() }
       const index = receiver.received.push(entry) - 1
       const answer = await receiver.respond(entry, index)
       const status = typeof answer === 'number' ? answer : answer.status
-      const text = typeof answer === 'number' ? (status >= 300 ? `failure ${status}` : 'ok') : answer.body
+      const text =
+        typeof answer === 'number' ? (status >= 300 ? `failure ${status}` : 'ok') : answer.body
       res.writeHead(status, { 'content-type': 'text/plain' }).end(text)
       for (const w of waiters.splice(0)) {
         if (receiver.received.length >= w.n) w.resolve()
@@ -64,13 +88,34 @@ export async function startReceiver(path = '/hooks'): Promise<Receiver> {
 }
 
 /** Emits an event the way every module does: inside a committed transaction. */
-export function emitEvent(t: TestApp, tenant: TestClient, type: EventType, object: Record<string, unknown> = { id: 'obj_1', object: 'thing' }): Promise<string> {
-  return withTx(t.deps.db, (trx) => emit(trx, { organizationId: tenant.organizationId, environment: tenant.environment }, type, object, t.clock.now()))
+export function emitEvent(
+  t: TestApp,
+  tenant: TestClient,
+  type: EventType,
+  object: Record<string, unknown> = { id: 'obj_1', object: 'thing' },
+): Promise<string> {
+  return withTx(t.deps.db, (trx) =>
+    emit(
+      trx,
+      { organizationId: tenant.organizationId, environment: tenant.environment },
+      type,
+      object,
+      t.clock.now(),
+    ),
+  )
 }
 
 /** Creates an endpoint through the API and answers its JSON (with the secret). */
-export async function createEndpoint(t: TestApp, token: string, url: string, enabledEvents: string[] = ['*']): Promise<any> {
-  const res = await t.api(token, 'POST', '/v1/webhook_endpoints', { url, enabled_events: enabledEvents })
+export async function createEndpoint(
+  t: TestApp,
+  token: string,
+  url: string,
+  enabledEvents: string[] = ['*'],
+): Promise<any> {
+  const res = await t.api(token, 'POST', '/v1/webhook_endpoints', {
+    url,
+    enabled_events: enabledEvents,
+  })
   if (res.statusCode !== 201) throw new Error(`create endpoint: ${res.statusCode} ${res.body}`)
   return res.json()
 }

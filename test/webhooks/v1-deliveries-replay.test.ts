@@ -22,7 +22,10 @@ describe('/v1 delivery log, replays and test events', () => {
   before(async () => {
     t = await startTestApp({ env: { WEBHOOK_RETRY_SCHEDULE: '10,20,30' } })
     tenant = await createTenant(t)
-    live = await createTenant(t, { organizationId: tenant.organizationId, environment: 'production' })
+    live = await createTenant(t, {
+      organizationId: tenant.organizationId,
+      environment: 'production',
+    })
     other = await createTenant(t)
     runner = new JobRunner(t.deps, t.jobs)
     a = await startReceiver('/a')
@@ -34,10 +37,20 @@ describe('/v1 delivery log, replays and test events', () => {
     await t.close()
   })
 
-  const api = async (method: string, url: string, body?: unknown, headers?: Record<string, string>) => t.api(await tenant.token(), method, url, body, headers)
+  const api = async (
+    method: string,
+    url: string,
+    body?: unknown,
+    headers?: Record<string, string>,
+  ) => t.api(await tenant.token(), method, url, body, headers)
   const nowSec = () => Math.floor(t.clock.now().getTime() / 1000)
 
-  function assertError(res: LightMyRequestResponse, status: number, code: string, param?: string): void {
+  function assertError(
+    res: LightMyRequestResponse,
+    status: number,
+    code: string,
+    param?: string,
+  ): void {
     assert.equal(res.statusCode, status, res.body)
     assert.equal(res.json().error.code, code, res.body)
     if (param !== undefined) assert.equal(res.json().error.param, param)
@@ -45,7 +58,10 @@ describe('/v1 delivery log, replays and test events', () => {
 
   /** Fresh receivers and only the endpoints a test makes. */
   async function reset(): Promise<void> {
-    for (const r of [a, b]) { r.received.length = 0; r.respond = () => 200 }
+    for (const r of [a, b]) {
+      r.received.length = 0
+      r.respond = () => 200
+    }
     await runner.drain()
     const list = await api('GET', '/v1/webhook_endpoints?limit=100')
     for (const ep of list.json().data) await api('DELETE', `/v1/webhook_endpoints/${ep.id}`)
@@ -54,12 +70,19 @@ describe('/v1 delivery log, replays and test events', () => {
   }
 
   /** Emits an event a few milliseconds after the previous one, so deliveries sort by when they were queued. */
-  const emitNext = (c: TestClient, type: Parameters<typeof emitEvent>[2], object?: Record<string, unknown>) => {
+  const emitNext = (
+    c: TestClient,
+    type: Parameters<typeof emitEvent>[2],
+    object?: Record<string, unknown>,
+  ) => {
     t.clock.advance(5)
     return emitEvent(t, c, type, object)
   }
 
-  const attemptsOf = (r: Receiver, eventId: string) => r.received.filter((x) => x.body?.id === eventId).map((x) => Number(x.headers['svc-delivery-attempt']))
+  const attemptsOf = (r: Receiver, eventId: string) =>
+    r.received
+      .filter((x) => x.body?.id === eventId)
+      .map((x) => Number(x.headers['svc-delivery-attempt']))
 
   test('the delivery log shows each delivery with every attempt: when it started, its status code or error, how long it took', async () => {
     await reset()
@@ -76,7 +99,11 @@ describe('/v1 delivery log, replays and test events', () => {
     const log = res.json()
     assert.equal(log.object, 'list')
     assert.equal(log.url, `/v1/webhook_endpoints/${ep.id}/deliveries`)
-    assert.deepEqual(log.data.map((d: any) => d.event_id), [failing, ok], 'newest first')
+    assert.deepEqual(
+      log.data.map((d: any) => d.event_id),
+      [failing, ok],
+      'newest first',
+    )
     const [pending, delivered] = log.data
     for (const d of log.data) {
       assert.ok(isId('whd', d.id), d.id)
@@ -87,7 +114,13 @@ describe('/v1 delivery log, replays and test events', () => {
     assert.equal(delivered.status, 'delivered')
     assert.equal(delivered.attempts.length, 1)
     const [first] = delivered.attempts
-    assert.deepEqual(Object.keys(first).sort(), ['attempt', 'duration_ms', 'error', 'response_status', 'started_at'])
+    assert.deepEqual(Object.keys(first).sort(), [
+      'attempt',
+      'duration_ms',
+      'error',
+      'response_status',
+      'started_at',
+    ])
     assert.equal(first.attempt, 1)
     assert.equal(first.response_status, 200)
     assert.equal(first.error, null)
@@ -97,7 +130,10 @@ describe('/v1 delivery log, replays and test events', () => {
 
     assert.equal(pending.event_type, 'account.created')
     assert.equal(pending.status, 'pending')
-    assert.deepEqual(pending.attempts.map((x: any) => [x.attempt, x.response_status, x.error]), [[1, 503, 'HTTP 503']])
+    assert.deepEqual(
+      pending.attempts.map((x: any) => [x.attempt, x.response_status, x.error]),
+      [[1, 503, 'HTTP 503']],
+    )
     assert.ok(Date.parse(pending.next_attempt_at) > Date.parse(pending.attempts[0].started_at))
     assert.equal(pending.delivered_at, null)
 
@@ -115,7 +151,13 @@ describe('/v1 delivery log, replays and test events', () => {
     const again = (await api('GET', `/v1/webhook_endpoints/${ep.id}/deliveries`)).json().data[0]
     assert.equal(again.id, pending.id, 'a delivery keeps its id across attempts')
     assert.equal(again.status, 'delivered')
-    assert.deepEqual(again.attempts.map((x: any) => [x.attempt, x.response_status]), [[1, 503], [2, 200]])
+    assert.deepEqual(
+      again.attempts.map((x: any) => [x.attempt, x.response_status]),
+      [
+        [1, 503],
+        [2, 200],
+      ],
+    )
   })
 
   test('the log filters by status or by event type, pages with cursors, and refuses what it does not know', async () => {
@@ -126,7 +168,10 @@ describe('/v1 delivery log, replays and test events', () => {
     a.respond = () => 500
     const acct = await emitNext(tenant, 'account.blocked')
     await runner.drain()
-    const ids = async (query: string) => (await api('GET', `/v1/webhook_endpoints/${ep.id}/deliveries${query}`)).json().data.map((d: any) => d.event_id)
+    const ids = async (query: string) =>
+      (await api('GET', `/v1/webhook_endpoints/${ep.id}/deliveries${query}`))
+        .json()
+        .data.map((d: any) => d.event_id)
     assert.deepEqual(await ids('?status=pending'), [acct])
     assert.deepEqual(await ids('?status=delivered'), [...cards].reverse())
     assert.deepEqual(await ids('?status=failed'), [])
@@ -136,15 +181,46 @@ describe('/v1 delivery log, replays and test events', () => {
 
     const page1 = (await api('GET', `/v1/webhook_endpoints/${ep.id}/deliveries?limit=2`)).json()
     assert.equal(page1.has_more, true)
-    const page2 = (await api('GET', `/v1/webhook_endpoints/${ep.id}/deliveries?limit=2&starting_after=${page1.next_cursor}`)).json()
-    assert.deepEqual([...page1.data, ...page2.data].map((d: any) => d.event_id), [acct, cards[1], cards[0]])
+    const page2 = (
+      await api(
+        'GET',
+        `/v1/webhook_endpoints/${ep.id}/deliveries?limit=2&starting_after=${page1.next_cursor}`,
+      )
+    ).json()
+    assert.deepEqual(
+      [...page1.data, ...page2.data].map((d: any) => d.event_id),
+      [acct, cards[1], cards[0]],
+    )
     assert.equal(page2.has_more, false)
 
-    assertError(await api('GET', `/v1/webhook_endpoints/${ep.id}/deliveries?status=canceled`), 400, 'invalid_parameter', 'status')
-    assertError(await api('GET', `/v1/webhook_endpoints/${ep.id}/deliveries?event_type=card`), 400, 'invalid_parameter', 'event_type')
+    assertError(
+      await api('GET', `/v1/webhook_endpoints/${ep.id}/deliveries?status=canceled`),
+      400,
+      'invalid_parameter',
+      'status',
+    )
+    assertError(
+      await api('GET', `/v1/webhook_endpoints/${ep.id}/deliveries?event_type=card`),
+      400,
+      'invalid_parameter',
+      'event_type',
+    )
     // One filter or the other: each has its index, the pair would walk one past what the other rejects.
-    assertError(await api('GET', `/v1/webhook_endpoints/${ep.id}/deliveries?status=pending&event_type=account.*`), 400, 'invalid_parameter', 'event_type')
-    assertError(await api('GET', `/v1/webhook_endpoints/${ep.id}/deliveries?limit=101`), 400, 'invalid_parameter', 'limit')
+    assertError(
+      await api(
+        'GET',
+        `/v1/webhook_endpoints/${ep.id}/deliveries?status=pending&event_type=account.*`,
+      ),
+      400,
+      'invalid_parameter',
+      'event_type',
+    )
+    assertError(
+      await api('GET', `/v1/webhook_endpoints/${ep.id}/deliveries?limit=101`),
+      400,
+      'invalid_parameter',
+      'limit',
+    )
 
     // A disabled endpoint's pending deliveries are closed unsent when their turn comes: they read as failed.
     await api('PATCH', `/v1/webhook_endpoints/${ep.id}`, { status: 'disabled' })
@@ -184,19 +260,37 @@ describe('/v1 delivery log, replays and test events', () => {
 
     const replay = await api('POST', `/v1/events/${eventId}/replay`, {})
     assert.equal(replay.statusCode, 200, replay.body)
-    assert.deepEqual(replay.json(), { object: 'replay', queued: 1, event_id: eventId, webhook_endpoint_ids: [one.id], since: null })
+    assert.deepEqual(replay.json(), {
+      object: 'replay',
+      queued: 1,
+      event_id: eventId,
+      webhook_endpoint_ids: [one.id],
+      since: null,
+    })
     await runner.drain()
-    assert.deepEqual(attemptsOf(a, eventId), [1, 2], 'the prefix wildcard card.* takes it; account.created does not')
+    assert.deepEqual(
+      attemptsOf(a, eventId),
+      [1, 2],
+      'the prefix wildcard card.* takes it; account.created does not',
+    )
     const again = a.received.at(-1)!
-    assert.equal(verifyWebhook(again.raw, again.headers['svc-signature'] as string, one.secret, 300, nowSec()), true)
+    assert.equal(
+      verifyWebhook(again.raw, again.headers['svc-signature'] as string, one.secret, 300, nowSec()),
+      true,
+    )
 
     // Named: any of the caller's enabled endpoints, subscribed or not.
-    const named = (await api('POST', `/v1/events/${eventId}/replay`, { webhook_endpoint_id: two.id })).json()
+    const named = (
+      await api('POST', `/v1/events/${eventId}/replay`, { webhook_endpoint_id: two.id })
+    ).json()
     assert.deepEqual(named.webhook_endpoint_ids, [two.id])
     await runner.drain()
     assert.deepEqual(attemptsOf(b, eventId), [1])
     const log = (await api('GET', `/v1/webhook_endpoints/${one.id}/deliveries`)).json().data[0]
-    assert.deepEqual(log.attempts.map((x: any) => x.attempt), [1, 2])
+    assert.deepEqual(
+      log.attempts.map((x: any) => x.attempt),
+      [1, 2],
+    )
 
     // One Idempotency-Key, one replay.
     const key = { 'idempotency-key': `replay-${eventId}` }
@@ -208,39 +302,91 @@ describe('/v1 delivery log, replays and test events', () => {
     assert.deepEqual(attemptsOf(a, eventId), [1, 2, 3])
   })
 
-  test('an event replay refuses what is not the caller\'s, a disabled endpoint and a token without webhooks:write', async () => {
+  test("an event replay refuses what is not the caller's, a disabled endpoint and a token without webhooks:write", async () => {
     await reset()
     const mine = await createEndpoint(t, await tenant.token(), a.url, ['*'])
     const eventId = await emitNext(tenant, 'card.closed')
     const theirEvent = await emitNext(other, 'card.closed')
     const theirEndpoint = await createEndpoint(t, await other.token(), b.url, ['*'])
     const liveEvent = await emitNext(live, 'card.closed')
-    const liveEndpoint = await createEndpoint(t, await live.token(), 'https://hooks.example.com/live', ['*'])
+    const liveEndpoint = await createEndpoint(
+      t,
+      await live.token(),
+      'https://hooks.example.com/live',
+      ['*'],
+    )
 
     assertError(await api('POST', `/v1/events/${theirEvent}/replay`, {}), 404, 'event_not_found')
-    assertError(await api('POST', '/v1/events/evt_01J00000000000000000000000/replay', {}), 404, 'event_not_found')
-    assertError(await api('POST', `/v1/events/${liveEvent}/replay`, {}), 403, 'environment_mismatch')
-    assertError(await api('POST', `/v1/events/${eventId}/replay`, { webhook_endpoint_id: theirEndpoint.id }), 404, 'webhook_endpoint_not_found', 'webhook_endpoint_id')
-    assertError(await api('POST', `/v1/events/${eventId}/replay`, { webhook_endpoint_id: liveEndpoint.id }), 403, 'environment_mismatch')
-    assertError(await api('POST', `/v1/events/${eventId}/replay`, { webhook_endpoint_id: 'whe_nope' }), 404, 'webhook_endpoint_not_found')
-    assertError(await api('POST', `/v1/events/${eventId}/replay`, { other: 1 }), 400, 'unknown_parameter', 'other')
+    assertError(
+      await api('POST', '/v1/events/evt_01J00000000000000000000000/replay', {}),
+      404,
+      'event_not_found',
+    )
+    assertError(
+      await api('POST', `/v1/events/${liveEvent}/replay`, {}),
+      403,
+      'environment_mismatch',
+    )
+    assertError(
+      await api('POST', `/v1/events/${eventId}/replay`, { webhook_endpoint_id: theirEndpoint.id }),
+      404,
+      'webhook_endpoint_not_found',
+      'webhook_endpoint_id',
+    )
+    assertError(
+      await api('POST', `/v1/events/${eventId}/replay`, { webhook_endpoint_id: liveEndpoint.id }),
+      403,
+      'environment_mismatch',
+    )
+    assertError(
+      await api('POST', `/v1/events/${eventId}/replay`, { webhook_endpoint_id: 'whe_nope' }),
+      404,
+      'webhook_endpoint_not_found',
+    )
+    assertError(
+      await api('POST', `/v1/events/${eventId}/replay`, { other: 1 }),
+      400,
+      'unknown_parameter',
+      'other',
+    )
 
     await api('PATCH', `/v1/webhook_endpoints/${mine.id}`, { status: 'disabled' })
-    assertError(await api('POST', `/v1/events/${eventId}/replay`, { webhook_endpoint_id: mine.id }), 400, 'invalid_parameter', 'webhook_endpoint_id')
+    assertError(
+      await api('POST', `/v1/events/${eventId}/replay`, { webhook_endpoint_id: mine.id }),
+      400,
+      'invalid_parameter',
+      'webhook_endpoint_id',
+    )
     const none = (await api('POST', `/v1/events/${eventId}/replay`, {})).json()
     assert.equal(none.queued, 0, 'no enabled endpoint takes it')
 
-    const readOnly = await tenant.token(SCOPES.filter((s) => s !== 'webhooks:write' && !s.startsWith('authentications:')).join(' '))
-    assertError(await t.api(readOnly, 'POST', `/v1/events/${eventId}/replay`, {}), 403, 'insufficient_scope')
-    assert.equal((await t.api(readOnly, 'GET', `/v1/events/${eventId}`)).statusCode, 200, 'reading events needs no scope')
-    assertError(await t.api(readOnly, 'GET', `/v1/webhook_endpoints/${mine.id}/deliveries`), 403, 'insufficient_scope')
+    const readOnly = await tenant.token(
+      SCOPES.filter((s) => s !== 'webhooks:write' && !s.startsWith('authentications:')).join(' '),
+    )
+    assertError(
+      await t.api(readOnly, 'POST', `/v1/events/${eventId}/replay`, {}),
+      403,
+      'insufficient_scope',
+    )
+    assert.equal(
+      (await t.api(readOnly, 'GET', `/v1/events/${eventId}`)).statusCode,
+      200,
+      'reading events needs no scope',
+    )
+    assertError(
+      await t.api(readOnly, 'GET', `/v1/webhook_endpoints/${mine.id}/deliveries`),
+      403,
+      'insufficient_scope',
+    )
   })
 
-  test('one event\'s deliveries: one per endpoint it went to, with every attempt, only the caller\'s and with webhooks:write', async () => {
+  test("one event's deliveries: one per endpoint it went to, with every attempt, only the caller's and with webhooks:write", async () => {
     await reset()
     const one = await createEndpoint(t, await tenant.token(), a.url, ['card.*'])
     const two = await createEndpoint(t, await tenant.token(), b.url, ['*'])
-    await createEndpoint(t, await tenant.token(), 'https://hooks.example.com/accounts', ['account.created'])
+    await createEndpoint(t, await tenant.token(), 'https://hooks.example.com/accounts', [
+      'account.created',
+    ])
     b.respond = () => 500
     const eventId = await emitNext(tenant, 'card.frozen')
     await runner.drain()
@@ -251,7 +397,11 @@ describe('/v1 delivery log, replays and test events', () => {
     assert.equal(list.has_more, false)
     assert.equal(list.next_cursor, null)
     const byEndpoint = new Map(list.data.map((d: any) => [d.webhook_endpoint_id, d]))
-    assert.deepEqual([...byEndpoint.keys()].sort(), [one.id, two.id].sort(), 'the endpoint not subscribed to card.frozen has no delivery')
+    assert.deepEqual(
+      [...byEndpoint.keys()].sort(),
+      [one.id, two.id].sort(),
+      'the endpoint not subscribed to card.frozen has no delivery',
+    )
     const ok = byEndpoint.get(one.id) as any
     assert.equal(ok.status, 'delivered')
     assert.equal(ok.event_id, eventId)
@@ -259,14 +409,29 @@ describe('/v1 delivery log, replays and test events', () => {
     assert.equal(typeof ok.attempts[0].duration_ms, 'number')
     const failing = byEndpoint.get(two.id) as any
     assert.equal(failing.attempts[0].response_status, 500)
-    assert.deepEqual(failing, (await api('GET', `/v1/webhook_endpoints/${two.id}/deliveries`)).json().data.find((d: any) => d.event_id === eventId),
-      'the same delivery as the endpoint log shows')
+    assert.deepEqual(
+      failing,
+      (await api('GET', `/v1/webhook_endpoints/${two.id}/deliveries`))
+        .json()
+        .data.find((d: any) => d.event_id === eventId),
+      'the same delivery as the endpoint log shows',
+    )
 
     const theirs = await emitNext(other, 'card.frozen')
     assertError(await api('GET', `/v1/events/${theirs}/deliveries`), 404, 'event_not_found')
-    assertError(await api('GET', '/v1/events/evt_01J00000000000000000000000/deliveries'), 404, 'event_not_found')
-    const readOnly = await tenant.token(SCOPES.filter((s) => s !== 'webhooks:write' && !s.startsWith('authentications:')).join(' '))
-    assertError(await t.api(readOnly, 'GET', `/v1/events/${eventId}/deliveries`), 403, 'insufficient_scope')
+    assertError(
+      await api('GET', '/v1/events/evt_01J00000000000000000000000/deliveries'),
+      404,
+      'event_not_found',
+    )
+    const readOnly = await tenant.token(
+      SCOPES.filter((s) => s !== 'webhooks:write' && !s.startsWith('authentications:')).join(' '),
+    )
+    assertError(
+      await t.api(readOnly, 'GET', `/v1/events/${eventId}/deliveries`),
+      403,
+      'insufficient_scope',
+    )
   })
 
   test('an endpoint replay re-sends every retained event it takes since a time, delivered or not, with higher attempt numbers', async () => {
@@ -283,21 +448,66 @@ describe('/v1 delivery log, replays and test events', () => {
 
     const res = await api('POST', `/v1/webhook_endpoints/${ep.id}/replay`, { since })
     assert.equal(res.statusCode, 200, res.body)
-    assert.deepEqual(res.json(), { object: 'replay', queued: 2, event_id: null, webhook_endpoint_ids: [ep.id], since })
+    assert.deepEqual(res.json(), {
+      object: 'replay',
+      queued: 2,
+      event_id: null,
+      webhook_endpoint_ids: [ep.id],
+      since,
+    })
     await runner.drain()
     assert.deepEqual(attemptsOf(a, before), [1])
     for (const id of taken) assert.deepEqual(attemptsOf(a, id), [1, 2])
 
-    assertError(await api('POST', `/v1/webhook_endpoints/${ep.id}/replay`, { since: new Date(t.clock.now().getTime() - 31 * 86_400_000).toISOString() }), 400, 'invalid_parameter', 'since')
-    assertError(await api('POST', `/v1/webhook_endpoints/${ep.id}/replay`, { since: '1700000000' }), 400, 'invalid_parameter', 'since')
-    assertError(await api('POST', `/v1/webhook_endpoints/${ep.id}/replay`, { since: '2026-11-01T10:00:00' }), 400, 'invalid_parameter', 'since')
-    assertError(await api('POST', `/v1/webhook_endpoints/${ep.id}/replay`, {}), 400, 'missing_parameter', 'since')
+    assertError(
+      await api('POST', `/v1/webhook_endpoints/${ep.id}/replay`, {
+        since: new Date(t.clock.now().getTime() - 31 * 86_400_000).toISOString(),
+      }),
+      400,
+      'invalid_parameter',
+      'since',
+    )
+    assertError(
+      await api('POST', `/v1/webhook_endpoints/${ep.id}/replay`, { since: '1700000000' }),
+      400,
+      'invalid_parameter',
+      'since',
+    )
+    assertError(
+      await api('POST', `/v1/webhook_endpoints/${ep.id}/replay`, { since: '2026-11-01T10:00:00' }),
+      400,
+      'invalid_parameter',
+      'since',
+    )
+    assertError(
+      await api('POST', `/v1/webhook_endpoints/${ep.id}/replay`, {}),
+      400,
+      'missing_parameter',
+      'since',
+    )
     const theirs = await createEndpoint(t, await other.token(), b.url)
-    assertError(await api('POST', `/v1/webhook_endpoints/${theirs.id}/replay`, { since }), 404, 'webhook_endpoint_not_found')
-    const liveEndpoint = await createEndpoint(t, await live.token(), 'https://hooks.example.com/live')
-    assertError(await api('POST', `/v1/webhook_endpoints/${liveEndpoint.id}/replay`, { since }), 403, 'environment_mismatch')
+    assertError(
+      await api('POST', `/v1/webhook_endpoints/${theirs.id}/replay`, { since }),
+      404,
+      'webhook_endpoint_not_found',
+    )
+    const liveEndpoint = await createEndpoint(
+      t,
+      await live.token(),
+      'https://hooks.example.com/live',
+    )
+    assertError(
+      await api('POST', `/v1/webhook_endpoints/${liveEndpoint.id}/replay`, { since }),
+      403,
+      'environment_mismatch',
+    )
     await api('PATCH', `/v1/webhook_endpoints/${ep.id}`, { status: 'disabled' })
-    assertError(await api('POST', `/v1/webhook_endpoints/${ep.id}/replay`, { since }), 400, 'invalid_parameter', 'webhook_endpoint_id')
+    assertError(
+      await api('POST', `/v1/webhook_endpoints/${ep.id}/replay`, { since }),
+      400,
+      'invalid_parameter',
+      'webhook_endpoint_id',
+    )
   })
 
   test('the test event reaches only the endpoint tested, whatever the subscriptions, and its replays stay with it', async () => {
@@ -314,33 +524,96 @@ describe('/v1 delivery log, replays and test events', () => {
     assert.equal(event.data.object.secret, undefined)
     assert.deepEqual((await api('GET', `/v1/events/${event.id}`)).json(), event)
     await runner.drain()
-    assert.deepEqual(a.received.map((r) => [r.body.type, r.headers['svc-event-type'], r.headers['svc-delivery-attempt']]), [['webhook_endpoint.test', 'webhook_endpoint.test', '1']])
-    assert.equal(verifyWebhook(a.received[0].raw, a.received[0].headers['svc-signature'] as string, tested.secret, 300, nowSec()), true)
-    assert.equal(b.received.length, 0, 'an endpoint subscribed to * does not receive another endpoint\'s test')
+    assert.deepEqual(
+      a.received.map((r) => [
+        r.body.type,
+        r.headers['svc-event-type'],
+        r.headers['svc-delivery-attempt'],
+      ]),
+      [['webhook_endpoint.test', 'webhook_endpoint.test', '1']],
+    )
+    assert.equal(
+      verifyWebhook(
+        a.received[0].raw,
+        a.received[0].headers['svc-signature'] as string,
+        tested.secret,
+        300,
+        nowSec(),
+      ),
+      true,
+    )
+    assert.equal(
+      b.received.length,
+      0,
+      "an endpoint subscribed to * does not receive another endpoint's test",
+    )
     const log = (await api('GET', `/v1/webhook_endpoints/${tested.id}/deliveries`)).json().data
-    assert.deepEqual(log.map((d: any) => [d.event_id, d.event_type, d.status]), [[event.id, 'webhook_endpoint.test', 'delivered']])
-    assert.deepEqual((await api('GET', `/v1/webhook_endpoints/${bystander.id}/deliveries`)).json().data, [])
+    assert.deepEqual(
+      log.map((d: any) => [d.event_id, d.event_type, d.status]),
+      [[event.id, 'webhook_endpoint.test', 'delivered']],
+    )
+    assert.deepEqual(
+      (await api('GET', `/v1/webhook_endpoints/${bystander.id}/deliveries`)).json().data,
+      [],
+    )
 
     // Replays: the event goes back to the endpoint it tested, never to another.
     const replay = (await api('POST', `/v1/events/${event.id}/replay`, {})).json()
     assert.deepEqual(replay.webhook_endpoint_ids, [tested.id])
     await runner.drain()
-    assertError(await api('POST', `/v1/events/${event.id}/replay`, { webhook_endpoint_id: bystander.id }), 400, 'invalid_parameter', 'webhook_endpoint_id')
-    assert.equal((await api('POST', `/v1/webhook_endpoints/${bystander.id}/replay`, { since })).json().queued, 0)
-    assert.equal((await api('POST', `/v1/webhook_endpoints/${tested.id}/replay`, { since })).json().queued, 1)
+    assertError(
+      await api('POST', `/v1/events/${event.id}/replay`, { webhook_endpoint_id: bystander.id }),
+      400,
+      'invalid_parameter',
+      'webhook_endpoint_id',
+    )
+    assert.equal(
+      (await api('POST', `/v1/webhook_endpoints/${bystander.id}/replay`, { since })).json().queued,
+      0,
+    )
+    assert.equal(
+      (await api('POST', `/v1/webhook_endpoints/${tested.id}/replay`, { since })).json().queued,
+      1,
+    )
     await runner.drain()
     assert.deepEqual(attemptsOf(a, event.id), [1, 2, 3])
     assert.equal(b.received.length, 0)
 
     // Refusals.
     const theirs = await createEndpoint(t, await other.token(), b.url)
-    assertError(await api('POST', `/v1/webhook_endpoints/${theirs.id}/test`), 404, 'webhook_endpoint_not_found')
-    const liveEndpoint = await createEndpoint(t, await live.token(), 'https://hooks.example.com/live')
-    assertError(await api('POST', `/v1/webhook_endpoints/${liveEndpoint.id}/test`), 403, 'environment_mismatch')
-    assertError(await api('POST', `/v1/webhook_endpoints/${tested.id}/test`, { x: 1 }), 400, 'unknown_parameter', 'x')
+    assertError(
+      await api('POST', `/v1/webhook_endpoints/${theirs.id}/test`),
+      404,
+      'webhook_endpoint_not_found',
+    )
+    const liveEndpoint = await createEndpoint(
+      t,
+      await live.token(),
+      'https://hooks.example.com/live',
+    )
+    assertError(
+      await api('POST', `/v1/webhook_endpoints/${liveEndpoint.id}/test`),
+      403,
+      'environment_mismatch',
+    )
+    assertError(
+      await api('POST', `/v1/webhook_endpoints/${tested.id}/test`, { x: 1 }),
+      400,
+      'unknown_parameter',
+      'x',
+    )
     await api('PATCH', `/v1/webhook_endpoints/${tested.id}`, { status: 'disabled' })
-    assertError(await api('POST', `/v1/webhook_endpoints/${tested.id}/test`), 400, 'invalid_parameter', 'webhook_endpoint_id')
+    assertError(
+      await api('POST', `/v1/webhook_endpoints/${tested.id}/test`),
+      400,
+      'invalid_parameter',
+      'webhook_endpoint_id',
+    )
     const noWebhooks = await tenant.token('cards:read')
-    assertError(await t.api(noWebhooks, 'POST', `/v1/webhook_endpoints/${bystander.id}/test`), 403, 'insufficient_scope')
+    assertError(
+      await t.api(noWebhooks, 'POST', `/v1/webhook_endpoints/${bystander.id}/test`),
+      403,
+      'insufficient_scope',
+    )
   })
 })

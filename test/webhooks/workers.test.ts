@@ -33,7 +33,11 @@ describe('job runner', () => {
     receiver = await startReceiver()
     await createEndpoint(t, await tenant.token(), receiver.url, ['*'])
     if (t.deps.config.databaseUrl) {
-      second = await openDatabase({ databaseUrl: t.deps.config.databaseUrl, dataDir: null, poolSize: 10 })
+      second = await openDatabase({
+        databaseUrl: t.deps.config.databaseUrl,
+        dataDir: null,
+        poolSize: 10,
+      })
       otherDeps = buildServices({ ...t.deps, db: second.db })
     } else {
       otherDeps = t.deps
@@ -51,7 +55,16 @@ describe('job runner', () => {
     for (let i = 0; i < 40; i++) {
       await withTx(t.deps.db, async (trx) => {
         const { emit } = await import('../../src/modules/events/emit.js')
-        for (let j = 0; j < 5; j++) ids.push(await emit(trx, { organizationId: tenant.organizationId, environment: 'sandbox' }, 'card.created', { id: `card_${i}_${j}` }, t.clock.now()))
+        for (let j = 0; j < 5; j++)
+          ids.push(
+            await emit(
+              trx,
+              { organizationId: tenant.organizationId, environment: 'sandbox' },
+              'card.created',
+              { id: `card_${i}_${j}` },
+              t.clock.now(),
+            ),
+          )
       })
     }
     const a = new JobRunner(t.deps, t.jobs, { batchSize: 7, concurrency: 16, idleMs: 20 })
@@ -68,9 +81,15 @@ describe('job runner', () => {
     assert.equal(got.length, ids.length, 'no event was delivered twice')
     assert.deepEqual(new Set(got), new Set(ids))
     assert.ok(receiver.received.every((r) => r.headers['svc-delivery-attempt'] === '1'))
-    const { rows } = await sql<{ n: number }>`SELECT count(*)::int AS n FROM webhook_delivery_attempts WHERE event_id IN (${sql.join(ids)})`.execute(t.deps.db)
+    const { rows } = await sql<{
+      n: number
+    }>`SELECT count(*)::int AS n FROM webhook_delivery_attempts WHERE event_id IN (${sql.join(ids)})`.execute(
+      t.deps.db,
+    )
     assert.equal(rows[0].n, ids.length)
-    const left = await sql<{ n: number }>`SELECT count(*)::int AS n FROM jobs WHERE type = 'webhook.deliver'`.execute(t.deps.db)
+    const left = await sql<{
+      n: number
+    }>`SELECT count(*)::int AS n FROM jobs WHERE type = 'webhook.deliver'`.execute(t.deps.db)
     assert.equal(left.rows[0].n, 0, 'finished jobs are removed')
   })
 
@@ -82,13 +101,24 @@ describe('job runner', () => {
     assert.equal(job.type, 'webhook.deliver')
     // The doomed worker had taken the attempt and was sending when it died.
     const now = t.clock.now()
-    assert.ok(await claimDelivery(t.deps.db, eventId, (job.payload as any).endpoint_id, now, new Date(now.getTime() + 60_000)))
+    assert.ok(
+      await claimDelivery(
+        t.deps.db,
+        eventId,
+        (job.payload as any).endpoint_id,
+        now,
+        new Date(now.getTime() + 60_000),
+      ),
+    )
 
     const survivor = new JobRunner(otherDeps, t.jobs)
     assert.equal(await survivor.drain(), 0, 'a leased job is not taken while its lease holds')
     t.clock.advance(61_000)
     assert.equal(await survivor.drain(), 1)
-    assert.deepEqual(receiver.received.map((r) => [r.headers['svc-event-id'], r.headers['svc-delivery-attempt']]), [[eventId, '2']])
+    assert.deepEqual(
+      receiver.received.map((r) => [r.headers['svc-event-id'], r.headers['svc-delivery-attempt']]),
+      [[eventId, '2']],
+    )
   })
 
   test('a job whose handler throws is retried with backoff until it succeeds', async () => {
@@ -97,27 +127,40 @@ describe('job runner', () => {
       calls++
       if (calls === 1) throw new Error('transient')
     })
-    const id = await withTx(t.deps.db, (trx) => enqueue(trx, { type: 'test.flaky' as JobType, payload: { n: 1 } }))
+    const id = await withTx(t.deps.db, (trx) =>
+      enqueue(trx, { type: 'test.flaky' as JobType, payload: { n: 1 } }),
+    )
     const runner = new JobRunner(t.deps, jobs)
     await runner.drain()
     assert.equal(calls, 1)
-    const row = await t.deps.db.selectFrom('jobs').selectAll().where('id', '=', id).executeTakeFirstOrThrow()
+    const row = await t.deps.db
+      .selectFrom('jobs')
+      .selectAll()
+      .where('id', '=', id)
+      .executeTakeFirstOrThrow()
     assert.equal(row.state, 'queued')
     assert.equal(row.last_error, 'transient')
     assert.equal(row.locked_by, null)
     t.clock.advance(2_000)
     await runner.drain()
     assert.equal(calls, 2)
-    assert.equal(await t.deps.db.selectFrom('jobs').selectAll().where('id', '=', id).executeTakeFirst(), undefined)
+    assert.equal(
+      await t.deps.db.selectFrom('jobs').selectAll().where('id', '=', id).executeTakeFirst(),
+      undefined,
+    )
   })
 
   test('a job enqueued in a rolled-back transaction never runs', async () => {
     let calls = 0
-    const jobs = withTestHandler(t.jobs, 'test.rolled_back', async () => { calls++ })
-    await assert.rejects(withTx(t.deps.db, async (trx) => {
-      await enqueue(trx, { type: 'test.rolled_back' as JobType, payload: {} })
-      throw new Error('abort')
-    }))
+    const jobs = withTestHandler(t.jobs, 'test.rolled_back', async () => {
+      calls++
+    })
+    await assert.rejects(
+      withTx(t.deps.db, async (trx) => {
+        await enqueue(trx, { type: 'test.rolled_back' as JobType, payload: {} })
+        throw new Error('abort')
+      }),
+    )
     await new JobRunner(t.deps, jobs).drain()
     assert.equal(calls, 0)
   })
@@ -144,11 +187,26 @@ describe('job runner', () => {
     const fresh = await emitEvent(t, tenant, 'cardholder.updated')
     await ensureSchedules(t.deps, t.jobs)
     await new JobRunner(t.deps, t.jobs).drain()
-    const left = await t.deps.db.selectFrom('events').select('id').where('id', 'in', [old, fresh]).execute()
-    assert.deepEqual(left.map((r) => r.id), [fresh])
-    const attempts = await t.deps.db.selectFrom('webhook_delivery_attempts').select('id').where('event_id', '=', old).execute()
+    const left = await t.deps.db
+      .selectFrom('events')
+      .select('id')
+      .where('id', 'in', [old, fresh])
+      .execute()
+    assert.deepEqual(
+      left.map((r) => r.id),
+      [fresh],
+    )
+    const attempts = await t.deps.db
+      .selectFrom('webhook_delivery_attempts')
+      .select('id')
+      .where('event_id', '=', old)
+      .execute()
     assert.equal(attempts.length, 0)
-    const schedule = await t.deps.db.selectFrom('jobs').selectAll().where('id', '=', 'job_schedule_housekeeping').executeTakeFirstOrThrow()
+    const schedule = await t.deps.db
+      .selectFrom('jobs')
+      .selectAll()
+      .where('id', '=', 'job_schedule_housekeeping')
+      .executeTakeFirstOrThrow()
     assert.ok(schedule.run_at.getTime() > t.clock.now().getTime(), 'the schedule re-queued itself')
   })
 })

@@ -8,20 +8,29 @@ export class EsimPackages extends Resource {
   retrieve(id: string, options?: RequestOptions): Promised<Schemas['EsimPackage']> {
     return this.get(path`/v1/esim/packages/${id}`, undefined, options)
   }
-  list(params?: ListParams<'/v1/esim/packages'>, options?: RequestOptions): ListResult<Schemas['EsimPackage']> {
+  list(
+    params?: ListParams<'/v1/esim/packages'>,
+    options?: RequestOptions,
+  ): ListResult<Schemas['EsimPackage']> {
     return this.pages('/v1/esim/packages', params, options)
   }
 }
 
 /** `/v1/esim/orders`: buying a package provisions an eSIM. */
 export class EsimOrders extends Resource {
-  create(params: Body<'/v1/esim/orders', 'post'>, options?: RequestOptions): Promised<Schemas['EsimOrder']> {
+  create(
+    params: Body<'/v1/esim/orders', 'post'>,
+    options?: RequestOptions,
+  ): Promised<Schemas['EsimOrder']> {
     return this.post('/v1/esim/orders', params, options)
   }
   retrieve(id: string, options?: RequestOptions): Promised<Schemas['EsimOrder']> {
     return this.get(path`/v1/esim/orders/${id}`, undefined, options)
   }
-  list(params?: ListParams<'/v1/esim/orders'>, options?: RequestOptions): ListResult<Schemas['EsimOrder']> {
+  list(
+    params?: ListParams<'/v1/esim/orders'>,
+    options?: RequestOptions,
+  ): ListResult<Schemas['EsimOrder']> {
     return this.pages('/v1/esim/orders', params, options)
   }
 }
@@ -31,7 +40,10 @@ export class Esims extends Resource {
   retrieve(id: string, options?: RequestOptions): Promised<Schemas['Esim']> {
     return this.get(path`/v1/esim/esims/${id}`, undefined, options)
   }
-  list(params?: ListParams<'/v1/esim/esims'>, options?: RequestOptions): ListResult<Schemas['EsimSummary']> {
+  list(
+    params?: ListParams<'/v1/esim/esims'>,
+    options?: RequestOptions,
+  ): ListResult<Schemas['EsimSummary']> {
     return this.pages('/v1/esim/esims', params, options)
   }
 }
@@ -39,17 +51,28 @@ export class Esims extends Resource {
 /** `/v1/esim/esims/{id}/top_ups`: add-ons offered for an eSIM, and buying one. */
 export class EsimTopUps extends Resource {
   /** Buys an add-on: answers the order it makes. */
-  create(esimId: string, params: Body<'/v1/esim/esims/{esim_id}/top_ups', 'post'>, options?: RequestOptions): Promised<Schemas['EsimOrder']> {
+  create(
+    esimId: string,
+    params: Body<'/v1/esim/esims/{esim_id}/top_ups', 'post'>,
+    options?: RequestOptions,
+  ): Promised<Schemas['EsimOrder']> {
     return this.post(path`/v1/esim/esims/${esimId}/top_ups`, params, options)
   }
-  list(esimId: string, params?: ListParams<'/v1/esim/esims/{esim_id}/top_ups'>, options?: RequestOptions): ListResult<Schemas['EsimTopUp']> {
+  list(
+    esimId: string,
+    params?: ListParams<'/v1/esim/esims/{esim_id}/top_ups'>,
+    options?: RequestOptions,
+  ): ListResult<Schemas['EsimTopUp']> {
     return this.pages(path`/v1/esim/esims/${esimId}/top_ups`, params, options)
   }
 }
 
 /** `/v1/esim/h5_links`: a hosted page link for a cardholder. */
 export class EsimH5Links extends Resource {
-  create(params: Body<'/v1/esim/h5_links', 'post'>, options?: RequestOptions): Promised<Schemas['EsimH5Link']> {
+  create(
+    params: Body<'/v1/esim/h5_links', 'post'>,
+    options?: RequestOptions,
+  ): Promised<Schemas['EsimH5Link']> {
     return this.post('/v1/esim/h5_links', params, options)
   }
 }

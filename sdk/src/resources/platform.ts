@@ -6,34 +6,60 @@ import { Resource, type Promised, type RequestOptions } from './base.js'
 /** `/v1/webhook_endpoints`: endpoints, their delivery log, replays and the test event. */
 export class WebhookEndpoints extends Resource {
   /** The answer carries `secret` (`whsec_…`): keep it, it is shown only here and by `rotateSecret`. */
-  create(params: Body<'/v1/webhook_endpoints', 'post'>, options?: RequestOptions): Promised<Schemas['WebhookEndpoint']> {
+  create(
+    params: Body<'/v1/webhook_endpoints', 'post'>,
+    options?: RequestOptions,
+  ): Promised<Schemas['WebhookEndpoint']> {
     return this.post('/v1/webhook_endpoints', params, options)
   }
   retrieve(id: string, options?: RequestOptions): Promised<Schemas['WebhookEndpoint']> {
     return this.get(path`/v1/webhook_endpoints/${id}`, undefined, options)
   }
-  update(id: string, params: Body<'/v1/webhook_endpoints/{webhook_endpoint_id}', 'patch'>, options?: RequestOptions): Promised<Schemas['WebhookEndpoint']> {
+  update(
+    id: string,
+    params: Body<'/v1/webhook_endpoints/{webhook_endpoint_id}', 'patch'>,
+    options?: RequestOptions,
+  ): Promised<Schemas['WebhookEndpoint']> {
     return this.patch(path`/v1/webhook_endpoints/${id}`, params, options)
   }
-  list(params?: ListParams<'/v1/webhook_endpoints'>, options?: RequestOptions): ListResult<Schemas['WebhookEndpoint']> {
+  list(
+    params?: ListParams<'/v1/webhook_endpoints'>,
+    options?: RequestOptions,
+  ): ListResult<Schemas['WebhookEndpoint']> {
     return this.pages('/v1/webhook_endpoints', params, options)
   }
   del(id: string, options?: RequestOptions): Promised<Schemas['WebhookEndpointDeleted']> {
     return this.delete(path`/v1/webhook_endpoints/${id}`, options)
   }
   /** A new secret; the old one keeps signing beside it for 24 hours. */
-  rotateSecret(id: string, params: Body<'/v1/webhook_endpoints/{webhook_endpoint_id}/rotate_secret', 'post'> = {} as never, options?: RequestOptions): Promised<Schemas['WebhookEndpoint']> {
+  rotateSecret(
+    id: string,
+    params: Body<'/v1/webhook_endpoints/{webhook_endpoint_id}/rotate_secret', 'post'> = {} as never,
+    options?: RequestOptions,
+  ): Promised<Schemas['WebhookEndpoint']> {
     return this.post(path`/v1/webhook_endpoints/${id}/rotate_secret`, params, options)
   }
-  listDeliveries(id: string, params?: ListParams<'/v1/webhook_endpoints/{webhook_endpoint_id}/deliveries'>, options?: RequestOptions): ListResult<Schemas['WebhookDelivery']> {
+  listDeliveries(
+    id: string,
+    params?: ListParams<'/v1/webhook_endpoints/{webhook_endpoint_id}/deliveries'>,
+    options?: RequestOptions,
+  ): ListResult<Schemas['WebhookDelivery']> {
     return this.pages(path`/v1/webhook_endpoints/${id}/deliveries`, params, options)
   }
   /** Every retained event the endpoint takes since a time, again. */
-  replay(id: string, params: Body<'/v1/webhook_endpoints/{webhook_endpoint_id}/replay', 'post'>, options?: RequestOptions): Promised<Schemas['Replay']> {
+  replay(
+    id: string,
+    params: Body<'/v1/webhook_endpoints/{webhook_endpoint_id}/replay', 'post'>,
+    options?: RequestOptions,
+  ): Promised<Schemas['Replay']> {
     return this.post(path`/v1/webhook_endpoints/${id}/replay`, params, options)
   }
   /** The `webhook_endpoint.test` event, to this endpoint only. */
-  sendTest(id: string, params: Body<'/v1/webhook_endpoints/{webhook_endpoint_id}/test', 'post'> = {} as never, options?: RequestOptions): Promised<Schemas['Event']> {
+  sendTest(
+    id: string,
+    params: Body<'/v1/webhook_endpoints/{webhook_endpoint_id}/test', 'post'> = {} as never,
+    options?: RequestOptions,
+  ): Promised<Schemas['Event']> {
     return this.post(path`/v1/webhook_endpoints/${id}/test`, params, options)
   }
 }
@@ -47,43 +73,72 @@ export class Events extends Resource {
     return this.pages('/v1/events', params, options)
   }
   /** Sends one stored event again, to one endpoint or to every endpoint subscribed to it (`svc events resend`). */
-  replay(id: string, params: Body<'/v1/events/{event_id}/replay', 'post'> = {} as never, options?: RequestOptions): Promised<Schemas['Replay']> {
+  replay(
+    id: string,
+    params: Body<'/v1/events/{event_id}/replay', 'post'> = {} as never,
+    options?: RequestOptions,
+  ): Promised<Schemas['Replay']> {
     return this.post(path`/v1/events/${id}/replay`, params, options)
   }
 }
 
 /** `/v1/reports`. */
 export class Reports extends Resource {
-  create(params: Body<'/v1/reports', 'post'>, options?: RequestOptions): Promised<Schemas['Report']> {
+  create(
+    params: Body<'/v1/reports', 'post'>,
+    options?: RequestOptions,
+  ): Promised<Schemas['Report']> {
     return this.post('/v1/reports', params, options)
   }
   retrieve(id: string, options?: RequestOptions): Promised<Schemas['Report']> {
     return this.get(path`/v1/reports/${id}`, undefined, options)
   }
-  list(params?: ListParams<'/v1/reports'>, options?: RequestOptions): ListResult<Schemas['Report']> {
+  list(
+    params?: ListParams<'/v1/reports'>,
+    options?: RequestOptions,
+  ): ListResult<Schemas['Report']> {
     return this.pages('/v1/reports', params, options)
   }
   /** The report's file (CSV text) once it has succeeded. */
   async download(id: string, options?: RequestOptions): Promise<string> {
-    return await this.core.request<string>({ method: 'GET', path: path`/v1/reports/${id}/download`, options, text: true })
+    return await this.core.request<string>({
+      method: 'GET',
+      path: path`/v1/reports/${id}/download`,
+      options,
+      text: true,
+    })
   }
 }
 
 /** `/v1/oauth_clients`: the organization's other API clients. */
 export class OAuthClients extends Resource {
-  create(params: Body<'/v1/oauth_clients', 'post'>, options?: RequestOptions): Promised<Schemas['OAuthClient']> {
+  create(
+    params: Body<'/v1/oauth_clients', 'post'>,
+    options?: RequestOptions,
+  ): Promised<Schemas['OAuthClient']> {
     return this.post('/v1/oauth_clients', params, options)
   }
   retrieve(id: string, options?: RequestOptions): Promised<Schemas['OAuthClient']> {
     return this.get(path`/v1/oauth_clients/${id}`, undefined, options)
   }
-  update(id: string, params: Body<'/v1/oauth_clients/{oauth_client_id}', 'patch'>, options?: RequestOptions): Promised<Schemas['OAuthClient']> {
+  update(
+    id: string,
+    params: Body<'/v1/oauth_clients/{oauth_client_id}', 'patch'>,
+    options?: RequestOptions,
+  ): Promised<Schemas['OAuthClient']> {
     return this.patch(path`/v1/oauth_clients/${id}`, params, options)
   }
-  list(params?: ListParams<'/v1/oauth_clients'>, options?: RequestOptions): ListResult<Item<'/v1/oauth_clients'>> {
+  list(
+    params?: ListParams<'/v1/oauth_clients'>,
+    options?: RequestOptions,
+  ): ListResult<Item<'/v1/oauth_clients'>> {
     return this.pages('/v1/oauth_clients', params, options)
   }
-  revoke(id: string, params: Body<'/v1/oauth_clients/{oauth_client_id}/revoke', 'post'> = {} as never, options?: RequestOptions): Promised<Schemas['OAuthClient']> {
+  revoke(
+    id: string,
+    params: Body<'/v1/oauth_clients/{oauth_client_id}/revoke', 'post'> = {} as never,
+    options?: RequestOptions,
+  ): Promised<Schemas['OAuthClient']> {
     return this.post(path`/v1/oauth_clients/${id}/revoke`, params, options)
   }
 }
@@ -99,7 +154,10 @@ export type AuthorizationEndpointAttempt = Schemas['AuthorizationEndpointAttempt
 
 export class AuthorizationEndpointResource extends Resource {
   /** Registers the endpoint or changes it (`PUT`); when it creates one, the answer carries its `secret` (`whsec_…`), shown only then and by `rotateSecret`. */
-  update(params: AuthorizationEndpointParams, options?: RequestOptions): Promised<AuthorizationEndpoint> {
+  update(
+    params: AuthorizationEndpointParams,
+    options?: RequestOptions,
+  ): Promised<AuthorizationEndpoint> {
     return this.put('/v1/authorization_endpoint', params, options)
   }
   /** The endpoint, without its secret (`404 not_found` when none is registered). */
@@ -115,7 +173,10 @@ export class AuthorizationEndpointResource extends Resource {
     return this.post('/v1/authorization_endpoint/rotate_secret', {}, options)
   }
   /** The calls made to the endpoint, newest first. */
-  listAttempts(params?: ListParams<'/v1/authorization_endpoint/attempts'>, options?: RequestOptions): ListResult<AuthorizationEndpointAttempt> {
+  listAttempts(
+    params?: ListParams<'/v1/authorization_endpoint/attempts'>,
+    options?: RequestOptions,
+  ): ListResult<AuthorizationEndpointAttempt> {
     return this.pages('/v1/authorization_endpoint/attempts', params, options)
   }
 }

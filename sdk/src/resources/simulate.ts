@@ -5,87 +5,153 @@ import { Resource, type Promised, type RequestOptions } from './base.js'
 /** Sandbox only (`/v1/simulate/*`): what the card network, the processor and the eSIM network would do. */
 export class SimulateAuthorizations extends Resource {
   /** A card network authorization request on a card; answers the decision. */
-  create(params: Body<'/v1/simulate/authorizations', 'post'>, options?: RequestOptions): Promised<Schemas['Authorization']> {
+  create(
+    params: Body<'/v1/simulate/authorizations', 'post'>,
+    options?: RequestOptions,
+  ): Promised<Schemas['Authorization']> {
     return this.post('/v1/simulate/authorizations', params, options)
   }
-  increment(id: string, params: Body<'/v1/simulate/authorizations/{authorization_id}/increment', 'post'>, options?: RequestOptions): Promised<Schemas['Authorization']> {
+  increment(
+    id: string,
+    params: Body<'/v1/simulate/authorizations/{authorization_id}/increment', 'post'>,
+    options?: RequestOptions,
+  ): Promised<Schemas['Authorization']> {
     return this.post(path`/v1/simulate/authorizations/${id}/increment`, params, options)
   }
-  reverse(id: string, params: Body<'/v1/simulate/authorizations/{authorization_id}/reverse', 'post'> = {} as never, options?: RequestOptions): Promised<Schemas['Authorization']> {
+  reverse(
+    id: string,
+    params: Body<'/v1/simulate/authorizations/{authorization_id}/reverse', 'post'> = {} as never,
+    options?: RequestOptions,
+  ): Promised<Schemas['Authorization']> {
     return this.post(path`/v1/simulate/authorizations/${id}/reverse`, params, options)
   }
   /** Captures the authorization: answers the transaction. */
-  capture(id: string, params: Body<'/v1/simulate/authorizations/{authorization_id}/capture', 'post'> = {} as never, options?: RequestOptions): Promised<Schemas['Transaction']> {
+  capture(
+    id: string,
+    params: Body<'/v1/simulate/authorizations/{authorization_id}/capture', 'post'> = {} as never,
+    options?: RequestOptions,
+  ): Promised<Schemas['Transaction']> {
     return this.post(path`/v1/simulate/authorizations/${id}/capture`, params, options)
   }
-  expire(id: string, params: Body<'/v1/simulate/authorizations/{authorization_id}/expire', 'post'> = {} as never, options?: RequestOptions): Promised<Schemas['Authorization']> {
+  expire(
+    id: string,
+    params: Body<'/v1/simulate/authorizations/{authorization_id}/expire', 'post'> = {} as never,
+    options?: RequestOptions,
+  ): Promised<Schemas['Authorization']> {
     return this.post(path`/v1/simulate/authorizations/${id}/expire`, params, options)
   }
 }
 
 export class SimulateCards extends Resource {
   /** The processor issues the card now (`card.issued`). */
-  issue(id: string, params: Body<'/v1/simulate/cards/{card_id}/issue', 'post'> = {} as never, options?: RequestOptions): Promised<Schemas['Card']> {
+  issue(
+    id: string,
+    params: Body<'/v1/simulate/cards/{card_id}/issue', 'post'> = {} as never,
+    options?: RequestOptions,
+  ): Promised<Schemas['Card']> {
     return this.post(path`/v1/simulate/cards/${id}/issue`, params, options)
   }
-  ship(id: string, params: Body<'/v1/simulate/cards/{card_id}/ship', 'post'>, options?: RequestOptions): Promised<Schemas['Card']> {
+  ship(
+    id: string,
+    params: Body<'/v1/simulate/cards/{card_id}/ship', 'post'>,
+    options?: RequestOptions,
+  ): Promised<Schemas['Card']> {
     return this.post(path`/v1/simulate/cards/${id}/ship`, params, options)
   }
 }
 
 export class SimulateTransactions extends Resource {
-  settle(id: string, params: Body<'/v1/simulate/transactions/{transaction_id}/settle', 'post'> = {} as never, options?: RequestOptions): Promised<Schemas['Transaction']> {
+  settle(
+    id: string,
+    params: Body<'/v1/simulate/transactions/{transaction_id}/settle', 'post'> = {} as never,
+    options?: RequestOptions,
+  ): Promised<Schemas['Transaction']> {
     return this.post(path`/v1/simulate/transactions/${id}/settle`, params, options)
   }
 }
 
 export class SimulateRefunds extends Resource {
   /** A refund from the merchant, unlinked to a capture. */
-  create(params: Body<'/v1/simulate/refunds', 'post'>, options?: RequestOptions): Promised<Schemas['Transaction']> {
+  create(
+    params: Body<'/v1/simulate/refunds', 'post'>,
+    options?: RequestOptions,
+  ): Promised<Schemas['Transaction']> {
     return this.post('/v1/simulate/refunds', params, options)
   }
 }
 
 export class SimulateNetworkTokens extends Resource {
-  create(params: Body<'/v1/simulate/network_tokens', 'post'>, options?: RequestOptions): Promised<Schemas['NetworkToken']> {
+  create(
+    params: Body<'/v1/simulate/network_tokens', 'post'>,
+    options?: RequestOptions,
+  ): Promised<Schemas['NetworkToken']> {
     return this.post('/v1/simulate/network_tokens', params, options)
   }
-  activate(id: string, params: Body<'/v1/simulate/network_tokens/{network_token_id}/activate', 'post'> = {} as never, options?: RequestOptions): Promised<Schemas['NetworkToken']> {
+  activate(
+    id: string,
+    params: Body<'/v1/simulate/network_tokens/{network_token_id}/activate', 'post'> = {} as never,
+    options?: RequestOptions,
+  ): Promised<Schemas['NetworkToken']> {
     return this.post(path`/v1/simulate/network_tokens/${id}/activate`, params, options)
   }
 }
 
 export class SimulateAuthentications extends Resource {
-  create(params: Body<'/v1/simulate/authentications', 'post'>, options?: RequestOptions): Promised<Schemas['Authentication']> {
+  create(
+    params: Body<'/v1/simulate/authentications', 'post'>,
+    options?: RequestOptions,
+  ): Promised<Schemas['Authentication']> {
     return this.post('/v1/simulate/authentications', params, options)
   }
 }
 
 export class SimulateDisputes extends Resource {
-  resolve(id: string, params: Body<'/v1/simulate/disputes/{dispute_id}/resolve', 'post'>, options?: RequestOptions): Promised<Schemas['Dispute']> {
+  resolve(
+    id: string,
+    params: Body<'/v1/simulate/disputes/{dispute_id}/resolve', 'post'>,
+    options?: RequestOptions,
+  ): Promised<Schemas['Dispute']> {
     return this.post(path`/v1/simulate/disputes/${id}/resolve`, params, options)
   }
 }
 
 export class SimulateProcessorFaults extends Resource {
   /** Makes the processor fail the next calls of an operation. */
-  create(params: Body<'/v1/simulate/processor_faults', 'post'>, options?: RequestOptions): Promised<Schemas['ProcessorFault']> {
+  create(
+    params: Body<'/v1/simulate/processor_faults', 'post'>,
+    options?: RequestOptions,
+  ): Promised<Schemas['ProcessorFault']> {
     return this.post('/v1/simulate/processor_faults', params, options)
   }
 }
 
 export class SimulateEsim extends Resource {
   /** How the simulated eSIM network answers the next provisioning requests. */
-  provisioning(params: Body<'/v1/simulate/esim/provisioning', 'post'>, options?: RequestOptions): Promised<Schemas['EsimProvisioningSimulation']> {
+  provisioning(
+    params: Body<'/v1/simulate/esim/provisioning', 'post'>,
+    options?: RequestOptions,
+  ): Promised<Schemas['EsimProvisioningSimulation']> {
     return this.post('/v1/simulate/esim/provisioning', params, options)
   }
-  settleOrder(id: string, params: Body<'/v1/simulate/esim/orders/{order_id}/settle', 'post'> = {} as never, options?: RequestOptions): Promised<Schemas['EsimOrder']> {
+  settleOrder(
+    id: string,
+    params: Body<'/v1/simulate/esim/orders/{order_id}/settle', 'post'> = {} as never,
+    options?: RequestOptions,
+  ): Promised<Schemas['EsimOrder']> {
     return this.post(path`/v1/simulate/esim/orders/${id}/settle`, params, options)
   }
-  packageStatus(id: string, params: Body<'/v1/simulate/esim/packages/{package_id}/status', 'post'>, options?: RequestOptions): Promised<Answer<'/v1/simulate/esim/packages/{package_id}/status', 'post'>> {
+  packageStatus(
+    id: string,
+    params: Body<'/v1/simulate/esim/packages/{package_id}/status', 'post'>,
+    options?: RequestOptions,
+  ): Promised<Answer<'/v1/simulate/esim/packages/{package_id}/status', 'post'>> {
     return this.post(path`/v1/simulate/esim/packages/${id}/status`, params, options)
   }
-  usage(id: string, params: Body<'/v1/simulate/esim/esims/{esim_id}/usage', 'post'>, options?: RequestOptions): Promised<Schemas['Esim']> {
+  usage(
+    id: string,
+    params: Body<'/v1/simulate/esim/esims/{esim_id}/usage', 'post'>,
+    options?: RequestOptions,
+  ): Promised<Schemas['Esim']> {
     return this.post(path`/v1/simulate/esim/esims/${id}/usage`, params, options)
   }
 }

@@ -9,9 +9,7 @@ import { runStatements } from '../migrate.js'
  * (key, at), so no index is added.
  */
 export async function up(db: Kysely<any>): Promise<void> {
-  await runStatements(db, [
-    `ALTER TABLE console_sign_in_failures ADD COLUMN attempt text`,
-  ])
+  await runStatements(db, [`ALTER TABLE console_sign_in_failures ADD COLUMN attempt text`])
 }
 
 export async function down(): Promise<void> {

@@ -5,7 +5,10 @@ import { sql, type RawBuilder } from 'kysely'
  * authorizations can use. `availableBalance` for a row in TypeScript, `availableBalanceSql` for a
  * statement over `accounts` columns (optionally of an alias); both say the same thing.
  */
-export function availableBalance(account: { ledger_balance: number | string | bigint; held_balance: number | string | bigint }): number {
+export function availableBalance(account: {
+  ledger_balance: number | string | bigint
+  held_balance: number | string | bigint
+}): number {
   return Number(account.ledger_balance) - Number(account.held_balance)
 }
 

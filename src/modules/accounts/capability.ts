@@ -7,6 +7,7 @@ import { accountProgramOf } from './service.js'
 export function accountCapability(deps: AppDeps, name: Capability): CapabilityRule {
   return {
     name,
-    programOf: (req: FastifyRequest) => accountProgramOf(deps, req.ctx, (req.params as { account_id?: string }).account_id),
+    programOf: (req: FastifyRequest) =>
+      accountProgramOf(deps, req.ctx, (req.params as { account_id?: string }).account_id),
   }
 }

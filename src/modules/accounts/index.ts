@@ -8,4 +8,11 @@ export { presentAccount, requireAccount } from './service.js'
 export type { AccountRow, AccountView } from './service.js'
 // The console's account pages call the same use cases as /v1.
 export { AccountBlockRequest, AccountCreateRequest, BLOCK_REASONS } from './schemas.js'
-export { accountProgramOf, createAccount, listAccountCards, listAccounts, retrieveAccount, setAccountStatus } from './service.js'
+export {
+  accountProgramOf,
+  createAccount,
+  listAccountCards,
+  listAccounts,
+  retrieveAccount,
+  setAccountStatus,
+} from './service.js'

@@ -12,6 +12,9 @@ export const accountsModule: ServiceModule = {
   name: 'accounts',
   routes: registerAccounts,
   jobs: { [PROVISION_JOB]: runProvisionJob },
-  hooks: [answer(ADDRESS_CHANGE_GUARD, cardholderAddressNeedsKyc), answer(ACCOUNT_SCOPE, findAccount)],
+  hooks: [
+    answer(ADDRESS_CHANGE_GUARD, cardholderAddressNeedsKyc),
+    answer(ACCOUNT_SCOPE, findAccount),
+  ],
   states: [ACCOUNT_MOUNTS],
 }

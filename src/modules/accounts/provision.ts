@@ -16,7 +16,12 @@ export const PROVISION_JOB = 'account.provision' satisfies JobType
 const MIN_POLL_MS = 250
 
 /** Queued with the account (same transaction): looks for the upstream account after the processor's delay. */
-export async function enqueueProvisioning(trx: Db, deps: AppDeps, row: repo.AccountRow, now: Date): Promise<void> {
+export async function enqueueProvisioning(
+  trx: Db,
+  deps: AppDeps,
+  row: repo.AccountRow,
+  now: Date,
+): Promise<void> {
   await enqueue(trx, {
     type: PROVISION_JOB,
     payload: { account_id: row.id },
@@ -30,7 +35,10 @@ export async function enqueueProvisioning(trx: Db, deps: AppDeps, row: repo.Acco
  * `account.provisioned` in one transaction; when it does not, looks again later. Processor failures
  * throw, and the runner retries with backoff.
  */
-export async function provisionAccount(deps: AppDeps, accountId: string): Promise<void | { retryAt: Date }> {
+export async function provisionAccount(
+  deps: AppDeps,
+  accountId: string,
+): Promise<void | { retryAt: Date }> {
   const row = await repo.findAccount(deps.db, accountId)
   if (!row || row.upstream_reference !== null) return
   const program = await findProgram(deps.db, row.program_id)
@@ -39,7 +47,9 @@ export async function provisionAccount(deps: AppDeps, accountId: string): Promis
   const upstream = await deps.processors.forProgram(program).getAccount(scope, row.id)
   const now = deps.clock.now()
   if (upstream.upstreamReference === null) {
-    return { retryAt: new Date(now.getTime() + Math.max(MIN_POLL_MS, deps.config.cardIssueDelayMs)) }
+    return {
+      retryAt: new Date(now.getTime() + Math.max(MIN_POLL_MS, deps.config.cardIssueDelayMs)),
+    }
   }
   const reference = upstream.upstreamReference
   await withTx(deps.db, async (trx) => {

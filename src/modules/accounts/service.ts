@@ -12,7 +12,12 @@ import { callProcessor, recordOutcome } from '../../processors/calls.js'
 import { assertKycForProgram } from '../kyc/index.js'
 import { emit } from '../events/index.js'
 import { moduleState } from '../module.js'
-import { countCallerPrograms, findProgram, findPrograms, requireCallerProgram } from '../programs/index.js'
+import {
+  countCallerPrograms,
+  findProgram,
+  findPrograms,
+  requireCallerProgram,
+} from '../programs/index.js'
 import { enqueueProvisioning, PROVISION_JOB } from './provision.js'
 import { presentAccount, type AccountView } from './present.js'
 import * as repo from './repo.js'
@@ -28,7 +33,12 @@ type ListQuery = Static<typeof AccountListQuery>
 type StatusBody = Static<typeof AccountBlockRequest>
 
 /** The caller's account by id, for every module: another organization's id answers like a missing one. */
-export async function requireAccount(db: Db, ctx: Scope, accountId: string, param?: string): Promise<repo.AccountRow> {
+export async function requireAccount(
+  db: Db,
+  ctx: Scope,
+  accountId: string,
+  param?: string,
+): Promise<repo.AccountRow> {
   const row = isId('acct', accountId) ? await repo.findAccount(db, accountId) : undefined
   return requireOwned(row, ctx, 'account_not_found', param)
 }
@@ -45,7 +55,10 @@ const CAPABILITIES_CACHE_MS = 5_000
 type AccountMount = Pick<repo.AccountRow, 'organization_id' | 'environment' | 'program_id'>
 
 /** A program's capabilities (null: no such program), read once per `CAPABILITIES_CACHE_MS` by all who miss it. */
-interface ProgramCapabilities { capabilities: Promise<string[] | null>; until: number }
+interface ProgramCapabilities {
+  capabilities: Promise<string[] | null>
+  until: number
+}
 
 /** Capability mounting's per-process caches: accounts for good, programs' capabilities for a few seconds. */
 export const ACCOUNT_MOUNTS = moduleState('accounts.mounts', () => ({
@@ -57,7 +70,11 @@ export const ACCOUNT_MOUNTS = moduleState('accounts.mounts', () => ({
  * The program behind an account in the path, for capability mounting. Null when the account is not the
  * caller's (in this environment), so the handler answers its own not-found or environment error instead.
  */
-export async function accountProgramOf(deps: AppDeps, ctx: RequestCtx | undefined, accountId: string | undefined): Promise<{ capabilities: string[] } | null> {
+export async function accountProgramOf(
+  deps: AppDeps,
+  ctx: RequestCtx | undefined,
+  accountId: string | undefined,
+): Promise<{ capabilities: string[] } | null> {
   if (!ctx || !accountId || !isId('acct', accountId)) return null
   const mounts = deps.state.of(ACCOUNT_MOUNTS)
   let mount = mounts.accounts.get(accountId)
@@ -68,13 +85,16 @@ export async function accountProgramOf(deps: AppDeps, ctx: RequestCtx | undefine
     mount = { organization_id, environment, program_id }
     mounts.accounts.set(accountId, mount)
   }
-  if (mount.organization_id !== ctx.organizationId || mount.environment !== ctx.environment) return null
+  if (mount.organization_id !== ctx.organizationId || mount.environment !== ctx.environment)
+    return null
   const now = Date.now()
   const cache = mounts.programs
   let program = cache.get(mount.program_id)
   if (!program || program.until < now) {
     // One read per program however many requests miss at once: they wait for the same answer.
-    const capabilities = findProgram(deps.db, mount.program_id).then((row) => row?.capabilities ?? null)
+    const capabilities = findProgram(deps.db, mount.program_id).then(
+      (row) => row?.capabilities ?? null,
+    )
     program = { capabilities, until: now + CAPABILITIES_CACHE_MS }
     cache.set(mount.program_id, program)
     program.capabilities.catch(() => cache.delete(mount!.program_id))
@@ -89,27 +109,60 @@ export async function accountProgramOf(deps: AppDeps, ctx: RequestCtx | undefine
  * answered is the account written, with its events (and, for asynchronous processors, the job that
  * waits for the upstream account).
  */
-export async function createAccount(deps: AppDeps, ctx: RequestCtx, body: CreateBody): Promise<AccountView> {
-  if (await countCallerPrograms(deps.db, ctx) === 0) {
-    throw new ApiError('program_not_provisioned', { message: `Your organization has no program in ${ctx.environment}.` })
+export async function createAccount(
+  deps: AppDeps,
+  ctx: RequestCtx,
+  body: CreateBody,
+): Promise<AccountView> {
+  if ((await countCallerPrograms(deps.db, ctx)) === 0) {
+    throw new ApiError('program_not_provisioned', {
+      message: `Your organization has no program in ${ctx.environment}.`,
+    })
   }
   const program = await requireCallerProgram(deps.db, ctx, body.program_id, 'program_id')
   const processor = deps.processors.forProgram(program)
   const currency = body.currency.toUpperCase()
   if (!program.currencies.includes(currency)) {
-    throw new ApiError('invalid_parameter', { param: 'currency', message: `Program ${program.id} holds only: ${program.currencies.join(', ')}.` })
+    throw new ApiError('invalid_parameter', {
+      param: 'currency',
+      message: `Program ${program.id} holds only: ${program.currencies.join(', ')}.`,
+    })
   }
-  await assertKycForProgram(deps.db, ctx, deps.clock.now(), body.cardholder_id, program, 'cardholder_id')
+  await assertKycForProgram(
+    deps.db,
+    ctx,
+    deps.clock.now(),
+    body.cardholder_id,
+    program,
+    'cardholder_id',
+  )
 
   const accountId = newId('acct')
-  const call = await callProcessor(deps, ctx, { processor: processor.name, operation: 'create_account', subjectId: accountId },
-    () => processor.createAccount(ctx, { accountId, programId: program.id, cardholderId: body.cardholder_id, currency }))
+  const call = await callProcessor(
+    deps,
+    ctx,
+    { processor: processor.name, operation: 'create_account', subjectId: accountId },
+    () =>
+      processor.createAccount(ctx, {
+        accountId,
+        programId: program.id,
+        cardholderId: body.cardholder_id,
+        currency,
+      }),
+  )
   const upstream = call.result.upstreamReference
   const now = deps.clock.now()
   return withTx(deps.db, async (trx) => {
     const row = await repo.insertAccount(trx, {
-      id: accountId, organization_id: ctx.organizationId, environment: ctx.environment, program_id: program.id,
-      cardholder_id: body.cardholder_id, currency, upstream_reference: upstream, metadata: body.metadata ?? {}, now,
+      id: accountId,
+      organization_id: ctx.organizationId,
+      environment: ctx.environment,
+      program_id: program.id,
+      cardholder_id: body.cardholder_id,
+      currency,
+      upstream_reference: upstream,
+      metadata: body.metadata ?? {},
+      now,
     })
     await recordOutcome(trx, call.operationId, upstream ? 'succeeded' : 'accepted', now)
     const view = presentAccount(row)
@@ -120,14 +173,30 @@ export async function createAccount(deps: AppDeps, ctx: RequestCtx, body: Create
   })
 }
 
-export async function retrieveAccount(deps: AppDeps, ctx: RequestCtx, accountId: string): Promise<AccountView> {
+export async function retrieveAccount(
+  deps: AppDeps,
+  ctx: RequestCtx,
+  accountId: string,
+): Promise<AccountView> {
   return presentAccount(await requireAccount(deps.db, ctx, accountId))
 }
 
-export async function listAccounts(deps: AppDeps, ctx: RequestCtx, query: ListQuery): Promise<ListResult<AccountView>> {
-  const filter: repo.AccountFilter = { organizationId: ctx.organizationId, environment: ctx.environment, cardholderId: query.cardholder_id, programId: query.program_id }
+export async function listAccounts(
+  deps: AppDeps,
+  ctx: RequestCtx,
+  query: ListQuery,
+): Promise<ListResult<AccountView>> {
+  const filter: repo.AccountFilter = {
+    organizationId: ctx.organizationId,
+    environment: ctx.environment,
+    cardholderId: query.cardholder_id,
+    programId: query.program_id,
+  }
   return paginate({
-    ctx, cursors: deps.cursors, url: '/v1/accounts', page: query as PageParams,
+    ctx,
+    cursors: deps.cursors,
+    url: '/v1/accounts',
+    page: query as PageParams,
     sortKey: (r: repo.AccountRow) => r.id,
     fetch: (bounds) => repo.listAccounts(deps.db, filter, bounds),
     present: presentAccount,
@@ -139,20 +208,33 @@ export async function listAccounts(deps: AppDeps, ctx: RequestCtx, query: ListQu
  * the status the account already has answers the account unchanged, without an event. The processor is
  * told first (outside any transaction); when it fails, the 502 leaves the account as it was.
  */
-export async function setAccountStatus(deps: AppDeps, ctx: RequestCtx, accountId: string, to: 'open' | 'blocked', body: StatusBody | undefined): Promise<AccountView> {
+export async function setAccountStatus(
+  deps: AppDeps,
+  ctx: RequestCtx,
+  accountId: string,
+  to: 'open' | 'blocked',
+  body: StatusBody | undefined,
+): Promise<AccountView> {
   const current = await requireAccount(deps.db, ctx, accountId)
   const from = to === 'blocked' ? 'open' : 'blocked'
   if (current.status === to) return presentAccount(current)
   const program = await findProgram(deps.db, current.program_id)
-  if (!program) throw new ApiError('program_not_provisioned', { message: `Program ${current.program_id} is no longer available.` })
+  if (!program)
+    throw new ApiError('program_not_provisioned', {
+      message: `Program ${current.program_id} is no longer available.`,
+    })
   const processor = deps.processors.forProgram(program)
-  const call = await callProcessor(deps, ctx, { processor: processor.name, operation: 'set_account_status', subjectId: current.id },
-    () => processor.setAccountStatus(ctx, current.id, to))
+  const call = await callProcessor(
+    deps,
+    ctx,
+    { processor: processor.name, operation: 'set_account_status', subjectId: current.id },
+    () => processor.setAccountStatus(ctx, current.id, to),
+  )
   const now = deps.clock.now()
   return withTx(deps.db, async (trx) => {
     await recordOutcome(trx, call.operationId, 'succeeded', now)
-    const reason = to === 'blocked' ? body?.reason ?? null : null
-    const note = to === 'blocked' ? body?.note ?? null : null
+    const reason = to === 'blocked' ? (body?.reason ?? null) : null
+    const note = to === 'blocked' ? (body?.note ?? null) : null
     const row = await repo.setStatus(trx, current.id, from, to, reason, note, now)
     if (!row) return presentAccount((await repo.findAccount(trx, current.id))!)
     const view = presentAccount(row)
@@ -162,7 +244,10 @@ export async function setAccountStatus(deps: AppDeps, ctx: RequestCtx, accountId
 }
 
 /** The address-change rule for cardholders: refused by PATCH once they hold an account on such a program. */
-export async function cardholderAddressNeedsKyc(deps: AppDeps, cardholder: { id: string; organization_id: string; environment: string }): Promise<boolean> {
+export async function cardholderAddressNeedsKyc(
+  deps: AppDeps,
+  cardholder: { id: string; organization_id: string; environment: string },
+): Promise<boolean> {
   const programIds = await repo.cardholderProgramIds(deps.db, cardholder)
   return (await findPrograms(deps.db, programIds)).some((p) => p.address_change_requires_kyc)
 }

@@ -44,8 +44,16 @@ export async function runExpireJob(deps: AppDeps, job: JobRecord): Promise<JobOu
 }
 
 /** The caller's authentication by id, with its expiry recorded first if its five minutes have passed. */
-async function requireAuthentication(deps: AppDeps, ctx: RequestCtx, id: string): Promise<repo.AuthenticationRow> {
-  let row = requireOwned(isId('tdsa', id) ? await repo.findAuthentication(deps.db, id) : undefined, ctx, 'authentication_not_found')
+async function requireAuthentication(
+  deps: AppDeps,
+  ctx: RequestCtx,
+  id: string,
+): Promise<repo.AuthenticationRow> {
+  let row = requireOwned(
+    isId('tdsa', id) ? await repo.findAuthentication(deps.db, id) : undefined,
+    ctx,
+    'authentication_not_found',
+  )
   if (row.status === 'pending' && row.expires_at.getTime() <= deps.clock.now().getTime()) {
     await expire(deps, { id: row.id })
     row = (await repo.findAuthentication(deps.db, row.id))!
@@ -54,11 +62,19 @@ async function requireAuthentication(deps: AppDeps, ctx: RequestCtx, id: string)
 }
 
 /** The program behind the authentication in the path, for capability mounting; null unless it is the caller's. */
-export async function authenticationProgramOf(deps: AppDeps, req: FastifyRequest): Promise<{ capabilities: readonly string[] } | null> {
+export async function authenticationProgramOf(
+  deps: AppDeps,
+  req: FastifyRequest,
+): Promise<{ capabilities: readonly string[] } | null> {
   const id = (req.params as { authentication_id?: string }).authentication_id
   if (!req.ctx || !id || !isId('tdsa', id)) return null
   const row = await repo.findAuthentication(deps.db, id)
-  if (!row || row.organization_id !== req.ctx.organizationId || row.environment !== req.ctx.environment) return null
+  if (
+    !row ||
+    row.organization_id !== req.ctx.organizationId ||
+    row.environment !== req.ctx.environment
+  )
+    return null
   const program = await findProgram(deps.db, row.program_id)
   return program ? { capabilities: program.capabilities } : null
 }
@@ -67,7 +83,11 @@ export async function authenticationProgramOf(deps: AppDeps, req: FastifyRequest
  * Sandbox: a merchant checkout asks for an out-of-band challenge on an active card. The authentication
  * is `pending` until answered or until it expires five minutes later (a job records that, reads too).
  */
-export async function simulateAuthentication(deps: AppDeps, ctx: RequestCtx, body: SimulateAuthenticationBody): Promise<AuthenticationView> {
+export async function simulateAuthentication(
+  deps: AppDeps,
+  ctx: RequestCtx,
+  body: SimulateAuthenticationBody,
+): Promise<AuthenticationView> {
   const card = await requireCard(deps.db, ctx, body.card_id, 'card_id')
   const program = await requireCardProgram(deps.db, card)
   requireSimulatorFeed(deps.processors, program, 'three_d_secure')
@@ -77,12 +97,31 @@ export async function simulateAuthentication(deps: AppDeps, ctx: RequestCtx, bod
   const m = body.merchant ?? {}
   return withTx(deps.db, async (trx) => {
     const row = await repo.insertAuthentication(trx, {
-      id: newId('tdsa'), organization_id: card.organization_id, environment: card.environment, card_id: card.id, program_id: card.program_id,
-      amount: body.amount, currency: body.currency.toUpperCase(),
-      merchant: json({ name: m.name ?? null, mcc: m.mcc ?? null, city: m.city ?? null, country: m.country?.toUpperCase() ?? null }),
-      status: 'pending', expires_at: expiresAt, decided_at: null, created_at: now, updated_at: now,
+      id: newId('tdsa'),
+      organization_id: card.organization_id,
+      environment: card.environment,
+      card_id: card.id,
+      program_id: card.program_id,
+      amount: body.amount,
+      currency: body.currency.toUpperCase(),
+      merchant: json({
+        name: m.name ?? null,
+        mcc: m.mcc ?? null,
+        city: m.city ?? null,
+        country: m.country?.toUpperCase() ?? null,
+      }),
+      status: 'pending',
+      expires_at: expiresAt,
+      decided_at: null,
+      created_at: now,
+      updated_at: now,
     })
-    await enqueue(trx, { type: AUTHENTICATION_EXPIRE_JOB, payload: { authentication_id: row.id }, runAt: expiresAt, ...scopeOfRow(row) })
+    await enqueue(trx, {
+      type: AUTHENTICATION_EXPIRE_JOB,
+      payload: { authentication_id: row.id },
+      runAt: expiresAt,
+      ...scopeOfRow(row),
+    })
     const view = presentAuthentication(row)
     await emit(trx, scopeOfRow(row), 'authentication.created', view, now)
     return view
@@ -94,41 +133,81 @@ export async function simulateAuthentication(deps: AppDeps, ctx: RequestCtx, bod
  * five minutes, is `authentication_invalid_state` (an expiry found here is recorded before answering); one
  * on a card closed since cannot be approved (`card_closed`).
  */
-export async function answerAuthentication(deps: AppDeps, ctx: RequestCtx, id: string, answer: 'approved' | 'declined'): Promise<AuthenticationView> {
+export async function answerAuthentication(
+  deps: AppDeps,
+  ctx: RequestCtx,
+  id: string,
+  answer: 'approved' | 'declined',
+): Promise<AuthenticationView> {
   const current = await requireAuthentication(deps, ctx, id)
   // A closed card refuses every operation (card_closed); declining a challenge on it stays possible.
-  if (answer === 'approved' && current.status === 'pending' && (await requireCard(deps.db, ctx, current.card_id)).status === 'closed') {
-    throw new ApiError('card_closed', { message: `Card ${current.card_id} is closed; a challenge on it can only be declined.` })
+  if (
+    answer === 'approved' &&
+    current.status === 'pending' &&
+    (await requireCard(deps.db, ctx, current.card_id)).status === 'closed'
+  ) {
+    throw new ApiError('card_closed', {
+      message: `Card ${current.card_id} is closed; a challenge on it can only be declined.`,
+    })
   }
   const now = deps.clock.now()
-  const decided = current.status === 'pending' && current.expires_at.getTime() > now.getTime()
-    ? await withTx(deps.db, async (trx: Db) => {
-      const row = await repo.decide(trx, current.id, answer, now)
-      if (row) await emit(trx, scopeOfRow(row), 'authentication.updated', presentAuthentication(row), now)
-      return row
-    })
-    : undefined
+  const decided =
+    current.status === 'pending' && current.expires_at.getTime() > now.getTime()
+      ? await withTx(deps.db, async (trx: Db) => {
+          const row = await repo.decide(trx, current.id, answer, now)
+          if (row)
+            await emit(
+              trx,
+              scopeOfRow(row),
+              'authentication.updated',
+              presentAuthentication(row),
+              now,
+            )
+          return row
+        })
+      : undefined
   if (decided) return presentAuthentication(decided)
   const latest = await requireAuthentication(deps, ctx, id)
   throw new ApiError('authentication_invalid_state', {
-    message: latest.status === 'expired'
-      ? `Authentication ${latest.id} expired at ${latest.expires_at.toISOString()}; the checkout has moved on.`
-      : `Authentication ${latest.id} was already ${latest.status}; it can be answered once.`,
+    message:
+      latest.status === 'expired'
+        ? `Authentication ${latest.id} expired at ${latest.expires_at.toISOString()}; the checkout has moved on.`
+        : `Authentication ${latest.id} was already ${latest.status}; it can be answered once.`,
   })
 }
 
-export async function retrieveAuthentication(deps: AppDeps, ctx: RequestCtx, id: string): Promise<AuthenticationView> {
+export async function retrieveAuthentication(
+  deps: AppDeps,
+  ctx: RequestCtx,
+  id: string,
+): Promise<AuthenticationView> {
   return presentAuthentication(await requireAuthentication(deps, ctx, id))
 }
 
-export interface AuthenticationListFilter { card_id?: string; status?: string }
+export interface AuthenticationListFilter {
+  card_id?: string
+  status?: string
+}
 
 /** One page of the caller's authentications, newest first, with due expiries recorded first. */
-export async function listAuthentications(deps: AppDeps, ctx: RequestCtx, filter: AuthenticationListFilter, page: PageParams): Promise<ListResult<AuthenticationView>> {
+export async function listAuthentications(
+  deps: AppDeps,
+  ctx: RequestCtx,
+  filter: AuthenticationListFilter,
+  page: PageParams,
+): Promise<ListResult<AuthenticationView>> {
   await expire(deps, { organizationId: ctx.organizationId, environment: ctx.environment })
-  const where: repo.AuthenticationFilter = { organizationId: ctx.organizationId, environment: ctx.environment, cardId: filter.card_id, status: filter.status }
+  const where: repo.AuthenticationFilter = {
+    organizationId: ctx.organizationId,
+    environment: ctx.environment,
+    cardId: filter.card_id,
+    status: filter.status,
+  }
   return paginate({
-    ctx, cursors: deps.cursors, url: '/v1/authentications', page,
+    ctx,
+    cursors: deps.cursors,
+    url: '/v1/authentications',
+    page,
     sortKey: (r: repo.AuthenticationRow) => r.id,
     fetch: (bounds) => repo.listAuthentications(deps.db, where, bounds),
     present: presentAuthentication,

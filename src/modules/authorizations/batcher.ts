@@ -2,7 +2,14 @@ import type { AppDeps } from '../../app-deps.js'
 import { GroupCommit, type Waiting } from '../../db/group-commit.js'
 import { answerTakenError } from '../../http/idempotent-answer.js'
 import type { RequestCtx } from '../../http/context.js'
-import { decideBatch, decideLocked, precheck, presentRequest, type DecisionOutcome, type PresentedAuthorization } from './engine.js'
+import {
+  decideBatch,
+  decideLocked,
+  precheck,
+  presentRequest,
+  type DecisionOutcome,
+  type PresentedAuthorization,
+} from './engine.js'
 import { askIntegrator, endpointFor } from './integrator.js'
 import type { AuthorizationView, SimulateAuthorizationBody } from './schemas.js'
 import { moduleState } from '../module.js'
@@ -12,7 +19,10 @@ const MAX_BATCH = 64
 /** Batches a decision joins before it queues on its account's row lock instead (an account contended across processes). */
 const OPTIMISTIC_ATTEMPTS = 3
 
-interface Request { presented: PresentedAuthorization; attempts: number }
+interface Request {
+  presented: PresentedAuthorization
+  attempts: number
+}
 type WaitingDecision = Waiting<Request, AuthorizationView>
 
 /**
@@ -29,23 +39,40 @@ export class DecisionBatcher {
   private readonly group: GroupCommit<Request, AuthorizationView>
 
   constructor(private readonly deps: AppDeps) {
-    this.group = new GroupCommit({ slots: 1, maxBatch: MAX_BATCH, run: (batch, again) => this.run(batch, again) })
+    this.group = new GroupCommit({
+      slots: 1,
+      maxBatch: MAX_BATCH,
+      run: (batch, again) => this.run(batch, again),
+    })
   }
 
   decide(presented: PresentedAuthorization): Promise<AuthorizationView> {
     return this.group.submit({ presented, attempts: 0 })
   }
 
-  private async run(batch: WaitingDecision[], again: (requests: WaitingDecision[]) => void): Promise<void> {
+  private async run(
+    batch: WaitingDecision[],
+    again: (requests: WaitingDecision[]) => void,
+  ): Promise<void> {
     let outcomes: DecisionOutcome[]
     try {
-      outcomes = await decideBatch(this.deps, this.deps.db, batch.map((w) => w.input.presented), false)
+      outcomes = await decideBatch(
+        this.deps,
+        this.deps.db,
+        batch.map((w) => w.input.presented),
+        false,
+      )
     } catch (err) {
       if (batch.length === 1) throw err
       // The statement failed and wrote nothing: each decides alone, in order, so only the offending one fails.
       outcomes = []
       for (const w of batch) {
-        outcomes.push(await decideBatch(this.deps, this.deps.db, [w.input.presented], false).then(([o]) => o, (error: unknown) => ({ error })))
+        outcomes.push(
+          await decideBatch(this.deps, this.deps.db, [w.input.presented], false).then(
+            ([o]) => o,
+            (error: unknown) => ({ error }),
+          ),
+        )
       }
     }
     const retry: WaitingDecision[] = []
@@ -61,7 +88,10 @@ export class DecisionBatcher {
 }
 
 /** The process's decision batcher for its database (one slot: batches run in arrival order). */
-export const DECISIONS = moduleState('authorizations.decisions', (deps) => new DecisionBatcher(deps))
+export const DECISIONS = moduleState(
+  'authorizations.decisions',
+  (deps) => new DecisionBatcher(deps),
+)
 
 /**
  * Decides a new authorization, as the network presents it: the rules of `decide`, then (approved) a hold on
@@ -70,7 +100,11 @@ export const DECISIONS = moduleState('authorizations.decisions', (deps) => new D
  * outside any transaction and outside the batch (a slow endpoint delays only its own requests); the batch then
  * writes its answer with the balance checked again. Without an endpoint this is one cached lookup more.
  */
-export async function authorize(deps: AppDeps, ctx: RequestCtx, body: SimulateAuthorizationBody): Promise<AuthorizationView> {
+export async function authorize(
+  deps: AppDeps,
+  ctx: RequestCtx,
+  body: SimulateAuthorizationBody,
+): Promise<AuthorizationView> {
   const presented = await presentRequest(deps, ctx, body)
   const logged = await askIntegratorFor(deps, ctx, presented)
   try {
@@ -87,13 +121,20 @@ export async function authorize(deps: AppDeps, ctx: RequestCtx, body: SimulateAu
 }
 
 /** The integrator's outcome set on `presented` when the scope has an endpoint and the rules approve; answers the attempt log's write. */
-async function askIntegratorFor(deps: AppDeps, ctx: RequestCtx, presented: PresentedAuthorization): Promise<Promise<void> | undefined> {
+async function askIntegratorFor(
+  deps: AppDeps,
+  ctx: RequestCtx,
+  presented: PresentedAuthorization,
+): Promise<Promise<void> | undefined> {
   const endpoint = await endpointFor(deps, ctx)
   if (!endpoint) return undefined
   const wouldBe = await precheck(deps, presented)
   if (!wouldBe) return undefined
   const { outcome, logged } = await askIntegrator(deps, endpoint, {
-    scope: ctx, authorization: wouldBe, request: { type: 'authorization', amount: presented.body.amount }, requestId: ctx.requestId,
+    scope: ctx,
+    authorization: wouldBe,
+    request: { type: 'authorization', amount: presented.body.amount },
+    requestId: ctx.requestId,
   })
   presented.integrator = outcome
   return logged

@@ -5,10 +5,22 @@
  */
 
 export const DECLINE_REASONS = [
-  'card_inactive', 'card_frozen', 'card_closed', 'card_expired', 'invalid_expiry', 'invalid_cvc', 'token_inactive',
-  'account_blocked', 'currency_mismatch', 'mcc_blocked', 'country_blocked', 'spending_limit', 'insufficient_funds',
+  'card_inactive',
+  'card_frozen',
+  'card_closed',
+  'card_expired',
+  'invalid_expiry',
+  'invalid_cvc',
+  'token_inactive',
+  'account_blocked',
+  'currency_mismatch',
+  'mcc_blocked',
+  'country_blocked',
+  'spending_limit',
+  'insufficient_funds',
   // Given by the organization's authorization endpoint (never by `decide`): it declined, or it did not answer and its stand-in declines.
-  'integrator_declined', 'integrator_unavailable',
+  'integrator_declined',
+  'integrator_unavailable',
 ] as const
 export type DeclineReason = (typeof DECLINE_REASONS)[number]
 
@@ -53,11 +65,16 @@ function pastExpiry(expMonth: number | null, expYear: number | null, now: Date):
 
 function cardStatusReason(status: string): DeclineReason | null {
   switch (status) {
-    case 'active': return null
-    case 'frozen': return 'card_frozen'
-    case 'closed': return 'card_closed'
-    case 'expired': return 'card_expired'
-    default: return 'card_inactive' // pending (not yet issued) and inactive (awaiting activation)
+    case 'active':
+      return null
+    case 'frozen':
+      return 'card_frozen'
+    case 'closed':
+      return 'card_closed'
+    case 'expired':
+      return 'card_expired'
+    default:
+      return 'card_inactive' // pending (not yet issued) and inactive (awaiting activation)
   }
 }
 
@@ -67,7 +84,9 @@ function listRefuses(value: string | null, allowed: string[], blocked: string[])
 }
 
 /** True when some spending limit would be exceeded by approving `amount` more. */
-export function exceedsLimits(input: Pick<DecisionInput, 'amount' | 'card' | 'spent' | 'alreadyAuthorized'>): boolean {
+export function exceedsLimits(
+  input: Pick<DecisionInput, 'amount' | 'card' | 'spent' | 'alreadyAuthorized'>,
+): boolean {
   for (const limit of input.card.controls.spending_limits) {
     if (limit.interval === 'per_authorization') {
       if (input.alreadyAuthorized + input.amount > limit.amount) return true
@@ -94,8 +113,10 @@ export function decide(input: DecisionInput): Decision {
   if (input.account.status !== 'open') return decline('account_blocked')
   if (input.currency.toUpperCase() !== input.account.currency) return decline('currency_mismatch')
   const rules = input.card.controls
-  if (listRefuses(input.merchant.mcc, rules.allowed_mccs, rules.blocked_mccs)) return decline('mcc_blocked')
-  if (listRefuses(input.merchant.country, rules.allowed_countries, rules.blocked_countries)) return decline('country_blocked')
+  if (listRefuses(input.merchant.mcc, rules.allowed_mccs, rules.blocked_mccs))
+    return decline('mcc_blocked')
+  if (listRefuses(input.merchant.country, rules.allowed_countries, rules.blocked_countries))
+    return decline('country_blocked')
   if (exceedsLimits(input)) return decline('spending_limit')
   if (input.account.available < input.amount) return decline('insufficient_funds')
   return { approved: true }
@@ -116,9 +137,13 @@ export function windowStart(interval: WindowInterval, now: Date): Date | null {
   const m = now.getUTCMonth()
   const d = now.getUTCDate()
   switch (interval) {
-    case 'daily': return new Date(Date.UTC(y, m, d))
-    case 'weekly': return new Date(Date.UTC(y, m, d - ((now.getUTCDay() + 6) % 7)))
-    case 'monthly': return new Date(Date.UTC(y, m, 1))
-    case 'all_time': return null
+    case 'daily':
+      return new Date(Date.UTC(y, m, d))
+    case 'weekly':
+      return new Date(Date.UTC(y, m, d - ((now.getUTCDay() + 6) % 7)))
+    case 'monthly':
+      return new Date(Date.UTC(y, m, 1))
+    case 'all_time':
+      return null
   }
 }

@@ -7,15 +7,28 @@ import { iso } from '../../http/ownership.js'
 import { paginate, type ListResult, type PageParams } from '../../http/pagination.js'
 import { newId } from '../../lib/ids.js'
 import { EVENT_RETENTION_MS } from '../events/index.js'
-import { endpointUrl, newWebhookSecret, ROTATION_OVERLAP_MS, sealSecret } from '../webhooks/index.js'
+import {
+  endpointUrl,
+  newWebhookSecret,
+  ROTATION_OVERLAP_MS,
+  sealSecret,
+} from '../webhooks/index.js'
 import * as repo from './endpoint-repo.js'
 import {
-  TIMEOUT_MS_DEFAULT, type AuthorizationEndpointAttemptView, type AuthorizationEndpointPutBody, type AuthorizationEndpointView,
+  TIMEOUT_MS_DEFAULT,
+  type AuthorizationEndpointAttemptView,
+  type AuthorizationEndpointPutBody,
+  type AuthorizationEndpointView,
 } from './endpoint-schemas.js'
 import { circuitOpen, forgetEndpoint } from './integrator.js'
 
 /** The REST shape of the scope's endpoint; the secret appears only when just created or rotated. */
-function presentEndpoint(deps: AppDeps, ctx: RequestCtx, row: repo.AuthorizationEndpointRow, secret?: string): AuthorizationEndpointView {
+function presentEndpoint(
+  deps: AppDeps,
+  ctx: RequestCtx,
+  row: repo.AuthorizationEndpointRow,
+  secret?: string,
+): AuthorizationEndpointView {
   return {
     id: row.id,
     object: 'authorization_endpoint',
@@ -47,7 +60,10 @@ function presentAttempt(row: repo.EndpointAttemptRow): AuthorizationEndpointAtte
   }
 }
 
-async function requireEndpoint(deps: AppDeps, ctx: RequestCtx): Promise<repo.AuthorizationEndpointRow> {
+async function requireEndpoint(
+  deps: AppDeps,
+  ctx: RequestCtx,
+): Promise<repo.AuthorizationEndpointRow> {
   const row = await repo.findEndpoint(deps.db, ctx.organizationId, ctx.environment)
   if (!row) throw new ApiError('authorization_endpoint_not_found')
   return row
@@ -58,35 +74,62 @@ async function requireEndpoint(deps: AppDeps, ctx: RequestCtx): Promise<repo.Aut
  * and stand_in (the secret stays, and is not shown). Omitted settings take their defaults. Effective at once in this
  * process, within a few seconds in the others.
  */
-export async function putEndpoint(deps: AppDeps, ctx: RequestCtx, body: AuthorizationEndpointPutBody): Promise<AuthorizationEndpointView> {
+export async function putEndpoint(
+  deps: AppDeps,
+  ctx: RequestCtx,
+  body: AuthorizationEndpointPutBody,
+): Promise<AuthorizationEndpointView> {
   // The URL rules of webhook endpoints, with the same refusal.
   const url = await endpointUrl(deps, ctx, body.url)
-  const settings = { url, timeout_ms: body.timeout_ms ?? TIMEOUT_MS_DEFAULT, stand_in: body.stand_in ?? 'decline' as const }
+  const settings = {
+    url,
+    timeout_ms: body.timeout_ms ?? TIMEOUT_MS_DEFAULT,
+    stand_in: body.stand_in ?? ('decline' as const),
+  }
   const secret = newWebhookSecret()
   const { row, created } = await withTx(deps.db, async (trx) => {
     const now = deps.clock.now()
     const current = await repo.findEndpointForUpdate(trx, ctx.organizationId, ctx.environment)
-    if (current) return { row: (await repo.updateEndpoint(trx, current.id, { ...settings, updated_at: now }))!, created: false }
+    if (current)
+      return {
+        row: (await repo.updateEndpoint(trx, current.id, { ...settings, updated_at: now }))!,
+        created: false,
+      }
     const inserted = await repo.insertEndpoint(trx, {
-      id: newId('aep'), organization_id: ctx.organizationId, environment: ctx.environment, ...settings,
-      secret_sealed: sealSecret(deps.config.masterKey, secret), previous_secret_sealed: null, previous_secret_expires_at: null,
-      created_at: now, updated_at: now,
+      id: newId('aep'),
+      organization_id: ctx.organizationId,
+      environment: ctx.environment,
+      ...settings,
+      secret_sealed: sealSecret(deps.config.masterKey, secret),
+      previous_secret_sealed: null,
+      previous_secret_expires_at: null,
+      created_at: now,
+      updated_at: now,
     })
     if (inserted) return { row: inserted, created: true }
     // A concurrent PUT of the same scope created it first: this one changes its settings.
     const winner = (await repo.findEndpointForUpdate(trx, ctx.organizationId, ctx.environment))!
-    return { row: (await repo.updateEndpoint(trx, winner.id, { ...settings, updated_at: now }))!, created: false }
+    return {
+      row: (await repo.updateEndpoint(trx, winner.id, { ...settings, updated_at: now }))!,
+      created: false,
+    }
   })
   forgetEndpoint(deps, ctx)
   return presentEndpoint(deps, ctx, row, created ? secret : undefined)
 }
 
-export async function getEndpoint(deps: AppDeps, ctx: RequestCtx): Promise<AuthorizationEndpointView> {
+export async function getEndpoint(
+  deps: AppDeps,
+  ctx: RequestCtx,
+): Promise<AuthorizationEndpointView> {
   return presentEndpoint(deps, ctx, await requireEndpoint(deps, ctx))
 }
 
 /** DELETE: the service decides alone again (at once in this process, within a few seconds in the others). The attempt log stays. */
-export async function deleteEndpoint(deps: AppDeps, ctx: RequestCtx): Promise<{ id: string; object: 'authorization_endpoint'; deleted: true }> {
+export async function deleteEndpoint(
+  deps: AppDeps,
+  ctx: RequestCtx,
+): Promise<{ id: string; object: 'authorization_endpoint'; deleted: true }> {
   const row = await repo.deleteEndpoint(deps.db, ctx.organizationId, ctx.environment)
   forgetEndpoint(deps, ctx)
   if (!row) throw new ApiError('authorization_endpoint_not_found')
@@ -94,7 +137,10 @@ export async function deleteEndpoint(deps: AppDeps, ctx: RequestCtx): Promise<{ 
 }
 
 /** A new secret, shown in this answer only; the replaced one keeps signing beside it for 24 hours (two `v1=`), as for webhooks. */
-export async function rotateEndpointSecret(deps: AppDeps, ctx: RequestCtx): Promise<AuthorizationEndpointView> {
+export async function rotateEndpointSecret(
+  deps: AppDeps,
+  ctx: RequestCtx,
+): Promise<AuthorizationEndpointView> {
   const secret = newWebhookSecret()
   const row = await withTx(deps.db, async (trx) => {
     const current = await repo.findEndpointForUpdate(trx, ctx.organizationId, ctx.environment)
@@ -112,9 +158,16 @@ export async function rotateEndpointSecret(deps: AppDeps, ctx: RequestCtx): Prom
 }
 
 /** The scope's attempt log, newest first (kept whether or not an endpoint is registered now). */
-export async function listAttempts(deps: AppDeps, ctx: RequestCtx, page: PageParams): Promise<ListResult<AuthorizationEndpointAttemptView>> {
+export async function listAttempts(
+  deps: AppDeps,
+  ctx: RequestCtx,
+  page: PageParams,
+): Promise<ListResult<AuthorizationEndpointAttemptView>> {
   return paginate({
-    ctx, cursors: deps.cursors, url: '/v1/authorization_endpoint/attempts', page,
+    ctx,
+    cursors: deps.cursors,
+    url: '/v1/authorization_endpoint/attempts',
+    page,
     sortKey: (r: repo.EndpointAttemptRow) => r.id,
     fetch: (bounds) => repo.listAttempts(deps.db, ctx.organizationId, ctx.environment, bounds),
     present: presentAttempt,
@@ -128,5 +181,9 @@ export const ATTEMPT_PURGE_EVERY_MS = 60 * 60 * 1000
 
 /** Removes attempts past their retention; answers how many. */
 export async function purgeExpiredAttempts(deps: AppDeps, options?: PurgeOptions): Promise<number> {
-  return repo.purgeAttemptsBefore(deps.db, new Date(deps.clock.now().getTime() - ATTEMPT_RETENTION_MS), options)
+  return repo.purgeAttemptsBefore(
+    deps.db,
+    new Date(deps.clock.now().getTime() - ATTEMPT_RETENTION_MS),
+    options,
+  )
 }

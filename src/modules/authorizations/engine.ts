@@ -14,7 +14,14 @@ import { requireCard, requireCardProgram, type CardRow } from '../cards/index.js
 import { emit } from '../events/index.js'
 import { incrementHold, lockAccountRow } from '../ledger/index.js'
 import { tokenStatusForCard } from '../network-tokens/index.js'
-import { decide, windowsNeeded, windowStart, type Decision, type SpendingRules, type WindowInterval } from './decide.js'
+import {
+  decide,
+  windowsNeeded,
+  windowStart,
+  type Decision,
+  type SpendingRules,
+  type WindowInterval,
+} from './decide.js'
 import { presentAuthorization } from './present.js'
 import * as repo from './repo.js'
 import type { AuthorizationView, SimulateAuthorizationBody } from './schemas.js'
@@ -35,47 +42,89 @@ export async function lockAccount(trx: Db, accountId: string): Promise<AccountRo
 function controlsOf(card: Pick<CardRow, 'spending_controls'>): SpendingRules {
   const c = (card.spending_controls ?? {}) as Partial<SpendingRules>
   return {
-    spending_limits: c.spending_limits ?? [], allowed_mccs: c.allowed_mccs ?? [], blocked_mccs: c.blocked_mccs ?? [],
-    allowed_countries: c.allowed_countries ?? [], blocked_countries: c.blocked_countries ?? [],
+    spending_limits: c.spending_limits ?? [],
+    allowed_mccs: c.allowed_mccs ?? [],
+    blocked_mccs: c.blocked_mccs ?? [],
+    allowed_countries: c.allowed_countries ?? [],
+    blocked_countries: c.blocked_countries ?? [],
   }
 }
 
 /** Approved spend of the card in each window its limits use (nothing is read when it has none). */
 async function spentInWindows(trx: Db, card: Pick<CardRow, 'id'>, rules: SpendingRules, now: Date) {
   const windows = windowsNeeded(rules)
-  return windows.length === 0 ? {} : repo.spendSince(trx, card.id, windows.map((interval) => ({ interval, from: windowStart(interval, now) })))
+  return windows.length === 0
+    ? {}
+    : repo.spendSince(
+        trx,
+        card.id,
+        windows.map((interval) => ({ interval, from: windowStart(interval, now) })),
+      )
 }
 
 /**
  * A security code presented with the request, checked against the processor: one call, before and outside
  * any database transaction, only on an issued card. Null: no code presented.
  */
-async function checkCvc(deps: AppDeps, card: CardRow, cvc: string | undefined): Promise<{ matches: boolean; operationId: string } | null> {
+async function checkCvc(
+  deps: AppDeps,
+  card: CardRow,
+  cvc: string | undefined,
+): Promise<{ matches: boolean; operationId: string } | null> {
   if (cvc === undefined || card.processor_reference === null) return null
   const processor = deps.processors.forProgram(await requireCardProgram(deps.db, card))
   const scope = scopeOfRow(card)
   const reference = card.processor_reference
-  const call = await callProcessor(deps, scope, { processor: processor.name, operation: 'reveal_details', subjectId: card.id },
-    () => processor.revealDetails(scope, reference))
+  const call = await callProcessor(
+    deps,
+    scope,
+    { processor: processor.name, operation: 'reveal_details', subjectId: card.id },
+    () => processor.revealDetails(scope, reference),
+  )
   return { matches: safeEqual(call.result.cvc, cvc), operationId: call.operationId }
 }
 
 /** Whether a presented expiry is the card's; null when none was presented. */
-function expiryMatches(card: Pick<CardRow, 'exp_month' | 'exp_year'>, body: SimulateAuthorizationBody): boolean | null {
+function expiryMatches(
+  card: Pick<CardRow, 'exp_month' | 'exp_year'>,
+  body: SimulateAuthorizationBody,
+): boolean | null {
   if (body.exp_month === undefined && body.exp_year === undefined) return null
   return body.exp_month === card.exp_month && body.exp_year === card.exp_year
 }
 
 /** The status of the token the request came through (null without one); a token not of this card is `token_not_found`. */
-async function tokenStatus(trx: Db, ctx: RequestCtx, card: Pick<CardRow, 'id'>, tokenId: string | null): Promise<string | null> {
+async function tokenStatus(
+  trx: Db,
+  ctx: RequestCtx,
+  card: Pick<CardRow, 'id'>,
+  tokenId: string | null,
+): Promise<string | null> {
   if (tokenId === null) return null
   const status = await tokenStatusForCard(trx, ctx, tokenId, card.id)
-  if (status === null) throw new ApiError('token_not_found', { param: 'network_token_id', message: `Card ${card.id} has no network token ${tokenId}.` })
+  if (status === null)
+    throw new ApiError('token_not_found', {
+      param: 'network_token_id',
+      message: `Card ${card.id} has no network token ${tokenId}.`,
+    })
   return status
 }
 
-function request(type: AuthorizationRequestValue['type'], amount: number, decision: Decision, now: Date, record: DecisionRecord): AuthorizationRequestValue {
-  return { type, amount, approved: decision.approved, decline_reason: decision.approved ? null : decision.reason, created_at: now.toISOString(), decision: record }
+function request(
+  type: AuthorizationRequestValue['type'],
+  amount: number,
+  decision: Decision,
+  now: Date,
+  record: DecisionRecord,
+): AuthorizationRequestValue {
+  return {
+    type,
+    amount,
+    approved: decision.approved,
+    decline_reason: decision.approved ? null : decision.reason,
+    created_at: now.toISOString(),
+    decision: record,
+  }
 }
 
 /**
@@ -84,10 +133,18 @@ function request(type: AuthorizationRequestValue['type'], amount: number, decisi
  * they approve takes the integrator's decline. The record names who decided: `svc` when the rules declined at
  * the write although the integrator (or stand-in) approved, keeping the latency of the call made.
  */
-function withIntegrator(decision: Decision, integrator: IntegratorOutcome | null | undefined): { decision: Decision; record: DecisionRecord } {
+function withIntegrator(
+  decision: Decision,
+  integrator: IntegratorOutcome | null | undefined,
+): { decision: Decision; record: DecisionRecord } {
   if (!integrator) return { decision, record: SVC_DECISION }
-  if (!decision.approved) return { decision, record: { source: 'svc', latency_ms: integrator.decision.latency_ms } }
-  if (integrator.decline) return { decision: { approved: false, reason: integrator.decline }, record: integrator.decision }
+  if (!decision.approved)
+    return { decision, record: { source: 'svc', latency_ms: integrator.decision.latency_ms } }
+  if (integrator.decline)
+    return {
+      decision: { approved: false, reason: integrator.decline },
+      record: integrator.decision,
+    }
   return { decision, record: integrator.decision }
 }
 
@@ -111,18 +168,38 @@ export interface PresentedAuthorization {
 export type DecisionOutcome = { view: AuthorizationView } | { error: unknown } | { stale: true }
 
 /** A request normalized for deciding: its id and time, and the security code checked (one processor call, outside any transaction). */
-export async function presentRequest(deps: AppDeps, ctx: RequestCtx, body: SimulateAuthorizationBody): Promise<PresentedAuthorization> {
+export async function presentRequest(
+  deps: AppDeps,
+  ctx: RequestCtx,
+  body: SimulateAuthorizationBody,
+): Promise<PresentedAuthorization> {
   const at = deps.clock.now()
   return {
-    id: newId('auth', at), at, ctx, body, currency: body.currency.toUpperCase(),
-    merchant: { name: body.merchant.name, mcc: body.merchant.mcc ?? null, city: body.merchant.city ?? null, country: body.merchant.country?.toUpperCase() ?? null },
-    cvc: body.cvc === undefined ? null : await checkCvc(deps, await requireCard(deps.db, ctx, body.card_id, 'card_id'), body.cvc),
+    id: newId('auth', at),
+    at,
+    ctx,
+    body,
+    currency: body.currency.toUpperCase(),
+    merchant: {
+      name: body.merchant.name,
+      mcc: body.merchant.mcc ?? null,
+      city: body.merchant.city ?? null,
+      country: body.merchant.country?.toUpperCase() ?? null,
+    },
+    cvc:
+      body.cvc === undefined
+        ? null
+        : await checkCvc(deps, await requireCard(deps.db, ctx, body.card_id, 'card_id'), body.cvc),
     answer: answerToStore(201, deps.unit?.key),
   }
 }
 
 /** Runs `fn` for the batch's request `i`: an error it throws becomes that request's outcome (undefined returned). */
-async function settled<T>(outcomes: (DecisionOutcome | undefined)[], i: number, fn: () => T | Promise<T>): Promise<T | undefined> {
+async function settled<T>(
+  outcomes: (DecisionOutcome | undefined)[],
+  i: number,
+  fn: () => T | Promise<T>,
+): Promise<T | undefined> {
   try {
     return await fn()
   } catch (error) {
@@ -140,7 +217,12 @@ async function settled<T>(outcomes: (DecisionOutcome | undefined)[], i: number, 
  * decide again. With `lock`, the accounts are read under their row locks in the caller's transaction, so
  * nothing can change before the write.
  */
-export async function decideBatch(deps: AppDeps, db: Db, batch: readonly PresentedAuthorization[], lock: boolean): Promise<DecisionOutcome[]> {
+export async function decideBatch(
+  deps: AppDeps,
+  db: Db,
+  batch: readonly PresentedAuthorization[],
+  lock: boolean,
+): Promise<DecisionOutcome[]> {
   const now = deps.clock.now()
   const { outcomes, evaluated } = await evaluateBatch(deps, db, batch, lock, now)
   const writes: repo.DecisionWrite[] = []
@@ -148,7 +230,15 @@ export async function decideBatch(deps: AppDeps, db: Db, batch: readonly Present
   evaluated.forEach((e, i) => {
     if (!e) return
     const row = authorizationRow(batch[i], e.card, e.accountId, e.decision, e.record)
-    writes.push({ row, view: presentAuthorization(row), eventId: newId('evt', now), entryId: e.decision.approved ? newId('le') : null, versions: e.versions, operationId: batch[i].cvc?.operationId ?? null, answer: batch[i].answer })
+    writes.push({
+      row,
+      view: presentAuthorization(row),
+      eventId: newId('evt', now),
+      entryId: e.decision.approved ? newId('le') : null,
+      versions: e.versions,
+      operationId: batch[i].cvc?.operationId ?? null,
+      answer: batch[i].answer,
+    })
     written.push(i)
   })
 
@@ -174,20 +264,46 @@ interface Evaluated {
  * The reads and rules of `decideBatch`, writing nothing: each request's decision (with its integrator's answer,
  * if it has one), or the error it met. The pre-check of the integrator path runs it alone, outside any transaction.
  */
-async function evaluateBatch(deps: AppDeps, db: Db, batch: readonly PresentedAuthorization[], lock: boolean, now: Date): Promise<{ outcomes: (DecisionOutcome | undefined)[]; evaluated: (Evaluated | undefined)[] }> {
+async function evaluateBatch(
+  deps: AppDeps,
+  db: Db,
+  batch: readonly PresentedAuthorization[],
+  lock: boolean,
+  now: Date,
+): Promise<{ outcomes: (DecisionOutcome | undefined)[]; evaluated: (Evaluated | undefined)[] }> {
   const outcomes: (DecisionOutcome | undefined)[] = new Array(batch.length)
   const evaluated: (Evaluated | undefined)[] = new Array(batch.length)
-  const facts = await repo.readDecisionFacts(db, [...new Set(batch.map((p) => p.body.card_id))], lock)
-  const owned = await Promise.all(batch.map((p, i) => settled(outcomes, i, () => {
-    const found = facts.get(p.body.card_id)
-    requireOwned(found?.card, p.ctx, 'card_not_found', 'card_id')
-    return found!
-  })))
+  const facts = await repo.readDecisionFacts(
+    db,
+    [...new Set(batch.map((p) => p.body.card_id))],
+    lock,
+  )
+  const owned = await Promise.all(
+    batch.map((p, i) =>
+      settled(outcomes, i, () => {
+        const found = facts.get(p.body.card_id)
+        requireOwned(found?.card, p.ctx, 'card_not_found', 'card_id')
+        return found!
+      }),
+    ),
+  )
   const cards = new Map<string, repo.DecisionCard>()
   for (const f of owned) if (f) cards.set(f.card.id, f.card)
   const spent = new Map<string, Partial<Record<WindowInterval, number>>>()
-  await Promise.all([...cards.values()].map(async (card) => spent.set(card.id, await spentInWindows(db, card, controlsOf(card), now))))
-  const tokens = await Promise.all(batch.map((p, i) => owned[i] && settled(outcomes, i, () => tokenStatus(db, p.ctx, owned[i]!.card, p.body.network_token_id ?? null))))
+  await Promise.all(
+    [...cards.values()].map(async (card) =>
+      spent.set(card.id, await spentInWindows(db, card, controlsOf(card), now)),
+    ),
+  )
+  const tokens = await Promise.all(
+    batch.map(
+      (p, i) =>
+        owned[i] &&
+        settled(outcomes, i, () =>
+          tokenStatus(db, p.ctx, owned[i]!.card, p.body.network_token_id ?? null),
+        ),
+    ),
+  )
 
   /** What this batch's approvals so far take: from each account's available balance, and each card's windows. */
   const heldInBatch = new Map<string, number>()
@@ -198,16 +314,36 @@ async function evaluateBatch(deps: AppDeps, db: Db, batch: readonly PresentedAut
     const { card, account, versions } = f
     const rules = controlsOf(card)
     const before = spentInBatch.get(card.id) ?? 0
-    const windows = Object.fromEntries(Object.entries(spent.get(card.id) ?? {}).map(([w, n]) => [w, n + before]))
+    const windows = Object.fromEntries(
+      Object.entries(spent.get(card.id) ?? {}).map(([w, n]) => [w, n + before]),
+    )
     // A partial approval by the integrator holds (and is checked for) only the amount it approved.
     const amount = p.integrator?.amount ?? p.body.amount
-    const { decision, record } = withIntegrator(decide({
-      amount, currency: p.currency, merchant: p.merchant,
-      card: { status: card.status, expMonth: card.exp_month, expYear: card.exp_year, controls: rules },
-      account: { status: account.status, currency: account.currency, available: availableBalance(account) - (heldInBatch.get(account.id) ?? 0) },
-      tokenStatus: tokens[i] ?? null, expiryMatches: expiryMatches(card, p.body), cvcMatches: p.cvc?.matches ?? null,
-      spent: windows, alreadyAuthorized: 0, now,
-    }), p.integrator)
+    const { decision, record } = withIntegrator(
+      decide({
+        amount,
+        currency: p.currency,
+        merchant: p.merchant,
+        card: {
+          status: card.status,
+          expMonth: card.exp_month,
+          expYear: card.exp_year,
+          controls: rules,
+        },
+        account: {
+          status: account.status,
+          currency: account.currency,
+          available: availableBalance(account) - (heldInBatch.get(account.id) ?? 0),
+        },
+        tokenStatus: tokens[i] ?? null,
+        expiryMatches: expiryMatches(card, p.body),
+        cvcMatches: p.cvc?.matches ?? null,
+        spent: windows,
+        alreadyAuthorized: 0,
+        now,
+      }),
+      p.integrator,
+    )
     if (decision.approved) {
       heldInBatch.set(account.id, (heldInBatch.get(account.id) ?? 0) + amount)
       spentInBatch.set(card.id, before + amount)
@@ -222,26 +358,53 @@ async function evaluateBatch(deps: AppDeps, db: Db, batch: readonly PresentedAut
  * would be written if they approve (status pending, approved, no hold yet), what the integrator is asked about;
  * null when they decline or the request fails (then it is decided as if no endpoint existed, and never sent).
  */
-export async function precheck(deps: AppDeps, p: PresentedAuthorization): Promise<AuthorizationView | null> {
+export async function precheck(
+  deps: AppDeps,
+  p: PresentedAuthorization,
+): Promise<AuthorizationView | null> {
   const { evaluated } = await evaluateBatch(deps, deps.db, [p], false, deps.clock.now())
   const e = evaluated[0]
   if (!e || !e.decision.approved) return null
-  const row = authorizationRow(p, e.card, e.accountId, e.decision, { source: 'integrator', latency_ms: 0 })
+  const row = authorizationRow(p, e.card, e.accountId, e.decision, {
+    source: 'integrator',
+    latency_ms: 0,
+  })
   return presentAuthorization({ ...row, held_amount: 0, hold_id: null, expires_at: null })
 }
 
 /** The authorization row a decision writes: approved, pending with a hold for the amount; declined, with its reason. */
-function authorizationRow(p: PresentedAuthorization, card: repo.DecisionCard, accountId: string, decision: Decision, record: DecisionRecord): repo.AuthorizationRow {
+function authorizationRow(
+  p: PresentedAuthorization,
+  card: repo.DecisionCard,
+  accountId: string,
+  decision: Decision,
+  record: DecisionRecord,
+): repo.AuthorizationRow {
   const { body, at } = p
   const held = p.integrator?.amount ?? body.amount
   return {
-    id: p.id, organization_id: card.organization_id, environment: card.environment, program_id: card.program_id,
-    card_id: card.id, account_id: accountId, network_token_id: body.network_token_id ?? null,
-    status: decision.approved ? 'pending' : 'declined', approved: decision.approved,
-    amount: decision.approved ? held : body.amount, held_amount: decision.approved ? held : 0, captured_amount: 0, reversed_amount: 0,
-    currency: p.currency, merchant: p.merchant, decline_reason: decision.approved ? null : decision.reason, hold_id: decision.approved ? newId('hold') : null,
-    request_history: [request('authorization', body.amount, decision, at, record)], decision: record,
-    expires_at: decision.approved ? new Date(at.getTime() + HOLD_LIFETIME_MS) : null, created_at: at, updated_at: at,
+    id: p.id,
+    organization_id: card.organization_id,
+    environment: card.environment,
+    program_id: card.program_id,
+    card_id: card.id,
+    account_id: accountId,
+    network_token_id: body.network_token_id ?? null,
+    status: decision.approved ? 'pending' : 'declined',
+    approved: decision.approved,
+    amount: decision.approved ? held : body.amount,
+    held_amount: decision.approved ? held : 0,
+    captured_amount: 0,
+    reversed_amount: 0,
+    currency: p.currency,
+    merchant: p.merchant,
+    decline_reason: decision.approved ? null : decision.reason,
+    hold_id: decision.approved ? newId('hold') : null,
+    request_history: [request('authorization', body.amount, decision, at, record)],
+    decision: record,
+    expires_at: decision.approved ? new Date(at.getTime() + HOLD_LIFETIME_MS) : null,
+    created_at: at,
+    updated_at: at,
   }
 }
 
@@ -250,24 +413,51 @@ function authorizationRow(p: PresentedAuthorization, card: repo.DecisionCard, ac
  * losing the race to a changed account a few times, so a hot account contended across processes still
  * makes progress.
  */
-export async function decideLocked(deps: AppDeps, p: PresentedAuthorization): Promise<AuthorizationView> {
+export async function decideLocked(
+  deps: AppDeps,
+  p: PresentedAuthorization,
+): Promise<AuthorizationView> {
   return withTx(deps.db, async (trx) => {
     const [outcome] = await decideBatch(deps, trx, [p], true)
     if ('error' in outcome) throw outcome.error
-    if ('stale' in outcome) throw new Error(`authorization ${p.id} not written under its account's lock`)
+    if ('stale' in outcome)
+      throw new Error(`authorization ${p.id} not written under its account's lock`)
     return outcome.view
   })
 }
 
 /** The service's rules for an increment of `amount` on `auth` (per-authorization limits count the new total). */
-async function incrementRules(db: Db, ctx: RequestCtx, auth: repo.AuthorizationRow, card: CardRow, account: AccountRow, amount: number, now: Date): Promise<Decision> {
+async function incrementRules(
+  db: Db,
+  ctx: RequestCtx,
+  auth: repo.AuthorizationRow,
+  card: CardRow,
+  account: AccountRow,
+  amount: number,
+  now: Date,
+): Promise<Decision> {
   const rules = controlsOf(card)
   return decide({
-    amount, currency: auth.currency, merchant: auth.merchant,
-    card: { status: card.status, expMonth: card.exp_month, expYear: card.exp_year, controls: rules },
-    account: { status: account.status, currency: account.currency, available: availableBalance(account) },
-    tokenStatus: await tokenStatus(db, ctx, card, auth.network_token_id), expiryMatches: null, cvcMatches: null,
-    spent: await spentInWindows(db, card, rules, now), alreadyAuthorized: Number(auth.amount), now,
+    amount,
+    currency: auth.currency,
+    merchant: auth.merchant,
+    card: {
+      status: card.status,
+      expMonth: card.exp_month,
+      expYear: card.exp_year,
+      controls: rules,
+    },
+    account: {
+      status: account.status,
+      currency: account.currency,
+      available: availableBalance(account),
+    },
+    tokenStatus: await tokenStatus(db, ctx, card, auth.network_token_id),
+    expiryMatches: null,
+    cvcMatches: null,
+    spent: await spentInWindows(db, card, rules, now),
+    alreadyAuthorized: Number(auth.amount),
+    now,
   })
 }
 
@@ -276,14 +466,25 @@ async function incrementRules(db: Db, ctx: RequestCtx, auth: repo.AuthorizationR
  * written if they approve (amount raised, status pending, approved, the hold not raised yet), what the integrator
  * is asked about; null when they decline or the request fails (then it is decided as if no endpoint existed).
  */
-export async function precheckIncrement(deps: AppDeps, ctx: RequestCtx, auth: repo.AuthorizationRow, card: CardRow, amount: number): Promise<AuthorizationView | null> {
+export async function precheckIncrement(
+  deps: AppDeps,
+  ctx: RequestCtx,
+  auth: repo.AuthorizationRow,
+  card: CardRow,
+  amount: number,
+): Promise<AuthorizationView | null> {
   if (auth.status !== 'pending') return null
   try {
     const now = deps.clock.now()
     const account = await requireAccount(deps.db, ctx, card.account_id)
     const decision = await incrementRules(deps.db, ctx, auth, card, account, amount, now)
     if (!decision.approved) return null
-    return presentAuthorization({ ...auth, amount: Number(auth.amount) + amount, updated_at: now, decision: { source: 'integrator', latency_ms: 0 } })
+    return presentAuthorization({
+      ...auth,
+      amount: Number(auth.amount) + amount,
+      updated_at: now,
+      decision: { source: 'integrator', latency_ms: 0 },
+    })
   } catch {
     return null
   }
@@ -295,24 +496,46 @@ export async function precheckIncrement(deps: AppDeps, ctx: RequestCtx, auth: re
  * amount). Approved, the hold and `amount` grow; declined, nothing moves. Either way the request is
  * appended to `request_history`, the authorization's `decision` is the increment's, and authorization.updated is emitted.
  */
-export async function incrementAuthorization(deps: AppDeps, ctx: RequestCtx, authorizationId: string, amount: number, card: CardRow, integrator?: IntegratorOutcome): Promise<AuthorizationView> {
+export async function incrementAuthorization(
+  deps: AppDeps,
+  ctx: RequestCtx,
+  authorizationId: string,
+  amount: number,
+  card: CardRow,
+  integrator?: IntegratorOutcome,
+): Promise<AuthorizationView> {
   const raise = integrator?.amount ?? amount
   return withTx(deps.db, async (trx) => {
     const now = deps.clock.now()
     const account = await lockAccount(trx, card.account_id)
     const auth = (await repo.findAuthorization(trx, authorizationId))!
     requirePending(auth, 'incremented')
-    let { decision, record } = withIntegrator(await incrementRules(trx, ctx, auth, card, account, raise, now), integrator)
+    let { decision, record } = withIntegrator(
+      await incrementRules(trx, ctx, auth, card, account, raise, now),
+      integrator,
+    )
     if (decision.approved) {
       const raised = await incrementHold(trx, auth.hold_id!, raise, now)
       if (!raised.approved) {
         decision = { approved: false, reason: raised.reason }
-        record = integrator ? { source: 'svc', latency_ms: integrator.decision.latency_ms } : SVC_DECISION
+        record = integrator
+          ? { source: 'svc', latency_ms: integrator.decision.latency_ms }
+          : SVC_DECISION
       }
     }
-    const row = await repo.updateAuthorization(trx, auth.id, decision.approved
-      ? { amount: Number(auth.amount) + raise, held_amount: Number(auth.held_amount) + raise, updated_at: now, decision: json(record) }
-      : { updated_at: now, decision: json(record) }, request('increment', amount, decision, now, record))
+    const row = await repo.updateAuthorization(
+      trx,
+      auth.id,
+      decision.approved
+        ? {
+            amount: Number(auth.amount) + raise,
+            held_amount: Number(auth.held_amount) + raise,
+            updated_at: now,
+            decision: json(record),
+          }
+        : { updated_at: now, decision: json(record) },
+      request('increment', amount, decision, now, record),
+    )
     const view = presentAuthorization(row)
     await emit(trx, scopeOfRow(row), 'authorization.updated', view, now)
     return view

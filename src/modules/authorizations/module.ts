@@ -11,7 +11,9 @@ import { findAuthorization } from './repo.js'
 import { registerAuthorizations } from './routes.js'
 
 /** Calls to the integrator's authorization endpoint, kept 30 days like events. */
-const AUTHORIZATIONS_PURGES: readonly Purge[] = [{ name: 'authorization_endpoint_attempts', run: purgeExpiredAttempts }]
+const AUTHORIZATIONS_PURGES: readonly Purge[] = [
+  { name: 'authorization_endpoint_attempts', run: purgeExpiredAttempts },
+]
 
 /** Real-time authorizations, their simulator and the integrator's authorization endpoint; pending ones past their expiry are swept, endpoint attempts past 30 days purged. Answers the list filters' lookup of an authorization_id. */
 export const authorizationsModule: ServiceModule = {
@@ -19,8 +21,18 @@ export const authorizationsModule: ServiceModule = {
   routes: registerAuthorizations,
   purges: AUTHORIZATIONS_PURGES,
   schedules: [
-    { type: 'authorizations.expire', everyMs: EXPIRY_SWEEP_MS, run: async (deps) => { await expireDue(deps) } },
-    purgeSchedule('authorizations.purge_endpoint_attempts', ATTEMPT_PURGE_EVERY_MS, AUTHORIZATIONS_PURGES),
+    {
+      type: 'authorizations.expire',
+      everyMs: EXPIRY_SWEEP_MS,
+      run: async (deps) => {
+        await expireDue(deps)
+      },
+    },
+    purgeSchedule(
+      'authorizations.purge_endpoint_attempts',
+      ATTEMPT_PURGE_EVERY_MS,
+      AUTHORIZATIONS_PURGES,
+    ),
   ],
   hooks: [answer(AUTHORIZATION_SCOPE, findAuthorization)],
   states: [DECISIONS, INTEGRATOR_CACHES],

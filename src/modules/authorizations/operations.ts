@@ -17,7 +17,12 @@ function finalStatus(captured: number, ending: 'reversed' | 'expired'): string {
   return captured > 0 ? 'closed' : ending
 }
 
-async function updated(trx: Db, auth: repo.AuthorizationRow, patch: Parameters<typeof repo.updateAuthorization>[2], now: Date): Promise<AuthorizationView> {
+async function updated(
+  trx: Db,
+  auth: repo.AuthorizationRow,
+  patch: Parameters<typeof repo.updateAuthorization>[2],
+  now: Date,
+): Promise<AuthorizationView> {
   const row = await repo.updateAuthorization(trx, auth.id, { ...patch, updated_at: now })
   const view = presentAuthorization(row)
   await emit(trx, scopeOfRow(row), 'authorization.updated', view, now)
@@ -28,7 +33,11 @@ async function updated(trx: Db, auth: repo.AuthorizationRow, patch: Parameters<t
  * A reversal: gives back `amount` of the hold (all of it when omitted). Fully reversed, the
  * authorization is `reversed` (or `closed` when part of it was captured before).
  */
-export async function reverseAuthorization(deps: AppDeps, auth0: repo.AuthorizationRow, amount: number | undefined): Promise<AuthorizationView> {
+export async function reverseAuthorization(
+  deps: AppDeps,
+  auth0: repo.AuthorizationRow,
+  amount: number | undefined,
+): Promise<AuthorizationView> {
   return withTx(deps.db, async (trx) => {
     const now = deps.clock.now()
     await lockAccount(trx, auth0.account_id)
@@ -36,15 +45,24 @@ export async function reverseAuthorization(deps: AppDeps, auth0: repo.Authorizat
     requirePending(auth, 'reversed')
     const held = Number(auth.held_amount)
     if (amount !== undefined && amount > held) {
-      throw new ApiError('invalid_parameter', { param: 'amount', message: `Authorization ${auth.id} holds ${held}; a reversal cannot exceed it.` })
+      throw new ApiError('invalid_parameter', {
+        param: 'amount',
+        message: `Authorization ${auth.id} holds ${held}; a reversal cannot exceed it.`,
+      })
     }
     const release = amount ?? held
     await releaseHold(trx, auth.hold_id!, now, release)
     const left = held - release
-    return updated(trx, auth, {
-      held_amount: left, reversed_amount: Number(auth.reversed_amount) + release,
-      status: left > 0 ? 'pending' : finalStatus(Number(auth.captured_amount), 'reversed'),
-    }, now)
+    return updated(
+      trx,
+      auth,
+      {
+        held_amount: left,
+        reversed_amount: Number(auth.reversed_amount) + release,
+        status: left > 0 ? 'pending' : finalStatus(Number(auth.captured_amount), 'reversed'),
+      },
+      now,
+    )
   })
 }
 
@@ -54,7 +72,12 @@ export async function reverseAuthorization(deps: AppDeps, auth0: repo.Authorizat
  * a late presentment) the excess is taken from the available balance, and refused with
  * `insufficient_funds` when it is not there, or `account_blocked` on a blocked account.
  */
-export async function captureAuthorization(deps: AppDeps, auth0: repo.AuthorizationRow, amount: number | undefined, close: boolean): Promise<TransactionView> {
+export async function captureAuthorization(
+  deps: AppDeps,
+  auth0: repo.AuthorizationRow,
+  amount: number | undefined,
+  close: boolean,
+): Promise<TransactionView> {
   return withTx(deps.db, async (trx) => {
     const now = deps.clock.now()
     const account = await lockAccount(trx, auth0.account_id)
@@ -66,36 +89,61 @@ export async function captureAuthorization(deps: AppDeps, auth0: repo.Authorizat
     }
     const held = Number(auth.held_amount)
     const take = amount ?? held
-    if (take <= 0) throw new ApiError('missing_parameter', { param: 'amount', message: `Authorization ${auth.id} holds nothing any more; name the amount to capture.` })
+    if (take <= 0)
+      throw new ApiError('missing_parameter', {
+        param: 'amount',
+        message: `Authorization ${auth.id} holds nothing any more; name the amount to capture.`,
+      })
     const excess = Math.max(0, take - held)
     // A blocked account keeps its balances: holds placed before still clear, but nothing beyond them.
     if (excess > 0 && account.status === 'blocked') {
       throw new ApiError('account_blocked', {
-        param: 'amount', message: `Account ${account.id} is blocked: a capture may clear what the hold still holds (${held}), not ${take}.`,
+        param: 'amount',
+        message: `Account ${account.id} is blocked: a capture may clear what the hold still holds (${held}), not ${take}.`,
       })
     }
     if (excess > availableBalance(account)) {
       throw new ApiError('insufficient_funds', {
-        param: 'amount', message: `Capturing ${take} needs ${excess} beyond the hold; the available balance is ${availableBalance(account)}.`,
+        param: 'amount',
+        message: `Capturing ${take} needs ${excess} beyond the hold; the available balance is ${availableBalance(account)}.`,
       })
     }
     await captureHold(trx, auth.hold_id!, take, now, { final: close })
     const left = close ? 0 : held - Math.min(take, held)
-    await updated(trx, auth, {
-      held_amount: left, captured_amount: Number(auth.captured_amount) + take, status: left > 0 ? 'pending' : 'closed',
-    }, now)
+    await updated(
+      trx,
+      auth,
+      {
+        held_amount: left,
+        captured_amount: Number(auth.captured_amount) + take,
+        status: left > 0 ? 'pending' : 'closed',
+      },
+      now,
+    )
     return presentTransaction(await recordCapture(trx, { authorization: auth, amount: take }, now))
   })
 }
 
 /** Releases what a pending authorization still holds and marks it `expired` (the 7-day sweep, or the simulator now). */
-async function expireOne(trx: Db, auth: repo.AuthorizationRow, now: Date): Promise<AuthorizationView> {
+async function expireOne(
+  trx: Db,
+  auth: repo.AuthorizationRow,
+  now: Date,
+): Promise<AuthorizationView> {
   await releaseHold(trx, auth.hold_id!, now)
-  return updated(trx, auth, { held_amount: 0, status: finalStatus(Number(auth.captured_amount), 'expired') }, now)
+  return updated(
+    trx,
+    auth,
+    { held_amount: 0, status: finalStatus(Number(auth.captured_amount), 'expired') },
+    now,
+  )
 }
 
 /** Sandbox: expires a pending authorization now, as if its 7 days had passed. */
-export async function expireAuthorization(deps: AppDeps, auth0: repo.AuthorizationRow): Promise<AuthorizationView> {
+export async function expireAuthorization(
+  deps: AppDeps,
+  auth0: repo.AuthorizationRow,
+): Promise<AuthorizationView> {
   return withTx(deps.db, async (trx) => {
     const now = deps.clock.now()
     await lockAccount(trx, auth0.account_id)
@@ -118,7 +166,13 @@ export async function expireDue(deps: AppDeps): Promise<number> {
         const now = deps.clock.now()
         await lockAccount(trx, account_id)
         const auth = await repo.findAuthorization(trx, id)
-        if (!auth || auth.status !== 'pending' || auth.expires_at === null || new Date(auth.expires_at).getTime() > now.getTime()) return false
+        if (
+          !auth ||
+          auth.status !== 'pending' ||
+          auth.expires_at === null ||
+          new Date(auth.expires_at).getTime() > now.getTime()
+        )
+          return false
         await expireOne(trx, auth, now)
         return true
       })

@@ -1,7 +1,12 @@
 import { sql, type Selectable, type Updateable } from 'kysely'
 import type { Db } from '../../db/types.js'
 import { json } from '../../db/types.js'
-import { ANSWER_RECORD_COLUMNS, answerItemFields, storeAnswersCte, type AnswerToStore } from '../../http/idempotent-answer.js'
+import {
+  ANSWER_RECORD_COLUMNS,
+  answerItemFields,
+  storeAnswersCte,
+  type AnswerToStore,
+} from '../../http/idempotent-answer.js'
 import { applyBounds, whereIs, type PageBounds } from '../../http/pagination.js'
 import { lowestIdAt } from '../../lib/ids.js'
 import type { AccountRow } from '../accounts/index.js'
@@ -16,11 +21,21 @@ import './types.js'
 export type AuthorizationRow = Selectable<AuthorizationsTable>
 
 /** The card's columns a decision reads. */
-const DECISION_CARD = ['id', 'organization_id', 'environment', 'program_id', 'account_id', 'status', 'exp_month', 'exp_year', 'spending_controls'] as const
+const DECISION_CARD = [
+  'id',
+  'organization_id',
+  'environment',
+  'program_id',
+  'account_id',
+  'status',
+  'exp_month',
+  'exp_year',
+  'spending_controls',
+] as const
 /** The funding account's columns a decision reads. */
 const DECISION_ACCOUNT = ['id', 'status', 'currency', 'ledger_balance', 'held_balance'] as const
-export type DecisionCard = Pick<CardRow, typeof DECISION_CARD[number]>
-export type DecisionAccount = Pick<AccountRow, typeof DECISION_ACCOUNT[number]>
+export type DecisionCard = Pick<CardRow, (typeof DECISION_CARD)[number]>
+export type DecisionAccount = Pick<AccountRow, (typeof DECISION_ACCOUNT)[number]>
 
 /** What a decision reads: the card, its funding account, and the row versions the decision's write is guarded by. */
 export interface DecisionFacts {
@@ -33,11 +48,16 @@ export interface DecisionFacts {
 const decisionColumns = sql.join([
   ...DECISION_CARD.map((c) => sql`c.${sql.ref(c)} AS ${sql.ref(`card_${c}`)}`),
   ...DECISION_ACCOUNT.map((c) => sql`a.${sql.ref(c)} AS ${sql.ref(`account_${c}`)}`),
-  sql`c.version AS card_version`, sql`a.version AS account_version`,
+  sql`c.version AS card_version`,
+  sql`a.version AS account_version`,
 ])
 
 /** The columns of `row` named `prefix` + column, as an object keyed by column. */
-function pick<K extends string>(row: Record<string, unknown>, prefix: string, columns: readonly K[]): Record<K, unknown> {
+function pick<K extends string>(
+  row: Record<string, unknown>,
+  prefix: string,
+  columns: readonly K[],
+): Record<K, unknown> {
   const out = {} as Record<K, unknown>
   for (const c of columns) out[c] = row[`${prefix}${c}`]
   return out
@@ -49,16 +69,25 @@ function pick<K extends string>(row: Record<string, unknown>, prefix: string, co
  * against changes and the accounts' rows, in id order, for the rest of the caller's transaction (the
  * pessimistic path); otherwise a plain read whose versions guard the write.
  */
-export async function readDecisionFacts(db: Db, cardIds: readonly string[], lock: boolean): Promise<Map<string, DecisionFacts>> {
+export async function readDecisionFacts(
+  db: Db,
+  cardIds: readonly string[],
+  lock: boolean,
+): Promise<Map<string, DecisionFacts>> {
   const { rows } = await sql<Record<string, unknown>>`
     WITH ${cardsCte('c', JSON.stringify(cardIds), DECISION_CARD, lock)},
     ${accountsCte('a', sql`SELECT account_id FROM c`, lock)}
     SELECT ${decisionColumns} FROM c JOIN a ON a.id = c.account_id`.execute(db)
-  return new Map(rows.map((row) => [row.card_id as string, {
-    card: pick(row, 'card_', DECISION_CARD) as DecisionCard,
-    account: pick(row, 'account_', DECISION_ACCOUNT) as DecisionAccount,
-    versions: { card: row.card_version as string, account: row.account_version as string },
-  }]))
+  return new Map(
+    rows.map((row) => [
+      row.card_id as string,
+      {
+        card: pick(row, 'card_', DECISION_CARD) as DecisionCard,
+        account: pick(row, 'account_', DECISION_ACCOUNT) as DecisionAccount,
+        versions: { card: row.card_version as string, account: row.account_version as string },
+      },
+    ]),
+  )
 }
 
 /** One decided authorization to write. */
@@ -87,17 +116,39 @@ export interface DecisionWrite {
  * Idempotency-Key. `stale`: accounts whose decisions were not written
  * (something changed since the read): decide them again.
  */
-export async function recordDecisions(db: Db, writes: readonly DecisionWrite[], now: Date): Promise<{ stale: Set<string>; notified: boolean }> {
+export async function recordDecisions(
+  db: Db,
+  writes: readonly DecisionWrite[],
+  now: Date,
+): Promise<{ stale: Set<string>; notified: boolean }> {
   if (writes.length === 0) return { stale: new Set(), notified: false }
   // Each item is the authorization row with what its write needs beside it: read as a row (`input`), and as
   // an `authorizations` record for the insert (the extra keys ignored).
-  const items = JSON.stringify(writes.map((w, idx) => ({
-    ...w.row, idx, account_version: w.versions.account, card_version: w.versions.card,
-    entry_id: w.entryId, operation_id: w.operationId, event_id: w.eventId, view: w.view,
-    ...answerItemFields(w.answer),
-  })))
+  const items = JSON.stringify(
+    writes.map((w, idx) => ({
+      ...w.row,
+      idx,
+      account_version: w.versions.account,
+      card_version: w.versions.card,
+      entry_id: w.entryId,
+      operation_id: w.operationId,
+      event_id: w.eventId,
+      view: w.view,
+      ...answerItemFields(w.answer),
+    })),
+  )
   const columns = Object.keys(writes[0].row)
-  const events = emitPerRow('written', { id: 'event_id', organizationId: 'organization_id', environment: 'environment', type: 'event_type' }, sql`view`, now)
+  const events = emitPerRow(
+    'written',
+    {
+      id: 'event_id',
+      organizationId: 'organization_id',
+      environment: 'environment',
+      type: 'event_type',
+    },
+    sql`view`,
+    now,
+  )
   const { rows } = await sql<{ stale: string[]; notified: number }>`
     WITH batch AS (SELECT ${items}::json AS items),
     input AS (
@@ -133,7 +184,9 @@ export async function recordDecisions(db: Db, writes: readonly DecisionWrite[], 
       SELECT event_id, organization_id, environment, 'authorization.created'::text AS event_type, view FROM ok
     ),
     ${events.ctes}
-    SELECT coalesce((SELECT json_agg(account_id) FROM checked WHERE NOT fresh), '[]'::json) AS stale, ${events.notified} AS notified`.execute(db)
+    SELECT coalesce((SELECT json_agg(account_id) FROM checked WHERE NOT fresh), '[]'::json) AS stale, ${events.notified} AS notified`.execute(
+    db,
+  )
   return { stale: new Set(rows[0].stale), notified: Boolean(rows[0].notified) }
 }
 
@@ -143,10 +196,14 @@ export async function findAuthorization(db: Db, id: string): Promise<Authorizati
 
 /** Updates amounts and status; `request` (an increment) is appended to the request history. */
 export async function updateAuthorization(
-  trx: Db, id: string, patch: Updateable<AuthorizationsTable>, request?: AuthorizationRequestValue,
+  trx: Db,
+  id: string,
+  patch: Updateable<AuthorizationsTable>,
+  request?: AuthorizationRequestValue,
 ): Promise<AuthorizationRow> {
   let q = trx.updateTable('authorizations').set(patch)
-  if (request) q = q.set({ request_history: sql`request_history || ${json([request])}::jsonb` as never })
+  if (request)
+    q = q.set({ request_history: sql`request_history || ${json([request])}::jsonb` as never })
   return q.where('id', '=', id).returningAll().executeTakeFirstOrThrow()
 }
 
@@ -154,18 +211,28 @@ export async function updateAuthorization(
  * Approved spend of a card in each window since its start: what approved authorizations still hold plus
  * what they captured (reversed and expired parts are not spend). One statement for every window asked.
  */
-export async function spendSince(db: Db, cardId: string, windows: { interval: WindowInterval; from: Date | null }[]): Promise<Partial<Record<WindowInterval, number>>> {
+export async function spendSince(
+  db: Db,
+  cardId: string,
+  windows: { interval: WindowInterval; from: Date | null }[],
+): Promise<Partial<Record<WindowInterval, number>>> {
   if (windows.length === 0) return {}
-  const earliest = windows.some((w) => w.from === null) ? null : new Date(Math.min(...windows.map((w) => w.from!.getTime())))
-  const columns = windows.map((w) => w.from === null
-    ? sql`coalesce(sum(held_amount + captured_amount), 0)::bigint AS ${sql.ref(w.interval)}`
-    : sql`coalesce(sum(held_amount + captured_amount) FILTER (WHERE created_at >= ${w.from}), 0)::bigint AS ${sql.ref(w.interval)}`)
+  const earliest = windows.some((w) => w.from === null)
+    ? null
+    : new Date(Math.min(...windows.map((w) => w.from!.getTime())))
+  const columns = windows.map((w) =>
+    w.from === null
+      ? sql`coalesce(sum(held_amount + captured_amount), 0)::bigint AS ${sql.ref(w.interval)}`
+      : sql`coalesce(sum(held_amount + captured_amount) FILTER (WHERE created_at >= ${w.from}), 0)::bigint AS ${sql.ref(w.interval)}`,
+  )
   // An authorization's id is never earlier than its created_at (newId('auth', now)), so the window's rows
   // are all at or above the lowest id of its start: the bound keeps the scan of `authorizations_card` to them.
   const { rows } = await sql<Record<WindowInterval, number>>`
     SELECT ${sql.join(columns)} FROM authorizations
     WHERE card_id = ${cardId} AND approved
-    ${earliest ? sql`AND id >= ${lowestIdAt('auth', earliest)} AND created_at >= ${earliest}` : sql``}`.execute(db)
+    ${earliest ? sql`AND id >= ${lowestIdAt('auth', earliest)} AND created_at >= ${earliest}` : sql``}`.execute(
+    db,
+  )
   const out: Partial<Record<WindowInterval, number>> = {}
   for (const w of windows) out[w.interval] = Number(rows[0]?.[w.interval] ?? 0)
   return out
@@ -180,9 +247,16 @@ export interface AuthorizationFilter {
 }
 
 /** A page of the caller's authorizations, newest first (ids sort by creation time). */
-export async function listAuthorizations(db: Db, filter: AuthorizationFilter, bounds: PageBounds): Promise<AuthorizationRow[]> {
-  let q = db.selectFrom('authorizations').selectAll()
-    .where('organization_id', '=', filter.organizationId).where('environment', '=', filter.environment)
+export async function listAuthorizations(
+  db: Db,
+  filter: AuthorizationFilter,
+  bounds: PageBounds,
+): Promise<AuthorizationRow[]> {
+  let q = db
+    .selectFrom('authorizations')
+    .selectAll()
+    .where('organization_id', '=', filter.organizationId)
+    .where('environment', '=', filter.environment)
   if (filter.cardId !== undefined) q = q.where('card_id', '=', filter.cardId)
   if (filter.accountId !== undefined) q = q.where('account_id', '=', filter.accountId)
   if (filter.status !== undefined) q = whereIs(q, 'status', filter.status)
@@ -190,8 +264,17 @@ export async function listAuthorizations(db: Db, filter: AuthorizationFilter, bo
 }
 
 /** Pending authorizations whose hold has run out, oldest first: the expiry sweep's worklist. */
-export async function dueForExpiry(db: Db, now: Date, limit: number): Promise<{ id: string; account_id: string }[]> {
-  return db.selectFrom('authorizations').select(['id', 'account_id'])
-    .where('status', '=', 'pending').where('expires_at', '<=', now)
-    .orderBy('expires_at').limit(limit).execute()
+export async function dueForExpiry(
+  db: Db,
+  now: Date,
+  limit: number,
+): Promise<{ id: string; account_id: string }[]> {
+  return db
+    .selectFrom('authorizations')
+    .select(['id', 'account_id'])
+    .where('status', '=', 'pending')
+    .where('expires_at', '<=', now)
+    .orderBy('expires_at')
+    .limit(limit)
+    .execute()
 }

@@ -16,27 +16,40 @@ const tags = ['Authorizations']
 export function registerAuthorizations(base: FastifyInstance, deps: AppDeps): void {
   const app = base.withTypeProvider<TypeBoxTypeProvider>()
 
-  app.get('/v1/authorizations', {
-    config: { scope: 'transactions:read' },
-    schema: {
-      tags, summary: 'List authorizations, most recently created first',
-      description: 'Approved and declined authorizations of your cards. Filters: card_id, account_id, status.',
-      querystring: AuthorizationListQuery,
-      response: { 200: ListEnvelope(Authorization, 'Authorization') },
+  app.get(
+    '/v1/authorizations',
+    {
+      config: { scope: 'transactions:read' },
+      schema: {
+        tags,
+        summary: 'List authorizations, most recently created first',
+        description:
+          'Approved and declined authorizations of your cards. Filters: card_id, account_id, status.',
+        querystring: AuthorizationListQuery,
+        response: { 200: ListEnvelope(Authorization, 'Authorization') },
+      },
     },
-  }, async (req) => {
-    const { card_id, account_id, status, ...page } = req.query
-    return listAuthorizations(deps, req.ctx, { card_id, account_id, status }, page as PageParams)
-  })
+    async (req) => {
+      const { card_id, account_id, status, ...page } = req.query
+      return listAuthorizations(deps, req.ctx, { card_id, account_id, status }, page as PageParams)
+    },
+  )
 
-  app.get('/v1/authorizations/:authorization_id', {
-    config: { scope: 'transactions:read', errors: ['authorization_not_found'] },
-    schema: {
-      tags, summary: 'Retrieve an authorization',
-      description: 'Its status, what it holds and captured, the decline reason of a declined one, and every request (first and increments).',
-      params: AuthorizationIdParams, response: { 200: Authorization },
+  app.get(
+    '/v1/authorizations/:authorization_id',
+    {
+      config: { scope: 'transactions:read', errors: ['authorization_not_found'] },
+      schema: {
+        tags,
+        summary: 'Retrieve an authorization',
+        description:
+          'Its status, what it holds and captured, the decline reason of a declined one, and every request (first and increments).',
+        params: AuthorizationIdParams,
+        response: { 200: Authorization },
+      },
     },
-  }, async (req) => retrieveAuthorization(deps, req.ctx, req.params.authorization_id))
+    async (req) => retrieveAuthorization(deps, req.ctx, req.params.authorization_id),
+  )
 
   registerAuthorizationSimulatorRoutes(base, deps)
   registerAuthorizationEndpoint(base, deps)

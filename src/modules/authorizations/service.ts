@@ -21,24 +21,50 @@ export type { AuthorizationRow } from './repo.js'
 export type { AuthorizationView } from './schemas.js'
 
 /** The caller's authorization by id: another organization's answers exactly like a missing one. */
-export async function requireAuthorization(db: Db, ctx: Scope, authorizationId: string): Promise<repo.AuthorizationRow> {
-  const row = isId('auth', authorizationId) ? await repo.findAuthorization(db, authorizationId) : undefined
+export async function requireAuthorization(
+  db: Db,
+  ctx: Scope,
+  authorizationId: string,
+): Promise<repo.AuthorizationRow> {
+  const row = isId('auth', authorizationId)
+    ? await repo.findAuthorization(db, authorizationId)
+    : undefined
   return requireOwned(row, ctx, 'authorization_not_found')
 }
 
-export async function retrieveAuthorization(deps: AppDeps, ctx: RequestCtx, authorizationId: string): Promise<AuthorizationView> {
+export async function retrieveAuthorization(
+  deps: AppDeps,
+  ctx: RequestCtx,
+  authorizationId: string,
+): Promise<AuthorizationView> {
   return presentAuthorization(await requireAuthorization(deps.db, ctx, authorizationId))
 }
 
-export interface AuthorizationListFilter { card_id?: string; account_id?: string; status?: string }
+export interface AuthorizationListFilter {
+  card_id?: string
+  account_id?: string
+  status?: string
+}
 
 /** One page of the caller's authorizations, newest first. */
-export async function listAuthorizations(deps: AppDeps, ctx: RequestCtx, filter: AuthorizationListFilter, page: PageParams): Promise<ListResult<AuthorizationView>> {
+export async function listAuthorizations(
+  deps: AppDeps,
+  ctx: RequestCtx,
+  filter: AuthorizationListFilter,
+  page: PageParams,
+): Promise<ListResult<AuthorizationView>> {
   const where: repo.AuthorizationFilter = {
-    organizationId: ctx.organizationId, environment: ctx.environment, cardId: filter.card_id, accountId: filter.account_id, status: filter.status,
+    organizationId: ctx.organizationId,
+    environment: ctx.environment,
+    cardId: filter.card_id,
+    accountId: filter.account_id,
+    status: filter.status,
   }
   return paginate({
-    ctx, cursors: deps.cursors, url: '/v1/authorizations', page,
+    ctx,
+    cursors: deps.cursors,
+    url: '/v1/authorizations',
+    page,
     sortKey: (r: repo.AuthorizationRow) => r.id,
     fetch: (bounds) => repo.listAuthorizations(deps.db, where, bounds),
     present: presentAuthorization,
@@ -49,7 +75,12 @@ export async function listAuthorizations(deps: AppDeps, ctx: RequestCtx, filter:
  * Sandbox: the network asks to raise a pending authorization by `amount` (approved or declined, see engine); the
  * organization's authorization endpoint is asked too when the rules approve, as for a new authorization.
  */
-export async function increment(deps: AppDeps, ctx: RequestCtx, authorizationId: string, amount: number): Promise<AuthorizationView> {
+export async function increment(
+  deps: AppDeps,
+  ctx: RequestCtx,
+  authorizationId: string,
+  amount: number,
+): Promise<AuthorizationView> {
   const auth = await requireAuthorization(deps.db, ctx, authorizationId)
   const card = await requireCard(deps.db, ctx, auth.card_id)
   const endpoint = await endpointFor(deps, ctx)
@@ -57,22 +88,51 @@ export async function increment(deps: AppDeps, ctx: RequestCtx, authorizationId:
   if (!endpoint || !wouldBe) return incrementAuthorization(deps, ctx, auth.id, amount, card)
   // Asked outside any transaction; the increment's own transaction then writes its answer under the account's lock.
   // The attempt is logged first: that transaction may be the request's own (Idempotency-Key), committed only after the answer.
-  const { outcome, logged } = await askIntegrator(deps, endpoint, { scope: ctx, authorization: wouldBe, request: { type: 'increment', amount }, requestId: ctx.requestId })
+  const { outcome, logged } = await askIntegrator(deps, endpoint, {
+    scope: ctx,
+    authorization: wouldBe,
+    request: { type: 'increment', amount },
+    requestId: ctx.requestId,
+  })
   await logged
   return incrementAuthorization(deps, ctx, auth.id, amount, card, outcome)
 }
 
 /** Sandbox: the merchant reverses all or part of what a pending authorization holds. */
-export async function reverse(deps: AppDeps, ctx: RequestCtx, authorizationId: string, amount?: number): Promise<AuthorizationView> {
-  return reverseAuthorization(deps, await requireAuthorization(deps.db, ctx, authorizationId), amount)
+export async function reverse(
+  deps: AppDeps,
+  ctx: RequestCtx,
+  authorizationId: string,
+  amount?: number,
+): Promise<AuthorizationView> {
+  return reverseAuthorization(
+    deps,
+    await requireAuthorization(deps.db, ctx, authorizationId),
+    amount,
+  )
 }
 
 /** Sandbox: the merchant captures (clears) an authorization, creating a pending capture transaction. */
-export async function capture(deps: AppDeps, ctx: RequestCtx, authorizationId: string, amount?: number, close = true): Promise<TransactionView> {
-  return captureAuthorization(deps, await requireAuthorization(deps.db, ctx, authorizationId), amount, close)
+export async function capture(
+  deps: AppDeps,
+  ctx: RequestCtx,
+  authorizationId: string,
+  amount?: number,
+  close = true,
+): Promise<TransactionView> {
+  return captureAuthorization(
+    deps,
+    await requireAuthorization(deps.db, ctx, authorizationId),
+    amount,
+    close,
+  )
 }
 
 /** Sandbox: the hold of a pending authorization runs out now. */
-export async function expire(deps: AppDeps, ctx: RequestCtx, authorizationId: string): Promise<AuthorizationView> {
+export async function expire(
+  deps: AppDeps,
+  ctx: RequestCtx,
+  authorizationId: string,
+): Promise<AuthorizationView> {
   return expireAuthorization(deps, await requireAuthorization(deps.db, ctx, authorizationId))
 }

@@ -1,7 +1,6 @@
 import type { Json, Timestamp } from '../../db/types.js'
 import type { MerchantValue } from '../transactions/index.js'
 
-
 /** One request the network sent for an authorization: the first one, then each increment. */
 export interface AuthorizationRequestValue {
   type: 'authorization' | 'increment'

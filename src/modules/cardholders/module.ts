@@ -6,5 +6,7 @@ import { registerCardholders } from './routes.js'
 
 /** Cardholders; answers the list filters' lookup of a cardholder_id. */
 export const cardholdersModule: ServiceModule = {
-  name: 'cardholders', routes: registerCardholders, hooks: [answer(CARDHOLDER_SCOPE, findCardholder)],
+  name: 'cardholders',
+  routes: registerCardholders,
+  hooks: [answer(CARDHOLDER_SCOPE, findCardholder)],
 }

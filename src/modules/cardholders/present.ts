@@ -8,13 +8,24 @@ export type CardholderView = Static<typeof Cardholder>
 type AddressView = Static<typeof Address>
 
 /** The status a caller sees: the current attestation's status, or `expired` once its expires_at has passed. */
-export function effectiveKycStatus(row: Pick<CardholderRow, 'kyc_status' | 'kyc_expires_at'>, now: Date): KycStatus {
-  if (row.kyc_expires_at && new Date(row.kyc_expires_at).getTime() <= now.getTime()) return 'expired'
+export function effectiveKycStatus(
+  row: Pick<CardholderRow, 'kyc_status' | 'kyc_expires_at'>,
+  now: Date,
+): KycStatus {
+  if (row.kyc_expires_at && new Date(row.kyc_expires_at).getTime() <= now.getTime())
+    return 'expired'
   return row.kyc_status as KycStatus
 }
 
 /** An address as sent, in the shape it is held and returned (absent optional parts become null, country upper case). */
-export function normalizeAddress(input: { line1: string; line2?: string | null; city: string; state?: string | null; postal_code: string; country: string }): AddressValue {
+export function normalizeAddress(input: {
+  line1: string
+  line2?: string | null
+  city: string
+  state?: string | null
+  postal_code: string
+  country: string
+}): AddressValue {
   return {
     line1: input.line1,
     line2: input.line2 ?? null,
@@ -27,7 +38,14 @@ export function normalizeAddress(input: { line1: string; line2?: string | null; 
 
 export function sameAddress(a: AddressValue | null, b: AddressValue | null): boolean {
   if (a === null || b === null) return a === b
-  return a.line1 === b.line1 && a.line2 === b.line2 && a.city === b.city && a.state === b.state && a.postal_code === b.postal_code && a.country === b.country
+  return (
+    a.line1 === b.line1 &&
+    a.line2 === b.line2 &&
+    a.city === b.city &&
+    a.state === b.state &&
+    a.postal_code === b.postal_code &&
+    a.country === b.country
+  )
 }
 
 export function presentAddress(value: AddressValue | null | undefined): AddressView | null {

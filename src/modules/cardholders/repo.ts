@@ -22,11 +22,25 @@ export async function findCardholder(db: Db, id: string): Promise<CardholderRow 
 
 /** Locks the row for the rest of the transaction, so attestations and updates apply one after another. */
 export async function lockCardholder(db: Db, id: string): Promise<CardholderRow | undefined> {
-  return db.selectFrom('cardholders').selectAll().where('id', '=', id).forUpdate().executeTakeFirst()
+  return db
+    .selectFrom('cardholders')
+    .selectAll()
+    .where('id', '=', id)
+    .forUpdate()
+    .executeTakeFirst()
 }
 
-export async function updateCardholder(db: Db, id: string, changes: CardholderChanges): Promise<CardholderRow> {
-  return db.updateTable('cardholders').set(changes).where('id', '=', id).returningAll().executeTakeFirstOrThrow()
+export async function updateCardholder(
+  db: Db,
+  id: string,
+  changes: CardholderChanges,
+): Promise<CardholderRow> {
+  return db
+    .updateTable('cardholders')
+    .set(changes)
+    .where('id', '=', id)
+    .returningAll()
+    .executeTakeFirstOrThrow()
 }
 
 export interface CardholderFilters {
@@ -40,8 +54,19 @@ export interface CardholderFilters {
  * walk skips only expiries still due; `expired` merges the announced ones (`cardholders_kyc_expired`) with those
  * due (`cardholders_kyc_expiry_due`, by expiry: normally none). `reference` reads its own index.
  */
-export async function listCardholders(db: Db, organizationId: string, environment: string, filters: CardholderFilters, now: Date, bounds: PageBounds): Promise<CardholderRow[]> {
-  let q = db.selectFrom('cardholders').selectAll().where('organization_id', '=', organizationId).where('environment', '=', environment)
+export async function listCardholders(
+  db: Db,
+  organizationId: string,
+  environment: string,
+  filters: CardholderFilters,
+  now: Date,
+  bounds: PageBounds,
+): Promise<CardholderRow[]> {
+  let q = db
+    .selectFrom('cardholders')
+    .selectAll()
+    .where('organization_id', '=', organizationId)
+    .where('environment', '=', environment)
   if (filters.reference !== undefined) q = q.where('reference', '=', filters.reference)
   if (filters.kycStatus === 'expired') {
     const past = q.where('kyc_expires_at', 'is not', null).where('kyc_expires_at', '<=', now)
@@ -49,10 +74,18 @@ export async function listCardholders(db: Db, organizationId: string, environmen
     // Written-in booleans match each branch to its partial index; the second is planned per call, as only `now`
     // says that few expiries are due (a generic plan would walk the scope looking for them).
     const due = past.where(sql<boolean>`NOT kyc_expiry_notified`).modifyEnd(sql.raw(PLAN_PER_CALL))
-    return mergedPage(db, [past.where(sql<boolean>`kyc_expiry_notified`), due], bounds, 'id', 'desc')
+    return mergedPage(
+      db,
+      [past.where(sql<boolean>`kyc_expiry_notified`), due],
+      bounds,
+      'id',
+      'desc',
+    )
   }
   if (filters.kycStatus !== undefined) {
-    q = whereIs(q, 'kyc_status', filters.kycStatus).where((eb) => eb.or([eb('kyc_expires_at', 'is', null), eb('kyc_expires_at', '>', now)]))
+    q = whereIs(q, 'kyc_status', filters.kycStatus).where((eb) =>
+      eb.or([eb('kyc_expires_at', 'is', null), eb('kyc_expires_at', '>', now)]),
+    )
     // An announced expiry is past (kyc_expiry_notified is set only then): saying so lets the partial index answer.
     if (filters.reference === undefined) q = q.where(sql<boolean>`NOT kyc_expiry_notified`)
   }
@@ -60,9 +93,19 @@ export async function listCardholders(db: Db, organizationId: string, environmen
 }
 
 /** Marks the expiry of one attestation as announced; true for exactly one caller once it has passed. */
-export async function claimExpiryNotice(db: Db, cardholderId: string, attestationId: string, now: Date): Promise<CardholderRow | undefined> {
-  return db.updateTable('cardholders').set({ kyc_expiry_notified: true })
-    .where('id', '=', cardholderId).where('kyc_attestation_id', '=', attestationId)
-    .where('kyc_expiry_notified', '=', false).where('kyc_expires_at', '<=', now)
-    .returningAll().executeTakeFirst()
+export async function claimExpiryNotice(
+  db: Db,
+  cardholderId: string,
+  attestationId: string,
+  now: Date,
+): Promise<CardholderRow | undefined> {
+  return db
+    .updateTable('cardholders')
+    .set({ kyc_expiry_notified: true })
+    .where('id', '=', cardholderId)
+    .where('kyc_attestation_id', '=', attestationId)
+    .where('kyc_expiry_notified', '=', false)
+    .where('kyc_expires_at', '<=', now)
+    .returningAll()
+    .executeTakeFirst()
 }

@@ -15,12 +15,21 @@ import { addressChangeNeedsKyc } from './hooks.js'
 import { mergeMetadata, sameMetadata } from './metadata.js'
 import { normalizeAddress, presentCardholder, sameAddress, type CardholderView } from './present.js'
 import * as repo from './repo.js'
-import type { CardholderCreateRequest, CardholderListQuery, CardholderUpdateRequest } from './schemas.js'
+import type {
+  CardholderCreateRequest,
+  CardholderListQuery,
+  CardholderUpdateRequest,
+} from './schemas.js'
 import type { AddressValue } from './types.js'
 
 export type { CardholderRow } from './repo.js'
 export type { CardholderView } from './present.js'
-export { cardholderHasAddress, cardholderHasIdentityDocument, effectiveKycStatus, presentCardholder } from './present.js'
+export {
+  cardholderHasAddress,
+  cardholderHasIdentityDocument,
+  effectiveKycStatus,
+  presentCardholder,
+} from './present.js'
 export { listCardholderCards } from './hooks.js'
 
 type CreateBody = Static<typeof CardholderCreateRequest>
@@ -30,16 +39,26 @@ type ListQuery = Static<typeof CardholderListQuery>
 const IDENTITY_PURPOSE = 'cardholder-identity-document'
 
 function sealIdentityDocument(deps: AppDeps, doc: { type: string; number: string }): string {
-  return encryptField(deps.config.masterKey, IDENTITY_PURPOSE, JSON.stringify({ type: doc.type, number: doc.number }))
+  return encryptField(
+    deps.config.masterKey,
+    IDENTITY_PURPOSE,
+    JSON.stringify({ type: doc.type, number: doc.number }),
+  )
 }
 
 /** Maps the uniqueness indexes onto the interface's 409, naming the field that collided. */
 function uniquenessError(err: unknown): ApiError | null {
   if (isUniqueViolation(err, repo.EMAIL_CONSTRAINT)) {
-    return new ApiError('cardholder_already_exists', { param: 'email', message: 'Another cardholder of your organization has this email.' })
+    return new ApiError('cardholder_already_exists', {
+      param: 'email',
+      message: 'Another cardholder of your organization has this email.',
+    })
   }
   if (isUniqueViolation(err, repo.PHONE_CONSTRAINT)) {
-    return new ApiError('cardholder_already_exists', { param: 'phone_number', message: 'Another cardholder of your organization has this phone number.' })
+    return new ApiError('cardholder_already_exists', {
+      param: 'phone_number',
+      message: 'Another cardholder of your organization has this phone number.',
+    })
   }
   return null
 }
@@ -49,7 +68,10 @@ function uniquenessError(err: unknown): ApiError | null {
  * program of the organization in this environment starts verification itself (kyc_initial_status pending),
  * otherwise `not_started` (see docs/cardholders-kyc.md).
  */
-export async function initialKycStatus(deps: AppDeps, ctx: RequestCtx): Promise<'not_started' | 'pending'> {
+export async function initialKycStatus(
+  deps: AppDeps,
+  ctx: RequestCtx,
+): Promise<'not_started' | 'pending'> {
   let seen = 0
   let page: PageParams = { limit: 100 }
   for (;;) {
@@ -64,7 +86,11 @@ export async function initialKycStatus(deps: AppDeps, ctx: RequestCtx): Promise<
   return seen > 0 ? 'pending' : 'not_started'
 }
 
-export async function createCardholder(deps: AppDeps, ctx: RequestCtx, body: CreateBody): Promise<CardholderView> {
+export async function createCardholder(
+  deps: AppDeps,
+  ctx: RequestCtx,
+  body: CreateBody,
+): Promise<CardholderView> {
   const kycStatus = await initialKycStatus(deps, ctx)
   const now = deps.clock.now()
   try {
@@ -80,7 +106,9 @@ export async function createCardholder(deps: AppDeps, ctx: RequestCtx, body: Cre
         phone_number: body.phone_number ?? null,
         reference: body.reference ?? null,
         address: body.address ? json(normalizeAddress(body.address)) : null,
-        identity_document_sealed: body.identity_document ? sealIdentityDocument(deps, body.identity_document) : null,
+        identity_document_sealed: body.identity_document
+          ? sealIdentityDocument(deps, body.identity_document)
+          : null,
         metadata: json(body.metadata ?? {}),
         kyc_status: kycStatus,
         kyc_attestation_id: null,
@@ -100,43 +128,81 @@ export async function createCardholder(deps: AppDeps, ctx: RequestCtx, body: Cre
 }
 
 /** The caller's cardholder by id, for every module: another organization's id answers like a missing one. */
-export async function requireCardholder(db: Db, ctx: Scope, cardholderId: string, param?: string): Promise<repo.CardholderRow> {
+export async function requireCardholder(
+  db: Db,
+  ctx: Scope,
+  cardholderId: string,
+  param?: string,
+): Promise<repo.CardholderRow> {
   const row = isId('chd', cardholderId) ? await repo.findCardholder(db, cardholderId) : undefined
   return requireOwned(row, ctx, 'cardholder_not_found', param)
 }
 
 /** Same as requireCardholder, inside a transaction, holding the row lock until it ends. */
-export async function lockCardholder(trx: Db, ctx: RequestCtx, cardholderId: string, param?: string): Promise<repo.CardholderRow> {
+export async function lockCardholder(
+  trx: Db,
+  ctx: RequestCtx,
+  cardholderId: string,
+  param?: string,
+): Promise<repo.CardholderRow> {
   const row = isId('chd', cardholderId) ? await repo.lockCardholder(trx, cardholderId) : undefined
   return requireOwned(row, ctx, 'cardholder_not_found', param)
 }
 
 /** A cardholder row by id with no tenant check: for background jobs, which carry ids the service itself recorded. */
-export async function findCardholderForJob(db: Db, cardholderId: string): Promise<repo.CardholderRow | undefined> {
+export async function findCardholderForJob(
+  db: Db,
+  cardholderId: string,
+): Promise<repo.CardholderRow | undefined> {
   return repo.findCardholder(db, cardholderId)
 }
 
-export async function retrieveCardholder(deps: AppDeps, ctx: RequestCtx, cardholderId: string): Promise<CardholderView> {
+export async function retrieveCardholder(
+  deps: AppDeps,
+  ctx: RequestCtx,
+  cardholderId: string,
+): Promise<CardholderView> {
   return presentCardholder(await requireCardholder(deps.db, ctx, cardholderId), deps.clock.now())
 }
 
-export async function listCardholders(deps: AppDeps, ctx: RequestCtx, query: ListQuery): Promise<ListResult<CardholderView>> {
+export async function listCardholders(
+  deps: AppDeps,
+  ctx: RequestCtx,
+  query: ListQuery,
+): Promise<ListResult<CardholderView>> {
   const now = deps.clock.now()
   return paginate({
-    ctx, cursors: deps.cursors, url: '/v1/cardholders', page: query,
+    ctx,
+    cursors: deps.cursors,
+    url: '/v1/cardholders',
+    page: query,
     sortKey: (r: repo.CardholderRow) => r.id,
-    fetch: (bounds) => repo.listCardholders(deps.db, ctx.organizationId, ctx.environment, { kycStatus: query.kyc_status, reference: query.reference }, now, bounds),
+    fetch: (bounds) =>
+      repo.listCardholders(
+        deps.db,
+        ctx.organizationId,
+        ctx.environment,
+        { kycStatus: query.kyc_status, reference: query.reference },
+        now,
+        bounds,
+      ),
     present: (row) => presentCardholder(row, now),
   })
 }
 
 /** PATCH: only supplied fields change; an address change on an address_change_requires_kyc program is refused. */
-export async function updateCardholder(deps: AppDeps, ctx: RequestCtx, cardholderId: string, body: UpdateBody): Promise<CardholderView> {
+export async function updateCardholder(
+  deps: AppDeps,
+  ctx: RequestCtx,
+  cardholderId: string,
+  body: UpdateBody,
+): Promise<CardholderView> {
   const current = await requireCardholder(deps.db, ctx, cardholderId)
   const newAddress = body.address ? normalizeAddress(body.address) : undefined
-  const addressChanges = newAddress !== undefined && !sameAddress(current.address as AddressValue | null, newAddress)
+  const addressChanges =
+    newAddress !== undefined && !sameAddress(current.address as AddressValue | null, newAddress)
   // Checked before the transaction: the guard reads other modules' tables through deps.db.
-  if (addressChanges && await addressChangeNeedsKyc(deps, current)) {
+  if (addressChanges && (await addressChangeNeedsKyc(deps, current))) {
     throw new ApiError('address_change_requires_kyc', { param: 'address' })
   }
   const now = deps.clock.now()
@@ -144,13 +210,19 @@ export async function updateCardholder(deps: AppDeps, ctx: RequestCtx, cardholde
     return await withTx(deps.db, async (trx) => {
       const row = await lockCardholder(trx, ctx, cardholderId)
       const changes: repo.CardholderChanges = {}
-      if (body.first_name !== undefined && body.first_name !== row.first_name) changes.first_name = body.first_name
-      if (body.last_name !== undefined && body.last_name !== row.last_name) changes.last_name = body.last_name
+      if (body.first_name !== undefined && body.first_name !== row.first_name)
+        changes.first_name = body.first_name
+      if (body.last_name !== undefined && body.last_name !== row.last_name)
+        changes.last_name = body.last_name
       if (body.email !== undefined && body.email !== row.email) changes.email = body.email
-      if (body.phone_number !== undefined && body.phone_number !== row.phone_number) changes.phone_number = body.phone_number
-      if (body.reference !== undefined && body.reference !== row.reference) changes.reference = body.reference
-      if (newAddress && !sameAddress(row.address as AddressValue | null, newAddress)) changes.address = json(newAddress)
-      if (body.identity_document) changes.identity_document_sealed = sealIdentityDocument(deps, body.identity_document)
+      if (body.phone_number !== undefined && body.phone_number !== row.phone_number)
+        changes.phone_number = body.phone_number
+      if (body.reference !== undefined && body.reference !== row.reference)
+        changes.reference = body.reference
+      if (newAddress && !sameAddress(row.address as AddressValue | null, newAddress))
+        changes.address = json(newAddress)
+      if (body.identity_document)
+        changes.identity_document_sealed = sealIdentityDocument(deps, body.identity_document)
       if (body.metadata !== undefined) {
         const held = (row.metadata ?? {}) as Record<string, string>
         const merged = mergeMetadata(held, body.metadata)
@@ -182,7 +254,13 @@ export interface KycOutcome {
  * Makes an attestation the cardholder's current one, inside the caller's transaction (the row must be locked):
  * kyc_status follows it; emits `cardholder.kyc_updated`, and `cardholder.updated` when the address changed.
  */
-export async function applyKycOutcome(trx: Db, ctx: RequestCtx, row: repo.CardholderRow, outcome: KycOutcome, now: Date): Promise<repo.CardholderRow> {
+export async function applyKycOutcome(
+  trx: Db,
+  ctx: RequestCtx,
+  row: repo.CardholderRow,
+  outcome: KycOutcome,
+  now: Date,
+): Promise<repo.CardholderRow> {
   const changes: repo.CardholderChanges = {
     kyc_status: outcome.status,
     kyc_attestation_id: outcome.attestationId,
@@ -193,7 +271,10 @@ export async function applyKycOutcome(trx: Db, ctx: RequestCtx, row: repo.Cardho
     kyc_expiry_notified: outcome.expiresAt !== null && outcome.expiresAt.getTime() <= now.getTime(),
     updated_at: now,
   }
-  const addressChanged = outcome.address !== null && outcome.status !== 'rejected' && !sameAddress(row.address as AddressValue | null, outcome.address)
+  const addressChanged =
+    outcome.address !== null &&
+    outcome.status !== 'rejected' &&
+    !sameAddress(row.address as AddressValue | null, outcome.address)
   if (addressChanged) changes.address = json(outcome.address)
   const updated = await repo.updateCardholder(trx, row.id, changes)
   const view = presentCardholder(updated, now)
@@ -203,6 +284,11 @@ export async function applyKycOutcome(trx: Db, ctx: RequestCtx, row: repo.Cardho
 }
 
 /** Marks one attestation's expiry as announced and returns the row, or nothing when already done or superseded. */
-export async function claimKycExpiry(trx: Db, cardholderId: string, attestationId: string, now: Date): Promise<repo.CardholderRow | undefined> {
+export async function claimKycExpiry(
+  trx: Db,
+  cardholderId: string,
+  attestationId: string,
+  now: Date,
+): Promise<repo.CardholderRow | undefined> {
   return repo.claimExpiryNotice(trx, cardholderId, attestationId, now)
 }

@@ -14,7 +14,13 @@ export type SecretOperation = 'pin_key.create' | 'pin.set' | 'pin.verify' | 'det
  * afterwards, both committed at once whatever the request answers (the unit's autonomous handle). Secret
  * values never enter the record.
  */
-export async function audited<T>(deps: AppDeps, ctx: RequestCtx, cardId: string, operation: SecretOperation, fn: () => Promise<T>): Promise<T> {
+export async function audited<T>(
+  deps: AppDeps,
+  ctx: RequestCtx,
+  cardId: string,
+  operation: SecretOperation,
+  fn: () => Promise<T>,
+): Promise<T> {
   const id = newId('aud')
   await repo.insertAudit(autonomousDb(deps), {
     id,
@@ -36,7 +42,10 @@ export async function audited<T>(deps: AppDeps, ctx: RequestCtx, cardId: string,
     if (isApiError(err)) outcome = err.code
     throw err
   } finally {
-    await repo.setAuditOutcome(autonomousDb(deps), id, outcome)
-      .catch((err) => deps.log.error({ err, audit_id: id }, 'card secret audit outcome not recorded'))
+    await repo
+      .setAuditOutcome(autonomousDb(deps), id, outcome)
+      .catch((err) =>
+        deps.log.error({ err, audit_id: id }, 'card secret audit outcome not recorded'),
+      )
   }
 }

@@ -17,11 +17,13 @@ export function importCallerKey(input: unknown): KeyObject {
   try {
     if (typeof input === 'string') {
       if (input.length > 16384) throw invalidKey('public_key is too long to be an RSA public key.')
-      if (/PRIVATE KEY/.test(input)) throw invalidKey('Send the public key only; private keys are refused.')
+      if (/PRIVATE KEY/.test(input))
+        throw invalidKey('Send the public key only; private keys are refused.')
       key = createPublicKey({ key: input.trim(), format: 'pem' })
     } else if (input && typeof input === 'object' && !Array.isArray(input)) {
       const jwk = input as Record<string, unknown>
-      if (['d', 'p', 'q', 'dp', 'dq', 'qi'].some((f) => f in jwk)) throw invalidKey('Send the public key only; private JWK members are refused.')
+      if (['d', 'p', 'q', 'dp', 'dq', 'qi'].some((f) => f in jwk))
+        throw invalidKey('Send the public key only; private JWK members are refused.')
       if (jwk.kty !== 'RSA') throw invalidKey('public_key must be an RSA key (JWK kty "RSA").')
       key = createPublicKey({ key: jwk as JsonWebKey, format: 'jwk' })
     } else {

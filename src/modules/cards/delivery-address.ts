@@ -6,7 +6,10 @@ export interface DeliveryAddressValue extends AddressValue {
   name: string
 }
 
-export type DeliveryAddressInput = Partial<Record<keyof DeliveryAddressValue, string | null>> | null | undefined
+export type DeliveryAddressInput =
+  | Partial<Record<keyof DeliveryAddressValue, string | null>>
+  | null
+  | undefined
 
 /** The parts that make an address complete. */
 export const REQUIRED_ADDRESS_PARTS = ['name', 'line1', 'city', 'postal_code', 'country'] as const
@@ -20,7 +23,8 @@ export function requireCompleteAddress(input: DeliveryAddressInput): DeliveryAdd
   if (!input) {
     throw new ApiError('delivery_address_required', {
       param: 'delivery_address',
-      message: 'A complete delivery_address (name, line1, city, postal_code, country) is required on every card, virtual or physical.',
+      message:
+        'A complete delivery_address (name, line1, city, postal_code, country) is required on every card, virtual or physical.',
     })
   }
   const missing = REQUIRED_ADDRESS_PARTS.filter((part) => !filled(input[part]))
@@ -43,7 +47,11 @@ export function requireCompleteAddress(input: DeliveryAddressInput): DeliveryAdd
 
 /** The embossed name of a card request, or `embossed_name_required` when absent or blank. */
 export function requireEmbossedName(input: string | null | undefined): string {
-  if (!filled(input)) throw new ApiError('embossed_name_required', { param: 'embossed_name', message: 'embossed_name is required on every card, virtual or physical.' })
+  if (!filled(input))
+    throw new ApiError('embossed_name_required', {
+      param: 'embossed_name',
+      message: 'embossed_name is required on every card, virtual or physical.',
+    })
   return input.trim()
 }
 
@@ -51,10 +59,15 @@ export function requireEmbossedName(input: string | null | undefined): string {
  * The embossed name and the complete address of a card request. One missing answers its own code; both
  * missing answer `invalid_parameter` with one `errors` entry each (the interface's rule for several fields).
  */
-export function requireNameAndAddress(body: { embossed_name?: string | null; delivery_address?: DeliveryAddressInput }): { embossedName: string; deliveryAddress: DeliveryAddressValue } {
+export function requireNameAndAddress(body: {
+  embossed_name?: string | null
+  delivery_address?: DeliveryAddressInput
+}): { embossedName: string; deliveryAddress: DeliveryAddressValue } {
   const failures: ApiError[] = []
   const attempt = <T>(check: () => T): T | undefined => {
-    try { return check() } catch (err) {
+    try {
+      return check()
+    } catch (err) {
       if (!(err instanceof ApiError)) throw err
       failures.push(err)
       return undefined
@@ -63,6 +76,10 @@ export function requireNameAndAddress(body: { embossed_name?: string | null; del
   const embossedName = attempt(() => requireEmbossedName(body.embossed_name))
   const deliveryAddress = attempt(() => requireCompleteAddress(body.delivery_address))
   if (failures.length === 1) throw failures[0]
-  if (failures.length > 1) throw fieldErrors(failures.flatMap(fieldsOf), 'embossed_name and delivery_address are both required on every card; errors lists each.')
+  if (failures.length > 1)
+    throw fieldErrors(
+      failures.flatMap(fieldsOf),
+      'embossed_name and delivery_address are both required on every card; errors lists each.',
+    )
   return { embossedName: embossedName!, deliveryAddress: deliveryAddress! }
 }

@@ -20,8 +20,10 @@ const EXPIRING = new Set(['inactive', 'active', 'frozen'])
  */
 export async function expireCard(deps: AppDeps, cardId: string): Promise<JobOutcome> {
   const card = await repo.findCard(deps.db, cardId)
-  if (!card || !EXPIRING.has(card.status) || card.exp_month === null || card.exp_year === null) return
-  if (!isPastExpiry(card.exp_month, card.exp_year, deps.clock.now())) return { retryAt: expiryInstant(card.exp_month, card.exp_year) }
+  if (!card || !EXPIRING.has(card.status) || card.exp_month === null || card.exp_year === null)
+    return
+  if (!isPastExpiry(card.exp_month, card.exp_year, deps.clock.now()))
+    return { retryAt: expiryInstant(card.exp_month, card.exp_year) }
   await withTx(deps.db, async (trx) => {
     const now = deps.clock.now()
     const locked = await repo.lockCard(trx, cardId)

@@ -2,7 +2,11 @@ import type { Db } from '../../db/types.js'
 import { defineHook } from '../../lib/slots.js'
 
 /** What a closed card tells the modules that hang off it. */
-export interface ClosedCard { id: string; organization_id: string; environment: string }
+export interface ClosedCard {
+  id: string
+  organization_id: string
+  environment: string
+}
 
 /** What a module does inside the transaction that closes a card. */
 export type CardClosedListener = (trx: Db, card: ClosedCard, now: Date) => Promise<void>

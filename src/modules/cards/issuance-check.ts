@@ -1,7 +1,11 @@
 import { ApiError } from '../../http/errors.js'
 import type { Processor } from '../../processors/port.js'
 import type { AccountRow } from '../accounts/index.js'
-import { cardholderHasAddress, cardholderHasIdentityDocument, type CardholderRow } from '../cardholders/index.js'
+import {
+  cardholderHasAddress,
+  cardholderHasIdentityDocument,
+  type CardholderRow,
+} from '../cardholders/index.js'
 import type { ProgramRow } from '../programs/index.js'
 import { requireNameAndAddress, type DeliveryAddressValue } from './delivery-address.js'
 import type { CardCreateBody } from './schemas.js'
@@ -49,7 +53,9 @@ export type IssuanceCheck = { ok: true; plan: IssuancePlan } | { ok: false; erro
  * processor enforces.
  */
 export function checkIssuance(
-  facts: IssuanceFacts, body: CardCreateBody, controls: SpendingControlsValue,
+  facts: IssuanceFacts,
+  body: CardCreateBody,
+  controls: SpendingControlsValue,
 ): IssuanceCheck {
   try {
     return { ok: true, plan: plan(facts, body, controls) }
@@ -59,7 +65,11 @@ export function checkIssuance(
   }
 }
 
-function plan(facts: IssuanceFacts, body: CardCreateBody, controls: SpendingControlsValue): IssuancePlan {
+function plan(
+  facts: IssuanceFacts,
+  body: CardCreateBody,
+  controls: SpendingControlsValue,
+): IssuancePlan {
   const { cardholder, account, program, processor } = facts
   if (!cardholderHasIdentityDocument(cardholder)) {
     throw new ApiError('identity_document_required', {
@@ -69,7 +79,8 @@ function plan(facts: IssuanceFacts, body: CardCreateBody, controls: SpendingCont
   }
   if (!cardholderHasAddress(cardholder)) {
     throw new ApiError('address_required', {
-      param: 'cardholder_id', message: 'The cardholder has no address; add one before issuing a card.',
+      param: 'cardholder_id',
+      message: 'The cardholder has no address; add one before issuing a card.',
     })
   }
   if (facts.kycRefusal) throw facts.kycRefusal
@@ -77,7 +88,8 @@ function plan(facts: IssuanceFacts, body: CardCreateBody, controls: SpendingCont
   if (account instanceof ApiError) throw account
   if (account.cardholder_id !== cardholder.id) {
     throw new ApiError('account_cardholder_mismatch', {
-      param: 'account_id', message: `Account ${account.id} belongs to another cardholder than ${cardholder.id}.`,
+      param: 'account_id',
+      message: `Account ${account.id} belongs to another cardholder than ${cardholder.id}.`,
     })
   }
   if (account.upstream_reference === null) {
@@ -92,8 +104,9 @@ function plan(facts: IssuanceFacts, body: CardCreateBody, controls: SpendingCont
   if (!program.form_factors.includes(body.form_factor)) {
     throw new ApiError('unsupported_form_factor', {
       param: 'form_factor',
-      message: `Program ${program.id} does not issue ${body.form_factor} cards; `
-        + `it issues: ${program.form_factors.join(', ')}.`,
+      message:
+        `Program ${program.id} does not issue ${body.form_factor} cards; ` +
+        `it issues: ${program.form_factors.join(', ')}.`,
     })
   }
   if (!program.card_types.includes(body.card_type)) {
@@ -113,7 +126,8 @@ function plan(facts: IssuanceFacts, body: CardCreateBody, controls: SpendingCont
 export function cardLimitReached(program: ProgramRow): ApiError {
   return new ApiError('card_limit_reached', {
     param: 'cardholder_id',
-    message: `Program ${program.id} allows one card per cardholder and this cardholder already has one; `
-      + 'close it or replace it instead.',
+    message:
+      `Program ${program.id} allows one card per cardholder and this cardholder already has one; ` +
+      'close it or replace it instead.',
   })
 }

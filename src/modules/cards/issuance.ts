@@ -25,7 +25,10 @@ const POLL_AGAIN_MS = 1000
  * key), then reads it back; once issued, records last4 and expiry, emits `card.issued` and schedules
  * expiry. Answers whether the processor still reports the card pending. Safe to run twice at once.
  */
-export async function issuePendingCard(deps: AppDeps, cardId: string): Promise<{ stillPending: boolean }> {
+export async function issuePendingCard(
+  deps: AppDeps,
+  cardId: string,
+): Promise<{ stillPending: boolean }> {
   let card = await repo.findCard(deps.db, cardId)
   if (!card || card.status !== 'pending') return { stillPending: false }
   const program = await requireCardProgram(deps.db, card)
@@ -36,11 +39,23 @@ export async function issuePendingCard(deps: AppDeps, cardId: string): Promise<{
     const account = await requireAccount(deps.db, scopeOfRow(card), card.account_id)
     if (account.upstream_reference === null) return { stillPending: true }
     const pending = card
-    const call = await callProcessor(deps, scope, { processor: processor.name, operation: 'issue_card', subjectId: card.id },
-      () => processor.issueCard(scope, {
-        cardId: pending.id, accountReference: account.upstream_reference!, programId: program.id, cardholderId: pending.cardholder_id,
-        formFactor: pending.form_factor as FormFactor, cardType: pending.card_type, brand: pending.brand, bin: program.bin, embossedName: pending.embossed_name,
-      }))
+    const call = await callProcessor(
+      deps,
+      scope,
+      { processor: processor.name, operation: 'issue_card', subjectId: card.id },
+      () =>
+        processor.issueCard(scope, {
+          cardId: pending.id,
+          accountReference: account.upstream_reference!,
+          programId: program.id,
+          cardholderId: pending.cardholder_id,
+          formFactor: pending.form_factor as FormFactor,
+          cardType: pending.card_type,
+          brand: pending.brand,
+          bin: program.bin,
+          embossedName: pending.embossed_name,
+        }),
+    )
     card = await withTx(deps.db, async (trx) => {
       await recordOutcome(trx, call.operationId, 'accepted', deps.clock.now())
       const locked = (await repo.lockCard(trx, cardId))!
@@ -50,14 +65,21 @@ export async function issuePendingCard(deps: AppDeps, cardId: string): Promise<{
   }
 
   const reference = card.processor_reference!
-  const read = await callProcessor(deps, scope, { processor: processor.name, operation: 'get_card', subjectId: card.id },
-    () => processor.getCard(scope, reference))
+  const read = await callProcessor(
+    deps,
+    scope,
+    { processor: processor.name, operation: 'get_card', subjectId: card.id },
+    () => processor.getCard(scope, reference),
+  )
   const upstream = read.result
   if (upstream.status === 'pending') {
     await recordOutcome(deps.db, read.operationId, 'accepted', deps.clock.now())
     return { stillPending: true }
   }
-  const status = upstream.status === 'inactive' || upstream.status === 'active' ? upstream.status : issuedStatus(card.form_factor as FormFactor)
+  const status =
+    upstream.status === 'inactive' || upstream.status === 'active'
+      ? upstream.status
+      : issuedStatus(card.form_factor as FormFactor)
   // A virtual replacement is active at once: the card it replaces closes now (upstream first, outside the transaction).
   const closing = status === 'active' ? await closeReplacedUpstream(deps, card) : null
 
@@ -75,12 +97,17 @@ export async function issuePendingCard(deps: AppDeps, cardId: string): Promise<{
       exp_month: upstream.expMonth,
       exp_year: upstream.expYear,
       issued_at: now,
-      shipping: locked.form_factor === 'physical' ? json({ status: 'pending', shipped_at: null, delivered_at: null }) : null,
+      shipping:
+        locked.form_factor === 'physical'
+          ? json({ status: 'pending', shipped_at: null, delivered_at: null })
+          : null,
       updated_at: now,
     })
     await emit(trx, scope, 'card.issued', presentCard(row), now)
     await enqueue(trx, {
-      type: CARD_EXPIRE_JOB, payload: { card_id: row.id }, runAt: expiryInstant(upstream.expMonth, upstream.expYear),
+      type: CARD_EXPIRE_JOB,
+      payload: { card_id: row.id },
+      runAt: expiryInstant(upstream.expMonth, upstream.expYear),
       ...scopeOfRow(row),
     })
     if (closing) await closeReplacedCard(trx, row, closing, now, deps.hooks.get(CARD_CLOSED))

@@ -27,9 +27,17 @@ export const cardsModule: ServiceModule = {
   schedules: [purgeSchedule('cards.purge_pin_keys', PURGE_EVERY_MS, CARDS_PURGES)],
   hooks: [
     answer(CARDHOLDER_CARDS, (deps, ctx, cardholder, page) =>
-      listCards(deps, ctx, `/v1/cardholders/${cardholder.id}/cards`, { cardholder_id: cardholder.id }, page)),
+      listCards(
+        deps,
+        ctx,
+        `/v1/cardholders/${cardholder.id}/cards`,
+        { cardholder_id: cardholder.id },
+        page,
+      ),
+    ),
     answer(ACCOUNT_CARDS, (deps, ctx, account, page) =>
-      listCards(deps, ctx, `/v1/accounts/${account.id}/cards`, { account_id: account.id }, page)),
+      listCards(deps, ctx, `/v1/accounts/${account.id}/cards`, { account_id: account.id }, page),
+    ),
     answer(CARD_SCOPE, findCard),
   ],
 }

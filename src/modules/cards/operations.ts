@@ -31,7 +31,12 @@ const EVENT_OF: Record<StatusOperation, EventType> = {
  * are written together. The move is re-checked under the row lock, so concurrent calls never both apply.
  * Activating a replacement closes the card it replaces. Closing deletes the card's network tokens.
  */
-export async function changeStatus(deps: AppDeps, ctx: RequestCtx, cardId: string, op: StatusOperation): Promise<CardView> {
+export async function changeStatus(
+  deps: AppDeps,
+  ctx: RequestCtx,
+  cardId: string,
+  op: StatusOperation,
+): Promise<CardView> {
   const card = await requireCard(deps.db, ctx, cardId)
   const next = assertMove(card, op)
   const program = await requireCardProgram(deps.db, card)
@@ -40,8 +45,12 @@ export async function changeStatus(deps: AppDeps, ctx: RequestCtx, cardId: strin
   const reference = card.processor_reference!
   let closing: PendingClose | null = null
   if (op === 'activate') closing = await closeReplacedUpstream(deps, card)
-  const call = await callProcessor(deps, scope, { processor: processor.name, operation: 'set_card_status', subjectId: card.id },
-    () => processor.setCardStatus(scope, reference, next as Exclude<UpstreamCardStatus, 'pending'>))
+  const call = await callProcessor(
+    deps,
+    scope,
+    { processor: processor.name, operation: 'set_card_status', subjectId: card.id },
+    () => processor.setCardStatus(scope, reference, next as Exclude<UpstreamCardStatus, 'pending'>),
+  )
   const row = await withTx(deps.db, async (trx) => {
     const now = deps.clock.now()
     const locked = (await repo.lockCard(trx, card.id))!
@@ -67,14 +76,23 @@ export async function changeStatus(deps: AppDeps, ctx: RequestCtx, cardId: strin
  * Sandbox: moves a physical card's shipping one step (pending → shipped → delivered, or the step named)
  * and emits `card.shipped` carrying the new shipping status.
  */
-export async function shipCard(deps: AppDeps, ctx: RequestCtx, cardId: string, wanted: 'shipped' | 'delivered' | undefined): Promise<CardView> {
+export async function shipCard(
+  deps: AppDeps,
+  ctx: RequestCtx,
+  cardId: string,
+  wanted: 'shipped' | 'delivered' | undefined,
+): Promise<CardView> {
   const card = await requireCard(deps.db, ctx, cardId)
   assertMove(card, 'ship')
   return withTx(deps.db, async (trx) => {
     const now = deps.clock.now()
     const locked = (await repo.lockCard(trx, card.id))!
     assertMove(locked, 'ship')
-    const shipping = locked.shipping ?? { status: 'pending' as ShippingStatus, shipped_at: null, delivered_at: null }
+    const shipping = locked.shipping ?? {
+      status: 'pending' as ShippingStatus,
+      shipped_at: null,
+      delivered_at: null,
+    }
     const next = nextShippingStatus(shipping.status, wanted)
     if (!next) {
       throw new ApiError('card_invalid_state', {

@@ -1,4 +1,10 @@
-import { constants, createPrivateKey, generateKeyPair, privateDecrypt, type KeyObject } from 'node:crypto'
+import {
+  constants,
+  createPrivateKey,
+  generateKeyPair,
+  privateDecrypt,
+  type KeyObject,
+} from 'node:crypto'
 import { promisify } from 'node:util'
 
 const generateRsa = promisify(generateKeyPair)
@@ -18,8 +24,15 @@ export interface PinKeyPair {
 
 /** A fresh RSA key pair for one PIN: every pin-key call mints a new one. */
 export async function createPinKeyPair(): Promise<PinKeyPair> {
-  const { publicKey, privateKey } = await generateRsa('rsa', { modulusLength: PIN_KEY_BITS, publicExponent: 0x10001 })
-  const jwk = (publicKey as KeyObject).export({ format: 'jwk' }) as { kty: string; n: string; e: string }
+  const { publicKey, privateKey } = await generateRsa('rsa', {
+    modulusLength: PIN_KEY_BITS,
+    publicExponent: 0x10001,
+  })
+  const jwk = (publicKey as KeyObject).export({ format: 'jwk' }) as {
+    kty: string
+    n: string
+    e: string
+  }
   return {
     publicJwk: { kty: jwk.kty, n: jwk.n, e: jwk.e },
     publicPem: (publicKey as KeyObject).export({ type: 'spki', format: 'pem' }).toString(),
@@ -34,10 +47,16 @@ export async function createPinKeyPair(): Promise<PinKeyPair> {
 export function decryptPin(privatePem: string, encrypted: string): string | null {
   const trimmed = encrypted.trim()
   if (!/^[A-Za-z0-9+/_-]+={0,2}$/.test(trimmed)) return null
-  const ciphertext = Buffer.from(trimmed, trimmed.includes('-') || trimmed.includes('_') ? 'base64url' : 'base64')
+  const ciphertext = Buffer.from(
+    trimmed,
+    trimmed.includes('-') || trimmed.includes('_') ? 'base64url' : 'base64',
+  )
   try {
     const key = createPrivateKey(privatePem)
-    const plain = privateDecrypt({ key, padding: constants.RSA_PKCS1_OAEP_PADDING, oaepHash: 'sha256' }, ciphertext)
+    const plain = privateDecrypt(
+      { key, padding: constants.RSA_PKCS1_OAEP_PADDING, oaepHash: 'sha256' },
+      ciphertext,
+    )
     const text = plain.toString('utf8')
     plain.fill(0)
     return text

@@ -12,7 +12,13 @@ import type { Processor } from '../../processors/port.js'
 import { emit } from '../events/index.js'
 import type { ProgramRow } from '../programs/index.js'
 import { audited } from './audit.js'
-import { createPinKeyPair, decryptPin, isValidPin, PIN_KEY_ALGORITHM, PIN_KEY_LIFETIME_MS } from './pin-crypto.js'
+import {
+  createPinKeyPair,
+  decryptPin,
+  isValidPin,
+  PIN_KEY_ALGORITHM,
+  PIN_KEY_LIFETIME_MS,
+} from './pin-crypto.js'
 import { presentCard } from './present.js'
 import * as repo from './repo.js'
 import type { CardView, PinKey, PinSubmitBody, PinVerification } from './schemas.js'
@@ -31,12 +37,18 @@ export const PIN_KEY_RETENTION_MS = 24 * 60 * 60 * 1000
 
 /** Deletes PIN keys more than `PIN_KEY_RETENTION_MS` past their expiry, every card's at once; answers how many. */
 export async function purgeExpiredPinKeys(deps: AppDeps, options?: PurgeOptions): Promise<number> {
-  return repo.purgePinKeysExpiredBefore(deps.db, new Date(deps.clock.now().getTime() - PIN_KEY_RETENTION_MS), options)
+  return repo.purgePinKeysExpiredBefore(
+    deps.db,
+    new Date(deps.clock.now().getTime() - PIN_KEY_RETENTION_MS),
+    options,
+  )
 }
 
 function assertPinConfigured(program: ProgramRow): void {
   if (!program.pin_key_configured) {
-    throw new ApiError('program_not_configured', { message: `Program ${program.id} has no PIN key configured at its processor; PINs cannot be set or verified.` })
+    throw new ApiError('program_not_configured', {
+      message: `Program ${program.id} has no PIN key configured at its processor; PINs cannot be set or verified.`,
+    })
   }
 }
 
@@ -44,7 +56,11 @@ function assertPinConfigured(program: ProgramRow): void {
  * First of the two PIN calls: a fresh 2048-bit RSA key for one PIN of this card, valid 5 minutes.
  * Only an active physical card gets one; the private half is sealed at rest and never leaves.
  */
-export async function createPinKey(deps: AppDeps, ctx: RequestCtx, cardId: string): Promise<PinKeyView> {
+export async function createPinKey(
+  deps: AppDeps,
+  ctx: RequestCtx,
+  cardId: string,
+): Promise<PinKeyView> {
   return audited(deps, ctx, cardId, 'pin_key.create', async () => {
     const card = await requireCard(deps.db, ctx, cardId)
     assertPinConfigured(await requireCardProgram(deps.db, card))
@@ -54,15 +70,28 @@ export async function createPinKey(deps: AppDeps, ctx: RequestCtx, cardId: strin
     const id = newId('pink')
     const expiresAt = new Date(now.getTime() + PIN_KEY_LIFETIME_MS)
     await repo.insertPinKey(deps.db, {
-      id, organization_id: card.organization_id, environment: card.environment, card_id: card.id, program_id: card.program_id,
+      id,
+      organization_id: card.organization_id,
+      environment: card.environment,
+      card_id: card.id,
+      program_id: card.program_id,
       private_key_sealed: encryptField(deps.config.masterKey, PIN_KEY_PURPOSE, pair.privatePem),
-      expires_at: expiresAt, spent_at: null, created_at: now,
+      expires_at: expiresAt,
+      spent_at: null,
+      created_at: now,
     })
     return {
       object: 'pin_key' as const,
       id,
       card_id: card.id,
-      public_key: { kty: 'RSA' as const, n: pair.publicJwk.n, e: pair.publicJwk.e, alg: 'RSA-OAEP-256' as const, use: 'enc' as const, kid: id },
+      public_key: {
+        kty: 'RSA' as const,
+        n: pair.publicJwk.n,
+        e: pair.publicJwk.e,
+        alg: 'RSA-OAEP-256' as const,
+        use: 'enc' as const,
+        kid: id,
+      },
       public_key_pem: pair.publicPem,
       algorithm: PIN_KEY_ALGORITHM,
       expires_at: iso(expiresAt)!,
@@ -78,15 +107,33 @@ export async function createPinKey(deps: AppDeps, ctx: RequestCtx, cardId: strin
  */
 async function openPin(deps: AppDeps, card: repo.CardRow, body: PinSubmitBody): Promise<string> {
   const sealed = isId('pink', body.pin_key_id)
-    ? await withTx(deps.db, (trx) => repo.spendPinKey(trx, body.pin_key_id, { cardId: card.id, ...scopeOfRow(card) }, deps.clock.now()))
+    ? await withTx(deps.db, (trx) =>
+        repo.spendPinKey(
+          trx,
+          body.pin_key_id,
+          { cardId: card.id, ...scopeOfRow(card) },
+          deps.clock.now(),
+        ),
+      )
     : null
   assertMove(card, 'pin')
   if (sealed === null) {
-    throw new ApiError('token_not_found', { param: 'pin_key_id', message: 'No usable PIN key with this id for this card: keys are single-use, last 5 minutes and belong to one card.' })
+    throw new ApiError('token_not_found', {
+      param: 'pin_key_id',
+      message:
+        'No usable PIN key with this id for this card: keys are single-use, last 5 minutes and belong to one card.',
+    })
   }
-  const pin = decryptPin(decryptField(deps.config.masterKey, PIN_KEY_PURPOSE, sealed), body.encrypted_pin)
+  const pin = decryptPin(
+    decryptField(deps.config.masterKey, PIN_KEY_PURPOSE, sealed),
+    body.encrypted_pin,
+  )
   if (!isValidPin(pin)) {
-    throw new ApiError('pin_invalid', { param: 'encrypted_pin', message: 'encrypted_pin must be the RSA-OAEP-256 encryption, to this key, of 4 to 12 digits. Nothing was sent to the processor.' })
+    throw new ApiError('pin_invalid', {
+      param: 'encrypted_pin',
+      message:
+        'encrypted_pin must be the RSA-OAEP-256 encryption, to this key, of 4 to 12 digits. Nothing was sent to the processor.',
+    })
   }
   return pin
 }
@@ -96,7 +143,11 @@ async function openPin(deps: AppDeps, card: repo.CardRow, body: PinSubmitBody): 
  * one-time key (spent whatever happens next), then one recorded processor call with it.
  */
 async function callWithPin<T>(
-  deps: AppDeps, ctx: RequestCtx, cardId: string, body: PinSubmitBody, operation: 'set_pin' | 'verify_pin',
+  deps: AppDeps,
+  ctx: RequestCtx,
+  cardId: string,
+  body: PinSubmitBody,
+  operation: 'set_pin' | 'verify_pin',
   send: (processor: Processor, scope: Scope, reference: string, pin: string) => Promise<T>,
 ): Promise<{ card: repo.CardRow; scope: Scope; call: ProcessorCall<T> }> {
   const card = await requireCard(deps.db, ctx, cardId)
@@ -106,15 +157,31 @@ async function callWithPin<T>(
   const processor = deps.processors.forProgram(program)
   const scope = scopeOfRow(card)
   const reference = card.processor_reference!
-  const call = await callProcessor(deps, scope, { processor: processor.name, operation, subjectId: card.id },
-    () => send(processor, scope, reference, pin))
+  const call = await callProcessor(
+    deps,
+    scope,
+    { processor: processor.name, operation, subjectId: card.id },
+    () => send(processor, scope, reference, pin),
+  )
   return { card, scope, call }
 }
 
 /** Sets the PIN through the processor (which keeps only a hash) and emits `card.pin_set`. */
-export async function setPin(deps: AppDeps, ctx: RequestCtx, cardId: string, body: PinSubmitBody): Promise<CardView> {
+export async function setPin(
+  deps: AppDeps,
+  ctx: RequestCtx,
+  cardId: string,
+  body: PinSubmitBody,
+): Promise<CardView> {
   return audited(deps, ctx, cardId, 'pin.set', async () => {
-    const { card, scope, call } = await callWithPin(deps, ctx, cardId, body, 'set_pin', (p, s, ref, pin) => p.setPin(s, ref, pin))
+    const { card, scope, call } = await callWithPin(
+      deps,
+      ctx,
+      cardId,
+      body,
+      'set_pin',
+      (p, s, ref, pin) => p.setPin(s, ref, pin),
+    )
     return withTx(deps.db, async (trx) => {
       const now = deps.clock.now()
       await recordOutcome(trx, call.operationId, 'succeeded', now)
@@ -127,9 +194,21 @@ export async function setPin(deps: AppDeps, ctx: RequestCtx, cardId: string, bod
 }
 
 /** Checks a PIN against the one the processor holds; a card without a PIN never matches. */
-export async function verifyPin(deps: AppDeps, ctx: RequestCtx, cardId: string, body: PinSubmitBody): Promise<PinVerificationView> {
+export async function verifyPin(
+  deps: AppDeps,
+  ctx: RequestCtx,
+  cardId: string,
+  body: PinSubmitBody,
+): Promise<PinVerificationView> {
   return audited(deps, ctx, cardId, 'pin.verify', async () => {
-    const { card, call } = await callWithPin(deps, ctx, cardId, body, 'verify_pin', (p, s, ref, pin) => p.verifyPin(s, ref, pin))
+    const { card, call } = await callWithPin(
+      deps,
+      ctx,
+      cardId,
+      body,
+      'verify_pin',
+      (p, s, ref, pin) => p.verifyPin(s, ref, pin),
+    )
     await recordOutcome(deps.db, call.operationId, 'succeeded', deps.clock.now())
     return { object: 'pin_verification' as const, card_id: card.id, match: call.result }
   })

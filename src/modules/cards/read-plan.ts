@@ -7,7 +7,12 @@ import type { CardsTable } from './types.js'
  * array `idsJson`, the `columns` asked for and each row's version (`xmin`: any committed change gives a
  * new one). `share`: the rows are locked against changes for the rest of the transaction.
  */
-export function cardsCte(name: string, idsJson: string, columns: readonly (keyof CardsTable)[], share: boolean): RawBuilder<unknown> {
+export function cardsCte(
+  name: string,
+  idsJson: string,
+  columns: readonly (keyof CardsTable)[],
+  share: boolean,
+): RawBuilder<unknown> {
   return sql`${sql.id(name)} AS MATERIALIZED (
       SELECT ${sql.join(columns.map((c) => sql.ref(c)))}, xmin::text AS version FROM cards
       WHERE id = ANY(ARRAY(SELECT json_array_elements_text(${idsJson}::json)))
@@ -16,6 +21,9 @@ export function cardsCte(name: string, idsJson: string, columns: readonly (keyof
 }
 
 /** True while the card `cardId` is still the version `version` a decision read (SQL expressions of the caller's statement). */
-export function cardUnchangedSql(cardId: RawBuilder<unknown>, version: RawBuilder<unknown>): RawBuilder<boolean> {
+export function cardUnchangedSql(
+  cardId: RawBuilder<unknown>,
+  version: RawBuilder<unknown>,
+): RawBuilder<boolean> {
   return sql<boolean>`EXISTS (SELECT 1 FROM cards AS c WHERE c.id = ${cardId} AND c.xmin::text = ${version})`
 }

@@ -11,17 +11,29 @@ import { closesAtOnce, type ReplaceReason } from './lifecycle.js'
 import { presentCard } from './present.js'
 import * as repo from './repo.js'
 import type { CardView } from './schemas.js'
-import { announceNewCard, assertMove, initialShipping, requireCard, requireCardProgram } from './service.js'
+import {
+  announceNewCard,
+  assertMove,
+  initialShipping,
+  requireCard,
+  requireCardProgram,
+} from './service.js'
 import { releaseSlot } from './slots.js'
 
 /** A processor call already made to close the card being replaced; its outcome is recorded with the local change. */
-export interface PendingClose { cardId: string; operationId: string | null }
+export interface PendingClose {
+  cardId: string
+  operationId: string | null
+}
 
 /**
  * Before a replacement becomes active: closes the card it replaces at the processor (outside any
  * transaction). Null when there is nothing to close (no predecessor, or it is already closed).
  */
-export async function closeReplacedUpstream(deps: AppDeps, replacement: repo.CardRow): Promise<PendingClose | null> {
+export async function closeReplacedUpstream(
+  deps: AppDeps,
+  replacement: repo.CardRow,
+): Promise<PendingClose | null> {
   if (!replacement.replacement_for) return null
   const old = await repo.findCard(deps.db, replacement.replacement_for)
   if (!old || old.status === 'closed') return null
@@ -29,17 +41,31 @@ export async function closeReplacedUpstream(deps: AppDeps, replacement: repo.Car
   const processor = deps.processors.forProgram(await requireCardProgram(deps.db, old))
   const scope = scopeOfRow(old)
   const reference = old.processor_reference
-  const call = await callProcessor(deps, scope, { processor: processor.name, operation: 'set_card_status', subjectId: old.id },
-    () => processor.setCardStatus(scope, reference, 'closed'))
+  const call = await callProcessor(
+    deps,
+    scope,
+    { processor: processor.name, operation: 'set_card_status', subjectId: old.id },
+    () => processor.setCardStatus(scope, reference, 'closed'),
+  )
   return { cardId: old.id, operationId: call.operationId }
 }
 
 /** Inside the transaction that activates a replacement: closes the old card, hands its slot on, deletes its tokens, emits `card.closed`. */
-export async function closeReplacedCard(trx: Db, replacement: repo.CardRow, closing: PendingClose, now: Date, cardClosed: CardClosedListener): Promise<void> {
+export async function closeReplacedCard(
+  trx: Db,
+  replacement: repo.CardRow,
+  closing: PendingClose,
+  now: Date,
+  cardClosed: CardClosedListener,
+): Promise<void> {
   if (closing.operationId) await recordOutcome(trx, closing.operationId, 'succeeded', now)
   const old = await repo.lockCard(trx, closing.cardId)
   if (!old || old.status === 'closed') return
-  let row = await repo.updateCard(trx, old.id, { status: 'closed', closed_at: now, updated_at: now })
+  let row = await repo.updateCard(trx, old.id, {
+    status: 'closed',
+    closed_at: now,
+    updated_at: now,
+  })
   row = await releaseSlot(trx, row, now)
   await cardClosed(trx, row, now)
   await emit(trx, scopeOfRow(row), 'card.closed', presentCard(row), now)
@@ -50,7 +76,12 @@ export async function closeReplacedCard(trx: Db, replacement: repo.CardRow, clos
  * close at once (`card.closed`); damaged and expiring ones stay usable until the new card is activated.
  * The old card records `replaced_by` (`card.replaced`); the new one `replacement_for` and is issued like any card.
  */
-export async function replaceCard(deps: AppDeps, ctx: RequestCtx, cardId: string, reason: ReplaceReason): Promise<CardView> {
+export async function replaceCard(
+  deps: AppDeps,
+  ctx: RequestCtx,
+  cardId: string,
+  reason: ReplaceReason,
+): Promise<CardView> {
   const card = await requireCard(deps.db, ctx, cardId)
   assertMove(card, 'replace')
   if (card.replaced_by) throw alreadyReplaced(card)
@@ -60,8 +91,12 @@ export async function replaceCard(deps: AppDeps, ctx: RequestCtx, cardId: string
   const scope = scopeOfRow(card)
   const reference = card.processor_reference!
   const call = atOnce
-    ? await callProcessor(deps, scope, { processor: processor.name, operation: 'set_card_status', subjectId: card.id },
-      () => processor.setCardStatus(scope, reference, 'closed'))
+    ? await callProcessor(
+        deps,
+        scope,
+        { processor: processor.name, operation: 'set_card_status', subjectId: card.id },
+        () => processor.setCardStatus(scope, reference, 'closed'),
+      )
     : null
   try {
     return await withTx(deps.db, async (trx) => {
@@ -72,7 +107,12 @@ export async function replaceCard(deps: AppDeps, ctx: RequestCtx, cardId: string
       const newCardId = newId('card')
       const heldSlot = old.holds_card_slot
       if (atOnce) {
-        old = await repo.updateCard(trx, old.id, { status: 'closed', closed_at: now, holds_card_slot: false, updated_at: now })
+        old = await repo.updateCard(trx, old.id, {
+          status: 'closed',
+          closed_at: now,
+          holds_card_slot: false,
+          updated_at: now,
+        })
       }
       const fresh = await repo.insertCard(trx, {
         id: newCardId,
@@ -117,12 +157,17 @@ export async function replaceCard(deps: AppDeps, ctx: RequestCtx, cardId: string
     })
   } catch (err) {
     if (isUniqueViolation(err, 'cards_one_per_cardholder')) {
-      throw new ApiError('card_limit_reached', { param: 'card_id', message: 'This cardholder already holds another card on this one-card program.' })
+      throw new ApiError('card_limit_reached', {
+        param: 'card_id',
+        message: 'This cardholder already holds another card on this one-card program.',
+      })
     }
     throw err
   }
 }
 
 function alreadyReplaced(card: repo.CardRow): ApiError {
-  return new ApiError('card_invalid_state', { message: `Card ${card.id} has already been replaced by ${card.replaced_by}.` })
+  return new ApiError('card_invalid_state', {
+    message: `Card ${card.id} has already been replaced by ${card.replaced_by}.`,
+  })
 }

@@ -21,8 +21,17 @@ export async function lockCard(db: Db, id: string): Promise<CardRow | undefined>
   return db.selectFrom('cards').selectAll().where('id', '=', id).forUpdate().executeTakeFirst()
 }
 
-export async function updateCard(db: Db, id: string, patch: Updateable<CardsTable>): Promise<CardRow> {
-  return db.updateTable('cards').set(patch).where('id', '=', id).returningAll().executeTakeFirstOrThrow()
+export async function updateCard(
+  db: Db,
+  id: string,
+  patch: Updateable<CardsTable>,
+): Promise<CardRow> {
+  return db
+    .updateTable('cards')
+    .set(patch)
+    .where('id', '=', id)
+    .returningAll()
+    .executeTakeFirstOrThrow()
 }
 
 export interface CardFilter {
@@ -33,9 +42,16 @@ export interface CardFilter {
   status?: string
 }
 
-export async function listCards(db: Db, filter: CardFilter, bounds: PageBounds): Promise<CardRow[]> {
-  let q = db.selectFrom('cards').selectAll()
-    .where('organization_id', '=', filter.organizationId).where('environment', '=', filter.environment)
+export async function listCards(
+  db: Db,
+  filter: CardFilter,
+  bounds: PageBounds,
+): Promise<CardRow[]> {
+  let q = db
+    .selectFrom('cards')
+    .selectAll()
+    .where('organization_id', '=', filter.organizationId)
+    .where('environment', '=', filter.environment)
   if (filter.cardholderId !== undefined) q = q.where('cardholder_id', '=', filter.cardholderId)
   if (filter.accountId !== undefined) q = q.where('account_id', '=', filter.accountId)
   if (filter.status !== undefined) q = whereIs(q, 'status', filter.status)
@@ -43,15 +59,29 @@ export async function listCards(db: Db, filter: CardFilter, bounds: PageBounds):
 }
 
 /** True when the scope has issued at least one card (the console's getting-started checklist). */
-export async function anyCard(db: Db, organizationId: string, environment: string): Promise<boolean> {
-  const row = await db.selectFrom('cards').select('id').where('organization_id', '=', organizationId).where('environment', '=', environment).limit(1).executeTakeFirst()
+export async function anyCard(
+  db: Db,
+  organizationId: string,
+  environment: string,
+): Promise<boolean> {
+  const row = await db
+    .selectFrom('cards')
+    .select('id')
+    .where('organization_id', '=', organizationId)
+    .where('environment', '=', environment)
+    .limit(1)
+    .executeTakeFirst()
   return row !== undefined
 }
 
 /** True when the cardholder already holds the one card a one-card program allows. */
 export async function slotTaken(db: Db, programId: string, cardholderId: string): Promise<boolean> {
-  const row = await db.selectFrom('cards').select('id')
-    .where('program_id', '=', programId).where('cardholder_id', '=', cardholderId).where('holds_card_slot', '=', true)
+  const row = await db
+    .selectFrom('cards')
+    .select('id')
+    .where('program_id', '=', programId)
+    .where('cardholder_id', '=', cardholderId)
+    .where('holds_card_slot', '=', true)
     .executeTakeFirst()
   return row !== undefined
 }
@@ -66,20 +96,44 @@ export async function insertPinKey(db: Db, row: Insertable<CardPinKeysTable>): P
  * A key sent with a PIN is spent whatever the outcome, also when it is presented against another card than the
  * one it was minted for; that presentation gets nothing back (`token_not_found`).
  */
-export async function spendPinKey(db: Db, id: string, owner: { cardId: string; organizationId: string; environment: string }, now: Date): Promise<string | null> {
-  const row = await db.selectFrom('card_pin_keys').select(['card_id', 'private_key_sealed', 'expires_at', 'spent_at'])
-    .where('id', '=', id).where('organization_id', '=', owner.organizationId).where('environment', '=', owner.environment)
-    .forUpdate().executeTakeFirst()
+export async function spendPinKey(
+  db: Db,
+  id: string,
+  owner: { cardId: string; organizationId: string; environment: string },
+  now: Date,
+): Promise<string | null> {
+  const row = await db
+    .selectFrom('card_pin_keys')
+    .select(['card_id', 'private_key_sealed', 'expires_at', 'spent_at'])
+    .where('id', '=', id)
+    .where('organization_id', '=', owner.organizationId)
+    .where('environment', '=', owner.environment)
+    .forUpdate()
+    .executeTakeFirst()
   if (!row || row.spent_at !== null) return null
-  await db.updateTable('card_pin_keys').set({ spent_at: now, private_key_sealed: '' }).where('id', '=', id).execute()
+  await db
+    .updateTable('card_pin_keys')
+    .set({ spent_at: now, private_key_sealed: '' })
+    .where('id', '=', id)
+    .execute()
   if (row.card_id !== owner.cardId) return null
   if (row.expires_at.getTime() <= now.getTime()) return null
   return row.private_key_sealed
 }
 
 /** Deletes PIN keys (spent or not) that expired before `before` (`card_pin_keys_expiry`), in short batches; answers how many. */
-export async function purgePinKeysExpiredBefore(db: Db, before: Date, options?: PurgeOptions): Promise<number> {
-  return purgeInBatches(db, { ...options, table: 'card_pin_keys', key: 'id', orderBy: 'expires_at', where: sql`expires_at < ${before}` })
+export async function purgePinKeysExpiredBefore(
+  db: Db,
+  before: Date,
+  options?: PurgeOptions,
+): Promise<number> {
+  return purgeInBatches(db, {
+    ...options,
+    table: 'card_pin_keys',
+    key: 'id',
+    orderBy: 'expires_at',
+    where: sql`expires_at < ${before}`,
+  })
 }
 
 export async function insertAudit(db: Db, row: Insertable<CardSecretAuditTable>): Promise<void> {

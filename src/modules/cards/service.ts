@@ -19,7 +19,11 @@ import { planMove, type CardOperation, type CardStatus, type FormFactor } from '
 import { presentCard } from './present.js'
 import * as repo from './repo.js'
 import type { CardCreateBody, CardUpdateBody, CardView } from './schemas.js'
-import { assertSpendControlsSupported, emptySpendingControls, mergeSpendingControls } from './spending-controls.js'
+import {
+  assertSpendControlsSupported,
+  emptySpendingControls,
+  mergeSpendingControls,
+} from './spending-controls.js'
 
 export { presentCard } from './present.js'
 export type { CardRow } from './repo.js'
@@ -36,7 +40,12 @@ export function hasCard(db: Db, scope: Scope): Promise<boolean> {
  * The caller's card by id: another organization's card answers exactly like a missing one. `param` names the
  * body field when the id came in the body (`card_id`), not in the path.
  */
-export async function requireCard(db: Db, ctx: Scope, cardId: string, param?: string): Promise<repo.CardRow> {
+export async function requireCard(
+  db: Db,
+  ctx: Scope,
+  cardId: string,
+  param?: string,
+): Promise<repo.CardRow> {
   const row = isId('card', cardId) ? await repo.findCard(db, cardId) : undefined
   return requireOwned(row, ctx, 'card_not_found', param)
 }
@@ -52,18 +61,29 @@ export function assertMove(card: repo.CardRow, op: CardOperation): CardStatus {
  * The program behind the card in the path, for capability mounting. Null unless the card is the caller's
  * in this environment, so a stranger's card never reveals its program through a 404 `not_found`.
  */
-export async function cardProgramOf(deps: AppDeps, req: FastifyRequest): Promise<{ capabilities: readonly string[] } | null> {
+export async function cardProgramOf(
+  deps: AppDeps,
+  req: FastifyRequest,
+): Promise<{ capabilities: readonly string[] } | null> {
   const cardId = (req.params as { card_id?: string }).card_id
   if (!req.ctx || !cardId || !isId('card', cardId)) return null
   const card = await repo.findCard(deps.db, cardId)
-  if (!card || card.organization_id !== req.ctx.organizationId || card.environment !== req.ctx.environment) return null
+  if (
+    !card ||
+    card.organization_id !== req.ctx.organizationId ||
+    card.environment !== req.ctx.environment
+  )
+    return null
   const program = await findProgram(deps.db, card.program_id)
   return program ? { capabilities: program.capabilities } : null
 }
 
 export async function requireCardProgram(db: Db, card: repo.CardRow): Promise<ProgramRow> {
   const program = await findProgram(db, card.program_id)
-  if (!program) throw new ApiError('program_not_provisioned', { message: `The program of card ${card.id} is not attached in this environment.` })
+  if (!program)
+    throw new ApiError('program_not_provisioned', {
+      message: `The program of card ${card.id} is not attached in this environment.`,
+    })
   return program
 }
 
@@ -72,10 +92,16 @@ export async function requireCardProgram(db: Db, card: repo.CardRow): Promise<Pr
  * the order), the funding account or the refusal its lookup answers, the account's program and processor, the KYC
  * gate for that program, and whether the program's one card is already taken.
  */
-async function readIssuanceFacts(deps: AppDeps, ctx: RequestCtx, body: CardCreateBody): Promise<IssuanceFacts> {
+async function readIssuanceFacts(
+  deps: AppDeps,
+  ctx: RequestCtx,
+  body: CardCreateBody,
+): Promise<IssuanceFacts> {
   const cardholder = await requireCardholder(deps.db, ctx, body.cardholder_id, 'cardholder_id')
   const account = await requireAccount(deps.db, ctx, body.account_id, 'account_id').catch(refusal)
-  const program = isApiError(account) ? null : (await findProgram(deps.db, account.program_id)) ?? null
+  const program = isApiError(account)
+    ? null
+    : ((await findProgram(deps.db, account.program_id)) ?? null)
   const evidence = program ?? { identity_evidence_required: false }
   return {
     cardholder,
@@ -83,7 +109,9 @@ async function readIssuanceFacts(deps: AppDeps, ctx: RequestCtx, body: CardCreat
     program,
     processor: program ? answerOrRefusal(() => deps.processors.forProgram(program)) : null,
     kycRefusal: await kycRefusal(deps.db, cardholder, deps.clock.now(), evidence, 'cardholder_id'),
-    slotTaken: program?.one_card_per_cardholder ? await repo.slotTaken(deps.db, program.id, cardholder.id) : false,
+    slotTaken: program?.one_card_per_cardholder
+      ? await repo.slotTaken(deps.db, program.id, cardholder.id)
+      : false,
   }
 }
 
@@ -106,11 +134,16 @@ function answerOrRefusal<T>(read: () => T): T | ApiError {
  * in their stable order (`checkIssuance`: cardholder, identity document, address, KYC, funding account, program
  * rules, the one-card limit, spending controls). The card is written `pending`; a job has the processor issue it.
  */
-export async function createCard(deps: AppDeps, ctx: RequestCtx, body: CardCreateBody): Promise<CardView> {
+export async function createCard(
+  deps: AppDeps,
+  ctx: RequestCtx,
+  body: CardCreateBody,
+): Promise<CardView> {
   const controls = mergeSpendingControls(emptySpendingControls(), body.spending_controls)
   const check = checkIssuance(await readIssuanceFacts(deps, ctx, body), body, controls)
   if (!check.ok) throw check.error
-  const { cardholder, account, program, processor, embossedName, deliveryAddress, holdsSlot } = check.plan
+  const { cardholder, account, program, processor, embossedName, deliveryAddress, holdsSlot } =
+    check.plan
 
   const now = deps.clock.now()
   try {
@@ -157,11 +190,18 @@ export async function createCard(deps: AppDeps, ctx: RequestCtx, body: CardCreat
 
 /** Physical cards carry their shipping from the start (`pending` until the simulator ships them); virtual ones none. */
 export function initialShipping(formFactor: string): string | null {
-  return formFactor === 'physical' ? json({ status: 'pending', shipped_at: null, delivered_at: null }) : null
+  return formFactor === 'physical'
+    ? json({ status: 'pending', shipped_at: null, delivered_at: null })
+    : null
 }
 
 /** Emits `card.created` and queues issuance for a freshly written pending card (also used by replacements). */
-export async function announceNewCard(trx: Db, row: repo.CardRow, now: Date, issueDelayMs: number): Promise<CardView> {
+export async function announceNewCard(
+  trx: Db,
+  row: repo.CardRow,
+  now: Date,
+  issueDelayMs: number,
+): Promise<CardView> {
   const view = presentCard(row)
   await emit(trx, scopeOfRow(row), 'card.created', view, now)
   await enqueue(trx, {
@@ -173,20 +213,40 @@ export async function announceNewCard(trx: Db, row: repo.CardRow, now: Date, iss
   return view
 }
 
-export async function retrieveCard(deps: AppDeps, ctx: RequestCtx, cardId: string): Promise<CardView> {
+export async function retrieveCard(
+  deps: AppDeps,
+  ctx: RequestCtx,
+  cardId: string,
+): Promise<CardView> {
   return presentCard(await requireCard(deps.db, ctx, cardId))
 }
 
-export interface CardListFilter { cardholder_id?: string; account_id?: string; status?: string }
+export interface CardListFilter {
+  cardholder_id?: string
+  account_id?: string
+  status?: string
+}
 
 /** One page of the caller's cards, newest first; also behind the cardholder and account card lists. */
-export async function listCards(deps: AppDeps, ctx: RequestCtx, url: string, filter: CardListFilter, page: PageParams): Promise<ListResult<CardView>> {
+export async function listCards(
+  deps: AppDeps,
+  ctx: RequestCtx,
+  url: string,
+  filter: CardListFilter,
+  page: PageParams,
+): Promise<ListResult<CardView>> {
   const where: repo.CardFilter = {
-    organizationId: ctx.organizationId, environment: ctx.environment,
-    cardholderId: filter.cardholder_id, accountId: filter.account_id, status: filter.status,
+    organizationId: ctx.organizationId,
+    environment: ctx.environment,
+    cardholderId: filter.cardholder_id,
+    accountId: filter.account_id,
+    status: filter.status,
   }
   return paginate({
-    ctx, cursors: deps.cursors, url, page,
+    ctx,
+    cursors: deps.cursors,
+    url,
+    page,
     sortKey: (r: repo.CardRow) => r.id,
     fetch: (bounds) => repo.listCards(deps.db, where, bounds),
     present: presentCard,
@@ -197,7 +257,12 @@ export async function listCards(deps: AppDeps, ctx: RequestCtx, url: string, fil
  * PATCH: spending controls (supplied keys replace theirs; the processor must be able to enforce the result)
  * and metadata (merged; null or "" removes a key). A closed card refuses with `card_closed`.
  */
-export async function updateCard(deps: AppDeps, ctx: RequestCtx, cardId: string, body: CardUpdateBody): Promise<CardView> {
+export async function updateCard(
+  deps: AppDeps,
+  ctx: RequestCtx,
+  cardId: string,
+  body: CardUpdateBody,
+): Promise<CardView> {
   const current = await requireCard(deps.db, ctx, cardId)
   assertMove(current, 'update')
   const program = await requireCardProgram(deps.db, current)
@@ -206,9 +271,14 @@ export async function updateCard(deps: AppDeps, ctx: RequestCtx, cardId: string,
   return withTx(deps.db, async (trx) => {
     const card = (await repo.lockCard(trx, current.id))!
     assertMove(card, 'update')
-    const controls = mergeSpendingControls({ ...emptySpendingControls(), ...card.spending_controls }, body.spending_controls)
-    if (body.spending_controls !== undefined) assertSpendControlsSupported(controls, processor.spendControls)
-    const metadata = body.metadata === undefined ? card.metadata : mergeMetadata(card.metadata, body.metadata)
+    const controls = mergeSpendingControls(
+      { ...emptySpendingControls(), ...card.spending_controls },
+      body.spending_controls,
+    )
+    if (body.spending_controls !== undefined)
+      assertSpendControlsSupported(controls, processor.spendControls)
+    const metadata =
+      body.metadata === undefined ? card.metadata : mergeMetadata(card.metadata, body.metadata)
     const row = await repo.updateCard(trx, card.id, {
       spending_controls: json(controls),
       metadata: json(metadata),

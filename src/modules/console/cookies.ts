@@ -33,16 +33,35 @@ export function tokenCookie(cookies: Map<string, string>, name: string): string 
   return value && TOKEN.test(value) ? value : null
 }
 
-export interface CookieOptions { path?: string; maxAgeSeconds?: number; sameSite?: 'Lax' | 'Strict'; secure: boolean }
+export interface CookieOptions {
+  path?: string
+  maxAgeSeconds?: number
+  sameSite?: 'Lax' | 'Strict'
+  secure: boolean
+}
 
-export function writeCookie(reply: FastifyReply, name: string, value: string, o: CookieOptions): void {
-  const parts = [`${name}=${value}`, `Path=${o.path ?? '/console'}`, 'HttpOnly', `SameSite=${o.sameSite ?? 'Lax'}`]
+export function writeCookie(
+  reply: FastifyReply,
+  name: string,
+  value: string,
+  o: CookieOptions,
+): void {
+  const parts = [
+    `${name}=${value}`,
+    `Path=${o.path ?? '/console'}`,
+    'HttpOnly',
+    `SameSite=${o.sameSite ?? 'Lax'}`,
+  ]
   if (o.maxAgeSeconds !== undefined) parts.push(`Max-Age=${o.maxAgeSeconds}`)
   if (o.secure) parts.push('Secure')
   reply.header('Set-Cookie', parts.join('; '))
 }
 
-export function clearCookie(reply: FastifyReply, name: string, o: { path?: string; secure: boolean }): void {
+export function clearCookie(
+  reply: FastifyReply,
+  name: string,
+  o: { path?: string; secure: boolean },
+): void {
   writeCookie(reply, name, '', { path: o.path, maxAgeSeconds: 0, secure: o.secure })
 }
 
@@ -64,7 +83,9 @@ function flashMac(masterKey: Buffer, payload: string): string {
 }
 
 export function encodeFlash(masterKey: Buffer, flash: Flash): string {
-  const payload = Buffer.from(JSON.stringify([flash.kind, flash.text.slice(0, 500)])).toString('base64url')
+  const payload = Buffer.from(JSON.stringify([flash.kind, flash.text.slice(0, 500)])).toString(
+    'base64url',
+  )
   return `${payload}.${flashMac(masterKey, payload)}`
 }
 
@@ -74,8 +95,13 @@ export function decodeFlash(masterKey: Buffer, value: string | undefined): Flash
   const [payload, mac] = value.split('.')
   if (!payload || !mac || !safeEqual(mac, flashMac(masterKey, payload))) return null
   try {
-    const [kind, text] = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8')) as [Flash['kind'], string]
-    return ['ok', 'info', 'error'].includes(kind) && typeof text === 'string' ? { kind, text } : null
+    const [kind, text] = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8')) as [
+      Flash['kind'],
+      string,
+    ]
+    return ['ok', 'info', 'error'].includes(kind) && typeof text === 'string'
+      ? { kind, text }
+      : null
   } catch {
     return null
   }

@@ -15,7 +15,8 @@ const PRIVATE_PEM = /-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY-----/
 const PEM_BLOCK = /-----BEGIN ([A-Z0-9 ]+)-----[\s\S]*?-----END \1-----/g
 const PUBLIC_PEM_LABELS = new Set(['PUBLIC KEY', 'RSA PUBLIC KEY'])
 
-export const PRIVATE_KEY_REFUSAL = 'This is a private key: it is never accepted. Paste the public key only (a JWK Set without "d", or a PEM block that starts with -----BEGIN PUBLIC KEY-----); the private key stays with whoever signs the client\'s assertions.'
+export const PRIVATE_KEY_REFUSAL =
+  'This is a private key: it is never accepted. Paste the public key only (a JWK Set without "d", or a PEM block that starts with -----BEGIN PUBLIC KEY-----); the private key stays with whoever signs the client\'s assertions.'
 
 export type Jwk = Record<string, unknown>
 
@@ -31,7 +32,8 @@ export function holdsPrivateKey(text: string): boolean {
 
 /** RFC 7638 thumbprint (SHA-256, base64url) of an EC or RSA public JWK; null for another key type. */
 export function jwkThumbprint(jwk: Jwk): string | null {
-  const members = jwk.kty === 'EC' ? ['crv', 'kty', 'x', 'y'] : jwk.kty === 'RSA' ? ['e', 'kty', 'n'] : null
+  const members =
+    jwk.kty === 'EC' ? ['crv', 'kty', 'x', 'y'] : jwk.kty === 'RSA' ? ['e', 'kty', 'n'] : null
   if (!members || members.some((m) => typeof jwk[m] !== 'string')) return null
   const canonical = `{${members.map((m) => `${JSON.stringify(m)}:${JSON.stringify(jwk[m])}`).join(',')}}`
   return createHash('sha256').update(canonical).digest('base64url')
@@ -51,14 +53,22 @@ export function withKids(keys: readonly Jwk[]): Jwk[] {
 
 function fromPem(text: string): Jwk[] {
   const blocks = [...text.matchAll(PEM_BLOCK)]
-  if (blocks.length === 0) throw new KeyInputError('The PEM text is incomplete: paste everything from -----BEGIN PUBLIC KEY----- to -----END PUBLIC KEY-----.')
+  if (blocks.length === 0)
+    throw new KeyInputError(
+      'The PEM text is incomplete: paste everything from -----BEGIN PUBLIC KEY----- to -----END PUBLIC KEY-----.',
+    )
   return blocks.map(([block, label], i) => {
     const which = blocks.length > 1 ? ` (block ${i + 1})` : ''
-    if (!PUBLIC_PEM_LABELS.has(label)) throw new KeyInputError(`A PEM block labelled "${label}"${which} is not a public key: paste a "PUBLIC KEY" block.`)
+    if (!PUBLIC_PEM_LABELS.has(label))
+      throw new KeyInputError(
+        `A PEM block labelled "${label}"${which} is not a public key: paste a "PUBLIC KEY" block.`,
+      )
     try {
       return createPublicKey(block).export({ format: 'jwk' }) as Jwk
     } catch {
-      throw new KeyInputError(`The PEM public key${which} could not be read: check that it was copied whole.`)
+      throw new KeyInputError(
+        `The PEM public key${which} could not be read: check that it was copied whole.`,
+      )
     }
   })
 }
@@ -68,12 +78,18 @@ function fromJson(text: string): Jwk[] {
   try {
     value = JSON.parse(text)
   } catch {
-    throw new KeyInputError('This is not valid JSON: paste a JWK Set such as {"keys": [{"kty": "EC", "crv": "P-256", "x": "…", "y": "…"}]}.')
+    throw new KeyInputError(
+      'This is not valid JSON: paste a JWK Set such as {"keys": [{"kty": "EC", "crv": "P-256", "x": "…", "y": "…"}]}.',
+    )
   }
-  const keys = value && typeof value === 'object' && Array.isArray((value as { keys?: unknown }).keys)
-    ? (value as { keys: unknown[] }).keys
-    : value && typeof value === 'object' && 'kty' in value ? [value] : null
-  if (!keys) throw new KeyInputError('This JSON is not a JWK Set: it needs a "keys" array of public JWKs.')
+  const keys =
+    value && typeof value === 'object' && Array.isArray((value as { keys?: unknown }).keys)
+      ? (value as { keys: unknown[] }).keys
+      : value && typeof value === 'object' && 'kty' in value
+        ? [value]
+        : null
+  if (!keys)
+    throw new KeyInputError('This JSON is not a JWK Set: it needs a "keys" array of public JWKs.')
   if (keys.some((k) => privateMembers(k).length > 0)) throw new KeyInputError(PRIVATE_KEY_REFUSAL)
   return keys as Jwk[]
 }
@@ -83,8 +99,15 @@ export function parsePastedKeys(text: string): Jwk[] {
   const trimmed = text.trim()
   if (trimmed === '') throw new KeyInputError('Paste a JWK Set or a PEM public key.')
   if (PRIVATE_PEM.test(trimmed)) throw new KeyInputError(PRIVATE_KEY_REFUSAL)
-  const keys = trimmed.startsWith('{') ? fromJson(trimmed) : trimmed.includes('-----BEGIN') ? fromPem(trimmed) : null
-  if (!keys) throw new KeyInputError('Paste a JWK Set ({"keys": [...]}) or a PEM public key (-----BEGIN PUBLIC KEY-----).')
+  const keys = trimmed.startsWith('{')
+    ? fromJson(trimmed)
+    : trimmed.includes('-----BEGIN')
+      ? fromPem(trimmed)
+      : null
+  if (!keys)
+    throw new KeyInputError(
+      'Paste a JWK Set ({"keys": [...]}) or a PEM public key (-----BEGIN PUBLIC KEY-----).',
+    )
   if (keys.length === 0) throw new KeyInputError('The JWK Set has no key.')
   return withKids(keys)
 }

@@ -38,17 +38,30 @@ function document(chrome: Chrome, title: string, body: Html): string {
 const ENV_LABEL: Record<Environment, string> = { sandbox: 'Sandbox', production: 'Production' }
 
 function environmentSwitch(chrome: Chrome): Html {
-  if (!chrome.user || chrome.user.role === 'operator' || !chrome.environment || chrome.environments.length < 2) {
+  if (
+    !chrome.user ||
+    chrome.user.role === 'operator' ||
+    !chrome.environment ||
+    chrome.environments.length < 2
+  ) {
     return chrome.environment ? html`<span>${ENV_LABEL[chrome.environment]}</span>` : html``
   }
-  const buttons = chrome.environments.map((e) => html`<button type="submit" name="environment" value="${e}" class="${e}" aria-pressed="${String(e === chrome.environment)}">${ENV_LABEL[e]}</button>`)
-  return postForm('/console/environment', chrome.csrf, html`<input type="hidden" name="return_to" value="${chrome.path}"><div class="env" role="group" aria-label="Environment">${buttons}</div>`, { label: 'Environment' })
+  const buttons = chrome.environments.map(
+    (e) =>
+      html`<button type="submit" name="environment" value="${e}" class="${e}" aria-pressed="${String(e === chrome.environment)}">${ENV_LABEL[e]}</button>`,
+  )
+  return postForm(
+    '/console/environment',
+    chrome.csrf,
+    html`<input type="hidden" name="return_to" value="${chrome.path}"><div class="env" role="group" aria-label="Environment">${buttons}</div>`,
+    { label: 'Environment' },
+  )
 }
 
 function navigation(chrome: Chrome): Html {
   const role = chrome.user!.role
   const visible = PAGES.filter((p) => p.group && allowed(role, p.area, 'GET'))
-  const link = (p: typeof PAGES[number]) => {
+  const link = (p: (typeof PAGES)[number]) => {
     const current = attrs({ href: p.href, 'aria-current': p.href === chrome.path && 'page' })
     return html`<li><a${current}>${p.label}</a></li>`
   }
@@ -56,14 +69,16 @@ function navigation(chrome: Chrome): Html {
   return html`<nav class="side" aria-label="Console">${groups.map((g) => {
     const items = visible.filter((p) => p.group === g)
     if (items.length === 0) return ''
-    return g === 'main' ? html`<ul>${items.map(link)}</ul>` : html`<h2>${g}</h2><ul>${items.map(link)}</ul>`
+    return g === 'main'
+      ? html`<ul>${items.map(link)}</ul>`
+      : html`<h2>${g}</h2><ul>${items.map(link)}</ul>`
   })}</nav>`
 }
 
 /** A signed-in page: top bar (organization, environment switch, account, sign-out), navigation, main content. */
 export function renderPage(chrome: Chrome, view: View): string {
   const user = chrome.user!
-  const place = user.role === 'operator' ? 'Platform operator' : chrome.organizationName ?? ''
+  const place = user.role === 'operator' ? 'Platform operator' : (chrome.organizationName ?? '')
   const body = html`<a class="skip" href="#main">Skip to content</a>
 <header class="topbar">
 <a class="brand" href="/console">svc console<small>${place}</small></a>
@@ -83,4 +98,3 @@ export function renderPublicPage(chrome: Chrome, view: View): string {
 <main id="main" class="narrow"><h1>${view.title}</h1>${flashBox(view.flash === undefined ? chrome.flash : view.flash)}${view.body}</main>`
   return document(chrome, view.title, body)
 }
-

@@ -8,5 +8,6 @@ import { mountConsole } from './router.js'
 /** The management console at /console: server-rendered pages over the same services as the API. */
 export const consoleModule: ServiceModule = {
   name: 'console',
-  routes: (app: FastifyInstance, deps: AppDeps) => mountConsole(app, deps, CONSOLE_PAGES, registerPlaceholders),
+  routes: (app: FastifyInstance, deps: AppDeps) =>
+    mountConsole(app, deps, CONSOLE_PAGES, registerPlaceholders),
 }

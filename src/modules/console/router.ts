@@ -7,12 +7,28 @@ import { clientAddress } from '../../http/ip.js'
 import { sameOriginPost } from '../../http/same-origin.js'
 import { safeEqual } from '../../lib/crypto.js'
 import { getOrganization } from '../oauth/index.js'
-import { actorOf, resolveSession, type Actor, type ConsoleSession, type Visitor } from '../users/index.js'
+import {
+  actorOf,
+  resolveSession,
+  type Actor,
+  type ConsoleSession,
+  type Visitor,
+} from '../users/index.js'
 import { allowed, type Area } from './access.js'
 import type { Flash } from './components.js'
 import {
-  clearCookie, decodeFlash, encodeFlash, FLASH_COOKIE, newPreSessionCookie, parseCookies, PRESESSION_COOKIE, preSessionToken, preSessionValid,
-  SESSION_COOKIE, writeCookie, tokenCookie,
+  clearCookie,
+  decodeFlash,
+  encodeFlash,
+  FLASH_COOKIE,
+  newPreSessionCookie,
+  parseCookies,
+  PRESESSION_COOKIE,
+  preSessionToken,
+  preSessionValid,
+  SESSION_COOKIE,
+  writeCookie,
+  tokenCookie,
 } from './cookies.js'
 import { html } from '../../lib/html.js'
 import { renderPage, renderPublicPage, type Chrome, type View } from './layout.js'
@@ -57,7 +73,12 @@ export type PageHandler = (ctx: PageContext) => Promise<FastifyReply> | FastifyR
 export interface ConsoleRouter {
   get(url: string, area: Exclude<Area, 'public'>, handler: PageHandler): void
   /** `bodyLimit`: a form bigger than the usual 16 KiB (a pasted file), in bytes. */
-  post(url: string, area: Exclude<Area, 'public'>, handler: PageHandler, options?: { bodyLimit?: number }): void
+  post(
+    url: string,
+    area: Exclude<Area, 'public'>,
+    handler: PageHandler,
+    options?: { bodyLimit?: number },
+  ): void
   /** Pages without a session (sign-in, invitations). `noReferrer`: the URL carries a secret. */
   publicGet(url: string, handler: PublicHandler, options?: { noReferrer?: boolean }): void
   publicPost(url: string, handler: PublicHandler, options?: { noReferrer?: boolean }): void
@@ -105,7 +126,10 @@ function secure(deps: AppDeps): boolean {
 /** Headers of every console answer: nothing loads from elsewhere, no framing, no caching, no URL leaked in Referer. */
 function securityHeaders(reply: FastifyReply, nonce: string, noReferrer: boolean): void {
   reply
-    .header('Content-Security-Policy', `default-src 'none'; style-src 'nonce-${nonce}'; script-src 'nonce-${nonce}'; img-src 'self' data:; form-action 'self'; frame-ancestors 'none'; base-uri 'none'`)
+    .header(
+      'Content-Security-Policy',
+      `default-src 'none'; style-src 'nonce-${nonce}'; script-src 'nonce-${nonce}'; img-src 'self' data:; form-action 'self'; frame-ancestors 'none'; base-uri 'none'`,
+    )
     .header('Referrer-Policy', noReferrer ? 'no-referrer' : 'same-origin')
     .header('X-Content-Type-Options', 'nosniff')
     .header('X-Frame-Options', 'DENY')
@@ -122,13 +146,20 @@ function chromeOf(req: FastifyRequest, deps: AppDeps): Chrome {
     flash: state?.flash ?? null,
     user: state?.session?.user ?? null,
     organizationName: state?.organizationName ?? null,
-    environment: state?.session && state.session.user.role !== 'operator' ? state.session.environment : null,
+    environment:
+      state?.session && state.session.user.role !== 'operator' ? state.session.environment : null,
     environments: deps.config.environments,
   }
 }
 
 /** Sends a page: the signed-in layout when the request has a session, else the public one. */
-export function sendPage(req: FastifyRequest, reply: FastifyReply, deps: AppDeps, view: View, status = 200): FastifyReply {
+export function sendPage(
+  req: FastifyRequest,
+  reply: FastifyReply,
+  deps: AppDeps,
+  view: View,
+  status = 200,
+): FastifyReply {
   const chrome = chromeOf(req, deps)
   if (req.consoleState?.flash) clearCookie(reply, FLASH_COOKIE, { secure: secure(deps) })
   const page = chrome.user ? renderPage(chrome, view) : renderPublicPage(chrome, view)
@@ -136,17 +167,42 @@ export function sendPage(req: FastifyRequest, reply: FastifyReply, deps: AppDeps
 }
 
 /** A refusal or failure as a page (403, 404, 429, 500…): the text is public, no detail of the cause. */
-export function sendMessage(req: FastifyRequest, reply: FastifyReply, deps: AppDeps, status: number, title: string, text: string): FastifyReply {
-  return sendPage(req, reply, deps, { title, body: html`<p>${text}</p><p><a href="/console">Back to the console</a></p>`, flash: null }, status)
+export function sendMessage(
+  req: FastifyRequest,
+  reply: FastifyReply,
+  deps: AppDeps,
+  status: number,
+  title: string,
+  text: string,
+): FastifyReply {
+  return sendPage(
+    req,
+    reply,
+    deps,
+    {
+      title,
+      body: html`<p>${text}</p><p><a href="/console">Back to the console</a></p>`,
+      flash: null,
+    },
+    status,
+  )
 }
 
 /** Leaves a message for the next page (signed, read once). */
 export function leaveFlash(reply: FastifyReply, deps: AppDeps, flash: Flash): void {
-  writeCookie(reply, FLASH_COOKIE, encodeFlash(deps.config.masterKey, flash), { maxAgeSeconds: 120, secure: secure(deps) })
+  writeCookie(reply, FLASH_COOKIE, encodeFlash(deps.config.masterKey, flash), {
+    maxAgeSeconds: 120,
+    secure: secure(deps),
+  })
 }
 
 /** The session cookie: HttpOnly, SameSite=Lax, Path=/console, Secure on https, for at most the absolute lifetime. */
-export function writeSessionCookie(reply: FastifyReply, deps: AppDeps, token: string, maxAgeSeconds: number): void {
+export function writeSessionCookie(
+  reply: FastifyReply,
+  deps: AppDeps,
+  token: string,
+  maxAgeSeconds: number,
+): void {
   writeCookie(reply, SESSION_COOKIE, token, { maxAgeSeconds, secure: secure(deps) })
 }
 
@@ -156,13 +212,16 @@ export function clearSessionCookie(reply: FastifyReply, deps: AppDeps): void {
 
 function text(form: FormBody, name: string): string {
   const value = form[name]
-  return Array.isArray(value) ? value[0] ?? '' : value ?? ''
+  return Array.isArray(value) ? (value[0] ?? '') : (value ?? '')
 }
 
 function baseContext(req: FastifyRequest, reply: FastifyReply, deps: AppDeps): PublicContext {
   const form = (req.body && typeof req.body === 'object' ? req.body : {}) as FormBody
   return {
-    req, reply, deps, form,
+    req,
+    reply,
+    deps,
+    form,
     visitor: { address: clientAddress(req), userAgent: String(req.headers['user-agent'] ?? '') },
     csrf: req.consoleState!.csrf,
     text: (name) => text(form, name),
@@ -178,22 +237,35 @@ function baseContext(req: FastifyRequest, reply: FastifyReply, deps: AppDeps): P
  * The gate of every console route, before the body is read: security headers, the flash message, then for a
  * signed-in area the session (none or expired → the sign-in page) and the role guard (→ 403).
  */
-async function gate(req: FastifyRequest, reply: FastifyReply, deps: AppDeps): Promise<FastifyReply | undefined> {
+async function gate(
+  req: FastifyRequest,
+  reply: FastifyReply,
+  deps: AppDeps,
+): Promise<FastifyReply | undefined> {
   const config = req.routeOptions.config
   const area = config.consoleArea!
   const nonce = randomBytes(16).toString('base64')
   securityHeaders(reply, nonce, config.consoleNoReferrer === true)
   const cookies = parseCookies(req.headers.cookie)
   const state: ConsoleState = {
-    nonce, cookies, flash: req.method === 'GET' ? decodeFlash(deps.config.masterKey, cookies.get(FLASH_COOKIE)) : null,
-    session: null, organizationName: null, csrf: '',
+    nonce,
+    cookies,
+    flash:
+      req.method === 'GET' ? decodeFlash(deps.config.masterKey, cookies.get(FLASH_COOKIE)) : null,
+    session: null,
+    organizationName: null,
+    csrf: '',
   }
   req.consoleState = state
   if (area === 'public') {
     let cookie = tokenCookie(cookies, PRESESSION_COOKIE)
     if (!cookie && req.method === 'GET') {
       cookie = newPreSessionCookie()
-      writeCookie(reply, PRESESSION_COOKIE, cookie, { sameSite: 'Strict', maxAgeSeconds: 12 * 60 * 60, secure: secure(deps) })
+      writeCookie(reply, PRESESSION_COOKIE, cookie, {
+        sameSite: 'Strict',
+        maxAgeSeconds: 12 * 60 * 60,
+        secure: secure(deps),
+      })
     }
     state.csrf = cookie ? preSessionToken(deps.config.masterKey, cookie) : ''
     return undefined
@@ -206,22 +278,35 @@ async function gate(req: FastifyRequest, reply: FastifyReply, deps: AppDeps): Pr
       leaveFlash(reply, deps, { kind: 'info', text: 'Your session has ended. Sign in again.' })
     }
     const next = req.method === 'GET' ? consolePath(req.url) : null
-    return reply.redirect(next && next !== '/console' ? `/console/sign-in?next=${encodeURIComponent(next)}` : '/console/sign-in', 303)
+    return reply.redirect(
+      next && next !== '/console'
+        ? `/console/sign-in?next=${encodeURIComponent(next)}`
+        : '/console/sign-in',
+      303,
+    )
   }
   state.session = session
   state.csrf = session.csrfSecret
-  if (session.user.organizationId) state.organizationName = (await getOrganization(deps, session.user.organizationId)).name
+  if (session.user.organizationId)
+    state.organizationName = (await getOrganization(deps, session.user.organizationId)).name
   if (!allowed(session.user.role, area, req.method)) {
-    const text = session.user.role === 'operator'
-      ? 'This page belongs to an organization\'s console; platform operators use the operator pages.'
-      : req.method === 'GET' ? 'Your role does not give access to this page.' : 'Your role does not allow this change. Ask an owner of your organization.'
+    const text =
+      session.user.role === 'operator'
+        ? "This page belongs to an organization's console; platform operators use the operator pages."
+        : req.method === 'GET'
+          ? 'Your role does not give access to this page.'
+          : 'Your role does not allow this change. Ask an owner of your organization.'
     return sendMessage(req, reply, deps, 403, 'Not allowed', text)
   }
   return undefined
 }
 
 /** Every POST carries the form token of its session (or, without one, of its pre-session cookie), compared in constant time. */
-async function csrfCheck(req: FastifyRequest, reply: FastifyReply, deps: AppDeps): Promise<FastifyReply | undefined> {
+async function csrfCheck(
+  req: FastifyRequest,
+  reply: FastifyReply,
+  deps: AppDeps,
+): Promise<FastifyReply | undefined> {
   if (req.method !== 'POST') return undefined
   const state = req.consoleState!
   const given = text((req.body ?? {}) as FormBody, '_csrf')
@@ -229,8 +314,14 @@ async function csrfCheck(req: FastifyRequest, reply: FastifyReply, deps: AppDeps
     ? given !== '' && safeEqual(given, state.session.csrfSecret)
     : preSessionValid(deps.config.masterKey, tokenCookie(state.cookies, PRESESSION_COOKIE), given)
   if (valid && sameOriginPost(req, deps.config.baseUrl)) return undefined
-  return sendMessage(req, reply, deps, 403, 'This form could not be sent',
-    'The form has expired or did not come from this console (it must carry its security token, and your browser must accept cookies). Go back, reload the page and try again; nothing was changed.')
+  return sendMessage(
+    req,
+    reply,
+    deps,
+    403,
+    'This form could not be sent',
+    'The form has expired or did not come from this console (it must carry its security token, and your browser must accept cookies). Go back, reload the page and try again; nothing was changed.',
+  )
 }
 
 /**
@@ -239,24 +330,53 @@ async function csrfCheck(req: FastifyRequest, reply: FastifyReply, deps: AppDeps
  */
 function installFormParsing(scope: FastifyInstance): void {
   scope.removeAllContentTypeParsers()
-  scope.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string', bodyLimit: 16 * 1024 }, (_req, body, done) => {
-    const form: FormBody = Object.create(null)
-    for (const [key, value] of new URLSearchParams(body as string)) {
-      const previous = form[key]
-      form[key] = previous === undefined ? value : Array.isArray(previous) ? [...previous, value] : [previous, value]
-    }
-    done(null, form)
-  })
-  scope.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: 16 * 1024 }, (_req, _body, done) => done(null, {}))
+  scope.addContentTypeParser(
+    'application/x-www-form-urlencoded',
+    { parseAs: 'string', bodyLimit: 16 * 1024 },
+    (_req, body, done) => {
+      const form: FormBody = Object.create(null)
+      for (const [key, value] of new URLSearchParams(body as string)) {
+        const previous = form[key]
+        form[key] =
+          previous === undefined
+            ? value
+            : Array.isArray(previous)
+              ? [...previous, value]
+              : [previous, value]
+      }
+      done(null, form)
+    },
+  )
+  scope.addContentTypeParser(
+    '*',
+    { parseAs: 'buffer', bodyLimit: 16 * 1024 },
+    (_req, _body, done) => done(null, {}),
+  )
 }
 
 function errorHandler(deps: AppDeps) {
   return (err: unknown, req: FastifyRequest, reply: FastifyReply): FastifyReply => {
     const e = err as FastifyError
-    if (e?.code === 'FST_ERR_CTP_BODY_TOO_LARGE') return sendMessage(req, reply, deps, 413, 'Too much data', 'The form sent more than this page accepts.')
-    if (isApiError(err) && err.status < 500) return sendMessage(req, reply, deps, err.status, 'This did not work', err.message)
+    if (e?.code === 'FST_ERR_CTP_BODY_TOO_LARGE')
+      return sendMessage(
+        req,
+        reply,
+        deps,
+        413,
+        'Too much data',
+        'The form sent more than this page accepts.',
+      )
+    if (isApiError(err) && err.status < 500)
+      return sendMessage(req, reply, deps, err.status, 'This did not work', err.message)
     req.log.error({ err }, 'console page failed')
-    return sendMessage(req, reply, deps, 500, 'Something went wrong', 'Something went wrong on our side. Try again in a moment.')
+    return sendMessage(
+      req,
+      reply,
+      deps,
+      500,
+      'Something went wrong',
+      'Something went wrong on our side. Try again in a moment.',
+    )
   }
 }
 
@@ -265,33 +385,72 @@ function errorHandler(deps: AppDeps) {
  * route registered through the router it hands to `pages`. A route added to the scope any other way, or
  * without an area, stops the start-up.
  */
-export async function mountConsole(app: FastifyInstance, deps: AppDeps, pages: readonly ConsolePage[], finish: (router: ConsoleRouter) => void): Promise<void> {
+export async function mountConsole(
+  app: FastifyInstance,
+  deps: AppDeps,
+  pages: readonly ConsolePage[],
+  finish: (router: ConsoleRouter) => void,
+): Promise<void> {
   await app.register(async (scope) => {
     installFormParsing(scope)
     scope.decorateRequest('consoleState', null)
     scope.addHook('onRoute', (route) => {
-      if (!route.config?.consoleArea) throw new Error(`console route ${String(route.method)} ${route.url} has no area: add it through the ConsoleRouter`)
+      if (!route.config?.consoleArea)
+        throw new Error(
+          `console route ${String(route.method)} ${route.url} has no area: add it through the ConsoleRouter`,
+        )
     })
     scope.addHook('onRequest', (req, reply) => gate(req, reply, deps))
     scope.addHook('preHandler', (req, reply) => csrfCheck(req, reply, deps))
     scope.setErrorHandler(errorHandler(deps))
 
     const gets = new Set<string>()
-    const add = (method: 'GET' | 'POST', url: string, area: Area, noReferrer: boolean, handler: (req: FastifyRequest, reply: FastifyReply) => Promise<FastifyReply> | FastifyReply, bodyLimit?: number) => {
+    const add = (
+      method: 'GET' | 'POST',
+      url: string,
+      area: Area,
+      noReferrer: boolean,
+      handler: (req: FastifyRequest, reply: FastifyReply) => Promise<FastifyReply> | FastifyReply,
+      bodyLimit?: number,
+    ) => {
       if (method === 'GET') gets.add(url)
-      scope.route({ method, url, config: { consoleArea: area, consoleNoReferrer: noReferrer }, schema: { hide: true }, handler, ...(bodyLimit ? { bodyLimit } : {}) })
+      scope.route({
+        method,
+        url,
+        config: { consoleArea: area, consoleNoReferrer: noReferrer },
+        schema: { hide: true },
+        handler,
+        ...(bodyLimit ? { bodyLimit } : {}),
+      })
     }
-    const signedIn = (area: Exclude<Area, 'public'>, handler: PageHandler) => (req: FastifyRequest, reply: FastifyReply) => {
-      const state = req.consoleState!
-      const session = state.session!
-      const scopeOf = session.user.organizationId ? { organizationId: session.user.organizationId, environment: session.environment } : null
-      return handler({ ...baseContext(req, reply, deps), session, scope: scopeOf, organizationName: state.organizationName, actor: () => actorOf(session, deps.clock.now()) })
-    }
+    const signedIn =
+      (area: Exclude<Area, 'public'>, handler: PageHandler) =>
+      (req: FastifyRequest, reply: FastifyReply) => {
+        const state = req.consoleState!
+        const session = state.session!
+        const scopeOf = session.user.organizationId
+          ? { organizationId: session.user.organizationId, environment: session.environment }
+          : null
+        return handler({
+          ...baseContext(req, reply, deps),
+          session,
+          scope: scopeOf,
+          organizationName: state.organizationName,
+          actor: () => actorOf(session, deps.clock.now()),
+        })
+      }
     const router: ConsoleRouter = {
       get: (url, area, handler) => add('GET', url, area, false, signedIn(area, handler)),
-      post: (url, area, handler, o) => add('POST', url, area, false, signedIn(area, handler), o?.bodyLimit),
-      publicGet: (url, handler, o) => add('GET', url, 'public', o?.noReferrer === true, (req, reply) => handler(baseContext(req, reply, deps))),
-      publicPost: (url, handler, o) => add('POST', url, 'public', o?.noReferrer === true, (req, reply) => handler(baseContext(req, reply, deps))),
+      post: (url, area, handler, o) =>
+        add('POST', url, area, false, signedIn(area, handler), o?.bodyLimit),
+      publicGet: (url, handler, o) =>
+        add('GET', url, 'public', o?.noReferrer === true, (req, reply) =>
+          handler(baseContext(req, reply, deps)),
+        ),
+      publicPost: (url, handler, o) =>
+        add('POST', url, 'public', o?.noReferrer === true, (req, reply) =>
+          handler(baseContext(req, reply, deps)),
+        ),
       hasGet: (url) => gets.has(url),
     }
     for (const page of pages) page.register(router, deps)

@@ -3,4 +3,11 @@
 export { DISPUTE_STATUSES } from './lifecycle.js'
 export { DisputeCreate, DisputeResolve } from './schemas.js'
 export type { DisputeView } from './schemas.js'
-export { createDispute, listDisputes, requireDispute, resolveDispute, retrieveDispute, withdrawDispute } from './service.js'
+export {
+  createDispute,
+  listDisputes,
+  requireDispute,
+  resolveDispute,
+  retrieveDispute,
+  withdrawDispute,
+} from './service.js'

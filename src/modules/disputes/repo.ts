@@ -21,32 +21,67 @@ export async function lockDispute(db: Db, id: string): Promise<DisputeRow | unde
   return db.selectFrom('disputes').selectAll().where('id', '=', id).forUpdate().executeTakeFirst()
 }
 
-export async function updateDispute(db: Db, id: string, patch: Updateable<DisputesTable>): Promise<DisputeRow> {
-  return db.updateTable('disputes').set(patch).where('id', '=', id).returningAll().executeTakeFirstOrThrow()
+export async function updateDispute(
+  db: Db,
+  id: string,
+  patch: Updateable<DisputesTable>,
+): Promise<DisputeRow> {
+  return db
+    .updateTable('disputes')
+    .set(patch)
+    .where('id', '=', id)
+    .returningAll()
+    .executeTakeFirstOrThrow()
 }
 
 /** Moves a dispute from one status to another only if it is still in the first; undefined otherwise. */
-export async function moveIf(db: Db, id: string, from: string, to: string, now: Date): Promise<DisputeRow | undefined> {
-  return db.updateTable('disputes').set({ status: to, updated_at: now })
-    .where('id', '=', id).where('status', '=', from).returningAll().executeTakeFirst()
+export async function moveIf(
+  db: Db,
+  id: string,
+  from: string,
+  to: string,
+  now: Date,
+): Promise<DisputeRow | undefined> {
+  return db
+    .updateTable('disputes')
+    .set({ status: to, updated_at: now })
+    .where('id', '=', id)
+    .where('status', '=', from)
+    .returningAll()
+    .executeTakeFirst()
 }
 
-export async function findOpenDispute(db: Db, transactionId: string): Promise<DisputeRow | undefined> {
-  return db.selectFrom('disputes').selectAll().where('transaction_id', '=', transactionId)
-    .where('status', 'in', ['submitted', 'under_review']).executeTakeFirst()
+export async function findOpenDispute(
+  db: Db,
+  transactionId: string,
+): Promise<DisputeRow | undefined> {
+  return db
+    .selectFrom('disputes')
+    .selectAll()
+    .where('transaction_id', '=', transactionId)
+    .where('status', 'in', ['submitted', 'under_review'])
+    .executeTakeFirst()
 }
 
 /** What disputes of a transaction have won back so far. */
 export async function wonTotal(db: Db, transactionId: string): Promise<number> {
-  const row = await db.selectFrom('disputes').select(sql<string>`coalesce(sum(amount), 0)`.as('total'))
-    .where('transaction_id', '=', transactionId).where('status', '=', 'won').executeTakeFirst()
+  const row = await db
+    .selectFrom('disputes')
+    .select(sql<string>`coalesce(sum(amount), 0)`.as('total'))
+    .where('transaction_id', '=', transactionId)
+    .where('status', '=', 'won')
+    .executeTakeFirst()
   return Number(row?.total ?? 0)
 }
 
 /** Amount of a capture that disputes hold or took back: won ones plus those still open. */
 export async function claimedTotal(db: Db, transactionId: string): Promise<number> {
-  const row = await db.selectFrom('disputes').select(sql<string>`coalesce(sum(amount), 0)`.as('total'))
-    .where('transaction_id', '=', transactionId).where('status', 'in', ['won', 'submitted', 'under_review']).executeTakeFirst()
+  const row = await db
+    .selectFrom('disputes')
+    .select(sql<string>`coalesce(sum(amount), 0)`.as('total'))
+    .where('transaction_id', '=', transactionId)
+    .where('status', 'in', ['won', 'submitted', 'under_review'])
+    .executeTakeFirst()
   return Number(row?.total ?? 0)
 }
 
@@ -58,9 +93,16 @@ export interface DisputeFilter {
   status?: string
 }
 
-export async function listDisputes(db: Db, filter: DisputeFilter, bounds: PageBounds): Promise<DisputeRow[]> {
-  let q = db.selectFrom('disputes').selectAll()
-    .where('organization_id', '=', filter.organizationId).where('environment', '=', filter.environment)
+export async function listDisputes(
+  db: Db,
+  filter: DisputeFilter,
+  bounds: PageBounds,
+): Promise<DisputeRow[]> {
+  let q = db
+    .selectFrom('disputes')
+    .selectAll()
+    .where('organization_id', '=', filter.organizationId)
+    .where('environment', '=', filter.environment)
   if (filter.transactionId !== undefined) q = q.where('transaction_id', '=', filter.transactionId)
   if (filter.cardId !== undefined) q = q.where('card_id', '=', filter.cardId)
   if (filter.status !== undefined) q = whereIs(q, 'status', filter.status)

@@ -29,13 +29,23 @@ export const DISPUTE_REVIEW_DELAY_MS = 1000
 export async function runReviewJob(deps: AppDeps, job: JobRecord): Promise<void> {
   const now = deps.clock.now()
   await withTx(deps.db, async (trx) => {
-    const row = await repo.moveIf(trx, String(job.payload.dispute_id), 'submitted', 'under_review', now)
+    const row = await repo.moveIf(
+      trx,
+      String(job.payload.dispute_id),
+      'submitted',
+      'under_review',
+      now,
+    )
     if (row) await emit(trx, scopeOfRow(row), 'dispute.updated', presentDispute(row), now)
   })
 }
 
 /** The caller's dispute by id: another organization's dispute answers exactly like a missing one. */
-export async function requireDispute(db: Db, ctx: Scope, disputeId: string): Promise<repo.DisputeRow> {
+export async function requireDispute(
+  db: Db,
+  ctx: Scope,
+  disputeId: string,
+): Promise<repo.DisputeRow> {
   const row = isId('dsp', disputeId) ? await repo.findDispute(db, disputeId) : undefined
   return requireOwned(row, ctx, 'dispute_not_found')
 }
@@ -49,9 +59,16 @@ export async function disputedTotal(trx: Db, transactionId: string): Promise<num
 }
 
 function notDisputable(txn: TransactionRow): ApiError {
-  const why = txn.type !== 'capture' ? 'it is a refund; only captures can be disputed'
-    : txn.status === 'pending' ? 'it is not settled yet' : 'nothing is left of it (fully refunded or won back)'
-  return new ApiError('transaction_not_refundable', { param: 'transaction_id', message: `Transaction ${txn.id} cannot be disputed: ${why}.` })
+  const why =
+    txn.type !== 'capture'
+      ? 'it is a refund; only captures can be disputed'
+      : txn.status === 'pending'
+        ? 'it is not settled yet'
+        : 'nothing is left of it (fully refunded or won back)'
+  return new ApiError('transaction_not_refundable', {
+    param: 'transaction_id',
+    message: `Transaction ${txn.id} cannot be disputed: ${why}.`,
+  })
 }
 
 /**
@@ -60,7 +77,11 @@ function notDisputable(txn: TransactionRow): ApiError {
  * what is left: amount − refunded − won back). Runs under the account's row lock, as refunds do, so the
  * two never both take the same remainder. The dispute starts `submitted`; a job moves it under review.
  */
-export async function createDispute(deps: AppDeps, ctx: RequestCtx, body: DisputeCreateBody): Promise<DisputeView> {
+export async function createDispute(
+  deps: AppDeps,
+  ctx: RequestCtx,
+  body: DisputeCreateBody,
+): Promise<DisputeView> {
   const seen = await requireTransaction(deps.db, ctx, body.transaction_id, 'transaction_id')
   const now = deps.clock.now()
   try {
@@ -74,16 +95,32 @@ export async function createDispute(deps: AppDeps, ctx: RequestCtx, body: Disput
       if (remaining === 0) throw notDisputable(txn)
       const amount = body.amount ?? remaining
       if (amount > remaining) {
-        throw new ApiError('refund_exceeds_original', { param: 'amount', message: `At most ${remaining} of transaction ${txn.id} is left to dispute.` })
+        throw new ApiError('refund_exceeds_original', {
+          param: 'amount',
+          message: `At most ${remaining} of transaction ${txn.id} is left to dispute.`,
+        })
       }
       const row = await repo.insertDispute(trx, {
-        id: newId('dsp'), organization_id: txn.organization_id, environment: txn.environment, transaction_id: txn.id,
-        card_id: txn.card_id, account_id: txn.account_id, program_id: txn.program_id, amount, currency: txn.currency,
-        reason: body.reason, evidence: body.evidence === undefined ? null : json(body.evidence), status: 'submitted',
-        resolved_at: null, created_at: now, updated_at: now,
+        id: newId('dsp'),
+        organization_id: txn.organization_id,
+        environment: txn.environment,
+        transaction_id: txn.id,
+        card_id: txn.card_id,
+        account_id: txn.account_id,
+        program_id: txn.program_id,
+        amount,
+        currency: txn.currency,
+        reason: body.reason,
+        evidence: body.evidence === undefined ? null : json(body.evidence),
+        status: 'submitted',
+        resolved_at: null,
+        created_at: now,
+        updated_at: now,
       })
       await enqueue(trx, {
-        type: DISPUTE_REVIEW_JOB, payload: { dispute_id: row.id }, runAt: new Date(now.getTime() + DISPUTE_REVIEW_DELAY_MS),
+        type: DISPUTE_REVIEW_JOB,
+        payload: { dispute_id: row.id },
+        runAt: new Date(now.getTime() + DISPUTE_REVIEW_DELAY_MS),
         ...scopeOfRow(row),
       })
       const view = presentDispute(row)
@@ -104,17 +141,27 @@ function alreadyOpen(transactionId: string, disputeId?: string): ApiError {
 }
 
 function finalState(row: repo.DisputeRow, action: string): ApiError {
-  return new ApiError('dispute_invalid_state', { message: `Dispute ${row.id} is ${row.status}, which is final; it cannot be ${action}.` })
+  return new ApiError('dispute_invalid_state', {
+    message: `Dispute ${row.id} is ${row.status}, which is final; it cannot be ${action}.`,
+  })
 }
 
 /** The caller withdraws an open dispute (submitted or under_review → withdrawn); nothing moves on the account. */
-export async function withdrawDispute(deps: AppDeps, ctx: RequestCtx, disputeId: string): Promise<DisputeView> {
+export async function withdrawDispute(
+  deps: AppDeps,
+  ctx: RequestCtx,
+  disputeId: string,
+): Promise<DisputeView> {
   const current = await requireDispute(deps.db, ctx, disputeId)
   const now = deps.clock.now()
   return withTx(deps.db, async (trx) => {
     const locked = (await repo.lockDispute(trx, current.id))!
     if (!isOpen(locked.status)) throw finalState(locked, 'withdrawn')
-    const row = await repo.updateDispute(trx, locked.id, { status: 'withdrawn', resolved_at: now, updated_at: now })
+    const row = await repo.updateDispute(trx, locked.id, {
+      status: 'withdrawn',
+      resolved_at: now,
+      updated_at: now,
+    })
     const view = presentDispute(row)
     await emit(trx, scopeOfRow(row), 'dispute.updated', view, now)
     return view
@@ -126,7 +173,12 @@ export async function withdrawDispute(deps: AppDeps, ctx: RequestCtx, disputeId:
  * dispute.updated each). `won` credits the disputed amount to the account (ledger `dispute_credit`, also
  * on a blocked account) in the same transaction as the status change; `lost` moves nothing.
  */
-export async function resolveDispute(deps: AppDeps, ctx: RequestCtx, disputeId: string, outcome: 'won' | 'lost'): Promise<DisputeView> {
+export async function resolveDispute(
+  deps: AppDeps,
+  ctx: RequestCtx,
+  disputeId: string,
+  outcome: 'won' | 'lost',
+): Promise<DisputeView> {
   const current = await requireDispute(deps.db, ctx, disputeId)
   const program = await findProgram(deps.db, current.program_id)
   if (!program) throw new ApiError('program_not_provisioned')
@@ -141,32 +193,64 @@ export async function resolveDispute(deps: AppDeps, ctx: RequestCtx, disputeId: 
       await emit(trx, scopeOfRow(row), 'dispute.updated', presentDispute(row), now)
     }
     if (outcome === 'won') {
-      await applySettledMovement(trx, {
-        accountId: row.account_id, type: 'dispute_credit', amount: Number(row.amount), currency: row.currency,
-        sourceId: row.id, requireOpen: false, description: `Dispute ${row.id} won`,
-      }, now)
+      await applySettledMovement(
+        trx,
+        {
+          accountId: row.account_id,
+          type: 'dispute_credit',
+          amount: Number(row.amount),
+          currency: row.currency,
+          sourceId: row.id,
+          requireOpen: false,
+          description: `Dispute ${row.id} won`,
+        },
+        now,
+      )
     }
-    row = await repo.updateDispute(trx, row.id, { status: outcome, resolved_at: now, updated_at: now })
+    row = await repo.updateDispute(trx, row.id, {
+      status: outcome,
+      resolved_at: now,
+      updated_at: now,
+    })
     const view = presentDispute(row)
     await emit(trx, scopeOfRow(row), 'dispute.updated', view, now)
     return view
   })
 }
 
-export async function retrieveDispute(deps: AppDeps, ctx: RequestCtx, disputeId: string): Promise<DisputeView> {
+export async function retrieveDispute(
+  deps: AppDeps,
+  ctx: RequestCtx,
+  disputeId: string,
+): Promise<DisputeView> {
   return presentDispute(await requireDispute(deps.db, ctx, disputeId))
 }
 
-export interface DisputeListFilter { transaction_id?: string; card_id?: string; status?: string }
+export interface DisputeListFilter {
+  transaction_id?: string
+  card_id?: string
+  status?: string
+}
 
 /** One page of the caller's disputes, newest first. */
-export async function listDisputes(deps: AppDeps, ctx: RequestCtx, filter: DisputeListFilter, page: PageParams): Promise<ListResult<DisputeView>> {
+export async function listDisputes(
+  deps: AppDeps,
+  ctx: RequestCtx,
+  filter: DisputeListFilter,
+  page: PageParams,
+): Promise<ListResult<DisputeView>> {
   const where: repo.DisputeFilter = {
-    organizationId: ctx.organizationId, environment: ctx.environment,
-    transactionId: filter.transaction_id, cardId: filter.card_id, status: filter.status,
+    organizationId: ctx.organizationId,
+    environment: ctx.environment,
+    transactionId: filter.transaction_id,
+    cardId: filter.card_id,
+    status: filter.status,
   }
   return paginate({
-    ctx, cursors: deps.cursors, url: '/v1/disputes', page,
+    ctx,
+    cursors: deps.cursors,
+    url: '/v1/disputes',
+    page,
     sortKey: (r: repo.DisputeRow) => r.id,
     fetch: (bounds) => repo.listDisputes(deps.db, where, bounds),
     present: presentDispute,

@@ -24,7 +24,10 @@ export const GUIDE_NAME = /^[A-Za-z0-9][A-Za-z0-9_-]*$/
 function slugger(): (text: string) => string {
   const seen = new Map<string, number>()
   return (text) => {
-    const base = text.toLowerCase().replace(/[^\p{L}\p{M}\p{N}\p{Pc}\- ]/gu, '').replace(/ /g, '-')
+    const base = text
+      .toLowerCase()
+      .replace(/[^\p{L}\p{M}\p{N}\p{Pc}\- ]/gu, '')
+      .replace(/ /g, '-')
     let slug = base
     while (seen.has(slug)) {
       const n = (seen.get(base) ?? 0) + 1
@@ -72,10 +75,12 @@ export function renderGuide(name: string, source: string): RenderedGuide {
       heading(token: Tokens.Heading) {
         const text = this.parser.parseInline(token.tokens, this.parser.textRenderer)
         if (!title) title = plain(text, 200)
-        return html`<h${token.depth} id="${slug(text)}">${raw(this.parser.parseInline(token.tokens))}</h${token.depth}>\n`.text
+        return html`<h${token.depth} id="${slug(text)}">${raw(this.parser.parseInline(token.tokens))}</h${token.depth}>\n`
+          .text
       },
       paragraph(token: Tokens.Paragraph) {
-        if (!summary) summary = plain(this.parser.parseInline(token.tokens, this.parser.textRenderer))
+        if (!summary)
+          summary = plain(this.parser.parseInline(token.tokens, this.parser.textRenderer))
         return false
       },
       link(token: Tokens.Link) {

@@ -70,4 +70,5 @@ ${pageHeader(options.current)}
 }
 
 /** The policy of the server-rendered pages: nothing but this host's stylesheet; no script at all. */
-export const PAGE_CSP = "default-src 'none'; style-src 'self'; img-src 'self' data:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
+export const PAGE_CSP =
+  "default-src 'none'; style-src 'self'; img-src 'self' data:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"

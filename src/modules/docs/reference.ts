@@ -22,7 +22,13 @@ const REDOCLY_LOGO = 'https://cdn.redoc.ly/redoc/logo-mini.svg'
 /** The bundle as served: the logo kept local, the source-map comment dropped (the map is not served). */
 export function redocBundle(): Asset {
   const source = readFileSync(require.resolve('redoc/bundles/redoc.standalone.js'), 'utf8')
-  return makeAsset(source.split(REDOCLY_LOGO).join('data:,').replace(/\n\/\/# sourceMappingURL=\S+\s*$/, '\n'), 'text/javascript; charset=utf-8')
+  return makeAsset(
+    source
+      .split(REDOCLY_LOGO)
+      .join('data:,')
+      .replace(/\n\/\/# sourceMappingURL=\S+\s*$/, '\n'),
+    'text/javascript; charset=utf-8',
+  )
 }
 
 const SYSTEM_FONT = 'system-ui, -apple-system, "Segoe UI", Roboto, sans-serif'
@@ -55,20 +61,24 @@ export const REDOC_OPTIONS = {
 
 /** The script that starts Redoc on the page (a file, so the page's policy allows scripts from this host only). */
 export function referenceScript(): Asset {
-  return makeAsset(`(function () {
+  return makeAsset(
+    `(function () {
   var el = document.getElementById('redoc');
   Redoc.init(el.getAttribute('data-spec-url'), ${JSON.stringify(REDOC_OPTIONS)}, el, function (err) {
     if (err) el.textContent = 'The API reference could not be shown (' + (err.message || err) + '). The document itself is at /openapi.json.';
   });
 })();
-`, 'text/javascript; charset=utf-8')
+`,
+    'text/javascript; charset=utf-8',
+  )
 }
 
 /**
  * Redoc writes its styles into <style> elements (hence 'unsafe-inline' for styles only); its search index runs
  * in a worker built from a blob. Everything else comes from this host, and nothing may be sent anywhere else.
  */
-export const REFERENCE_CSP = "default-src 'none'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; font-src 'self'; connect-src 'self'; worker-src blob:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
+export const REFERENCE_CSP =
+  "default-src 'none'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; font-src 'self'; connect-src 'self'; worker-src blob:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
 
 export function referencePage(): string {
   return html`<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">

@@ -16,8 +16,13 @@ export interface DocsOptions {
 const PUBLIC_PAGE = { config: { public: true }, schema: { hide: true } } as const
 
 function sendPage(reply: FastifyReply, body: string, csp = PAGE_CSP, status = 200): FastifyReply {
-  return reply.code(status).type('text/html; charset=utf-8').header('Content-Security-Policy', csp)
-    .header('X-Content-Type-Options', 'nosniff').header('Referrer-Policy', 'no-referrer').send(body)
+  return reply
+    .code(status)
+    .type('text/html; charset=utf-8')
+    .header('Content-Security-Policy', csp)
+    .header('X-Content-Type-Options', 'nosniff')
+    .header('Referrer-Policy', 'no-referrer')
+    .send(body)
 }
 
 /** A browser asks for HTML; an API client that asks for JSON only keeps the 404 envelope at `/`. */
@@ -27,8 +32,12 @@ function wantsJsonOnly(req: FastifyRequest): boolean {
 }
 
 function guideNotFound(name: string): string {
-  return page('Guide not found', html`<h1>No such guide</h1><p>There is no guide named <code>${name}</code>.
-See <a href="/docs/guides">all guides</a>.</p>`, { current: '/docs/guides' })
+  return page(
+    'Guide not found',
+    html`<h1>No such guide</h1><p>There is no guide named <code>${name}</code>.
+See <a href="/docs/guides">all guides</a>.</p>`,
+    { current: '/docs/guides' },
+  )
 }
 
 /**
@@ -53,7 +62,9 @@ export function registerDocs(app: FastifyInstance, options: DocsOptions): void {
     if (wantsJsonOnly(req)) throw new ApiError('not_found')
     return sendPage(reply, landingHtml)
   })
-  app.get('/docs', PUBLIC_PAGE, async (_req, reply) => sendPage(reply, referenceHtml, REFERENCE_CSP))
+  app.get('/docs', PUBLIC_PAGE, async (_req, reply) =>
+    sendPage(reply, referenceHtml, REFERENCE_CSP),
+  )
   app.get('/docs/errors', PUBLIC_PAGE, async (_req, reply) => sendPage(reply, errorsHtml))
   app.get<{ Params: { file: string } }>('/docs/assets/:file', PUBLIC_PAGE, async (req, reply) => {
     const asset = assets.get(req.params.file)
@@ -63,16 +74,29 @@ export function registerDocs(app: FastifyInstance, options: DocsOptions): void {
 
   app.get('/docs/guides', PUBLIC_PAGE, async (_req, reply) => {
     const list = await guides.list()
-    const items = lines(list.map((g) => html`<li><a href="/docs/guides/${g.name}">${g.title}</a>${g.summary ? html`<p>${g.summary}</p>` : ''}</li>`))
+    const items = lines(
+      list.map(
+        (g) =>
+          html`<li><a href="/docs/guides/${g.name}">${g.title}</a>${g.summary ? html`<p>${g.summary}</p>` : ''}</li>`,
+      ),
+    )
     const none = html`<p>No guides yet.</p>`
-    return sendPage(reply, page('Guides · svc', html`<h1>Guides</h1>
+    return sendPage(
+      reply,
+      page(
+        'Guides · svc',
+        html`<h1>Guides</h1>
 <p>Step-by-step walks through the API on the sandbox. Every field and error is in the <a href="/docs">API reference</a>.</p>
-${list.length ? html`<ul class="cards">${items}</ul>` : none}`, { current: '/docs/guides' }))
+${list.length ? html`<ul class="cards">${items}</ul>` : none}`,
+        { current: '/docs/guides' },
+      ),
+    )
   })
   app.get<{ Params: { name: string } }>('/docs/guides/:name', PUBLIC_PAGE, async (req, reply) => {
     const { name } = req.params
     // `/docs/guides/first-card.md` (a link written for the repository) is the same guide.
-    if (name.endsWith('.md') && GUIDE_NAME.test(name.slice(0, -3))) return reply.redirect(`/docs/guides/${name.slice(0, -3)}`, 301)
+    if (name.endsWith('.md') && GUIDE_NAME.test(name.slice(0, -3)))
+      return reply.redirect(`/docs/guides/${name.slice(0, -3)}`, 301)
     const guide = await guides.get(name)
     if (!guide) return sendPage(reply, guideNotFound(name), PAGE_CSP, 404)
     const body = html`<p class="crumbs"><a href="/docs/guides">Guides</a></p>\n${raw(guide.html)}`

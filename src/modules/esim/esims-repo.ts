@@ -6,7 +6,11 @@ import './types.js'
 
 export type EsimRow = Selectable<EsimsTable>
 /** A package on an eSIM; a top-up is a package of its own on the eSIM it was bought for (`top_up_id` set). */
-export type BundleRow = Selectable<EsimBundlesTable> & { package_name: string; top_up_id: string | null; top_up_name: string | null }
+export type BundleRow = Selectable<EsimBundlesTable> & {
+  package_name: string
+  top_up_id: string | null
+  top_up_name: string | null
+}
 
 export async function findEsim(db: Db, id: string): Promise<EsimRow | undefined> {
   return db.selectFrom('esims').selectAll().where('id', '=', id).executeTakeFirst()
@@ -16,8 +20,18 @@ export async function lockEsim(trx: Db, id: string): Promise<EsimRow | undefined
   return trx.selectFrom('esims').selectAll().where('id', '=', id).forUpdate().executeTakeFirst()
 }
 
-export async function listEsims(db: Db, organizationId: string, environment: string, cardholderId: string | undefined, bounds: PageBounds): Promise<EsimRow[]> {
-  let q = db.selectFrom('esims').selectAll().where('organization_id', '=', organizationId).where('environment', '=', environment)
+export async function listEsims(
+  db: Db,
+  organizationId: string,
+  environment: string,
+  cardholderId: string | undefined,
+  bounds: PageBounds,
+): Promise<EsimRow[]> {
+  let q = db
+    .selectFrom('esims')
+    .selectAll()
+    .where('organization_id', '=', organizationId)
+    .where('environment', '=', environment)
   if (cardholderId !== undefined) q = q.where('cardholder_id', '=', cardholderId)
   return applyBounds(q, bounds, 'id', 'desc').execute()
 }
@@ -25,21 +39,38 @@ export async function listEsims(db: Db, organizationId: string, environment: str
 /** The packages on these eSIMs, oldest first on each (a top-up is found through the order that bought it). */
 export async function bundlesOf(db: Db, esimIds: string[]): Promise<BundleRow[]> {
   if (esimIds.length === 0) return []
-  return db.selectFrom('esim_bundles as b').innerJoin('esim_packages as p', 'p.id', 'b.package_id')
+  return db
+    .selectFrom('esim_bundles as b')
+    .innerJoin('esim_packages as p', 'p.id', 'b.package_id')
     .innerJoin('esim_orders as o', 'o.id', 'b.order_id')
     .leftJoin('esim_top_ups as t', 't.id', 'o.top_up_id')
-    .selectAll('b').select(['p.name as package_name', 'o.top_up_id', 't.name as top_up_name'])
-    .where('b.esim_id', 'in', esimIds).orderBy('b.created_at').orderBy('b.order_id').execute()
+    .selectAll('b')
+    .select(['p.name as package_name', 'o.top_up_id', 't.name as top_up_name'])
+    .where('b.esim_id', 'in', esimIds)
+    .orderBy('b.created_at')
+    .orderBy('b.order_id')
+    .execute()
 }
 
 export async function insertBundle(trx: Db, row: Selectable<EsimBundlesTable>): Promise<void> {
   await trx.insertInto('esim_bundles').values(row).execute()
 }
 
-export type BundleChanges = Partial<Pick<BundleRow, 'status' | 'data_mb' | 'data_used_mb' | 'expires_at'>>
+export type BundleChanges = Partial<
+  Pick<BundleRow, 'status' | 'data_mb' | 'data_used_mb' | 'expires_at'>
+>
 
-export async function updateBundle(trx: Db, orderId: string, changes: BundleChanges, now: Date): Promise<void> {
-  await trx.updateTable('esim_bundles').set({ ...changes, updated_at: now }).where('order_id', '=', orderId).execute()
+export async function updateBundle(
+  trx: Db,
+  orderId: string,
+  changes: BundleChanges,
+  now: Date,
+): Promise<void> {
+  await trx
+    .updateTable('esim_bundles')
+    .set({ ...changes, updated_at: now })
+    .where('order_id', '=', orderId)
+    .execute()
 }
 
 export async function setEsimStatus(trx: Db, id: string, status: string, now: Date): Promise<void> {

@@ -4,7 +4,15 @@ import { Type } from 'typebox'
 import type { AppDeps } from '../../app-deps.js'
 import { ListEnvelope, PageQuery } from '../../http/pagination.js'
 import { listEsims, retrieveEsim } from './esims-service.js'
-import { Esim, EsimIdParams, EsimListQuery, EsimOrder, EsimSummary, EsimTopUp, TopUpPurchaseRequest } from './schemas.js'
+import {
+  Esim,
+  EsimIdParams,
+  EsimListQuery,
+  EsimOrder,
+  EsimSummary,
+  EsimTopUp,
+  TopUpPurchaseRequest,
+} from './schemas.js'
 import { listTopUpOffers, purchaseTopUp } from './top-ups-service.js'
 import { unitOf } from '../../http/idempotency.js'
 
@@ -13,51 +21,87 @@ export function registerEsimRoutes(base: FastifyInstance, deps: AppDeps): void {
   const app = base.withTypeProvider<TypeBoxTypeProvider>()
   const tags = ['eSIMs']
 
-  app.get('/v1/esim/esims', {
-    config: { scope: 'esim:read' },
-    schema: {
-      tags, summary: 'List eSIMs, newest first',
-      description: 'Without activation codes: retrieve one eSIM to get its activation code and install links. Filter: `cardholder_id`.',
-      querystring: EsimListQuery,
-      response: { 200: ListEnvelope(EsimSummary, 'EsimSummary') },
+  app.get(
+    '/v1/esim/esims',
+    {
+      config: { scope: 'esim:read' },
+      schema: {
+        tags,
+        summary: 'List eSIMs, newest first',
+        description:
+          'Without activation codes: retrieve one eSIM to get its activation code and install links. Filter: `cardholder_id`.',
+        querystring: EsimListQuery,
+        response: { 200: ListEnvelope(EsimSummary, 'EsimSummary') },
+      },
     },
-  }, async (req) => listEsims(deps, req.ctx, req.query))
+    async (req) => listEsims(deps, req.ctx, req.query),
+  )
 
-  app.get('/v1/esim/esims/:esim_id', {
-    config: { scope: 'esim:read', errors: ['esim_not_found'] },
-    schema: {
-      tags, summary: 'Retrieve an eSIM with its activation code',
-      description: '`activation_code` (`LPA:1$<SM-DP+>$<matching id>`) is the profile itself: show it as a QR code or use the one-tap install links. '
-        + '`packages` lists what runs on the eSIM with its usage.',
-      params: EsimIdParams,
-      response: { 200: Esim },
+  app.get(
+    '/v1/esim/esims/:esim_id',
+    {
+      config: { scope: 'esim:read', errors: ['esim_not_found'] },
+      schema: {
+        tags,
+        summary: 'Retrieve an eSIM with its activation code',
+        description:
+          '`activation_code` (`LPA:1$<SM-DP+>$<matching id>`) is the profile itself: show it as a QR code or use the one-tap install links. ' +
+          '`packages` lists what runs on the eSIM with its usage.',
+        params: EsimIdParams,
+        response: { 200: Esim },
+      },
     },
-  }, async (req) => retrieveEsim(deps, req.ctx, req.params.esim_id))
+    async (req) => retrieveEsim(deps, req.ctx, req.params.esim_id),
+  )
 
-  app.get('/v1/esim/esims/:esim_id/top_ups', {
-    config: { scope: 'esim:read', errors: ['esim_not_found'] },
-    schema: {
-      tags, summary: 'List the top-ups this eSIM accepts now',
-      description: 'Add-ons that are sold and extend a package running on this eSIM. Read it immediately before buying one.',
-      params: EsimIdParams,
-      querystring: Type.Object(PageQuery, { additionalProperties: false }),
-      response: { 200: ListEnvelope(EsimTopUp, 'EsimTopUp') },
+  app.get(
+    '/v1/esim/esims/:esim_id/top_ups',
+    {
+      config: { scope: 'esim:read', errors: ['esim_not_found'] },
+      schema: {
+        tags,
+        summary: 'List the top-ups this eSIM accepts now',
+        description:
+          'Add-ons that are sold and extend a package running on this eSIM. Read it immediately before buying one.',
+        params: EsimIdParams,
+        querystring: Type.Object(PageQuery, { additionalProperties: false }),
+        response: { 200: ListEnvelope(EsimTopUp, 'EsimTopUp') },
+      },
     },
-  }, async (req) => listTopUpOffers(deps, req.ctx, req.params.esim_id, req.query))
+    async (req) => listTopUpOffers(deps, req.ctx, req.params.esim_id, req.query),
+  )
 
-  app.post('/v1/esim/esims/:esim_id/top_ups', {
-    config: {
-      scope: 'esim:write',
-      errors: ['esim_not_found', 'esim_top_up_unavailable', 'esim_order_reference_exists', 'account_not_found', 'insufficient_funds',
-        'currency_mismatch', 'account_blocked', 'account_cardholder_mismatch', 'account_not_provisioned'],
+  app.post(
+    '/v1/esim/esims/:esim_id/top_ups',
+    {
+      config: {
+        scope: 'esim:write',
+        errors: [
+          'esim_not_found',
+          'esim_top_up_unavailable',
+          'esim_order_reference_exists',
+          'account_not_found',
+          'insufficient_funds',
+          'currency_mismatch',
+          'account_blocked',
+          'account_cardholder_mismatch',
+          'account_not_provisioned',
+        ],
+      },
+      schema: {
+        tags,
+        summary: 'Buy a top-up for an eSIM',
+        description:
+          'Adds data (and validity) to the running package it extends; no new activation code. Answers `201` with an order of `type: top_up`. ' +
+          '`esim_top_up_unavailable` when the add-on is no longer sold or its package is not running. Emits esim_order.created and esim.topped_up.',
+        params: EsimIdParams,
+        body: TopUpPurchaseRequest,
+        response: { 201: EsimOrder },
+      },
     },
-    schema: {
-      tags, summary: 'Buy a top-up for an eSIM',
-      description: 'Adds data (and validity) to the running package it extends; no new activation code. Answers `201` with an order of `type: top_up`. '
-        + '`esim_top_up_unavailable` when the add-on is no longer sold or its package is not running. Emits esim_order.created and esim.topped_up.',
-      params: EsimIdParams,
-      body: TopUpPurchaseRequest,
-      response: { 201: EsimOrder },
-    },
-  }, async (req, reply) => reply.code(201).send(await purchaseTopUp(unitOf(req, deps), req.ctx, req.params.esim_id, req.body)))
+    async (req, reply) =>
+      reply
+        .code(201)
+        .send(await purchaseTopUp(unitOf(req, deps), req.ctx, req.params.esim_id, req.body)),
+  )
 }

@@ -35,7 +35,8 @@ export function installUrls(code: string): { ios: string; android: string } {
 
 /** A running package past its expiry reads as expired; the clock decides, no job needed. */
 export function bundleStatus(row: repo.BundleRow, now: Date): BundleView['status'] {
-  if (row.status === 'running' && row.expires_at && row.expires_at.getTime() <= now.getTime()) return 'expired'
+  if (row.status === 'running' && row.expires_at && row.expires_at.getTime() <= now.getTime())
+    return 'expired'
   return row.status as BundleView['status']
 }
 
@@ -55,7 +56,11 @@ export function presentBundle(row: repo.BundleRow, now: Date): BundleView {
   }
 }
 
-export function presentEsimSummary(row: repo.EsimRow, bundles: repo.BundleRow[], now: Date): EsimSummaryView {
+export function presentEsimSummary(
+  row: repo.EsimRow,
+  bundles: repo.BundleRow[],
+  now: Date,
+): EsimSummaryView {
   return {
     id: row.id,
     object: 'esim',
@@ -97,15 +102,31 @@ export async function retrieveEsim(deps: AppDeps, ctx: RequestCtx, id: string): 
   return presentEsim(row, await repo.bundlesOf(deps.db, [row.id]), deps.clock.now())
 }
 
-export async function listEsims(deps: AppDeps, ctx: RequestCtx, query: PageParams & { cardholder_id?: string }): Promise<ListResult<EsimSummaryView>> {
+export async function listEsims(
+  deps: AppDeps,
+  ctx: RequestCtx,
+  query: PageParams & { cardholder_id?: string },
+): Promise<ListResult<EsimSummaryView>> {
   let bundles: repo.BundleRow[] = []
   const now = deps.clock.now()
   return paginate({
-    ctx, cursors: deps.cursors, url: '/v1/esim/esims', page: query,
+    ctx,
+    cursors: deps.cursors,
+    url: '/v1/esim/esims',
+    page: query,
     sortKey: (r: repo.EsimRow) => r.id,
     fetch: async (bounds) => {
-      const rows = await repo.listEsims(deps.db, ctx.organizationId, ctx.environment, query.cardholder_id, bounds)
-      bundles = await repo.bundlesOf(deps.db, rows.map((r) => r.id))
+      const rows = await repo.listEsims(
+        deps.db,
+        ctx.organizationId,
+        ctx.environment,
+        query.cardholder_id,
+        bounds,
+      )
+      bundles = await repo.bundlesOf(
+        deps.db,
+        rows.map((r) => r.id),
+      )
       return rows
     },
     present: (row) => presentEsimSummary(row, bundles, now),
@@ -113,9 +134,20 @@ export async function listEsims(deps: AppDeps, ctx: RequestCtx, query: PageParam
 }
 
 /** Every eSIM of one cardholder with full details (the hosted page shows their QR codes), newest first. */
-export async function cardholderEsims(deps: AppDeps, ctx: RequestCtx, cardholderId: string, limit = 20): Promise<EsimView[]> {
-  const rows = await repo.listEsims(deps.db, ctx.organizationId, ctx.environment, cardholderId, { take: limit, reverse: false })
-  const bundles = await repo.bundlesOf(deps.db, rows.map((r) => r.id))
+export async function cardholderEsims(
+  deps: AppDeps,
+  ctx: RequestCtx,
+  cardholderId: string,
+  limit = 20,
+): Promise<EsimView[]> {
+  const rows = await repo.listEsims(deps.db, ctx.organizationId, ctx.environment, cardholderId, {
+    take: limit,
+    reverse: false,
+  })
+  const bundles = await repo.bundlesOf(
+    deps.db,
+    rows.map((r) => r.id),
+  )
   const now = deps.clock.now()
   return rows.map((r) => presentEsim(r, bundles, now))
 }
@@ -125,23 +157,45 @@ export async function cardholderEsims(deps: AppDeps, ctx: RequestCtx, cardholder
  * top-ups run beside it; a running total, capped at its volume). Crossing 80 % emits esim.low_data; reaching
  * the volume depletes the package (esim.depleted, after esim.low_data when one report crosses both).
  */
-export async function recordUsage(deps: AppDeps, ctx: RequestCtx, esimId: string, dataUsedMb: number): Promise<EsimView> {
+export async function recordUsage(
+  deps: AppDeps,
+  ctx: RequestCtx,
+  esimId: string,
+  dataUsedMb: number,
+): Promise<EsimView> {
   const now = deps.clock.now()
   return withTx(deps.db, async (trx) => {
-    const esim = requireOwned(isId('esim', esimId) ? await repo.lockEsim(trx, esimId) : undefined, ctx, 'esim_not_found')
+    const esim = requireOwned(
+      isId('esim', esimId) ? await repo.lockEsim(trx, esimId) : undefined,
+      ctx,
+      'esim_not_found',
+    )
     const bundles = await repo.bundlesOf(trx, [esim.id])
     const current = bundles.find((b) => bundleStatus(b, now) === 'running')
-    if (!current) throw new ApiError('invalid_parameter', { param: 'data_used_mb', message: 'No package is running on this eSIM.' })
+    if (!current)
+      throw new ApiError('invalid_parameter', {
+        param: 'data_used_mb',
+        message: 'No package is running on this eSIM.',
+      })
     const before = Number(current.data_used_mb)
     if (dataUsedMb < before) {
-      throw new ApiError('invalid_parameter', { param: 'data_used_mb', message: `Usage only grows: ${before} MB are already used.` })
+      throw new ApiError('invalid_parameter', {
+        param: 'data_used_mb',
+        message: `Usage only grows: ${before} MB are already used.`,
+      })
     }
     const total = current.data_mb
     const used = total === null ? dataUsedMb : Math.min(dataUsedMb, total)
     const depleted = total !== null && used >= total
-    await repo.updateBundle(trx, current.order_id, { data_used_mb: used, ...(depleted ? { status: 'depleted' } : {}) }, now)
+    await repo.updateBundle(
+      trx,
+      current.order_id,
+      { data_used_mb: used, ...(depleted ? { status: 'depleted' } : {}) },
+      now,
+    )
     // Data flowing means the profile is installed and switched on.
-    if (esim.status === 'released' || esim.status === 'installed') await repo.setEsimStatus(trx, esim.id, 'enabled', now)
+    if (esim.status === 'released' || esim.status === 'installed')
+      await repo.setEsimStatus(trx, esim.id, 'enabled', now)
     else await repo.touchEsim(trx, esim.id, now)
     const fresh = (await repo.findEsim(trx, esim.id))!
     const freshBundles = await repo.bundlesOf(trx, [esim.id])
@@ -150,7 +204,8 @@ export async function recordUsage(deps: AppDeps, ctx: RequestCtx, esimId: string
       if (before < total * LOW_DATA_RATIO && used >= total * LOW_DATA_RATIO) {
         await emit(trx, ctx, 'esim.low_data', presentEsimSummary(fresh, freshBundles, now), now)
       }
-      if (depleted) await emit(trx, ctx, 'esim.depleted', presentEsimSummary(fresh, freshBundles, now), now)
+      if (depleted)
+        await emit(trx, ctx, 'esim.depleted', presentEsimSummary(fresh, freshBundles, now), now)
     }
     return presentEsim(fresh, freshBundles, now)
   })

@@ -1,9 +1,27 @@
 /** What the esim module publishes to other modules: they import it only through this file. */
 export {
-  cardholderEsims, createOrder, inventoryCounts, listOrders, listPackages, listPlatformPackages, loadProfiles, offersForEsim, ordersCreatedIn,
-  purchaseTopUp, requireEsim, unsettledOrders, updatePackage,
+  cardholderEsims,
+  createOrder,
+  inventoryCounts,
+  listOrders,
+  listPackages,
+  listPlatformPackages,
+  loadProfiles,
+  offersForEsim,
+  ordersCreatedIn,
+  purchaseTopUp,
+  requireEsim,
+  unsettledOrders,
+  updatePackage,
 } from './service.js'
-export type { EsimView, InventoryLoad, OrderView, PackageView, TopUpView, UnsettledOrders } from './service.js'
+export type {
+  EsimView,
+  InventoryLoad,
+  OrderView,
+  PackageView,
+  TopUpView,
+  UnsettledOrders,
+} from './service.js'
 export { InventoryCsvError, parseInventoryCsv } from './inventory-csv.js'
 export type { SaleStatus } from './types.js'
 export { listEsims, recordUsage, retrieveEsim } from './esims-service.js'

@@ -1,5 +1,9 @@
 /** A blank profile as the operator loads it into stock. */
-export interface ProfileLine { iccid: string; smdp_address: string; matching_id: string }
+export interface ProfileLine {
+  iccid: string
+  smdp_address: string
+  matching_id: string
+}
 
 export class InventoryCsvError extends Error {}
 

@@ -8,26 +8,59 @@ import './types.js'
 
 /** The stock of blank profiles: loaded by the operator, reserved by orders, returned when nothing was bought. */
 
-export interface BlankProfile { iccid: string; smdp_address: string; matching_id: string }
+export interface BlankProfile {
+  iccid: string
+  smdp_address: string
+  matching_id: string
+}
 
-const HOST = /^(?=.{1,253}$)([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)(\.[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)+$/i
+const HOST =
+  /^(?=.{1,253}$)([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)(\.[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)+$/i
 const MATCHING_ID = /^[A-Za-z0-9-]{1,64}$/
 
-export interface InventoryLoad { object: 'esim_inventory_load'; loaded: number; skipped: number }
+export interface InventoryLoad {
+  object: 'esim_inventory_load'
+  loaded: number
+  skipped: number
+}
 
 /**
  * Operator: adds profiles to stock, all or none (one transaction). Already known ICCIDs are skipped, so a file can
  * be loaded twice. `inSameTx`: the caller's work in the load's transaction (the console's audit row).
  */
-export async function loadProfiles(deps: AppDeps, profiles: BlankProfile[], inSameTx?: InSameTx<InventoryLoad>): Promise<InventoryLoad> {
+export async function loadProfiles(
+  deps: AppDeps,
+  profiles: BlankProfile[],
+  inSameTx?: InSameTx<InventoryLoad>,
+): Promise<InventoryLoad> {
   const errors: FieldError[] = []
   profiles.forEach((p, i) => {
-    if (!isValidIccid(p.iccid)) errors.push({ code: 'invalid_parameter', param: `profiles[${i}].iccid`, message: 'An ICCID has 19 digits, starts with 89 and ends with a Luhn check digit.' })
-    if (!HOST.test(p.smdp_address)) errors.push({ code: 'invalid_parameter', param: `profiles[${i}].smdp_address`, message: 'The SM-DP+ address is a host name.' })
-    if (!MATCHING_ID.test(p.matching_id)) errors.push({ code: 'invalid_parameter', param: `profiles[${i}].matching_id`, message: 'A matching id is 1 to 64 letters, digits or dashes.' })
+    if (!isValidIccid(p.iccid))
+      errors.push({
+        code: 'invalid_parameter',
+        param: `profiles[${i}].iccid`,
+        message: 'An ICCID has 19 digits, starts with 89 and ends with a Luhn check digit.',
+      })
+    if (!HOST.test(p.smdp_address))
+      errors.push({
+        code: 'invalid_parameter',
+        param: `profiles[${i}].smdp_address`,
+        message: 'The SM-DP+ address is a host name.',
+      })
+    if (!MATCHING_ID.test(p.matching_id))
+      errors.push({
+        code: 'invalid_parameter',
+        param: `profiles[${i}].matching_id`,
+        message: 'A matching id is 1 to 64 letters, digits or dashes.',
+      })
   })
-  if (errors.length === 1) throw new ApiError('invalid_parameter', { param: errors[0].param, message: errors[0].message })
-  if (errors.length > 1) throw new ApiError('invalid_parameter', { message: 'Several profiles are invalid.', errors: errors.slice(0, 100) })
+  if (errors.length === 1)
+    throw new ApiError('invalid_parameter', { param: errors[0].param, message: errors[0].message })
+  if (errors.length > 1)
+    throw new ApiError('invalid_parameter', {
+      message: 'Several profiles are invalid.',
+      errors: errors.slice(0, 100),
+    })
   const now = deps.clock.now()
   return withTx(deps.db, async (trx) => {
     let loaded = 0
@@ -39,19 +72,39 @@ export async function loadProfiles(deps: AppDeps, profiles: BlankProfile[], inSa
         ON CONFLICT DO NOTHING RETURNING iccid`.execute(trx)
       loaded += result.rows.length
     }
-    const load: InventoryLoad = { object: 'esim_inventory_load', loaded, skipped: profiles.length - loaded }
+    const load: InventoryLoad = {
+      object: 'esim_inventory_load',
+      loaded,
+      skipped: profiles.length - loaded,
+    }
     if (loaded > 0) await inSameTx?.(trx, load)
     return load
   })
 }
 
-export async function inventoryCounts(deps: AppDeps): Promise<{ object: 'esim_inventory'; available: number; allocated: number; provisioned: number }> {
-  const rows = await deps.db.selectFrom('esim_profiles').select(['state', sql<number>`count(*)::int`.as('n')]).groupBy('state').execute()
+export async function inventoryCounts(deps: AppDeps): Promise<{
+  object: 'esim_inventory'
+  available: number
+  allocated: number
+  provisioned: number
+}> {
+  const rows = await deps.db
+    .selectFrom('esim_profiles')
+    .select(['state', sql<number>`count(*)::int`.as('n')])
+    .groupBy('state')
+    .execute()
   const count = (state: string) => Number(rows.find((r) => r.state === state)?.n ?? 0)
-  return { object: 'esim_inventory', available: count('available'), allocated: count('allocated'), provisioned: count('provisioned') }
+  return {
+    object: 'esim_inventory',
+    available: count('available'),
+    allocated: count('allocated'),
+    provisioned: count('provisioned'),
+  }
 }
 
 /** Puts a reserved profile back in stock (nothing was bought with it). */
 export async function returnProfile(trx: Db, iccid: string, now: Date): Promise<void> {
-  await sql`UPDATE esim_profiles SET state = 'available', order_id = NULL, updated_at = ${now} WHERE iccid = ${iccid} AND state = 'allocated'`.execute(trx)
+  await sql`UPDATE esim_profiles SET state = 'available', order_id = NULL, updated_at = ${now} WHERE iccid = ${iccid} AND state = 'allocated'`.execute(
+    trx,
+  )
 }

@@ -18,5 +18,13 @@ function registerEsim(app: FastifyInstance, deps: AppDeps): void {
 export const esimModule: ServiceModule = {
   name: 'esim',
   routes: registerEsim,
-  schedules: [{ type: SETTLE_SCHEDULE, everyMs: SETTLE_EVERY_MS, run: async (deps) => { await settleOpenOrders(deps) } }],
+  schedules: [
+    {
+      type: SETTLE_SCHEDULE,
+      everyMs: SETTLE_EVERY_MS,
+      run: async (deps) => {
+        await settleOpenOrders(deps)
+      },
+    },
+  ],
 }

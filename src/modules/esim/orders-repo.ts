@@ -2,7 +2,13 @@ import { sql, type Selectable } from 'kysely'
 import { createdInWindow, type CreatedWindow } from '../../db/created-window.js'
 import type { Db } from '../../db/types.js'
 import { json } from '../../db/types.js'
-import { applyBounds, branchesOver, mergedPage, whereIn, type PageBounds } from '../../http/pagination.js'
+import {
+  applyBounds,
+  branchesOver,
+  mergedPage,
+  whereIn,
+  type PageBounds,
+} from '../../http/pagination.js'
 import type { EsimOrdersTable } from './types.js'
 import './types.js'
 
@@ -13,7 +19,13 @@ export const REFERENCE_CONSTRAINT = 'esim_orders_reference'
 
 export interface Reservation {
   /** Null when the package does not exist or is not on sale in the caller's view (nothing was written). */
-  package: { id: string; price: number; currency: string; data_mb: number | null; validity_days: number } | null
+  package: {
+    id: string
+    price: number
+    currency: string
+    data_mb: number | null
+    validity_days: number
+  } | null
   /** Null when the stock is empty (nothing was written). */
   profile: { iccid: string; smdp_address: string; matching_id: string } | null
 }
@@ -37,7 +49,16 @@ export interface ReservationInput {
  * package's price as it is now.
  */
 export async function reserveOrder(db: Db, input: ReservationInput): Promise<Reservation> {
-  const { rows } = await sql<{ id: string; price: number; currency: string; data_mb: number | null; validity_days: number; iccid: string | null; smdp_address: string | null; matching_id: string | null }>`
+  const { rows } = await sql<{
+    id: string
+    price: number
+    currency: string
+    data_mb: number | null
+    validity_days: number
+    iccid: string | null
+    smdp_address: string | null
+    matching_id: string | null
+  }>`
     WITH pk AS (
       SELECT p.id, p.price, p.currency, p.data_mb, p.validity_days FROM esim_packages p
       LEFT JOIN esim_status_overrides ov ON ov.item_id = p.id AND ov.organization_id = ${input.organizationId} AND ov.environment = ${input.environment}
@@ -61,8 +82,16 @@ export async function reserveOrder(db: Db, input: ReservationInput): Promise<Res
   const row = rows[0]
   if (!row) return { package: null, profile: null }
   return {
-    package: { id: row.id, price: Number(row.price), currency: row.currency, data_mb: row.data_mb, validity_days: row.validity_days },
-    profile: row.iccid ? { iccid: row.iccid, smdp_address: row.smdp_address!, matching_id: row.matching_id! } : null,
+    package: {
+      id: row.id,
+      price: Number(row.price),
+      currency: row.currency,
+      data_mb: row.data_mb,
+      validity_days: row.validity_days,
+    },
+    profile: row.iccid
+      ? { iccid: row.iccid, smdp_address: row.smdp_address!, matching_id: row.matching_id! }
+      : null,
   }
 }
 
@@ -71,7 +100,12 @@ export async function reserveOrder(db: Db, input: ReservationInput): Promise<Res
  * package running on it (validity from now), and the profile marked provisioned. Null when the order was
  * no longer open (settled meanwhile by someone else).
  */
-export async function completeOrder(trx: Db, orderId: string, esimId: string, now: Date): Promise<OrderRow | null> {
+export async function completeOrder(
+  trx: Db,
+  orderId: string,
+  esimId: string,
+  now: Date,
+): Promise<OrderRow | null> {
   const { rows } = await sql<OrderRow>`
     WITH o AS (
       UPDATE esim_orders SET status = 'completed', esim_id = ${esimId}, settled_at = ${now}, updated_at = ${now}
@@ -99,29 +133,59 @@ export async function completeOrder(trx: Db, orderId: string, esimId: string, no
  * marked before `unsettledBefore`, and in-flight ones created before `pendingBefore`, whose create call has
  * certainly ended (its process died).
  */
-export async function openOrdersBefore(db: Db, unsettledBefore: Date, pendingBefore: Date, limit: number): Promise<string[]> {
-  const rows = await db.selectFrom('esim_orders').select('id').where('status', 'in', ['pending', 'unsettled']) // the partial index esim_orders_open
-    .where((eb) => eb.or([
-      eb.and([eb('status', '=', 'unsettled'), eb('updated_at', '<', unsettledBefore)]),
-      eb.and([eb('status', '=', 'pending'), eb('created_at', '<', pendingBefore)]),
-    ]))
-    .orderBy('created_at').limit(limit).execute()
+export async function openOrdersBefore(
+  db: Db,
+  unsettledBefore: Date,
+  pendingBefore: Date,
+  limit: number,
+): Promise<string[]> {
+  const rows = await db
+    .selectFrom('esim_orders')
+    .select('id')
+    .where('status', 'in', ['pending', 'unsettled']) // the partial index esim_orders_open
+    .where((eb) =>
+      eb.or([
+        eb.and([eb('status', '=', 'unsettled'), eb('updated_at', '<', unsettledBefore)]),
+        eb.and([eb('status', '=', 'pending'), eb('created_at', '<', pendingBefore)]),
+      ]),
+    )
+    .orderBy('created_at')
+    .limit(limit)
+    .execute()
   return rows.map((r) => r.id)
 }
 
 /** How many open orders the API shows as unsettled (in-flight ones only once created before `inFlightShownBefore`), and the oldest. */
-export async function unsettledOrders(db: Db, inFlightShownBefore: Date): Promise<{ count: number; oldest: Pick<OrderRow, 'id' | 'organization_id' | 'environment' | 'status' | 'created_at'> | null }> {
-  const open = db.selectFrom('esim_orders').where('status', 'in', ['pending', 'unsettled']) // the partial index esim_orders_open
-    .where((eb) => eb.or([eb('status', '=', 'unsettled'), eb('created_at', '<', inFlightShownBefore)]))
+export async function unsettledOrders(
+  db: Db,
+  inFlightShownBefore: Date,
+): Promise<{
+  count: number
+  oldest: Pick<OrderRow, 'id' | 'organization_id' | 'environment' | 'status' | 'created_at'> | null
+}> {
+  const open = db
+    .selectFrom('esim_orders')
+    .where('status', 'in', ['pending', 'unsettled']) // the partial index esim_orders_open
+    .where((eb) =>
+      eb.or([eb('status', '=', 'unsettled'), eb('created_at', '<', inFlightShownBefore)]),
+    )
   const [counted, oldest] = await Promise.all([
     open.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirst(),
-    open.select(['id', 'organization_id', 'environment', 'status', 'created_at']).orderBy('created_at').orderBy('id').limit(1).executeTakeFirst(),
+    open
+      .select(['id', 'organization_id', 'environment', 'status', 'created_at'])
+      .orderBy('created_at')
+      .orderBy('id')
+      .limit(1)
+      .executeTakeFirst(),
   ])
   return { count: Number(counted?.n ?? 0), oldest: oldest ?? null }
 }
 
 export async function insertOrder(trx: Db, row: OrderRow): Promise<void> {
-  await trx.insertInto('esim_orders').values({ ...row, metadata: json(row.metadata) }).execute()
+  await trx
+    .insertInto('esim_orders')
+    .values({ ...row, metadata: json(row.metadata) })
+    .execute()
 }
 
 export async function findOrder(db: Db, id: string): Promise<OrderRow | undefined> {
@@ -130,13 +194,33 @@ export async function findOrder(db: Db, id: string): Promise<OrderRow | undefine
 
 /** The order under its row lock: settlement and the request that created it never both apply an outcome. */
 export async function lockOrder(trx: Db, id: string): Promise<OrderRow | undefined> {
-  return trx.selectFrom('esim_orders').selectAll().where('id', '=', id).forUpdate().executeTakeFirst()
+  return trx
+    .selectFrom('esim_orders')
+    .selectAll()
+    .where('id', '=', id)
+    .forUpdate()
+    .executeTakeFirst()
 }
 
-export type OrderChanges = Partial<Pick<OrderRow, 'status' | 'esim_id' | 'iccid' | 'failure_reason' | 'ledger_entry_id' | 'settled_at'>>
+export type OrderChanges = Partial<
+  Pick<
+    OrderRow,
+    'status' | 'esim_id' | 'iccid' | 'failure_reason' | 'ledger_entry_id' | 'settled_at'
+  >
+>
 
-export async function updateOrder(trx: Db, id: string, changes: OrderChanges, now: Date): Promise<OrderRow> {
-  return trx.updateTable('esim_orders').set({ ...changes, updated_at: now }).where('id', '=', id).returningAll().executeTakeFirstOrThrow()
+export async function updateOrder(
+  trx: Db,
+  id: string,
+  changes: OrderChanges,
+  now: Date,
+): Promise<OrderRow> {
+  return trx
+    .updateTable('esim_orders')
+    .set({ ...changes, updated_at: now })
+    .where('id', '=', id)
+    .returningAll()
+    .executeTakeFirstOrThrow()
 }
 
 export async function deleteOrder(trx: Db, id: string): Promise<void> {
@@ -155,13 +239,30 @@ export interface OrderFilters {
  * A page of the scope's orders, newest first. `reference` is unique in the scope and `cardholder_id` has its index;
  * `status` alone reads `esim_orders_status` (unsettled: the ranges of `unsettled` and of `pending`, merged).
  */
-export async function listOrders(db: Db, organizationId: string, environment: string, filters: OrderFilters, bounds: PageBounds): Promise<OrderRow[]> {
-  let q = db.selectFrom('esim_orders').selectAll().where('organization_id', '=', organizationId).where('environment', '=', environment)
-    .where((eb) => eb.or([eb('status', '!=', 'pending'), eb('created_at', '<', filters.inFlightShownBefore)]))
+export async function listOrders(
+  db: Db,
+  organizationId: string,
+  environment: string,
+  filters: OrderFilters,
+  bounds: PageBounds,
+): Promise<OrderRow[]> {
+  let q = db
+    .selectFrom('esim_orders')
+    .selectAll()
+    .where('organization_id', '=', organizationId)
+    .where('environment', '=', environment)
+    .where((eb) =>
+      eb.or([eb('status', '!=', 'pending'), eb('created_at', '<', filters.inFlightShownBefore)]),
+    )
   if (filters.reference !== undefined) q = q.where('reference', '=', filters.reference)
   if (filters.cardholderId !== undefined) q = q.where('cardholder_id', '=', filters.cardholderId)
   // An order in flight past its create call's deadline (its process died) reads as unsettled.
-  const statuses = filters.status === 'unsettled' ? ['unsettled', 'pending'] : filters.status !== undefined ? [filters.status] : []
+  const statuses =
+    filters.status === 'unsettled'
+      ? ['unsettled', 'pending']
+      : filters.status !== undefined
+        ? [filters.status]
+        : []
   if (statuses.length === 0) return applyBounds(q, bounds, 'id', 'desc').execute()
   if (filters.reference !== undefined || filters.cardholderId !== undefined) {
     return applyBounds(whereIn(q, 'status', statuses), bounds, 'id', 'desc').execute()

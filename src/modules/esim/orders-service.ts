@@ -2,7 +2,12 @@ import type { Static } from 'typebox'
 import type { AppDeps } from '../../app-deps.js'
 import type { CreatedWindow } from '../../db/created-window.js'
 import { isUniqueViolation } from '../../db/tx.js'
-import { EsimNetworkTimeout, PROVISIONING_DEADLINE_MS, provisionWithDeadline, type ProvisionOutcome } from '../../esim-network/port.js'
+import {
+  EsimNetworkTimeout,
+  PROVISIONING_DEADLINE_MS,
+  provisionWithDeadline,
+  type ProvisionOutcome,
+} from '../../esim-network/port.js'
 import type { RequestCtx } from '../../http/context.js'
 import { ApiError } from '../../http/errors.js'
 import { requireOwned } from '../../http/ownership.js'
@@ -22,7 +27,10 @@ type CreateBody = Static<typeof OrderCreateRequest>
 /** 409 when the reference is taken: the database decides, so concurrent requests cannot both win. */
 export function referenceError(err: unknown, reference: string): ApiError | null {
   if (!isUniqueViolation(err, repo.REFERENCE_CONSTRAINT)) return null
-  return new ApiError('esim_order_reference_exists', { param: 'reference', message: `An eSIM order or top-up of your organization already has the reference "${reference}".` })
+  return new ApiError('esim_order_reference_exists', {
+    param: 'reference',
+    message: `An eSIM order or top-up of your organization already has the reference "${reference}".`,
+  })
 }
 
 /**
@@ -31,13 +39,24 @@ export function referenceError(err: unknown, reference: string): ApiError | null
  * outcome. A 201 means the eSIM is ready; any refusal or failure leaves nothing bought and
  * the profile back in stock, except a timeout, which leaves the order unsettled for the settlement job.
  */
-export async function createOrder(deps: AppDeps, ctx: RequestCtx, body: CreateBody): Promise<OrderView> {
+export async function createOrder(
+  deps: AppDeps,
+  ctx: RequestCtx,
+  body: CreateBody,
+): Promise<OrderView> {
   let cardholderId = body.cardholder_id ?? null
   if (cardholderId !== null) await requireCardholder(deps.db, ctx, cardholderId, 'cardholder_id')
   if (body.account_id !== undefined) {
     // The account is judged against the price before anything is reserved.
     const listed = await requireOrderablePackage(deps, ctx, body.package_id)
-    const account = await checkPayingAccount(deps, ctx, body.account_id, Number(listed.price), listed.currency, cardholderId)
+    const account = await checkPayingAccount(
+      deps,
+      ctx,
+      body.account_id,
+      Number(listed.price),
+      listed.currency,
+      cardholderId,
+    )
     cardholderId ??= account.cardholder_id
   }
 
@@ -45,11 +64,18 @@ export async function createOrder(deps: AppDeps, ctx: RequestCtx, body: CreateBo
   let reservation
   try {
     reservation = isId('pkg', body.package_id)
-      // The reservation is the order's intent: it commits at once, so a crash during the network call leaves it to settle.
-      ? await repo.reserveOrder(autonomousDb(deps), {
-        id: orderId, organizationId: ctx.organizationId, environment: ctx.environment, packageId: body.package_id, cardholderId,
-        accountId: body.account_id ?? null, reference: body.reference, metadata: body.metadata ?? {}, now: deps.clock.now(),
-      })
+      ? // The reservation is the order's intent: it commits at once, so a crash during the network call leaves it to settle.
+        await repo.reserveOrder(autonomousDb(deps), {
+          id: orderId,
+          organizationId: ctx.organizationId,
+          environment: ctx.environment,
+          packageId: body.package_id,
+          cardholderId,
+          accountId: body.account_id ?? null,
+          reference: body.reference,
+          metadata: body.metadata ?? {},
+          now: deps.clock.now(),
+        })
       : { package: null, profile: null }
   } catch (err) {
     throw referenceError(err, body.reference) ?? err
@@ -60,19 +86,29 @@ export async function createOrder(deps: AppDeps, ctx: RequestCtx, body: CreateBo
     await requireOrderablePackage(deps, ctx, body.package_id)
     throw new ApiError('esim_package_unavailable', { param: 'package_id' })
   }
-  if (!profile) throw new ApiError('esim_inventory_exhausted', { message: 'No eSIM is left to provision; nothing was charged. Retry once stock returns.' })
+  if (!profile)
+    throw new ApiError('esim_inventory_exhausted', {
+      message: 'No eSIM is left to provision; nothing was charged. Retry once stock returns.',
+    })
 
   let outcome: ProvisionOutcome
   try {
     // The network is another system: the unit has not begun, and the simulator keeps its records on its own handle.
     outcome = await provisionWithDeadline(deps.esimNetwork, {
-      orderId, iccid: profile.iccid, smdpAddress: profile.smdp_address, matchingId: profile.matching_id,
-      packageId: pkg.id, dataMb: pkg.data_mb, validityDays: pkg.validity_days,
-      organizationId: ctx.organizationId, environment: ctx.environment,
+      orderId,
+      iccid: profile.iccid,
+      smdpAddress: profile.smdp_address,
+      matchingId: profile.matching_id,
+      packageId: pkg.id,
+      dataMb: pkg.data_mb,
+      validityDays: pkg.validity_days,
+      organizationId: ctx.organizationId,
+      environment: ctx.environment,
     })
   } catch (err) {
     // A timeout, or an adapter failure after the request may have left: the outcome is unknown.
-    if (!(err instanceof EsimNetworkTimeout)) deps.log.error({ err, order_id: orderId }, 'eSIM provisioning call failed')
+    if (!(err instanceof EsimNetworkTimeout))
+      deps.log.error({ err, order_id: orderId }, 'eSIM provisioning call failed')
     await markUnsettled({ ...deps, db: autonomousDb(deps) }, orderId)
     throw new ApiError('processor_unavailable', {
       message: `The eSIM network did not answer in time. Order ${orderId} is unsettled and will be settled shortly; look it up by your reference before retrying.`,
@@ -82,12 +118,25 @@ export async function createOrder(deps: AppDeps, ctx: RequestCtx, body: CreateBo
 
   if (outcome.status === 'failed') {
     await abandonOrder({ ...deps, db: autonomousDb(deps) }, orderId)
-    throw new ApiError('processor_unavailable', { message: 'The eSIM network could not provision the profile. Nothing was bought; retry the order.', detail: outcome.reason })
+    throw new ApiError('processor_unavailable', {
+      message:
+        'The eSIM network could not provision the profile. Nothing was bought; retry the order.',
+      detail: outcome.reason,
+    })
   }
-  const { order, refusal } = await finishOrder(deps, orderId, 'provisioned', null, 'request', body.account_id ?? null)
+  const { order, refusal } = await finishOrder(
+    deps,
+    orderId,
+    'provisioned',
+    null,
+    'request',
+    body.account_id ?? null,
+  )
   if (refusal) throw refusal
   if (!order || order.status !== 'completed') {
-    throw new ApiError('processor_unavailable', { message: `Order ${orderId} was settled as ${order?.status ?? 'failed'} while it was being provisioned.` })
+    throw new ApiError('processor_unavailable', {
+      message: `Order ${orderId} was settled as ${order?.status ?? 'failed'} while it was being provisioned.`,
+    })
   }
   return presentOrder(order)
 }
@@ -103,23 +152,51 @@ function inFlightShownBefore(deps: AppDeps): Date {
   return new Date(deps.clock.now().getTime() - IN_FLIGHT_HIDDEN_MS)
 }
 
-export async function requireOrder(deps: AppDeps, ctx: RequestCtx, id: string): Promise<repo.OrderRow> {
+export async function requireOrder(
+  deps: AppDeps,
+  ctx: RequestCtx,
+  id: string,
+): Promise<repo.OrderRow> {
   const row = isId('esord', id) ? await repo.findOrder(deps.db, id) : undefined
-  const shown = row && (row.status !== 'pending' || new Date(row.created_at) < inFlightShownBefore(deps)) ? row : undefined
+  const shown =
+    row && (row.status !== 'pending' || new Date(row.created_at) < inFlightShownBefore(deps))
+      ? row
+      : undefined
   return requireOwned(shown, ctx, 'esim_order_not_found')
 }
 
-export async function retrieveOrder(deps: AppDeps, ctx: RequestCtx, id: string): Promise<OrderView> {
+export async function retrieveOrder(
+  deps: AppDeps,
+  ctx: RequestCtx,
+  id: string,
+): Promise<OrderView> {
   return presentOrder(await requireOrder(deps, ctx, id))
 }
 
-export async function listOrders(deps: AppDeps, ctx: RequestCtx, query: Static<typeof OrderListQuery>): Promise<ListResult<OrderView>> {
+export async function listOrders(
+  deps: AppDeps,
+  ctx: RequestCtx,
+  query: Static<typeof OrderListQuery>,
+): Promise<ListResult<OrderView>> {
   return paginate({
-    ctx, cursors: deps.cursors, url: '/v1/esim/orders', page: query,
+    ctx,
+    cursors: deps.cursors,
+    url: '/v1/esim/orders',
+    page: query,
     sortKey: (r: repo.OrderRow) => r.id,
-    fetch: (bounds) => repo.listOrders(deps.db, ctx.organizationId, ctx.environment, {
-      reference: query.reference, status: query.status, cardholderId: query.cardholder_id, inFlightShownBefore: inFlightShownBefore(deps),
-    }, bounds),
+    fetch: (bounds) =>
+      repo.listOrders(
+        deps.db,
+        ctx.organizationId,
+        ctx.environment,
+        {
+          reference: query.reference,
+          status: query.status,
+          cardholderId: query.cardholder_id,
+          inFlightShownBefore: inFlightShownBefore(deps),
+        },
+        bounds,
+      ),
     present: presentOrder,
   })
 }
@@ -127,7 +204,13 @@ export async function listOrders(deps: AppDeps, ctx: RequestCtx, query: Static<t
 /** What the operator's health page shows of orders the network has not settled yet. */
 export interface UnsettledOrders {
   count: number
-  oldest: { id: string; organization_id: string; environment: string; status: string; created_at: Date } | null
+  oldest: {
+    id: string
+    organization_id: string
+    environment: string
+    status: string
+    created_at: Date
+  } | null
 }
 
 /**

@@ -3,124 +3,226 @@ import { PageQuery } from '../../http/pagination.js'
 import { CountryCode } from '../../http/schema-types.js'
 
 const strict = { additionalProperties: false }
-const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(t: T) => Type.Union([t, Type.Null()])
+const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(t: T) =>
+  Type.Union([t, Type.Null()])
 
-export const SaleStatus = Type.Union([Type.Literal('on_sale'), Type.Literal('frozen'), Type.Literal('withdrawn')], {
-  description: 'on_sale; frozen (may return to sale); withdrawn (permanent)',
-})
-export const Region = Type.Union([Type.Literal('local'), Type.Literal('regional'), Type.Literal('global')])
+export const SaleStatus = Type.Union(
+  [Type.Literal('on_sale'), Type.Literal('frozen'), Type.Literal('withdrawn')],
+  {
+    description: 'on_sale; frozen (may return to sale); withdrawn (permanent)',
+  },
+)
+export const Region = Type.Union([
+  Type.Literal('local'),
+  Type.Literal('regional'),
+  Type.Literal('global'),
+])
 export const Country = CountryCode()
 export const Metadata = Type.Record(Type.String(), Type.String({ maxLength: 500 }), {
-  maxProperties: 20, propertyNames: { minLength: 1, maxLength: 40 }, description: 'Up to 20 keys of at most 40 characters; values up to 500 characters. Not searchable.',
+  maxProperties: 20,
+  propertyNames: { minLength: 1, maxLength: 40 },
+  description:
+    'Up to 20 keys of at most 40 characters; values up to 500 characters. Not searchable.',
 })
-export const Reference = Type.String({ minLength: 1, maxLength: 128, description: 'Your own identifier; unique per organization across orders and top-ups' })
-
-export const EsimPackage = Type.Object({
-  id: Type.String({ description: 'pkg_ id' }),
-  object: Type.Literal('esim_package'),
-  name: Type.String(),
-  data_mb: Nullable(Type.Integer({ description: 'Data volume in MB; null means unlimited' })),
-  validity_days: Type.Integer(),
-  countries: Type.Array(Type.String(), { description: 'Three-letter country codes covered' }),
-  region: Region,
-  price: Type.Integer({ description: 'Minor units of currency' }),
-  currency: Type.String(),
-  status: SaleStatus,
-  top_up_ids: Type.Array(Type.String(), { description: 'topup_ ids of the add-ons sold for this package' }),
-  created_at: Type.String({ format: 'date-time' }),
-  updated_at: Type.String({ format: 'date-time' }),
-}, {
-  title: 'EsimPackage',
-  examples: [{
-    id: 'pkg_01KDVDNA1897EMTK3K6K4N7SK1', object: 'esim_package', name: 'Japan 3 GB · 30 days', data_mb: 3072, validity_days: 30,
-    countries: ['JPN'], region: 'local', price: 1000, currency: 'USD', status: 'on_sale',
-    top_up_ids: ['topup_01KDVDNA23PK721HE8A7GS31PE', 'topup_01KDVDNA24A7A06WG6S627E70D'],
-    created_at: '2026-01-01T00:00:00.000Z', updated_at: '2026-01-01T00:00:00.000Z',
-  }],
+export const Reference = Type.String({
+  minLength: 1,
+  maxLength: 128,
+  description: 'Your own identifier; unique per organization across orders and top-ups',
 })
 
-export const PackageListQuery = Type.Object({
-  ...PageQuery,
-  country: Type.Optional(Country),
-  region: Type.Optional(Region),
-  status: Type.Optional(SaleStatus),
-}, strict)
+export const EsimPackage = Type.Object(
+  {
+    id: Type.String({ description: 'pkg_ id' }),
+    object: Type.Literal('esim_package'),
+    name: Type.String(),
+    data_mb: Nullable(Type.Integer({ description: 'Data volume in MB; null means unlimited' })),
+    validity_days: Type.Integer(),
+    countries: Type.Array(Type.String(), { description: 'Three-letter country codes covered' }),
+    region: Region,
+    price: Type.Integer({ description: 'Minor units of currency' }),
+    currency: Type.String(),
+    status: SaleStatus,
+    top_up_ids: Type.Array(Type.String(), {
+      description: 'topup_ ids of the add-ons sold for this package',
+    }),
+    created_at: Type.String({ format: 'date-time' }),
+    updated_at: Type.String({ format: 'date-time' }),
+  },
+  {
+    title: 'EsimPackage',
+    examples: [
+      {
+        id: 'pkg_01KDVDNA1897EMTK3K6K4N7SK1',
+        object: 'esim_package',
+        name: 'Japan 3 GB · 30 days',
+        data_mb: 3072,
+        validity_days: 30,
+        countries: ['JPN'],
+        region: 'local',
+        price: 1000,
+        currency: 'USD',
+        status: 'on_sale',
+        top_up_ids: ['topup_01KDVDNA23PK721HE8A7GS31PE', 'topup_01KDVDNA24A7A06WG6S627E70D'],
+        created_at: '2026-01-01T00:00:00.000Z',
+        updated_at: '2026-01-01T00:00:00.000Z',
+      },
+    ],
+  },
+)
 
-export const EsimTopUp = Type.Object({
-  id: Type.String({ description: 'topup_ id' }),
-  object: Type.Literal('esim_top_up'),
-  package_id: Type.String({ description: 'The package this add-on extends' }),
-  name: Type.String(),
-  data_mb: Nullable(Type.Integer({ description: 'Data added in MB; null on unlimited packages' })),
-  validity_days: Type.Integer({ description: 'Days added to the running package (0: same expiry)' }),
-  price: Type.Integer(),
-  currency: Type.String(),
-  status: SaleStatus,
-  created_at: Type.String({ format: 'date-time' }),
-  updated_at: Type.String({ format: 'date-time' }),
-}, {
-  title: 'EsimTopUp',
-  examples: [{
-    id: 'topup_01KDVDNA23PK721HE8A7GS31PE', object: 'esim_top_up', package_id: 'pkg_01KDVDNA1897EMTK3K6K4N7SK1', name: '+1 GB',
-    data_mb: 1024, validity_days: 0, price: 400, currency: 'USD', status: 'on_sale',
-    created_at: '2026-01-01T00:00:00.000Z', updated_at: '2026-01-01T00:00:00.000Z',
-  }],
-})
+export const PackageListQuery = Type.Object(
+  {
+    ...PageQuery,
+    country: Type.Optional(Country),
+    region: Type.Optional(Region),
+    status: Type.Optional(SaleStatus),
+  },
+  strict,
+)
+
+export const EsimTopUp = Type.Object(
+  {
+    id: Type.String({ description: 'topup_ id' }),
+    object: Type.Literal('esim_top_up'),
+    package_id: Type.String({ description: 'The package this add-on extends' }),
+    name: Type.String(),
+    data_mb: Nullable(
+      Type.Integer({ description: 'Data added in MB; null on unlimited packages' }),
+    ),
+    validity_days: Type.Integer({
+      description: 'Days added to the running package (0: same expiry)',
+    }),
+    price: Type.Integer(),
+    currency: Type.String(),
+    status: SaleStatus,
+    created_at: Type.String({ format: 'date-time' }),
+    updated_at: Type.String({ format: 'date-time' }),
+  },
+  {
+    title: 'EsimTopUp',
+    examples: [
+      {
+        id: 'topup_01KDVDNA23PK721HE8A7GS31PE',
+        object: 'esim_top_up',
+        package_id: 'pkg_01KDVDNA1897EMTK3K6K4N7SK1',
+        name: '+1 GB',
+        data_mb: 1024,
+        validity_days: 0,
+        price: 400,
+        currency: 'USD',
+        status: 'on_sale',
+        created_at: '2026-01-01T00:00:00.000Z',
+        updated_at: '2026-01-01T00:00:00.000Z',
+      },
+    ],
+  },
+)
 
 export const OrderType = Type.Union([Type.Literal('package'), Type.Literal('top_up')])
-export const OrderStatus = Type.Union([Type.Literal('completed'), Type.Literal('unsettled'), Type.Literal('failed')])
+export const OrderStatus = Type.Union([
+  Type.Literal('completed'),
+  Type.Literal('unsettled'),
+  Type.Literal('failed'),
+])
 
-export const EsimOrder = Type.Object({
-  id: Type.String({ description: 'esord_ id' }),
-  object: Type.Literal('esim_order'),
-  type: OrderType,
-  status: OrderStatus,
-  package_id: Type.String(),
-  top_up_id: Nullable(Type.String()),
-  esim_id: Type.Optional(Type.String({ description: 'Absent while the order is unsettled, and on failed orders' })),
-  cardholder_id: Nullable(Type.String()),
-  account_id: Nullable(Type.String({ description: 'The account debited; null when the organization is billed' })),
-  price: Type.Integer(),
-  currency: Type.String(),
-  reference: Type.String(),
-  metadata: Type.Record(Type.String(), Type.String()),
-  failure_reason: Nullable(Type.String()),
-  created_at: Type.String({ format: 'date-time' }),
-  updated_at: Type.String({ format: 'date-time' }),
-  settled_at: Nullable(Type.String({ format: 'date-time', description: 'When the outcome became final' })),
-}, {
-  title: 'EsimOrder',
-  examples: [{
-    id: 'esord_01JD3QG2H3J4K5M6N7P8Q9R0S1', object: 'esim_order', type: 'package', status: 'completed',
-    package_id: 'pkg_01KDVDNA1897EMTK3K6K4N7SK1', top_up_id: null, esim_id: 'esim_01JD3QG2H9Z8Y7X6W5V4T3S2R1',
-    cardholder_id: 'chd_01JD3Q7Y6X5W4V3T2S1R0Q9P8N', account_id: 'acct_01JD3Q7Y6X5W4V3T2S1R0Q9P8K', price: 1000, currency: 'USD',
-    reference: 'trip-tokyo-0042', metadata: { trip: 'Tokyo, December' }, failure_reason: null,
-    created_at: '2026-11-20T15:00:00.000Z', updated_at: '2026-11-20T15:00:01.000Z', settled_at: '2026-11-20T15:00:01.000Z',
-  }],
-})
+export const EsimOrder = Type.Object(
+  {
+    id: Type.String({ description: 'esord_ id' }),
+    object: Type.Literal('esim_order'),
+    type: OrderType,
+    status: OrderStatus,
+    package_id: Type.String(),
+    top_up_id: Nullable(Type.String()),
+    esim_id: Type.Optional(
+      Type.String({ description: 'Absent while the order is unsettled, and on failed orders' }),
+    ),
+    cardholder_id: Nullable(Type.String()),
+    account_id: Nullable(
+      Type.String({ description: 'The account debited; null when the organization is billed' }),
+    ),
+    price: Type.Integer(),
+    currency: Type.String(),
+    reference: Type.String(),
+    metadata: Type.Record(Type.String(), Type.String()),
+    failure_reason: Nullable(Type.String()),
+    created_at: Type.String({ format: 'date-time' }),
+    updated_at: Type.String({ format: 'date-time' }),
+    settled_at: Nullable(
+      Type.String({ format: 'date-time', description: 'When the outcome became final' }),
+    ),
+  },
+  {
+    title: 'EsimOrder',
+    examples: [
+      {
+        id: 'esord_01JD3QG2H3J4K5M6N7P8Q9R0S1',
+        object: 'esim_order',
+        type: 'package',
+        status: 'completed',
+        package_id: 'pkg_01KDVDNA1897EMTK3K6K4N7SK1',
+        top_up_id: null,
+        esim_id: 'esim_01JD3QG2H9Z8Y7X6W5V4T3S2R1',
+        cardholder_id: 'chd_01JD3Q7Y6X5W4V3T2S1R0Q9P8N',
+        account_id: 'acct_01JD3Q7Y6X5W4V3T2S1R0Q9P8K',
+        price: 1000,
+        currency: 'USD',
+        reference: 'trip-tokyo-0042',
+        metadata: { trip: 'Tokyo, December' },
+        failure_reason: null,
+        created_at: '2026-11-20T15:00:00.000Z',
+        updated_at: '2026-11-20T15:00:01.000Z',
+        settled_at: '2026-11-20T15:00:01.000Z',
+      },
+    ],
+  },
+)
 
-export const OrderCreateRequest = Type.Object({
-  package_id: Type.String({ minLength: 1, maxLength: 64 }),
-  reference: Reference,
-  cardholder_id: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),
-  account_id: Type.Optional(Type.String({ minLength: 1, maxLength: 64, description: 'Debit the price from this account, atomically with completion' })),
-  metadata: Type.Optional(Metadata),
-}, strict)
+export const OrderCreateRequest = Type.Object(
+  {
+    package_id: Type.String({ minLength: 1, maxLength: 64 }),
+    reference: Reference,
+    cardholder_id: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),
+    account_id: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 64,
+        description: 'Debit the price from this account, atomically with completion',
+      }),
+    ),
+    metadata: Type.Optional(Metadata),
+  },
+  strict,
+)
 
-export const OrderListQuery = Type.Object({
-  ...PageQuery,
-  reference: Type.Optional(Type.String({ maxLength: 128 })),
-  status: Type.Optional(OrderStatus),
-  cardholder_id: Type.Optional(Type.String({ maxLength: 64 })),
-}, strict)
+export const OrderListQuery = Type.Object(
+  {
+    ...PageQuery,
+    reference: Type.Optional(Type.String({ maxLength: 128 })),
+    status: Type.Optional(OrderStatus),
+    cardholder_id: Type.Optional(Type.String({ maxLength: 64 })),
+  },
+  strict,
+)
 
 export const EsimBundle = Type.Object({
   package_id: Type.String({ description: 'The package; for a top-up, the package it extends' }),
-  top_up_id: Nullable(Type.String({ description: 'topup_ id when this entry was added by a top-up; null for the package the eSIM was ordered with' })),
+  top_up_id: Nullable(
+    Type.String({
+      description:
+        'topup_ id when this entry was added by a top-up; null for the package the eSIM was ordered with',
+    }),
+  ),
   order_id: Type.String({ description: 'The order that put it on the eSIM' }),
   name: Type.String(),
-  status: Type.Union([Type.Literal('running'), Type.Literal('queued'), Type.Literal('depleted'), Type.Literal('expired')]),
-  data_mb: Nullable(Type.Integer({ description: 'Data volume of this entry in MB; null means unlimited' })),
+  status: Type.Union([
+    Type.Literal('running'),
+    Type.Literal('queued'),
+    Type.Literal('depleted'),
+    Type.Literal('expired'),
+  ]),
+  data_mb: Nullable(
+    Type.Integer({ description: 'Data volume of this entry in MB; null means unlimited' }),
+  ),
   data_used_mb: Type.Integer(),
   data_remaining_mb: Nullable(Type.Integer()),
   activated_at: Nullable(Type.String({ format: 'date-time' })),
@@ -131,58 +233,97 @@ const EsimFields = {
   id: Type.String({ description: 'esim_ id' }),
   object: Type.Literal('esim'),
   iccid: Type.String({ description: '19 digits, 89 prefix, Luhn check digit' }),
-  status: Type.Union(['released', 'installed', 'enabled', 'disabled', 'deleted'].map((s) => Type.Literal(s))),
+  status: Type.Union(
+    ['released', 'installed', 'enabled', 'disabled', 'deleted'].map((s) => Type.Literal(s)),
+  ),
   cardholder_id: Nullable(Type.String()),
   order_id: Type.String({ description: 'The order that provisioned it' }),
-  packages: Type.Array(EsimBundle, { description: 'What runs on the eSIM, oldest first: the package it was ordered with, then one entry per top-up' }),
+  packages: Type.Array(EsimBundle, {
+    description:
+      'What runs on the eSIM, oldest first: the package it was ordered with, then one entry per top-up',
+  }),
   created_at: Type.String({ format: 'date-time' }),
   updated_at: Type.String({ format: 'date-time' }),
 }
 
 /** One eSIM as listed: the example both eSIM schemas start from. */
 const ESIM_SUMMARY_EXAMPLE = {
-  id: 'esim_01JD3QG2H9Z8Y7X6W5V4T3S2R1', object: 'esim', iccid: '8900000000000123458', status: 'enabled',
-  cardholder_id: 'chd_01JD3Q7Y6X5W4V3T2S1R0Q9P8N', order_id: 'esord_01JD3QG2H3J4K5M6N7P8Q9R0S1',
-  packages: [{
-    package_id: 'pkg_01KDVDNA1897EMTK3K6K4N7SK1', top_up_id: null, order_id: 'esord_01JD3QG2H3J4K5M6N7P8Q9R0S1',
-    name: 'Japan 3 GB · 30 days', status: 'running', data_mb: 3072, data_used_mb: 845, data_remaining_mb: 2227,
-    activated_at: '2026-12-01T06:40:00.000Z', expires_at: '2026-12-31T06:40:00.000Z',
-  }],
-  created_at: '2026-11-20T15:00:01.000Z', updated_at: '2026-12-03T21:00:00.000Z',
+  id: 'esim_01JD3QG2H9Z8Y7X6W5V4T3S2R1',
+  object: 'esim',
+  iccid: '8900000000000123458',
+  status: 'enabled',
+  cardholder_id: 'chd_01JD3Q7Y6X5W4V3T2S1R0Q9P8N',
+  order_id: 'esord_01JD3QG2H3J4K5M6N7P8Q9R0S1',
+  packages: [
+    {
+      package_id: 'pkg_01KDVDNA1897EMTK3K6K4N7SK1',
+      top_up_id: null,
+      order_id: 'esord_01JD3QG2H3J4K5M6N7P8Q9R0S1',
+      name: 'Japan 3 GB · 30 days',
+      status: 'running',
+      data_mb: 3072,
+      data_used_mb: 845,
+      data_remaining_mb: 2227,
+      activated_at: '2026-12-01T06:40:00.000Z',
+      expires_at: '2026-12-31T06:40:00.000Z',
+    },
+  ],
+  created_at: '2026-11-20T15:00:01.000Z',
+  updated_at: '2026-12-03T21:00:00.000Z',
 }
 
 /** Listing shape: never carries the activation code. */
-export const EsimSummary = Type.Object(EsimFields, { title: 'EsimSummary', examples: [ESIM_SUMMARY_EXAMPLE] })
-
-export const Esim = Type.Object({
-  ...EsimFields,
-  activation_code: Type.String({ description: 'LPA:1$<SM-DP+ address>$<matching id>: the profile itself; only on retrieve' }),
-  smdp_address: Type.String(),
-  matching_id: Type.String(),
-  ios_install_url: Type.String({ description: 'One-tap install on iOS 17.4+' }),
-  android_install_url: Type.String({ description: 'One-tap install on Android' }),
-}, {
-  title: 'Esim',
-  // The activation code here is a placeholder: a real one installs the profile and is shown only on retrieve.
-  examples: [{
-    ...ESIM_SUMMARY_EXAMPLE,
-    activation_code: 'LPA:1$smdp.example.com$EXAMPLE-MATCHING-ID', smdp_address: 'smdp.example.com', matching_id: 'EXAMPLE-MATCHING-ID',
-    ios_install_url: 'https://esimsetup.apple.com/esim_qrcode_provisioning?carddata=LPA%3A1%24smdp.example.com%24EXAMPLE-MATCHING-ID',
-    android_install_url: 'https://esimsetup.android.com/esim_qrcode_provisioning?carddata=LPA%3A1%24smdp.example.com%24EXAMPLE-MATCHING-ID',
-  }],
+export const EsimSummary = Type.Object(EsimFields, {
+  title: 'EsimSummary',
+  examples: [ESIM_SUMMARY_EXAMPLE],
 })
 
-export const EsimListQuery = Type.Object({
-  ...PageQuery,
-  cardholder_id: Type.Optional(Type.String({ maxLength: 64 })),
-}, strict)
+export const Esim = Type.Object(
+  {
+    ...EsimFields,
+    activation_code: Type.String({
+      description: 'LPA:1$<SM-DP+ address>$<matching id>: the profile itself; only on retrieve',
+    }),
+    smdp_address: Type.String(),
+    matching_id: Type.String(),
+    ios_install_url: Type.String({ description: 'One-tap install on iOS 17.4+' }),
+    android_install_url: Type.String({ description: 'One-tap install on Android' }),
+  },
+  {
+    title: 'Esim',
+    // The activation code here is a placeholder: a real one installs the profile and is shown only on retrieve.
+    examples: [
+      {
+        ...ESIM_SUMMARY_EXAMPLE,
+        activation_code: 'LPA:1$smdp.example.com$EXAMPLE-MATCHING-ID',
+        smdp_address: 'smdp.example.com',
+        matching_id: 'EXAMPLE-MATCHING-ID',
+        ios_install_url:
+          'https://esimsetup.apple.com/esim_qrcode_provisioning?carddata=LPA%3A1%24smdp.example.com%24EXAMPLE-MATCHING-ID',
+        android_install_url:
+          'https://esimsetup.android.com/esim_qrcode_provisioning?carddata=LPA%3A1%24smdp.example.com%24EXAMPLE-MATCHING-ID',
+      },
+    ],
+  },
+)
 
-export const TopUpPurchaseRequest = Type.Object({
-  top_up_id: Type.String({ minLength: 1, maxLength: 64 }),
-  reference: Reference,
-  account_id: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),
-  metadata: Type.Optional(Metadata),
-}, strict)
+export const EsimListQuery = Type.Object(
+  {
+    ...PageQuery,
+    cardholder_id: Type.Optional(Type.String({ maxLength: 64 })),
+  },
+  strict,
+)
+
+export const TopUpPurchaseRequest = Type.Object(
+  {
+    top_up_id: Type.String({ minLength: 1, maxLength: 64 }),
+    reference: Reference,
+    account_id: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),
+    metadata: Type.Optional(Metadata),
+  },
+  strict,
+)
 
 export const EsimIdParams = Type.Object({ esim_id: Type.String() })
 export const OrderIdParams = Type.Object({ order_id: Type.String() })

@@ -52,7 +52,12 @@ export async function abandonOrder(deps: AppDeps, orderId: string): Promise<void
  * `paidBy`: the request's account (null: the organization is billed), when the caller knows it.
  */
 export async function finishOrder(
-  deps: AppDeps, orderId: string, result: 'provisioned' | 'failed', reason: string | null, via: 'request' | 'settlement', paidBy?: string | null,
+  deps: AppDeps,
+  orderId: string,
+  result: 'provisioned' | 'failed',
+  reason: string | null,
+  via: 'request' | 'settlement',
+  paidBy?: string | null,
 ): Promise<{ order: repo.OrderRow | null; refusal?: ApiError }> {
   const now = deps.clock.now()
   return withTx(deps.db, async (trx) => {
@@ -70,10 +75,19 @@ export async function finishOrder(
       try {
         if (order.account_id) {
           const pkg = await findPackage(trx, PLATFORM_VIEW, order.package_id)
-          await chargeAccount(trx, scopeOfRow(order), {
-            orderId: order.id, accountId: order.account_id, price: Number(order.price), currency: order.currency, reference: order.reference,
-            description: pkg?.name ?? order.package_id,
-          }, now)
+          await chargeAccount(
+            trx,
+            scopeOfRow(order),
+            {
+              orderId: order.id,
+              accountId: order.account_id,
+              price: Number(order.price),
+              currency: order.currency,
+              reference: order.reference,
+              description: pkg?.name ?? order.package_id,
+            },
+            now,
+          )
         }
         const completed = (await repo.completeOrder(trx, order.id, newId('esim'), now))!
         const view = presentOrder(completed)
@@ -97,7 +111,12 @@ export async function finishOrder(
       return { order: null }
     }
     if (order.iccid) await returnProfile(trx, order.iccid, now)
-    const failed = await repo.updateOrder(trx, orderId, { status: 'failed', failure_reason: reason ?? 'provisioning_failed', settled_at: now }, now)
+    const failed = await repo.updateOrder(
+      trx,
+      orderId,
+      { status: 'failed', failure_reason: reason ?? 'provisioning_failed', settled_at: now },
+      now,
+    )
     await emit(trx, scopeOfRow(failed), 'esim_order.failed', presentOrder(failed), now)
     return { order: failed }
   })
@@ -107,7 +126,11 @@ export async function finishOrder(
  * Settles an open order from what the network says happened. Answers `retry` while the network has no
  * answer yet (unless `force`, the sandbox's "settle now": no record at the network means nothing was provisioned).
  */
-export async function settleOrder(deps: AppDeps, orderId: string, options: { force?: boolean } = {}): Promise<repo.OrderRow | 'retry' | null> {
+export async function settleOrder(
+  deps: AppDeps,
+  orderId: string,
+  options: { force?: boolean } = {},
+): Promise<repo.OrderRow | 'retry' | null> {
   const order = await repo.findOrder(deps.db, orderId)
   if (!order || !OPEN.has(order.status)) return order ?? null
   const status = await deps.esimNetwork.orderStatus(orderId)
@@ -116,7 +139,8 @@ export async function settleOrder(deps: AppDeps, orderId: string, options: { for
     if (!options.force && age < UNKNOWN_GIVE_UP_MS) return 'retry'
   }
   const result = status === 'provisioned' ? 'provisioned' : 'failed'
-  const reason = status === 'failed' ? 'provisioning_failed' : status === 'unknown' ? 'network_no_record' : null
+  const reason =
+    status === 'failed' ? 'provisioning_failed' : status === 'unknown' ? 'network_no_record' : null
   return (await finishOrder(deps, orderId, result, reason, 'settlement')).order
 }
 
@@ -126,7 +150,12 @@ export async function settleOrder(deps: AppDeps, orderId: string, options: { for
  */
 export async function settleOpenOrders(deps: AppDeps): Promise<number> {
   const now = deps.clock.now().getTime()
-  const ids = await repo.openOrdersBefore(deps.db, new Date(now - UNSETTLED_AFTER_MS), new Date(now - PENDING_AFTER_MS), 200)
+  const ids = await repo.openOrdersBefore(
+    deps.db,
+    new Date(now - UNSETTLED_AFTER_MS),
+    new Date(now - PENDING_AFTER_MS),
+    200,
+  )
   let settled = 0
   for (const id of ids) {
     try {

@@ -12,22 +12,39 @@ import * as esims from './esims-repo.js'
 import { bundleStatus, presentEsimSummary, requireEsim } from './esims-service.js'
 import * as orders from './orders-repo.js'
 import { referenceError } from './orders-service.js'
-import { findTopUp, listSoldTopUps, presentTopUp, viewOf, type TopUpRow, type TopUpView } from './packages-service.js'
+import {
+  findTopUp,
+  listSoldTopUps,
+  presentTopUp,
+  viewOf,
+  type TopUpRow,
+  type TopUpView,
+} from './packages-service.js'
 import { presentOrder, type OrderView } from './present.js'
 import type { TopUpPurchaseRequest } from './schemas.js'
 
 const DAY_MS = 24 * 60 * 60 * 1000
 
 function runningPackageIds(bundles: esims.BundleRow[], now: Date): string[] {
-  return [...new Set(bundles.filter((b) => bundleStatus(b, now) === 'running').map((b) => b.package_id))]
+  return [
+    ...new Set(bundles.filter((b) => bundleStatus(b, now) === 'running').map((b) => b.package_id)),
+  ]
 }
 
 /** The add-ons this eSIM accepts right now: sold, and extending a package that is running on it. */
-export async function listTopUpOffers(deps: AppDeps, ctx: RequestCtx, esimId: string, page: PageParams): Promise<ListResult<TopUpView>> {
+export async function listTopUpOffers(
+  deps: AppDeps,
+  ctx: RequestCtx,
+  esimId: string,
+  page: PageParams,
+): Promise<ListResult<TopUpView>> {
   const esim = await requireEsim(deps.db, ctx, esimId)
   const packageIds = runningPackageIds(await esims.bundlesOf(deps.db, [esim.id]), deps.clock.now())
   return paginate({
-    ctx, cursors: deps.cursors, url: `/v1/esim/esims/${esim.id}/top_ups`, page,
+    ctx,
+    cursors: deps.cursors,
+    url: `/v1/esim/esims/${esim.id}/top_ups`,
+    page,
     sortKey: (r: TopUpRow) => r.id,
     fetch: (bounds) => listSoldTopUps(deps, viewOf(ctx), packageIds, bounds),
     present: presentTopUp,
@@ -35,7 +52,11 @@ export async function listTopUpOffers(deps: AppDeps, ctx: RequestCtx, esimId: st
 }
 
 /** The offers for one eSIM without paging (the hosted page shows them all; there are a handful). */
-export async function offersForEsim(deps: AppDeps, ctx: RequestCtx, esimId: string): Promise<TopUpView[]> {
+export async function offersForEsim(
+  deps: AppDeps,
+  ctx: RequestCtx,
+  esimId: string,
+): Promise<TopUpView[]> {
   const esim = await requireEsim(deps.db, ctx, esimId)
   const packageIds = runningPackageIds(await esims.bundlesOf(deps.db, [esim.id]), deps.clock.now())
   const rows = await listSoldTopUps(deps, viewOf(ctx), packageIds, { take: 50, reverse: false })
@@ -50,19 +71,31 @@ function unavailable(message: string): ApiError {
  * Buys an add-on for a running package: no network call, nothing installed and no new activation code. The
  * eSIM gains a package entry for it (running at once) in the same transaction as the order, the debit and the events.
  */
-export async function purchaseTopUp(deps: AppDeps, ctx: RequestCtx, esimId: string, body: Static<typeof TopUpPurchaseRequest>): Promise<OrderView> {
+export async function purchaseTopUp(
+  deps: AppDeps,
+  ctx: RequestCtx,
+  esimId: string,
+  body: Static<typeof TopUpPurchaseRequest>,
+): Promise<OrderView> {
   const esim = await requireEsim(deps.db, ctx, esimId)
   const topUp = await findTopUp(deps, viewOf(ctx), body.top_up_id)
   if (!topUp) throw unavailable(`${body.top_up_id} is not an add-on sold by this platform.`)
-  if (topUp.effective_status !== 'on_sale' || topUp.package_status === 'withdrawn') throw unavailable(`${topUp.id} is no longer sold.`)
+  if (topUp.effective_status !== 'on_sale' || topUp.package_status === 'withdrawn')
+    throw unavailable(`${topUp.id} is no longer sold.`)
   const check = (bundles: esims.BundleRow[], now: Date) => {
-    const bundle = bundles.find((b) => b.package_id === topUp.package_id && bundleStatus(b, now) === 'running')
-    if (!bundle) throw unavailable(`${topUp.id} extends ${topUp.package_id}, which is not running on ${esim.id}.`)
+    const bundle = bundles.find(
+      (b) => b.package_id === topUp.package_id && bundleStatus(b, now) === 'running',
+    )
+    if (!bundle)
+      throw unavailable(
+        `${topUp.id} extends ${topUp.package_id}, which is not running on ${esim.id}.`,
+      )
     return bundle
   }
   check(await esims.bundlesOf(deps.db, [esim.id]), deps.clock.now())
   const price = Number(topUp.price)
-  if (body.account_id !== undefined) await checkPayingAccount(deps, ctx, body.account_id, price, topUp.currency, esim.cardholder_id)
+  if (body.account_id !== undefined)
+    await checkPayingAccount(deps, ctx, body.account_id, price, topUp.currency, esim.cardholder_id)
 
   try {
     return await withTx(deps.db, async (trx) => {
@@ -71,28 +104,71 @@ export async function purchaseTopUp(deps: AppDeps, ctx: RequestCtx, esimId: stri
       const bundle = check(await esims.bundlesOf(trx, [locked.id]), now)
       const orderId = newId('esord')
       await orders.insertOrder(trx, {
-        id: orderId, organization_id: ctx.organizationId, environment: ctx.environment, type: 'top_up', status: 'completed',
-        package_id: topUp.package_id, top_up_id: topUp.id, esim_id: locked.id, iccid: locked.iccid, cardholder_id: locked.cardholder_id,
-        account_id: body.account_id ?? null, price, currency: topUp.currency, reference: body.reference, metadata: body.metadata ?? {},
-        failure_reason: null, ledger_entry_id: null, created_at: now, updated_at: now, settled_at: now,
+        id: orderId,
+        organization_id: ctx.organizationId,
+        environment: ctx.environment,
+        type: 'top_up',
+        status: 'completed',
+        package_id: topUp.package_id,
+        top_up_id: topUp.id,
+        esim_id: locked.id,
+        iccid: locked.iccid,
+        cardholder_id: locked.cardholder_id,
+        account_id: body.account_id ?? null,
+        price,
+        currency: topUp.currency,
+        reference: body.reference,
+        metadata: body.metadata ?? {},
+        failure_reason: null,
+        ledger_entry_id: null,
+        created_at: now,
+        updated_at: now,
+        settled_at: now,
       })
       if (body.account_id !== undefined) {
-        await chargeAccount(trx, ctx, { orderId, accountId: body.account_id, price, currency: topUp.currency, reference: body.reference, description: `${bundle.package_name} ${topUp.name}` }, now)
+        await chargeAccount(
+          trx,
+          ctx,
+          {
+            orderId,
+            accountId: body.account_id,
+            price,
+            currency: topUp.currency,
+            reference: body.reference,
+            description: `${bundle.package_name} ${topUp.name}`,
+          },
+          now,
+        )
       }
       // The add-on joins the eSIM as a package of its own, running at once beside the one it extends: its data
       // is usable now, for its own validity (0 days: until the extended package expires).
       await esims.insertBundle(trx, {
-        order_id: orderId, esim_id: locked.id, package_id: topUp.package_id, status: 'running',
-        data_mb: topUp.data_mb, data_used_mb: 0, activated_at: now,
-        expires_at: topUp.validity_days > 0 ? new Date(now.getTime() + topUp.validity_days * DAY_MS) : bundle.expires_at,
-        created_at: now, updated_at: now,
+        order_id: orderId,
+        esim_id: locked.id,
+        package_id: topUp.package_id,
+        status: 'running',
+        data_mb: topUp.data_mb,
+        data_used_mb: 0,
+        activated_at: now,
+        expires_at:
+          topUp.validity_days > 0
+            ? new Date(now.getTime() + topUp.validity_days * DAY_MS)
+            : bundle.expires_at,
+        created_at: now,
+        updated_at: now,
       })
       await esims.touchEsim(trx, locked.id, now)
       const order = (await orders.findOrder(trx, orderId))!
       const view = presentOrder(order)
       await emit(trx, ctx, 'esim_order.created', view, now)
       const fresh = (await esims.findEsim(trx, locked.id))!
-      await emit(trx, ctx, 'esim.topped_up', presentEsimSummary(fresh, await esims.bundlesOf(trx, [locked.id]), now), now)
+      await emit(
+        trx,
+        ctx,
+        'esim.topped_up',
+        presentEsimSummary(fresh, await esims.bundlesOf(trx, [locked.id]), now),
+        now,
+      )
       return view
     })
   } catch (err) {

@@ -21,22 +21,48 @@ export interface EventObjectSpec {
 
 /** The objects events carry in `data.object` (their `object` field). */
 export const EVENT_OBJECTS = {
-  cardholder: { schema: 'Cardholder', scope: 'cardholders:read', retrieve: 'GET /v1/cardholders/{cardholder_id}' },
+  cardholder: {
+    schema: 'Cardholder',
+    scope: 'cardholders:read',
+    retrieve: 'GET /v1/cardholders/{cardholder_id}',
+  },
   account: { schema: 'Account', scope: 'accounts:read', retrieve: 'GET /v1/accounts/{account_id}' },
   card: { schema: 'Card', scope: 'cards:read', retrieve: 'GET /v1/cards/{card_id}' },
   authorization: {
-    schema: 'Authorization', scope: 'transactions:read', retrieve: 'GET /v1/authorizations/{authorization_id}',
+    schema: 'Authorization',
+    scope: 'transactions:read',
+    retrieve: 'GET /v1/authorizations/{authorization_id}',
   },
-  transaction: { schema: 'Transaction', scope: 'transactions:read', retrieve: 'GET /v1/transactions/{transaction_id}' },
-  dispute: { schema: 'Dispute', scope: 'transactions:read', retrieve: 'GET /v1/disputes/{dispute_id}' },
-  network_token: { schema: 'NetworkToken', scope: 'cards:read', retrieve: 'GET /v1/network_tokens/{network_token_id}' },
+  transaction: {
+    schema: 'Transaction',
+    scope: 'transactions:read',
+    retrieve: 'GET /v1/transactions/{transaction_id}',
+  },
+  dispute: {
+    schema: 'Dispute',
+    scope: 'transactions:read',
+    retrieve: 'GET /v1/disputes/{dispute_id}',
+  },
+  network_token: {
+    schema: 'NetworkToken',
+    scope: 'cards:read',
+    retrieve: 'GET /v1/network_tokens/{network_token_id}',
+  },
   authentication: {
-    schema: 'Authentication', scope: 'authentications:read', retrieve: 'GET /v1/authentications/{authentication_id}',
+    schema: 'Authentication',
+    scope: 'authentications:read',
+    retrieve: 'GET /v1/authentications/{authentication_id}',
   },
-  esim_order: { schema: 'EsimOrder', scope: 'esim:read', retrieve: 'GET /v1/esim/orders/{order_id}' },
+  esim_order: {
+    schema: 'EsimOrder',
+    scope: 'esim:read',
+    retrieve: 'GET /v1/esim/orders/{order_id}',
+  },
   esim: { schema: 'EsimSummary', scope: 'esim:read', retrieve: 'GET /v1/esim/esims/{esim_id}' },
   webhook_endpoint: {
-    schema: 'WebhookEndpoint', scope: 'webhooks:write', retrieve: 'GET /v1/webhook_endpoints/{webhook_endpoint_id}',
+    schema: 'WebhookEndpoint',
+    scope: 'webhooks:write',
+    retrieve: 'GET /v1/webhook_endpoints/{webhook_endpoint_id}',
   },
 } as const satisfies Record<string, EventObjectSpec>
 
@@ -57,45 +83,175 @@ export interface EventTypeSpec {
 
 /** Every type, in catalogue order. */
 export const EVENT_CATALOGUE = {
-  'cardholder.created': { object: 'cardholder', emittedBy: 'A cardholder is created with `POST /v1/cardholders`.' },
-  'cardholder.updated': { object: 'cardholder', emittedBy: '`PATCH /v1/cardholders/{id}` changes something, or a KYC attestation changes the cardholder\'s address.' },
-  'cardholder.kyc_updated': { object: 'cardholder', emittedBy: 'A KYC attestation is recorded with `POST /v1/cardholders/{id}/kyc`, or the current attestation expires (the `kyc.expiry` job).' },
-  'account.created': { object: 'account', emittedBy: 'An account is opened with `POST /v1/accounts`.' },
-  'account.provisioned': { object: 'account', emittedBy: 'The processor has opened the account: at once on `POST /v1/accounts`, or later through the `account.provision` job on processors that open accounts asynchronously.' },
-  'account.credited': { object: 'account', emittedBy: 'Money is added with `POST /v1/accounts/{id}/credit`.' },
-  'account.debited': { object: 'account', emittedBy: 'Money is taken with `POST /v1/accounts/{id}/debit`, or an eSIM order or top-up is paid from the account.' },
-  'account.blocked': { object: 'account', emittedBy: 'The account is blocked with `POST /v1/accounts/{id}/block`.' },
-  'account.unblocked': { object: 'account', emittedBy: 'The account is unblocked with `POST /v1/accounts/{id}/unblock`.' },
-  'card.created': { object: 'card', emittedBy: 'A card is requested with `POST /v1/cards`, or a replacement card with `POST /v1/cards/{id}/replace`; it starts `pending`.' },
-  'card.issued': { object: 'card', emittedBy: 'The processor has issued a pending card: the `card.issue` job after the issuing delay, or `POST /v1/simulate/cards/{id}/issue` in sandbox.' },
-  'card.activated': { object: 'card', emittedBy: 'The card is activated with `POST /v1/cards/{id}/activate`.' },
-  'card.frozen': { object: 'card', emittedBy: 'The card is frozen with `POST /v1/cards/{id}/freeze`.' },
-  'card.unfrozen': { object: 'card', emittedBy: 'The card is unfrozen with `POST /v1/cards/{id}/unfreeze`.' },
-  'card.closed': { object: 'card', emittedBy: 'The card is closed with `POST /v1/cards/{id}/close`, replaced as lost or stolen, or its replacement becomes active.' },
-  'card.replaced': { object: 'card', emittedBy: '`POST /v1/cards/{id}/replace` orders a new card; the event carries the replaced card, whose `replaced_by` names the new one.' },
-  'card.expired': { object: 'card', emittedBy: 'The card\'s expiry month has ended (the `card.expire` job).' },
+  'cardholder.created': {
+    object: 'cardholder',
+    emittedBy: 'A cardholder is created with `POST /v1/cardholders`.',
+  },
+  'cardholder.updated': {
+    object: 'cardholder',
+    emittedBy:
+      "`PATCH /v1/cardholders/{id}` changes something, or a KYC attestation changes the cardholder's address.",
+  },
+  'cardholder.kyc_updated': {
+    object: 'cardholder',
+    emittedBy:
+      'A KYC attestation is recorded with `POST /v1/cardholders/{id}/kyc`, or the current attestation expires (the `kyc.expiry` job).',
+  },
+  'account.created': {
+    object: 'account',
+    emittedBy: 'An account is opened with `POST /v1/accounts`.',
+  },
+  'account.provisioned': {
+    object: 'account',
+    emittedBy:
+      'The processor has opened the account: at once on `POST /v1/accounts`, or later through the `account.provision` job on processors that open accounts asynchronously.',
+  },
+  'account.credited': {
+    object: 'account',
+    emittedBy: 'Money is added with `POST /v1/accounts/{id}/credit`.',
+  },
+  'account.debited': {
+    object: 'account',
+    emittedBy:
+      'Money is taken with `POST /v1/accounts/{id}/debit`, or an eSIM order or top-up is paid from the account.',
+  },
+  'account.blocked': {
+    object: 'account',
+    emittedBy: 'The account is blocked with `POST /v1/accounts/{id}/block`.',
+  },
+  'account.unblocked': {
+    object: 'account',
+    emittedBy: 'The account is unblocked with `POST /v1/accounts/{id}/unblock`.',
+  },
+  'card.created': {
+    object: 'card',
+    emittedBy:
+      'A card is requested with `POST /v1/cards`, or a replacement card with `POST /v1/cards/{id}/replace`; it starts `pending`.',
+  },
+  'card.issued': {
+    object: 'card',
+    emittedBy:
+      'The processor has issued a pending card: the `card.issue` job after the issuing delay, or `POST /v1/simulate/cards/{id}/issue` in sandbox.',
+  },
+  'card.activated': {
+    object: 'card',
+    emittedBy: 'The card is activated with `POST /v1/cards/{id}/activate`.',
+  },
+  'card.frozen': {
+    object: 'card',
+    emittedBy: 'The card is frozen with `POST /v1/cards/{id}/freeze`.',
+  },
+  'card.unfrozen': {
+    object: 'card',
+    emittedBy: 'The card is unfrozen with `POST /v1/cards/{id}/unfreeze`.',
+  },
+  'card.closed': {
+    object: 'card',
+    emittedBy:
+      'The card is closed with `POST /v1/cards/{id}/close`, replaced as lost or stolen, or its replacement becomes active.',
+  },
+  'card.replaced': {
+    object: 'card',
+    emittedBy:
+      '`POST /v1/cards/{id}/replace` orders a new card; the event carries the replaced card, whose `replaced_by` names the new one.',
+  },
+  'card.expired': {
+    object: 'card',
+    emittedBy: "The card's expiry month has ended (the `card.expire` job).",
+  },
   'card.pin_set': { object: 'card', emittedBy: 'A PIN is set with `POST /v1/cards/{id}/pin`.' },
-  'card.shipped': { object: 'card', emittedBy: 'A physical card\'s shipping moves on (shipped, then delivered): `POST /v1/simulate/cards/{id}/ship` in sandbox.' },
-  'authorization.created': { object: 'authorization', emittedBy: 'A card payment is authorized, approved or declined: `POST /v1/simulate/authorizations` in sandbox.' },
-  'authorization.updated': { object: 'authorization', emittedBy: 'An authorization is incremented, reversed, captured or expired (the simulator\'s `increment`, `reverse`, `capture` and `expire`, or the `authorizations.expire` sweep after 7 days).' },
-  'transaction.created': { object: 'transaction', emittedBy: 'Money moves on a card: a capture of an authorization, a refund with `POST /v1/transactions/{id}/refund`, or a merchant refund (`POST /v1/simulate/refunds` in sandbox).' },
-  'transaction.updated': { object: 'transaction', emittedBy: 'A capture settles (the `transactions.settle` sweep, or `POST /v1/simulate/transactions/{id}/settle`) or is refunded.' },
-  'dispute.created': { object: 'dispute', emittedBy: 'A settled capture is disputed with `POST /v1/disputes`.' },
-  'dispute.updated': { object: 'dispute', emittedBy: 'A dispute goes under review (the `dispute.review` job), is withdrawn with `POST /v1/disputes/{id}/withdraw`, or is won or lost (`POST /v1/simulate/disputes/{id}/resolve` in sandbox).' },
-  'network_token.created': { object: 'network_token', emittedBy: 'A wallet requests a token for a card: `POST /v1/simulate/network_tokens` in sandbox.' },
-  'network_token.updated': { object: 'network_token', emittedBy: 'A token is activated, suspended, resumed or deleted (`POST /v1/network_tokens/{id}/suspend`, `/resume`, `/delete`), or deleted because its card closed.' },
-  'authentication.created': { object: 'authentication', emittedBy: 'A merchant checkout asks for a 3-D Secure challenge: `POST /v1/simulate/authentications` in sandbox.' },
-  'authentication.updated': { object: 'authentication', emittedBy: 'A challenge is approved or declined (`POST /v1/authentications/{id}/approve` or `/decline`), or expires after 5 minutes (the `authentication.expire` job).' },
-  'esim_order.created': { object: 'esim_order', emittedBy: 'An order is placed with `POST /v1/esim/orders` (completed, or `unsettled` when the network did not answer in time) or a top-up with `POST /v1/esim/esims/{id}/top_ups`.' },
-  'esim_order.settled': { object: 'esim_order', emittedBy: 'An unsettled order completes (the `esim.settle_orders` job, or `POST /v1/simulate/esim/orders/{id}/settle`).' },
-  'esim_order.failed': { object: 'esim_order', emittedBy: 'Settlement fails an unsettled order (the `esim.settle_orders` job, or `POST /v1/simulate/esim/orders/{id}/settle`); nothing is charged.' },
-  'esim.topped_up': { object: 'esim', emittedBy: 'A top-up adds a package to the eSIM (`POST /v1/esim/esims/{id}/top_ups`).' },
-  'esim.low_data': { object: 'esim', emittedBy: 'The running package crosses 80 % of its data (usage reports; `POST /v1/simulate/esim/esims/{id}/usage` in sandbox).' },
-  'esim.depleted': { object: 'esim', emittedBy: 'The running package has used all its data (usage reports; `POST /v1/simulate/esim/esims/{id}/usage` in sandbox).' },
-  'webhook_endpoint.disabled': { object: 'webhook_endpoint', emittedBy: 'The delivery worker disables an endpoint that has failed without a single success for the whole retry period (72 hours).' },
+  'card.shipped': {
+    object: 'card',
+    emittedBy:
+      "A physical card's shipping moves on (shipped, then delivered): `POST /v1/simulate/cards/{id}/ship` in sandbox.",
+  },
+  'authorization.created': {
+    object: 'authorization',
+    emittedBy:
+      'A card payment is authorized, approved or declined: `POST /v1/simulate/authorizations` in sandbox.',
+  },
+  'authorization.updated': {
+    object: 'authorization',
+    emittedBy:
+      "An authorization is incremented, reversed, captured or expired (the simulator's `increment`, `reverse`, `capture` and `expire`, or the `authorizations.expire` sweep after 7 days).",
+  },
+  'transaction.created': {
+    object: 'transaction',
+    emittedBy:
+      'Money moves on a card: a capture of an authorization, a refund with `POST /v1/transactions/{id}/refund`, or a merchant refund (`POST /v1/simulate/refunds` in sandbox).',
+  },
+  'transaction.updated': {
+    object: 'transaction',
+    emittedBy:
+      'A capture settles (the `transactions.settle` sweep, or `POST /v1/simulate/transactions/{id}/settle`) or is refunded.',
+  },
+  'dispute.created': {
+    object: 'dispute',
+    emittedBy: 'A settled capture is disputed with `POST /v1/disputes`.',
+  },
+  'dispute.updated': {
+    object: 'dispute',
+    emittedBy:
+      'A dispute goes under review (the `dispute.review` job), is withdrawn with `POST /v1/disputes/{id}/withdraw`, or is won or lost (`POST /v1/simulate/disputes/{id}/resolve` in sandbox).',
+  },
+  'network_token.created': {
+    object: 'network_token',
+    emittedBy:
+      'A wallet requests a token for a card: `POST /v1/simulate/network_tokens` in sandbox.',
+  },
+  'network_token.updated': {
+    object: 'network_token',
+    emittedBy:
+      'A token is activated, suspended, resumed or deleted (`POST /v1/network_tokens/{id}/suspend`, `/resume`, `/delete`), or deleted because its card closed.',
+  },
+  'authentication.created': {
+    object: 'authentication',
+    emittedBy:
+      'A merchant checkout asks for a 3-D Secure challenge: `POST /v1/simulate/authentications` in sandbox.',
+  },
+  'authentication.updated': {
+    object: 'authentication',
+    emittedBy:
+      'A challenge is approved or declined (`POST /v1/authentications/{id}/approve` or `/decline`), or expires after 5 minutes (the `authentication.expire` job).',
+  },
+  'esim_order.created': {
+    object: 'esim_order',
+    emittedBy:
+      'An order is placed with `POST /v1/esim/orders` (completed, or `unsettled` when the network did not answer in time) or a top-up with `POST /v1/esim/esims/{id}/top_ups`.',
+  },
+  'esim_order.settled': {
+    object: 'esim_order',
+    emittedBy:
+      'An unsettled order completes (the `esim.settle_orders` job, or `POST /v1/simulate/esim/orders/{id}/settle`).',
+  },
+  'esim_order.failed': {
+    object: 'esim_order',
+    emittedBy:
+      'Settlement fails an unsettled order (the `esim.settle_orders` job, or `POST /v1/simulate/esim/orders/{id}/settle`); nothing is charged.',
+  },
+  'esim.topped_up': {
+    object: 'esim',
+    emittedBy: 'A top-up adds a package to the eSIM (`POST /v1/esim/esims/{id}/top_ups`).',
+  },
+  'esim.low_data': {
+    object: 'esim',
+    emittedBy:
+      'The running package crosses 80 % of its data (usage reports; `POST /v1/simulate/esim/esims/{id}/usage` in sandbox).',
+  },
+  'esim.depleted': {
+    object: 'esim',
+    emittedBy:
+      'The running package has used all its data (usage reports; `POST /v1/simulate/esim/esims/{id}/usage` in sandbox).',
+  },
+  'webhook_endpoint.disabled': {
+    object: 'webhook_endpoint',
+    emittedBy:
+      'The delivery worker disables an endpoint that has failed without a single success for the whole retry period (72 hours).',
+  },
   'webhook_endpoint.test': {
     object: 'webhook_endpoint',
-    emittedBy: '`POST /v1/webhook_endpoints/{id}/test` sends it to that endpoint only, whatever its `enabled_events`; no other endpoint receives it, not even one subscribed to `*`.',
+    emittedBy:
+      '`POST /v1/webhook_endpoints/{id}/test` sends it to that endpoint only, whatever its `enabled_events`; no other endpoint receives it, not even one subscribed to `*`.',
     delivery: 'named_endpoint',
   },
 } as const satisfies Record<string, EventTypeSpec>
@@ -128,7 +284,9 @@ const FORMS = new Set<string>(SUBSCRIPTION_FORMS)
 const PREFIXES = new Set<string>(EVENT_PREFIXES)
 
 /** Types delivered only to the endpoint they carry (`delivery: 'named_endpoint'`), never by subscription. */
-export const NAMED_ENDPOINT_TYPES: readonly EventType[] = EVENT_TYPES.filter((t) => (EVENT_CATALOGUE[t] as EventTypeSpec).delivery === 'named_endpoint')
+export const NAMED_ENDPOINT_TYPES: readonly EventType[] = EVENT_TYPES.filter(
+  (t) => (EVENT_CATALOGUE[t] as EventTypeSpec).delivery === 'named_endpoint',
+)
 
 const NAMED = new Set<string>(NAMED_ENDPOINT_TYPES)
 
@@ -154,7 +312,11 @@ export function isSubscriptionForm(value: string): boolean {
  */
 export function subscribes(enabledEvents: readonly string[], type: string): boolean {
   if (NAMED.has(type)) return false
-  return enabledEvents.includes('*') || enabledEvents.includes(type) || enabledEvents.includes(`${eventPrefix(type)}.*`)
+  return (
+    enabledEvents.includes('*') ||
+    enabledEvents.includes(type) ||
+    enabledEvents.includes(`${eventPrefix(type)}.*`)
+  )
 }
 
 /**
@@ -205,12 +367,19 @@ export function subscriptionRefusal(value: string, baseUrl: string): string | nu
 
 /** The refusal of any unknown value, `{value}` standing for it (a schema's `x-refusal`, read by the validation error mapping). */
 export function subscriptionRefusalTemplate(baseUrl: string): string {
-  return `Unknown event type "{value}": use "*", an exact type such as "card.created" or a prefix wildcard such as "card.*"; `
-    + `the event catalogue lists them: ${baseUrl}${EVENT_CATALOGUE_PATH}`
+  return (
+    `Unknown event type "{value}": use "*", an exact type such as "card.created" or a prefix wildcard such as "card.*"; ` +
+    `the event catalogue lists them: ${baseUrl}${EVENT_CATALOGUE_PATH}`
+  )
 }
 
 /** The refusals of bare prefixes (`card` instead of `card.*`), by value (a schema's `x-refusals`). */
 export function barePrefixRefusals(baseUrl: string): Record<string, string> {
-  return Object.fromEntries([...PREFIXES].map((p) => [p, `"${p}" is not an event type: use "${p}.*" for every ${p} event, or an exact type; `
-    + `the event catalogue lists them: ${baseUrl}${EVENT_CATALOGUE_PATH}`]))
+  return Object.fromEntries(
+    [...PREFIXES].map((p) => [
+      p,
+      `"${p}" is not an event type: use "${p}.*" for every ${p} event, or an exact type; ` +
+        `the event catalogue lists them: ${baseUrl}${EVENT_CATALOGUE_PATH}`,
+    ]),
+  )
 }

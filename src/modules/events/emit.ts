@@ -19,9 +19,17 @@ export interface EventScope {
  * change emits nothing (transactional outbox). `object` is the full object in its REST shape.
  * In the same statement it queues one delivery per enabled endpoint subscribed to `type`. Returns the event id.
  */
-export async function emit(trx: Db, scope: EventScope, type: EventType, object: Record<string, unknown>, now: Date = new Date()): Promise<string> {
+export async function emit(
+  trx: Db,
+  scope: EventScope,
+  type: EventType,
+  object: Record<string, unknown>,
+  now: Date = new Date(),
+): Promise<string> {
   const event = eventWrites(scope, type, sql`${JSON.stringify({ object })}::json`, now)
-  const { rows } = await sql<{ notified: number }>`WITH ${event.ctes} SELECT ${event.notified} AS notified`.execute(trx)
+  const { rows } = await sql<{
+    notified: number
+  }>`WITH ${event.ctes} SELECT ${event.notified} AS notified`.execute(trx)
   if (rows[0].notified) signalJobsQueued()
   return event.id
 }
@@ -41,21 +49,61 @@ export interface EventWithin {
  * builds its REST shape from the row (a json expression that must equal the REST presenter's output).
  * Deliveries are queued in the same statement.
  */
-export function emitPerRow(source: string, columns: { id: string; organizationId: string; environment: string; type: string }, object: RawBuilder<unknown>, now: Date): EventWithin {
-  return eventCtes({ id: sql.ref(columns.id), organizationId: sql.ref(columns.organizationId), environment: sql.ref(columns.environment), type: sql.ref(columns.type) },
-    sql`json_build_object('object', ${object})`, now, sql`FROM ${sql.table(source)}`)
+export function emitPerRow(
+  source: string,
+  columns: { id: string; organizationId: string; environment: string; type: string },
+  object: RawBuilder<unknown>,
+  now: Date,
+): EventWithin {
+  return eventCtes(
+    {
+      id: sql.ref(columns.id),
+      organizationId: sql.ref(columns.organizationId),
+      environment: sql.ref(columns.environment),
+      type: sql.ref(columns.type),
+    },
+    sql`json_build_object('object', ${object})`,
+    now,
+    sql`FROM ${sql.table(source)}`,
+  )
 }
 
 /** One event (`data` a json expression) and its deliveries, as CTEs. */
-function eventWrites(scope: EventScope, type: EventType, data: RawBuilder<unknown>, now: Date): EventWithin & { id: string } {
+function eventWrites(
+  scope: EventScope,
+  type: EventType,
+  data: RawBuilder<unknown>,
+  now: Date,
+): EventWithin & { id: string } {
   const id = newId('evt', now)
-  return { id, ...eventCtes({ id: sql`${id}`, organizationId: sql`${scope.organizationId}`, environment: sql`${scope.environment}`, type: sql`${type}` }, data, now, sql``) }
+  return {
+    id,
+    ...eventCtes(
+      {
+        id: sql`${id}`,
+        organizationId: sql`${scope.organizationId}`,
+        environment: sql`${scope.environment}`,
+        type: sql`${type}`,
+      },
+      data,
+      now,
+      sql``,
+    ),
+  }
 }
 
-type EventColumns = Record<'id' | 'organizationId' | 'environment' | 'type', RawBuilder<unknown> | ReturnType<typeof sql.ref>>
+type EventColumns = Record<
+  'id' | 'organizationId' | 'environment' | 'type',
+  RawBuilder<unknown> | ReturnType<typeof sql.ref>
+>
 
 /** `ev`: the events (each column an expression over `from`), then their deliveries (`deliveriesWithin`). */
-function eventCtes(c: EventColumns, data: RawBuilder<unknown>, now: Date, from: RawBuilder<unknown>): EventWithin {
+function eventCtes(
+  c: EventColumns,
+  data: RawBuilder<unknown>,
+  now: Date,
+  from: RawBuilder<unknown>,
+): EventWithin {
   const deliveries = deliveriesWithin('ev', now)
   const ctes = sql`ev AS (
       INSERT INTO events (id, organization_id, environment, type, api_version, data, created_at)

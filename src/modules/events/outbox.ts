@@ -13,7 +13,10 @@ export function deliveryJobId(eventId: string, endpointId: string): string {
   return `job_wh_${eventId}_${endpointId}` // deliveriesWithin builds the same id in SQL
 }
 
-export interface DeliveryTarget { eventId: string; endpointId: string }
+export interface DeliveryTarget {
+  eventId: string
+  endpointId: string
+}
 
 /**
  * The `whd_` id of the delivery of `eventId` to `endpointId` first queued at `now`: the time part of `now`, then the first
@@ -39,9 +42,13 @@ export async function queueDeliveries(
   if (targets.length === 0) return
   const { organizationId: org, environment: env } = scope
   const pairs = sql.join(targets.map((t) => sql`(${t.eventId}::text, ${t.endpointId}::text)`))
-  const jobs = sql.join(targets.map((t) =>
-    sql`(${deliveryJobId(t.eventId, t.endpointId)}, ${DELIVERY_JOB}, ${JSON.stringify({ event_id: t.eventId, endpoint_id: t.endpointId })}::jsonb,
-      ${org}, ${env}, 'queued', ${now}::timestamptz, 0, ${now}::timestamptz, ${now}::timestamptz)`))
+  const jobs = sql.join(
+    targets.map(
+      (t) =>
+        sql`(${deliveryJobId(t.eventId, t.endpointId)}, ${DELIVERY_JOB}, ${JSON.stringify({ event_id: t.eventId, endpoint_id: t.endpointId })}::jsonb,
+      ${org}, ${env}, 'queued', ${now}::timestamptz, 0, ${now}::timestamptz, ${now}::timestamptz)`,
+    ),
+  )
   await sql`WITH t (event_id, endpoint_id) AS (VALUES ${pairs}), d AS (
       INSERT INTO webhook_deliveries (id, event_id, endpoint_id, organization_id, environment, event_type, status, attempts, failures, next_attempt_at, created_at, updated_at)
       SELECT ${deliveryIdSql(now, sql.ref('t.event_id'), sql.ref('t.endpoint_id'))}, t.event_id, t.endpoint_id, ${org}, ${env}, e.type, 'pending', 0, 0,
@@ -89,7 +96,10 @@ type SqlOperand = RawBuilder<unknown> | ReturnType<typeof sql.ref>
  * column expression that sends the NOTIFY when anything was queued and counts it (0 or 1), so the caller knows to
  * wake this process's runners.
  */
-export function deliveriesWithin(events: string, now: Date): { ctes: RawBuilder<unknown>; notified: RawBuilder<number> } {
+export function deliveriesWithin(
+  events: string,
+  now: Date,
+): { ctes: RawBuilder<unknown>; notified: RawBuilder<number> } {
   const ev = sql.table(events)
   const ctes = sql`wh_to AS (
       SELECT ev.id AS event_id, we.id AS endpoint_id, ev.organization_id, ev.environment, ev.type FROM ${ev} AS ev

@@ -81,13 +81,17 @@ const SKIPPING_WINDOW = 2
 export async function listEvents(db: Db, f: EventFilter, bounds: PageBounds): Promise<EventRow[]> {
   const after = (at: Date) => lowestIdAt('evt', new Date(at.getTime() - EVENT_ID_SKEW_MS))
   const before = (at: Date) => lowestIdAt('evt', new Date(at.getTime() + EVENT_ID_SKEW_MS))
-  let q = db.selectFrom('events').selectAll()
+  let q = db
+    .selectFrom('events')
+    .selectAll()
     .where('organization_id', '=', f.organizationId)
     .where('environment', '=', f.environment)
-    .where('created_at', '>=', f.retainedSince).where('id', '>=', after(f.retainedSince))
+    .where('created_at', '>=', f.retainedSince)
+    .where('id', '>=', after(f.retainedSince))
   if (f.gte) q = q.where('created_at', '>=', f.gte).where('id', '>=', after(f.gte))
   if (f.gt) q = q.where('created_at', '>', f.gt).where('id', '>=', after(f.gt))
-  if (f.lte) q = q.where('created_at', '<=', f.lte).where('id', '<', before(new Date(f.lte.getTime() + 1)))
+  if (f.lte)
+    q = q.where('created_at', '<=', f.lte).where('id', '<', before(new Date(f.lte.getTime() + 1)))
   if (f.lt) q = q.where('created_at', '<', f.lt).where('id', '<', before(f.lt))
   const { unreadable } = f
   if (unreadable && f.types && unreadable.length < f.types.length) {
@@ -105,17 +109,29 @@ export async function listEvents(db: Db, f: EventFilter, bounds: PageBounds): Pr
  * named endpoint (`webhook_endpoint.test`) that name this one; of the types `readable` only (the replaying caller's).
  */
 export async function eventIdsSince(
-  db: Db, scope: EventScope, since: Date, endpoint: { id: string; enabledEvents: readonly string[] },
-  readable: ReadableTypes, afterId: string | null, limit: number,
+  db: Db,
+  scope: EventScope,
+  since: Date,
+  endpoint: { id: string; enabledEvents: readonly string[] },
+  readable: ReadableTypes,
+  afterId: string | null,
+  limit: number,
 ): Promise<{ id: string; type: string }[]> {
-  let q = db.selectFrom('events').select(['id', 'type'])
+  let q = db
+    .selectFrom('events')
+    .select(['id', 'type'])
     .where('organization_id', '=', scope.organizationId)
     .where('environment', '=', scope.environment)
     .where('created_at', '>=', since)
-  if (readable !== 'every') q = readable.length === 0 ? q.where(sql<boolean>`false`) : whereIn(q, 'type', readable)
-  const named = NAMED_ENDPOINT_TYPES.length === 0 ? sql<boolean>`false`
-    : sql<boolean>`(type IN (${sql.join(NAMED_ENDPOINT_TYPES.map((t) => sql.lit(t)))}) AND data #>> '{object,id}' = ${endpoint.id})`
-  q = q.where(sql<boolean>`(${subscribedSql(sql`${JSON.stringify(endpoint.enabledEvents)}::jsonb`, sql.ref('type'))} OR ${named})`)
+  if (readable !== 'every')
+    q = readable.length === 0 ? q.where(sql<boolean>`false`) : whereIn(q, 'type', readable)
+  const named =
+    NAMED_ENDPOINT_TYPES.length === 0
+      ? sql<boolean>`false`
+      : sql<boolean>`(type IN (${sql.join(NAMED_ENDPOINT_TYPES.map((t) => sql.lit(t)))}) AND data #>> '{object,id}' = ${endpoint.id})`
+  q = q.where(
+    sql<boolean>`(${subscribedSql(sql`${JSON.stringify(endpoint.enabledEvents)}::jsonb`, sql.ref('type'))} OR ${named})`,
+  )
   if (afterId) q = q.where('id', '>', afterId)
   return q.orderBy('id', 'asc').limit(limit).execute()
 }
@@ -125,12 +141,20 @@ export async function eventIdsSince(
  * each event (ON DELETE CASCADE, through `webhook_deliveries`' primary key and `webhook_attempts_event`). Answers
  * how many events went.
  */
-export async function purgeEventsBefore(db: Db, cutoff: Date, options?: PurgeOptions): Promise<number> {
+export async function purgeEventsBefore(
+  db: Db,
+  cutoff: Date,
+  options?: PurgeOptions,
+): Promise<number> {
   // Event ids sort by creation time and are made just after their created_at, so every event old enough is below
   // the lowest id of the cutoff: the primary key finds them (one made in the cutoff's very millisecond goes with
   // the next run).
   return purgeInBatches(db, {
-    batch: EVENT_PURGE_BATCH, ...options, table: 'events', key: 'id', orderBy: 'id',
+    batch: EVENT_PURGE_BATCH,
+    ...options,
+    table: 'events',
+    key: 'id',
+    orderBy: 'id',
     where: sql`id < ${lowestIdAt('evt', cutoff)} AND created_at < ${cutoff}`,
   })
 }
@@ -139,35 +163,61 @@ export async function purgeEventsBefore(db: Db, cutoff: Date, options?: PurgeOpt
  * The newest events (at most `limit`) of one scope whose object is `objectId`, created from `since` on (the object's
  * creation: no event about it is older): the console shows them beside the object. Newest first.
  */
-export async function eventsAbout(db: Db, scope: { organizationId: string; environment: string }, objectId: string, since: Date, limit = 20): Promise<EventRow[]> {
-  return db.selectFrom('events').selectAll()
+export async function eventsAbout(
+  db: Db,
+  scope: { organizationId: string; environment: string },
+  objectId: string,
+  since: Date,
+  limit = 20,
+): Promise<EventRow[]> {
+  return db
+    .selectFrom('events')
+    .selectAll()
     .where('organization_id', '=', scope.organizationId)
     .where('environment', '=', scope.environment)
     .where('created_at', '>=', since)
     .where(sql<boolean>`data #>> '{object,id}' = ${objectId}`)
-    .orderBy('id', 'desc').limit(limit).execute()
+    .orderBy('id', 'desc')
+    .limit(limit)
+    .execute()
 }
 
 /** Events of one scope after an id, within retention, oldest first: the event stream's cursor read (`events_scope`). */
-function eventsAfterQuery(db: Db, scope: EventScope, afterId: string, retainedSince: Date, limit: number) {
-  return db.selectFrom('events')
+function eventsAfterQuery(
+  db: Db,
+  scope: EventScope,
+  afterId: string,
+  retainedSince: Date,
+  limit: number,
+) {
+  return db
+    .selectFrom('events')
     .where('organization_id', '=', scope.organizationId)
     .where('environment', '=', scope.environment)
     .where('id', '>', afterId)
     .where('created_at', '>=', retainedSince)
-    .orderBy('id', 'asc').limit(limit)
+    .orderBy('id', 'asc')
+    .limit(limit)
 }
 
 /** Events of one scope after an id, oldest first, within retention (the event stream's cursor read). */
 export async function eventsAfter(
-  db: Db, scope: EventScope, afterId: string, retainedSince: Date, limit: number,
+  db: Db,
+  scope: EventScope,
+  afterId: string,
+  retainedSince: Date,
+  limit: number,
 ): Promise<EventRow[]> {
   return eventsAfterQuery(db, scope, afterId, retainedSince, limit).selectAll().execute()
 }
 
 /** The same read, ids and types only: a stream behind a full connection counts with it the events waiting for it. */
 export async function eventTypesAfter(
-  db: Db, scope: EventScope, afterId: string, retainedSince: Date, limit: number,
+  db: Db,
+  scope: EventScope,
+  afterId: string,
+  retainedSince: Date,
+  limit: number,
 ): Promise<{ id: string; type: string }[]> {
   return eventsAfterQuery(db, scope, afterId, retainedSince, limit).select(['id', 'type']).execute()
 }

@@ -7,8 +7,15 @@ import { iso, requireOwned } from '../../http/ownership.js'
 import { paginate, type ListResult, type PageParams } from '../../http/pagination.js'
 import { isId } from '../../lib/ids.js'
 import {
-  EVENT_CATALOGUE, EVENT_OBJECTS, EVENT_TYPES, eventScope, readsType, subscriptionRefusal, typesOfForm,
-  type EventType, type ReadableTypes,
+  EVENT_CATALOGUE,
+  EVENT_OBJECTS,
+  EVENT_TYPES,
+  eventScope,
+  readsType,
+  subscriptionRefusal,
+  typesOfForm,
+  type EventType,
+  type ReadableTypes,
 } from './catalog.js'
 import * as repo from './repo.js'
 import type { Event } from './schemas.js'
@@ -20,7 +27,9 @@ export type { EventRow } from './repo.js'
 export const EVENT_RETENTION_MS = 30 * 24 * 60 * 60 * 1000
 
 /** The REST shape of an event; also the exact body a webhook delivery carries. */
-export function presentEvent(row: Pick<repo.EventRow, 'id' | 'type' | 'api_version' | 'environment' | 'created_at' | 'data'>): EventView {
+export function presentEvent(
+  row: Pick<repo.EventRow, 'id' | 'type' | 'api_version' | 'environment' | 'created_at' | 'data'>,
+): EventView {
   return {
     id: row.id,
     object: 'event',
@@ -47,14 +56,20 @@ function scopeOf(type: EventType, them: 'it' | 'them'): string {
 /** Refuses one event the caller does not read (`403 insufficient_scope`, naming the scope of its object). */
 export function requireReadableEvent(readable: ReadableTypes, type: string): void {
   if (readsType(readable, type)) return
-  throw new ApiError('insufficient_scope', { message: `This event carries ${scopeOf(type as EventType, 'it')}` })
+  throw new ApiError('insufficient_scope', {
+    message: `This event carries ${scopeOf(type as EventType, 'it')}`,
+  })
 }
 
 /**
  * Refuses a filter (`param`: the list's `type`, the stream's `types`) naming events the caller does not read:
  * `403 insufficient_scope` naming the scope of their object, as that object's own GET route refuses a token without it.
  */
-export function requireReadableForms(readable: ReadableTypes, forms: readonly string[], param: string): void {
+export function requireReadableForms(
+  readable: ReadableTypes,
+  forms: readonly string[],
+  param: string,
+): void {
   for (const form of forms) {
     const hidden = typesOfForm(form)?.find((t) => !readsType(readable, t))
     if (!hidden) continue
@@ -68,17 +83,24 @@ export function requireReadableForms(readable: ReadableTypes, forms: readonly st
  * caller's scopes do not read answers `403 insufficient_scope` (`readable`: the types it reads).
  */
 export async function getEvent(
-  deps: AppDeps, ctx: RequestCtx, readable: ReadableTypes, id: string,
+  deps: AppDeps,
+  ctx: RequestCtx,
+  readable: ReadableTypes,
+  id: string,
 ): Promise<EventView> {
   const row = isId('evt', id) ? await repo.findEvent(deps.db, id) : undefined
   const owned = requireOwned(row, ctx, 'event_not_found')
-  if (owned.created_at.getTime() < retentionStart(deps).getTime()) throw new ApiError('event_not_found')
+  if (owned.created_at.getTime() < retentionStart(deps).getTime())
+    throw new ApiError('event_not_found')
   requireReadableEvent(readable, owned.type)
   return presentEvent(owned)
 }
 
 /** An event row by id whatever its owner (operator replay); undefined when missing or purged. */
-export async function findEventForReplay(deps: AppDeps, id: string): Promise<repo.EventRow | undefined> {
+export async function findEventForReplay(
+  deps: AppDeps,
+  id: string,
+): Promise<repo.EventRow | undefined> {
   if (!isId('evt', id)) return undefined
   const row = await repo.findEvent(deps.db, id)
   return row && row.created_at.getTime() >= retentionStart(deps).getTime() ? row : undefined
@@ -89,7 +111,13 @@ function startsWithRealDate(value: string): boolean {
   const m = /^(\d{4})-(\d{2})-(\d{2})/.exec(value)
   if (!m) return false
   const [year, month, day] = [Number(m[1]), Number(m[2]), Number(m[3])]
-  return year >= 1000 && month >= 1 && month <= 12 && day >= 1 && day <= new Date(Date.UTC(year, month, 0)).getUTCDate()
+  return (
+    year >= 1000 &&
+    month >= 1 &&
+    month <= 12 &&
+    day >= 1 &&
+    day <= new Date(Date.UTC(year, month, 0)).getUTCDate()
+  )
 }
 
 function parseBound(value: string | undefined, param: string): Date | undefined {
@@ -97,7 +125,10 @@ function parseBound(value: string | undefined, param: string): Date | undefined 
   const unix = /^\d{1,12}$/.test(value)
   const date = unix ? new Date(Number(value) * 1000) : new Date(value)
   if (Number.isNaN(date.getTime()) || !(unix || startsWithRealDate(value))) {
-    throw new ApiError('invalid_parameter', { param, message: `${param} must be an ISO 8601 timestamp or Unix seconds.` })
+    throw new ApiError('invalid_parameter', {
+      param,
+      message: `${param} must be an ISO 8601 timestamp or Unix seconds.`,
+    })
   }
   return date
 }
@@ -116,7 +147,10 @@ export interface EventListParams extends PageParams {
  * are left out, read past when they are few, else each readable type read as its own index range (`repo.listEvents`).
  */
 export async function listEvents(
-  deps: AppDeps, ctx: RequestCtx, readable: ReadableTypes, query: EventListParams,
+  deps: AppDeps,
+  ctx: RequestCtx,
+  readable: ReadableTypes,
+  query: EventListParams,
 ): Promise<ListResult<EventView>> {
   const filter: repo.EventFilter = {
     organizationId: ctx.organizationId,
@@ -130,7 +164,8 @@ export async function listEvents(
   if (query.type !== undefined) {
     // The forms a subscription accepts: `*` (no filter), `<prefix>.*` and exact types; anything else names the catalogue.
     const refusal = subscriptionRefusal(query.type, deps.config.baseUrl)
-    if (refusal !== null) throw new ApiError('invalid_parameter', { param: 'type', message: refusal })
+    if (refusal !== null)
+      throw new ApiError('invalid_parameter', { param: 'type', message: refusal })
     requireReadableForms(readable, [query.type], 'type')
     filter.types = typesOfForm(query.type) ?? undefined
   }
@@ -139,7 +174,10 @@ export async function listEvents(
     filter.unreadable = EVENT_TYPES.filter((t) => !readsType(readable, t))
   }
   return paginate({
-    ctx, cursors: deps.cursors, url: '/v1/events', page: query,
+    ctx,
+    cursors: deps.cursors,
+    url: '/v1/events',
+    page: query,
     sortKey: (r: repo.EventRow) => r.id,
     fetch: (bounds) => repo.listEvents(deps.db, filter, bounds),
     present: presentEvent,

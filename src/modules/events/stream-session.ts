@@ -83,7 +83,10 @@ export class StreamSession {
       if (this.closed) break
       await new Promise<void>((resolve) => {
         const timer = setTimeout(resolve, config.pollMs)
-        this.wake = () => { clearTimeout(timer); resolve() }
+        this.wake = () => {
+          clearTimeout(timer)
+          resolve()
+        }
       })
       this.wake = null
     }
@@ -98,8 +101,10 @@ export class StreamSession {
     if (when === 'due' && Date.now() - this.lastAccessCheck < ACCESS_CHECK_EVERY_MS) return true
     this.lastAccessCheck = Date.now()
     if (await this.o.req.accessStillGranted()) return true
-    this.close('access ended: the token was revoked, expired or is not allowed from this address; '
-      + 'reconnect with a new token')
+    this.close(
+      'access ended: the token was revoked, expired or is not allowed from this address; ' +
+        'reconnect with a new token',
+    )
     return false
   }
 
@@ -117,8 +122,18 @@ export class StreamSession {
    */
   private async deliver(after: string): Promise<void> {
     for (;;) {
-      const rows = await repo.eventsAfter(this.o.deps.db, this.scope, after, retentionStart(this.o.deps), STREAM_BATCH)
-      if (rows.some((r) => !this.sent.has(r.id) && this.o.wanted(r.type)) && !(await this.accessGranted('now'))) return
+      const rows = await repo.eventsAfter(
+        this.o.deps.db,
+        this.scope,
+        after,
+        retentionStart(this.o.deps),
+        STREAM_BATCH,
+      )
+      if (
+        rows.some((r) => !this.sent.has(r.id) && this.o.wanted(r.type)) &&
+        !(await this.accessGranted('now'))
+      )
+        return
       for (const row of rows) {
         if (this.closed) return
         after = row.id
@@ -126,7 +141,9 @@ export class StreamSession {
         if (this.sent.has(row.id)) continue
         this.sent.set(row.id, Date.now())
         if (!this.o.wanted(row.type)) continue
-        this.write(`id: ${row.id}\nevent: ${row.type}\ndata: ${JSON.stringify(presentEvent(row))}\n\n`)
+        this.write(
+          `id: ${row.id}\nevent: ${row.type}\ndata: ${JSON.stringify(presentEvent(row))}\n\n`,
+        )
       }
       if (rows.length < STREAM_BATCH || this.closed || this.full) return
     }
@@ -139,7 +156,8 @@ export class StreamSession {
   private async sweep(): Promise<void> {
     this.lastSweep = Date.now()
     const from = Math.min(this.lastSweep, this.pausedAt ?? this.lastSweep)
-    for (const [id, at] of this.sent) if (at < from - 2 * LATE_COMMIT_WINDOW_MS) this.sent.delete(id)
+    for (const [id, at] of this.sent)
+      if (at < from - 2 * LATE_COMMIT_WINDOW_MS) this.sent.delete(id)
     const windowStart = lowestIdAt('evt', new Date(from - LATE_COMMIT_WINDOW_MS))
     const recent = windowStart < this.cursor ? windowStart : this.cursor
     await this.deliver(windowStart > this.o.start ? recent : this.o.start)
@@ -152,14 +170,23 @@ export class StreamSession {
     for (;;) {
       const full = this.full
       if (!full) return
-      const rows = await repo.eventTypesAfter(deps.db, this.scope, full.counted, retentionStart(deps), STREAM_BATCH)
+      const rows = await repo.eventTypesAfter(
+        deps.db,
+        this.scope,
+        full.counted,
+        retentionStart(deps),
+        STREAM_BATCH,
+      )
       if (this.full !== full) return // drained meanwhile
       for (const row of rows) {
         full.counted = row.id
         if (this.o.wanted(row.type)) full.waiting++
       }
       if (full.waiting > deps.config.eventStream.maxBehind) {
-        this.o.req.log.info({ waiting: full.waiting }, 'event stream cut off: its reader stopped reading')
+        this.o.req.log.info(
+          { waiting: full.waiting },
+          'event stream cut off: its reader stopped reading',
+        )
         this.close()
         return
       }

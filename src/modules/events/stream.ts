@@ -20,19 +20,36 @@ const RETRY_MS = 1_000
 /** The subscription forms asked for (`types=card.*,authorization.created`); none or `*` is everything. */
 export function parseStreamTypes(value: string | undefined, baseUrl: string): string[] | null {
   if (value === undefined || value.trim() === '') return null
-  const forms = [...new Set(value.split(',').map((s) => s.trim()).filter(Boolean))]
-  if (forms.length > 100) throw new ApiError('invalid_parameter', { param: 'types', message: 'types takes at most 100 forms.' })
+  const forms = [
+    ...new Set(
+      value
+        .split(',')
+        .map((s) => s.trim())
+        .filter(Boolean),
+    ),
+  ]
+  if (forms.length > 100)
+    throw new ApiError('invalid_parameter', {
+      param: 'types',
+      message: 'types takes at most 100 forms.',
+    })
   for (const form of forms) {
     const refusal = subscriptionRefusal(form, baseUrl)
-    if (refusal !== null) throw new ApiError('invalid_parameter', { param: 'types', message: refusal })
+    if (refusal !== null)
+      throw new ApiError('invalid_parameter', { param: 'types', message: refusal })
   }
   return forms.includes('*') ? null : forms
 }
 
 /** Where a stream starts: after `Last-Event-ID` (header, else the `last_event_id` parameter), else at the present. */
 export function streamStart(lastEventId: string | undefined): { cursor: string; resumed: boolean } {
-  if (lastEventId === undefined || lastEventId === '') return { cursor: lowestIdAt('evt', new Date()), resumed: false }
-  if (!isId('evt', lastEventId)) throw new ApiError('invalid_parameter', { param: 'Last-Event-ID', message: 'Last-Event-ID must be an event id (evt_…) received from this stream.' })
+  if (lastEventId === undefined || lastEventId === '')
+    return { cursor: lowestIdAt('evt', new Date()), resumed: false }
+  if (!isId('evt', lastEventId))
+    throw new ApiError('invalid_parameter', {
+      param: 'Last-Event-ID',
+      message: 'Last-Event-ID must be an event id (evt_…) received from this stream.',
+    })
   return { cursor: lastEventId, resumed: true }
 }
 
@@ -43,7 +60,9 @@ export class EventStreams {
 
   constructor(private readonly config: EventStreamConfig) {}
 
-  get size(): number { return this.open.size }
+  get size(): number {
+    return this.open.size
+  }
 
   /** Takes a slot, or refuses with 429 (Retry-After) when the process or the organization's environment is full. */
   acquire(ctx: RequestCtx, close: () => void): () => void {
@@ -52,9 +71,10 @@ export class EventStreams {
     if (this.open.size >= this.config.maxConnections || mine >= this.config.maxPerScope) {
       throw new ApiError('rate_limited', {
         headers: { 'Retry-After': '5' },
-        message: this.open.size >= this.config.maxConnections
-          ? 'Too many open event streams on this server; retry after Retry-After seconds.'
-          : `At most ${this.config.maxPerScope} event streams may be open at once for one environment; close one, or retry after Retry-After seconds.`,
+        message:
+          this.open.size >= this.config.maxConnections
+            ? 'Too many open event streams on this server; retry after Retry-After seconds.'
+            : `At most ${this.config.maxPerScope} event streams may be open at once for one environment; close one, or retry after Retry-After seconds.`,
       })
     }
     this.open.add(close)
@@ -82,7 +102,10 @@ export class EventStreams {
  * `types` naming others answers 403 insufficient_scope before the stream opens.
  */
 export async function serveEventStream(
-  deps: AppDeps, streams: EventStreams, req: FastifyRequest, reply: FastifyReply,
+  deps: AppDeps,
+  streams: EventStreams,
+  req: FastifyRequest,
+  reply: FastifyReply,
   query: { types?: string; last_event_id?: string },
 ): Promise<void> {
   const ctx = req.ctx
@@ -105,7 +128,9 @@ export async function serveEventStream(
   })
   // The position travels as an `id:` with no data (it sets the client's Last-Event-ID without an event), so a client
   // that reconnects before its first event, or after a quiet spell, misses nothing made in between.
-  raw.write(`retry: ${RETRY_MS}\nid: ${start.cursor}\n: ${start.resumed ? `resuming after ${start.cursor}` : 'streaming events from now'}\n\n`)
+  raw.write(
+    `retry: ${RETRY_MS}\nid: ${start.cursor}\n: ${start.resumed ? `resuming after ${start.cursor}` : 'streaming events from now'}\n\n`,
+  )
   raw.on('close', () => session.close())
   raw.on('error', () => session.close())
   const lifetime = setTimeout(() => session.close(), deps.config.eventStream.lifetimeMs)

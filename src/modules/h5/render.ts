@@ -8,8 +8,17 @@ import { H5_CSS } from './styles.js'
 /** Server-rendered HTML of the hosted page, written with the escaping `html` tag (src/lib/html.ts). */
 
 const DAY_MS = 24 * 60 * 60 * 1000
-const dateFormat = new Intl.DateTimeFormat('en-GB', { day: 'numeric', month: 'short', year: 'numeric', timeZone: 'UTC' })
-const timeFormat = new Intl.DateTimeFormat('en-GB', { hour: '2-digit', minute: '2-digit', timeZone: 'UTC' })
+const dateFormat = new Intl.DateTimeFormat('en-GB', {
+  day: 'numeric',
+  month: 'short',
+  year: 'numeric',
+  timeZone: 'UTC',
+})
+const timeFormat = new Intl.DateTimeFormat('en-GB', {
+  hour: '2-digit',
+  minute: '2-digit',
+  timeZone: 'UTC',
+})
 
 export function formatData(mb: number | null): string {
   if (mb === null) return 'Unlimited'
@@ -18,18 +27,29 @@ export function formatData(mb: number | null): string {
   return `${Number.isInteger(gb) ? gb : gb.toFixed(1)} GB`
 }
 
-export interface Chrome { title: string; styleNonce: string }
-
-/** Line icons drawn inline (no font or file to load, so they look the same on every device). */
-const svgIcon = (paths: string) => raw(`<svg viewBox="0 0 24 24" width="44" height="44" fill="none" stroke="currentColor" stroke-width="1.8" stroke-linecap="round" stroke-linejoin="round" aria-hidden="true">${paths}</svg>`)
-export const ICONS = {
-  clock: svgIcon('<circle cx="12" cy="12" r="9"/><path d="M12 7v5l3 2"/>'),
-  link: svgIcon('<path d="M10 14a4 4 0 0 0 5.7 0l3-3a4 4 0 0 0-5.7-5.7l-1 1"/><path d="M14 10a4 4 0 0 0-5.7 0l-3 3a4 4 0 0 0 5.7 5.7l1-1"/>'),
-  lock: svgIcon('<rect x="5" y="11" width="14" height="10" rx="2"/><path d="M8 11V8a4 4 0 0 1 8 0v3"/>'),
-  alert: svgIcon('<path d="M12 3 2 20h20L12 3z"/><path d="M12 10v4M12 17h.01"/>'),
-  sim: svgIcon('<path d="M7 3h7l5 5v13H7a2 2 0 0 1-2-2V5a2 2 0 0 1 2-2z"/><rect x="9" y="11" width="7" height="7" rx="1"/>'),
+export interface Chrome {
+  title: string
+  styleNonce: string
 }
 
+/** Line icons drawn inline (no font or file to load, so they look the same on every device). */
+const svgIcon = (paths: string) =>
+  raw(
+    `<svg viewBox="0 0 24 24" width="44" height="44" fill="none" stroke="currentColor" stroke-width="1.8" stroke-linecap="round" stroke-linejoin="round" aria-hidden="true">${paths}</svg>`,
+  )
+export const ICONS = {
+  clock: svgIcon('<circle cx="12" cy="12" r="9"/><path d="M12 7v5l3 2"/>'),
+  link: svgIcon(
+    '<path d="M10 14a4 4 0 0 0 5.7 0l3-3a4 4 0 0 0-5.7-5.7l-1 1"/><path d="M14 10a4 4 0 0 0-5.7 0l-3 3a4 4 0 0 0 5.7 5.7l1-1"/>',
+  ),
+  lock: svgIcon(
+    '<rect x="5" y="11" width="14" height="10" rx="2"/><path d="M8 11V8a4 4 0 0 1 8 0v3"/>',
+  ),
+  alert: svgIcon('<path d="M12 3 2 20h20L12 3z"/><path d="M12 10v4M12 17h.01"/>'),
+  sim: svgIcon(
+    '<path d="M7 3h7l5 5v13H7a2 2 0 0 1-2-2V5a2 2 0 0 1 2-2z"/><rect x="9" y="11" width="7" height="7" rx="1"/>',
+  ),
+}
 
 function layout(chrome: Chrome, body: Html): string {
   return html`<!doctype html>
@@ -45,9 +65,18 @@ const NOTICES: Record<Notice, [string, string]> = {
   topped_up: ['ok', 'Data added. It is available right away, nothing to reinstall.'],
   duplicate: ['warn', 'That purchase was already made; nothing was charged twice.'],
   unavailable: ['warn', 'That plan is not on sale right now. Please pick another one.'],
-  sold_out: ['warn', 'We are out of eSIMs for a moment. Nothing was charged; please try again later.'],
-  pending: ['warn', 'The network is slow to answer. Your eSIM will appear here within a few minutes if the purchase went through.'],
-  network: ['err', 'The network could not prepare your eSIM. Nothing was charged; please try again.'],
+  sold_out: [
+    'warn',
+    'We are out of eSIMs for a moment. Nothing was charged; please try again later.',
+  ],
+  pending: [
+    'warn',
+    'The network is slow to answer. Your eSIM will appear here within a few minutes if the purchase went through.',
+  ],
+  network: [
+    'err',
+    'The network could not prepare your eSIM. Nothing was charged; please try again.',
+  ],
   top_up_unavailable: ['warn', 'That add-on is no longer available for this eSIM.'],
   error: ['err', 'Something went wrong. Nothing was charged; please try again.'],
 }
@@ -57,11 +86,19 @@ export function isNotice(value: unknown): value is Notice {
 }
 
 const STATUS_LABEL: Record<string, string> = {
-  released: 'Ready to install', installed: 'Installed', enabled: 'Active', disabled: 'Turned off', deleted: 'Deleted',
+  released: 'Ready to install',
+  installed: 'Installed',
+  enabled: 'Active',
+  disabled: 'Turned off',
+  deleted: 'Deleted',
 }
 
 /** What the forms need: where they post, and the CSRF token and a fresh one-purchase nonce for each. */
-export interface Forms { base: string; csrf: string; nonce: () => string }
+export interface Forms {
+  base: string
+  csrf: string
+  nonce: () => string
+}
 
 function hidden(forms: Forms): Html {
   return html`<input type="hidden" name="csrf_token" value="${forms.csrf}"><input type="hidden" name="nonce" value="${forms.nonce()}">`
@@ -69,12 +106,20 @@ function hidden(forms: Forms): Html {
 
 function packageBlock(p: EsimView['packages'][number], now: Date, named: boolean): Html {
   const used = p.data_used_mb
-  const pct = p.data_mb === null ? 0 : Math.min(100, Math.round((used / Math.max(1, p.data_mb)) * 100))
-  const left = p.data_mb === null ? 'Unlimited data' : `${formatData(p.data_remaining_mb ?? 0)} left`
+  const pct =
+    p.data_mb === null ? 0 : Math.min(100, Math.round((used / Math.max(1, p.data_mb)) * 100))
+  const left =
+    p.data_mb === null ? 'Unlimited data' : `${formatData(p.data_remaining_mb ?? 0)} left`
   const expires = p.expires_at ? new Date(p.expires_at) : null
-  const daysLeft = expires ? Math.max(0, Math.ceil((expires.getTime() - now.getTime()) / DAY_MS)) : null
-  const validity = p.status === 'expired' ? `Expired on ${dateFormat.format(expires!)}`
-    : expires ? `Valid until ${dateFormat.format(expires)} · ${daysLeft} day${daysLeft === 1 ? '' : 's'} left` : 'Starts when you first connect'
+  const daysLeft = expires
+    ? Math.max(0, Math.ceil((expires.getTime() - now.getTime()) / DAY_MS))
+    : null
+  const validity =
+    p.status === 'expired'
+      ? `Expired on ${dateFormat.format(expires!)}`
+      : expires
+        ? `Valid until ${dateFormat.format(expires)} · ${daysLeft} day${daysLeft === 1 ? '' : 's'} left`
+        : 'Starts when you first connect'
   return html`<div class="pkg" data-package-id="${p.package_id}">
 <div class="usage-row"><span>${named ? html`<b>${p.name}</b>` : 'Data plan'}</span><span class="pill ${p.status}">${p.status}</span></div>
 <div class="usage-row"><span><b class="used">${formatData(used)}</b> used${p.data_mb === null ? '' : ` of ${formatData(p.data_mb)}`}</span><span class="left">${left}</span></div>
@@ -83,8 +128,10 @@ function packageBlock(p: EsimView['packages'][number], now: Date, named: boolean
 }
 
 function offerForm(card: EsimCard, offer: TopUpView, forms: Forms): Html {
-  const facts = offer.data_mb === null ? `Adds ${offer.validity_days} days of unlimited data`
-    : `Adds ${formatData(offer.data_mb)}${offer.validity_days > 0 ? ` and ${offer.validity_days} days` : ', same end date'}`
+  const facts =
+    offer.data_mb === null
+      ? `Adds ${offer.validity_days} days of unlimited data`
+      : `Adds ${formatData(offer.data_mb)}${offer.validity_days > 0 ? ` and ${offer.validity_days} days` : ', same end date'}`
   return html`<form class="offer" method="post" action="${forms.base}/esims/${card.esim.id}/top_ups">${hidden(forms)}
 <input type="hidden" name="top_up_id" value="${offer.id}">
 <div><b>${offer.name}</b><br><span class="muted">${facts}</span></div>
@@ -94,8 +141,10 @@ function offerForm(card: EsimCard, offer: TopUpView, forms: Forms): Html {
 function esimCard(card: EsimCard, forms: Forms | null, now: Date): Html {
   const { esim } = card
   const title = esim.packages[0]?.name ?? 'eSIM'
-  const offers = forms && card.offers.length > 0
-    ? html`<h4>Add data</h4>${card.offers.map((o) => offerForm(card, o, forms))}` : ''
+  const offers =
+    forms && card.offers.length > 0
+      ? html`<h4>Add data</h4>${card.offers.map((o) => offerForm(card, o, forms))}`
+      : ''
   return html`<article class="card esim" data-esim-id="${esim.id}">
 <div class="card-head"><div><h3>${title}</h3><p class="muted">ICCID ${esim.iccid.replace(/(\d{4})(?=\d)/g, '$1 ')}</p></div>
 <span class="pill ${esim.status}">${STATUS_LABEL[esim.status] ?? esim.status}</span></div>
@@ -116,11 +165,16 @@ function coverage(p: PackageView): string {
 }
 
 function buySection(data: PageData, forms: Forms): Html {
-  const options = data.countries.map((c) => html`<option${attrs({ value: c.code, selected: c.code === data.country })}>${c.name}</option>`)
-  const plans = data.packages.map((p) => html`<div class="card plan" data-package-id="${p.id}"><div><h3>${p.name}</h3>
+  const options = data.countries.map(
+    (c) =>
+      html`<option${attrs({ value: c.code, selected: c.code === data.country })}>${c.name}</option>`,
+  )
+  const plans = data.packages.map(
+    (p) => html`<div class="card plan" data-package-id="${p.id}"><div><h3>${p.name}</h3>
 <p class="facts">${formatData(p.data_mb)} · ${p.validity_days} days · ${coverage(p)}</p></div>
 <form method="post" action="${forms.base}/orders">${hidden(forms)}<input type="hidden" name="package_id" value="${p.id}">
-<button class="btn small primary" type="submit">Buy ${formatMoney(p.price, p.currency)}</button></form></div>`)
+<button class="btn small primary" type="submit">Buy ${formatMoney(p.price, p.currency)}</button></form></div>`,
+  )
   const none = html`<p class="muted">No plan is on sale for this destination right now.</p>`
   return html`<section aria-labelledby="buy-h"><h2 id="buy-h">Buy a new eSIM</h2>
 <form class="card picker" method="get" action="${forms.base}"><label for="country">Where are you going?</label>
@@ -129,23 +183,44 @@ function buySection(data: PageData, forms: Forms): Html {
 <div class="plans">${plans.length > 0 ? plans : none}</div></section>`
 }
 
-export function renderPage(data: PageData, chrome: Chrome, forms: Forms | null, notice: Notice | null, now: Date): string {
-  const banner = notice ? html`<div class="notice ${NOTICES[notice][0]}" role="status">${NOTICES[notice][1]}</div>` : ''
+export function renderPage(
+  data: PageData,
+  chrome: Chrome,
+  forms: Forms | null,
+  notice: Notice | null,
+  now: Date,
+): string {
+  const banner = notice
+    ? html`<div class="notice ${NOTICES[notice][0]}" role="status">${NOTICES[notice][1]}</div>`
+    : ''
   const empty = data.allowPurchases
-    ? 'Pick a plan below to get one in a minute.' : 'Your eSIMs will show up here once you have bought one.'
-  const cards = data.esims.length > 0
-    ? data.esims.map((c) => esimCard(c, forms, now))
-    : html`<div class="card empty"><div class="icon">${ICONS.sim}</div><h3>No eSIM yet</h3><p class="muted">${empty}</p></div>`
-  return layout(chrome, html`<main class="wrap">
+    ? 'Pick a plan below to get one in a minute.'
+    : 'Your eSIMs will show up here once you have bought one.'
+  const cards =
+    data.esims.length > 0
+      ? data.esims.map((c) => esimCard(c, forms, now))
+      : html`<div class="card empty"><div class="icon">${ICONS.sim}</div><h3>No eSIM yet</h3><p class="muted">${empty}</p></div>`
+  return layout(
+    chrome,
+    html`<main class="wrap">
 <header class="top"><p class="eyebrow">Travel data</p><h1>Hi ${data.firstName}, here are your eSIMs</h1></header>
 ${banner}<section aria-labelledby="esims-h"><h2 id="esims-h">Your eSIMs</h2>${cards}</section>
 ${forms ? buySection(data, forms) : ''}
 <footer>This private link works until ${timeFormat.format(data.expiresAt)} UTC. Do not share it: anyone holding it sees your eSIMs.</footer>
-</main>`)
+</main>`,
+  )
 }
 
 /** The friendly dead ends: an expired link (410), an unknown one (404), a refused form (403). */
-export function renderMessage(chrome: Chrome, icon: keyof typeof ICONS, heading: string, text: string): string {
-  return layout(chrome, html`<main class="wrap center"><div class="card empty"><div class="icon">${ICONS[icon]}</div>
-<h1>${heading}</h1><p class="muted">${text}</p></div></main>`)
+export function renderMessage(
+  chrome: Chrome,
+  icon: keyof typeof ICONS,
+  heading: string,
+  text: string,
+): string {
+  return layout(
+    chrome,
+    html`<main class="wrap center"><div class="card empty"><div class="icon">${ICONS[icon]}</div>
+<h1>${heading}</h1><p class="muted">${text}</p></div></main>`,
+  )
 }

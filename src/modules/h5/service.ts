@@ -10,7 +10,16 @@ import { deriveKey, hmacSha256, safeEqual, sha256Hex } from '../../lib/crypto.js
 import { newId } from '../../lib/ids.js'
 import { requireCardholder } from '../cardholders/index.js'
 import {
-  cardholderEsims, createOrder, listOrders, listPackages, offersForEsim, purchaseTopUp, requireEsim, type EsimView, type PackageView, type TopUpView,
+  cardholderEsims,
+  createOrder,
+  listOrders,
+  listPackages,
+  offersForEsim,
+  purchaseTopUp,
+  requireEsim,
+  type EsimView,
+  type PackageView,
+  type TopUpView,
 } from '../esim/index.js'
 import { COUNTRY_NAMES } from './countries.js'
 import * as repo from './repo.js'
@@ -35,19 +44,33 @@ export interface H5LinkView {
 }
 
 /** Creates a link for one cardholder. The 256-bit token lives only in the URL returned here; the service keeps its SHA-256. */
-export async function createLink(deps: AppDeps, ctx: RequestCtx, body: { cardholder_id: string; allow_purchases?: boolean }): Promise<H5LinkView> {
+export async function createLink(
+  deps: AppDeps,
+  ctx: RequestCtx,
+  body: { cardholder_id: string; allow_purchases?: boolean },
+): Promise<H5LinkView> {
   const cardholder = await requireCardholder(deps.db, ctx, body.cardholder_id, 'cardholder_id')
   const token = randomBytes(32).toString('base64url')
   const now = deps.clock.now()
   const row: repo.LinkRow = {
-    id: newId('h5'), organization_id: ctx.organizationId, environment: ctx.environment, cardholder_id: cardholder.id,
-    token_hash: sha256Hex(token), allow_purchases: body.allow_purchases ?? false,
-    expires_at: new Date(now.getTime() + LINK_LIFETIME_MS), created_at: now,
+    id: newId('h5'),
+    organization_id: ctx.organizationId,
+    environment: ctx.environment,
+    cardholder_id: cardholder.id,
+    token_hash: sha256Hex(token),
+    allow_purchases: body.allow_purchases ?? false,
+    expires_at: new Date(now.getTime() + LINK_LIFETIME_MS),
+    created_at: now,
   }
   await withTx(deps.db, (trx) => repo.insertLink(trx, row)) // the link commits with the request's answer
   return {
-    object: 'esim_h5_link', id: row.id, url: `${deps.config.baseUrl}/h5/${token}`, cardholder_id: row.cardholder_id,
-    allow_purchases: row.allow_purchases, expires_at: iso(row.expires_at)!, created_at: iso(row.created_at)!,
+    object: 'esim_h5_link',
+    id: row.id,
+    url: `${deps.config.baseUrl}/h5/${token}`,
+    cardholder_id: row.cardholder_id,
+    allow_purchases: row.allow_purchases,
+    expires_at: iso(row.expires_at)!,
+    created_at: iso(row.created_at)!,
   }
 }
 
@@ -57,12 +80,19 @@ export async function resolveLink(deps: AppDeps, token: string): Promise<Resolve
   if (!TOKEN_SHAPE.test(token)) return { status: 'unknown' }
   const link = await repo.findLinkByTokenHash(deps.db, sha256Hex(token))
   if (!link) return { status: 'unknown' }
-  return { status: link.expires_at.getTime() <= deps.clock.now().getTime() ? 'expired' : 'valid', link }
+  return {
+    status: link.expires_at.getTime() <= deps.clock.now().getTime() ? 'expired' : 'valid',
+    link,
+  }
 }
 
 /** Deletes links more than `LINK_GRACE_MS` past their expiry; answers how many. */
 export async function purgeExpiredLinks(deps: AppDeps, options?: PurgeOptions): Promise<number> {
-  return repo.purgeLinksExpiredBefore(deps.db, new Date(deps.clock.now().getTime() - LINK_GRACE_MS), options)
+  return repo.purgeLinksExpiredBefore(
+    deps.db,
+    new Date(deps.clock.now().getTime() - LINK_GRACE_MS),
+    options,
+  )
 }
 
 /** The page acts for the link's organization and environment only, with no API token involved. */
@@ -77,15 +107,26 @@ export function newCsrfSecret(): string {
 
 /** The form token: bound to the link and to this browser's secret, so a form from elsewhere cannot pass. */
 export function csrfToken(deps: AppDeps, linkId: string, secret: string): string {
-  return hmacSha256(deriveKey(deps.config.masterKey, 'h5-csrf'), `${linkId}.${secret}`).toString('base64url')
+  return hmacSha256(deriveKey(deps.config.masterKey, 'h5-csrf'), `${linkId}.${secret}`).toString(
+    'base64url',
+  )
 }
 
-export function csrfValid(deps: AppDeps, linkId: string, secret: string | undefined, submitted: string | undefined): boolean {
+export function csrfValid(
+  deps: AppDeps,
+  linkId: string,
+  secret: string | undefined,
+  submitted: string | undefined,
+): boolean {
   if (!secret || !submitted) return false
   return safeEqual(csrfToken(deps, linkId, secret), submitted)
 }
 
-export interface EsimCard { esim: EsimView; qrSvg: string; offers: TopUpView[] }
+export interface EsimCard {
+  esim: EsimView
+  qrSvg: string
+  offers: TopUpView[]
+}
 export interface PageData {
   firstName: string
   esims: EsimCard[]
@@ -97,50 +138,112 @@ export interface PageData {
 }
 
 /** Everything the page shows for the link's cardholder: eSIMs with QR codes and, when purchases are allowed, offers. */
-export async function loadPage(deps: AppDeps, link: repo.LinkRow, requestId: string, requestedCountry: string | null): Promise<PageData> {
+export async function loadPage(
+  deps: AppDeps,
+  link: repo.LinkRow,
+  requestId: string,
+  requestedCountry: string | null,
+): Promise<PageData> {
   const ctx = linkCtx(link, requestId)
   const cardholder = await requireCardholder(deps.db, ctx, link.cardholder_id)
   const esims = await cardholderEsims(deps, ctx, cardholder.id)
   const cards: EsimCard[] = []
   for (const esim of esims) {
-    const qrSvg = await QRCode.toString(esim.activation_code, { type: 'svg', errorCorrectionLevel: 'M', margin: 1 })
-    cards.push({ esim, qrSvg, offers: link.allow_purchases ? await offersForEsim(deps, ctx, esim.id) : [] })
+    const qrSvg = await QRCode.toString(esim.activation_code, {
+      type: 'svg',
+      errorCorrectionLevel: 'M',
+      margin: 1,
+    })
+    cards.push({
+      esim,
+      qrSvg,
+      offers: link.allow_purchases ? await offersForEsim(deps, ctx, esim.id) : [],
+    })
   }
   const home = (cardholder.address as { country?: string } | null)?.country ?? null
-  const country = requestedCountry && COUNTRY_NAMES[requestedCountry] ? requestedCountry : home && COUNTRY_NAMES[home] ? home : null
+  const country =
+    requestedCountry && COUNTRY_NAMES[requestedCountry]
+      ? requestedCountry
+      : home && COUNTRY_NAMES[home]
+        ? home
+        : null
   let packages: PackageView[] = []
   if (link.allow_purchases) {
-    const page = await listPackages(deps, ctx, { status: 'on_sale', limit: 100, ...(country ? { country } : { region: 'global' }) })
+    const page = await listPackages(deps, ctx, {
+      status: 'on_sale',
+      limit: 100,
+      ...(country ? { country } : { region: 'global' }),
+    })
     packages = page.data.slice(0, 12)
   }
-  const countries = Object.entries(COUNTRY_NAMES).map(([code, name]) => ({ code, name })).sort((a, b) => a.name.localeCompare(b.name))
-  return { firstName: cardholder.first_name, esims: cards, allowPurchases: link.allow_purchases, expiresAt: link.expires_at, countries, country, packages }
+  const countries = Object.entries(COUNTRY_NAMES)
+    .map(([code, name]) => ({ code, name }))
+    .sort((a, b) => a.name.localeCompare(b.name))
+  return {
+    firstName: cardholder.first_name,
+    esims: cards,
+    allowPurchases: link.allow_purchases,
+    expiresAt: link.expires_at,
+    countries,
+    country,
+    packages,
+  }
 }
 
 /** What the page tells the traveller after a purchase; a closed set, so nothing from the request is echoed. */
-export type Notice = 'ordered' | 'topped_up' | 'duplicate' | 'unavailable' | 'sold_out' | 'pending' | 'network' | 'top_up_unavailable' | 'error'
+export type Notice =
+  | 'ordered'
+  | 'topped_up'
+  | 'duplicate'
+  | 'unavailable'
+  | 'sold_out'
+  | 'pending'
+  | 'network'
+  | 'top_up_unavailable'
+  | 'error'
 
-async function noticeFor(deps: AppDeps, ctx: RequestCtx, err: unknown, reference: string): Promise<Notice> {
+async function noticeFor(
+  deps: AppDeps,
+  ctx: RequestCtx,
+  err: unknown,
+  reference: string,
+): Promise<Notice> {
   if (!isApiError(err)) throw err
   switch (err.code) {
-    case 'esim_order_reference_exists': return 'duplicate'
-    case 'esim_package_unavailable': case 'esim_package_not_found': return 'unavailable'
-    case 'esim_inventory_exhausted': return 'sold_out'
-    case 'esim_top_up_unavailable': return 'top_up_unavailable'
+    case 'esim_order_reference_exists':
+      return 'duplicate'
+    case 'esim_package_unavailable':
+    case 'esim_package_not_found':
+      return 'unavailable'
+    case 'esim_inventory_exhausted':
+      return 'sold_out'
+    case 'esim_top_up_unavailable':
+      return 'top_up_unavailable'
     case 'processor_unavailable': {
       const orders = await listOrders(deps, ctx, { reference, limit: 1 })
       return orders.data.length > 0 ? 'pending' : 'network'
     }
-    default: return 'error'
+    default:
+      return 'error'
   }
 }
 
 /** Buys a package for the link's cardholder (the organization is billed). `nonce` comes from the form: a double submit is one order. */
-export async function buyPackage(deps: AppDeps, link: repo.LinkRow, requestId: string, packageId: string, nonce: string): Promise<Notice> {
+export async function buyPackage(
+  deps: AppDeps,
+  link: repo.LinkRow,
+  requestId: string,
+  packageId: string,
+  nonce: string,
+): Promise<Notice> {
   const ctx = linkCtx(link, requestId)
   const reference = `h5_${link.id}_${nonce}`
   try {
-    await createOrder(deps, ctx, { package_id: packageId, reference, cardholder_id: link.cardholder_id })
+    await createOrder(deps, ctx, {
+      package_id: packageId,
+      reference,
+      cardholder_id: link.cardholder_id,
+    })
     return 'ordered'
   } catch (err) {
     return noticeFor(deps, ctx, err, reference)
@@ -148,7 +251,14 @@ export async function buyPackage(deps: AppDeps, link: repo.LinkRow, requestId: s
 }
 
 /** Buys an add-on for one of the cardholder's own eSIMs. */
-export async function buyTopUp(deps: AppDeps, link: repo.LinkRow, requestId: string, esimId: string, topUpId: string, nonce: string): Promise<Notice> {
+export async function buyTopUp(
+  deps: AppDeps,
+  link: repo.LinkRow,
+  requestId: string,
+  esimId: string,
+  topUpId: string,
+  nonce: string,
+): Promise<Notice> {
   const ctx = linkCtx(link, requestId)
   const reference = `h5_${link.id}_${nonce}`
   try {

@@ -49,10 +49,19 @@ export function base64DecodedSize(text: string): number | null {
 /** Checks one document's content: valid base64, not empty, at most 20 MiB decoded. */
 export function checkDocumentContent(content: string, param: string): FieldError | null {
   const size = base64DecodedSize(content)
-  if (size === null) return { code: 'invalid_parameter', param, message: `${param} is not valid base64 (standard alphabet A–Z a–z 0–9 + /, optional = padding).` }
+  if (size === null)
+    return {
+      code: 'invalid_parameter',
+      param,
+      message: `${param} is not valid base64 (standard alphabet A–Z a–z 0–9 + /, optional = padding).`,
+    }
   if (size === 0) return { code: 'invalid_parameter', param, message: `${param} is empty.` }
   if (size > MAX_DOCUMENT_BYTES) {
-    return { code: 'invalid_parameter', param, message: `${param} decodes to ${size} bytes; each document may be at most ${MAX_DOCUMENT_BYTES} bytes (20 MiB).` }
+    return {
+      code: 'invalid_parameter',
+      param,
+      message: `${param} decodes to ${size} bytes; each document may be at most ${MAX_DOCUMENT_BYTES} bytes (20 MiB).`,
+    }
   }
   return null
 }
@@ -80,9 +89,14 @@ const TAG_BYTES = 16
  * one buffer the ciphertext needs (laid out as `encryptAesGcm` does: iv, tag, body, so `openWithDataKey` opens
  * it), and each decoded step is zeroed once used. Memory beside the base64 text: the ciphertext and 192 KiB.
  */
-export function sealDocument(masterKey: Buffer, documentId: string, content: string): SealedDocument {
+export function sealDocument(
+  masterKey: Buffer,
+  documentId: string,
+  content: string,
+): SealedDocument {
   const size = base64DecodedSize(content)
-  if (size === null) throw new Error('sealDocument: content is not valid base64 (checkDocumentContent first)')
+  if (size === null)
+    throw new Error('sealDocument: content is not valid base64 (checkDocumentContent first)')
   const sealed = Buffer.allocUnsafeSlow(IV_BYTES + TAG_BYTES + size)
   const dataKey = randomBytes(32)
   const step = Buffer.allocUnsafeSlow((STEP_CHARS / 4 + 1) * 3)
@@ -106,7 +120,10 @@ export function sealDocument(masterKey: Buffer, documentId: string, content: str
       plain.fill(0)
     }
     written += cipher.final().copy(sealed, written)
-    if (written !== sealed.length) throw new Error(`sealDocument: decoded ${written - IV_BYTES - TAG_BYTES} bytes, expected ${size}`)
+    if (written !== sealed.length)
+      throw new Error(
+        `sealDocument: decoded ${written - IV_BYTES - TAG_BYTES} bytes, expected ${size}`,
+      )
     iv.copy(sealed, 0)
     cipher.getAuthTag().copy(sealed, IV_BYTES)
     const wrappedKey = encryptAesGcm(deriveKey(masterKey, 'data-key-wrap'), dataKey)

@@ -16,8 +16,12 @@ export async function attestationDocumentsHeld(db: Db, attestationId: string): P
  * Reads through `db` (the pool before a transaction, or the transaction itself) as of `now`.
  */
 export async function assertKycForProgram(
-  db: Db, scope: Scope, now: Date, cardholderId: string,
-  program: { identity_evidence_required: boolean }, param = 'cardholder_id',
+  db: Db,
+  scope: Scope,
+  now: Date,
+  cardholderId: string,
+  program: { identity_evidence_required: boolean },
+  param = 'cardholder_id',
 ): Promise<CardholderRow> {
   const row = await requireCardholder(db, scope, cardholderId, param)
   const refusal = await kycRefusal(db, row, now, program, param)
@@ -30,7 +34,11 @@ export async function assertKycForProgram(
  * null when the cardholder passes. Reads only the attestation's documents, and only when the program needs them.
  */
 export async function kycRefusal(
-  db: Db, row: CardholderRow, now: Date, program: { identity_evidence_required: boolean }, param = 'cardholder_id',
+  db: Db,
+  row: CardholderRow,
+  now: Date,
+  program: { identity_evidence_required: boolean },
+  param = 'cardholder_id',
 ): Promise<ApiError | null> {
   const status = effectiveKycStatus(row, now)
   if (status !== 'approved') {
@@ -38,7 +46,11 @@ export async function kycRefusal(
     return new ApiError('kyc_not_approved', { param, message })
   }
   if (program.identity_evidence_required) {
-    if (!row.kyc_has_identity || !row.kyc_attestation_id || !(await attestationDocumentsHeld(db, row.kyc_attestation_id))) {
+    if (
+      !row.kyc_has_identity ||
+      !row.kyc_attestation_id ||
+      !(await attestationDocumentsHeld(db, row.kyc_attestation_id))
+    ) {
       return new ApiError('kyc_identity_required', { param })
     }
   }

@@ -19,12 +19,24 @@ export async function runKycExpiry(deps: AppDeps, job: JobRecord): Promise<JobOu
   return withTx(deps.db, async (trx) => {
     const claimed = await claimKycExpiry(trx, cardholderId, attestationId, now)
     if (claimed) {
-      await emit(trx, scopeOfRow(claimed), 'cardholder.kyc_updated', presentCardholder(claimed, now), now)
+      await emit(
+        trx,
+        scopeOfRow(claimed),
+        'cardholder.kyc_updated',
+        presentCardholder(claimed, now),
+        now,
+      )
       return
     }
     // Picked up early (clocks differ between nodes): try again when the attestation actually expires.
     const row = await findCardholderForJob(trx, cardholderId)
-    if (row && row.kyc_attestation_id === attestationId && !row.kyc_expiry_notified && row.kyc_expires_at && row.kyc_expires_at.getTime() > now.getTime()) {
+    if (
+      row &&
+      row.kyc_attestation_id === attestationId &&
+      !row.kyc_expiry_notified &&
+      row.kyc_expires_at &&
+      row.kyc_expires_at.getTime() > now.getTime()
+    ) {
       return { retryAt: row.kyc_expires_at }
     }
   })

@@ -9,7 +9,14 @@ import { paginate, type ListResult, type PageParams } from '../../http/paginatio
 import { decryptField, encryptField } from '../../lib/crypto.js'
 import { newId } from '../../lib/ids.js'
 import { enqueue } from '../../jobs/queue.js'
-import { normalizeAddress, presentAddress, applyKycOutcome, lockCardholder, requireCardholder, type AddressValue } from '../cardholders/index.js'
+import {
+  normalizeAddress,
+  presentAddress,
+  applyKycOutcome,
+  lockCardholder,
+  requireCardholder,
+  type AddressValue,
+} from '../cardholders/index.js'
 import { checkDocumentContent, sealDocument } from './documents.js'
 import { KYC_EXPIRY_JOB } from './expiry.js'
 import * as repo from './repo.js'
@@ -27,8 +34,16 @@ export const VERIFIED_AT_TOLERANCE_MS = 5_000
 
 type IdentityValue = Static<typeof KycAttestation>['identity']
 
-function presentAttestation(deps: AppDeps, row: repo.AttestationRow, documents: repo.DocumentMetadataRow[]): KycAttestationView {
-  const identity = row.identity_sealed ? JSON.parse(decryptField(deps.config.masterKey, IDENTITY_PURPOSE, row.identity_sealed)) as IdentityValue : null
+function presentAttestation(
+  deps: AppDeps,
+  row: repo.AttestationRow,
+  documents: repo.DocumentMetadataRow[],
+): KycAttestationView {
+  const identity = row.identity_sealed
+    ? (JSON.parse(
+        decryptField(deps.config.masterKey, IDENTITY_PURPOSE, row.identity_sealed),
+      ) as IdentityValue)
+    : null
   return {
     id: row.id,
     object: 'kyc_attestation',
@@ -43,7 +58,11 @@ function presentAttestation(deps: AppDeps, row: repo.AttestationRow, documents: 
     identity,
     address: presentAddress(row.address as AddressValue | null),
     documents: documents.map((d) => ({
-      kind: d.kind, file_name: d.file_name, content_type: d.content_type, size_bytes: Number(d.size_bytes), sha256: d.sha256,
+      kind: d.kind,
+      file_name: d.file_name,
+      content_type: d.content_type,
+      size_bytes: Number(d.size_bytes),
+      sha256: d.sha256,
     })),
     created_at: iso(row.created_at)!,
   }
@@ -54,10 +73,21 @@ function checkAttestation(body: AttestationBody, now: Date): void {
   const problems: FieldError[] = []
   const verifiedAt = new Date(body.verified_at)
   if (verifiedAt.getTime() > now.getTime() + VERIFIED_AT_TOLERANCE_MS) {
-    problems.push({ code: 'invalid_parameter', param: 'verified_at', message: 'verified_at must not be in the future.' })
+    problems.push({
+      code: 'invalid_parameter',
+      param: 'verified_at',
+      message: 'verified_at must not be in the future.',
+    })
   }
-  if (body.expires_at !== undefined && new Date(body.expires_at).getTime() <= verifiedAt.getTime()) {
-    problems.push({ code: 'invalid_parameter', param: 'expires_at', message: 'expires_at must be after verified_at.' })
+  if (
+    body.expires_at !== undefined &&
+    new Date(body.expires_at).getTime() <= verifiedAt.getTime()
+  ) {
+    problems.push({
+      code: 'invalid_parameter',
+      param: 'expires_at',
+      message: 'expires_at must be after verified_at.',
+    })
   }
   body.documents?.forEach((doc, i) => {
     const problem = checkDocumentContent(doc.content, `documents[${i}].content`)
@@ -72,18 +102,25 @@ function checkAttestation(body: AttestationBody, now: Date): void {
  * their base64 text is released from the body as soon as it is stored, so memory holds at most one document's
  * ciphertext beside the parsed request. How many uploads run at once is bounded by the route (upload-slots.ts).
  */
-export async function recordAttestation(deps: AppDeps, ctx: RequestCtx, cardholderId: string, body: AttestationBody): Promise<KycAttestationView> {
+export async function recordAttestation(
+  deps: AppDeps,
+  ctx: RequestCtx,
+  cardholderId: string,
+  body: AttestationBody,
+): Promise<KycAttestationView> {
   const now = deps.clock.now()
   checkAttestation(body, now)
   await requireCardholder(deps.db, ctx, cardholderId)
   const address = body.address ? normalizeAddress(body.address) : null
-  const identity = body.identity ? {
-    legal_name: body.identity.legal_name,
-    gender: body.identity.gender ?? null,
-    nationality: body.identity.nationality?.toUpperCase() ?? null,
-    country_of_birth: body.identity.country_of_birth?.toUpperCase() ?? null,
-    document_expires_on: body.identity.document_expires_on ?? null,
-  } : null
+  const identity = body.identity
+    ? {
+        legal_name: body.identity.legal_name,
+        gender: body.identity.gender ?? null,
+        nationality: body.identity.nationality?.toUpperCase() ?? null,
+        country_of_birth: body.identity.country_of_birth?.toUpperCase() ?? null,
+        document_expires_on: body.identity.document_expires_on ?? null,
+      }
+    : null
   const expiresAt = body.expires_at !== undefined ? new Date(body.expires_at) : null
 
   const embedded = deps.config.databaseUrl === null
@@ -102,7 +139,9 @@ export async function recordAttestation(deps: AppDeps, ctx: RequestCtx, cardhold
       verified_at: new Date(body.verified_at),
       expires_at: expiresAt,
       reference: body.reference ?? null,
-      identity_sealed: identity ? encryptField(deps.config.masterKey, IDENTITY_PURPOSE, JSON.stringify(identity)) : null,
+      identity_sealed: identity
+        ? encryptField(deps.config.masterKey, IDENTITY_PURPOSE, JSON.stringify(identity))
+        : null,
       address: address ? json(address) : null,
       created_at: now,
     })
@@ -114,17 +153,36 @@ export async function recordAttestation(deps: AppDeps, ctx: RequestCtx, cardhold
       const sealed = sealDocument(deps.config.masterKey, id, doc.content)
       // Drop the request's copy of the base64 text: it is the largest thing this request holds.
       doc.content = ''
-      const meta = { id, attestation_id: attestation.id, position, kind: doc.kind, file_name: doc.file_name, content_type: doc.content_type, size_bytes: sealed.sizeBytes, sha256: sealed.sha256 }
-      await repo.insertDocument(trx, { ...meta, wrapped_key: sealed.wrappedKey, ciphertext: sealed.ciphertext, created_at: now }, embedded)
+      const meta = {
+        id,
+        attestation_id: attestation.id,
+        position,
+        kind: doc.kind,
+        file_name: doc.file_name,
+        content_type: doc.content_type,
+        size_bytes: sealed.sizeBytes,
+        sha256: sealed.sha256,
+      }
+      await repo.insertDocument(
+        trx,
+        { ...meta, wrapped_key: sealed.wrappedKey, ciphertext: sealed.ciphertext, created_at: now },
+        embedded,
+      )
       documents.push(meta)
     }
-    await applyKycOutcome(trx, ctx, cardholder, {
-      attestationId: attestation.id,
-      status: body.status,
-      expiresAt,
-      hasIdentity: identity !== null,
-      address,
-    }, now)
+    await applyKycOutcome(
+      trx,
+      ctx,
+      cardholder,
+      {
+        attestationId: attestation.id,
+        status: body.status,
+        expiresAt,
+        hasIdentity: identity !== null,
+        address,
+      },
+      now,
+    )
     if (expiresAt && expiresAt.getTime() > now.getTime()) {
       await enqueue(trx, {
         type: KYC_EXPIRY_JOB,
@@ -139,16 +197,27 @@ export async function recordAttestation(deps: AppDeps, ctx: RequestCtx, cardhold
   return presentAttestation(deps, result.attestation, result.documents)
 }
 
-export async function listAttestations(deps: AppDeps, ctx: RequestCtx, cardholderId: string, page: PageParams): Promise<ListResult<KycAttestationView>> {
+export async function listAttestations(
+  deps: AppDeps,
+  ctx: RequestCtx,
+  cardholderId: string,
+  page: PageParams,
+): Promise<ListResult<KycAttestationView>> {
   const cardholder = await requireCardholder(deps.db, ctx, cardholderId)
   let docs = new Map<string, repo.DocumentMetadataRow[]>()
   return paginate({
-    ctx, cursors: deps.cursors, url: `/v1/cardholders/${cardholder.id}/kyc`, page,
+    ctx,
+    cursors: deps.cursors,
+    url: `/v1/cardholders/${cardholder.id}/kyc`,
+    page,
     sortKey: (r: repo.AttestationRow) => r.id,
     fetch: async (bounds) => {
       const rows = await repo.listAttestations(deps.db, cardholder.id, bounds)
       docs = new Map()
-      for (const d of await repo.documentMetadata(deps.db, rows.map((r) => r.id))) {
+      for (const d of await repo.documentMetadata(
+        deps.db,
+        rows.map((r) => r.id),
+      )) {
         docs.set(d.attestation_id, [...(docs.get(d.attestation_id) ?? []), d])
       }
       return rows

@@ -10,9 +10,15 @@ import { ApiError } from '../../http/errors.js'
 export const KYC_UPLOAD_MIN_BYTES_PER_SECOND = 64 * 1024
 export const KYC_UPLOAD_PACE_WINDOW_MS = 5_000
 
-export interface UploadPace { minBytesPerSecond: number; windowMs: number }
+export interface UploadPace {
+  minBytesPerSecond: number
+  windowMs: number
+}
 
-const DEFAULT_PACE: UploadPace = { minBytesPerSecond: KYC_UPLOAD_MIN_BYTES_PER_SECOND, windowMs: KYC_UPLOAD_PACE_WINDOW_MS }
+const DEFAULT_PACE: UploadPace = {
+  minBytesPerSecond: KYC_UPLOAD_MIN_BYTES_PER_SECOND,
+  windowMs: KYC_UPLOAD_PACE_WINDOW_MS,
+}
 
 /** Counts the bytes passed on; `receivedEncodedLength` is what Fastify compares with the body limit and Content-Length. */
 class CountingStream extends Transform {
@@ -27,8 +33,9 @@ class CountingStream extends Transform {
 function tooSlow(received: number, pace: UploadPace): ApiError {
   const perSecond = `${pace.minBytesPerSecond / 1024} KiB/s`
   return new ApiError('request_timeout', {
-    message: `The upload's body arrived slower than ${perSecond} (${received} bytes in the last ${pace.windowMs / 1000} s); `
-      + 'the connection is closed. Send the upload again without pausing.',
+    message:
+      `The upload's body arrived slower than ${perSecond} (${received} bytes in the last ${pace.windowMs / 1000} s); ` +
+      'the connection is closed. Send the upload again without pausing.',
     headers: { Connection: 'close' },
   })
 }
@@ -56,7 +63,8 @@ export function pacedBody(source: Readable, pace: UploadPace = DEFAULT_PACE): Re
   out.once('close', stop)
   // A client that goes away mid-body: the parser is told instead of waiting for bytes that never come.
   source.once('close', () => {
-    if (!(source as Readable & { complete?: boolean }).complete && !out.destroyed) out.destroy(new Error('the client closed the connection'))
+    if (!(source as Readable & { complete?: boolean }).complete && !out.destroyed)
+      out.destroy(new Error('the client closed the connection'))
   })
   source.pipe(out)
   return out

@@ -18,7 +18,10 @@ export interface SlotTicket {
   release(): void
 }
 
-interface Waiting { owner: string; grant: () => void }
+interface Waiting {
+  owner: string
+  grant: () => void
+}
 
 /**
  * A counting semaphore shared by owners (organizations): at most `limit` slots in use, at most `perOwner` of them
@@ -36,15 +39,23 @@ export class UploadSlots {
     readonly perOwner = KYC_UPLOADS_PER_ORGANIZATION,
   ) {}
 
-  get inUse(): number { return this.active }
-  get waiting(): number { return this.queue.length }
+  get inUse(): number {
+    return this.active
+  }
+  get waiting(): number {
+    return this.queue.length
+  }
   /** Slots `owner` holds now. */
-  heldBy(owner: string): number { return this.held.get(owner) ?? 0 }
+  heldBy(owner: string): number {
+    return this.held.get(owner) ?? 0
+  }
 
   claim(owner: string): SlotTicket {
     let state: 'waiting' | 'held' | 'done' = 'waiting'
     let settle!: (ok: boolean) => void
-    const granted = new Promise<boolean>((resolve) => { settle = resolve })
+    const granted = new Promise<boolean>((resolve) => {
+      settle = resolve
+    })
     const entry: Waiting = {
       owner,
       grant: () => {
@@ -89,7 +100,7 @@ export class UploadSlots {
 
   /** Grants free slots to the earliest waiters whose owner is under its share. */
   private dispatch(): void {
-    for (let i = 0; i < this.queue.length && this.active < this.limit;) {
+    for (let i = 0; i < this.queue.length && this.active < this.limit; ) {
       const next = this.queue[i]
       if (this.heldBy(next.owner) >= this.perOwner) {
         i++

@@ -21,19 +21,38 @@ type WaitingAdjustment = Waiting<repo.AdjustmentInput, repo.AdjustmentResult>
 export class AdjustmentBatcher {
   private readonly group: GroupCommit<repo.AdjustmentInput, repo.AdjustmentResult>
 
-  constructor(private readonly db: Db, private readonly clock: Clock, slots: number) {
-    this.group = new GroupCommit({ slots, maxBatch: MAX_BATCH, keysOf: (input) => [input.accountId], run: (batch, again) => this.run(batch, again) })
+  constructor(
+    private readonly db: Db,
+    private readonly clock: Clock,
+    slots: number,
+  ) {
+    this.group = new GroupCommit({
+      slots,
+      maxBatch: MAX_BATCH,
+      keysOf: (input) => [input.accountId],
+      run: (batch, again) => this.run(batch, again),
+    })
   }
 
   apply(input: repo.AdjustmentInput): Promise<repo.AdjustmentResult> {
     return this.group.submit(input)
   }
 
-  private async run(batch: WaitingAdjustment[], again: (requests: WaitingAdjustment[]) => void): Promise<void> {
+  private async run(
+    batch: WaitingAdjustment[],
+    again: (requests: WaitingAdjustment[]) => void,
+  ): Promise<void> {
     try {
-      const results = await repo.applyAdjustments(this.db, batch.map((w) => w.input), MAX_BALANCE, this.clock.now())
+      const results = await repo.applyAdjustments(
+        this.db,
+        batch.map((w) => w.input),
+        MAX_BALANCE,
+        this.clock.now(),
+      )
       // An account's adjustments after one it refused were not tried: they go first in the next statement.
-      batch.forEach((w, i) => { if (!results[i].deferred) w.resolve(results[i]) })
+      batch.forEach((w, i) => {
+        if (!results[i].deferred) w.resolve(results[i])
+      })
       again(batch.filter((w, i) => results[i].deferred))
     } catch (err) {
       if (batch.length > 1) await this.oneByOne(batch)
@@ -53,16 +72,23 @@ export class AdjustmentBatcher {
       if (queue) queue.push(w)
       else byAccount.set(w.input.accountId, [w])
     }
-    await Promise.all([...byAccount.values()].map(async (queue) => {
-      for (const w of queue) {
-        await repo.applyAdjustments(this.db, [w.input], MAX_BALANCE, this.clock.now()).then((results) => w.resolve(results[0]), w.reject)
-      }
-    }))
+    await Promise.all(
+      [...byAccount.values()].map(async (queue) => {
+        for (const w of queue) {
+          await repo
+            .applyAdjustments(this.db, [w.input], MAX_BALANCE, this.clock.now())
+            .then((results) => w.resolve(results[0]), w.reject)
+        }
+      }),
+    )
   }
 }
 
 /** The process's batcher for its database, built once per runtime. */
 export const ADJUSTMENTS = moduleState('ledger.adjustments', (deps) => {
-  const slots = groupCommitSlots(deps.config.databaseUrl ? databasePoolSize(deps.config) : null, MAX_IN_FLIGHT)
+  const slots = groupCommitSlots(
+    deps.config.databaseUrl ? databasePoolSize(deps.config) : null,
+    MAX_IN_FLIGHT,
+  )
   return new AdjustmentBatcher(deps.db, deps.clock, slots)
 })

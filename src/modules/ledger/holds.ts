@@ -15,7 +15,10 @@ export type HoldDecision =
   | { approved: true; hold: HoldRow; account: AccountRow }
   | { approved: false; reason: HoldRefusal; account: AccountRow }
 
-export interface HoldChange { hold: HoldRow; account: AccountRow }
+export interface HoldChange {
+  hold: HoldRow
+  account: AccountRow
+}
 
 export interface PlaceHoldInput {
   accountId: string
@@ -47,27 +50,61 @@ async function lockHold(trx: Db, holdId: string): Promise<{ hold: HoldRow; accou
  * runs production's SQL.
  */
 export async function placeHold(trx: Db, input: PlaceHoldInput, now: Date): Promise<HoldDecision> {
-  if (!Number.isSafeInteger(input.amount) || input.amount <= 0) throw new Error('hold amount must be a positive integer')
+  if (!Number.isSafeInteger(input.amount) || input.amount <= 0)
+    throw new Error('hold amount must be a positive integer')
   const account = await lock(trx, input.accountId)
   if (account.status !== 'open') return { approved: false, reason: 'account_blocked', account }
-  if (input.currency.toUpperCase() !== account.currency) return { approved: false, reason: 'currency_mismatch', account }
-  if (availableBalance(account) < input.amount) return { approved: false, reason: 'insufficient_funds', account }
+  if (input.currency.toUpperCase() !== account.currency)
+    return { approved: false, reason: 'currency_mismatch', account }
+  if (availableBalance(account) < input.amount)
+    return { approved: false, reason: 'insufficient_funds', account }
   const holdId = newId('hold')
-  await repo.placeHolds(trx, [{
-    accountId: account.id, amount: input.amount, holdId, entryId: newId('le'), sourceId: input.sourceId ?? null, expiresAt: input.expiresAt ?? null,
-  }], now)
-  return { approved: true, hold: (await repo.findHold(trx, holdId))!, account: (await repo.lockAccount(trx, account.id))! }
+  await repo.placeHolds(
+    trx,
+    [
+      {
+        accountId: account.id,
+        amount: input.amount,
+        holdId,
+        entryId: newId('le'),
+        sourceId: input.sourceId ?? null,
+        expiresAt: input.expiresAt ?? null,
+      },
+    ],
+    now,
+  )
+  return {
+    approved: true,
+    hold: (await repo.findHold(trx, holdId))!,
+    account: (await repo.lockAccount(trx, account.id))!,
+  }
 }
 
 /** Raises an open hold by `amount` (an incremental authorization), under the same rules as placing one. */
-export async function incrementHold(trx: Db, holdId: string, amount: number, now: Date): Promise<HoldDecision> {
-  if (!Number.isSafeInteger(amount) || amount <= 0) throw new Error('increment must be a positive integer')
+export async function incrementHold(
+  trx: Db,
+  holdId: string,
+  amount: number,
+  now: Date,
+): Promise<HoldDecision> {
+  if (!Number.isSafeInteger(amount) || amount <= 0)
+    throw new Error('increment must be a positive integer')
   const { hold, account } = await lockHold(trx, holdId)
   if (hold.status !== 'open') throw new Error(`hold ${holdId} is ${hold.status}`)
   if (account.status !== 'open') return { approved: false, reason: 'account_blocked', account }
-  if (availableBalance(account) < amount) return { approved: false, reason: 'insufficient_funds', account }
-  const updatedHold = await repo.updateHold(trx, hold.id, { amount: Number(hold.amount) + amount, remaining: Number(hold.remaining) + amount, updated_at: now })
-  const updated = await postMovement(trx, account, { type: 'hold', ledgerDelta: 0, heldDelta: amount, sourceId: hold.source_id ?? hold.id }, now)
+  if (availableBalance(account) < amount)
+    return { approved: false, reason: 'insufficient_funds', account }
+  const updatedHold = await repo.updateHold(trx, hold.id, {
+    amount: Number(hold.amount) + amount,
+    remaining: Number(hold.remaining) + amount,
+    updated_at: now,
+  })
+  const updated = await postMovement(
+    trx,
+    account,
+    { type: 'hold', ledgerDelta: 0, heldDelta: amount, sourceId: hold.source_id ?? hold.id },
+    now,
+  )
   return { approved: true, hold: updatedHold, account: updated }
 }
 
@@ -75,16 +112,34 @@ export async function incrementHold(trx: Db, holdId: string, amount: number, now
  * Gives back what a hold still holds (all of it, or `amount` of it: a partial reversal). Works on
  * blocked accounts too. Releasing a closed hold changes nothing.
  */
-export async function releaseHold(trx: Db, holdId: string, now: Date, amount?: number): Promise<HoldChange> {
+export async function releaseHold(
+  trx: Db,
+  holdId: string,
+  now: Date,
+  amount?: number,
+): Promise<HoldChange> {
   const { hold, account } = await lockHold(trx, holdId)
   const remaining = Number(hold.remaining)
   const release = Math.min(amount ?? remaining, remaining)
   if (release <= 0) return { hold, account }
   const left = remaining - release
   const updatedHold = await repo.updateHold(trx, hold.id, {
-    remaining: left, released: Number(hold.released) + release, status: left > 0 ? 'open' : 'closed', updated_at: now,
+    remaining: left,
+    released: Number(hold.released) + release,
+    status: left > 0 ? 'open' : 'closed',
+    updated_at: now,
   })
-  const updated = await postMovement(trx, account, { type: 'hold_release', ledgerDelta: 0, heldDelta: -release, sourceId: hold.source_id ?? hold.id }, now)
+  const updated = await postMovement(
+    trx,
+    account,
+    {
+      type: 'hold_release',
+      ledgerDelta: 0,
+      heldDelta: -release,
+      sourceId: hold.source_id ?? hold.id,
+    },
+    now,
+  )
   return { hold: updatedHold, account: updated }
 }
 
@@ -94,13 +149,22 @@ export async function releaseHold(trx: Db, holdId: string, now: Date, amount?: n
  * capture above the hold (or on a closed hold) takes the excess from the balance, as networks may.
  * Works on blocked accounts too.
  */
-export async function captureHold(trx: Db, holdId: string, amount: number, now: Date, options: { final?: boolean } = {}): Promise<HoldChange> {
-  if (!Number.isSafeInteger(amount) || amount <= 0) throw new Error('capture must be a positive integer')
+export async function captureHold(
+  trx: Db,
+  holdId: string,
+  amount: number,
+  now: Date,
+  options: { final?: boolean } = {},
+): Promise<HoldChange> {
+  if (!Number.isSafeInteger(amount) || amount <= 0)
+    throw new Error('capture must be a positive integer')
   const { hold, account } = await lockHold(trx, holdId)
   const remaining = Number(hold.remaining)
   const covered = Math.min(amount, remaining)
   const source = hold.source_id ?? hold.id
-  const movements: Movement[] = [{ type: 'capture', ledgerDelta: -amount, heldDelta: -covered, sourceId: source }]
+  const movements: Movement[] = [
+    { type: 'capture', ledgerDelta: -amount, heldDelta: -covered, sourceId: source },
+  ]
   let left = remaining - covered
   let released = Number(hold.released)
   if ((options.final ?? true) && left > 0) {
@@ -111,7 +175,11 @@ export async function captureHold(trx: Db, holdId: string, amount: number, now: 
   // The capture and the release of the rest: one write of the balances, one insert of both entries.
   const updated = await postMovements(trx, account, movements, now)
   const updatedHold = await repo.updateHold(trx, hold.id, {
-    remaining: left, captured: Number(hold.captured) + amount, released, status: left > 0 ? 'open' : 'closed', updated_at: now,
+    remaining: left,
+    captured: Number(hold.captured) + amount,
+    released,
+    status: left > 0 ? 'open' : 'closed',
+    updated_at: now,
   })
   return { hold: updatedHold, account: updated }
 }

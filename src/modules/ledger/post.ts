@@ -30,7 +30,12 @@ function entryAmount(m: Movement): number {
  * Applies a movement to an account whose row lock the transaction holds: new balances and the entry
  * that explains them are written together. Returns the updated account.
  */
-export async function postMovement(trx: Db, account: AccountRow, m: Movement, now: Date): Promise<AccountRow> {
+export async function postMovement(
+  trx: Db,
+  account: AccountRow,
+  m: Movement,
+  now: Date,
+): Promise<AccountRow> {
   return postMovements(trx, account, [m], now)
 }
 
@@ -39,7 +44,10 @@ export async function postMovement(trx: Db, account: AccountRow, m: Movement, no
  * they end at, and one insert of their entries, each with the balances right after it. Returns the updated account.
  */
 export async function postMovements(
-  trx: Db, account: AccountRow, movements: readonly Movement[], now: Date,
+  trx: Db,
+  account: AccountRow,
+  movements: readonly Movement[],
+  now: Date,
 ): Promise<AccountRow> {
   let ledger = Number(account.ledger_balance)
   let held = Number(account.held_balance)
@@ -50,11 +58,22 @@ export async function postMovements(
     seq += 1
     const available = availableBalance({ ledger_balance: ledger, held_balance: held })
     return {
-      id: newId('le'), account_id: account.id, organization_id: account.organization_id,
-      environment: account.environment, seq, type: m.type, amount: entryAmount(m), currency: account.currency,
-      ledger_balance_after: ledger, held_balance_after: held, available_balance_after: available,
-      source_id: m.sourceId ?? null, client_transaction_id: m.clientTransactionId ?? null,
-      reference: m.reference ?? null, description: m.description ?? null, created_at: now,
+      id: newId('le'),
+      account_id: account.id,
+      organization_id: account.organization_id,
+      environment: account.environment,
+      seq,
+      type: m.type,
+      amount: entryAmount(m),
+      currency: account.currency,
+      ledger_balance_after: ledger,
+      held_balance_after: held,
+      available_balance_after: available,
+      source_id: m.sourceId ?? null,
+      client_transaction_id: m.clientTransactionId ?? null,
+      reference: m.reference ?? null,
+      description: m.description ?? null,
+      created_at: now,
     }
   })
   const updated = await repo.writeBalances(trx, account.id, ledger, held, seq, now)
@@ -79,18 +98,35 @@ export interface SettledMovementInput {
  * A settled movement for other modules (refunds, won disputes, eSIM purchases) inside their own
  * transaction: locks the account, enforces currency, status and available funds, and posts it.
  */
-export async function applySettledMovement(trx: Db, input: SettledMovementInput, now: Date): Promise<AccountRow> {
+export async function applySettledMovement(
+  trx: Db,
+  input: SettledMovementInput,
+  now: Date,
+): Promise<AccountRow> {
   const account = await repo.lockAccount(trx, input.accountId)
   if (!account) throw new ApiError('account_not_found')
   if (input.currency.toUpperCase() !== account.currency) {
-    throw new ApiError('currency_mismatch', { message: `The account holds ${account.currency}, not ${input.currency.toUpperCase()}.` })
+    throw new ApiError('currency_mismatch', {
+      message: `The account holds ${account.currency}, not ${input.currency.toUpperCase()}.`,
+    })
   }
-  if ((input.requireOpen ?? true) && account.status !== 'open') throw new ApiError('account_blocked')
+  if ((input.requireOpen ?? true) && account.status !== 'open')
+    throw new ApiError('account_blocked')
   const available = availableBalance(account)
   if (input.amount < 0 && available + input.amount < 0) throw new ApiError('insufficient_funds')
-  if (input.amount > 0 && Number(account.ledger_balance) + input.amount > MAX_BALANCE) throw new ApiError('account_not_fundable')
-  return postMovement(trx, account, {
-    type: input.type, ledgerDelta: input.amount, heldDelta: 0,
-    sourceId: input.sourceId, reference: input.reference, description: input.description,
-  }, now)
+  if (input.amount > 0 && Number(account.ledger_balance) + input.amount > MAX_BALANCE)
+    throw new ApiError('account_not_fundable')
+  return postMovement(
+    trx,
+    account,
+    {
+      type: input.type,
+      ledgerDelta: input.amount,
+      heldDelta: 0,
+      sourceId: input.sourceId,
+      reference: input.reference,
+      description: input.description,
+    },
+    now,
+  )
 }

@@ -2,7 +2,12 @@ import { sql, type RawBuilder, type Selectable } from 'kysely'
 import { createdInWindow, type CreatedWindow } from '../../db/created-window.js'
 import type { Db } from '../../db/types.js'
 import {
-  ANSWER_RECORD_COLUMNS, answerItemFields, keyLookupCtes, STORED_RESULT, storeAnswersCte, type AnswerToStore,
+  ANSWER_RECORD_COLUMNS,
+  answerItemFields,
+  keyLookupCtes,
+  STORED_RESULT,
+  storeAnswersCte,
+  type AnswerToStore,
 } from '../../http/idempotent-answer.js'
 import type { PageBounds } from '../../http/pagination.js'
 import { newId } from '../../lib/ids.js'
@@ -45,7 +50,7 @@ export type AdjustmentResult = {
   notified: number
   /** Not tried: an earlier adjustment of the same account in the batch was refused. Send it again. */
   deferred: boolean
-} & ({ id: string } & AccountRow | { id: null })
+} & (({ id: string } & AccountRow) | { id: null })
 
 /**
  * Credits and debits in one statement, committed on its own (no explicit transaction), each applied or
@@ -63,14 +68,43 @@ export type AdjustmentResult = {
  * when the statement is to lock the key itself (`answer.lock`), an adjustment whose key is held elsewhere
  * (`key_ok` false) or already answered (`stored`) writes nothing.
  */
-export async function applyAdjustments(db: Db, batch: AdjustmentInput[], maxBalance: number, now: Date): Promise<AdjustmentResult[]> {
-  const items = JSON.stringify(batch.map((a, idx) => ({
-    idx, account_id: a.accountId, org: a.organizationId, env: a.environment, delta: a.delta, currency: a.currency,
-    entry_id: a.entryId, event_id: newId('evt', now), entry_type: a.type, event_type: a.type === 'credit' ? 'account.credited' : 'account.debited',
-    client_transaction_id: a.clientTransactionId, k1: a.lockKey?.[0] ?? null, k2: a.lockKey?.[1] ?? null,
-    reference: a.reference, description: a.description, ...answerItemFields(a.answer),
-  })))
-  const events = emitPerRow('applied', { id: 'event_id', organizationId: 'organization_id', environment: 'environment', type: 'event_type' }, accountJson(), now)
+export async function applyAdjustments(
+  db: Db,
+  batch: AdjustmentInput[],
+  maxBalance: number,
+  now: Date,
+): Promise<AdjustmentResult[]> {
+  const items = JSON.stringify(
+    batch.map((a, idx) => ({
+      idx,
+      account_id: a.accountId,
+      org: a.organizationId,
+      env: a.environment,
+      delta: a.delta,
+      currency: a.currency,
+      entry_id: a.entryId,
+      event_id: newId('evt', now),
+      entry_type: a.type,
+      event_type: a.type === 'credit' ? 'account.credited' : 'account.debited',
+      client_transaction_id: a.clientTransactionId,
+      k1: a.lockKey?.[0] ?? null,
+      k2: a.lockKey?.[1] ?? null,
+      reference: a.reference,
+      description: a.description,
+      ...answerItemFields(a.answer),
+    })),
+  )
+  const events = emitPerRow(
+    'applied',
+    {
+      id: 'event_id',
+      organizationId: 'organization_id',
+      environment: 'environment',
+      type: 'event_type',
+    },
+    accountJson(),
+    now,
+  )
   const { rows } = await sql<AdjustmentResult & { item: number }>`
     WITH input AS (
       SELECT * FROM json_to_recordset(${items}::json) AS i(idx int, account_id text, org text, env text, delta bigint, currency text,
@@ -139,26 +173,53 @@ export async function applyAdjustments(db: Db, batch: AdjustmentInput[], maxBala
   return results
 }
 
-export async function findEntryByClientTxn(db: Db, accountId: string, clientTransactionId: string): Promise<EntryRow | undefined> {
-  return db.selectFrom('ledger_entries').selectAll()
-    .where('account_id', '=', accountId).where('client_transaction_id', '=', clientTransactionId).executeTakeFirst()
+export async function findEntryByClientTxn(
+  db: Db,
+  accountId: string,
+  clientTransactionId: string,
+): Promise<EntryRow | undefined> {
+  return db
+    .selectFrom('ledger_entries')
+    .selectAll()
+    .where('account_id', '=', accountId)
+    .where('client_transaction_id', '=', clientTransactionId)
+    .executeTakeFirst()
 }
 
 /** Takes the account's row lock for the rest of the transaction (holds and other movements). */
 export async function lockAccount(trx: Db, accountId: string): Promise<AccountRow | undefined> {
-  return trx.selectFrom('accounts').selectAll().where('id', '=', accountId).forUpdate().executeTakeFirst()
+  return trx
+    .selectFrom('accounts')
+    .selectAll()
+    .where('id', '=', accountId)
+    .forUpdate()
+    .executeTakeFirst()
 }
 
 /** Takes the row lock of the account a hold is on (a hold never changes account), in one statement. */
 export async function lockAccountOfHold(trx: Db, holdId: string): Promise<AccountRow | undefined> {
-  return trx.selectFrom('accounts').selectAll()
+  return trx
+    .selectFrom('accounts')
+    .selectAll()
     .where('id', '=', (eb) => eb.selectFrom('holds').select('account_id').where('id', '=', holdId))
-    .forUpdate().executeTakeFirst()
+    .forUpdate()
+    .executeTakeFirst()
 }
 
-export async function writeBalances(trx: Db, accountId: string, ledger: number, held: number, seq: number, now: Date): Promise<AccountRow> {
-  return trx.updateTable('accounts').set({ ledger_balance: ledger, held_balance: held, entry_seq: seq, updated_at: now })
-    .where('id', '=', accountId).returningAll().executeTakeFirstOrThrow()
+export async function writeBalances(
+  trx: Db,
+  accountId: string,
+  ledger: number,
+  held: number,
+  seq: number,
+  now: Date,
+): Promise<AccountRow> {
+  return trx
+    .updateTable('accounts')
+    .set({ ledger_balance: ledger, held_balance: held, entry_seq: seq, updated_at: now })
+    .where('id', '=', accountId)
+    .returningAll()
+    .executeTakeFirstOrThrow()
 }
 
 export async function insertEntries(trx: Db, entries: EntryRow[]): Promise<void> {
@@ -166,25 +227,47 @@ export async function insertEntries(trx: Db, entries: EntryRow[]): Promise<void>
 }
 
 /** Entries of one account in ledger order (newest first), paged by their sequence number. */
-export async function listEntries(db: Db, accountId: string, bounds: PageBounds): Promise<EntryRow[]> {
+export async function listEntries(
+  db: Db,
+  accountId: string,
+  bounds: PageBounds,
+): Promise<EntryRow[]> {
   let q = db.selectFrom('ledger_entries').selectAll().where('account_id', '=', accountId)
   if (bounds.after !== undefined) q = q.where('seq', '<', Number(bounds.after))
   if (bounds.before !== undefined) q = q.where('seq', '>', Number(bounds.before))
-  return q.orderBy('seq', bounds.reverse ? 'asc' : 'desc').limit(bounds.take).execute()
+  return q
+    .orderBy('seq', bounds.reverse ? 'asc' : 'desc')
+    .limit(bounds.take)
+    .execute()
 }
 
 export async function findHold(db: Db, holdId: string): Promise<HoldRow | undefined> {
   return db.selectFrom('holds').selectAll().where('id', '=', holdId).executeTakeFirst()
 }
 
-export async function updateHold(trx: Db, holdId: string, changes: Partial<Pick<HoldRow, 'amount' | 'remaining' | 'captured' | 'released' | 'status' | 'updated_at'>>): Promise<HoldRow> {
-  return trx.updateTable('holds').set(changes).where('id', '=', holdId).returningAll().executeTakeFirstOrThrow()
+export async function updateHold(
+  trx: Db,
+  holdId: string,
+  changes: Partial<
+    Pick<HoldRow, 'amount' | 'remaining' | 'captured' | 'released' | 'status' | 'updated_at'>
+  >,
+): Promise<HoldRow> {
+  return trx
+    .updateTable('holds')
+    .set(changes)
+    .where('id', '=', holdId)
+    .returningAll()
+    .executeTakeFirstOrThrow()
 }
 
 /** Sum of what open holds still hold on the account (the invariant held_balance must equal). */
 export async function sumOpenHolds(db: Db, accountId: string): Promise<number> {
-  const row = await db.selectFrom('holds').select((eb) => eb.fn.coalesce(eb.fn.sum<number>('remaining'), sql<number>`0`).as('n'))
-    .where('account_id', '=', accountId).where('status', '=', 'open').executeTakeFirst()
+  const row = await db
+    .selectFrom('holds')
+    .select((eb) => eb.fn.coalesce(eb.fn.sum<number>('remaining'), sql<number>`0`).as('n'))
+    .where('account_id', '=', accountId)
+    .where('status', '=', 'open')
+    .executeTakeFirst()
   return Number(row?.n ?? 0)
 }
 
@@ -194,7 +277,11 @@ export async function sumOpenHolds(db: Db, accountId: string): Promise<number> {
  * currency, balances, the available balance and the row's version (`xmin`). `lock`: their row locks are
  * taken, in id order (two batches never wait on each other in a circle), for the rest of the transaction.
  */
-export function accountsCte(name: string, ids: RawBuilder<unknown>, lock: boolean): RawBuilder<unknown> {
+export function accountsCte(
+  name: string,
+  ids: RawBuilder<unknown>,
+  lock: boolean,
+): RawBuilder<unknown> {
   return sql`${sql.id(name)} AS MATERIALIZED (
       SELECT id, status, currency, ledger_balance, held_balance, ${availableBalanceSql()} AS available, xmin::text AS version
       FROM accounts WHERE id = ANY(ARRAY(${ids})) ${lock ? sql`ORDER BY id FOR UPDATE` : sql``}
@@ -254,9 +341,18 @@ export interface HoldToPlace {
 
 /** Places holds by the same plan the batched decisions splice in (`holdsCtes`), as a statement of its own. */
 export async function placeHolds(trx: Db, holds: HoldToPlace[], now: Date): Promise<void> {
-  const source = JSON.stringify(holds.map((h, idx) => ({
-    idx, account_id: h.accountId, amount: h.amount, hold_id: h.holdId, entry_id: h.entryId, source_id: h.sourceId, expires_at: h.expiresAt, at: now,
-  })))
+  const source = JSON.stringify(
+    holds.map((h, idx) => ({
+      idx,
+      account_id: h.accountId,
+      amount: h.amount,
+      hold_id: h.holdId,
+      entry_id: h.entryId,
+      source_id: h.sourceId,
+      expires_at: h.expiresAt,
+      at: now,
+    })),
+  )
   await sql`WITH to_place AS (
       SELECT * FROM json_to_recordset(${source}::json)
         AS s(idx int, account_id text, amount bigint, hold_id text, entry_id text, source_id text, expires_at timestamptz, at timestamptz)

@@ -13,16 +13,38 @@ import type { AnswerKey } from '../../http/request-unit.js'
 import { paginate, type ListResult, type PageParams } from '../../http/pagination.js'
 import { isId, newId } from '../../lib/ids.js'
 import { signalJobsQueued } from '../../jobs/wakeup.js'
-import { availableBalance, presentAccount, requireAccount, type AccountRow, type AccountView } from '../accounts/index.js'
+import {
+  availableBalance,
+  presentAccount,
+  requireAccount,
+  type AccountRow,
+  type AccountView,
+} from '../accounts/index.js'
 import { MAX_BALANCE } from './post.js'
 import { presentEntry, type EntryView } from './present.js'
 import { ADJUSTMENTS } from './batcher.js'
 import * as repo from './repo.js'
 import type { AccountAdjustmentRequest } from './schemas.js'
 
-export { placeHold, incrementHold, releaseHold, captureHold, findHold, type HoldDecision, type HoldChange, type HoldRefusal, type HoldRow } from './holds.js'
+export {
+  placeHold,
+  incrementHold,
+  releaseHold,
+  captureHold,
+  findHold,
+  type HoldDecision,
+  type HoldChange,
+  type HoldRefusal,
+  type HoldRow,
+} from './holds.js'
 export { accountsCte, holdsCtes } from './repo.js'
-export { applySettledMovement, postMovement, MAX_BALANCE, type Movement, type SettledMovementInput } from './post.js'
+export {
+  applySettledMovement,
+  postMovement,
+  MAX_BALANCE,
+  type Movement,
+  type SettledMovementInput,
+} from './post.js'
 export { presentEntry, type EntryView } from './present.js'
 
 /** Takes an account's row lock for the caller's transaction: authorizations read, decide and move money under it. */
@@ -56,9 +78,16 @@ export function clientTxnLockKey(accountId: string, clientTransactionId: string)
  * the original is still running. A refusal is explained afterwards, from a fresh read. Inside a request's
  * unit of work (`deps.unit`, a console form) the statement stores the request's answer too.
  */
-export async function adjustBalance(deps: AppDeps, ctx: RequestCtx, accountId: string, direction: Direction, body: AdjustBody): Promise<AdjustmentOutcome> {
+export async function adjustBalance(
+  deps: AppDeps,
+  ctx: RequestCtx,
+  accountId: string,
+  direction: Direction,
+  body: AdjustBody,
+): Promise<AdjustmentOutcome> {
   const outcome = await adjust(deps, ctx, accountId, direction, body, deps.unit?.key)
-  if ('stored' in outcome) throw new Error('an answer stored under a key is only read for an in-statement key')
+  if ('stored' in outcome)
+    throw new Error('an answer stored under a key is only read for an in-statement key')
   return outcome
 }
 
@@ -68,14 +97,22 @@ export async function adjustBalance(deps: AppDeps, ctx: RequestCtx, accountId: s
  * adjustment runs), and nothing moves.
  */
 export function adjustBalanceUnderKey(
-  deps: AppDeps, ctx: RequestCtx, accountId: string, direction: Direction, body: AdjustBody,
+  deps: AppDeps,
+  ctx: RequestCtx,
+  accountId: string,
+  direction: Direction,
+  body: AdjustBody,
   key: AnswerKey | undefined,
 ): Promise<KeyedAdjustmentOutcome> {
   return adjust(deps, ctx, accountId, direction, body, key)
 }
 
 async function adjust(
-  deps: AppDeps, ctx: RequestCtx, accountId: string, direction: Direction, body: AdjustBody,
+  deps: AppDeps,
+  ctx: RequestCtx,
+  accountId: string,
+  direction: Direction,
+  body: AdjustBody,
   key: AnswerKey | undefined,
 ): Promise<KeyedAdjustmentOutcome> {
   if (!isId('acct', accountId)) throw new ApiError('account_not_found')
@@ -87,10 +124,18 @@ async function adjust(
     let result: repo.AdjustmentResult | null = null
     try {
       result = await batcher.apply({
-        accountId, organizationId: ctx.organizationId, environment: ctx.environment, entryId: newId('le'), type: direction,
-        delta: direction === 'credit' ? body.amount : -body.amount, currency, clientTransactionId,
+        accountId,
+        organizationId: ctx.organizationId,
+        environment: ctx.environment,
+        entryId: newId('le'),
+        type: direction,
+        delta: direction === 'credit' ? body.amount : -body.amount,
+        currency,
+        clientTransactionId,
         lockKey: clientTransactionId ? clientTxnLockKey(accountId, clientTransactionId) : null,
-        reference: body.reference ?? null, description: body.description ?? null, answer,
+        reference: body.reference ?? null,
+        description: body.description ?? null,
+        answer,
       })
     } catch (err) {
       // The key's answer is already stored (another holder got there first): the retry replays it.
@@ -107,7 +152,11 @@ async function adjust(
     if (result && !result.key_ok) throw new ApiError('idempotency_request_in_progress')
     if (result && !result.lock_ok) {
       await requireAccount(deps.db, ctx, accountId) // someone else's account answers not-found, never "in progress"
-      throw new ApiError('idempotency_request_in_progress', { param: 'client_transaction_id', message: 'A credit or debit with this client_transaction_id is still running; retry after a short backoff.' })
+      throw new ApiError('idempotency_request_in_progress', {
+        param: 'client_transaction_id',
+        message:
+          'A credit or debit with this client_transaction_id is still running; retry after a short backoff.',
+      })
     }
     if (result && result.id !== null) {
       if (key) key.answered = true
@@ -118,7 +167,9 @@ async function adjust(
     if (replayed) return { account: replayed, replay: true }
   }
   // The account kept changing under us between attempt and explanation: let the caller retry.
-  throw new ApiError('idempotency_request_in_progress', { message: 'The account is changing too fast; retry after a short backoff.' })
+  throw new ApiError('idempotency_request_in_progress', {
+    message: 'The account is changing too fast; retry after a short backoff.',
+  })
 }
 
 /**
@@ -126,12 +177,20 @@ async function adjust(
  * (replay or adjustment_already_applied), currency, provisioning, status, funds. Returns the account for
  * a replay; null when nothing explains it any more (the state changed meanwhile: try again).
  */
-async function explainRefusal(deps: AppDeps, ctx: RequestCtx, accountId: string, direction: Direction, body: AdjustBody, currency: string | null): Promise<AccountView | null> {
+async function explainRefusal(
+  deps: AppDeps,
+  ctx: RequestCtx,
+  accountId: string,
+  direction: Direction,
+  body: AdjustBody,
+  currency: string | null,
+): Promise<AccountView | null> {
   const account = await requireAccount(deps.db, ctx, accountId)
   if (body.client_transaction_id !== undefined) {
     const entry = await repo.findEntryByClientTxn(deps.db, accountId, body.client_transaction_id)
     if (entry) {
-      if (entry.type === direction && Math.abs(Number(entry.amount)) === body.amount) return presentAccount(account)
+      if (entry.type === direction && Math.abs(Number(entry.amount)) === body.amount)
+        return presentAccount(account)
       throw new ApiError('adjustment_already_applied', {
         param: 'client_transaction_id',
         message: `client_transaction_id ${body.client_transaction_id} was already applied as a ${entry.type} of ${Math.abs(Number(entry.amount))}.`,
@@ -139,25 +198,42 @@ async function explainRefusal(deps: AppDeps, ctx: RequestCtx, accountId: string,
     }
   }
   if (currency !== null && currency !== account.currency) {
-    throw new ApiError('currency_mismatch', { param: 'currency', message: `The account holds ${account.currency}, not ${currency}.` })
+    throw new ApiError('currency_mismatch', {
+      param: 'currency',
+      message: `The account holds ${account.currency}, not ${currency}.`,
+    })
   }
   if (account.upstream_reference === null) throw new ApiError('account_not_provisioned')
   if (account.status !== 'open') throw new ApiError('account_blocked')
   const ledger = Number(account.ledger_balance)
   if (direction === 'debit' && availableBalance(account) < body.amount) {
-    throw new ApiError('insufficient_funds', { param: 'amount', message: `The available balance (${availableBalance(account)}) is lower than ${body.amount}.` })
+    throw new ApiError('insufficient_funds', {
+      param: 'amount',
+      message: `The available balance (${availableBalance(account)}) is lower than ${body.amount}.`,
+    })
   }
   if (direction === 'credit' && ledger + body.amount > MAX_BALANCE) {
-    throw new ApiError('account_not_fundable', { param: 'amount', message: `An account holds at most ${MAX_BALANCE} minor units.` })
+    throw new ApiError('account_not_fundable', {
+      param: 'amount',
+      message: `An account holds at most ${MAX_BALANCE} minor units.`,
+    })
   }
   return null
 }
 
 /** `GET /v1/accounts/{id}/entries`: the append-only ledger, newest first. */
-export async function listEntries(deps: AppDeps, ctx: RequestCtx, accountId: string, page: PageParams): Promise<ListResult<EntryView>> {
+export async function listEntries(
+  deps: AppDeps,
+  ctx: RequestCtx,
+  accountId: string,
+  page: PageParams,
+): Promise<ListResult<EntryView>> {
   const account = await requireAccount(deps.db, ctx, accountId)
   return paginate({
-    ctx, cursors: deps.cursors, url: `/v1/accounts/${account.id}/entries`, page,
+    ctx,
+    cursors: deps.cursors,
+    url: `/v1/accounts/${account.id}/entries`,
+    page,
     sortKey: (r: repo.EntryRow) => String(r.seq),
     fetch: (bounds) => repo.listEntries(deps.db, account.id, bounds),
     present: presentEntry,

@@ -18,25 +18,50 @@ export async function findToken(db: Db, id: string): Promise<TokenRow | undefine
 
 /** The token row locked for the rest of the transaction: moves on one token run one at a time. */
 export async function lockToken(db: Db, id: string): Promise<TokenRow | undefined> {
-  return db.selectFrom('network_tokens').selectAll().where('id', '=', id).forUpdate().executeTakeFirst()
+  return db
+    .selectFrom('network_tokens')
+    .selectAll()
+    .where('id', '=', id)
+    .forUpdate()
+    .executeTakeFirst()
 }
 
-export async function updateToken(db: Db, id: string, patch: Updateable<NetworkTokensTable>): Promise<TokenRow> {
-  return db.updateTable('network_tokens').set(patch).where('id', '=', id).returningAll().executeTakeFirstOrThrow()
+export async function updateToken(
+  db: Db,
+  id: string,
+  patch: Updateable<NetworkTokensTable>,
+): Promise<TokenRow> {
+  return db
+    .updateTable('network_tokens')
+    .set(patch)
+    .where('id', '=', id)
+    .returningAll()
+    .executeTakeFirstOrThrow()
 }
 
 /** Deletes every token of a card that is not deleted yet, in one statement; answers the deleted rows. */
 export async function deleteCardTokens(db: Db, cardId: string, now: Date): Promise<TokenRow[]> {
-  return db.updateTable('network_tokens').set({ status: 'deleted', deleted_at: now, updated_at: now })
-    .where('card_id', '=', cardId).where('status', '!=', 'deleted')
-    .returningAll().execute()
+  return db
+    .updateTable('network_tokens')
+    .set({ status: 'deleted', deleted_at: now, updated_at: now })
+    .where('card_id', '=', cardId)
+    .where('status', '!=', 'deleted')
+    .returningAll()
+    .execute()
 }
 
 /** The status of a token presented with a card, within the caller's organization and environment. */
-export async function tokenStatusFor(db: Db, where: { id: string; cardId: string; organizationId: string; environment: string }): Promise<string | null> {
-  const row = await db.selectFrom('network_tokens').select('status')
-    .where('id', '=', where.id).where('card_id', '=', where.cardId)
-    .where('organization_id', '=', where.organizationId).where('environment', '=', where.environment)
+export async function tokenStatusFor(
+  db: Db,
+  where: { id: string; cardId: string; organizationId: string; environment: string },
+): Promise<string | null> {
+  const row = await db
+    .selectFrom('network_tokens')
+    .select('status')
+    .where('id', '=', where.id)
+    .where('card_id', '=', where.cardId)
+    .where('organization_id', '=', where.organizationId)
+    .where('environment', '=', where.environment)
     .executeTakeFirst()
   return row?.status ?? null
 }
@@ -53,9 +78,16 @@ export interface TokenFilter {
  * A page of the caller's tokens, newest first. `card_id` reads the card's index and checks the rest on its tokens;
  * otherwise `wallet` and `status` read `network_tokens_wallet_status`, one range per value of whichever is left open.
  */
-export async function listTokens(db: Db, filter: TokenFilter, bounds: PageBounds): Promise<TokenRow[]> {
-  let q = db.selectFrom('network_tokens').selectAll()
-    .where('organization_id', '=', filter.organizationId).where('environment', '=', filter.environment)
+export async function listTokens(
+  db: Db,
+  filter: TokenFilter,
+  bounds: PageBounds,
+): Promise<TokenRow[]> {
+  let q = db
+    .selectFrom('network_tokens')
+    .selectAll()
+    .where('organization_id', '=', filter.organizationId)
+    .where('environment', '=', filter.environment)
   if (filter.cardId !== undefined) {
     q = q.where('card_id', '=', filter.cardId)
     if (filter.status !== undefined) q = whereIs(q, 'status', filter.status)
@@ -63,6 +95,7 @@ export async function listTokens(db: Db, filter: TokenFilter, bounds: PageBounds
     return applyBounds(q, bounds, 'id', 'desc').execute()
   }
   return closedSetPage(db, q, bounds, {
-    wallet: { value: filter.wallet, all: WALLETS }, status: { value: filter.status, all: TOKEN_STATUSES },
+    wallet: { value: filter.wallet, all: WALLETS },
+    status: { value: filter.status, all: TOKEN_STATUSES },
   })
 }

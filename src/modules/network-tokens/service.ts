@@ -30,17 +30,35 @@ export async function requireToken(db: Db, ctx: Scope, tokenId: string): Promise
  * The authorization engine calls it inside its decision transaction to decline `token_inactive` through a
  * requested, suspended or deleted token.
  */
-export async function tokenStatusForCard(trx: Db, ctx: Scope, networkTokenId: string, cardId: string): Promise<string | null> {
+export async function tokenStatusForCard(
+  trx: Db,
+  ctx: Scope,
+  networkTokenId: string,
+  cardId: string,
+): Promise<string | null> {
   if (!isId('ntok', networkTokenId)) return null
-  return repo.tokenStatusFor(trx, { id: networkTokenId, cardId, organizationId: ctx.organizationId, environment: ctx.environment })
+  return repo.tokenStatusFor(trx, {
+    id: networkTokenId,
+    cardId,
+    organizationId: ctx.organizationId,
+    environment: ctx.environment,
+  })
 }
 
 /** The program behind the token in the path, for capability mounting; null unless the token is the caller's. */
-export async function tokenProgramOf(deps: AppDeps, req: FastifyRequest): Promise<{ capabilities: readonly string[] } | null> {
+export async function tokenProgramOf(
+  deps: AppDeps,
+  req: FastifyRequest,
+): Promise<{ capabilities: readonly string[] } | null> {
   const id = (req.params as { network_token_id?: string }).network_token_id
   if (!req.ctx || !id || !isId('ntok', id)) return null
   const row = await repo.findToken(deps.db, id)
-  if (!row || row.organization_id !== req.ctx.organizationId || row.environment !== req.ctx.environment) return null
+  if (
+    !row ||
+    row.organization_id !== req.ctx.organizationId ||
+    row.environment !== req.ctx.environment
+  )
+    return null
   const program = await findProgram(deps.db, row.program_id)
   return program ? { capabilities: program.capabilities } : null
 }
@@ -50,7 +68,11 @@ export async function tokenProgramOf(deps: AppDeps, req: FastifyRequest): Promis
  * (network_token.created) and, unless `activate` is false, the issuer approves it in the same transaction
  * (`active`, network_token.updated), so the answer is ready for tokenized authorizations.
  */
-export async function provisionToken(deps: AppDeps, ctx: RequestCtx, body: SimulateNetworkTokenBody): Promise<NetworkTokenView> {
+export async function provisionToken(
+  deps: AppDeps,
+  ctx: RequestCtx,
+  body: SimulateNetworkTokenBody,
+): Promise<NetworkTokenView> {
   const card = await requireCard(deps.db, ctx, body.card_id, 'card_id')
   const program = await requireCardProgram(deps.db, card)
   requireSimulatorFeed(deps.processors, program, 'network_tokens')
@@ -58,13 +80,25 @@ export async function provisionToken(deps: AppDeps, ctx: RequestCtx, body: Simul
   const now = deps.clock.now()
   return withTx(deps.db, async (trx) => {
     let row = await repo.insertToken(trx, {
-      id: newId('ntok'), organization_id: card.organization_id, environment: card.environment, card_id: card.id,
-      program_id: card.program_id, wallet: body.wallet, status: 'requested', activated_at: null, deleted_at: null,
-      created_at: now, updated_at: now,
+      id: newId('ntok'),
+      organization_id: card.organization_id,
+      environment: card.environment,
+      card_id: card.id,
+      program_id: card.program_id,
+      wallet: body.wallet,
+      status: 'requested',
+      activated_at: null,
+      deleted_at: null,
+      created_at: now,
+      updated_at: now,
     })
     await emit(trx, scopeOfRow(row), 'network_token.created', presentToken(row), now)
     if (body.activate !== false) {
-      row = await repo.updateToken(trx, row.id, { status: 'active', activated_at: now, updated_at: now })
+      row = await repo.updateToken(trx, row.id, {
+        status: 'active',
+        activated_at: now,
+        updated_at: now,
+      })
       await emit(trx, scopeOfRow(row), 'network_token.updated', presentToken(row), now)
     }
     return presentToken(row)
@@ -72,7 +106,12 @@ export async function provisionToken(deps: AppDeps, ctx: RequestCtx, body: Simul
 }
 
 /** Applies one move of the token state table under the token's row lock; emits network_token.updated. */
-export async function moveToken(deps: AppDeps, ctx: RequestCtx, tokenId: string, op: TokenOperation): Promise<NetworkTokenView> {
+export async function moveToken(
+  deps: AppDeps,
+  ctx: RequestCtx,
+  tokenId: string,
+  op: TokenOperation,
+): Promise<NetworkTokenView> {
   const current = await requireToken(deps.db, ctx, tokenId)
   const now = deps.clock.now()
   return withTx(deps.db, async (trx) => {
@@ -94,26 +133,49 @@ export async function moveToken(deps: AppDeps, ctx: RequestCtx, tokenId: string,
  * A closed card takes its wallet tokens with it: inside the transaction that closes the card, every token of it
  * that is not deleted yet becomes `deleted` (terminal), each with network_token.updated.
  */
-export async function deleteTokensOfClosedCard(trx: Db, card: { id: string; organization_id: string; environment: string }, now: Date): Promise<void> {
+export async function deleteTokensOfClosedCard(
+  trx: Db,
+  card: { id: string; organization_id: string; environment: string },
+  now: Date,
+): Promise<void> {
   for (const row of await repo.deleteCardTokens(trx, card.id, now)) {
     await emit(trx, scopeOfRow(row), 'network_token.updated', presentToken(row), now)
   }
 }
 
-export async function retrieveToken(deps: AppDeps, ctx: RequestCtx, tokenId: string): Promise<NetworkTokenView> {
+export async function retrieveToken(
+  deps: AppDeps,
+  ctx: RequestCtx,
+  tokenId: string,
+): Promise<NetworkTokenView> {
   return presentToken(await requireToken(deps.db, ctx, tokenId))
 }
 
-export interface TokenListFilter { card_id?: string; status?: string; wallet?: string }
+export interface TokenListFilter {
+  card_id?: string
+  status?: string
+  wallet?: string
+}
 
 /** One page of the caller's network tokens, newest first. */
-export async function listTokens(deps: AppDeps, ctx: RequestCtx, filter: TokenListFilter, page: PageParams): Promise<ListResult<NetworkTokenView>> {
+export async function listTokens(
+  deps: AppDeps,
+  ctx: RequestCtx,
+  filter: TokenListFilter,
+  page: PageParams,
+): Promise<ListResult<NetworkTokenView>> {
   const where: repo.TokenFilter = {
-    organizationId: ctx.organizationId, environment: ctx.environment,
-    cardId: filter.card_id, status: filter.status, wallet: filter.wallet,
+    organizationId: ctx.organizationId,
+    environment: ctx.environment,
+    cardId: filter.card_id,
+    status: filter.status,
+    wallet: filter.wallet,
   }
   return paginate({
-    ctx, cursors: deps.cursors, url: '/v1/network_tokens', page,
+    ctx,
+    cursors: deps.cursors,
+    url: '/v1/network_tokens',
+    page,
     sortKey: (r: repo.TokenRow) => r.id,
     fetch: (bounds) => repo.listTokens(deps.db, where, bounds),
     present: presentToken,

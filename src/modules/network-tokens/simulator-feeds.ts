@@ -18,7 +18,9 @@ const LABEL: Record<SimulatorFeed, string> = {
  * 3-D Secure) when the program lacks the capability the feed belongs to.
  */
 export function requireSimulatorFeed(
-  processors: ProcessorRegistry, program: { id: string; processor: string; capabilities: readonly string[] }, feed: SimulatorFeed,
+  processors: ProcessorRegistry,
+  program: { id: string; processor: string; capabilities: readonly string[] },
+  feed: SimulatorFeed,
 ): void {
   const injects = processors.simulatorFeeds(program.processor).includes(feed)
   const capable = feed === 'disputes' || program.capabilities.includes(feed)
@@ -33,6 +35,13 @@ export function requireSimulatorFeed(
 export function requireActiveCard(card: CardRow, action: string): void {
   if (card.status === 'active') return
   if (card.status === 'pending') throw new ApiError('card_not_provisioned', { param: 'card_id' })
-  if (card.status === 'closed') throw new ApiError('card_closed', { param: 'card_id', message: `Card ${card.id} is closed and cannot be ${action}.` })
-  throw new ApiError('card_invalid_state', { param: 'card_id', message: `Only an active card can be ${action}; card ${card.id} is ${card.status}.` })
+  if (card.status === 'closed')
+    throw new ApiError('card_closed', {
+      param: 'card_id',
+      message: `Card ${card.id} is closed and cannot be ${action}.`,
+    })
+  throw new ApiError('card_invalid_state', {
+    param: 'card_id',
+    message: `Only an active card can be ${action}; card ${card.id} is ${card.status}.`,
+  })
 }

@@ -13,23 +13,37 @@ import * as repo from './repo.js'
  * Organizations and their network policies: the oauth module owns them, because they decide who may hold a
  * token and from where. The operator API reaches them through this module's index.ts.
  */
-export interface OrganizationView { object: 'organization'; id: string; name: string; created_at: string }
+export interface OrganizationView {
+  object: 'organization'
+  id: string
+  name: string
+  created_at: string
+}
 
 function presentOrganization(row: repo.OrganizationRow): OrganizationView {
   return { object: 'organization', id: row.id, name: row.name, created_at: iso(row.created_at)! }
 }
 
 /** `inSameTx`: the caller's work in the creation's transaction (the console's audit row). */
-export async function createOrganization(deps: AppDeps, name: string, inSameTx?: InSameTx<OrganizationView>): Promise<OrganizationView> {
+export async function createOrganization(
+  deps: AppDeps,
+  name: string,
+  inSameTx?: InSameTx<OrganizationView>,
+): Promise<OrganizationView> {
   return withTx(deps.db, async (trx) => {
-    const organization = presentOrganization(await repo.insertOrganization(trx, { id: newId('org'), name }))
+    const organization = presentOrganization(
+      await repo.insertOrganization(trx, { id: newId('org'), name }),
+    )
     await inSameTx?.(trx, organization)
     return organization
   })
 }
 
 /** The names of these organizations (those that exist), by id: one read for a list that shows many. */
-export async function organizationNames(db: Db, ids: readonly string[]): Promise<Map<string, string>> {
+export async function organizationNames(
+  db: Db,
+  ids: readonly string[],
+): Promise<Map<string, string>> {
   const rows = await repo.findOrganizations(db, [...new Set(ids)])
   return new Map(rows.map((r) => [r.id, r.name]))
 }
@@ -41,27 +55,47 @@ export async function getOrganization(deps: AppDeps, id: string): Promise<Organi
 }
 
 /** A page of the platform's organizations, oldest first. */
-export async function listOrganizations(deps: AppDeps, page: PageParams): Promise<ListResult<OrganizationView>> {
+export async function listOrganizations(
+  deps: AppDeps,
+  page: PageParams,
+): Promise<ListResult<OrganizationView>> {
   return paginate({
-    ctx: OPERATOR_CTX, cursors: deps.cursors, url: '/operator/v1/organizations', page,
+    ctx: OPERATOR_CTX,
+    cursors: deps.cursors,
+    url: '/operator/v1/organizations',
+    page,
     sortKey: (r: repo.OrganizationRow) => r.id,
     fetch: (bounds) => repo.listOrganizations(deps.db, bounds),
     present: presentOrganization,
   })
 }
 
-export interface NetworkPolicyView { object: 'network_policy'; organization_id: string; environment: string; ip_allowlist: string[] }
+export interface NetworkPolicyView {
+  object: 'network_policy'
+  organization_id: string
+  environment: string
+  ip_allowlist: string[]
+}
 
 /**
  * Sets the organization's allowlist for one environment; an empty list lifts the restriction. Cached tokens are
  * dropped. `inSameTx`: the caller's work in the change's transaction (the console's audit row).
  */
 export async function putNetworkPolicy(
-  deps: AppDeps, organizationId: string, environment: string, list: string[], inSameTx?: InSameTx<NetworkPolicyView>,
+  deps: AppDeps,
+  organizationId: string,
+  environment: string,
+  list: string[],
+  inSameTx?: InSameTx<NetworkPolicyView>,
 ): Promise<NetworkPolicyView> {
   await getOrganization(deps, organizationId)
   const cidrs = validateAllowlist(list, 'ip_allowlist')
-  const policy: NetworkPolicyView = { object: 'network_policy', organization_id: organizationId, environment, ip_allowlist: cidrs }
+  const policy: NetworkPolicyView = {
+    object: 'network_policy',
+    organization_id: organizationId,
+    environment,
+    ip_allowlist: cidrs,
+  }
   await changeAuthorization(deps.db, async (trx) => {
     await repo.upsertNetworkPolicy(trx, organizationId, environment, cidrs, deps.clock.now())
     await inSameTx?.(trx, policy)
@@ -70,9 +104,18 @@ export async function putNetworkPolicy(
 }
 
 /** A network policy as stored, with when it last changed (the operator's pages). */
-export interface StoredNetworkPolicy { organization_id: string; environment: string; ip_allowlist: string[]; updated_at: Date }
+export interface StoredNetworkPolicy {
+  organization_id: string
+  environment: string
+  ip_allowlist: string[]
+  updated_at: Date
+}
 
 /** The policies of one organization (an environment without a row has no restriction), or, with null, every restricting one (at most `limit`). */
-export async function listNetworkPolicies(db: Db, organizationId: string | null, limit = 200): Promise<StoredNetworkPolicy[]> {
+export async function listNetworkPolicies(
+  db: Db,
+  organizationId: string | null,
+  limit = 200,
+): Promise<StoredNetworkPolicy[]> {
   return repo.listNetworkPolicies(db, organizationId, limit)
 }

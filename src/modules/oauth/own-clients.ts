@@ -3,7 +3,13 @@ import type { InSameTx } from '../../db/tx.js'
 import type { RequestCtx, Scope } from '../../http/context.js'
 import { ApiError } from '../../http/errors.js'
 import { iso, requireOwned } from '../../http/ownership.js'
-import { applyBounds, paginate, whereIs, type ListResult, type PageParams } from '../../http/pagination.js'
+import {
+  applyBounds,
+  paginate,
+  whereIs,
+  type ListResult,
+  type PageParams,
+} from '../../http/pagination.js'
 import { isId } from '../../lib/ids.js'
 import { createClient, revokeClient, updateClient, type ClientUpdateInput } from './clients.js'
 import type { OAuthClientView } from './client-schemas.js'
@@ -36,7 +42,11 @@ export function presentOwnClient(row: ClientRecord): OAuthClientView {
 
 async function findClient(deps: AppDeps, id: string): Promise<ClientRecord | undefined> {
   if (!isId('oc', id)) return undefined
-  return await deps.db.selectFrom('oauth_clients').selectAll().where('id', '=', id).executeTakeFirst() as ClientRecord | undefined
+  return (await deps.db
+    .selectFrom('oauth_clients')
+    .selectAll()
+    .where('id', '=', id)
+    .executeTakeFirst()) as ClientRecord | undefined
 }
 
 /** A client of the scope by id: another organization's answers like a missing one, the other environment's environment_mismatch. */
@@ -48,7 +58,10 @@ export async function ownClient(deps: AppDeps, scope: Scope, id: string): Promis
  * What a `/v1` caller may grant: the scopes its client holds now that its token was also given (a token asked for
  * fewer scopes grants only those; a client whose scopes were narrowed since the token was issued grants only what is left).
  */
-export async function grantableScopes(deps: AppDeps, ctx: RequestCtx): Promise<ReadonlySet<string>> {
+export async function grantableScopes(
+  deps: AppDeps,
+  ctx: RequestCtx,
+): Promise<ReadonlySet<string>> {
   const caller = await findClient(deps, ctx.clientId)
   return new Set((caller?.scopes ?? []).filter((s) => ctx.scopes.has(s)))
 }
@@ -90,32 +103,63 @@ export interface OwnClientListParams extends PageParams {
   status?: 'active' | 'revoked'
 }
 
-function listOf<T>(deps: AppDeps, ctx: RequestCtx, url: string, query: OwnClientListParams, present: (row: ClientRecord) => T): Promise<ListResult<T>> {
+function listOf<T>(
+  deps: AppDeps,
+  ctx: RequestCtx,
+  url: string,
+  query: OwnClientListParams,
+  present: (row: ClientRecord) => T,
+): Promise<ListResult<T>> {
   return paginate({
-    ctx, cursors: deps.cursors, url, page: query,
+    ctx,
+    cursors: deps.cursors,
+    url,
+    page: query,
     sortKey: (r: ClientRecord) => r.id,
     fetch: async (bounds) => {
-      let q = deps.db.selectFrom('oauth_clients').selectAll()
-        .where('organization_id', '=', ctx.organizationId).where('environment', '=', ctx.environment)
+      let q = deps.db
+        .selectFrom('oauth_clients')
+        .selectAll()
+        .where('organization_id', '=', ctx.organizationId)
+        .where('environment', '=', ctx.environment)
       if (query.status !== undefined) q = whereIs(q, 'status', query.status)
-      return await applyBounds(q, bounds, 'id', 'desc').execute() as ClientRecord[]
+      return (await applyBounds(q, bounds, 'id', 'desc').execute()) as ClientRecord[]
     },
     present,
   })
 }
 
 /** The scope's clients, newest first. */
-export async function listOwnClients(deps: AppDeps, ctx: RequestCtx, query: OwnClientListParams): Promise<ListResult<OAuthClientView>> {
+export async function listOwnClients(
+  deps: AppDeps,
+  ctx: RequestCtx,
+  query: OwnClientListParams,
+): Promise<ListResult<OAuthClientView>> {
   return listOf(deps, ctx, '/v1/oauth_clients', query, presentOwnClient)
 }
 
 /** The scope's clients as stored, newest first (the console's list; its cursors are bound to `url`). */
-export async function listClientsOf(deps: AppDeps, scope: Scope, url: string, query: OwnClientListParams): Promise<ListResult<ClientRecord>> {
-  const ctx: RequestCtx = { organizationId: scope.organizationId, environment: scope.environment, requestId: 'console', clientId: 'console', scopes: new Set() }
+export async function listClientsOf(
+  deps: AppDeps,
+  scope: Scope,
+  url: string,
+  query: OwnClientListParams,
+): Promise<ListResult<ClientRecord>> {
+  const ctx: RequestCtx = {
+    organizationId: scope.organizationId,
+    environment: scope.environment,
+    requestId: 'console',
+    clientId: 'console',
+    scopes: new Set(),
+  }
   return listOf(deps, ctx, url, query, (r) => r)
 }
 
-export async function getOwnClient(deps: AppDeps, ctx: RequestCtx, id: string): Promise<OAuthClientView> {
+export async function getOwnClient(
+  deps: AppDeps,
+  ctx: RequestCtx,
+  id: string,
+): Promise<OAuthClientView> {
   return presentOwnClient(await ownClient(deps, ctx, id))
 }
 
@@ -131,20 +175,43 @@ export interface OwnClientCreateInput {
  * clients:write). `inSameTx`: the caller's work in the registration's transaction (the console's audit row).
  */
 export async function createClientFor(
-  deps: AppDeps, scope: Scope, input: OwnClientCreateInput, grantable: ReadonlySet<string>, inSameTx?: InSameTx<ClientRecord>,
+  deps: AppDeps,
+  scope: Scope,
+  input: OwnClientCreateInput,
+  grantable: ReadonlySet<string>,
+  inSameTx?: InSameTx<ClientRecord>,
 ): Promise<ClientRecord> {
   const scopes = input.scopes ?? DEFAULT_CLIENT_SCOPES.filter((s) => grantable.has(s))
   requireGrantable(scopes, grantable)
-  return createClient(deps, { organization_id: scope.organizationId, environment: scope.environment, label: input.label, scopes, jwks: input.jwks, ip_allowlist: input.ip_allowlist }, inSameTx)
+  return createClient(
+    deps,
+    {
+      organization_id: scope.organizationId,
+      environment: scope.environment,
+      label: input.label,
+      scopes,
+      jwks: input.jwks,
+      ip_allowlist: input.ip_allowlist,
+    },
+    inSameTx,
+  )
 }
 
 /** Changes a client of the scope (label, scopes, keys, allowlist), as the operator's PATCH does. `inSameTx`: as createClientFor's. */
 export async function updateClientFor(
-  deps: AppDeps, scope: Scope, id: string, input: ClientUpdateInput, grantable: ReadonlySet<string>, inSameTx?: InSameTx<ClientRecord>,
+  deps: AppDeps,
+  scope: Scope,
+  id: string,
+  input: ClientUpdateInput,
+  grantable: ReadonlySet<string>,
+  inSameTx?: InSameTx<ClientRecord>,
 ): Promise<ClientRecord> {
   const client = await ownClient(deps, scope, id)
   if (client.status === 'revoked') {
-    throw new ApiError('invalid_parameter', { param: 'oauth_client_id', message: 'A revoked client cannot be changed; revocation is final.' })
+    throw new ApiError('invalid_parameter', {
+      param: 'oauth_client_id',
+      message: 'A revoked client cannot be changed; revocation is final.',
+    })
   }
   requireManageable(client, grantable)
   if (input.scopes !== undefined) requireGrantable(input.scopes, grantable)
@@ -156,7 +223,11 @@ export async function updateClientFor(
  * too. `inSameTx`: as createClientFor's; not called for a client already revoked.
  */
 export async function revokeClientFor(
-  deps: AppDeps, scope: Scope, id: string, grantable: ReadonlySet<string>, inSameTx?: InSameTx<ClientRecord>,
+  deps: AppDeps,
+  scope: Scope,
+  id: string,
+  grantable: ReadonlySet<string>,
+  inSameTx?: InSameTx<ClientRecord>,
 ): Promise<ClientRecord> {
   const client = await ownClient(deps, scope, id)
   if (client.status === 'revoked') return client
@@ -164,14 +235,29 @@ export async function revokeClientFor(
   return revokeClient(deps, client.id, inSameTx)
 }
 
-export async function createOwnClient(deps: AppDeps, ctx: RequestCtx, input: OwnClientCreateInput): Promise<OAuthClientView> {
+export async function createOwnClient(
+  deps: AppDeps,
+  ctx: RequestCtx,
+  input: OwnClientCreateInput,
+): Promise<OAuthClientView> {
   return presentOwnClient(await createClientFor(deps, ctx, input, await grantableScopes(deps, ctx)))
 }
 
-export async function updateOwnClient(deps: AppDeps, ctx: RequestCtx, id: string, input: ClientUpdateInput): Promise<OAuthClientView> {
-  return presentOwnClient(await updateClientFor(deps, ctx, id, input, await grantableScopes(deps, ctx)))
+export async function updateOwnClient(
+  deps: AppDeps,
+  ctx: RequestCtx,
+  id: string,
+  input: ClientUpdateInput,
+): Promise<OAuthClientView> {
+  return presentOwnClient(
+    await updateClientFor(deps, ctx, id, input, await grantableScopes(deps, ctx)),
+  )
 }
 
-export async function revokeOwnClient(deps: AppDeps, ctx: RequestCtx, id: string): Promise<OAuthClientView> {
+export async function revokeOwnClient(
+  deps: AppDeps,
+  ctx: RequestCtx,
+  id: string,
+): Promise<OAuthClientView> {
   return presentOwnClient(await revokeClientFor(deps, ctx, id, await grantableScopes(deps, ctx)))
 }

@@ -1,12 +1,19 @@
 /** Every scope a client can hold. */
 export const SCOPES = [
-  'cardholders:read', 'cardholders:write',
-  'accounts:read', 'accounts:write',
-  'cards:read', 'cards:write', 'cards:secrets',
-  'transactions:read', 'transactions:write',
+  'cardholders:read',
+  'cardholders:write',
+  'accounts:read',
+  'accounts:write',
+  'cards:read',
+  'cards:write',
+  'cards:secrets',
+  'transactions:read',
+  'transactions:write',
   'webhooks:write',
-  'authentications:read', 'authentications:write',
-  'esim:read', 'esim:write',
+  'authentications:read',
+  'authentications:write',
+  'esim:read',
+  'esim:write',
   'clients:write',
 ] as const
 

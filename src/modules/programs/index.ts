@@ -1,7 +1,23 @@
 /** What the programs module publishes to other modules: they import it only through this file. */
 export {
-  countCallerPrograms, createProgram, findProgram, findPrograms, getProgram, listOrganizationPrograms, listPlatformPrograms, listPrograms,
-  presentProgram, requireCallerProgram, updateProgram,
+  countCallerPrograms,
+  createProgram,
+  findProgram,
+  findPrograms,
+  getProgram,
+  listOrganizationPrograms,
+  listPlatformPrograms,
+  listPrograms,
+  presentProgram,
+  requireCallerProgram,
+  updateProgram,
 } from './service.js'
 export { ForeignSpend, FxFee, FxMarkupBps } from './schemas.js'
-export type { ProgramCreateInput, ProgramFilter, ProgramFxSettings, ProgramRow, ProgramUpdateInput, ProgramView } from './service.js'
+export type {
+  ProgramCreateInput,
+  ProgramFilter,
+  ProgramFxSettings,
+  ProgramRow,
+  ProgramUpdateInput,
+  ProgramView,
+} from './service.js'

@@ -6,5 +6,7 @@ import { registerPrograms } from './routes.js'
 
 /** Programs; answers the list filters' lookup of a program_id. */
 export const programsModule: ServiceModule = {
-  name: 'programs', routes: registerPrograms, hooks: [answer(PROGRAM_SCOPE, findProgram)],
+  name: 'programs',
+  routes: registerPrograms,
+  hooks: [answer(PROGRAM_SCOPE, findProgram)],
 }

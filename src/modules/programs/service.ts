@@ -40,9 +40,16 @@ export function presentProgram(row: repo.ProgramRow): ProgramView {
   }
 }
 
-export async function listPrograms(deps: AppDeps, ctx: RequestCtx, page: PageParams): Promise<ListResult<ProgramView>> {
+export async function listPrograms(
+  deps: AppDeps,
+  ctx: RequestCtx,
+  page: PageParams,
+): Promise<ListResult<ProgramView>> {
   return paginate({
-    ctx, cursors: deps.cursors, url: '/v1/programs', page,
+    ctx,
+    cursors: deps.cursors,
+    url: '/v1/programs',
+    page,
     sortKey: (r: repo.ProgramRow) => r.id,
     fetch: (bounds) => repo.listPrograms(deps.db, ctx.organizationId, ctx.environment, bounds),
     present: presentProgram,
@@ -53,13 +60,24 @@ export async function listPrograms(deps: AppDeps, ctx: RequestCtx, page: PagePar
  * The caller's program by id, for other modules. Whether it does not exist or belongs to someone else,
  * the answer is the same `invalid_parameter` on `param` (the interface's rule for program_id).
  */
-export async function requireCallerProgram(db: Db, ctx: Scope, programId: string, param = 'program_id'): Promise<repo.ProgramRow> {
+export async function requireCallerProgram(
+  db: Db,
+  ctx: Scope,
+  programId: string,
+  param = 'program_id',
+): Promise<repo.ProgramRow> {
   const row = await repo.findProgram(db, programId)
   if (!row || row.organization_id !== ctx.organizationId || row.environment !== ctx.environment) {
     if (row && row.organization_id === ctx.organizationId) {
-      throw new ApiError('environment_mismatch', { param, message: `${programId} belongs to the ${row.environment} environment.` })
+      throw new ApiError('environment_mismatch', {
+        param,
+        message: `${programId} belongs to the ${row.environment} environment.`,
+      })
     }
-    throw new ApiError('invalid_parameter', { param, message: `${param} is not one of your programs.` })
+    throw new ApiError('invalid_parameter', {
+      param,
+      message: `${param} is not one of your programs.`,
+    })
   }
   return row
 }
@@ -74,9 +92,16 @@ export async function findPrograms(db: Db, ids: readonly string[]): Promise<repo
 }
 
 /** A page of one organization's programs (both environments), oldest first: the operator's list. */
-export async function listOrganizationPrograms(deps: AppDeps, organizationId: string, page: PageParams): Promise<ListResult<ProgramView>> {
+export async function listOrganizationPrograms(
+  deps: AppDeps,
+  organizationId: string,
+  page: PageParams,
+): Promise<ListResult<ProgramView>> {
   return paginate({
-    ctx: OPERATOR_CTX, cursors: deps.cursors, url: '/operator/v1/programs', page,
+    ctx: OPERATOR_CTX,
+    cursors: deps.cursors,
+    url: '/operator/v1/programs',
+    page,
     sortKey: (r: repo.ProgramRow) => r.id,
     fetch: (bounds) => repo.listOrganizationPrograms(deps.db, organizationId, bounds),
     present: presentProgram,
@@ -84,12 +109,22 @@ export async function listOrganizationPrograms(deps: AppDeps, organizationId: st
 }
 
 /** What the operator's console filters the platform's programs by (each optional). */
-export interface ProgramFilter { organizationId?: string; environment?: string }
+export interface ProgramFilter {
+  organizationId?: string
+  environment?: string
+}
 
 /** A page of the platform's programs, any organization, oldest first, narrowed by `filter` (the operator's console). */
-export async function listPlatformPrograms(deps: AppDeps, filter: ProgramFilter, page: PageParams): Promise<ListResult<repo.ProgramRow>> {
+export async function listPlatformPrograms(
+  deps: AppDeps,
+  filter: ProgramFilter,
+  page: PageParams,
+): Promise<ListResult<repo.ProgramRow>> {
   return paginate({
-    ctx: OPERATOR_CTX, cursors: deps.cursors, url: '/console/operator/programs', page,
+    ctx: OPERATOR_CTX,
+    cursors: deps.cursors,
+    url: '/console/operator/programs',
+    page,
     sortKey: (r: repo.ProgramRow) => r.id,
     fetch: (bounds) => repo.listPlatformPrograms(deps.db, filter, bounds),
     present: (r) => r,
@@ -135,14 +170,23 @@ const FX_FEE = ['included', 'separate']
  */
 function checkFxSettings(input: ProgramFxSettings): void {
   if (input.foreign_spend !== undefined && !FOREIGN_SPEND.includes(input.foreign_spend)) {
-    throw new ApiError('invalid_parameter', { param: 'foreign_spend', message: 'foreign_spend must be one of: allowed, blocked.' })
+    throw new ApiError('invalid_parameter', {
+      param: 'foreign_spend',
+      message: 'foreign_spend must be one of: allowed, blocked.',
+    })
   }
   const bps = input.fx_markup_bps
   if (bps !== undefined && (!Number.isInteger(bps) || bps < 0 || bps > FX_MAX_MARKUP_BPS)) {
-    throw new ApiError('invalid_parameter', { param: 'fx_markup_bps', message: `fx_markup_bps must be an integer from 0 to ${FX_MAX_MARKUP_BPS} (basis points).` })
+    throw new ApiError('invalid_parameter', {
+      param: 'fx_markup_bps',
+      message: `fx_markup_bps must be an integer from 0 to ${FX_MAX_MARKUP_BPS} (basis points).`,
+    })
   }
   if (input.fx_fee !== undefined && !FX_FEE.includes(input.fx_fee)) {
-    throw new ApiError('invalid_parameter', { param: 'fx_fee', message: 'fx_fee must be one of: included, separate.' })
+    throw new ApiError('invalid_parameter', {
+      param: 'fx_fee',
+      message: 'fx_fee must be one of: included, separate.',
+    })
   }
 }
 
@@ -150,7 +194,10 @@ function checkFxSettings(input: ProgramFxSettings): void {
 function knownCurrencies(currencies: readonly string[]): string[] {
   currencies.forEach((code, i) => {
     if (!knownCurrency(code.toUpperCase())) {
-      throw new ApiError('invalid_parameter', { param: `currencies[${i}]`, message: `${code} is not an ISO 4217 currency the service knows.` })
+      throw new ApiError('invalid_parameter', {
+        param: `currencies[${i}]`,
+        message: `${code} is not an ISO 4217 currency the service knows.`,
+      })
     }
   })
   return [...new Set(currencies.map((c) => c.toUpperCase()))]
@@ -160,13 +207,24 @@ function knownCurrencies(currencies: readonly string[]): string[] {
  * Operator only: a program inherits its processor's capabilities and traits; form factors may narrow them.
  * `inSameTx`: the caller's work in the creation's transaction (the console's audit row).
  */
-export async function createProgram(deps: AppDeps, input: ProgramCreateInput, inSameTx?: InSameTx<repo.ProgramRow>): Promise<repo.ProgramRow> {
+export async function createProgram(
+  deps: AppDeps,
+  input: ProgramCreateInput,
+  inSameTx?: InSameTx<repo.ProgramRow>,
+): Promise<repo.ProgramRow> {
   const profile = deps.processors.profile(input.processor)
-  if (!profile) throw new ApiError('invalid_parameter', { param: 'processor', message: `processor must be one of: ${deps.processors.names().join(', ')}.` })
+  if (!profile)
+    throw new ApiError('invalid_parameter', {
+      param: 'processor',
+      message: `processor must be one of: ${deps.processors.names().join(', ')}.`,
+    })
   const formFactors = input.form_factors ?? profile.formFactors
   const unsupported = formFactors.filter((f) => !profile.formFactors.includes(f))
   if (unsupported.length > 0) {
-    throw new ApiError('invalid_parameter', { param: 'form_factors', message: `${input.processor} issues only: ${profile.formFactors.join(', ')}.` })
+    throw new ApiError('invalid_parameter', {
+      param: 'form_factors',
+      message: `${input.processor} issues only: ${profile.formFactors.join(', ')}.`,
+    })
   }
   const currencies = knownCurrencies(input.currencies)
   checkFxSettings(input)
@@ -209,18 +267,32 @@ export async function getProgram(deps: AppDeps, id: string): Promise<repo.Progra
  * processor gives it (capabilities, form factors, traits) and its currencies do not change here. `inSameTx`: the
  * caller's work in the change's transaction (the console's audit row).
  */
-export async function updateProgram(deps: AppDeps, id: string, input: ProgramUpdateInput, inSameTx?: InSameTx<repo.ProgramRow>): Promise<repo.ProgramRow> {
+export async function updateProgram(
+  deps: AppDeps,
+  id: string,
+  input: ProgramUpdateInput,
+  inSameTx?: InSameTx<repo.ProgramRow>,
+): Promise<repo.ProgramRow> {
   checkFxSettings(input)
   if (input.name !== undefined && (input.name.trim() === '' || input.name.length > 200)) {
-    throw new ApiError('invalid_parameter', { param: 'name', message: 'name must be 1 to 200 characters.' })
+    throw new ApiError('invalid_parameter', {
+      param: 'name',
+      message: 'name must be 1 to 200 characters.',
+    })
   }
-  const changes = Object.fromEntries(Object.entries({
-    name: input.name, foreign_spend: input.foreign_spend, fx_markup_bps: input.fx_markup_bps, fx_fee: input.fx_fee,
-  }).filter(([, value]) => value !== undefined))
+  const changes = Object.fromEntries(
+    Object.entries({
+      name: input.name,
+      foreign_spend: input.foreign_spend,
+      fx_markup_bps: input.fx_markup_bps,
+      fx_fee: input.fx_fee,
+    }).filter(([, value]) => value !== undefined),
+  )
   return withTx(deps.db, async (trx) => {
-    const row = Object.keys(changes).length === 0
-      ? await repo.findProgram(trx, id)
-      : await repo.updateProgram(trx, id, { ...changes, updated_at: deps.clock.now() })
+    const row =
+      Object.keys(changes).length === 0
+        ? await repo.findProgram(trx, id)
+        : await repo.updateProgram(trx, id, { ...changes, updated_at: deps.clock.now() })
     if (!row) throw new ApiError('program_not_found')
     await inSameTx?.(trx, row)
     return row

@@ -37,7 +37,11 @@ export interface GenerationResult {
 type Written = 'complete' | 'too_many_rows' | 'not_pending'
 
 /** Reads the report's window oldest first, batch after batch, into parts; stops once it holds too many rows. */
-async function writeCsv(deps: AppDeps, report: repo.ReportRow, writer: PartWriter): Promise<{ written: Written; rows: number }> {
+async function writeCsv(
+  deps: AppDeps,
+  report: repo.ReportRow,
+  writer: PartWriter,
+): Promise<{ written: Written; rows: number }> {
   const source = SOURCES[report.type as ReportType]
   writer.add(csvHeader(source.columns))
   let rows = 0
@@ -45,14 +49,19 @@ async function writeCsv(deps: AppDeps, report: repo.ReportRow, writer: PartWrite
   for (;;) {
     const batch = await source.fetch(deps, {
       ...scopeOfRow(report),
-      from: new Date(report.window_from), to: new Date(report.window_to), after, limit: BATCH,
+      from: new Date(report.window_from),
+      to: new Date(report.window_to),
+      after,
+      limit: BATCH,
     })
     if (rows + batch.length > REPORT_LIMITS.maxRows) return { written: 'too_many_rows', rows }
     for (const row of batch) {
-      if (writer.add(csvLine(source.columns, row)) && !(await writer.flush())) return { written: 'not_pending', rows }
+      if (writer.add(csvLine(source.columns, row)) && !(await writer.flush()))
+        return { written: 'not_pending', rows }
     }
     rows += batch.length
-    if (batch.length < BATCH) return { written: (await writer.flush()) ? 'complete' : 'not_pending', rows }
+    if (batch.length < BATCH)
+      return { written: (await writer.flush()) ? 'complete' : 'not_pending', rows }
     const last = batch[batch.length - 1]
     after = { createdAt: new Date(last.created_at), id: last.id }
   }
@@ -63,10 +72,20 @@ async function writeCsv(deps: AppDeps, report: repo.ReportRow, writer: PartWrite
  * or lost their lease), in one transaction, only while it is pending. Answers false when another run finished
  * it first: this run's parts are then removed.
  */
-async function finishSucceeded(deps: AppDeps, reportId: string, writer: PartWriter, rows: number): Promise<boolean> {
+async function finishSucceeded(
+  deps: AppDeps,
+  reportId: string,
+  writer: PartWriter,
+  rows: number,
+): Promise<boolean> {
   const finished = await withTx(deps.db, async (trx) => {
     const row = await repo.finishPending(trx, reportId, {
-      status: 'succeeded', partsGeneration: writer.generation, rowCount: rows, sizeBytes: writer.sizeBytes, failureReason: null, now: deps.clock.now(),
+      status: 'succeeded',
+      partsGeneration: writer.generation,
+      rowCount: rows,
+      sizeBytes: writer.sizeBytes,
+      failureReason: null,
+      now: deps.clock.now(),
     })
     if (row) await repo.deletePartsExcept(trx, reportId, writer.generation)
     return row !== undefined
@@ -76,10 +95,20 @@ async function finishSucceeded(deps: AppDeps, reportId: string, writer: PartWrit
 }
 
 /** Marks the report failed and removes its parts (a failed report has no file); only this run's if it was already finished. */
-async function finishFailed(deps: AppDeps, reportId: string, writer: PartWriter, reason: 'too_many_rows' | 'internal_error'): Promise<boolean> {
+async function finishFailed(
+  deps: AppDeps,
+  reportId: string,
+  writer: PartWriter,
+  reason: 'too_many_rows' | 'internal_error',
+): Promise<boolean> {
   return withTx(deps.db, async (trx) => {
     const row = await repo.finishPending(trx, reportId, {
-      status: 'failed', partsGeneration: null, rowCount: null, sizeBytes: null, failureReason: reason, now: deps.clock.now(),
+      status: 'failed',
+      partsGeneration: null,
+      rowCount: null,
+      sizeBytes: null,
+      failureReason: reason,
+      now: deps.clock.now(),
     })
     if (row) await repo.deletePartsExcept(trx, reportId, null)
     else await repo.deleteGeneration(trx, reportId, writer.generation)
@@ -93,14 +122,30 @@ async function finishFailed(deps: AppDeps, reportId: string, writer: PartWriter,
  * until a run finishes the report and removes them) unless `lastAttempt`, which marks the report failed
  * (`internal_error`). Exported so a benchmark can run generation in-process.
  */
-export async function generateReport(deps: AppDeps, reportId: string, options: { lastAttempt?: boolean } = {}): Promise<GenerationResult> {
+export async function generateReport(
+  deps: AppDeps,
+  reportId: string,
+  options: { lastAttempt?: boolean } = {},
+): Promise<GenerationResult> {
   const report = await repo.findReport(deps.db, reportId)
   if (!report || report.status !== 'pending') {
-    return { outcome: 'not_pending', generation: null, rows: 0, sizeBytes: 0, parts: 0, maxBufferedBytes: 0 }
+    return {
+      outcome: 'not_pending',
+      generation: null,
+      rows: 0,
+      sizeBytes: 0,
+      parts: 0,
+      maxBufferedBytes: 0,
+    }
   }
   const writer = new PartWriter(deps.db, report.id, randomUUID(), REPORT_LIMITS.partBytes)
   const result = (outcome: GenerationOutcome, rows: number): GenerationResult => ({
-    outcome, generation: writer.generation, rows, sizeBytes: writer.sizeBytes, parts: writer.parts, maxBufferedBytes: writer.maxBufferedBytes,
+    outcome,
+    generation: writer.generation,
+    rows,
+    sizeBytes: writer.sizeBytes,
+    parts: writer.parts,
+    maxBufferedBytes: writer.maxBufferedBytes,
   })
   let done: { written: Written; rows: number }
   try {
@@ -108,22 +153,40 @@ export async function generateReport(deps: AppDeps, reportId: string, options: {
   } catch (err) {
     if (!options.lastAttempt) throw err
     deps.log.error({ err, report_id: report.id }, 'report generation failed for good')
-    return result(await finishFailed(deps, report.id, writer, 'internal_error') ? 'internal_error' : 'not_pending', 0)
+    return result(
+      (await finishFailed(deps, report.id, writer, 'internal_error'))
+        ? 'internal_error'
+        : 'not_pending',
+      0,
+    )
   }
   if (done.written === 'not_pending') {
     await repo.deleteGeneration(deps.db, report.id, writer.generation)
     return result('not_pending', done.rows)
   }
   if (done.written === 'too_many_rows') {
-    return result(await finishFailed(deps, report.id, writer, 'too_many_rows') ? 'too_many_rows' : 'not_pending', done.rows)
+    return result(
+      (await finishFailed(deps, report.id, writer, 'too_many_rows'))
+        ? 'too_many_rows'
+        : 'not_pending',
+      done.rows,
+    )
   }
-  return result(await finishSucceeded(deps, report.id, writer, done.rows) ? 'succeeded' : 'not_pending', done.rows)
+  return result(
+    (await finishSucceeded(deps, report.id, writer, done.rows)) ? 'succeeded' : 'not_pending',
+    done.rows,
+  )
 }
 
 /**
  * The `report.generate` job: errors are retried by the runner with backoff, until the last allowed attempt
  * marks the report failed, so no report stays pending for good. A second run of a finished report changes nothing.
  */
-export async function runReportJob(deps: AppDeps, job: Pick<JobRecord, 'payload' | 'attempts'>): Promise<void> {
-  await generateReport(deps, String(job.payload.report_id), { lastAttempt: job.attempts >= MAX_REPORT_ATTEMPTS })
+export async function runReportJob(
+  deps: AppDeps,
+  job: Pick<JobRecord, 'payload' | 'attempts'>,
+): Promise<void> {
+  await generateReport(deps, String(job.payload.report_id), {
+    lastAttempt: job.attempts >= MAX_REPORT_ATTEMPTS,
+  })
 }

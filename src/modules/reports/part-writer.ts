@@ -16,7 +16,12 @@ export class PartWriter {
   /** The largest `buffered` ever reached: at most partBytes plus one line. */
   maxBufferedBytes = 0
 
-  constructor(private readonly db: Db, private readonly reportId: string, readonly generation: string, private readonly partBytes: number) {}
+  constructor(
+    private readonly db: Db,
+    private readonly reportId: string,
+    readonly generation: string,
+    private readonly partBytes: number,
+  ) {}
 
   /** Appends one line; answers true once the buffer holds a part's worth (the caller then awaits `flush`). */
   add(line: string): boolean {
@@ -34,7 +39,12 @@ export class PartWriter {
     const content = this.lines.join('')
     this.lines = []
     this.buffered = 0
-    const written = await repo.insertPendingPart(this.db, { reportId: this.reportId, generation: this.generation, seq: this.parts, content })
+    const written = await repo.insertPendingPart(this.db, {
+      reportId: this.reportId,
+      generation: this.generation,
+      seq: this.parts,
+      content,
+    })
     if (written) this.parts++
     return written
   }

@@ -1,9 +1,25 @@
 /** What the transactions module publishes to other modules: they import it only through this file. */
 export { DISPUTED_TOTAL } from './hooks.js'
 export { MAX_AMOUNT, Merchant, MerchantInput, Transaction } from './schemas.js'
-export { presentTransaction, recordCapture, requireTransaction, transactionsCreatedIn } from './service.js'
+export {
+  presentTransaction,
+  recordCapture,
+  requireTransaction,
+  transactionsCreatedIn,
+} from './service.js'
 export type { TransactionRow, TransactionView } from './service.js'
 export type { MerchantValue } from './types.js'
 // The console's transaction pages and sandbox tools call the same use cases as /v1.
-export { RefundRequest, SimulateRefund, TRANSACTION_STATUSES, TRANSACTION_TYPES } from './schemas.js'
-export { listTransactions, merchantRefund, refundTransaction, retrieveTransaction, settleTransaction } from './service.js'
+export {
+  RefundRequest,
+  SimulateRefund,
+  TRANSACTION_STATUSES,
+  TRANSACTION_TYPES,
+} from './schemas.js'
+export {
+  listTransactions,
+  merchantRefund,
+  refundTransaction,
+  retrieveTransaction,
+  settleTransaction,
+} from './service.js'

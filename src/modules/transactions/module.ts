@@ -9,6 +9,14 @@ import { SETTLEMENT_SWEEP_MS, settleDue } from './settlement.js'
 export const transactionsModule: ServiceModule = {
   name: 'transactions',
   routes: registerTransactions,
-  schedules: [{ type: 'transactions.settle', everyMs: SETTLEMENT_SWEEP_MS, run: async (deps) => { await settleDue(deps) } }],
+  schedules: [
+    {
+      type: 'transactions.settle',
+      everyMs: SETTLEMENT_SWEEP_MS,
+      run: async (deps) => {
+        await settleDue(deps)
+      },
+    },
+  ],
   hooks: [answer(TRANSACTION_SCOPE, findTransaction)],
 }

@@ -17,7 +17,12 @@ export function presentTransaction(row: TransactionRow): TransactionView {
     card_id: row.card_id,
     account_id: row.account_id,
     program_id: row.program_id,
-    merchant: { name: row.merchant.name, mcc: row.merchant.mcc ?? null, city: row.merchant.city ?? null, country: row.merchant.country ?? null },
+    merchant: {
+      name: row.merchant.name,
+      mcc: row.merchant.mcc ?? null,
+      city: row.merchant.city ?? null,
+      country: row.merchant.country ?? null,
+    },
     reason: row.reason,
     created_at: iso(row.created_at)!,
     updated_at: iso(row.updated_at)!,

@@ -8,7 +8,10 @@ import './types.js'
 
 export type TransactionRow = Selectable<TransactionsTable>
 
-export async function insertTransaction(trx: Db, row: Insertable<TransactionsTable>): Promise<TransactionRow> {
+export async function insertTransaction(
+  trx: Db,
+  row: Insertable<TransactionsTable>,
+): Promise<TransactionRow> {
   return trx.insertInto('transactions').values(row).returningAll().executeTakeFirstOrThrow()
 }
 
@@ -18,17 +21,40 @@ export async function findTransaction(db: Db, id: string): Promise<TransactionRo
 
 /** The transaction locked for the rest of the caller's transaction (refunds of one capture run one at a time). */
 export async function lockTransaction(trx: Db, id: string): Promise<TransactionRow | undefined> {
-  return trx.selectFrom('transactions').selectAll().where('id', '=', id).forUpdate().executeTakeFirst()
+  return trx
+    .selectFrom('transactions')
+    .selectAll()
+    .where('id', '=', id)
+    .forUpdate()
+    .executeTakeFirst()
 }
 
-export async function updateTransaction(trx: Db, id: string, patch: Updateable<TransactionsTable>): Promise<TransactionRow> {
-  return trx.updateTable('transactions').set(patch).where('id', '=', id).returningAll().executeTakeFirstOrThrow()
+export async function updateTransaction(
+  trx: Db,
+  id: string,
+  patch: Updateable<TransactionsTable>,
+): Promise<TransactionRow> {
+  return trx
+    .updateTable('transactions')
+    .set(patch)
+    .where('id', '=', id)
+    .returningAll()
+    .executeTakeFirstOrThrow()
 }
 
 /** Moves a pending transaction to settled; undefined when it was not pending any more (someone else settled it). */
-export async function settlePending(trx: Db, id: string, now: Date): Promise<TransactionRow | undefined> {
-  return trx.updateTable('transactions').set({ status: 'settled', settled_at: now, updated_at: now })
-    .where('id', '=', id).where('status', '=', 'pending').returningAll().executeTakeFirst()
+export async function settlePending(
+  trx: Db,
+  id: string,
+  now: Date,
+): Promise<TransactionRow | undefined> {
+  return trx
+    .updateTable('transactions')
+    .set({ status: 'settled', settled_at: now, updated_at: now })
+    .where('id', '=', id)
+    .where('status', '=', 'pending')
+    .returningAll()
+    .executeTakeFirst()
 }
 
 export interface TransactionFilter {
@@ -46,20 +72,32 @@ export interface TransactionFilter {
  * parent's index and checks the rest on its rows; otherwise `type` and `status` read `transactions_type_status`,
  * one range per value of whichever is left open (docs/platform.md, "List filters and their indexes").
  */
-export async function listTransactions(db: Db, filter: TransactionFilter, bounds: PageBounds): Promise<TransactionRow[]> {
-  let q = db.selectFrom('transactions').selectAll()
-    .where('organization_id', '=', filter.organizationId).where('environment', '=', filter.environment)
-  const byParent = filter.cardId !== undefined || filter.accountId !== undefined || filter.authorizationId !== undefined
+export async function listTransactions(
+  db: Db,
+  filter: TransactionFilter,
+  bounds: PageBounds,
+): Promise<TransactionRow[]> {
+  let q = db
+    .selectFrom('transactions')
+    .selectAll()
+    .where('organization_id', '=', filter.organizationId)
+    .where('environment', '=', filter.environment)
+  const byParent =
+    filter.cardId !== undefined ||
+    filter.accountId !== undefined ||
+    filter.authorizationId !== undefined
   if (filter.cardId !== undefined) q = q.where('card_id', '=', filter.cardId)
   if (filter.accountId !== undefined) q = q.where('account_id', '=', filter.accountId)
-  if (filter.authorizationId !== undefined) q = q.where('authorization_id', '=', filter.authorizationId)
+  if (filter.authorizationId !== undefined)
+    q = q.where('authorization_id', '=', filter.authorizationId)
   if (byParent) {
     if (filter.type !== undefined) q = whereIs(q, 'type', filter.type)
     if (filter.status !== undefined) q = whereIs(q, 'status', filter.status)
     return applyBounds(q, bounds, 'id', 'desc').execute()
   }
   return closedSetPage(db, q, bounds, {
-    type: { value: filter.type, all: TRANSACTION_TYPES }, status: { value: filter.status, all: TRANSACTION_STATUSES },
+    type: { value: filter.type, all: TRANSACTION_TYPES },
+    status: { value: filter.status, all: TRANSACTION_STATUSES },
   })
 }
 

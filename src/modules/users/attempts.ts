@@ -6,7 +6,10 @@ import * as repo from './repo.js'
 export const SIGN_IN_WINDOW_MS = 15 * 60 * 1000
 
 /** One limit an attempt counts against: its key, and how many failures the window allows. */
-export interface Limit { key: string; max: number }
+export interface Limit {
+  key: string
+  max: number
+}
 
 /** An attempt that may go ahead: its rows hold its place under every limit until it is judged. */
 export interface Reserved {
@@ -34,7 +37,11 @@ function secondsLeft(oldest: Date, now: Date): number {
  * failure, and waiting out a limit does not extend it); a wrong one leaves them as its failures (`release` for a
  * right one).
  */
-export async function reserveAttempt(db: Db, limits: readonly Limit[], now: Date): Promise<Reservation> {
+export async function reserveAttempt(
+  db: Db,
+  limits: readonly Limit[],
+  now: Date,
+): Promise<Reservation> {
   const attempt = randomBase62(22)
   const keys = limits.map((l) => l.key)
   await repo.insertFailures(db, keys, now, attempt)
@@ -44,7 +51,10 @@ export async function reserveAttempt(db: Db, limits: readonly Limit[], now: Date
     return { ok: true, attempt, keys, at: now }
   }
   await repo.deleteAttempt(db, keys, now, attempt)
-  return { ok: false, retryAfterSeconds: Math.max(...over.map((l) => secondsLeft(counted.get(l.key)!.oldest, now))) }
+  return {
+    ok: false,
+    retryAfterSeconds: Math.max(...over.map((l) => secondsLeft(counted.get(l.key)!.oldest, now))),
+  }
 }
 
 /** The attempt was right: its rows are not failures. */
@@ -57,7 +67,11 @@ export async function release(db: Db, reserved: Reserved): Promise<void> {
  * in the window. Each attempt judges itself before counting, so of wrong attempts judged at once the last to
  * count sees every one; attempts still in flight (which may yet be refused and taken back) are not counted.
  */
-export async function judgeWrong(db: Db, reserved: Reserved, keys: readonly string[]): Promise<number> {
+export async function judgeWrong(
+  db: Db,
+  reserved: Reserved,
+  keys: readonly string[],
+): Promise<number> {
   await repo.judgeAttempt(db, reserved.keys, reserved.at, reserved.attempt)
   return repo.judgedFailuresSince(db, keys, windowStart(reserved.at))
 }

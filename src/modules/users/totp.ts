@@ -61,7 +61,11 @@ export function hotp(secret: Buffer, counter: number, digits = TOTP_DIGITS): str
   message.writeBigUInt64BE(BigInt(counter))
   const mac = createHmac('sha1', secret).update(message).digest()
   const offset = mac[mac.length - 1] & 0x0f
-  const binary = ((mac[offset] & 0x7f) << 24) | (mac[offset + 1] << 16) | (mac[offset + 2] << 8) | mac[offset + 3]
+  const binary =
+    ((mac[offset] & 0x7f) << 24) |
+    (mac[offset + 1] << 16) |
+    (mac[offset + 2] << 8) |
+    mac[offset + 3]
   return String(binary % 10 ** digits).padStart(digits, '0')
 }
 
@@ -74,7 +78,12 @@ export function totpCode(secret: Buffer, at: Date): string {
  * The step whose code `code` is, within one step of `at` and later than `lastStep` (a code is accepted once:
  * the caller records the step), or null. Every candidate is compared in constant time.
  */
-export function matchTotp(secret: Buffer, code: string, at: Date, lastStep: number | null): number | null {
+export function matchTotp(
+  secret: Buffer,
+  code: string,
+  at: Date,
+  lastStep: number | null,
+): number | null {
   const given = Buffer.from(code.replace(/\s/g, '').padEnd(TOTP_DIGITS, 'x').slice(0, 16))
   const now = totpStep(at)
   let matched: number | null = null
@@ -89,7 +98,13 @@ export function matchTotp(secret: Buffer, code: string, at: Date, lastStep: numb
 /** The URI an authenticator app reads from the enrolment QR code. */
 export function otpauthUri(secret: Buffer, account: string, issuer: string): string {
   const label = encodeURIComponent(`${issuer}:${account}`)
-  const params = new URLSearchParams({ secret: base32Encode(secret), issuer, algorithm: 'SHA1', digits: String(TOTP_DIGITS), period: String(TOTP_STEP_SECONDS) })
+  const params = new URLSearchParams({
+    secret: base32Encode(secret),
+    issuer,
+    algorithm: 'SHA1',
+    digits: String(TOTP_DIGITS),
+    period: String(TOTP_STEP_SECONDS),
+  })
   return `otpauth://totp/${label}?${params}`
 }
 

@@ -46,12 +46,18 @@ export interface DeliveryListParams extends PageParams {
 }
 
 /** `GET /v1/webhook_endpoints/{id}/deliveries`: the caller's endpoint's deliveries, newest first, each with its attempts. */
-export async function listEndpointDeliveries(deps: AppDeps, ctx: RequestCtx, endpointId: string, query: DeliveryListParams): Promise<ListResult<DeliveryView>> {
+export async function listEndpointDeliveries(
+  deps: AppDeps,
+  ctx: RequestCtx,
+  endpointId: string,
+  query: DeliveryListParams,
+): Promise<ListResult<DeliveryView>> {
   const ep = await ownedEndpoint(deps, ctx, endpointId)
   const filter: deliveries.DeliveryLogFilter = { status: query.status }
   if (query.event_type !== undefined) {
     const refusal = subscriptionRefusal(query.event_type, deps.config.baseUrl)
-    if (refusal !== null) throw new ApiError('invalid_parameter', { param: 'event_type', message: refusal })
+    if (refusal !== null)
+      throw new ApiError('invalid_parameter', { param: 'event_type', message: refusal })
     filter.eventTypes = typesOfForm(query.event_type) ?? undefined
   }
   // Each filter has its index ((endpoint, status, id) and (endpoint, event type, id)); both at once would walk one
@@ -59,15 +65,23 @@ export async function listEndpointDeliveries(deps: AppDeps, ctx: RequestCtx, end
   if (filter.status !== undefined && filter.eventTypes !== undefined) {
     throw new ApiError('invalid_parameter', {
       param: 'event_type',
-      message: 'status and event_type cannot be combined: filter the delivery log by one of them (event_type=* with a status is accepted).',
+      message:
+        'status and event_type cannot be combined: filter the delivery log by one of them (event_type=* with a status is accepted).',
     })
   }
   return paginate({
-    ctx, cursors: deps.cursors, url: `/v1/webhook_endpoints/${ep.id}/deliveries`, page: query,
+    ctx,
+    cursors: deps.cursors,
+    url: `/v1/webhook_endpoints/${ep.id}/deliveries`,
+    page: query,
     sortKey: (r: DeliveryWithAttempts) => r.id,
     fetch: async (bounds) => {
       const rows = await deliveries.listDeliveries(deps.db, ep.id, filter, bounds)
-      const attempts = await deliveries.attemptsOfDeliveries(deps.db, ep.id, rows.map((r) => r.event_id))
+      const attempts = await deliveries.attemptsOfDeliveries(
+        deps.db,
+        ep.id,
+        rows.map((r) => r.event_id),
+      )
       const byEvent = new Map<string, deliveries.AttemptRow[]>()
       for (const a of attempts) byEvent.set(a.event_id, [...(byEvent.get(a.event_id) ?? []), a])
       return rows.map((r) => ({ ...r, attempt_rows: byEvent.get(r.event_id) ?? [] }))
@@ -80,12 +94,23 @@ export async function listEndpointDeliveries(deps: AppDeps, ctx: RequestCtx, end
  * One event's deliveries, one per endpoint it was sent (or is to be sent) to, each with its attempts: the caller's
  * retained event only (another organization's, or one past retention, answers event_not_found).
  */
-export async function eventDeliveries(deps: AppDeps, ctx: RequestCtx, eventId: string): Promise<DeliveryView[]> {
+export async function eventDeliveries(
+  deps: AppDeps,
+  ctx: RequestCtx,
+  eventId: string,
+): Promise<DeliveryView[]> {
   const found = isId('evt', eventId) ? await findEvent(deps.db, eventId) : undefined
   const event = requireOwned(found, ctx, 'event_not_found')
-  if (event.created_at.getTime() < retentionStart(deps).getTime()) throw new ApiError('event_not_found')
-  const [rows, attempts] = await Promise.all([deliveries.deliveriesOfEvent(deps.db, event.id), deliveries.attemptsOfEvent(deps.db, event.id)])
+  if (event.created_at.getTime() < retentionStart(deps).getTime())
+    throw new ApiError('event_not_found')
+  const [rows, attempts] = await Promise.all([
+    deliveries.deliveriesOfEvent(deps.db, event.id),
+    deliveries.attemptsOfEvent(deps.db, event.id),
+  ])
   const byEndpoint = new Map<string, deliveries.AttemptRow[]>()
-  for (const a of attempts) byEndpoint.set(a.endpoint_id, [...(byEndpoint.get(a.endpoint_id) ?? []), a])
-  return rows.map((r) => presentDelivery({ ...r, attempt_rows: byEndpoint.get(r.endpoint_id) ?? [] }))
+  for (const a of attempts)
+    byEndpoint.set(a.endpoint_id, [...(byEndpoint.get(a.endpoint_id) ?? []), a])
+  return rows.map((r) =>
+    presentDelivery({ ...r, attempt_rows: byEndpoint.get(r.endpoint_id) ?? [] }),
+  )
 }

@@ -19,7 +19,10 @@ import { presentEndpoint } from './service.js'
 /** How long a claimed attempt may take before another worker may make it (well above the 10 s timeout). */
 export const ATTEMPT_LEASE_MS = 60_000
 
-interface ClaimInput extends deliveries.DeliveryKey { now: Date; leaseUntil: Date }
+interface ClaimInput extends deliveries.DeliveryKey {
+  now: Date
+  leaseUntil: Date
+}
 
 /**
  * Concurrent deliveries share their database work: one statement claims every attempt started in the
@@ -39,15 +42,23 @@ export class DeliveryCoalescers {
       const byKey = new Map(rows.map((r) => [`${r.event_id} ${r.endpoint_id}`, r]))
       return inputs.map((i) => byKey.get(`${i.eventId} ${i.endpointId}`))
     })
-    this.records = new Coalescer<deliveries.AttemptOutcome, void>(async (outcomes) => {
-      await deliveries.recordAttempts(db, outcomes)
-      return outcomes.map(() => undefined)
-    }, { delayMs: 1 })
+    this.records = new Coalescer<deliveries.AttemptOutcome, void>(
+      async (outcomes) => {
+        await deliveries.recordAttempts(db, outcomes)
+        return outcomes.map(() => undefined)
+      },
+      { delayMs: 1 },
+    )
   }
 }
 
 /** The request headers of one attempt; the headers are untrusted until the receiver checks the signature. */
-export function deliveryHeaders(body: string, d: { event_id: string; event_type: string; attempts: number }, secrets: string[], now: Date): Record<string, string> {
+export function deliveryHeaders(
+  body: string,
+  d: { event_id: string; event_type: string; attempts: number },
+  secrets: string[],
+  now: Date,
+): Record<string, string> {
   return {
     'content-type': 'application/json',
     'user-agent': 'svc-webhooks/1.0',
@@ -70,9 +81,17 @@ export const DELIVERIES = moduleState('webhooks.deliveries', (deps) => ({
  * delivery up and, when the endpoint has failed without a break for the whole period, disables it.
  */
 export async function deliverWebhook(deps: AppDeps, job: JobRecord): Promise<JobOutcome> {
-  const { event_id: eventId, endpoint_id: endpointId } = job.payload as { event_id: string; endpoint_id: string }
+  const { event_id: eventId, endpoint_id: endpointId } = job.payload as {
+    event_id: string
+    endpoint_id: string
+  }
   const now = deps.clock.now()
-  const d = await deps.state.of(DELIVERIES).coalescers.claims.call({ eventId, endpointId, now, leaseUntil: new Date(now.getTime() + ATTEMPT_LEASE_MS) })
+  const d = await deps.state.of(DELIVERIES).coalescers.claims.call({
+    eventId,
+    endpointId,
+    now,
+    leaseUntil: new Date(now.getTime() + ATTEMPT_LEASE_MS),
+  })
   if (!d) {
     const state = await deliveries.findDelivery(deps.db, eventId, endpointId)
     if (!state || state.status !== 'pending') return
@@ -83,15 +102,28 @@ export async function deliverWebhook(deps: AppDeps, job: JobRecord): Promise<Job
     return { retryAt: state.next_attempt_at }
   }
 
-  const body = JSON.stringify(presentEvent({ ...d, type: d.event_type, id: d.event_id, created_at: d.event_created_at }))
+  const body = JSON.stringify(
+    presentEvent({ ...d, type: d.event_type, id: d.event_id, created_at: d.event_created_at }),
+  )
   const secrets = signingSecrets(deps.config.masterKey, d, now, deps.state.of(DELIVERIES).secrets)
-  const result = await sendWebhook(new URL(d.url), body, deliveryHeaders(body, d, secrets, now), deps.config.webhookUrlPolicy[d.environment as Environment])
+  const result = await sendWebhook(
+    new URL(d.url),
+    body,
+    deliveryHeaders(body, d, secrets, now),
+    deps.config.webhookUrlPolicy[d.environment as Environment],
+  )
   return recordOutcome(deps, d, result, now)
 }
 
-async function recordOutcome(deps: AppDeps, d: deliveries.ClaimedDelivery, result: SendResult, startedAt: Date): Promise<JobOutcome> {
+async function recordOutcome(
+  deps: AppDeps,
+  d: deliveries.ClaimedDelivery,
+  result: SendResult,
+  startedAt: Date,
+): Promise<JobOutcome> {
   const at = deps.clock.now()
-  const succeeded = result.statusCode !== null && result.statusCode >= 200 && result.statusCode < 300
+  const succeeded =
+    result.statusCode !== null && result.statusCode >= 200 && result.statusCode < 300
   const attempt = {
     id: newId('wha'),
     event_id: d.event_id,
@@ -110,7 +142,13 @@ async function recordOutcome(deps: AppDeps, d: deliveries.ClaimedDelivery, resul
     created_at: at,
   }
   if (succeeded) {
-    await deps.state.of(DELIVERIES).coalescers.records.call({ attempt, status: 'delivered', failures: 0, nextAttemptAt: at, firstFailedAt: null })
+    await deps.state.of(DELIVERIES).coalescers.records.call({
+      attempt,
+      status: 'delivered',
+      failures: 0,
+      nextAttemptAt: at,
+      firstFailedAt: null,
+    })
     if (d.endpoint_failing_since) await deliveries.clearEndpointFailing(deps.db, d.endpoint_id)
     return
   }
@@ -133,7 +171,10 @@ async function recordOutcome(deps: AppDeps, d: deliveries.ClaimedDelivery, resul
   await withTx(deps.db, async (trx) => {
     const disabled = await deliveries.disableFailingEndpoint(trx, d.endpoint_id, cutoff, at)
     if (!disabled) return
-    deps.log.warn({ webhook_endpoint_id: d.endpoint_id }, 'webhook endpoint disabled after continuous failure')
+    deps.log.warn(
+      { webhook_endpoint_id: d.endpoint_id },
+      'webhook endpoint disabled after continuous failure',
+    )
     await emit(trx, scopeOfRow(d), 'webhook_endpoint.disabled', presentEndpoint(disabled), at)
   })
 }

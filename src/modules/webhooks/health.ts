@@ -17,14 +17,32 @@ export interface WebhookBacklog {
 
 export async function webhookBacklog(db: Db): Promise<WebhookBacklog> {
   const [deliveries, failing, disabled] = await Promise.all([
-    db.selectFrom('webhook_deliveries').where('status', '=', 'pending')
-      .select((eb) => [eb.fn.countAll<number>().as('n'), eb.fn.min<Date>('created_at').as('oldest')]).executeTakeFirst(),
-    db.selectFrom('webhook_endpoints').where('status', '=', 'enabled').where('failing_since', 'is not', null)
-      .select((eb) => [eb.fn.countAll<number>().as('n'), eb.fn.min<Date>('failing_since').as('oldest')]).executeTakeFirst(),
-    db.selectFrom('webhook_endpoints').where('status', '=', 'disabled').where('disabled_reason', '=', 'failing')
-      .select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirst(),
+    db
+      .selectFrom('webhook_deliveries')
+      .where('status', '=', 'pending')
+      .select((eb) => [
+        eb.fn.countAll<number>().as('n'),
+        eb.fn.min<Date>('created_at').as('oldest'),
+      ])
+      .executeTakeFirst(),
+    db
+      .selectFrom('webhook_endpoints')
+      .where('status', '=', 'enabled')
+      .where('failing_since', 'is not', null)
+      .select((eb) => [
+        eb.fn.countAll<number>().as('n'),
+        eb.fn.min<Date>('failing_since').as('oldest'),
+      ])
+      .executeTakeFirst(),
+    db
+      .selectFrom('webhook_endpoints')
+      .where('status', '=', 'disabled')
+      .where('disabled_reason', '=', 'failing')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .executeTakeFirst(),
   ])
-  const date = (v: Date | string | null | undefined) => (v === null || v === undefined ? null : new Date(v))
+  const date = (v: Date | string | null | undefined) =>
+    v === null || v === undefined ? null : new Date(v)
   return {
     pending: Number(deliveries?.n ?? 0),
     oldestPendingSince: date(deliveries?.oldest),

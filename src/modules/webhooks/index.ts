@@ -1,7 +1,13 @@
 /** What the webhooks module publishes to other modules: they import it only through this file. */
 export {
-  createEndpoint, endpointUrl, getEndpoint, hasWebhookEndpoint, listEndpoints, MAX_ENDPOINTS_PER_ENVIRONMENT,
-  rotateSecret, updateEndpoint,
+  createEndpoint,
+  endpointUrl,
+  getEndpoint,
+  hasWebhookEndpoint,
+  listEndpoints,
+  MAX_ENDPOINTS_PER_ENVIRONMENT,
+  rotateSecret,
+  updateEndpoint,
 } from './service.js'
 export type { EndpointRow, EndpointView } from './service.js'
 export { eventDeliveries, listEndpointDeliveries } from './delivery-log.js'

@@ -4,7 +4,10 @@ import { DEFAULT_RETRY_SCHEDULE } from '../../config.js'
 export const DEFAULT_RETRY_PERIOD_MS = 72 * 60 * 60 * 1000
 
 function isDefault(schedule: readonly number[]): boolean {
-  return schedule.length === DEFAULT_RETRY_SCHEDULE.length && schedule.every((s, i) => s === DEFAULT_RETRY_SCHEDULE[i])
+  return (
+    schedule.length === DEFAULT_RETRY_SCHEDULE.length &&
+    schedule.every((s, i) => s === DEFAULT_RETRY_SCHEDULE[i])
+  )
 }
 
 /**
@@ -29,8 +32,16 @@ export type RetryDecision = { giveUp: true } | { giveUp: false; at: Date }
  * After a failed attempt: retry on the schedule, never later than the end of the period (so the last
  * retry lands on it), and give up once an attempt at or after the end has failed.
  */
-export function nextRetry(schedule: readonly number[], failures: number, firstFailedAt: Date, now: Date): RetryDecision {
+export function nextRetry(
+  schedule: readonly number[],
+  failures: number,
+  firstFailedAt: Date,
+  now: Date,
+): RetryDecision {
   const deadline = firstFailedAt.getTime() + retryPeriodMs(schedule)
   if (now.getTime() >= deadline) return { giveUp: true }
-  return { giveUp: false, at: new Date(Math.min(now.getTime() + retryDelayMs(schedule, failures), deadline)) }
+  return {
+    giveUp: false,
+    at: new Date(Math.min(now.getTime() + retryDelayMs(schedule, failures), deadline)),
+  }
 }

@@ -17,7 +17,11 @@ export function sealSecret(masterKey: Buffer, secret: string): string {
 }
 
 /** Decrypting once per secret is enough for a worker: `opened` is the runtime's bounded cache, so rotated secrets fall out. */
-export function openSecret(masterKey: Buffer, sealed: string, opened: BoundedCache<string, string>): string {
+export function openSecret(
+  masterKey: Buffer,
+  sealed: string,
+  opened: BoundedCache<string, string>,
+): string {
   let secret = opened.get(sealed)
   if (secret === undefined) {
     secret = decryptField(masterKey, PURPOSE, sealed)
@@ -33,9 +37,18 @@ export interface SealedSecrets {
 }
 
 /** The secrets that sign a delivery made at `now`: the current one, plus the replaced one while its overlap lasts. */
-export function signingSecrets(masterKey: Buffer, row: SealedSecrets, now: Date, opened: BoundedCache<string, string>): string[] {
+export function signingSecrets(
+  masterKey: Buffer,
+  row: SealedSecrets,
+  now: Date,
+  opened: BoundedCache<string, string>,
+): string[] {
   const secrets = [openSecret(masterKey, row.secret_sealed, opened)]
-  if (row.previous_secret_sealed && row.previous_secret_expires_at && row.previous_secret_expires_at.getTime() > now.getTime()) {
+  if (
+    row.previous_secret_sealed &&
+    row.previous_secret_expires_at &&
+    row.previous_secret_expires_at.getTime() > now.getTime()
+  ) {
     secrets.push(openSecret(masterKey, row.previous_secret_sealed, opened))
   }
   return secrets

@@ -9,7 +9,11 @@ import { paginate, type ListResult, type PageParams } from '../../http/paginatio
 import { isId, newId } from '../../lib/ids.js'
 import { EVENT_API_VERSION, subscriptionRefusal } from '../events/index.js'
 import * as repo from './repo.js'
-import type { WebhookEndpoint, WebhookEndpointCreateBody, WebhookEndpointUpdateBody } from './schemas.js'
+import type {
+  WebhookEndpoint,
+  WebhookEndpointCreateBody,
+  WebhookEndpointUpdateBody,
+} from './schemas.js'
 import { newWebhookSecret, ROTATION_OVERLAP_MS, sealSecret } from './secrets.js'
 import { checkWebhookUrl, WebhookUrlRefused } from './url-policy.js'
 
@@ -29,7 +33,7 @@ export function presentEndpoint(row: repo.EndpointRow, secret?: string): Endpoin
     enabled_events: row.enabled_events,
     status: row.status,
     failing_since: iso(row.failing_since),
-    disabled_reason: row.status === 'disabled' ? row.disabled_reason ?? 'manual' : null,
+    disabled_reason: row.status === 'disabled' ? (row.disabled_reason ?? 'manual') : null,
     api_version: EVENT_API_VERSION,
     created_at: iso(row.created_at)!,
     updated_at: iso(row.updated_at)!,
@@ -45,7 +49,8 @@ export async function endpointUrl(deps: AppDeps, ctx: RequestCtx, raw: string): 
   try {
     return (await checkWebhookUrl(raw, deps.config.webhookUrlPolicy[ctx.environment])).toString()
   } catch (err) {
-    if (err instanceof WebhookUrlRefused) throw new ApiError('invalid_webhook_url', { param: 'url', message: err.message })
+    if (err instanceof WebhookUrlRefused)
+      throw new ApiError('invalid_webhook_url', { param: 'url', message: err.message })
     throw err
   }
 }
@@ -54,24 +59,37 @@ export async function endpointUrl(deps: AppDeps, ctx: RequestCtx, raw: string): 
 function validEvents(deps: AppDeps, types: string[]): string[] {
   types.forEach((t, i) => {
     const refusal = subscriptionRefusal(t, deps.config.baseUrl)
-    if (refusal !== null) throw new ApiError('invalid_parameter', { param: `enabled_events[${i}]`, message: refusal })
+    if (refusal !== null)
+      throw new ApiError('invalid_parameter', { param: `enabled_events[${i}]`, message: refusal })
   })
   return [...new Set(types)]
 }
 
 /** The caller's endpoint by id: another organization's answers like a missing one, its other environment's environment_mismatch. */
-export async function ownedEndpoint(deps: AppDeps, ctx: RequestCtx, id: string): Promise<repo.EndpointRow> {
+export async function ownedEndpoint(
+  deps: AppDeps,
+  ctx: RequestCtx,
+  id: string,
+): Promise<repo.EndpointRow> {
   const row = isId('whe', id) ? await repo.findEndpoint(deps.db, id) : undefined
   return requireOwned(row, ctx, 'webhook_endpoint_not_found')
 }
 
 /** `inSameTx` runs in the creation's transaction (the console's audit row). */
-export async function createEndpoint(deps: AppDeps, ctx: RequestCtx, body: WebhookEndpointCreateBody, inSameTx?: InSameTx<repo.EndpointRow>): Promise<EndpointView> {
+export async function createEndpoint(
+  deps: AppDeps,
+  ctx: RequestCtx,
+  body: WebhookEndpointCreateBody,
+  inSameTx?: InSameTx<repo.EndpointRow>,
+): Promise<EndpointView> {
   const url = await endpointUrl(deps, ctx, body.url)
   const enabledEvents = validEvents(deps, body.enabled_events)
   const secret = newWebhookSecret()
   const row = await withTx(deps.db, async (trx) => {
-    if (await repo.countEndpointsLocked(trx, ctx.organizationId, ctx.environment) >= MAX_ENDPOINTS_PER_ENVIRONMENT) {
+    if (
+      (await repo.countEndpointsLocked(trx, ctx.organizationId, ctx.environment)) >=
+      MAX_ENDPOINTS_PER_ENVIRONMENT
+    ) {
       throw new ApiError('webhook_endpoint_limit_reached', {
         message: `At most ${MAX_ENDPOINTS_PER_ENVIRONMENT} webhook endpoints per environment; delete one first.`,
       })
@@ -92,16 +110,27 @@ export async function createEndpoint(deps: AppDeps, ctx: RequestCtx, body: Webho
   return presentEndpoint(row, secret)
 }
 
-export async function listEndpoints(deps: AppDeps, ctx: RequestCtx, page: PageParams): Promise<ListResult<EndpointView>> {
+export async function listEndpoints(
+  deps: AppDeps,
+  ctx: RequestCtx,
+  page: PageParams,
+): Promise<ListResult<EndpointView>> {
   return paginate({
-    ctx, cursors: deps.cursors, url: '/v1/webhook_endpoints', page,
+    ctx,
+    cursors: deps.cursors,
+    url: '/v1/webhook_endpoints',
+    page,
     sortKey: (r: repo.EndpointRow) => r.id,
     fetch: (bounds) => repo.listEndpoints(deps.db, ctx.organizationId, ctx.environment, bounds),
     present: (r) => presentEndpoint(r),
   })
 }
 
-export async function getEndpoint(deps: AppDeps, ctx: RequestCtx, id: string): Promise<EndpointView> {
+export async function getEndpoint(
+  deps: AppDeps,
+  ctx: RequestCtx,
+  id: string,
+): Promise<EndpointView> {
   return presentEndpoint(await ownedEndpoint(deps, ctx, id))
 }
 
@@ -109,11 +138,18 @@ export async function getEndpoint(deps: AppDeps, ctx: RequestCtx, id: string): P
  * PATCH: re-enabling clears the failure record, so the 72-hour clock starts again from the next failure. `inSameTx`
  * runs in the update's transaction (the console's audit row).
  */
-export async function updateEndpoint(deps: AppDeps, ctx: RequestCtx, id: string, body: WebhookEndpointUpdateBody, inSameTx?: InSameTx<repo.EndpointRow>): Promise<EndpointView> {
+export async function updateEndpoint(
+  deps: AppDeps,
+  ctx: RequestCtx,
+  id: string,
+  body: WebhookEndpointUpdateBody,
+  inSameTx?: InSameTx<repo.EndpointRow>,
+): Promise<EndpointView> {
   const current = await ownedEndpoint(deps, ctx, id)
   const patch: Parameters<typeof repo.updateEndpoint>[2] = { updated_at: deps.clock.now() }
   if (body.url !== undefined) patch.url = await endpointUrl(deps, ctx, body.url)
-  if (body.enabled_events !== undefined) patch.enabled_events = validEvents(deps, body.enabled_events)
+  if (body.enabled_events !== undefined)
+    patch.enabled_events = validEvents(deps, body.enabled_events)
   if (body.description !== undefined) patch.description = body.description
   if (body.status !== undefined && body.status !== current.status) {
     patch.status = body.status
@@ -129,7 +165,11 @@ export async function updateEndpoint(deps: AppDeps, ctx: RequestCtx, id: string,
   return presentEndpoint(row)
 }
 
-export async function deleteEndpoint(deps: AppDeps, ctx: RequestCtx, id: string): Promise<{ id: string; object: 'webhook_endpoint'; deleted: true }> {
+export async function deleteEndpoint(
+  deps: AppDeps,
+  ctx: RequestCtx,
+  id: string,
+): Promise<{ id: string; object: 'webhook_endpoint'; deleted: true }> {
   const row = await ownedEndpoint(deps, ctx, id)
   await repo.deleteEndpoint(deps.db, row.id)
   return { id: row.id, object: 'webhook_endpoint', deleted: true }
@@ -139,7 +179,12 @@ export async function deleteEndpoint(deps: AppDeps, ctx: RequestCtx, id: string)
  * New secret now; the replaced one keeps signing alongside it for 24 hours, so receivers can switch without gaps.
  * `inSameTx` runs in the rotation's transaction (the console's audit row).
  */
-export async function rotateSecret(deps: AppDeps, ctx: RequestCtx, id: string, inSameTx?: InSameTx<repo.EndpointRow>): Promise<EndpointView> {
+export async function rotateSecret(
+  deps: AppDeps,
+  ctx: RequestCtx,
+  id: string,
+  inSameTx?: InSameTx<repo.EndpointRow>,
+): Promise<EndpointView> {
   const owned = await ownedEndpoint(deps, ctx, id)
   const secret = newWebhookSecret()
   const row = await withTx(deps.db, async (trx) => {

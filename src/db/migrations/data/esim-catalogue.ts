@@ -37,7 +37,11 @@ export interface SeedTopUp {
   currency: 'USD'
 }
 
-export interface SeedProfile { iccid: string; smdp_address: string; matching_id: string }
+export interface SeedProfile {
+  iccid: string
+  smdp_address: string
+  matching_id: string
+}
 
 const CROCKFORD = '0123456789ABCDEFGHJKMNPQRSTVWXYZ'
 /** Catalogue ids sort in catalogue order and are the same on every deployment (documentation can quote them). */
@@ -46,7 +50,10 @@ const CATALOGUE_EPOCH = Date.UTC(2026, 0, 1)
 function stableId(prefix: 'pkg' | 'topup', index: number, slug: string): string {
   let time = CATALOGUE_EPOCH + index
   let head = ''
-  for (let i = 0; i < 10; i++) { head = CROCKFORD[time % 32] + head; time = Math.floor(time / 32) }
+  for (let i = 0; i < 10; i++) {
+    head = CROCKFORD[time % 32] + head
+    time = Math.floor(time / 32)
+  }
   const digest = createHash('sha256').update(`${prefix}:${slug}`).digest()
   const tail = Array.from(digest.subarray(0, 16), (b) => CROCKFORD[b % 32]).join('')
   return `${prefix}_${head}${tail}`
@@ -75,13 +82,92 @@ const LOCAL: [string, string, [number, number, number, number], number | null][]
   ['AUS', 'Australia', [500, 1200, 1800, 3000], null],
   ['IND', 'India', [500, 1100, 1700, 2900], null],
 ]
-const LOCAL_PLANS: [number, number][] = [[1 * GB, 7], [3 * GB, 30], [5 * GB, 30], [10 * GB, 30]]
+const LOCAL_PLANS: [number, number][] = [
+  [1 * GB, 7],
+  [3 * GB, 30],
+  [5 * GB, 30],
+  [10 * GB, 30],
+]
 
-const EUROPE = ['ALB', 'AUT', 'BEL', 'BGR', 'BIH', 'CHE', 'CYP', 'CZE', 'DEU', 'DNK', 'ESP', 'EST', 'FIN', 'FRA', 'GBR', 'GRC', 'HRV', 'HUN', 'IRL', 'ISL',
-  'ITA', 'LIE', 'LTU', 'LUX', 'LVA', 'MKD', 'MLT', 'MNE', 'NLD', 'NOR', 'POL', 'PRT', 'ROU', 'SRB', 'SVK', 'SVN', 'SWE', 'TUR', 'UKR']
-const ASIA = ['BGD', 'CHN', 'HKG', 'IDN', 'IND', 'JPN', 'KHM', 'KOR', 'LKA', 'MAC', 'MYS', 'PAK', 'PHL', 'SGP', 'THA', 'TWN', 'VNM']
+const EUROPE = [
+  'ALB',
+  'AUT',
+  'BEL',
+  'BGR',
+  'BIH',
+  'CHE',
+  'CYP',
+  'CZE',
+  'DEU',
+  'DNK',
+  'ESP',
+  'EST',
+  'FIN',
+  'FRA',
+  'GBR',
+  'GRC',
+  'HRV',
+  'HUN',
+  'IRL',
+  'ISL',
+  'ITA',
+  'LIE',
+  'LTU',
+  'LUX',
+  'LVA',
+  'MKD',
+  'MLT',
+  'MNE',
+  'NLD',
+  'NOR',
+  'POL',
+  'PRT',
+  'ROU',
+  'SRB',
+  'SVK',
+  'SVN',
+  'SWE',
+  'TUR',
+  'UKR',
+]
+const ASIA = [
+  'BGD',
+  'CHN',
+  'HKG',
+  'IDN',
+  'IND',
+  'JPN',
+  'KHM',
+  'KOR',
+  'LKA',
+  'MAC',
+  'MYS',
+  'PAK',
+  'PHL',
+  'SGP',
+  'THA',
+  'TWN',
+  'VNM',
+]
 const NORTH_AMERICA = ['CAN', 'MEX', 'USA']
-const LATIN_AMERICA = ['ARG', 'BOL', 'BRA', 'CHL', 'COL', 'CRI', 'ECU', 'GTM', 'HND', 'MEX', 'NIC', 'PAN', 'PER', 'PRY', 'SLV', 'URY']
+const LATIN_AMERICA = [
+  'ARG',
+  'BOL',
+  'BRA',
+  'CHL',
+  'COL',
+  'CRI',
+  'ECU',
+  'GTM',
+  'HND',
+  'MEX',
+  'NIC',
+  'PAN',
+  'PER',
+  'PRY',
+  'SLV',
+  'URY',
+]
 const MIDDLE_EAST = ['ARE', 'BHR', 'EGY', 'ISR', 'JOR', 'KWT', 'MAR', 'OMN', 'QAT', 'SAU', 'TUN']
 const AFRICA = ['CIV', 'EGY', 'GHA', 'KEN', 'MAR', 'NGA', 'RWA', 'SEN', 'TZA', 'UGA', 'ZAF', 'ZMB']
 const CARIBBEAN = ['ABW', 'BHS', 'BRB', 'CUW', 'DOM', 'JAM', 'LCA', 'PRI', 'TTO']
@@ -89,18 +175,101 @@ const OCEANIA = ['AUS', 'FJI', 'NZL']
 
 /** Regional plans: name, countries, and [data GB, days, price] variants. */
 const REGIONAL: [string, string[], [number, number, number][]][] = [
-  ['Europe', EUROPE, [[1, 7, 500], [3, 30, 1300], [5, 30, 1900], [10, 30, 3000], [20, 30, 4900]]],
-  ['Asia', ASIA, [[1, 7, 800], [3, 30, 1800], [5, 30, 2600], [10, 30, 4200]]],
-  ['North America', NORTH_AMERICA, [[1, 7, 700], [3, 30, 1600], [5, 30, 2300], [10, 30, 3700]]],
-  ['Latin America', LATIN_AMERICA, [[1, 7, 1300], [3, 30, 3200], [5, 30, 4800]]],
-  ['Middle East and North Africa', MIDDLE_EAST, [[1, 7, 1300], [3, 30, 3300], [5, 30, 4900]]],
-  ['Africa', AFRICA, [[1, 7, 1900], [3, 30, 4900]]],
-  ['Caribbean', CARIBBEAN, [[1, 7, 1700], [3, 30, 4200]]],
-  ['Oceania', OCEANIA, [[1, 7, 600], [3, 30, 1500], [5, 30, 2200]]],
+  [
+    'Europe',
+    EUROPE,
+    [
+      [1, 7, 500],
+      [3, 30, 1300],
+      [5, 30, 1900],
+      [10, 30, 3000],
+      [20, 30, 4900],
+    ],
+  ],
+  [
+    'Asia',
+    ASIA,
+    [
+      [1, 7, 800],
+      [3, 30, 1800],
+      [5, 30, 2600],
+      [10, 30, 4200],
+    ],
+  ],
+  [
+    'North America',
+    NORTH_AMERICA,
+    [
+      [1, 7, 700],
+      [3, 30, 1600],
+      [5, 30, 2300],
+      [10, 30, 3700],
+    ],
+  ],
+  [
+    'Latin America',
+    LATIN_AMERICA,
+    [
+      [1, 7, 1300],
+      [3, 30, 3200],
+      [5, 30, 4800],
+    ],
+  ],
+  [
+    'Middle East and North Africa',
+    MIDDLE_EAST,
+    [
+      [1, 7, 1300],
+      [3, 30, 3300],
+      [5, 30, 4900],
+    ],
+  ],
+  [
+    'Africa',
+    AFRICA,
+    [
+      [1, 7, 1900],
+      [3, 30, 4900],
+    ],
+  ],
+  [
+    'Caribbean',
+    CARIBBEAN,
+    [
+      [1, 7, 1700],
+      [3, 30, 4200],
+    ],
+  ],
+  [
+    'Oceania',
+    OCEANIA,
+    [
+      [1, 7, 600],
+      [3, 30, 1500],
+      [5, 30, 2200],
+    ],
+  ],
 ]
 
-const GLOBAL_COUNTRIES = [...new Set([...EUROPE, ...ASIA, ...NORTH_AMERICA, ...LATIN_AMERICA, ...MIDDLE_EAST, ...AFRICA, ...CARIBBEAN, ...OCEANIA])].sort()
-const GLOBAL: [number, number, number][] = [[1, 7, 900], [3, 30, 2400], [5, 30, 3500], [10, 60, 6300], [20, 90, 10900]]
+const GLOBAL_COUNTRIES = [
+  ...new Set([
+    ...EUROPE,
+    ...ASIA,
+    ...NORTH_AMERICA,
+    ...LATIN_AMERICA,
+    ...MIDDLE_EAST,
+    ...AFRICA,
+    ...CARIBBEAN,
+    ...OCEANIA,
+  ]),
+].sort()
+const GLOBAL: [number, number, number][] = [
+  [1, 7, 900],
+  [3, 30, 2400],
+  [5, 30, 3500],
+  [10, 60, 6300],
+  [20, 90, 10900],
+]
 
 function volume(mb: number | null): string {
   return mb === null ? 'Unlimited' : mb % GB === 0 ? `${mb / GB} GB` : `${mb} MB`
@@ -113,35 +282,84 @@ function roundPrice(cents: number): number {
 /** Builds the catalogue: packages in a fixed order, and for each the add-ons it accepts. */
 export function buildCatalogue(): { packages: SeedPackage[]; topUps: SeedTopUp[] } {
   const packages: SeedPackage[] = []
-  const add = (slug: string, p: Omit<SeedPackage, 'id' | 'currency'>) => packages.push({ id: stableId('pkg', packages.length, slug), currency: 'USD', ...p })
+  const add = (slug: string, p: Omit<SeedPackage, 'id' | 'currency'>) =>
+    packages.push({ id: stableId('pkg', packages.length, slug), currency: 'USD', ...p })
 
   for (const [iso, name, prices, unlimited] of LOCAL) {
-    LOCAL_PLANS.forEach(([mb, days], i) => add(`${iso}-${mb}-${days}`, {
-      name: `${name} ${volume(mb)} · ${days} days`, data_mb: mb, validity_days: days, countries: [iso], region: 'local', price: prices[i],
-    }))
-    if (unlimited !== null) add(`${iso}-unlimited-7`, { name: `${name} Unlimited · 7 days`, data_mb: null, validity_days: 7, countries: [iso], region: 'local', price: unlimited })
+    LOCAL_PLANS.forEach(([mb, days], i) =>
+      add(`${iso}-${mb}-${days}`, {
+        name: `${name} ${volume(mb)} · ${days} days`,
+        data_mb: mb,
+        validity_days: days,
+        countries: [iso],
+        region: 'local',
+        price: prices[i],
+      }),
+    )
+    if (unlimited !== null)
+      add(`${iso}-unlimited-7`, {
+        name: `${name} Unlimited · 7 days`,
+        data_mb: null,
+        validity_days: 7,
+        countries: [iso],
+        region: 'local',
+        price: unlimited,
+      })
   }
   for (const [name, countries, variants] of REGIONAL) {
     for (const [gb, days, price] of variants) {
-      add(`${name}-${gb}-${days}`, { name: `${name} ${gb} GB · ${days} days`, data_mb: gb * GB, validity_days: days, countries, region: 'regional', price })
+      add(`${name}-${gb}-${days}`, {
+        name: `${name} ${gb} GB · ${days} days`,
+        data_mb: gb * GB,
+        validity_days: days,
+        countries,
+        region: 'regional',
+        price,
+      })
     }
   }
   for (const [gb, days, price] of GLOBAL) {
-    add(`global-${gb}-${days}`, { name: `Global ${gb} GB · ${days} days`, data_mb: gb * GB, validity_days: days, countries: GLOBAL_COUNTRIES, region: 'global', price })
+    add(`global-${gb}-${days}`, {
+      name: `Global ${gb} GB · ${days} days`,
+      data_mb: gb * GB,
+      validity_days: days,
+      countries: GLOBAL_COUNTRIES,
+      region: 'global',
+      price,
+    })
   }
 
   const topUps: SeedTopUp[] = []
-  const addTopUp = (slug: string, t: Omit<SeedTopUp, 'id' | 'currency'>) => topUps.push({ id: stableId('topup', topUps.length, slug), currency: 'USD', ...t })
+  const addTopUp = (slug: string, t: Omit<SeedTopUp, 'id' | 'currency'>) =>
+    topUps.push({ id: stableId('topup', topUps.length, slug), currency: 'USD', ...t })
   for (const p of packages) {
     if (p.data_mb === null) {
-      addTopUp(`${p.id}-days`, { package_id: p.id, name: 'Unlimited +7 days', data_mb: null, validity_days: 7, price: p.price })
+      addTopUp(`${p.id}-days`, {
+        package_id: p.id,
+        name: 'Unlimited +7 days',
+        data_mb: null,
+        validity_days: 7,
+        price: p.price,
+      })
       continue
     }
     // A small add-on within the current validity (on plans of 3 GB and more), and a renewal of the full volume that also extends it.
     if (p.data_mb >= 3 * GB) {
-      addTopUp(`${p.id}-1gb`, { package_id: p.id, name: '+1 GB', data_mb: GB, validity_days: 0, price: roundPrice((p.price / p.data_mb) * GB * 1.25) })
+      addTopUp(`${p.id}-1gb`, {
+        package_id: p.id,
+        name: '+1 GB',
+        data_mb: GB,
+        validity_days: 0,
+        price: roundPrice((p.price / p.data_mb) * GB * 1.25),
+      })
     }
-    addTopUp(`${p.id}-renew`, { package_id: p.id, name: `+${volume(p.data_mb)} · +${p.validity_days} days`, data_mb: p.data_mb, validity_days: p.validity_days, price: p.price })
+    addTopUp(`${p.id}-renew`, {
+      package_id: p.id,
+      name: `+${volume(p.data_mb)} · +${p.validity_days} days`,
+      data_mb: p.data_mb,
+      validity_days: p.validity_days,
+      price: p.price,
+    })
   }
   return { packages, topUps }
 }
@@ -157,7 +375,11 @@ export function seedInventory(count: number): SeedProfile[] {
     const body = SEED_ICCID_PREFIX + String(serial).padStart(11, '0')
     const digest = createHash('sha256').update(`matching:${body}`).digest()
     const chars = Array.from(digest.subarray(0, 20), (b) => CROCKFORD[b % 32]).join('')
-    out.push({ iccid: body + iccidCheckDigit(body), smdp_address: SEED_SMDP_ADDRESS, matching_id: chars.match(/.{5}/g)!.join('-') })
+    out.push({
+      iccid: body + iccidCheckDigit(body),
+      smdp_address: SEED_SMDP_ADDRESS,
+      matching_id: chars.match(/.{5}/g)!.join('-'),
+    })
   }
   return out
 }

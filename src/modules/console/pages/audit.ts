@@ -10,20 +10,35 @@ export const auditPage: ConsolePage = {
     router.get('/console/audit', 'audit', async (ctx) => {
       const before = (ctx.req.query as Record<string, string | undefined>).before
       const operator = ctx.scope === null
-      const page = await listAudit(ctx.deps.db, operator ? null : ctx.scope!.organizationId, { before })
+      const page = await listAudit(ctx.deps.db, operator ? null : ctx.scope!.organizationId, {
+        before,
+      })
       return ctx.render({
         title: 'Audit log',
         body: html`<p class="muted">Every change made in the console: who, what, when and from where.</p>
 ${table({
-  caption: operator ? 'Console actions on the platform, newest first' : 'Console actions of the organization, newest first',
+  caption: operator
+    ? 'Console actions on the platform, newest first'
+    : 'Console actions of the organization, newest first',
   rows: page.rows,
   empty: 'Nothing recorded yet.',
   columns: [
     { header: 'When', cell: (r) => formatTime(r.at) },
-    { header: 'Who', cell: (r) => r.actor_email ?? (r.actor_user_id ? `${r.actor_user_id} (removed)` : 'Operator API') },
+    {
+      header: 'Who',
+      cell: (r) =>
+        r.actor_email ?? (r.actor_user_id ? `${r.actor_user_id} (removed)` : 'Operator API'),
+    },
     { header: 'Action', cell: (r) => html`<code>${r.action}</code>` },
     { header: 'Object', cell: (r) => (r.object_id ? html`<code>${r.object_id}</code>` : '') },
-    ...(operator ? [{ header: 'Organization', cell: (r: typeof page.rows[number]) => r.organization_id ?? '' }] : []),
+    ...(operator
+      ? [
+          {
+            header: 'Organization',
+            cell: (r: (typeof page.rows)[number]) => r.organization_id ?? '',
+          },
+        ]
+      : []),
     { header: 'Address', cell: (r) => r.address ?? '' },
   ],
 })}

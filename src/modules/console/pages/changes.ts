@@ -32,7 +32,12 @@ export function pageScope(ctx: PageContext): Scope {
 
 /** The modules' request context for a console request: its scope, a client id naming the person. */
 export function apiCtx(ctx: PageContext): RequestCtx {
-  return { ...ctx.scope!, requestId: String(ctx.req.id), clientId: `console:${ctx.session.user.id}`, scopes: new Set() }
+  return {
+    ...ctx.scope!,
+    requestId: String(ctx.req.id),
+    clientId: `console:${ctx.session.user.id}`,
+    scopes: new Set(),
+  }
 }
 
 /** The hidden one-time key of a change form: sent twice (a double click, a resubmitted page), it has one effect. */
@@ -45,7 +50,11 @@ export function keyField(): Html {
  * assistive technology; `tone` styles the button (danger for what cannot be undone).
  */
 export function actionForm(
-  ctx: PageContext, action: string, label: string, button: string, body: Html = html``,
+  ctx: PageContext,
+  action: string,
+  label: string,
+  button: string,
+  body: Html = html``,
   tone: 'primary' | 'secondary' | 'danger' = 'secondary',
 ): Html {
   const submit = html`<div><button type="submit" class="${tone}">${button}</button></div>`
@@ -79,7 +88,9 @@ export interface Change<T> {
   auditId?: (result: T) => string | null
 }
 
-export type Outcome<T> = { ok: true; object: T; replay: boolean } | { ok: false; problem: Problem; status: number }
+export type Outcome<T> =
+  | { ok: true; object: T; replay: boolean }
+  | { ok: false; problem: Problem; status: number }
 
 /**
  * Performs a change from a console form: under the form's one-time key (`idempotency_key`), with the guarantee of
@@ -101,23 +112,36 @@ async function actOnce<T>(ctx: PageContext, change: Change<T>): Promise<Outcome<
   const key = ctx.text('idempotency_key') || randomUUID()
   try {
     const sent = typeof change.body === 'function' ? change.body() : change.body
-    const outcome = await runIdempotent(ctx.deps, {
-      organizationId: scope.organizationId, environment: scope.environment, key: `console:${key}`,
-      method: change.method, path: change.path, body: sent, requestId: String(ctx.req.id),
-    }, async (unit) => {
-      const body = change.schema ? checkBody(change.schema, structuredClone(sent)) : sent
-      return { status: change.status ?? 200, body: await change.run(body, unit) }
-    }, async (result, db) => {
-      const objectId = change.auditId ? change.auditId(result as T) : (result as { id?: string }).id ?? null
-      // In the change's transaction when it has one; after a batched statement that committed on its own, alone.
-      const actor = { ...ctx.actor(), organizationId: scope.organizationId }
-      await audit(db, actor, change.action, objectId, ctx.visitor.address)
-    })
+    const outcome = await runIdempotent(
+      ctx.deps,
+      {
+        organizationId: scope.organizationId,
+        environment: scope.environment,
+        key: `console:${key}`,
+        method: change.method,
+        path: change.path,
+        body: sent,
+        requestId: String(ctx.req.id),
+      },
+      async (unit) => {
+        const body = change.schema ? checkBody(change.schema, structuredClone(sent)) : sent
+        return { status: change.status ?? 200, body: await change.run(body, unit) }
+      },
+      async (result, db) => {
+        const objectId = change.auditId
+          ? change.auditId(result as T)
+          : ((result as { id?: string }).id ?? null)
+        // In the change's transaction when it has one; after a batched statement that committed on its own, alone.
+        const actor = { ...ctx.actor(), organizationId: scope.organizationId }
+        await audit(db, actor, change.action, objectId, ctx.visitor.address)
+      },
+    )
     const parsed = JSON.parse(outcome.body) as T & { error?: Problem }
     if (outcome.status >= 400) return { ok: false, problem: parsed.error!, status: outcome.status }
     return { ok: true, object: parsed, replay: outcome.replay }
   } catch (err) {
-    if (isApiError(err) && err.status < 500) return { ok: false, problem: problemOf(ctx, err), status: err.status }
+    if (isApiError(err) && err.status < 500)
+      return { ok: false, problem: problemOf(ctx, err), status: err.status }
     throw err
   }
 }
@@ -128,7 +152,11 @@ export function doneText(outcome: { replay: boolean }, text: string): string {
 }
 
 /** Where a change leads once it is done: the page of its result, with the message to show there. */
-export interface ActionResult { to: string; text: string; objectId: string | null }
+export interface ActionResult {
+  to: string
+  text: string
+  objectId: string | null
+}
 
 /**
  * Runs one form's change as the API runs a request with an Idempotency-Key (`runIdempotent`, as `act` does): the
@@ -138,32 +166,55 @@ export interface ActionResult { to: string; text: string; objectId: string | nul
  * `refused`, which re-renders the form (with a fresh key) and the error in words.
  */
 export async function consoleAction(
-  ctx: PageContext, action: string, change: (unit: AppDeps) => Promise<ActionResult>,
+  ctx: PageContext,
+  action: string,
+  change: (unit: AppDeps) => Promise<ActionResult>,
   refused: (err: ApiError) => Promise<FastifyReply> | FastifyReply,
 ): Promise<FastifyReply> {
   const scope = pageScope(ctx)
-  const fields = Object.fromEntries(Object.entries(ctx.form).filter(([k]) => k !== '_csrf' && k !== 'idempotency_key'))
+  const fields = Object.fromEntries(
+    Object.entries(ctx.form).filter(([k]) => k !== '_csrf' && k !== 'idempotency_key'),
+  )
   const key = ctx.text('idempotency_key') || randomUUID()
   const actor = { ...ctx.actor(), organizationId: scope.organizationId }
   for (let attempt = 0; ; attempt++) {
     try {
-      const outcome = await runIdempotent(ctx.deps, {
-        organizationId: scope.organizationId, environment: scope.environment, key: `console:${key}`, method: 'POST',
-        path: ctx.req.url.split('?')[0], body: { console: fields }, requestId: String(ctx.req.id),
-      }, async (unit) => ({ status: 200, body: await change(unit) }), async (result, db) => {
-        await audit(db, actor, action, (result as ActionResult).objectId, ctx.visitor.address)
-      })
-      const answer = JSON.parse(outcome.body) as ActionResult & { error?: Pick<Problem, 'code' | 'message' | 'param'> }
+      const outcome = await runIdempotent(
+        ctx.deps,
+        {
+          organizationId: scope.organizationId,
+          environment: scope.environment,
+          key: `console:${key}`,
+          method: 'POST',
+          path: ctx.req.url.split('?')[0],
+          body: { console: fields },
+          requestId: String(ctx.req.id),
+        },
+        async (unit) => ({ status: 200, body: await change(unit) }),
+        async (result, db) => {
+          await audit(db, actor, action, (result as ActionResult).objectId, ctx.visitor.address)
+        },
+      )
+      const answer = JSON.parse(outcome.body) as ActionResult & {
+        error?: Pick<Problem, 'code' | 'message' | 'param'>
+      }
       if (outcome.status >= 400) {
         const { code, message, param } = answer.error!
         return refused(new ApiError(code as never, { message, param }))
       }
       const flash: Flash = outcome.replay
-        ? { kind: 'info', text: 'This form had already been sent: it took effect once. Here is its result.' }
+        ? {
+            kind: 'info',
+            text: 'This form had already been sent: it took effect once. Here is its result.',
+          }
         : { kind: 'ok', text: answer.text }
       return ctx.redirect(answer.to, flash)
     } catch (err) {
-      if (isApiError(err) && err.code === 'idempotency_request_in_progress' && attempt < IN_PROGRESS_RETRIES) {
+      if (
+        isApiError(err) &&
+        err.code === 'idempotency_request_in_progress' &&
+        attempt < IN_PROGRESS_RETRIES
+      ) {
         await waitForFirst()
         continue
       }

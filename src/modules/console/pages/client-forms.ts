@@ -1,7 +1,14 @@
 import { MAX_CLIENT_KEYS, type ClientRecord } from '../../oauth/index.js'
 import { postForm, table, textareaField } from '../components.js'
 import { html, type Html } from '../../../lib/html.js'
-import { holdsPrivateKey, KeyInputError, parsePastedKeys, PRIVATE_KEY_REFUSAL, withKids, type Jwk } from '../keys.js'
+import {
+  holdsPrivateKey,
+  KeyInputError,
+  parsePastedKeys,
+  PRIVATE_KEY_REFUSAL,
+  withKids,
+  type Jwk,
+} from '../keys.js'
 import { items } from './operator-shared.js'
 
 /**
@@ -10,7 +17,8 @@ import { items } from './operator-shared.js'
  */
 
 export const KEYS_HINT = `A JWK Set ({"keys": [...]}) or PEM public keys (-----BEGIN PUBLIC KEY-----): EC P-256 or RSA of 2048 bits or more, at most ${MAX_CLIENT_KEYS}. Public keys only: a private key is refused. A key without a kid gets its JWK thumbprint as kid.`
-export const ALLOWLIST_HINT = 'IP addresses or CIDR ranges, one a line. Empty: any address (the organization\'s network policy still applies).'
+export const ALLOWLIST_HINT =
+  "IP addresses or CIDR ranges, one a line. Empty: any address (the organization's network policy still applies)."
 export const LABEL_REFUSAL = 'Give the client a label of 1 to 200 characters.'
 
 /** Pasted key text is shown back on a refused form only when it holds no private key material. */
@@ -21,7 +29,8 @@ export function keptKeys(text: string): string {
 /** A key's type as people read it: "EC P-256", "RSA 2048 bits". */
 export function keyDescription(k: Jwk): string {
   if (k.kty === 'EC') return `EC ${String(k.crv ?? '')}`
-  if (k.kty === 'RSA' && typeof k.n === 'string') return `RSA ${Buffer.from(k.n, 'base64url').length * 8} bits`
+  if (k.kty === 'RSA' && typeof k.n === 'string')
+    return `RSA ${Buffer.from(k.n, 'base64url').length * 8} bits`
   return String(k.kty)
 }
 
@@ -43,10 +52,16 @@ export function pastedKeys(text: string): { keys: Jwk[] } | { error: string } {
 }
 
 /** The client's keys with the pasted ones added beside them (the keys it has keep working), or the refusal to show. */
-export function keysAfterAdding(client: ClientRecord, text: string): { keys: Jwk[]; added: string } | { error: string } {
+export function keysAfterAdding(
+  client: ClientRecord,
+  text: string,
+): { keys: Jwk[]; added: string } | { error: string } {
   const pasted = pastedKeys(text)
   if ('error' in pasted) return pasted
-  return { keys: withKids([...(client.jwks.keys as Jwk[]), ...pasted.keys]), added: pasted.keys.map((k) => k.kid).join(', ') }
+  return {
+    keys: withKids([...(client.jwks.keys as Jwk[]), ...pasted.keys]),
+    added: pasted.keys.map((k) => k.kid).join(', '),
+  }
 }
 
 /** The client's keys without the one of `kid`, or null when it has none of that kid. */
@@ -81,25 +96,53 @@ export function keysTable(client: ClientRecord, base: string, csrf: string): Htm
     rows: keys,
     empty: 'No key.',
     columns: [
-      { header: 'Key id (kid)', cell: (k) => (typeof k.kid === 'string' ? html`<code>${k.kid}</code>` : html`<span class="muted">none</span>`) },
+      {
+        header: 'Key id (kid)',
+        cell: (k) =>
+          typeof k.kid === 'string'
+            ? html`<code>${k.kid}</code>`
+            : html`<span class="muted">none</span>`,
+      },
       { header: 'Type', cell: (k) => keyDescription(k) },
       { header: 'Algorithm', cell: (k) => keyAlgorithm(k) },
-      ...(removable ? [{
-        header: 'Remove',
-        cell: (k: Jwk) => (typeof k.kid === 'string'
-          ? postForm(`${base}/keys/remove`, csrf, html`<input type="hidden" name="kid" value="${k.kid}"><button type="submit" class="danger" aria-label="Remove key ${k.kid}">Remove</button>`, { class: 'inline' })
-          : ''),
-      }] : []),
+      ...(removable
+        ? [
+            {
+              header: 'Remove',
+              cell: (k: Jwk) =>
+                typeof k.kid === 'string'
+                  ? postForm(
+                      `${base}/keys/remove`,
+                      csrf,
+                      html`<input type="hidden" name="kid" value="${k.kid}"><button type="submit" class="danger" aria-label="Remove key ${k.kid}">Remove</button>`,
+                      { class: 'inline' },
+                    )
+                  : '',
+            },
+          ]
+        : []),
     ],
   })
 }
 
 /** The "Add a key" section of an active client (or why no key can be added). */
-export function addKeySection(client: ClientRecord, base: string, csrf: string, kept?: string): Html {
+export function addKeySection(
+  client: ClientRecord,
+  base: string,
+  csrf: string,
+  kept?: string,
+): Html {
   return html`<section class="card" aria-labelledby="add-key-h"><h2 id="add-key-h">Add a key</h2>
-${client.jwks.keys.length >= MAX_CLIENT_KEYS
+${
+  client.jwks.keys.length >= MAX_CLIENT_KEYS
     ? html`<p>The client has ${MAX_CLIENT_KEYS} keys, the most it can hold: remove one before adding another.</p>`
     : html`<p class="muted">To rotate: add the new key, let the client sign with it, then remove the old one.</p>
-${postForm(`${base}/keys`, csrf, html`${textareaField({ name: 'keys', id: 'add-keys', label: 'Public key to add', value: kept, rows: 6, required: true, mono: true, hint: KEYS_HINT, maxlength: 12_000 })}
-<button type="submit" class="primary">Add key</button>`, { label: 'Add a key' })}`}</section>`
+${postForm(
+  `${base}/keys`,
+  csrf,
+  html`${textareaField({ name: 'keys', id: 'add-keys', label: 'Public key to add', value: kept, rows: 6, required: true, mono: true, hint: KEYS_HINT, maxlength: 12_000 })}
+<button type="submit" class="primary">Add key</button>`,
+  { label: 'Add a key' },
+)}`
+}</section>`
 }

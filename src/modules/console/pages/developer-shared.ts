@@ -1,6 +1,12 @@
 import type { InSameTx } from '../../../db/tx.js'
 import type { RequestCtx } from '../../../http/context.js'
-import { deliveredToNamedEndpoint, EVENT_PREFIXES, EVENT_TYPES, eventPrefix, SUBSCRIPTION_FORMS } from '../../events/index.js'
+import {
+  deliveredToNamedEndpoint,
+  EVENT_PREFIXES,
+  EVENT_TYPES,
+  eventPrefix,
+  SUBSCRIPTION_FORMS,
+} from '../../events/index.js'
 import { audit } from '../../users/index.js'
 import type { DeliveryView, EndpointView } from '../../webhooks/index.js'
 import { allowed } from '../access.js'
@@ -20,7 +26,13 @@ export const EVENTS = '/console/developers/events'
  */
 export function callerOf(ctx: PageContext): RequestCtx {
   const scope = ctx.scope!
-  return { requestId: String(ctx.req.id), organizationId: scope.organizationId, environment: scope.environment, clientId: `console:${ctx.session.user.id}`, scopes: new Set() }
+  return {
+    requestId: String(ctx.req.id),
+    organizationId: scope.organizationId,
+    environment: scope.environment,
+    clientId: `console:${ctx.session.user.id}`,
+    scopes: new Set(),
+  }
 }
 
 /** Whether the person may change things here (owners and developers; viewers read). */
@@ -29,7 +41,11 @@ export function canChange(ctx: PageContext): boolean {
 }
 
 /** The audit row of a change to the organization's webhooks, written by the service in the change's own transaction. */
-export function auditedChange<T>(ctx: PageContext, action: string, objectId: (result: T) => string | null): InSameTx<T> {
+export function auditedChange<T>(
+  ctx: PageContext,
+  action: string,
+  objectId: (result: T) => string | null,
+): InSameTx<T> {
   const actor = { ...ctx.actor(), organizationId: ctx.scope!.organizationId }
   return async (trx, result) => {
     await audit(trx, actor, action, objectId(result), ctx.visitor.address)
@@ -37,7 +53,11 @@ export function auditedChange<T>(ctx: PageContext, action: string, objectId: (re
 }
 
 /** The same audit row written after a change that took several transactions (a replay since a time). */
-export async function auditAfter(ctx: PageContext, action: string, objectId: string): Promise<void> {
+export async function auditAfter(
+  ctx: PageContext,
+  action: string,
+  objectId: string,
+): Promise<void> {
   await auditedChange<null>(ctx, action, () => objectId)(ctx.deps.db, null)
 }
 
@@ -52,15 +72,30 @@ export function eventChoices(checked: readonly string[], idPrefix: string): Html
   const groups = EVENT_PREFIXES.map((prefix) => {
     const types = SUBSCRIBABLE.filter((t) => eventPrefix(t) === prefix)
     if (types.length === 0) return html``
-    const options: [string, string][] = [[`${prefix}.*`, `Every ${prefix} event (${prefix}.*)`], ...types.map((t): [string, string] => [t, t])]
-    return checkboxGroup('enabled_events', prefix, options, checked, { idPrefix: `${idPrefix}-${prefix}` })
+    const options: [string, string][] = [
+      [`${prefix}.*`, `Every ${prefix} event (${prefix}.*)`],
+      ...types.map((t): [string, string] => [t, t]),
+    ]
+    return checkboxGroup('enabled_events', prefix, options, checked, {
+      idPrefix: `${idPrefix}-${prefix}`,
+    })
   })
   const offered = new Set<string>(['*', ...SUBSCRIBABLE, ...EVENT_PREFIXES.map((p) => `${p}.*`)])
   const others = checked.filter((v) => !offered.has(v))
   return html`<fieldset class="events"><legend>Events to send</legend>
 <p class="hint">Tick every type, a whole group (types added to it later included) or single types. The event catalogue (<a href="/docs/guides/event-catalogue">/docs/guides/event-catalogue</a>) says what emits each.</p>
 ${checkboxGroup('enabled_events', 'All events', [['*', 'Every event type (*), types added later included']], checked, { idPrefix: `${idPrefix}-all` })}
-${groups}${others.length > 0 ? checkboxGroup('enabled_events', 'Other', others.map((v): [string, string] => [v, v]), checked, { idPrefix: `${idPrefix}-other` }) : ''}</fieldset>`
+${groups}${
+  others.length > 0
+    ? checkboxGroup(
+        'enabled_events',
+        'Other',
+        others.map((v): [string, string] => [v, v]),
+        checked,
+        { idPrefix: `${idPrefix}-other` },
+      )
+    : ''
+}</fieldset>`
 }
 
 /** The choices of the events list's type filter: every type, a prefix wildcard or an exact type. */
@@ -69,7 +104,9 @@ export const TYPE_FILTERS: readonly string[] = SUBSCRIPTION_FORMS.filter((f) => 
 /** An endpoint's health in words: healthy, failing since when, or why it is disabled. */
 export function health(e: EndpointView): Html {
   if (e.status === 'enabled') {
-    return e.failing_since ? html`<span class="warn">Failing since ${formatTime(new Date(e.failing_since))}</span>` : html`Healthy`
+    return e.failing_since
+      ? html`<span class="warn">Failing since ${formatTime(new Date(e.failing_since))}</span>`
+      : html`Healthy`
   }
   return e.disabled_reason === 'failing'
     ? html`<span class="warn">Disabled: failed for 72 hours without a success</span>`
@@ -82,11 +119,16 @@ export function eventsSummary(e: EndpointView): string {
   return e.enabled_events.length === 1 ? '1 event type' : `${e.enabled_events.length} event types`
 }
 
-const STATUS_LABEL: Record<DeliveryView['status'], string> = { pending: 'Pending', delivered: 'Delivered', failed: 'Failed' }
+const STATUS_LABEL: Record<DeliveryView['status'], string> = {
+  pending: 'Pending',
+  delivered: 'Delivered',
+  failed: 'Failed',
+}
 
 /** A delivery's status, with when a pending one is tried next. */
 export function deliveryStatus(d: DeliveryView): Html {
-  if (d.status === 'pending' && d.next_attempt_at) return html`${STATUS_LABEL.pending}<br><span class="muted">next try ${formatTime(new Date(d.next_attempt_at))}</span>`
+  if (d.status === 'pending' && d.next_attempt_at)
+    return html`${STATUS_LABEL.pending}<br><span class="muted">next try ${formatTime(new Date(d.next_attempt_at))}</span>`
   return html`${STATUS_LABEL[d.status]}`
 }
 
@@ -107,5 +149,7 @@ export function utcFromLocal(value: string): string | null {
   if (!m) return null
   const text = `${m[1]}T${m[2]}${m[3] ?? ':00'}Z`
   const at = new Date(text)
-  return Number.isNaN(at.getTime()) || at.toISOString().slice(0, 10) !== m[1] ? null : at.toISOString()
+  return Number.isNaN(at.getTime()) || at.toISOString().slice(0, 10) !== m[1]
+    ? null
+    : at.toISOString()
 }

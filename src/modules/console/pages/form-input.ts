@@ -26,7 +26,11 @@ export function pageOf(ctx: PageContext): { limit: number; starting_after?: stri
 }
 
 /** A filter of a list: the query value when it is one of `allowed` (or any id-like text when `allowed` is 'id'). */
-export function filterValue(ctx: PageContext, name: string, allowed: readonly string[] | 'id'): string {
+export function filterValue(
+  ctx: PageContext,
+  name: string,
+  allowed: readonly string[] | 'id',
+): string {
   const raw = (ctx.req.query as Record<string, unknown>)[name]
   const value = typeof raw === 'string' ? raw.trim().slice(0, 128) : ''
   if (allowed === 'id') return /^[a-z]+_[0-9A-Za-z]+$/.test(value) ? value : ''
@@ -60,9 +64,12 @@ export function amountInput(text: string, currency: string, param = 'amount'): n
   const amount = typedAmount(text, currency, 13)
   if (Number.isNaN(amount)) {
     const digits = minorUnits(currency)
-    throw invalidField(param, digits === 0
-      ? `Write the amount in whole ${currency} (no decimals), like 1250.`
-      : `Write the amount in ${currency} with at most ${digits} decimals, like 12.${'5'.padEnd(digits, '0')}.`)
+    throw invalidField(
+      param,
+      digits === 0
+        ? `Write the amount in whole ${currency} (no decimals), like 1250.`
+        : `Write the amount in ${currency} with at most ${digits} decimals, like 12.${'5'.padEnd(digits, '0')}.`,
+    )
   }
   return amount
 }
@@ -94,13 +101,24 @@ export function currencyCode(text: string): string | null {
 
 /** An amount field in the currency's units ("12.50 USD"); `id` keeps two such fields of one page apart. */
 export function moneyField(
-  name: string, id: string, label: string, currency: string,
+  name: string,
+  id: string,
+  label: string,
+  currency: string,
   options: { value?: string; required?: boolean; hint?: string } = {},
 ): Html {
   const digits = minorUnits(currency)
-  const example = digits === 0 ? `Whole ${currency}, like 1250.` : `In ${currency}, like 12.${'5'.padEnd(digits, '0')}.`
+  const example =
+    digits === 0
+      ? `Whole ${currency}, like 1250.`
+      : `In ${currency}, like 12.${'5'.padEnd(digits, '0')}.`
   return field({
-    name, id, label: `${label} (${currency})`, value: options.value, required: options.required,
-    inputmode: digits === 0 ? 'numeric' : 'decimal', hint: options.hint ?? example,
+    name,
+    id,
+    label: `${label} (${currency})`,
+    value: options.value,
+    required: options.required,
+    inputmode: digits === 0 ? 'numeric' : 'decimal',
+    hint: options.hint ?? example,
   })
 }

@@ -36,15 +36,42 @@ export function objectHref(id: string): string | null {
 export function objectLink(id: string | null | undefined, label?: string): Html {
   if (!id) return html`<span class="muted">—</span>`
   const href = objectHref(id)
-  return href ? html`<a href="${href}">${label ?? html`<code>${id}</code>`}</a>` : html`<code>${id}</code>`
+  return href
+    ? html`<a href="${href}">${label ?? html`<code>${id}</code>`}</a>`
+    : html`<code>${id}</code>`
 }
 
 const TONES: Record<string, 'good' | 'bad' | 'wait'> = {
-  active: 'good', approved: 'good', open: 'good', settled: 'good', won: 'good', delivered: 'good', completed: 'good',
-  succeeded: 'good', running: 'good', enabled: 'good', installed: 'good', released: 'good', on_sale: 'good',
-  pending: 'wait', requested: 'wait', unsettled: 'wait', suspended: 'wait', queued: 'wait',
-  declined: 'bad', rejected: 'bad', closed: 'bad', blocked: 'bad', lost: 'bad', expired: 'bad', frozen: 'bad',
-  failed: 'bad', deleted: 'bad', depleted: 'bad', withdrawn: 'bad', disabled: 'bad',
+  active: 'good',
+  approved: 'good',
+  open: 'good',
+  settled: 'good',
+  won: 'good',
+  delivered: 'good',
+  completed: 'good',
+  succeeded: 'good',
+  running: 'good',
+  enabled: 'good',
+  installed: 'good',
+  released: 'good',
+  on_sale: 'good',
+  pending: 'wait',
+  requested: 'wait',
+  unsettled: 'wait',
+  suspended: 'wait',
+  queued: 'wait',
+  declined: 'bad',
+  rejected: 'bad',
+  closed: 'bad',
+  blocked: 'bad',
+  lost: 'bad',
+  expired: 'bad',
+  frozen: 'bad',
+  failed: 'bad',
+  deleted: 'bad',
+  depleted: 'bad',
+  withdrawn: 'bad',
+  disabled: 'bad',
 }
 
 /** A status as a badge (its text always says it; the colour only repeats it: good, waiting, bad or neutral). */
@@ -78,17 +105,24 @@ export function cardsTable(caption: string, cards: readonly CardView[], withAcco
     columns: [
       {
         header: 'Card',
-        cell: (k) => objectLink(k.id, k.last4 ? `${k.brand} •••• ${k.last4}` : `${k.brand} (not issued yet)`),
+        cell: (k) =>
+          objectLink(k.id, k.last4 ? `${k.brand} •••• ${k.last4}` : `${k.brand} (not issued yet)`),
       },
       { header: 'Form', cell: (k) => k.form_factor },
       { header: 'Status', cell: (k) => statusBadge(k.status) },
-      ...(withAccount ? [{ header: 'Account', cell: (k: CardView) => objectLink(k.account_id) }] : []),
+      ...(withAccount
+        ? [{ header: 'Account', cell: (k: CardView) => objectLink(k.account_id) }]
+        : []),
     ],
   })
 }
 
 /** The object's events (newest first, at most 20), each linking to its event page. */
-export async function eventsSection(ctx: PageContext, objectId: string, since: string | Date): Promise<Html> {
+export async function eventsSection(
+  ctx: PageContext,
+  objectId: string,
+  since: string | Date,
+): Promise<Html> {
   const from = new Date(new Date(since).getTime() - 1000)
   const rows = await eventsAbout(ctx.deps.db, ctx.scope!, objectId, from)
   return html`<section aria-labelledby="events-h"><h2 id="events-h">Events</h2>${table({
@@ -97,7 +131,10 @@ export async function eventsSection(ctx: PageContext, objectId: string, since: s
     empty: 'No events yet.',
     columns: [
       { header: 'Type', cell: (e) => html`<code>${e.type}</code>` },
-      { header: 'Event', cell: (e) => html`<a href="/console/developers/events/${e.id}"><code>${e.id}</code></a>` },
+      {
+        header: 'Event',
+        cell: (e) => html`<a href="/console/developers/events/${e.id}"><code>${e.id}</code></a>`,
+      },
       { header: 'At', cell: (e) => formatTime(new Date(e.created_at)) },
     ],
   })}</section>`

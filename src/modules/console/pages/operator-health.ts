@@ -31,7 +31,11 @@ export const operatorHealthPage: ConsolePage = {
   register(router) {
     router.get(HEALTH, 'operator', async (ctx) => {
       const now = ctx.deps.clock.now()
-      const [jobs, webhooks, orders] = await Promise.all([jobQueueDepth(ctx.deps.db, now), webhookBacklog(ctx.deps.db), unsettledOrders(ctx.deps)])
+      const [jobs, webhooks, orders] = await Promise.all([
+        jobQueueDepth(ctx.deps.db, now),
+        webhookBacklog(ctx.deps.db),
+        unsettledOrders(ctx.deps),
+      ])
       const total = (k: 'queued' | 'running' | 'failed') => jobs.reduce((sum, j) => sum + j[k], 0)
       const oldest = orders.oldest
       return ctx.render({
@@ -47,25 +51,41 @@ ${table({
     { header: 'Type', cell: (j) => html`<code>${j.type}</code>` },
     { header: 'Queued', cell: (j) => count(j.queued), numeric: true },
     { header: 'Running', cell: (j) => count(j.running), numeric: true },
-    { header: 'Failed', cell: (j) => (j.failed > 0 ? html`<span class="warn">${count(j.failed)}</span>` : '0'), numeric: true },
+    {
+      header: 'Failed',
+      cell: (j) => (j.failed > 0 ? html`<span class="warn">${count(j.failed)}</span>` : '0'),
+      numeric: true,
+    },
     { header: 'Oldest due', cell: (j) => since(j.oldestDueAt, now, '—') },
   ],
 })}
 <p class="muted">Failed: given up after too many errors; they stay in the queue for inspection and never run again.</p>
 <h2 id="webhooks-h">Webhooks</h2>
 ${details([
-  ['Deliveries pending', html`${count(webhooks.pending)}${webhooks.oldestPendingSince ? html`, the oldest since ${since(webhooks.oldestPendingSince, now, '')}` : ''}`],
-  ['Endpoints failing', webhooks.failingEndpoints > 0
-    ? html`<span class="warn">${count(webhooks.failingEndpoints)}</span>, failing since ${since(webhooks.oldestFailingSince, now, '—')} at the earliest`
-    : '0'],
+  [
+    'Deliveries pending',
+    html`${count(webhooks.pending)}${webhooks.oldestPendingSince ? html`, the oldest since ${since(webhooks.oldestPendingSince, now, '')}` : ''}`,
+  ],
+  [
+    'Endpoints failing',
+    webhooks.failingEndpoints > 0
+      ? html`<span class="warn">${count(webhooks.failingEndpoints)}</span>, failing since ${since(webhooks.oldestFailingSince, now, '—')} at the earliest`
+      : '0',
+  ],
   ['Disabled after failing', count(webhooks.disabledForFailing)],
 ])}
 <h2 id="esim-h">eSIM orders</h2>
 ${details([
-  ['Unsettled orders', orders.count > 0 ? html`<span class="warn">${count(orders.count)}</span>` : '0'],
-  ['Oldest unsettled', oldest
-    ? html`<code>${oldest.id}</code> of <a href="${ORGANIZATIONS}/${oldest.organization_id}">${oldest.organization_id}</a> (${ENV_LABEL[oldest.environment] ?? oldest.environment}), created ${since(new Date(oldest.created_at), now, '')}`
-    : 'None'],
+  [
+    'Unsettled orders',
+    orders.count > 0 ? html`<span class="warn">${count(orders.count)}</span>` : '0',
+  ],
+  [
+    'Oldest unsettled',
+    oldest
+      ? html`<code>${oldest.id}</code> of <a href="${ORGANIZATIONS}/${oldest.organization_id}">${oldest.organization_id}</a> (${ENV_LABEL[oldest.environment] ?? oldest.environment}), created ${since(new Date(oldest.created_at), now, '')}`
+      : 'None',
+  ],
 ])}
 <p class="muted">An unsettled order waits for the eSIM network's answer; settlement asks again every few seconds.</p>`,
       })

@@ -23,11 +23,20 @@ export const ENV_LABEL: Record<string, string> = { sandbox: 'Sandbox', productio
  * organization the change concerns (its owners read it in their audit log), or none for the platform's own objects.
  */
 export function audited<T>(
-  ctx: PageContext, action: string, objectId: (result: T) => string | null, organizationId: (result: T) => string | null = () => null,
+  ctx: PageContext,
+  action: string,
+  objectId: (result: T) => string | null,
+  organizationId: (result: T) => string | null = () => null,
 ): InSameTx<T> {
   const actor = ctx.actor()
   return async (trx, result) => {
-    await audit(trx, { ...actor, organizationId: organizationId(result) }, action, objectId(result), ctx.visitor.address)
+    await audit(
+      trx,
+      { ...actor, organizationId: organizationId(result) },
+      action,
+      objectId(result),
+      ctx.visitor.address,
+    )
   }
 }
 
@@ -42,7 +51,11 @@ export function refusal(err: unknown): string | null {
 /** One query parameter as text ('' when absent). */
 export function query(ctx: PageContext, name: string): string {
   const value = (ctx.req.query as Record<string, unknown>)[name]
-  return typeof value === 'string' ? value.slice(0, 512) : Array.isArray(value) && typeof value[0] === 'string' ? value[0].slice(0, 512) : ''
+  return typeof value === 'string'
+    ? value.slice(0, 512)
+    : Array.isArray(value) && typeof value[0] === 'string'
+      ? value[0].slice(0, 512)
+      : ''
 }
 
 /** One path parameter. */
@@ -58,7 +71,10 @@ export function many(ctx: PageContext, name: string): string[] {
 
 /** A list typed one a line (or separated by commas or spaces): IP ranges, currencies. */
 export function items(text: string): string[] {
-  return text.split(/[\s,]+/).map((s) => s.trim()).filter((s) => s !== '')
+  return text
+    .split(/[\s,]+/)
+    .map((s) => s.trim())
+    .filter((s) => s !== '')
 }
 
 /** The environments this deployment serves, as select options. */

@@ -17,7 +17,9 @@ export const programPages: ConsolePage = {
   name: 'programs',
   register(router) {
     router.get(PROGRAMS, 'organization', async (ctx) => {
-      const page = await orProblem(ctx, 'Programs', () => listPrograms(ctx.deps, apiCtx(ctx), pageOf(ctx)))
+      const page = await orProblem(ctx, 'Programs', () =>
+        listPrograms(ctx.deps, apiCtx(ctx), pageOf(ctx)),
+      )
       if ('sent' in page) return page.sent
       return ctx.render({
         title: 'Programs',
@@ -26,7 +28,8 @@ card types and form factors. The platform operator sets programs up; ask them fo
 ${table({
   caption: 'Programs of this environment, oldest first',
   rows: page.data,
-  empty: 'This environment has no program yet. The platform operator creates one (npx svc program create).',
+  empty:
+    'This environment has no program yet. The platform operator creates one (npx svc program create).',
   columns: [
     { header: 'Name', cell: (p: ProgramView) => html`${p.name}<br><code>${p.id}</code>` },
     { header: 'Processor', cell: (p) => p.processor },

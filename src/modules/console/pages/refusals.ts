@@ -55,13 +55,19 @@ export function notFoundPage(ctx: PageContext, title: string, err: unknown): Fas
  * be what a promise resolves to: awaiting it yields undefined, and a page that then went on reading its data threw
  * after its 404 was sent (an error-level log line per not-found page). Wrapped, it reaches the handler intact.
  */
-export interface SentPage { sent: FastifyReply }
+export interface SentPage {
+  sent: FastifyReply
+}
 
 /**
  * Reads a page's data; an ApiError (a bad cursor, an unknown id) becomes its page, sent and handed back wrapped
  * (the handler returns `sent`), anything else is rethrown.
  */
-export async function orProblem<T>(ctx: PageContext, title: string, read: () => Promise<T>): Promise<T | SentPage> {
+export async function orProblem<T>(
+  ctx: PageContext,
+  title: string,
+  read: () => Promise<T>,
+): Promise<T | SentPage> {
   try {
     return await read()
   } catch (err) {

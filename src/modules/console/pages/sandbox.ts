@@ -46,7 +46,8 @@ export function sandboxOnly(ctx: PageContext): FastifyReply | null {
 
 /** A sandbox tool's POST in production, refused as a thrown `not_found` (for `consoleAction`'s refusal page). */
 export function refuseOutsideSandbox(ctx: PageContext): void {
-  if (!inSandbox(ctx)) throw new ApiError('not_found', {
-    message: 'Sandbox tools exist only in the sandbox environment.',
-  })
+  if (!inSandbox(ctx))
+    throw new ApiError('not_found', {
+      message: 'Sandbox tools exist only in the sandbox environment.',
+    })
 }

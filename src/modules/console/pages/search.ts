@@ -3,7 +3,12 @@ import type { AppDeps } from '../../../app-deps.js'
 import type { RequestCtx } from '../../../http/context.js'
 import { isApiError } from '../../../http/errors.js'
 import {
-  ACCOUNT_SCOPE, AUTHORIZATION_SCOPE, CARD_SCOPE, CARDHOLDER_SCOPE, TRANSACTION_SCOPE, type ScopeLookup,
+  ACCOUNT_SCOPE,
+  AUTHORIZATION_SCOPE,
+  CARD_SCOPE,
+  CARDHOLDER_SCOPE,
+  TRANSACTION_SCOPE,
+  type ScopeLookup,
 } from '../../../http/ownership.js'
 import type { Hook } from '../../../lib/slots.js'
 import { retrieveAuthentication } from '../../authentications/index.js'
@@ -40,7 +45,11 @@ function found(lookup: (deps: AppDeps, ctx: RequestCtx, id: string) => Promise<u
 function scoped(hook: Hook<ScopeLookup>): Exists {
   return async (deps, ctx, id) => {
     const scope = await deps.hooks.get(hook)(deps.db, id)
-    return scope !== undefined && scope.organization_id === ctx.organizationId && scope.environment === ctx.environment
+    return (
+      scope !== undefined &&
+      scope.organization_id === ctx.organizationId &&
+      scope.environment === ctx.environment
+    )
   }
 }
 
@@ -53,25 +62,30 @@ const FINDERS: Partial<Record<string, Exists>> = {
   txn: scoped(TRANSACTION_SCOPE),
   dsp: found((deps, ctx, id) => requireDispute(deps.db, ctx, id)),
   ntok: found(retrieveToken),
-  tdsa: async (deps, ctx, id) => deps.config.releases.has('three_d_secure') && found(retrieveAuthentication)(deps, ctx, id),
+  tdsa: async (deps, ctx, id) =>
+    deps.config.releases.has('three_d_secure') && found(retrieveAuthentication)(deps, ctx, id),
   esord: found(retrieveOrder),
   esim: found(retrieveEsim),
   rpt: found(retrieveReport),
   evt: async (deps, ctx, id) => {
     const row = await findEvent(deps.db, id)
-    return row !== undefined && row.organization_id === ctx.organizationId && row.environment === ctx.environment
+    return (
+      row !== undefined &&
+      row.organization_id === ctx.organizationId &&
+      row.environment === ctx.environment
+    )
   },
 }
 
 /** Ids of kinds the console shows on another object's page, or not at all: what the search says of them. */
 const ELSEWHERE: Record<string, string> = {
-  le: 'A ledger entry is listed on its account\'s page.',
-  hold: 'A hold is shown on its authorization\'s and its account\'s pages.',
-  kyc: 'A KYC attestation is listed on its cardholder\'s page.',
-  kycdoc: 'A KYC document is listed with its attestation on the cardholder\'s page.',
+  le: "A ledger entry is listed on its account's page.",
+  hold: "A hold is shown on its authorization's and its account's pages.",
+  kyc: "A KYC attestation is listed on its cardholder's page.",
+  kycdoc: "A KYC document is listed with its attestation on the cardholder's page.",
   whe: 'Webhook endpoints are on the Webhooks page.',
-  whd: 'A webhook delivery is listed on its endpoint\'s page and its event\'s page.',
-  wha: 'A delivery attempt is listed on its endpoint\'s page.',
+  whd: "A webhook delivery is listed on its endpoint's page and its event's page.",
+  wha: "A delivery attempt is listed on its endpoint's page.",
   oc: 'API clients are on the API clients page.',
   prog: 'Programs are listed on the Programs page.',
   pkg: 'Packages are chosen when ordering an eSIM.',
@@ -88,7 +102,11 @@ const ELSEWHERE: Record<string, string> = {
 
 const ID = /^([a-z0-9]+)_[0-9A-Za-z]{10,40}$/
 
-function cardholderName(c: { first_name?: string | null; last_name?: string | null; name?: string | null }): string {
+function cardholderName(c: {
+  first_name?: string | null
+  last_name?: string | null
+  name?: string | null
+}): string {
   return [c.first_name, c.last_name].filter(Boolean).join(' ') || c.name || ''
 }
 
@@ -101,48 +119,71 @@ function searchBox(q: string): Html {
 async function searchPage(ctx: PageContext): Promise<FastifyReply> {
   const raw = (ctx.req.query as Record<string, unknown>).q
   const q = typeof raw === 'string' ? raw.trim().slice(0, 254) : ''
-  const render = (body: Html, status = 200) => ctx.render({ title: 'Search', body: html`${searchBox(q)}${body}` }, status)
-  if (q === '') return render(html`<p class="muted">Search by any object id (chd_, acct_, card_, auth_, txn_, dsp_, ntok_, tdsa_, esord_, esim_, rpt_, evt_…), or a cardholder's email or reference.</p>`)
+  const render = (body: Html, status = 200) =>
+    ctx.render({ title: 'Search', body: html`${searchBox(q)}${body}` }, status)
+  if (q === '')
+    return render(
+      html`<p class="muted">Search by any object id (chd_, acct_, card_, auth_, txn_, dsp_, ntok_, tdsa_, esord_, esim_, rpt_, evt_…), or a cardholder's email or reference.</p>`,
+    )
   const rctx = apiCtx(ctx)
   const id = ID.exec(q)
   if (id) {
     const prefix = id[1]
     const finder = FINDERS[prefix]
-    if (finder && await finder(ctx.deps, rctx, q)) return ctx.redirect(objectHref(q)!)
+    if (finder && (await finder(ctx.deps, rctx, q))) return ctx.redirect(objectHref(q)!)
     const other = ELSEWHERE[prefix]
     const where = rctx.environment === 'sandbox' ? 'the sandbox' : 'production'
-    return render(html`<div class="flash error" role="alert"><p>Not found: no object <code>${q}</code> in ${where} of your organization.</p></div>
-${finder ? html`<p class="muted">An id of the other environment is found after switching environments.</p>` : other ? html`<p class="muted">${other}</p>` : html`<p class="muted">This is not a kind of id the console knows.</p>`}`, 404)
+    return render(
+      html`<div class="flash error" role="alert"><p>Not found: no object <code>${q}</code> in ${where} of your organization.</p></div>
+${finder ? html`<p class="muted">An id of the other environment is found after switching environments.</p>` : other ? html`<p class="muted">${other}</p>` : html`<p class="muted">This is not a kind of id the console knows.</p>`}`,
+      404,
+    )
   }
   const [cardholders, orders] = await Promise.all([
     searchCardholders(ctx.deps, rctx, q),
-    q.length <= 128 ? listOrders(ctx.deps, rctx, { reference: q, limit: 20 }).then((p) => p.data) : Promise.resolve([] as OrderView[]),
+    q.length <= 128
+      ? listOrders(ctx.deps, rctx, { reference: q, limit: 20 }).then((p) => p.data)
+      : Promise.resolve([] as OrderView[]),
   ])
   if (cardholders.length === 0 && orders.length === 0) {
-    return render(html`<div class="flash error" role="alert"><p>Not found: no cardholder has the email or reference “${q}”, and no eSIM order has that reference.</p></div>`, 404)
+    return render(
+      html`<div class="flash error" role="alert"><p>Not found: no cardholder has the email or reference “${q}”, and no eSIM order has that reference.</p></div>`,
+      404,
+    )
   }
-  return render(html`${cardholders.length > 0 ? table({
-    caption: 'Cardholders with this email or reference',
-    rows: cardholders,
-    empty: '',
-    columns: [
-      { header: 'Cardholder', cell: (c) => html`${objectLink(c.id)}<br>${cardholderName(c as never)}` },
-      { header: 'Email', cell: (c) => c.email },
-      { header: 'Reference', cell: (c) => c.reference ?? '' },
-      { header: 'Created', cell: (c) => formatTime(new Date(c.created_at)) },
-    ],
-  }) : ''}
-${orders.length > 0 ? table({
-    caption: 'eSIM orders with this reference',
-    rows: orders,
-    empty: '',
-    columns: [
-      { header: 'Order', cell: (o: OrderView) => objectLink(o.id) },
-      { header: 'Status', cell: (o) => statusBadge(o.status) },
-      { header: 'Price', cell: (o) => formatMoney(o.price, o.currency), numeric: true },
-      { header: 'eSIM', cell: (o) => objectLink(o.esim_id) },
-    ],
-  }) : ''}`)
+  return render(html`${
+    cardholders.length > 0
+      ? table({
+          caption: 'Cardholders with this email or reference',
+          rows: cardholders,
+          empty: '',
+          columns: [
+            {
+              header: 'Cardholder',
+              cell: (c) => html`${objectLink(c.id)}<br>${cardholderName(c as never)}`,
+            },
+            { header: 'Email', cell: (c) => c.email },
+            { header: 'Reference', cell: (c) => c.reference ?? '' },
+            { header: 'Created', cell: (c) => formatTime(new Date(c.created_at)) },
+          ],
+        })
+      : ''
+  }
+${
+  orders.length > 0
+    ? table({
+        caption: 'eSIM orders with this reference',
+        rows: orders,
+        empty: '',
+        columns: [
+          { header: 'Order', cell: (o: OrderView) => objectLink(o.id) },
+          { header: 'Status', cell: (o) => statusBadge(o.status) },
+          { header: 'Price', cell: (o) => formatMoney(o.price, o.currency), numeric: true },
+          { header: 'eSIM', cell: (o) => objectLink(o.esim_id) },
+        ],
+      })
+    : ''
+}`)
 }
 
 /** Search: an exact id of this organization and environment goes to its page; an email or reference lists what matches. */
