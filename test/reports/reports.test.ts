@@ -189,6 +189,9 @@ describe('creating and reading reports', () => {
         row.billed_to,
         row.price,
         row.currency,
+        row.charged_amount,
+        row.charged_currency,
+        row.fx_rate,
         row.reference,
       ],
       [
@@ -198,6 +201,9 @@ describe('creating and reading reports', () => {
         'organization',
         String(pkg.price),
         pkg.currency,
+        '',
+        '',
+        '',
         order.reference,
       ],
     )

@@ -11363,6 +11363,15 @@ export interface paths {
                          *       "account_id": "acct_01JD3Q7Y6X5W4V3T2S1R0Q9P8K",
                          *       "price": 1000,
                          *       "currency": "USD",
+                         *       "charged_amount": 931,
+                         *       "charged_currency": "EUR",
+                         *       "fx": {
+                         *         "rate": "0.92",
+                         *         "markup_bps": 120,
+                         *         "fee_amount": 11,
+                         *         "source": "sandbox",
+                         *         "rate_at": "2026-11-20T15:00:00.000Z"
+                         *       },
                          *       "reference": "trip-tokyo-0042",
                          *       "metadata": {
                          *         "trip": "Tokyo, December"
@@ -11867,6 +11876,15 @@ export interface paths {
                          *       "account_id": "acct_01JD3Q7Y6X5W4V3T2S1R0Q9P8K",
                          *       "price": 1000,
                          *       "currency": "USD",
+                         *       "charged_amount": 931,
+                         *       "charged_currency": "EUR",
+                         *       "fx": {
+                         *         "rate": "0.92",
+                         *         "markup_bps": 120,
+                         *         "fee_amount": 11,
+                         *         "source": "sandbox",
+                         *         "rate_at": "2026-11-20T15:00:00.000Z"
+                         *       },
                          *       "reference": "trip-tokyo-0042",
                          *       "metadata": {
                          *         "trip": "Tokyo, December"
@@ -12073,6 +12091,15 @@ export interface paths {
                          *       "account_id": "acct_01JD3Q7Y6X5W4V3T2S1R0Q9P8K",
                          *       "price": 1000,
                          *       "currency": "USD",
+                         *       "charged_amount": 931,
+                         *       "charged_currency": "EUR",
+                         *       "fx": {
+                         *         "rate": "0.92",
+                         *         "markup_bps": 120,
+                         *         "fee_amount": 11,
+                         *         "source": "sandbox",
+                         *         "rate_at": "2026-11-20T15:00:00.000Z"
+                         *       },
                          *       "reference": "trip-tokyo-0042",
                          *       "metadata": {
                          *         "trip": "Tokyo, December"
@@ -17821,6 +17848,15 @@ export interface paths {
                          *       "account_id": "acct_01JD3Q7Y6X5W4V3T2S1R0Q9P8K",
                          *       "price": 1000,
                          *       "currency": "USD",
+                         *       "charged_amount": 931,
+                         *       "charged_currency": "EUR",
+                         *       "fx": {
+                         *         "rate": "0.92",
+                         *         "markup_bps": 120,
+                         *         "fee_amount": 11,
+                         *         "source": "sandbox",
+                         *         "rate_at": "2026-11-20T15:00:00.000Z"
+                         *       },
                          *       "reference": "trip-tokyo-0042",
                          *       "metadata": {
                          *         "trip": "Tokyo, December"
@@ -22263,6 +22299,15 @@ export interface components {
          *       "account_id": "acct_01JD3Q7Y6X5W4V3T2S1R0Q9P8K",
          *       "price": 1000,
          *       "currency": "USD",
+         *       "charged_amount": 931,
+         *       "charged_currency": "EUR",
+         *       "fx": {
+         *         "rate": "0.92",
+         *         "markup_bps": 120,
+         *         "fee_amount": 11,
+         *         "source": "sandbox",
+         *         "rate_at": "2026-11-20T15:00:00.000Z"
+         *       },
          *       "reference": "trip-tokyo-0042",
          *       "metadata": {
          *         "trip": "Tokyo, December"
@@ -22277,12 +22322,18 @@ export interface components {
             /** @description The account debited; null when the organization is billed */
             account_id: string | null;
             cardholder_id: string | null;
+            /** @description What the paying account is charged, in minor units of `charged_currency` (the price converted at order time when the account holds another currency); null when the organization is billed */
+            charged_amount: number | null;
+            /** @description The paying account's currency */
+            charged_currency: string | null;
             /** Format: date-time */
             created_at: string;
             currency: string;
             /** @description Absent while the order is unsettled, and on failed orders */
             esim_id?: string;
             failure_reason: string | null;
+            /** @description How the price was converted into `charged_currency`; null when no conversion was needed */
+            fx: components["schemas"]["FxDetails"] | null;
             /** @description esord_ id */
             id: string;
             metadata: {
@@ -22291,6 +22342,7 @@ export interface components {
             /** @enum {string} */
             object: "esim_order";
             package_id: string;
+            /** @description The package's or add-on's price, in minor units of `currency` */
             price: number;
             reference: string;
             /**
@@ -22575,6 +22627,25 @@ export interface components {
         EventReplayRequest: {
             /** @description Only to this endpoint (enabled, of your environment); omitted: every enabled endpoint whose `enabled_events` takes the type */
             webhook_endpoint_id?: string;
+        };
+        /** FxDetails */
+        FxDetails: {
+            /** @description The markup's part of the converted amount, in its minor units (0 without markup) */
+            fee_amount: number;
+            /** @description The program's markup, in basis points */
+            markup_bps: number;
+            /** @description Units of the converted-into currency per unit of the other, a decimal string */
+            rate: string;
+            /**
+             * Format: date-time
+             * @description When the rate was given
+             */
+            rate_at: string;
+            /**
+             * @description Who gave the rate: the card network, or the sandbox rate table
+             * @enum {string}
+             */
+            source: "network" | "sandbox";
         };
         /** FxRate */
         FxRate: {

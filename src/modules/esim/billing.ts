@@ -1,7 +1,10 @@
 import type { AppDeps } from '../../app-deps.js'
 import type { Db } from '../../db/types.js'
-import type { RequestCtx } from '../../http/context.js'
+import { scopeOfRow, type RequestCtx } from '../../http/context.js'
 import { ApiError } from '../../http/errors.js'
+import type { FxDetailsValue } from '../../http/fx-details.js'
+import { fxRefusal } from '../../http/fx-errors.js'
+import { convert } from '../../lib/fx.js'
 import {
   availableBalance,
   presentAccount,
@@ -10,10 +13,69 @@ import {
 } from '../accounts/index.js'
 import { type EventScope, emit } from '../events/index.js'
 import { applySettledMovement } from '../ledger/index.js'
+import { findProgram } from '../programs/index.js'
+
+/** What an order paid from an account is charged, in the account's currency; `fx` null when the price is in it. */
+export interface ChargedPrice {
+  amount: number
+  currency: string
+  fx: FxDetailsValue | null
+}
+
+function currencyMismatch(account: AccountRow, currency: string): ApiError {
+  return new ApiError('currency_mismatch', {
+    param: 'account_id',
+    message: `The account holds ${account.currency}; this eSIM is priced in ${currency}, and its program does not spend in other currencies.`,
+  })
+}
+
+/**
+ * The price in the paying account's currency, converted at order time when the price is in another: at the rate
+ * the account's program's processor gives (the sandbox rate table, or the organization's pinned rate), with the
+ * program's markup. A program whose `foreign_spend` is `blocked` refuses (`currency_mismatch`).
+ */
+export async function chargedPrice(
+  deps: AppDeps,
+  account: AccountRow,
+  price: number,
+  currency: string,
+): Promise<ChargedPrice> {
+  if (account.currency === currency) return { amount: price, currency, fx: null }
+  const program = await findProgram(deps.db, account.program_id)
+  if (!program || program.foreign_spend === 'blocked') throw currencyMismatch(account, currency)
+  const processor = deps.processors.forProgram(program)
+  const at = deps.clock.now()
+  const quote = await processor.fxRate(scopeOfRow(account), currency, account.currency, at)
+  const markup = program.fx_markup_bps
+  try {
+    const converted = convert({
+      amount: price,
+      from: currency,
+      to: account.currency,
+      rate: quote.rate,
+      markupBps: markup,
+    })
+    return {
+      amount: converted.amount,
+      currency: account.currency,
+      fx: {
+        rate: quote.rate,
+        markup_bps: markup,
+        fee_amount: converted.feeAmount,
+        source: quote.source,
+        rate_at: quote.rateAt.toISOString(),
+      },
+    }
+  } catch (err) {
+    return fxRefusal(err)
+  }
+}
 
 /**
  * Paying for an eSIM from a stored-value account. The account is checked before anything is reserved
  * (a refusal costs nothing), and debited again under its row lock in the transaction that completes the order.
+ * A price in another currency than the account's is converted now (`chargedPrice`); the order keeps what it is
+ * charged, and the balance is judged against that.
  */
 export async function checkPayingAccount(
   deps: AppDeps,
@@ -22,7 +84,7 @@ export async function checkPayingAccount(
   price: number,
   currency: string,
   cardholderId: string | null,
-): Promise<AccountRow> {
+): Promise<{ account: AccountRow; charged: ChargedPrice }> {
   const account = await requireAccount(deps.db, ctx, accountId, 'account_id')
   if (cardholderId !== null && account.cardholder_id !== cardholderId) {
     throw new ApiError('account_cardholder_mismatch', {
@@ -30,28 +92,24 @@ export async function checkPayingAccount(
       message: `Account ${account.id} belongs to another cardholder than ${cardholderId}.`,
     })
   }
-  if (account.currency !== currency) {
-    throw new ApiError('currency_mismatch', {
-      param: 'account_id',
-      message: `The account holds ${account.currency}; this eSIM is priced in ${currency}.`,
-    })
-  }
+  const charged = await chargedPrice(deps, account, price, currency)
   if (account.upstream_reference === null)
     throw new ApiError('account_not_provisioned', { param: 'account_id' })
   if (account.status !== 'open') throw new ApiError('account_blocked', { param: 'account_id' })
   const available = availableBalance(account)
-  if (available < price) {
+  if (available < charged.amount) {
     throw new ApiError('insufficient_funds', {
       param: 'account_id',
-      message: `The available balance (${available}) is lower than the price (${price}).`,
+      message: `The available balance (${available}) is lower than the price (${charged.amount} ${charged.currency}).`,
     })
   }
-  return account
+  return { account, charged }
 }
 
 export interface Charge {
   orderId: string
   accountId: string
+  /** What the order is charged, in the account's currency (`charged_amount`, `charged_currency`). */
   price: number
   currency: string
   reference: string

@@ -9,6 +9,7 @@ import {
   whereIn,
   type PageBounds,
 } from '../../http/pagination.js'
+import type { FxDetailsValue } from '../../http/fx-details.js'
 import type { EsimOrdersTable } from './types.js'
 import './types.js'
 
@@ -28,6 +29,8 @@ export interface Reservation {
   } | null
   /** Null when the stock is empty (nothing was written). */
   profile: { iccid: string; smdp_address: string; matching_id: string } | null
+  /** The package's price changed since the charge was computed (nothing was written): compute it again. */
+  repriced?: boolean
 }
 
 export interface ReservationInput {
@@ -37,6 +40,11 @@ export interface ReservationInput {
   packageId: string
   cardholderId: string | null
   accountId: string | null
+  /**
+   * What the paying account is charged for the price the check saw (null: the organization is billed). The order is
+   * written only while the package still has that price (`price`), so the charge always matches the order's price.
+   */
+  charge: { price: number; amount: number; currency: string; fx: FxDetailsValue | null } | null
   reference: string
   metadata: Record<string, string>
   now: Date
@@ -49,6 +57,7 @@ export interface ReservationInput {
  * package's price as it is now.
  */
 export async function reserveOrder(db: Db, input: ReservationInput): Promise<Reservation> {
+  const { charge } = input
   const { rows } = await sql<{
     id: string
     price: number
@@ -58,29 +67,35 @@ export async function reserveOrder(db: Db, input: ReservationInput): Promise<Res
     iccid: string | null
     smdp_address: string | null
     matching_id: string | null
+    priced: boolean
   }>`
     WITH pk AS (
       SELECT p.id, p.price, p.currency, p.data_mb, p.validity_days FROM esim_packages p
       LEFT JOIN esim_status_overrides ov ON ov.item_id = p.id AND ov.organization_id = ${input.organizationId} AND ov.environment = ${input.environment}
       WHERE p.id = ${input.packageId} AND (CASE WHEN p.status = 'withdrawn' THEN 'withdrawn' ELSE COALESCE(ov.status, p.status) END) = 'on_sale'
+    ), priced AS (
+      SELECT * FROM pk WHERE ${charge?.price ?? null}::bigint IS NULL OR pk.price = ${charge?.price ?? null}::bigint
     ), pr AS (
       UPDATE esim_profiles SET state = 'allocated', order_id = ${input.id}, updated_at = ${input.now}
-      WHERE EXISTS (SELECT 1 FROM pk)
+      WHERE EXISTS (SELECT 1 FROM priced)
         AND iccid = (SELECT iccid FROM esim_profiles WHERE state = 'available' ORDER BY iccid LIMIT 1 FOR UPDATE SKIP LOCKED)
       RETURNING iccid, smdp_address, matching_id
     ), o AS (
       INSERT INTO esim_orders (id, organization_id, environment, type, status, package_id, top_up_id, esim_id, iccid, cardholder_id, account_id,
-        price, currency, reference, metadata, failure_reason, ledger_entry_id, created_at, updated_at, settled_at)
+        price, currency, charged_amount, charged_currency, fx, reference, metadata, failure_reason, ledger_entry_id, created_at, updated_at, settled_at)
       SELECT ${input.id}, ${input.organizationId}, ${input.environment}, 'package', 'pending', pk.id, NULL, NULL, pr.iccid,
-        ${input.cardholderId}, ${input.accountId}, pk.price, pk.currency, ${input.reference}, ${json(input.metadata)}::jsonb, NULL, NULL,
+        ${input.cardholderId}, ${input.accountId}, pk.price, pk.currency, ${charge?.amount ?? null}::bigint, ${charge?.currency ?? null}::text,
+        ${charge?.fx ? json(charge.fx) : null}::jsonb, ${input.reference}, ${json(input.metadata)}::jsonb, NULL, NULL,
         ${input.now}, ${input.now}, NULL
-      FROM pr CROSS JOIN pk
+      FROM pr CROSS JOIN priced AS pk
       RETURNING id
     )
-    SELECT pk.id, pk.price, pk.currency, pk.data_mb, pk.validity_days, pr.iccid, pr.smdp_address, pr.matching_id
+    SELECT pk.id, pk.price, pk.currency, pk.data_mb, pk.validity_days, pr.iccid, pr.smdp_address, pr.matching_id,
+      EXISTS (SELECT 1 FROM priced) AS priced
     FROM pk LEFT JOIN pr ON true`.execute(db)
   const row = rows[0]
   if (!row) return { package: null, profile: null }
+  if (!row.priced) return { package: null, profile: null, repriced: true }
   return {
     package: {
       id: row.id,
@@ -184,7 +199,7 @@ export async function unsettledOrders(
 export async function insertOrder(trx: Db, row: OrderRow): Promise<void> {
   await trx
     .insertInto('esim_orders')
-    .values({ ...row, metadata: json(row.metadata) })
+    .values({ ...row, metadata: json(row.metadata), fx: row.fx === null ? null : json(row.fx) })
     .execute()
 }
 

@@ -44,41 +44,48 @@ export async function createOrder(
   ctx: RequestCtx,
   body: CreateBody,
 ): Promise<OrderView> {
-  let cardholderId = body.cardholder_id ?? null
-  if (cardholderId !== null) await requireCardholder(deps.db, ctx, cardholderId, 'cardholder_id')
-  if (body.account_id !== undefined) {
-    // The account is judged against the price before anything is reserved.
-    const listed = await requireOrderablePackage(deps, ctx, body.package_id)
-    const account = await checkPayingAccount(
-      deps,
-      ctx,
-      body.account_id,
-      Number(listed.price),
-      listed.currency,
-      cardholderId,
-    )
-    cardholderId ??= account.cardholder_id
-  }
-
+  const requested = body.cardholder_id ?? null
+  if (requested !== null) await requireCardholder(deps.db, ctx, requested, 'cardholder_id')
   const orderId = newId('esord')
-  let reservation
-  try {
-    reservation = isId('pkg', body.package_id)
-      ? // The reservation is the order's intent: it commits at once, so a crash during the network call leaves it to settle.
-        await repo.reserveOrder(autonomousDb(deps), {
-          id: orderId,
-          organizationId: ctx.organizationId,
-          environment: ctx.environment,
-          packageId: body.package_id,
-          cardholderId,
-          accountId: body.account_id ?? null,
-          reference: body.reference,
-          metadata: body.metadata ?? {},
-          now: deps.clock.now(),
-        })
-      : { package: null, profile: null }
-  } catch (err) {
-    throw referenceError(err, body.reference) ?? err
+  let reservation: repo.Reservation = { package: null, profile: null, repriced: true }
+  // A price changed between the check and the reservation reserves nothing: the charge is computed again.
+  for (let attempt = 0; reservation.repriced && attempt < 3; attempt++) {
+    let cardholderId = requested
+    let charge: repo.ReservationInput['charge'] = null
+    if (body.account_id !== undefined) {
+      // The account is judged against the price (converted into its currency) before anything is reserved.
+      const listed = await requireOrderablePackage(deps, ctx, body.package_id)
+      const price = Number(listed.price)
+      const paying = await checkPayingAccount(
+        deps,
+        ctx,
+        body.account_id,
+        price,
+        listed.currency,
+        cardholderId,
+      )
+      cardholderId ??= paying.account.cardholder_id
+      charge = { price, ...paying.charged }
+    }
+    try {
+      reservation = isId('pkg', body.package_id)
+        ? // The reservation is the order's intent: it commits at once, so a crash during the network call leaves it to settle.
+          await repo.reserveOrder(autonomousDb(deps), {
+            id: orderId,
+            organizationId: ctx.organizationId,
+            environment: ctx.environment,
+            packageId: body.package_id,
+            cardholderId,
+            accountId: body.account_id ?? null,
+            charge,
+            reference: body.reference,
+            metadata: body.metadata ?? {},
+            now: deps.clock.now(),
+          })
+        : { package: null, profile: null }
+    } catch (err) {
+      throw referenceError(err, body.reference) ?? err
+    }
   }
   const { package: pkg, profile } = reservation
   if (!pkg) {

@@ -1,4 +1,5 @@
 import type { Static } from 'typebox'
+import type { FxDetailsValue } from '../../http/fx-details.js'
 import { iso } from '../../http/ownership.js'
 import type { OrderRow } from './orders-repo.js'
 import type { EsimOrder } from './schemas.js'
@@ -19,6 +20,9 @@ export function presentOrder(row: OrderRow): OrderView {
     account_id: row.account_id,
     price: Number(row.price),
     currency: row.currency,
+    charged_amount: row.charged_amount === null ? null : Number(row.charged_amount),
+    charged_currency: row.charged_currency,
+    fx: (row.fx as FxDetailsValue | null) ?? null,
     reference: row.reference,
     metadata: (row.metadata ?? {}) as Record<string, string>,
     failure_reason: row.failure_reason,

@@ -1,4 +1,5 @@
 import { Type } from 'typebox'
+import { FxDetails } from '../../http/fx-details.js'
 import { PageQuery } from '../../http/pagination.js'
 import { CountryCode } from '../../http/schema-types.js'
 
@@ -140,8 +141,22 @@ export const EsimOrder = Type.Object(
     account_id: Nullable(
       Type.String({ description: 'The account debited; null when the organization is billed' }),
     ),
-    price: Type.Integer(),
+    price: Type.Integer({
+      description: "The package's or add-on's price, in minor units of `currency`",
+    }),
     currency: Type.String(),
+    charged_amount: Nullable(
+      Type.Integer({
+        description:
+          'What the paying account is charged, in minor units of `charged_currency` (the price converted at order time ' +
+          'when the account holds another currency); null when the organization is billed',
+      }),
+    ),
+    charged_currency: Nullable(Type.String({ description: "The paying account's currency" })),
+    fx: Type.Union([FxDetails, Type.Null()], {
+      description:
+        'How the price was converted into `charged_currency`; null when no conversion was needed',
+    }),
     reference: Type.String(),
     metadata: Type.Record(Type.String(), Type.String()),
     failure_reason: Nullable(Type.String()),
@@ -166,6 +181,15 @@ export const EsimOrder = Type.Object(
         account_id: 'acct_01JD3Q7Y6X5W4V3T2S1R0Q9P8K',
         price: 1000,
         currency: 'USD',
+        charged_amount: 931,
+        charged_currency: 'EUR',
+        fx: {
+          rate: '0.92',
+          markup_bps: 120,
+          fee_amount: 11,
+          source: 'sandbox',
+          rate_at: '2026-11-20T15:00:00.000Z',
+        },
         reference: 'trip-tokyo-0042',
         metadata: { trip: 'Tokyo, December' },
         failure_reason: null,

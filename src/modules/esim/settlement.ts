@@ -81,8 +81,9 @@ export async function finishOrder(
             {
               orderId: order.id,
               accountId: order.account_id,
-              price: Number(order.price),
-              currency: order.currency,
+              // What the order was charged at order time, in the account's currency (its price when the same).
+              price: Number(order.charged_amount ?? order.price),
+              currency: order.charged_currency ?? order.currency,
               reference: order.reference,
               description: pkg?.name ?? order.package_id,
             },

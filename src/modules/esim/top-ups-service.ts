@@ -94,8 +94,20 @@ export async function purchaseTopUp(
   }
   check(await esims.bundlesOf(deps.db, [esim.id]), deps.clock.now())
   const price = Number(topUp.price)
-  if (body.account_id !== undefined)
-    await checkPayingAccount(deps, ctx, body.account_id, price, topUp.currency, esim.cardholder_id)
+  // Judged, and converted into the account's currency, before anything is written.
+  const charged =
+    body.account_id === undefined
+      ? null
+      : (
+          await checkPayingAccount(
+            deps,
+            ctx,
+            body.account_id,
+            price,
+            topUp.currency,
+            esim.cardholder_id,
+          )
+        ).charged
 
   try {
     return await withTx(deps.db, async (trx) => {
@@ -117,6 +129,9 @@ export async function purchaseTopUp(
         account_id: body.account_id ?? null,
         price,
         currency: topUp.currency,
+        charged_amount: charged?.amount ?? null,
+        charged_currency: charged?.currency ?? null,
+        fx: charged?.fx ?? null,
         reference: body.reference,
         metadata: body.metadata ?? {},
         failure_reason: null,
@@ -125,15 +140,15 @@ export async function purchaseTopUp(
         updated_at: now,
         settled_at: now,
       })
-      if (body.account_id !== undefined) {
+      if (body.account_id !== undefined && charged) {
         await chargeAccount(
           trx,
           ctx,
           {
             orderId,
             accountId: body.account_id,
-            price,
-            currency: topUp.currency,
+            price: charged.amount,
+            currency: charged.currency,
             reference: body.reference,
             description: `${bundle.package_name} ${topUp.name}`,
           },

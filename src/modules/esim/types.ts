@@ -1,4 +1,5 @@
 import type { Json, Timestamp } from '../../db/types.js'
+import type { FxDetailsValue } from '../../http/fx-details.js'
 
 export type SaleStatus = 'on_sale' | 'frozen' | 'withdrawn'
 
@@ -65,6 +66,11 @@ export interface EsimOrdersTable {
   account_id: string | null
   price: number
   currency: string
+  /** What an order paid from an account is charged, in the account's currency (null: the organization is billed). */
+  charged_amount: number | null
+  charged_currency: string | null
+  /** How the price was converted into `charged_currency`; null when it is the price's currency. */
+  fx: Json<FxDetailsValue> | null
   reference: string
   metadata: Json<Record<string, string>>
   failure_reason: string | null

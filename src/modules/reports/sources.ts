@@ -68,6 +68,10 @@ const esimOrders: ReportSource<OrderView> = {
     { name: 'billed_to', value: (r) => (r.account_id ? 'account' : 'organization') },
     { name: 'price', value: (r) => r.price },
     { name: 'currency', value: (r) => r.currency },
+    // What the paying account was charged, in its currency (the price converted at order time when another).
+    { name: 'charged_amount', value: (r) => r.charged_amount },
+    { name: 'charged_currency', value: (r) => r.charged_currency },
+    { name: 'fx_rate', value: (r) => r.fx?.rate ?? null },
     { name: 'reference', value: (r) => r.reference, text: true },
     { name: 'failure_reason', value: (r) => r.failure_reason, text: true },
     { name: 'created_at', value: (r) => r.created_at },

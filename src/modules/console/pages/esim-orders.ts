@@ -281,6 +281,17 @@ ${details([
   ['Cardholder', objectLink(order.cardholder_id)],
   ['Paid from', order.account_id ? objectLink(order.account_id) : 'billed to the organization'],
   ['Price', formatMoney(order.price, order.currency)],
+  [
+    'Charged',
+    order.charged_amount === null || order.charged_currency === null
+      ? 'nothing (billed to the organization)'
+      : `${formatMoney(order.charged_amount, order.charged_currency)}${
+          order.fx
+            ? ` (at ${order.fx.rate} ${order.charged_currency} per ${order.currency}, markup ${order.fx.markup_bps / 100} %, ` +
+              `${formatMoney(order.fx.fee_amount, order.charged_currency)} of it)`
+            : ''
+        }`,
+  ],
   ['Reference', order.reference],
   ['Failure', order.failure_reason ?? 'none'],
   ['Created', formatTime(new Date(order.created_at))],

@@ -1,0 +1,37 @@
+import { Type } from 'typebox'
+
+/**
+ * How an amount in one currency became an amount in another (decisions.md, "Spending in any currency"): the rate
+ * (quote per base, a decimal string), the program's markup, the markup's part of the converted amount, who gave the
+ * rate and when. Null on an object whose two currencies are the same.
+ */
+export const FxDetails = Type.Object(
+  {
+    rate: Type.String({
+      description: 'Units of the converted-into currency per unit of the other, a decimal string',
+    }),
+    markup_bps: Type.Integer({
+      minimum: 0,
+      maximum: 1000,
+      description: "The program's markup, in basis points",
+    }),
+    fee_amount: Type.Integer({
+      description:
+        "The markup's part of the converted amount, in its minor units (0 without markup)",
+    }),
+    source: Type.Union([Type.Literal('network'), Type.Literal('sandbox')], {
+      description: 'Who gave the rate: the card network, or the sandbox rate table',
+    }),
+    rate_at: Type.String({ format: 'date-time', description: 'When the rate was given' }),
+  },
+  { title: 'FxDetails', additionalProperties: false },
+)
+
+/** The stored and presented form of `FxDetails`. */
+export interface FxDetailsValue {
+  rate: string
+  markup_bps: number
+  fee_amount: number
+  source: 'network' | 'sandbox'
+  rate_at: string
+}
