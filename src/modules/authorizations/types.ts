@@ -12,6 +12,20 @@ export interface AuthorizationRequestValue {
   decision?: DecisionRecord
 }
 
+/**
+ * How an authorization in another currency than its account's was converted (docs/fx.md): `rate` is quote-per-base
+ * (base the merchant's currency, quote the account's) as canonical decimal text, `markup_bps` the program's markup
+ * at the time, `fee_amount` the markup's part of `amount` (account currency minor units), `rate_at` when the rate
+ * was set. Increments and reversals in the merchant's currency convert at this same rate and markup.
+ */
+export interface AuthorizationFxValue {
+  rate: string
+  markup_bps: number
+  fee_amount: number
+  source: 'network' | 'sandbox'
+  rate_at: string
+}
+
 /** Who decided a request: the service's rules alone, the integrator's endpoint, or the stand-in when it did not answer. */
 export interface DecisionRecord {
   source: 'svc' | 'integrator' | 'stand_in'
@@ -37,7 +51,13 @@ export interface AuthorizationsTable {
   held_amount: number
   captured_amount: number
   reversed_amount: number
+  /** The account's currency: `amount` and every amount above are in it. */
   currency: string
+  /** What the merchant asked, in its currency (equal to `amount` when `merchant_currency` is `currency`). */
+  merchant_amount: number
+  merchant_currency: string
+  /** The conversion from the merchant's currency into the account's; null when they are equal. */
+  fx: Json<AuthorizationFxValue> | null
   merchant: Json<MerchantValue>
   decline_reason: string | null
   hold_id: string | null
