@@ -6311,11 +6311,20 @@ export interface paths {
                          *       "object": "authorization",
                          *       "status": "pending",
                          *       "approved": true,
-                         *       "amount": 4000,
-                         *       "held_amount": 4000,
+                         *       "amount": 4416,
+                         *       "held_amount": 4416,
                          *       "captured_amount": 0,
                          *       "reversed_amount": 0,
                          *       "currency": "USD",
+                         *       "merchant_amount": 4000,
+                         *       "merchant_currency": "EUR",
+                         *       "fx": {
+                         *         "rate": "1.0825",
+                         *         "markup_bps": 200,
+                         *         "fee_amount": 85,
+                         *         "source": "sandbox",
+                         *         "rate_at": "2026-11-02T09:30:00.000Z"
+                         *       },
                          *       "merchant": {
                          *         "name": "Hotel Aurora",
                          *         "mcc": "7011",
@@ -15844,11 +15853,20 @@ export interface paths {
                          *       "object": "authorization",
                          *       "status": "pending",
                          *       "approved": true,
-                         *       "amount": 4000,
-                         *       "held_amount": 4000,
+                         *       "amount": 4416,
+                         *       "held_amount": 4416,
                          *       "captured_amount": 0,
                          *       "reversed_amount": 0,
                          *       "currency": "USD",
+                         *       "merchant_amount": 4000,
+                         *       "merchant_currency": "EUR",
+                         *       "fx": {
+                         *         "rate": "1.0825",
+                         *         "markup_bps": 200,
+                         *         "fee_amount": 85,
+                         *         "source": "sandbox",
+                         *         "rate_at": "2026-11-02T09:30:00.000Z"
+                         *       },
                          *       "merchant": {
                          *         "name": "Hotel Aurora",
                          *         "mcc": "7011",
@@ -16282,11 +16300,20 @@ export interface paths {
                          *       "object": "authorization",
                          *       "status": "pending",
                          *       "approved": true,
-                         *       "amount": 4000,
-                         *       "held_amount": 4000,
+                         *       "amount": 4416,
+                         *       "held_amount": 4416,
                          *       "captured_amount": 0,
                          *       "reversed_amount": 0,
                          *       "currency": "USD",
+                         *       "merchant_amount": 4000,
+                         *       "merchant_currency": "EUR",
+                         *       "fx": {
+                         *         "rate": "1.0825",
+                         *         "markup_bps": 200,
+                         *         "fee_amount": 85,
+                         *         "source": "sandbox",
+                         *         "rate_at": "2026-11-02T09:30:00.000Z"
+                         *       },
                          *       "merchant": {
                          *         "name": "Hotel Aurora",
                          *         "mcc": "7011",
@@ -16515,11 +16542,20 @@ export interface paths {
                          *       "object": "authorization",
                          *       "status": "pending",
                          *       "approved": true,
-                         *       "amount": 4000,
-                         *       "held_amount": 4000,
+                         *       "amount": 4416,
+                         *       "held_amount": 4416,
                          *       "captured_amount": 0,
                          *       "reversed_amount": 0,
                          *       "currency": "USD",
+                         *       "merchant_amount": 4000,
+                         *       "merchant_currency": "EUR",
+                         *       "fx": {
+                         *         "rate": "1.0825",
+                         *         "markup_bps": 200,
+                         *         "fee_amount": 85,
+                         *         "source": "sandbox",
+                         *         "rate_at": "2026-11-02T09:30:00.000Z"
+                         *       },
                          *       "merchant": {
                          *         "name": "Hotel Aurora",
                          *         "mcc": "7011",
@@ -16743,11 +16779,20 @@ export interface paths {
                          *       "object": "authorization",
                          *       "status": "pending",
                          *       "approved": true,
-                         *       "amount": 4000,
-                         *       "held_amount": 4000,
+                         *       "amount": 4416,
+                         *       "held_amount": 4416,
                          *       "captured_amount": 0,
                          *       "reversed_amount": 0,
                          *       "currency": "USD",
+                         *       "merchant_amount": 4000,
+                         *       "merchant_currency": "EUR",
+                         *       "fx": {
+                         *         "rate": "1.0825",
+                         *         "markup_bps": 200,
+                         *         "fee_amount": 85,
+                         *         "source": "sandbox",
+                         *         "rate_at": "2026-11-02T09:30:00.000Z"
+                         *       },
                          *       "merchant": {
                          *         "name": "Hotel Aurora",
                          *         "mcc": "7011",
@@ -21524,11 +21569,20 @@ export interface components {
          *       "object": "authorization",
          *       "status": "pending",
          *       "approved": true,
-         *       "amount": 4000,
-         *       "held_amount": 4000,
+         *       "amount": 4416,
+         *       "held_amount": 4416,
          *       "captured_amount": 0,
          *       "reversed_amount": 0,
          *       "currency": "USD",
+         *       "merchant_amount": 4000,
+         *       "merchant_currency": "EUR",
+         *       "fx": {
+         *         "rate": "1.0825",
+         *         "markup_bps": 200,
+         *         "fee_amount": 85,
+         *         "source": "sandbox",
+         *         "rate_at": "2026-11-02T09:30:00.000Z"
+         *       },
          *       "merchant": {
          *         "name": "Hotel Aurora",
          *         "mcc": "7011",
@@ -21582,6 +21636,7 @@ export interface components {
             card_id: string;
             /** Format: date-time */
             created_at: string;
+            /** @description The account's currency: `amount` and the amounts above are in it (what is held and debited) */
             currency: string;
             decision: components["schemas"]["AuthorizationDecision"];
             /**
@@ -21594,11 +21649,17 @@ export interface components {
              * @description When the hold is released if nothing captures it (7 days)
              */
             expires_at: string | null;
+            /** @description How `merchant_amount` became `amount` = merchant_amount × rate × (1 + markup_bps / 10 000), rounded half away from zero in the account currency (each increment converted alike); null when the merchant asked in the account currency */
+            fx: components["schemas"]["AuthorizationFx"] | null;
             /** @description What the hold on the account still holds */
             held_amount: number;
             /** @description auth_ id */
             id: string;
             merchant: components["schemas"]["Merchant"];
+            /** @description What the merchant asked, in `merchant_currency` (increments included); equal to `amount` when it is the account's currency */
+            merchant_amount: number;
+            /** @description The merchant's currency; the account's currency when the spend needs no conversion */
+            merchant_currency: string;
             network_token_id: string | null;
             /** @enum {string} */
             object: "authorization";
@@ -21740,6 +21801,34 @@ export interface components {
             /** @description Where authorization requests are POSTed: the rules of webhook endpoint URLs (HTTPS on a publicly resolvable host, invalid_webhook_url otherwise; a local `npm start` sandbox also accepts http:// to your own machine) */
             url: string;
         };
+        /**
+         * AuthorizationFx
+         * @example {
+         *       "rate": "1.0825",
+         *       "markup_bps": 200,
+         *       "fee_amount": 64,
+         *       "source": "sandbox",
+         *       "rate_at": "2026-11-02T09:30:00.000Z"
+         *     }
+         */
+        AuthorizationFx: {
+            /** @description The markup's part of `amount`, in the account currency's minor units (0 without markup) */
+            fee_amount: number;
+            /** @description The program's markup on the converted amount, in basis points (100 = 1 %) */
+            markup_bps: number;
+            /** @description Quote-per-base as a decimal string: account-currency units one unit of the merchant's currency buys */
+            rate: string;
+            /**
+             * Format: date-time
+             * @description When the rate was set
+             */
+            rate_at: string;
+            /**
+             * @description Where the rate comes from: the card network's, or the sandbox's rate table (or the organization's pinned rate)
+             * @enum {string}
+             */
+            source: "network" | "sandbox";
+        };
         /** AuthorizationList */
         AuthorizationList: {
             data: components["schemas"]["Authorization"][];
@@ -21751,6 +21840,7 @@ export interface components {
         };
         /** AuthorizationRequest */
         AuthorizationRequest: {
+            /** @description What the request asked, in the merchant's currency (`merchant_currency`) */
             amount: number;
             approved: boolean;
             /** Format: date-time */
