@@ -325,8 +325,13 @@ async function evaluateBatch(
     ),
   )
 
+  // After the token reads: a request that already failed asks no rate.
   const converted = await Promise.all(
-    batch.map((p, i) => owned[i] && settled(outcomes, i, () => convertRequest(deps, p, owned[i]!))),
+    batch.map((p, i) =>
+      owned[i] && !outcomes[i]
+        ? settled(outcomes, i, () => convertRequest(deps, p, owned[i]!))
+        : undefined,
+    ),
   )
 
   /** What this batch's approvals so far take: from each account's available balance, and each card's windows. */
