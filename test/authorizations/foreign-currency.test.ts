@@ -223,3 +223,32 @@ test('a converted amount beyond the limit is refused with 400 naming amount, and
   )
   assert.deepEqual(await entries(t, token, f.account.id), [['hold', -auth.amount]])
 })
+
+test('foreign and same-currency spends decided in one batch each convert on their own terms', async () => {
+  const prog = await program(['USD'], { fx_markup_bps: 100 })
+  const f = await funded(prog.id, 'USD', 1_000_000)
+  await pin('EUR', 'USD', '1.1')
+  await pin('JPY', 'USD', '0.0067')
+  const asked: [number, string][] = [
+    [1000, 'USD'],
+    [1000, 'EUR'],
+    [15_000, 'JPY'],
+    [2000, 'EUR'],
+    [3000, 'USD'],
+  ]
+  const auths = await Promise.all(
+    asked.map(([amount, currency]) => authorize(t, token, f.card.id, amount, { currency })),
+  )
+  // EUR: 10.00 × 1.1 × 1.01 = 11.11; 20.00 → 22.22. JPY: 15 000 × 0.0067 = 100.50 USD, × 1.01 = 101.505 → 101.51
+  assert.deepEqual(
+    auths.map((a) => [a.status, a.amount, a.currency, a.merchant_amount, a.fx?.fee_amount ?? null]),
+    [
+      ['pending', 1000, 'USD', 1000, null],
+      ['pending', 1111, 'USD', 1000, 11],
+      ['pending', 10_151, 'USD', 15_000, 101],
+      ['pending', 2222, 'USD', 2000, 22],
+      ['pending', 3000, 'USD', 3000, null],
+    ],
+  )
+  assert.equal((await balances(t, token, f.account.id)).held, 1000 + 1111 + 10_151 + 2222 + 3000)
+})
