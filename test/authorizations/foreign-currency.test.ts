@@ -9,8 +9,10 @@ import { eventsFor, expectError } from '../helpers/api.js'
 import type { TestApp, TestClient } from '../helpers/app.js'
 import { withTenant } from '../helpers/tenant.js'
 import { cardBody, issuedCard, makeCardholder, runJobs } from '../cards/support.js'
+import type { RequestCtx } from '../../src/http/context.js'
+import { decideLocked, presentRequest } from '../../src/modules/authorizations/engine.js'
 import { Authorization } from '../../src/modules/authorizations/schemas.js'
-import { authorize, authorizeRaw, balances, entries, post } from './support.js'
+import { authorize, authorizeRaw, balances, entries, MERCHANT, post } from './support.js'
 
 let t: TestApp
 let tenant: TestClient
@@ -251,4 +253,28 @@ test('foreign and same-currency spends decided in one batch each convert on thei
     ],
   )
   assert.equal((await balances(t, token, f.account.id)).held, 1000 + 1111 + 10_151 + 2222 + 3000)
+})
+
+// On the embedded database (one connection) a rate asked inside the transaction would wait on itself: the timeout
+// turns that hang into a failure.
+test("the locked path (a contended account's fallback) asks the rate before its transaction and converts", {
+  timeout: 60_000,
+}, async () => {
+  const prog = await program(['USD'], { fx_markup_bps: 200 })
+  const f = await funded(prog.id, 'USD', 50_000)
+  await pin('EUR', 'USD', '1.0825')
+  const ctx: RequestCtx = {
+    requestId: 'req_test',
+    organizationId: tenant.organizationId,
+    environment: tenant.environment,
+    clientId: tenant.clientId,
+    scopes: new Set(['transactions:write']),
+  }
+  const body = { card_id: f.card.id, amount: 10_000, currency: 'EUR', merchant: MERCHANT }
+  const presented = await presentRequest(t.deps, ctx, body)
+  const view = await decideLocked(t.deps, presented)
+  assert.equal(view.status, 'pending', JSON.stringify(view))
+  assert.equal(view.amount, 11_042)
+  assert.equal(view.fx?.fee_amount, 217)
+  assert.equal((await balances(t, token, f.account.id)).held, 11_042)
 })
