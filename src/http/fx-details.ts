@@ -24,7 +24,19 @@ export const FxDetails = Type.Object(
     }),
     rate_at: Type.String({ format: 'date-time', description: 'When the rate was given' }),
   },
-  { title: 'FxDetails', additionalProperties: false },
+  {
+    title: 'FxDetails',
+    additionalProperties: false,
+    examples: [
+      {
+        rate: '1.0825',
+        markup_bps: 200,
+        fee_amount: 64,
+        source: 'sandbox',
+        rate_at: '2026-11-02T09:30:00.000Z',
+      },
+    ],
+  },
 )
 
 /** The stored and presented form of `FxDetails`. */

@@ -167,9 +167,12 @@ test('network tokens: only an active token of the card approves; requested, susp
   )
 })
 
-test('account_blocked while the account is blocked, currency_mismatch for another currency', async () => {
+test('account_blocked while the account is blocked, currency_mismatch for another currency when the program blocks foreign spend', async () => {
   const f = await fundedCard(t, tenant, token, 10_000)
+  const program = `/operator/v1/programs/${tenant.programs.full.id}`
+  await t.operator('PATCH', program, { foreign_spend: 'blocked' })
   await expectDecline(t, token, f.card.id, 100, 'currency_mismatch', { currency: 'EUR' })
+  await t.operator('PATCH', program, { foreign_spend: 'allowed' })
   await post(t, token, `/v1/accounts/${f.account.id}/block`, { reason: 'fraud' })
   await expectDecline(t, token, f.card.id, 100, 'account_blocked')
   await post(t, token, `/v1/accounts/${f.account.id}/unblock`)

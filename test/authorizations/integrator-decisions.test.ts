@@ -114,6 +114,35 @@ describe('authorizations decided by the integrator', () => {
     assert.equal(attempt.approved_amount, 600)
   })
 
+  test('a spend in another currency is sent converted, with merchant_amount, merchant_currency and fx; a partial approval is in the account currency', async () => {
+    const pinned = await t.api(token, 'PUT', '/v1/simulate/fx_rates/EUR/USD', { rate: '1.0825' })
+    assert.equal(pinned.statusCode, 200, pinned.body)
+    answerWith(receiver, { approved: true, amount: 1000 })
+    const before = await balances(t, token, f.account.id)
+    const auth = await authorize(t, token, f.card.id, 2000, { currency: 'EUR' })
+    const [asked] = requestsAbout(receiver, auth.id)
+    // 20.00 EUR × 1.0825 = 21.65 USD (the program has no markup)
+    const sent = asked.body.data
+    assert.equal(sent.object.amount, 2165)
+    assert.equal(sent.object.currency, 'USD')
+    assert.equal(sent.object.merchant_amount, 2000)
+    assert.equal(sent.object.merchant_currency, 'EUR')
+    assert.deepEqual(
+      {
+        rate: sent.object.fx.rate,
+        markup: sent.object.fx.markup_bps,
+        fee: sent.object.fx.fee_amount,
+      },
+      { rate: '1.0825', markup: 0, fee: 0 },
+    )
+    assert.deepEqual(sent.request, { type: 'authorization', amount: 2165 })
+    assert.equal(auth.status, 'pending', JSON.stringify(auth))
+    assert.equal(auth.amount, 1000)
+    assert.equal(auth.held_amount, 1000)
+    assert.equal(auth.merchant_amount, 2000)
+    assert.equal((await balances(t, token, f.account.id)).held, before.held + 1000)
+  })
+
   test('an amount above the one asked is not a partial approval: invalid_response, the stand-in decides', async () => {
     answerWith(receiver, { approved: true, amount: 1001 })
     const auth = await authorize(t, token, f.card.id, 1000)

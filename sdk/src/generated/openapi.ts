@@ -6311,11 +6311,20 @@ export interface paths {
                          *       "object": "authorization",
                          *       "status": "pending",
                          *       "approved": true,
-                         *       "amount": 4000,
-                         *       "held_amount": 4000,
+                         *       "amount": 4416,
+                         *       "held_amount": 4416,
                          *       "captured_amount": 0,
                          *       "reversed_amount": 0,
                          *       "currency": "USD",
+                         *       "merchant_amount": 4000,
+                         *       "merchant_currency": "EUR",
+                         *       "fx": {
+                         *         "rate": "1.0825",
+                         *         "markup_bps": 200,
+                         *         "fee_amount": 85,
+                         *         "source": "sandbox",
+                         *         "rate_at": "2026-11-02T09:30:00.000Z"
+                         *       },
                          *       "merchant": {
                          *         "name": "Hotel Aurora",
                          *         "mcc": "7011",
@@ -15839,7 +15848,7 @@ export interface paths {
         put?: never;
         /**
          * Simulate a card authorization
-         * @description A merchant asks to authorize `amount` on the card; the service decides in real time. Approved: status `pending`, a hold of the amount on the account (ledger entry `hold`) that expires after 7 days. Declined: status `declined` with decline_reason; nothing is held. Both answer 201 and emit authorization.created. Checks, in order: card status (card_inactive for a card not yet issued or not activated, card_frozen, card_closed, card_expired, also when the expiry month has passed), the presented expiry (invalid_expiry) and security code (invalid_cvc), the network token (token_inactive unless active), the account (account_blocked), currency_mismatch, the card's spending controls (mcc_blocked, country_blocked, then spending_limit: per_authorization, and daily/weekly/monthly/all_time sums of approved spend since the start of the UTC day, ISO week (Monday) or month) and finally the available balance (insufficient_funds). Then, when the organization has an authorization endpoint (PUT /v1/authorization_endpoint), it is asked about what these rules approve and the answer comes after its decision: integrator_declined when it declines, integrator_unavailable when it does not answer usably and its stand_in is decline; a partial approval holds the amount it names. `decision` says who decided. A `network_token_id` that is not a token of this card answers 404 token_not_found. `cvc` is checked against the processor.
+         * @description A merchant asks to authorize `amount` in `currency` on the card; the service decides in real time. In another currency than the account's, the amount is converted at the card processor's rate with the program's fx_markup_bps (`merchant_amount`, `merchant_currency` and `fx` record it; a currency the service does not know is 400 invalid_parameter naming currency, a converted amount beyond 10^12 names amount); the rules and the hold use the converted amount. Approved: status `pending`, a hold of the amount on the account (ledger entry `hold`) that expires after 7 days. Declined: status `declined` with decline_reason; nothing is held. Both answer 201 and emit authorization.created. Checks, in order: card status (card_inactive for a card not yet issued or not activated, card_frozen, card_closed, card_expired, also when the expiry month has passed), the presented expiry (invalid_expiry) and security code (invalid_cvc), the network token (token_inactive unless active), the account (account_blocked), currency_mismatch (another currency than the account's when the card's program blocks foreign spend), the card's spending controls (mcc_blocked, country_blocked, then spending_limit: per_authorization, and daily/weekly/monthly/all_time sums of approved spend since the start of the UTC day, ISO week (Monday) or month) and finally the available balance (insufficient_funds). Then, when the organization has an authorization endpoint (PUT /v1/authorization_endpoint), it is asked about what these rules approve and the answer comes after its decision: integrator_declined when it declines, integrator_unavailable when it does not answer usably and its stand_in is decline; a partial approval holds the amount it names. `decision` says who decided. A `network_token_id` that is not a token of this card answers 404 token_not_found. `cvc` is checked against the processor.
          */
         post: {
             parameters: {
@@ -15871,11 +15880,20 @@ export interface paths {
                          *       "object": "authorization",
                          *       "status": "pending",
                          *       "approved": true,
-                         *       "amount": 4000,
-                         *       "held_amount": 4000,
+                         *       "amount": 4416,
+                         *       "held_amount": 4416,
                          *       "captured_amount": 0,
                          *       "reversed_amount": 0,
                          *       "currency": "USD",
+                         *       "merchant_amount": 4000,
+                         *       "merchant_currency": "EUR",
+                         *       "fx": {
+                         *         "rate": "1.0825",
+                         *         "markup_bps": 200,
+                         *         "fee_amount": 85,
+                         *         "source": "sandbox",
+                         *         "rate_at": "2026-11-02T09:30:00.000Z"
+                         *       },
                          *       "merchant": {
                          *         "name": "Hotel Aurora",
                          *         "mcc": "7011",
@@ -16309,11 +16327,20 @@ export interface paths {
                          *       "object": "authorization",
                          *       "status": "pending",
                          *       "approved": true,
-                         *       "amount": 4000,
-                         *       "held_amount": 4000,
+                         *       "amount": 4416,
+                         *       "held_amount": 4416,
                          *       "captured_amount": 0,
                          *       "reversed_amount": 0,
                          *       "currency": "USD",
+                         *       "merchant_amount": 4000,
+                         *       "merchant_currency": "EUR",
+                         *       "fx": {
+                         *         "rate": "1.0825",
+                         *         "markup_bps": 200,
+                         *         "fee_amount": 85,
+                         *         "source": "sandbox",
+                         *         "rate_at": "2026-11-02T09:30:00.000Z"
+                         *       },
                          *       "merchant": {
                          *         "name": "Hotel Aurora",
                          *         "mcc": "7011",
@@ -16503,7 +16530,7 @@ export interface paths {
         put?: never;
         /**
          * Simulate an incremental authorization
-         * @description Raises a pending authorization by `amount` (a hotel stay grows, a tip is added). Decided by the same rules as a new authorization (per_authorization limits count the new total), then by the organization's authorization endpoint if it has one (a partial approval raises by the amount it names). Approved: `amount` and `held_amount` grow. Declined: nothing changes but `request_history`, which records the decline reason. Emits authorization.updated. An authorization that is not pending answers 422 authorization_invalid_state.
+         * @description Raises a pending authorization by `amount` (a hotel stay grows, a tip is added), in the merchant currency: converted at the authorization's recorded rate and markup when it is foreign. Decided by the same rules as a new authorization (per_authorization limits count the new total), then by the organization's authorization endpoint if it has one (a partial approval raises by the amount it names). Approved: `amount` and `held_amount` grow. Declined: nothing changes but `request_history`, which records the decline reason. Emits authorization.updated. An authorization that is not pending answers 422 authorization_invalid_state.
          */
         post: {
             parameters: {
@@ -16542,11 +16569,20 @@ export interface paths {
                          *       "object": "authorization",
                          *       "status": "pending",
                          *       "approved": true,
-                         *       "amount": 4000,
-                         *       "held_amount": 4000,
+                         *       "amount": 4416,
+                         *       "held_amount": 4416,
                          *       "captured_amount": 0,
                          *       "reversed_amount": 0,
                          *       "currency": "USD",
+                         *       "merchant_amount": 4000,
+                         *       "merchant_currency": "EUR",
+                         *       "fx": {
+                         *         "rate": "1.0825",
+                         *         "markup_bps": 200,
+                         *         "fee_amount": 85,
+                         *         "source": "sandbox",
+                         *         "rate_at": "2026-11-02T09:30:00.000Z"
+                         *       },
                          *       "merchant": {
                          *         "name": "Hotel Aurora",
                          *         "mcc": "7011",
@@ -16736,7 +16772,7 @@ export interface paths {
         put?: never;
         /**
          * Simulate a reversal
-         * @description Gives back `amount` of the hold (all of it when omitted; more than is held is invalid_parameter), ledger entry `hold_release`. Fully released, the authorization is `reversed` (`closed` when part was captured before). Emits authorization.updated.
+         * @description Gives back `amount` of the hold (all of it when omitted; more than is held is invalid_parameter), in the merchant currency (converted at the authorization's recorded rate when it is foreign), ledger entry `hold_release`. Fully released, the authorization is `reversed` (`closed` when part was captured before). Emits authorization.updated.
          */
         post: {
             parameters: {
@@ -16770,11 +16806,20 @@ export interface paths {
                          *       "object": "authorization",
                          *       "status": "pending",
                          *       "approved": true,
-                         *       "amount": 4000,
-                         *       "held_amount": 4000,
+                         *       "amount": 4416,
+                         *       "held_amount": 4416,
                          *       "captured_amount": 0,
                          *       "reversed_amount": 0,
                          *       "currency": "USD",
+                         *       "merchant_amount": 4000,
+                         *       "merchant_currency": "EUR",
+                         *       "fx": {
+                         *         "rate": "1.0825",
+                         *         "markup_bps": 200,
+                         *         "fee_amount": 85,
+                         *         "source": "sandbox",
+                         *         "rate_at": "2026-11-02T09:30:00.000Z"
+                         *       },
                          *       "merchant": {
                          *         "name": "Hotel Aurora",
                          *         "mcc": "7011",
@@ -21560,11 +21605,20 @@ export interface components {
          *       "object": "authorization",
          *       "status": "pending",
          *       "approved": true,
-         *       "amount": 4000,
-         *       "held_amount": 4000,
+         *       "amount": 4416,
+         *       "held_amount": 4416,
          *       "captured_amount": 0,
          *       "reversed_amount": 0,
          *       "currency": "USD",
+         *       "merchant_amount": 4000,
+         *       "merchant_currency": "EUR",
+         *       "fx": {
+         *         "rate": "1.0825",
+         *         "markup_bps": 200,
+         *         "fee_amount": 85,
+         *         "source": "sandbox",
+         *         "rate_at": "2026-11-02T09:30:00.000Z"
+         *       },
          *       "merchant": {
          *         "name": "Hotel Aurora",
          *         "mcc": "7011",
@@ -21618,6 +21672,7 @@ export interface components {
             card_id: string;
             /** Format: date-time */
             created_at: string;
+            /** @description The account's currency: `amount` and the amounts above are in it (what is held and debited) */
             currency: string;
             decision: components["schemas"]["AuthorizationDecision"];
             /**
@@ -21630,11 +21685,17 @@ export interface components {
              * @description When the hold is released if nothing captures it (7 days)
              */
             expires_at: string | null;
+            /** @description How `merchant_amount` became `amount` = merchant_amount × rate × (1 + markup_bps / 10 000), rounded half away from zero in the account currency (each increment converted alike); null when the merchant asked in the account currency */
+            fx: components["schemas"]["FxDetails"] | null;
             /** @description What the hold on the account still holds */
             held_amount: number;
             /** @description auth_ id */
             id: string;
             merchant: components["schemas"]["Merchant"];
+            /** @description What the merchant asked, in `merchant_currency` (increments included); equal to `amount` when it is the account's currency */
+            merchant_amount: number;
+            /** @description The merchant's currency; the account's currency when the spend needs no conversion */
+            merchant_currency: string;
             network_token_id: string | null;
             /** @enum {string} */
             object: "authorization";
@@ -21787,6 +21848,7 @@ export interface components {
         };
         /** AuthorizationRequest */
         AuthorizationRequest: {
+            /** @description What the request asked, in the merchant's currency (`merchant_currency`) */
             amount: number;
             approved: boolean;
             /** Format: date-time */
@@ -22628,7 +22690,16 @@ export interface components {
             /** @description Only to this endpoint (enabled, of your environment); omitted: every enabled endpoint whose `enabled_events` takes the type */
             webhook_endpoint_id?: string;
         };
-        /** FxDetails */
+        /**
+         * FxDetails
+         * @example {
+         *       "rate": "1.0825",
+         *       "markup_bps": 200,
+         *       "fee_amount": 64,
+         *       "source": "sandbox",
+         *       "rate_at": "2026-11-02T09:30:00.000Z"
+         *     }
+         */
         FxDetails: {
             /** @description The markup's part of the converted amount, in its minor units (0 without markup) */
             fee_amount: number;

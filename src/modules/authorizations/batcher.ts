@@ -133,7 +133,8 @@ async function askIntegratorFor(
   const { outcome, logged } = await askIntegrator(deps, endpoint, {
     scope: ctx,
     authorization: wouldBe,
-    request: { type: 'authorization', amount: presented.body.amount },
+    // In the account's currency (the authorization's `amount`), as a partial approval answers.
+    request: { type: 'authorization', amount: wouldBe.amount },
     requestId: ctx.requestId,
   })
   presented.integrator = outcome

@@ -3,12 +3,16 @@ import { withTx } from '../../db/tx.js'
 import { json, type Db } from '../../db/types.js'
 import { scopeOfRow, type RequestCtx } from '../../http/context.js'
 import { ApiError } from '../../http/errors.js'
+import { fxRefusal } from '../../http/fx-errors.js'
 import { answerToStore, type AnswerToStore } from '../../http/idempotent-answer.js'
 import { requireOwned } from '../../http/ownership.js'
 import { safeEqual } from '../../lib/crypto.js'
+import { knownCurrency } from '../../lib/currencies.js'
+import { convert, FxAmountError, FxCurrencyError } from '../../lib/fx.js'
 import { newId } from '../../lib/ids.js'
 import { signalJobsQueued } from '../../jobs/wakeup.js'
 import { callProcessor } from '../../processors/calls.js'
+import type { FxQuote } from '../../processors/port.js'
 import { availableBalance, requireAccount, type AccountRow } from '../accounts/index.js'
 import { requireCard, requireCardProgram, type CardRow } from '../cards/index.js'
 import { emit } from '../events/index.js'
@@ -26,7 +30,7 @@ import { presentAuthorization } from './present.js'
 import * as repo from './repo.js'
 import type { AuthorizationView, SimulateAuthorizationBody } from './schemas.js'
 import { SVC_DECISION, type IntegratorOutcome } from './integrator.js'
-import type { AuthorizationRequestValue, DecisionRecord } from './types.js'
+import type { AuthorizationFxValue, AuthorizationRequestValue, DecisionRecord } from './types.js'
 import type { MerchantValue } from '../transactions/index.js'
 
 /** How long an approved authorization holds funds before the hold is released (status `expired`). */
@@ -155,6 +159,7 @@ export interface PresentedAuthorization {
   at: Date
   ctx: RequestCtx
   body: SimulateAuthorizationBody
+  /** The merchant's currency, upper-cased (the account's, or another one to convert from). */
   currency: string
   merchant: MerchantValue
   cvc: { matches: boolean; operationId: string } | null
@@ -162,6 +167,18 @@ export interface PresentedAuthorization {
   answer: AnswerToStore | null
   /** What the organization's authorization endpoint decided (asked before the batch); absent: the service decides alone. */
   integrator?: IntegratorOutcome
+  /**
+   * The rate of a spend in another currency than the account's, once asked of the processor: kept so that a decision
+   * decided again (a stale batch, the locked path) converts at the same rate without asking again. `checked`: the
+   * request has been through the conversion step once (its rate, if it needs one, is here).
+   */
+  fx?: { checked: boolean; quote?: FxQuote & { quoteCurrency: string } }
+}
+
+/** A spend converted into its account's currency: the amount decided on, and what the row records. */
+interface Converted {
+  amount: number
+  fx: AuthorizationFxValue
 }
 
 /** What became of one decision of a batch: written, refused with an error, or to decide again (`stale`). */
@@ -229,7 +246,7 @@ export async function decideBatch(
   const written: number[] = []
   evaluated.forEach((e, i) => {
     if (!e) return
-    const row = authorizationRow(batch[i], e.card, e.accountId, e.decision, e.record)
+    const row = authorizationRow(batch[i], e, e.decision, e.record)
     writes.push({
       row,
       view: presentAuthorization(row),
@@ -255,6 +272,9 @@ export async function decideBatch(
 interface Evaluated {
   card: repo.DecisionCard
   accountId: string
+  accountCurrency: string
+  /** The conversion into the account's currency; null when the merchant asked in it (or foreign spend is blocked). */
+  converted: Converted | null
   versions: repo.DecisionFacts['versions']
   decision: Decision
   record: DecisionRecord
@@ -305,6 +325,15 @@ async function evaluateBatch(
     ),
   )
 
+  // After the token reads: a request that already failed asks no rate.
+  const converted = await Promise.all(
+    batch.map((p, i) =>
+      owned[i] && !outcomes[i]
+        ? settled(outcomes, i, () => convertRequest(deps, p, owned[i]!))
+        : undefined,
+    ),
+  )
+
   /** What this batch's approvals so far take: from each account's available balance, and each card's windows. */
   const heldInBatch = new Map<string, number>()
   const spentInBatch = new Map<string, number>()
@@ -312,17 +341,19 @@ async function evaluateBatch(
     const f = owned[i]
     if (!f || outcomes[i]) return
     const { card, account, versions } = f
+    const conversion = converted[i] ?? null
     const rules = controlsOf(card)
     const before = spentInBatch.get(card.id) ?? 0
     const windows = Object.fromEntries(
       Object.entries(spent.get(card.id) ?? {}).map(([w, n]) => [w, n + before]),
     )
-    // A partial approval by the integrator holds (and is checked for) only the amount it approved.
-    const amount = p.integrator?.amount ?? p.body.amount
+    // A partial approval by the integrator holds (and is checked for) only the amount it approved (in the
+    // account's currency: the integrator was sent the authorization with `amount` converted).
+    const amount = p.integrator?.amount ?? conversion?.amount ?? p.body.amount
     const { decision, record } = withIntegrator(
       decide({
         amount,
-        currency: p.currency,
+        currency: conversion ? account.currency : p.currency,
         merchant: p.merchant,
         card: {
           status: card.status,
@@ -348,7 +379,15 @@ async function evaluateBatch(
       heldInBatch.set(account.id, (heldInBatch.get(account.id) ?? 0) + amount)
       spentInBatch.set(card.id, before + amount)
     }
-    evaluated[i] = { card, accountId: account.id, versions, decision, record }
+    evaluated[i] = {
+      card,
+      accountId: account.id,
+      accountCurrency: account.currency,
+      converted: conversion,
+      versions,
+      decision,
+      record,
+    }
   })
   return { outcomes, evaluated }
 }
@@ -365,38 +404,44 @@ export async function precheck(
   const { evaluated } = await evaluateBatch(deps, deps.db, [p], false, deps.clock.now())
   const e = evaluated[0]
   if (!e || !e.decision.approved) return null
-  const row = authorizationRow(p, e.card, e.accountId, e.decision, {
-    source: 'integrator',
-    latency_ms: 0,
-  })
+  const row = authorizationRow(p, e, e.decision, { source: 'integrator', latency_ms: 0 })
   return presentAuthorization({ ...row, held_amount: 0, hold_id: null, expires_at: null })
 }
 
-/** The authorization row a decision writes: approved, pending with a hold for the amount; declined, with its reason. */
+/**
+ * The authorization row a decision writes: approved, pending with a hold for the amount; declined, with its reason.
+ * `amount` and `currency` are the account's (converted when the merchant asked in another currency);
+ * `merchant_amount` and `merchant_currency` what the merchant asked (for a same-currency spend, `amount` itself).
+ */
 function authorizationRow(
   p: PresentedAuthorization,
-  card: repo.DecisionCard,
-  accountId: string,
+  e: Pick<Evaluated, 'card' | 'accountId' | 'accountCurrency' | 'converted'>,
   decision: Decision,
   record: DecisionRecord,
 ): repo.AuthorizationRow {
   const { body, at } = p
-  const held = p.integrator?.amount ?? body.amount
+  const { card, converted } = e
+  const asked = converted?.amount ?? body.amount
+  const held = p.integrator?.amount ?? asked
+  const amount = decision.approved ? held : asked
   return {
     id: p.id,
     organization_id: card.organization_id,
     environment: card.environment,
     program_id: card.program_id,
     card_id: card.id,
-    account_id: accountId,
+    account_id: e.accountId,
     network_token_id: body.network_token_id ?? null,
     status: decision.approved ? 'pending' : 'declined',
     approved: decision.approved,
-    amount: decision.approved ? held : body.amount,
+    amount,
     held_amount: decision.approved ? held : 0,
     captured_amount: 0,
     reversed_amount: 0,
-    currency: p.currency,
+    currency: converted ? e.accountCurrency : p.currency,
+    merchant_amount: converted ? body.amount : amount,
+    merchant_currency: p.currency,
+    fx: converted ? converted.fx : null,
     merchant: p.merchant,
     decline_reason: decision.approved ? null : decision.reason,
     hold_id: decision.approved ? newId('hold') : null,
@@ -409,6 +454,70 @@ function authorizationRow(
 }
 
 /**
+ * A spend in another currency than its account's, converted (docs/fx.md): null when the merchant asked in the
+ * account's currency, or when the program blocks foreign spend (then `decide` declines `currency_mismatch`, and
+ * nothing is converted). A currency the service does not know is `400 invalid_parameter` naming `currency`; a
+ * converted amount beyond the limit, or one that comes to 0, names `amount`. The rate is asked of the card's
+ * program's processor once per request (kept on `p` for a decision decided again).
+ */
+async function convertRequest(
+  deps: AppDeps,
+  p: PresentedAuthorization,
+  facts: repo.DecisionFacts,
+): Promise<Converted | null> {
+  const { account, program } = facts
+  p.fx = { checked: true, quote: p.fx?.quote }
+  if (p.currency === account.currency) return null
+  try {
+    if (!knownCurrency(p.currency)) throw new FxCurrencyError(p.body.currency)
+    if (program?.foreign_spend !== 'allowed') {
+      if (program) return null
+      throw new ApiError('program_not_provisioned', {
+        message: `The program of card ${facts.card.id} is not attached in this environment.`,
+      })
+    }
+    let quote = p.fx?.quote
+    if (!quote || quote.quoteCurrency !== account.currency) {
+      const processor = deps.processors.forProgram(program)
+      const rate = await processor.fxRate(
+        scopeOfRow(facts.card),
+        p.currency,
+        account.currency,
+        p.at,
+      )
+      quote = { ...rate, quoteCurrency: account.currency }
+    }
+    p.fx.quote = quote
+    const markupBps = program.fx_markup_bps
+    const out = convert({
+      amount: p.body.amount,
+      from: p.currency,
+      to: account.currency,
+      rate: quote.rate,
+      markupBps,
+    })
+    if (out.amount <= 0) {
+      throw new FxAmountError(
+        'out_of_range',
+        `amount converts to 0 ${account.currency}: too small to authorize.`,
+      )
+    }
+    return {
+      amount: out.amount,
+      fx: {
+        rate: quote.rate,
+        markup_bps: markupBps,
+        fee_amount: out.feeAmount,
+        source: quote.source,
+        rate_at: quote.rateAt.toISOString(),
+      },
+    }
+  } catch (err) {
+    return fxRefusal(err)
+  }
+}
+
+/**
  * One decision under its account's row lock, in a transaction of its own: the path a decision takes after
  * losing the race to a changed account a few times, so a hot account contended across processes still
  * makes progress.
@@ -417,6 +526,9 @@ export async function decideLocked(
   deps: AppDeps,
   p: PresentedAuthorization,
 ): Promise<AuthorizationView> {
+  // A rate is asked of the processor outside the transaction (a simulator reads its pins through the platform's
+  // handle): a request not yet through the conversion step goes through it once, read-only, first.
+  if (!p.fx?.checked) await evaluateBatch(deps, deps.db, [p], false, deps.clock.now())
   return withTx(deps.db, async (trx) => {
     const [outcome] = await decideBatch(deps, trx, [p], true)
     if ('error' in outcome) throw outcome.error
@@ -424,6 +536,42 @@ export async function decideLocked(
       throw new Error(`authorization ${p.id} not written under its account's lock`)
     return outcome.view
   })
+}
+
+/**
+ * An amount the merchant sends on an existing authorization (an increment, a partial reversal), in the
+ * account's currency: as it is when the authorization needed no conversion, else converted at the rate and markup
+ * the authorization recorded (docs/fx.md, "Increments and reversals"). A result beyond the limit, or one that comes
+ * to 0, is `400 invalid_parameter` naming `amount`.
+ */
+export function inAccountCurrency(
+  auth: Pick<repo.AuthorizationRow, 'fx' | 'merchant_currency' | 'currency'>,
+  amount: number,
+): { amount: number; feeAmount: number } {
+  if (auth.fx === null) return { amount, feeAmount: 0 }
+  try {
+    const out = convert({
+      amount,
+      from: auth.merchant_currency,
+      to: auth.currency,
+      rate: auth.fx.rate,
+      markupBps: auth.fx.markup_bps,
+    })
+    if (out.amount <= 0) {
+      throw new FxAmountError(
+        'out_of_range',
+        `amount converts to 0 ${auth.currency}: too small to apply.`,
+      )
+    }
+    return out
+  } catch (err) {
+    return fxRefusal(err)
+  }
+}
+
+/** The authorization's conversion record with `feeAmount` more of markup (unchanged without a conversion). */
+function feeAdded(fx: AuthorizationFxValue | null, feeAmount: number): AuthorizationFxValue | null {
+  return fx === null ? null : { ...fx, fee_amount: Number(fx.fee_amount) + feeAmount }
 }
 
 /** The service's rules for an increment of `amount` on `auth` (per-authorization limits count the new total). */
@@ -476,12 +624,15 @@ export async function precheckIncrement(
   if (auth.status !== 'pending') return null
   try {
     const now = deps.clock.now()
+    const converted = inAccountCurrency(auth, amount)
     const account = await requireAccount(deps.db, ctx, card.account_id)
-    const decision = await incrementRules(deps.db, ctx, auth, card, account, amount, now)
+    const decision = await incrementRules(deps.db, ctx, auth, card, account, converted.amount, now)
     if (!decision.approved) return null
     return presentAuthorization({
       ...auth,
-      amount: Number(auth.amount) + amount,
+      amount: Number(auth.amount) + converted.amount,
+      merchant_amount: Number(auth.merchant_amount) + amount,
+      fx: feeAdded(auth.fx, converted.feeAmount),
       updated_at: now,
       decision: { source: 'integrator', latency_ms: 0 },
     })
@@ -491,7 +642,9 @@ export async function precheckIncrement(
 }
 
 /**
- * An incremental authorization: the same rules decide the increase (per-authorization limits count the
+ * An incremental authorization: `amount` is in the merchant's currency (converted at the authorization's recorded
+ * rate and markup when it is foreign; `merchant_amount` grows by it, `amount` and the hold by the converted amount,
+ * `fx.fee_amount` by its markup). The same rules decide the increase (per-authorization limits count the
  * new total), then the integrator's answer if it was asked (`integrator`; a partial approval raises by its
  * amount). Approved, the hold and `amount` grow; declined, nothing moves. Either way the request is
  * appended to `request_history`, the authorization's `decision` is the increment's, and authorization.updated is emitted.
@@ -504,12 +657,14 @@ export async function incrementAuthorization(
   card: CardRow,
   integrator?: IntegratorOutcome,
 ): Promise<AuthorizationView> {
-  const raise = integrator?.amount ?? amount
   return withTx(deps.db, async (trx) => {
     const now = deps.clock.now()
     const account = await lockAccount(trx, card.account_id)
     const auth = (await repo.findAuthorization(trx, authorizationId))!
     requirePending(auth, 'incremented')
+    // `amount` is the merchant's (its currency); a partial approval by the integrator is in the account's.
+    const converted = inAccountCurrency(auth, amount)
+    const raise = integrator?.amount ?? converted.amount
     let { decision, record } = withIntegrator(
       await incrementRules(trx, ctx, auth, card, account, raise, now),
       integrator,
@@ -530,6 +685,8 @@ export async function incrementAuthorization(
         ? {
             amount: Number(auth.amount) + raise,
             held_amount: Number(auth.held_amount) + raise,
+            merchant_amount: Number(auth.merchant_amount) + (auth.fx === null ? raise : amount),
+            ...(auth.fx === null ? {} : { fx: json(feeAdded(auth.fx, converted.feeAmount)) }),
             updated_at: now,
             decision: json(record),
           }

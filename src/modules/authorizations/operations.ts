@@ -7,7 +7,7 @@ import { emit } from '../events/index.js'
 import { captureHold, releaseHold } from '../ledger/index.js'
 import { presentTransaction, recordCapture, type TransactionView } from '../transactions/index.js'
 import { availableBalance } from '../accounts/index.js'
-import { lockAccount, requirePending } from './engine.js'
+import { inAccountCurrency, lockAccount, requirePending } from './engine.js'
 import { presentAuthorization } from './present.js'
 import * as repo from './repo.js'
 import type { AuthorizationView } from './schemas.js'
@@ -30,7 +30,8 @@ async function updated(
 }
 
 /**
- * A reversal: gives back `amount` of the hold (all of it when omitted). Fully reversed, the
+ * A reversal: gives back `amount` of the hold (all of it when omitted), in the merchant's currency (converted
+ * at the authorization's recorded rate and markup when it is foreign). Fully reversed, the
  * authorization is `reversed` (or `closed` when part of it was captured before).
  */
 export async function reverseAuthorization(
@@ -44,13 +45,18 @@ export async function reverseAuthorization(
     const auth = (await repo.findAuthorization(trx, auth0.id))!
     requirePending(auth, 'reversed')
     const held = Number(auth.held_amount)
-    if (amount !== undefined && amount > held) {
+    // `amount` is the merchant's: converted at the recorded rate when the authorization is foreign. Each converted
+    // request rounds on its own, so giving back the whole may convert to up to one minor unit per request more
+    // than is held: that much is forgiven (the hold is released whole), anything beyond it refused.
+    const given = amount === undefined ? undefined : inAccountCurrency(auth, amount).amount
+    const slack = auth.fx === null ? 0 : auth.request_history.length
+    if (given !== undefined && given > held + slack) {
       throw new ApiError('invalid_parameter', {
         param: 'amount',
-        message: `Authorization ${auth.id} holds ${held}; a reversal cannot exceed it.`,
+        message: `Authorization ${auth.id} holds ${held} ${auth.currency}; a reversal cannot exceed it.`,
       })
     }
-    const release = amount ?? held
+    const release = given === undefined ? held : Math.min(given, held)
     await releaseHold(trx, auth.hold_id!, now, release)
     const left = held - release
     return updated(

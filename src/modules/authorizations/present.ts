@@ -16,6 +16,9 @@ export function presentAuthorization(row: AuthorizationRow): AuthorizationView {
     captured_amount: Number(row.captured_amount),
     reversed_amount: Number(row.reversed_amount),
     currency: row.currency,
+    merchant_amount: Number(row.merchant_amount),
+    merchant_currency: row.merchant_currency,
+    fx: row.fx === null ? null : { ...row.fx, fee_amount: Number(row.fx.fee_amount) },
     merchant: {
       name: row.merchant.name,
       mcc: row.merchant.mcc ?? null,

@@ -11,6 +11,7 @@ import { applyBounds, whereIs, type PageBounds } from '../../http/pagination.js'
 import { lowestIdAt } from '../../lib/ids.js'
 import type { AccountRow } from '../accounts/index.js'
 import { cardsCte, cardUnchangedSql, type CardRow } from '../cards/index.js'
+import { programsCte, type ProgramRow } from '../programs/index.js'
 import { emitPerRow } from '../events/index.js'
 import { accountsCte, holdsCtes } from '../ledger/index.js'
 import { operationsSucceededCte } from '../../processors/outcome-plan.js'
@@ -34,13 +35,18 @@ const DECISION_CARD = [
 ] as const
 /** The funding account's columns a decision reads. */
 const DECISION_ACCOUNT = ['id', 'status', 'currency', 'ledger_balance', 'held_balance'] as const
+/** The card's program's columns a decision reads: its processor (the rate's source) and FX settings. */
+const DECISION_PROGRAM = ['id', 'processor', 'foreign_spend', 'fx_markup_bps'] as const
 export type DecisionCard = Pick<CardRow, (typeof DECISION_CARD)[number]>
 export type DecisionAccount = Pick<AccountRow, (typeof DECISION_ACCOUNT)[number]>
+export type DecisionProgram = Pick<ProgramRow, (typeof DECISION_PROGRAM)[number]>
 
 /** What a decision reads: the card, its funding account, and the row versions the decision's write is guarded by. */
 export interface DecisionFacts {
   card: DecisionCard
   account: DecisionAccount
+  /** The card's program (null if it is not attached: only a spend needing conversion then fails). */
+  program: DecisionProgram | null
   /** The rows' `xmin`: any committed change to a row gives it a new one. */
   versions: { card: string; account: string }
 }
@@ -48,6 +54,7 @@ export interface DecisionFacts {
 const decisionColumns = sql.join([
   ...DECISION_CARD.map((c) => sql`c.${sql.ref(c)} AS ${sql.ref(`card_${c}`)}`),
   ...DECISION_ACCOUNT.map((c) => sql`a.${sql.ref(c)} AS ${sql.ref(`account_${c}`)}`),
+  ...DECISION_PROGRAM.map((c) => sql`p.${sql.ref(c)} AS ${sql.ref(`program_${c}`)}`),
   sql`c.version AS card_version`,
   sql`a.version AS account_version`,
 ])
@@ -64,8 +71,8 @@ function pick<K extends string>(
 }
 
 /**
- * Cards and their funding accounts in one statement, only what a decision needs, by card id (a card not
- * found is absent), through the cards' and the ledger's published reads. `lock`: the cards are locked
+ * Cards, their funding accounts and their programs' FX settings in one statement, only what a decision needs,
+ * by card id (a card not found is absent), through the cards', the ledger's and the programs' published reads. `lock`: the cards are locked
  * against changes and the accounts' rows, in id order, for the rest of the caller's transaction (the
  * pessimistic path); otherwise a plain read whose versions guard the write.
  */
@@ -76,14 +83,20 @@ export async function readDecisionFacts(
 ): Promise<Map<string, DecisionFacts>> {
   const { rows } = await sql<Record<string, unknown>>`
     WITH ${cardsCte('c', JSON.stringify(cardIds), DECISION_CARD, lock)},
-    ${accountsCte('a', sql`SELECT account_id FROM c`, lock)}
-    SELECT ${decisionColumns} FROM c JOIN a ON a.id = c.account_id`.execute(db)
+    ${accountsCte('a', sql`SELECT account_id FROM c`, lock)},
+    ${programsCte('p', sql`SELECT program_id FROM c`, DECISION_PROGRAM)}
+    SELECT ${decisionColumns} FROM c JOIN a ON a.id = c.account_id
+    LEFT JOIN p ON p.id = c.program_id`.execute(db)
   return new Map(
     rows.map((row) => [
       row.card_id as string,
       {
         card: pick(row, 'card_', DECISION_CARD) as DecisionCard,
         account: pick(row, 'account_', DECISION_ACCOUNT) as DecisionAccount,
+        program:
+          row.program_id === null
+            ? null
+            : (pick(row, 'program_', DECISION_PROGRAM) as DecisionProgram),
         versions: { card: row.card_version as string, account: row.account_version as string },
       },
     ]),

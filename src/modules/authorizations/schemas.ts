@@ -1,4 +1,5 @@
 import { Type, type Static, type TSchema } from 'typebox'
+import { FxDetails } from '../../http/fx-details.js'
 import { PageQuery } from '../../http/pagination.js'
 import { MAX_AMOUNT, Merchant, MerchantInput } from '../transactions/index.js'
 import { DECLINE_REASONS, type DeclineReason } from './decide.js'
@@ -59,10 +60,15 @@ export const AuthorizationDecision = Type.Object(
   },
 )
 
+/** How the merchant's amount was converted into the account's currency (shared with eSIM orders' `fx`). */
+export const AuthorizationFx = FxDetails
+
 export const AuthorizationRequest = Type.Object(
   {
     type: Type.Union([Type.Literal('authorization'), Type.Literal('increment')]),
-    amount: Type.Integer(),
+    amount: Type.Integer({
+      description: "What the request asked, in the merchant's currency (`merchant_currency`)",
+    }),
     approved: Type.Boolean(),
     decline_reason: Nullable(Type.String()),
     created_at: Type.String({ format: 'date-time' }),
@@ -90,7 +96,24 @@ export const Authorization = Type.Object(
     held_amount: Type.Integer({ description: 'What the hold on the account still holds' }),
     captured_amount: Type.Integer(),
     reversed_amount: Type.Integer(),
-    currency: Type.String(),
+    currency: Type.String({
+      description:
+        "The account's currency: `amount` and the amounts above are in it (what is held and debited)",
+    }),
+    merchant_amount: Type.Integer({
+      description:
+        "What the merchant asked, in `merchant_currency` (increments included); equal to `amount` when it is the account's currency",
+    }),
+    merchant_currency: Type.String({
+      description:
+        "The merchant's currency; the account's currency when the spend needs no conversion",
+    }),
+    fx: Type.Union([AuthorizationFx, Type.Null()], {
+      description:
+        'How `merchant_amount` became `amount` = merchant_amount × rate × (1 + markup_bps / 10 000), rounded half ' +
+        'away from zero in the account currency (each increment converted alike); null when the merchant asked in ' +
+        'the account currency',
+    }),
     merchant: Merchant,
     card_id: Type.String(),
     account_id: Type.String(),
@@ -122,11 +145,20 @@ export const Authorization = Type.Object(
         object: 'authorization',
         status: 'pending',
         approved: true,
-        amount: 4000,
-        held_amount: 4000,
+        amount: 4416,
+        held_amount: 4416,
         captured_amount: 0,
         reversed_amount: 0,
         currency: 'USD',
+        merchant_amount: 4000,
+        merchant_currency: 'EUR',
+        fx: {
+          rate: '1.0825',
+          markup_bps: 200,
+          fee_amount: 85,
+          source: 'sandbox',
+          rate_at: '2026-11-02T09:30:00.000Z',
+        },
         merchant: { name: 'Hotel Aurora', mcc: '7011', city: 'Lisbon', country: 'PRT' },
         card_id: 'card_01JD3Q7Y6X5W4V3T2S1R0Q9P8M',
         account_id: 'acct_01JD3Q7Y6X5W4V3T2S1R0Q9P8K',

@@ -6,7 +6,7 @@ import { paginate, type ListResult, type PageParams } from '../../http/paginatio
 import { isId } from '../../lib/ids.js'
 import { requireCard } from '../cards/index.js'
 import type { TransactionView } from '../transactions/index.js'
-import { incrementAuthorization, precheckIncrement } from './engine.js'
+import { inAccountCurrency, incrementAuthorization, precheckIncrement } from './engine.js'
 import { askIntegrator, endpointFor } from './integrator.js'
 import { captureAuthorization, expireAuthorization, reverseAuthorization } from './operations.js'
 import { presentAuthorization } from './present.js'
@@ -91,7 +91,8 @@ export async function increment(
   const { outcome, logged } = await askIntegrator(deps, endpoint, {
     scope: ctx,
     authorization: wouldBe,
-    request: { type: 'increment', amount },
+    // In the account's currency (converted when the authorization is foreign), as a partial approval answers.
+    request: { type: 'increment', amount: inAccountCurrency(auth, amount).amount },
     requestId: ctx.requestId,
   })
   await logged

@@ -21,7 +21,8 @@ const config = (errors: ErrorCode[]) => ({ simulator: true, scope: 'transactions
 const DECISION_ORDER =
   'Checks, in order: card status (card_inactive for a card not yet issued or not activated, card_frozen, card_closed, ' +
   'card_expired, also when the expiry month has passed), the presented expiry (invalid_expiry) and security code (invalid_cvc), ' +
-  "the network token (token_inactive unless active), the account (account_blocked), currency_mismatch, the card's spending " +
+  'the network token (token_inactive unless active), the account (account_blocked), currency_mismatch (another currency ' +
+  "than the account's when the card's program blocks foreign spend), the card's spending " +
   'controls (mcc_blocked, country_blocked, then spending_limit: per_authorization, and daily/weekly/monthly/all_time sums of ' +
   'approved spend since the start of the UTC day, ISO week (Monday) or month) and finally the available balance (insufficient_funds). ' +
   'Then, when the organization has an authorization endpoint (PUT /v1/authorization_endpoint), it is asked about what these rules ' +
@@ -45,7 +46,11 @@ export function registerAuthorizationSimulatorRoutes(base: FastifyInstance, deps
         tags,
         summary: 'Simulate a card authorization',
         description:
-          'A merchant asks to authorize `amount` on the card; the service decides in real time. Approved: status `pending`, ' +
+          'A merchant asks to authorize `amount` in `currency` on the card; the service decides in real time. In another ' +
+          "currency than the account's, the amount is converted at the card processor's rate with the program's " +
+          'fx_markup_bps (`merchant_amount`, `merchant_currency` and `fx` record it; a currency the service does not know ' +
+          'is 400 invalid_parameter naming currency, a converted amount beyond 10^12 names amount); the rules and the ' +
+          'hold use the converted amount. Approved: status `pending`, ' +
           'a hold of the amount on the account (ledger entry `hold`) that expires after 7 days. Declined: status `declined` with ' +
           `decline_reason; nothing is held. Both answer 201 and emit authorization.created. ${DECISION_ORDER} ` +
           'A `network_token_id` that is not a token of this card answers 404 token_not_found. `cvc` is checked against the processor.',
@@ -65,7 +70,8 @@ export function registerAuthorizationSimulatorRoutes(base: FastifyInstance, deps
         tags,
         summary: 'Simulate an incremental authorization',
         description:
-          'Raises a pending authorization by `amount` (a hotel stay grows, a tip is added). Decided by the same rules as a new ' +
+          'Raises a pending authorization by `amount` (a hotel stay grows, a tip is added), in the merchant currency: ' +
+          "converted at the authorization's recorded rate and markup when it is foreign. Decided by the same rules as a new " +
           "authorization (per_authorization limits count the new total), then by the organization's authorization endpoint if it has " +
           'one (a partial approval raises by the amount it names). Approved: `amount` and `held_amount` grow. Declined: nothing ' +
           'changes but `request_history`, which records the decline reason. Emits authorization.updated. An authorization that is ' +
@@ -87,7 +93,8 @@ export function registerAuthorizationSimulatorRoutes(base: FastifyInstance, deps
         tags,
         summary: 'Simulate a reversal',
         description:
-          'Gives back `amount` of the hold (all of it when omitted; more than is held is invalid_parameter), ledger entry ' +
+          'Gives back `amount` of the hold (all of it when omitted; more than is held is invalid_parameter), in the ' +
+          "merchant currency (converted at the authorization's recorded rate when it is foreign), ledger entry " +
           '`hold_release`. Fully released, the authorization is `reversed` (`closed` when part was captured before). Emits authorization.updated.',
         params: AuthorizationIdParams,
         body: ReverseRequest,

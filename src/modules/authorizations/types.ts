@@ -1,4 +1,5 @@
 import type { Json, Timestamp } from '../../db/types.js'
+import type { FxDetailsValue } from '../../http/fx-details.js'
 import type { MerchantValue } from '../transactions/index.js'
 
 /** One request the network sent for an authorization: the first one, then each increment. */
@@ -11,6 +12,14 @@ export interface AuthorizationRequestValue {
   /** Who decided this request (absent on requests recorded before the integrator could decide). */
   decision?: DecisionRecord
 }
+
+/**
+ * How an authorization in another currency than its account's was converted (docs/fx.md): `rate` is quote-per-base
+ * (base the merchant's currency, quote the account's) as canonical decimal text, `markup_bps` the program's markup
+ * at the time, `fee_amount` the markup's part of `amount` (account currency minor units), `rate_at` when the rate
+ * was set. Increments and reversals in the merchant's currency convert at this same rate and markup.
+ */
+export type AuthorizationFxValue = FxDetailsValue
 
 /** Who decided a request: the service's rules alone, the integrator's endpoint, or the stand-in when it did not answer. */
 export interface DecisionRecord {
@@ -37,7 +46,13 @@ export interface AuthorizationsTable {
   held_amount: number
   captured_amount: number
   reversed_amount: number
+  /** The account's currency: `amount` and every amount above are in it. */
   currency: string
+  /** What the merchant asked, in its currency (equal to `amount` when `merchant_currency` is `currency`). */
+  merchant_amount: number
+  merchant_currency: string
+  /** The conversion from the merchant's currency into the account's; null when they are equal. */
+  fx: Json<AuthorizationFxValue> | null
   merchant: Json<MerchantValue>
   decline_reason: string | null
   hold_id: string | null

@@ -12,6 +12,7 @@ export {
   requireCallerProgram,
   updateProgram,
 } from './service.js'
+export { programsCte } from './read-plan.js'
 export { ForeignSpend, FxFee, FxMarkupBps } from './schemas.js'
 export type {
   ProgramCreateInput,
