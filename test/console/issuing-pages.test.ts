@@ -382,6 +382,40 @@ describe('sandbox tools', () => {
     assert.match(main(shown.body), /<code>insufficient_funds<\/code>/)
   })
 
+  test('a spend in another currency shows both amounts and its conversion, and an increment is asked in the merchant currency', async () => {
+    const { acct, card } = await activeCard()
+    await issue(card.id)
+    await api('POST', `/v1/accounts/${acct.id}/credit`, { amount: 100_000 })
+    await api('PUT', '/v1/simulate/fx_rates/EUR/USD', { rate: '1.1' })
+    const page = await owner.agent.get(`/console/cards/${card.id}`)
+    const res = await owner.agent.post(`/console/cards/${card.id}/authorizations`, {
+      ...formFields(page.body, `/console/cards/${card.id}/authorizations`),
+      amount: '20.00',
+      currency: 'EUR',
+      merchant_name: 'Café de Flore',
+    })
+    const shown = await follow(owner.agent, res)
+    const auth = (await api('GET', `/v1/authorizations?card_id=${card.id}`)).data[0]
+    assert.equal(auth.amount, 2200)
+    assert.equal(auth.merchant_amount, 2000)
+    assert.match(main(shown.body), /Merchant amount/)
+    assert.match(main(shown.body), /€20\.00/)
+    assert.match(main(shown.body), /\$22\.00/)
+    assert.match(main(shown.body), /1\.1 USD per EUR, no markup, sandbox rate/)
+    const list = await owner.agent.get('/console/authorizations')
+    assert.match(main(list.body), /\$22\.00 USD \(€20\.00 EUR\)/)
+    // The increment form is in euros: 5.00 more is €5.00, $5.50 held more.
+    const detail = await owner.agent.get(`/console/authorizations/${auth.id}`)
+    const inc = await owner.agent.post(`/console/authorizations/${auth.id}/increment`, {
+      ...formFields(detail.body, `/console/authorizations/${auth.id}/increment`),
+      amount: '5.00',
+    })
+    await follow(owner.agent, inc)
+    const raised = await api('GET', `/v1/authorizations/${auth.id}`)
+    assert.equal(raised.merchant_amount, 2500)
+    assert.equal(raised.amount, 2750)
+  })
+
   test('capture, settle, refund, dispute and resolve through the sandbox tools match the API', async () => {
     const { acct, card } = await activeCard()
     await issue(card.id)

@@ -99,7 +99,7 @@ ${table({
   columns: [
     { header: 'Authorization', cell: (a) => objectLink(a.id) },
     { header: 'Merchant', cell: (a) => a.merchant.name },
-    { header: 'Amount', numeric: true, cell: (a) => money(a.amount, a.currency) },
+    { header: 'Amount', numeric: true, cell: (a) => amounts(a) },
     { header: 'Status', cell: (a) => statusBadge(a.status) },
     {
       header: 'Decline reason',
@@ -139,8 +139,8 @@ async function detailPage(
           'Simulate the merchant',
           html`
 <h3>Capture</h3>${actionForm(ctx, `${path}/capture`, 'Capture the authorization', 'Capture', moneyField('amount', 'cap-amount', 'Amount', a.currency, { hint: `Empty: what is held (${money(a.held_amount, a.currency)}).` }), 'primary')}
-<h3>Increment</h3>${actionForm(ctx, `${path}/increment`, 'Increment the authorization', 'Increment', moneyField('amount', 'inc-amount', 'Increase by', a.currency, { required: true }))}
-<h3>Reverse</h3>${actionForm(ctx, `${path}/reverse`, 'Reverse the authorization', 'Reverse', moneyField('amount', 'rev-amount', 'Amount', a.currency, { hint: 'Empty: all of what is held.' }))}
+<h3>Increment</h3>${actionForm(ctx, `${path}/increment`, 'Increment the authorization', 'Increment', moneyField('amount', 'inc-amount', 'Increase by', a.merchant_currency, { required: true }))}
+<h3>Reverse</h3>${actionForm(ctx, `${path}/reverse`, 'Reverse the authorization', 'Reverse', moneyField('amount', 'rev-amount', 'Amount', a.merchant_currency, { hint: 'Empty: all of what is held.' }))}
 <h3>Expire</h3>${actionForm(ctx, `${path}/expire`, 'Expire the authorization now', 'Expire now', html``, 'danger')}`,
         )
       : html``
@@ -153,6 +153,8 @@ async function detailPage(
         ['Decision', a.approved ? 'approved' : html`declined: ${declineInWords(a.decline_reason)}`],
         ['Decided by', decidedBy(a.decision)],
         ['Amount', money(a.amount, a.currency)],
+        ['Merchant amount', money(a.merchant_amount, a.merchant_currency)],
+        ['Conversion', a.fx ? conversionInWords(a.fx, a.merchant_currency, a.currency) : null],
         ['Held', money(a.held_amount, a.currency)],
         ['Captured', money(a.captured_amount, a.currency)],
         ['Reversed', money(a.reversed_amount, a.currency)],
@@ -173,7 +175,7 @@ ${tools}
         empty: 'No request.',
         columns: [
           { header: 'Kind', cell: (r) => r.type },
-          { header: 'Amount', numeric: true, cell: (r) => money(r.amount, a.currency) },
+          { header: 'Amount', numeric: true, cell: (r) => money(r.amount, a.merchant_currency) },
           {
             header: 'Decision',
             cell: (r) =>
@@ -197,6 +199,27 @@ ${await eventsSection(ctx, a.id, a.created_at)}`,
     },
     status,
   )
+}
+
+/** The account-currency amount, with what the merchant asked beside it when it was another currency. */
+function amounts(a: AuthorizationView): string {
+  const own = money(a.amount, a.currency)
+  return a.merchant_currency === a.currency
+    ? own
+    : `${own} (${money(a.merchant_amount, a.merchant_currency)})`
+}
+
+/** How a foreign amount was converted, in words: the rate, the markup and its part, who gave the rate. */
+function conversionInWords(
+  fx: NonNullable<AuthorizationView['fx']>,
+  from: string,
+  to: string,
+): string {
+  const markup =
+    fx.markup_bps === 0
+      ? 'no markup'
+      : `markup ${fx.markup_bps / 100} % (${money(fx.fee_amount, to)})`
+  return `${fx.rate} ${to} per ${from}, ${markup}, ${fx.source} rate of ${when(fx.rate_at)}`
 }
 
 /** Authorizations: the list (status, card), one authorization (decision, decline reason, hold, increments, captures); sandbox: capture, increment, reverse, expire. */
@@ -234,8 +257,9 @@ export const authorizationPages: ConsolePage = {
           schema,
           action: `simulate.authorization_${op}`,
           body: () => {
-            const amount =
-              op === 'expire' ? null : amountInput(ctx.text('amount'), current.currency)
+            // A capture is in the account's currency; an increment or a reversal in the merchant's.
+            const currency = op === 'capture' ? current.currency : current.merchant_currency
+            const amount = op === 'expire' ? null : amountInput(ctx.text('amount'), currency)
             return amount === null ? {} : { amount }
           },
           run: (body, unit) => run(ctx, unit, id, body),
