@@ -12,6 +12,7 @@ const GUIDES = [
   'going-to-production',
   'authorization-endpoint',
   'sdk-and-cli',
+  'spend-abroad',
 ]
 /** Named in guides like an event type, but a request sent to the authorization endpoint, not an event of the catalogue. */
 const NOT_EVENTS = new Set(['authorization.request'])

@@ -1,0 +1,37 @@
+import assert from 'node:assert/strict'
+import { after, before, test } from 'node:test'
+import type { TestApp } from '../helpers/app.js'
+import { routesCalled, runGuide, startLikeNpmStart } from './support.js'
+
+let t: TestApp
+let token: () => Promise<string>
+
+before(async () => {
+  ;({ t, token } = await startLikeNpmStart())
+})
+after(async () => {
+  await t.close()
+})
+
+test('docs/guides/spend-abroad.md runs as written: every call answers as the guide shows', async () => {
+  const run = await runGuide(t, token, 'docs/guides/spend-abroad.md')
+  const called = routesCalled(run)
+  for (const route of [
+    'GET /v1/fx_rates',
+    'PUT /v1/simulate/fx_rates/EUR/USD',
+    'PUT /v1/simulate/fx_rates/USD/EUR',
+    'POST /v1/simulate/authorizations',
+    'POST /v1/simulate/authorizations/{id}/increment',
+    'POST /v1/esim/orders',
+  ])
+    assert.ok(called.includes(route), `the guide no longer calls ${route}: ${called.join(', ')}`)
+
+  // The dollar account holds what the café's euros converted to, and the euro account paid for the eSIM.
+  const dollars = (
+    await t.api(await token(), 'GET', `/v1/accounts/${run.vars.get('DOLLARS')}`)
+  ).json()
+  assert.equal(dollars.held_balance, 5400)
+  assert.equal(dollars.available_balance, 50_000 - 5400)
+  const euros = (await t.api(await token(), 'GET', `/v1/accounts/${run.vars.get('EUROS')}`)).json()
+  assert.equal(euros.ledger_balance, 5000 - 1196)
+})
