@@ -265,8 +265,6 @@ class Unit implements UnitOfWork {
  */
 class UnitDriver implements Driver {
   private readonly held = new WeakMap<DatabaseConnection, Held>()
-  /** Connections the unit began on: their `withTx` is the unit's first savepoint. */
-  private readonly kept = new WeakSet<DatabaseConnection>()
 
   constructor(
     private readonly unit: Unit,
@@ -301,7 +299,6 @@ class UnitDriver implements Driver {
     // The unit's first transaction: the unit begins on this connection and keeps it until it ends.
     this.held.delete(connection)
     const lent = await this.unit.begin(held)
-    this.kept.add(connection)
     return lent.begin()
   }
 
@@ -311,7 +308,8 @@ class UnitDriver implements Driver {
       connection.depth--
       return connection.lent
     }
-    return this.kept.has(connection) ? this.unit.lent : null
+    // The connection the unit began on: the `withTx` that began it is the unit's first savepoint.
+    return connection === this.unit.held?.connection ? this.unit.lent : null
   }
 
   commitTransaction(connection: DatabaseConnection): Promise<void> {

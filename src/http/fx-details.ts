@@ -1,4 +1,5 @@
 import { Type } from 'typebox'
+import { convert } from '../lib/fx.js'
 
 /**
  * How an amount in one currency became an amount in another (decisions.md, "Spending in any currency"): the rate
@@ -46,4 +47,32 @@ export interface FxDetailsValue {
   fee_amount: number
   source: 'network' | 'sandbox'
   rate_at: string
+}
+
+/** A rate as a processor quotes it (`FxQuote` of the processor port). */
+export interface QuotedRate {
+  rate: string
+  source: 'network' | 'sandbox'
+  rateAt: Date
+}
+
+/**
+ * Converts `amount` of `from` into `to` at a quoted rate with a markup (`convert`, which throws a typed
+ * `FxError`): the converted amount and the `fx` record that says how.
+ */
+export function convertAtQuote(
+  quote: QuotedRate,
+  input: { amount: number; from: string; to: string; markupBps: number },
+): { amount: number; fx: FxDetailsValue } {
+  const out = convert({ ...input, rate: quote.rate })
+  return {
+    amount: out.amount,
+    fx: {
+      rate: quote.rate,
+      markup_bps: input.markupBps,
+      fee_amount: out.feeAmount,
+      source: quote.source,
+      rate_at: quote.rateAt.toISOString(),
+    },
+  }
 }

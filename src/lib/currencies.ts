@@ -5,7 +5,7 @@
  *
  * The list is ISO 4217's active currencies, without the fund codes (BOV, CHE, CHW, CLF, COU, MXV, USN, UYI, UYW),
  * the precious metals (XAG, XAU, XPD, XPT), the bond-market and accounting units (XBA–XBD, XDR, XSU, XUA) and the
- * testing and "no currency" codes (XTS, XXX): nothing a card spends or an account holds. Minor units are ISO's:
+ * testing code (XTS) and the code for "no currency": nothing a card spends or an account holds. Minor units are ISO's:
  * 0 for BIF, CLP, DJF, GNF, ISK, JPY, KMF, KRW, PYG, RWF, UGX, VND, VUV, XAF, XOF, XPF; 3 for BHD, IQD, JOD, KWD,
  * LYD, OMR, TND; 2 for every other.
  */

@@ -3,6 +3,7 @@ import { withTx } from '../../db/tx.js'
 import { json, type Db } from '../../db/types.js'
 import { scopeOfRow, type RequestCtx } from '../../http/context.js'
 import { ApiError } from '../../http/errors.js'
+import { convertAtQuote } from '../../http/fx-details.js'
 import { fxRefusal } from '../../http/fx-errors.js'
 import { answerToStore, type AnswerToStore } from '../../http/idempotent-answer.js'
 import { requireOwned } from '../../http/ownership.js'
@@ -488,13 +489,11 @@ async function convertRequest(
       quote = { ...rate, quoteCurrency: account.currency }
     }
     p.fx.quote = quote
-    const markupBps = program.fx_markup_bps
-    const out = convert({
+    const out = convertAtQuote(quote, {
       amount: p.body.amount,
       from: p.currency,
       to: account.currency,
-      rate: quote.rate,
-      markupBps,
+      markupBps: program.fx_markup_bps,
     })
     if (out.amount <= 0) {
       throw new FxAmountError(
@@ -502,16 +501,7 @@ async function convertRequest(
         `amount converts to 0 ${account.currency}: too small to authorize.`,
       )
     }
-    return {
-      amount: out.amount,
-      fx: {
-        rate: quote.rate,
-        markup_bps: markupBps,
-        fee_amount: out.feeAmount,
-        source: quote.source,
-        rate_at: quote.rateAt.toISOString(),
-      },
-    }
+    return out
   } catch (err) {
     return fxRefusal(err)
   }

@@ -2,9 +2,8 @@ import type { AppDeps } from '../../app-deps.js'
 import type { Db } from '../../db/types.js'
 import { scopeOfRow, type RequestCtx } from '../../http/context.js'
 import { ApiError } from '../../http/errors.js'
-import type { FxDetailsValue } from '../../http/fx-details.js'
+import { convertAtQuote, type FxDetailsValue } from '../../http/fx-details.js'
 import { fxRefusal } from '../../http/fx-errors.js'
-import { convert } from '../../lib/fx.js'
 import {
   availableBalance,
   presentAccount,
@@ -46,26 +45,14 @@ export async function chargedPrice(
   const processor = deps.processors.forProgram(program)
   const at = deps.clock.now()
   const quote = await processor.fxRate(scopeOfRow(account), currency, account.currency, at)
-  const markup = program.fx_markup_bps
   try {
-    const converted = convert({
+    const converted = convertAtQuote(quote, {
       amount: price,
       from: currency,
       to: account.currency,
-      rate: quote.rate,
-      markupBps: markup,
+      markupBps: program.fx_markup_bps,
     })
-    return {
-      amount: converted.amount,
-      currency: account.currency,
-      fx: {
-        rate: quote.rate,
-        markup_bps: markup,
-        fee_amount: converted.feeAmount,
-        source: quote.source,
-        rate_at: quote.rateAt.toISOString(),
-      },
-    }
+    return { ...converted, currency: account.currency }
   } catch (err) {
     return fxRefusal(err)
   }
