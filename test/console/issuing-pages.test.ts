@@ -401,7 +401,7 @@ describe('sandbox tools', () => {
     assert.match(main(shown.body), /Merchant amount/)
     assert.match(main(shown.body), /€20\.00/)
     assert.match(main(shown.body), /\$22\.00/)
-    assert.match(main(shown.body), /1\.1 USD per EUR, no markup, sandbox rate/)
+    assert.match(main(shown.body), /1\.1 USD per EUR, no markup, sandbox rate of <time /)
     const list = await owner.agent.get('/console/authorizations')
     assert.match(main(list.body), /\$22\.00 USD \(€20\.00 EUR\)/)
     // The increment form is in euros: 5.00 more is €5.00, $5.50 held more.

@@ -214,12 +214,13 @@ function conversionInWords(
   fx: NonNullable<AuthorizationView['fx']>,
   from: string,
   to: string,
-): string {
+): Html {
   const markup =
     fx.markup_bps === 0
       ? 'no markup'
       : `markup ${fx.markup_bps / 100} % (${money(fx.fee_amount, to)})`
-  return `${fx.rate} ${to} per ${from}, ${markup}, ${fx.source} rate of ${when(fx.rate_at)}`
+  // The time is markup of its own (`when`): the words go through the escaping tag, not a plain string.
+  return html`${fx.rate} ${to} per ${from}, ${markup}, ${fx.source} rate of ${when(fx.rate_at)}`
 }
 
 /** Authorizations: the list (status, card), one authorization (decision, decline reason, hold, increments, captures); sandbox: capture, increment, reverse, expire. */
