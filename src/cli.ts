@@ -414,7 +414,9 @@ async function developerCommand(
       return true
     }
     if (command === 'trigger') {
-      const id = await trigger(client.svc, positional[0], (line) => console.log(`  ${line}`))
+      const id = await trigger(client.svc, positional[0], (line) => console.log(`  ${line}`), {
+        currency: opts.currency,
+      })
       console.log(
         id
           ? `Triggered ${positional[0]}: ${id}`

@@ -12,6 +12,7 @@ const FLAGS = {
   env: { type: 'string' },
   processor: { type: 'string' },
   currencies: { type: 'string' },
+  currency: { type: 'string' },
   'form-factors': { type: 'string' },
   'foreign-spend': { type: 'string' },
   'fx-markup-bps': { type: 'string' },
@@ -66,7 +67,7 @@ const COMMAND_FLAGS: Record<string, readonly FlagName[]> = {
   user: [...ADDRESS, 'email', 'org', 'role', 'operator'],
   operator: ADDRESS,
   listen: [...ADDRESS, 'forward-to', 'events', 'authorizations'],
-  trigger: [...ADDRESS, 'list'],
+  trigger: [...ADDRESS, 'list', 'currency'],
   events: [...ADDRESS, 'webhook-endpoint'],
 }
 

@@ -1,7 +1,11 @@
 import type { Svc } from '@svc/sdk'
+import { knownCurrency } from '../lib/currencies.js'
+import { decimalAmount } from '../lib/money-format.js'
 
 /** What a trigger built, step by step; later steps reuse earlier objects. */
 interface Built {
+  /** The merchant's currency of spends (`--currency`): the account's (USD) unless told; others convert. */
+  currency?: string
   cardholder?: { id: string }
   account?: { id: string }
   card?: { id: string }
@@ -17,6 +21,8 @@ type Step = (svc: Svc, built: Built, log: (line: string) => void) => Promise<{ i
 
 const ADDRESS = { line1: '1 Main St', city: 'Springfield', postal_code: '12345', country: 'USA' }
 const MERCHANT = { name: 'svc trigger', mcc: '5814', city: 'Springfield', country: 'USA' }
+/** `2500, 'USD'` as `25.00 USD`. */
+const money = (minor: number, currency: string) => `${decimalAmount(minor, currency)} ${currency}`
 const tag = () => `trigger-${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 6)}`
 
 const cardholder: Step = async (svc, built, log) => {
@@ -88,14 +94,18 @@ const issued: Step = async (svc, built, log) => {
 }
 const authorization: Step = async (svc, built, log) => {
   const c = await issued(svc, built, log)
-  built.authorization = await svc.simulate.authorizations.create({
+  const currency = built.currency ?? 'USD'
+  const auth = await svc.simulate.authorizations.create({
     card_id: c.id,
     amount: 2_500,
-    currency: 'USD',
-    merchant: MERCHANT,
+    currency,
+    merchant: currency === 'USD' ? MERCHANT : { ...MERCHANT, city: 'Lisbon', country: 'PRT' },
   })
-  log(`authorized 25.00 USD on ${c.id}: ${built.authorization.id}`)
-  return built.authorization
+  built.authorization = auth
+  const converted =
+    auth.fx === null ? '' : ` (${money(auth.amount, auth.currency)} at ${auth.fx.rate})`
+  log(`authorized ${money(2_500, currency)} on ${c.id}${converted}: ${auth.id}`)
+  return auth
 }
 
 const physical: Step = async (svc, built, log) => {
@@ -289,7 +299,7 @@ export const TRIGGERS: Record<string, Step> = {
   'authorization.updated': async (svc, built, log) => {
     const auth = await authorization(svc, built, log)
     const answer = await svc.simulate.authorizations.increment(auth.id, { amount: 500 })
-    log(`incremented ${auth.id} by 5.00 USD`)
+    log(`incremented ${auth.id} by ${money(500, built.currency ?? 'USD')}`)
     return answer
   },
   'transaction.created': async (svc, built, log) => {
@@ -356,10 +366,12 @@ export const TRIGGERS: Record<string, Step> = {
 /** What `svc trigger --list` prints: one event type a line, in catalogue order. */
 export const TRIGGER_LIST = `${Object.keys(TRIGGERS).join('\n')}\n`
 
-export const TRIGGER_HELP = `svc trigger EVENT_TYPE [--client-file F] [--base-url URL]
+export const TRIGGER_HELP = `svc trigger EVENT_TYPE [--currency EUR] [--client-file F] [--base-url URL]
 svc trigger --list
   Runs a sandbox flow through the API (as the organization of the client file) that causes EVENT_TYPE, and prints
-  each step and the event's id. --list prints the types it can cause, one a line. Supported types:
+  each step and the event's id. --list prints the types it can cause, one a line. --currency: the card (on a USD
+  account) spends in that merchant currency, converted at the sandbox rate (authorization.* and transaction.*).
+  Supported types:
 ${Object.keys(TRIGGERS)
   .map((type) => `    ${type}`)
   .join('\n')}
@@ -370,10 +382,14 @@ export async function trigger(
   svc: Svc,
   type: string,
   log: (line: string) => void,
+  options: { currency?: string } = {},
 ): Promise<string | null> {
   const step = TRIGGERS[type]
   if (!step) throw new Error(`svc trigger cannot cause ${JSON.stringify(type)}.\n\n${TRIGGER_HELP}`)
-  const object = await step(svc, {}, log)
+  const currency = options.currency?.toUpperCase()
+  if (currency !== undefined && !knownCurrency(currency))
+    throw new Error(`--currency ${options.currency} is not an ISO 4217 currency svc knows.`)
+  const object = await step(svc, { currency }, log)
   const recent = await svc.events.list({ type, limit: 20 }).firstPage()
   return recent.data.find((e) => (e.data.object as { id?: string }).id === object.id)?.id ?? null
 }

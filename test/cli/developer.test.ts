@@ -210,6 +210,41 @@ describe('svc trigger and svc events resend', () => {
     assert.match(res.stdout, /authorized 25\.00 USD/)
   })
 
+  test('trigger --currency EUR spends abroad: the USD card pays in euros, converted', async () => {
+    const res = await runAsync([
+      'trigger',
+      'authorization.created',
+      '--currency',
+      'eur',
+      '--client-file',
+      clientFile,
+    ])
+    assert.equal(res.status, 0, res.stderr)
+    assert.match(res.stdout, /authorized 25\.00 EUR on card_\S+ \(\d+\.\d{2} USD at [\d.]+\)/)
+    const id = /Triggered authorization\.created: (evt_\S+)/.exec(res.stdout)?.[1]
+    assert.ok(id, res.stdout)
+    const auth = (await tenant.svc().events.retrieve(id)).data.object as {
+      merchant_amount: number
+      merchant_currency: string
+      currency: string
+      fx: { rate: string } | null
+    }
+    assert.equal(auth.merchant_amount, 2500)
+    assert.equal(auth.merchant_currency, 'EUR')
+    assert.equal(auth.currency, 'USD')
+    assert.ok(auth.fx?.rate)
+    const bad = run([
+      'trigger',
+      'authorization.created',
+      '--currency',
+      'XYZ',
+      '--client-file',
+      clientFile,
+    ])
+    assert.equal(bad.status, 1)
+    assert.match(bad.stderr, /--currency XYZ is not an ISO 4217 currency/)
+  })
+
   test('trigger refuses a type it cannot cause, listing those it can', () => {
     const res = run(['trigger', 'card.expired', '--client-file', clientFile])
     assert.equal(res.status, 1)
