@@ -2,7 +2,10 @@
 // PostgreSQL, 32 connections over 1,000 cards (each on its own funded account); then the decision itself
 // without HTTP (the engine's `authorize`, its database transaction included, called in-process on a database
 // of its own with the same concurrency), and the pure rule function `decide()` alone.
-// Usage: npm run bench -- authorizations [--duration 15] [--connections 32] [--cards 1000] [--warmup 3] [--rate 1000] [--processes 2] [--db-connections 6] [--only http]
+// Each HTTP run is made twice in a row, all in the account's currency and then with a share (`--foreign`, half by
+// default) in other currencies, converted at the sandbox rate table's rates: the travel card's cost, side by side.
+// Usage: npm run bench -- authorizations [--duration 15] [--connections 32] [--cards 1000] [--warmup 3] [--rate 1000]
+//   [--processes 2] [--db-connections 6] [--foreign 0.5] [--only http]
 import { randomBytes } from 'node:crypto'
 import { mkdirSync, writeFileSync } from 'node:fs'
 import { cpus, loadavg } from 'node:os'
@@ -33,6 +36,8 @@ const { values } = parseArgs({
     rate: { type: 'string', default: String(TARGET.rps) },
     // `http`: only the HTTP runs, not the in-process engine and decide() runs.
     only: { type: 'string' },
+    // The share of authorizations in a merchant currency other than the account's (0 skips those runs).
+    foreign: { type: 'string', default: '0.5' },
     // One HTTP process per core, as a deployment on this machine would run (HTTP_PROCESSES).
     processes: { type: 'string', default: String(cpus().length) },
     // The server's PostgreSQL connections in all (DATABASE_CONNECTIONS), sized to the database's cores as a
@@ -46,6 +51,10 @@ const connections = Number(values.connections)
 const cardCount = Number(values.cards)
 const warmup = Number(values.warmup)
 const rates = values.rate!.split(',').map(Number)
+const foreignShare = Number(values.foreign)
+if (!(foreignShare >= 0 && foreignShare <= 1)) throw new Error('--foreign takes a share, e.g. 0.5')
+/** The mixes each HTTP run is made with: all in the account's currency, then with `foreignShare` in others. */
+const mixes = foreignShare > 0 ? [0, foreignShare] : [0]
 if (rates.some((r) => !(r > 0)))
   throw new Error('--rate takes decisions per second, e.g. 1000 or 1000,1200')
 
@@ -137,17 +146,37 @@ const MERCHANTS = [
   { name: 'Fuel Stop', mcc: '5541', city: 'Lyon', country: 'FRA' },
 ]
 
-/** An authorization of a random card, amount and merchant. */
-function authorizationBody(cards: string[]): string {
+/** Merchants abroad and their currencies: the spends a travel card converts (USD accounts here). */
+const ABROAD = [
+  {
+    currency: 'EUR',
+    merchant: { name: 'Hotel Aurora', mcc: '7011', city: 'Lisbon', country: 'PRT' },
+  },
+  { currency: 'GBP', merchant: { name: 'Grocer', mcc: '5411', city: 'Leeds', country: 'GBR' } },
+  { currency: 'JPY', merchant: { name: 'Ramen Ya', mcc: '5814', city: 'Tokyo', country: 'JPN' } },
+]
+
+function pick<T>(list: readonly T[]): T {
+  return list[Math.floor(Math.random() * list.length)]!
+}
+
+/** An authorization of a random card, amount and merchant; `foreign` of them in another currency. */
+function authorizationBody(cards: string[], foreign: number): string {
+  const abroad = Math.random() < foreign ? pick(ABROAD) : null
   return JSON.stringify({
-    card_id: cards[Math.floor(Math.random() * cards.length)],
+    card_id: pick(cards),
     amount: 1 + Math.floor(Math.random() * 10_000),
-    currency: 'USD',
-    merchant: MERCHANTS[Math.floor(Math.random() * MERCHANTS.length)],
+    currency: abroad?.currency ?? 'USD',
+    merchant: abroad?.merchant ?? pick(MERCHANTS),
   })
 }
 
-function authorizations(server: BenchServer, token: string, cards: string[]) {
+/** How a mix reads in a row's label. */
+function mixLabel(foreign: number): string {
+  return foreign > 0 ? `, ${Math.round(foreign * 100)} % abroad` : ''
+}
+
+function authorizations(server: BenchServer, token: string, cards: string[], foreign = 0) {
   return {
     url: server.baseUrl,
     connections,
@@ -158,7 +187,7 @@ function authorizations(server: BenchServer, token: string, cards: string[]) {
         headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
         setupRequest: (req: Record<string, unknown>) => ({
           ...req,
-          body: authorizationBody(cards),
+          body: authorizationBody(cards, foreign),
         }),
       },
     ],
@@ -166,7 +195,13 @@ function authorizations(server: BenchServer, token: string, cards: string[]) {
 }
 
 /** The same requests offered at a steady `rate` per second over at most `connections` connections. */
-function steadyAuthorizations(server: BenchServer, token: string, cards: string[], rate: number) {
+function steadyAuthorizations(
+  server: BenchServer,
+  token: string,
+  cards: string[],
+  rate: number,
+  foreign: number,
+) {
   return {
     url: `${server.baseUrl}/v1/simulate/authorizations`,
     method: 'POST',
@@ -174,7 +209,7 @@ function steadyAuthorizations(server: BenchServer, token: string, cards: string[
     connections,
     duration,
     headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
-    body: () => authorizationBody(cards),
+    body: () => authorizationBody(cards, foreign),
   }
 }
 
@@ -195,25 +230,32 @@ try {
   process.stdout.write(
     `${cards.length} funded cards issued in ${((Date.now() - started) / 1000).toFixed(1)} s\n`,
   )
-  await cannon('warmup', { ...authorizations(server, token, cards), duration: warmup })
-  await server.settle()
-  rows.push(
-    await cannon(
-      `POST /v1/simulate/authorizations, ${cards.length} cards, ${connections} conn, max rate`,
-      { ...authorizations(server, token, cards), duration },
-      server,
-    ),
-  )
-  for (const rate of rates) {
+  await cannon('warmup', {
+    ...authorizations(server, token, cards, foreignShare),
+    duration: warmup,
+  })
+  for (const foreign of mixes) {
     await server.settle()
-    const walBefore = await server.walBytes()
-    const row = await paced(
-      `POST /v1/simulate/authorizations, ≤ ${connections} conn, ${rate}/s steady`,
-      steadyAuthorizations(server, token, cards, rate),
-      server,
+    rows.push(
+      await cannon(
+        `POST /v1/simulate/authorizations, ${cards.length} cards, ${connections} conn, max rate${mixLabel(foreign)}`,
+        { ...authorizations(server, token, cards, foreign), duration },
+        server,
+      ),
     )
-    walPerDecision.push(Math.round(((await server.walBytes()) - walBefore) / row.requests))
-    rows.push(row)
+  }
+  for (const rate of rates) {
+    for (const foreign of mixes) {
+      await server.settle()
+      const walBefore = await server.walBytes()
+      const row = await paced(
+        `POST /v1/simulate/authorizations, ≤ ${connections} conn, ${rate}/s steady${mixLabel(foreign)}`,
+        steadyAuthorizations(server, token, cards, rate, foreign),
+        server,
+      )
+      walPerDecision.push(Math.round(((await server.walBytes()) - walBefore) / row.requests))
+      rows.push(row)
+    }
   }
   const page = await call(server, token, 'GET', '/v1/authorizations?limit=100')
   const approved = page.data.filter((a: { status: string }) => a.status === 'pending').length
@@ -230,8 +272,23 @@ const engine: EngineFigures | null = withEngine
   : null
 const pure = withEngine ? pureDecideRun(2_000_000) : null
 
-const [saturated, ...steady] = rows
-const atTarget = steady[rates.includes(TARGET.rps) ? rates.indexOf(TARGET.rps) : rates.length - 1]
+const saturated = rows[0]!
+const targetRate = rates.includes(TARGET.rps) ? TARGET.rps : rates[rates.length - 1]!
+const steadyAt = (foreign: number): Figures =>
+  rows[mixes.length * (1 + rates.indexOf(targetRate)) + mixes.indexOf(foreign)]!
+const atTarget = steadyAt(0)
+/** The travel card's targets: with `foreignShare` abroad, ≥ 90 % of the decisions/s and p99 within +2 ms. */
+const abroadLines =
+  mixes.length > 1
+    ? (() => {
+        const share = rows[1]!.rps / saturated.rps
+        const p99 = steadyAt(foreignShare).p99 - atTarget.p99
+        return [
+          `${mixLabel(foreignShare).slice(2)}: ${(share * 100).toFixed(0)} % of the decisions/s of the run with none (target ≥ 90 %): ${share >= 0.9 ? 'met' : 'NOT met'}`,
+          `${mixLabel(foreignShare).slice(2)}: p99 at a steady ${targetRate}/s ${p99 >= 0 ? '+' : ''}${p99.toFixed(1)} ms beside none (target ≤ +2 ms): ${p99 <= 2 ? 'met' : 'NOT met'}`,
+        ]
+      })()
+    : []
 const meets = saturated.rps >= TARGET.rps && atTarget.p99 < TARGET.p99
 const report = [
   `svc authorization benchmark — ${new Date().toISOString()}`,
@@ -254,6 +311,7 @@ const report = [
   `throughput: ${saturated.rps} decisions/s at ${connections} connections (target ≥ ${TARGET.rps}): ${saturated.rps >= TARGET.rps ? 'met' : 'NOT met'}`,
   `latency at a steady ${rates.includes(TARGET.rps) ? TARGET.rps : rates[rates.length - 1]} decisions/s over ≤ ${connections} connections: p99 ${atTarget.p99} ms (target < ${TARGET.p99} ms): ${atTarget.p99 < TARGET.p99 ? 'met' : 'NOT met'}`,
   `${meets ? 'meets' : 'BELOW'} the target (≥ ${TARGET.rps} decisions/s through HTTP with p99 < ${TARGET.p99} ms).`,
+  ...abroadLines,
 ].join('\n')
 process.stdout.write(`${report}\n`)
 
@@ -266,6 +324,7 @@ writeFileSync(
       duration,
       connections,
       cards: cardCount,
+      foreign: foreignShare,
       priority: process.env.BENCH_PRIORITY ?? null,
       loadavg: loadavg(),
       rows,
