@@ -13,6 +13,7 @@ import {
   installUnparsableBodyRefusal,
 } from './http/error-handler.js'
 import { installIdempotency } from './http/idempotency.js'
+import { installMethodIndex } from './http/method-index.js'
 import { installMetrics } from './http/metrics.js'
 import { installOpenApi } from './http/openapi.js'
 import { installFilterEnvironmentCheck } from './http/ownership.js'
@@ -21,6 +22,9 @@ import { lazySerializers } from './http/serialization.js'
 import { installClosedQueries, validatorCompiler } from './http/validation.js'
 import { newId } from './lib/ids.js'
 import { MODULES, type ServiceModule } from './modules/index.js'
+
+/** Path parameters as long as the request line allows (16 KiB): an over-long id is the resource's own not-found. */
+const MAX_PARAM_LENGTH = 16 * 1024
 
 export type App = FastifyInstance
 
@@ -54,8 +58,7 @@ export async function buildApp(
     requestIdHeader: false,
     ajv: { customOptions: { strict: false } },
     schemaController: { compilersFactory: { buildSerializer: lazySerializers } },
-    // Path parameters as long as the request line allows (16 KiB): an over-long id is the resource's own not-found.
-    routerOptions: { ignoreTrailingSlash: false, maxParamLength: 16 * 1024 },
+    routerOptions: { ignoreTrailingSlash: false, maxParamLength: MAX_PARAM_LENGTH },
   }) as unknown as FastifyInstance
 
   const limits = await RateLimits.create(deps.config, deps.log)
@@ -63,6 +66,7 @@ export async function buildApp(
     await limits.close()
   })
 
+  const methods = installMethodIndex(app, MAX_PARAM_LENGTH)
   app.setValidatorCompiler(validatorCompiler)
   installClosedQueries(app)
   installJsonParsing(app)
@@ -87,7 +91,7 @@ export async function buildApp(
   installMetrics(app, deps.config)
   app.decorate('trustedProxies', deps.config.trustedProxies)
   installAuth(app, deps, limits)
-  installNotFoundGate(app)
+  installNotFoundGate(app, methods)
   installFilterEnvironmentCheck(app, deps)
   installIdempotency(app, deps)
   installUnparsableBodyRefusal(app)

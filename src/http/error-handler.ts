@@ -5,6 +5,8 @@ import type { Duplex } from 'node:stream'
 import { sha256Hex } from '../lib/crypto.js'
 import { newId } from '../lib/ids.js'
 import { ApiError, isApiError } from './errors.js'
+import { idOfAnotherKind } from './id-hints.js'
+import type { MethodIndex } from './method-index.js'
 import { validationToApiError } from './validation.js'
 
 export interface ErrorEnvelope {
@@ -61,6 +63,13 @@ export function toApiError(err: unknown): ApiError | null {
   return null
 }
 
+/** A not-found whose path holds an id of another kind says so (`chd_… is a cardholder id; …`). */
+function withIdHint(err: ApiError, params: unknown): ApiError {
+  if (err.status !== 404) return err
+  const hint = idOfAnotherKind(err.code, params)
+  return hint === null ? err : new ApiError(err.code, { message: hint, headers: err.headers })
+}
+
 export function sendApiError(reply: FastifyReply, err: ApiError, baseUrl: string): FastifyReply {
   if (err.headers) reply.headers(err.headers)
   return reply
@@ -75,7 +84,7 @@ export function installErrorHandling(app: FastifyInstance, baseUrl: string): voi
     const apiError = toApiError(err)
     if (apiError) {
       if (apiError.status >= 500) req.log.error({ err, detail: apiError.detail }, 'request failed')
-      return sendApiError(reply, apiError, baseUrl)
+      return sendApiError(reply, withIdHint(apiError, req.params), baseUrl)
     }
     req.log.error({ err }, 'unhandled error')
     return sendApiError(reply, new ApiError('internal_error'), baseUrl)
@@ -87,9 +96,28 @@ export function installErrorHandling(app: FastifyInstance, baseUrl: string): voi
  * Answers an unmatched path or method right after authentication, before the body is read: an unknown
  * path then looks exactly like an unmounted operation (which never reads its body either), whatever is sent.
  */
-export function installNotFoundGate(app: FastifyInstance): void {
+export function installNotFoundGate(app: FastifyInstance, methods: MethodIndex): void {
   app.addHook('onRequest', async (req) => {
-    if (req.is404) throw new ApiError('not_found')
+    if (req.is404) throw unrouted(req.method, req.url, methods, req.ctx?.environment === 'sandbox')
+  })
+}
+
+/**
+ * What a request no route takes is told: `405 method_not_allowed` with `Allow` when its path takes other methods
+ * (a `PUT` on a card), else `not_found`.
+ */
+export function unrouted(
+  method: string,
+  url: string,
+  methods: MethodIndex,
+  sandbox: boolean,
+): ApiError {
+  const allowed = methods.methodsOf(url, sandbox).filter((m) => m !== method)
+  if (allowed.length === 0) return new ApiError('not_found')
+  const path = url.split('?', 1)[0]
+  return new ApiError('method_not_allowed', {
+    message: `${path} does not take ${method}; it takes ${allowed.join(', ')}.`,
+    headers: { Allow: allowed.join(', ') },
   })
 }
 

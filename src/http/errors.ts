@@ -97,6 +97,10 @@ export const ERROR_CATALOGUE = {
     404,
     'No such route. Unmounted operations and simulator routes in production answer the same.',
   ),
+  method_not_allowed: invalid(
+    405,
+    'The path exists but does not take this method; the `Allow` header lists those it takes.',
+  ),
   cardholder_not_found: invalid(404, 'No cardholder with this id.'),
   account_not_found: invalid(404, 'No account with this id.'),
   card_not_found: invalid(404, 'No card with this id.'),

@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify'
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv'
 import addFormatsModule from 'ajv-formats'
-import { isCountryCode } from '../lib/countries.js'
+import { alpha3Of, isCountryCode } from '../lib/countries.js'
 import { ApiError, fieldErrors, type FieldError } from './errors.js'
 
 /** Bodies are validated strictly (no coercion, no stripping); query strings and params coerce from text. */
@@ -191,9 +191,15 @@ function describe(e: ErrorObject, param: string): string {
     case 'const':
       return `must be ${JSON.stringify((e.params as { allowedValue: unknown }).allowedValue)}`
     case 'format':
-      return (e.params as { format: string }).format === 'country'
-        ? 'must be a three-letter ISO 3166-1 country code'
-        : (e.message ?? 'is invalid')
+    case 'minLength':
+    case 'maxLength': {
+      if ((e.parentSchema as { format?: string } | undefined)?.format !== 'country')
+        return e.message ?? 'is invalid'
+      const alpha3 = typeof e.data === 'string' ? alpha3Of(e.data) : undefined
+      return alpha3
+        ? `must be a three-letter ISO 3166-1 country code: ${e.data} is ${alpha3}`
+        : 'must be a three-letter ISO 3166-1 country code'
+    }
     default:
       return e.message ?? 'is invalid'
   }
@@ -217,6 +223,17 @@ function refusalOf(e: ErrorObject): string | undefined {
   return undefined
 }
 
+/**
+ * An object schema's word for a property it does not take but another API's habit sends, by name:
+ * `x-unknown-hints: { status: 'A card's status changes through POST /v1/cards/{id}/freeze, …' }`.
+ */
+function hintOf(e: ErrorObject, property: string): string | undefined {
+  const hints = (e.parentSchema as { 'x-unknown-hints'?: Record<string, string> } | undefined)?.[
+    'x-unknown-hints'
+  ]
+  return hints && Object.hasOwn(hints, property) ? hints[property] : undefined
+}
+
 /** Turns schema errors into the catalogue's codes: one field → its own code; several → invalid_parameter + errors[]. */
 export function validationToApiError(errors: ErrorObject[], part: string | undefined): ApiError {
   const byParam = new Map<string, FieldError>()
@@ -238,8 +255,14 @@ export function validationToApiError(errors: ErrorObject[], part: string | undef
       const param = join(base, (e.params as { missingProperty: string }).missingProperty)
       field = { code: 'missing_parameter', param, message: `Missing required parameter: ${param}.` }
     } else if (e.keyword === 'additionalProperties') {
-      const param = join(base, (e.params as { additionalProperty: string }).additionalProperty)
-      field = { code: 'unknown_parameter', param, message: `Unknown parameter: ${param}.` }
+      const name = (e.params as { additionalProperty: string }).additionalProperty
+      const param = join(base, name)
+      const hint = hintOf(e, name)
+      field = {
+        code: 'unknown_parameter',
+        param,
+        message: `Unknown parameter: ${param}.${hint ? ` ${hint}` : ''}`,
+      }
     } else if (base === '' && part === 'body') {
       return new ApiError('invalid_request_body', {
         message: 'The request body must be a JSON object.',

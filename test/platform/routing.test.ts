@@ -61,7 +61,7 @@ describe('routing: one 404 for everything that is not there', () => {
   })
   after(() => t.close())
 
-  test('unknown path, wrong method, unmounted operation and a production simulator path answer the identical 404 not_found', async () => {
+  test('unknown path, a production simulator path (any method), unmounted operation answer the identical 404 not_found', async () => {
     const body = { pin: '1234' }
     const cases = {
       unknownPath: await t.api(production, 'POST', '/v1/test/routing/nothing-here', body),
@@ -81,6 +81,32 @@ describe('routing: one 404 for everything that is not there', () => {
     ])
     for (const [name, res] of Object.entries(cases)) assert.deepEqual(shape(res), reference, name)
     assert.equal(pinCalls, 0)
+  })
+
+  test('a wrong method on a path that exists answers 405 method_not_allowed with Allow', async () => {
+    const card = await t.api(sandbox, 'PUT', '/v1/cards/card_01ABC', { status: 'frozen' })
+    assert.equal(card.statusCode, 405, card.body)
+    assert.equal(card.headers.allow, 'GET, HEAD, PATCH')
+    const error = card.json().error
+    assert.equal(error.code, 'method_not_allowed')
+    assert.equal(error.type, 'invalid_request_error')
+    assert.equal(
+      error.message,
+      '/v1/cards/card_01ABC does not take PUT; it takes GET, HEAD, PATCH.',
+    )
+    const list = await t.api(sandbox, 'DELETE', '/v1/cards?limit=1')
+    assert.equal(list.statusCode, 405)
+    assert.equal(list.headers.allow, 'GET, HEAD, POST')
+    // A simulator route is told of in the sandbox only; an optional operation never (it may not be mounted).
+    const simulate = await t.api(sandbox, 'DELETE', '/v1/test/routing/simulate')
+    assert.equal(simulate.statusCode, 405)
+    assert.equal(simulate.headers.allow, 'POST')
+    const gated = await t.api(sandbox, 'GET', '/v1/test/routing/widgets/mounted/pin')
+    assert.equal(gated.statusCode, 404)
+    assert.equal(gated.json().error.code, 'not_found')
+    // Before the token: the 401 comes first, whatever the method.
+    const anonymous = await t.app.inject({ method: 'PUT', url: '/v1/cards/card_01ABC' })
+    assert.equal(anonymous.statusCode, 401)
   })
 
   test('the 404 does not depend on the body sent: bad JSON, a foreign content type or an oversized body', async () => {

@@ -250,8 +250,9 @@ describe('CONNECT', () => {
 
   test('CONNECT on an API path answers what any other wrong method answers there', async () => {
     const shape = (raw: string) => {
-      const { status, body } = parse(raw)
-      return { status, code: body.error.code, message: body.error.message }
+      const { status, headers, body } = parse(raw)
+      const message = body.error.message.replace(/take (CONNECT|DELETE);/, 'take …;')
+      return { status, allow: headers.allow, code: body.error.code, message }
     }
     const auth = `Authorization: Bearer ${token}\r\n`
     const connectAnswer = shape(
@@ -264,6 +265,8 @@ describe('CONNECT', () => {
       ),
     )
     assert.deepEqual(connectAnswer, deleteAnswer)
+    assert.equal(connectAnswer.status, 405)
+    assert.equal(connectAnswer.allow, 'GET, HEAD, POST')
     assert.deepEqual(
       shape(await rawExchange(port, 'CONNECT /v1/cardholders HTTP/1.1\r\nHost: x\r\n\r\n')).code,
       'missing_credentials',

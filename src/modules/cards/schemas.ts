@@ -166,7 +166,14 @@ export const CardUpdate = Type.Object(
       }),
     ),
   },
-  { ...strict, title: 'CardUpdateRequest' },
+  {
+    ...strict,
+    title: 'CardUpdateRequest',
+    'x-unknown-hints': {
+      status:
+        "A card's status is not set here: POST /v1/cards/{id}/activate, /freeze, /unfreeze or /close moves it.",
+    },
+  },
 )
 export type CardUpdateBody = Static<typeof CardUpdate>
 
