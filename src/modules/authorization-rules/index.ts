@@ -16,6 +16,13 @@ export {
   scopeIncludes,
   type VelocityUsage,
 } from './evaluate.js'
+export {
+  type ReplayableRule,
+  type ReplayExample,
+  type ReplayReport,
+  replayRule,
+  type StoredAuthorization,
+} from './replay.js'
 export * from './rule.js'
 export { countsInWindow, rollingResetsAt, windowResetsAt, windowStart } from './windows.js'
 // The console's rules page (a later step) calls the same use cases as /v1.
