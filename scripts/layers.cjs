@@ -13,7 +13,10 @@ const LAYERS = [
   { name: 'identity', path: '^src/modules/(oauth|programs|cardholders|kyc|users)/' },
   { name: 'money', path: '^src/modules/(accounts|ledger)/' },
   { name: 'cards', path: '^src/modules/(cards|network-tokens|authentications)/' },
-  { name: 'card network', path: '^src/modules/(authorizations|transactions|disputes)/' },
+  {
+    name: 'card network',
+    path: '^src/modules/(authorizations|authorization-rules|transactions|disputes)/',
+  },
   { name: 'products', path: '^src/modules/(esim|h5|reports|console|operator|docs)/' },
   {
     name: 'root',

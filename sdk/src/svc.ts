@@ -3,6 +3,7 @@ import { EsimNamespace } from './resources/esim.js'
 import {
   Accounts,
   Authentications,
+  AuthorizationRules,
   Authorizations,
   Cardholders,
   Cards,
@@ -40,6 +41,7 @@ export class Svc {
   readonly transactions: Transactions
   readonly disputes: Disputes
   readonly networkTokens: NetworkTokens
+  readonly authorizationRules: AuthorizationRules
   readonly authentications: Authentications
   readonly webhookEndpoints: WebhookEndpoints
   readonly events: EventsWithStream
@@ -63,6 +65,7 @@ export class Svc {
     this.transactions = new Transactions(core)
     this.disputes = new Disputes(core)
     this.networkTokens = new NetworkTokens(core)
+    this.authorizationRules = new AuthorizationRules(core)
     this.authentications = new Authentications(core)
     this.webhookEndpoints = new WebhookEndpoints(core)
     this.events = new EventsWithStream(core)

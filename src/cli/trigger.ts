@@ -108,6 +108,20 @@ const authorization: Step = async (svc, built, log) => {
   return auth
 }
 
+/** A shadow rule on a new card whose one condition never holds: it declines nothing, now or once rules decide. */
+const authorizationRule: Step = async (svc, built, log) => {
+  const c = built.card ?? (await card(svc, built, log))
+  const rule = await svc.authorizationRules.create({
+    name: 'svc trigger',
+    scope: { level: 'card', ids: [c.id] },
+    type: 'condition',
+    parameters: { conditions: [{ attribute: 'amount', operator: 'gt', value: 1_000_000_000_000 }] },
+    mode: 'shadow',
+  })
+  log(`created authorization rule ${rule.id} on card ${c.id} (shadow, never declines)`)
+  return rule
+}
+
 const physical: Step = async (svc, built, log) => {
   await credited(svc, built, log)
   const created = await svc.cards.create({
@@ -294,6 +308,19 @@ export const TRIGGERS: Record<string, Step> = {
     const answer = await svc.simulate.cards.ship(c.id, { status: 'shipped' })
     log(`shipped card ${c.id}`)
     return answer
+  },
+  'authorization_rule.created': authorizationRule,
+  'authorization_rule.updated': async (svc, built, log) => {
+    const rule = await authorizationRule(svc, built, log)
+    const answer = await svc.authorizationRules.update(rule.id, { name: 'svc trigger, renamed' })
+    log(`renamed authorization rule ${rule.id}`)
+    return answer
+  },
+  'authorization_rule.deleted': async (svc, built, log) => {
+    const rule = await authorizationRule(svc, built, log)
+    await svc.authorizationRules.del(rule.id)
+    log(`deleted authorization rule ${rule.id}`)
+    return rule
   },
   'authorization.created': authorization,
   'authorization.updated': async (svc, built, log) => {

@@ -125,6 +125,7 @@ export const ERROR_CATALOGUE = {
     'No authorization endpoint is registered in this environment (PUT /v1/authorization_endpoint registers one).',
   ),
   report_not_found: invalid(404, 'No report with this id.'),
+  authorization_rule_not_found: invalid(404, 'No authorization rule with this id.'),
   organization_not_found: invalid(404, 'No organization with this id.'),
   program_not_found: invalid(404, 'No program with this id.'),
   client_not_found: invalid(404, 'No OAuth client with this id.'),

@@ -89,6 +89,7 @@ export type IdPrefix =
   | 'inv'
   | 'aep'
   | 'aea'
+  | 'arl'
 
 /**
  * New id with its type prefix, e.g. `chd_01JD…`. `at`: the row's own creation time, when queries bound a

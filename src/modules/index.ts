@@ -1,5 +1,6 @@
 import { platform } from '../jobs/housekeeping.js'
 import { accountsModule } from './accounts/module.js'
+import { authorizationRulesModule } from './authorization-rules/module.js'
 import { authenticationsModule } from './authentications/module.js'
 import { authorizationsModule } from './authorizations/module.js'
 import { cardholdersModule } from './cardholders/module.js'
@@ -46,6 +47,7 @@ export const MODULES: readonly ServiceModule[] = [
   h5Module,
   cardsModule,
   authorizationsModule,
+  authorizationRulesModule,
   transactionsModule,
   networkTokensModule,
   authenticationsModule,

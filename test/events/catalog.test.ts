@@ -40,6 +40,7 @@ describe('event catalogue', () => {
       'cardholder',
       'account',
       'card',
+      'authorization_rule',
       'authorization',
       'transaction',
       'dispute',

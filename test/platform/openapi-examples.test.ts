@@ -35,6 +35,8 @@ const COVERED = [
   'PinVerification',
   'CardDetails',
   'Authorization',
+  'AuthorizationRule',
+  'AuthorizationRuleDeleted',
   'Merchant',
   'Transaction',
   'Dispute',

@@ -51,6 +51,7 @@ const OWNERS: Record<string, string> = {
   authorizations: 'authorizations',
   authorization_endpoints: 'authorizations',
   authorization_endpoint_attempts: 'authorizations',
+  authorization_rules: 'authorization-rules',
   transactions: 'transactions',
   disputes: 'disputes',
   esim_packages: 'esim',

@@ -89,7 +89,8 @@ export function expectedScope(method: string, url: string): string | null | unde
   if (/^cardholders(\/|$)/.test(p)) return byMethod(method, 'cardholders:read', 'cardholders:write')
   if (/^accounts(\/|$)/.test(p)) return byMethod(method, 'accounts:read', 'accounts:write')
   if (/^cards\/:[a-z_]+\/(pin-key|pin|pin\/verify|details)$/.test(p)) return 'cards:secrets'
-  if (/^(cards|network_tokens)(\/|$)/.test(p)) return byMethod(method, 'cards:read', 'cards:write')
+  if (/^(cards|network_tokens|authorization_rules)(\/|$)/.test(p))
+    return byMethod(method, 'cards:read', 'cards:write')
   if (/^(authorizations|transactions|disputes)(\/|$)/.test(p))
     return byMethod(method, 'transactions:read', 'transactions:write')
   if (/^reports(\/|$)/.test(p)) return 'transactions:read'
@@ -120,6 +121,7 @@ export const KINDS = {
   transaction: { prefix: 'txn', notFound: 'transaction_not_found' },
   dispute: { prefix: 'dsp', notFound: 'dispute_not_found' },
   network_token: { prefix: 'ntok', notFound: 'token_not_found' },
+  authorization_rule: { prefix: 'arl', notFound: 'authorization_rule_not_found' },
   authentication: { prefix: 'tdsa', notFound: 'authentication_not_found' },
   report: { prefix: 'rpt', notFound: 'report_not_found' },
   oauth_client: { prefix: 'oc', notFound: 'client_not_found' },
@@ -149,6 +151,7 @@ const COLLECTION_KINDS: Record<string, Kind> = {
   transactions: 'transaction',
   disputes: 'dispute',
   network_tokens: 'network_token',
+  authorization_rules: 'authorization_rule',
   authentications: 'authentication',
   reports: 'report',
   packages: 'package',
@@ -228,6 +231,7 @@ export const BODIES: Record<string, () => unknown> = {
   'POST /v1/simulate/esim/packages/:package_id/status': () => ({ status: 'on_sale' }),
   'POST /v1/simulate/esim/esims/:esim_id/usage': () => ({ data_used_mb: 1 }),
   'PATCH /v1/cards/:card_id': () => ({ metadata: { probe: '1' } }),
+  'PATCH /v1/authorization_rules/:authorization_rule_id': () => ({ name: 'security probe' }),
   'POST /v1/cards/:card_id/replace': () => ({ reason: 'damaged' }),
   'POST /v1/cards/:card_id/pin': () => ({
     pin_key_id: 'pink_00000000000000000000000000',
@@ -282,7 +286,7 @@ async function ok(res: Promise<LightMyRequestResponse>, status: number): Promise
 /**
  * One object of every kind in the tenant's sandbox, made through the public API and the simulator:
  * the full chain cardholder → account → card → authorization → transaction → dispute, a network token,
- * a 3-D Secure challenge, an eSIM order and its eSIM, a webhook endpoint and an event; plus an account
+ * a 3-D Secure challenge, an eSIM order and its eSIM, a webhook endpoint, an event and an authorization rule; plus an account
  * and a card on sim_basic, which mounts none of account_credit, account_debit, account_status, card_pin.
  */
 export async function seedSandbox(
@@ -358,6 +362,7 @@ export async function seedSandbox(
   const event = (await ok(api('GET', '/v1/events?limit=1'), 200)).data[0]
   const report = await ok(api('POST', '/v1/reports', REPORT_BODY), 201)
   const client = await ok(api('POST', '/v1/oauth_clients', await CLIENT_BODY()), 201)
+  const rule = await ok(api('POST', '/v1/authorization_rules', ruleBody(card.id)), 201)
   return {
     cardholder: [{ id: holder.id }],
     account: [{ id: account.id }, { id: basicAccount.id, basic: true }],
@@ -373,8 +378,18 @@ export async function seedSandbox(
     event: [{ id: event.id }],
     report: [{ id: report.id }],
     oauth_client: [{ id: client.id }],
+    authorization_rule: [{ id: rule.id }],
   }
 }
+
+/** An authorization rule on one card (any rule will do: the sweep needs only its id). */
+const ruleBody = (cardId: string) => ({
+  name: 'security probe',
+  scope: { level: 'card', ids: [cardId] },
+  type: 'merchant_lock',
+  parameters: { merchants: [{ mcc: '5942' }] },
+  mode: 'shadow',
+})
 
 /** A client to probe with (not the caller's own: a probe that went through must not revoke the caller). */
 const CLIENT_BODY = async () => ({
@@ -383,7 +398,7 @@ const CLIENT_BODY = async () => ({
   jwks: { keys: [(await newKeyPair()).publicJwk] },
 })
 
-/** What production can hold without the simulator: a cardholder, an account, a (pending) card, a webhook endpoint, an event, a report, an OAuth client. */
+/** What production can hold without the simulator: a cardholder, an account, a (pending) card, a webhook endpoint, an event, a report, an OAuth client, an authorization rule. */
 export async function seedProduction(
   t: TestApp,
   tenant: TestClient,
@@ -409,6 +424,7 @@ export async function seedProduction(
   const event = (await ok(t.api(token, 'GET', '/v1/events?limit=1'), 200)).data[0]
   const report = await ok(t.api(token, 'POST', '/v1/reports', REPORT_BODY), 201)
   const client = await ok(t.api(token, 'POST', '/v1/oauth_clients', await CLIENT_BODY()), 201)
+  const rule = await ok(t.api(token, 'POST', '/v1/authorization_rules', ruleBody(card.id)), 201)
   return {
     cardholder: [{ id: holder.id }],
     account: [{ id: account.id }],
@@ -417,5 +433,6 @@ export async function seedProduction(
     event: [{ id: event.id }],
     report: [{ id: report.id }],
     oauth_client: [{ id: client.id }],
+    authorization_rule: [{ id: rule.id }],
   }
 }

@@ -6145,6 +6145,763 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/authorization_rules": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List authorization rules, newest first
+         * @description `card_id` lists the rules that apply to that card, enabled or not: those on its program, its account, its cardholder or itself, except those that exclude the card, its account or its cardholder.
+         */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description Only the rules that apply to this card (enabled or not): its program, account, cardholder or itself, minus exclusions */
+                    card_id?: string;
+                    /** @description Cursor: the page before it. Not together with starting_after. */
+                    ending_before?: string;
+                    /** @description Page size, 1–100 (default 25). */
+                    limit?: number;
+                    /** @description Cursor: the page after it (next_cursor of the previous page). */
+                    starting_after?: string;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description OK */
+                200: {
+                    headers: {
+                        /** @description Request id (`req_…`), also in every error body. */
+                        "Svc-Request-Id"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["AuthorizationRuleList"];
+                    };
+                };
+                /** @description Error codes: `invalid_parameter`, `unknown_parameter`, `expired_cursor` */
+                400: {
+                    headers: {
+                        /** @description Request id (`req_…`), also in every error body. */
+                        "Svc-Request-Id"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error codes: `missing_credentials`, `invalid_access_token` */
+                401: {
+                    headers: {
+                        /** @description Request id (`req_…`), also in every error body. */
+                        "Svc-Request-Id"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error codes: `ip_not_allowed`, `environment_mismatch`, `insufficient_scope` */
+                403: {
+                    headers: {
+                        /** @description Request id (`req_…`), also in every error body. */
+                        "Svc-Request-Id"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error codes: `request_timeout` */
+                408: {
+                    headers: {
+                        /** @description Request id (`req_…`), also in every error body. */
+                        "Svc-Request-Id"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error codes: `rate_limited` */
+                429: {
+                    headers: {
+                        /** @description Seconds to wait before retrying. */
+                        "Retry-After"?: number;
+                        /** @description Request id (`req_…`), also in every error body. */
+                        "Svc-Request-Id"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error codes: `request_header_too_large` */
+                431: {
+                    headers: {
+                        /** @description Request id (`req_…`), also in every error body. */
+                        "Svc-Request-Id"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error codes: `internal_error` */
+                500: {
+                    headers: {
+                        /** @description Request id (`req_…`), also in every error body. */
+                        "Svc-Request-Id"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        /**
+         * Create an authorization rule
+         * @description A `velocity_limit`, `condition` or `merchant_lock` on the programs, accounts, cardholders or cards of `scope` (every id yours, of the level named; `exclude_ids` skips cards, accounts or cardholders under it). The rule starts `enabled`; `mode: "shadow"` records what it would decline without declining. Rules only add declines: they never approve what the card's own controls refuse. A bad field answers 400 naming it (`parameters.window.type`, `scope.ids[1]`, `parameters.conditions[0].operator`). Emits authorization_rule.created.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: {
+                    /** @description Makes a retry safe: the same key with the same body within 24 hours replays the first answer (with `Idempotent-Replay: true`). Keys are scoped to your organization and environment. */
+                    "Idempotency-Key"?: string;
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["AuthorizationRuleCreateRequest"];
+                };
+            };
+            responses: {
+                /** @description Created */
+                201: {
+                    headers: {
+                        /** @description Request id (`req_…`), also in every error body. */
+                        "Svc-Request-Id"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "id": "arl_01JD3R5M7N9P1Q3R5S7T9V1W3X",
+                         *       "object": "authorization_rule",
+                         *       "name": "At most 500.00 a day on gambling",
+                         *       "scope": {
+                         *         "level": "program",
+                         *         "ids": [
+                         *           "prog_01JD3Q0A2B4C6D8E0F2G4H6J8K"
+                         *         ],
+                         *         "exclude_ids": [
+                         *           "card_01JD3Q7Y6X5W4V3T2S1R0Q9P8M"
+                         *         ]
+                         *       },
+                         *       "type": "velocity_limit",
+                         *       "parameters": {
+                         *         "window": {
+                         *           "type": "day",
+                         *           "seconds": null
+                         *         },
+                         *         "aggregate": "card",
+                         *         "limit_amount": 50000,
+                         *         "limit_count": null,
+                         *         "filters": {
+                         *           "include_mccs": [
+                         *             "7995"
+                         *           ],
+                         *           "exclude_mccs": [],
+                         *           "include_countries": [],
+                         *           "exclude_countries": [],
+                         *           "merchant_currencies": []
+                         *         }
+                         *       },
+                         *       "mode": "active",
+                         *       "status": "enabled",
+                         *       "created_at": "2026-11-01T12:00:00.000Z",
+                         *       "updated_at": "2026-11-01T12:00:00.000Z"
+                         *     }
+                         */
+                        "application/json": components["schemas"]["AuthorizationRule"];
+                    };
+                };
+                /** @description Error codes: `invalid_request_body`, `missing_parameter`, `invalid_parameter`, `unknown_parameter` */
+                400: {
+                    headers: {
+                        /** @description Request id (`req_…`), also in every error body. */
+                        "Svc-Request-Id"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error codes: `missing_credentials`, `invalid_access_token` */
+                401: {
+                    headers: {
+                        /** @description Request id (`req_…`), also in every error body. */
+                        "Svc-Request-Id"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error codes: `ip_not_allowed`, `environment_mismatch`, `insufficient_scope` */
+                403: {
+                    headers: {
+                        /** @description Request id (`req_…`), also in every error body. */
+                        "Svc-Request-Id"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error codes: `request_timeout` */
+                408: {
+                    headers: {
+                        /** @description Request id (`req_…`), also in every error body. */
+                        "Svc-Request-Id"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error codes: `idempotency_key_reuse`, `idempotency_request_in_progress` */
+                409: {
+                    headers: {
+                        /** @description Request id (`req_…`), also in every error body. */
+                        "Svc-Request-Id"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error codes: `request_too_large` */
+                413: {
+                    headers: {
+                        /** @description Request id (`req_…`), also in every error body. */
+                        "Svc-Request-Id"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error codes: `rate_limited` */
+                429: {
+                    headers: {
+                        /** @description Seconds to wait before retrying. */
+                        "Retry-After"?: number;
+                        /** @description Request id (`req_…`), also in every error body. */
+                        "Svc-Request-Id"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error codes: `request_header_too_large` */
+                431: {
+                    headers: {
+                        /** @description Request id (`req_…`), also in every error body. */
+                        "Svc-Request-Id"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error codes: `internal_error` */
+                500: {
+                    headers: {
+                        /** @description Request id (`req_…`), also in every error body. */
+                        "Svc-Request-Id"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/authorization_rules/{authorization_rule_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Retrieve an authorization rule */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    authorization_rule_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description OK */
+                200: {
+                    headers: {
+                        /** @description Request id (`req_…`), also in every error body. */
+                        "Svc-Request-Id"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "id": "arl_01JD3R5M7N9P1Q3R5S7T9V1W3X",
+                         *       "object": "authorization_rule",
+                         *       "name": "At most 500.00 a day on gambling",
+                         *       "scope": {
+                         *         "level": "program",
+                         *         "ids": [
+                         *           "prog_01JD3Q0A2B4C6D8E0F2G4H6J8K"
+                         *         ],
+                         *         "exclude_ids": [
+                         *           "card_01JD3Q7Y6X5W4V3T2S1R0Q9P8M"
+                         *         ]
+                         *       },
+                         *       "type": "velocity_limit",
+                         *       "parameters": {
+                         *         "window": {
+                         *           "type": "day",
+                         *           "seconds": null
+                         *         },
+                         *         "aggregate": "card",
+                         *         "limit_amount": 50000,
+                         *         "limit_count": null,
+                         *         "filters": {
+                         *           "include_mccs": [
+                         *             "7995"
+                         *           ],
+                         *           "exclude_mccs": [],
+                         *           "include_countries": [],
+                         *           "exclude_countries": [],
+                         *           "merchant_currencies": []
+                         *         }
+                         *       },
+                         *       "mode": "active",
+                         *       "status": "enabled",
+                         *       "created_at": "2026-11-01T12:00:00.000Z",
+                         *       "updated_at": "2026-11-01T12:00:00.000Z"
+                         *     }
+                         */
+                        "application/json": components["schemas"]["AuthorizationRule"];
+                    };
+                };
+                /** @description Error codes: `missing_credentials`, `invalid_access_token` */
+                401: {
+                    headers: {
+                        /** @description Request id (`req_…`), also in every error body. */
+                        "Svc-Request-Id"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error codes: `ip_not_allowed`, `environment_mismatch`, `insufficient_scope` */
+                403: {
+                    headers: {
+                        /** @description Request id (`req_…`), also in every error body. */
+                        "Svc-Request-Id"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error codes: `authorization_rule_not_found`, `not_found` */
+                404: {
+                    headers: {
+                        /** @description Request id (`req_…`), also in every error body. */
+                        "Svc-Request-Id"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error codes: `request_timeout` */
+                408: {
+                    headers: {
+                        /** @description Request id (`req_…`), also in every error body. */
+                        "Svc-Request-Id"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error codes: `rate_limited` */
+                429: {
+                    headers: {
+                        /** @description Seconds to wait before retrying. */
+                        "Retry-After"?: number;
+                        /** @description Request id (`req_…`), also in every error body. */
+                        "Svc-Request-Id"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error codes: `request_header_too_large` */
+                431: {
+                    headers: {
+                        /** @description Request id (`req_…`), also in every error body. */
+                        "Svc-Request-Id"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error codes: `internal_error` */
+                500: {
+                    headers: {
+                        /** @description Request id (`req_…`), also in every error body. */
+                        "Svc-Request-Id"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        /**
+         * Delete an authorization rule
+         * @description The rule stops applying at once and is no longer listed or retrieved. Emits authorization_rule.deleted.
+         */
+        delete: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    authorization_rule_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description OK */
+                200: {
+                    headers: {
+                        /** @description Request id (`req_…`), also in every error body. */
+                        "Svc-Request-Id"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "id": "arl_01JD3R5M7N9P1Q3R5S7T9V1W3X",
+                         *       "object": "authorization_rule",
+                         *       "deleted": true
+                         *     }
+                         */
+                        "application/json": components["schemas"]["AuthorizationRuleDeleted"];
+                    };
+                };
+                /** @description Error codes: `missing_credentials`, `invalid_access_token` */
+                401: {
+                    headers: {
+                        /** @description Request id (`req_…`), also in every error body. */
+                        "Svc-Request-Id"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error codes: `ip_not_allowed`, `environment_mismatch`, `insufficient_scope` */
+                403: {
+                    headers: {
+                        /** @description Request id (`req_…`), also in every error body. */
+                        "Svc-Request-Id"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error codes: `authorization_rule_not_found`, `not_found` */
+                404: {
+                    headers: {
+                        /** @description Request id (`req_…`), also in every error body. */
+                        "Svc-Request-Id"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error codes: `request_timeout` */
+                408: {
+                    headers: {
+                        /** @description Request id (`req_…`), also in every error body. */
+                        "Svc-Request-Id"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error codes: `rate_limited` */
+                429: {
+                    headers: {
+                        /** @description Seconds to wait before retrying. */
+                        "Retry-After"?: number;
+                        /** @description Request id (`req_…`), also in every error body. */
+                        "Svc-Request-Id"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error codes: `request_header_too_large` */
+                431: {
+                    headers: {
+                        /** @description Request id (`req_…`), also in every error body. */
+                        "Svc-Request-Id"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error codes: `internal_error` */
+                500: {
+                    headers: {
+                        /** @description Request id (`req_…`), also in every error body. */
+                        "Svc-Request-Id"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        options?: never;
+        head?: never;
+        /**
+         * Update an authorization rule
+         * @description Changes `name`, `parameters` (read against the rule's type; they replace the ones held), `mode` and `status` (a disabled rule applies to no decision). The scope and the type are fixed once created. Emits authorization_rule.updated when something changed.
+         */
+        patch: {
+            parameters: {
+                query?: never;
+                header?: {
+                    /** @description Makes a retry safe: the same key with the same body within 24 hours replays the first answer (with `Idempotent-Replay: true`). Keys are scoped to your organization and environment. */
+                    "Idempotency-Key"?: string;
+                };
+                path: {
+                    authorization_rule_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["AuthorizationRuleUpdateRequest"];
+                };
+            };
+            responses: {
+                /** @description OK */
+                200: {
+                    headers: {
+                        /** @description Request id (`req_…`), also in every error body. */
+                        "Svc-Request-Id"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "id": "arl_01JD3R5M7N9P1Q3R5S7T9V1W3X",
+                         *       "object": "authorization_rule",
+                         *       "name": "At most 500.00 a day on gambling",
+                         *       "scope": {
+                         *         "level": "program",
+                         *         "ids": [
+                         *           "prog_01JD3Q0A2B4C6D8E0F2G4H6J8K"
+                         *         ],
+                         *         "exclude_ids": [
+                         *           "card_01JD3Q7Y6X5W4V3T2S1R0Q9P8M"
+                         *         ]
+                         *       },
+                         *       "type": "velocity_limit",
+                         *       "parameters": {
+                         *         "window": {
+                         *           "type": "day",
+                         *           "seconds": null
+                         *         },
+                         *         "aggregate": "card",
+                         *         "limit_amount": 50000,
+                         *         "limit_count": null,
+                         *         "filters": {
+                         *           "include_mccs": [
+                         *             "7995"
+                         *           ],
+                         *           "exclude_mccs": [],
+                         *           "include_countries": [],
+                         *           "exclude_countries": [],
+                         *           "merchant_currencies": []
+                         *         }
+                         *       },
+                         *       "mode": "active",
+                         *       "status": "enabled",
+                         *       "created_at": "2026-11-01T12:00:00.000Z",
+                         *       "updated_at": "2026-11-01T12:00:00.000Z"
+                         *     }
+                         */
+                        "application/json": components["schemas"]["AuthorizationRule"];
+                    };
+                };
+                /** @description Error codes: `invalid_request_body`, `missing_parameter`, `invalid_parameter`, `unknown_parameter` */
+                400: {
+                    headers: {
+                        /** @description Request id (`req_…`), also in every error body. */
+                        "Svc-Request-Id"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error codes: `missing_credentials`, `invalid_access_token` */
+                401: {
+                    headers: {
+                        /** @description Request id (`req_…`), also in every error body. */
+                        "Svc-Request-Id"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error codes: `ip_not_allowed`, `environment_mismatch`, `insufficient_scope` */
+                403: {
+                    headers: {
+                        /** @description Request id (`req_…`), also in every error body. */
+                        "Svc-Request-Id"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error codes: `authorization_rule_not_found`, `not_found` */
+                404: {
+                    headers: {
+                        /** @description Request id (`req_…`), also in every error body. */
+                        "Svc-Request-Id"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error codes: `request_timeout` */
+                408: {
+                    headers: {
+                        /** @description Request id (`req_…`), also in every error body. */
+                        "Svc-Request-Id"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error codes: `idempotency_key_reuse`, `idempotency_request_in_progress` */
+                409: {
+                    headers: {
+                        /** @description Request id (`req_…`), also in every error body. */
+                        "Svc-Request-Id"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error codes: `request_too_large` */
+                413: {
+                    headers: {
+                        /** @description Request id (`req_…`), also in every error body. */
+                        "Svc-Request-Id"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error codes: `rate_limited` */
+                429: {
+                    headers: {
+                        /** @description Seconds to wait before retrying. */
+                        "Retry-After"?: number;
+                        /** @description Request id (`req_…`), also in every error body. */
+                        "Svc-Request-Id"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error codes: `request_header_too_large` */
+                431: {
+                    headers: {
+                        /** @description Request id (`req_…`), also in every error body. */
+                        "Svc-Request-Id"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error codes: `internal_error` */
+                500: {
+                    headers: {
+                        /** @description Request id (`req_…`), also in every error body. */
+                        "Svc-Request-Id"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        trace?: never;
+    };
     "/v1/authorizations": {
         parameters: {
             query?: never;
@@ -12516,7 +13273,7 @@ export interface paths {
                     /** @description Cursor: the page after it (next_cursor of the previous page). */
                     starting_after?: string;
                     /**
-                     * @description Only events of this type, in the forms `enabled_events` accepts: an exact type (`Event.type`, e.g. `card.created`), a prefix wildcard for every type of the prefix (`cardholder.*`, `account.*`, `card.*`, `authorization.*`, `transaction.*`, `dispute.*`, `network_token.*`, `authentication.*`, `esim_order.*`, `esim.*`, `webhook_endpoint.*`) or `*` (no filter). Anything else answers invalid_parameter naming `type`. The event catalogue (/docs/guides/event-catalogue) lists every type.
+                     * @description Only events of this type, in the forms `enabled_events` accepts: an exact type (`Event.type`, e.g. `card.created`), a prefix wildcard for every type of the prefix (`cardholder.*`, `account.*`, `card.*`, `authorization_rule.*`, `authorization.*`, `transaction.*`, `dispute.*`, `network_token.*`, `authentication.*`, `esim_order.*`, `esim.*`, `webhook_endpoint.*`) or `*` (no filter). Anything else answers invalid_parameter naming `type`. The event catalogue (/docs/guides/event-catalogue) lists every type.
                      * @example card.*
                      */
                     type?: string;
@@ -21859,6 +22616,149 @@ export interface components {
             type: "authorization" | "increment";
         };
         /**
+         * AuthorizationRule
+         * @example {
+         *       "id": "arl_01JD3R5M7N9P1Q3R5S7T9V1W3X",
+         *       "object": "authorization_rule",
+         *       "name": "At most 500.00 a day on gambling",
+         *       "scope": {
+         *         "level": "program",
+         *         "ids": [
+         *           "prog_01JD3Q0A2B4C6D8E0F2G4H6J8K"
+         *         ],
+         *         "exclude_ids": [
+         *           "card_01JD3Q7Y6X5W4V3T2S1R0Q9P8M"
+         *         ]
+         *       },
+         *       "type": "velocity_limit",
+         *       "parameters": {
+         *         "window": {
+         *           "type": "day",
+         *           "seconds": null
+         *         },
+         *         "aggregate": "card",
+         *         "limit_amount": 50000,
+         *         "limit_count": null,
+         *         "filters": {
+         *           "include_mccs": [
+         *             "7995"
+         *           ],
+         *           "exclude_mccs": [],
+         *           "include_countries": [],
+         *           "exclude_countries": [],
+         *           "merchant_currencies": []
+         *         }
+         *       },
+         *       "mode": "active",
+         *       "status": "enabled",
+         *       "created_at": "2026-11-01T12:00:00.000Z",
+         *       "updated_at": "2026-11-01T12:00:00.000Z"
+         *     }
+         */
+        AuthorizationRule: {
+            /** Format: date-time */
+            created_at: string;
+            /** @description arl_ id */
+            id: string;
+            /**
+             * @description `active` declines; `shadow` never declines and records `would_decline` where it would have
+             * @enum {string}
+             */
+            mode: "active" | "shadow";
+            name: string;
+            /** @enum {string} */
+            object: "authorization_rule";
+            /** @description The type's parameters, every key present (docs: Authorization rules) */
+            parameters: components["schemas"]["VelocityLimitParameters"] | components["schemas"]["ConditionParameters"] | components["schemas"]["MerchantLockParameters"];
+            scope: components["schemas"]["AuthorizationRuleScope"];
+            /**
+             * @description A disabled rule applies to no decision
+             * @enum {string}
+             */
+            status: "enabled" | "disabled";
+            /**
+             * @description What the rule checks: `velocity_limit`, `condition` or `merchant_lock`; fixed once created
+             * @enum {string}
+             */
+            type: "velocity_limit" | "condition" | "merchant_lock";
+            /** Format: date-time */
+            updated_at: string;
+        };
+        /** AuthorizationRuleCreateRequest */
+        AuthorizationRuleCreateRequest: {
+            /**
+             * @description `active` declines; `shadow` never declines and records `would_decline` where it would have
+             * @enum {string}
+             */
+            mode: "active" | "shadow";
+            /** @description Your name for the rule */
+            name: string;
+            /** @description The type's parameters (checked against `type`; a bad field answers 400 naming it, e.g. `parameters.window.type`). `velocity_limit`: `{window: {type: day|week|month|year|all_time|rolling, seconds?}, aggregate: card|account|cardholder, limit_amount?, limit_count?, filters?: {include_mccs, exclude_mccs, include_countries, exclude_countries, merchant_currencies}}` (one limit at least). `condition`: `{conditions: [{attribute, operator, value}]}`, declining when all hold. `merchant_lock`: `{merchants: [{name?, mcc?, country?}]}`, approving only those. Shapes as answered: VelocityLimitParameters, ConditionParameters, MerchantLockParameters. */
+            parameters: {
+                [key: string]: unknown;
+            };
+            scope: components["schemas"]["AuthorizationRuleScopeInput"];
+            /**
+             * @description What the rule checks: `velocity_limit`, `condition` or `merchant_lock`; fixed once created
+             * @enum {string}
+             */
+            type: "velocity_limit" | "condition" | "merchant_lock";
+        };
+        /** AuthorizationRuleDeleted */
+        AuthorizationRuleDeleted: {
+            /** @enum {boolean} */
+            deleted: true;
+            id: string;
+            /** @enum {string} */
+            object: "authorization_rule";
+        };
+        /** AuthorizationRuleList */
+        AuthorizationRuleList: {
+            data: components["schemas"]["AuthorizationRule"][];
+            has_more: boolean;
+            next_cursor: string | null;
+            /** @enum {string} */
+            object: "list";
+            url: string;
+        };
+        /** AuthorizationRuleScope */
+        AuthorizationRuleScope: {
+            /** @description Cards, accounts or cardholders under the scope that the rule skips */
+            exclude_ids: string[];
+            /** @description The ids of that level the rule applies to */
+            ids: string[];
+            /**
+             * @description What `ids` name: programs, accounts, cardholders or cards
+             * @enum {string}
+             */
+            level: "program" | "account" | "cardholder" | "card";
+        };
+        /** AuthorizationRuleScopeInput */
+        AuthorizationRuleScopeInput: {
+            /** @description Cards, accounts or cardholders under the scope to skip: under a program its accounts, cards and any cardholder; under an account its cards; under a cardholder its accounts and cards; a card's rule none */
+            exclude_ids?: string[];
+            /** @description 1 to 100 ids of the level (prog_, acct_, chd_ or card_), all of your organization */
+            ids: string[];
+            /** @enum {string} */
+            level: "program" | "account" | "cardholder" | "card";
+        };
+        /** AuthorizationRuleUpdateRequest */
+        AuthorizationRuleUpdateRequest: {
+            /**
+             * @description `active` declines; `shadow` never declines and records `would_decline` where it would have
+             * @enum {string}
+             */
+            mode?: "active" | "shadow";
+            /** @description Your name for the rule */
+            name?: string;
+            /** @description The type's parameters (checked against `type`; a bad field answers 400 naming it, e.g. `parameters.window.type`). `velocity_limit`: `{window: {type: day|week|month|year|all_time|rolling, seconds?}, aggregate: card|account|cardholder, limit_amount?, limit_count?, filters?: {include_mccs, exclude_mccs, include_countries, exclude_countries, merchant_currencies}}` (one limit at least). `condition`: `{conditions: [{attribute, operator, value}]}`, declining when all hold. `merchant_lock`: `{merchants: [{name?, mcc?, country?}]}`, approving only those. Shapes as answered: VelocityLimitParameters, ConditionParameters, MerchantLockParameters. */
+            parameters?: {
+                [key: string]: unknown;
+            };
+            /** @enum {string} */
+            status?: "enabled" | "disabled";
+        };
+        /**
          * Card
          * @example {
          *       "id": "card_01JD3Q7Y6X5W4V3T2S1R0Q9P8M",
@@ -22174,6 +23074,18 @@ export interface components {
             };
             spending_controls?: components["schemas"]["SpendingControls"];
         };
+        /** ConditionParameters */
+        ConditionParameters: {
+            /** @description The rule declines when every condition holds */
+            conditions: {
+                /** @enum {string} */
+                attribute: "mcc" | "merchant_country" | "merchant_currency" | "merchant_name" | "amount" | "merchant_amount" | "card_age_seconds" | "authorization_count_1h" | "decline_count_1h";
+                /** @enum {string} */
+                operator: "is" | "is_not" | "is_one_of" | "is_not_one_of" | "gt" | "gte" | "lt" | "lte" | "matches";
+                /** @description A text or a number, or a list of them for is_one_of and is_not_one_of */
+                value: string | number | (string | number)[];
+            }[];
+        };
         /**
          * DeliveryAddress
          * @example {
@@ -22268,7 +23180,7 @@ export interface components {
         Error: {
             error: {
                 /** @enum {string} */
-                code: "invalid_request_body" | "missing_parameter" | "invalid_parameter" | "unknown_parameter" | "invalid_public_key" | "expired_cursor" | "invalid_webhook_url" | "request_too_large" | "request_timeout" | "request_header_too_large" | "missing_credentials" | "invalid_access_token" | "insufficient_scope" | "ip_not_allowed" | "environment_mismatch" | "not_found" | "cardholder_not_found" | "account_not_found" | "card_not_found" | "authorization_not_found" | "transaction_not_found" | "dispute_not_found" | "authentication_not_found" | "esim_package_not_found" | "esim_order_not_found" | "esim_not_found" | "token_not_found" | "event_not_found" | "webhook_endpoint_not_found" | "authorization_endpoint_not_found" | "report_not_found" | "organization_not_found" | "program_not_found" | "client_not_found" | "user_not_found" | "idempotency_key_reuse" | "idempotency_request_in_progress" | "adjustment_already_applied" | "cardholder_already_exists" | "esim_order_reference_exists" | "user_already_exists" | "dispute_already_open" | "webhook_endpoint_limit_reached" | "identity_document_required" | "address_required" | "kyc_not_approved" | "address_change_requires_kyc" | "kyc_identity_required" | "insufficient_funds" | "account_blocked" | "currency_mismatch" | "account_cardholder_mismatch" | "account_not_provisioned" | "account_not_fundable" | "card_invalid_state" | "card_already_activated" | "card_closed" | "card_not_provisioned" | "card_limit_reached" | "unsupported_form_factor" | "embossed_name_required" | "delivery_address_required" | "card_type_not_configured" | "pin_invalid" | "transaction_not_refundable" | "refund_exceeds_original" | "token_invalid_state" | "token_deleted" | "authorization_invalid_state" | "authentication_invalid_state" | "dispute_invalid_state" | "program_not_provisioned" | "program_not_configured" | "spend_control_unsupported" | "operation_unsupported" | "esim_package_unavailable" | "esim_top_up_unavailable" | "esim_inventory_exhausted" | "last_owner" | "report_not_ready" | "rate_limited" | "internal_error" | "processor_unavailable" | "processor_permission_denied";
+                code: "invalid_request_body" | "missing_parameter" | "invalid_parameter" | "unknown_parameter" | "invalid_public_key" | "expired_cursor" | "invalid_webhook_url" | "request_too_large" | "request_timeout" | "request_header_too_large" | "missing_credentials" | "invalid_access_token" | "insufficient_scope" | "ip_not_allowed" | "environment_mismatch" | "not_found" | "cardholder_not_found" | "account_not_found" | "card_not_found" | "authorization_not_found" | "transaction_not_found" | "dispute_not_found" | "authentication_not_found" | "esim_package_not_found" | "esim_order_not_found" | "esim_not_found" | "token_not_found" | "event_not_found" | "webhook_endpoint_not_found" | "authorization_endpoint_not_found" | "report_not_found" | "authorization_rule_not_found" | "organization_not_found" | "program_not_found" | "client_not_found" | "user_not_found" | "idempotency_key_reuse" | "idempotency_request_in_progress" | "adjustment_already_applied" | "cardholder_already_exists" | "esim_order_reference_exists" | "user_already_exists" | "dispute_already_open" | "webhook_endpoint_limit_reached" | "identity_document_required" | "address_required" | "kyc_not_approved" | "address_change_requires_kyc" | "kyc_identity_required" | "insufficient_funds" | "account_blocked" | "currency_mismatch" | "account_cardholder_mismatch" | "account_not_provisioned" | "account_not_fundable" | "card_invalid_state" | "card_already_activated" | "card_closed" | "card_not_provisioned" | "card_limit_reached" | "unsupported_form_factor" | "embossed_name_required" | "delivery_address_required" | "card_type_not_configured" | "pin_invalid" | "transaction_not_refundable" | "refund_exceeds_original" | "token_invalid_state" | "token_deleted" | "authorization_invalid_state" | "authentication_invalid_state" | "dispute_invalid_state" | "program_not_provisioned" | "program_not_configured" | "spend_control_unsupported" | "operation_unsupported" | "esim_package_unavailable" | "esim_top_up_unavailable" | "esim_inventory_exhausted" | "last_owner" | "report_not_ready" | "rate_limited" | "internal_error" | "processor_unavailable" | "processor_permission_denied";
                 /** Format: uri */
                 doc_url: string;
                 errors?: {
@@ -22674,7 +23586,7 @@ export interface components {
              * @description What happened, e.g. cardholder.created. Every type, what emits it and an example: the event catalogue (/docs/guides/event-catalogue).
              * @enum {string}
              */
-            type: "cardholder.created" | "cardholder.updated" | "cardholder.kyc_updated" | "account.created" | "account.provisioned" | "account.credited" | "account.debited" | "account.blocked" | "account.unblocked" | "card.created" | "card.issued" | "card.activated" | "card.frozen" | "card.unfrozen" | "card.closed" | "card.replaced" | "card.expired" | "card.pin_set" | "card.shipped" | "authorization.created" | "authorization.updated" | "transaction.created" | "transaction.updated" | "dispute.created" | "dispute.updated" | "network_token.created" | "network_token.updated" | "authentication.created" | "authentication.updated" | "esim_order.created" | "esim_order.settled" | "esim_order.failed" | "esim.topped_up" | "esim.low_data" | "esim.depleted" | "webhook_endpoint.disabled" | "webhook_endpoint.test";
+            type: "cardholder.created" | "cardholder.updated" | "cardholder.kyc_updated" | "account.created" | "account.provisioned" | "account.credited" | "account.debited" | "account.blocked" | "account.unblocked" | "card.created" | "card.issued" | "card.activated" | "card.frozen" | "card.unfrozen" | "card.closed" | "card.replaced" | "card.expired" | "card.pin_set" | "card.shipped" | "authorization_rule.created" | "authorization_rule.updated" | "authorization_rule.deleted" | "authorization.created" | "authorization.updated" | "transaction.created" | "transaction.updated" | "dispute.created" | "dispute.updated" | "network_token.created" | "network_token.updated" | "authentication.created" | "authentication.updated" | "esim_order.created" | "esim_order.settled" | "esim_order.failed" | "esim.topped_up" | "esim.low_data" | "esim.depleted" | "webhook_endpoint.disabled" | "webhook_endpoint.test";
         };
         /** EventList */
         EventList: {
@@ -23010,6 +23922,16 @@ export interface components {
             /** @description Four-digit merchant category code */
             mcc?: string;
             name: string;
+        };
+        /** MerchantLockParameters */
+        MerchantLockParameters: {
+            /** @description Only merchants matching one of these may be approved */
+            merchants: {
+                country: string | null;
+                mcc: string | null;
+                /** @description A wildcard pattern (`*`, `?`), any case */
+                name: string | null;
+            }[];
         };
         /**
          * NetworkToken
@@ -23666,6 +24588,39 @@ export interface components {
             /** @description usr_ id of the invited person */
             user_id: string;
         };
+        /** VelocityLimitParameters */
+        VelocityLimitParameters: {
+            /**
+             * @description Whose spending counts: the card's, its account's or its cardholder's
+             * @enum {string}
+             */
+            aggregate: "card" | "account" | "cardholder";
+            filters: {
+                /** @description Merchants of these countries do not count */
+                exclude_countries: string[];
+                /** @description These merchant categories do not count */
+                exclude_mccs: string[];
+                /** @description Only merchants of these countries count (empty: all) */
+                include_countries: string[];
+                /** @description Only these merchant categories count (empty: all) */
+                include_mccs: string[];
+                /** @description Only spend in these merchant currencies counts (empty: all) */
+                merchant_currencies: string[];
+            };
+            /** @description Minor units of the account currency; null: no amount limit */
+            limit_amount: number | null;
+            /** @description Approved authorizations; null: no count limit */
+            limit_count: number | null;
+            window: {
+                /** @description The length of a rolling window; null otherwise */
+                seconds: number | null;
+                /**
+                 * @description Calendar windows (UTC; the week starts on Monday), all time, or rolling
+                 * @enum {string}
+                 */
+                type: "day" | "week" | "month" | "year" | "all_time" | "rolling";
+            };
+        };
         /**
          * WebhookDelivery
          * @example {
@@ -23799,7 +24754,7 @@ export interface components {
              */
             disabled_reason: "failing" | "manual" | null;
             /** @description Event types to receive: `*` (every type), a prefix wildcard such as `card.*` (every type of the prefix, including types added later) or an exact type. The event catalogue (/docs/guides/event-catalogue) lists what emits each type. */
-            enabled_events: ("*" | "cardholder.*" | "account.*" | "card.*" | "authorization.*" | "transaction.*" | "dispute.*" | "network_token.*" | "authentication.*" | "esim_order.*" | "esim.*" | "webhook_endpoint.*" | "cardholder.created" | "cardholder.updated" | "cardholder.kyc_updated" | "account.created" | "account.provisioned" | "account.credited" | "account.debited" | "account.blocked" | "account.unblocked" | "card.created" | "card.issued" | "card.activated" | "card.frozen" | "card.unfrozen" | "card.closed" | "card.replaced" | "card.expired" | "card.pin_set" | "card.shipped" | "authorization.created" | "authorization.updated" | "transaction.created" | "transaction.updated" | "dispute.created" | "dispute.updated" | "network_token.created" | "network_token.updated" | "authentication.created" | "authentication.updated" | "esim_order.created" | "esim_order.settled" | "esim_order.failed" | "esim.topped_up" | "esim.low_data" | "esim.depleted" | "webhook_endpoint.disabled" | "webhook_endpoint.test")[];
+            enabled_events: ("*" | "cardholder.*" | "account.*" | "card.*" | "authorization_rule.*" | "authorization.*" | "transaction.*" | "dispute.*" | "network_token.*" | "authentication.*" | "esim_order.*" | "esim.*" | "webhook_endpoint.*" | "cardholder.created" | "cardholder.updated" | "cardholder.kyc_updated" | "account.created" | "account.provisioned" | "account.credited" | "account.debited" | "account.blocked" | "account.unblocked" | "card.created" | "card.issued" | "card.activated" | "card.frozen" | "card.unfrozen" | "card.closed" | "card.replaced" | "card.expired" | "card.pin_set" | "card.shipped" | "authorization_rule.created" | "authorization_rule.updated" | "authorization_rule.deleted" | "authorization.created" | "authorization.updated" | "transaction.created" | "transaction.updated" | "dispute.created" | "dispute.updated" | "network_token.created" | "network_token.updated" | "authentication.created" | "authentication.updated" | "esim_order.created" | "esim_order.settled" | "esim_order.failed" | "esim.topped_up" | "esim.low_data" | "esim.depleted" | "webhook_endpoint.disabled" | "webhook_endpoint.test")[];
             /**
              * Format: date-time
              * @description Start of the current run of failed deliveries (the first failure since the last success); null while healthy. After 72 hours of failures without a success the endpoint is disabled.
@@ -23824,7 +24779,7 @@ export interface components {
         WebhookEndpointCreateRequest: {
             description?: string | null;
             /** @description Event types to receive: `*` (every type), a prefix wildcard such as `card.*` (every type of the prefix, including types added later) or an exact type. The event catalogue (/docs/guides/event-catalogue) lists what emits each type. Duplicates are dropped. */
-            enabled_events: ("*" | "cardholder.*" | "account.*" | "card.*" | "authorization.*" | "transaction.*" | "dispute.*" | "network_token.*" | "authentication.*" | "esim_order.*" | "esim.*" | "webhook_endpoint.*" | "cardholder.created" | "cardholder.updated" | "cardholder.kyc_updated" | "account.created" | "account.provisioned" | "account.credited" | "account.debited" | "account.blocked" | "account.unblocked" | "card.created" | "card.issued" | "card.activated" | "card.frozen" | "card.unfrozen" | "card.closed" | "card.replaced" | "card.expired" | "card.pin_set" | "card.shipped" | "authorization.created" | "authorization.updated" | "transaction.created" | "transaction.updated" | "dispute.created" | "dispute.updated" | "network_token.created" | "network_token.updated" | "authentication.created" | "authentication.updated" | "esim_order.created" | "esim_order.settled" | "esim_order.failed" | "esim.topped_up" | "esim.low_data" | "esim.depleted" | "webhook_endpoint.disabled" | "webhook_endpoint.test")[];
+            enabled_events: ("*" | "cardholder.*" | "account.*" | "card.*" | "authorization_rule.*" | "authorization.*" | "transaction.*" | "dispute.*" | "network_token.*" | "authentication.*" | "esim_order.*" | "esim.*" | "webhook_endpoint.*" | "cardholder.created" | "cardholder.updated" | "cardholder.kyc_updated" | "account.created" | "account.provisioned" | "account.credited" | "account.debited" | "account.blocked" | "account.unblocked" | "card.created" | "card.issued" | "card.activated" | "card.frozen" | "card.unfrozen" | "card.closed" | "card.replaced" | "card.expired" | "card.pin_set" | "card.shipped" | "authorization_rule.created" | "authorization_rule.updated" | "authorization_rule.deleted" | "authorization.created" | "authorization.updated" | "transaction.created" | "transaction.updated" | "dispute.created" | "dispute.updated" | "network_token.created" | "network_token.updated" | "authentication.created" | "authentication.updated" | "esim_order.created" | "esim_order.settled" | "esim_order.failed" | "esim.topped_up" | "esim.low_data" | "esim.depleted" | "webhook_endpoint.disabled" | "webhook_endpoint.test")[];
             /** @description HTTPS URL on a publicly resolvable host (invalid_webhook_url otherwise); a local `npm start` sandbox also accepts http:// to your own machine */
             url: string;
         };
@@ -23857,7 +24812,7 @@ export interface components {
         WebhookEndpointUpdateRequest: {
             description?: string | null;
             /** @description Event types to receive: `*` (every type), a prefix wildcard such as `card.*` (every type of the prefix, including types added later) or an exact type. The event catalogue (/docs/guides/event-catalogue) lists what emits each type. Duplicates are dropped. */
-            enabled_events?: ("*" | "cardholder.*" | "account.*" | "card.*" | "authorization.*" | "transaction.*" | "dispute.*" | "network_token.*" | "authentication.*" | "esim_order.*" | "esim.*" | "webhook_endpoint.*" | "cardholder.created" | "cardholder.updated" | "cardholder.kyc_updated" | "account.created" | "account.provisioned" | "account.credited" | "account.debited" | "account.blocked" | "account.unblocked" | "card.created" | "card.issued" | "card.activated" | "card.frozen" | "card.unfrozen" | "card.closed" | "card.replaced" | "card.expired" | "card.pin_set" | "card.shipped" | "authorization.created" | "authorization.updated" | "transaction.created" | "transaction.updated" | "dispute.created" | "dispute.updated" | "network_token.created" | "network_token.updated" | "authentication.created" | "authentication.updated" | "esim_order.created" | "esim_order.settled" | "esim_order.failed" | "esim.topped_up" | "esim.low_data" | "esim.depleted" | "webhook_endpoint.disabled" | "webhook_endpoint.test")[];
+            enabled_events?: ("*" | "cardholder.*" | "account.*" | "card.*" | "authorization_rule.*" | "authorization.*" | "transaction.*" | "dispute.*" | "network_token.*" | "authentication.*" | "esim_order.*" | "esim.*" | "webhook_endpoint.*" | "cardholder.created" | "cardholder.updated" | "cardholder.kyc_updated" | "account.created" | "account.provisioned" | "account.credited" | "account.debited" | "account.blocked" | "account.unblocked" | "card.created" | "card.issued" | "card.activated" | "card.frozen" | "card.unfrozen" | "card.closed" | "card.replaced" | "card.expired" | "card.pin_set" | "card.shipped" | "authorization_rule.created" | "authorization_rule.updated" | "authorization_rule.deleted" | "authorization.created" | "authorization.updated" | "transaction.created" | "transaction.updated" | "dispute.created" | "dispute.updated" | "network_token.created" | "network_token.updated" | "authentication.created" | "authentication.updated" | "esim_order.created" | "esim_order.settled" | "esim_order.failed" | "esim.topped_up" | "esim.low_data" | "esim.depleted" | "webhook_endpoint.disabled" | "webhook_endpoint.test")[];
             /** @enum {string} */
             status?: "enabled" | "disabled";
             /** @description HTTPS URL on a publicly resolvable host (invalid_webhook_url otherwise); a local `npm start` sandbox also accepts http:// to your own machine */

@@ -306,6 +306,37 @@ export class NetworkTokens extends Resource {
   }
 }
 
+/** `/v1/authorization_rules`: velocity limits, conditions and merchant locks on programs, accounts, cardholders or cards. */
+export class AuthorizationRules extends Resource {
+  create(
+    params: Body<'/v1/authorization_rules', 'post'>,
+    options?: RequestOptions,
+  ): Promised<Schemas['AuthorizationRule']> {
+    return this.post('/v1/authorization_rules', params, options)
+  }
+  retrieve(id: string, options?: RequestOptions): Promised<Schemas['AuthorizationRule']> {
+    return this.get(path`/v1/authorization_rules/${id}`, undefined, options)
+  }
+  /** `name`, `parameters` (replacing the ones held), `mode`, `status`. */
+  update(
+    id: string,
+    params: Body<'/v1/authorization_rules/{authorization_rule_id}', 'patch'>,
+    options?: RequestOptions,
+  ): Promised<Schemas['AuthorizationRule']> {
+    return this.patch(path`/v1/authorization_rules/${id}`, params, options)
+  }
+  /** `{ card_id }` lists the rules that apply to that card. */
+  list(
+    params?: ListParams<'/v1/authorization_rules'>,
+    options?: RequestOptions,
+  ): ListResult<Schemas['AuthorizationRule']> {
+    return this.pages('/v1/authorization_rules', params, options)
+  }
+  del(id: string, options?: RequestOptions): Promised<Schemas['AuthorizationRuleDeleted']> {
+    return this.delete(path`/v1/authorization_rules/${id}`, options)
+  }
+}
+
 /** `/v1/authentications`: 3-D Secure challenges decided by the integrator. */
 export class Authentications extends Resource {
   retrieve(id: string, options?: RequestOptions): Promised<Schemas['Authentication']> {

@@ -59,6 +59,11 @@ export const EVENT_OBJECTS = {
     retrieve: 'GET /v1/esim/orders/{order_id}',
   },
   esim: { schema: 'EsimSummary', scope: 'esim:read', retrieve: 'GET /v1/esim/esims/{esim_id}' },
+  authorization_rule: {
+    schema: 'AuthorizationRule',
+    scope: 'cards:read',
+    retrieve: 'GET /v1/authorization_rules/{authorization_rule_id}',
+  },
   webhook_endpoint: {
     schema: 'WebhookEndpoint',
     scope: 'webhooks:write',
@@ -164,6 +169,20 @@ export const EVENT_CATALOGUE = {
     object: 'card',
     emittedBy:
       "A physical card's shipping moves on (shipped, then delivered): `POST /v1/simulate/cards/{id}/ship` in sandbox.",
+  },
+  'authorization_rule.created': {
+    object: 'authorization_rule',
+    emittedBy: 'An authorization rule is created with `POST /v1/authorization_rules`.',
+  },
+  'authorization_rule.updated': {
+    object: 'authorization_rule',
+    emittedBy:
+      '`PATCH /v1/authorization_rules/{id}` changes the name, parameters, mode or status of a rule.',
+  },
+  'authorization_rule.deleted': {
+    object: 'authorization_rule',
+    emittedBy:
+      'A rule is deleted with `DELETE /v1/authorization_rules/{id}`; the event carries the rule as it was last.',
   },
   'authorization.created': {
     object: 'authorization',

@@ -1,0 +1,141 @@
+import type { Selectable } from 'kysely'
+import { sql } from 'kysely'
+import type { Db } from '../../db/types.js'
+import { json } from '../../db/types.js'
+import { applyBounds, type PageBounds } from '../../http/pagination.js'
+import type { CardTarget } from './evaluate.js'
+import type { RuleParameters, RuleScope } from './rule.js'
+import type { AuthorizationRulesTable } from './types.js'
+
+export type RuleRow = Selectable<AuthorizationRulesTable>
+
+/** A live rule (not deleted) by id. */
+export async function findRule(db: Db, id: string): Promise<RuleRow | undefined> {
+  return db
+    .selectFrom('authorization_rules')
+    .selectAll()
+    .where('id', '=', id)
+    .where('deleted_at', 'is', null)
+    .executeTakeFirst()
+}
+
+/** The same, holding the row lock until the transaction ends (a change and its event are made under it). */
+export async function lockRule(trx: Db, id: string): Promise<RuleRow | undefined> {
+  return trx
+    .selectFrom('authorization_rules')
+    .selectAll()
+    .where('id', '=', id)
+    .where('deleted_at', 'is', null)
+    .forUpdate()
+    .executeTakeFirst()
+}
+
+export interface NewRule {
+  id: string
+  organization_id: string
+  environment: string
+  name: string
+  scope: RuleScope
+  rule: RuleParameters
+  mode: 'active' | 'shadow'
+  now: Date
+}
+
+export async function insertRule(db: Db, r: NewRule): Promise<RuleRow> {
+  return db
+    .insertInto('authorization_rules')
+    .values({
+      id: r.id,
+      organization_id: r.organization_id,
+      environment: r.environment,
+      name: r.name,
+      scope_level: r.scope.level,
+      scope_ids: json(r.scope.ids),
+      exclude_ids: json(r.scope.exclude_ids),
+      type: r.rule.type,
+      parameters: json(r.rule.parameters),
+      mode: r.mode,
+      status: 'enabled',
+      created_at: r.now,
+      updated_at: r.now,
+      deleted_at: null,
+    })
+    .returningAll()
+    .executeTakeFirstOrThrow()
+}
+
+export interface RulePatch {
+  name?: string
+  parameters?: RuleParameters['parameters']
+  mode?: 'active' | 'shadow'
+  status?: 'enabled' | 'disabled'
+  updated_at: Date
+}
+
+export async function updateRule(trx: Db, id: string, patch: RulePatch): Promise<RuleRow> {
+  const { parameters, ...rest } = patch
+  return trx
+    .updateTable('authorization_rules')
+    .set({ ...rest, ...(parameters !== undefined ? { parameters: json(parameters) } : {}) })
+    .where('id', '=', id)
+    .returningAll()
+    .executeTakeFirstOrThrow()
+}
+
+/** Marks the rule deleted: the row stays for the decisions that name it, every read of the API skips it. */
+export async function markDeleted(trx: Db, id: string, now: Date): Promise<RuleRow> {
+  return trx
+    .updateTable('authorization_rules')
+    .set({ deleted_at: now, updated_at: now })
+    .where('id', '=', id)
+    .returningAll()
+    .executeTakeFirstOrThrow()
+}
+
+/** `scope_ids` names `id` (the GIN index `authorization_rules_targets` answers it). */
+const names = (column: 'scope_ids' | 'exclude_ids', id: string) =>
+  sql<boolean>`${sql.ref(column)} @> ${json([id])}::jsonb`
+
+/**
+ * A page of a scope's live rules, newest first; with `card`, only those that apply to it: the rules naming its
+ * program, account, cardholder or itself at that level, none of whose exclusions names the card, its account or its
+ * cardholder. A card's rules are few, so they are read through the GIN index and sorted.
+ */
+export async function listRules(
+  db: Db,
+  organizationId: string,
+  environment: string,
+  bounds: PageBounds,
+  card?: CardTarget,
+): Promise<RuleRow[]> {
+  let q = db
+    .selectFrom('authorization_rules')
+    .selectAll()
+    .where('organization_id', '=', organizationId)
+    .where('environment', '=', environment)
+    .where('deleted_at', 'is', null)
+  if (card) {
+    const targets = [
+      ['program', card.program_id],
+      ['account', card.account_id],
+      ['cardholder', card.cardholder_id],
+      ['card', card.id],
+    ] as const
+    q = q
+      .where((eb) =>
+        eb.or(
+          targets.map(([level, id]) =>
+            eb.and([eb('scope_level', '=', sql.lit(level)), names('scope_ids', id)]),
+          ),
+        ),
+      )
+      .where((eb) =>
+        eb.not(
+          eb.or(
+            [card.id, card.account_id, card.cardholder_id].map((id) => names('exclude_ids', id)),
+          ),
+        ),
+      )
+  }
+  return applyBounds(q, bounds, 'id', 'desc').execute()
+}

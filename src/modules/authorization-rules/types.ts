@@ -1,0 +1,29 @@
+import type { Json, Timestamp } from '../../db/types.js'
+import type { RuleParameters, ScopeLevel } from './rule.js'
+
+/** One authorization rule of an organization and environment; `deleted_at` set once deleted (the row stays). */
+export interface AuthorizationRulesTable {
+  id: string
+  organization_id: string
+  environment: string
+  name: string
+  scope_level: ScopeLevel
+  /** The programs, accounts, cardholders or cards (per `scope_level`) the rule applies to. */
+  scope_ids: Json<string[]>
+  /** Cards, accounts or cardholders under the scope that the rule skips. */
+  exclude_ids: Json<string[]>
+  type: RuleParameters['type']
+  /** The type's parameters as validated and normalized (`parameters.ts`): every key present. */
+  parameters: Json<RuleParameters['parameters']>
+  mode: 'active' | 'shadow'
+  status: 'enabled' | 'disabled'
+  created_at: Timestamp
+  updated_at: Timestamp
+  deleted_at: Timestamp | null
+}
+
+declare module '../../db/types.js' {
+  interface Database {
+    authorization_rules: AuthorizationRulesTable
+  }
+}
