@@ -21,6 +21,7 @@ const KINDS: Readonly<Record<string, { name: string; notFound?: ErrorCode }>> = 
   prog: { name: 'a program', notFound: 'program_not_found' },
   oc: { name: 'a client', notFound: 'client_not_found' },
   usr: { name: 'a user', notFound: 'user_not_found' },
+  arl: { name: 'an authorization rule', notFound: 'authorization_rule_not_found' },
   le: { name: 'a ledger entry' },
   hold: { name: 'a hold' },
   kyc: { name: 'a KYC check' },
