@@ -67,7 +67,9 @@ export function toApiError(err: unknown): ApiError | null {
 function withIdHint(err: ApiError, params: unknown): ApiError {
   if (err.status !== 404) return err
   const hint = idOfAnotherKind(err.code, params)
-  return hint === null ? err : new ApiError(err.code, { message: hint, headers: err.headers })
+  if (hint === null) return err
+  const { param, errors, headers, detail } = err
+  return new ApiError(err.code, { message: hint, param, errors, headers, detail })
 }
 
 export function sendApiError(reply: FastifyReply, err: ApiError, baseUrl: string): FastifyReply {

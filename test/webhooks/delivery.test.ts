@@ -315,14 +315,14 @@ describe('webhook delivery', () => {
     assert.equal((await api('GET', `/v1/events/${eventId}`)).statusCode, 404)
   })
 
-  test('an attempt keeps at most 1 KiB of the response body', async () => {
+  test('an attempt keeps at most 4 KiB of the response body', async () => {
     await freshEndpoint()
     receiver.respond = () => ({ status: 502, body: 'x'.repeat(5000) })
     const eventId = await emitEvent(t, tenant, 'card.shipped')
     await runner.drain()
     const attempts = await t.operator('GET', `/operator/v1/events/${eventId}/delivery_attempts`)
     assert.equal(attempts.data[0].status_code, 502)
-    assert.equal(attempts.data[0].response_body.length, 1024)
+    assert.equal(attempts.data[0].response_body.length, 4096)
     assert.equal(attempts.data[0].error, 'HTTP 502')
   })
 })

@@ -118,9 +118,11 @@ describe('/v1 delivery log, replays and test events', () => {
       'attempt',
       'duration_ms',
       'error',
+      'response_body',
       'response_status',
       'started_at',
     ])
+    assert.equal(first.response_body, 'ok')
     assert.equal(first.attempt, 1)
     assert.equal(first.response_status, 200)
     assert.equal(first.error, null)
@@ -131,8 +133,9 @@ describe('/v1 delivery log, replays and test events', () => {
     assert.equal(pending.event_type, 'account.created')
     assert.equal(pending.status, 'pending')
     assert.deepEqual(
-      pending.attempts.map((x: any) => [x.attempt, x.response_status, x.error]),
-      [[1, 503, 'HTTP 503']],
+      pending.attempts.map((x: any) => [x.attempt, x.response_status, x.error, x.response_body]),
+      [[1, 503, 'HTTP 503', 'failure 503']],
+      "the receiver's answer is kept to show why it refused",
     )
     assert.ok(Date.parse(pending.next_attempt_at) > Date.parse(pending.attempts[0].started_at))
     assert.equal(pending.delivered_at, null)

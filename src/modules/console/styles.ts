@@ -92,6 +92,7 @@ fieldset.events{border:0;padding:0;margin:14px 0 0;min-width:0}
 fieldset.events>legend{font-weight:600;padding:0}
 ol.attempts{margin:0;padding-left:20px}
 ol.attempts li{margin:0 0 4px}
+details.answer pre{max-height:240px;overflow:auto;white-space:pre-wrap;word-break:break-all;margin:4px 0}
 code.secret{display:inline-block;padding:6px 8px;background:#f0f3f8;border-radius:6px;user-select:all}
 .badge{display:inline-block;padding:0 8px;border-radius:999px;font-size:14px;font-weight:600;border:1px solid;white-space:nowrap}
 .badge.good{background:#e8f5ee;color:var(--ok);border-color:#9fd3b7}

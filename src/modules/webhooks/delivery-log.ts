@@ -32,6 +32,7 @@ export function presentDelivery(row: DeliveryWithAttempts): DeliveryView {
       duration_ms: a.duration_ms,
       response_status: a.status_code,
       error: a.error,
+      response_body: a.response_body,
     })),
     next_attempt_at: row.status === 'pending' ? iso(row.next_attempt_at) : null,
     delivered_at: iso(row.delivered_at),

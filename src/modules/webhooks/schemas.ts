@@ -163,6 +163,10 @@ export const WebhookDeliveryAttempt = Type.Object(
       description:
         'Why the attempt failed (`HTTP 500`, `ECONNREFUSED: …`, `ETIMEDOUT: no response within 10 s`, …); null when it was delivered',
     }),
+    response_body: Type.Union([Type.String(), Type.Null()], {
+      description:
+        'The first 4 KiB of the body your endpoint answered (as UTF-8), to see why it refused; null when it answered none or did not answer',
+    }),
   },
   {
     title: 'WebhookDeliveryAttempt',
@@ -173,6 +177,7 @@ export const WebhookDeliveryAttempt = Type.Object(
         duration_ms: 84,
         response_status: 200,
         error: null,
+        response_body: '{"received":true}',
       },
     ],
   },
@@ -222,6 +227,7 @@ export const WebhookDelivery = Type.Object(
             duration_ms: 10004,
             response_status: null,
             error: 'ETIMEDOUT: no response within 10 s',
+            response_body: null,
           },
           {
             attempt: 2,
@@ -229,6 +235,7 @@ export const WebhookDelivery = Type.Object(
             duration_ms: 84,
             response_status: 200,
             error: null,
+            response_body: '{"received":true}',
           },
         ],
         next_attempt_at: null,

@@ -12,7 +12,7 @@ import {
 /** The interface's limit: the endpoint must answer within 10 seconds. */
 export const DELIVERY_TIMEOUT_MS = 10_000
 /** How much of a response body is kept with the attempt (the body is otherwise ignored). */
-export const RESPONSE_BODY_LIMIT = 1024
+export const RESPONSE_BODY_LIMIT = 4096
 /** How much of a response body is read at most: a longer body is cut off there (`bodyComplete` false). */
 export const RESPONSE_READ_LIMIT = 64 * 1024
 

@@ -135,7 +135,13 @@ export function deliveryStatus(d: DeliveryView): Html {
 /** Every attempt of a delivery, oldest first: its number, when it started, the answer's status or the error, how long it took. */
 export function attemptList(d: DeliveryView): Html {
   if (d.attempts.length === 0) return html`<span class="muted">Not tried yet</span>`
-  return html`<ol class="attempts">${d.attempts.map((a) => html`<li>Attempt ${a.attempt}: ${formatTime(new Date(a.started_at))}, ${a.response_status !== null ? html`<strong>HTTP ${a.response_status}</strong>` : ''}${a.error && a.response_status === null ? html`<strong>${a.error}</strong>` : ''}, <span class="duration">${a.duration_ms} ms</span></li>`)}</ol>`
+  return html`<ol class="attempts">${d.attempts.map((a) => html`<li>Attempt ${a.attempt}: ${formatTime(new Date(a.started_at))}, ${a.response_status !== null ? html`<strong>HTTP ${a.response_status}</strong>` : ''}${a.error && a.response_status === null ? html`<strong>${a.error}</strong>` : ''}, <span class="duration">${a.duration_ms} ms</span>${answerBody(a.response_body)}</li>`)}</ol>`
+}
+
+/** The receiver's answer (its first 4 KiB), folded: what it said when it refused. */
+function answerBody(body: string | null): Html | string {
+  if (body === null) return ''
+  return html`<details class="answer"><summary>Its answer (${body.length} characters${body.length >= 4096 ? ', the first 4 KiB' : ''})</summary><pre>${body}</pre></details>`
 }
 
 /** The datetime-local value (UTC, to the minute) of a moment. */
