@@ -41,10 +41,12 @@ const HELP = `svc: card issuing and eSIM service
   Developer commands (call /v1 as the organization of the client file: --client-file, default
   DATA_DIR/sandbox-client.json; docs/guides/sdk-and-cli.md):
   svc listen --forward-to URL [--events card.*,authorization.created] [--authorizations URL]
+             [--authorizations-port N]
                                 stream the organization's events (GET /v1/events/stream) and POST each to URL,
-                                signed with a secret printed for the session; one line per event with the answer
+                                signed with a secret kept in the data folder (the same every session); one line
+                                per event with the answer
                                 --authorizations URL: relay the sandbox's authorization requests to URL for the
-                                session (endpoint registered on start, removed on exit)
+                                session (endpoint registered on start, removed on exit), from 127.0.0.1:N if given
   svc trigger EVENT_TYPE        run a sandbox flow that causes the event (svc trigger --list lists the types)
   svc events resend EVENT_ID [--webhook-endpoint WHE_ID]
                                 deliver a stored event again to its subscribed webhook endpoints (or the one named)
@@ -398,13 +400,22 @@ async function developerCommand(
         throw new Error(
           'name where to forward events: svc listen --forward-to http://localhost:3000/webhooks',
         )
-      const { listen } = await import('./cli/listen.js')
+      const { listen, listenSecretFile } = await import('./cli/listen.js')
       const controller = new AbortController()
       const stop = () => controller.abort()
       process.once('SIGINT', stop)
       process.once('SIGTERM', stop)
+      const port = opts['authorizations-port']
+      if (port !== undefined && !/^\d{1,5}$/.test(port))
+        throw new Error(`--authorizations-port takes a port number, not ${JSON.stringify(port)}`)
       await listen(client, {
         forwardTo: opts['forward-to'],
+        authorizationsPort: port === undefined ? undefined : Number(port),
+        secretFile: listenSecretFile(
+          config.dataDir,
+          client.file.organization_id ?? 'organization',
+          client.file.environment ?? 'sandbox',
+        ),
         types: list(opts.events),
         authorizations: opts.authorizations || undefined,
         signal: controller.signal,

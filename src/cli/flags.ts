@@ -28,6 +28,7 @@ const FLAGS = {
   'forward-to': { type: 'string' },
   events: { type: 'string' },
   authorizations: { type: 'string' },
+  'authorizations-port': { type: 'string' },
   list: { type: 'boolean' },
   'webhook-endpoint': { type: 'string' },
 } as const satisfies Record<string, { type: 'string' | 'boolean' }>
@@ -66,7 +67,7 @@ const COMMAND_FLAGS: Record<string, readonly FlagName[]> = {
   esim: ADDRESS,
   user: [...ADDRESS, 'email', 'org', 'role', 'operator'],
   operator: ADDRESS,
-  listen: [...ADDRESS, 'forward-to', 'events', 'authorizations'],
+  listen: [...ADDRESS, 'forward-to', 'events', 'authorizations', 'authorizations-port'],
   trigger: [...ADDRESS, 'list', 'currency'],
   events: [...ADDRESS, 'webhook-endpoint'],
 }

@@ -1,6 +1,8 @@
 import { randomBytes } from 'node:crypto'
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { createServer, type IncomingMessage, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
+import { join } from 'node:path'
 import { Svc, SvcError, type SvcEvent } from '@svc/sdk'
 import { decimalAmount } from '../lib/money-format.js'
 import type { CliClient } from './client.js'
@@ -10,14 +12,42 @@ export interface ListenOptions {
   types?: string[]
   /** A local URL to register as the environment's authorization endpoint for the session. */
   authorizations?: string
+  /** The port the authorization relay listens on (127.0.0.1); any free one when not given. */
+  authorizationsPort?: number
+  /** The file that keeps the signing secret between sessions (`listenSecretFile`). */
+  secretFile: string
   signal: AbortSignal
   out: (line: string) => void
   err: (line: string) => void
 }
 
-/** A signing secret for one `svc listen` session (the local receiver verifies with it, as with a webhook endpoint's). */
+/** A new signing secret for `svc listen` (the local receiver verifies with it, as with a webhook endpoint's). */
 export function sessionSecret(): string {
   return `whsec_${randomBytes(24).toString('base64url')}`
+}
+
+/** Where `svc listen` keeps its signing secret for an organization's environment: in the data folder. */
+export function listenSecretFile(
+  dataDir: string,
+  organizationId: string,
+  environment: string,
+): string {
+  return join(dataDir, `listen-secret-${organizationId}-${environment}`)
+}
+
+/**
+ * The signing secret of every `svc listen` session of that organization and environment: read from `file`, made
+ * there (readable by its owner only) the first time. A receiver started with it keeps verifying across sessions.
+ */
+export function listenSecret(file: string): string {
+  if (existsSync(file)) {
+    const kept = readFileSync(file, 'utf8').trim()
+    if (/^whsec_[A-Za-z0-9_-]{20,}$/.test(kept)) return kept
+  }
+  const secret = sessionSecret()
+  mkdirSync(join(file, '..'), { recursive: true })
+  writeFileSync(file, `${secret}\n`, { mode: 0o600 })
+  return secret
 }
 
 /** POSTs one event to the local URL, signed like a webhook delivery; answers the status or the failure. */
@@ -51,7 +81,7 @@ export async function forward(url: string, event: SvcEvent, secret: string): Pro
  */
 export async function listen(client: CliClient, options: ListenOptions): Promise<void> {
   const { svc } = client
-  const secret = sessionSecret()
+  const secret = listenSecret(options.secretFile)
   // One ordinary call first: a wrong address or refused credentials end the command at once, named.
   await svc.events.list({ limit: 1 }).firstPage()
   const relay = options.authorizations
@@ -61,7 +91,7 @@ export async function listen(client: CliClient, options: ListenOptions): Promise
     `Forwarding ${options.types?.join(', ') ?? 'every'} event of ${client.file.organization_id ?? 'the organization'} (${client.file.environment ?? 'sandbox'}) from ${client.address.url} to ${options.forwardTo}`,
   )
   options.out(
-    `Your webhook signing secret for this session is ${secret} (verify Svc-Signature with it). Ctrl-C to stop.`,
+    `Your webhook signing secret is ${secret} (verify Svc-Signature with it; kept in ${options.secretFile}, the same every session). Ctrl-C to stop.`,
   )
   let last: string | undefined
   try {
@@ -195,7 +225,7 @@ async function relayAuthorizations(
     })
   })
   await new Promise<void>((resolve, reject) =>
-    server.once('error', reject).listen(0, '127.0.0.1', resolve),
+    server.once('error', reject).listen(options.authorizationsPort ?? 0, '127.0.0.1', resolve),
   )
   const relayUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}${RELAY_PATH}`
   const closeServer = () => new Promise<void>((resolve) => server.close(() => resolve()))

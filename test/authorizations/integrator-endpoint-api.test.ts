@@ -53,6 +53,14 @@ describe('the authorization endpoint resource', () => {
       [changed.json().url, changed.json().timeout_ms, changed.json().stand_in],
       ['https://example.com/authorize', 800, 'approve'],
     )
+    // A PUT naming only the url keeps the settings set before (it used to reset them to the defaults).
+    const moved = (
+      await call('PUT', '/v1/authorization_endpoint', { url: 'https://example.org/authorize' })
+    ).json()
+    assert.deepEqual(
+      [moved.url, moved.timeout_ms, moved.stand_in],
+      ['https://example.org/authorize', 800, 'approve'],
+    )
 
     const rotated = await call('POST', '/v1/authorization_endpoint/rotate_secret', {})
     assert.equal(rotated.statusCode, 200, rotated.body)

@@ -116,7 +116,7 @@ describe('svc listen', () => {
   })
 
   test('forwards each event of the types asked for, signed with the printed session secret, one line per event with the local status', async () => {
-    const secret = /signing secret for this session is (whsec_\S+)/.exec(output)?.[1]
+    const secret = /signing secret is (whsec_\S+)/.exec(output)?.[1]
     assert.ok(secret, output)
     const svc = tenant.svc()
     const made: string[] = []
@@ -175,7 +175,7 @@ describe('svc listen', () => {
     await receiver.waitFor(before + 5, 15_000)
     const got = receiver.received.slice(before).map((r) => r.body.data.object.id)
     assert.deepEqual(got, made)
-    const secret = /signing secret for this session is (whsec_\S+)/.exec(output)![1]
+    const secret = /signing secret is (whsec_\S+)/.exec(output)![1]
     for (const r of receiver.received.slice(before))
       Svc.webhooks.constructEvent(r.raw, r.headers['svc-signature'] as string, secret)
     assert.match(output, /Reconnected, resuming after evt_/)

@@ -62,6 +62,7 @@ after(() => t.close())
 describe('svc listen --authorizations', () => {
   let local: Server
   let localUrl: string
+  let relayPort = 0
   let child: ChildProcess
   let output = ''
   let errors = ''
@@ -85,6 +86,11 @@ describe('svc listen --authorizations', () => {
     })
     await new Promise<void>((r) => local.listen(0, '127.0.0.1', r))
     localUrl = `http://127.0.0.1:${(local.address() as AddressInfo).port}/authorize`
+    // A port that was free a moment ago, for the relay (--authorizations-port pins it).
+    const probe = createServer()
+    await new Promise<void>((r) => probe.listen(0, '127.0.0.1', r))
+    relayPort = (probe.address() as AddressInfo).port
+    await new Promise((r) => probe.close(r))
     child = spawn(
       process.execPath,
       [
@@ -96,6 +102,8 @@ describe('svc listen --authorizations', () => {
         'dispute.created',
         '--authorizations',
         localUrl,
+        '--authorizations-port',
+        String(relayPort),
         '--client-file',
         clientFile,
       ],
@@ -126,7 +134,7 @@ describe('svc listen --authorizations', () => {
   test('registers its relay as the endpoint; a local {"approved": false} declines the authorization as the integrator\'s decision', async () => {
     const svc = tenant.svc()
     const endpoint = await svc.authorizationEndpoint.retrieve()
-    assert.match(endpoint.url, /^http:\/\/127\.0\.0\.1:\d+\/svc-listen\/authorizations$/)
+    assert.equal(endpoint.url, `http://127.0.0.1:${relayPort}/svc-listen/authorizations`)
     assert.equal(endpoint.stand_in, 'decline')
     const { cardId } = await fundedCard(svc, tenant.programs.full.id)
     answer = { approved: false }

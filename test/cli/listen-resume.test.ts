@@ -129,7 +129,7 @@ after(async () => {
 test('three events arrive signed with the printed secret; events made while the connection is cut arrive after it is back, none lost or repeated', {
   timeout: 90_000,
 }, async () => {
-  const secret = /signing secret for this session is (whsec_\S+)/.exec(output)?.[1]
+  const secret = /signing secret is (whsec_\S+)/.exec(output)?.[1]
   assert.ok(secret, output)
   // The test's own calls go straight to the service (not through the relay), signed for its BASE_URL.
   const svc = tenant.svc({

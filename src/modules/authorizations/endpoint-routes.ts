@@ -45,7 +45,8 @@ export function registerAuthorizationEndpoint(base: FastifyInstance, deps: AppDe
         description:
           `Creates the environment's endpoint, answering its \`whsec_\` signing secret (shown only here and by rotate_secret), or ` +
           'changes the url, timeout_ms (100–2000, default 1500) and stand_in (default `decline`) of the existing one, keeping its secret ' +
-          '(not shown). The url follows the rules of webhook endpoint URLs. ' +
+          '(not shown) and every setting the body leaves out (a PUT of a new url keeps the stand_in and timeout_ms set before). ' +
+          'The url follows the rules of webhook endpoint URLs. ' +
           CALL,
         body: AuthorizationEndpointPut,
         response: { 200: AuthorizationEndpoint },

@@ -71,7 +71,8 @@ async function requireEndpoint(
 
 /**
  * PUT: registers the scope's endpoint (with a new secret, shown in this answer only) or changes its url, timeout_ms
- * and stand_in (the secret stays, and is not shown). Omitted settings take their defaults. Effective at once in this
+ * and stand_in (the secret stays, and is not shown). A new endpoint's omitted settings take their defaults; an
+ * existing one's keep their values (a PUT of a new url does not reset its stand-in). Effective at once in this
  * process, within a few seconds in the others.
  */
 export async function putEndpoint(
@@ -81,10 +82,16 @@ export async function putEndpoint(
 ): Promise<AuthorizationEndpointView> {
   // The URL rules of webhook endpoints, with the same refusal.
   const url = await endpointUrl(deps, ctx, body.url)
-  const settings = {
+  /** What changes on an existing endpoint: the url, and the settings the body names. */
+  const changes = {
     url,
-    timeout_ms: body.timeout_ms ?? TIMEOUT_MS_DEFAULT,
-    stand_in: body.stand_in ?? ('decline' as const),
+    ...(body.timeout_ms !== undefined ? { timeout_ms: body.timeout_ms } : {}),
+    ...(body.stand_in !== undefined ? { stand_in: body.stand_in } : {}),
+  }
+  const settings = {
+    timeout_ms: TIMEOUT_MS_DEFAULT,
+    stand_in: 'decline' as const,
+    ...changes,
   }
   const secret = newWebhookSecret()
   const { row, created } = await withTx(deps.db, async (trx) => {
@@ -92,7 +99,7 @@ export async function putEndpoint(
     const current = await repo.findEndpointForUpdate(trx, ctx.organizationId, ctx.environment)
     if (current)
       return {
-        row: (await repo.updateEndpoint(trx, current.id, { ...settings, updated_at: now }))!,
+        row: (await repo.updateEndpoint(trx, current.id, { ...changes, updated_at: now }))!,
         created: false,
       }
     const inserted = await repo.insertEndpoint(trx, {
@@ -110,7 +117,7 @@ export async function putEndpoint(
     // A concurrent PUT of the same scope created it first: this one changes its settings.
     const winner = (await repo.findEndpointForUpdate(trx, ctx.organizationId, ctx.environment))!
     return {
-      row: (await repo.updateEndpoint(trx, winner.id, { ...settings, updated_at: now }))!,
+      row: (await repo.updateEndpoint(trx, winner.id, { ...changes, updated_at: now }))!,
       created: false,
     }
   })
