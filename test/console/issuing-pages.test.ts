@@ -416,6 +416,55 @@ describe('sandbox tools', () => {
     assert.equal(raised.amount, 2750)
   })
 
+  test('a capture and a refund in another currency show both amounts and their conversion; both are asked in the merchant currency', async () => {
+    const { acct, card } = await activeCard()
+    await issue(card.id)
+    await api('POST', `/v1/accounts/${acct.id}/credit`, { amount: 100_000 })
+    await api('PUT', '/v1/simulate/fx_rates/EUR/USD', { rate: '1.1' })
+    const auth = await api('POST', '/v1/simulate/authorizations', {
+      card_id: card.id,
+      amount: 2000,
+      currency: 'EUR',
+      merchant: { name: 'Café de Flore' },
+    })
+    await api('PUT', '/v1/simulate/fx_rates/EUR/USD', { rate: '1.2' })
+    // The capture tool of a foreign authorization is in euros, re-rated at the rate now: €20.00 is $24.00.
+    let page = await owner.agent.get(`/console/authorizations/${auth.id}`)
+    assert.match(main(page.body), /Amount \(EUR\)/)
+    page = await follow(
+      owner.agent,
+      await owner.agent.post(`/console/authorizations/${auth.id}/capture`, {
+        ...formFields(page.body, `/console/authorizations/${auth.id}/capture`),
+        amount: '',
+      }),
+    )
+    const txn = (await api('GET', `/v1/transactions?authorization_id=${auth.id}`)).data[0]
+    assert.deepEqual([txn.amount, txn.merchant_amount, txn.fx.rate], [2400, 2000, '1.2'])
+    assert.match(main(page.body), /Merchant amount/)
+    assert.match(main(page.body), /1\.2 USD per EUR, no markup, sandbox rate of <time /)
+    const list = await owner.agent.get('/console/transactions')
+    assert.match(main(list.body), /\$24\.00 USD \(€20\.00 EUR\)/)
+    const onCard = await owner.agent.get(`/console/cards/${card.id}`)
+    assert.match(main(onCard.body), /\$24\.00 USD \(€20\.00 EUR\)/)
+    await api('POST', `/v1/simulate/transactions/${txn.id}/settle`)
+    await api('PUT', '/v1/simulate/fx_rates/EUR/USD', { rate: '1' })
+    // The refund form is in euros too, converted at the refund's rate: €5.00 is $5.00 now.
+    page = await owner.agent.get(`/console/transactions/${txn.id}`)
+    assert.match(main(page.body), /Amount \(EUR\)/)
+    await follow(
+      owner.agent,
+      await owner.agent.post(`/console/transactions/${txn.id}/refund`, {
+        ...formFields(page.body, `/console/transactions/${txn.id}/refund`),
+        amount: '5.00',
+      }),
+    )
+    const after = await api('GET', `/v1/transactions/${txn.id}`)
+    assert.deepEqual([after.refunded_amount, after.merchant_refunded_amount], [500, 500])
+    page = await owner.agent.get(`/console/transactions/${txn.id}`)
+    assert.match(main(page.body), /\$5\.00 USD \(€5\.00 EUR\)/)
+    assert.match(main(page.body), /all that is left \(€15\.00 EUR\)/)
+  })
+
   test('capture, settle, refund, dispute and resolve through the sandbox tools match the API', async () => {
     const { acct, card } = await activeCard()
     await issue(card.id)

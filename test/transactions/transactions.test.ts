@@ -184,16 +184,18 @@ test("a merchant-initiated refund credits the card's account, also when blocked,
     ['refund', 250],
     ['refund', 50],
   ])
-  expectError(
-    await t.api(token, 'POST', '/v1/simulate/refunds', {
-      card_id: f.card.id,
-      amount: 50,
-      currency: 'EUR',
-      merchant: MERCHANT,
-    }),
-    422,
-    'currency_mismatch',
-    'currency',
+  // Another currency converts at the processor's rate (the sandbox table: 1 EUR = 1.08695652174 USD), blocked or not;
+  // test/transactions/foreign-currency.test.ts has the rest (pinned rates, markup, a program that blocks foreign spend).
+  const euros = await post(
+    t,
+    token,
+    '/v1/simulate/refunds',
+    { card_id: f.card.id, amount: 50, currency: 'EUR', merchant: MERCHANT },
+    201,
+  )
+  assert.deepEqual(
+    [euros.amount, euros.currency, euros.merchant_amount, euros.merchant_currency, euros.fx.rate],
+    [54, 'USD', 50, 'EUR', '1.08695652174'],
   )
   expectError(
     await t.api(token, 'POST', '/v1/simulate/refunds', {

@@ -5598,7 +5598,7 @@ export interface paths {
         };
         /**
          * Register or change the authorization endpoint
-         * @description Creates the environment's endpoint, answering its `whsec_` signing secret (shown only here and by rotate_secret), or changes the url, timeout_ms (100–2000, default 1500) and stand_in (default `decline`) of the existing one, keeping its secret (not shown). The url follows the rules of webhook endpoint URLs. For each authorization, and each increment, that the service's own rules approve, the service POSTs a signed `authorization.request` (the `Svc-Signature` of webhooks, over the raw body) carrying in `data.object` the authorization as it would be written (status pending, approved true, no hold yet) and in `data.request` what is asked (`type`, `amount`), and waits at most `timeout_ms`. Answer 2xx with `{"approved": true}`, `{"approved": true, "amount": n}` (partial approval, 0 < n ≤ the amount asked; the hold is n) or `{"approved": false}` (decline_reason integrator_declined). Anything else (timeout, non-2xx, not such JSON) is the stand-in: `approve` approves on the service's rules, `decline` declines with integrator_unavailable. Declines by the service's rules are never sent. After 5 consecutive stand-ins the endpoint is skipped for 30 s (per service process). Each authorization records who decided in `decision`. Guide: /docs/guides/authorization-endpoint.
+         * @description Creates the environment's endpoint, answering its `whsec_` signing secret (shown only here and by rotate_secret), or changes the url, timeout_ms (100–2000, default 1500) and stand_in (default `decline`) of the existing one, keeping its secret (not shown) and every setting the body leaves out (a PUT of a new url keeps the stand_in and timeout_ms set before). The url follows the rules of webhook endpoint URLs. For each authorization, and each increment, that the service's own rules approve, the service POSTs a signed `authorization.request` (the `Svc-Signature` of webhooks, over the raw body) carrying in `data.object` the authorization as it would be written (status pending, approved true, no hold yet) and in `data.request` what is asked (`type`, `amount`), and waits at most `timeout_ms`. Answer 2xx with `{"approved": true}`, `{"approved": true, "amount": n}` (partial approval, 0 < n ≤ the amount asked; the hold is n) or `{"approved": false}` (decline_reason integrator_declined). Anything else (timeout, non-2xx, not such JSON) is the stand-in: `approve` approves on the service's rules, `decline` declines with integrator_unavailable. Declines by the service's rules are never sent. After 5 consecutive stand-ins the endpoint is skipped for 30 s (per service process). Each authorization records who decided in `decision`. Guide: /docs/guides/authorization-endpoint.
          */
         put: {
             parameters: {
@@ -16840,7 +16840,7 @@ export interface paths {
         put?: never;
         /**
          * Simulate a capture (clearing)
-         * @description Captures `amount` (default: what is held) and answers the new `capture` transaction, status `pending` until it settles (24 hours, or POST /v1/simulate/transactions/{id}/settle). Ledger entry `capture`. A partial capture releases the rest (`hold_release`) and closes the authorization unless `close_authorization` is false. An over-capture takes the excess from the available balance (insufficient_funds when it is not there). An expired authorization can still be captured (late presentment), entirely from the available balance. Emits transaction.created and authorization.updated.
+         * @description Captures `amount` (default: what is held) and answers the new `capture` transaction, status `pending` until it settles (24 hours, or POST /v1/simulate/transactions/{id}/settle). Ledger entry `capture`. A partial capture releases the rest (`hold_release`) and closes the authorization unless `close_authorization` is false. An over-capture takes the excess from the available balance (insufficient_funds when it is not there). An expired authorization can still be captured (late presentment), entirely from the available balance. On an authorization in another currency than the account's, `currency` may name the merchant currency: `amount` (default: what is held, in that currency) is then converted at the rate of the capture's time with the program's fx_markup_bps, and a difference from the hold is a partial or an over-capture; without it `amount` is the account's and keeps the authorization's rate. The transaction carries `merchant_amount`, `merchant_currency` and `fx`; under the program's `fx_fee: separate` the markup is its own ledger entry `fx_fee`. Another currency, or one the service does not know, is 400 invalid_parameter naming currency. Emits transaction.created and authorization.updated.
          */
         post: {
             parameters: {
@@ -16874,9 +16874,19 @@ export interface paths {
                          *       "object": "transaction",
                          *       "type": "capture",
                          *       "status": "settled",
-                         *       "amount": 3800,
+                         *       "amount": 3796,
                          *       "refunded_amount": 500,
                          *       "currency": "USD",
+                         *       "merchant_amount": 3400,
+                         *       "merchant_refunded_amount": 450,
+                         *       "merchant_currency": "EUR",
+                         *       "fx": {
+                         *         "rate": "1.1",
+                         *         "markup_bps": 150,
+                         *         "fee_amount": 56,
+                         *         "source": "sandbox",
+                         *         "rate_at": "2026-11-05T12:00:00.000Z"
+                         *       },
                          *       "authorization_id": "auth_01JD3Q7Y6X5W4V3T2S1R0Q9P8N",
                          *       "original_transaction_id": null,
                          *       "card_id": "card_01JD3Q7Y6X5W4V3T2S1R0Q9P8M",
@@ -19861,7 +19871,7 @@ export interface paths {
         put?: never;
         /**
          * Simulate a merchant-initiated refund
-         * @description A merchant sends `amount` back to the card without naming a capture. The card's account is credited (ledger entry `refund`, also on a blocked account) and a settled `refund` transaction is created. The currency must be the account's (currency_mismatch). Emits transaction.created.
+         * @description A merchant sends `amount` in `currency` back to the card without naming a capture. The card's account is credited (ledger entry `refund`, also on a blocked account) and a settled `refund` transaction is created. In another currency than the account's the amount is converted at the card processor's rate now with the program's fx_markup_bps (`merchant_amount`, `merchant_currency` and `fx` record it; under `fx_fee: separate` the markup is its own ledger entry `fx_fee`); a program that blocks foreign spend answers currency_mismatch, a currency the service does not know 400 invalid_parameter naming currency. Emits transaction.created.
          */
         post: {
             parameters: {
@@ -19906,9 +19916,19 @@ export interface paths {
                          *       "object": "transaction",
                          *       "type": "capture",
                          *       "status": "settled",
-                         *       "amount": 3800,
+                         *       "amount": 3796,
                          *       "refunded_amount": 500,
                          *       "currency": "USD",
+                         *       "merchant_amount": 3400,
+                         *       "merchant_refunded_amount": 450,
+                         *       "merchant_currency": "EUR",
+                         *       "fx": {
+                         *         "rate": "1.1",
+                         *         "markup_bps": 150,
+                         *         "fee_amount": 56,
+                         *         "source": "sandbox",
+                         *         "rate_at": "2026-11-05T12:00:00.000Z"
+                         *       },
                          *       "authorization_id": "auth_01JD3Q7Y6X5W4V3T2S1R0Q9P8N",
                          *       "original_transaction_id": null,
                          *       "card_id": "card_01JD3Q7Y6X5W4V3T2S1R0Q9P8M",
@@ -20105,9 +20125,19 @@ export interface paths {
                          *       "object": "transaction",
                          *       "type": "capture",
                          *       "status": "settled",
-                         *       "amount": 3800,
+                         *       "amount": 3796,
                          *       "refunded_amount": 500,
                          *       "currency": "USD",
+                         *       "merchant_amount": 3400,
+                         *       "merchant_refunded_amount": 450,
+                         *       "merchant_currency": "EUR",
+                         *       "fx": {
+                         *         "rate": "1.1",
+                         *         "markup_bps": 150,
+                         *         "fee_amount": 56,
+                         *         "source": "sandbox",
+                         *         "rate_at": "2026-11-05T12:00:00.000Z"
+                         *       },
                          *       "authorization_id": "auth_01JD3Q7Y6X5W4V3T2S1R0Q9P8N",
                          *       "original_transaction_id": null,
                          *       "card_id": "card_01JD3Q7Y6X5W4V3T2S1R0Q9P8M",
@@ -20413,9 +20443,19 @@ export interface paths {
                          *       "object": "transaction",
                          *       "type": "capture",
                          *       "status": "settled",
-                         *       "amount": 3800,
+                         *       "amount": 3796,
                          *       "refunded_amount": 500,
                          *       "currency": "USD",
+                         *       "merchant_amount": 3400,
+                         *       "merchant_refunded_amount": 450,
+                         *       "merchant_currency": "EUR",
+                         *       "fx": {
+                         *         "rate": "1.1",
+                         *         "markup_bps": 150,
+                         *         "fee_amount": 56,
+                         *         "source": "sandbox",
+                         *         "rate_at": "2026-11-05T12:00:00.000Z"
+                         *       },
                          *       "authorization_id": "auth_01JD3Q7Y6X5W4V3T2S1R0Q9P8N",
                          *       "original_transaction_id": null,
                          *       "card_id": "card_01JD3Q7Y6X5W4V3T2S1R0Q9P8M",
@@ -20536,7 +20576,7 @@ export interface paths {
         put?: never;
         /**
          * Refund a transaction
-         * @description Returns `amount` (default: all that is left) of a settled capture to its account: the account is credited (ledger entry `refund`) and a settled `refund` transaction is created and answered. The capture becomes `refunded` once fully refunded. A capture that is not settled, already fully refunded, or a refund itself answers transaction_not_refundable; more than is left answers refund_exceeds_original. Emits transaction.created (the refund) and transaction.updated (the capture).
+         * @description Returns `amount` (default: all that is left) of a settled capture to its account: the account is credited (ledger entry `refund`) and a settled `refund` transaction is created and answered. The capture becomes `refunded` once fully refunded. A capture that is not settled, already fully refunded, or a refund itself answers transaction_not_refundable; more than is left answers refund_exceeds_original. `amount` is in the capture's `merchant_currency` and judged there (`merchant_refunded_amount`); a capture in another currency than the account's converts the refund at the rate of the refund's time with the program's fx_markup_bps (the refund's `fx`), so a full refund may credit more or less than the capture debited. Under the program's `fx_fee: separate` the markup comes back as its own ledger entry `fx_fee`. Emits transaction.created (the refund) and transaction.updated (the capture).
          */
         post: {
             parameters: {
@@ -20570,9 +20610,19 @@ export interface paths {
                          *       "object": "transaction",
                          *       "type": "capture",
                          *       "status": "settled",
-                         *       "amount": 3800,
+                         *       "amount": 3796,
                          *       "refunded_amount": 500,
                          *       "currency": "USD",
+                         *       "merchant_amount": 3400,
+                         *       "merchant_refunded_amount": 450,
+                         *       "merchant_currency": "EUR",
+                         *       "fx": {
+                         *         "rate": "1.1",
+                         *         "markup_bps": 150,
+                         *         "fee_amount": 56,
+                         *         "source": "sandbox",
+                         *         "rate_at": "2026-11-05T12:00:00.000Z"
+                         *       },
                          *       "authorization_id": "auth_01JD3Q7Y6X5W4V3T2S1R0Q9P8N",
                          *       "original_transaction_id": null,
                          *       "card_id": "card_01JD3Q7Y6X5W4V3T2S1R0Q9P8M",
@@ -23885,7 +23935,7 @@ export interface components {
             /** @description The object that caused the entry (authorization, transaction, order), null for credits and debits */
             source_id: string | null;
             /** @enum {string} */
-            type: "credit" | "debit" | "hold" | "hold_release" | "capture" | "refund" | "dispute_credit" | "esim_purchase";
+            type: "credit" | "debit" | "hold" | "hold_release" | "capture" | "refund" | "dispute_credit" | "esim_purchase" | "fx_fee";
         };
         /** LedgerEntryList */
         LedgerEntryList: {
@@ -24253,8 +24303,10 @@ export interface components {
         };
         /** RefundRequest */
         RefundRequest: {
-            /** @description Omitted: everything not refunded yet */
+            /** @description In the capture's `merchant_currency` (its `currency` when it needed no conversion). Omitted: everything not refunded yet */
             amount?: number;
+            /** @description When given, the capture's `merchant_currency`: a refund is in the currency the merchant charged */
+            currency?: string;
             /** @description Why the money goes back (free text, kept on the refund transaction) */
             reason?: string;
         };
@@ -24405,10 +24457,12 @@ export interface components {
         };
         /** SimulateCaptureRequest */
         SimulateCaptureRequest: {
-            /** @description Omitted: the held amount. Above it, the excess is taken from the available balance */
+            /** @description In `currency`. Omitted: the held amount (in the merchant currency: what is held, at the authorization's rate). Above it, the excess is taken from the available balance */
             amount?: number;
             /** @description Default true: the rest of the hold is released and the authorization closes. false keeps the rest held for further captures */
             close_authorization?: boolean;
+            /** @description The account's currency (the default), or the authorization's `merchant_currency`: then `amount` is the merchant's, converted at the rate of the capture's time with the program's markup */
+            currency?: string;
         };
         /** SimulateDisputeResolveRequest */
         SimulateDisputeResolveRequest: {
@@ -24500,9 +24554,19 @@ export interface components {
          *       "object": "transaction",
          *       "type": "capture",
          *       "status": "settled",
-         *       "amount": 3800,
+         *       "amount": 3796,
          *       "refunded_amount": 500,
          *       "currency": "USD",
+         *       "merchant_amount": 3400,
+         *       "merchant_refunded_amount": 450,
+         *       "merchant_currency": "EUR",
+         *       "fx": {
+         *         "rate": "1.1",
+         *         "markup_bps": 150,
+         *         "fee_amount": 56,
+         *         "source": "sandbox",
+         *         "rate_at": "2026-11-05T12:00:00.000Z"
+         *       },
          *       "authorization_id": "auth_01JD3Q7Y6X5W4V3T2S1R0Q9P8N",
          *       "original_transaction_id": null,
          *       "card_id": "card_01JD3Q7Y6X5W4V3T2S1R0Q9P8M",
@@ -24522,16 +24586,25 @@ export interface components {
          */
         Transaction: {
             account_id: string;
-            /** @description Positive minor units; the type says which way the money moved */
+            /** @description Positive minor units of the account's currency; the type says which way the money moved. In another currency than the merchant's: the converted amount, markup included unless the program's fx_fee is `separate` (then the markup is its own ledger entry `fx_fee`) */
             amount: number;
             authorization_id: string | null;
             card_id: string;
             /** Format: date-time */
             created_at: string;
+            /** @description The account's currency: `amount` and `refunded_amount` are in it */
             currency: string;
+            /** @description How `merchant_amount` became `amount`: the rate this capture or refund converted at (a capture named in the merchant's currency and every refund take the rate of their own time; a capture named in the account's currency keeps the authorization's) and the markup's part in `fee_amount`; null when the merchant used the account currency */
+            fx: components["schemas"]["FxDetails"] | null;
             /** @description txn_ id */
             id: string;
             merchant: components["schemas"]["Merchant"];
+            /** @description What the merchant cleared or refunded, in `merchant_currency`; equal to `amount` when it is the account's currency */
+            merchant_amount: number;
+            /** @description The merchant's currency; the account's currency when the transaction needed no conversion */
+            merchant_currency: string;
+            /** @description Sum of refunds of this capture so far, in `merchant_currency`: a refund may give back at most `merchant_amount` minus this */
+            merchant_refunded_amount: number;
             /** @enum {string} */
             object: "transaction";
             /** @description For a refund of a capture: that capture; null otherwise */
@@ -24539,7 +24612,7 @@ export interface components {
             program_id: string;
             /** @description The reason given for a refund */
             reason: string | null;
-            /** @description Sum of refunds of this capture so far */
+            /** @description Sum of refunds of this capture so far, in the account's currency (each converted at its own rate when the capture is foreign, so it may differ from `amount` once fully refunded) */
             refunded_amount: number;
             /** Format: date-time */
             settled_at: string | null;

@@ -7,6 +7,7 @@ import { emit } from '../events/index.js'
 import { captureHold, releaseHold } from '../ledger/index.js'
 import { presentTransaction, recordCapture, type TransactionView } from '../transactions/index.js'
 import { availableBalance } from '../accounts/index.js'
+import { captureMoney, captureRate, type CaptureAsk } from './capture-money.js'
 import { inAccountCurrency, lockAccount, requirePending } from './engine.js'
 import { presentAuthorization } from './present.js'
 import * as repo from './repo.js'
@@ -76,14 +77,18 @@ export async function reverseAuthorization(
  * A capture (clearing): settles `amount` against the hold and creates a `pending` capture transaction.
  * Partial captures release the rest unless `close` is false; above the hold (or after the hold expired:
  * a late presentment) the excess is taken from the available balance, and refused with
- * `insufficient_funds` when it is not there, or `account_blocked` on a blocked account.
+ * `insufficient_funds` when it is not there, or `account_blocked` on a blocked account. Named in the merchant's
+ * currency, a foreign authorization's capture is re-rated (`captureMoney`): it debits the amount at the rate now and
+ * stands for what the same merchant amount was held at, so a moved rate is a partial or an over-capture. Under the
+ * program's `fx_fee: separate` the markup is debited as its own `fx_fee` entry.
  */
 export async function captureAuthorization(
   deps: AppDeps,
   auth0: repo.AuthorizationRow,
-  amount: number | undefined,
+  ask: CaptureAsk,
   close: boolean,
 ): Promise<TransactionView> {
+  const rate = await captureRate(deps, auth0, ask.currency)
   return withTx(deps.db, async (trx) => {
     const now = deps.clock.now()
     const account = await lockAccount(trx, auth0.account_id)
@@ -94,13 +99,13 @@ export async function captureAuthorization(
       })
     }
     const held = Number(auth.held_amount)
-    const take = amount ?? held
-    if (take <= 0)
-      throw new ApiError('missing_parameter', {
-        param: 'amount',
-        message: `Authorization ${auth.id} holds nothing any more; name the amount to capture.`,
-      })
-    const excess = Math.max(0, take - held)
+    const money = captureMoney(auth, held, ask.amount, rate)
+    // Everything the capture debits (the markup included when it is its own entry), and the part of the hold it
+    // stands for: a re-rated capture left open stands for what its merchant amount was held at.
+    const take = money.amount + money.fee
+    const covers =
+      rate?.quote && !close ? inAccountCurrency(auth, money.merchantAmount).amount : undefined
+    const excess = take - Math.min(take, held, covers ?? take)
     // A blocked account keeps its balances: holds placed before still clear, but nothing beyond them.
     if (excess > 0 && account.status === 'blocked') {
       throw new ApiError('account_blocked', {
@@ -114,8 +119,8 @@ export async function captureAuthorization(
         message: `Capturing ${take} needs ${excess} beyond the hold; the available balance is ${availableBalance(account)}.`,
       })
     }
-    await captureHold(trx, auth.hold_id!, take, now, { final: close })
-    const left = close ? 0 : held - Math.min(take, held)
+    await captureHold(trx, auth.hold_id!, take, now, { final: close, covers, fee: money.fee })
+    const left = close ? 0 : held - Math.min(held, covers ?? take)
     await updated(
       trx,
       auth,
@@ -126,7 +131,7 @@ export async function captureAuthorization(
       },
       now,
     )
-    return presentTransaction(await recordCapture(trx, { authorization: auth, amount: take }, now))
+    return presentTransaction(await recordCapture(trx, { authorization: auth, money }, now))
   })
 }
 

@@ -288,8 +288,15 @@ export const CaptureRequest = Type.Object(
         minimum: 1,
         maximum: MAX_AMOUNT,
         description:
-          'Omitted: the held amount. Above it, the excess is taken from the available balance',
+          'In `currency`. Omitted: the held amount (in the merchant currency: what is held, at the ' +
+          "authorization's rate). Above it, the excess is taken from the available balance",
       }),
+    ),
+    currency: Type.Optional(
+      CurrencyCode(
+        "The account's currency (the default), or the authorization's `merchant_currency`: then `amount` is " +
+          "the merchant's, converted at the rate of the capture's time with the program's markup",
+      ),
     ),
     close_authorization: Type.Optional(
       Type.Boolean({
@@ -306,6 +313,7 @@ export const CaptureRequest = Type.Object(
       { amount: 1800 },
       { amount: 1000, close_authorization: false },
       { amount: 2700 },
+      { amount: 4000, currency: 'EUR' },
     ],
   },
 )

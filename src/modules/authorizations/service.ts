@@ -113,18 +113,22 @@ export async function reverse(
   )
 }
 
-/** Sandbox: the merchant captures (clears) an authorization, creating a pending capture transaction. */
+/**
+ * Sandbox: the merchant captures (clears) an authorization, creating a pending capture transaction; `currency` may
+ * name the merchant's currency of a foreign authorization (re-rated at the rate now), else `amount` is the account's.
+ */
 export async function capture(
   deps: AppDeps,
   ctx: RequestCtx,
   authorizationId: string,
   amount?: number,
   close = true,
+  currency?: string,
 ): Promise<TransactionView> {
   return captureAuthorization(
     deps,
     await requireAuthorization(deps.db, ctx, authorizationId),
-    amount,
+    { amount, currency },
     close,
   )
 }

@@ -122,7 +122,13 @@ export function registerAuthorizationSimulatorRoutes(base: FastifyInstance, deps
           '(24 hours, or POST /v1/simulate/transactions/{id}/settle). Ledger entry `capture`. A partial capture releases the rest ' +
           '(`hold_release`) and closes the authorization unless `close_authorization` is false. An over-capture takes the excess from ' +
           'the available balance (insufficient_funds when it is not there). An expired authorization can still be captured (late ' +
-          'presentment), entirely from the available balance. Emits transaction.created and authorization.updated.',
+          "presentment), entirely from the available balance. On an authorization in another currency than the account's, " +
+          '`currency` may name the merchant currency: `amount` (default: what is held, in that currency) is then converted at the ' +
+          "rate of the capture's time with the program's fx_markup_bps, and a difference from the hold is a partial or an " +
+          "over-capture; without it `amount` is the account's and keeps the authorization's rate. The transaction carries " +
+          "`merchant_amount`, `merchant_currency` and `fx`; under the program's `fx_fee: separate` the markup is its own ledger " +
+          'entry `fx_fee`. Another currency, or one the service does not know, is 400 invalid_parameter naming currency. ' +
+          'Emits transaction.created and authorization.updated.',
         params: AuthorizationIdParams,
         body: CaptureRequest,
         response: { 201: Transaction },
@@ -138,6 +144,7 @@ export function registerAuthorizationSimulatorRoutes(base: FastifyInstance, deps
             req.params.authorization_id,
             req.body?.amount,
             req.body?.close_authorization ?? true,
+            req.body?.currency,
           ),
         ),
   )

@@ -143,36 +143,70 @@ export async function releaseHold(
   return { hold: updatedHold, account: updated }
 }
 
+/** How a capture takes from its hold (`captureHold`). */
+export interface CaptureOptions {
+  /** Release what the hold still holds after the capture (default true). */
+  final?: boolean
+  /**
+   * The most of the hold this capture stands for (default `amount`): a capture re-rated at clearing debits
+   * `amount` but stands for what the same merchant amount was held at. Above `amount`, the difference is released
+   * (`hold_release`) even when the capture is not final; below it, the rest of `amount` comes from the balance.
+   */
+  covers?: number
+  /** The part of `amount` the ledger shows as its own `fx_fee` entry (the markup of a foreign spend); default 0. */
+  fee?: number
+}
+
 /**
  * Settles `amount` against a hold: the ledger balance falls by `amount` and the hold gives up what it
  * covers of it. Partial capture leaves the rest held unless `final` (the default) releases it; a
  * capture above the hold (or on a closed hold) takes the excess from the balance, as networks may.
- * Works on blocked accounts too.
+ * With a `fee`, the debit is two entries, `capture` (amount − fee) then `fx_fee` (fee), the hold covering
+ * the capture first. Works on blocked accounts too.
  */
 export async function captureHold(
   trx: Db,
   holdId: string,
   amount: number,
   now: Date,
-  options: { final?: boolean } = {},
+  options: CaptureOptions = {},
 ): Promise<HoldChange> {
   if (!Number.isSafeInteger(amount) || amount <= 0)
     throw new Error('capture must be a positive integer')
+  const fee = options.fee ?? 0
+  if (!Number.isSafeInteger(fee) || fee < 0 || fee >= amount)
+    throw new Error('a capture fee must be an integer from 0 to below the capture')
   const { hold, account } = await lockHold(trx, holdId)
   const remaining = Number(hold.remaining)
-  const covered = Math.min(amount, remaining)
+  const stands = options.covers ?? amount
+  const covered = Math.min(amount, remaining, stands)
   const source = hold.source_id ?? hold.id
+  const spend = amount - fee
   const movements: Movement[] = [
-    { type: 'capture', ledgerDelta: -amount, heldDelta: -covered, sourceId: source },
+    {
+      type: 'capture',
+      ledgerDelta: -spend,
+      heldDelta: -Math.min(covered, spend),
+      sourceId: source,
+    },
   ]
-  let left = remaining - covered
-  let released = Number(hold.released)
-  if ((options.final ?? true) && left > 0) {
-    movements.push({ type: 'hold_release', ledgerDelta: 0, heldDelta: -left, sourceId: source })
-    released += left
-    left = 0
+  if (fee > 0) {
+    movements.push({
+      type: 'fx_fee',
+      ledgerDelta: -fee,
+      heldDelta: -(covered - Math.min(covered, spend)),
+      sourceId: source,
+    })
   }
-  // The capture and the release of the rest: one write of the balances, one insert of both entries.
+  let left = remaining - covered
+  const release = (options.final ?? true) ? left : Math.min(left, Math.max(0, stands - amount))
+  let released = Number(hold.released)
+  if (release > 0) {
+    movements.push({ type: 'hold_release', ledgerDelta: 0, heldDelta: -release, sourceId: source })
+    released += release
+    left -= release
+  }
+  // The capture (and its fee) and the release: one write of the balances, one insert of the entries.
   const updated = await postMovements(trx, account, movements, now)
   const updatedHold = await repo.updateHold(trx, hold.id, {
     remaining: left,

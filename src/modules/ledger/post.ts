@@ -92,6 +92,11 @@ export interface SettledMovementInput {
   description?: string | null
   /** Refuse when the account is blocked (default true); merchant refunds and won disputes pass false. */
   requireOpen?: boolean
+  /**
+   * Signed change of an `fx_fee` entry posted right after, with the same source: the markup of a foreign refund
+   * when the program keeps it separate (docs/fx.md). Judged with `amount` as one movement.
+   */
+  fee?: number
 }
 
 /**
@@ -112,21 +117,24 @@ export async function applySettledMovement(
   }
   if ((input.requireOpen ?? true) && account.status !== 'open')
     throw new ApiError('account_blocked')
+  const total = input.amount + (input.fee ?? 0)
   const available = availableBalance(account)
-  if (input.amount < 0 && available + input.amount < 0) throw new ApiError('insufficient_funds')
-  if (input.amount > 0 && Number(account.ledger_balance) + input.amount > MAX_BALANCE)
+  if (total < 0 && available + total < 0) throw new ApiError('insufficient_funds')
+  if (total > 0 && Number(account.ledger_balance) + total > MAX_BALANCE)
     throw new ApiError('account_not_fundable')
-  return postMovement(
+  const movement = {
+    heldDelta: 0,
+    sourceId: input.sourceId,
+    reference: input.reference,
+    description: input.description,
+  }
+  return postMovements(
     trx,
     account,
-    {
-      type: input.type,
-      ledgerDelta: input.amount,
-      heldDelta: 0,
-      sourceId: input.sourceId,
-      reference: input.reference,
-      description: input.description,
-    },
+    [
+      { ...movement, type: input.type, ledgerDelta: input.amount },
+      ...(input.fee ? [{ ...movement, type: 'fx_fee' as const, ledgerDelta: input.fee }] : []),
+    ],
     now,
   )
 }

@@ -31,6 +31,12 @@ const transactions: ReportSource<TransactionView> = {
     { name: 'merchant_country', value: (r) => r.merchant.country, text: true },
     { name: 'created_at', value: (r) => r.created_at },
     { name: 'settled_at', value: (r) => r.settled_at },
+    // Added last, so the columns before keep their places: what the merchant named, and the conversion (empty
+    // when the transaction needed none). fx_fee is the markup's part of the conversion, in `currency`.
+    { name: 'merchant_amount', value: (r) => r.merchant_amount },
+    { name: 'merchant_currency', value: (r) => r.merchant_currency },
+    { name: 'fx_rate', value: (r) => r.fx?.rate ?? null },
+    { name: 'fx_fee', value: (r) => r.fx?.fee_amount ?? null },
   ],
 }
 

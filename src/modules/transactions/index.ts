@@ -16,10 +16,17 @@ export {
   TRANSACTION_STATUSES,
   TRANSACTION_TYPES,
 } from './schemas.js'
+export { listTransactions, retrieveTransaction, settleTransaction } from './service.js'
+export { merchantRefund, refundTransaction } from './refunds.js'
+// Captures (authorizations) and refunds price a foreign transaction the same way (docs/fx.md, "Transactions").
 export {
-  listTransactions,
-  merchantRefund,
-  refundTransaction,
-  retrieveTransaction,
-  settleTransaction,
-} from './service.js'
+  convertedAt,
+  namedCurrency,
+  programPricing,
+  proportion,
+  quoteNow,
+  sameCurrency,
+  shareOfAuthorization,
+  wrongCurrency,
+} from './fx.js'
+export type { FxPricing, TransactionMoney } from './fx.js'

@@ -10,13 +10,8 @@ import {
   TransactionIdParams,
   TransactionListQuery,
 } from './schemas.js'
-import {
-  listTransactions,
-  merchantRefund,
-  refundTransaction,
-  retrieveTransaction,
-  settleTransaction,
-} from './service.js'
+import { merchantRefund, refundTransaction } from './refunds.js'
+import { listTransactions, retrieveTransaction, settleTransaction } from './service.js'
 import { unitOf } from '../../http/idempotency.js'
 
 const tags = ['Transactions']
@@ -77,7 +72,11 @@ export function registerTransactions(base: FastifyInstance, deps: AppDeps): void
           'Returns `amount` (default: all that is left) of a settled capture to its account: the account is credited ' +
           '(ledger entry `refund`) and a settled `refund` transaction is created and answered. The capture becomes `refunded` once fully ' +
           'refunded. A capture that is not settled, already fully refunded, or a refund itself answers transaction_not_refundable; more ' +
-          'than is left answers refund_exceeds_original. Emits transaction.created (the refund) and transaction.updated (the capture).',
+          "than is left answers refund_exceeds_original. `amount` is in the capture's `merchant_currency` and judged there " +
+          "(`merchant_refunded_amount`); a capture in another currency than the account's converts the refund at the rate of " +
+          "the refund's time with the program's fx_markup_bps (the refund's `fx`), so a full refund may credit more or less than " +
+          "the capture debited. Under the program's `fx_fee: separate` the markup comes back as its own ledger entry `fx_fee`. " +
+          'Emits transaction.created (the refund) and transaction.updated (the capture).',
         params: TransactionIdParams,
         body: RefundRequest,
         response: { 201: Transaction },
@@ -126,9 +125,12 @@ export function registerTransactions(base: FastifyInstance, deps: AppDeps): void
         tags: ['Simulator'],
         summary: 'Simulate a merchant-initiated refund',
         description:
-          "A merchant sends `amount` back to the card without naming a capture. The card's account is credited (ledger entry " +
-          "`refund`, also on a blocked account) and a settled `refund` transaction is created. The currency must be the account's " +
-          '(currency_mismatch). Emits transaction.created.',
+          "A merchant sends `amount` in `currency` back to the card without naming a capture. The card's account is credited " +
+          '(ledger entry `refund`, also on a blocked account) and a settled `refund` transaction is created. In another currency ' +
+          "than the account's the amount is converted at the card processor's rate now with the program's fx_markup_bps " +
+          '(`merchant_amount`, `merchant_currency` and `fx` record it; under `fx_fee: separate` the markup is its own ledger ' +
+          'entry `fx_fee`); a program that blocks foreign spend answers currency_mismatch, a currency the service does not ' +
+          'know 400 invalid_parameter naming currency. Emits transaction.created.',
         body: SimulateRefund,
         response: { 201: Transaction },
       },

@@ -1,4 +1,5 @@
 import { Type, type Static, type TSchema } from 'typebox'
+import { FxDetails } from '../../http/fx-details.js'
 import { PageQuery } from '../../http/pagination.js'
 import { CountryCode, CurrencyCode } from '../../http/schema-types.js'
 
@@ -52,10 +53,39 @@ export const Transaction = Type.Object(
       },
     ),
     amount: Type.Integer({
-      description: 'Positive minor units; the type says which way the money moved',
+      description:
+        "Positive minor units of the account's currency; the type says which way the money moved. In another " +
+        "currency than the merchant's: the converted amount, markup included unless the program's fx_fee is " +
+        '`separate` (then the markup is its own ledger entry `fx_fee`)',
     }),
-    refunded_amount: Type.Integer({ description: 'Sum of refunds of this capture so far' }),
-    currency: Type.String(),
+    refunded_amount: Type.Integer({
+      description:
+        "Sum of refunds of this capture so far, in the account's currency (each converted at its own rate when the " +
+        'capture is foreign, so it may differ from `amount` once fully refunded)',
+    }),
+    currency: Type.String({
+      description: "The account's currency: `amount` and `refunded_amount` are in it",
+    }),
+    merchant_amount: Type.Integer({
+      description:
+        "What the merchant cleared or refunded, in `merchant_currency`; equal to `amount` when it is the account's currency",
+    }),
+    merchant_refunded_amount: Type.Integer({
+      description:
+        'Sum of refunds of this capture so far, in `merchant_currency`: a refund may give back at most ' +
+        '`merchant_amount` minus this',
+    }),
+    merchant_currency: Type.String({
+      description:
+        "The merchant's currency; the account's currency when the transaction needed no conversion",
+    }),
+    fx: Type.Union([FxDetails, Type.Null()], {
+      description:
+        'How `merchant_amount` became `amount`: the rate this capture or refund converted at (a capture named in the ' +
+        "merchant's currency and every refund take the rate of their own time; a capture named in the account's " +
+        "currency keeps the authorization's) and the markup's part in `fee_amount`; null when the merchant used the " +
+        'account currency',
+    }),
     authorization_id: Type.Union([Type.String(), Type.Null()]),
     original_transaction_id: Type.Union([Type.String(), Type.Null()], {
       description: 'For a refund of a capture: that capture; null otherwise',
@@ -79,9 +109,19 @@ export const Transaction = Type.Object(
         object: 'transaction',
         type: 'capture',
         status: 'settled',
-        amount: 3800,
+        amount: 3796,
         refunded_amount: 500,
         currency: 'USD',
+        merchant_amount: 3400,
+        merchant_refunded_amount: 450,
+        merchant_currency: 'EUR',
+        fx: {
+          rate: '1.1',
+          markup_bps: 150,
+          fee_amount: 56,
+          source: 'sandbox',
+          rate_at: '2026-11-05T12:00:00.000Z',
+        },
         authorization_id: 'auth_01JD3Q7Y6X5W4V3T2S1R0Q9P8N',
         original_transaction_id: null,
         card_id: 'card_01JD3Q7Y6X5W4V3T2S1R0Q9P8M',
@@ -118,8 +158,15 @@ export const RefundRequest = Type.Object(
       Type.Integer({
         minimum: 1,
         maximum: MAX_AMOUNT,
-        description: 'Omitted: everything not refunded yet',
+        description:
+          "In the capture's `merchant_currency` (its `currency` when it needed no conversion). Omitted: everything " +
+          'not refunded yet',
       }),
+    ),
+    currency: Type.Optional(
+      CurrencyCode(
+        "When given, the capture's `merchant_currency`: a refund is in the currency the merchant charged",
+      ),
     ),
     reason: Type.Optional(
       Type.String({
@@ -131,7 +178,11 @@ export const RefundRequest = Type.Object(
   {
     ...strict,
     title: 'RefundRequest',
-    examples: [{ amount: 500, reason: 'requested_by_customer' }, {}],
+    examples: [
+      { amount: 500, reason: 'requested_by_customer' },
+      {},
+      { amount: 2000, currency: 'EUR' },
+    ],
   },
 )
 export type RefundBody = Static<typeof RefundRequest>

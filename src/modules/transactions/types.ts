@@ -1,4 +1,5 @@
 import type { Json, Timestamp } from '../../db/types.js'
+import type { FxDetailsValue } from '../../http/fx-details.js'
 
 /** Where a card was used, as the network reports it. */
 export interface MerchantValue {
@@ -18,7 +19,15 @@ export interface TransactionsTable {
   status: string
   amount: number
   refunded_amount: number
+  /** The account's currency: `amount` and `refunded_amount` are in it (what the ledger moved). */
   currency: string
+  /** What the merchant cleared or refunded, in its currency (equal to `amount` when it is `currency`). */
+  merchant_amount: number
+  /** For a capture: what its refunds gave back in `merchant_currency` (what a refund is judged against). */
+  merchant_refunded_amount: number
+  merchant_currency: string
+  /** How `merchant_amount` became `amount` (docs/fx.md, "Transactions"); null when the currencies are equal. */
+  fx: Json<FxDetailsValue> | null
   authorization_id: string | null
   card_id: string
   account_id: string

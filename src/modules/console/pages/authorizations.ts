@@ -20,7 +20,15 @@ import { html, type Html } from '../../../lib/html.js'
 import type { ConsolePage, PageContext } from '../router.js'
 import { act, actionForm, apiCtx, doneText, type Outcome } from './changes.js'
 import { amountInput, moneyField, pageOf, pathParam, queryText } from './form-input.js'
-import { eventsSection, money, objectLink, statusBadge, when } from './object-display.js'
+import {
+  amounts,
+  conversionInWords,
+  eventsSection,
+  money,
+  objectLink,
+  statusBadge,
+  when,
+} from './object-display.js'
 import { orProblem, problemBox, type Problem } from './refusals.js'
 import { sandboxOnly, sandboxPanel } from './sandbox.js'
 
@@ -138,7 +146,7 @@ async function detailPage(
           ctx,
           'Simulate the merchant',
           html`
-<h3>Capture</h3>${actionForm(ctx, `${path}/capture`, 'Capture the authorization', 'Capture', moneyField('amount', 'cap-amount', 'Amount', a.currency, { hint: `Empty: what is held (${money(a.held_amount, a.currency)}).` }), 'primary')}
+<h3>Capture</h3>${actionForm(ctx, `${path}/capture`, 'Capture the authorization', 'Capture', a.fx ? moneyField('amount', 'cap-amount', 'Amount', a.merchant_currency, { hint: `Empty: what is held (${money(a.held_amount, a.currency)}) in ${a.merchant_currency} at the authorization's rate. Converted at today's rate: if it moved, more or less than is held is captured.` }) : moneyField('amount', 'cap-amount', 'Amount', a.currency, { hint: `Empty: what is held (${money(a.held_amount, a.currency)}).` }), 'primary')}
 <h3>Increment</h3>${actionForm(ctx, `${path}/increment`, 'Increment the authorization', 'Increment', moneyField('amount', 'inc-amount', 'Increase by', a.merchant_currency, { required: true }))}
 <h3>Reverse</h3>${actionForm(ctx, `${path}/reverse`, 'Reverse the authorization', 'Reverse', moneyField('amount', 'rev-amount', 'Amount', a.merchant_currency, { hint: 'Empty: all of what is held.' }))}
 <h3>Expire</h3>${actionForm(ctx, `${path}/expire`, 'Expire the authorization now', 'Expire now', html``, 'danger')}`,
@@ -191,7 +199,7 @@ ${tools}
         columns: [
           { header: 'Transaction', cell: (t) => objectLink(t.id) },
           { header: 'Type', cell: (t) => t.type },
-          { header: 'Amount', numeric: true, cell: (t) => money(t.amount, t.currency) },
+          { header: 'Amount', numeric: true, cell: (t) => amounts(t) },
           { header: 'Status', cell: (t) => statusBadge(t.status) },
         ],
       })}
@@ -199,28 +207,6 @@ ${await eventsSection(ctx, a.id, a.created_at)}`,
     },
     status,
   )
-}
-
-/** The account-currency amount, with what the merchant asked beside it when it was another currency. */
-function amounts(a: AuthorizationView): string {
-  const own = money(a.amount, a.currency)
-  return a.merchant_currency === a.currency
-    ? own
-    : `${own} (${money(a.merchant_amount, a.merchant_currency)})`
-}
-
-/** How a foreign amount was converted, in words: the rate, the markup and its part, who gave the rate. */
-function conversionInWords(
-  fx: NonNullable<AuthorizationView['fx']>,
-  from: string,
-  to: string,
-): Html {
-  const markup =
-    fx.markup_bps === 0
-      ? 'no markup'
-      : `markup ${fx.markup_bps / 100} % (${money(fx.fee_amount, to)})`
-  // The time is markup of its own (`when`): the words go through the escaping tag, not a plain string.
-  return html`${fx.rate} ${to} per ${from}, ${markup}, ${fx.source} rate of ${when(fx.rate_at)}`
 }
 
 /** Authorizations: the list (status, card), one authorization (decision, decline reason, hold, increments, captures); sandbox: capture, increment, reverse, expire. */
@@ -258,10 +244,16 @@ export const authorizationPages: ConsolePage = {
           schema,
           action: `simulate.authorization_${op}`,
           body: () => {
-            // A capture is in the account's currency; an increment or a reversal in the merchant's.
-            const currency = op === 'capture' ? current.currency : current.merchant_currency
+            // An increment or a reversal is in the merchant's currency, and so is the capture of a foreign
+            // authorization (re-rated at the capture's rate); a capture of any other in the account's.
+            const reRated = op === 'capture' && current.fx !== null
+            const currency =
+              op === 'capture' && !reRated ? current.currency : current.merchant_currency
             const amount = op === 'expire' ? null : amountInput(ctx.text('amount'), currency)
-            return amount === null ? {} : { amount }
+            return {
+              ...(amount === null ? {} : { amount }),
+              ...(reRated ? { currency } : {}),
+            }
           },
           run: (body, unit) => run(ctx, unit, id, body),
         })
@@ -276,9 +268,8 @@ export const authorizationPages: ConsolePage = {
     simulate(
       'capture',
       CaptureRequest,
-      (ctx, unit, id, body) => capture(unit, apiCtx(ctx), id, body.amount, true),
-      (t: TransactionView) =>
-        `Captured ${money(t.amount, t.currency)}: a pending capture transaction.`,
+      (ctx, unit, id, body) => capture(unit, apiCtx(ctx), id, body.amount, true, body.currency),
+      (t: TransactionView) => `Captured ${amounts(t)}: a pending capture transaction.`,
     )
     simulate(
       'increment',

@@ -43,7 +43,7 @@ import { html, type Html } from '../../../lib/html.js'
 import type { ConsolePage, PageContext } from '../router.js'
 import { act, actionForm, apiCtx, canChange, doneText, type Outcome } from './changes.js'
 import { amountInput, moneyField, optional, pageOf, pathParam, queryText } from './form-input.js'
-import { eventsSection, money, objectLink, statusBadge, when } from './object-display.js'
+import { amounts, eventsSection, money, objectLink, statusBadge, when } from './object-display.js'
 import { orProblem, problemBox, type Problem } from './refusals.js'
 import { sandboxOnly, sandboxPanel } from './sandbox.js'
 
@@ -315,7 +315,7 @@ ${manage}${simulate}
         columns: [
           { header: 'Authorization', cell: (x) => objectLink(x.id) },
           { header: 'Merchant', cell: (x) => x.merchant.name },
-          { header: 'Amount', numeric: true, cell: (x) => money(x.amount, x.currency) },
+          { header: 'Amount', numeric: true, cell: (x) => amounts(x) },
           { header: 'Status', cell: (x) => statusBadge(x.status) },
           { header: 'At', cell: (x) => when(x.created_at) },
         ],
@@ -327,7 +327,7 @@ ${manage}${simulate}
         columns: [
           { header: 'Transaction', cell: (x) => objectLink(x.id) },
           { header: 'Type', cell: (x) => x.type },
-          { header: 'Amount', numeric: true, cell: (x) => money(x.amount, x.currency) },
+          { header: 'Amount', numeric: true, cell: (x) => amounts(x) },
           { header: 'Status', cell: (x) => statusBadge(x.status) },
         ],
       })}
@@ -569,7 +569,7 @@ export const cardPages: ConsolePage = {
       const t = outcome.object as TransactionView
       return ctx.redirect(`/console/transactions/${t.id}`, {
         kind: 'ok',
-        text: doneText(outcome, `Merchant refund of ${money(t.amount, t.currency)} credited.`),
+        text: doneText(outcome, `Merchant refund of ${amounts(t)} credited.`),
       })
     })
   },

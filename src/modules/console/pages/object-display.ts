@@ -85,6 +85,36 @@ export function money(amount: number, currency: string): string {
   return `${formatMoney(amount, currency)} ${currency}`
 }
 
+/** Money the merchant named in its own currency: an authorization's or a transaction's two amounts. */
+export interface BothAmounts {
+  amount: number
+  currency: string
+  merchant_amount: number
+  merchant_currency: string
+}
+
+/** The account-currency amount, with what the merchant named beside it when it was another currency. */
+export function amounts(a: BothAmounts): string {
+  const own = money(a.amount, a.currency)
+  return a.merchant_currency === a.currency
+    ? own
+    : `${own} (${money(a.merchant_amount, a.merchant_currency)})`
+}
+
+/** How a foreign amount was converted, in words: the rate, the markup and its part, who gave the rate and when. */
+export function conversionInWords(
+  fx: { rate: string; markup_bps: number; fee_amount: number; source: string; rate_at: string },
+  from: string,
+  to: string,
+): Html {
+  const markup =
+    fx.markup_bps === 0
+      ? 'no markup'
+      : `markup ${fx.markup_bps / 100} % (${money(fx.fee_amount, to)})`
+  // The time is markup of its own (`when`): the words go through the escaping tag, not a plain string.
+  return html`${fx.rate} ${to} per ${from}, ${markup}, ${fx.source} rate of ${when(fx.rate_at)}`
+}
+
 /** A `<time>` of an ISO string, or a dash. */
 export function when(iso: string | null | undefined): Html {
   return iso ? formatTime(new Date(iso)) : html`<span class="muted">—</span>`

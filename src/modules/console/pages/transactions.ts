@@ -16,7 +16,15 @@ import type { ConsolePage, PageContext } from '../router.js'
 import { DISPUTE_REASONS } from './disputes.js'
 import { act, actionForm, apiCtx, canChange, doneText } from './changes.js'
 import { amountInput, moneyField, optional, pageOf, pathParam, queryText } from './form-input.js'
-import { eventsSection, money, objectLink, statusBadge, when } from './object-display.js'
+import {
+  amounts,
+  conversionInWords,
+  eventsSection,
+  money,
+  objectLink,
+  statusBadge,
+  when,
+} from './object-display.js'
 import { orProblem, problemBox, type Problem } from './refusals.js'
 import { sandboxOnly, sandboxPanel } from './sandbox.js'
 
@@ -50,7 +58,7 @@ ${table({
     { header: 'Transaction', cell: (t) => objectLink(t.id) },
     { header: 'Type', cell: (t) => t.type },
     { header: 'Merchant', cell: (t) => t.merchant.name },
-    { header: 'Amount', numeric: true, cell: (t) => money(t.amount, t.currency) },
+    { header: 'Amount', numeric: true, cell: (t) => amounts(t) },
     { header: 'Status', cell: (t) => statusBadge(t.status) },
     { header: 'Card', cell: (t) => objectLink(t.card_id) },
     { header: 'At', cell: (t) => when(t.created_at) },
@@ -74,9 +82,14 @@ async function detailPage(
   if ('sent' in read) return read.sent
   const { transaction: t, disputes } = read
   const path = `${TRANSACTIONS}/${t.id}`
-  const left = t.amount - t.refunded_amount
+  // What a dispute may still claim, in the account's currency (refunds of a foreign capture may have given back more).
+  const left = Math.max(0, t.amount - t.refunded_amount)
+  // Refunds are in the merchant's currency (converted at their own rate when it is not the account's).
+  const foreign = t.merchant_currency !== t.currency
+  const refundable = t.merchant_amount - t.merchant_refunded_amount
   const open = disputes.data.some((d) => d.status === 'submitted' || d.status === 'under_review')
-  const changeable = canChange(ctx) && t.type === 'capture' && t.status === 'settled' && left > 0
+  const changeable =
+    canChange(ctx) && t.type === 'capture' && t.status === 'settled' && refundable > 0
   const refund = changeable
     ? html`<section class="card" aria-labelledby="refund-h"><h2 id="refund-h">Refund</h2>
 ${actionForm(
@@ -84,7 +97,7 @@ ${actionForm(
   `${path}/refund`,
   'Refund the transaction',
   'Refund',
-  html`${moneyField('amount', 'refund-amount', 'Amount', t.currency, { hint: `Empty: all that is left (${money(left, t.currency)}).` })}
+  html`${moneyField('amount', 'refund-amount', 'Amount', t.merchant_currency, { hint: `Empty: all that is left (${money(refundable, t.merchant_currency)}).${foreign ? " Converted into the account's currency at today's rate." : ''}` })}
 ${field({ name: 'reason', id: 'refund-reason', label: 'Reason (optional)', maxlength: 500 })}`,
 )}</section>`
     : html``
@@ -131,7 +144,14 @@ ${field({ name: 'evidence', id: 'dispute-evidence', label: 'Evidence (optional)'
         ['Type', t.type],
         ['Status', statusBadge(t.status)],
         ['Amount', money(t.amount, t.currency)],
-        ['Refunded', money(t.refunded_amount, t.currency)],
+        ['Merchant amount', money(t.merchant_amount, t.merchant_currency)],
+        ['Conversion', t.fx ? conversionInWords(t.fx, t.merchant_currency, t.currency) : null],
+        [
+          'Refunded',
+          foreign && t.type === 'capture'
+            ? `${money(t.refunded_amount, t.currency)} (${money(t.merchant_refunded_amount, t.merchant_currency)})`
+            : money(t.refunded_amount, t.currency),
+        ],
         ['Merchant', t.merchant.name],
         ['Authorization', objectLink(t.authorization_id)],
         ['Refund of', objectLink(t.original_transaction_id)],
@@ -180,7 +200,7 @@ export const transactionPages: ConsolePage = {
         schema: RefundRequest,
         action: 'transaction.refunded',
         body: () => {
-          const amount = amountInput(ctx.text('amount'), current.currency)
+          const amount = amountInput(ctx.text('amount'), current.merchant_currency)
           return {
             ...(amount === null ? {} : { amount }),
             ...(optional(ctx, 'reason') ? { reason: optional(ctx, 'reason') } : {}),
@@ -192,7 +212,7 @@ export const transactionPages: ConsolePage = {
       const r = outcome.object as TransactionView
       return ctx.redirect(`${TRANSACTIONS}/${r.id}`, {
         kind: 'ok',
-        text: doneText(outcome, `Refunded ${money(r.amount, r.currency)} to the account.`),
+        text: doneText(outcome, `Refunded ${amounts(r)} to the account.`),
       })
     })
 
