@@ -540,3 +540,33 @@ describe('client lifecycle', () => {
     )
   })
 })
+
+describe('operator client changes in the organization audit log', () => {
+  test('a client created, changed and revoked through the operator API (svc client …) is in its audit log', async () => {
+    const { listAudit } = await import('../../src/modules/users/index.js')
+    const keys = await newKeyPair()
+    const created = await op('POST', '/operator/v1/clients', {
+      organization_id: orgId,
+      environment: 'sandbox',
+      label: 'made by the CLI',
+      jwks: { keys: [keys.publicJwk] },
+    })
+    assert.equal(created.statusCode, 201, created.body)
+    const id = created.json().id
+    assert.equal(
+      (await op('PATCH', `/operator/v1/clients/${id}`, { label: 'renamed' })).statusCode,
+      200,
+    )
+    assert.equal((await op('POST', `/operator/v1/clients/${id}/revoke`)).statusCode, 200)
+    const { rows } = await listAudit(t.deps.db, orgId)
+    const mine = rows.filter((r) => r.object_id === id)
+    assert.deepEqual(
+      mine.map((r) => [r.action, r.actor_user_id, r.actor_email]),
+      [
+        ['client.revoked', null, null],
+        ['client.updated', null, null],
+        ['client.created', null, null],
+      ],
+    )
+  })
+})

@@ -1,7 +1,8 @@
-import type { FastifyInstance } from 'fastify'
+import type { FastifyInstance, FastifyRequest } from 'fastify'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import { Type } from 'typebox'
 import type { AppDeps } from '../../app-deps.js'
+import type { Db } from '../../db/types.js'
 import {
   createClient,
   createOrganization,
@@ -25,7 +26,7 @@ import {
   presentProgram,
   updateProgram,
 } from '../programs/index.js'
-import { inviteUser } from '../users/index.js'
+import { audit, inviteUser } from '../users/index.js'
 import { clientAddress } from '../../http/ip.js'
 import { PageQuery } from '../../http/pagination.js'
 import { CurrencyCode } from '../../http/schema-types.js'
@@ -69,6 +70,20 @@ const UserInvitation = Type.Object(
 /** /operator/v1: the platform operator's API (organizations, programs, clients, network policies, console invitations). */
 export function registerOperator(base: FastifyInstance, deps: AppDeps): void {
   const app = base.withTypeProvider<TypeBoxTypeProvider>()
+  /**
+   * A client change through the operator API (`svc client …`) in its organization's audit log, as the console's own
+   * changes are: the operator as the actor (no user), in the change's transaction.
+   */
+  const audited =
+    (req: FastifyRequest, action: string) =>
+    (trx: Db, client: { id: string; organization_id: string }) =>
+      audit(
+        trx,
+        { userId: null, organizationId: client.organization_id, now: deps.clock.now() },
+        action,
+        client.id,
+        clientAddress(req),
+      )
 
   app.post(
     '/operator/v1/organizations',
@@ -247,7 +262,13 @@ export function registerOperator(base: FastifyInstance, deps: AppDeps): void {
       config: { created: true, errors: ['organization_not_found', 'invalid_public_key'] },
     },
     async (req, reply) =>
-      reply.code(201).send(presentClient(await createClient(unitOf(req, deps), req.body))),
+      reply
+        .code(201)
+        .send(
+          presentClient(
+            await createClient(unitOf(req, deps), req.body, audited(req, 'client.created')),
+          ),
+        ),
   )
 
   app.get(
@@ -293,7 +314,15 @@ export function registerOperator(base: FastifyInstance, deps: AppDeps): void {
       },
       config: { errors: ['client_not_found', 'invalid_public_key'] },
     },
-    async (req) => presentClient(await updateClient(unitOf(req, deps), req.params.id, req.body)),
+    async (req) =>
+      presentClient(
+        await updateClient(
+          unitOf(req, deps),
+          req.params.id,
+          req.body,
+          audited(req, 'client.updated'),
+        ),
+      ),
   )
 
   app.post(
@@ -306,7 +335,10 @@ export function registerOperator(base: FastifyInstance, deps: AppDeps): void {
       },
       config: { errors: ['client_not_found'] },
     },
-    async (req) => presentClient(await revokeClient(unitOf(req, deps), req.params.id)),
+    async (req) =>
+      presentClient(
+        await revokeClient(unitOf(req, deps), req.params.id, audited(req, 'client.revoked')),
+      ),
   )
 
   app.post(
