@@ -246,6 +246,42 @@ describe('roles', () => {
     assert.equal((await api('GET', `/v1/authorizations?card_id=${card.id}`)).data.length, 0)
   })
 
+  test('closing a card asks on a page of its own first: the card page only links there', async () => {
+    const { card } = await activeCard()
+    await issue(card.id)
+    const page = await owner.agent.get(`/console/cards/${card.id}`)
+    assert.doesNotMatch(page.body, new RegExp(`action="/console/cards/${card.id}/close"`))
+    assert.match(
+      page.body,
+      new RegExp(`<a href="/console/cards/${card.id}/close">Close this card…</a>`),
+    )
+    const confirm = await owner.agent.get(`/console/cards/${card.id}/close`)
+    assert.equal(confirm.statusCode, 200)
+    assert.match(confirm.body, /This cannot be undone/)
+    assert.match(
+      confirm.body,
+      new RegExp(`<a href="/console/cards/${card.id}">Cancel: keep the card</a>`),
+    )
+    assert.equal(
+      (await api('GET', `/v1/cards/${card.id}`)).status,
+      'active',
+      'asking changes nothing',
+    )
+    const closed = await follow(
+      owner.agent,
+      await owner.agent.post(
+        `/console/cards/${card.id}/close`,
+        formFields(confirm.body, `/console/cards/${card.id}/close`),
+      ),
+    )
+    assert.match(closed.body, /Card closed\./)
+    assert.equal((await api('GET', `/v1/cards/${card.id}`)).status, 'closed')
+    const again = await owner.agent.get(`/console/cards/${card.id}/close`)
+    assert.equal(again.statusCode, 303)
+    const viewerAsk = await viewer.agent.get(`/console/cards/${card.id}/close`)
+    assert.notEqual(viewerAsk.statusCode, 200, 'a viewer is not asked')
+  })
+
   test('an owner freezes and unfreezes a card, each change written to the audit log', async () => {
     const { card } = await activeCard()
     await issue(card.id)

@@ -190,18 +190,11 @@ function lifecycleButtons(ctx: PageContext, k: CardView): Html {
     moves.push(
       actionForm(ctx, `${path}/unfreeze`, 'Unfreeze the card', 'Unfreeze', html``, 'primary'),
     )
-  if (k.status !== 'closed' && k.status !== 'pending')
-    moves.push(
-      actionForm(
-        ctx,
-        `${path}/close`,
-        'Close the card',
-        'Close card (cannot be undone)',
-        html``,
-        'danger',
-      ),
-    )
-  return html`<div class="actions">${moves}</div>`
+  const close =
+    k.status !== 'closed' && k.status !== 'pending'
+      ? html`<p><a href="${path}/close">Close this card…</a></p>`
+      : html``
+  return html`<div class="actions">${moves}</div>${close}`
 }
 
 async function detailPage(
@@ -404,6 +397,29 @@ export const cardPages: ConsolePage = {
           outcome,
           `Card created (${card.form_factor}); the processor issues it shortly.`,
         ),
+      })
+    })
+
+    // Closing cannot be undone: the card page links here, and only this page's form closes it.
+    router.get(`${CARDS}/:id/close`, 'organization', async (ctx) => {
+      const id = pathParam(ctx, 'id')
+      const card = await orProblem(ctx, 'Card', () => retrieveCard(ctx.deps, apiCtx(ctx), id))
+      if ('sent' in card) return card.sent
+      const back = `${CARDS}/${card.id}`
+      if (!canChange(ctx) || card.status === 'closed' || card.status === 'pending')
+        return ctx.redirect(back, {
+          kind: 'info',
+          text:
+            card.status === 'closed'
+              ? 'This card is closed already.'
+              : 'This card cannot be closed from here.',
+        })
+      return ctx.render({
+        title: `Close card •••• ${card.last4 ?? ''}?`,
+        body: html`<div class="card"><p>Close the ${card.form_factor} card <strong>•••• ${card.last4 ?? '····'}</strong> of ${card.embossed_name} (<code>${card.id}</code>)?</p>
+<p>Every authorization on it is declined from now on, and it cannot be frozen or activated again. <strong>This cannot be undone</strong>: a cardholder who needs a card again gets a new one (or a replacement, which keeps nothing of this one but its account).</p>
+${actionForm(ctx, `${back}/close`, 'Confirm closing the card', 'Close card', html``, 'danger')}
+<p><a href="${back}">Cancel: keep the card</a></p></div>`,
       })
     })
 
