@@ -21,6 +21,7 @@ import {
   eventScope,
   SUBSCRIPTION_FORMS,
   type EventType,
+  type EventTypeSpec,
 } from '../src/modules/events/index.js'
 import { openRuntime } from '../src/runtime.js'
 
@@ -54,8 +55,23 @@ export function exampleEvent(doc: OpenApiDocument, type: EventType): Record<stri
     environment: envelope.environment,
     // The change the example object shows happened at its last update.
     created_at: object.updated_at ?? object.created_at ?? envelope.created_at,
-    data: { object },
+    data: { object, ...extraDataExample(type) },
   }
+}
+
+/** The members of `data` beside `object` that a type carries (its catalogue entry's `data`), with their examples. */
+function extraDataExample(type: EventType): Record<string, unknown> {
+  const spec: EventTypeSpec = EVENT_CATALOGUE[type]
+  return Object.fromEntries(Object.entries(spec.data ?? {}).map(([k, v]) => [k, v.example]))
+}
+
+/** One sentence naming each member of `data` beside `object`, or nothing. */
+function extraDataText(type: EventType): string {
+  const spec: EventTypeSpec = EVENT_CATALOGUE[type]
+  const members = Object.entries(spec.data ?? {}).map(
+    ([k, v]) => `\`data.${k}\` (${v.description})`,
+  )
+  return members.length ? `\n\nBeside \`data.object\`, it carries ${members.join(' and ')}.` : ''
 }
 
 const code = (text: string) => `\`${text}\``
@@ -115,7 +131,7 @@ Holding the write scope of an object does not read it (\`cards:write\` alone rea
 | \`environment\` | \`sandbox\` or \`production\` |
 | \`created_at\` | when the change happened, not when it was delivered |
 | \`data.object\` | the full affected object in its REST shape at the time of the event (what \`GET\` of it answered then), not only the changed fields |
-
+${extraDataRow()}
 Delivery order is not guaranteed and an event can arrive twice: compare \`created_at\` with the state you already hold,
 and fetch the object again when you need its current state. The examples below show each object's example from the
 OpenAPI document; a real event carries the object as the change left it (\`card.frozen\` carries a card whose
@@ -155,6 +171,17 @@ rotation and a receiver to copy.
 `
 }
 
+/** The event object's row for members of \`data\` beside \`object\`: which types carry which (none: no row). */
+function extraDataRow(): string {
+  const carried = EVENT_TYPES.flatMap((type) => {
+    const keys = Object.keys((EVENT_CATALOGUE[type] as EventTypeSpec).data ?? {})
+    return keys.length ? [`${code(type)}: ${keys.map((k) => code(`data.${k}`)).join(', ')}`] : []
+  })
+  return carried.length
+    ? `| other \`data\` members | only where the type's section names them (${carried.join('; ')}) |\n`
+    : ''
+}
+
 /** One row per scope that reads events: the scope, then its prefix wildcards. */
 function scopeRows(): string {
   const byScope = new Map<string, string[]>()
@@ -190,7 +217,7 @@ function section(doc: OpenApiDocument, prefix: string, types: EventType[]): stri
 ${spec.emittedBy}
 
 Carries: ${code(spec.object)} (schema \`${EVENT_OBJECTS[spec.object].schema}\` in \`/openapi.json\`). Read with:
-${code(eventScope(type))}, the scope of ${code(EVENT_OBJECTS[spec.object].retrieve)}.
+${code(eventScope(type))}, the scope of ${code(EVENT_OBJECTS[spec.object].retrieve)}.${extraDataText(type)}
 
 \`\`\`json
 ${JSON.stringify(exampleEvent(doc, type), null, 2)}

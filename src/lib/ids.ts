@@ -67,6 +67,7 @@ export type IdPrefix =
   | 'le'
   | 'card'
   | 'pink'
+  | 'crs'
   | 'auth'
   | 'txn'
   | 'dsp'

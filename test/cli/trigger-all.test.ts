@@ -11,10 +11,12 @@ import { sdkTenant, startListeningApp, type SdkTenant } from '../sdk/support.js'
 // SDK against the real application on a real port, creates an event of that type about the object the flow made.
 const bin = fileURLToPath(new URL('../../bin/svc.js', import.meta.url))
 
-/** Types no sandbox flow can cause: each waits for time to pass (a job) or needs a client-side secret. */
+/** Types no sandbox flow can cause: each waits for time to pass (a job), a client-side secret or a browser. */
 const NO_SANDBOX_FLOW: Record<string, string> = {
   'card.expired': 'the card.expire job, once the expiry month has ended',
   'card.pin_set': "a PIN block encrypted with the card's PIN key on the client",
+  'card.details_viewed':
+    'a browser opening the hosted card details page in an iframe on its origin',
   'webhook_endpoint.disabled': 'the delivery worker, after 72 hours of failures',
 }
 

@@ -2,7 +2,7 @@ import { existsSync, mkdirSync, readFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import type { Browser, Page } from 'playwright-core'
+import type { Browser, Frame, Page } from 'playwright-core'
 
 /** What the page tests share: Debian's chromium, screenshots on request, the axe-core accessibility check. */
 
@@ -63,10 +63,14 @@ export interface AxeViolation {
 
 /**
  * axe-core's violations on the page as it is now, or within `selector` (every rule axe runs by default: WCAG 2.x
- * A/AA and best practices). Run it last on a page: a heavy page stays slow to script after a full run. The script is evaluated through the DevTools protocol, so a page's Content-Security-Policy,
- * which rightly refuses inline scripts, does not stop it.
+ * A/AA and best practices), in a page or in one of its frames (`Frame`). Run it last on a page: a heavy page stays
+ * slow to script after a full run. The script is evaluated through the DevTools protocol, so a page's
+ * Content-Security-Policy, which rightly refuses inline scripts, does not stop it.
  */
-export async function axeViolations(page: Page, selector?: string): Promise<AxeViolation[]> {
+export async function axeViolations(
+  page: Page | Frame,
+  selector?: string,
+): Promise<AxeViolation[]> {
   if (!(await page.evaluate('typeof window.axe === "object"'))) await page.evaluate(AXE_SOURCE)
   const result = await page.evaluate(async (within) => {
     const axe = (

@@ -34,6 +34,7 @@ const COVERED = [
   'PinKey',
   'PinVerification',
   'CardDetails',
+  'CardRevealSession',
   'Authorization',
   'AuthorizationRule',
   'AuthorizationRuleDeleted',

@@ -10,6 +10,10 @@ import { sha256Hex } from '../../src/lib/crypto.js'
 import { idHeadAt, type IdPrefix } from '../../src/lib/ids.js'
 import { purgeExpiredAttempts } from '../../src/modules/authorizations/endpoint-service.js'
 import { PIN_KEY_RETENTION_MS, purgeExpiredPinKeys } from '../../src/modules/cards/pin.js'
+import {
+  purgeExpiredRevealSessions,
+  REVEAL_SESSION_RETENTION_MS,
+} from '../../src/modules/cards/reveal-sessions.js'
 import { EVENT_RETENTION_MS } from '../../src/modules/events/index.js'
 import { purgeExpiredEvents } from '../../src/modules/events/service.js'
 import { LINK_GRACE_MS, purgeExpiredLinks } from '../../src/modules/h5/service.js'
@@ -346,6 +350,34 @@ describe('retention purges', () => {
     )
   })
 
+  test('card reveal sessions answer "already shown" or "expired" for a day after expiry, then go', async () => {
+    const token = await tenant.token()
+    const cardholder = await makeCardholder(t, token)
+    const account = await makeAccount(t, token, tenant.programs.full.id, cardholder.id)
+    const created = await t.api(token, 'POST', '/v1/cards', cardBody(cardholder.id, account.id))
+    assert.equal(created.statusCode, 201, created.body)
+    const card = created.json()
+    const session = async (expiresAt: Date, used: boolean) => {
+      const pageToken = randomBytes(32).toString('base64url')
+      await sql`INSERT INTO card_reveal_sessions (id, organization_id, environment, card_id, client_id,
+          token_hash, target_origin, fields, expires_at, used_at, created_at)
+        VALUES (${idAt('crs', expiresAt)}, ${tenant.organizationId}, 'sandbox', ${card.id}, ${tenant.clientId},
+          ${sha256Hex(pageToken)}, 'https://app.example.com', '["number"]', ${expiresAt}, ${used ? expiresAt : null},
+          ${expiresAt})`.execute(t.deps.db)
+      return pageToken
+    }
+    const open = async (pageToken: string) =>
+      (await t.app.inject({ method: 'GET', url: `/card-reveal/${pageToken}` })).statusCode
+    const oldUsed = await session(ago(REVEAL_SESSION_RETENTION_MS + MINUTE), true)
+    const oldUnused = await session(ago(REVEAL_SESSION_RETENTION_MS + MINUTE), false)
+    const young = await session(ago(REVEAL_SESSION_RETENTION_MS - MINUTE), false)
+    assert.equal(await open(oldUsed), 410, 'not yet purged: already shown')
+    assert.equal(await purgeExpiredRevealSessions(t.deps), 2)
+    assert.equal(await open(oldUsed), 404, 'purged: unknown')
+    assert.equal(await open(oldUnused), 404)
+    assert.equal(await open(young), 410, 'within the day: still expired, not unknown')
+  })
+
   test('authorization endpoint attempts go after 30 days', async () => {
     const attempt = (at: Date) => {
       const id = idAt('aea', at)
@@ -378,6 +410,7 @@ describe('retention purges', () => {
       'access_tokens',
       'authorization_endpoint_attempts',
       'card_pin_keys',
+      'card_reveal_sessions',
       'console_sessions',
       'console_sign_in_failures',
       'esim_h5_links',

@@ -45,6 +45,7 @@ const OWNERS: Record<string, string> = {
   holds: 'ledger',
   cards: 'cards',
   card_pin_keys: 'cards',
+  card_reveal_sessions: 'cards',
   card_secret_audit: 'cards',
   network_tokens: 'network-tokens',
   authentications: 'authentications',

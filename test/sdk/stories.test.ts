@@ -109,6 +109,18 @@ describe('a card story through the SDK', () => {
     )
     assert.equal((await svc.accounts.retrieve(account.id)).available_balance, 7_500)
 
+    // A hosted card details page: the SDK sends the request with an Idempotency-Key and answers the session.
+    const reveal = await svc.cards.createRevealSession(card.id, {
+      target_origin: 'https://app.example.com',
+      fields: ['number', 'expiry'],
+      expires_in: 120,
+    })
+    assert.match(reveal.id, /^crs_/)
+    assert.match(reveal.url, /\/card-reveal\/[A-Za-z0-9_-]{43}$/)
+    assert.deepEqual(reveal.fields, ['number', 'expiry'])
+    assert.equal(reveal.lastResponse?.status, 201)
+    assert.ok(reveal.lastResponse?.idempotencyKey)
+
     assert.equal((await svc.cards.freeze(card.id)).status, 'frozen')
     const declined = await svc.simulate.authorizations.create({
       card_id: card.id,

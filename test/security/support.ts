@@ -88,7 +88,8 @@ export function expectedScope(method: string, url: string): string | null | unde
     return byMethod(method, 'cards:read', 'cards:write')
   if (/^cardholders(\/|$)/.test(p)) return byMethod(method, 'cardholders:read', 'cardholders:write')
   if (/^accounts(\/|$)/.test(p)) return byMethod(method, 'accounts:read', 'accounts:write')
-  if (/^cards\/:[a-z_]+\/(pin-key|pin|pin\/verify|details)$/.test(p)) return 'cards:secrets'
+  if (/^cards\/:[a-z_]+\/(pin-key|pin|pin\/verify|details|reveal_sessions)$/.test(p))
+    return 'cards:secrets'
   if (/^(cards|network_tokens|authorization_rules)(\/|$)/.test(p))
     return byMethod(method, 'cards:read', 'cards:write')
   if (/^(authorizations|transactions|disputes)(\/|$)/.test(p))
@@ -242,6 +243,7 @@ export const BODIES: Record<string, () => unknown> = {
     encrypted_pin: 'AAAA',
   }),
   'POST /v1/cards/:card_id/details': () => ({ public_key: PROBE_KEY }),
+  'POST /v1/cards/:card_id/reveal_sessions': () => ({ target_origin: 'https://app.example.com' }),
   'POST /v1/simulate/authorizations/:authorization_id/increment': () => ({ amount: 100 }),
   'POST /v1/transactions/:transaction_id/refund': () => ({ amount: 1 }),
   'POST /v1/simulate/disputes/:dispute_id/resolve': () => ({ outcome: 'won' }),

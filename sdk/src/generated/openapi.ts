@@ -10787,6 +10787,195 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/cards/{card_id}/reveal_sessions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Create a hosted page that shows the card details in an iframe on your page
+         * @description The answer's `url` is a page served by this service, for an iframe on `target_origin` only (`frame-ancestors`): it shows the fields asked for, each with a copy button, and works once, until `expires_at` (`expires_in`, 1–600 s, default 300). The card number goes from the processor to the cardholder's browser and never through your servers. Only an active or inactive card (card_not_provisioned, card_invalid_state, card_closed otherwise). The page is styled with the query parameters of its CSS variables (docs/cards.md, "Hosted card details"). Every view is audited and emits card.details_viewed; creating a session is audited and emits nothing.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: {
+                    /** @description Makes a retry safe: the same key with the same body within 24 hours replays the first answer (with `Idempotent-Replay: true`). Keys are scoped to your organization and environment. */
+                    "Idempotency-Key"?: string;
+                };
+                path: {
+                    card_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["CardRevealSessionRequest"];
+                };
+            };
+            responses: {
+                /** @description Created */
+                201: {
+                    headers: {
+                        /** @description Request id (`req_…`), also in every error body. */
+                        "Svc-Request-Id"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "object": "card_reveal_session",
+                         *       "id": "crs_01JD3QF4G5H6J7K8M9N0P1Q2R3",
+                         *       "card_id": "card_01JD3Q7Y6X5W4V3T2S1R0Q9P8M",
+                         *       "url": "https://api.example.com/card-reveal/EXAMPLEtokenEXAMPLEtokenEXAMPLEtokenEXAMPLE",
+                         *       "target_origin": "https://app.example.com",
+                         *       "fields": [
+                         *         "number",
+                         *         "cvc",
+                         *         "expiry"
+                         *       ],
+                         *       "expires_at": "2026-11-06T10:05:00.000Z",
+                         *       "created_at": "2026-11-06T10:00:00.000Z"
+                         *     }
+                         */
+                        "application/json": components["schemas"]["CardRevealSession"];
+                    };
+                };
+                /** @description Error codes: `invalid_request_body`, `missing_parameter`, `invalid_parameter`, `unknown_parameter` */
+                400: {
+                    headers: {
+                        /** @description Request id (`req_…`), also in every error body. */
+                        "Svc-Request-Id"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error codes: `missing_credentials`, `invalid_access_token` */
+                401: {
+                    headers: {
+                        /** @description Request id (`req_…`), also in every error body. */
+                        "Svc-Request-Id"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error codes: `ip_not_allowed`, `environment_mismatch`, `insufficient_scope` */
+                403: {
+                    headers: {
+                        /** @description Request id (`req_…`), also in every error body. */
+                        "Svc-Request-Id"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error codes: `card_not_found`, `not_found` */
+                404: {
+                    headers: {
+                        /** @description Request id (`req_…`), also in every error body. */
+                        "Svc-Request-Id"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error codes: `request_timeout` */
+                408: {
+                    headers: {
+                        /** @description Request id (`req_…`), also in every error body. */
+                        "Svc-Request-Id"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error codes: `idempotency_key_reuse`, `idempotency_request_in_progress` */
+                409: {
+                    headers: {
+                        /** @description Request id (`req_…`), also in every error body. */
+                        "Svc-Request-Id"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error codes: `request_too_large` */
+                413: {
+                    headers: {
+                        /** @description Request id (`req_…`), also in every error body. */
+                        "Svc-Request-Id"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error codes: `card_not_provisioned`, `card_closed`, `card_invalid_state` */
+                422: {
+                    headers: {
+                        /** @description Request id (`req_…`), also in every error body. */
+                        "Svc-Request-Id"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error codes: `rate_limited` */
+                429: {
+                    headers: {
+                        /** @description Seconds to wait before retrying. */
+                        "Retry-After"?: number;
+                        /** @description Request id (`req_…`), also in every error body. */
+                        "Svc-Request-Id"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error codes: `request_header_too_large` */
+                431: {
+                    headers: {
+                        /** @description Request id (`req_…`), also in every error body. */
+                        "Svc-Request-Id"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error codes: `internal_error` */
+                500: {
+                    headers: {
+                        /** @description Request id (`req_…`), also in every error body. */
+                        "Svc-Request-Id"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/cards/{card_id}/unfreeze": {
         parameters: {
             query?: never;
@@ -23092,6 +23281,34 @@ export interface components {
              */
             reason: "lost" | "stolen" | "damaged" | "expiring";
         };
+        /** CardRevealSession */
+        CardRevealSession: {
+            card_id: string;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            expires_at: string;
+            fields: ("number" | "cvc" | "expiry")[];
+            /** @description crs_ id */
+            id: string;
+            /** @enum {string} */
+            object: "card_reveal_session";
+            target_origin: string;
+            /** @description The hosted page, for an iframe on `target_origin`: it works once. Its token is shown only here (and in a replay of this request under the same Idempotency-Key). */
+            url: string;
+        };
+        /** CardRevealSessionRequest */
+        CardRevealSessionRequest: {
+            /** @description Seconds until the page stops working if it was not opened (1–600, default 300). */
+            expires_in?: number;
+            /** @description What the page shows, each at most once, of `number`, `cvc`, `expiry` (default: all three; shown in that order). */
+            fields?: ("number" | "cvc" | "expiry")[];
+            /**
+             * @description The origin of the page that embeds the iframe (`https://app.example.com`: scheme, host and port, no path). https only; in the sandbox also `http://localhost` (any port). The page may be framed only there (`frame-ancestors`).
+             * @example https://app.example.com
+             */
+            target_origin: string;
+        };
         /**
          * CardShipping
          * @example {
@@ -23621,10 +23838,14 @@ export interface components {
              */
             created_at: string;
             data: {
+                /** @description card.details_viewed only: the fields the hosted page showed (number, cvc, expiry) */
+                fields?: string[];
                 /** @description The full affected object in its REST shape at the time of the event */
                 object: {
                     [key: string]: unknown;
                 };
+                /** @description card.details_viewed only: the reveal session (crs_ id) whose page was viewed */
+                reveal_session_id?: string;
             };
             /** @enum {string} */
             environment: "sandbox" | "production";
@@ -23636,7 +23857,7 @@ export interface components {
              * @description What happened, e.g. cardholder.created. Every type, what emits it and an example: the event catalogue (/docs/guides/event-catalogue).
              * @enum {string}
              */
-            type: "cardholder.created" | "cardholder.updated" | "cardholder.kyc_updated" | "account.created" | "account.provisioned" | "account.credited" | "account.debited" | "account.blocked" | "account.unblocked" | "card.created" | "card.issued" | "card.activated" | "card.frozen" | "card.unfrozen" | "card.closed" | "card.replaced" | "card.expired" | "card.pin_set" | "card.shipped" | "authorization_rule.created" | "authorization_rule.updated" | "authorization_rule.deleted" | "authorization.created" | "authorization.updated" | "transaction.created" | "transaction.updated" | "dispute.created" | "dispute.updated" | "network_token.created" | "network_token.updated" | "authentication.created" | "authentication.updated" | "esim_order.created" | "esim_order.settled" | "esim_order.failed" | "esim.topped_up" | "esim.low_data" | "esim.depleted" | "webhook_endpoint.disabled" | "webhook_endpoint.test";
+            type: "cardholder.created" | "cardholder.updated" | "cardholder.kyc_updated" | "account.created" | "account.provisioned" | "account.credited" | "account.debited" | "account.blocked" | "account.unblocked" | "card.created" | "card.issued" | "card.activated" | "card.frozen" | "card.unfrozen" | "card.closed" | "card.replaced" | "card.expired" | "card.pin_set" | "card.shipped" | "authorization_rule.created" | "authorization_rule.updated" | "authorization_rule.deleted" | "card.details_viewed" | "authorization.created" | "authorization.updated" | "transaction.created" | "transaction.updated" | "dispute.created" | "dispute.updated" | "network_token.created" | "network_token.updated" | "authentication.created" | "authentication.updated" | "esim_order.created" | "esim_order.settled" | "esim_order.failed" | "esim.topped_up" | "esim.low_data" | "esim.depleted" | "webhook_endpoint.disabled" | "webhook_endpoint.test";
         };
         /** EventList */
         EventList: {
@@ -24832,7 +25053,7 @@ export interface components {
              */
             disabled_reason: "failing" | "manual" | null;
             /** @description Event types to receive: `*` (every type), a prefix wildcard such as `card.*` (every type of the prefix, including types added later) or an exact type. The event catalogue (/docs/guides/event-catalogue) lists what emits each type. */
-            enabled_events: ("*" | "cardholder.*" | "account.*" | "card.*" | "authorization_rule.*" | "authorization.*" | "transaction.*" | "dispute.*" | "network_token.*" | "authentication.*" | "esim_order.*" | "esim.*" | "webhook_endpoint.*" | "cardholder.created" | "cardholder.updated" | "cardholder.kyc_updated" | "account.created" | "account.provisioned" | "account.credited" | "account.debited" | "account.blocked" | "account.unblocked" | "card.created" | "card.issued" | "card.activated" | "card.frozen" | "card.unfrozen" | "card.closed" | "card.replaced" | "card.expired" | "card.pin_set" | "card.shipped" | "authorization_rule.created" | "authorization_rule.updated" | "authorization_rule.deleted" | "authorization.created" | "authorization.updated" | "transaction.created" | "transaction.updated" | "dispute.created" | "dispute.updated" | "network_token.created" | "network_token.updated" | "authentication.created" | "authentication.updated" | "esim_order.created" | "esim_order.settled" | "esim_order.failed" | "esim.topped_up" | "esim.low_data" | "esim.depleted" | "webhook_endpoint.disabled" | "webhook_endpoint.test")[];
+            enabled_events: ("*" | "cardholder.*" | "account.*" | "card.*" | "authorization_rule.*" | "authorization.*" | "transaction.*" | "dispute.*" | "network_token.*" | "authentication.*" | "esim_order.*" | "esim.*" | "webhook_endpoint.*" | "cardholder.created" | "cardholder.updated" | "cardholder.kyc_updated" | "account.created" | "account.provisioned" | "account.credited" | "account.debited" | "account.blocked" | "account.unblocked" | "card.created" | "card.issued" | "card.activated" | "card.frozen" | "card.unfrozen" | "card.closed" | "card.replaced" | "card.expired" | "card.pin_set" | "card.shipped" | "authorization_rule.created" | "authorization_rule.updated" | "authorization_rule.deleted" | "card.details_viewed" | "authorization.created" | "authorization.updated" | "transaction.created" | "transaction.updated" | "dispute.created" | "dispute.updated" | "network_token.created" | "network_token.updated" | "authentication.created" | "authentication.updated" | "esim_order.created" | "esim_order.settled" | "esim_order.failed" | "esim.topped_up" | "esim.low_data" | "esim.depleted" | "webhook_endpoint.disabled" | "webhook_endpoint.test")[];
             /**
              * Format: date-time
              * @description Start of the current run of failed deliveries (the first failure since the last success); null while healthy. After 72 hours of failures without a success the endpoint is disabled.
@@ -24857,7 +25078,7 @@ export interface components {
         WebhookEndpointCreateRequest: {
             description?: string | null;
             /** @description Event types to receive: `*` (every type), a prefix wildcard such as `card.*` (every type of the prefix, including types added later) or an exact type. The event catalogue (/docs/guides/event-catalogue) lists what emits each type. Duplicates are dropped. */
-            enabled_events: ("*" | "cardholder.*" | "account.*" | "card.*" | "authorization_rule.*" | "authorization.*" | "transaction.*" | "dispute.*" | "network_token.*" | "authentication.*" | "esim_order.*" | "esim.*" | "webhook_endpoint.*" | "cardholder.created" | "cardholder.updated" | "cardholder.kyc_updated" | "account.created" | "account.provisioned" | "account.credited" | "account.debited" | "account.blocked" | "account.unblocked" | "card.created" | "card.issued" | "card.activated" | "card.frozen" | "card.unfrozen" | "card.closed" | "card.replaced" | "card.expired" | "card.pin_set" | "card.shipped" | "authorization_rule.created" | "authorization_rule.updated" | "authorization_rule.deleted" | "authorization.created" | "authorization.updated" | "transaction.created" | "transaction.updated" | "dispute.created" | "dispute.updated" | "network_token.created" | "network_token.updated" | "authentication.created" | "authentication.updated" | "esim_order.created" | "esim_order.settled" | "esim_order.failed" | "esim.topped_up" | "esim.low_data" | "esim.depleted" | "webhook_endpoint.disabled" | "webhook_endpoint.test")[];
+            enabled_events: ("*" | "cardholder.*" | "account.*" | "card.*" | "authorization_rule.*" | "authorization.*" | "transaction.*" | "dispute.*" | "network_token.*" | "authentication.*" | "esim_order.*" | "esim.*" | "webhook_endpoint.*" | "cardholder.created" | "cardholder.updated" | "cardholder.kyc_updated" | "account.created" | "account.provisioned" | "account.credited" | "account.debited" | "account.blocked" | "account.unblocked" | "card.created" | "card.issued" | "card.activated" | "card.frozen" | "card.unfrozen" | "card.closed" | "card.replaced" | "card.expired" | "card.pin_set" | "card.shipped" | "authorization_rule.created" | "authorization_rule.updated" | "authorization_rule.deleted" | "card.details_viewed" | "authorization.created" | "authorization.updated" | "transaction.created" | "transaction.updated" | "dispute.created" | "dispute.updated" | "network_token.created" | "network_token.updated" | "authentication.created" | "authentication.updated" | "esim_order.created" | "esim_order.settled" | "esim_order.failed" | "esim.topped_up" | "esim.low_data" | "esim.depleted" | "webhook_endpoint.disabled" | "webhook_endpoint.test")[];
             /** @description HTTPS URL on a publicly resolvable host (invalid_webhook_url otherwise); a local `npm start` sandbox also accepts http:// to your own machine */
             url: string;
         };
@@ -24890,7 +25111,7 @@ export interface components {
         WebhookEndpointUpdateRequest: {
             description?: string | null;
             /** @description Event types to receive: `*` (every type), a prefix wildcard such as `card.*` (every type of the prefix, including types added later) or an exact type. The event catalogue (/docs/guides/event-catalogue) lists what emits each type. Duplicates are dropped. */
-            enabled_events?: ("*" | "cardholder.*" | "account.*" | "card.*" | "authorization_rule.*" | "authorization.*" | "transaction.*" | "dispute.*" | "network_token.*" | "authentication.*" | "esim_order.*" | "esim.*" | "webhook_endpoint.*" | "cardholder.created" | "cardholder.updated" | "cardholder.kyc_updated" | "account.created" | "account.provisioned" | "account.credited" | "account.debited" | "account.blocked" | "account.unblocked" | "card.created" | "card.issued" | "card.activated" | "card.frozen" | "card.unfrozen" | "card.closed" | "card.replaced" | "card.expired" | "card.pin_set" | "card.shipped" | "authorization_rule.created" | "authorization_rule.updated" | "authorization_rule.deleted" | "authorization.created" | "authorization.updated" | "transaction.created" | "transaction.updated" | "dispute.created" | "dispute.updated" | "network_token.created" | "network_token.updated" | "authentication.created" | "authentication.updated" | "esim_order.created" | "esim_order.settled" | "esim_order.failed" | "esim.topped_up" | "esim.low_data" | "esim.depleted" | "webhook_endpoint.disabled" | "webhook_endpoint.test")[];
+            enabled_events?: ("*" | "cardholder.*" | "account.*" | "card.*" | "authorization_rule.*" | "authorization.*" | "transaction.*" | "dispute.*" | "network_token.*" | "authentication.*" | "esim_order.*" | "esim.*" | "webhook_endpoint.*" | "cardholder.created" | "cardholder.updated" | "cardholder.kyc_updated" | "account.created" | "account.provisioned" | "account.credited" | "account.debited" | "account.blocked" | "account.unblocked" | "card.created" | "card.issued" | "card.activated" | "card.frozen" | "card.unfrozen" | "card.closed" | "card.replaced" | "card.expired" | "card.pin_set" | "card.shipped" | "authorization_rule.created" | "authorization_rule.updated" | "authorization_rule.deleted" | "card.details_viewed" | "authorization.created" | "authorization.updated" | "transaction.created" | "transaction.updated" | "dispute.created" | "dispute.updated" | "network_token.created" | "network_token.updated" | "authentication.created" | "authentication.updated" | "esim_order.created" | "esim_order.settled" | "esim_order.failed" | "esim.topped_up" | "esim.low_data" | "esim.depleted" | "webhook_endpoint.disabled" | "webhook_endpoint.test")[];
             /** @enum {string} */
             status?: "enabled" | "disabled";
             /** @description HTTPS URL on a publicly resolvable host (invalid_webhook_url otherwise); a local `npm start` sandbox also accepts http:// to your own machine */

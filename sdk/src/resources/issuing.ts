@@ -127,7 +127,7 @@ export class Accounts extends Resource {
   }
 }
 
-/** `/v1/cards`: issue, lifecycle (activate, freeze, unfreeze, close, replace) and secrets (details, PIN). */
+/** `/v1/cards`: issue, lifecycle (activate, freeze, unfreeze, close, replace), secrets (details, hosted page, PIN). */
 export class Cards extends Resource {
   create(params: Body<'/v1/cards', 'post'>, options?: RequestOptions): Promised<Schemas['Card']> {
     return this.post('/v1/cards', params, options)
@@ -187,6 +187,17 @@ export class Cards extends Resource {
     options?: RequestOptions,
   ): Promised<Schemas['CardDetails']> {
     return this.post(path`/v1/cards/${id}/details`, params, options)
+  }
+  /**
+   * A single-use hosted page (`url`) showing the card details in an iframe on `target_origin`: the number goes from
+   * the service to the cardholder's browser, never through your servers. Create one each time the page is shown.
+   */
+  createRevealSession(
+    id: string,
+    params: Body<'/v1/cards/{card_id}/reveal_sessions', 'post'>,
+    options?: RequestOptions,
+  ): Promised<Schemas['CardRevealSession']> {
+    return this.post(path`/v1/cards/${id}/reveal_sessions`, params, options)
   }
   /** A one-time key to encrypt a PIN to (`setPin`, `verifyPin`). */
   createPinKey(

@@ -21,6 +21,7 @@ export type CardOperation =
   | 'ship'
   | 'pin'
   | 'details'
+  | 'reveal'
   | 'update'
 
 export type FormFactor = 'virtual' | 'physical'
@@ -81,6 +82,12 @@ export function planMove(status: CardStatus, formFactor: FormFactor, op: CardOpe
         formFactor === 'physical'
           ? `A PIN can be set only on an active physical card; this card is ${status}.`
           : 'A PIN can be set only on an active physical card; this card is virtual.',
+      )
+    case 'reveal':
+      if (status === 'active' || status === 'inactive') return to(status)
+      return refuse(
+        'card_invalid_state',
+        `Card details can be shown only for an active or inactive card; this card is ${status}.`,
       )
     case 'details':
     case 'update':

@@ -9,14 +9,18 @@ import { CARD_EXPIRE_JOB, runExpireJob } from './expiry.js'
 import { runIssueJob } from './issuance.js'
 import { purgeExpiredPinKeys } from './pin.js'
 import { findCard } from './repo.js'
+import { purgeExpiredRevealSessions } from './reveal-sessions.js'
 import { registerCards } from './routes.js'
 import { CARD_ISSUE_JOB, listCards } from './service.js'
 
-/** How often PIN keys a day past their expiry are removed. */
+/** How often PIN keys and reveal sessions a day past their expiry are removed. */
 const PURGE_EVERY_MS = 10 * 60 * 1000
 
-/** PIN keys a day past their 5-minute lifetime. */
-const CARDS_PURGES: readonly Purge[] = [{ name: 'card_pin_keys', run: purgeExpiredPinKeys }]
+/** PIN keys a day past their 5-minute lifetime; hosted card details sessions a day past theirs. */
+const CARDS_PURGES: readonly Purge[] = [
+  { name: 'card_pin_keys', run: purgeExpiredPinKeys },
+  { name: 'card_reveal_sessions', run: purgeExpiredRevealSessions },
+]
 
 /** Cards: issuance (`card.issue`), expiry (`card.expire`), the card lists of cardholders and accounts, and the list filters' lookup of a card_id. */
 export const cardsModule: ServiceModule = {

@@ -2,11 +2,17 @@ import { sql, type Insertable, type Selectable, type Updateable } from 'kysely'
 import { purgeInBatches, type PurgeOptions } from '../../db/purge.js'
 import type { Db } from '../../db/types.js'
 import { applyBounds, whereIs, type PageBounds } from '../../http/pagination.js'
-import type { CardPinKeysTable, CardSecretAuditTable, CardsTable } from './types.js'
+import type {
+  CardPinKeysTable,
+  CardRevealSessionsTable,
+  CardSecretAuditTable,
+  CardsTable,
+} from './types.js'
 import './types.js'
 
 export type CardRow = Selectable<CardsTable>
 export type PinKeyRow = Selectable<CardPinKeysTable>
+export type RevealSessionRow = Selectable<CardRevealSessionsTable>
 
 export async function insertCard(db: Db, row: Insertable<CardsTable>): Promise<CardRow> {
   return db.insertInto('cards').values(row).returningAll().executeTakeFirstOrThrow()
@@ -142,4 +148,57 @@ export async function insertAudit(db: Db, row: Insertable<CardSecretAuditTable>)
 
 export async function setAuditOutcome(db: Db, id: string, outcome: string): Promise<void> {
   await db.updateTable('card_secret_audit').set({ outcome }).where('id', '=', id).execute()
+}
+
+export async function insertRevealSession(
+  db: Db,
+  row: Insertable<CardRevealSessionsTable>,
+): Promise<RevealSessionRow> {
+  return db.insertInto('card_reveal_sessions').values(row).returningAll().executeTakeFirstOrThrow()
+}
+
+/** A reveal session by the digest of its token (`card_reveal_sessions_token`); the token itself is never stored. */
+export async function findRevealSessionByTokenHash(
+  db: Db,
+  tokenHash: string,
+): Promise<RevealSessionRow | undefined> {
+  return db
+    .selectFrom('card_reveal_sessions')
+    .selectAll()
+    .where('token_hash', '=', tokenHash)
+    .executeTakeFirst()
+}
+
+/**
+ * Uses a session: one statement marks it used only while it is unused and unexpired, so of any number of concurrent
+ * views exactly one gets the row back; every other (and every later) one gets nothing.
+ */
+export async function useRevealSession(
+  db: Db,
+  id: string,
+  now: Date,
+): Promise<RevealSessionRow | undefined> {
+  return db
+    .updateTable('card_reveal_sessions')
+    .set({ used_at: now })
+    .where('id', '=', id)
+    .where('used_at', 'is', null)
+    .where('expires_at', '>', now)
+    .returningAll()
+    .executeTakeFirst()
+}
+
+/** Deletes reveal sessions that expired before `before` (`card_reveal_sessions_expiry`), in batches; answers how many. */
+export async function purgeRevealSessionsExpiredBefore(
+  db: Db,
+  before: Date,
+  options?: PurgeOptions,
+): Promise<number> {
+  return purgeInBatches(db, {
+    ...options,
+    table: 'card_reveal_sessions',
+    key: 'id',
+    orderBy: 'expires_at',
+    where: sql`expires_at < ${before}`,
+  })
 }

@@ -5,6 +5,7 @@ import type { ErrorCode } from '../../http/errors.js'
 import { ListEnvelope, type PageParams } from '../../http/pagination.js'
 import { changeStatus } from './operations.js'
 import { replaceCard } from './replacement.js'
+import { registerRevealRoutes } from './reveal-routes.js'
 import { registerCardSecretRoutes } from './secrets-routes.js'
 import { registerCardSimulatorRoutes } from './simulate-routes.js'
 import {
@@ -48,8 +49,8 @@ const CREATE_ERRORS: ErrorCode[] = [
 ]
 
 /**
- * Cards: issuance, reads, lifecycle moves, PIN and details (secrets-routes), sandbox issuing and shipping
- * (simulate-routes).
+ * Cards: issuance, reads, lifecycle moves, PIN and details (secrets-routes), hosted card details pages
+ * (reveal-routes), sandbox issuing and shipping (simulate-routes).
  */
 export function registerCards(base: FastifyInstance, deps: AppDeps): void {
   const app = base.withTypeProvider<TypeBoxTypeProvider>()
@@ -185,5 +186,6 @@ export function registerCards(base: FastifyInstance, deps: AppDeps): void {
   )
 
   registerCardSecretRoutes(base, deps)
+  registerRevealRoutes(base, deps)
   registerCardSimulatorRoutes(base, deps)
 }

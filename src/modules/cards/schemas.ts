@@ -438,3 +438,83 @@ export const ShipRequest = Type.Object(
   },
   { ...strict, title: 'CardShipRequest' },
 )
+
+/** The fields a hosted card details page may show, in the order it shows them. */
+export const REVEAL_FIELDS = ['number', 'cvc', 'expiry'] as const
+const RevealField = Type.Union([
+  Type.Literal('number'),
+  Type.Literal('cvc'),
+  Type.Literal('expiry'),
+])
+
+/**
+ * `target_origin` is read by the service (`revealOrigin`), not the schema, so that every way it can be wrong is one
+ * `invalid_parameter` naming it.
+ */
+export const RevealSessionCreate = Type.Object(
+  {
+    target_origin: Type.String({
+      minLength: 1,
+      maxLength: 300,
+      description:
+        'The origin of the page that embeds the iframe (`https://app.example.com`: scheme, host and port, ' +
+        'no path). https only; in the sandbox also `http://localhost` (any port). The page may be framed only ' +
+        'there (`frame-ancestors`).',
+      examples: ['https://app.example.com'],
+    }),
+    fields: Type.Optional(
+      Type.Array(RevealField, {
+        minItems: 1,
+        maxItems: 3,
+        uniqueItems: true,
+        description:
+          'What the page shows, each at most once, of `number`, `cvc`, `expiry` ' +
+          '(default: all three; shown in that order).',
+      }),
+    ),
+    expires_in: Type.Optional(
+      Type.Integer({
+        minimum: 1,
+        maximum: 600,
+        description:
+          'Seconds until the page stops working if it was not opened (1–600, default 300).',
+      }),
+    ),
+  },
+  { ...strict, title: 'CardRevealSessionRequest' },
+)
+export type RevealSessionCreateBody = Static<typeof RevealSessionCreate>
+
+export const RevealSession = Type.Object(
+  {
+    object: Type.Literal('card_reveal_session'),
+    id: Type.String({ description: 'crs_ id' }),
+    card_id: Type.String(),
+    url: Type.String({
+      description:
+        'The hosted page, for an iframe on `target_origin`: it works once. Its token is shown only here ' +
+        '(and in a replay of this request under the same Idempotency-Key).',
+    }),
+    target_origin: Type.String(),
+    fields: Type.Array(RevealField),
+    expires_at: Type.String({ format: 'date-time' }),
+    created_at: Type.String({ format: 'date-time' }),
+  },
+  {
+    title: 'CardRevealSession',
+    // The token in `url` is a placeholder: a real one opens the card's page once and is shown only here.
+    examples: [
+      {
+        object: 'card_reveal_session',
+        id: 'crs_01JD3QF4G5H6J7K8M9N0P1Q2R3',
+        card_id: 'card_01JD3Q7Y6X5W4V3T2S1R0Q9P8M',
+        url: 'https://api.example.com/card-reveal/EXAMPLEtokenEXAMPLEtokenEXAMPLEtokenEXAMPLE',
+        target_origin: 'https://app.example.com',
+        fields: ['number', 'cvc', 'expiry'],
+        expires_at: '2026-11-06T10:05:00.000Z',
+        created_at: '2026-11-06T10:00:00.000Z',
+      },
+    ],
+  },
+)
+export type RevealSessionView = Static<typeof RevealSession>

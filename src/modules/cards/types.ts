@@ -68,10 +68,33 @@ export interface CardSecretAuditTable {
   created_at: Timestamp
 }
 
+/**
+ * A hosted card details page (reveal session): single use, for an iframe on one origin. Only the SHA-256 of its
+ * token is kept; the card number is read from the processor when the page is viewed, never stored.
+ */
+export interface CardRevealSessionsTable {
+  id: string
+  organization_id: string
+  environment: string
+  card_id: string
+  /** The client that created it: its views are audited under this client. */
+  client_id: string
+  token_hash: string
+  target_origin: string
+  fields: Json<RevealField[]>
+  expires_at: Timestamp
+  used_at: Timestamp | null
+  created_at: Timestamp
+}
+
+/** What a reveal session may show, in display order. */
+export type RevealField = 'number' | 'cvc' | 'expiry'
+
 declare module '../../db/types.js' {
   interface Database {
     cards: CardsTable
     card_pin_keys: CardPinKeysTable
     card_secret_audit: CardSecretAuditTable
+    card_reveal_sessions: CardRevealSessionsTable
   }
 }

@@ -73,9 +73,19 @@ export const EVENT_OBJECTS = {
 
 export type EventObject = keyof typeof EVENT_OBJECTS
 
+/** Members of `data` beside `object` that some types carry; each type names its own in `EventTypeSpec.data`. */
+export interface EventExtraData {
+  /** `card.details_viewed`: the fields the hosted page showed. */
+  fields?: string[]
+  /** `card.details_viewed`: the reveal session (`crs_…`) whose page was viewed. */
+  reveal_session_id?: string
+}
+
 export interface EventTypeSpec {
   /** The `object` of `data.object`. */
   object: EventObject
+  /** Members of `data` beside `object` that this type carries: what each means, and an example value. */
+  data?: { [K in keyof EventExtraData]?: { description: string; example: EventExtraData[K] } }
   /** What causes it: the operation or job, in one sentence. */
   emittedBy: string
   /**
@@ -183,6 +193,22 @@ export const EVENT_CATALOGUE = {
     object: 'authorization_rule',
     emittedBy:
       'A rule is deleted with `DELETE /v1/authorization_rules/{id}`; the event carries the rule as it was last.',
+  },
+  'card.details_viewed': {
+    object: 'card',
+    emittedBy:
+      "A hosted card details page (`POST /v1/cards/{id}/reveal_sessions`) showed the card's number, CVC or " +
+      'expiry in the frame it was made for (once per session).',
+    data: {
+      fields: {
+        description: 'the fields the page showed, of `number`, `cvc`, `expiry`',
+        example: ['number', 'cvc', 'expiry'],
+      },
+      reveal_session_id: {
+        description: 'the reveal session, `crs_…`, whose page was viewed',
+        example: 'crs_01JD3QF4G5H6J7K8M9N0P1Q2R3',
+      },
+    },
   },
   'authorization.created': {
     object: 'authorization',

@@ -3,7 +3,7 @@ import type { Db } from '../../db/types.js'
 import { newId } from '../../lib/ids.js'
 import { signalJobsQueued } from '../../jobs/wakeup.js'
 import { deliveriesWithin } from './outbox.js'
-import type { EventType } from './catalog.js'
+import type { EventExtraData, EventType } from './catalog.js'
 import './types.js'
 
 export const EVENT_API_VERSION = '2026-11-01'
@@ -16,7 +16,8 @@ export interface EventScope {
 
 /**
  * Records that something happened: call it with the transaction that made the change, so a rolled-back
- * change emits nothing (transactional outbox). `object` is the full object in its REST shape.
+ * change emits nothing (transactional outbox). `object` is the full object in its REST shape; `data` the members of
+ * `data` beside it that the catalogue names for this type (`EventTypeSpec.data`), if any.
  * In the same statement it queues one delivery per enabled endpoint subscribed to `type`. Returns the event id.
  */
 export async function emit(
@@ -25,8 +26,9 @@ export async function emit(
   type: EventType,
   object: Record<string, unknown>,
   now: Date = new Date(),
+  data?: EventExtraData,
 ): Promise<string> {
-  const event = eventWrites(scope, type, sql`${JSON.stringify({ object })}::json`, now)
+  const event = eventWrites(scope, type, sql`${JSON.stringify({ object, ...data })}::json`, now)
   const { rows } = await sql<{
     notified: number
   }>`WITH ${event.ctes} SELECT ${event.notified} AS notified`.execute(trx)

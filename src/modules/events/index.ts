@@ -20,6 +20,7 @@ export {
   typesOfForm,
 } from './catalog.js'
 export type {
+  EventExtraData,
   EventObject,
   EventObjectSpec,
   EventType,

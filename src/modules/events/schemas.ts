@@ -26,6 +26,18 @@ export const Event = Type.Object(
           description: 'The full affected object in its REST shape at the time of the event',
         },
       ),
+      fields: Type.Optional(
+        Type.Array(Type.String(), {
+          description:
+            'card.details_viewed only: the fields the hosted page showed (number, cvc, expiry)',
+        }),
+      ),
+      reveal_session_id: Type.Optional(
+        Type.String({
+          description:
+            'card.details_viewed only: the reveal session (crs_ id) whose page was viewed',
+        }),
+      ),
     }),
   },
   {

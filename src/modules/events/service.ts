@@ -37,7 +37,7 @@ export function presentEvent(
     api_version: row.api_version,
     environment: row.environment as EventView['environment'],
     created_at: iso(row.created_at)!,
-    data: { object: row.data.object },
+    data: { ...row.data, object: row.data.object },
   }
 }
 

@@ -1,4 +1,5 @@
 import type { Timestamp } from '../../db/types.js'
+import type { EventExtraData } from './catalog.js'
 
 export interface EventsTable {
   id: string
@@ -6,7 +7,7 @@ export interface EventsTable {
   environment: string
   type: string
   api_version: string
-  data: { object: Record<string, unknown> }
+  data: { object: Record<string, unknown> } & EventExtraData
   created_at: Timestamp
 }
 

@@ -98,6 +98,7 @@ const ELSEWHERE: Record<string, string> = {
   job: 'Background jobs have no console page.',
   req: 'A request id names one API request; it is in the logs, not the console.',
   pink: 'PIN keys are never shown in the console.',
+  crs: 'Hosted card details sessions are never shown in the console.',
 }
 
 const ID = /^([a-z0-9]+)_[0-9A-Za-z]{10,40}$/
