@@ -144,8 +144,16 @@ describe('3-D Secure', () => {
 
 describe('release', () => {
   test('without the three_d_secure release the 3-D Secure pages say so and change nothing', async () => {
+    const nav = async () =>
+      /<nav class="side"[^]*?<\/nav>/.exec((await owner.agent.get('/console')).body)![0]
+    assert.match(await nav(), /href="\/console\/authentications">3-D Secure</)
     t.deps.config.releases.delete('three_d_secure')
     try {
+      assert.doesNotMatch(
+        await nav(),
+        /3-D Secure/,
+        'a feature that is off is not in the navigation',
+      )
       const res = await owner.agent.get('/console/authentications')
       assert.equal(res.statusCode, 404)
       assert.match(res.body, /SVC_RELEASES=three_d_secure/)

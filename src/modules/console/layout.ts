@@ -24,6 +24,8 @@ export interface Chrome {
   organizationName: string | null
   environment: Environment | null
   environments: readonly Environment[]
+  /** The releases switched on (`SVC_RELEASES`): a page of a release that is off is not in the navigation. */
+  releases: ReadonlySet<string>
 }
 
 function document(chrome: Chrome, title: string, body: Html): string {
@@ -60,7 +62,12 @@ function environmentSwitch(chrome: Chrome): Html {
 
 function navigation(chrome: Chrome): Html {
   const role = chrome.user!.role
-  const visible = PAGES.filter((p) => p.group && allowed(role, p.area, 'GET'))
+  const visible = PAGES.filter(
+    (p) =>
+      p.group &&
+      allowed(role, p.area, 'GET') &&
+      (p.release === undefined || chrome.releases.has(p.release)),
+  )
   const link = (p: (typeof PAGES)[number]) => {
     const current = attrs({ href: p.href, 'aria-current': p.href === chrome.path && 'page' })
     return html`<li><a${current}>${p.label}</a></li>`

@@ -13,6 +13,8 @@ export interface PlannedPage {
   group?: 'main' | 'Developers' | 'Operator'
   /** What to use until the page exists: the CLI or API call that does the same. */
   meanwhile: string
+  /** The release (`SVC_RELEASES`) the page's feature belongs to: off, it is not in the navigation. */
+  release?: string
 }
 
 /** The navigation, in order; each person sees the entries their role may read. */
@@ -89,6 +91,7 @@ export const PAGES: readonly PlannedPage[] = [
     area: 'organization',
     group: 'main',
     meanwhile: '',
+    release: 'three_d_secure',
   },
   {
     href: '/console/esim/orders',

@@ -149,6 +149,7 @@ function chromeOf(req: FastifyRequest, deps: AppDeps): Chrome {
     environment:
       state?.session && state.session.user.role !== 'operator' ? state.session.environment : null,
     environments: deps.config.environments,
+    releases: deps.config.releases,
   }
 }
 
