@@ -6,7 +6,7 @@ import { gunzipSync } from 'node:zlib'
 import { after, before, describe, test } from 'node:test'
 import { ERROR_CATALOGUE } from '../../src/http/errors.js'
 import { createDocsModule, DEFAULT_GUIDES_DIR } from '../../src/modules/docs/module.js'
-import { guideHref, renderGuide } from '../../src/modules/docs/guides.js'
+import { guideHref, renderGuide, servedSource } from '../../src/modules/docs/guides.js'
 import { MODULES } from '../../src/modules/index.js'
 import { OAUTH_STATUS } from '../../src/modules/oauth/oauth-error.js'
 import { startTestApp, type TestApp } from '../helpers/app.js'
@@ -42,6 +42,12 @@ curl -s "$SVC/v1/cards" -H "Authorization: Bearer $TOKEN"
 <script>alert('raw html')</script>
 
 [click](javascript:alert(1))
+
+On a server at 8080: [its reference](http://localhost:8080/docs), and
+
+\`\`\`sh
+SVC=http://localhost:8080
+\`\`\`
 `,
   )
   writeFileSync(
@@ -233,6 +239,24 @@ describe('guides', () => {
       other.body.includes('<h2 id="card-events">') &&
         other.body.includes('<h2 id="card-events-1">'),
       'repeated headings are numbered',
+    )
+  })
+
+  test('a guide names the server by its BASE_URL wherever it is written for http://localhost:8080', async () => {
+    const res = await get('/docs/guides/first-card')
+    assert.ok(res.body.includes('<a href="http://svc.test/docs">its reference</a>'))
+    assert.ok(res.body.includes('<code class="language-sh">SVC=http://svc.test\n</code>'))
+    assert.doesNotMatch(res.body, /localhost:8080/)
+    assert.equal(
+      servedSource(
+        'curl http://localhost:8080/v1 and http://localhost:80800',
+        'http://localhost:9090',
+      ),
+      'curl http://localhost:9090/v1 and http://localhost:80800',
+    )
+    assert.equal(
+      servedSource('$SVC http://localhost:8080', 'http://a.test/$1'),
+      '$SVC http://a.test/$1',
     )
   })
 

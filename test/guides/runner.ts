@@ -4,7 +4,7 @@
  * anything else (so a guide cannot drift into commands the check silently skips):
  *
  *   NAME=value                      literal, "double quoted" (with $VARS) or 'single quoted'
- *   NAME=$(pipeline)                the pipeline's output, trailing newlines removed
+ *   NAME=$(pipeline)                the pipeline's output, trailing newlines removed (also inside "…")
  *   curl -s [-X M] [-H 'K: v'] [-d 'body'] URL [| jq [-r] [-c] 'filter']
  *   sleep N                         the time a worker needs: background jobs due by then run
  *   npx svc token                   an access token of the demo client
@@ -217,9 +217,13 @@ export function tokenize(source: string): Token[] {
           i += 2
           continue
         }
+        if (source[i] === '$' && source[i + 1] === '(') {
+          const end = closingParen(source, i + 1)
+          parts.push({ kind: 'command', source: source.slice(i + 2, end) })
+          i = end + 1
+          continue
+        }
         if (source[i] === '$') {
-          if (source[i + 1] === '(')
-            throw new Error(`$( inside double quotes is not supported: ${source}`)
           const [part, next] = readVariable(source, i)
           parts.push(part)
           i = next

@@ -3,10 +3,12 @@ import { readFileSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 import { JobRunner } from '../../src/jobs/runner.js'
 import { signClientAssertion, tokenRequestBody } from '../../src/lib/client-assertion.js'
-import { seedDemo } from '../../src/seed/demo.js'
+import { type SandboxClientFile, seedDemo } from '../../src/seed/demo.js'
 import { startTestApp, type TestApp } from '../helpers/app.js'
 import {
+  type CodeBlock,
   codeBlocks,
+  type CurlResponse,
   GuideShell,
   mismatch,
   statements,
@@ -18,11 +20,19 @@ import {
 /** The address the guides use, as `npm start` serves it. */
 export const GUIDE_BASE_URL = 'http://localhost:8080'
 
-/** The app as `npm start` leaves it: the demo organization, its two sandbox programs and its client; the default issuance delay. */
-export async function startLikeNpmStart(): Promise<{ t: TestApp; token: () => Promise<string> }> {
-  const t = await startTestApp({ env: { BASE_URL: GUIDE_BASE_URL, CARD_ISSUE_DELAY_MS: '1000' } })
+/** Mints an access token the way `npx svc token` does with ./.data/sandbox-client.json. */
+export type TokenSource = () => Promise<string>
+
+/**
+ * The app as `npm start` leaves it: the demo organization, its two sandbox programs and its client; the default
+ * issuance delay. `baseUrl` is its BASE_URL (the address the guides are written for unless told otherwise).
+ */
+export async function startLikeNpmStart(
+  baseUrl = GUIDE_BASE_URL,
+): Promise<{ t: TestApp; token: TokenSource; file: SandboxClientFile }> {
+  const t = await startTestApp({ env: { BASE_URL: baseUrl, CARD_ISSUE_DELAY_MS: '1000' } })
   const { file } = await seedDemo(t.deps)
-  assert.equal(file.token_url, `${GUIDE_BASE_URL}/oauth/token`)
+  assert.equal(file.token_url, `${baseUrl}/oauth/token`)
   // What `npx svc token` does with ./.data/sandbox-client.json.
   const token = async () => {
     const assertion = await signClientAssertion({
@@ -41,7 +51,7 @@ export async function startLikeNpmStart(): Promise<{ t: TestApp; token: () => Pr
     assert.equal(res.statusCode, 200, res.body)
     return res.json().access_token as string
   }
-  return { t, token }
+  return { t, token, file }
 }
 
 export interface GuideOptions {
@@ -52,7 +62,7 @@ export interface GuideOptions {
 }
 
 /** The part of a document under one heading; the lines above it are kept blank so line numbers stay true. */
-function section(markdown: string, heading: string, relativePath: string): string {
+export function section(markdown: string, heading: string, relativePath: string): string {
   const lines = markdown.split('\n')
   const start = lines.findIndex((l) => l.trim() === heading)
   assert.ok(start >= 0, `${relativePath} has no heading "${heading}"`)
@@ -69,16 +79,149 @@ export interface GuideRun {
   vars: Map<string, string>
 }
 
+/** How a `curl` of a guide reaches the service. */
+export type Transport = (request: CurlRequest) => Promise<CurlResponse>
+
+/** Through `app.inject`: the app answers as a server at the address of the request would. */
+export function injected(t: TestApp): Transport {
+  return async (request) => {
+    const url = new URL(request.url)
+    const res = await t.app.inject({
+      method: request.method as never,
+      url: url.pathname + url.search,
+      headers: request.headers,
+      ...(request.body !== undefined ? { payload: request.body } : {}),
+    })
+    return { status: res.statusCode, body: res.body }
+  }
+}
+
+export interface SessionOptions {
+  /** Where the guides' calls go (default: `app.inject`). */
+  transport?: Transport
+  /** The address every call of the guides must go to (default: `GUIDE_BASE_URL`). */
+  baseUrl?: string
+  /** Why a block is not run (null: run it). Every block runs unless this says otherwise. */
+  skip?: (block: CodeBlock) => string | null
+  /** After each statement, what the reader does with its answer (start a program with a secret it gave, …). */
+  afterStatement?: (run: StatementRun, guide: { path: string; markdown: string }) => Promise<void>
+}
+
 /**
- * Runs every ```sh block of a guide in order against the app. Every HTTP call must answer 2xx (but the one
- * whose answer the guide shows as an error envelope, which must fail with that error), every variable a
- * statement sets must be set (not empty, not jq's "null"), and every answer shown after a block must agree
- * with the real one. `sleep N` moves the service clock N seconds and runs the background jobs
- * due by then, as the worker of `npm start` would meanwhile.
+ * One reader's terminal: guides run in it one after another share their shell variables, the service and its
+ * data, as they do for someone who follows several guides in a row.
  */
+export class GuideSession {
+  readonly shell: GuideShell
+  /** The blocks not run, each with its place and why. */
+  readonly skipped: { where: string; reason: string }[] = []
+  private readonly baseUrl: string
+  private readonly runner: JobRunner
+  /** The block running, for messages. */
+  private where = ''
+
+  constructor(
+    t: TestApp,
+    token: TokenSource,
+    private readonly options: SessionOptions = {},
+  ) {
+    this.baseUrl = options.baseUrl ?? GUIDE_BASE_URL
+    this.runner = new JobRunner(t.deps, t.jobs, { listen: false })
+    const transport = options.transport ?? injected(t)
+    this.shell = new GuideShell({
+      curl: async (request: CurlRequest) => {
+        const url = new URL(request.url)
+        assert.equal(
+          url.origin,
+          this.baseUrl,
+          `${this.where}: calls go to $SVC (${this.baseUrl}), not ${request.url}`,
+        )
+        return transport(request)
+      },
+      sleep: async (seconds: number) => {
+        t.clock.advance(seconds * 1000)
+        await this.runner.drain()
+      },
+      token,
+    })
+  }
+
+  /**
+   * Runs every ```sh block of `markdown` in order. Every HTTP call must answer 2xx (but the one whose answer the
+   * guide shows as an error envelope, which must fail with that error), every variable a statement sets must be set
+   * (not empty, not jq's "null"), and every answer shown after a block must agree with the real one. `sleep N` moves
+   * the service clock N seconds and runs the background jobs due by then, as the worker of `npm start` would
+   * meanwhile.
+   */
+  async run(relativePath: string, markdown: string, prelude: string[] = []): Promise<GuideRun> {
+    const runs: GuideRun['runs'] = []
+    this.where = relativePath
+    for (const statement of prelude) await this.shell.run(statement)
+    const blocks = codeBlocks(markdown).filter((b) => b.lang === 'sh')
+    for (const block of blocks) {
+      const where = `${relativePath}:${block.line}`
+      const reason = this.options.skip?.(block) ?? null
+      if (reason) {
+        this.skipped.push({ where, reason })
+        continue
+      }
+      this.where = where
+      // An answer shown as an error envelope is a refusal the guide demonstrates: its block's last call may fail,
+      // with that error. Every other call must succeed.
+      const refusal =
+        block.answer?.lang === 'json' && /^\s*\{\s*"error"\s*:/.test(block.answer.text)
+      const list = statements(block.text)
+      let last: StatementRun | undefined
+      for (const [index, statement] of list.entries()) {
+        let run: StatementRun
+        try {
+          run = await this.shell.run(statement)
+        } catch (err) {
+          throw new Error(`${where}: ${(err as Error).message}\n  in: ${statement}`)
+        }
+        if (process.env.GUIDE_DUMP) dump(where, statement, run)
+        const mayFail = refusal && index === list.length - 1 && !run.assigned
+        for (const [n, call] of run.calls.entries()) {
+          if (mayFail && n === run.calls.length - 1) {
+            assert.ok(
+              call.response.status >= 400,
+              `${where}: the guide shows a refusal, but the call answered ${call.response.status}: ${call.response.body}`,
+            )
+            continue
+          }
+          assert.ok(
+            call.response.status >= 200 && call.response.status < 300,
+            `${where}: ${call.request.method} ${call.request.url} answered ${call.response.status}: ${call.response.body}\n  in: ${statement}`,
+          )
+        }
+        if (run.assigned) {
+          assert.ok(
+            run.assigned.value !== '' && run.assigned.value !== 'null',
+            `${where}: ${run.assigned.name} is not set by: ${statement}`,
+          )
+        }
+        await this.options.afterStatement?.(run, { path: relativePath, markdown })
+        runs.push({ ...run, line: block.line })
+        last = run
+      }
+      if (block.answer && last) checkAnswer(where, block.answer.lang, block.answer.text, last)
+    }
+    return { runs, vars: this.shell.vars }
+  }
+}
+
+function dump(where: string, statement: string, run: StatementRun): void {
+  process.stdout.write(`\n# ${where}\n$ ${statement.slice(0, 160)}\n`)
+  for (const call of run.calls)
+    process.stdout.write(`${call.response.status} ${prettyJson(call.response.body)}\n`)
+  if (run.output) process.stdout.write(`>>>\n${run.output}`)
+  if (run.assigned) process.stdout.write(`${run.assigned.name}=${run.assigned.value}\n`)
+}
+
+/** Runs every ```sh block of one guide, alone, against the app (through `app.inject`): see `GuideSession.run`. */
 export async function runGuide(
   t: TestApp,
-  token: () => Promise<string>,
+  token: TokenSource,
   relativePath: string,
   options: GuideOptions = {},
 ): Promise<GuideRun> {
@@ -86,81 +229,11 @@ export async function runGuide(
   const markdown = options.section
     ? section(readFileSync(path, 'utf8'), options.section, relativePath)
     : readFileSync(path, 'utf8')
-  const runner = new JobRunner(t.deps, t.jobs, { listen: false })
-  const shell = new GuideShell({
-    async curl(request: CurlRequest) {
-      const url = new URL(request.url)
-      assert.equal(
-        url.origin,
-        GUIDE_BASE_URL,
-        `${relativePath}: calls go to $SVC (${GUIDE_BASE_URL}), not ${request.url}`,
-      )
-      const res = await t.app.inject({
-        method: request.method as never,
-        url: url.pathname + url.search,
-        headers: request.headers,
-        ...(request.body !== undefined ? { payload: request.body } : {}),
-      })
-      return { status: res.statusCode, body: res.body }
-    },
-    async sleep(seconds: number) {
-      t.clock.advance(seconds * 1000)
-      await runner.drain()
-    },
-    token,
-  })
-
-  const runs: GuideRun['runs'] = []
-  for (const statement of options.prelude ?? []) await shell.run(statement)
-  const blocks = codeBlocks(markdown).filter((b) => b.lang === 'sh')
-  assert.ok(blocks.length > 0, `${relativePath} has no sh blocks`)
-  for (const block of blocks) {
-    const where = `${relativePath}:${block.line}`
-    // An answer shown as an error envelope is a refusal the guide demonstrates: its block's last call may fail,
-    // with that error. Every other call must succeed.
-    const refusal = block.answer?.lang === 'json' && /^\s*\{\s*"error"\s*:/.test(block.answer.text)
-    const list = statements(block.text)
-    let last: StatementRun | undefined
-    for (const [index, statement] of list.entries()) {
-      let run: StatementRun
-      try {
-        run = await shell.run(statement)
-      } catch (err) {
-        throw new Error(`${where}: ${(err as Error).message}\n  in: ${statement}`)
-      }
-      if (process.env.GUIDE_DUMP) {
-        process.stdout.write(`\n# ${where}\n$ ${statement.slice(0, 160)}\n`)
-        for (const call of run.calls)
-          process.stdout.write(`${call.response.status} ${prettyJson(call.response.body)}\n`)
-        if (run.output) process.stdout.write(`>>>\n${run.output}`)
-        if (run.assigned) process.stdout.write(`${run.assigned.name}=${run.assigned.value}\n`)
-      }
-      const mayFail = refusal && index === list.length - 1 && !run.assigned
-      for (const [n, call] of run.calls.entries()) {
-        if (mayFail && n === run.calls.length - 1) {
-          assert.ok(
-            call.response.status >= 400,
-            `${where}: the guide shows a refusal, but the call answered ${call.response.status}: ${call.response.body}`,
-          )
-          continue
-        }
-        assert.ok(
-          call.response.status >= 200 && call.response.status < 300,
-          `${where}: ${call.request.method} ${call.request.url} answered ${call.response.status}: ${call.response.body}\n  in: ${statement}`,
-        )
-      }
-      if (run.assigned) {
-        assert.ok(
-          run.assigned.value !== '' && run.assigned.value !== 'null',
-          `${where}: ${run.assigned.name} is not set by: ${statement}`,
-        )
-      }
-      runs.push({ ...run, line: block.line })
-      last = run
-    }
-    if (block.answer && last) checkAnswer(where, block.answer.lang, block.answer.text, last)
-  }
-  return { runs, vars: shell.vars }
+  assert.ok(
+    codeBlocks(markdown).some((b) => b.lang === 'sh'),
+    `${relativePath} has no sh blocks`,
+  )
+  return new GuideSession(t, token).run(relativePath, markdown, options.prelude)
 }
 
 function prettyJson(body: string): string {

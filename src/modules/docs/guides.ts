@@ -17,6 +17,19 @@ export interface RenderedGuide extends GuideEntry {
   html: string
 }
 
+/**
+ * The address the guides are written for: where `npm start` listens by default. A served guide names the server's
+ * own address instead (`servedSource`), so a reader of a server on another port or host copies commands that reach it.
+ */
+export const WRITTEN_BASE_URL = 'http://localhost:8080'
+
+const WRITTEN_BASE_URL_PATTERN = /http:\/\/localhost:8080(?![0-9])/g
+
+/** A guide's Markdown as `baseUrl`'s server shows it: every `http://localhost:8080` is `baseUrl`. */
+export function servedSource(source: string, baseUrl: string): string {
+  return source.replace(WRITTEN_BASE_URL_PATTERN, () => baseUrl)
+}
+
 /** The names a guide may have: no dots, no slashes, so a request can never name a file outside the folder. */
 export const GUIDE_NAME = /^[A-Za-z0-9][A-Za-z0-9_-]*$/
 
@@ -120,9 +133,15 @@ export function renderGuide(name: string, source: string): RenderedGuide {
   return { name, title: title || name, summary, html: body }
 }
 
-/** The guides of one folder: `<name>.md` files only, read when asked (an edited guide shows on the next request). */
+/**
+ * The guides of one folder: `<name>.md` files only, read when asked (an edited guide shows on the next request), each
+ * naming the server at `baseUrl` (`servedSource`).
+ */
 export class GuideLibrary {
-  constructor(readonly dir: string) {}
+  constructor(
+    readonly dir: string,
+    readonly baseUrl: string = WRITTEN_BASE_URL,
+  ) {}
 
   /** Every guide's name, sorted; none when the folder does not exist. Only regular files directly in the folder. */
   async names(): Promise<string[]> {
@@ -151,6 +170,7 @@ export class GuideLibrary {
   /** The guide of that name, rendered; null unless the name is one the folder lists. */
   async get(name: string): Promise<RenderedGuide | null> {
     if (!GUIDE_NAME.test(name) || !(await this.names()).includes(name)) return null
-    return renderGuide(name, await readFile(join(this.dir, `${name}.md`), 'utf8'))
+    const source = await readFile(join(this.dir, `${name}.md`), 'utf8')
+    return renderGuide(name, servedSource(source, this.baseUrl))
   }
 }

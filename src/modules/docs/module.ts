@@ -7,11 +7,16 @@ export const DEFAULT_GUIDES_DIR = fileURLToPath(new URL('../../../docs/guides/',
 
 /**
  * The landing page, the rendered API reference, the Markdown guides and the error catalogue (`/`, `/docs…`).
- * `guidesDir` names another folder of guides (a test's own).
+ * `guidesDir` names another folder of guides (a test's own). The guides name the server by its `BASE_URL`.
  */
-export function createDocsModule(options: Partial<DocsOptions> = {}): ServiceModule {
+export function createDocsModule(
+  options: Partial<Pick<DocsOptions, 'guidesDir'>> = {},
+): ServiceModule {
   const guidesDir = options.guidesDir ?? DEFAULT_GUIDES_DIR
-  return { name: 'docs', routes: (app) => registerDocs(app, { guidesDir }) }
+  return {
+    name: 'docs',
+    routes: (app, deps) => registerDocs(app, { guidesDir, baseUrl: deps.config.baseUrl }),
+  }
 }
 
 export const docsModule: ServiceModule = createDocsModule()

@@ -11,6 +11,8 @@ import { REFERENCE_CSP, redocBundle, referencePage, referenceScript } from './re
 export interface DocsOptions {
   /** The folder of Markdown guides served at /docs/guides (default: the repository's docs/guides). */
   guidesDir: string
+  /** The server's address (`BASE_URL`): the served guides name it where they are written for `http://localhost:8080`. */
+  baseUrl: string
 }
 
 const PUBLIC_PAGE = { config: { public: true }, schema: { hide: true } } as const
@@ -45,7 +47,7 @@ See <a href="/docs/guides">all guides</a>.</p>`,
  * Markdown guides, and the error catalogue that every `doc_url` points into. None needs a token.
  */
 export function registerDocs(app: FastifyInstance, options: DocsOptions): void {
-  const guides = new GuideLibrary(options.guidesDir)
+  const guides = new GuideLibrary(options.guidesDir, options.baseUrl)
   const errorsHtml = errorsPage()
   const landingHtml = landingPage()
   const referenceHtml = referencePage()
