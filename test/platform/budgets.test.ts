@@ -219,6 +219,32 @@ describe('hot paths stay within their database budgets', () => {
     assert.ok(totalRows(cost.rowsLocked) >= AT_ONCE, 'each decision locks its account')
   })
 
+  test(`${AT_ONCE} authorizations abroad at once (EUR on USD cards): one rate read per batch, not one each`, async () => {
+    const abroad = (card: Funded['card']) =>
+      ok(
+        t.api(token, 'POST', '/v1/simulate/authorizations', {
+          card_id: card.id,
+          amount: 10,
+          currency: 'EUR',
+          merchant: MERCHANT,
+        }),
+        201,
+      )
+    const cost = await steady(
+      () => Promise.all(others.map((o) => abroad(o.card))),
+      () => abroad(f.card),
+    )
+    const perBatch = {
+      ...DECISION,
+      roundTrips: DECISION.roundTrips + 1,
+      statements: DECISION.statements + 1,
+    }
+    assertWithin(`${AT_ONCE} authorizations abroad at once`, cost, {
+      ...times(perBatch, MAX_BATCHES),
+      rowsLocked: AT_ONCE + 1,
+    })
+  })
+
   test('a capture of an authorization', async () => {
     const auth = (await authorize()).json()
     await within('a capture', CAPTURE, () =>

@@ -326,11 +326,13 @@ async function evaluateBatch(
     ),
   )
 
-  // After the token reads: a request that already failed asks no rate.
+  // After the token reads: a request that already failed asks no rate. One quote per currency pair and tenant
+  // for the whole batch: spends abroad in the same currencies cost one rate read, not one each.
+  const quotes: BatchQuotes = new Map()
   const converted = await Promise.all(
     batch.map((p, i) =>
       owned[i] && !outcomes[i]
-        ? settled(outcomes, i, () => convertRequest(deps, p, owned[i]!))
+        ? settled(outcomes, i, () => convertRequest(deps, p, owned[i]!, quotes))
         : undefined,
     ),
   )
@@ -461,10 +463,14 @@ function authorizationRow(
  * converted amount beyond the limit, or one that comes to 0, names `amount`. The rate is asked of the card's
  * program's processor once per request (kept on `p` for a decision decided again).
  */
+/** A batch's processor quotes, by processor, tenant and currency pair (`quoteKey`). */
+type BatchQuotes = Map<string, Promise<FxQuote>>
+
 async function convertRequest(
   deps: AppDeps,
   p: PresentedAuthorization,
   facts: repo.DecisionFacts,
+  quotes: BatchQuotes = new Map(),
 ): Promise<Converted | null> {
   const { account, program } = facts
   p.fx = { checked: true, quote: p.fx?.quote }
@@ -480,13 +486,20 @@ async function convertRequest(
     let quote = p.fx?.quote
     if (!quote || quote.quoteCurrency !== account.currency) {
       const processor = deps.processors.forProgram(program)
-      const rate = await processor.fxRate(
-        scopeOfRow(facts.card),
+      const scope = scopeOfRow(facts.card)
+      const key = [
+        processor.name,
+        scope.organizationId,
+        scope.environment,
         p.currency,
         account.currency,
-        p.at,
-      )
-      quote = { ...rate, quoteCurrency: account.currency }
+      ].join('|')
+      let asked = quotes.get(key)
+      if (!asked) {
+        asked = processor.fxRate(scope, p.currency, account.currency, p.at)
+        quotes.set(key, asked)
+      }
+      quote = { ...(await asked), quoteCurrency: account.currency }
     }
     p.fx.quote = quote
     const out = convertAtQuote(quote, {
