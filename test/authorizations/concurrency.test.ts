@@ -103,6 +103,8 @@ function decisionWrite(
     fx: null,
     merchant: { name: 'Corner Cafe', mcc: null, city: null, country: null },
     decline_reason: declined,
+    rule_id: null,
+    rule_results: [],
     hold_id: approved ? newId('hold') : null,
     request_history: [
       {

@@ -52,6 +52,7 @@ const OWNERS: Record<string, string> = {
   authorization_endpoints: 'authorizations',
   authorization_endpoint_attempts: 'authorizations',
   authorization_rules: 'authorization-rules',
+  authorization_rule_activity: 'authorization-rules',
   transactions: 'transactions',
   disputes: 'disputes',
   esim_packages: 'esim',

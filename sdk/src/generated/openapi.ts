@@ -7093,6 +7093,14 @@ export interface paths {
                          *       "program_id": "prog_01JD3Q7Y6X5W4V3T2S1R0Q9P8J",
                          *       "network_token_id": null,
                          *       "decline_reason": null,
+                         *       "rule_id": null,
+                         *       "rule_results": [
+                         *         {
+                         *           "rule_id": "arl_01JD3R5M7N9P1Q3R5S7T9V1W3X",
+                         *           "mode": "active",
+                         *           "outcome": "passed"
+                         *         }
+                         *       ],
                          *       "request_history": [
                          *         {
                          *           "type": "authorization",
@@ -7103,7 +7111,15 @@ export interface paths {
                          *           "decision": {
                          *             "source": "integrator",
                          *             "latency_ms": 84
-                         *           }
+                         *           },
+                         *           "rule_results": [
+                         *             {
+                         *               "rule_id": "arl_01JD3R5M7N9P1Q3R5S7T9V1W3X",
+                         *               "mode": "active",
+                         *               "outcome": "passed"
+                         *             }
+                         *           ],
+                         *           "rule_id": null
                          *         },
                          *         {
                          *           "type": "increment",
@@ -7114,7 +7130,15 @@ export interface paths {
                          *           "decision": {
                          *             "source": "svc",
                          *             "latency_ms": 0
-                         *           }
+                         *           },
+                         *           "rule_results": [
+                         *             {
+                         *               "rule_id": "arl_01JD3R5M7N9P1Q3R5S7T9V1W3X",
+                         *               "mode": "active",
+                         *               "outcome": "passed"
+                         *             }
+                         *           ],
+                         *           "rule_id": null
                          *         }
                          *       ],
                          *       "decision": {
@@ -16662,6 +16686,14 @@ export interface paths {
                          *       "program_id": "prog_01JD3Q7Y6X5W4V3T2S1R0Q9P8J",
                          *       "network_token_id": null,
                          *       "decline_reason": null,
+                         *       "rule_id": null,
+                         *       "rule_results": [
+                         *         {
+                         *           "rule_id": "arl_01JD3R5M7N9P1Q3R5S7T9V1W3X",
+                         *           "mode": "active",
+                         *           "outcome": "passed"
+                         *         }
+                         *       ],
                          *       "request_history": [
                          *         {
                          *           "type": "authorization",
@@ -16672,7 +16704,15 @@ export interface paths {
                          *           "decision": {
                          *             "source": "integrator",
                          *             "latency_ms": 84
-                         *           }
+                         *           },
+                         *           "rule_results": [
+                         *             {
+                         *               "rule_id": "arl_01JD3R5M7N9P1Q3R5S7T9V1W3X",
+                         *               "mode": "active",
+                         *               "outcome": "passed"
+                         *             }
+                         *           ],
+                         *           "rule_id": null
                          *         },
                          *         {
                          *           "type": "increment",
@@ -16683,7 +16723,15 @@ export interface paths {
                          *           "decision": {
                          *             "source": "svc",
                          *             "latency_ms": 0
-                         *           }
+                         *           },
+                         *           "rule_results": [
+                         *             {
+                         *               "rule_id": "arl_01JD3R5M7N9P1Q3R5S7T9V1W3X",
+                         *               "mode": "active",
+                         *               "outcome": "passed"
+                         *             }
+                         *           ],
+                         *           "rule_id": null
                          *         }
                          *       ],
                          *       "decision": {
@@ -17109,6 +17157,14 @@ export interface paths {
                          *       "program_id": "prog_01JD3Q7Y6X5W4V3T2S1R0Q9P8J",
                          *       "network_token_id": null,
                          *       "decline_reason": null,
+                         *       "rule_id": null,
+                         *       "rule_results": [
+                         *         {
+                         *           "rule_id": "arl_01JD3R5M7N9P1Q3R5S7T9V1W3X",
+                         *           "mode": "active",
+                         *           "outcome": "passed"
+                         *         }
+                         *       ],
                          *       "request_history": [
                          *         {
                          *           "type": "authorization",
@@ -17119,7 +17175,15 @@ export interface paths {
                          *           "decision": {
                          *             "source": "integrator",
                          *             "latency_ms": 84
-                         *           }
+                         *           },
+                         *           "rule_results": [
+                         *             {
+                         *               "rule_id": "arl_01JD3R5M7N9P1Q3R5S7T9V1W3X",
+                         *               "mode": "active",
+                         *               "outcome": "passed"
+                         *             }
+                         *           ],
+                         *           "rule_id": null
                          *         },
                          *         {
                          *           "type": "increment",
@@ -17130,7 +17194,15 @@ export interface paths {
                          *           "decision": {
                          *             "source": "svc",
                          *             "latency_ms": 0
-                         *           }
+                         *           },
+                         *           "rule_results": [
+                         *             {
+                         *               "rule_id": "arl_01JD3R5M7N9P1Q3R5S7T9V1W3X",
+                         *               "mode": "active",
+                         *               "outcome": "passed"
+                         *             }
+                         *           ],
+                         *           "rule_id": null
                          *         }
                          *       ],
                          *       "decision": {
@@ -17351,6 +17423,14 @@ export interface paths {
                          *       "program_id": "prog_01JD3Q7Y6X5W4V3T2S1R0Q9P8J",
                          *       "network_token_id": null,
                          *       "decline_reason": null,
+                         *       "rule_id": null,
+                         *       "rule_results": [
+                         *         {
+                         *           "rule_id": "arl_01JD3R5M7N9P1Q3R5S7T9V1W3X",
+                         *           "mode": "active",
+                         *           "outcome": "passed"
+                         *         }
+                         *       ],
                          *       "request_history": [
                          *         {
                          *           "type": "authorization",
@@ -17361,7 +17441,15 @@ export interface paths {
                          *           "decision": {
                          *             "source": "integrator",
                          *             "latency_ms": 84
-                         *           }
+                         *           },
+                         *           "rule_results": [
+                         *             {
+                         *               "rule_id": "arl_01JD3R5M7N9P1Q3R5S7T9V1W3X",
+                         *               "mode": "active",
+                         *               "outcome": "passed"
+                         *             }
+                         *           ],
+                         *           "rule_id": null
                          *         },
                          *         {
                          *           "type": "increment",
@@ -17372,7 +17460,15 @@ export interface paths {
                          *           "decision": {
                          *             "source": "svc",
                          *             "latency_ms": 0
-                         *           }
+                         *           },
+                         *           "rule_results": [
+                         *             {
+                         *               "rule_id": "arl_01JD3R5M7N9P1Q3R5S7T9V1W3X",
+                         *               "mode": "active",
+                         *               "outcome": "passed"
+                         *             }
+                         *           ],
+                         *           "rule_id": null
                          *         }
                          *       ],
                          *       "decision": {
@@ -17588,6 +17684,14 @@ export interface paths {
                          *       "program_id": "prog_01JD3Q7Y6X5W4V3T2S1R0Q9P8J",
                          *       "network_token_id": null,
                          *       "decline_reason": null,
+                         *       "rule_id": null,
+                         *       "rule_results": [
+                         *         {
+                         *           "rule_id": "arl_01JD3R5M7N9P1Q3R5S7T9V1W3X",
+                         *           "mode": "active",
+                         *           "outcome": "passed"
+                         *         }
+                         *       ],
                          *       "request_history": [
                          *         {
                          *           "type": "authorization",
@@ -17598,7 +17702,15 @@ export interface paths {
                          *           "decision": {
                          *             "source": "integrator",
                          *             "latency_ms": 84
-                         *           }
+                         *           },
+                         *           "rule_results": [
+                         *             {
+                         *               "rule_id": "arl_01JD3R5M7N9P1Q3R5S7T9V1W3X",
+                         *               "mode": "active",
+                         *               "outcome": "passed"
+                         *             }
+                         *           ],
+                         *           "rule_id": null
                          *         },
                          *         {
                          *           "type": "increment",
@@ -17609,7 +17721,15 @@ export interface paths {
                          *           "decision": {
                          *             "source": "svc",
                          *             "latency_ms": 0
-                         *           }
+                         *           },
+                         *           "rule_results": [
+                         *             {
+                         *               "rule_id": "arl_01JD3R5M7N9P1Q3R5S7T9V1W3X",
+                         *               "mode": "active",
+                         *               "outcome": "passed"
+                         *             }
+                         *           ],
+                         *           "rule_id": null
                          *         }
                          *       ],
                          *       "decision": {
@@ -22387,6 +22507,14 @@ export interface components {
          *       "program_id": "prog_01JD3Q7Y6X5W4V3T2S1R0Q9P8J",
          *       "network_token_id": null,
          *       "decline_reason": null,
+         *       "rule_id": null,
+         *       "rule_results": [
+         *         {
+         *           "rule_id": "arl_01JD3R5M7N9P1Q3R5S7T9V1W3X",
+         *           "mode": "active",
+         *           "outcome": "passed"
+         *         }
+         *       ],
          *       "request_history": [
          *         {
          *           "type": "authorization",
@@ -22397,7 +22525,15 @@ export interface components {
          *           "decision": {
          *             "source": "integrator",
          *             "latency_ms": 84
-         *           }
+         *           },
+         *           "rule_results": [
+         *             {
+         *               "rule_id": "arl_01JD3R5M7N9P1Q3R5S7T9V1W3X",
+         *               "mode": "active",
+         *               "outcome": "passed"
+         *             }
+         *           ],
+         *           "rule_id": null
          *         },
          *         {
          *           "type": "increment",
@@ -22408,7 +22544,15 @@ export interface components {
          *           "decision": {
          *             "source": "svc",
          *             "latency_ms": 0
-         *           }
+         *           },
+         *           "rule_results": [
+         *             {
+         *               "rule_id": "arl_01JD3R5M7N9P1Q3R5S7T9V1W3X",
+         *               "mode": "active",
+         *               "outcome": "passed"
+         *             }
+         *           ],
+         *           "rule_id": null
          *         }
          *       ],
          *       "decision": {
@@ -22436,7 +22580,7 @@ export interface components {
              * @description Why a declined authorization was declined; null when approved
              * @enum {string|null}
              */
-            decline_reason: "card_inactive" | "card_frozen" | "card_closed" | "card_expired" | "invalid_expiry" | "invalid_cvc" | "token_inactive" | "account_blocked" | "currency_mismatch" | "mcc_blocked" | "country_blocked" | "spending_limit" | "insufficient_funds" | "integrator_declined" | "integrator_unavailable" | null;
+            decline_reason: "card_inactive" | "card_frozen" | "card_closed" | "card_expired" | "invalid_expiry" | "invalid_cvc" | "token_inactive" | "account_blocked" | "currency_mismatch" | "mcc_blocked" | "country_blocked" | "spending_limit" | "rule_declined" | "insufficient_funds" | "integrator_declined" | "integrator_unavailable" | null;
             /**
              * Format: date-time
              * @description When the hold is released if nothing captures it (7 days)
@@ -22460,6 +22604,10 @@ export interface components {
             /** @description The first request and every increment, approved or declined, oldest first */
             request_history: components["schemas"]["AuthorizationRequest"][];
             reversed_amount: number;
+            /** @description The active authorization rule that declined the authorization (`decline_reason` `rule_declined`); null otherwise */
+            rule_id: string | null;
+            /** @description What each authorization rule that applies to the card said of the latest request (the authorization, or its latest increment), in the rules' id order; empty when none applies or when an earlier check declined (the card's own controls come first) */
+            rule_results: components["schemas"]["AuthorizationRuleResult"][];
             /**
              * @description pending (hold placed), closed (captured), reversed, expired (hold released after 7 days), declined
              * @enum {string}
@@ -22612,6 +22760,10 @@ export interface components {
             created_at: string;
             decision: components["schemas"]["AuthorizationDecision"];
             decline_reason: string | null;
+            /** @description The active authorization rule that declined this request (`decline_reason` `rule_declined`); null otherwise */
+            rule_id: string | null;
+            /** @description What each authorization rule that applies to the card said of this request, in the rules' id order; empty when none applies or when an earlier check declined (the card's own controls come first) */
+            rule_results: components["schemas"]["AuthorizationRuleResult"][];
             /** @enum {string} */
             type: "authorization" | "increment";
         };
@@ -22720,6 +22872,25 @@ export interface components {
             /** @enum {string} */
             object: "list";
             url: string;
+        };
+        /**
+         * AuthorizationRuleResult
+         * @example {
+         *       "rule_id": "arl_01JD3R5M7N9P1Q3R5S7T9V1W3X",
+         *       "mode": "shadow",
+         *       "outcome": "would_decline"
+         *     }
+         */
+        AuthorizationRuleResult: {
+            /** @enum {string} */
+            mode: "active" | "shadow";
+            /**
+             * @description `passed`; `declined` (an active rule: the request was declined `rule_declined`, naming the first such rule in `rule_id`); `would_decline` (a shadow rule, which never declines)
+             * @enum {string}
+             */
+            outcome: "passed" | "declined" | "would_decline";
+            /** @description arl_ id of the authorization rule */
+            rule_id: string;
         };
         /** AuthorizationRuleScope */
         AuthorizationRuleScope: {
@@ -23180,7 +23351,7 @@ export interface components {
         Error: {
             error: {
                 /** @enum {string} */
-                code: "invalid_request_body" | "missing_parameter" | "invalid_parameter" | "unknown_parameter" | "invalid_public_key" | "expired_cursor" | "invalid_webhook_url" | "request_too_large" | "request_timeout" | "request_header_too_large" | "missing_credentials" | "invalid_access_token" | "insufficient_scope" | "ip_not_allowed" | "environment_mismatch" | "not_found" | "cardholder_not_found" | "account_not_found" | "card_not_found" | "authorization_not_found" | "transaction_not_found" | "dispute_not_found" | "authentication_not_found" | "esim_package_not_found" | "esim_order_not_found" | "esim_not_found" | "token_not_found" | "event_not_found" | "webhook_endpoint_not_found" | "authorization_endpoint_not_found" | "report_not_found" | "authorization_rule_not_found" | "organization_not_found" | "program_not_found" | "client_not_found" | "user_not_found" | "idempotency_key_reuse" | "idempotency_request_in_progress" | "adjustment_already_applied" | "cardholder_already_exists" | "esim_order_reference_exists" | "user_already_exists" | "dispute_already_open" | "webhook_endpoint_limit_reached" | "identity_document_required" | "address_required" | "kyc_not_approved" | "address_change_requires_kyc" | "kyc_identity_required" | "insufficient_funds" | "account_blocked" | "currency_mismatch" | "account_cardholder_mismatch" | "account_not_provisioned" | "account_not_fundable" | "card_invalid_state" | "card_already_activated" | "card_closed" | "card_not_provisioned" | "card_limit_reached" | "unsupported_form_factor" | "embossed_name_required" | "delivery_address_required" | "card_type_not_configured" | "pin_invalid" | "transaction_not_refundable" | "refund_exceeds_original" | "token_invalid_state" | "token_deleted" | "authorization_invalid_state" | "authentication_invalid_state" | "dispute_invalid_state" | "program_not_provisioned" | "program_not_configured" | "spend_control_unsupported" | "operation_unsupported" | "esim_package_unavailable" | "esim_top_up_unavailable" | "esim_inventory_exhausted" | "last_owner" | "report_not_ready" | "rate_limited" | "internal_error" | "processor_unavailable" | "processor_permission_denied";
+                code: "invalid_request_body" | "missing_parameter" | "invalid_parameter" | "unknown_parameter" | "invalid_public_key" | "expired_cursor" | "invalid_webhook_url" | "request_too_large" | "request_timeout" | "request_header_too_large" | "missing_credentials" | "invalid_access_token" | "insufficient_scope" | "ip_not_allowed" | "environment_mismatch" | "not_found" | "method_not_allowed" | "cardholder_not_found" | "account_not_found" | "card_not_found" | "authorization_not_found" | "transaction_not_found" | "dispute_not_found" | "authentication_not_found" | "esim_package_not_found" | "esim_order_not_found" | "esim_not_found" | "token_not_found" | "event_not_found" | "webhook_endpoint_not_found" | "authorization_endpoint_not_found" | "report_not_found" | "authorization_rule_not_found" | "organization_not_found" | "program_not_found" | "client_not_found" | "user_not_found" | "idempotency_key_reuse" | "idempotency_request_in_progress" | "adjustment_already_applied" | "cardholder_already_exists" | "esim_order_reference_exists" | "user_already_exists" | "dispute_already_open" | "webhook_endpoint_limit_reached" | "identity_document_required" | "address_required" | "kyc_not_approved" | "address_change_requires_kyc" | "kyc_identity_required" | "insufficient_funds" | "account_blocked" | "currency_mismatch" | "account_cardholder_mismatch" | "account_not_provisioned" | "account_not_fundable" | "card_invalid_state" | "card_already_activated" | "card_closed" | "card_not_provisioned" | "card_limit_reached" | "unsupported_form_factor" | "embossed_name_required" | "delivery_address_required" | "card_type_not_configured" | "pin_invalid" | "transaction_not_refundable" | "refund_exceeds_original" | "token_invalid_state" | "token_deleted" | "authorization_invalid_state" | "authentication_invalid_state" | "dispute_invalid_state" | "program_not_provisioned" | "program_not_configured" | "spend_control_unsupported" | "operation_unsupported" | "esim_package_unavailable" | "esim_top_up_unavailable" | "esim_inventory_exhausted" | "last_owner" | "report_not_ready" | "rate_limited" | "internal_error" | "processor_unavailable" | "processor_permission_denied";
                 /** Format: uri */
                 doc_url: string;
                 errors?: {

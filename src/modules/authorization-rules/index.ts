@@ -24,6 +24,25 @@ export {
   type StoredAuthorization,
 } from './replay.js'
 export * from './rule.js'
+export {
+  ACTIVITY_WINDOW,
+  addToBuckets,
+  bucketOf,
+  type Buckets,
+  bucketSeconds,
+  liveFrom,
+  sumLive,
+} from './buckets.js'
+// The decision's statements (authorizations/repo.ts) read and write this module's tables through these.
+export {
+  activityCte,
+  activityWriteCtes,
+  type DecisionRule,
+  decisionRulesOf,
+  mergedBucketsSql,
+  rulesCte,
+  rulesJsonSql,
+} from './decision-plan.js'
 export { countsInWindow, rollingResetsAt, windowResetsAt, windowStart } from './windows.js'
 // The console's rules page (a later step) calls the same use cases as /v1.
 export { createRule, deleteRule, listRules, retrieveRule, updateRule } from './service.js'

@@ -22,8 +22,21 @@ export interface AuthorizationRulesTable {
   deleted_at: Timestamp | null
 }
 
+/**
+ * A card's last hour of authorizations in minute buckets (`buckets.ts`: `{"<minute>": [approved, declined]}`), kept for
+ * the cards a rule reading `authorization_count_1h` or `decline_count_1h` applies to, written by each decision on the
+ * card. While the row exists every decision on the card since it was made is in it; a decision no such rule applies to
+ * deletes it, and the next one that needs it seeds it again from the card's last hour.
+ */
+export interface AuthorizationRuleActivityTable {
+  card_id: string
+  buckets: Json<Record<string, [number, number]>>
+  updated_at: Timestamp
+}
+
 declare module '../../db/types.js' {
   interface Database {
     authorization_rules: AuthorizationRulesTable
+    authorization_rule_activity: AuthorizationRuleActivityTable
   }
 }

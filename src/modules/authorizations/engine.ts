@@ -29,6 +29,7 @@ import {
 } from './decide.js'
 import { presentAuthorization } from './present.js'
 import * as repo from './repo.js'
+import { activityWrite, lastHourOf, ruleFacts, ruleRecord, rulesInput } from './rule-facts.js'
 import type { AuthorizationView, SimulateAuthorizationBody } from './schemas.js'
 import { SVC_DECISION, type IntegratorOutcome } from './integrator.js'
 import type { AuthorizationFxValue, AuthorizationRequestValue, DecisionRecord } from './types.js'
@@ -129,6 +130,7 @@ function request(
     decline_reason: decision.approved ? null : decision.reason,
     created_at: now.toISOString(),
     decision: record,
+    ...ruleRecord(decision),
   }
 }
 
@@ -147,7 +149,7 @@ function withIntegrator(
     return { decision, record: { source: 'svc', latency_ms: integrator.decision.latency_ms } }
   if (integrator.decline)
     return {
-      decision: { approved: false, reason: integrator.decline },
+      decision: { approved: false, reason: integrator.decline, rules: decision.rules },
       record: integrator.decision,
     }
   return { decision, record: integrator.decision }
@@ -256,6 +258,7 @@ export async function decideBatch(
       versions: e.versions,
       operationId: batch[i].cvc?.operationId ?? null,
       answer: batch[i].answer,
+      activity: e.activity,
     })
     written.push(i)
   })
@@ -279,6 +282,8 @@ interface Evaluated {
   versions: repo.DecisionFacts['versions']
   decision: Decision
   record: DecisionRecord
+  /** What the write does to the card's activity row (authorization rules reading its last hour). */
+  activity: repo.DecisionWrite['activity']
 }
 
 /**
@@ -298,6 +303,7 @@ async function evaluateBatch(
     db,
     [...new Set(batch.map((p) => p.body.card_id))],
     lock,
+    now,
   )
   const owned = await Promise.all(
     batch.map((p, i) =>
@@ -338,6 +344,8 @@ async function evaluateBatch(
   /** What this batch's approvals so far take: from each account's available balance, and each card's windows. */
   const heldInBatch = new Map<string, number>()
   const spentInBatch = new Map<string, number>()
+  /** The batch's decisions so far on each card: its last hour as the rules read it. */
+  const hourInBatch = new Map<string, { approved: number; declined: number }>()
   batch.forEach((p, i) => {
     const f = owned[i]
     if (!f || outcomes[i]) return
@@ -351,6 +359,20 @@ async function evaluateBatch(
     // A partial approval by the integrator holds (and is checked for) only the amount it approved (in the
     // account's currency: the integrator was sent the authorization with `amount` converted).
     const amount = p.integrator?.amount ?? conversion?.amount ?? p.body.amount
+    const stored = lastHourOf(f, now)
+    const earlier = hourInBatch.get(card.id) ?? { approved: 0, declined: 0 }
+    const facts = ruleFacts({
+      merchant: p.merchant,
+      merchantCurrency: p.currency,
+      amount,
+      merchantAmount: p.body.amount,
+      cardCreatedAt: card.created_at,
+      lastHour: {
+        approved: stored.approved + earlier.approved,
+        declined: stored.declined + earlier.declined,
+      },
+      now,
+    })
     const { decision, record } = withIntegrator(
       decide({
         amount,
@@ -372,6 +394,7 @@ async function evaluateBatch(
         cvcMatches: p.cvc?.matches ?? null,
         spent: windows,
         alreadyAuthorized: 0,
+        rules: rulesInput(f, facts),
         now,
       }),
       p.integrator,
@@ -380,6 +403,10 @@ async function evaluateBatch(
       heldInBatch.set(account.id, (heldInBatch.get(account.id) ?? 0) + amount)
       spentInBatch.set(card.id, before + amount)
     }
+    hourInBatch.set(card.id, {
+      approved: earlier.approved + (decision.approved ? 1 : 0),
+      declined: earlier.declined + (decision.approved ? 0 : 1),
+    })
     evaluated[i] = {
       card,
       accountId: account.id,
@@ -388,6 +415,7 @@ async function evaluateBatch(
       versions,
       decision,
       record,
+      activity: activityWrite(f, p.at, now),
     }
   })
   return { outcomes, evaluated }
@@ -445,6 +473,7 @@ function authorizationRow(
     fx: converted ? converted.fx : null,
     merchant: p.merchant,
     decline_reason: decision.approved ? null : decision.reason,
+    ...ruleRecord(decision),
     hold_id: decision.approved ? newId('hold') : null,
     request_history: [request('authorization', body.amount, decision, at, record)],
     decision: record,
@@ -564,7 +593,10 @@ function feeAdded(fx: AuthorizationFxValue | null, feeAmount: number): Authoriza
   return fx === null ? null : { ...fx, fee_amount: Number(fx.fee_amount) + feeAmount }
 }
 
-/** The service's rules for an increment of `amount` on `auth` (per-authorization limits count the new total). */
+/**
+ * The service's rules for an increment of `amount` (the account's currency; `merchantAmount` the merchant's) on `auth`
+ * (per-authorization limits count the new total; the authorization rules judge the increase).
+ */
 async function incrementRules(
   db: Db,
   ctx: RequestCtx,
@@ -572,9 +604,11 @@ async function incrementRules(
   card: CardRow,
   account: AccountRow,
   amount: number,
+  merchantAmount: number,
   now: Date,
 ): Promise<Decision> {
   const rules = controlsOf(card)
+  const facts = (await repo.readDecisionFacts(db, [card.id], false, now)).get(card.id)
   return decide({
     amount,
     currency: auth.currency,
@@ -595,6 +629,21 @@ async function incrementRules(
     cvcMatches: null,
     spent: await spentInWindows(db, card, rules, now),
     alreadyAuthorized: Number(auth.amount),
+    rules:
+      facts &&
+      rulesInput(
+        facts,
+        ruleFacts({
+          merchant: auth.merchant,
+          merchantCurrency: auth.merchant_currency,
+          amount,
+          merchantAmount,
+          cardCreatedAt: card.created_at,
+          lastHour: lastHourOf(facts, now),
+          increment: true,
+          now,
+        }),
+      ),
     now,
   })
 }
@@ -616,7 +665,16 @@ export async function precheckIncrement(
     const now = deps.clock.now()
     const converted = inAccountCurrency(auth, amount)
     const account = await requireAccount(deps.db, ctx, card.account_id)
-    const decision = await incrementRules(deps.db, ctx, auth, card, account, converted.amount, now)
+    const decision = await incrementRules(
+      deps.db,
+      ctx,
+      auth,
+      card,
+      account,
+      converted.amount,
+      amount,
+      now,
+    )
     if (!decision.approved) return null
     return presentAuthorization({
       ...auth,
@@ -656,13 +714,13 @@ export async function incrementAuthorization(
     const converted = inAccountCurrency(auth, amount)
     const raise = integrator?.amount ?? converted.amount
     let { decision, record } = withIntegrator(
-      await incrementRules(trx, ctx, auth, card, account, raise, now),
+      await incrementRules(trx, ctx, auth, card, account, raise, amount, now),
       integrator,
     )
     if (decision.approved) {
       const raised = await incrementHold(trx, auth.hold_id!, raise, now)
       if (!raised.approved) {
-        decision = { approved: false, reason: raised.reason }
+        decision = { approved: false, reason: raised.reason, rules: decision.rules }
         record = integrator
           ? { source: 'svc', latency_ms: integrator.decision.latency_ms }
           : SVC_DECISION
@@ -679,8 +737,13 @@ export async function incrementAuthorization(
             ...(auth.fx === null ? {} : { fx: json(feeAdded(auth.fx, converted.feeAmount)) }),
             updated_at: now,
             decision: json(record),
+            rule_results: json(ruleRecord(decision).rule_results),
           }
-        : { updated_at: now, decision: json(record) },
+        : {
+            updated_at: now,
+            decision: json(record),
+            rule_results: json(ruleRecord(decision).rule_results),
+          },
       request('increment', amount, decision, now, record),
     )
     const view = presentAuthorization(row)
