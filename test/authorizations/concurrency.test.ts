@@ -105,6 +105,7 @@ function decisionWrite(
     decline_reason: declined,
     rule_id: null,
     rule_results: [],
+    rule_counters: [],
     hold_id: approved ? newId('hold') : null,
     request_history: [
       {

@@ -6716,7 +6716,7 @@ export interface paths {
         head?: never;
         /**
          * Update an authorization rule
-         * @description Changes `name`, `parameters` (read against the rule's type; they replace the ones held), `mode` and `status` (a disabled rule applies to no decision). The scope and the type are fixed once created. Emits authorization_rule.updated when something changed.
+         * @description Changes `name`, `parameters` (read against the rule's type; they replace the ones held), `mode` and `status` (a disabled rule applies to no decision). A change of a velocity limit's `window`, `aggregate` or `filters` starts its counting again; a new limit keeps what was counted. The scope and the type are fixed once created. Emits authorization_rule.updated when something changed.
          */
         patch: {
             parameters: {

@@ -127,3 +127,11 @@ export function addToBuckets(
     for (const key of Object.keys(out)) if (Number(key) < keepFrom) delete out[key]
   return out
 }
+
+/** When the bucket `bucket` of `window` has left it for good (null for `all_time`: never). */
+export function bucketLeavesAt(window: RuleWindow, bucket: number): Date | null {
+  if (window.type === 'all_time') return null
+  if (window.type === 'rolling')
+    return new Date((bucket + bucketSeconds(window) + window.seconds!) * 1000)
+  return windowResetsAt(window, new Date(bucket * 1000))
+}

@@ -1,4 +1,6 @@
 import { sql, type RawBuilder } from 'kysely'
+import type { Buckets } from './buckets.js'
+import type { CounterRead } from './counters.js'
 import type { EvaluableRule } from './evaluate.js'
 import type { RuleParameters } from './rule.js'
 
@@ -29,7 +31,7 @@ export function rulesCte(name: string, cards: string): RawBuilder<unknown> {
     (attribute) => sql`r.parameters @> ${JSON.stringify({ conditions: [{ attribute }] })}::jsonb`,
   )
   return sql`${sql.id(name)} AS MATERIALIZED (
-      SELECT c.id AS card_id, r.id, r.type, r.mode, r.parameters,
+      SELECT c.id AS card_id, r.id, r.type, r.mode, r.parameters, r.counter_generation AS generation,
         (r.type = 'condition' AND (${sql.join(reads, sql` OR `)})) AS reads_activity
       FROM ${sql.table(cards)} AS c JOIN authorization_rules AS r
         ON r.organization_id = c.organization_id AND r.environment = c.environment
@@ -47,7 +49,7 @@ export function rulesCte(name: string, cards: string): RawBuilder<unknown> {
 
 /** The rules of `rulesCte` `rules` that apply to the card `cardId` (an expression of the caller's row), as a JSON array in id order. */
 export function rulesJsonSql(rules: string, cardId: RawBuilder<unknown>): RawBuilder<unknown> {
-  return sql`(SELECT coalesce(json_agg(json_build_array(r.id, r.type, r.mode, r.parameters, r.reads_activity) ORDER BY r.id), '[]'::json)
+  return sql`(SELECT coalesce(json_agg(json_build_array(r.id, r.type, r.mode, r.parameters, r.reads_activity, r.generation) ORDER BY r.id), '[]'::json)
       FROM ${sql.table(rules)} AS r WHERE r.card_id = ${cardId})`
 }
 
@@ -55,16 +57,142 @@ export function rulesJsonSql(rules: string, cardId: RawBuilder<unknown>): RawBui
 export type DecisionRule = EvaluableRule & {
   /** A condition reading the card's activity (`authorization_count_1h`, `decline_count_1h`). */
   readsActivity: boolean
+  /** A velocity limit's counting generation (its counters' keys). */
+  generation: number
 }
 
 /** The rules of `rulesJsonSql` as read. */
 export function decisionRulesOf(value: unknown): DecisionRule[] {
   return (
-    (value ?? []) as [string, RuleParameters['type'], 'active' | 'shadow', unknown, boolean][]
+    (value ?? []) as [
+      string,
+      RuleParameters['type'],
+      'active' | 'shadow',
+      unknown,
+      boolean,
+      number,
+    ][]
   ).map(
-    ([id, type, mode, parameters, readsActivity]) =>
-      ({ id, type, mode, parameters, readsActivity }) as DecisionRule,
+    ([id, type, mode, parameters, readsActivity, generation]) =>
+      ({ id, type, mode, parameters, readsActivity, generation }) as DecisionRule,
   )
+}
+
+/** The counter key of a velocity limit of `rules` (alias `r`) for the card `c` of the caller's statement (counters.ts). */
+const counterKeySql = sql`r.id || ':' || r.generation || ':' || CASE r.parameters->>'aggregate'
+  WHEN 'card' THEN c.id WHEN 'account' THEN c.account_id ELSE c.cardholder_id END`
+
+/** How long a counter made and never counted in is kept (the purge's cut-off for it). */
+export const COUNTER_UNUSED_MS = 24 * 60 * 60 * 1000
+
+/**
+ * The counters of the velocity limits of `rules` (a `rulesCte` over the caller's `cards`), as common table expressions
+ * ending in `name` (`card_id`, `key`, `buckets`, `version`: the row's `xmin`). A counter no row holds yet is made here,
+ * empty, so that the write can lock it (a row is made once per rule and aggregate, never per window); one another
+ * statement made meanwhile, which this statement cannot see, has no version in `name`, and a decision that read it is
+ * decided again. `lock`: the rows are locked for the caller's transaction, in key order, once `lock` (a condition that
+ * reads every account lock of the statement) holds: every statement locks accounts first, then counters, so none waits
+ * on another in a circle.
+ */
+export function countersCtes(
+  name: string,
+  rules: string,
+  cards: string,
+  lock: RawBuilder<unknown> | null,
+  now: Date,
+): RawBuilder<unknown> {
+  const keys = sql.id(`${name}_keys`)
+  const found = sql.id(`${name}_found`)
+  const made = sql.id(`${name}_made`)
+  return sql`${keys} AS MATERIALIZED (
+      SELECT DISTINCT c.id AS card_id, r.id AS rule_id, ${counterKeySql} AS key
+      FROM ${sql.table(rules)} AS r JOIN ${sql.table(cards)} AS c ON c.id = r.card_id
+      WHERE r.type = 'velocity_limit'
+    ),
+    ${found} AS MATERIALIZED (
+      SELECT key, buckets, xmin::text AS version FROM authorization_rule_counters
+      WHERE key IN (SELECT key FROM ${keys})
+      ${lock ? sql`AND ${lock} ORDER BY key FOR UPDATE` : sql``}
+    ),
+    ${made} AS (
+      INSERT INTO authorization_rule_counters (key, rule_id, buckets, expires_at, updated_at)
+      SELECT DISTINCT ON (key) key, rule_id, '{}'::jsonb,
+        ${new Date(now.getTime() + COUNTER_UNUSED_MS)}::timestamptz, ${now}::timestamptz
+      FROM ${keys} WHERE key NOT IN (SELECT key FROM ${found}) ORDER BY key
+      ON CONFLICT (key) DO NOTHING
+      RETURNING key, buckets, xmin::text AS version
+    ),
+    ${sql.id(name)} AS MATERIALIZED (
+      SELECT k.card_id, k.key, coalesce(f.buckets, m.buckets) AS buckets, coalesce(f.version, m.version) AS version
+      FROM ${keys} AS k LEFT JOIN ${found} AS f ON f.key = k.key LEFT JOIN ${made} AS m ON m.key = k.key
+    )`
+}
+
+/** The counters of `countersCtes` `name` for the card `cardId`, as a JSON array of `[key, buckets, version]`. */
+export function countersJsonSql(name: string, cardId: RawBuilder<unknown>): RawBuilder<unknown> {
+  return sql`(SELECT coalesce(json_agg(json_build_array(k.key, k.buckets, k.version)), '[]'::json)
+      FROM ${sql.table(name)} AS k WHERE k.card_id = ${cardId})`
+}
+
+/** The counters of `countersJsonSql` as read (one another statement made meanwhile has no version). */
+export function countersOf(value: unknown): Map<string, CounterRead> {
+  return new Map(
+    ((value ?? []) as [string, Buckets | null, string | null][]).map(([key, buckets, version]) => [
+      key,
+      { buckets: buckets ?? {}, version },
+    ]),
+  )
+}
+
+/**
+ * The guard of a decision statement over the counters its decisions read: `source` is a CTE with `account_id` and
+ * `guards` (a JSON array of `{key, version}`: the counters whose usage a decision's verdict rested on). The counters
+ * are locked in key order once `after` holds (a condition reading every account lock of the statement);
+ * `counters_moved` lists the accounts one of whose decisions read a counter that has changed since (or that it could
+ * not read): none of their decisions is written.
+ */
+export function countersGuardCtes(source: string, after: RawBuilder<unknown>): RawBuilder<unknown> {
+  return sql`counter_guards AS MATERIALIZED (
+      SELECT DISTINCT s.account_id, g.key, g.version
+      FROM ${sql.table(source)} AS s, json_to_recordset(s.guards) AS g(key text, version text)
+    ),
+    counters_locked AS MATERIALIZED (
+      SELECT key, xmin::text AS version FROM authorization_rule_counters
+      WHERE key IN (SELECT key FROM counter_guards) AND ${after}
+      ORDER BY key FOR UPDATE
+    ),
+    counters_moved AS MATERIALIZED (
+      SELECT DISTINCT g.account_id FROM counter_guards AS g LEFT JOIN counters_locked AS l ON l.key = g.key
+      WHERE g.version IS NULL OR l.version IS DISTINCT FROM g.version
+    )`
+}
+
+/**
+ * What the written approvals of `source` (a CTE with `approved` and `counts`, a JSON array of `CounterAdd`) add to the
+ * counters, one update per counter (its row is locked by `countersGuardCtes`): each bucket's amount and count added,
+ * the buckets older than the window dropped, `expires_at` moved to when the newest counted bucket leaves it (never, for
+ * an `all_time` window).
+ */
+export function countersWriteCtes(source: string, now: Date): RawBuilder<unknown> {
+  return sql`counter_adds AS (
+      SELECT x.key, x.bucket, sum(x.amount)::bigint AS amount, sum(x.count)::bigint AS count,
+        min(x.keep_from) AS keep_from, max(x.expires_at) AS expires_at, bool_or(x.expires_at IS NULL) AS forever
+      FROM ${sql.table(source)} AS s,
+        json_to_recordset(s.counts) AS x(key text, bucket bigint, amount bigint, count bigint, keep_from bigint, expires_at timestamptz)
+      WHERE s.approved GROUP BY x.key, x.bucket
+    ),
+    counter_deltas AS (
+      SELECT key, jsonb_object_agg(bucket::text, jsonb_build_array(amount, count)) AS deltas,
+        min(keep_from) AS keep_from, max(expires_at) AS expires_at, bool_or(forever) AS forever
+      FROM counter_adds GROUP BY key
+    ),
+    counters_written AS (
+      UPDATE authorization_rule_counters AS rc
+      SET buckets = ${mergedBucketsSql(sql`rc.buckets`, sql`d.deltas`, sql`d.keep_from`, true)},
+        expires_at = CASE WHEN d.forever THEN NULL ELSE greatest(rc.expires_at, d.expires_at) END,
+        updated_at = ${now}
+      FROM counter_deltas AS d WHERE rc.key = d.key
+    )`
 }
 
 /**

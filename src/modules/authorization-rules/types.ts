@@ -1,3 +1,4 @@
+import type { Generated } from 'kysely'
 import type { Json, Timestamp } from '../../db/types.js'
 import type { RuleParameters, ScopeLevel } from './rule.js'
 
@@ -20,6 +21,21 @@ export interface AuthorizationRulesTable {
   created_at: Timestamp
   updated_at: Timestamp
   deleted_at: Timestamp | null
+  /** Raised when `window`, `aggregate` or `filters` change: a velocity limit's counters start again under new keys. */
+  counter_generation: Generated<number>
+}
+
+/**
+ * A velocity limit's counter for one aggregate (card, account or cardholder): the buckets of its window
+ * (`buckets.ts`: `{"<bucket start>": [amount, count]}`). `key` is `<rule id>:<generation>:<aggregate id>`.
+ */
+export interface AuthorizationRuleCountersTable {
+  key: string
+  rule_id: string
+  buckets: Json<Record<string, [number, number]>>
+  /** When nothing it holds counts any more (null: never, an `all_time` window). */
+  expires_at: Timestamp | null
+  updated_at: Timestamp
 }
 
 /**
@@ -38,5 +54,6 @@ declare module '../../db/types.js' {
   interface Database {
     authorization_rules: AuthorizationRulesTable
     authorization_rule_activity: AuthorizationRuleActivityTable
+    authorization_rule_counters: AuthorizationRuleCountersTable
   }
 }

@@ -29,7 +29,8 @@ import {
 } from './decide.js'
 import { presentAuthorization } from './present.js'
 import * as repo from './repo.js'
-import { activityWrite, lastHourOf, ruleFacts, ruleRecord, rulesInput } from './rule-facts.js'
+import { BatchRules, ruleRecord, type RulesWrite } from './rule-facts.js'
+import { adjustCounters } from '../authorization-rules/index.js'
 import type { AuthorizationView, SimulateAuthorizationBody } from './schemas.js'
 import { SVC_DECISION, type IntegratorOutcome } from './integrator.js'
 import type { AuthorizationFxValue, AuthorizationRequestValue, DecisionRecord } from './types.js'
@@ -258,7 +259,7 @@ export async function decideBatch(
       versions: e.versions,
       operationId: batch[i].cvc?.operationId ?? null,
       answer: batch[i].answer,
-      activity: e.activity,
+      ...e.rules,
     })
     written.push(i)
   })
@@ -282,8 +283,8 @@ interface Evaluated {
   versions: repo.DecisionFacts['versions']
   decision: Decision
   record: DecisionRecord
-  /** What the write does to the card's activity row (authorization rules reading its last hour). */
-  activity: repo.DecisionWrite['activity']
+  /** What the write guards and adds for the authorization rules (velocity counters, the card's activity). */
+  rules: RulesWrite
 }
 
 /**
@@ -299,12 +300,12 @@ async function evaluateBatch(
 ): Promise<{ outcomes: (DecisionOutcome | undefined)[]; evaluated: (Evaluated | undefined)[] }> {
   const outcomes: (DecisionOutcome | undefined)[] = new Array(batch.length)
   const evaluated: (Evaluated | undefined)[] = new Array(batch.length)
-  const facts = await repo.readDecisionFacts(
-    db,
-    [...new Set(batch.map((p) => p.body.card_id))],
-    lock,
-    now,
-  )
+  const cardIds = [...new Set(batch.map((p) => p.body.card_id))]
+  let facts = await repo.readDecisionFacts(db, cardIds, lock, now)
+  // Under the locks, a velocity counter another statement made as this one read could not be locked (nor read): read
+  // again, now that it is there to see.
+  if (lock && [...facts.values()].some((f) => [...f.counters.values()].some((c) => !c.version)))
+    facts = await repo.readDecisionFacts(db, cardIds, lock, now)
   const owned = await Promise.all(
     batch.map((p, i) =>
       settled(outcomes, i, () => {
@@ -344,8 +345,8 @@ async function evaluateBatch(
   /** What this batch's approvals so far take: from each account's available balance, and each card's windows. */
   const heldInBatch = new Map<string, number>()
   const spentInBatch = new Map<string, number>()
-  /** The batch's decisions so far on each card: its last hour as the rules read it. */
-  const hourInBatch = new Map<string, { approved: number; declined: number }>()
+  /** The rules' view of the batch: each card's last hour and each velocity counter with the approvals so far. */
+  const batchRules = new BatchRules(now)
   batch.forEach((p, i) => {
     const f = owned[i]
     if (!f || outcomes[i]) return
@@ -359,19 +360,11 @@ async function evaluateBatch(
     // A partial approval by the integrator holds (and is checked for) only the amount it approved (in the
     // account's currency: the integrator was sent the authorization with `amount` converted).
     const amount = p.integrator?.amount ?? conversion?.amount ?? p.body.amount
-    const stored = lastHourOf(f, now)
-    const earlier = hourInBatch.get(card.id) ?? { approved: 0, declined: 0 }
-    const facts = ruleFacts({
+    const judged = batchRules.judge(f, {
       merchant: p.merchant,
       merchantCurrency: p.currency,
       amount,
       merchantAmount: p.body.amount,
-      cardCreatedAt: card.created_at,
-      lastHour: {
-        approved: stored.approved + earlier.approved,
-        declined: stored.declined + earlier.declined,
-      },
-      now,
     })
     const { decision, record } = withIntegrator(
       decide({
@@ -394,7 +387,7 @@ async function evaluateBatch(
         cvcMatches: p.cvc?.matches ?? null,
         spent: windows,
         alreadyAuthorized: 0,
-        rules: rulesInput(f, facts),
+        rules: judged.input,
         now,
       }),
       p.integrator,
@@ -403,10 +396,6 @@ async function evaluateBatch(
       heldInBatch.set(account.id, (heldInBatch.get(account.id) ?? 0) + amount)
       spentInBatch.set(card.id, before + amount)
     }
-    hourInBatch.set(card.id, {
-      approved: earlier.approved + (decision.approved ? 1 : 0),
-      declined: earlier.declined + (decision.approved ? 0 : 1),
-    })
     evaluated[i] = {
       card,
       accountId: account.id,
@@ -415,7 +404,7 @@ async function evaluateBatch(
       versions,
       decision,
       record,
-      activity: activityWrite(f, p.at, now),
+      rules: batchRules.decided(f, judged.facts, decision, amount, p.at),
     }
   })
   return { outcomes, evaluated }
@@ -444,7 +433,7 @@ export async function precheck(
  */
 function authorizationRow(
   p: PresentedAuthorization,
-  e: Pick<Evaluated, 'card' | 'accountId' | 'accountCurrency' | 'converted'>,
+  e: Pick<Evaluated, 'card' | 'accountId' | 'accountCurrency' | 'converted' | 'rules'>,
   decision: Decision,
   record: DecisionRecord,
 ): repo.AuthorizationRow {
@@ -474,6 +463,7 @@ function authorizationRow(
     merchant: p.merchant,
     decline_reason: decision.approved ? null : decision.reason,
     ...ruleRecord(decision),
+    rule_counters: decision.approved ? e.rules.counts.map((c) => [c.key, c.bucket] as const) : [],
     hold_id: decision.approved ? newId('hold') : null,
     request_history: [request('authorization', body.amount, decision, at, record)],
     decision: record,
@@ -606,9 +596,21 @@ async function incrementRules(
   amount: number,
   merchantAmount: number,
   now: Date,
+  lock: boolean,
 ): Promise<Decision> {
   const rules = controlsOf(card)
-  const facts = (await repo.readDecisionFacts(db, [card.id], false, now)).get(card.id)
+  // Under the account's lock (the increment's transaction), the card's velocity counters are locked too: another
+  // account's decisions (a cardholder's limit) wait for this one.
+  const facts = (await repo.readDecisionFacts(db, [card.id], lock, now)).get(card.id)
+  const judged =
+    facts &&
+    new BatchRules(now).judge(facts, {
+      merchant: auth.merchant,
+      merchantCurrency: auth.merchant_currency,
+      amount,
+      merchantAmount,
+      increment: true,
+    })
   return decide({
     amount,
     currency: auth.currency,
@@ -629,21 +631,7 @@ async function incrementRules(
     cvcMatches: null,
     spent: await spentInWindows(db, card, rules, now),
     alreadyAuthorized: Number(auth.amount),
-    rules:
-      facts &&
-      rulesInput(
-        facts,
-        ruleFacts({
-          merchant: auth.merchant,
-          merchantCurrency: auth.merchant_currency,
-          amount,
-          merchantAmount,
-          cardCreatedAt: card.created_at,
-          lastHour: lastHourOf(facts, now),
-          increment: true,
-          now,
-        }),
-      ),
+    rules: judged?.input,
     now,
   })
 }
@@ -674,6 +662,7 @@ export async function precheckIncrement(
       converted.amount,
       amount,
       now,
+      false,
     )
     if (!decision.approved) return null
     return presentAuthorization({
@@ -714,7 +703,7 @@ export async function incrementAuthorization(
     const converted = inAccountCurrency(auth, amount)
     const raise = integrator?.amount ?? converted.amount
     let { decision, record } = withIntegrator(
-      await incrementRules(trx, ctx, auth, card, account, raise, amount, now),
+      await incrementRules(trx, ctx, auth, card, account, raise, amount, now, true),
       integrator,
     )
     if (decision.approved) {
@@ -726,6 +715,8 @@ export async function incrementAuthorization(
           : SVC_DECISION
       }
     }
+    // The increase counts where the authorization counts (its velocity counters' buckets), as its spend does.
+    if (decision.approved) await adjustCounters(trx, auth.rule_counters, raise, now)
     const row = await repo.updateAuthorization(
       trx,
       auth.id,

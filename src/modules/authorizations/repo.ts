@@ -15,6 +15,13 @@ import {
   activityCte,
   activityWriteCtes,
   type Buckets,
+  type CounterAdd,
+  type CounterRead,
+  countersCtes,
+  countersGuardCtes,
+  countersJsonSql,
+  countersOf,
+  countersWriteCtes,
   type DecisionRule,
   decisionRulesOf,
   liveFrom,
@@ -69,6 +76,11 @@ export interface DecisionFacts {
    * row's buckets, or, when it has none yet (`tracked` false), the same counted once from its authorizations.
    */
   activity: { needed: boolean; tracked: boolean; buckets: Buckets | null }
+  /**
+   * The counters of the card's velocity limits by key, with their rows' versions (a version is null when another
+   * statement made the row as this one read: a decision that rests on it is decided again).
+   */
+  counters: Map<string, CounterRead>
 }
 
 const decisionColumns = sql.join([
@@ -80,6 +92,7 @@ const decisionColumns = sql.join([
   sql`${rulesJsonSql('r', sql`c.id`)} AS rules`,
   sql`act.needed AS activity_needed`,
   sql`act.tracked AS activity_tracked`,
+  sql`${countersJsonSql('vc', sql`c.id`)} AS counters`,
 ])
 
 /**
@@ -124,7 +137,8 @@ export async function readDecisionFacts(
     ${accountsCte('a', sql`SELECT account_id FROM c`, lock)},
     ${programsCte('p', sql`SELECT program_id FROM c`, DECISION_PROGRAM)},
     ${rulesCte('r', 'c')},
-    ${activityCte('act', 'c', 'r')}
+    ${activityCte('act', 'c', 'r')},
+    ${countersCtes('vc', 'r', 'c', lock ? sql`(SELECT count(*) FROM a) >= 0` : null, now)}
     SELECT ${decisionColumns},
       CASE WHEN act.needed AND NOT act.tracked THEN ${activitySeedSql(sql`c.id`, now)} ELSE act.buckets END AS activity_buckets
     FROM c JOIN a ON a.id = c.account_id JOIN act ON act.card_id = c.id
@@ -146,6 +160,7 @@ export async function readDecisionFacts(
           tracked: row.activity_tracked as boolean,
           buckets: (row.activity_buckets as Buckets | null) ?? null,
         },
+        counters: countersOf(row.counters),
       },
     ]),
   )
@@ -170,6 +185,10 @@ export interface DecisionWrite {
    * `seed` when the card had none), `drop` deletes it (no rule reads it any more); absent, nothing.
    */
   activity?: { mode: 'track' | 'drop'; bucket: number; keepFrom: number; seed: Buckets | null }
+  /** The velocity counters (and the versions read) the decision's verdict rested on: changed since, it is not written. */
+  guards?: { key: string; version: string | null }[]
+  /** What an approval adds to the velocity counters. */
+  counts?: CounterAdd[]
 }
 
 /**
@@ -204,6 +223,8 @@ export async function recordDecisions(
       activity_bucket: w.activity?.bucket ?? null,
       activity_keep_from: w.activity?.keepFrom ?? null,
       activity_seed: w.activity?.seed ?? null,
+      guards: w.guards ?? [],
+      counts: w.counts ?? [],
       ...answerItemFields(w.answer),
     })),
   )
@@ -225,15 +246,17 @@ export async function recordDecisions(
       SELECT * FROM json_to_recordset((SELECT items FROM batch)) AS i(idx int, id text, account_id text, card_id text, account_version text,
         card_version text, approved boolean, held_amount bigint, hold_id text, entry_id text, expires_at timestamptz, created_at timestamptz,
         operation_id text, event_id text, organization_id text, environment text, view json,
-        activity text, activity_bucket bigint, activity_keep_from bigint, activity_seed jsonb,
+        activity text, activity_bucket bigint, activity_keep_from bigint, activity_seed jsonb, guards json, counts json,
         ${ANSWER_RECORD_COLUMNS})
     ),
     ${accountsCte('locked', sql`SELECT account_id FROM input`, true)},
+    ${countersGuardCtes('input', sql`(SELECT count(*) FROM locked) >= 0`)},
     checked AS MATERIALIZED (
       SELECT i.account_id,
         bool_and(coalesce(l.version = i.account_version AND ${cardUnchangedSql(sql`i.card_id`, sql`i.card_version`)}, false))
         AND coalesce(bool_and(l.status = 'open') FILTER (WHERE i.approved), true)
-        AND coalesce(sum(i.held_amount) FILTER (WHERE i.approved) <= min(l.available), true) AS fresh
+        AND coalesce(sum(i.held_amount) FILTER (WHERE i.approved) <= min(l.available), true)
+        AND i.account_id NOT IN (SELECT account_id FROM counters_moved) AS fresh
       FROM input AS i LEFT JOIN locked AS l ON l.id = i.account_id
       GROUP BY i.account_id
     ),
@@ -251,6 +274,7 @@ export async function recordDecisions(
     ),
     ${operationsSucceededCte('outcome', sql`SELECT operation_id FROM ok WHERE operation_id IS NOT NULL`, now)},
     ${activityWriteCtes('ok', now)},
+    ${countersWriteCtes('ok', now)},
     ${storeAnswersCte('ok', sql`view`, now)},
     written AS (
       SELECT event_id, organization_id, environment, 'authorization.created'::text AS event_type, view FROM ok

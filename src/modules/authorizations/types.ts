@@ -64,6 +64,11 @@ export interface AuthorizationsTable {
   rule_id: string | null
   /** What each authorization rule that applied said of the latest request (`[]`: none applied, or none was reached). */
   rule_results: Json<RuleResult[]>
+  /**
+   * The velocity counters and buckets an approved authorization was counted in (`[[key, bucket], …]`): what later
+   * changes what it holds or captured changes them by as much. Not in the REST object.
+   */
+  rule_counters: Json<(readonly [string, number])[]>
   hold_id: string | null
   request_history: Json<AuthorizationRequestValue[]>
   /** Who decided the latest request (the first one, or the latest increment). */
