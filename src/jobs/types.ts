@@ -21,6 +21,7 @@ export const SCHEDULE_TYPES = [
   'events.purge',
   'authorizations.expire',
   'authorizations.purge_endpoint_attempts',
+  'authorization_rules.purge_counters',
   'transactions.settle',
   'esim.settle_orders',
   'users.purge',

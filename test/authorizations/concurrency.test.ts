@@ -103,6 +103,9 @@ function decisionWrite(
     fx: null,
     merchant: { name: 'Corner Cafe', mcc: null, city: null, country: null },
     decline_reason: declined,
+    rule_id: null,
+    rule_results: [],
+    rule_counters: [],
     hold_id: approved ? newId('hold') : null,
     request_history: [
       {

@@ -188,4 +188,58 @@ describe('decide', () => {
     assert.equal(windowStart('monthly', NOW)?.toISOString(), '2026-03-01T00:00:00.000Z')
     assert.equal(windowStart('all_time', NOW), null)
   })
+  test("authorization rules run after the card's own controls and before the balance: they only decline more", () => {
+    const facts = {
+      mcc: '5814',
+      merchant_country: 'USA',
+      merchant_currency: 'USD',
+      merchant_name: 'Corner Cafe',
+      amount: 1000,
+      merchant_amount: 1000,
+      card_age_seconds: 86_400,
+      authorization_count_1h: 0,
+      decline_count_1h: 0,
+    }
+    const rule = (id: string, mode: 'active' | 'shadow', value: number) => ({
+      id,
+      mode,
+      type: 'condition' as const,
+      parameters: {
+        conditions: [{ attribute: 'amount' as const, operator: 'gte' as const, value }],
+      },
+    })
+    const rules = { rules: [rule('arl_a', 'shadow', 1), rule('arl_b', 'active', 1)], facts }
+    assert.deepEqual(decide(input({ rules })), {
+      approved: false,
+      reason: 'rule_declined',
+      ruleId: 'arl_b',
+      rules: [
+        { rule_id: 'arl_a', mode: 'shadow', outcome: 'would_decline' },
+        { rule_id: 'arl_b', mode: 'active', outcome: 'declined' },
+      ],
+    })
+    // The card's controls decline first, and the rules are not reached.
+    assert.deepEqual(decide(input({ rules }, { blocked_mccs: ['5814'] })), {
+      approved: false,
+      reason: 'mcc_blocked',
+    })
+    const passing = { rules: [rule('arl_c', 'active', 5000)], facts }
+    assert.deepEqual(decide(input({ rules: passing })), {
+      approved: true,
+      rules: [{ rule_id: 'arl_c', mode: 'active', outcome: 'passed' }],
+    })
+    // Passed, then the balance: insufficient_funds keeps what the rules said.
+    assert.deepEqual(
+      decide(
+        input({ rules: passing, account: { status: 'open', currency: 'USD', available: 10 } }),
+      ),
+      {
+        approved: false,
+        reason: 'insufficient_funds',
+        rules: [{ rule_id: 'arl_c', mode: 'active', outcome: 'passed' }],
+      },
+    )
+    // No rule applies: nothing is recorded.
+    assert.deepEqual(decide(input({ rules: { rules: [], facts } })), { approved: true })
+  })
 })

@@ -9,6 +9,10 @@ import { JobRunner } from '../../src/jobs/runner.js'
 import { sha256Hex } from '../../src/lib/crypto.js'
 import { idHeadAt, type IdPrefix } from '../../src/lib/ids.js'
 import { purgeExpiredAttempts } from '../../src/modules/authorizations/endpoint-service.js'
+import {
+  purgeActivity,
+  purgeCounters,
+} from '../../src/modules/authorization-rules/counters-repo.js'
 import { PIN_KEY_RETENTION_MS, purgeExpiredPinKeys } from '../../src/modules/cards/pin.js'
 import {
   purgeExpiredRevealSessions,
@@ -400,6 +404,42 @@ describe('retention purges', () => {
     )
   })
 
+  test("velocity counters go once nothing they hold counts (expires_at passed); a card's activity row an hour and a minute after its last write", async () => {
+    const counter = (key: string, expiresAt: Date | null) =>
+      sql`INSERT INTO authorization_rule_counters (key, rule_id, buckets, expires_at, updated_at)
+        VALUES (${key}, 'arl_x', '{}'::jsonb, ${expiresAt}, ${ago(DAY)})`.execute(t.deps.db)
+    await counter('arl_x:1:card_old', ago(MINUTE))
+    await counter('arl_x:1:card_young', ago(-MINUTE))
+    await counter('arl_x:1:card_forever', null)
+    assert.equal(await purgeCounters(t.deps.db, t.clock.now()), 1)
+    const counters = await t.deps.db
+      .selectFrom('authorization_rule_counters')
+      .select('key')
+      .where('rule_id', '=', 'arl_x')
+      .orderBy('key')
+      .execute()
+    assert.deepEqual(
+      counters.map((r) => r.key),
+      ['arl_x:1:card_forever', 'arl_x:1:card_young'],
+    )
+    const activity = (cardId: string, at: Date) =>
+      sql`INSERT INTO authorization_rule_activity (card_id, buckets, updated_at) VALUES (${cardId}, '{}'::jsonb, ${at})`.execute(
+        t.deps.db,
+      )
+    await activity('card_activity_old', ago(61 * MINUTE + 1000))
+    await activity('card_activity_young', ago(61 * MINUTE - 1000))
+    assert.equal(await purgeActivity(t.deps.db, t.clock.now()), 1)
+    const rows = await t.deps.db
+      .selectFrom('authorization_rule_activity')
+      .select('card_id')
+      .where('card_id', 'like', 'card_activity_%')
+      .execute()
+    assert.deepEqual(
+      rows.map((r) => r.card_id),
+      ['card_activity_young'],
+    )
+  })
+
   test("purgeAll runs every purge once and answers each one's count; the schedules run the same purges", async () => {
     await sql`INSERT INTO idempotency_keys (organization_id, environment, key, method, path, request_hash, response_status, created_at)
       VALUES (${tenant.organizationId}, 'sandbox', ${randomUUID()}, 'POST', '/v1/things', 'h', 200, ${ago(IDEMPOTENCY_WINDOW_MS + MINUTE)})`.execute(
@@ -409,6 +449,8 @@ describe('retention purges', () => {
     assert.deepEqual(Object.keys(report).sort(), [
       'access_tokens',
       'authorization_endpoint_attempts',
+      'authorization_rule_activity',
+      'authorization_rule_counters',
       'card_pin_keys',
       'card_reveal_sessions',
       'console_sessions',

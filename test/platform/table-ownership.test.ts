@@ -53,6 +53,8 @@ const OWNERS: Record<string, string> = {
   authorization_endpoints: 'authorizations',
   authorization_endpoint_attempts: 'authorizations',
   authorization_rules: 'authorization-rules',
+  authorization_rule_activity: 'authorization-rules',
+  authorization_rule_counters: 'authorization-rules',
   transactions: 'transactions',
   disputes: 'disputes',
   esim_packages: 'esim',

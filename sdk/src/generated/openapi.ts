@@ -6716,7 +6716,7 @@ export interface paths {
         head?: never;
         /**
          * Update an authorization rule
-         * @description Changes `name`, `parameters` (read against the rule's type; they replace the ones held), `mode` and `status` (a disabled rule applies to no decision). The scope and the type are fixed once created. Emits authorization_rule.updated when something changed.
+         * @description Changes `name`, `parameters` (read against the rule's type; they replace the ones held), `mode` and `status` (a disabled rule applies to no decision). A change of a velocity limit's `window`, `aggregate` or `filters` starts its counting again; a new limit keeps what was counted. The scope and the type are fixed once created. Emits authorization_rule.updated when something changed.
          */
         patch: {
             parameters: {
@@ -7093,6 +7093,14 @@ export interface paths {
                          *       "program_id": "prog_01JD3Q7Y6X5W4V3T2S1R0Q9P8J",
                          *       "network_token_id": null,
                          *       "decline_reason": null,
+                         *       "rule_id": null,
+                         *       "rule_results": [
+                         *         {
+                         *           "rule_id": "arl_01JD3R5M7N9P1Q3R5S7T9V1W3X",
+                         *           "mode": "active",
+                         *           "outcome": "passed"
+                         *         }
+                         *       ],
                          *       "request_history": [
                          *         {
                          *           "type": "authorization",
@@ -7103,7 +7111,15 @@ export interface paths {
                          *           "decision": {
                          *             "source": "integrator",
                          *             "latency_ms": 84
-                         *           }
+                         *           },
+                         *           "rule_results": [
+                         *             {
+                         *               "rule_id": "arl_01JD3R5M7N9P1Q3R5S7T9V1W3X",
+                         *               "mode": "active",
+                         *               "outcome": "passed"
+                         *             }
+                         *           ],
+                         *           "rule_id": null
                          *         },
                          *         {
                          *           "type": "increment",
@@ -7114,7 +7130,15 @@ export interface paths {
                          *           "decision": {
                          *             "source": "svc",
                          *             "latency_ms": 0
-                         *           }
+                         *           },
+                         *           "rule_results": [
+                         *             {
+                         *               "rule_id": "arl_01JD3R5M7N9P1Q3R5S7T9V1W3X",
+                         *               "mode": "active",
+                         *               "outcome": "passed"
+                         *             }
+                         *           ],
+                         *           "rule_id": null
                          *         }
                          *       ],
                          *       "decision": {
@@ -16851,6 +16875,14 @@ export interface paths {
                          *       "program_id": "prog_01JD3Q7Y6X5W4V3T2S1R0Q9P8J",
                          *       "network_token_id": null,
                          *       "decline_reason": null,
+                         *       "rule_id": null,
+                         *       "rule_results": [
+                         *         {
+                         *           "rule_id": "arl_01JD3R5M7N9P1Q3R5S7T9V1W3X",
+                         *           "mode": "active",
+                         *           "outcome": "passed"
+                         *         }
+                         *       ],
                          *       "request_history": [
                          *         {
                          *           "type": "authorization",
@@ -16861,7 +16893,15 @@ export interface paths {
                          *           "decision": {
                          *             "source": "integrator",
                          *             "latency_ms": 84
-                         *           }
+                         *           },
+                         *           "rule_results": [
+                         *             {
+                         *               "rule_id": "arl_01JD3R5M7N9P1Q3R5S7T9V1W3X",
+                         *               "mode": "active",
+                         *               "outcome": "passed"
+                         *             }
+                         *           ],
+                         *           "rule_id": null
                          *         },
                          *         {
                          *           "type": "increment",
@@ -16872,7 +16912,15 @@ export interface paths {
                          *           "decision": {
                          *             "source": "svc",
                          *             "latency_ms": 0
-                         *           }
+                         *           },
+                         *           "rule_results": [
+                         *             {
+                         *               "rule_id": "arl_01JD3R5M7N9P1Q3R5S7T9V1W3X",
+                         *               "mode": "active",
+                         *               "outcome": "passed"
+                         *             }
+                         *           ],
+                         *           "rule_id": null
                          *         }
                          *       ],
                          *       "decision": {
@@ -17308,6 +17356,14 @@ export interface paths {
                          *       "program_id": "prog_01JD3Q7Y6X5W4V3T2S1R0Q9P8J",
                          *       "network_token_id": null,
                          *       "decline_reason": null,
+                         *       "rule_id": null,
+                         *       "rule_results": [
+                         *         {
+                         *           "rule_id": "arl_01JD3R5M7N9P1Q3R5S7T9V1W3X",
+                         *           "mode": "active",
+                         *           "outcome": "passed"
+                         *         }
+                         *       ],
                          *       "request_history": [
                          *         {
                          *           "type": "authorization",
@@ -17318,7 +17374,15 @@ export interface paths {
                          *           "decision": {
                          *             "source": "integrator",
                          *             "latency_ms": 84
-                         *           }
+                         *           },
+                         *           "rule_results": [
+                         *             {
+                         *               "rule_id": "arl_01JD3R5M7N9P1Q3R5S7T9V1W3X",
+                         *               "mode": "active",
+                         *               "outcome": "passed"
+                         *             }
+                         *           ],
+                         *           "rule_id": null
                          *         },
                          *         {
                          *           "type": "increment",
@@ -17329,7 +17393,15 @@ export interface paths {
                          *           "decision": {
                          *             "source": "svc",
                          *             "latency_ms": 0
-                         *           }
+                         *           },
+                         *           "rule_results": [
+                         *             {
+                         *               "rule_id": "arl_01JD3R5M7N9P1Q3R5S7T9V1W3X",
+                         *               "mode": "active",
+                         *               "outcome": "passed"
+                         *             }
+                         *           ],
+                         *           "rule_id": null
                          *         }
                          *       ],
                          *       "decision": {
@@ -17550,6 +17622,14 @@ export interface paths {
                          *       "program_id": "prog_01JD3Q7Y6X5W4V3T2S1R0Q9P8J",
                          *       "network_token_id": null,
                          *       "decline_reason": null,
+                         *       "rule_id": null,
+                         *       "rule_results": [
+                         *         {
+                         *           "rule_id": "arl_01JD3R5M7N9P1Q3R5S7T9V1W3X",
+                         *           "mode": "active",
+                         *           "outcome": "passed"
+                         *         }
+                         *       ],
                          *       "request_history": [
                          *         {
                          *           "type": "authorization",
@@ -17560,7 +17640,15 @@ export interface paths {
                          *           "decision": {
                          *             "source": "integrator",
                          *             "latency_ms": 84
-                         *           }
+                         *           },
+                         *           "rule_results": [
+                         *             {
+                         *               "rule_id": "arl_01JD3R5M7N9P1Q3R5S7T9V1W3X",
+                         *               "mode": "active",
+                         *               "outcome": "passed"
+                         *             }
+                         *           ],
+                         *           "rule_id": null
                          *         },
                          *         {
                          *           "type": "increment",
@@ -17571,7 +17659,15 @@ export interface paths {
                          *           "decision": {
                          *             "source": "svc",
                          *             "latency_ms": 0
-                         *           }
+                         *           },
+                         *           "rule_results": [
+                         *             {
+                         *               "rule_id": "arl_01JD3R5M7N9P1Q3R5S7T9V1W3X",
+                         *               "mode": "active",
+                         *               "outcome": "passed"
+                         *             }
+                         *           ],
+                         *           "rule_id": null
                          *         }
                          *       ],
                          *       "decision": {
@@ -17787,6 +17883,14 @@ export interface paths {
                          *       "program_id": "prog_01JD3Q7Y6X5W4V3T2S1R0Q9P8J",
                          *       "network_token_id": null,
                          *       "decline_reason": null,
+                         *       "rule_id": null,
+                         *       "rule_results": [
+                         *         {
+                         *           "rule_id": "arl_01JD3R5M7N9P1Q3R5S7T9V1W3X",
+                         *           "mode": "active",
+                         *           "outcome": "passed"
+                         *         }
+                         *       ],
                          *       "request_history": [
                          *         {
                          *           "type": "authorization",
@@ -17797,7 +17901,15 @@ export interface paths {
                          *           "decision": {
                          *             "source": "integrator",
                          *             "latency_ms": 84
-                         *           }
+                         *           },
+                         *           "rule_results": [
+                         *             {
+                         *               "rule_id": "arl_01JD3R5M7N9P1Q3R5S7T9V1W3X",
+                         *               "mode": "active",
+                         *               "outcome": "passed"
+                         *             }
+                         *           ],
+                         *           "rule_id": null
                          *         },
                          *         {
                          *           "type": "increment",
@@ -17808,7 +17920,15 @@ export interface paths {
                          *           "decision": {
                          *             "source": "svc",
                          *             "latency_ms": 0
-                         *           }
+                         *           },
+                         *           "rule_results": [
+                         *             {
+                         *               "rule_id": "arl_01JD3R5M7N9P1Q3R5S7T9V1W3X",
+                         *               "mode": "active",
+                         *               "outcome": "passed"
+                         *             }
+                         *           ],
+                         *           "rule_id": null
                          *         }
                          *       ],
                          *       "decision": {
@@ -22626,6 +22746,14 @@ export interface components {
          *       "program_id": "prog_01JD3Q7Y6X5W4V3T2S1R0Q9P8J",
          *       "network_token_id": null,
          *       "decline_reason": null,
+         *       "rule_id": null,
+         *       "rule_results": [
+         *         {
+         *           "rule_id": "arl_01JD3R5M7N9P1Q3R5S7T9V1W3X",
+         *           "mode": "active",
+         *           "outcome": "passed"
+         *         }
+         *       ],
          *       "request_history": [
          *         {
          *           "type": "authorization",
@@ -22636,7 +22764,15 @@ export interface components {
          *           "decision": {
          *             "source": "integrator",
          *             "latency_ms": 84
-         *           }
+         *           },
+         *           "rule_results": [
+         *             {
+         *               "rule_id": "arl_01JD3R5M7N9P1Q3R5S7T9V1W3X",
+         *               "mode": "active",
+         *               "outcome": "passed"
+         *             }
+         *           ],
+         *           "rule_id": null
          *         },
          *         {
          *           "type": "increment",
@@ -22647,7 +22783,15 @@ export interface components {
          *           "decision": {
          *             "source": "svc",
          *             "latency_ms": 0
-         *           }
+         *           },
+         *           "rule_results": [
+         *             {
+         *               "rule_id": "arl_01JD3R5M7N9P1Q3R5S7T9V1W3X",
+         *               "mode": "active",
+         *               "outcome": "passed"
+         *             }
+         *           ],
+         *           "rule_id": null
          *         }
          *       ],
          *       "decision": {
@@ -22675,7 +22819,7 @@ export interface components {
              * @description Why a declined authorization was declined; null when approved
              * @enum {string|null}
              */
-            decline_reason: "card_inactive" | "card_frozen" | "card_closed" | "card_expired" | "invalid_expiry" | "invalid_cvc" | "token_inactive" | "account_blocked" | "currency_mismatch" | "mcc_blocked" | "country_blocked" | "spending_limit" | "insufficient_funds" | "integrator_declined" | "integrator_unavailable" | null;
+            decline_reason: "card_inactive" | "card_frozen" | "card_closed" | "card_expired" | "invalid_expiry" | "invalid_cvc" | "token_inactive" | "account_blocked" | "currency_mismatch" | "mcc_blocked" | "country_blocked" | "spending_limit" | "rule_declined" | "insufficient_funds" | "integrator_declined" | "integrator_unavailable" | null;
             /**
              * Format: date-time
              * @description When the hold is released if nothing captures it (7 days)
@@ -22699,6 +22843,10 @@ export interface components {
             /** @description The first request and every increment, approved or declined, oldest first */
             request_history: components["schemas"]["AuthorizationRequest"][];
             reversed_amount: number;
+            /** @description The active authorization rule that declined the authorization (`decline_reason` `rule_declined`); null otherwise */
+            rule_id: string | null;
+            /** @description What each authorization rule that applies to the card said of the latest request (the authorization, or its latest increment), in the rules' id order; empty when none applies or when an earlier check declined (the card's own controls come first) */
+            rule_results: components["schemas"]["AuthorizationRuleResult"][];
             /**
              * @description pending (hold placed), closed (captured), reversed, expired (hold released after 7 days), declined
              * @enum {string}
@@ -22851,6 +22999,10 @@ export interface components {
             created_at: string;
             decision: components["schemas"]["AuthorizationDecision"];
             decline_reason: string | null;
+            /** @description The active authorization rule that declined this request (`decline_reason` `rule_declined`); null otherwise */
+            rule_id: string | null;
+            /** @description What each authorization rule that applies to the card said of this request, in the rules' id order; empty when none applies or when an earlier check declined (the card's own controls come first) */
+            rule_results: components["schemas"]["AuthorizationRuleResult"][];
             /** @enum {string} */
             type: "authorization" | "increment";
         };
@@ -22959,6 +23111,25 @@ export interface components {
             /** @enum {string} */
             object: "list";
             url: string;
+        };
+        /**
+         * AuthorizationRuleResult
+         * @example {
+         *       "rule_id": "arl_01JD3R5M7N9P1Q3R5S7T9V1W3X",
+         *       "mode": "shadow",
+         *       "outcome": "would_decline"
+         *     }
+         */
+        AuthorizationRuleResult: {
+            /** @enum {string} */
+            mode: "active" | "shadow";
+            /**
+             * @description `passed`; `declined` (an active rule: the request was declined `rule_declined`, naming the first such rule in `rule_id`); `would_decline` (a shadow rule, which never declines)
+             * @enum {string}
+             */
+            outcome: "passed" | "declined" | "would_decline";
+            /** @description arl_ id of the authorization rule */
+            rule_id: string;
         };
         /** AuthorizationRuleScope */
         AuthorizationRuleScope: {

@@ -24,6 +24,42 @@ export {
   type StoredAuthorization,
 } from './replay.js'
 export * from './rule.js'
+export {
+  ACTIVITY_WINDOW,
+  addToBuckets,
+  bucketLeavesAt,
+  bucketOf,
+  type Buckets,
+  bucketSeconds,
+  liveFrom,
+  sumLive,
+} from './buckets.js'
+// The decision's statements (authorizations/repo.ts) read and write this module's tables through these.
+export {
+  activityCte,
+  activityWriteCtes,
+  countersCtes,
+  countersGuardCtes,
+  countersJsonSql,
+  countersOf,
+  countersWriteCtes,
+  type DecisionRule,
+  decisionRulesOf,
+  mergedBucketsSql,
+  rulesCte,
+  rulesJsonSql,
+} from './decision-plan.js'
+export {
+  aggregateIdOf,
+  type CounterAdd,
+  counterAdd,
+  counterKey,
+  type CounterRead,
+  usageAt,
+  velocityCounts,
+} from './counters.js'
+// Moves of an authorization (reversal, capture, increment, expiry) adjust what it counts for.
+export { adjustCounters, type CountedIn } from './counters-repo.js'
 export { countsInWindow, rollingResetsAt, windowResetsAt, windowStart } from './windows.js'
 // The console's rules page (a later step) calls the same use cases as /v1.
 export { createRule, deleteRule, listRules, retrieveRule, updateRule } from './service.js'

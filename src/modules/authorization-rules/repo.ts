@@ -69,6 +69,7 @@ export interface RulePatch {
   parameters?: RuleParameters['parameters']
   mode?: 'active' | 'shadow'
   status?: 'enabled' | 'disabled'
+  counter_generation?: number
   updated_at: Date
 }
 

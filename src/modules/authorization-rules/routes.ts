@@ -81,7 +81,8 @@ export function registerAuthorizationRules(base: FastifyInstance, deps: AppDeps)
         summary: 'Update an authorization rule',
         description:
           "Changes `name`, `parameters` (read against the rule's type; they replace the ones held), `mode` and `status` " +
-          '(a disabled rule applies to no decision). The scope and the type are fixed once created. Emits ' +
+          "(a disabled rule applies to no decision). A change of a velocity limit's `window`, `aggregate` or `filters` " +
+          'starts its counting again; a new limit keeps what was counted. The scope and the type are fixed once created. Emits ' +
           'authorization_rule.updated when something changed.',
         params: AuthorizationRuleParams,
         body: AuthorizationRuleUpdate,

@@ -143,14 +143,30 @@ export async function updateRule(
     if (body.name !== undefined && body.name !== current.name) patch.name = body.name
     if (body.mode !== undefined && body.mode !== current.mode) patch.mode = body.mode
     if (body.status !== undefined && body.status !== current.status) patch.status = body.status
-    if (read && canonicalJson(read.parameters) !== canonicalJson(current.parameters))
+    if (read && canonicalJson(read.parameters) !== canonicalJson(current.parameters)) {
       patch.parameters = read.parameters
+      if (countsDifferently(current.parameters, read.parameters))
+        patch.counter_generation = current.counter_generation + 1
+    }
     if (Object.keys(patch).length === 1) return presentRule(current)
     const view = presentRule(await repo.updateRule(trx, current.id, patch))
     await emit(trx, ctx, 'authorization_rule.updated', view, now)
     await inSameTx?.(trx, view)
     return view
   })
+}
+
+/**
+ * Whether a velocity limit's new parameters count other authorizations than the old (another window, aggregate or
+ * filters): what its counters hold would then mean something else, so counting starts again under new keys. A new
+ * limit alone keeps them (the window's usage stays what it was).
+ */
+function countsDifferently(before: unknown, after: unknown): boolean {
+  const counting = (p: unknown) => {
+    const { window, aggregate, filters } = (p ?? {}) as Record<string, unknown>
+    return canonicalJson({ window, aggregate, filters })
+  }
+  return counting(before) !== counting(after)
 }
 
 /** DELETE: the rule stops applying at once; `authorization_rule.deleted` carries it as it was last. */

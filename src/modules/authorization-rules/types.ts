@@ -1,3 +1,4 @@
+import type { Generated } from 'kysely'
 import type { Json, Timestamp } from '../../db/types.js'
 import type { RuleParameters, ScopeLevel } from './rule.js'
 
@@ -20,10 +21,39 @@ export interface AuthorizationRulesTable {
   created_at: Timestamp
   updated_at: Timestamp
   deleted_at: Timestamp | null
+  /** Raised when `window`, `aggregate` or `filters` change: a velocity limit's counters start again under new keys. */
+  counter_generation: Generated<number>
+}
+
+/**
+ * A velocity limit's counter for one aggregate (card, account or cardholder): the buckets of its window
+ * (`buckets.ts`: `{"<bucket start>": [amount, count]}`). `key` is `<rule id>:<generation>:<aggregate id>`.
+ */
+export interface AuthorizationRuleCountersTable {
+  key: string
+  rule_id: string
+  buckets: Json<Record<string, [number, number]>>
+  /** When nothing it holds counts any more (null: never, an `all_time` window). */
+  expires_at: Timestamp | null
+  updated_at: Timestamp
+}
+
+/**
+ * A card's last hour of authorizations in minute buckets (`buckets.ts`: `{"<minute>": [approved, declined]}`), kept for
+ * the cards a rule reading `authorization_count_1h` or `decline_count_1h` applies to, written by each decision on the
+ * card. While the row exists every decision on the card since it was made is in it; a decision no such rule applies to
+ * deletes it, and the next one that needs it seeds it again from the card's last hour.
+ */
+export interface AuthorizationRuleActivityTable {
+  card_id: string
+  buckets: Json<Record<string, [number, number]>>
+  updated_at: Timestamp
 }
 
 declare module '../../db/types.js' {
   interface Database {
     authorization_rules: AuthorizationRulesTable
+    authorization_rule_activity: AuthorizationRuleActivityTable
+    authorization_rule_counters: AuthorizationRuleCountersTable
   }
 }

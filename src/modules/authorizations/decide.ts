@@ -3,6 +3,13 @@
  * account in one statement whose row versions guard the write, or under the account's row lock) and
  * handed in, so the rules are unit-tested without a database and the outcome is a value, never an exception.
  */
+import {
+  type AuthorizationFacts,
+  type EvaluableRule,
+  evaluateRules,
+  type RuleResult,
+  type VelocityUsage,
+} from '../authorization-rules/index.js'
 
 export const DECLINE_REASONS = [
   'card_inactive',
@@ -17,6 +24,8 @@ export const DECLINE_REASONS = [
   'mcc_blocked',
   'country_blocked',
   'spending_limit',
+  // An active authorization rule (docs/authorization-rules.md) declined: the authorization names it (`rule_id`).
+  'rule_declined',
   'insufficient_funds',
   // Given by the organization's authorization endpoint (never by `decide`): it declined, or it did not answer and its stand-in declines.
   'integrator_declined',
@@ -24,7 +33,20 @@ export const DECLINE_REASONS = [
 ] as const
 export type DeclineReason = (typeof DECLINE_REASONS)[number]
 
-export type Decision = { approved: true } | { approved: false; reason: DeclineReason }
+/**
+ * `rules`: what each authorization rule said, when the decision reached them (absent when none applies, or when an
+ * earlier check declined); `ruleId`: the active rule that declined (`rule_declined`).
+ */
+export type Decision =
+  | { approved: true; rules?: RuleResult[] }
+  | { approved: false; reason: DeclineReason; ruleId?: string; rules?: RuleResult[] }
+
+/** The authorization rules that apply to the card, the facts they read, and each velocity limit's usage. */
+export interface RulesInput {
+  rules: readonly EvaluableRule[]
+  facts: AuthorizationFacts
+  usageOf?: (rule: EvaluableRule) => VelocityUsage | undefined
+}
 
 /** Windowed limit intervals: each counts approved spend since the start of its UTC calendar period. */
 export const WINDOW_INTERVALS = ['daily', 'weekly', 'monthly', 'all_time'] as const
@@ -54,6 +76,8 @@ export interface DecisionInput {
   spent: Partial<Record<WindowInterval, number>>
   /** For an increment: what the authorization already holds approved (per_authorization counts the total). */
   alreadyAuthorized: number
+  /** The authorization rules that apply to the card (none: absent or empty). */
+  rules?: RulesInput
   now: Date
 }
 
@@ -99,8 +123,9 @@ export function exceedsLimits(
 
 /**
  * Approve or decline, checking in this order: card status and expiry, presented expiry and security code,
- * network token, account status, currency, merchant category and country rules, spending limits, and
- * finally the available balance. The first rule that fails names the decline.
+ * network token, account status, currency, merchant category and country rules, spending limits, the
+ * authorization rules that apply to the card (after the card's own controls: a rule only declines more), and
+ * finally the available balance. The first check that fails names the decline.
  */
 export function decide(input: DecisionInput): Decision {
   const decline = (reason: DeclineReason): Decision => ({ approved: false, reason })
@@ -118,8 +143,20 @@ export function decide(input: DecisionInput): Decision {
   if (listRefuses(input.merchant.country, rules.allowed_countries, rules.blocked_countries))
     return decline('country_blocked')
   if (exceedsLimits(input)) return decline('spending_limit')
-  if (input.account.available < input.amount) return decline('insufficient_funds')
-  return { approved: true }
+  const verdict = input.rules?.rules.length
+    ? evaluateRules(input.rules.rules, input.rules.facts, input.rules.usageOf)
+    : null
+  if (verdict?.declinedBy)
+    return {
+      approved: false,
+      reason: 'rule_declined',
+      ruleId: verdict.declinedBy,
+      rules: verdict.results,
+    }
+  const evaluated = verdict ? { rules: verdict.results } : {}
+  if (input.account.available < input.amount)
+    return { ...decline('insufficient_funds'), ...evaluated }
+  return { approved: true, ...evaluated }
 }
 
 /** The windowed intervals a card's limits use: only those sums need reading. */

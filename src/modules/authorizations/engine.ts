@@ -29,6 +29,8 @@ import {
 } from './decide.js'
 import { presentAuthorization } from './present.js'
 import * as repo from './repo.js'
+import { BatchRules, ruleRecord, type RulesWrite } from './rule-facts.js'
+import { adjustCounters } from '../authorization-rules/index.js'
 import type { AuthorizationView, SimulateAuthorizationBody } from './schemas.js'
 import { SVC_DECISION, type IntegratorOutcome } from './integrator.js'
 import type { AuthorizationFxValue, AuthorizationRequestValue, DecisionRecord } from './types.js'
@@ -129,6 +131,7 @@ function request(
     decline_reason: decision.approved ? null : decision.reason,
     created_at: now.toISOString(),
     decision: record,
+    ...ruleRecord(decision),
   }
 }
 
@@ -147,7 +150,7 @@ function withIntegrator(
     return { decision, record: { source: 'svc', latency_ms: integrator.decision.latency_ms } }
   if (integrator.decline)
     return {
-      decision: { approved: false, reason: integrator.decline },
+      decision: { approved: false, reason: integrator.decline, rules: decision.rules },
       record: integrator.decision,
     }
   return { decision, record: integrator.decision }
@@ -256,6 +259,7 @@ export async function decideBatch(
       versions: e.versions,
       operationId: batch[i].cvc?.operationId ?? null,
       answer: batch[i].answer,
+      ...e.rules,
     })
     written.push(i)
   })
@@ -279,6 +283,8 @@ interface Evaluated {
   versions: repo.DecisionFacts['versions']
   decision: Decision
   record: DecisionRecord
+  /** What the write guards and adds for the authorization rules (velocity counters, the card's activity). */
+  rules: RulesWrite
 }
 
 /**
@@ -294,11 +300,12 @@ async function evaluateBatch(
 ): Promise<{ outcomes: (DecisionOutcome | undefined)[]; evaluated: (Evaluated | undefined)[] }> {
   const outcomes: (DecisionOutcome | undefined)[] = new Array(batch.length)
   const evaluated: (Evaluated | undefined)[] = new Array(batch.length)
-  const facts = await repo.readDecisionFacts(
-    db,
-    [...new Set(batch.map((p) => p.body.card_id))],
-    lock,
-  )
+  const cardIds = [...new Set(batch.map((p) => p.body.card_id))]
+  let facts = await repo.readDecisionFacts(db, cardIds, lock, now)
+  // Under the locks, a velocity counter another statement made as this one read could not be locked (nor read): read
+  // again, now that it is there to see.
+  if (lock && [...facts.values()].some((f) => [...f.counters.values()].some((c) => !c.version)))
+    facts = await repo.readDecisionFacts(db, cardIds, lock, now)
   const owned = await Promise.all(
     batch.map((p, i) =>
       settled(outcomes, i, () => {
@@ -340,6 +347,8 @@ async function evaluateBatch(
   /** What this batch's approvals so far take: from each account's available balance, and each card's windows. */
   const heldInBatch = new Map<string, number>()
   const spentInBatch = new Map<string, number>()
+  /** The rules' view of the batch: each card's last hour and each velocity counter with the approvals so far. */
+  const batchRules = new BatchRules(now)
   batch.forEach((p, i) => {
     const f = owned[i]
     if (!f || outcomes[i]) return
@@ -353,6 +362,12 @@ async function evaluateBatch(
     // A partial approval by the integrator holds (and is checked for) only the amount it approved (in the
     // account's currency: the integrator was sent the authorization with `amount` converted).
     const amount = p.integrator?.amount ?? conversion?.amount ?? p.body.amount
+    const judged = batchRules.judge(f, {
+      merchant: p.merchant,
+      merchantCurrency: p.currency,
+      amount,
+      merchantAmount: p.body.amount,
+    })
     const { decision, record } = withIntegrator(
       decide({
         amount,
@@ -374,6 +389,7 @@ async function evaluateBatch(
         cvcMatches: p.cvc?.matches ?? null,
         spent: windows,
         alreadyAuthorized: 0,
+        rules: judged.input,
         now,
       }),
       p.integrator,
@@ -390,6 +406,7 @@ async function evaluateBatch(
       versions,
       decision,
       record,
+      rules: batchRules.decided(f, judged.facts, decision, amount, p.at),
     }
   })
   return { outcomes, evaluated }
@@ -418,7 +435,7 @@ export async function precheck(
  */
 function authorizationRow(
   p: PresentedAuthorization,
-  e: Pick<Evaluated, 'card' | 'accountId' | 'accountCurrency' | 'converted'>,
+  e: Pick<Evaluated, 'card' | 'accountId' | 'accountCurrency' | 'converted' | 'rules'>,
   decision: Decision,
   record: DecisionRecord,
 ): repo.AuthorizationRow {
@@ -447,6 +464,8 @@ function authorizationRow(
     fx: converted ? converted.fx : null,
     merchant: p.merchant,
     decline_reason: decision.approved ? null : decision.reason,
+    ...ruleRecord(decision),
+    rule_counters: decision.approved ? e.rules.counts.map((c) => [c.key, c.bucket] as const) : [],
     hold_id: decision.approved ? newId('hold') : null,
     request_history: [request('authorization', body.amount, decision, at, record)],
     decision: record,
@@ -577,7 +596,10 @@ function feeAdded(fx: AuthorizationFxValue | null, feeAmount: number): Authoriza
   return fx === null ? null : { ...fx, fee_amount: Number(fx.fee_amount) + feeAmount }
 }
 
-/** The service's rules for an increment of `amount` on `auth` (per-authorization limits count the new total). */
+/**
+ * The service's rules for an increment of `amount` (the account's currency; `merchantAmount` the merchant's) on `auth`
+ * (per-authorization limits count the new total; the authorization rules judge the increase).
+ */
 async function incrementRules(
   db: Db,
   ctx: RequestCtx,
@@ -585,9 +607,23 @@ async function incrementRules(
   card: CardRow,
   account: AccountRow,
   amount: number,
+  merchantAmount: number,
   now: Date,
+  lock: boolean,
 ): Promise<Decision> {
   const rules = controlsOf(card)
+  // Under the account's lock (the increment's transaction), the card's velocity counters are locked too: another
+  // account's decisions (a cardholder's limit) wait for this one.
+  const facts = (await repo.readDecisionFacts(db, [card.id], lock, now)).get(card.id)
+  const judged =
+    facts &&
+    new BatchRules(now).judge(facts, {
+      merchant: auth.merchant,
+      merchantCurrency: auth.merchant_currency,
+      amount,
+      merchantAmount,
+      increment: true,
+    })
   return decide({
     amount,
     currency: auth.currency,
@@ -608,6 +644,7 @@ async function incrementRules(
     cvcMatches: null,
     spent: await spentInWindows(db, card, rules, now),
     alreadyAuthorized: Number(auth.amount),
+    rules: judged?.input,
     now,
   })
 }
@@ -629,7 +666,17 @@ export async function precheckIncrement(
     const now = deps.clock.now()
     const converted = inAccountCurrency(auth, amount)
     const account = await requireAccount(deps.db, ctx, card.account_id)
-    const decision = await incrementRules(deps.db, ctx, auth, card, account, converted.amount, now)
+    const decision = await incrementRules(
+      deps.db,
+      ctx,
+      auth,
+      card,
+      account,
+      converted.amount,
+      amount,
+      now,
+      false,
+    )
     if (!decision.approved) return null
     return presentAuthorization({
       ...auth,
@@ -669,18 +716,20 @@ export async function incrementAuthorization(
     const converted = inAccountCurrency(auth, amount)
     const raise = integrator?.amount ?? converted.amount
     let { decision, record } = withIntegrator(
-      await incrementRules(trx, ctx, auth, card, account, raise, now),
+      await incrementRules(trx, ctx, auth, card, account, raise, amount, now, true),
       integrator,
     )
     if (decision.approved) {
       const raised = await incrementHold(trx, auth.hold_id!, raise, now)
       if (!raised.approved) {
-        decision = { approved: false, reason: raised.reason }
+        decision = { approved: false, reason: raised.reason, rules: decision.rules }
         record = integrator
           ? { source: 'svc', latency_ms: integrator.decision.latency_ms }
           : SVC_DECISION
       }
     }
+    // The increase counts where the authorization counts (its velocity counters' buckets), as its spend does.
+    if (decision.approved) await adjustCounters(trx, auth.rule_counters, raise, now)
     const row = await repo.updateAuthorization(
       trx,
       auth.id,
@@ -692,8 +741,13 @@ export async function incrementAuthorization(
             ...(auth.fx === null ? {} : { fx: json(feeAdded(auth.fx, converted.feeAmount)) }),
             updated_at: now,
             decision: json(record),
+            rule_results: json(ruleRecord(decision).rule_results),
           }
-        : { updated_at: now, decision: json(record) },
+        : {
+            updated_at: now,
+            decision: json(record),
+            rule_results: json(ruleRecord(decision).rule_results),
+          },
       request('increment', amount, decision, now, record),
     )
     const view = presentAuthorization(row)

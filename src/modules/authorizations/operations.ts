@@ -7,6 +7,7 @@ import { emit } from '../events/index.js'
 import { captureHold, releaseHold } from '../ledger/index.js'
 import { presentTransaction, recordCapture, type TransactionView } from '../transactions/index.js'
 import { availableBalance } from '../accounts/index.js'
+import { adjustCounters } from '../authorization-rules/index.js'
 import { captureMoney, captureRate, type CaptureAsk } from './capture-money.js'
 import { inAccountCurrency, lockAccount, requirePending } from './engine.js'
 import { presentAuthorization } from './present.js'
@@ -25,9 +26,25 @@ async function updated(
   now: Date,
 ): Promise<AuthorizationView> {
   const row = await repo.updateAuthorization(trx, auth.id, { ...patch, updated_at: now })
+  await countedSpendMoved(trx, auth, row, now)
   const view = presentAuthorization(row)
   await emit(trx, scopeOfRow(row), 'authorization.updated', view, now)
   return view
+}
+
+/**
+ * What an authorization counts for in its velocity limits' counters is its spend (what it holds plus what it
+ * captured, docs/authorization-rules.md "Counters"): every move that changes it (reversal, capture, expiry) moves them
+ * by the difference, in the caller's transaction under the account's lock.
+ */
+async function countedSpendMoved(
+  trx: Db,
+  before: repo.AuthorizationRow,
+  after: repo.AuthorizationRow,
+  now: Date,
+): Promise<void> {
+  const spend = (a: repo.AuthorizationRow) => Number(a.held_amount) + Number(a.captured_amount)
+  await adjustCounters(trx, before.rule_counters, spend(after) - spend(before), now)
 }
 
 /**

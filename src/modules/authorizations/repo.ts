@@ -1,4 +1,4 @@
-import { sql, type Selectable, type Updateable } from 'kysely'
+import { sql, type RawBuilder, type Selectable, type Updateable } from 'kysely'
 import type { Db } from '../../db/types.js'
 import { json } from '../../db/types.js'
 import {
@@ -10,6 +10,24 @@ import {
 import { applyBounds, whereIs, type PageBounds } from '../../http/pagination.js'
 import { lowestIdAt } from '../../lib/ids.js'
 import type { AccountRow } from '../accounts/index.js'
+import {
+  ACTIVITY_WINDOW,
+  activityCte,
+  activityWriteCtes,
+  type Buckets,
+  type CounterAdd,
+  type CounterRead,
+  countersCtes,
+  countersGuardCtes,
+  countersJsonSql,
+  countersOf,
+  countersWriteCtes,
+  type DecisionRule,
+  decisionRulesOf,
+  liveFrom,
+  rulesCte,
+  rulesJsonSql,
+} from '../authorization-rules/index.js'
 import { cardsCte, cardUnchangedSql, type CardRow } from '../cards/index.js'
 import { programsCte, type ProgramRow } from '../programs/index.js'
 import { emitPerRow } from '../events/index.js'
@@ -28,10 +46,12 @@ const DECISION_CARD = [
   'environment',
   'program_id',
   'account_id',
+  'cardholder_id',
   'status',
   'exp_month',
   'exp_year',
   'spending_controls',
+  'created_at',
 ] as const
 /** The funding account's columns a decision reads. */
 const DECISION_ACCOUNT = ['id', 'status', 'currency', 'ledger_balance', 'held_balance'] as const
@@ -49,6 +69,18 @@ export interface DecisionFacts {
   program: DecisionProgram | null
   /** The rows' `xmin`: any committed change to a row gives it a new one. */
   versions: { card: string; account: string }
+  /** The enabled authorization rules that apply to the card, in id order. */
+  rules: DecisionRule[]
+  /**
+   * The card's last hour (`authorization_count_1h`, `decline_count_1h`) when a rule reads it (`needed`): its activity
+   * row's buckets, or, when it has none yet (`tracked` false), the same counted once from its authorizations.
+   */
+  activity: { needed: boolean; tracked: boolean; buckets: Buckets | null }
+  /**
+   * The counters of the card's velocity limits by key, with their rows' versions (a version is null when another
+   * statement made the row as this one read: a decision that rests on it is decided again).
+   */
+  counters: Map<string, CounterRead>
 }
 
 const decisionColumns = sql.join([
@@ -57,7 +89,25 @@ const decisionColumns = sql.join([
   ...DECISION_PROGRAM.map((c) => sql`p.${sql.ref(c)} AS ${sql.ref(`program_${c}`)}`),
   sql`c.version AS card_version`,
   sql`a.version AS account_version`,
+  sql`${rulesJsonSql('r', sql`c.id`)} AS rules`,
+  sql`act.needed AS activity_needed`,
+  sql`act.tracked AS activity_tracked`,
+  sql`${countersJsonSql('vc', sql`c.id`)} AS counters`,
 ])
+
+/**
+ * A card's last hour counted from its authorizations, in the activity row's minute buckets: the seed of a card a rule
+ * reading its activity applies to and that has no row yet (read once: from then on its decisions keep the row). The
+ * card's history index from the lowest id of the hour's first minute.
+ */
+function activitySeedSql(cardId: RawBuilder<unknown>, now: Date): RawBuilder<unknown> {
+  const since = new Date(liveFrom(ACTIVITY_WINDOW, now) * 1000)
+  return sql`(SELECT coalesce(jsonb_object_agg(s.m::text, jsonb_build_array(s.approved, s.declined)), '{}'::jsonb) FROM (
+      SELECT (floor(extract(epoch FROM h.created_at) / 60) * 60)::bigint AS m,
+        count(*) FILTER (WHERE h.approved) AS approved, count(*) FILTER (WHERE NOT h.approved) AS declined
+      FROM authorizations AS h WHERE h.card_id = ${cardId} AND h.id >= ${lowestIdAt('auth', since)} AND h.created_at >= ${since}
+      GROUP BY 1) AS s)`
+}
 
 /** The columns of `row` named `prefix` + column, as an object keyed by column. */
 function pick<K extends string>(
@@ -80,12 +130,18 @@ export async function readDecisionFacts(
   db: Db,
   cardIds: readonly string[],
   lock: boolean,
+  now: Date = new Date(),
 ): Promise<Map<string, DecisionFacts>> {
   const { rows } = await sql<Record<string, unknown>>`
     WITH ${cardsCte('c', JSON.stringify(cardIds), DECISION_CARD, lock)},
     ${accountsCte('a', sql`SELECT account_id FROM c`, lock)},
-    ${programsCte('p', sql`SELECT program_id FROM c`, DECISION_PROGRAM)}
-    SELECT ${decisionColumns} FROM c JOIN a ON a.id = c.account_id
+    ${programsCte('p', sql`SELECT program_id FROM c`, DECISION_PROGRAM)},
+    ${rulesCte('r', 'c')},
+    ${activityCte('act', 'c', 'r')},
+    ${countersCtes('vc', 'r', 'c', lock ? sql`(SELECT count(*) FROM a) >= 0` : null, now)}
+    SELECT ${decisionColumns},
+      CASE WHEN act.needed AND NOT act.tracked THEN ${activitySeedSql(sql`c.id`, now)} ELSE act.buckets END AS activity_buckets
+    FROM c JOIN a ON a.id = c.account_id JOIN act ON act.card_id = c.id
     LEFT JOIN p ON p.id = c.program_id`.execute(db)
   return new Map(
     rows.map((row) => [
@@ -98,6 +154,13 @@ export async function readDecisionFacts(
             ? null
             : (pick(row, 'program_', DECISION_PROGRAM) as DecisionProgram),
         versions: { card: row.card_version as string, account: row.account_version as string },
+        rules: decisionRulesOf(row.rules),
+        activity: {
+          needed: row.activity_needed as boolean,
+          tracked: row.activity_tracked as boolean,
+          buckets: (row.activity_buckets as Buckets | null) ?? null,
+        },
+        counters: countersOf(row.counters),
       },
     ]),
   )
@@ -117,6 +180,15 @@ export interface DecisionWrite {
   operationId: string | null
   /** The request's Idempotency-Key: the authorization is its answer, stored with it. */
   answer: AnswerToStore | null
+  /**
+   * The card's activity row (authorization-rules' `activityWriteCtes`): `track` counts the decision in it (made from
+   * `seed` when the card had none), `drop` deletes it (no rule reads it any more); absent, nothing.
+   */
+  activity?: { mode: 'track' | 'drop'; bucket: number; keepFrom: number; seed: Buckets | null }
+  /** The velocity counters (and the versions read) the decision's verdict rested on: changed since, it is not written. */
+  guards?: { key: string; version: string | null }[]
+  /** What an approval adds to the velocity counters. */
+  counts?: CounterAdd[]
 }
 
 /**
@@ -147,6 +219,12 @@ export async function recordDecisions(
       operation_id: w.operationId,
       event_id: w.eventId,
       view: w.view,
+      activity: w.activity?.mode ?? null,
+      activity_bucket: w.activity?.bucket ?? null,
+      activity_keep_from: w.activity?.keepFrom ?? null,
+      activity_seed: w.activity?.seed ?? null,
+      guards: w.guards ?? [],
+      counts: w.counts ?? [],
       ...answerItemFields(w.answer),
     })),
   )
@@ -168,14 +246,17 @@ export async function recordDecisions(
       SELECT * FROM json_to_recordset((SELECT items FROM batch)) AS i(idx int, id text, account_id text, card_id text, account_version text,
         card_version text, approved boolean, held_amount bigint, hold_id text, entry_id text, expires_at timestamptz, created_at timestamptz,
         operation_id text, event_id text, organization_id text, environment text, view json,
+        activity text, activity_bucket bigint, activity_keep_from bigint, activity_seed jsonb, guards json, counts json,
         ${ANSWER_RECORD_COLUMNS})
     ),
     ${accountsCte('locked', sql`SELECT account_id FROM input`, true)},
+    ${countersGuardCtes('input', sql`(SELECT count(*) FROM locked) >= 0`)},
     checked AS MATERIALIZED (
       SELECT i.account_id,
         bool_and(coalesce(l.version = i.account_version AND ${cardUnchangedSql(sql`i.card_id`, sql`i.card_version`)}, false))
         AND coalesce(bool_and(l.status = 'open') FILTER (WHERE i.approved), true)
-        AND coalesce(sum(i.held_amount) FILTER (WHERE i.approved) <= min(l.available), true) AS fresh
+        AND coalesce(sum(i.held_amount) FILTER (WHERE i.approved) <= min(l.available), true)
+        AND i.account_id NOT IN (SELECT account_id FROM counters_moved) AS fresh
       FROM input AS i LEFT JOIN locked AS l ON l.id = i.account_id
       GROUP BY i.account_id
     ),
@@ -192,6 +273,8 @@ export async function recordDecisions(
       WHERE r.id IN (SELECT id FROM ok)
     ),
     ${operationsSucceededCte('outcome', sql`SELECT operation_id FROM ok WHERE operation_id IS NOT NULL`, now)},
+    ${activityWriteCtes('ok', now)},
+    ${countersWriteCtes('ok', now)},
     ${storeAnswersCte('ok', sql`view`, now)},
     written AS (
       SELECT event_id, organization_id, environment, 'authorization.created'::text AS event_type, view FROM ok

@@ -63,6 +63,42 @@ export const AuthorizationDecision = Type.Object(
 /** How the merchant's amount was converted into the account's currency (shared with eSIM orders' `fx`). */
 export const AuthorizationFx = FxDetails
 
+/** What one authorization rule said of a request (docs/authorization-rules.md, "In the decision"). */
+export const AuthorizationRuleResult = Type.Object(
+  {
+    rule_id: Type.String({ description: 'arl_ id of the authorization rule' }),
+    mode: Type.Union([Type.Literal('active'), Type.Literal('shadow')]),
+    outcome: Type.Union(
+      [Type.Literal('passed'), Type.Literal('declined'), Type.Literal('would_decline')],
+      {
+        description:
+          '`passed`; `declined` (an active rule: the request was declined `rule_declined`, naming the first such rule in ' +
+          '`rule_id`); `would_decline` (a shadow rule, which never declines)',
+      },
+    ),
+  },
+  {
+    title: 'AuthorizationRuleResult',
+    examples: [
+      { rule_id: 'arl_01JD3R5M7N9P1Q3R5S7T9V1W3X', mode: 'shadow', outcome: 'would_decline' },
+    ],
+  },
+)
+
+const RuleResults = (what: string) =>
+  Type.Array(AuthorizationRuleResult, {
+    description:
+      `What each authorization rule that applies to the card said of ${what}, in the rules' id order; empty when ` +
+      "none applies or when an earlier check declined (the card's own controls come first)",
+  })
+
+const RuleId = (what: string) =>
+  Nullable(
+    Type.String({
+      description: `The active authorization rule that declined ${what} (\`decline_reason\` \`rule_declined\`); null otherwise`,
+    }),
+  )
+
 export const AuthorizationRequest = Type.Object(
   {
     type: Type.Union([Type.Literal('authorization'), Type.Literal('increment')]),
@@ -73,6 +109,8 @@ export const AuthorizationRequest = Type.Object(
     decline_reason: Nullable(Type.String()),
     created_at: Type.String({ format: 'date-time' }),
     decision: AuthorizationDecision,
+    rule_results: RuleResults('this request'),
+    rule_id: RuleId('this request'),
   },
   { title: 'AuthorizationRequest' },
 )
@@ -124,6 +162,8 @@ export const Authorization = Type.Object(
       enum: [...DECLINE_REASONS, null],
       description: 'Why a declined authorization was declined; null when approved',
     }),
+    rule_id: RuleId('the authorization'),
+    rule_results: RuleResults('the latest request (the authorization, or its latest increment)'),
     request_history: Type.Array(AuthorizationRequest, {
       description: 'The first request and every increment, approved or declined, oldest first',
     }),
@@ -165,6 +205,10 @@ export const Authorization = Type.Object(
         program_id: 'prog_01JD3Q7Y6X5W4V3T2S1R0Q9P8J',
         network_token_id: null,
         decline_reason: null,
+        rule_id: null,
+        rule_results: [
+          { rule_id: 'arl_01JD3R5M7N9P1Q3R5S7T9V1W3X', mode: 'active', outcome: 'passed' },
+        ],
         request_history: [
           {
             type: 'authorization',
@@ -173,6 +217,10 @@ export const Authorization = Type.Object(
             decline_reason: null,
             created_at: '2026-11-02T10:00:00.000Z',
             decision: { source: 'integrator', latency_ms: 84 },
+            rule_results: [
+              { rule_id: 'arl_01JD3R5M7N9P1Q3R5S7T9V1W3X', mode: 'active', outcome: 'passed' },
+            ],
+            rule_id: null,
           },
           {
             type: 'increment',
@@ -181,6 +229,10 @@ export const Authorization = Type.Object(
             decline_reason: null,
             created_at: '2026-11-03T08:30:00.000Z',
             decision: { source: 'svc', latency_ms: 0 },
+            rule_results: [
+              { rule_id: 'arl_01JD3R5M7N9P1Q3R5S7T9V1W3X', mode: 'active', outcome: 'passed' },
+            ],
+            rule_id: null,
           },
         ],
         decision: { source: 'svc', latency_ms: 0 },

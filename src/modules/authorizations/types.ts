@@ -1,5 +1,6 @@
 import type { Json, Timestamp } from '../../db/types.js'
 import type { FxDetailsValue } from '../../http/fx-details.js'
+import type { RuleResult } from '../authorization-rules/index.js'
 import type { MerchantValue } from '../transactions/index.js'
 
 /** One request the network sent for an authorization: the first one, then each increment. */
@@ -11,6 +12,10 @@ export interface AuthorizationRequestValue {
   created_at: string
   /** Who decided this request (absent on requests recorded before the integrator could decide). */
   decision?: DecisionRecord
+  /** What each authorization rule said of this request (absent on requests recorded before rules applied). */
+  rule_results?: RuleResult[]
+  /** The active rule that declined it (`decline_reason` `rule_declined`). */
+  rule_id?: string | null
 }
 
 /**
@@ -55,6 +60,15 @@ export interface AuthorizationsTable {
   fx: Json<AuthorizationFxValue> | null
   merchant: Json<MerchantValue>
   decline_reason: string | null
+  /** The active authorization rule that declined it (`decline_reason` `rule_declined`); null otherwise. */
+  rule_id: string | null
+  /** What each authorization rule that applied said of the latest request (`[]`: none applied, or none was reached). */
+  rule_results: Json<RuleResult[]>
+  /**
+   * The velocity counters and buckets an approved authorization was counted in (`[[key, bucket], …]`): what later
+   * changes what it holds or captured changes them by as much. Not in the REST object.
+   */
+  rule_counters: Json<(readonly [string, number])[]>
   hold_id: string | null
   request_history: Json<AuthorizationRequestValue[]>
   /** Who decided the latest request (the first one, or the latest increment). */

@@ -48,6 +48,7 @@ export const DECLINE_WORDS: Record<DeclineReason, string> = {
   mcc_blocked: "The merchant's category is not allowed by the card's spending controls.",
   country_blocked: "The merchant's country is not allowed by the card's spending controls.",
   spending_limit: "The amount is over one of the card's spending limits.",
+  rule_declined: 'An authorization rule declined it (its rule_id is on the authorization).',
   insufficient_funds: 'The available balance is lower than the amount.',
   integrator_declined: 'Your authorization endpoint declined it.',
   integrator_unavailable:

@@ -1,0 +1,269 @@
+import { sql, type RawBuilder } from 'kysely'
+import type { Buckets } from './buckets.js'
+import type { CounterRead } from './counters.js'
+import type { EvaluableRule } from './evaluate.js'
+import type { RuleParameters } from './rule.js'
+
+/**
+ * What the authorization-rules module publishes for the statements of the authorization decision (which must read and
+ * write in one statement each, `authorizations/repo.ts`): SQL fragments naming this module's tables, spliced into the
+ * caller's statement. The rules that apply to each card are read beside the card; a card's recent activity with them.
+ */
+
+/** The attributes whose values come from a card's activity row. */
+const ACTIVITY_ATTRIBUTES = ['authorization_count_1h', 'decline_count_1h'] as const
+
+/**
+ * A common table expression `name`: the enabled, live rules that apply to each card of the caller's CTE `cards` (which
+ * has `id`, `organization_id`, `environment`, `program_id`, `account_id`, `cardholder_id`), one row per card and rule:
+ * the rules whose scope names the card's program, account, cardholder or the card itself at that level (the GIN index
+ * `authorization_rules_targets` answers each), none of whose exclusions names the card, its account or its cardholder.
+ * `reads_activity`: a condition rule reading `authorization_count_1h` or `decline_count_1h`.
+ */
+export function rulesCte(name: string, cards: string): RawBuilder<unknown> {
+  const levels = [
+    ['program', 'program_id'],
+    ['account', 'account_id'],
+    ['cardholder', 'cardholder_id'],
+    ['card', 'id'],
+  ] as const
+  const reads = ACTIVITY_ATTRIBUTES.map(
+    (attribute) => sql`r.parameters @> ${JSON.stringify({ conditions: [{ attribute }] })}::jsonb`,
+  )
+  return sql`${sql.id(name)} AS MATERIALIZED (
+      SELECT c.id AS card_id, r.id, r.type, r.mode, r.parameters, r.counter_generation AS generation,
+        (r.type = 'condition' AND (${sql.join(reads, sql` OR `)})) AS reads_activity
+      FROM ${sql.table(cards)} AS c JOIN authorization_rules AS r
+        ON r.organization_id = c.organization_id AND r.environment = c.environment
+        AND r.deleted_at IS NULL AND r.status = 'enabled'
+        AND (${sql.join(
+          levels.map(
+            ([level, column]) =>
+              sql`(r.scope_level = ${sql.lit(level)} AND r.scope_ids @> jsonb_build_array(c.${sql.ref(column)}))`,
+          ),
+          sql` OR `,
+        )})
+        AND NOT (r.exclude_ids ?| ARRAY[c.id, c.account_id, c.cardholder_id])
+    )`
+}
+
+/** The rules of `rulesCte` `rules` that apply to the card `cardId` (an expression of the caller's row), as a JSON array in id order. */
+export function rulesJsonSql(rules: string, cardId: RawBuilder<unknown>): RawBuilder<unknown> {
+  return sql`(SELECT coalesce(json_agg(json_build_array(r.id, r.type, r.mode, r.parameters, r.reads_activity, r.generation) ORDER BY r.id), '[]'::json)
+      FROM ${sql.table(rules)} AS r WHERE r.card_id = ${cardId})`
+}
+
+/** A rule as the decision evaluates it, with what its statement needs to know of it. */
+export type DecisionRule = EvaluableRule & {
+  /** A condition reading the card's activity (`authorization_count_1h`, `decline_count_1h`). */
+  readsActivity: boolean
+  /** A velocity limit's counting generation (its counters' keys). */
+  generation: number
+}
+
+/** The rules of `rulesJsonSql` as read. */
+export function decisionRulesOf(value: unknown): DecisionRule[] {
+  return (
+    (value ?? []) as [
+      string,
+      RuleParameters['type'],
+      'active' | 'shadow',
+      unknown,
+      boolean,
+      number,
+    ][]
+  ).map(
+    ([id, type, mode, parameters, readsActivity, generation]) =>
+      ({ id, type, mode, parameters, readsActivity, generation }) as DecisionRule,
+  )
+}
+
+/** The counter key of a velocity limit of `rules` (alias `r`) for the card `c` of the caller's statement (counters.ts). */
+const counterKeySql = sql`r.id || ':' || r.generation || ':' || CASE r.parameters->>'aggregate'
+  WHEN 'card' THEN c.id WHEN 'account' THEN c.account_id ELSE c.cardholder_id END`
+
+/** How long a counter made and never counted in is kept (the purge's cut-off for it). */
+export const COUNTER_UNUSED_MS = 24 * 60 * 60 * 1000
+
+/**
+ * The counters of the velocity limits of `rules` (a `rulesCte` over the caller's `cards`), as common table expressions
+ * ending in `name` (`card_id`, `key`, `buckets`, `version`: the row's `xmin`). A counter no row holds yet is made here,
+ * empty, so that the write can lock it (a row is made once per rule and aggregate, never per window); one another
+ * statement made meanwhile, which this statement cannot see, has no version in `name`, and a decision that read it is
+ * decided again. `lock`: the rows are locked for the caller's transaction, in key order, once `lock` (a condition that
+ * reads every account lock of the statement) holds: every statement locks accounts first, then counters, so none waits
+ * on another in a circle.
+ */
+export function countersCtes(
+  name: string,
+  rules: string,
+  cards: string,
+  lock: RawBuilder<unknown> | null,
+  now: Date,
+): RawBuilder<unknown> {
+  const keys = sql.id(`${name}_keys`)
+  const found = sql.id(`${name}_found`)
+  const made = sql.id(`${name}_made`)
+  return sql`${keys} AS MATERIALIZED (
+      SELECT DISTINCT c.id AS card_id, r.id AS rule_id, ${counterKeySql} AS key
+      FROM ${sql.table(rules)} AS r JOIN ${sql.table(cards)} AS c ON c.id = r.card_id
+      WHERE r.type = 'velocity_limit'
+    ),
+    ${found} AS MATERIALIZED (
+      SELECT key, buckets, xmin::text AS version FROM authorization_rule_counters
+      WHERE key IN (SELECT key FROM ${keys})
+      ${lock ? sql`AND ${lock} ORDER BY key FOR UPDATE` : sql``}
+    ),
+    ${made} AS (
+      INSERT INTO authorization_rule_counters (key, rule_id, buckets, expires_at, updated_at)
+      SELECT DISTINCT ON (key) key, rule_id, '{}'::jsonb,
+        ${new Date(now.getTime() + COUNTER_UNUSED_MS)}::timestamptz, ${now}::timestamptz
+      FROM ${keys} WHERE key NOT IN (SELECT key FROM ${found}) ORDER BY key
+      ON CONFLICT (key) DO NOTHING
+      RETURNING key, buckets, xmin::text AS version
+    ),
+    ${sql.id(name)} AS MATERIALIZED (
+      SELECT k.card_id, k.key, coalesce(f.buckets, m.buckets) AS buckets, coalesce(f.version, m.version) AS version
+      FROM ${keys} AS k LEFT JOIN ${found} AS f ON f.key = k.key LEFT JOIN ${made} AS m ON m.key = k.key
+    )`
+}
+
+/** The counters of `countersCtes` `name` for the card `cardId`, as a JSON array of `[key, buckets, version]`. */
+export function countersJsonSql(name: string, cardId: RawBuilder<unknown>): RawBuilder<unknown> {
+  return sql`(SELECT coalesce(json_agg(json_build_array(k.key, k.buckets, k.version)), '[]'::json)
+      FROM ${sql.table(name)} AS k WHERE k.card_id = ${cardId})`
+}
+
+/** The counters of `countersJsonSql` as read (one another statement made meanwhile has no version). */
+export function countersOf(value: unknown): Map<string, CounterRead> {
+  return new Map(
+    ((value ?? []) as [string, Buckets | null, string | null][]).map(([key, buckets, version]) => [
+      key,
+      { buckets: buckets ?? {}, version },
+    ]),
+  )
+}
+
+/**
+ * The guard of a decision statement over the counters its decisions read: `source` is a CTE with `account_id` and
+ * `guards` (a JSON array of `{key, version}`: the counters whose usage a decision's verdict rested on). The counters
+ * are locked in key order once `after` holds (a condition reading every account lock of the statement);
+ * `counters_moved` lists the accounts one of whose decisions read a counter that has changed since (or that it could
+ * not read): none of their decisions is written.
+ */
+export function countersGuardCtes(source: string, after: RawBuilder<unknown>): RawBuilder<unknown> {
+  return sql`counter_guards AS MATERIALIZED (
+      SELECT DISTINCT s.account_id, g.key, g.version
+      FROM ${sql.table(source)} AS s, json_to_recordset(s.guards) AS g(key text, version text)
+    ),
+    counters_locked AS MATERIALIZED (
+      SELECT key, xmin::text AS version FROM authorization_rule_counters
+      WHERE key IN (SELECT key FROM counter_guards) AND ${after}
+      ORDER BY key FOR UPDATE
+    ),
+    counters_moved AS MATERIALIZED (
+      SELECT DISTINCT g.account_id FROM counter_guards AS g LEFT JOIN counters_locked AS l ON l.key = g.key
+      WHERE g.version IS NULL OR l.version IS DISTINCT FROM g.version
+    )`
+}
+
+/**
+ * What the written approvals of `source` (a CTE with `approved` and `counts`, a JSON array of `CounterAdd`) add to the
+ * counters, one update per counter (its row is locked by `countersGuardCtes`): each bucket's amount and count added,
+ * the buckets older than the window dropped, `expires_at` moved to when the newest counted bucket leaves it (never, for
+ * an `all_time` window).
+ */
+export function countersWriteCtes(source: string, now: Date): RawBuilder<unknown> {
+  return sql`counter_adds AS (
+      SELECT x.key, x.bucket, sum(x.amount)::bigint AS amount, sum(x.count)::bigint AS count,
+        min(x.keep_from) AS keep_from, max(x.expires_at) AS expires_at, bool_or(x.expires_at IS NULL) AS forever
+      FROM ${sql.table(source)} AS s,
+        json_to_recordset(s.counts) AS x(key text, bucket bigint, amount bigint, count bigint, keep_from bigint, expires_at timestamptz)
+      WHERE s.approved GROUP BY x.key, x.bucket
+    ),
+    counter_deltas AS (
+      SELECT key, jsonb_object_agg(bucket::text, jsonb_build_array(amount, count)) AS deltas,
+        min(keep_from) AS keep_from, max(expires_at) AS expires_at, bool_or(forever) AS forever
+      FROM counter_adds GROUP BY key
+    ),
+    counters_written AS (
+      UPDATE authorization_rule_counters AS rc
+      SET buckets = ${mergedBucketsSql(sql`rc.buckets`, sql`d.deltas`, sql`d.keep_from`, true)},
+        expires_at = CASE WHEN d.forever THEN NULL ELSE greatest(rc.expires_at, d.expires_at) END,
+        updated_at = ${now}
+      FROM counter_deltas AS d WHERE rc.key = d.key
+    )`
+}
+
+/**
+ * A common table expression `name`: each card of `cards` with its activity row, if it has one (`buckets`, `tracked`),
+ * and whether a rule of `rules` (a `rulesCte`) reads it (`needed`). A card that needs it and has no row is seeded by
+ * the caller from its own authorizations (the caller owns them): `activitySeedWanted`.
+ */
+export function activityCte(name: string, cards: string, rules: string): RawBuilder<unknown> {
+  return sql`${sql.id(name)} AS MATERIALIZED (
+      SELECT c.id AS card_id, x.buckets, x.card_id IS NOT NULL AS tracked,
+        EXISTS (SELECT 1 FROM ${sql.table(rules)} AS r WHERE r.card_id = c.id AND r.reads_activity) AS needed
+      FROM ${sql.table(cards)} AS c LEFT JOIN authorization_rule_activity AS x ON x.card_id = c.id
+    )`
+}
+
+/**
+ * `buckets` (a jsonb expression) with `deltas` (a jsonb object of the same shape) added bucket by bucket, the buckets
+ * before `keepFrom` dropped (null: none), each sum at 0 or above; `create` false adds only to the buckets that are
+ * there. The SQL of `addToBuckets` (buckets.ts).
+ */
+export function mergedBucketsSql(
+  buckets: RawBuilder<unknown>,
+  deltas: RawBuilder<unknown>,
+  keepFrom: RawBuilder<unknown> | null,
+  create: boolean,
+): RawBuilder<unknown> {
+  return sql`(SELECT coalesce(jsonb_object_agg(m.k, jsonb_build_array(greatest(m.a, 0), greatest(m.n, 0))), '{}'::jsonb)
+      FROM (
+        SELECT u.k, sum(u.a)::bigint AS a, sum(u.n)::bigint AS n FROM (
+          SELECT e.key AS k, (e.value->>0)::bigint AS a, (e.value->>1)::bigint AS n FROM jsonb_each(${buckets}) AS e
+          UNION ALL
+          SELECT d.key, (d.value->>0)::bigint, (d.value->>1)::bigint FROM jsonb_each(${deltas}) AS d
+          ${create ? sql`` : sql`WHERE d.key IN (SELECT jsonb_object_keys(${buckets}))`}
+        ) AS u ${keepFrom === null ? sql`` : sql`WHERE u.k::bigint >= ${keepFrom}`}
+        GROUP BY u.k
+      ) AS m)`
+}
+
+/**
+ * The activity written by a decision statement: `source` is a CTE of its written decisions with `card_id`, `approved`,
+ * `activity` (`track`: count it in the card's row, made from `activity_seed` when it has none; `drop`: no rule reads
+ * the card's activity any more, its row goes; null: nothing), `activity_bucket` (its minute), `activity_seed` (jsonb)
+ * and `activity_keep_from` (the first minute still in the hour). A card's decisions are added in one write.
+ */
+export function activityWriteCtes(source: string, now: Date): RawBuilder<unknown> {
+  const deltas = sql`(SELECT d.deltas FROM activity_deltas AS d WHERE d.card_id = excluded.card_id)`
+  return sql`activity_minutes AS (
+      SELECT card_id, activity_bucket AS bucket, count(*) FILTER (WHERE approved) AS approved,
+        count(*) FILTER (WHERE NOT approved) AS declined,
+        (array_agg(activity_seed) FILTER (WHERE activity_seed IS NOT NULL))[1] AS seed,
+        max(activity_keep_from) AS keep_from
+      FROM ${sql.table(source)} WHERE activity = 'track' GROUP BY card_id, activity_bucket
+    ),
+    activity_deltas AS (
+      SELECT card_id, jsonb_object_agg(bucket::text, jsonb_build_array(approved, declined)) AS deltas,
+        (array_agg(seed) FILTER (WHERE seed IS NOT NULL))[1] AS seed, max(keep_from) AS keep_from
+      FROM activity_minutes GROUP BY card_id
+    ),
+    activity_kept AS (
+      INSERT INTO authorization_rule_activity AS x (card_id, buckets, updated_at)
+      SELECT card_id, ${mergedBucketsSql(sql`coalesce(seed, '{}'::jsonb)`, sql`deltas`, sql`keep_from`, true)}, ${now}
+      FROM activity_deltas ORDER BY card_id
+      ON CONFLICT (card_id) DO UPDATE SET updated_at = excluded.updated_at,
+        buckets = ${mergedBucketsSql(
+          sql`x.buckets`,
+          deltas,
+          sql`(SELECT d.keep_from FROM activity_deltas AS d WHERE d.card_id = excluded.card_id)`,
+          true,
+        )}
+    ),
+    activity_dropped AS (
+      DELETE FROM authorization_rule_activity WHERE card_id IN (SELECT card_id FROM ${sql.table(source)} WHERE activity = 'drop')
+    )`
+}
