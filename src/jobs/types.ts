@@ -23,6 +23,8 @@ export const SCHEDULE_TYPES = [
   'authorizations.purge_endpoint_attempts',
   'transactions.settle',
   'esim.settle_orders',
+  'esim.apply_usage',
+  'esim.check_validity',
   'users.purge',
   'h5.purge_links',
   'cards.purge_pin_keys',

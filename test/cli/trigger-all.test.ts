@@ -15,6 +15,7 @@ const bin = fileURLToPath(new URL('../../bin/svc.js', import.meta.url))
 const NO_SANDBOX_FLOW: Record<string, string> = {
   'card.expired': 'the card.expire job, once the expiry month has ended',
   'card.pin_set': "a PIN block encrypted with the card's PIN key on the client",
+  'esim.expired': "the esim.check_validity sweep, once the last package's validity has ended",
   'webhook_endpoint.disabled': 'the delivery worker, after 72 hours of failures',
 }
 

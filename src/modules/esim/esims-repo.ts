@@ -1,4 +1,4 @@
-import type { Selectable } from 'kysely'
+import { sql, type Selectable } from 'kysely'
 import type { Db } from '../../db/types.js'
 import { applyBounds, type PageBounds } from '../../http/pagination.js'
 import type { EsimBundlesTable, EsimsTable } from './types.js'
@@ -79,4 +79,29 @@ export async function setEsimStatus(trx: Db, id: string, status: string, now: Da
 
 export async function touchEsim(trx: Db, id: string, now: Date): Promise<void> {
   await trx.updateTable('esims').set({ updated_at: now }).where('id', '=', id).execute()
+}
+
+/**
+ * A package added to the eSIM may end later than its validity did: `valid_until` moves to the later end, and the
+ * validity warnings start again for it.
+ */
+export async function extendValidity(
+  trx: Db,
+  id: string,
+  until: Date | null,
+  now: Date,
+): Promise<void> {
+  if (until === null) return
+  await sql`UPDATE esims SET valid_until = ${until}, validity_warned_hours = '{}', updated_at = ${now}
+    WHERE id = ${id} AND (valid_until IS NULL OR valid_until < ${until})`.execute(trx)
+}
+
+/** The profile is on a device: `released` becomes `installed` (a later status stays). */
+export async function setInstalled(trx: Db, id: string, now: Date): Promise<void> {
+  await sql`UPDATE esims SET installed_at = ${now}, status = CASE WHEN status = 'released' THEN 'installed' ELSE status END,
+    updated_at = ${now} WHERE id = ${id}`.execute(trx)
+}
+
+export async function setCountry(trx: Db, id: string, country: string, now: Date): Promise<void> {
+  await trx.updateTable('esims').set({ country, updated_at: now }).where('id', '=', id).execute()
 }

@@ -3,23 +3,63 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import { Type } from 'typebox'
 import type { AppDeps } from '../../app-deps.js'
 import { ListEnvelope, PageQuery } from '../../http/pagination.js'
+import { getAlertSettings, putAlertSettings } from './alerts.js'
 import { listEsims, retrieveEsim } from './esims-service.js'
+import { updateEsim } from './lifecycle-service.js'
 import {
+  AlertSettingsRequest,
   Esim,
+  EsimAlertSettings,
   EsimIdParams,
   EsimListQuery,
   EsimOrder,
   EsimSummary,
   EsimTopUp,
+  EsimUpdateRequest,
   TopUpPurchaseRequest,
 } from './schemas.js'
 import { listTopUpOffers, purchaseTopUp } from './top-ups-service.js'
 import { unitOf } from '../../http/idempotency.js'
 
-/** `/v1/esim/esims` and their top-ups. */
+/** `/v1/esim/esims`, their top-ups and lifecycle, and the alert settings. */
 export function registerEsimRoutes(base: FastifyInstance, deps: AppDeps): void {
   const app = base.withTypeProvider<TypeBoxTypeProvider>()
   const tags = ['eSIMs']
+
+  app.get(
+    '/v1/esim/alert_settings',
+    {
+      config: { scope: 'esim:read' },
+      schema: {
+        tags,
+        summary: "Retrieve the organization's eSIM alert settings",
+        description:
+          'The usage thresholds (percent of a package) and validity warnings (hours before the validity ends) that apply to every ' +
+          'eSIM of this environment without settings of its own. Until set: `[80, 100]` and `[24]` (`updated_at` null).',
+        response: { 200: EsimAlertSettings },
+      },
+    },
+    async (req) => getAlertSettings(deps, req.ctx),
+  )
+
+  app.put(
+    '/v1/esim/alert_settings',
+    {
+      config: { scope: 'esim:write' },
+      schema: {
+        tags,
+        summary: "Replace the organization's eSIM alert settings",
+        description:
+          'Each usage threshold emits esim.usage_threshold_reached once per package (`data.threshold_pct`, `data.data_used_mb`, ' +
+          '`data.data_remaining_mb`); each warning emits esim.validity_expiring once (`data.hours_left`). Thresholds 1–100 ascending, hours ' +
+          '1–720 descending, no duplicates; `[]` turns a kind off. esim.low_data keeps firing at 80 % whatever the thresholds. ' +
+          "An eSIM's own settings (`PATCH /v1/esim/esims/{id}`) win over these.",
+        body: AlertSettingsRequest,
+        response: { 200: EsimAlertSettings },
+      },
+    },
+    async (req) => putAlertSettings(unitOf(req, deps), req.ctx, req.body),
+  )
 
   app.get(
     '/v1/esim/esims',
@@ -52,6 +92,24 @@ export function registerEsimRoutes(base: FastifyInstance, deps: AppDeps): void {
       },
     },
     async (req) => retrieveEsim(deps, req.ctx, req.params.esim_id),
+  )
+
+  app.patch(
+    '/v1/esim/esims/:esim_id',
+    {
+      config: { scope: 'esim:write', errors: ['esim_not_found', 'esim_invalid_state'] },
+      schema: {
+        tags,
+        summary: "Change an eSIM's alert settings",
+        description:
+          "`alert_settings`: this eSIM's own usage thresholds and validity warnings, each field replacing its own (null: the " +
+          "organization's again); null drops both. A warning already due under the new settings is sent at once.",
+        params: EsimIdParams,
+        body: EsimUpdateRequest,
+        response: { 200: Esim },
+      },
+    },
+    async (req) => updateEsim(unitOf(req, deps), req.ctx, req.params.esim_id, req.body),
   )
 
   app.get(

@@ -6,7 +6,8 @@ export interface EventsTable {
   environment: string
   type: string
   api_version: string
-  data: { object: Record<string, unknown> }
+  /** The object, and the details of its type beside it. */
+  data: { object: Record<string, unknown> } & Record<string, unknown>
   created_at: Timestamp
 }
 
