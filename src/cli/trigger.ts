@@ -396,6 +396,18 @@ export const TRIGGERS: Record<string, Step> = {
     log(`moved eSIM ${esim.id} to ${answer.country}`)
     return answer
   },
+  'esim.canceled': async (svc, built, log) => {
+    const esim = await freshEsim(svc, built, log)
+    const answer = await svc.esim.esims.cancel(esim.id)
+    log(`canceled eSIM ${esim.id} before any use (${answer.status}); its order is refunded`)
+    return answer
+  },
+  'esim.updated': async (svc, built, log) => {
+    const esim = await freshEsim(svc, built, log)
+    const answer = await svc.esim.esims.suspend(esim.id)
+    log(`suspended eSIM ${esim.id} at the network (${answer.status})`)
+    return answer
+  },
   'webhook_endpoint.test': async (svc, built, log) => {
     const mine = (await svc.webhookEndpoints.list({ limit: 100 }).firstPage()).data
     const endpoint =

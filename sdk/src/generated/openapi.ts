@@ -11661,6 +11661,679 @@ export interface paths {
         };
         trace?: never;
     };
+    "/v1/esim/esims/{esim_id}/cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Cancel an eSIM never installed nor used, refunding it
+         * @description Only while the eSIM was never installed on a device and no data was used (else `esim_invalid_state`). Every order that put a package on it is refunded: the account that paid is credited what it was charged (ledger entry `esim_refund`, account.credited), an order billed to the organization gets `refunded_at` and is not billed. The eSIM and its packages become `canceled` (final); emits esim.canceled. Canceling again answers the canceled eSIM and refunds nothing twice.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: {
+                    /** @description Makes a retry safe: the same key with the same body within 24 hours replays the first answer (with `Idempotent-Replay: true`). Keys are scoped to your organization and environment. */
+                    "Idempotency-Key"?: string;
+                };
+                path: {
+                    esim_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": Record<string, never>;
+                };
+            };
+            responses: {
+                /** @description OK */
+                200: {
+                    headers: {
+                        /** @description Request id (`req_…`), also in every error body. */
+                        "Svc-Request-Id"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "id": "esim_01JD3QG2H9Z8Y7X6W5V4T3S2R1",
+                         *       "object": "esim",
+                         *       "iccid": "8900000000000123458",
+                         *       "status": "enabled",
+                         *       "cardholder_id": "chd_01JD3Q7Y6X5W4V3T2S1R0Q9P8N",
+                         *       "order_id": "esord_01JD3QG2H3J4K5M6N7P8Q9R0S1",
+                         *       "country": "JPN",
+                         *       "packages": [
+                         *         {
+                         *           "package_id": "pkg_01KDVDNA1897EMTK3K6K4N7SK1",
+                         *           "top_up_id": null,
+                         *           "order_id": "esord_01JD3QG2H3J4K5M6N7P8Q9R0S1",
+                         *           "name": "Japan 3 GB · 30 days",
+                         *           "status": "running",
+                         *           "data_mb": 3072,
+                         *           "data_used_mb": 845,
+                         *           "data_remaining_mb": 2227,
+                         *           "activated_at": "2026-12-01T06:40:00.000Z",
+                         *           "expires_at": "2026-12-31T06:40:00.000Z"
+                         *         }
+                         *       ],
+                         *       "installed_at": "2026-12-01T06:35:00.000Z",
+                         *       "first_used_at": "2026-12-01T06:40:00.000Z",
+                         *       "valid_until": "2026-12-31T06:40:00.000Z",
+                         *       "alert_settings": {
+                         *         "usage_thresholds_pct": [
+                         *           50,
+                         *           80,
+                         *           90,
+                         *           100
+                         *         ],
+                         *         "validity_warning_hours": null
+                         *       },
+                         *       "created_at": "2026-11-20T15:00:01.000Z",
+                         *       "updated_at": "2026-12-03T21:00:00.000Z",
+                         *       "activation_code": "LPA:1$smdp.example.com$EXAMPLE-MATCHING-ID",
+                         *       "smdp_address": "smdp.example.com",
+                         *       "matching_id": "EXAMPLE-MATCHING-ID",
+                         *       "ios_install_url": "https://esimsetup.apple.com/esim_qrcode_provisioning?carddata=LPA%3A1%24smdp.example.com%24EXAMPLE-MATCHING-ID",
+                         *       "android_install_url": "https://esimsetup.android.com/esim_qrcode_provisioning?carddata=LPA%3A1%24smdp.example.com%24EXAMPLE-MATCHING-ID"
+                         *     }
+                         */
+                        "application/json": components["schemas"]["Esim"];
+                    };
+                };
+                /** @description Error codes: `invalid_request_body`, `missing_parameter`, `invalid_parameter`, `unknown_parameter` */
+                400: {
+                    headers: {
+                        /** @description Request id (`req_…`), also in every error body. */
+                        "Svc-Request-Id"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error codes: `missing_credentials`, `invalid_access_token` */
+                401: {
+                    headers: {
+                        /** @description Request id (`req_…`), also in every error body. */
+                        "Svc-Request-Id"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error codes: `ip_not_allowed`, `environment_mismatch`, `insufficient_scope` */
+                403: {
+                    headers: {
+                        /** @description Request id (`req_…`), also in every error body. */
+                        "Svc-Request-Id"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error codes: `esim_not_found`, `not_found` */
+                404: {
+                    headers: {
+                        /** @description Request id (`req_…`), also in every error body. */
+                        "Svc-Request-Id"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error codes: `request_timeout` */
+                408: {
+                    headers: {
+                        /** @description Request id (`req_…`), also in every error body. */
+                        "Svc-Request-Id"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error codes: `idempotency_key_reuse`, `idempotency_request_in_progress` */
+                409: {
+                    headers: {
+                        /** @description Request id (`req_…`), also in every error body. */
+                        "Svc-Request-Id"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error codes: `request_too_large` */
+                413: {
+                    headers: {
+                        /** @description Request id (`req_…`), also in every error body. */
+                        "Svc-Request-Id"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error codes: `esim_invalid_state`, `account_not_fundable` */
+                422: {
+                    headers: {
+                        /** @description Request id (`req_…`), also in every error body. */
+                        "Svc-Request-Id"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error codes: `rate_limited` */
+                429: {
+                    headers: {
+                        /** @description Seconds to wait before retrying. */
+                        "Retry-After"?: number;
+                        /** @description Request id (`req_…`), also in every error body. */
+                        "Svc-Request-Id"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error codes: `request_header_too_large` */
+                431: {
+                    headers: {
+                        /** @description Request id (`req_…`), also in every error body. */
+                        "Svc-Request-Id"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error codes: `internal_error` */
+                500: {
+                    headers: {
+                        /** @description Request id (`req_…`), also in every error body. */
+                        "Svc-Request-Id"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/esim/esims/{esim_id}/resume": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Resume a suspended eSIM at the network
+         * @description The network lets the profile back: the eSIM returns to the status it had and esim.updated is emitted. An eSIM not suspended is answered unchanged. `operation_unsupported` when the network cannot resume.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: {
+                    /** @description Makes a retry safe: the same key with the same body within 24 hours replays the first answer (with `Idempotent-Replay: true`). Keys are scoped to your organization and environment. */
+                    "Idempotency-Key"?: string;
+                };
+                path: {
+                    esim_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": Record<string, never>;
+                };
+            };
+            responses: {
+                /** @description OK */
+                200: {
+                    headers: {
+                        /** @description Request id (`req_…`), also in every error body. */
+                        "Svc-Request-Id"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "id": "esim_01JD3QG2H9Z8Y7X6W5V4T3S2R1",
+                         *       "object": "esim",
+                         *       "iccid": "8900000000000123458",
+                         *       "status": "enabled",
+                         *       "cardholder_id": "chd_01JD3Q7Y6X5W4V3T2S1R0Q9P8N",
+                         *       "order_id": "esord_01JD3QG2H3J4K5M6N7P8Q9R0S1",
+                         *       "country": "JPN",
+                         *       "packages": [
+                         *         {
+                         *           "package_id": "pkg_01KDVDNA1897EMTK3K6K4N7SK1",
+                         *           "top_up_id": null,
+                         *           "order_id": "esord_01JD3QG2H3J4K5M6N7P8Q9R0S1",
+                         *           "name": "Japan 3 GB · 30 days",
+                         *           "status": "running",
+                         *           "data_mb": 3072,
+                         *           "data_used_mb": 845,
+                         *           "data_remaining_mb": 2227,
+                         *           "activated_at": "2026-12-01T06:40:00.000Z",
+                         *           "expires_at": "2026-12-31T06:40:00.000Z"
+                         *         }
+                         *       ],
+                         *       "installed_at": "2026-12-01T06:35:00.000Z",
+                         *       "first_used_at": "2026-12-01T06:40:00.000Z",
+                         *       "valid_until": "2026-12-31T06:40:00.000Z",
+                         *       "alert_settings": {
+                         *         "usage_thresholds_pct": [
+                         *           50,
+                         *           80,
+                         *           90,
+                         *           100
+                         *         ],
+                         *         "validity_warning_hours": null
+                         *       },
+                         *       "created_at": "2026-11-20T15:00:01.000Z",
+                         *       "updated_at": "2026-12-03T21:00:00.000Z",
+                         *       "activation_code": "LPA:1$smdp.example.com$EXAMPLE-MATCHING-ID",
+                         *       "smdp_address": "smdp.example.com",
+                         *       "matching_id": "EXAMPLE-MATCHING-ID",
+                         *       "ios_install_url": "https://esimsetup.apple.com/esim_qrcode_provisioning?carddata=LPA%3A1%24smdp.example.com%24EXAMPLE-MATCHING-ID",
+                         *       "android_install_url": "https://esimsetup.android.com/esim_qrcode_provisioning?carddata=LPA%3A1%24smdp.example.com%24EXAMPLE-MATCHING-ID"
+                         *     }
+                         */
+                        "application/json": components["schemas"]["Esim"];
+                    };
+                };
+                /** @description Error codes: `invalid_request_body`, `missing_parameter`, `invalid_parameter`, `unknown_parameter` */
+                400: {
+                    headers: {
+                        /** @description Request id (`req_…`), also in every error body. */
+                        "Svc-Request-Id"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error codes: `missing_credentials`, `invalid_access_token` */
+                401: {
+                    headers: {
+                        /** @description Request id (`req_…`), also in every error body. */
+                        "Svc-Request-Id"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error codes: `ip_not_allowed`, `environment_mismatch`, `insufficient_scope` */
+                403: {
+                    headers: {
+                        /** @description Request id (`req_…`), also in every error body. */
+                        "Svc-Request-Id"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error codes: `esim_not_found`, `not_found` */
+                404: {
+                    headers: {
+                        /** @description Request id (`req_…`), also in every error body. */
+                        "Svc-Request-Id"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error codes: `request_timeout` */
+                408: {
+                    headers: {
+                        /** @description Request id (`req_…`), also in every error body. */
+                        "Svc-Request-Id"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error codes: `idempotency_key_reuse`, `idempotency_request_in_progress` */
+                409: {
+                    headers: {
+                        /** @description Request id (`req_…`), also in every error body. */
+                        "Svc-Request-Id"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error codes: `request_too_large` */
+                413: {
+                    headers: {
+                        /** @description Request id (`req_…`), also in every error body. */
+                        "Svc-Request-Id"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error codes: `esim_invalid_state`, `operation_unsupported` */
+                422: {
+                    headers: {
+                        /** @description Request id (`req_…`), also in every error body. */
+                        "Svc-Request-Id"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error codes: `rate_limited` */
+                429: {
+                    headers: {
+                        /** @description Seconds to wait before retrying. */
+                        "Retry-After"?: number;
+                        /** @description Request id (`req_…`), also in every error body. */
+                        "Svc-Request-Id"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error codes: `request_header_too_large` */
+                431: {
+                    headers: {
+                        /** @description Request id (`req_…`), also in every error body. */
+                        "Svc-Request-Id"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error codes: `internal_error` */
+                500: {
+                    headers: {
+                        /** @description Request id (`req_…`), also in every error body. */
+                        "Svc-Request-Id"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error codes: `processor_unavailable` */
+                502: {
+                    headers: {
+                        /** @description Request id (`req_…`), also in every error body. */
+                        "Svc-Request-Id"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/esim/esims/{esim_id}/suspend": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Suspend an eSIM at the network
+         * @description The network bars the profile: no data flows (usage reports are refused) until resumed. The eSIM reads `suspended` and esim.updated is emitted. An eSIM already suspended is answered unchanged. `operation_unsupported` when the network of this deployment cannot suspend; `esim_invalid_state` on a canceled eSIM.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: {
+                    /** @description Makes a retry safe: the same key with the same body within 24 hours replays the first answer (with `Idempotent-Replay: true`). Keys are scoped to your organization and environment. */
+                    "Idempotency-Key"?: string;
+                };
+                path: {
+                    esim_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": Record<string, never>;
+                };
+            };
+            responses: {
+                /** @description OK */
+                200: {
+                    headers: {
+                        /** @description Request id (`req_…`), also in every error body. */
+                        "Svc-Request-Id"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "id": "esim_01JD3QG2H9Z8Y7X6W5V4T3S2R1",
+                         *       "object": "esim",
+                         *       "iccid": "8900000000000123458",
+                         *       "status": "enabled",
+                         *       "cardholder_id": "chd_01JD3Q7Y6X5W4V3T2S1R0Q9P8N",
+                         *       "order_id": "esord_01JD3QG2H3J4K5M6N7P8Q9R0S1",
+                         *       "country": "JPN",
+                         *       "packages": [
+                         *         {
+                         *           "package_id": "pkg_01KDVDNA1897EMTK3K6K4N7SK1",
+                         *           "top_up_id": null,
+                         *           "order_id": "esord_01JD3QG2H3J4K5M6N7P8Q9R0S1",
+                         *           "name": "Japan 3 GB · 30 days",
+                         *           "status": "running",
+                         *           "data_mb": 3072,
+                         *           "data_used_mb": 845,
+                         *           "data_remaining_mb": 2227,
+                         *           "activated_at": "2026-12-01T06:40:00.000Z",
+                         *           "expires_at": "2026-12-31T06:40:00.000Z"
+                         *         }
+                         *       ],
+                         *       "installed_at": "2026-12-01T06:35:00.000Z",
+                         *       "first_used_at": "2026-12-01T06:40:00.000Z",
+                         *       "valid_until": "2026-12-31T06:40:00.000Z",
+                         *       "alert_settings": {
+                         *         "usage_thresholds_pct": [
+                         *           50,
+                         *           80,
+                         *           90,
+                         *           100
+                         *         ],
+                         *         "validity_warning_hours": null
+                         *       },
+                         *       "created_at": "2026-11-20T15:00:01.000Z",
+                         *       "updated_at": "2026-12-03T21:00:00.000Z",
+                         *       "activation_code": "LPA:1$smdp.example.com$EXAMPLE-MATCHING-ID",
+                         *       "smdp_address": "smdp.example.com",
+                         *       "matching_id": "EXAMPLE-MATCHING-ID",
+                         *       "ios_install_url": "https://esimsetup.apple.com/esim_qrcode_provisioning?carddata=LPA%3A1%24smdp.example.com%24EXAMPLE-MATCHING-ID",
+                         *       "android_install_url": "https://esimsetup.android.com/esim_qrcode_provisioning?carddata=LPA%3A1%24smdp.example.com%24EXAMPLE-MATCHING-ID"
+                         *     }
+                         */
+                        "application/json": components["schemas"]["Esim"];
+                    };
+                };
+                /** @description Error codes: `invalid_request_body`, `missing_parameter`, `invalid_parameter`, `unknown_parameter` */
+                400: {
+                    headers: {
+                        /** @description Request id (`req_…`), also in every error body. */
+                        "Svc-Request-Id"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error codes: `missing_credentials`, `invalid_access_token` */
+                401: {
+                    headers: {
+                        /** @description Request id (`req_…`), also in every error body. */
+                        "Svc-Request-Id"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error codes: `ip_not_allowed`, `environment_mismatch`, `insufficient_scope` */
+                403: {
+                    headers: {
+                        /** @description Request id (`req_…`), also in every error body. */
+                        "Svc-Request-Id"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error codes: `esim_not_found`, `not_found` */
+                404: {
+                    headers: {
+                        /** @description Request id (`req_…`), also in every error body. */
+                        "Svc-Request-Id"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error codes: `request_timeout` */
+                408: {
+                    headers: {
+                        /** @description Request id (`req_…`), also in every error body. */
+                        "Svc-Request-Id"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error codes: `idempotency_key_reuse`, `idempotency_request_in_progress` */
+                409: {
+                    headers: {
+                        /** @description Request id (`req_…`), also in every error body. */
+                        "Svc-Request-Id"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error codes: `request_too_large` */
+                413: {
+                    headers: {
+                        /** @description Request id (`req_…`), also in every error body. */
+                        "Svc-Request-Id"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error codes: `esim_invalid_state`, `operation_unsupported` */
+                422: {
+                    headers: {
+                        /** @description Request id (`req_…`), also in every error body. */
+                        "Svc-Request-Id"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error codes: `rate_limited` */
+                429: {
+                    headers: {
+                        /** @description Seconds to wait before retrying. */
+                        "Retry-After"?: number;
+                        /** @description Request id (`req_…`), also in every error body. */
+                        "Svc-Request-Id"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error codes: `request_header_too_large` */
+                431: {
+                    headers: {
+                        /** @description Request id (`req_…`), also in every error body. */
+                        "Svc-Request-Id"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error codes: `internal_error` */
+                500: {
+                    headers: {
+                        /** @description Request id (`req_…`), also in every error body. */
+                        "Svc-Request-Id"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error codes: `processor_unavailable` */
+                502: {
+                    headers: {
+                        /** @description Request id (`req_…`), also in every error body. */
+                        "Svc-Request-Id"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/esim/esims/{esim_id}/top_ups": {
         parameters: {
             query?: never;
@@ -11860,6 +12533,7 @@ export interface paths {
                          *         "trip": "Tokyo, December"
                          *       },
                          *       "failure_reason": null,
+                         *       "refunded_at": null,
                          *       "created_at": "2026-11-20T15:00:00.000Z",
                          *       "updated_at": "2026-11-20T15:00:01.000Z",
                          *       "settled_at": "2026-11-20T15:00:01.000Z"
@@ -11956,7 +12630,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error codes: `esim_top_up_unavailable`, `currency_mismatch`, `account_blocked`, `account_cardholder_mismatch`, `account_not_provisioned` */
+                /** @description Error codes: `esim_invalid_state`, `esim_top_up_unavailable`, `currency_mismatch`, `account_blocked`, `account_cardholder_mismatch`, `account_not_provisioned` */
                 422: {
                     headers: {
                         /** @description Request id (`req_…`), also in every error body. */
@@ -12373,6 +13047,7 @@ export interface paths {
                          *         "trip": "Tokyo, December"
                          *       },
                          *       "failure_reason": null,
+                         *       "refunded_at": null,
                          *       "created_at": "2026-11-20T15:00:00.000Z",
                          *       "updated_at": "2026-11-20T15:00:01.000Z",
                          *       "settled_at": "2026-11-20T15:00:01.000Z"
@@ -12588,6 +13263,7 @@ export interface paths {
                          *         "trip": "Tokyo, December"
                          *       },
                          *       "failure_reason": null,
+                         *       "refunded_at": null,
                          *       "created_at": "2026-11-20T15:00:00.000Z",
                          *       "updated_at": "2026-11-20T15:00:01.000Z",
                          *       "settled_at": "2026-11-20T15:00:01.000Z"
@@ -18845,6 +19521,7 @@ export interface paths {
                          *         "trip": "Tokyo, December"
                          *       },
                          *       "failure_reason": null,
+                         *       "refunded_at": null,
                          *       "created_at": "2026-11-20T15:00:00.000Z",
                          *       "updated_at": "2026-11-20T15:00:01.000Z",
                          *       "settled_at": "2026-11-20T15:00:01.000Z"
@@ -23441,14 +24118,20 @@ export interface components {
                 order_id: string;
                 /** @description The package; for a top-up, the package it extends */
                 package_id: string;
-                /** @enum {string} */
-                status: "running" | "queued" | "depleted" | "expired";
+                /**
+                 * @description canceled: its eSIM was canceled (the order refunded)
+                 * @enum {string}
+                 */
+                status: "running" | "queued" | "depleted" | "expired" | "canceled";
                 /** @description topup_ id when this entry was added by a top-up; null for the package the eSIM was ordered with */
                 top_up_id: string | null;
             }[];
             smdp_address: string;
-            /** @enum {string} */
-            status: "released" | "installed" | "enabled" | "disabled" | "deleted";
+            /**
+             * @description released (provisioned), installed (on a device), enabled (data flows), suspended (barred by the network until resumed), canceled (refunded before any use; final); disabled and deleted for networks that report them
+             * @enum {string}
+             */
+            status: "released" | "installed" | "enabled" | "suspended" | "canceled" | "disabled" | "deleted";
             /** Format: date-time */
             updated_at: string;
             /**
@@ -23534,6 +24217,7 @@ export interface components {
          *         "trip": "Tokyo, December"
          *       },
          *       "failure_reason": null,
+         *       "refunded_at": null,
          *       "created_at": "2026-11-20T15:00:00.000Z",
          *       "updated_at": "2026-11-20T15:00:01.000Z",
          *       "settled_at": "2026-11-20T15:00:01.000Z"
@@ -23566,6 +24250,11 @@ export interface components {
             /** @description The package's or add-on's price, in minor units of `currency` */
             price: number;
             reference: string;
+            /**
+             * Format: date-time
+             * @description When the order was refunded because its eSIM was canceled: the paying account credited (ledger entry `esim_refund`), or the organization not billed for it. Null otherwise
+             */
+            refunded_at: string | null;
             /**
              * Format: date-time
              * @description When the outcome became final
@@ -23739,13 +24428,19 @@ export interface components {
                 order_id: string;
                 /** @description The package; for a top-up, the package it extends */
                 package_id: string;
-                /** @enum {string} */
-                status: "running" | "queued" | "depleted" | "expired";
+                /**
+                 * @description canceled: its eSIM was canceled (the order refunded)
+                 * @enum {string}
+                 */
+                status: "running" | "queued" | "depleted" | "expired" | "canceled";
                 /** @description topup_ id when this entry was added by a top-up; null for the package the eSIM was ordered with */
                 top_up_id: string | null;
             }[];
-            /** @enum {string} */
-            status: "released" | "installed" | "enabled" | "disabled" | "deleted";
+            /**
+             * @description released (provisioned), installed (on a device), enabled (data flows), suspended (barred by the network until resumed), canceled (refunded before any use; final); disabled and deleted for networks that report them
+             * @enum {string}
+             */
+            status: "released" | "installed" | "enabled" | "suspended" | "canceled" | "disabled" | "deleted";
             /** Format: date-time */
             updated_at: string;
             /**
@@ -23895,7 +24590,7 @@ export interface components {
              * @description What happened, e.g. cardholder.created. Every type, what emits it and an example: the event catalogue (/docs/guides/event-catalogue).
              * @enum {string}
              */
-            type: "cardholder.created" | "cardholder.updated" | "cardholder.kyc_updated" | "account.created" | "account.provisioned" | "account.credited" | "account.debited" | "account.blocked" | "account.unblocked" | "card.created" | "card.issued" | "card.activated" | "card.frozen" | "card.unfrozen" | "card.closed" | "card.replaced" | "card.expired" | "card.pin_set" | "card.shipped" | "authorization.created" | "authorization.updated" | "transaction.created" | "transaction.updated" | "dispute.created" | "dispute.updated" | "network_token.created" | "network_token.updated" | "authentication.created" | "authentication.updated" | "esim_order.created" | "esim_order.settled" | "esim_order.failed" | "esim.topped_up" | "esim.low_data" | "esim.depleted" | "esim.usage_threshold_reached" | "esim.validity_expiring" | "esim.expired" | "esim.installed" | "esim.first_used" | "esim.country_changed" | "webhook_endpoint.disabled" | "webhook_endpoint.test";
+            type: "cardholder.created" | "cardholder.updated" | "cardholder.kyc_updated" | "account.created" | "account.provisioned" | "account.credited" | "account.debited" | "account.blocked" | "account.unblocked" | "card.created" | "card.issued" | "card.activated" | "card.frozen" | "card.unfrozen" | "card.closed" | "card.replaced" | "card.expired" | "card.pin_set" | "card.shipped" | "authorization.created" | "authorization.updated" | "transaction.created" | "transaction.updated" | "dispute.created" | "dispute.updated" | "network_token.created" | "network_token.updated" | "authentication.created" | "authentication.updated" | "esim_order.created" | "esim_order.settled" | "esim_order.failed" | "esim.topped_up" | "esim.low_data" | "esim.depleted" | "esim.usage_threshold_reached" | "esim.validity_expiring" | "esim.expired" | "esim.installed" | "esim.first_used" | "esim.country_changed" | "esim.canceled" | "esim.updated" | "webhook_endpoint.disabled" | "webhook_endpoint.test";
         };
         /** EventList */
         EventList: {
@@ -24194,7 +24889,7 @@ export interface components {
             /** @description The object that caused the entry (authorization, transaction, order), null for credits and debits */
             source_id: string | null;
             /** @enum {string} */
-            type: "credit" | "debit" | "hold" | "hold_release" | "capture" | "refund" | "dispute_credit" | "esim_purchase";
+            type: "credit" | "debit" | "hold" | "hold_release" | "capture" | "refund" | "dispute_credit" | "esim_purchase" | "esim_refund";
         };
         /** LedgerEntryList */
         LedgerEntryList: {
@@ -25020,7 +25715,7 @@ export interface components {
              */
             disabled_reason: "failing" | "manual" | null;
             /** @description Event types to receive: `*` (every type), a prefix wildcard such as `card.*` (every type of the prefix, including types added later) or an exact type. The event catalogue (/docs/guides/event-catalogue) lists what emits each type. */
-            enabled_events: ("*" | "cardholder.*" | "account.*" | "card.*" | "authorization.*" | "transaction.*" | "dispute.*" | "network_token.*" | "authentication.*" | "esim_order.*" | "esim.*" | "webhook_endpoint.*" | "cardholder.created" | "cardholder.updated" | "cardholder.kyc_updated" | "account.created" | "account.provisioned" | "account.credited" | "account.debited" | "account.blocked" | "account.unblocked" | "card.created" | "card.issued" | "card.activated" | "card.frozen" | "card.unfrozen" | "card.closed" | "card.replaced" | "card.expired" | "card.pin_set" | "card.shipped" | "authorization.created" | "authorization.updated" | "transaction.created" | "transaction.updated" | "dispute.created" | "dispute.updated" | "network_token.created" | "network_token.updated" | "authentication.created" | "authentication.updated" | "esim_order.created" | "esim_order.settled" | "esim_order.failed" | "esim.topped_up" | "esim.low_data" | "esim.depleted" | "esim.usage_threshold_reached" | "esim.validity_expiring" | "esim.expired" | "esim.installed" | "esim.first_used" | "esim.country_changed" | "webhook_endpoint.disabled" | "webhook_endpoint.test")[];
+            enabled_events: ("*" | "cardholder.*" | "account.*" | "card.*" | "authorization.*" | "transaction.*" | "dispute.*" | "network_token.*" | "authentication.*" | "esim_order.*" | "esim.*" | "webhook_endpoint.*" | "cardholder.created" | "cardholder.updated" | "cardholder.kyc_updated" | "account.created" | "account.provisioned" | "account.credited" | "account.debited" | "account.blocked" | "account.unblocked" | "card.created" | "card.issued" | "card.activated" | "card.frozen" | "card.unfrozen" | "card.closed" | "card.replaced" | "card.expired" | "card.pin_set" | "card.shipped" | "authorization.created" | "authorization.updated" | "transaction.created" | "transaction.updated" | "dispute.created" | "dispute.updated" | "network_token.created" | "network_token.updated" | "authentication.created" | "authentication.updated" | "esim_order.created" | "esim_order.settled" | "esim_order.failed" | "esim.topped_up" | "esim.low_data" | "esim.depleted" | "esim.usage_threshold_reached" | "esim.validity_expiring" | "esim.expired" | "esim.installed" | "esim.first_used" | "esim.country_changed" | "esim.canceled" | "esim.updated" | "webhook_endpoint.disabled" | "webhook_endpoint.test")[];
             /**
              * Format: date-time
              * @description Start of the current run of failed deliveries (the first failure since the last success); null while healthy. After 72 hours of failures without a success the endpoint is disabled.
@@ -25045,7 +25740,7 @@ export interface components {
         WebhookEndpointCreateRequest: {
             description?: string | null;
             /** @description Event types to receive: `*` (every type), a prefix wildcard such as `card.*` (every type of the prefix, including types added later) or an exact type. The event catalogue (/docs/guides/event-catalogue) lists what emits each type. Duplicates are dropped. */
-            enabled_events: ("*" | "cardholder.*" | "account.*" | "card.*" | "authorization.*" | "transaction.*" | "dispute.*" | "network_token.*" | "authentication.*" | "esim_order.*" | "esim.*" | "webhook_endpoint.*" | "cardholder.created" | "cardholder.updated" | "cardholder.kyc_updated" | "account.created" | "account.provisioned" | "account.credited" | "account.debited" | "account.blocked" | "account.unblocked" | "card.created" | "card.issued" | "card.activated" | "card.frozen" | "card.unfrozen" | "card.closed" | "card.replaced" | "card.expired" | "card.pin_set" | "card.shipped" | "authorization.created" | "authorization.updated" | "transaction.created" | "transaction.updated" | "dispute.created" | "dispute.updated" | "network_token.created" | "network_token.updated" | "authentication.created" | "authentication.updated" | "esim_order.created" | "esim_order.settled" | "esim_order.failed" | "esim.topped_up" | "esim.low_data" | "esim.depleted" | "esim.usage_threshold_reached" | "esim.validity_expiring" | "esim.expired" | "esim.installed" | "esim.first_used" | "esim.country_changed" | "webhook_endpoint.disabled" | "webhook_endpoint.test")[];
+            enabled_events: ("*" | "cardholder.*" | "account.*" | "card.*" | "authorization.*" | "transaction.*" | "dispute.*" | "network_token.*" | "authentication.*" | "esim_order.*" | "esim.*" | "webhook_endpoint.*" | "cardholder.created" | "cardholder.updated" | "cardholder.kyc_updated" | "account.created" | "account.provisioned" | "account.credited" | "account.debited" | "account.blocked" | "account.unblocked" | "card.created" | "card.issued" | "card.activated" | "card.frozen" | "card.unfrozen" | "card.closed" | "card.replaced" | "card.expired" | "card.pin_set" | "card.shipped" | "authorization.created" | "authorization.updated" | "transaction.created" | "transaction.updated" | "dispute.created" | "dispute.updated" | "network_token.created" | "network_token.updated" | "authentication.created" | "authentication.updated" | "esim_order.created" | "esim_order.settled" | "esim_order.failed" | "esim.topped_up" | "esim.low_data" | "esim.depleted" | "esim.usage_threshold_reached" | "esim.validity_expiring" | "esim.expired" | "esim.installed" | "esim.first_used" | "esim.country_changed" | "esim.canceled" | "esim.updated" | "webhook_endpoint.disabled" | "webhook_endpoint.test")[];
             /** @description HTTPS URL on a publicly resolvable host (invalid_webhook_url otherwise); a local `npm start` sandbox also accepts http:// to your own machine */
             url: string;
         };
@@ -25078,7 +25773,7 @@ export interface components {
         WebhookEndpointUpdateRequest: {
             description?: string | null;
             /** @description Event types to receive: `*` (every type), a prefix wildcard such as `card.*` (every type of the prefix, including types added later) or an exact type. The event catalogue (/docs/guides/event-catalogue) lists what emits each type. Duplicates are dropped. */
-            enabled_events?: ("*" | "cardholder.*" | "account.*" | "card.*" | "authorization.*" | "transaction.*" | "dispute.*" | "network_token.*" | "authentication.*" | "esim_order.*" | "esim.*" | "webhook_endpoint.*" | "cardholder.created" | "cardholder.updated" | "cardholder.kyc_updated" | "account.created" | "account.provisioned" | "account.credited" | "account.debited" | "account.blocked" | "account.unblocked" | "card.created" | "card.issued" | "card.activated" | "card.frozen" | "card.unfrozen" | "card.closed" | "card.replaced" | "card.expired" | "card.pin_set" | "card.shipped" | "authorization.created" | "authorization.updated" | "transaction.created" | "transaction.updated" | "dispute.created" | "dispute.updated" | "network_token.created" | "network_token.updated" | "authentication.created" | "authentication.updated" | "esim_order.created" | "esim_order.settled" | "esim_order.failed" | "esim.topped_up" | "esim.low_data" | "esim.depleted" | "esim.usage_threshold_reached" | "esim.validity_expiring" | "esim.expired" | "esim.installed" | "esim.first_used" | "esim.country_changed" | "webhook_endpoint.disabled" | "webhook_endpoint.test")[];
+            enabled_events?: ("*" | "cardholder.*" | "account.*" | "card.*" | "authorization.*" | "transaction.*" | "dispute.*" | "network_token.*" | "authentication.*" | "esim_order.*" | "esim.*" | "webhook_endpoint.*" | "cardholder.created" | "cardholder.updated" | "cardholder.kyc_updated" | "account.created" | "account.provisioned" | "account.credited" | "account.debited" | "account.blocked" | "account.unblocked" | "card.created" | "card.issued" | "card.activated" | "card.frozen" | "card.unfrozen" | "card.closed" | "card.replaced" | "card.expired" | "card.pin_set" | "card.shipped" | "authorization.created" | "authorization.updated" | "transaction.created" | "transaction.updated" | "dispute.created" | "dispute.updated" | "network_token.created" | "network_token.updated" | "authentication.created" | "authentication.updated" | "esim_order.created" | "esim_order.settled" | "esim_order.failed" | "esim.topped_up" | "esim.low_data" | "esim.depleted" | "esim.usage_threshold_reached" | "esim.validity_expiring" | "esim.expired" | "esim.installed" | "esim.first_used" | "esim.country_changed" | "esim.canceled" | "esim.updated" | "webhook_endpoint.disabled" | "webhook_endpoint.test")[];
             /** @enum {string} */
             status?: "enabled" | "disabled";
             /** @description HTTPS URL on a publicly resolvable host (invalid_webhook_url otherwise); a local `npm start` sandbox also accepts http:// to your own machine */

@@ -48,6 +48,16 @@ export class Esims extends Resource {
   ): Promised<Schemas['Esim']> {
     return this.patch(path`/v1/esim/esims/${id}`, params, options)
   }
+  /** Cancels an eSIM never installed nor used; its orders are refunded. */
+  cancel(id: string, options?: RequestOptions): Promised<Schemas['Esim']> {
+    return this.post(path`/v1/esim/esims/${id}/cancel`, {}, options)
+  }
+  suspend(id: string, options?: RequestOptions): Promised<Schemas['Esim']> {
+    return this.post(path`/v1/esim/esims/${id}/suspend`, {}, options)
+  }
+  resume(id: string, options?: RequestOptions): Promised<Schemas['Esim']> {
+    return this.post(path`/v1/esim/esims/${id}/resume`, {}, options)
+  }
   list(
     params?: ListParams<'/v1/esim/esims'>,
     options?: RequestOptions,

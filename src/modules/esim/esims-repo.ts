@@ -105,3 +105,35 @@ export async function setInstalled(trx: Db, id: string, now: Date): Promise<void
 export async function setCountry(trx: Db, id: string, country: string, now: Date): Promise<void> {
   await trx.updateTable('esims').set({ country, updated_at: now }).where('id', '=', id).execute()
 }
+
+/** A canceled eSIM: its packages are canceled too, and its validity ends now (nothing is announced of it). */
+export async function setCanceled(trx: Db, id: string, now: Date): Promise<void> {
+  await sql`UPDATE esim_bundles SET status = 'canceled', updated_at = ${now} WHERE esim_id = ${id}`.execute(
+    trx,
+  )
+  await sql`UPDATE esims SET status = 'canceled', suspended_from = NULL, expired_at = ${now}, updated_at = ${now}
+    WHERE id = ${id}`.execute(trx)
+}
+
+/** Suspended: the status it had is kept to return to. */
+export async function setSuspended(trx: Db, id: string, now: Date): Promise<void> {
+  await sql`UPDATE esims SET suspended_from = status, status = 'suspended', updated_at = ${now}
+    WHERE id = ${id} AND status <> 'suspended'`.execute(trx)
+}
+
+export async function setResumed(trx: Db, id: string, now: Date): Promise<void> {
+  await sql`UPDATE esims SET status = COALESCE(suspended_from, 'enabled'), suspended_from = NULL, updated_at = ${now}
+    WHERE id = ${id} AND status = 'suspended'`.execute(trx)
+}
+
+/** Whether any data was used on any package of the eSIM. */
+export async function anyDataUsed(trx: Db, id: string): Promise<boolean> {
+  const row = await trx
+    .selectFrom('esim_bundles')
+    .select('order_id')
+    .where('esim_id', '=', id)
+    .where('data_used_mb', '>', 0)
+    .limit(1)
+    .executeTakeFirst()
+  return row !== undefined
+}

@@ -6,6 +6,7 @@ import { ListEnvelope, PageQuery } from '../../http/pagination.js'
 import { getAlertSettings, putAlertSettings } from './alerts.js'
 import { listEsims, retrieveEsim } from './esims-service.js'
 import { updateEsim } from './lifecycle-service.js'
+import { cancelEsim, changeSuspension } from './status-service.js'
 import {
   AlertSettingsRequest,
   Esim,
@@ -20,6 +21,7 @@ import {
 } from './schemas.js'
 import { listTopUpOffers, purchaseTopUp } from './top-ups-service.js'
 import { unitOf } from '../../http/idempotency.js'
+import { NoBody } from '../../http/schema-types.js'
 
 /** `/v1/esim/esims`, their top-ups and lifecycle, and the alert settings. */
 export function registerEsimRoutes(base: FastifyInstance, deps: AppDeps): void {
@@ -112,6 +114,64 @@ export function registerEsimRoutes(base: FastifyInstance, deps: AppDeps): void {
     async (req) => updateEsim(unitOf(req, deps), req.ctx, req.params.esim_id, req.body),
   )
 
+  app.post(
+    '/v1/esim/esims/:esim_id/cancel',
+    {
+      config: {
+        scope: 'esim:write',
+        errors: ['esim_not_found', 'esim_invalid_state', 'account_not_fundable'],
+      },
+      schema: {
+        tags,
+        summary: 'Cancel an eSIM never installed nor used, refunding it',
+        description:
+          'Only while the eSIM was never installed on a device and no data was used (else `esim_invalid_state`). Every order that put a ' +
+          'package on it is refunded: the account that paid is credited what it was charged (ledger entry `esim_refund`, ' +
+          'account.credited), an order billed to the organization gets `refunded_at` and is not billed. The eSIM and its packages become ' +
+          '`canceled` (final); emits esim.canceled. Canceling again answers the canceled eSIM and refunds nothing twice.',
+        params: EsimIdParams,
+        body: NoBody,
+        response: { 200: Esim },
+      },
+    },
+    async (req) => cancelEsim(unitOf(req, deps), req.ctx, req.params.esim_id),
+  )
+
+  for (const operation of ['suspend', 'resume'] as const) {
+    app.post(
+      `/v1/esim/esims/:esim_id/${operation}`,
+      {
+        config: {
+          scope: 'esim:write',
+          errors: [
+            'esim_not_found',
+            'esim_invalid_state',
+            'operation_unsupported',
+            'processor_unavailable',
+          ],
+        },
+        schema: {
+          tags,
+          summary:
+            operation === 'suspend'
+              ? 'Suspend an eSIM at the network'
+              : 'Resume a suspended eSIM at the network',
+          description:
+            operation === 'suspend'
+              ? 'The network bars the profile: no data flows (usage reports are refused) until resumed. The eSIM reads `suspended` and ' +
+                'esim.updated is emitted. An eSIM already suspended is answered unchanged. `operation_unsupported` when the network of this ' +
+                'deployment cannot suspend; `esim_invalid_state` on a canceled eSIM.'
+              : 'The network lets the profile back: the eSIM returns to the status it had and esim.updated is emitted. An eSIM not ' +
+                'suspended is answered unchanged. `operation_unsupported` when the network cannot resume.',
+          params: EsimIdParams,
+          body: NoBody,
+          response: { 200: Esim },
+        },
+      },
+      async (req) => changeSuspension(unitOf(req, deps), req.ctx, req.params.esim_id, operation),
+    )
+  }
+
   app.get(
     '/v1/esim/esims/:esim_id/top_ups',
     {
@@ -136,6 +196,7 @@ export function registerEsimRoutes(base: FastifyInstance, deps: AppDeps): void {
         scope: 'esim:write',
         errors: [
           'esim_not_found',
+          'esim_invalid_state',
           'esim_top_up_unavailable',
           'esim_order_reference_exists',
           'account_not_found',

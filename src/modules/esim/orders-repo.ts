@@ -240,6 +240,27 @@ export async function updateOrder(
     .executeTakeFirstOrThrow()
 }
 
+/** The completed orders that put packages on an eSIM and are not refunded yet, oldest first. */
+export async function refundableOrdersOf(trx: Db, esimId: string): Promise<OrderRow[]> {
+  return trx
+    .selectFrom('esim_orders')
+    .selectAll()
+    .where('esim_id', '=', esimId)
+    .where('status', '=', 'completed')
+    .where('refunded_at', 'is', null)
+    .orderBy('created_at')
+    .orderBy('id')
+    .execute()
+}
+
+export async function markRefunded(trx: Db, id: string, now: Date): Promise<void> {
+  await trx
+    .updateTable('esim_orders')
+    .set({ refunded_at: now, updated_at: now })
+    .where('id', '=', id)
+    .execute()
+}
+
 export async function deleteOrder(trx: Db, id: string): Promise<void> {
   await trx.deleteFrom('esim_orders').where('id', '=', id).execute()
 }

@@ -160,6 +160,14 @@ export const EsimOrder = Type.Object(
     reference: Type.String(),
     metadata: Type.Record(Type.String(), Type.String()),
     failure_reason: Nullable(Type.String()),
+    refunded_at: Nullable(
+      Type.String({
+        format: 'date-time',
+        description:
+          'When the order was refunded because its eSIM was canceled: the paying account credited (ledger entry ' +
+          '`esim_refund`), or the organization not billed for it. Null otherwise',
+      }),
+    ),
     created_at: Type.String({ format: 'date-time' }),
     updated_at: Type.String({ format: 'date-time' }),
     settled_at: Nullable(
@@ -193,6 +201,7 @@ export const EsimOrder = Type.Object(
         reference: 'trip-tokyo-0042',
         metadata: { trip: 'Tokyo, December' },
         failure_reason: null,
+        refunded_at: null,
         created_at: '2026-11-20T15:00:00.000Z',
         updated_at: '2026-11-20T15:00:01.000Z',
         settled_at: '2026-11-20T15:00:01.000Z',
@@ -238,12 +247,16 @@ export const EsimBundle = Type.Object({
   ),
   order_id: Type.String({ description: 'The order that put it on the eSIM' }),
   name: Type.String(),
-  status: Type.Union([
-    Type.Literal('running'),
-    Type.Literal('queued'),
-    Type.Literal('depleted'),
-    Type.Literal('expired'),
-  ]),
+  status: Type.Union(
+    [
+      Type.Literal('running'),
+      Type.Literal('queued'),
+      Type.Literal('depleted'),
+      Type.Literal('expired'),
+      Type.Literal('canceled'),
+    ],
+    { description: 'canceled: its eSIM was canceled (the order refunded)' },
+  ),
   data_mb: Nullable(
     Type.Integer({ description: 'Data volume of this entry in MB; null means unlimited' }),
   ),
@@ -292,7 +305,14 @@ const EsimFields = {
   object: Type.Literal('esim'),
   iccid: Type.String({ description: '19 digits, 89 prefix, Luhn check digit' }),
   status: Type.Union(
-    ['released', 'installed', 'enabled', 'disabled', 'deleted'].map((s) => Type.Literal(s)),
+    ['released', 'installed', 'enabled', 'suspended', 'canceled', 'disabled', 'deleted'].map((s) =>
+      Type.Literal(s),
+    ),
+    {
+      description:
+        'released (provisioned), installed (on a device), enabled (data flows), suspended (barred by the network until ' +
+        'resumed), canceled (refunded before any use; final); disabled and deleted for networks that report them',
+    },
   ),
   cardholder_id: Nullable(Type.String()),
   order_id: Type.String({ description: 'The order that provisioned it' }),

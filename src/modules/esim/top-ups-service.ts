@@ -78,6 +78,8 @@ export async function purchaseTopUp(
   body: Static<typeof TopUpPurchaseRequest>,
 ): Promise<OrderView> {
   const esim = await requireEsim(deps.db, ctx, esimId)
+  if (esim.status === 'canceled')
+    throw new ApiError('esim_invalid_state', { message: `eSIM ${esim.id} is canceled.` })
   const topUp = await findTopUp(deps, viewOf(ctx), body.top_up_id)
   if (!topUp) throw unavailable(`${body.top_up_id} is not an add-on sold by this platform.`)
   if (topUp.effective_status !== 'on_sale' || topUp.package_status === 'withdrawn')
@@ -136,6 +138,7 @@ export async function purchaseTopUp(
         metadata: body.metadata ?? {},
         failure_reason: null,
         ledger_entry_id: null,
+        refunded_at: null,
         created_at: now,
         updated_at: now,
         settled_at: now,

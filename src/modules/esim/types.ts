@@ -76,6 +76,8 @@ export interface EsimOrdersTable {
   metadata: Json<Record<string, string>>
   failure_reason: string | null
   ledger_entry_id: string | null
+  /** When it was refunded (its eSIM canceled): the paying account credited, or the organization not billed. */
+  refunded_at: Timestamp | null
   created_at: Timestamp
   updated_at: Timestamp
   settled_at: Timestamp | null
@@ -104,6 +106,8 @@ export interface EsimsTable {
   /** This eSIM's own alert settings; null: the organization's. */
   usage_thresholds_pct: number[] | null
   validity_warning_hours: number[] | null
+  /** The status a suspended eSIM returns to when resumed. */
+  suspended_from: string | null
   created_at: Timestamp
   updated_at: Timestamp
 }

@@ -322,6 +322,16 @@ export const EVENT_CATALOGUE = {
       },
     },
   },
+  'esim.canceled': {
+    object: 'esim',
+    emittedBy:
+      'An eSIM never installed nor used is canceled with `POST /v1/esim/esims/{id}/cancel`; its orders are refunded.',
+  },
+  'esim.updated': {
+    object: 'esim',
+    emittedBy:
+      'The network suspends or resumes the eSIM (`POST /v1/esim/esims/{id}/suspend` and `/resume`).',
+  },
   'webhook_endpoint.disabled': {
     object: 'webhook_endpoint',
     emittedBy:

@@ -11,6 +11,7 @@ export const ENTRY_TYPES = [
   'refund',
   'dispute_credit',
   'esim_purchase',
+  'esim_refund',
 ] as const
 export type EntryType = (typeof ENTRY_TYPES)[number]
 
