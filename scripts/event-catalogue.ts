@@ -43,10 +43,21 @@ function exampleOf(doc: OpenApiDocument, schema: string): Record<string, unknown
   return example as Record<string, unknown>
 }
 
-/** A full event of `type` as delivered: the Event schema example's envelope around the example of the object it carries. */
+/** The details of a type (`data.threshold_pct`, …), by name, as the catalogue describes them. */
+function detailsOf(type: EventType): NonNullable<EventTypeSpec['details']> {
+  return (EVENT_CATALOGUE[type] as EventTypeSpec).details ?? {}
+}
+
+/**
+ * A full event of `type` as delivered: the Event schema example's envelope around the example of the object it
+ * carries, and the catalogue's example of each detail of the type beside it.
+ */
 export function exampleEvent(doc: OpenApiDocument, type: EventType): Record<string, unknown> {
   const envelope = exampleOf(doc, 'Event')
   const object = exampleOf(doc, EVENT_OBJECTS[EVENT_CATALOGUE[type].object].schema)
+  const details = Object.fromEntries(
+    Object.entries(detailsOf(type)).map(([name, spec]) => [name, spec.example]),
+  )
   return {
     id: envelope.id,
     object: 'event',
@@ -55,23 +66,8 @@ export function exampleEvent(doc: OpenApiDocument, type: EventType): Record<stri
     environment: envelope.environment,
     // The change the example object shows happened at its last update.
     created_at: object.updated_at ?? object.created_at ?? envelope.created_at,
-    data: { object, ...extraDataExample(type) },
+    data: { object, ...details },
   }
-}
-
-/** The members of `data` beside `object` that a type carries (its catalogue entry's `data`), with their examples. */
-function extraDataExample(type: EventType): Record<string, unknown> {
-  const spec: EventTypeSpec = EVENT_CATALOGUE[type]
-  return Object.fromEntries(Object.entries(spec.data ?? {}).map(([k, v]) => [k, v.example]))
-}
-
-/** One sentence naming each member of `data` beside `object`, or nothing. */
-function extraDataText(type: EventType): string {
-  const spec: EventTypeSpec = EVENT_CATALOGUE[type]
-  const members = Object.entries(spec.data ?? {}).map(
-    ([k, v]) => `\`data.${k}\` (${v.description})`,
-  )
-  return members.length ? `\n\nBeside \`data.object\`, it carries ${members.join(' and ')}.` : ''
 }
 
 const code = (text: string) => `\`${text}\``
@@ -131,7 +127,8 @@ Holding the write scope of an object does not read it (\`cards:write\` alone rea
 | \`environment\` | \`sandbox\` or \`production\` |
 | \`created_at\` | when the change happened, not when it was delivered |
 | \`data.object\` | the full affected object in its REST shape at the time of the event (what \`GET\` of it answered then), not only the changed fields |
-${extraDataRow()}
+| \`data.<detail>\` | what the event says of the change beside the object, for the types that have details (\`data.threshold_pct\` of \`esim.usage_threshold_reached\`): listed under each type below |
+
 Delivery order is not guaranteed and an event can arrive twice: compare \`created_at\` with the state you already hold,
 and fetch the object again when you need its current state. The examples below show each object's example from the
 OpenAPI document; a real event carries the object as the change left it (\`card.frozen\` carries a card whose
@@ -171,17 +168,6 @@ rotation and a receiver to copy.
 `
 }
 
-/** The event object's row for members of \`data\` beside \`object\`: which types carry which (none: no row). */
-function extraDataRow(): string {
-  const carried = EVENT_TYPES.flatMap((type) => {
-    const keys = Object.keys((EVENT_CATALOGUE[type] as EventTypeSpec).data ?? {})
-    return keys.length ? [`${code(type)}: ${keys.map((k) => code(`data.${k}`)).join(', ')}`] : []
-  })
-  return carried.length
-    ? `| other \`data\` members | only where the type's section names them (${carried.join('; ')}) |\n`
-    : ''
-}
-
 /** One row per scope that reads events: the scope, then its prefix wildcards. */
 function scopeRows(): string {
   const byScope = new Map<string, string[]>()
@@ -207,6 +193,22 @@ ${rows.join('\n')}
 `
 }
 
+/** The details of a type beside its object, as a table (nothing for a type without any). */
+function detailsTable(type: EventType): string {
+  const rows = Object.entries(detailsOf(type)).map(
+    ([name, spec]) =>
+      `| ${code(`data.${name}`)} | ${spec.type === 'nullable_string' ? 'string or null' : spec.type} | ${spec.description} |`,
+  )
+  if (rows.length === 0) return ''
+  return `
+Beside the object:
+
+| field | type | meaning |
+|---|---|---|
+${rows.join('\n')}
+`
+}
+
 function section(doc: OpenApiDocument, prefix: string, types: EventType[]): string {
   const entries = types.map((type) => {
     const spec = EVENT_CATALOGUE[type]
@@ -217,8 +219,8 @@ function section(doc: OpenApiDocument, prefix: string, types: EventType[]): stri
 ${spec.emittedBy}
 
 Carries: ${code(spec.object)} (schema \`${EVENT_OBJECTS[spec.object].schema}\` in \`/openapi.json\`). Read with:
-${code(eventScope(type))}, the scope of ${code(EVENT_OBJECTS[spec.object].retrieve)}.${extraDataText(type)}
-
+${code(eventScope(type))}, the scope of ${code(EVENT_OBJECTS[spec.object].retrieve)}.
+${detailsTable(type)}
 \`\`\`json
 ${JSON.stringify(exampleEvent(doc, type), null, 2)}
 \`\`\`

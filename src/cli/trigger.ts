@@ -232,6 +232,40 @@ const esimUsage =
     log(`reported ${used} MB used on eSIM ${built.esim.id} (${what})`)
     return built.esim
   }
+/** An eSIM just ordered (on the package `esimPackage` picks), for the lifecycle's flows. */
+async function freshEsim(
+  svc: Svc,
+  built: Built,
+  log: (line: string) => void,
+): Promise<{ id: string }> {
+  await esimOrder(svc, built, log)
+  if (!built.esim) throw new Error(`order ${built.order!.id} has no eSIM yet`)
+  return built.esim
+}
+const esimThreshold: Step = async (svc, built, log) => {
+  const esim = await freshEsim(svc, built, log)
+  const pkg = built.pkg!
+  if (!pkg.data_mb) throw new Error(`package ${pkg.id} has no data allowance`)
+  await svc.esim.esims.update(esim.id, { alert_settings: { usage_thresholds_pct: [50] } })
+  const used = Math.ceil(pkg.data_mb * 0.6)
+  await svc.simulate.esim.usage(esim.id, { data_used_mb: used })
+  log(`set eSIM ${esim.id}'s usage threshold to 50 % and reported ${used} MB used`)
+  return esim
+}
+const esimValidityWarning: Step = async (svc, built, log) => {
+  // A package of a week: a warning 720 hours before its end is due at once.
+  const on = (await svc.esim.packages.list({ status: 'on_sale', limit: 100 }).firstPage()).data
+  const week = on.find((p) => p.validity_days <= 30 && p.data_mb)
+  if (week) built.pkg = week
+  const esim = await freshEsim(svc, built, log)
+  const answer = await svc.esim.esims.update(esim.id, {
+    alert_settings: { validity_warning_hours: [720] },
+  })
+  log(
+    `asked for a warning 720 hours before eSIM ${esim.id}'s validity ends (${answer.valid_until})`,
+  )
+  return esim
+}
 
 /** The event types `svc trigger` can cause, each with the sandbox flow that causes it (and the object the event carries). */
 export const TRIGGERS: Record<string, Step> = {
@@ -374,6 +408,33 @@ export const TRIGGERS: Record<string, Step> = {
   },
   'esim.low_data': esimUsage(0.85, 'past 80 % of the package'),
   'esim.depleted': esimUsage(1, 'the whole package'),
+  'esim.usage_threshold_reached': esimThreshold,
+  'esim.validity_expiring': esimValidityWarning,
+  'esim.installed': async (svc, built, log) => {
+    const esim = await freshEsim(svc, built, log)
+    const answer = await svc.simulate.esim.install(esim.id)
+    log(`installed eSIM ${esim.id} on a device (${answer.status})`)
+    return answer
+  },
+  'esim.first_used': esimUsage(0.1, 'its first data'),
+  'esim.country_changed': async (svc, built, log) => {
+    const esim = await freshEsim(svc, built, log)
+    const answer = await svc.simulate.esim.location(esim.id, { country: 'JPN' })
+    log(`moved eSIM ${esim.id} to ${answer.country}`)
+    return answer
+  },
+  'esim.canceled': async (svc, built, log) => {
+    const esim = await freshEsim(svc, built, log)
+    const answer = await svc.esim.esims.cancel(esim.id)
+    log(`canceled eSIM ${esim.id} before any use (${answer.status}); its order is refunded`)
+    return answer
+  },
+  'esim.updated': async (svc, built, log) => {
+    const esim = await freshEsim(svc, built, log)
+    const answer = await svc.esim.esims.suspend(esim.id)
+    log(`suspended eSIM ${esim.id} at the network (${answer.status})`)
+    return answer
+  },
   'webhook_endpoint.test': async (svc, built, log) => {
     const mine = (await svc.webhookEndpoints.list({ limit: 100 }).firstPage()).data
     const endpoint =

@@ -20,6 +20,14 @@ export interface ProvisionRequest {
 
 export type ProvisionOutcome = { status: 'provisioned' } | { status: 'failed'; reason: string }
 
+/** A profile the network knows (suspension and resumption). */
+export interface ProfileRequest {
+  esimId: string
+  iccid: string
+  organizationId: string
+  environment: string
+}
+
 /** What the network knows about an order it may or may not have received. */
 export type NetworkOrderStatus = 'provisioned' | 'failed' | 'unknown'
 
@@ -37,6 +45,13 @@ export interface EsimNetwork {
   /** Asks what became of an order (settlement of timed-out or interrupted orders). */
   orderStatus(orderId: string): Promise<NetworkOrderStatus>
   /**
+   * Bars the profile from the network (no data flows) until resumed; idempotent. Optional: an adapter whose network
+   * cannot do it leaves it out, and the service answers `422 operation_unsupported`.
+   */
+  suspend?(request: ProfileRequest): Promise<void>
+  /** Lets a suspended profile on the network again; idempotent. Optional, as `suspend`. */
+  resume?(request: ProfileRequest): Promise<void>
+  /**
    * The same network keeping whatever it records in the service's database through `db` (a request's
    * autonomous handle on the embedded database, `http/idempotency.ts` `bindUnit`); a real network returns itself.
    */
@@ -52,12 +67,20 @@ export async function provisionWithDeadline(
   request: ProvisionRequest,
   deadlineMs = PROVISIONING_DEADLINE_MS,
 ): Promise<ProvisionOutcome> {
+  return withDeadline(network.provision(request), deadlineMs)
+}
+
+/** Any call to the network under the service's deadline (EsimNetworkTimeout past it). */
+export async function withDeadline<T>(
+  call: Promise<T>,
+  deadlineMs = PROVISIONING_DEADLINE_MS,
+): Promise<T> {
   let timer: NodeJS.Timeout | undefined
   const deadline = new Promise<never>((_, reject) => {
     timer = setTimeout(() => reject(new EsimNetworkTimeout()), deadlineMs)
   })
   try {
-    return await Promise.race([network.provision(request), deadline])
+    return await Promise.race([call, deadline])
   } finally {
     clearTimeout(timer)
   }

@@ -7,6 +7,7 @@ import {
   EsimNetworkTimeout,
   type EsimNetwork,
   type NetworkOrderStatus,
+  type ProfileRequest,
   type ProvisionOutcome,
   type ProvisionRequest,
 } from './port.js'
@@ -119,6 +120,11 @@ export class SimulatedEsimNetwork implements EsimNetwork {
     if (outcome === 'timeout') throw new EsimNetworkTimeout()
     return { status: 'provisioned' }
   }
+
+  /** The sandbox network bars and lets profiles back at once: the service records the status. */
+  async suspend(_request: ProfileRequest): Promise<void> {}
+
+  async resume(_request: ProfileRequest): Promise<void> {}
 
   async orderStatus(orderId: string): Promise<NetworkOrderStatus> {
     const row = await this.db

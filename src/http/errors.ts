@@ -232,6 +232,9 @@ export const ERROR_CATALOGUE = {
     'The add-on is no longer sold, or the package it extends is not running.',
   ),
   esim_inventory_exhausted: validation('No eSIM is left to provision; nothing was charged.', true),
+  esim_invalid_state: validation(
+    'The eSIM status does not permit the operation (nothing acts on a canceled eSIM, no data flows on a suspended one; only an eSIM never installed nor used is canceled).',
+  ),
   last_owner: validation(
     'An organization keeps at least one owner: make another member owner before changing or removing this one.',
   ),

@@ -24,6 +24,8 @@ export const SCHEDULE_TYPES = [
   'authorization_rules.purge_counters',
   'transactions.settle',
   'esim.settle_orders',
+  'esim.apply_usage',
+  'esim.check_validity',
   'users.purge',
   'h5.purge_links',
   'cards.purge_pin_keys',

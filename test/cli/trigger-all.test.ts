@@ -17,6 +17,7 @@ const NO_SANDBOX_FLOW: Record<string, string> = {
   'card.pin_set': "a PIN block encrypted with the card's PIN key on the client",
   'card.details_viewed':
     'a browser opening the hosted card details page in an iframe on its origin',
+  'esim.expired': "the esim.check_validity sweep, once the last package's validity has ended",
   'webhook_endpoint.disabled': 'the delivery worker, after 72 hours of failures',
 }
 

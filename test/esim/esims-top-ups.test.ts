@@ -126,7 +126,7 @@ describe('eSIM profiles', () => {
     expectError(await usage('esim_00000000000000000000000000', 1), 404, 'esim_not_found')
   })
 
-  test('one usage report that uses the whole volume emits esim.low_data and then esim.depleted', async () => {
+  test('one usage report that uses the whole volume emits esim.low_data and then esim.depleted (after installation, first use and the default thresholds)', async () => {
     const esim = await newEsim()
     const res = await usage(esim.id, esim.packages[0].data_mb)
     assert.equal(res.statusCode, 200, res.body)
@@ -134,7 +134,14 @@ describe('eSIM profiles', () => {
     const types = (await eventsOf(t, fx.tenant.organizationId))
       .filter((e) => e.object.id === esim.id && e.type.startsWith('esim.'))
       .map((e) => e.type)
-    assert.deepEqual(types, ['esim.low_data', 'esim.depleted'])
+    assert.deepEqual(types, [
+      'esim.installed',
+      'esim.first_used',
+      'esim.usage_threshold_reached',
+      'esim.usage_threshold_reached',
+      'esim.low_data',
+      'esim.depleted',
+    ])
   })
 })
 

@@ -18,16 +18,17 @@ export function expectError(
   return error
 }
 
-/** A stored event: its type and the object it carries (`data.object`). */
+/** A stored event: its type, the object it carries (`data.object`) and its whole `data` (details beside the object). */
 export interface StoredEvent {
   type: string
   object: any
+  data: any
 }
 
 function stored(rows: { type: string; data: unknown }[]): StoredEvent[] {
   return rows.map((r) => {
     const data = typeof r.data === 'string' ? JSON.parse(r.data) : (r.data as any)
-    return { type: r.type, object: data.object }
+    return { type: r.type, object: data.object, data }
   })
 }
 

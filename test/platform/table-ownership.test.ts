@@ -64,6 +64,8 @@ const OWNERS: Record<string, string> = {
   esim_orders: 'esim',
   esims: 'esim',
   esim_bundles: 'esim',
+  esim_alert_settings: 'esim',
+  esim_usage_reports: 'esim',
   esim_h5_links: 'h5',
   reports: 'reports',
   report_parts: 'reports',

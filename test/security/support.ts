@@ -231,6 +231,15 @@ export const BODIES: Record<string, () => unknown> = {
   }),
   'POST /v1/simulate/esim/packages/:package_id/status': () => ({ status: 'on_sale' }),
   'POST /v1/simulate/esim/esims/:esim_id/usage': () => ({ data_used_mb: 1 }),
+  'POST /v1/simulate/esim/esims/:esim_id/location': () => ({ country: 'FRA' }),
+  'POST /v1/simulate/esim/usage_reports': () => ({
+    reports: [{ esim_id: 'esim_00000000000000000000000000', data_used_mb: 1 }],
+  }),
+  'PATCH /v1/esim/esims/:esim_id': () => ({ alert_settings: null }),
+  'PUT /v1/esim/alert_settings': () => ({
+    usage_thresholds_pct: [80, 100],
+    validity_warning_hours: [24],
+  }),
   'PATCH /v1/cards/:card_id': () => ({ metadata: { probe: '1' } }),
   'PATCH /v1/authorization_rules/:authorization_rule_id': () => ({ name: 'security probe' }),
   'POST /v1/cards/:card_id/replace': () => ({ reason: 'damaged' }),

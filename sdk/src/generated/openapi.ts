@@ -11876,6 +11876,266 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/esim/alert_settings": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Retrieve the organization's eSIM alert settings
+         * @description The usage thresholds (percent of a package) and validity warnings (hours before the validity ends) that apply to every eSIM of this environment without settings of its own. Until set: `[80, 100]` and `[24]` (`updated_at` null).
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description OK */
+                200: {
+                    headers: {
+                        /** @description Request id (`req_…`), also in every error body. */
+                        "Svc-Request-Id"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "object": "esim_alert_settings",
+                         *       "usage_thresholds_pct": [
+                         *         50,
+                         *         80,
+                         *         90,
+                         *         100
+                         *       ],
+                         *       "validity_warning_hours": [
+                         *         72,
+                         *         24
+                         *       ],
+                         *       "updated_at": "2026-11-20T15:00:00.000Z"
+                         *     }
+                         */
+                        "application/json": components["schemas"]["EsimAlertSettings"];
+                    };
+                };
+                /** @description Error codes: `missing_credentials`, `invalid_access_token` */
+                401: {
+                    headers: {
+                        /** @description Request id (`req_…`), also in every error body. */
+                        "Svc-Request-Id"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error codes: `ip_not_allowed`, `environment_mismatch`, `insufficient_scope` */
+                403: {
+                    headers: {
+                        /** @description Request id (`req_…`), also in every error body. */
+                        "Svc-Request-Id"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error codes: `request_timeout` */
+                408: {
+                    headers: {
+                        /** @description Request id (`req_…`), also in every error body. */
+                        "Svc-Request-Id"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error codes: `rate_limited` */
+                429: {
+                    headers: {
+                        /** @description Seconds to wait before retrying. */
+                        "Retry-After"?: number;
+                        /** @description Request id (`req_…`), also in every error body. */
+                        "Svc-Request-Id"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error codes: `request_header_too_large` */
+                431: {
+                    headers: {
+                        /** @description Request id (`req_…`), also in every error body. */
+                        "Svc-Request-Id"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error codes: `internal_error` */
+                500: {
+                    headers: {
+                        /** @description Request id (`req_…`), also in every error body. */
+                        "Svc-Request-Id"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        /**
+         * Replace the organization's eSIM alert settings
+         * @description Each usage threshold emits esim.usage_threshold_reached once per package (`data.threshold_pct`, `data.data_used_mb`, `data.data_remaining_mb`); each warning emits esim.validity_expiring once (`data.hours_left`). Thresholds 1–100 ascending, hours 1–720 descending, no duplicates; `[]` turns a kind off. esim.low_data keeps firing at 80 % whatever the thresholds. An eSIM's own settings (`PATCH /v1/esim/esims/{id}`) win over these.
+         */
+        put: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["EsimAlertSettingsRequest"];
+                };
+            };
+            responses: {
+                /** @description OK */
+                200: {
+                    headers: {
+                        /** @description Request id (`req_…`), also in every error body. */
+                        "Svc-Request-Id"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "object": "esim_alert_settings",
+                         *       "usage_thresholds_pct": [
+                         *         50,
+                         *         80,
+                         *         90,
+                         *         100
+                         *       ],
+                         *       "validity_warning_hours": [
+                         *         72,
+                         *         24
+                         *       ],
+                         *       "updated_at": "2026-11-20T15:00:00.000Z"
+                         *     }
+                         */
+                        "application/json": components["schemas"]["EsimAlertSettings"];
+                    };
+                };
+                /** @description Error codes: `invalid_request_body`, `missing_parameter`, `invalid_parameter`, `unknown_parameter` */
+                400: {
+                    headers: {
+                        /** @description Request id (`req_…`), also in every error body. */
+                        "Svc-Request-Id"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error codes: `missing_credentials`, `invalid_access_token` */
+                401: {
+                    headers: {
+                        /** @description Request id (`req_…`), also in every error body. */
+                        "Svc-Request-Id"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error codes: `ip_not_allowed`, `environment_mismatch`, `insufficient_scope` */
+                403: {
+                    headers: {
+                        /** @description Request id (`req_…`), also in every error body. */
+                        "Svc-Request-Id"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error codes: `request_timeout` */
+                408: {
+                    headers: {
+                        /** @description Request id (`req_…`), also in every error body. */
+                        "Svc-Request-Id"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error codes: `request_too_large` */
+                413: {
+                    headers: {
+                        /** @description Request id (`req_…`), also in every error body. */
+                        "Svc-Request-Id"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error codes: `rate_limited` */
+                429: {
+                    headers: {
+                        /** @description Seconds to wait before retrying. */
+                        "Retry-After"?: number;
+                        /** @description Request id (`req_…`), also in every error body. */
+                        "Svc-Request-Id"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error codes: `request_header_too_large` */
+                431: {
+                    headers: {
+                        /** @description Request id (`req_…`), also in every error body. */
+                        "Svc-Request-Id"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error codes: `internal_error` */
+                500: {
+                    headers: {
+                        /** @description Request id (`req_…`), also in every error body. */
+                        "Svc-Request-Id"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/esim/esims": {
         parameters: {
             query?: never;
@@ -12042,6 +12302,7 @@ export interface paths {
                          *       "status": "enabled",
                          *       "cardholder_id": "chd_01JD3Q7Y6X5W4V3T2S1R0Q9P8N",
                          *       "order_id": "esord_01JD3QG2H3J4K5M6N7P8Q9R0S1",
+                         *       "country": "JPN",
                          *       "packages": [
                          *         {
                          *           "package_id": "pkg_01KDVDNA1897EMTK3K6K4N7SK1",
@@ -12056,6 +12317,18 @@ export interface paths {
                          *           "expires_at": "2026-12-31T06:40:00.000Z"
                          *         }
                          *       ],
+                         *       "installed_at": "2026-12-01T06:35:00.000Z",
+                         *       "first_used_at": "2026-12-01T06:40:00.000Z",
+                         *       "valid_until": "2026-12-31T06:40:00.000Z",
+                         *       "alert_settings": {
+                         *         "usage_thresholds_pct": [
+                         *           50,
+                         *           80,
+                         *           90,
+                         *           100
+                         *         ],
+                         *         "validity_warning_hours": null
+                         *       },
                          *       "created_at": "2026-11-20T15:00:01.000Z",
                          *       "updated_at": "2026-12-03T21:00:00.000Z",
                          *       "activation_code": "LPA:1$smdp.example.com$EXAMPLE-MATCHING-ID",
@@ -12151,6 +12424,880 @@ export interface paths {
         };
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Change an eSIM's alert settings
+         * @description `alert_settings`: this eSIM's own usage thresholds and validity warnings, each field replacing its own (null: the organization's again); null drops both. A warning already due under the new settings is sent at once.
+         */
+        patch: {
+            parameters: {
+                query?: never;
+                header?: {
+                    /** @description Makes a retry safe: the same key with the same body within 24 hours replays the first answer (with `Idempotent-Replay: true`). Keys are scoped to your organization and environment. */
+                    "Idempotency-Key"?: string;
+                };
+                path: {
+                    esim_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["EsimUpdateRequest"];
+                };
+            };
+            responses: {
+                /** @description OK */
+                200: {
+                    headers: {
+                        /** @description Request id (`req_…`), also in every error body. */
+                        "Svc-Request-Id"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "id": "esim_01JD3QG2H9Z8Y7X6W5V4T3S2R1",
+                         *       "object": "esim",
+                         *       "iccid": "8900000000000123458",
+                         *       "status": "enabled",
+                         *       "cardholder_id": "chd_01JD3Q7Y6X5W4V3T2S1R0Q9P8N",
+                         *       "order_id": "esord_01JD3QG2H3J4K5M6N7P8Q9R0S1",
+                         *       "country": "JPN",
+                         *       "packages": [
+                         *         {
+                         *           "package_id": "pkg_01KDVDNA1897EMTK3K6K4N7SK1",
+                         *           "top_up_id": null,
+                         *           "order_id": "esord_01JD3QG2H3J4K5M6N7P8Q9R0S1",
+                         *           "name": "Japan 3 GB · 30 days",
+                         *           "status": "running",
+                         *           "data_mb": 3072,
+                         *           "data_used_mb": 845,
+                         *           "data_remaining_mb": 2227,
+                         *           "activated_at": "2026-12-01T06:40:00.000Z",
+                         *           "expires_at": "2026-12-31T06:40:00.000Z"
+                         *         }
+                         *       ],
+                         *       "installed_at": "2026-12-01T06:35:00.000Z",
+                         *       "first_used_at": "2026-12-01T06:40:00.000Z",
+                         *       "valid_until": "2026-12-31T06:40:00.000Z",
+                         *       "alert_settings": {
+                         *         "usage_thresholds_pct": [
+                         *           50,
+                         *           80,
+                         *           90,
+                         *           100
+                         *         ],
+                         *         "validity_warning_hours": null
+                         *       },
+                         *       "created_at": "2026-11-20T15:00:01.000Z",
+                         *       "updated_at": "2026-12-03T21:00:00.000Z",
+                         *       "activation_code": "LPA:1$smdp.example.com$EXAMPLE-MATCHING-ID",
+                         *       "smdp_address": "smdp.example.com",
+                         *       "matching_id": "EXAMPLE-MATCHING-ID",
+                         *       "ios_install_url": "https://esimsetup.apple.com/esim_qrcode_provisioning?carddata=LPA%3A1%24smdp.example.com%24EXAMPLE-MATCHING-ID",
+                         *       "android_install_url": "https://esimsetup.android.com/esim_qrcode_provisioning?carddata=LPA%3A1%24smdp.example.com%24EXAMPLE-MATCHING-ID"
+                         *     }
+                         */
+                        "application/json": components["schemas"]["Esim"];
+                    };
+                };
+                /** @description Error codes: `invalid_request_body`, `missing_parameter`, `invalid_parameter`, `unknown_parameter` */
+                400: {
+                    headers: {
+                        /** @description Request id (`req_…`), also in every error body. */
+                        "Svc-Request-Id"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error codes: `missing_credentials`, `invalid_access_token` */
+                401: {
+                    headers: {
+                        /** @description Request id (`req_…`), also in every error body. */
+                        "Svc-Request-Id"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error codes: `ip_not_allowed`, `environment_mismatch`, `insufficient_scope` */
+                403: {
+                    headers: {
+                        /** @description Request id (`req_…`), also in every error body. */
+                        "Svc-Request-Id"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error codes: `esim_not_found`, `not_found` */
+                404: {
+                    headers: {
+                        /** @description Request id (`req_…`), also in every error body. */
+                        "Svc-Request-Id"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error codes: `request_timeout` */
+                408: {
+                    headers: {
+                        /** @description Request id (`req_…`), also in every error body. */
+                        "Svc-Request-Id"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error codes: `idempotency_key_reuse`, `idempotency_request_in_progress` */
+                409: {
+                    headers: {
+                        /** @description Request id (`req_…`), also in every error body. */
+                        "Svc-Request-Id"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error codes: `request_too_large` */
+                413: {
+                    headers: {
+                        /** @description Request id (`req_…`), also in every error body. */
+                        "Svc-Request-Id"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error codes: `esim_invalid_state` */
+                422: {
+                    headers: {
+                        /** @description Request id (`req_…`), also in every error body. */
+                        "Svc-Request-Id"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error codes: `rate_limited` */
+                429: {
+                    headers: {
+                        /** @description Seconds to wait before retrying. */
+                        "Retry-After"?: number;
+                        /** @description Request id (`req_…`), also in every error body. */
+                        "Svc-Request-Id"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error codes: `request_header_too_large` */
+                431: {
+                    headers: {
+                        /** @description Request id (`req_…`), also in every error body. */
+                        "Svc-Request-Id"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error codes: `internal_error` */
+                500: {
+                    headers: {
+                        /** @description Request id (`req_…`), also in every error body. */
+                        "Svc-Request-Id"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        trace?: never;
+    };
+    "/v1/esim/esims/{esim_id}/cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Cancel an eSIM never installed nor used, refunding it
+         * @description Only while the eSIM was never installed on a device and no data was used (else `esim_invalid_state`). Every order that put a package on it is refunded: the account that paid is credited what it was charged (ledger entry `esim_refund`, account.credited), an order billed to the organization gets `refunded_at` and is not billed. The eSIM and its packages become `canceled` (final); emits esim.canceled. Canceling again answers the canceled eSIM and refunds nothing twice.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: {
+                    /** @description Makes a retry safe: the same key with the same body within 24 hours replays the first answer (with `Idempotent-Replay: true`). Keys are scoped to your organization and environment. */
+                    "Idempotency-Key"?: string;
+                };
+                path: {
+                    esim_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": Record<string, never>;
+                };
+            };
+            responses: {
+                /** @description OK */
+                200: {
+                    headers: {
+                        /** @description Request id (`req_…`), also in every error body. */
+                        "Svc-Request-Id"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "id": "esim_01JD3QG2H9Z8Y7X6W5V4T3S2R1",
+                         *       "object": "esim",
+                         *       "iccid": "8900000000000123458",
+                         *       "status": "enabled",
+                         *       "cardholder_id": "chd_01JD3Q7Y6X5W4V3T2S1R0Q9P8N",
+                         *       "order_id": "esord_01JD3QG2H3J4K5M6N7P8Q9R0S1",
+                         *       "country": "JPN",
+                         *       "packages": [
+                         *         {
+                         *           "package_id": "pkg_01KDVDNA1897EMTK3K6K4N7SK1",
+                         *           "top_up_id": null,
+                         *           "order_id": "esord_01JD3QG2H3J4K5M6N7P8Q9R0S1",
+                         *           "name": "Japan 3 GB · 30 days",
+                         *           "status": "running",
+                         *           "data_mb": 3072,
+                         *           "data_used_mb": 845,
+                         *           "data_remaining_mb": 2227,
+                         *           "activated_at": "2026-12-01T06:40:00.000Z",
+                         *           "expires_at": "2026-12-31T06:40:00.000Z"
+                         *         }
+                         *       ],
+                         *       "installed_at": "2026-12-01T06:35:00.000Z",
+                         *       "first_used_at": "2026-12-01T06:40:00.000Z",
+                         *       "valid_until": "2026-12-31T06:40:00.000Z",
+                         *       "alert_settings": {
+                         *         "usage_thresholds_pct": [
+                         *           50,
+                         *           80,
+                         *           90,
+                         *           100
+                         *         ],
+                         *         "validity_warning_hours": null
+                         *       },
+                         *       "created_at": "2026-11-20T15:00:01.000Z",
+                         *       "updated_at": "2026-12-03T21:00:00.000Z",
+                         *       "activation_code": "LPA:1$smdp.example.com$EXAMPLE-MATCHING-ID",
+                         *       "smdp_address": "smdp.example.com",
+                         *       "matching_id": "EXAMPLE-MATCHING-ID",
+                         *       "ios_install_url": "https://esimsetup.apple.com/esim_qrcode_provisioning?carddata=LPA%3A1%24smdp.example.com%24EXAMPLE-MATCHING-ID",
+                         *       "android_install_url": "https://esimsetup.android.com/esim_qrcode_provisioning?carddata=LPA%3A1%24smdp.example.com%24EXAMPLE-MATCHING-ID"
+                         *     }
+                         */
+                        "application/json": components["schemas"]["Esim"];
+                    };
+                };
+                /** @description Error codes: `invalid_request_body`, `missing_parameter`, `invalid_parameter`, `unknown_parameter` */
+                400: {
+                    headers: {
+                        /** @description Request id (`req_…`), also in every error body. */
+                        "Svc-Request-Id"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error codes: `missing_credentials`, `invalid_access_token` */
+                401: {
+                    headers: {
+                        /** @description Request id (`req_…`), also in every error body. */
+                        "Svc-Request-Id"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error codes: `ip_not_allowed`, `environment_mismatch`, `insufficient_scope` */
+                403: {
+                    headers: {
+                        /** @description Request id (`req_…`), also in every error body. */
+                        "Svc-Request-Id"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error codes: `esim_not_found`, `not_found` */
+                404: {
+                    headers: {
+                        /** @description Request id (`req_…`), also in every error body. */
+                        "Svc-Request-Id"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error codes: `request_timeout` */
+                408: {
+                    headers: {
+                        /** @description Request id (`req_…`), also in every error body. */
+                        "Svc-Request-Id"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error codes: `idempotency_key_reuse`, `idempotency_request_in_progress` */
+                409: {
+                    headers: {
+                        /** @description Request id (`req_…`), also in every error body. */
+                        "Svc-Request-Id"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error codes: `request_too_large` */
+                413: {
+                    headers: {
+                        /** @description Request id (`req_…`), also in every error body. */
+                        "Svc-Request-Id"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error codes: `esim_invalid_state`, `account_not_fundable` */
+                422: {
+                    headers: {
+                        /** @description Request id (`req_…`), also in every error body. */
+                        "Svc-Request-Id"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error codes: `rate_limited` */
+                429: {
+                    headers: {
+                        /** @description Seconds to wait before retrying. */
+                        "Retry-After"?: number;
+                        /** @description Request id (`req_…`), also in every error body. */
+                        "Svc-Request-Id"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error codes: `request_header_too_large` */
+                431: {
+                    headers: {
+                        /** @description Request id (`req_…`), also in every error body. */
+                        "Svc-Request-Id"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error codes: `internal_error` */
+                500: {
+                    headers: {
+                        /** @description Request id (`req_…`), also in every error body. */
+                        "Svc-Request-Id"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/esim/esims/{esim_id}/resume": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Resume a suspended eSIM at the network
+         * @description The network lets the profile back: the eSIM returns to the status it had and esim.updated is emitted. An eSIM not suspended is answered unchanged. `operation_unsupported` when the network cannot resume.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: {
+                    /** @description Makes a retry safe: the same key with the same body within 24 hours replays the first answer (with `Idempotent-Replay: true`). Keys are scoped to your organization and environment. */
+                    "Idempotency-Key"?: string;
+                };
+                path: {
+                    esim_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": Record<string, never>;
+                };
+            };
+            responses: {
+                /** @description OK */
+                200: {
+                    headers: {
+                        /** @description Request id (`req_…`), also in every error body. */
+                        "Svc-Request-Id"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "id": "esim_01JD3QG2H9Z8Y7X6W5V4T3S2R1",
+                         *       "object": "esim",
+                         *       "iccid": "8900000000000123458",
+                         *       "status": "enabled",
+                         *       "cardholder_id": "chd_01JD3Q7Y6X5W4V3T2S1R0Q9P8N",
+                         *       "order_id": "esord_01JD3QG2H3J4K5M6N7P8Q9R0S1",
+                         *       "country": "JPN",
+                         *       "packages": [
+                         *         {
+                         *           "package_id": "pkg_01KDVDNA1897EMTK3K6K4N7SK1",
+                         *           "top_up_id": null,
+                         *           "order_id": "esord_01JD3QG2H3J4K5M6N7P8Q9R0S1",
+                         *           "name": "Japan 3 GB · 30 days",
+                         *           "status": "running",
+                         *           "data_mb": 3072,
+                         *           "data_used_mb": 845,
+                         *           "data_remaining_mb": 2227,
+                         *           "activated_at": "2026-12-01T06:40:00.000Z",
+                         *           "expires_at": "2026-12-31T06:40:00.000Z"
+                         *         }
+                         *       ],
+                         *       "installed_at": "2026-12-01T06:35:00.000Z",
+                         *       "first_used_at": "2026-12-01T06:40:00.000Z",
+                         *       "valid_until": "2026-12-31T06:40:00.000Z",
+                         *       "alert_settings": {
+                         *         "usage_thresholds_pct": [
+                         *           50,
+                         *           80,
+                         *           90,
+                         *           100
+                         *         ],
+                         *         "validity_warning_hours": null
+                         *       },
+                         *       "created_at": "2026-11-20T15:00:01.000Z",
+                         *       "updated_at": "2026-12-03T21:00:00.000Z",
+                         *       "activation_code": "LPA:1$smdp.example.com$EXAMPLE-MATCHING-ID",
+                         *       "smdp_address": "smdp.example.com",
+                         *       "matching_id": "EXAMPLE-MATCHING-ID",
+                         *       "ios_install_url": "https://esimsetup.apple.com/esim_qrcode_provisioning?carddata=LPA%3A1%24smdp.example.com%24EXAMPLE-MATCHING-ID",
+                         *       "android_install_url": "https://esimsetup.android.com/esim_qrcode_provisioning?carddata=LPA%3A1%24smdp.example.com%24EXAMPLE-MATCHING-ID"
+                         *     }
+                         */
+                        "application/json": components["schemas"]["Esim"];
+                    };
+                };
+                /** @description Error codes: `invalid_request_body`, `missing_parameter`, `invalid_parameter`, `unknown_parameter` */
+                400: {
+                    headers: {
+                        /** @description Request id (`req_…`), also in every error body. */
+                        "Svc-Request-Id"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error codes: `missing_credentials`, `invalid_access_token` */
+                401: {
+                    headers: {
+                        /** @description Request id (`req_…`), also in every error body. */
+                        "Svc-Request-Id"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error codes: `ip_not_allowed`, `environment_mismatch`, `insufficient_scope` */
+                403: {
+                    headers: {
+                        /** @description Request id (`req_…`), also in every error body. */
+                        "Svc-Request-Id"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error codes: `esim_not_found`, `not_found` */
+                404: {
+                    headers: {
+                        /** @description Request id (`req_…`), also in every error body. */
+                        "Svc-Request-Id"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error codes: `request_timeout` */
+                408: {
+                    headers: {
+                        /** @description Request id (`req_…`), also in every error body. */
+                        "Svc-Request-Id"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error codes: `idempotency_key_reuse`, `idempotency_request_in_progress` */
+                409: {
+                    headers: {
+                        /** @description Request id (`req_…`), also in every error body. */
+                        "Svc-Request-Id"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error codes: `request_too_large` */
+                413: {
+                    headers: {
+                        /** @description Request id (`req_…`), also in every error body. */
+                        "Svc-Request-Id"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error codes: `esim_invalid_state`, `operation_unsupported` */
+                422: {
+                    headers: {
+                        /** @description Request id (`req_…`), also in every error body. */
+                        "Svc-Request-Id"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error codes: `rate_limited` */
+                429: {
+                    headers: {
+                        /** @description Seconds to wait before retrying. */
+                        "Retry-After"?: number;
+                        /** @description Request id (`req_…`), also in every error body. */
+                        "Svc-Request-Id"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error codes: `request_header_too_large` */
+                431: {
+                    headers: {
+                        /** @description Request id (`req_…`), also in every error body. */
+                        "Svc-Request-Id"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error codes: `internal_error` */
+                500: {
+                    headers: {
+                        /** @description Request id (`req_…`), also in every error body. */
+                        "Svc-Request-Id"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error codes: `processor_unavailable` */
+                502: {
+                    headers: {
+                        /** @description Request id (`req_…`), also in every error body. */
+                        "Svc-Request-Id"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/esim/esims/{esim_id}/suspend": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Suspend an eSIM at the network
+         * @description The network bars the profile: no data flows (usage reports are refused) until resumed. The eSIM reads `suspended` and esim.updated is emitted. An eSIM already suspended is answered unchanged. `operation_unsupported` when the network of this deployment cannot suspend; `esim_invalid_state` on a canceled eSIM.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: {
+                    /** @description Makes a retry safe: the same key with the same body within 24 hours replays the first answer (with `Idempotent-Replay: true`). Keys are scoped to your organization and environment. */
+                    "Idempotency-Key"?: string;
+                };
+                path: {
+                    esim_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": Record<string, never>;
+                };
+            };
+            responses: {
+                /** @description OK */
+                200: {
+                    headers: {
+                        /** @description Request id (`req_…`), also in every error body. */
+                        "Svc-Request-Id"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "id": "esim_01JD3QG2H9Z8Y7X6W5V4T3S2R1",
+                         *       "object": "esim",
+                         *       "iccid": "8900000000000123458",
+                         *       "status": "enabled",
+                         *       "cardholder_id": "chd_01JD3Q7Y6X5W4V3T2S1R0Q9P8N",
+                         *       "order_id": "esord_01JD3QG2H3J4K5M6N7P8Q9R0S1",
+                         *       "country": "JPN",
+                         *       "packages": [
+                         *         {
+                         *           "package_id": "pkg_01KDVDNA1897EMTK3K6K4N7SK1",
+                         *           "top_up_id": null,
+                         *           "order_id": "esord_01JD3QG2H3J4K5M6N7P8Q9R0S1",
+                         *           "name": "Japan 3 GB · 30 days",
+                         *           "status": "running",
+                         *           "data_mb": 3072,
+                         *           "data_used_mb": 845,
+                         *           "data_remaining_mb": 2227,
+                         *           "activated_at": "2026-12-01T06:40:00.000Z",
+                         *           "expires_at": "2026-12-31T06:40:00.000Z"
+                         *         }
+                         *       ],
+                         *       "installed_at": "2026-12-01T06:35:00.000Z",
+                         *       "first_used_at": "2026-12-01T06:40:00.000Z",
+                         *       "valid_until": "2026-12-31T06:40:00.000Z",
+                         *       "alert_settings": {
+                         *         "usage_thresholds_pct": [
+                         *           50,
+                         *           80,
+                         *           90,
+                         *           100
+                         *         ],
+                         *         "validity_warning_hours": null
+                         *       },
+                         *       "created_at": "2026-11-20T15:00:01.000Z",
+                         *       "updated_at": "2026-12-03T21:00:00.000Z",
+                         *       "activation_code": "LPA:1$smdp.example.com$EXAMPLE-MATCHING-ID",
+                         *       "smdp_address": "smdp.example.com",
+                         *       "matching_id": "EXAMPLE-MATCHING-ID",
+                         *       "ios_install_url": "https://esimsetup.apple.com/esim_qrcode_provisioning?carddata=LPA%3A1%24smdp.example.com%24EXAMPLE-MATCHING-ID",
+                         *       "android_install_url": "https://esimsetup.android.com/esim_qrcode_provisioning?carddata=LPA%3A1%24smdp.example.com%24EXAMPLE-MATCHING-ID"
+                         *     }
+                         */
+                        "application/json": components["schemas"]["Esim"];
+                    };
+                };
+                /** @description Error codes: `invalid_request_body`, `missing_parameter`, `invalid_parameter`, `unknown_parameter` */
+                400: {
+                    headers: {
+                        /** @description Request id (`req_…`), also in every error body. */
+                        "Svc-Request-Id"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error codes: `missing_credentials`, `invalid_access_token` */
+                401: {
+                    headers: {
+                        /** @description Request id (`req_…`), also in every error body. */
+                        "Svc-Request-Id"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error codes: `ip_not_allowed`, `environment_mismatch`, `insufficient_scope` */
+                403: {
+                    headers: {
+                        /** @description Request id (`req_…`), also in every error body. */
+                        "Svc-Request-Id"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error codes: `esim_not_found`, `not_found` */
+                404: {
+                    headers: {
+                        /** @description Request id (`req_…`), also in every error body. */
+                        "Svc-Request-Id"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error codes: `request_timeout` */
+                408: {
+                    headers: {
+                        /** @description Request id (`req_…`), also in every error body. */
+                        "Svc-Request-Id"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error codes: `idempotency_key_reuse`, `idempotency_request_in_progress` */
+                409: {
+                    headers: {
+                        /** @description Request id (`req_…`), also in every error body. */
+                        "Svc-Request-Id"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error codes: `request_too_large` */
+                413: {
+                    headers: {
+                        /** @description Request id (`req_…`), also in every error body. */
+                        "Svc-Request-Id"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error codes: `esim_invalid_state`, `operation_unsupported` */
+                422: {
+                    headers: {
+                        /** @description Request id (`req_…`), also in every error body. */
+                        "Svc-Request-Id"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error codes: `rate_limited` */
+                429: {
+                    headers: {
+                        /** @description Seconds to wait before retrying. */
+                        "Retry-After"?: number;
+                        /** @description Request id (`req_…`), also in every error body. */
+                        "Svc-Request-Id"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error codes: `request_header_too_large` */
+                431: {
+                    headers: {
+                        /** @description Request id (`req_…`), also in every error body. */
+                        "Svc-Request-Id"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error codes: `internal_error` */
+                500: {
+                    headers: {
+                        /** @description Request id (`req_…`), also in every error body. */
+                        "Svc-Request-Id"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error codes: `processor_unavailable` */
+                502: {
+                    headers: {
+                        /** @description Request id (`req_…`), also in every error body. */
+                        "Svc-Request-Id"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
         delete?: never;
         options?: never;
         head?: never;
@@ -12356,6 +13503,7 @@ export interface paths {
                          *         "trip": "Tokyo, December"
                          *       },
                          *       "failure_reason": null,
+                         *       "refunded_at": null,
                          *       "created_at": "2026-11-20T15:00:00.000Z",
                          *       "updated_at": "2026-11-20T15:00:01.000Z",
                          *       "settled_at": "2026-11-20T15:00:01.000Z"
@@ -12452,7 +13600,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error codes: `esim_top_up_unavailable`, `currency_mismatch`, `account_blocked`, `account_cardholder_mismatch`, `account_not_provisioned` */
+                /** @description Error codes: `esim_invalid_state`, `esim_top_up_unavailable`, `currency_mismatch`, `account_blocked`, `account_cardholder_mismatch`, `account_not_provisioned` */
                 422: {
                     headers: {
                         /** @description Request id (`req_…`), also in every error body. */
@@ -12869,6 +14017,7 @@ export interface paths {
                          *         "trip": "Tokyo, December"
                          *       },
                          *       "failure_reason": null,
+                         *       "refunded_at": null,
                          *       "created_at": "2026-11-20T15:00:00.000Z",
                          *       "updated_at": "2026-11-20T15:00:01.000Z",
                          *       "settled_at": "2026-11-20T15:00:01.000Z"
@@ -13084,6 +14233,7 @@ export interface paths {
                          *         "trip": "Tokyo, December"
                          *       },
                          *       "failure_reason": null,
+                         *       "refunded_at": null,
                          *       "created_at": "2026-11-20T15:00:00.000Z",
                          *       "updated_at": "2026-11-20T15:00:01.000Z",
                          *       "settled_at": "2026-11-20T15:00:01.000Z"
@@ -18722,7 +19872,7 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/v1/simulate/esim/esims/{esim_id}/usage": {
+    "/v1/simulate/esim/esims/{esim_id}/install": {
         parameters: {
             query?: never;
             header?: never;
@@ -18732,8 +19882,8 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Report data used on an eSIM (sandbox only)
-         * @description `data_used_mb` is the running total on the running package (capped at its volume). Crossing 80 % emits esim.low_data; reaching the volume depletes the package and emits esim.depleted.
+         * Install an eSIM on a device (sandbox only)
+         * @description As the network reports it: `released` becomes `installed` and esim.installed is emitted, once (again: answered unchanged).
          */
         post: {
             parameters: {
@@ -18749,9 +19899,7 @@ export interface paths {
             };
             requestBody: {
                 content: {
-                    "application/json": {
-                        data_used_mb: number;
-                    };
+                    "application/json": Record<string, never>;
                 };
             };
             responses: {
@@ -18771,6 +19919,7 @@ export interface paths {
                          *       "status": "enabled",
                          *       "cardholder_id": "chd_01JD3Q7Y6X5W4V3T2S1R0Q9P8N",
                          *       "order_id": "esord_01JD3QG2H3J4K5M6N7P8Q9R0S1",
+                         *       "country": "JPN",
                          *       "packages": [
                          *         {
                          *           "package_id": "pkg_01KDVDNA1897EMTK3K6K4N7SK1",
@@ -18785,6 +19934,18 @@ export interface paths {
                          *           "expires_at": "2026-12-31T06:40:00.000Z"
                          *         }
                          *       ],
+                         *       "installed_at": "2026-12-01T06:35:00.000Z",
+                         *       "first_used_at": "2026-12-01T06:40:00.000Z",
+                         *       "valid_until": "2026-12-31T06:40:00.000Z",
+                         *       "alert_settings": {
+                         *         "usage_thresholds_pct": [
+                         *           50,
+                         *           80,
+                         *           90,
+                         *           100
+                         *         ],
+                         *         "validity_warning_hours": null
+                         *       },
                          *       "created_at": "2026-11-20T15:00:01.000Z",
                          *       "updated_at": "2026-12-03T21:00:00.000Z",
                          *       "activation_code": "LPA:1$smdp.example.com$EXAMPLE-MATCHING-ID",
@@ -18865,6 +20026,459 @@ export interface paths {
                 };
                 /** @description Error codes: `request_too_large` */
                 413: {
+                    headers: {
+                        /** @description Request id (`req_…`), also in every error body. */
+                        "Svc-Request-Id"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error codes: `esim_invalid_state` */
+                422: {
+                    headers: {
+                        /** @description Request id (`req_…`), also in every error body. */
+                        "Svc-Request-Id"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error codes: `rate_limited` */
+                429: {
+                    headers: {
+                        /** @description Seconds to wait before retrying. */
+                        "Retry-After"?: number;
+                        /** @description Request id (`req_…`), also in every error body. */
+                        "Svc-Request-Id"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error codes: `request_header_too_large` */
+                431: {
+                    headers: {
+                        /** @description Request id (`req_…`), also in every error body. */
+                        "Svc-Request-Id"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error codes: `internal_error` */
+                500: {
+                    headers: {
+                        /** @description Request id (`req_…`), also in every error body. */
+                        "Svc-Request-Id"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/simulate/esim/esims/{esim_id}/location": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Move an eSIM to another country (sandbox only)
+         * @description The device attaches to a network in `country`: the eSIM's `country` changes and esim.country_changed is emitted with `data.country` and `data.previous_country` (the same country again changes nothing). An eSIM not yet installed is installed first.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: {
+                    /** @description Makes a retry safe: the same key with the same body within 24 hours replays the first answer (with `Idempotent-Replay: true`). Keys are scoped to your organization and environment. */
+                    "Idempotency-Key"?: string;
+                };
+                path: {
+                    esim_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /**
+                         * Format: country
+                         * @description Three-letter country code (ISO 3166-1 alpha-3)
+                         */
+                        country: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description OK */
+                200: {
+                    headers: {
+                        /** @description Request id (`req_…`), also in every error body. */
+                        "Svc-Request-Id"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "id": "esim_01JD3QG2H9Z8Y7X6W5V4T3S2R1",
+                         *       "object": "esim",
+                         *       "iccid": "8900000000000123458",
+                         *       "status": "enabled",
+                         *       "cardholder_id": "chd_01JD3Q7Y6X5W4V3T2S1R0Q9P8N",
+                         *       "order_id": "esord_01JD3QG2H3J4K5M6N7P8Q9R0S1",
+                         *       "country": "JPN",
+                         *       "packages": [
+                         *         {
+                         *           "package_id": "pkg_01KDVDNA1897EMTK3K6K4N7SK1",
+                         *           "top_up_id": null,
+                         *           "order_id": "esord_01JD3QG2H3J4K5M6N7P8Q9R0S1",
+                         *           "name": "Japan 3 GB · 30 days",
+                         *           "status": "running",
+                         *           "data_mb": 3072,
+                         *           "data_used_mb": 845,
+                         *           "data_remaining_mb": 2227,
+                         *           "activated_at": "2026-12-01T06:40:00.000Z",
+                         *           "expires_at": "2026-12-31T06:40:00.000Z"
+                         *         }
+                         *       ],
+                         *       "installed_at": "2026-12-01T06:35:00.000Z",
+                         *       "first_used_at": "2026-12-01T06:40:00.000Z",
+                         *       "valid_until": "2026-12-31T06:40:00.000Z",
+                         *       "alert_settings": {
+                         *         "usage_thresholds_pct": [
+                         *           50,
+                         *           80,
+                         *           90,
+                         *           100
+                         *         ],
+                         *         "validity_warning_hours": null
+                         *       },
+                         *       "created_at": "2026-11-20T15:00:01.000Z",
+                         *       "updated_at": "2026-12-03T21:00:00.000Z",
+                         *       "activation_code": "LPA:1$smdp.example.com$EXAMPLE-MATCHING-ID",
+                         *       "smdp_address": "smdp.example.com",
+                         *       "matching_id": "EXAMPLE-MATCHING-ID",
+                         *       "ios_install_url": "https://esimsetup.apple.com/esim_qrcode_provisioning?carddata=LPA%3A1%24smdp.example.com%24EXAMPLE-MATCHING-ID",
+                         *       "android_install_url": "https://esimsetup.android.com/esim_qrcode_provisioning?carddata=LPA%3A1%24smdp.example.com%24EXAMPLE-MATCHING-ID"
+                         *     }
+                         */
+                        "application/json": components["schemas"]["Esim"];
+                    };
+                };
+                /** @description Error codes: `invalid_request_body`, `missing_parameter`, `invalid_parameter`, `unknown_parameter` */
+                400: {
+                    headers: {
+                        /** @description Request id (`req_…`), also in every error body. */
+                        "Svc-Request-Id"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error codes: `missing_credentials`, `invalid_access_token` */
+                401: {
+                    headers: {
+                        /** @description Request id (`req_…`), also in every error body. */
+                        "Svc-Request-Id"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error codes: `ip_not_allowed`, `environment_mismatch`, `insufficient_scope` */
+                403: {
+                    headers: {
+                        /** @description Request id (`req_…`), also in every error body. */
+                        "Svc-Request-Id"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error codes: `esim_not_found`, `not_found` */
+                404: {
+                    headers: {
+                        /** @description Request id (`req_…`), also in every error body. */
+                        "Svc-Request-Id"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error codes: `request_timeout` */
+                408: {
+                    headers: {
+                        /** @description Request id (`req_…`), also in every error body. */
+                        "Svc-Request-Id"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error codes: `idempotency_key_reuse`, `idempotency_request_in_progress` */
+                409: {
+                    headers: {
+                        /** @description Request id (`req_…`), also in every error body. */
+                        "Svc-Request-Id"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error codes: `request_too_large` */
+                413: {
+                    headers: {
+                        /** @description Request id (`req_…`), also in every error body. */
+                        "Svc-Request-Id"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error codes: `esim_invalid_state` */
+                422: {
+                    headers: {
+                        /** @description Request id (`req_…`), also in every error body. */
+                        "Svc-Request-Id"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error codes: `rate_limited` */
+                429: {
+                    headers: {
+                        /** @description Seconds to wait before retrying. */
+                        "Retry-After"?: number;
+                        /** @description Request id (`req_…`), also in every error body. */
+                        "Svc-Request-Id"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error codes: `request_header_too_large` */
+                431: {
+                    headers: {
+                        /** @description Request id (`req_…`), also in every error body. */
+                        "Svc-Request-Id"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error codes: `internal_error` */
+                500: {
+                    headers: {
+                        /** @description Request id (`req_…`), also in every error body. */
+                        "Svc-Request-Id"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/simulate/esim/esims/{esim_id}/usage": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Report data used on an eSIM (sandbox only)
+         * @description `data_used_mb` is the running total on the running package (capped at its volume), applied at once by the same path as the usage sweep. Each usage threshold of the alert settings it reaches emits esim.usage_threshold_reached (once per package); crossing 80 % emits esim.low_data; reaching the volume depletes the package and emits esim.depleted. The first report also marks the eSIM installed (esim.installed, unless it was) and the first with data used emits esim.first_used. `esim_invalid_state` on a suspended or canceled eSIM.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: {
+                    /** @description Makes a retry safe: the same key with the same body within 24 hours replays the first answer (with `Idempotent-Replay: true`). Keys are scoped to your organization and environment. */
+                    "Idempotency-Key"?: string;
+                };
+                path: {
+                    esim_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        data_used_mb: number;
+                    };
+                };
+            };
+            responses: {
+                /** @description OK */
+                200: {
+                    headers: {
+                        /** @description Request id (`req_…`), also in every error body. */
+                        "Svc-Request-Id"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "id": "esim_01JD3QG2H9Z8Y7X6W5V4T3S2R1",
+                         *       "object": "esim",
+                         *       "iccid": "8900000000000123458",
+                         *       "status": "enabled",
+                         *       "cardholder_id": "chd_01JD3Q7Y6X5W4V3T2S1R0Q9P8N",
+                         *       "order_id": "esord_01JD3QG2H3J4K5M6N7P8Q9R0S1",
+                         *       "country": "JPN",
+                         *       "packages": [
+                         *         {
+                         *           "package_id": "pkg_01KDVDNA1897EMTK3K6K4N7SK1",
+                         *           "top_up_id": null,
+                         *           "order_id": "esord_01JD3QG2H3J4K5M6N7P8Q9R0S1",
+                         *           "name": "Japan 3 GB · 30 days",
+                         *           "status": "running",
+                         *           "data_mb": 3072,
+                         *           "data_used_mb": 845,
+                         *           "data_remaining_mb": 2227,
+                         *           "activated_at": "2026-12-01T06:40:00.000Z",
+                         *           "expires_at": "2026-12-31T06:40:00.000Z"
+                         *         }
+                         *       ],
+                         *       "installed_at": "2026-12-01T06:35:00.000Z",
+                         *       "first_used_at": "2026-12-01T06:40:00.000Z",
+                         *       "valid_until": "2026-12-31T06:40:00.000Z",
+                         *       "alert_settings": {
+                         *         "usage_thresholds_pct": [
+                         *           50,
+                         *           80,
+                         *           90,
+                         *           100
+                         *         ],
+                         *         "validity_warning_hours": null
+                         *       },
+                         *       "created_at": "2026-11-20T15:00:01.000Z",
+                         *       "updated_at": "2026-12-03T21:00:00.000Z",
+                         *       "activation_code": "LPA:1$smdp.example.com$EXAMPLE-MATCHING-ID",
+                         *       "smdp_address": "smdp.example.com",
+                         *       "matching_id": "EXAMPLE-MATCHING-ID",
+                         *       "ios_install_url": "https://esimsetup.apple.com/esim_qrcode_provisioning?carddata=LPA%3A1%24smdp.example.com%24EXAMPLE-MATCHING-ID",
+                         *       "android_install_url": "https://esimsetup.android.com/esim_qrcode_provisioning?carddata=LPA%3A1%24smdp.example.com%24EXAMPLE-MATCHING-ID"
+                         *     }
+                         */
+                        "application/json": components["schemas"]["Esim"];
+                    };
+                };
+                /** @description Error codes: `invalid_request_body`, `missing_parameter`, `invalid_parameter`, `unknown_parameter` */
+                400: {
+                    headers: {
+                        /** @description Request id (`req_…`), also in every error body. */
+                        "Svc-Request-Id"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error codes: `missing_credentials`, `invalid_access_token` */
+                401: {
+                    headers: {
+                        /** @description Request id (`req_…`), also in every error body. */
+                        "Svc-Request-Id"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error codes: `ip_not_allowed`, `environment_mismatch`, `insufficient_scope` */
+                403: {
+                    headers: {
+                        /** @description Request id (`req_…`), also in every error body. */
+                        "Svc-Request-Id"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error codes: `esim_not_found`, `not_found` */
+                404: {
+                    headers: {
+                        /** @description Request id (`req_…`), also in every error body. */
+                        "Svc-Request-Id"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error codes: `request_timeout` */
+                408: {
+                    headers: {
+                        /** @description Request id (`req_…`), also in every error body. */
+                        "Svc-Request-Id"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error codes: `idempotency_key_reuse`, `idempotency_request_in_progress` */
+                409: {
+                    headers: {
+                        /** @description Request id (`req_…`), also in every error body. */
+                        "Svc-Request-Id"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error codes: `request_too_large` */
+                413: {
+                    headers: {
+                        /** @description Request id (`req_…`), also in every error body. */
+                        "Svc-Request-Id"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error codes: `esim_invalid_state` */
+                422: {
                     headers: {
                         /** @description Request id (`req_…`), also in every error body. */
                         "Svc-Request-Id"?: string;
@@ -18983,6 +20597,7 @@ export interface paths {
                          *         "trip": "Tokyo, December"
                          *       },
                          *       "failure_reason": null,
+                         *       "refunded_at": null,
                          *       "created_at": "2026-11-20T15:00:00.000Z",
                          *       "updated_at": "2026-11-20T15:00:01.000Z",
                          *       "settled_at": "2026-11-20T15:00:01.000Z"
@@ -19342,6 +20957,177 @@ export interface paths {
                          *     }
                          */
                         "application/json": components["schemas"]["EsimProvisioningSimulation"];
+                    };
+                };
+                /** @description Error codes: `invalid_request_body`, `missing_parameter`, `invalid_parameter`, `unknown_parameter` */
+                400: {
+                    headers: {
+                        /** @description Request id (`req_…`), also in every error body. */
+                        "Svc-Request-Id"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error codes: `missing_credentials`, `invalid_access_token` */
+                401: {
+                    headers: {
+                        /** @description Request id (`req_…`), also in every error body. */
+                        "Svc-Request-Id"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error codes: `ip_not_allowed`, `environment_mismatch`, `insufficient_scope` */
+                403: {
+                    headers: {
+                        /** @description Request id (`req_…`), also in every error body. */
+                        "Svc-Request-Id"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error codes: `not_found` */
+                404: {
+                    headers: {
+                        /** @description Request id (`req_…`), also in every error body. */
+                        "Svc-Request-Id"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error codes: `request_timeout` */
+                408: {
+                    headers: {
+                        /** @description Request id (`req_…`), also in every error body. */
+                        "Svc-Request-Id"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error codes: `idempotency_key_reuse`, `idempotency_request_in_progress` */
+                409: {
+                    headers: {
+                        /** @description Request id (`req_…`), also in every error body. */
+                        "Svc-Request-Id"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error codes: `request_too_large` */
+                413: {
+                    headers: {
+                        /** @description Request id (`req_…`), also in every error body. */
+                        "Svc-Request-Id"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error codes: `rate_limited` */
+                429: {
+                    headers: {
+                        /** @description Seconds to wait before retrying. */
+                        "Retry-After"?: number;
+                        /** @description Request id (`req_…`), also in every error body. */
+                        "Svc-Request-Id"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error codes: `request_header_too_large` */
+                431: {
+                    headers: {
+                        /** @description Request id (`req_…`), also in every error body. */
+                        "Svc-Request-Id"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Error codes: `internal_error` */
+                500: {
+                    headers: {
+                        /** @description Request id (`req_…`), also in every error body. */
+                        "Svc-Request-Id"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/simulate/esim/usage_reports": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Queue usage reports of many eSIMs, as a network feed delivers them (sandbox only)
+         * @description Up to 10,000 reports (`esim_id`, `data_used_mb`: the running total on its running package) wait for the usage sweep (`esim.apply_usage`, every 2 s), which applies them in batches with the same rules and events as a single report. A report about an eSIM you do not have, lower than what is recorded, or on an eSIM with nothing running is dropped. Answers `202`.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: {
+                    /** @description Makes a retry safe: the same key with the same body within 24 hours replays the first answer (with `Idempotent-Replay: true`). Keys are scoped to your organization and environment. */
+                    "Idempotency-Key"?: string;
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        reports: {
+                            data_used_mb: number;
+                            esim_id: string;
+                        }[];
+                    };
+                };
+            };
+            responses: {
+                /** @description Accepted */
+                202: {
+                    headers: {
+                        /** @description Request id (`req_…`), also in every error body. */
+                        "Svc-Request-Id"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "object": "esim_usage_report_batch",
+                         *       "queued": 2
+                         *     }
+                         */
+                        "application/json": components["schemas"]["EsimUsageReportBatch"];
                     };
                 };
                 /** @description Error codes: `invalid_request_body`, `missing_parameter`, `invalid_parameter`, `unknown_parameter` */
@@ -23618,7 +25404,7 @@ export interface components {
         Error: {
             error: {
                 /** @enum {string} */
-                code: "invalid_request_body" | "missing_parameter" | "invalid_parameter" | "unknown_parameter" | "invalid_public_key" | "expired_cursor" | "invalid_webhook_url" | "request_too_large" | "request_timeout" | "request_header_too_large" | "missing_credentials" | "invalid_access_token" | "insufficient_scope" | "ip_not_allowed" | "environment_mismatch" | "not_found" | "method_not_allowed" | "cardholder_not_found" | "account_not_found" | "card_not_found" | "authorization_not_found" | "transaction_not_found" | "dispute_not_found" | "authentication_not_found" | "esim_package_not_found" | "esim_order_not_found" | "esim_not_found" | "token_not_found" | "event_not_found" | "webhook_endpoint_not_found" | "authorization_endpoint_not_found" | "report_not_found" | "authorization_rule_not_found" | "organization_not_found" | "program_not_found" | "client_not_found" | "user_not_found" | "idempotency_key_reuse" | "idempotency_request_in_progress" | "adjustment_already_applied" | "cardholder_already_exists" | "esim_order_reference_exists" | "user_already_exists" | "dispute_already_open" | "webhook_endpoint_limit_reached" | "identity_document_required" | "address_required" | "kyc_not_approved" | "address_change_requires_kyc" | "kyc_identity_required" | "insufficient_funds" | "account_blocked" | "currency_mismatch" | "account_cardholder_mismatch" | "account_not_provisioned" | "account_not_fundable" | "card_invalid_state" | "card_already_activated" | "card_closed" | "card_not_provisioned" | "card_limit_reached" | "unsupported_form_factor" | "embossed_name_required" | "delivery_address_required" | "card_type_not_configured" | "pin_invalid" | "transaction_not_refundable" | "refund_exceeds_original" | "token_invalid_state" | "token_deleted" | "authorization_invalid_state" | "authentication_invalid_state" | "dispute_invalid_state" | "program_not_provisioned" | "program_not_configured" | "spend_control_unsupported" | "operation_unsupported" | "esim_package_unavailable" | "esim_top_up_unavailable" | "esim_inventory_exhausted" | "last_owner" | "report_not_ready" | "rate_limited" | "internal_error" | "processor_unavailable" | "processor_permission_denied";
+                code: "invalid_request_body" | "missing_parameter" | "invalid_parameter" | "unknown_parameter" | "invalid_public_key" | "expired_cursor" | "invalid_webhook_url" | "request_too_large" | "request_timeout" | "request_header_too_large" | "missing_credentials" | "invalid_access_token" | "insufficient_scope" | "ip_not_allowed" | "environment_mismatch" | "not_found" | "method_not_allowed" | "cardholder_not_found" | "account_not_found" | "card_not_found" | "authorization_not_found" | "transaction_not_found" | "dispute_not_found" | "authentication_not_found" | "esim_package_not_found" | "esim_order_not_found" | "esim_not_found" | "token_not_found" | "event_not_found" | "webhook_endpoint_not_found" | "authorization_endpoint_not_found" | "report_not_found" | "authorization_rule_not_found" | "organization_not_found" | "program_not_found" | "client_not_found" | "user_not_found" | "idempotency_key_reuse" | "idempotency_request_in_progress" | "adjustment_already_applied" | "cardholder_already_exists" | "esim_order_reference_exists" | "user_already_exists" | "dispute_already_open" | "webhook_endpoint_limit_reached" | "identity_document_required" | "address_required" | "kyc_not_approved" | "address_change_requires_kyc" | "kyc_identity_required" | "insufficient_funds" | "account_blocked" | "currency_mismatch" | "account_cardholder_mismatch" | "account_not_provisioned" | "account_not_fundable" | "card_invalid_state" | "card_already_activated" | "card_closed" | "card_not_provisioned" | "card_limit_reached" | "unsupported_form_factor" | "embossed_name_required" | "delivery_address_required" | "card_type_not_configured" | "pin_invalid" | "transaction_not_refundable" | "refund_exceeds_original" | "token_invalid_state" | "token_deleted" | "authorization_invalid_state" | "authentication_invalid_state" | "dispute_invalid_state" | "program_not_provisioned" | "program_not_configured" | "spend_control_unsupported" | "operation_unsupported" | "esim_package_unavailable" | "esim_top_up_unavailable" | "esim_inventory_exhausted" | "esim_invalid_state" | "last_owner" | "report_not_ready" | "rate_limited" | "internal_error" | "processor_unavailable" | "processor_permission_denied";
                 /** Format: uri */
                 doc_url: string;
                 errors?: {
@@ -23637,15 +25423,29 @@ export interface components {
         Esim: {
             /** @description LPA:1$<SM-DP+ address>$<matching id>: the profile itself; only on retrieve */
             activation_code: string;
+            /** @description This eSIM's own alert settings; null: the organization's (`GET /v1/esim/alert_settings`) */
+            alert_settings: components["schemas"]["EsimAlertOverrides"] | null;
             /** @description One-tap install on Android */
             android_install_url: string;
             cardholder_id: string | null;
+            /** @description Where the device is attached now (three-letter code), as the network last reported it; null until then */
+            country: string | null;
             /** Format: date-time */
             created_at: string;
+            /**
+             * Format: date-time
+             * @description When data was first used on it
+             */
+            first_used_at: string | null;
             /** @description 19 digits, 89 prefix, Luhn check digit */
             iccid: string;
             /** @description esim_ id */
             id: string;
+            /**
+             * Format: date-time
+             * @description When the profile was installed on a device
+             */
+            installed_at: string | null;
             /** @description One-tap install on iOS 17.4+ */
             ios_install_url: string;
             matching_id: string;
@@ -23668,16 +25468,58 @@ export interface components {
                 order_id: string;
                 /** @description The package; for a top-up, the package it extends */
                 package_id: string;
-                /** @enum {string} */
-                status: "running" | "queued" | "depleted" | "expired";
+                /**
+                 * @description canceled: its eSIM was canceled (the order refunded)
+                 * @enum {string}
+                 */
+                status: "running" | "queued" | "depleted" | "expired" | "canceled";
                 /** @description topup_ id when this entry was added by a top-up; null for the package the eSIM was ordered with */
                 top_up_id: string | null;
             }[];
             smdp_address: string;
-            /** @enum {string} */
-            status: "released" | "installed" | "enabled" | "disabled" | "deleted";
+            /**
+             * @description released (provisioned), installed (on a device), enabled (data flows), suspended (barred by the network until resumed), canceled (refunded before any use; final); disabled and deleted for networks that report them
+             * @enum {string}
+             */
+            status: "released" | "installed" | "enabled" | "suspended" | "canceled" | "disabled" | "deleted";
             /** Format: date-time */
             updated_at: string;
+            /**
+             * Format: date-time
+             * @description When the validity of its last package ends (esim.expired then)
+             */
+            valid_until: string | null;
+        };
+        /**
+         * EsimAlertOverrides
+         * @description This eSIM's own alert settings; a null field takes the organization's
+         */
+        EsimAlertOverrides: {
+            /** @description Percentages of a package (1–100), ascending, no duplicates: each emits esim.usage_threshold_reached once per package ([] sends none). esim.low_data fires at 80 % whatever this list says. */
+            usage_thresholds_pct: number[] | null;
+            /** @description Hours before the validity ends (1–720), descending (the order they fire), no duplicates: each emits esim.validity_expiring once ([] sends none) */
+            validity_warning_hours: number[] | null;
+        };
+        /** EsimAlertSettings */
+        EsimAlertSettings: {
+            /** @enum {string} */
+            object: "esim_alert_settings";
+            /**
+             * Format: date-time
+             * @description Null while the defaults apply
+             */
+            updated_at: string | null;
+            /** @description Percentages of a package (1–100), ascending, no duplicates: each emits esim.usage_threshold_reached once per package ([] sends none). esim.low_data fires at 80 % whatever this list says. */
+            usage_thresholds_pct: number[];
+            /** @description Hours before the validity ends (1–720), descending (the order they fire), no duplicates: each emits esim.validity_expiring once ([] sends none) */
+            validity_warning_hours: number[];
+        };
+        /** EsimAlertSettingsRequest */
+        EsimAlertSettingsRequest: {
+            /** @description Percentages of a package (1–100), ascending, no duplicates: each emits esim.usage_threshold_reached once per package ([] sends none). esim.low_data fires at 80 % whatever this list says. */
+            usage_thresholds_pct: number[];
+            /** @description Hours before the validity ends (1–720), descending (the order they fire), no duplicates: each emits esim.validity_expiring once ([] sends none) */
+            validity_warning_hours: number[];
         };
         /** EsimH5Link */
         EsimH5Link: {
@@ -23725,6 +25567,7 @@ export interface components {
          *         "trip": "Tokyo, December"
          *       },
          *       "failure_reason": null,
+         *       "refunded_at": null,
          *       "created_at": "2026-11-20T15:00:00.000Z",
          *       "updated_at": "2026-11-20T15:00:01.000Z",
          *       "settled_at": "2026-11-20T15:00:01.000Z"
@@ -23757,6 +25600,11 @@ export interface components {
             /** @description The package's or add-on's price, in minor units of `currency` */
             price: number;
             reference: string;
+            /**
+             * Format: date-time
+             * @description When the order was refunded because its eSIM was canceled: the paying account credited (ledger entry `esim_refund`), or the organization not billed for it. Null otherwise
+             */
+            refunded_at: string | null;
             /**
              * Format: date-time
              * @description When the outcome became final
@@ -23858,6 +25706,7 @@ export interface components {
          *       "status": "enabled",
          *       "cardholder_id": "chd_01JD3Q7Y6X5W4V3T2S1R0Q9P8N",
          *       "order_id": "esord_01JD3QG2H3J4K5M6N7P8Q9R0S1",
+         *       "country": "JPN",
          *       "packages": [
          *         {
          *           "package_id": "pkg_01KDVDNA1897EMTK3K6K4N7SK1",
@@ -23872,18 +25721,44 @@ export interface components {
          *           "expires_at": "2026-12-31T06:40:00.000Z"
          *         }
          *       ],
+         *       "installed_at": "2026-12-01T06:35:00.000Z",
+         *       "first_used_at": "2026-12-01T06:40:00.000Z",
+         *       "valid_until": "2026-12-31T06:40:00.000Z",
+         *       "alert_settings": {
+         *         "usage_thresholds_pct": [
+         *           50,
+         *           80,
+         *           90,
+         *           100
+         *         ],
+         *         "validity_warning_hours": null
+         *       },
          *       "created_at": "2026-11-20T15:00:01.000Z",
          *       "updated_at": "2026-12-03T21:00:00.000Z"
          *     }
          */
         EsimSummary: {
+            /** @description This eSIM's own alert settings; null: the organization's (`GET /v1/esim/alert_settings`) */
+            alert_settings: components["schemas"]["EsimAlertOverrides"] | null;
             cardholder_id: string | null;
+            /** @description Where the device is attached now (three-letter code), as the network last reported it; null until then */
+            country: string | null;
             /** Format: date-time */
             created_at: string;
+            /**
+             * Format: date-time
+             * @description When data was first used on it
+             */
+            first_used_at: string | null;
             /** @description 19 digits, 89 prefix, Luhn check digit */
             iccid: string;
             /** @description esim_ id */
             id: string;
+            /**
+             * Format: date-time
+             * @description When the profile was installed on a device
+             */
+            installed_at: string | null;
             /** @enum {string} */
             object: "esim";
             /** @description The order that provisioned it */
@@ -23903,15 +25778,26 @@ export interface components {
                 order_id: string;
                 /** @description The package; for a top-up, the package it extends */
                 package_id: string;
-                /** @enum {string} */
-                status: "running" | "queued" | "depleted" | "expired";
+                /**
+                 * @description canceled: its eSIM was canceled (the order refunded)
+                 * @enum {string}
+                 */
+                status: "running" | "queued" | "depleted" | "expired" | "canceled";
                 /** @description topup_ id when this entry was added by a top-up; null for the package the eSIM was ordered with */
                 top_up_id: string | null;
             }[];
-            /** @enum {string} */
-            status: "released" | "installed" | "enabled" | "disabled" | "deleted";
+            /**
+             * @description released (provisioned), installed (on a device), enabled (data flows), suspended (barred by the network until resumed), canceled (refunded before any use; final); disabled and deleted for networks that report them
+             * @enum {string}
+             */
+            status: "released" | "installed" | "enabled" | "suspended" | "canceled" | "disabled" | "deleted";
             /** Format: date-time */
             updated_at: string;
+            /**
+             * Format: date-time
+             * @description When the validity of its last package ends (esim.expired then)
+             */
+            valid_until: string | null;
         };
         /** EsimSummaryList */
         EsimSummaryList: {
@@ -23971,6 +25857,23 @@ export interface components {
             object: "list";
             url: string;
         };
+        /** EsimUpdateRequest */
+        EsimUpdateRequest: {
+            /** @description This eSIM's own alert settings: each field given replaces its own (null: the organization's again); null drops both */
+            alert_settings?: {
+                /** @description Percentages of a package (1–100), ascending, no duplicates: each emits esim.usage_threshold_reached once per package ([] sends none). esim.low_data fires at 80 % whatever this list says. */
+                usage_thresholds_pct?: number[] | null;
+                /** @description Hours before the validity ends (1–720), descending (the order they fire), no duplicates: each emits esim.validity_expiring once ([] sends none) */
+                validity_warning_hours?: number[] | null;
+            } | null;
+        };
+        /** EsimUsageReportBatch */
+        EsimUsageReportBatch: {
+            /** @enum {string} */
+            object: "esim_usage_report_batch";
+            /** @description Reports queued for the usage sweep */
+            queued: number;
+        };
         /**
          * Event
          * @example {
@@ -24008,15 +25911,28 @@ export interface components {
              * @description When the event occurred, not when it was delivered
              */
             created_at: string;
+            /** @description The object, and beside it what the event says of the change when its type has details (the event catalogue lists them per type) */
             data: {
-                /** @description card.details_viewed only: the fields the hosted page showed (number, cvc, expiry) */
+                /** @description Where the device is now (three-letter code). Only on esim.country_changed. */
+                country?: string;
+                /** @description Data left on the package then. Only on esim.usage_threshold_reached. */
+                data_remaining_mb?: number;
+                /** @description Data used on the package when it was reached. Only on esim.usage_threshold_reached. */
+                data_used_mb?: number;
+                /** @description the fields the page showed, of `number`, `cvc`, `expiry`. Only on card.details_viewed. */
                 fields?: string[];
+                /** @description Whole hours left before the validity ends (rounded up). Only on esim.validity_expiring. */
+                hours_left?: number;
                 /** @description The full affected object in its REST shape at the time of the event */
                 object: {
                     [key: string]: unknown;
                 };
-                /** @description card.details_viewed only: the reveal session (crs_ id) whose page was viewed */
+                /** @description Where it was before; null at its first attachment. Only on esim.country_changed. */
+                previous_country?: string | null;
+                /** @description the reveal session, `crs_…`, whose page was viewed. Only on card.details_viewed. */
                 reveal_session_id?: string;
+                /** @description The threshold reached, in percent of the package. Only on esim.usage_threshold_reached. */
+                threshold_pct?: number;
             };
             /** @enum {string} */
             environment: "sandbox" | "production";
@@ -24028,7 +25944,7 @@ export interface components {
              * @description What happened, e.g. cardholder.created. Every type, what emits it and an example: the event catalogue (/docs/guides/event-catalogue).
              * @enum {string}
              */
-            type: "cardholder.created" | "cardholder.updated" | "cardholder.kyc_updated" | "account.created" | "account.provisioned" | "account.credited" | "account.debited" | "account.blocked" | "account.unblocked" | "card.created" | "card.issued" | "card.activated" | "card.frozen" | "card.unfrozen" | "card.closed" | "card.replaced" | "card.expired" | "card.pin_set" | "card.shipped" | "authorization_rule.created" | "authorization_rule.updated" | "authorization_rule.deleted" | "card.details_viewed" | "authorization.created" | "authorization.updated" | "transaction.created" | "transaction.updated" | "dispute.created" | "dispute.updated" | "network_token.created" | "network_token.updated" | "authentication.created" | "authentication.updated" | "esim_order.created" | "esim_order.settled" | "esim_order.failed" | "esim.topped_up" | "esim.low_data" | "esim.depleted" | "webhook_endpoint.disabled" | "webhook_endpoint.test";
+            type: "cardholder.created" | "cardholder.updated" | "cardholder.kyc_updated" | "account.created" | "account.provisioned" | "account.credited" | "account.debited" | "account.blocked" | "account.unblocked" | "card.created" | "card.issued" | "card.activated" | "card.frozen" | "card.unfrozen" | "card.closed" | "card.replaced" | "card.expired" | "card.pin_set" | "card.shipped" | "authorization_rule.created" | "authorization_rule.updated" | "authorization_rule.deleted" | "card.details_viewed" | "authorization.created" | "authorization.updated" | "transaction.created" | "transaction.updated" | "dispute.created" | "dispute.updated" | "network_token.created" | "network_token.updated" | "authentication.created" | "authentication.updated" | "esim_order.created" | "esim_order.settled" | "esim_order.failed" | "esim.topped_up" | "esim.low_data" | "esim.depleted" | "esim.usage_threshold_reached" | "esim.validity_expiring" | "esim.expired" | "esim.installed" | "esim.first_used" | "esim.country_changed" | "esim.canceled" | "esim.updated" | "webhook_endpoint.disabled" | "webhook_endpoint.test";
         };
         /** EventList */
         EventList: {
@@ -24327,7 +26243,7 @@ export interface components {
             /** @description The object that caused the entry (authorization, transaction, order), null for credits and debits */
             source_id: string | null;
             /** @enum {string} */
-            type: "credit" | "debit" | "hold" | "hold_release" | "capture" | "refund" | "dispute_credit" | "esim_purchase" | "fx_fee";
+            type: "credit" | "debit" | "hold" | "hold_release" | "capture" | "refund" | "dispute_credit" | "esim_purchase" | "fx_fee" | "esim_refund";
         };
         /** LedgerEntryList */
         LedgerEntryList: {
@@ -25224,7 +27140,7 @@ export interface components {
              */
             disabled_reason: "failing" | "manual" | null;
             /** @description Event types to receive: `*` (every type), a prefix wildcard such as `card.*` (every type of the prefix, including types added later) or an exact type. The event catalogue (/docs/guides/event-catalogue) lists what emits each type. */
-            enabled_events: ("*" | "cardholder.*" | "account.*" | "card.*" | "authorization_rule.*" | "authorization.*" | "transaction.*" | "dispute.*" | "network_token.*" | "authentication.*" | "esim_order.*" | "esim.*" | "webhook_endpoint.*" | "cardholder.created" | "cardholder.updated" | "cardholder.kyc_updated" | "account.created" | "account.provisioned" | "account.credited" | "account.debited" | "account.blocked" | "account.unblocked" | "card.created" | "card.issued" | "card.activated" | "card.frozen" | "card.unfrozen" | "card.closed" | "card.replaced" | "card.expired" | "card.pin_set" | "card.shipped" | "authorization_rule.created" | "authorization_rule.updated" | "authorization_rule.deleted" | "card.details_viewed" | "authorization.created" | "authorization.updated" | "transaction.created" | "transaction.updated" | "dispute.created" | "dispute.updated" | "network_token.created" | "network_token.updated" | "authentication.created" | "authentication.updated" | "esim_order.created" | "esim_order.settled" | "esim_order.failed" | "esim.topped_up" | "esim.low_data" | "esim.depleted" | "webhook_endpoint.disabled" | "webhook_endpoint.test")[];
+            enabled_events: ("*" | "cardholder.*" | "account.*" | "card.*" | "authorization_rule.*" | "authorization.*" | "transaction.*" | "dispute.*" | "network_token.*" | "authentication.*" | "esim_order.*" | "esim.*" | "webhook_endpoint.*" | "cardholder.created" | "cardholder.updated" | "cardholder.kyc_updated" | "account.created" | "account.provisioned" | "account.credited" | "account.debited" | "account.blocked" | "account.unblocked" | "card.created" | "card.issued" | "card.activated" | "card.frozen" | "card.unfrozen" | "card.closed" | "card.replaced" | "card.expired" | "card.pin_set" | "card.shipped" | "authorization_rule.created" | "authorization_rule.updated" | "authorization_rule.deleted" | "card.details_viewed" | "authorization.created" | "authorization.updated" | "transaction.created" | "transaction.updated" | "dispute.created" | "dispute.updated" | "network_token.created" | "network_token.updated" | "authentication.created" | "authentication.updated" | "esim_order.created" | "esim_order.settled" | "esim_order.failed" | "esim.topped_up" | "esim.low_data" | "esim.depleted" | "esim.usage_threshold_reached" | "esim.validity_expiring" | "esim.expired" | "esim.installed" | "esim.first_used" | "esim.country_changed" | "esim.canceled" | "esim.updated" | "webhook_endpoint.disabled" | "webhook_endpoint.test")[];
             /**
              * Format: date-time
              * @description Start of the current run of failed deliveries (the first failure since the last success); null while healthy. After 72 hours of failures without a success the endpoint is disabled.
@@ -25249,7 +27165,7 @@ export interface components {
         WebhookEndpointCreateRequest: {
             description?: string | null;
             /** @description Event types to receive: `*` (every type), a prefix wildcard such as `card.*` (every type of the prefix, including types added later) or an exact type. The event catalogue (/docs/guides/event-catalogue) lists what emits each type. Duplicates are dropped. */
-            enabled_events: ("*" | "cardholder.*" | "account.*" | "card.*" | "authorization_rule.*" | "authorization.*" | "transaction.*" | "dispute.*" | "network_token.*" | "authentication.*" | "esim_order.*" | "esim.*" | "webhook_endpoint.*" | "cardholder.created" | "cardholder.updated" | "cardholder.kyc_updated" | "account.created" | "account.provisioned" | "account.credited" | "account.debited" | "account.blocked" | "account.unblocked" | "card.created" | "card.issued" | "card.activated" | "card.frozen" | "card.unfrozen" | "card.closed" | "card.replaced" | "card.expired" | "card.pin_set" | "card.shipped" | "authorization_rule.created" | "authorization_rule.updated" | "authorization_rule.deleted" | "card.details_viewed" | "authorization.created" | "authorization.updated" | "transaction.created" | "transaction.updated" | "dispute.created" | "dispute.updated" | "network_token.created" | "network_token.updated" | "authentication.created" | "authentication.updated" | "esim_order.created" | "esim_order.settled" | "esim_order.failed" | "esim.topped_up" | "esim.low_data" | "esim.depleted" | "webhook_endpoint.disabled" | "webhook_endpoint.test")[];
+            enabled_events: ("*" | "cardholder.*" | "account.*" | "card.*" | "authorization_rule.*" | "authorization.*" | "transaction.*" | "dispute.*" | "network_token.*" | "authentication.*" | "esim_order.*" | "esim.*" | "webhook_endpoint.*" | "cardholder.created" | "cardholder.updated" | "cardholder.kyc_updated" | "account.created" | "account.provisioned" | "account.credited" | "account.debited" | "account.blocked" | "account.unblocked" | "card.created" | "card.issued" | "card.activated" | "card.frozen" | "card.unfrozen" | "card.closed" | "card.replaced" | "card.expired" | "card.pin_set" | "card.shipped" | "authorization_rule.created" | "authorization_rule.updated" | "authorization_rule.deleted" | "card.details_viewed" | "authorization.created" | "authorization.updated" | "transaction.created" | "transaction.updated" | "dispute.created" | "dispute.updated" | "network_token.created" | "network_token.updated" | "authentication.created" | "authentication.updated" | "esim_order.created" | "esim_order.settled" | "esim_order.failed" | "esim.topped_up" | "esim.low_data" | "esim.depleted" | "esim.usage_threshold_reached" | "esim.validity_expiring" | "esim.expired" | "esim.installed" | "esim.first_used" | "esim.country_changed" | "esim.canceled" | "esim.updated" | "webhook_endpoint.disabled" | "webhook_endpoint.test")[];
             /** @description HTTPS URL on a publicly resolvable host (invalid_webhook_url otherwise); a local `npm start` sandbox also accepts http:// to your own machine */
             url: string;
         };
@@ -25282,7 +27198,7 @@ export interface components {
         WebhookEndpointUpdateRequest: {
             description?: string | null;
             /** @description Event types to receive: `*` (every type), a prefix wildcard such as `card.*` (every type of the prefix, including types added later) or an exact type. The event catalogue (/docs/guides/event-catalogue) lists what emits each type. Duplicates are dropped. */
-            enabled_events?: ("*" | "cardholder.*" | "account.*" | "card.*" | "authorization_rule.*" | "authorization.*" | "transaction.*" | "dispute.*" | "network_token.*" | "authentication.*" | "esim_order.*" | "esim.*" | "webhook_endpoint.*" | "cardholder.created" | "cardholder.updated" | "cardholder.kyc_updated" | "account.created" | "account.provisioned" | "account.credited" | "account.debited" | "account.blocked" | "account.unblocked" | "card.created" | "card.issued" | "card.activated" | "card.frozen" | "card.unfrozen" | "card.closed" | "card.replaced" | "card.expired" | "card.pin_set" | "card.shipped" | "authorization_rule.created" | "authorization_rule.updated" | "authorization_rule.deleted" | "card.details_viewed" | "authorization.created" | "authorization.updated" | "transaction.created" | "transaction.updated" | "dispute.created" | "dispute.updated" | "network_token.created" | "network_token.updated" | "authentication.created" | "authentication.updated" | "esim_order.created" | "esim_order.settled" | "esim_order.failed" | "esim.topped_up" | "esim.low_data" | "esim.depleted" | "webhook_endpoint.disabled" | "webhook_endpoint.test")[];
+            enabled_events?: ("*" | "cardholder.*" | "account.*" | "card.*" | "authorization_rule.*" | "authorization.*" | "transaction.*" | "dispute.*" | "network_token.*" | "authentication.*" | "esim_order.*" | "esim.*" | "webhook_endpoint.*" | "cardholder.created" | "cardholder.updated" | "cardholder.kyc_updated" | "account.created" | "account.provisioned" | "account.credited" | "account.debited" | "account.blocked" | "account.unblocked" | "card.created" | "card.issued" | "card.activated" | "card.frozen" | "card.unfrozen" | "card.closed" | "card.replaced" | "card.expired" | "card.pin_set" | "card.shipped" | "authorization_rule.created" | "authorization_rule.updated" | "authorization_rule.deleted" | "card.details_viewed" | "authorization.created" | "authorization.updated" | "transaction.created" | "transaction.updated" | "dispute.created" | "dispute.updated" | "network_token.created" | "network_token.updated" | "authentication.created" | "authentication.updated" | "esim_order.created" | "esim_order.settled" | "esim_order.failed" | "esim.topped_up" | "esim.low_data" | "esim.depleted" | "esim.usage_threshold_reached" | "esim.validity_expiring" | "esim.expired" | "esim.installed" | "esim.first_used" | "esim.country_changed" | "esim.canceled" | "esim.updated" | "webhook_endpoint.disabled" | "webhook_endpoint.test")[];
             /** @enum {string} */
             status?: "enabled" | "disabled";
             /** @description HTTPS URL on a publicly resolvable host (invalid_webhook_url otherwise); a local `npm start` sandbox also accepts http:// to your own machine */

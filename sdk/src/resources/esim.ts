@@ -40,6 +40,24 @@ export class Esims extends Resource {
   retrieve(id: string, options?: RequestOptions): Promised<Schemas['Esim']> {
     return this.get(path`/v1/esim/esims/${id}`, undefined, options)
   }
+  /** The eSIM's own alert settings (and, on the way, its other settings). */
+  update(
+    id: string,
+    params: Body<'/v1/esim/esims/{esim_id}', 'patch'>,
+    options?: RequestOptions,
+  ): Promised<Schemas['Esim']> {
+    return this.patch(path`/v1/esim/esims/${id}`, params, options)
+  }
+  /** Cancels an eSIM never installed nor used; its orders are refunded. */
+  cancel(id: string, options?: RequestOptions): Promised<Schemas['Esim']> {
+    return this.post(path`/v1/esim/esims/${id}/cancel`, {}, options)
+  }
+  suspend(id: string, options?: RequestOptions): Promised<Schemas['Esim']> {
+    return this.post(path`/v1/esim/esims/${id}/suspend`, {}, options)
+  }
+  resume(id: string, options?: RequestOptions): Promised<Schemas['Esim']> {
+    return this.post(path`/v1/esim/esims/${id}/resume`, {}, options)
+  }
   list(
     params?: ListParams<'/v1/esim/esims'>,
     options?: RequestOptions,
@@ -67,6 +85,19 @@ export class EsimTopUps extends Resource {
   }
 }
 
+/** `/v1/esim/alert_settings`: the organization's usage thresholds and validity warnings. */
+export class EsimAlertSettings extends Resource {
+  retrieve(options?: RequestOptions): Promised<Schemas['EsimAlertSettings']> {
+    return this.get('/v1/esim/alert_settings', undefined, options)
+  }
+  update(
+    params: Body<'/v1/esim/alert_settings', 'put'>,
+    options?: RequestOptions,
+  ): Promised<Schemas['EsimAlertSettings']> {
+    return this.put('/v1/esim/alert_settings', params, options)
+  }
+}
+
 /** `/v1/esim/h5_links`: a hosted page link for a cardholder. */
 export class EsimH5Links extends Resource {
   create(
@@ -84,11 +115,13 @@ export class EsimNamespace {
   readonly esims: Esims
   readonly topUps: EsimTopUps
   readonly h5Links: EsimH5Links
+  readonly alertSettings: EsimAlertSettings
   constructor(core: ConstructorParameters<typeof EsimPackages>[0]) {
     this.packages = new EsimPackages(core)
     this.orders = new EsimOrders(core)
     this.esims = new Esims(core)
     this.topUps = new EsimTopUps(core)
     this.h5Links = new EsimH5Links(core)
+    this.alertSettings = new EsimAlertSettings(core)
   }
 }

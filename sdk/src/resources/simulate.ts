@@ -154,6 +154,27 @@ export class SimulateEsim extends Resource {
   ): Promised<Schemas['Esim']> {
     return this.post(path`/v1/simulate/esim/esims/${id}/usage`, params, options)
   }
+  /** Queues usage reports of many eSIMs for the usage sweep, as a network's feed delivers them. */
+  usageReports(
+    params: Body<'/v1/simulate/esim/usage_reports', 'post'>,
+    options?: RequestOptions,
+  ): Promised<Schemas['EsimUsageReportBatch']> {
+    return this.post('/v1/simulate/esim/usage_reports', params, options)
+  }
+  install(
+    id: string,
+    params: Body<'/v1/simulate/esim/esims/{esim_id}/install', 'post'> = {} as never,
+    options?: RequestOptions,
+  ): Promised<Schemas['Esim']> {
+    return this.post(path`/v1/simulate/esim/esims/${id}/install`, params, options)
+  }
+  location(
+    id: string,
+    params: Body<'/v1/simulate/esim/esims/{esim_id}/location', 'post'>,
+    options?: RequestOptions,
+  ): Promised<Schemas['Esim']> {
+    return this.post(path`/v1/simulate/esim/esims/${id}/location`, params, options)
+  }
 }
 
 /** `svc.simulate.*`. */

@@ -125,3 +125,30 @@ export async function chargeAccount(
   )
   await emit(trx, scope, 'account.debited', presentAccount(account), now)
 }
+
+/**
+ * Gives back what an order charged its account, inside the caller's transaction (ledger entry `esim_refund`, event
+ * `account.credited`): the amount and currency it was charged, whatever the rate now. A blocked account takes it too.
+ */
+export async function refundAccount(
+  trx: Db,
+  scope: EventScope,
+  refund: Charge,
+  now: Date,
+): Promise<void> {
+  const account = await applySettledMovement(
+    trx,
+    {
+      accountId: refund.accountId,
+      type: 'esim_refund',
+      amount: refund.price,
+      currency: refund.currency,
+      sourceId: refund.orderId,
+      reference: refund.reference,
+      description: refund.description,
+      requireOpen: false,
+    },
+    now,
+  )
+  await emit(trx, scope, 'account.credited', presentAccount(account), now)
+}

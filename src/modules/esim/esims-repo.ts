@@ -1,4 +1,4 @@
-import type { Selectable } from 'kysely'
+import { sql, type Selectable } from 'kysely'
 import type { Db } from '../../db/types.js'
 import { applyBounds, type PageBounds } from '../../http/pagination.js'
 import type { EsimBundlesTable, EsimsTable } from './types.js'
@@ -79,4 +79,61 @@ export async function setEsimStatus(trx: Db, id: string, status: string, now: Da
 
 export async function touchEsim(trx: Db, id: string, now: Date): Promise<void> {
   await trx.updateTable('esims').set({ updated_at: now }).where('id', '=', id).execute()
+}
+
+/**
+ * A package added to the eSIM may end later than its validity did: `valid_until` moves to the later end, and the
+ * validity warnings start again for it.
+ */
+export async function extendValidity(
+  trx: Db,
+  id: string,
+  until: Date | null,
+  now: Date,
+): Promise<void> {
+  if (until === null) return
+  await sql`UPDATE esims SET valid_until = ${until}, validity_warned_hours = '{}', updated_at = ${now}
+    WHERE id = ${id} AND (valid_until IS NULL OR valid_until < ${until})`.execute(trx)
+}
+
+/** The profile is on a device: `released` becomes `installed` (a later status stays). */
+export async function setInstalled(trx: Db, id: string, now: Date): Promise<void> {
+  await sql`UPDATE esims SET installed_at = ${now}, status = CASE WHEN status = 'released' THEN 'installed' ELSE status END,
+    updated_at = ${now} WHERE id = ${id}`.execute(trx)
+}
+
+export async function setCountry(trx: Db, id: string, country: string, now: Date): Promise<void> {
+  await trx.updateTable('esims').set({ country, updated_at: now }).where('id', '=', id).execute()
+}
+
+/** A canceled eSIM: its packages are canceled too, and its validity ends now (nothing is announced of it). */
+export async function setCanceled(trx: Db, id: string, now: Date): Promise<void> {
+  await sql`UPDATE esim_bundles SET status = 'canceled', updated_at = ${now} WHERE esim_id = ${id}`.execute(
+    trx,
+  )
+  await sql`UPDATE esims SET status = 'canceled', suspended_from = NULL, expired_at = ${now}, updated_at = ${now}
+    WHERE id = ${id}`.execute(trx)
+}
+
+/** Suspended: the status it had is kept to return to. */
+export async function setSuspended(trx: Db, id: string, now: Date): Promise<void> {
+  await sql`UPDATE esims SET suspended_from = status, status = 'suspended', updated_at = ${now}
+    WHERE id = ${id} AND status <> 'suspended'`.execute(trx)
+}
+
+export async function setResumed(trx: Db, id: string, now: Date): Promise<void> {
+  await sql`UPDATE esims SET status = COALESCE(suspended_from, 'enabled'), suspended_from = NULL, updated_at = ${now}
+    WHERE id = ${id} AND status = 'suspended'`.execute(trx)
+}
+
+/** Whether any data was used on any package of the eSIM. */
+export async function anyDataUsed(trx: Db, id: string): Promise<boolean> {
+  const row = await trx
+    .selectFrom('esim_bundles')
+    .select('order_id')
+    .where('esim_id', '=', id)
+    .where('data_used_mb', '>', 0)
+    .limit(1)
+    .executeTakeFirst()
+  return row !== undefined
 }

@@ -3,23 +3,65 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import { Type } from 'typebox'
 import type { AppDeps } from '../../app-deps.js'
 import { ListEnvelope, PageQuery } from '../../http/pagination.js'
+import { getAlertSettings, putAlertSettings } from './alerts.js'
 import { listEsims, retrieveEsim } from './esims-service.js'
+import { updateEsim } from './lifecycle-service.js'
+import { cancelEsim, changeSuspension } from './status-service.js'
 import {
+  AlertSettingsRequest,
   Esim,
+  EsimAlertSettings,
   EsimIdParams,
   EsimListQuery,
   EsimOrder,
   EsimSummary,
   EsimTopUp,
+  EsimUpdateRequest,
   TopUpPurchaseRequest,
 } from './schemas.js'
 import { listTopUpOffers, purchaseTopUp } from './top-ups-service.js'
 import { unitOf } from '../../http/idempotency.js'
+import { NoBody } from '../../http/schema-types.js'
 
-/** `/v1/esim/esims` and their top-ups. */
+/** `/v1/esim/esims`, their top-ups and lifecycle, and the alert settings. */
 export function registerEsimRoutes(base: FastifyInstance, deps: AppDeps): void {
   const app = base.withTypeProvider<TypeBoxTypeProvider>()
   const tags = ['eSIMs']
+
+  app.get(
+    '/v1/esim/alert_settings',
+    {
+      config: { scope: 'esim:read' },
+      schema: {
+        tags,
+        summary: "Retrieve the organization's eSIM alert settings",
+        description:
+          'The usage thresholds (percent of a package) and validity warnings (hours before the validity ends) that apply to every ' +
+          'eSIM of this environment without settings of its own. Until set: `[80, 100]` and `[24]` (`updated_at` null).',
+        response: { 200: EsimAlertSettings },
+      },
+    },
+    async (req) => getAlertSettings(deps, req.ctx),
+  )
+
+  app.put(
+    '/v1/esim/alert_settings',
+    {
+      config: { scope: 'esim:write' },
+      schema: {
+        tags,
+        summary: "Replace the organization's eSIM alert settings",
+        description:
+          'Each usage threshold emits esim.usage_threshold_reached once per package (`data.threshold_pct`, `data.data_used_mb`, ' +
+          '`data.data_remaining_mb`); each warning emits esim.validity_expiring once (`data.hours_left`). Thresholds 1–100 ascending, hours ' +
+          '1–720 descending, no duplicates; `[]` turns a kind off. esim.low_data keeps firing at 80 % whatever the thresholds. ' +
+          "An eSIM's own settings (`PATCH /v1/esim/esims/{id}`) win over these.",
+        body: AlertSettingsRequest,
+        response: { 200: EsimAlertSettings },
+      },
+    },
+    async (req) => putAlertSettings(unitOf(req, deps), req.ctx, req.body),
+  )
 
   app.get(
     '/v1/esim/esims',
@@ -54,6 +96,82 @@ export function registerEsimRoutes(base: FastifyInstance, deps: AppDeps): void {
     async (req) => retrieveEsim(deps, req.ctx, req.params.esim_id),
   )
 
+  app.patch(
+    '/v1/esim/esims/:esim_id',
+    {
+      config: { scope: 'esim:write', errors: ['esim_not_found', 'esim_invalid_state'] },
+      schema: {
+        tags,
+        summary: "Change an eSIM's alert settings",
+        description:
+          "`alert_settings`: this eSIM's own usage thresholds and validity warnings, each field replacing its own (null: the " +
+          "organization's again); null drops both. A warning already due under the new settings is sent at once.",
+        params: EsimIdParams,
+        body: EsimUpdateRequest,
+        response: { 200: Esim },
+      },
+    },
+    async (req) => updateEsim(unitOf(req, deps), req.ctx, req.params.esim_id, req.body),
+  )
+
+  app.post(
+    '/v1/esim/esims/:esim_id/cancel',
+    {
+      config: {
+        scope: 'esim:write',
+        errors: ['esim_not_found', 'esim_invalid_state', 'account_not_fundable'],
+      },
+      schema: {
+        tags,
+        summary: 'Cancel an eSIM never installed nor used, refunding it',
+        description:
+          'Only while the eSIM was never installed on a device and no data was used (else `esim_invalid_state`). Every order that put a ' +
+          'package on it is refunded: the account that paid is credited what it was charged (ledger entry `esim_refund`, ' +
+          'account.credited), an order billed to the organization gets `refunded_at` and is not billed. The eSIM and its packages become ' +
+          '`canceled` (final); emits esim.canceled. Canceling again answers the canceled eSIM and refunds nothing twice.',
+        params: EsimIdParams,
+        body: NoBody,
+        response: { 200: Esim },
+      },
+    },
+    async (req) => cancelEsim(unitOf(req, deps), req.ctx, req.params.esim_id),
+  )
+
+  for (const operation of ['suspend', 'resume'] as const) {
+    app.post(
+      `/v1/esim/esims/:esim_id/${operation}`,
+      {
+        config: {
+          scope: 'esim:write',
+          errors: [
+            'esim_not_found',
+            'esim_invalid_state',
+            'operation_unsupported',
+            'processor_unavailable',
+          ],
+        },
+        schema: {
+          tags,
+          summary:
+            operation === 'suspend'
+              ? 'Suspend an eSIM at the network'
+              : 'Resume a suspended eSIM at the network',
+          description:
+            operation === 'suspend'
+              ? 'The network bars the profile: no data flows (usage reports are refused) until resumed. The eSIM reads `suspended` and ' +
+                'esim.updated is emitted. An eSIM already suspended is answered unchanged. `operation_unsupported` when the network of this ' +
+                'deployment cannot suspend; `esim_invalid_state` on a canceled eSIM.'
+              : 'The network lets the profile back: the eSIM returns to the status it had and esim.updated is emitted. An eSIM not ' +
+                'suspended is answered unchanged. `operation_unsupported` when the network cannot resume.',
+          params: EsimIdParams,
+          body: NoBody,
+          response: { 200: Esim },
+        },
+      },
+      async (req) => changeSuspension(unitOf(req, deps), req.ctx, req.params.esim_id, operation),
+    )
+  }
+
   app.get(
     '/v1/esim/esims/:esim_id/top_ups',
     {
@@ -78,6 +196,7 @@ export function registerEsimRoutes(base: FastifyInstance, deps: AppDeps): void {
         scope: 'esim:write',
         errors: [
           'esim_not_found',
+          'esim_invalid_state',
           'esim_top_up_unavailable',
           'esim_order_reference_exists',
           'account_not_found',

@@ -1,13 +1,10 @@
 import type { Static } from 'typebox'
 import type { AppDeps } from '../../app-deps.js'
-import { withTx } from '../../db/tx.js'
 import type { Db } from '../../db/types.js'
 import type { RequestCtx, Scope } from '../../http/context.js'
-import { ApiError } from '../../http/errors.js'
 import { iso, requireOwned } from '../../http/ownership.js'
 import { paginate, type ListResult, type PageParams } from '../../http/pagination.js'
 import { isId } from '../../lib/ids.js'
-import { emit } from '../events/index.js'
 import * as repo from './esims-repo.js'
 import type { Esim, EsimBundle, EsimSummary } from './schemas.js'
 
@@ -15,9 +12,6 @@ export type EsimView = Static<typeof Esim>
 export type EsimSummaryView = Static<typeof EsimSummary>
 export type BundleView = Static<typeof EsimBundle>
 export type { EsimRow, BundleRow } from './esims-repo.js'
-
-/** Share of the volume at which the traveller is warned (esim.low_data). */
-export const LOW_DATA_RATIO = 0.8
 
 /** The activation code is the profile: `LPA:1$<SM-DP+>$<matching id>` (GSMA SGP.22). */
 export function activationCode(smdpAddress: string, matchingId: string): string {
@@ -68,9 +62,25 @@ export function presentEsimSummary(
     status: row.status as EsimSummaryView['status'],
     cardholder_id: row.cardholder_id,
     order_id: row.order_id,
+    country: row.country,
     packages: bundles.filter((b) => b.esim_id === row.id).map((b) => presentBundle(b, now)),
+    installed_at: iso(row.installed_at),
+    first_used_at: iso(row.first_used_at),
+    valid_until: iso(row.valid_until),
+    alert_settings: presentAlertOverrides(row),
     created_at: iso(row.created_at)!,
     updated_at: iso(row.updated_at)!,
+  }
+}
+
+/** The eSIM's own alert settings; null when it has none (the organization's apply). */
+export function presentAlertOverrides(
+  row: Pick<repo.EsimRow, 'usage_thresholds_pct' | 'validity_warning_hours'>,
+): EsimSummaryView['alert_settings'] {
+  if (row.usage_thresholds_pct === null && row.validity_warning_hours === null) return null
+  return {
+    usage_thresholds_pct: row.usage_thresholds_pct,
+    validity_warning_hours: row.validity_warning_hours,
   }
 }
 
@@ -150,63 +160,4 @@ export async function cardholderEsims(
   )
   const now = deps.clock.now()
   return rows.map((r) => presentEsim(r, bundles, now))
-}
-
-/**
- * Sandbox simulator: the device has used `dataUsedMb` of the running package (the oldest one running when
- * top-ups run beside it; a running total, capped at its volume). Crossing 80 % emits esim.low_data; reaching
- * the volume depletes the package (esim.depleted, after esim.low_data when one report crosses both).
- */
-export async function recordUsage(
-  deps: AppDeps,
-  ctx: RequestCtx,
-  esimId: string,
-  dataUsedMb: number,
-): Promise<EsimView> {
-  const now = deps.clock.now()
-  return withTx(deps.db, async (trx) => {
-    const esim = requireOwned(
-      isId('esim', esimId) ? await repo.lockEsim(trx, esimId) : undefined,
-      ctx,
-      'esim_not_found',
-    )
-    const bundles = await repo.bundlesOf(trx, [esim.id])
-    const current = bundles.find((b) => bundleStatus(b, now) === 'running')
-    if (!current)
-      throw new ApiError('invalid_parameter', {
-        param: 'data_used_mb',
-        message: 'No package is running on this eSIM.',
-      })
-    const before = Number(current.data_used_mb)
-    if (dataUsedMb < before) {
-      throw new ApiError('invalid_parameter', {
-        param: 'data_used_mb',
-        message: `Usage only grows: ${before} MB are already used.`,
-      })
-    }
-    const total = current.data_mb
-    const used = total === null ? dataUsedMb : Math.min(dataUsedMb, total)
-    const depleted = total !== null && used >= total
-    await repo.updateBundle(
-      trx,
-      current.order_id,
-      { data_used_mb: used, ...(depleted ? { status: 'depleted' } : {}) },
-      now,
-    )
-    // Data flowing means the profile is installed and switched on.
-    if (esim.status === 'released' || esim.status === 'installed')
-      await repo.setEsimStatus(trx, esim.id, 'enabled', now)
-    else await repo.touchEsim(trx, esim.id, now)
-    const fresh = (await repo.findEsim(trx, esim.id))!
-    const freshBundles = await repo.bundlesOf(trx, [esim.id])
-    if (total !== null) {
-      // Crossing the threshold warns even when the same report also uses the rest up (low_data, then depleted).
-      if (before < total * LOW_DATA_RATIO && used >= total * LOW_DATA_RATIO) {
-        await emit(trx, ctx, 'esim.low_data', presentEsimSummary(fresh, freshBundles, now), now)
-      }
-      if (depleted)
-        await emit(trx, ctx, 'esim.depleted', presentEsimSummary(fresh, freshBundles, now), now)
-    }
-    return presentEsim(fresh, freshBundles, now)
-  })
 }

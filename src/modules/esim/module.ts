@@ -6,8 +6,10 @@ import { registerEsimOperatorRoutes } from './operator-routes.js'
 import { registerPackageAndOrderRoutes } from './routes.js'
 import { SETTLE_EVERY_MS, SETTLE_SCHEDULE, settleOpenOrders } from './settlement.js'
 import { registerEsimSimulatorRoutes } from './simulate-routes.js'
+import { sweepUsage, USAGE_EVERY_MS, USAGE_SCHEDULE } from './usage.js'
+import { sweepValidity, VALIDITY_EVERY_MS, VALIDITY_SCHEDULE } from './validity.js'
 
-/** eSIM sales: catalogue, orders, profiles, top-ups, the sandbox network simulator and the operator's stock. */
+/** eSIM sales: catalogue, orders, profiles, top-ups, the lifecycle and its alerts, the sandbox network simulator and the operator's stock. */
 function registerEsim(app: FastifyInstance, deps: AppDeps): void {
   registerPackageAndOrderRoutes(app, deps)
   registerEsimRoutes(app, deps)
@@ -24,6 +26,21 @@ export const esimModule: ServiceModule = {
       everyMs: SETTLE_EVERY_MS,
       run: async (deps) => {
         await settleOpenOrders(deps)
+      },
+    },
+    {
+      type: USAGE_SCHEDULE,
+      everyMs: USAGE_EVERY_MS,
+      run: async (deps) => {
+        // Two batches at a time: one applies while the other's statements travel (claims skip each other).
+        await sweepUsage(deps, { parallel: deps.config.databaseUrl === null ? 1 : 2 })
+      },
+    },
+    {
+      type: VALIDITY_SCHEDULE,
+      everyMs: VALIDITY_EVERY_MS,
+      run: async (deps) => {
+        await sweepValidity(deps)
       },
     },
   ],

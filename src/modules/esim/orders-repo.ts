@@ -111,8 +111,8 @@ export async function reserveOrder(db: Db, input: ReservationInput): Promise<Res
 }
 
 /**
- * Completes an order whose profile the network provisioned, in one statement: the order, its eSIM, the
- * package running on it (validity from now), and the profile marked provisioned. Null when the order was
+ * Completes an order whose profile the network provisioned, in one statement: the order, its eSIM (valid until the
+ * package's validity ends), the package running on it (validity from now), and the profile marked provisioned. Null when the order was
  * no longer open (settled meanwhile by someone else).
  */
 export async function completeOrder(
@@ -130,9 +130,11 @@ export async function completeOrder(
       UPDATE esim_profiles SET state = 'provisioned', updated_at = ${now} FROM o WHERE esim_profiles.iccid = o.iccid
       RETURNING esim_profiles.iccid, esim_profiles.smdp_address, esim_profiles.matching_id
     ), e AS (
-      INSERT INTO esims (id, organization_id, environment, iccid, smdp_address, matching_id, cardholder_id, order_id, status, created_at, updated_at)
-      SELECT ${esimId}, o.organization_id, o.environment, pr.iccid, pr.smdp_address, pr.matching_id, o.cardholder_id, o.id, 'released', ${now}, ${now}
-      FROM o JOIN pr ON pr.iccid = o.iccid
+      INSERT INTO esims (id, organization_id, environment, iccid, smdp_address, matching_id, cardholder_id, order_id, status, valid_until,
+        created_at, updated_at)
+      SELECT ${esimId}, o.organization_id, o.environment, pr.iccid, pr.smdp_address, pr.matching_id, o.cardholder_id, o.id, 'released',
+        ${now}::timestamptz + make_interval(days => pk.validity_days), ${now}, ${now}
+      FROM o JOIN pr ON pr.iccid = o.iccid JOIN esim_packages pk ON pk.id = o.package_id
       RETURNING id
     ), b AS (
       INSERT INTO esim_bundles (order_id, esim_id, package_id, status, data_mb, data_used_mb, activated_at, expires_at, created_at, updated_at)
@@ -236,6 +238,27 @@ export async function updateOrder(
     .where('id', '=', id)
     .returningAll()
     .executeTakeFirstOrThrow()
+}
+
+/** The completed orders that put packages on an eSIM and are not refunded yet, oldest first. */
+export async function refundableOrdersOf(trx: Db, esimId: string): Promise<OrderRow[]> {
+  return trx
+    .selectFrom('esim_orders')
+    .selectAll()
+    .where('esim_id', '=', esimId)
+    .where('status', '=', 'completed')
+    .where('refunded_at', 'is', null)
+    .orderBy('created_at')
+    .orderBy('id')
+    .execute()
+}
+
+export async function markRefunded(trx: Db, id: string, now: Date): Promise<void> {
+  await trx
+    .updateTable('esim_orders')
+    .set({ refunded_at: now, updated_at: now })
+    .where('id', '=', id)
+    .execute()
 }
 
 export async function deleteOrder(trx: Db, id: string): Promise<void> {

@@ -26,6 +26,7 @@ export function presentOrder(row: OrderRow): OrderView {
     reference: row.reference,
     metadata: (row.metadata ?? {}) as Record<string, string>,
     failure_reason: row.failure_reason,
+    refunded_at: iso(row.refunded_at),
     created_at: iso(row.created_at)!,
     updated_at: iso(row.updated_at)!,
     settled_at: iso(row.settled_at),

@@ -160,6 +160,14 @@ export const EsimOrder = Type.Object(
     reference: Type.String(),
     metadata: Type.Record(Type.String(), Type.String()),
     failure_reason: Nullable(Type.String()),
+    refunded_at: Nullable(
+      Type.String({
+        format: 'date-time',
+        description:
+          'When the order was refunded because its eSIM was canceled: the paying account credited (ledger entry ' +
+          '`esim_refund`), or the organization not billed for it. Null otherwise',
+      }),
+    ),
     created_at: Type.String({ format: 'date-time' }),
     updated_at: Type.String({ format: 'date-time' }),
     settled_at: Nullable(
@@ -193,6 +201,7 @@ export const EsimOrder = Type.Object(
         reference: 'trip-tokyo-0042',
         metadata: { trip: 'Tokyo, December' },
         failure_reason: null,
+        refunded_at: null,
         created_at: '2026-11-20T15:00:00.000Z',
         updated_at: '2026-11-20T15:00:01.000Z',
         settled_at: '2026-11-20T15:00:01.000Z',
@@ -238,12 +247,16 @@ export const EsimBundle = Type.Object({
   ),
   order_id: Type.String({ description: 'The order that put it on the eSIM' }),
   name: Type.String(),
-  status: Type.Union([
-    Type.Literal('running'),
-    Type.Literal('queued'),
-    Type.Literal('depleted'),
-    Type.Literal('expired'),
-  ]),
+  status: Type.Union(
+    [
+      Type.Literal('running'),
+      Type.Literal('queued'),
+      Type.Literal('depleted'),
+      Type.Literal('expired'),
+      Type.Literal('canceled'),
+    ],
+    { description: 'canceled: its eSIM was canceled (the order refunded)' },
+  ),
   data_mb: Nullable(
     Type.Integer({ description: 'Data volume of this entry in MB; null means unlimited' }),
   ),
@@ -253,18 +266,81 @@ export const EsimBundle = Type.Object({
   expires_at: Nullable(Type.String({ format: 'date-time' })),
 })
 
+/** Bounds of the alert settings: usage thresholds in percent of a package, warnings in hours before validity ends. */
+export const ALERT_LIMITS = { maxItems: 10, maxPct: 100, maxHours: 720 } as const
+
+export const UsageThresholds = Type.Array(
+  Type.Integer({ minimum: 1, maximum: ALERT_LIMITS.maxPct }),
+  {
+    maxItems: ALERT_LIMITS.maxItems,
+    description:
+      'Percentages of a package (1–100), ascending, no duplicates: each emits esim.usage_threshold_reached once per package ' +
+      '([] sends none). esim.low_data fires at 80 % whatever this list says.',
+  },
+)
+export const ValidityWarnings = Type.Array(
+  Type.Integer({ minimum: 1, maximum: ALERT_LIMITS.maxHours }),
+  {
+    maxItems: ALERT_LIMITS.maxItems,
+    description:
+      'Hours before the validity ends (1–720), descending (the order they fire), no duplicates: each emits ' +
+      'esim.validity_expiring once ([] sends none)',
+  },
+)
+
+/** An eSIM's own alert settings: a field left null takes the organization's. */
+export const EsimAlertOverrides = Type.Object(
+  {
+    usage_thresholds_pct: Nullable(UsageThresholds),
+    validity_warning_hours: Nullable(ValidityWarnings),
+  },
+  {
+    title: 'EsimAlertOverrides',
+    description: "This eSIM's own alert settings; a null field takes the organization's",
+  },
+)
+
 const EsimFields = {
   id: Type.String({ description: 'esim_ id' }),
   object: Type.Literal('esim'),
   iccid: Type.String({ description: '19 digits, 89 prefix, Luhn check digit' }),
   status: Type.Union(
-    ['released', 'installed', 'enabled', 'disabled', 'deleted'].map((s) => Type.Literal(s)),
+    ['released', 'installed', 'enabled', 'suspended', 'canceled', 'disabled', 'deleted'].map((s) =>
+      Type.Literal(s),
+    ),
+    {
+      description:
+        'released (provisioned), installed (on a device), enabled (data flows), suspended (barred by the network until ' +
+        'resumed), canceled (refunded before any use; final); disabled and deleted for networks that report them',
+    },
   ),
   cardholder_id: Nullable(Type.String()),
   order_id: Type.String({ description: 'The order that provisioned it' }),
+  country: Nullable(
+    Type.String({
+      description:
+        'Where the device is attached now (three-letter code), as the network last reported it; null until then',
+    }),
+  ),
   packages: Type.Array(EsimBundle, {
     description:
       'What runs on the eSIM, oldest first: the package it was ordered with, then one entry per top-up',
+  }),
+  installed_at: Nullable(
+    Type.String({ format: 'date-time', description: 'When the profile was installed on a device' }),
+  ),
+  first_used_at: Nullable(
+    Type.String({ format: 'date-time', description: 'When data was first used on it' }),
+  ),
+  valid_until: Nullable(
+    Type.String({
+      format: 'date-time',
+      description: 'When the validity of its last package ends (esim.expired then)',
+    }),
+  ),
+  alert_settings: Type.Union([EsimAlertOverrides, Type.Null()], {
+    description:
+      "This eSIM's own alert settings; null: the organization's (`GET /v1/esim/alert_settings`)",
   }),
   created_at: Type.String({ format: 'date-time' }),
   updated_at: Type.String({ format: 'date-time' }),
@@ -278,6 +354,7 @@ const ESIM_SUMMARY_EXAMPLE = {
   status: 'enabled',
   cardholder_id: 'chd_01JD3Q7Y6X5W4V3T2S1R0Q9P8N',
   order_id: 'esord_01JD3QG2H3J4K5M6N7P8Q9R0S1',
+  country: 'JPN',
   packages: [
     {
       package_id: 'pkg_01KDVDNA1897EMTK3K6K4N7SK1',
@@ -292,6 +369,10 @@ const ESIM_SUMMARY_EXAMPLE = {
       expires_at: '2026-12-31T06:40:00.000Z',
     },
   ],
+  installed_at: '2026-12-01T06:35:00.000Z',
+  first_used_at: '2026-12-01T06:40:00.000Z',
+  valid_until: '2026-12-31T06:40:00.000Z',
+  alert_settings: { usage_thresholds_pct: [50, 80, 90, 100], validity_warning_hours: null },
   created_at: '2026-11-20T15:00:01.000Z',
   updated_at: '2026-12-03T21:00:00.000Z',
 }
@@ -347,6 +428,89 @@ export const TopUpPurchaseRequest = Type.Object(
     metadata: Type.Optional(Metadata),
   },
   strict,
+)
+
+/** `PATCH /v1/esim/esims/{id}`: a field left out is unchanged. */
+export const EsimUpdateRequest = Type.Object(
+  {
+    alert_settings: Type.Optional(
+      Type.Union(
+        [
+          Type.Object(
+            {
+              usage_thresholds_pct: Type.Optional(Nullable(UsageThresholds)),
+              validity_warning_hours: Type.Optional(Nullable(ValidityWarnings)),
+            },
+            strict,
+          ),
+          Type.Null(),
+        ],
+        {
+          description:
+            "This eSIM's own alert settings: each field given replaces its own (null: the organization's again); null drops both",
+        },
+      ),
+    ),
+  },
+  { ...strict, title: 'EsimUpdateRequest' },
+)
+
+/** The organization's alert settings in one environment. */
+export const EsimAlertSettings = Type.Object(
+  {
+    object: Type.Literal('esim_alert_settings'),
+    usage_thresholds_pct: UsageThresholds,
+    validity_warning_hours: ValidityWarnings,
+    updated_at: Nullable(
+      Type.String({ format: 'date-time', description: 'Null while the defaults apply' }),
+    ),
+  },
+  {
+    title: 'EsimAlertSettings',
+    examples: [
+      {
+        object: 'esim_alert_settings',
+        usage_thresholds_pct: [50, 80, 90, 100],
+        validity_warning_hours: [72, 24],
+        updated_at: '2026-11-20T15:00:00.000Z',
+      },
+    ],
+  },
+)
+
+export const AlertSettingsRequest = Type.Object(
+  { usage_thresholds_pct: UsageThresholds, validity_warning_hours: ValidityWarnings },
+  { ...strict, title: 'EsimAlertSettingsRequest' },
+)
+
+/** Most usage reports one call queues (a network's feed batch). */
+export const MAX_USAGE_REPORTS = 10_000
+
+export const UsageReportBatchRequest = Type.Object(
+  {
+    reports: Type.Array(
+      Type.Object(
+        {
+          esim_id: Type.String({ minLength: 1, maxLength: 64 }),
+          data_used_mb: Type.Integer({ minimum: 0, maximum: 10_000_000 }),
+        },
+        strict,
+      ),
+      { minItems: 1, maxItems: MAX_USAGE_REPORTS },
+    ),
+  },
+  strict,
+)
+
+export const UsageReportBatch = Type.Object(
+  {
+    object: Type.Literal('esim_usage_report_batch'),
+    queued: Type.Integer({ description: 'Reports queued for the usage sweep' }),
+  },
+  {
+    title: 'EsimUsageReportBatch',
+    examples: [{ object: 'esim_usage_report_batch', queued: 2 }],
+  },
 )
 
 export const EsimIdParams = Type.Object({ esim_id: Type.String() })

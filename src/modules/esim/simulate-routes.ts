@@ -4,7 +4,8 @@ import { Type } from 'typebox'
 import type { AppDeps } from '../../app-deps.js'
 import { withTx } from '../../db/tx.js'
 import { setSimDirective } from '../../esim-network/simulator.js'
-import { recordUsage } from './esims-service.js'
+import { queueUsageReports, recordUsage } from './usage.js'
+import { simulateInstall, simulateLocation } from './lifecycle-service.js'
 import { requireOrder } from './orders-service.js'
 import { simulateSaleStatus } from './packages-service.js'
 import { presentOrder } from './present.js'
@@ -17,7 +18,10 @@ import {
   OrderIdParams,
   PackageIdParams,
   SaleStatus,
+  UsageReportBatch,
+  UsageReportBatchRequest,
 } from './schemas.js'
+import { CountryCode } from '../../http/schema-types.js'
 import { settleOrder } from './settlement.js'
 import { unitOf } from '../../http/idempotency.js'
 
@@ -149,13 +153,20 @@ export function registerEsimSimulatorRoutes(base: FastifyInstance, deps: AppDeps
   app.post(
     '/v1/simulate/esim/esims/:esim_id/usage',
     {
-      config: { simulator: true, scope: 'esim:write', errors: ['esim_not_found'] },
+      config: {
+        simulator: true,
+        scope: 'esim:write',
+        errors: ['esim_not_found', 'esim_invalid_state'],
+      },
       schema: {
         tags,
         summary: 'Report data used on an eSIM (sandbox only)',
         description:
-          '`data_used_mb` is the running total on the running package (capped at its volume). Crossing 80 % emits esim.low_data; ' +
-          'reaching the volume depletes the package and emits esim.depleted.',
+          '`data_used_mb` is the running total on the running package (capped at its volume), applied at once by the same path as the ' +
+          'usage sweep. Each usage threshold of the alert settings it reaches emits esim.usage_threshold_reached (once per package); ' +
+          'crossing 80 % emits esim.low_data; reaching the volume depletes the package and emits esim.depleted. The first report also ' +
+          'marks the eSIM installed (esim.installed, unless it was) and the first with data used emits esim.first_used. ' +
+          '`esim_invalid_state` on a suspended or canceled eSIM.',
         params: EsimIdParams,
         body: Type.Object(
           { data_used_mb: Type.Integer({ minimum: 0, maximum: 10_000_000 }) },
@@ -166,5 +177,69 @@ export function registerEsimSimulatorRoutes(base: FastifyInstance, deps: AppDeps
     },
     async (req) =>
       recordUsage(unitOf(req, deps), req.ctx, req.params.esim_id, req.body.data_used_mb),
+  )
+
+  app.post(
+    '/v1/simulate/esim/usage_reports',
+    {
+      config: { simulator: true, scope: 'esim:write' },
+      schema: {
+        tags,
+        summary:
+          'Queue usage reports of many eSIMs, as a network feed delivers them (sandbox only)',
+        description:
+          'Up to 10,000 reports (`esim_id`, `data_used_mb`: the running total on its running package) wait for the usage sweep ' +
+          '(`esim.apply_usage`, every 2 s), which applies them in batches with the same rules and events as a single report. A report ' +
+          'about an eSIM you do not have, lower than what is recorded, or on an eSIM with nothing running is dropped. Answers `202`.',
+        body: UsageReportBatchRequest,
+        response: { 202: UsageReportBatch },
+      },
+    },
+    async (req, reply) =>
+      reply.code(202).send(await queueUsageReports(unitOf(req, deps), req.ctx, req.body)),
+  )
+
+  app.post(
+    '/v1/simulate/esim/esims/:esim_id/install',
+    {
+      config: {
+        simulator: true,
+        scope: 'esim:write',
+        errors: ['esim_not_found', 'esim_invalid_state'],
+      },
+      schema: {
+        tags,
+        summary: 'Install an eSIM on a device (sandbox only)',
+        description:
+          'As the network reports it: `released` becomes `installed` and esim.installed is emitted, once (again: answered unchanged).',
+        params: EsimIdParams,
+        body: Type.Object({}, strict),
+        response: { 200: Esim },
+      },
+    },
+    async (req) => simulateInstall(unitOf(req, deps), req.ctx, req.params.esim_id),
+  )
+
+  app.post(
+    '/v1/simulate/esim/esims/:esim_id/location',
+    {
+      config: {
+        simulator: true,
+        scope: 'esim:write',
+        errors: ['esim_not_found', 'esim_invalid_state'],
+      },
+      schema: {
+        tags,
+        summary: 'Move an eSIM to another country (sandbox only)',
+        description:
+          "The device attaches to a network in `country`: the eSIM's `country` changes and esim.country_changed is emitted with " +
+          '`data.country` and `data.previous_country` (the same country again changes nothing). An eSIM not yet installed is installed first.',
+        params: EsimIdParams,
+        body: Type.Object({ country: CountryCode() }, strict),
+        response: { 200: Esim },
+      },
+    },
+    async (req) =>
+      simulateLocation(unitOf(req, deps), req.ctx, req.params.esim_id, req.body.country),
   )
 }

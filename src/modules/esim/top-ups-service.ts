@@ -78,6 +78,8 @@ export async function purchaseTopUp(
   body: Static<typeof TopUpPurchaseRequest>,
 ): Promise<OrderView> {
   const esim = await requireEsim(deps.db, ctx, esimId)
+  if (esim.status === 'canceled')
+    throw new ApiError('esim_invalid_state', { message: `eSIM ${esim.id} is canceled.` })
   const topUp = await findTopUp(deps, viewOf(ctx), body.top_up_id)
   if (!topUp) throw unavailable(`${body.top_up_id} is not an add-on sold by this platform.`)
   if (topUp.effective_status !== 'on_sale' || topUp.package_status === 'withdrawn')
@@ -136,6 +138,7 @@ export async function purchaseTopUp(
         metadata: body.metadata ?? {},
         failure_reason: null,
         ledger_entry_id: null,
+        refunded_at: null,
         created_at: now,
         updated_at: now,
         settled_at: now,
@@ -157,6 +160,10 @@ export async function purchaseTopUp(
       }
       // The add-on joins the eSIM as a package of its own, running at once beside the one it extends: its data
       // is usable now, for its own validity (0 days: until the extended package expires).
+      const expiresAt =
+        topUp.validity_days > 0
+          ? new Date(now.getTime() + topUp.validity_days * DAY_MS)
+          : bundle.expires_at
       await esims.insertBundle(trx, {
         order_id: orderId,
         esim_id: locked.id,
@@ -164,15 +171,14 @@ export async function purchaseTopUp(
         status: 'running',
         data_mb: topUp.data_mb,
         data_used_mb: 0,
+        alerted_pct: [],
         activated_at: now,
-        expires_at:
-          topUp.validity_days > 0
-            ? new Date(now.getTime() + topUp.validity_days * DAY_MS)
-            : bundle.expires_at,
+        expires_at: expiresAt,
         created_at: now,
         updated_at: now,
       })
       await esims.touchEsim(trx, locked.id, now)
+      await esims.extendValidity(trx, locked.id, expiresAt, now)
       const order = (await orders.findOrder(trx, orderId))!
       const view = presentOrder(order)
       await emit(trx, ctx, 'esim_order.created', view, now)

@@ -1,3 +1,4 @@
+import type { Generated } from 'kysely'
 import type { Json, Timestamp } from '../../db/types.js'
 import type { FxDetailsValue } from '../../http/fx-details.js'
 
@@ -75,6 +76,8 @@ export interface EsimOrdersTable {
   metadata: Json<Record<string, string>>
   failure_reason: string | null
   ledger_entry_id: string | null
+  /** When it was refunded (its eSIM canceled): the paying account credited, or the organization not billed. */
+  refunded_at: Timestamp | null
   created_at: Timestamp
   updated_at: Timestamp
   settled_at: Timestamp | null
@@ -90,8 +93,43 @@ export interface EsimsTable {
   cardholder_id: string | null
   order_id: string
   status: string
+  /** Where the device is attached now, as the network last reported it (null until then). */
+  country: string | null
+  installed_at: Timestamp | null
+  first_used_at: Timestamp | null
+  /** When the validity of its last package ends (the latest `expires_at` of its packages). */
+  valid_until: Timestamp | null
+  /** When the end of its validity was announced (`esim.expired`); null while valid. */
+  expired_at: Timestamp | null
+  /** The validity warnings already sent for the current `valid_until` (hours before it). */
+  validity_warned_hours: number[]
+  /** This eSIM's own alert settings; null: the organization's. */
+  usage_thresholds_pct: number[] | null
+  validity_warning_hours: number[] | null
+  /** The status a suspended eSIM returns to when resumed. */
+  suspended_from: string | null
   created_at: Timestamp
   updated_at: Timestamp
+}
+
+/** An organization's alert settings in one environment (absent: the defaults). */
+export interface EsimAlertSettingsTable {
+  organization_id: string
+  environment: string
+  usage_thresholds_pct: number[]
+  validity_warning_hours: number[]
+  created_at: Timestamp
+  updated_at: Timestamp
+}
+
+/** The inbox of usage reports (a network's usage feed): the usage sweep applies them in batches, oldest first. */
+export interface EsimUsageReportsTable {
+  id: Generated<string>
+  organization_id: string
+  environment: string
+  esim_id: string
+  data_used_mb: number
+  reported_at: Timestamp
 }
 
 /** One package running on an eSIM; keyed by the order that put it there. Top-ups add to its data and validity. */
@@ -102,6 +140,8 @@ export interface EsimBundlesTable {
   status: string
   data_mb: number | null
   data_used_mb: number
+  /** The usage thresholds (percent) this package has announced (`esim.usage_threshold_reached`): each once. */
+  alerted_pct: number[]
   activated_at: Timestamp | null
   expires_at: Timestamp | null
   created_at: Timestamp
@@ -117,5 +157,7 @@ declare module '../../db/types.js' {
     esim_orders: EsimOrdersTable
     esims: EsimsTable
     esim_bundles: EsimBundlesTable
+    esim_alert_settings: EsimAlertSettingsTable
+    esim_usage_reports: EsimUsageReportsTable
   }
 }

@@ -73,19 +73,18 @@ export const EVENT_OBJECTS = {
 
 export type EventObject = keyof typeof EVENT_OBJECTS
 
-/** Members of `data` beside `object` that some types carry; each type names its own in `EventTypeSpec.data`. */
-export interface EventExtraData {
-  /** `card.details_viewed`: the fields the hosted page showed. */
-  fields?: string[]
-  /** `card.details_viewed`: the reveal session (`crs_…`) whose page was viewed. */
-  reveal_session_id?: string
+/** One field an event of a type carries in `data` beside `data.object`. */
+export interface EventDetailSpec {
+  type: 'integer' | 'string' | 'nullable_string' | 'string_array'
+  description: string
+  example: string | number | null | string[]
 }
 
 export interface EventTypeSpec {
   /** The `object` of `data.object`. */
   object: EventObject
-  /** Members of `data` beside `object` that this type carries: what each means, and an example value. */
-  data?: { [K in keyof EventExtraData]?: { description: string; example: EventExtraData[K] } }
+  /** What the event says beside its object, in `data` (`data.threshold_pct`), in this order. */
+  details?: Record<string, EventDetailSpec>
   /** What causes it: the operation or job, in one sentence. */
   emittedBy: string
   /**
@@ -199,12 +198,14 @@ export const EVENT_CATALOGUE = {
     emittedBy:
       "A hosted card details page (`POST /v1/cards/{id}/reveal_sessions`) showed the card's number, CVC or " +
       'expiry in the frame it was made for (once per session).',
-    data: {
+    details: {
       fields: {
+        type: 'string_array',
         description: 'the fields the page showed, of `number`, `cvc`, `expiry`',
         example: ['number', 'cvc', 'expiry'],
       },
       reveal_session_id: {
+        type: 'string',
         description: 'the reveal session, `crs_…`, whose page was viewed',
         example: 'crs_01JD3QF4G5H6J7K8M9N0P1Q2R3',
       },
@@ -287,6 +288,86 @@ export const EVENT_CATALOGUE = {
     object: 'esim',
     emittedBy:
       'The running package has used all its data (usage reports; `POST /v1/simulate/esim/esims/{id}/usage` in sandbox).',
+  },
+  'esim.usage_threshold_reached': {
+    object: 'esim',
+    emittedBy:
+      'The running package reaches one of the usage thresholds of the alert settings (`PUT /v1/esim/alert_settings`, or the ' +
+      "eSIM's own in `PATCH /v1/esim/esims/{id}`), once per threshold per package (usage reports; " +
+      '`POST /v1/simulate/esim/esims/{id}/usage` in sandbox).',
+    details: {
+      threshold_pct: {
+        type: 'integer',
+        description: 'The threshold reached, in percent of the package',
+        example: 80,
+      },
+      data_used_mb: {
+        type: 'integer',
+        description: 'Data used on the package when it was reached',
+        example: 2458,
+      },
+      data_remaining_mb: {
+        type: 'integer',
+        description: 'Data left on the package then',
+        example: 614,
+      },
+    },
+  },
+  'esim.validity_expiring': {
+    object: 'esim',
+    emittedBy:
+      "The eSIM's validity (its last package's) ends within one of the warning hours of the alert settings, once per " +
+      'warning (the `esim.check_validity` sweep, every minute).',
+    details: {
+      hours_left: {
+        type: 'integer',
+        description: 'Whole hours left before the validity ends (rounded up)',
+        example: 24,
+      },
+    },
+  },
+  'esim.expired': {
+    object: 'esim',
+    emittedBy:
+      'The validity of the last package on the eSIM has ended (the `esim.check_validity` sweep, every minute).',
+  },
+  'esim.installed': {
+    object: 'esim',
+    emittedBy:
+      'The profile is installed on a device: the network says so (`POST /v1/simulate/esim/esims/{id}/install` in sandbox), ' +
+      'or data flows before it did.',
+  },
+  'esim.first_used': {
+    object: 'esim',
+    emittedBy:
+      'The first usage report with data used on the eSIM (`POST /v1/simulate/esim/esims/{id}/usage` in sandbox).',
+  },
+  'esim.country_changed': {
+    object: 'esim',
+    emittedBy:
+      'The device attaches to a network in another country (`POST /v1/simulate/esim/esims/{id}/location` in sandbox).',
+    details: {
+      country: {
+        type: 'string',
+        description: 'Where the device is now (three-letter code)',
+        example: 'JPN',
+      },
+      previous_country: {
+        type: 'nullable_string',
+        description: 'Where it was before; null at its first attachment',
+        example: 'FRA',
+      },
+    },
+  },
+  'esim.canceled': {
+    object: 'esim',
+    emittedBy:
+      'An eSIM never installed nor used is canceled with `POST /v1/esim/esims/{id}/cancel`; its orders are refunded.',
+  },
+  'esim.updated': {
+    object: 'esim',
+    emittedBy:
+      'The network suspends or resumes the eSIM (`POST /v1/esim/esims/{id}/suspend` and `/resume`).',
   },
   'webhook_endpoint.disabled': {
     object: 'webhook_endpoint',

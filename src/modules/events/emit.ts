@@ -3,7 +3,7 @@ import type { Db } from '../../db/types.js'
 import { newId } from '../../lib/ids.js'
 import { signalJobsQueued } from '../../jobs/wakeup.js'
 import { deliveriesWithin } from './outbox.js'
-import type { EventExtraData, EventType } from './catalog.js'
+import type { EventType } from './catalog.js'
 import './types.js'
 
 export const EVENT_API_VERSION = '2026-11-01'
@@ -14,11 +14,14 @@ export interface EventScope {
   environment: string
 }
 
+/** What an event says beside its object (`data.threshold_pct` beside `data.object`): the catalogue's `details` of its type. */
+export type EventDetails = Record<string, string | number | boolean | null | string[]>
+
 /**
  * Records that something happened: call it with the transaction that made the change, so a rolled-back
- * change emits nothing (transactional outbox). `object` is the full object in its REST shape; `data` the members of
- * `data` beside it that the catalogue names for this type (`EventTypeSpec.data`), if any.
- * In the same statement it queues one delivery per enabled endpoint subscribed to `type`. Returns the event id.
+ * change emits nothing (transactional outbox). `object` is the full object in its REST shape; `details`, when the
+ * type has any, sit beside it in `data`. In the same statement it queues one delivery per enabled endpoint subscribed
+ * to `type`. Returns the event id.
  */
 export async function emit(
   trx: Db,
@@ -26,9 +29,10 @@ export async function emit(
   type: EventType,
   object: Record<string, unknown>,
   now: Date = new Date(),
-  data?: EventExtraData,
+  details: EventDetails = {},
 ): Promise<string> {
-  const event = eventWrites(scope, type, sql`${JSON.stringify({ object, ...data })}::json`, now)
+  const data = JSON.stringify({ object, ...details })
+  const event = eventWrites(scope, type, sql`${data}::json`, now)
   const { rows } = await sql<{
     notified: number
   }>`WITH ${event.ctes} SELECT ${event.notified} AS notified`.execute(trx)
@@ -49,11 +53,18 @@ export interface EventWithin {
  * that change many rows at once and need no explicit transaction (batched ledger adjustments and
  * authorization decisions): each row names its event's id, scope and type in the columns given, and `object`
  * builds its REST shape from the row (a json expression that must equal the REST presenter's output).
- * Deliveries are queued in the same statement.
+ * `columns.details`, when given, is a json column of the row whose keys go beside `object` in `data` (null or `{}`:
+ * none), in their order. Deliveries are queued in the same statement.
  */
 export function emitPerRow(
   source: string,
-  columns: { id: string; organizationId: string; environment: string; type: string },
+  columns: {
+    id: string
+    organizationId: string
+    environment: string
+    type: string
+    details?: string
+  },
   object: RawBuilder<unknown>,
   now: Date,
 ): EventWithin {
@@ -64,10 +75,24 @@ export function emitPerRow(
       environment: sql.ref(columns.environment),
       type: sql.ref(columns.type),
     },
-    sql`json_build_object('object', ${object})`,
+    columns.details === undefined
+      ? sql`json_build_object('object', ${object})`
+      : dataWithDetails(object, sql.ref(columns.details)),
     now,
     sql`FROM ${sql.table(source)}`,
   )
+}
+
+/**
+ * `{"object": …, <the keys of details>}` as json, keeping the object's key order (jsonb would sort them): the text of
+ * `details` without its braces is spliced after the object.
+ */
+function dataWithDetails(
+  object: RawBuilder<unknown>,
+  details: RawBuilder<unknown>,
+): RawBuilder<unknown> {
+  return sql`(CASE WHEN ${details} IS NULL OR ${details}::text ~ '^\{\s*\}$' THEN json_build_object('object', ${object})
+    ELSE ('{"object":' || (${object})::text || ',' || substr(${details}::text, 2, length(${details}::text) - 2) || '}')::json END)`
 }
 
 /** One event (`data` a json expression) and its deliveries, as CTEs. */

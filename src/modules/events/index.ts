@@ -20,7 +20,6 @@ export {
   typesOfForm,
 } from './catalog.js'
 export type {
-  EventExtraData,
   EventObject,
   EventObjectSpec,
   EventType,
@@ -28,7 +27,7 @@ export type {
   ReadableTypes,
 } from './catalog.js'
 export { EVENT_API_VERSION, emit, emitPerRow } from './emit.js'
-export type { EventScope } from './emit.js'
+export type { EventDetails, EventScope } from './emit.js'
 export { DELIVERY_JOB, queueDeliveries } from './outbox.js'
 export { eventIdsSince, eventsAbout, findEvent, withDeliveryEvents } from './repo.js'
 export type { DeliveryEventFields } from './repo.js'

@@ -1,6 +1,42 @@
 import { Type } from 'typebox'
 import { PageQuery } from '../../http/pagination.js'
-import { EVENT_CATALOGUE_PATH, EVENT_TYPES, EVENT_WILDCARDS } from './catalog.js'
+import {
+  EVENT_CATALOGUE,
+  EVENT_CATALOGUE_PATH,
+  EVENT_TYPES,
+  EVENT_WILDCARDS,
+  type EventDetailSpec,
+  type EventTypeSpec,
+} from './catalog.js'
+
+/** Every detail field of the catalogue, with the types that carry it: one schema per name. */
+function detailFields(): Record<string, ReturnType<typeof Type.Optional>> {
+  const seen = new Map<string, { spec: EventDetailSpec; types: string[] }>()
+  for (const type of EVENT_TYPES) {
+    for (const [name, spec] of Object.entries(
+      (EVENT_CATALOGUE[type] as EventTypeSpec).details ?? {},
+    )) {
+      const known = seen.get(name)
+      if (known && known.spec.type !== spec.type)
+        throw new Error(`the event detail ${name} has two types in the catalogue`)
+      seen.set(name, { spec: known?.spec ?? spec, types: [...(known?.types ?? []), type] })
+    }
+  }
+  return Object.fromEntries(
+    [...seen].map(([name, { spec, types }]) => {
+      const description = `${spec.description}. Only on ${types.join(', ')}.`
+      const schema =
+        spec.type === 'integer'
+          ? Type.Integer({ description })
+          : spec.type === 'string'
+            ? Type.String({ description })
+            : spec.type === 'string_array'
+              ? Type.Array(Type.String(), { description })
+              : Type.Union([Type.String(), Type.Null()], { description })
+      return [name, Type.Optional(schema)]
+    }),
+  )
+}
 
 export const Event = Type.Object(
   {
@@ -18,27 +54,22 @@ export const Event = Type.Object(
       format: 'date-time',
       description: 'When the event occurred, not when it was delivered',
     }),
-    data: Type.Object({
-      object: Type.Object(
-        {},
-        {
-          additionalProperties: true,
-          description: 'The full affected object in its REST shape at the time of the event',
-        },
-      ),
-      fields: Type.Optional(
-        Type.Array(Type.String(), {
-          description:
-            'card.details_viewed only: the fields the hosted page showed (number, cvc, expiry)',
-        }),
-      ),
-      reveal_session_id: Type.Optional(
-        Type.String({
-          description:
-            'card.details_viewed only: the reveal session (crs_ id) whose page was viewed',
-        }),
-      ),
-    }),
+    data: Type.Object(
+      {
+        object: Type.Object(
+          {},
+          {
+            additionalProperties: true,
+            description: 'The full affected object in its REST shape at the time of the event',
+          },
+        ),
+        ...detailFields(),
+      },
+      {
+        description:
+          'The object, and beside it what the event says of the change when its type has details (the event catalogue lists them per type)',
+      },
+    ),
   },
   {
     title: 'Event',

@@ -37,6 +37,7 @@ export function presentEvent(
     api_version: row.api_version,
     environment: row.environment as EventView['environment'],
     created_at: iso(row.created_at)!,
+    // The details of its type (`data.threshold_pct`, …) sit beside the object, after it.
     data: { ...row.data, object: row.data.object },
   }
 }

@@ -1,5 +1,4 @@
 import type { Timestamp } from '../../db/types.js'
-import type { EventExtraData } from './catalog.js'
 
 export interface EventsTable {
   id: string
@@ -7,7 +6,8 @@ export interface EventsTable {
   environment: string
   type: string
   api_version: string
-  data: { object: Record<string, unknown> } & EventExtraData
+  /** The object, and the details of its type beside it. */
+  data: { object: Record<string, unknown> } & Record<string, unknown>
   created_at: Timestamp
 }
 

@@ -83,7 +83,10 @@ export async function postMovements(
 
 export interface SettledMovementInput {
   accountId: string
-  type: Extract<EntryType, 'credit' | 'debit' | 'refund' | 'dispute_credit' | 'esim_purchase'>
+  type: Extract<
+    EntryType,
+    'credit' | 'debit' | 'refund' | 'dispute_credit' | 'esim_purchase' | 'esim_refund'
+  >
   /** Signed change of the ledger balance (negative for money leaving the account). */
   amount: number
   currency: string

@@ -12,6 +12,7 @@ export const ENTRY_TYPES = [
   'dispute_credit',
   'esim_purchase',
   'fx_fee',
+  'esim_refund',
 ] as const
 export type EntryType = (typeof ENTRY_TYPES)[number]
 
