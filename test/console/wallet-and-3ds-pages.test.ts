@@ -145,7 +145,7 @@ describe('3-D Secure', () => {
 describe('release', () => {
   test('without the three_d_secure release the 3-D Secure pages say so and change nothing', async () => {
     const nav = async () =>
-      /<nav class="side"[^]*?<\/nav>/.exec((await owner.agent.get('/console')).body)![0]
+      /<nav class="side"[\s\S]*?<\/nav>/.exec((await owner.agent.get('/console')).body)![0]
     assert.match(await nav(), /href="\/console\/authentications">3-D Secure</)
     t.deps.config.releases.delete('three_d_secure')
     try {
