@@ -24,8 +24,7 @@ export interface paths {
                 /** @description OK */
                 200: {
                     headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
+                        "Svc-Request-Id": components["headers"]["Svc-Request-Id"];
                         [name: string]: unknown;
                     };
                     content?: never;
@@ -60,8 +59,7 @@ export interface paths {
                 /** @description OK */
                 200: {
                     headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
+                        "Svc-Request-Id": components["headers"]["Svc-Request-Id"];
                         [name: string]: unknown;
                     };
                     content: {
@@ -103,6 +101,14 @@ export interface paths {
             };
             requestBody: {
                 content: {
+                    /**
+                     * @example {
+                     *       "grant_type": "client_credentials",
+                     *       "client_assertion_type": "urn:ietf:params:oauth:client-assertion-type:jwt-bearer",
+                     *       "client_assertion": "eyJhbGciOiJFUzI1NiIsImtpZCI6ImtleS0xIiwidHlwIjoiSldUIn0.eyJpc3MiOiJvY18wMUpEM1I1TTdOOFA5UTJSM1M0VDVWNlc3WCJ9.c2lnbmF0dXJl",
+                     *       "scope": "cardholders:read cards:read"
+                     *     }
+                     */
                     "application/x-www-form-urlencoded": {
                         /** @description The signed JWT */
                         client_assertion?: string;
@@ -203,8 +209,7 @@ export interface paths {
                 /** @description OK */
                 200: {
                     headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
+                        "Svc-Request-Id": components["headers"]["Svc-Request-Id"];
                         [name: string]: unknown;
                     };
                     content?: never;
@@ -247,67 +252,16 @@ export interface paths {
                 /** @description OK */
                 200: {
                     headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
+                        "Svc-Request-Id": components["headers"]["Svc-Request-Id"];
                         [name: string]: unknown;
                     };
                     content?: never;
                 };
-                /** @description Error codes: `invalid_parameter`, `unknown_parameter`, `expired_cursor` */
-                400: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `missing_credentials`, `invalid_access_token` */
-                401: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `request_timeout` */
-                408: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `request_header_too_large` */
-                431: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `internal_error` */
-                500: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
+                400: components["responses"]["invalid_parameter__unknown_parameter__expired_cursor"];
+                401: components["responses"]["missing_credentials__invalid_access_token"];
+                408: components["responses"]["request_timeout"];
+                431: components["responses"]["request_header_too_large"];
+                500: components["responses"]["internal_error"];
             };
         };
         put?: never;
@@ -321,6 +275,33 @@ export interface paths {
             };
             requestBody: {
                 content: {
+                    /**
+                     * @example {
+                     *       "organization_id": "org_01JD3R5M7N8P9Q2R3S4T5V6W7X",
+                     *       "environment": "sandbox",
+                     *       "label": "Payments backend",
+                     *       "scopes": [
+                     *         "cards:read",
+                     *         "cards:write"
+                     *       ],
+                     *       "jwks": {
+                     *         "keys": [
+                     *           {
+                     *             "kty": "EC",
+                     *             "crv": "P-256",
+                     *             "x": "f83OJ3D2xF1Bg8vub9tLe1gHMzV76e8Tus9uPHvRVEU",
+                     *             "y": "x_FEzRu9m36HLN_tue659LNpXW6pCyStikYjKIWI5a0",
+                     *             "kid": "key-1",
+                     *             "alg": "ES256",
+                     *             "use": "sig"
+                     *           }
+                     *         ]
+                     *       },
+                     *       "ip_allowlist": [
+                     *         "203.0.113.0/24"
+                     *       ]
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {string} */
                         environment: "sandbox" | "production";
@@ -343,89 +324,18 @@ export interface paths {
                 /** @description Created */
                 201: {
                     headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
+                        "Svc-Request-Id": components["headers"]["Svc-Request-Id"];
                         [name: string]: unknown;
                     };
                     content?: never;
                 };
-                /** @description Error codes: `invalid_public_key`, `invalid_request_body`, `missing_parameter`, `invalid_parameter`, `unknown_parameter` */
-                400: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `missing_credentials`, `invalid_access_token` */
-                401: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `organization_not_found` */
-                404: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `request_timeout` */
-                408: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `request_too_large` */
-                413: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `request_header_too_large` */
-                431: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `internal_error` */
-                500: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
+                400: components["responses"]["invalid_public_key__invalid_request_body__missing_parameter__invalid_parameter__unknown_parameter"];
+                401: components["responses"]["missing_credentials__invalid_access_token"];
+                404: components["responses"]["organization_not_found"];
+                408: components["responses"]["request_timeout"];
+                413: components["responses"]["request_too_large"];
+                431: components["responses"]["request_header_too_large"];
+                500: components["responses"]["internal_error"];
             };
         };
         delete?: never;
@@ -456,67 +366,16 @@ export interface paths {
                 /** @description OK */
                 200: {
                     headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
+                        "Svc-Request-Id": components["headers"]["Svc-Request-Id"];
                         [name: string]: unknown;
                     };
                     content?: never;
                 };
-                /** @description Error codes: `missing_credentials`, `invalid_access_token` */
-                401: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `client_not_found`, `not_found` */
-                404: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `request_timeout` */
-                408: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `request_header_too_large` */
-                431: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `internal_error` */
-                500: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
+                401: components["responses"]["missing_credentials__invalid_access_token"];
+                404: components["responses"]["client_not_found__not_found"];
+                408: components["responses"]["request_timeout"];
+                431: components["responses"]["request_header_too_large"];
+                500: components["responses"]["internal_error"];
             };
         };
         put?: never;
@@ -536,6 +395,31 @@ export interface paths {
             };
             requestBody: {
                 content: {
+                    /**
+                     * @example {
+                     *       "label": "Payments backend",
+                     *       "scopes": [
+                     *         "cards:read",
+                     *         "cards:write"
+                     *       ],
+                     *       "jwks": {
+                     *         "keys": [
+                     *           {
+                     *             "kty": "EC",
+                     *             "crv": "P-256",
+                     *             "x": "f83OJ3D2xF1Bg8vub9tLe1gHMzV76e8Tus9uPHvRVEU",
+                     *             "y": "x_FEzRu9m36HLN_tue659LNpXW6pCyStikYjKIWI5a0",
+                     *             "kid": "key-1",
+                     *             "alg": "ES256",
+                     *             "use": "sig"
+                     *           }
+                     *         ]
+                     *       },
+                     *       "ip_allowlist": [
+                     *         "203.0.113.0/24"
+                     *       ]
+                     *     }
+                     */
                     "application/json": {
                         ip_allowlist?: string[] | null;
                         jwks?: {
@@ -554,89 +438,18 @@ export interface paths {
                 /** @description OK */
                 200: {
                     headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
+                        "Svc-Request-Id": components["headers"]["Svc-Request-Id"];
                         [name: string]: unknown;
                     };
                     content?: never;
                 };
-                /** @description Error codes: `invalid_public_key`, `invalid_request_body`, `missing_parameter`, `invalid_parameter`, `unknown_parameter` */
-                400: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `missing_credentials`, `invalid_access_token` */
-                401: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `client_not_found`, `not_found` */
-                404: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `request_timeout` */
-                408: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `request_too_large` */
-                413: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `request_header_too_large` */
-                431: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `internal_error` */
-                500: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
+                400: components["responses"]["invalid_public_key__invalid_request_body__missing_parameter__invalid_parameter__unknown_parameter"];
+                401: components["responses"]["missing_credentials__invalid_access_token"];
+                404: components["responses"]["client_not_found__not_found"];
+                408: components["responses"]["request_timeout"];
+                413: components["responses"]["request_too_large"];
+                431: components["responses"]["request_header_too_large"];
+                500: components["responses"]["internal_error"];
             };
         };
         trace?: never;
@@ -665,89 +478,18 @@ export interface paths {
                 /** @description OK */
                 200: {
                     headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
+                        "Svc-Request-Id": components["headers"]["Svc-Request-Id"];
                         [name: string]: unknown;
                     };
                     content?: never;
                 };
-                /** @description Error codes: `invalid_request_body`, `missing_parameter`, `invalid_parameter`, `unknown_parameter` */
-                400: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `missing_credentials`, `invalid_access_token` */
-                401: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `client_not_found`, `not_found` */
-                404: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `request_timeout` */
-                408: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `request_too_large` */
-                413: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `request_header_too_large` */
-                431: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `internal_error` */
-                500: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
+                400: components["responses"]["invalid_request_body__missing_parameter__invalid_parameter__unknown_parameter"];
+                401: components["responses"]["missing_credentials__invalid_access_token"];
+                404: components["responses"]["client_not_found__not_found"];
+                408: components["responses"]["request_timeout"];
+                413: components["responses"]["request_too_large"];
+                431: components["responses"]["request_header_too_large"];
+                500: components["responses"]["internal_error"];
             };
         };
         delete?: never;
@@ -776,56 +518,15 @@ export interface paths {
                 /** @description OK */
                 200: {
                     headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
+                        "Svc-Request-Id": components["headers"]["Svc-Request-Id"];
                         [name: string]: unknown;
                     };
                     content?: never;
                 };
-                /** @description Error codes: `missing_credentials`, `invalid_access_token` */
-                401: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `request_timeout` */
-                408: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `request_header_too_large` */
-                431: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `internal_error` */
-                500: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
+                401: components["responses"]["missing_credentials__invalid_access_token"];
+                408: components["responses"]["request_timeout"];
+                431: components["responses"]["request_header_too_large"];
+                500: components["responses"]["internal_error"];
             };
         };
         put?: never;
@@ -842,6 +543,17 @@ export interface paths {
             };
             requestBody: {
                 content: {
+                    /**
+                     * @example {
+                     *       "profiles": [
+                     *         {
+                     *           "iccid": "8944500102198304826",
+                     *           "smdp_address": "smdp.example.com",
+                     *           "matching_id": "QR-G-5C-KR-1PRQ9ZD"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": {
                         profiles: {
                             iccid: string;
@@ -855,78 +567,17 @@ export interface paths {
                 /** @description Created */
                 201: {
                     headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
+                        "Svc-Request-Id": components["headers"]["Svc-Request-Id"];
                         [name: string]: unknown;
                     };
                     content?: never;
                 };
-                /** @description Error codes: `invalid_request_body`, `missing_parameter`, `invalid_parameter`, `unknown_parameter` */
-                400: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `missing_credentials`, `invalid_access_token` */
-                401: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `request_timeout` */
-                408: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `request_too_large` */
-                413: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `request_header_too_large` */
-                431: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `internal_error` */
-                500: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
+                400: components["responses"]["invalid_request_body__missing_parameter__invalid_parameter__unknown_parameter"];
+                401: components["responses"]["missing_credentials__invalid_access_token"];
+                408: components["responses"]["request_timeout"];
+                413: components["responses"]["request_too_large"];
+                431: components["responses"]["request_header_too_large"];
+                500: components["responses"]["internal_error"];
             };
         };
         delete?: never;
@@ -954,6 +605,33 @@ export interface paths {
             };
             requestBody: {
                 content: {
+                    /**
+                     * @example {
+                     *       "name": "Europe 10 GB",
+                     *       "data_mb": 10240,
+                     *       "validity_days": 30,
+                     *       "countries": [
+                     *         "FRA",
+                     *         "DEU",
+                     *         "ESP",
+                     *         "ITA",
+                     *         "PRT"
+                     *       ],
+                     *       "region": "regional",
+                     *       "price": 1500,
+                     *       "currency": "USD",
+                     *       "status": "on_sale",
+                     *       "top_ups": [
+                     *         {
+                     *           "name": "5 GB add-on",
+                     *           "data_mb": 5120,
+                     *           "validity_days": 0,
+                     *           "price": 900,
+                     *           "status": "on_sale"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": {
                         countries: string[];
                         /** @description Three-letter currency code (ISO 4217) */
@@ -987,102 +665,19 @@ export interface paths {
                 /** @description Created */
                 201: {
                     headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
+                        "Svc-Request-Id": components["headers"]["Svc-Request-Id"];
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "id": "pkg_01KDVDNA1897EMTK3K6K4N7SK1",
-                         *       "object": "esim_package",
-                         *       "name": "Japan 3 GB · 30 days",
-                         *       "data_mb": 3072,
-                         *       "validity_days": 30,
-                         *       "countries": [
-                         *         "JPN"
-                         *       ],
-                         *       "region": "local",
-                         *       "price": 1000,
-                         *       "currency": "USD",
-                         *       "status": "on_sale",
-                         *       "top_up_ids": [
-                         *         "topup_01KDVDNA23PK721HE8A7GS31PE",
-                         *         "topup_01KDVDNA24A7A06WG6S627E70D"
-                         *       ],
-                         *       "created_at": "2026-01-01T00:00:00.000Z",
-                         *       "updated_at": "2026-01-01T00:00:00.000Z"
-                         *     }
-                         */
                         "application/json": components["schemas"]["EsimPackage"];
                     };
                 };
-                /** @description Error codes: `invalid_request_body`, `missing_parameter`, `invalid_parameter`, `unknown_parameter` */
-                400: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `missing_credentials`, `invalid_access_token` */
-                401: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `request_timeout` */
-                408: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `request_too_large` */
-                413: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `request_header_too_large` */
-                431: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `internal_error` */
-                500: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
+                400: components["responses"]["invalid_request_body__missing_parameter__invalid_parameter__unknown_parameter"];
+                401: components["responses"]["missing_credentials__invalid_access_token"];
+                408: components["responses"]["request_timeout"];
+                413: components["responses"]["request_too_large"];
+                431: components["responses"]["request_header_too_large"];
+                500: components["responses"]["internal_error"];
             };
         };
         delete?: never;
@@ -1113,91 +708,18 @@ export interface paths {
                 /** @description OK */
                 200: {
                     headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
+                        "Svc-Request-Id": components["headers"]["Svc-Request-Id"];
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "id": "pkg_01KDVDNA1897EMTK3K6K4N7SK1",
-                         *       "object": "esim_package",
-                         *       "name": "Japan 3 GB · 30 days",
-                         *       "data_mb": 3072,
-                         *       "validity_days": 30,
-                         *       "countries": [
-                         *         "JPN"
-                         *       ],
-                         *       "region": "local",
-                         *       "price": 1000,
-                         *       "currency": "USD",
-                         *       "status": "on_sale",
-                         *       "top_up_ids": [
-                         *         "topup_01KDVDNA23PK721HE8A7GS31PE",
-                         *         "topup_01KDVDNA24A7A06WG6S627E70D"
-                         *       ],
-                         *       "created_at": "2026-01-01T00:00:00.000Z",
-                         *       "updated_at": "2026-01-01T00:00:00.000Z"
-                         *     }
-                         */
                         "application/json": components["schemas"]["EsimPackage"];
                     };
                 };
-                /** @description Error codes: `missing_credentials`, `invalid_access_token` */
-                401: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `esim_package_not_found`, `not_found` */
-                404: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `request_timeout` */
-                408: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `request_header_too_large` */
-                431: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `internal_error` */
-                500: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
+                401: components["responses"]["missing_credentials__invalid_access_token"];
+                404: components["responses"]["esim_package_not_found__not_found"];
+                408: components["responses"]["request_timeout"];
+                431: components["responses"]["request_header_too_large"];
+                500: components["responses"]["internal_error"];
             };
         };
         put?: never;
@@ -1217,6 +739,23 @@ export interface paths {
             };
             requestBody: {
                 content: {
+                    /**
+                     * @example {
+                     *       "name": "Europe 10 GB",
+                     *       "data_mb": 10240,
+                     *       "validity_days": 30,
+                     *       "countries": [
+                     *         "FRA",
+                     *         "DEU",
+                     *         "ESP",
+                     *         "ITA",
+                     *         "PRT"
+                     *       ],
+                     *       "region": "regional",
+                     *       "price": 1500,
+                     *       "status": "on_sale"
+                     *     }
+                     */
                     "application/json": {
                         countries?: string[];
                         data_mb?: number | null;
@@ -1237,124 +776,21 @@ export interface paths {
                 /** @description OK */
                 200: {
                     headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
+                        "Svc-Request-Id": components["headers"]["Svc-Request-Id"];
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "id": "pkg_01KDVDNA1897EMTK3K6K4N7SK1",
-                         *       "object": "esim_package",
-                         *       "name": "Japan 3 GB · 30 days",
-                         *       "data_mb": 3072,
-                         *       "validity_days": 30,
-                         *       "countries": [
-                         *         "JPN"
-                         *       ],
-                         *       "region": "local",
-                         *       "price": 1000,
-                         *       "currency": "USD",
-                         *       "status": "on_sale",
-                         *       "top_up_ids": [
-                         *         "topup_01KDVDNA23PK721HE8A7GS31PE",
-                         *         "topup_01KDVDNA24A7A06WG6S627E70D"
-                         *       ],
-                         *       "created_at": "2026-01-01T00:00:00.000Z",
-                         *       "updated_at": "2026-01-01T00:00:00.000Z"
-                         *     }
-                         */
                         "application/json": components["schemas"]["EsimPackage"];
                     };
                 };
-                /** @description Error codes: `invalid_request_body`, `missing_parameter`, `invalid_parameter`, `unknown_parameter` */
-                400: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `missing_credentials`, `invalid_access_token` */
-                401: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `esim_package_not_found`, `not_found` */
-                404: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `request_timeout` */
-                408: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `request_too_large` */
-                413: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `esim_package_unavailable` */
-                422: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `request_header_too_large` */
-                431: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `internal_error` */
-                500: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
+                400: components["responses"]["invalid_request_body__missing_parameter__invalid_parameter__unknown_parameter"];
+                401: components["responses"]["missing_credentials__invalid_access_token"];
+                404: components["responses"]["esim_package_not_found__not_found"];
+                408: components["responses"]["request_timeout"];
+                413: components["responses"]["request_too_large"];
+                422: components["responses"]["esim_package_unavailable"];
+                431: components["responses"]["request_header_too_large"];
+                500: components["responses"]["internal_error"];
             };
         };
         trace?: never;
@@ -1384,6 +820,13 @@ export interface paths {
             };
             requestBody: {
                 content: {
+                    /**
+                     * @example {
+                     *       "name": "5 GB add-on",
+                     *       "price": 1500,
+                     *       "status": "on_sale"
+                     *     }
+                     */
                     "application/json": {
                         name?: string;
                         price?: number;
@@ -1399,117 +842,21 @@ export interface paths {
                 /** @description OK */
                 200: {
                     headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
+                        "Svc-Request-Id": components["headers"]["Svc-Request-Id"];
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "id": "topup_01KDVDNA23PK721HE8A7GS31PE",
-                         *       "object": "esim_top_up",
-                         *       "package_id": "pkg_01KDVDNA1897EMTK3K6K4N7SK1",
-                         *       "name": "+1 GB",
-                         *       "data_mb": 1024,
-                         *       "validity_days": 0,
-                         *       "price": 400,
-                         *       "currency": "USD",
-                         *       "status": "on_sale",
-                         *       "created_at": "2026-01-01T00:00:00.000Z",
-                         *       "updated_at": "2026-01-01T00:00:00.000Z"
-                         *     }
-                         */
                         "application/json": components["schemas"]["EsimTopUp"];
                     };
                 };
-                /** @description Error codes: `invalid_request_body`, `missing_parameter`, `invalid_parameter`, `unknown_parameter` */
-                400: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `missing_credentials`, `invalid_access_token` */
-                401: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `esim_package_not_found`, `not_found` */
-                404: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `request_timeout` */
-                408: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `request_too_large` */
-                413: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `esim_package_unavailable` */
-                422: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `request_header_too_large` */
-                431: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `internal_error` */
-                500: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
+                400: components["responses"]["invalid_request_body__missing_parameter__invalid_parameter__unknown_parameter"];
+                401: components["responses"]["missing_credentials__invalid_access_token"];
+                404: components["responses"]["esim_package_not_found__not_found"];
+                408: components["responses"]["request_timeout"];
+                413: components["responses"]["request_too_large"];
+                422: components["responses"]["esim_package_unavailable"];
+                431: components["responses"]["request_header_too_large"];
+                500: components["responses"]["internal_error"];
             };
         };
         trace?: never;
@@ -1536,67 +883,16 @@ export interface paths {
                 /** @description OK */
                 200: {
                     headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
+                        "Svc-Request-Id": components["headers"]["Svc-Request-Id"];
                         [name: string]: unknown;
                     };
                     content?: never;
                 };
-                /** @description Error codes: `missing_credentials`, `invalid_access_token` */
-                401: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `not_found` */
-                404: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `request_timeout` */
-                408: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `request_header_too_large` */
-                431: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `internal_error` */
-                500: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
+                401: components["responses"]["missing_credentials__invalid_access_token"];
+                404: components["responses"]["not_found"];
+                408: components["responses"]["request_timeout"];
+                431: components["responses"]["request_header_too_large"];
+                500: components["responses"]["internal_error"];
             };
         };
         put?: never;
@@ -1636,78 +932,17 @@ export interface paths {
                 /** @description OK */
                 200: {
                     headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
+                        "Svc-Request-Id": components["headers"]["Svc-Request-Id"];
                         [name: string]: unknown;
                     };
                     content?: never;
                 };
-                /** @description Error codes: `invalid_parameter`, `unknown_parameter`, `expired_cursor` */
-                400: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `missing_credentials`, `invalid_access_token` */
-                401: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `not_found` */
-                404: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `request_timeout` */
-                408: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `request_header_too_large` */
-                431: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `internal_error` */
-                500: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
+                400: components["responses"]["invalid_parameter__unknown_parameter__expired_cursor"];
+                401: components["responses"]["missing_credentials__invalid_access_token"];
+                404: components["responses"]["not_found"];
+                408: components["responses"]["request_timeout"];
+                431: components["responses"]["request_header_too_large"];
+                500: components["responses"]["internal_error"];
             };
         };
         put?: never;
@@ -1742,6 +977,11 @@ export interface paths {
             };
             requestBody: {
                 content: {
+                    /**
+                     * @example {
+                     *       "webhook_endpoint_id": "whe_01JD3R5M7N9P1Q3R5S7T9V1W3X"
+                     *     }
+                     */
                     "application/json": {
                         webhook_endpoint_id?: string;
                     };
@@ -1751,89 +991,18 @@ export interface paths {
                 /** @description OK */
                 200: {
                     headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
+                        "Svc-Request-Id": components["headers"]["Svc-Request-Id"];
                         [name: string]: unknown;
                     };
                     content?: never;
                 };
-                /** @description Error codes: `invalid_request_body`, `missing_parameter`, `invalid_parameter`, `unknown_parameter` */
-                400: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `missing_credentials`, `invalid_access_token` */
-                401: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `not_found` */
-                404: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `request_timeout` */
-                408: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `request_too_large` */
-                413: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `request_header_too_large` */
-                431: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `internal_error` */
-                500: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
+                400: components["responses"]["invalid_request_body__missing_parameter__invalid_parameter__unknown_parameter"];
+                401: components["responses"]["missing_credentials__invalid_access_token"];
+                404: components["responses"]["not_found"];
+                408: components["responses"]["request_timeout"];
+                413: components["responses"]["request_too_large"];
+                431: components["responses"]["request_header_too_large"];
+                500: components["responses"]["internal_error"];
             };
         };
         delete?: never;
@@ -1869,67 +1038,16 @@ export interface paths {
                 /** @description OK */
                 200: {
                     headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
+                        "Svc-Request-Id": components["headers"]["Svc-Request-Id"];
                         [name: string]: unknown;
                     };
                     content?: never;
                 };
-                /** @description Error codes: `invalid_parameter`, `unknown_parameter`, `expired_cursor` */
-                400: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `missing_credentials`, `invalid_access_token` */
-                401: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `request_timeout` */
-                408: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `request_header_too_large` */
-                431: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `internal_error` */
-                500: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
+                400: components["responses"]["invalid_parameter__unknown_parameter__expired_cursor"];
+                401: components["responses"]["missing_credentials__invalid_access_token"];
+                408: components["responses"]["request_timeout"];
+                431: components["responses"]["request_header_too_large"];
+                500: components["responses"]["internal_error"];
             };
         };
         put?: never;
@@ -1943,6 +1061,11 @@ export interface paths {
             };
             requestBody: {
                 content: {
+                    /**
+                     * @example {
+                     *       "name": "Acme Ltd"
+                     *     }
+                     */
                     "application/json": {
                         name: string;
                     };
@@ -1952,78 +1075,17 @@ export interface paths {
                 /** @description Created */
                 201: {
                     headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
+                        "Svc-Request-Id": components["headers"]["Svc-Request-Id"];
                         [name: string]: unknown;
                     };
                     content?: never;
                 };
-                /** @description Error codes: `invalid_request_body`, `missing_parameter`, `invalid_parameter`, `unknown_parameter` */
-                400: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `missing_credentials`, `invalid_access_token` */
-                401: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `request_timeout` */
-                408: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `request_too_large` */
-                413: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `request_header_too_large` */
-                431: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `internal_error` */
-                500: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
+                400: components["responses"]["invalid_request_body__missing_parameter__invalid_parameter__unknown_parameter"];
+                401: components["responses"]["missing_credentials__invalid_access_token"];
+                408: components["responses"]["request_timeout"];
+                413: components["responses"]["request_too_large"];
+                431: components["responses"]["request_header_too_large"];
+                500: components["responses"]["internal_error"];
             };
         };
         delete?: never;
@@ -2054,67 +1116,16 @@ export interface paths {
                 /** @description OK */
                 200: {
                     headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
+                        "Svc-Request-Id": components["headers"]["Svc-Request-Id"];
                         [name: string]: unknown;
                     };
                     content?: never;
                 };
-                /** @description Error codes: `missing_credentials`, `invalid_access_token` */
-                401: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `organization_not_found`, `not_found` */
-                404: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `request_timeout` */
-                408: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `request_header_too_large` */
-                431: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `internal_error` */
-                500: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
+                401: components["responses"]["missing_credentials__invalid_access_token"];
+                404: components["responses"]["organization_not_found__not_found"];
+                408: components["responses"]["request_timeout"];
+                431: components["responses"]["request_header_too_large"];
+                500: components["responses"]["internal_error"];
             };
         };
         put?: never;
@@ -2145,6 +1156,14 @@ export interface paths {
             };
             requestBody: {
                 content: {
+                    /**
+                     * @example {
+                     *       "environment": "sandbox",
+                     *       "ip_allowlist": [
+                     *         "203.0.113.0/24"
+                     *       ]
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {string} */
                         environment: "sandbox" | "production";
@@ -2156,89 +1175,18 @@ export interface paths {
                 /** @description OK */
                 200: {
                     headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
+                        "Svc-Request-Id": components["headers"]["Svc-Request-Id"];
                         [name: string]: unknown;
                     };
                     content?: never;
                 };
-                /** @description Error codes: `invalid_request_body`, `missing_parameter`, `invalid_parameter`, `unknown_parameter` */
-                400: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `missing_credentials`, `invalid_access_token` */
-                401: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `organization_not_found`, `not_found` */
-                404: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `request_timeout` */
-                408: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `request_too_large` */
-                413: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `request_header_too_large` */
-                431: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `internal_error` */
-                500: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
+                400: components["responses"]["invalid_request_body__missing_parameter__invalid_parameter__unknown_parameter"];
+                401: components["responses"]["missing_credentials__invalid_access_token"];
+                404: components["responses"]["organization_not_found__not_found"];
+                408: components["responses"]["request_timeout"];
+                413: components["responses"]["request_too_large"];
+                431: components["responses"]["request_header_too_large"];
+                500: components["responses"]["internal_error"];
             };
         };
         post?: never;
@@ -2276,67 +1224,16 @@ export interface paths {
                 /** @description OK */
                 200: {
                     headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
+                        "Svc-Request-Id": components["headers"]["Svc-Request-Id"];
                         [name: string]: unknown;
                     };
                     content?: never;
                 };
-                /** @description Error codes: `invalid_parameter`, `unknown_parameter`, `expired_cursor` */
-                400: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `missing_credentials`, `invalid_access_token` */
-                401: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `request_timeout` */
-                408: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `request_header_too_large` */
-                431: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `internal_error` */
-                500: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
+                400: components["responses"]["invalid_parameter__unknown_parameter__expired_cursor"];
+                401: components["responses"]["missing_credentials__invalid_access_token"];
+                408: components["responses"]["request_timeout"];
+                431: components["responses"]["request_header_too_large"];
+                500: components["responses"]["internal_error"];
             };
         };
         put?: never;
@@ -2350,6 +1247,32 @@ export interface paths {
             };
             requestBody: {
                 content: {
+                    /**
+                     * @example {
+                     *       "organization_id": "org_01JD3R5M7N8P9Q2R3S4T5V6W7X",
+                     *       "environment": "sandbox",
+                     *       "name": "Acme debit",
+                     *       "processor": "sim_full",
+                     *       "currencies": [
+                     *         "USD",
+                     *         "EUR"
+                     *       ],
+                     *       "form_factors": [
+                     *         "virtual",
+                     *         "physical"
+                     *       ],
+                     *       "card_types": [
+                     *         "debit"
+                     *       ],
+                     *       "card_brand": "visa",
+                     *       "bin": "49990000",
+                     *       "kyc_initial_status": "not_started",
+                     *       "pin_key_configured": true,
+                     *       "foreign_spend": "allowed",
+                     *       "fx_markup_bps": 200,
+                     *       "fx_fee": "included"
+                     *     }
+                     */
                     "application/json": {
                         bin?: string;
                         /** @enum {string} */
@@ -2385,89 +1308,18 @@ export interface paths {
                 /** @description Created */
                 201: {
                     headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
+                        "Svc-Request-Id": components["headers"]["Svc-Request-Id"];
                         [name: string]: unknown;
                     };
                     content?: never;
                 };
-                /** @description Error codes: `invalid_request_body`, `missing_parameter`, `invalid_parameter`, `unknown_parameter` */
-                400: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `missing_credentials`, `invalid_access_token` */
-                401: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `organization_not_found` */
-                404: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `request_timeout` */
-                408: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `request_too_large` */
-                413: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `request_header_too_large` */
-                431: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `internal_error` */
-                500: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
+                400: components["responses"]["invalid_request_body__missing_parameter__invalid_parameter__unknown_parameter"];
+                401: components["responses"]["missing_credentials__invalid_access_token"];
+                404: components["responses"]["organization_not_found"];
+                408: components["responses"]["request_timeout"];
+                413: components["responses"]["request_too_large"];
+                431: components["responses"]["request_header_too_large"];
+                500: components["responses"]["internal_error"];
             };
         };
         delete?: never;
@@ -2498,67 +1350,16 @@ export interface paths {
                 /** @description OK */
                 200: {
                     headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
+                        "Svc-Request-Id": components["headers"]["Svc-Request-Id"];
                         [name: string]: unknown;
                     };
                     content?: never;
                 };
-                /** @description Error codes: `missing_credentials`, `invalid_access_token` */
-                401: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `program_not_found`, `not_found` */
-                404: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `request_timeout` */
-                408: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `request_header_too_large` */
-                431: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `internal_error` */
-                500: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
+                401: components["responses"]["missing_credentials__invalid_access_token"];
+                404: components["responses"]["program_not_found__not_found"];
+                408: components["responses"]["request_timeout"];
+                431: components["responses"]["request_header_too_large"];
+                500: components["responses"]["internal_error"];
             };
         };
         put?: never;
@@ -2581,6 +1382,14 @@ export interface paths {
             };
             requestBody: {
                 content: {
+                    /**
+                     * @example {
+                     *       "name": "Acme debit",
+                     *       "foreign_spend": "allowed",
+                     *       "fx_markup_bps": 200,
+                     *       "fx_fee": "included"
+                     *     }
+                     */
                     "application/json": {
                         /**
                          * @description Whether its cards may spend in another currency than their account's: `allowed` (default; the amount is converted into the account currency) or `blocked` (such an authorization declines `currency_mismatch`)
@@ -2602,89 +1411,18 @@ export interface paths {
                 /** @description OK */
                 200: {
                     headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
+                        "Svc-Request-Id": components["headers"]["Svc-Request-Id"];
                         [name: string]: unknown;
                     };
                     content?: never;
                 };
-                /** @description Error codes: `invalid_request_body`, `missing_parameter`, `invalid_parameter`, `unknown_parameter` */
-                400: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `missing_credentials`, `invalid_access_token` */
-                401: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `program_not_found`, `not_found` */
-                404: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `request_timeout` */
-                408: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `request_too_large` */
-                413: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `request_header_too_large` */
-                431: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `internal_error` */
-                500: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
+                400: components["responses"]["invalid_request_body__missing_parameter__invalid_parameter__unknown_parameter"];
+                401: components["responses"]["missing_credentials__invalid_access_token"];
+                404: components["responses"]["program_not_found__not_found"];
+                408: components["responses"]["request_timeout"];
+                413: components["responses"]["request_too_large"];
+                431: components["responses"]["request_header_too_large"];
+                500: components["responses"]["internal_error"];
             };
         };
         trace?: never;
@@ -2711,6 +1449,13 @@ export interface paths {
             };
             requestBody: {
                 content: {
+                    /**
+                     * @example {
+                     *       "email": "ada@example.com",
+                     *       "role": "developer",
+                     *       "organization_id": "org_01JD3R5M7N8P9Q2R3S4T5V6W7X"
+                     *     }
+                     */
                     "application/json": {
                         /** Format: email */
                         email: string;
@@ -2724,102 +1469,30 @@ export interface paths {
                 /** @description Created */
                 201: {
                     headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
+                        "Svc-Request-Id": components["headers"]["Svc-Request-Id"];
                         [name: string]: unknown;
                     };
                     content: {
                         "application/json": components["schemas"]["UserInvitation"];
                     };
                 };
-                /** @description Error codes: `invalid_request_body`, `missing_parameter`, `invalid_parameter`, `unknown_parameter` */
-                400: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `missing_credentials`, `invalid_access_token` */
-                401: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `organization_not_found` */
-                404: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `request_timeout` */
-                408: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
+                400: components["responses"]["invalid_request_body__missing_parameter__invalid_parameter__unknown_parameter"];
+                401: components["responses"]["missing_credentials__invalid_access_token"];
+                404: components["responses"]["organization_not_found"];
+                408: components["responses"]["request_timeout"];
                 /** @description Error codes: `user_already_exists` */
                 409: {
                     headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
+                        "Svc-Request-Id": components["headers"]["Svc-Request-Id"];
                         [name: string]: unknown;
                     };
                     content: {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error codes: `request_too_large` */
-                413: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `request_header_too_large` */
-                431: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `internal_error` */
-                500: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
+                413: components["responses"]["request_too_large"];
+                431: components["responses"]["request_header_too_large"];
+                500: components["responses"]["internal_error"];
             };
         };
         delete?: never;
@@ -2856,67 +1529,16 @@ export interface paths {
                 /** @description OK */
                 200: {
                     headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
+                        "Svc-Request-Id": components["headers"]["Svc-Request-Id"];
                         [name: string]: unknown;
                     };
                     content?: never;
                 };
-                /** @description Error codes: `invalid_parameter`, `unknown_parameter`, `expired_cursor` */
-                400: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `missing_credentials`, `invalid_access_token` */
-                401: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `request_timeout` */
-                408: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `request_header_too_large` */
-                431: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `internal_error` */
-                500: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
+                400: components["responses"]["invalid_parameter__unknown_parameter__expired_cursor"];
+                401: components["responses"]["missing_credentials__invalid_access_token"];
+                408: components["responses"]["request_timeout"];
+                431: components["responses"]["request_header_too_large"];
+                500: components["responses"]["internal_error"];
             };
         };
         put?: never;
@@ -2949,67 +1571,16 @@ export interface paths {
                 /** @description OK */
                 200: {
                     headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
+                        "Svc-Request-Id": components["headers"]["Svc-Request-Id"];
                         [name: string]: unknown;
                     };
                     content?: never;
                 };
-                /** @description Error codes: `missing_credentials`, `invalid_access_token` */
-                401: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `not_found` */
-                404: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `request_timeout` */
-                408: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `request_header_too_large` */
-                431: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `internal_error` */
-                500: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
+                401: components["responses"]["missing_credentials__invalid_access_token"];
+                404: components["responses"]["not_found"];
+                408: components["responses"]["request_timeout"];
+                431: components["responses"]["request_header_too_large"];
+                500: components["responses"]["internal_error"];
             };
         };
         put?: never;
@@ -3049,78 +1620,17 @@ export interface paths {
                 /** @description OK */
                 200: {
                     headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
+                        "Svc-Request-Id": components["headers"]["Svc-Request-Id"];
                         [name: string]: unknown;
                     };
                     content?: never;
                 };
-                /** @description Error codes: `invalid_parameter`, `unknown_parameter`, `expired_cursor` */
-                400: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `missing_credentials`, `invalid_access_token` */
-                401: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `not_found` */
-                404: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `request_timeout` */
-                408: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `request_header_too_large` */
-                431: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `internal_error` */
-                500: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
+                400: components["responses"]["invalid_parameter__unknown_parameter__expired_cursor"];
+                401: components["responses"]["missing_credentials__invalid_access_token"];
+                404: components["responses"]["not_found"];
+                408: components["responses"]["request_timeout"];
+                431: components["responses"]["request_header_too_large"];
+                500: components["responses"]["internal_error"];
             };
         };
         put?: never;
@@ -3155,6 +1665,11 @@ export interface paths {
             };
             requestBody: {
                 content: {
+                    /**
+                     * @example {
+                     *       "since": "2026-11-20T00:00:00Z"
+                     *     }
+                     */
                     "application/json": {
                         /** @description ISO 8601 timestamp or Unix seconds */
                         since: string;
@@ -3165,89 +1680,18 @@ export interface paths {
                 /** @description OK */
                 200: {
                     headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
+                        "Svc-Request-Id": components["headers"]["Svc-Request-Id"];
                         [name: string]: unknown;
                     };
                     content?: never;
                 };
-                /** @description Error codes: `invalid_request_body`, `missing_parameter`, `invalid_parameter`, `unknown_parameter` */
-                400: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `missing_credentials`, `invalid_access_token` */
-                401: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `not_found` */
-                404: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `request_timeout` */
-                408: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `request_too_large` */
-                413: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `request_header_too_large` */
-                431: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `internal_error` */
-                500: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
+                400: components["responses"]["invalid_request_body__missing_parameter__invalid_parameter__unknown_parameter"];
+                401: components["responses"]["missing_credentials__invalid_access_token"];
+                404: components["responses"]["not_found"];
+                408: components["responses"]["request_timeout"];
+                413: components["responses"]["request_too_large"];
+                431: components["responses"]["request_header_too_large"];
+                500: components["responses"]["internal_error"];
             };
         };
         delete?: never;
@@ -3276,8 +1720,7 @@ export interface paths {
                 /** @description OK */
                 200: {
                     headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
+                        "Svc-Request-Id": components["headers"]["Svc-Request-Id"];
                         [name: string]: unknown;
                     };
                     content: {
@@ -3339,93 +1782,20 @@ export interface paths {
                 /** @description OK */
                 200: {
                     headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
+                        "Svc-Request-Id": components["headers"]["Svc-Request-Id"];
                         [name: string]: unknown;
                     };
                     content: {
                         "application/json": components["schemas"]["AccountList"];
                     };
                 };
-                /** @description Error codes: `invalid_parameter`, `unknown_parameter`, `expired_cursor` */
-                400: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `missing_credentials`, `invalid_access_token` */
-                401: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `ip_not_allowed`, `environment_mismatch`, `insufficient_scope` */
-                403: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `request_timeout` */
-                408: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `rate_limited` */
-                429: {
-                    headers: {
-                        /** @description Seconds to wait before retrying. */
-                        "Retry-After"?: number;
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `request_header_too_large` */
-                431: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `internal_error` */
-                500: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
+                400: components["responses"]["invalid_parameter__unknown_parameter__expired_cursor"];
+                401: components["responses"]["missing_credentials__invalid_access_token"];
+                403: components["responses"]["ip_not_allowed__environment_mismatch__insufficient_scope"];
+                408: components["responses"]["request_timeout"];
+                429: components["responses"]["rate_limited"];
+                431: components["responses"]["request_header_too_large"];
+                500: components["responses"]["internal_error"];
             };
         };
         put?: never;
@@ -3445,6 +1815,16 @@ export interface paths {
             };
             requestBody: {
                 content: {
+                    /**
+                     * @example {
+                     *       "program_id": "prog_01JD3Q7Y6X5W4V3T2S1R0Q9P8J",
+                     *       "cardholder_id": "chd_01JD3Q7Y6X5W4V3T2S1R0Q9P8N",
+                     *       "currency": "USD",
+                     *       "metadata": {
+                     *         "customer_ref": "CUST-1042"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["AccountCreateRequest"];
                 };
             };
@@ -3452,167 +1832,34 @@ export interface paths {
                 /** @description Created */
                 201: {
                     headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
+                        "Svc-Request-Id": components["headers"]["Svc-Request-Id"];
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "id": "acct_01JD3Q7Y6X5W4V3T2S1R0Q9P8K",
-                         *       "object": "account",
-                         *       "program_id": "prog_01JD3Q7Y6X5W4V3T2S1R0Q9P8J",
-                         *       "cardholder_id": "chd_01JD3Q7Y6X5W4V3T2S1R0Q9P8N",
-                         *       "currency": "USD",
-                         *       "status": "open",
-                         *       "ledger_balance": 50000,
-                         *       "held_balance": 4000,
-                         *       "available_balance": 46000,
-                         *       "has_upstream_reference": true,
-                         *       "metadata": {
-                         *         "purpose": "travel"
-                         *       },
-                         *       "created_at": "2026-11-01T12:05:00.000Z",
-                         *       "updated_at": "2026-11-03T08:30:00.000Z"
-                         *     }
-                         */
                         "application/json": components["schemas"]["Account"];
                     };
                 };
-                /** @description Error codes: `invalid_request_body`, `missing_parameter`, `invalid_parameter`, `unknown_parameter` */
-                400: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `missing_credentials`, `invalid_access_token` */
-                401: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `ip_not_allowed`, `environment_mismatch`, `insufficient_scope` */
-                403: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `cardholder_not_found` */
-                404: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `request_timeout` */
-                408: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `idempotency_key_reuse`, `idempotency_request_in_progress` */
-                409: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `request_too_large` */
-                413: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
+                400: components["responses"]["invalid_request_body__missing_parameter__invalid_parameter__unknown_parameter"];
+                401: components["responses"]["missing_credentials__invalid_access_token"];
+                403: components["responses"]["ip_not_allowed__environment_mismatch__insufficient_scope"];
+                404: components["responses"]["cardholder_not_found"];
+                408: components["responses"]["request_timeout"];
+                409: components["responses"]["idempotency_key_reuse__idempotency_request_in_progress"];
+                413: components["responses"]["request_too_large"];
                 /** @description Error codes: `kyc_not_approved`, `kyc_identity_required`, `program_not_provisioned` */
                 422: {
                     headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
+                        "Svc-Request-Id": components["headers"]["Svc-Request-Id"];
                         [name: string]: unknown;
                     };
                     content: {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error codes: `rate_limited` */
-                429: {
-                    headers: {
-                        /** @description Seconds to wait before retrying. */
-                        "Retry-After"?: number;
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `request_header_too_large` */
-                431: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `internal_error` */
-                500: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `processor_unavailable`, `processor_permission_denied` */
-                502: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
+                429: components["responses"]["rate_limited"];
+                431: components["responses"]["request_header_too_large"];
+                500: components["responses"]["internal_error"];
+                502: components["responses"]["processor_unavailable__processor_permission_denied"];
             };
         };
         delete?: never;
@@ -3643,112 +1890,20 @@ export interface paths {
                 /** @description OK */
                 200: {
                     headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
+                        "Svc-Request-Id": components["headers"]["Svc-Request-Id"];
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "id": "acct_01JD3Q7Y6X5W4V3T2S1R0Q9P8K",
-                         *       "object": "account",
-                         *       "program_id": "prog_01JD3Q7Y6X5W4V3T2S1R0Q9P8J",
-                         *       "cardholder_id": "chd_01JD3Q7Y6X5W4V3T2S1R0Q9P8N",
-                         *       "currency": "USD",
-                         *       "status": "open",
-                         *       "ledger_balance": 50000,
-                         *       "held_balance": 4000,
-                         *       "available_balance": 46000,
-                         *       "has_upstream_reference": true,
-                         *       "metadata": {
-                         *         "purpose": "travel"
-                         *       },
-                         *       "created_at": "2026-11-01T12:05:00.000Z",
-                         *       "updated_at": "2026-11-03T08:30:00.000Z"
-                         *     }
-                         */
                         "application/json": components["schemas"]["Account"];
                     };
                 };
-                /** @description Error codes: `missing_credentials`, `invalid_access_token` */
-                401: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `ip_not_allowed`, `environment_mismatch`, `insufficient_scope` */
-                403: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `account_not_found`, `not_found` */
-                404: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `request_timeout` */
-                408: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `rate_limited` */
-                429: {
-                    headers: {
-                        /** @description Seconds to wait before retrying. */
-                        "Retry-After"?: number;
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `request_header_too_large` */
-                431: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `internal_error` */
-                500: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
+                401: components["responses"]["missing_credentials__invalid_access_token"];
+                403: components["responses"]["ip_not_allowed__environment_mismatch__insufficient_scope"];
+                404: components["responses"]["account_not_found__not_found"];
+                408: components["responses"]["request_timeout"];
+                429: components["responses"]["rate_limited"];
+                431: components["responses"]["request_header_too_large"];
+                500: components["responses"]["internal_error"];
             };
         };
         put?: never;
@@ -3786,6 +1941,12 @@ export interface paths {
             };
             requestBody: {
                 content: {
+                    /**
+                     * @example {
+                     *       "reason": "fraud",
+                     *       "note": "Confirmed with the cardholder by phone"
+                     *     }
+                     */
                     "application/json": components["schemas"]["AccountBlockRequest"];
                 };
             };
@@ -3793,156 +1954,24 @@ export interface paths {
                 /** @description OK */
                 200: {
                     headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
+                        "Svc-Request-Id": components["headers"]["Svc-Request-Id"];
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "id": "acct_01JD3Q7Y6X5W4V3T2S1R0Q9P8K",
-                         *       "object": "account",
-                         *       "program_id": "prog_01JD3Q7Y6X5W4V3T2S1R0Q9P8J",
-                         *       "cardholder_id": "chd_01JD3Q7Y6X5W4V3T2S1R0Q9P8N",
-                         *       "currency": "USD",
-                         *       "status": "open",
-                         *       "ledger_balance": 50000,
-                         *       "held_balance": 4000,
-                         *       "available_balance": 46000,
-                         *       "has_upstream_reference": true,
-                         *       "metadata": {
-                         *         "purpose": "travel"
-                         *       },
-                         *       "created_at": "2026-11-01T12:05:00.000Z",
-                         *       "updated_at": "2026-11-03T08:30:00.000Z"
-                         *     }
-                         */
                         "application/json": components["schemas"]["Account"];
                     };
                 };
-                /** @description Error codes: `invalid_request_body`, `missing_parameter`, `invalid_parameter`, `unknown_parameter` */
-                400: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `missing_credentials`, `invalid_access_token` */
-                401: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `ip_not_allowed`, `environment_mismatch`, `insufficient_scope` */
-                403: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `account_not_found`, `not_found` */
-                404: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `request_timeout` */
-                408: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `idempotency_key_reuse`, `idempotency_request_in_progress` */
-                409: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `request_too_large` */
-                413: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `rate_limited` */
-                429: {
-                    headers: {
-                        /** @description Seconds to wait before retrying. */
-                        "Retry-After"?: number;
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `request_header_too_large` */
-                431: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `internal_error` */
-                500: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `processor_unavailable`, `processor_permission_denied` */
-                502: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
+                400: components["responses"]["invalid_request_body__missing_parameter__invalid_parameter__unknown_parameter"];
+                401: components["responses"]["missing_credentials__invalid_access_token"];
+                403: components["responses"]["ip_not_allowed__environment_mismatch__insufficient_scope"];
+                404: components["responses"]["account_not_found__not_found"];
+                408: components["responses"]["request_timeout"];
+                409: components["responses"]["idempotency_key_reuse__idempotency_request_in_progress"];
+                413: components["responses"]["request_too_large"];
+                429: components["responses"]["rate_limited"];
+                431: components["responses"]["request_header_too_large"];
+                500: components["responses"]["internal_error"];
+                502: components["responses"]["processor_unavailable__processor_permission_denied"];
             };
         };
         delete?: never;
@@ -3980,104 +2009,21 @@ export interface paths {
                 /** @description OK */
                 200: {
                     headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
+                        "Svc-Request-Id": components["headers"]["Svc-Request-Id"];
                         [name: string]: unknown;
                     };
                     content: {
                         "application/json": components["schemas"]["AccountCardList"];
                     };
                 };
-                /** @description Error codes: `invalid_parameter`, `unknown_parameter`, `expired_cursor` */
-                400: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `missing_credentials`, `invalid_access_token` */
-                401: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `ip_not_allowed`, `environment_mismatch`, `insufficient_scope` */
-                403: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `account_not_found`, `not_found` */
-                404: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `request_timeout` */
-                408: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `rate_limited` */
-                429: {
-                    headers: {
-                        /** @description Seconds to wait before retrying. */
-                        "Retry-After"?: number;
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `request_header_too_large` */
-                431: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `internal_error` */
-                500: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
+                400: components["responses"]["invalid_parameter__unknown_parameter__expired_cursor"];
+                401: components["responses"]["missing_credentials__invalid_access_token"];
+                403: components["responses"]["ip_not_allowed__environment_mismatch__insufficient_scope"];
+                404: components["responses"]["account_not_found__not_found"];
+                408: components["responses"]["request_timeout"];
+                429: components["responses"]["rate_limited"];
+                431: components["responses"]["request_header_too_large"];
+                500: components["responses"]["internal_error"];
             };
         };
         put?: never;
@@ -4115,6 +2061,15 @@ export interface paths {
             };
             requestBody: {
                 content: {
+                    /**
+                     * @example {
+                     *       "amount": 1250,
+                     *       "client_transaction_id": "ledger-2026-11-20-0042",
+                     *       "reference": "CUST-1042",
+                     *       "description": "Adjustment for order 1042",
+                     *       "currency": "USD"
+                     *     }
+                     */
                     "application/json": components["schemas"]["AccountAdjustmentRequest"];
                 };
             };
@@ -4122,156 +2077,24 @@ export interface paths {
                 /** @description OK */
                 200: {
                     headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
+                        "Svc-Request-Id": components["headers"]["Svc-Request-Id"];
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "id": "acct_01JD3Q7Y6X5W4V3T2S1R0Q9P8K",
-                         *       "object": "account",
-                         *       "program_id": "prog_01JD3Q7Y6X5W4V3T2S1R0Q9P8J",
-                         *       "cardholder_id": "chd_01JD3Q7Y6X5W4V3T2S1R0Q9P8N",
-                         *       "currency": "USD",
-                         *       "status": "open",
-                         *       "ledger_balance": 50000,
-                         *       "held_balance": 4000,
-                         *       "available_balance": 46000,
-                         *       "has_upstream_reference": true,
-                         *       "metadata": {
-                         *         "purpose": "travel"
-                         *       },
-                         *       "created_at": "2026-11-01T12:05:00.000Z",
-                         *       "updated_at": "2026-11-03T08:30:00.000Z"
-                         *     }
-                         */
                         "application/json": components["schemas"]["Account"];
                     };
                 };
-                /** @description Error codes: `invalid_request_body`, `missing_parameter`, `invalid_parameter`, `unknown_parameter` */
-                400: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `missing_credentials`, `invalid_access_token` */
-                401: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `ip_not_allowed`, `environment_mismatch`, `insufficient_scope` */
-                403: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `account_not_found`, `not_found` */
-                404: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `request_timeout` */
-                408: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `adjustment_already_applied`, `idempotency_request_in_progress`, `idempotency_key_reuse` */
-                409: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `request_too_large` */
-                413: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `account_blocked`, `account_not_fundable`, `account_not_provisioned`, `currency_mismatch` */
-                422: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `rate_limited` */
-                429: {
-                    headers: {
-                        /** @description Seconds to wait before retrying. */
-                        "Retry-After"?: number;
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `request_header_too_large` */
-                431: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `internal_error` */
-                500: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
+                400: components["responses"]["invalid_request_body__missing_parameter__invalid_parameter__unknown_parameter"];
+                401: components["responses"]["missing_credentials__invalid_access_token"];
+                403: components["responses"]["ip_not_allowed__environment_mismatch__insufficient_scope"];
+                404: components["responses"]["account_not_found__not_found"];
+                408: components["responses"]["request_timeout"];
+                409: components["responses"]["adjustment_already_applied__idempotency_request_in_progress__idempotency_key_reuse"];
+                413: components["responses"]["request_too_large"];
+                422: components["responses"]["account_blocked__account_not_fundable__account_not_provisioned__currency_mismatch"];
+                429: components["responses"]["rate_limited"];
+                431: components["responses"]["request_header_too_large"];
+                500: components["responses"]["internal_error"];
             };
         };
         delete?: never;
@@ -4307,6 +2130,15 @@ export interface paths {
             };
             requestBody: {
                 content: {
+                    /**
+                     * @example {
+                     *       "amount": 1250,
+                     *       "client_transaction_id": "ledger-2026-11-20-0042",
+                     *       "reference": "CUST-1042",
+                     *       "description": "Adjustment for order 1042",
+                     *       "currency": "USD"
+                     *     }
+                     */
                     "application/json": components["schemas"]["AccountAdjustmentRequest"];
                 };
             };
@@ -4314,167 +2146,25 @@ export interface paths {
                 /** @description OK */
                 200: {
                     headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
+                        "Svc-Request-Id": components["headers"]["Svc-Request-Id"];
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "id": "acct_01JD3Q7Y6X5W4V3T2S1R0Q9P8K",
-                         *       "object": "account",
-                         *       "program_id": "prog_01JD3Q7Y6X5W4V3T2S1R0Q9P8J",
-                         *       "cardholder_id": "chd_01JD3Q7Y6X5W4V3T2S1R0Q9P8N",
-                         *       "currency": "USD",
-                         *       "status": "open",
-                         *       "ledger_balance": 50000,
-                         *       "held_balance": 4000,
-                         *       "available_balance": 46000,
-                         *       "has_upstream_reference": true,
-                         *       "metadata": {
-                         *         "purpose": "travel"
-                         *       },
-                         *       "created_at": "2026-11-01T12:05:00.000Z",
-                         *       "updated_at": "2026-11-03T08:30:00.000Z"
-                         *     }
-                         */
                         "application/json": components["schemas"]["Account"];
                     };
                 };
-                /** @description Error codes: `invalid_request_body`, `missing_parameter`, `invalid_parameter`, `unknown_parameter` */
-                400: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `missing_credentials`, `invalid_access_token` */
-                401: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `insufficient_funds` */
-                402: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `ip_not_allowed`, `environment_mismatch`, `insufficient_scope` */
-                403: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `account_not_found`, `not_found` */
-                404: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `request_timeout` */
-                408: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `adjustment_already_applied`, `idempotency_request_in_progress`, `idempotency_key_reuse` */
-                409: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `request_too_large` */
-                413: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `account_blocked`, `account_not_fundable`, `account_not_provisioned`, `currency_mismatch` */
-                422: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `rate_limited` */
-                429: {
-                    headers: {
-                        /** @description Seconds to wait before retrying. */
-                        "Retry-After"?: number;
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `request_header_too_large` */
-                431: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `internal_error` */
-                500: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
+                400: components["responses"]["invalid_request_body__missing_parameter__invalid_parameter__unknown_parameter"];
+                401: components["responses"]["missing_credentials__invalid_access_token"];
+                402: components["responses"]["insufficient_funds"];
+                403: components["responses"]["ip_not_allowed__environment_mismatch__insufficient_scope"];
+                404: components["responses"]["account_not_found__not_found"];
+                408: components["responses"]["request_timeout"];
+                409: components["responses"]["adjustment_already_applied__idempotency_request_in_progress__idempotency_key_reuse"];
+                413: components["responses"]["request_too_large"];
+                422: components["responses"]["account_blocked__account_not_fundable__account_not_provisioned__currency_mismatch"];
+                429: components["responses"]["rate_limited"];
+                431: components["responses"]["request_header_too_large"];
+                500: components["responses"]["internal_error"];
             };
         };
         delete?: never;
@@ -4515,104 +2205,21 @@ export interface paths {
                 /** @description OK */
                 200: {
                     headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
+                        "Svc-Request-Id": components["headers"]["Svc-Request-Id"];
                         [name: string]: unknown;
                     };
                     content: {
                         "application/json": components["schemas"]["LedgerEntryList"];
                     };
                 };
-                /** @description Error codes: `invalid_parameter`, `unknown_parameter`, `expired_cursor` */
-                400: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `missing_credentials`, `invalid_access_token` */
-                401: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `ip_not_allowed`, `environment_mismatch`, `insufficient_scope` */
-                403: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `account_not_found`, `not_found` */
-                404: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `request_timeout` */
-                408: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `rate_limited` */
-                429: {
-                    headers: {
-                        /** @description Seconds to wait before retrying. */
-                        "Retry-After"?: number;
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `request_header_too_large` */
-                431: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `internal_error` */
-                500: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
+                400: components["responses"]["invalid_parameter__unknown_parameter__expired_cursor"];
+                401: components["responses"]["missing_credentials__invalid_access_token"];
+                403: components["responses"]["ip_not_allowed__environment_mismatch__insufficient_scope"];
+                404: components["responses"]["account_not_found__not_found"];
+                408: components["responses"]["request_timeout"];
+                429: components["responses"]["rate_limited"];
+                431: components["responses"]["request_header_too_large"];
+                500: components["responses"]["internal_error"];
             };
         };
         put?: never;
@@ -4650,6 +2257,12 @@ export interface paths {
             };
             requestBody: {
                 content: {
+                    /**
+                     * @example {
+                     *       "reason": "fraud",
+                     *       "note": "Confirmed with the cardholder by phone"
+                     *     }
+                     */
                     "application/json": components["schemas"]["AccountUnblockRequest"];
                 };
             };
@@ -4657,156 +2270,24 @@ export interface paths {
                 /** @description OK */
                 200: {
                     headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
+                        "Svc-Request-Id": components["headers"]["Svc-Request-Id"];
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "id": "acct_01JD3Q7Y6X5W4V3T2S1R0Q9P8K",
-                         *       "object": "account",
-                         *       "program_id": "prog_01JD3Q7Y6X5W4V3T2S1R0Q9P8J",
-                         *       "cardholder_id": "chd_01JD3Q7Y6X5W4V3T2S1R0Q9P8N",
-                         *       "currency": "USD",
-                         *       "status": "open",
-                         *       "ledger_balance": 50000,
-                         *       "held_balance": 4000,
-                         *       "available_balance": 46000,
-                         *       "has_upstream_reference": true,
-                         *       "metadata": {
-                         *         "purpose": "travel"
-                         *       },
-                         *       "created_at": "2026-11-01T12:05:00.000Z",
-                         *       "updated_at": "2026-11-03T08:30:00.000Z"
-                         *     }
-                         */
                         "application/json": components["schemas"]["Account"];
                     };
                 };
-                /** @description Error codes: `invalid_request_body`, `missing_parameter`, `invalid_parameter`, `unknown_parameter` */
-                400: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `missing_credentials`, `invalid_access_token` */
-                401: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `ip_not_allowed`, `environment_mismatch`, `insufficient_scope` */
-                403: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `account_not_found`, `not_found` */
-                404: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `request_timeout` */
-                408: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `idempotency_key_reuse`, `idempotency_request_in_progress` */
-                409: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `request_too_large` */
-                413: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `rate_limited` */
-                429: {
-                    headers: {
-                        /** @description Seconds to wait before retrying. */
-                        "Retry-After"?: number;
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `request_header_too_large` */
-                431: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `internal_error` */
-                500: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `processor_unavailable`, `processor_permission_denied` */
-                502: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
+                400: components["responses"]["invalid_request_body__missing_parameter__invalid_parameter__unknown_parameter"];
+                401: components["responses"]["missing_credentials__invalid_access_token"];
+                403: components["responses"]["ip_not_allowed__environment_mismatch__insufficient_scope"];
+                404: components["responses"]["account_not_found__not_found"];
+                408: components["responses"]["request_timeout"];
+                409: components["responses"]["idempotency_key_reuse__idempotency_request_in_progress"];
+                413: components["responses"]["request_too_large"];
+                429: components["responses"]["rate_limited"];
+                431: components["responses"]["request_header_too_large"];
+                500: components["responses"]["internal_error"];
+                502: components["responses"]["processor_unavailable__processor_permission_denied"];
             };
         };
         delete?: never;
@@ -4847,93 +2328,20 @@ export interface paths {
                 /** @description OK */
                 200: {
                     headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
+                        "Svc-Request-Id": components["headers"]["Svc-Request-Id"];
                         [name: string]: unknown;
                     };
                     content: {
                         "application/json": components["schemas"]["AuthenticationList"];
                     };
                 };
-                /** @description Error codes: `invalid_parameter`, `unknown_parameter`, `expired_cursor` */
-                400: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `missing_credentials`, `invalid_access_token` */
-                401: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `ip_not_allowed`, `environment_mismatch`, `insufficient_scope` */
-                403: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `request_timeout` */
-                408: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `rate_limited` */
-                429: {
-                    headers: {
-                        /** @description Seconds to wait before retrying. */
-                        "Retry-After"?: number;
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `request_header_too_large` */
-                431: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `internal_error` */
-                500: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
+                400: components["responses"]["invalid_parameter__unknown_parameter__expired_cursor"];
+                401: components["responses"]["missing_credentials__invalid_access_token"];
+                403: components["responses"]["ip_not_allowed__environment_mismatch__insufficient_scope"];
+                408: components["responses"]["request_timeout"];
+                429: components["responses"]["rate_limited"];
+                431: components["responses"]["request_header_too_large"];
+                500: components["responses"]["internal_error"];
             };
         };
         put?: never;
@@ -4969,114 +2377,20 @@ export interface paths {
                 /** @description OK */
                 200: {
                     headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
+                        "Svc-Request-Id": components["headers"]["Svc-Request-Id"];
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "id": "tdsa_01JD3R0A1B2C3D4E5F6G7H8J9K",
-                         *       "object": "authentication",
-                         *       "card_id": "card_01JD3Q7Y6X5W4V3T2S1R0Q9P8N",
-                         *       "amount": 4999,
-                         *       "currency": "USD",
-                         *       "merchant": {
-                         *         "name": "Corner Books",
-                         *         "mcc": "5942",
-                         *         "city": "Springfield",
-                         *         "country": "USA"
-                         *       },
-                         *       "challenge_method": "out_of_band",
-                         *       "status": "pending",
-                         *       "expires_at": "2026-11-02T10:20:00.000Z",
-                         *       "decided_at": null,
-                         *       "created_at": "2026-11-02T10:15:00.000Z",
-                         *       "updated_at": "2026-11-02T10:15:00.000Z"
-                         *     }
-                         */
                         "application/json": components["schemas"]["Authentication"];
                     };
                 };
-                /** @description Error codes: `missing_credentials`, `invalid_access_token` */
-                401: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `ip_not_allowed`, `environment_mismatch`, `insufficient_scope` */
-                403: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `authentication_not_found`, `not_found` */
-                404: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `request_timeout` */
-                408: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `rate_limited` */
-                429: {
-                    headers: {
-                        /** @description Seconds to wait before retrying. */
-                        "Retry-After"?: number;
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `request_header_too_large` */
-                431: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `internal_error` */
-                500: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
+                401: components["responses"]["missing_credentials__invalid_access_token"];
+                403: components["responses"]["ip_not_allowed__environment_mismatch__insufficient_scope"];
+                404: components["responses"]["authentication_not_found__not_found"];
+                408: components["responses"]["request_timeout"];
+                429: components["responses"]["rate_limited"];
+                431: components["responses"]["request_header_too_large"];
+                500: components["responses"]["internal_error"];
             };
         };
         put?: never;
@@ -5114,6 +2428,7 @@ export interface paths {
             };
             requestBody: {
                 content: {
+                    /** @example {} */
                     "application/json": Record<string, never>;
                 };
             };
@@ -5121,158 +2436,33 @@ export interface paths {
                 /** @description OK */
                 200: {
                     headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
+                        "Svc-Request-Id": components["headers"]["Svc-Request-Id"];
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "id": "tdsa_01JD3R0A1B2C3D4E5F6G7H8J9K",
-                         *       "object": "authentication",
-                         *       "card_id": "card_01JD3Q7Y6X5W4V3T2S1R0Q9P8N",
-                         *       "amount": 4999,
-                         *       "currency": "USD",
-                         *       "merchant": {
-                         *         "name": "Corner Books",
-                         *         "mcc": "5942",
-                         *         "city": "Springfield",
-                         *         "country": "USA"
-                         *       },
-                         *       "challenge_method": "out_of_band",
-                         *       "status": "pending",
-                         *       "expires_at": "2026-11-02T10:20:00.000Z",
-                         *       "decided_at": null,
-                         *       "created_at": "2026-11-02T10:15:00.000Z",
-                         *       "updated_at": "2026-11-02T10:15:00.000Z"
-                         *     }
-                         */
                         "application/json": components["schemas"]["Authentication"];
                     };
                 };
-                /** @description Error codes: `invalid_request_body`, `missing_parameter`, `invalid_parameter`, `unknown_parameter` */
-                400: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `missing_credentials`, `invalid_access_token` */
-                401: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `ip_not_allowed`, `environment_mismatch`, `insufficient_scope` */
-                403: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `authentication_not_found`, `not_found` */
-                404: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `request_timeout` */
-                408: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `idempotency_key_reuse`, `idempotency_request_in_progress` */
-                409: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `request_too_large` */
-                413: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
+                400: components["responses"]["invalid_request_body__missing_parameter__invalid_parameter__unknown_parameter"];
+                401: components["responses"]["missing_credentials__invalid_access_token"];
+                403: components["responses"]["ip_not_allowed__environment_mismatch__insufficient_scope"];
+                404: components["responses"]["authentication_not_found__not_found"];
+                408: components["responses"]["request_timeout"];
+                409: components["responses"]["idempotency_key_reuse__idempotency_request_in_progress"];
+                413: components["responses"]["request_too_large"];
                 /** @description Error codes: `authentication_invalid_state`, `card_closed` */
                 422: {
                     headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
+                        "Svc-Request-Id": components["headers"]["Svc-Request-Id"];
                         [name: string]: unknown;
                     };
                     content: {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error codes: `rate_limited` */
-                429: {
-                    headers: {
-                        /** @description Seconds to wait before retrying. */
-                        "Retry-After"?: number;
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `request_header_too_large` */
-                431: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `internal_error` */
-                500: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
+                429: components["responses"]["rate_limited"];
+                431: components["responses"]["request_header_too_large"];
+                500: components["responses"]["internal_error"];
             };
         };
         delete?: never;
@@ -5308,6 +2498,7 @@ export interface paths {
             };
             requestBody: {
                 content: {
+                    /** @example {} */
                     "application/json": Record<string, never>;
                 };
             };
@@ -5315,158 +2506,33 @@ export interface paths {
                 /** @description OK */
                 200: {
                     headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
+                        "Svc-Request-Id": components["headers"]["Svc-Request-Id"];
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "id": "tdsa_01JD3R0A1B2C3D4E5F6G7H8J9K",
-                         *       "object": "authentication",
-                         *       "card_id": "card_01JD3Q7Y6X5W4V3T2S1R0Q9P8N",
-                         *       "amount": 4999,
-                         *       "currency": "USD",
-                         *       "merchant": {
-                         *         "name": "Corner Books",
-                         *         "mcc": "5942",
-                         *         "city": "Springfield",
-                         *         "country": "USA"
-                         *       },
-                         *       "challenge_method": "out_of_band",
-                         *       "status": "pending",
-                         *       "expires_at": "2026-11-02T10:20:00.000Z",
-                         *       "decided_at": null,
-                         *       "created_at": "2026-11-02T10:15:00.000Z",
-                         *       "updated_at": "2026-11-02T10:15:00.000Z"
-                         *     }
-                         */
                         "application/json": components["schemas"]["Authentication"];
                     };
                 };
-                /** @description Error codes: `invalid_request_body`, `missing_parameter`, `invalid_parameter`, `unknown_parameter` */
-                400: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `missing_credentials`, `invalid_access_token` */
-                401: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `ip_not_allowed`, `environment_mismatch`, `insufficient_scope` */
-                403: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `authentication_not_found`, `not_found` */
-                404: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `request_timeout` */
-                408: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `idempotency_key_reuse`, `idempotency_request_in_progress` */
-                409: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `request_too_large` */
-                413: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
+                400: components["responses"]["invalid_request_body__missing_parameter__invalid_parameter__unknown_parameter"];
+                401: components["responses"]["missing_credentials__invalid_access_token"];
+                403: components["responses"]["ip_not_allowed__environment_mismatch__insufficient_scope"];
+                404: components["responses"]["authentication_not_found__not_found"];
+                408: components["responses"]["request_timeout"];
+                409: components["responses"]["idempotency_key_reuse__idempotency_request_in_progress"];
+                413: components["responses"]["request_too_large"];
                 /** @description Error codes: `authentication_invalid_state` */
                 422: {
                     headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
+                        "Svc-Request-Id": components["headers"]["Svc-Request-Id"];
                         [name: string]: unknown;
                     };
                     content: {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error codes: `rate_limited` */
-                429: {
-                    headers: {
-                        /** @description Seconds to wait before retrying. */
-                        "Retry-After"?: number;
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `request_header_too_large` */
-                431: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `internal_error` */
-                500: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
+                429: components["responses"]["rate_limited"];
+                431: components["responses"]["request_header_too_large"];
+                500: components["responses"]["internal_error"];
             };
         };
         delete?: never;
@@ -5495,8 +2561,7 @@ export interface paths {
                 /** @description OK */
                 200: {
                     headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
+                        "Svc-Request-Id": components["headers"]["Svc-Request-Id"];
                         [name: string]: unknown;
                     };
                     content: {
@@ -5515,90 +2580,18 @@ export interface paths {
                         "application/json": components["schemas"]["AuthorizationEndpoint"];
                     };
                 };
-                /** @description Error codes: `missing_credentials`, `invalid_access_token` */
-                401: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `ip_not_allowed`, `environment_mismatch`, `insufficient_scope` */
-                403: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `authorization_endpoint_not_found` */
-                404: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `request_timeout` */
-                408: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `rate_limited` */
-                429: {
-                    headers: {
-                        /** @description Seconds to wait before retrying. */
-                        "Retry-After"?: number;
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `request_header_too_large` */
-                431: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `internal_error` */
-                500: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
+                401: components["responses"]["missing_credentials__invalid_access_token"];
+                403: components["responses"]["ip_not_allowed__environment_mismatch__insufficient_scope"];
+                404: components["responses"]["authorization_endpoint_not_found"];
+                408: components["responses"]["request_timeout"];
+                429: components["responses"]["rate_limited"];
+                431: components["responses"]["request_header_too_large"];
+                500: components["responses"]["internal_error"];
             };
         };
         /**
          * Register or change the authorization endpoint
-         * @description Creates the environment's endpoint, answering its `whsec_` signing secret (shown only here and by rotate_secret), or changes the url, timeout_ms (100–2000, default 1500) and stand_in (default `decline`) of the existing one, keeping its secret (not shown). The url follows the rules of webhook endpoint URLs. For each authorization, and each increment, that the service's own rules approve, the service POSTs a signed `authorization.request` (the `Svc-Signature` of webhooks, over the raw body) carrying in `data.object` the authorization as it would be written (status pending, approved true, no hold yet) and in `data.request` what is asked (`type`, `amount`), and waits at most `timeout_ms`. Answer 2xx with `{"approved": true}`, `{"approved": true, "amount": n}` (partial approval, 0 < n ≤ the amount asked; the hold is n) or `{"approved": false}` (decline_reason integrator_declined). Anything else (timeout, non-2xx, not such JSON) is the stand-in: `approve` approves on the service's rules, `decline` declines with integrator_unavailable. Declines by the service's rules are never sent. After 5 consecutive stand-ins the endpoint is skipped for 30 s (per service process). Each authorization records who decided in `decision`. Guide: /docs/guides/authorization-endpoint.
+         * @description Creates the environment's endpoint, answering its `whsec_` signing secret (shown only here and by rotate_secret), or changes the url, timeout_ms (100–2000, default 1500) and stand_in (default `decline`) of the existing one, keeping its secret (not shown) and every setting the body leaves out (a PUT of a new url keeps the stand_in and timeout_ms set before). The url follows the rules of webhook endpoint URLs. For each authorization, and each increment, that the service's own rules approve, the service POSTs a signed `authorization.request` (the `Svc-Signature` of webhooks, over the raw body) carrying in `data.object` the authorization as it would be written (status pending, approved true, no hold yet) and in `data.request` what is asked (`type`, `amount`), and waits at most `timeout_ms`. Answer 2xx with `{"approved": true}`, `{"approved": true, "amount": n}` (partial approval, 0 < n ≤ the amount asked; the hold is n) or `{"approved": false}` (decline_reason integrator_declined). Anything else (timeout, non-2xx, not such JSON) is the stand-in: `approve` approves on the service's rules, `decline` declines with integrator_unavailable. Declines by the service's rules are never sent. After 5 consecutive stand-ins the endpoint is skipped for 30 s (per service process). Each authorization records who decided in `decision`. Guide: /docs/guides/authorization-endpoint.
          */
         put: {
             parameters: {
@@ -5616,8 +2609,7 @@ export interface paths {
                 /** @description OK */
                 200: {
                     headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
+                        "Svc-Request-Id": components["headers"]["Svc-Request-Id"];
                         [name: string]: unknown;
                     };
                     content: {
@@ -5636,96 +2628,14 @@ export interface paths {
                         "application/json": components["schemas"]["AuthorizationEndpoint"];
                     };
                 };
-                /** @description Error codes: `invalid_webhook_url`, `invalid_request_body`, `missing_parameter`, `invalid_parameter`, `unknown_parameter` */
-                400: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `missing_credentials`, `invalid_access_token` */
-                401: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `ip_not_allowed`, `environment_mismatch`, `insufficient_scope` */
-                403: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `request_timeout` */
-                408: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `request_too_large` */
-                413: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `rate_limited` */
-                429: {
-                    headers: {
-                        /** @description Seconds to wait before retrying. */
-                        "Retry-After"?: number;
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `request_header_too_large` */
-                431: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `internal_error` */
-                500: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
+                400: components["responses"]["invalid_webhook_url__invalid_request_body__missing_parameter__invalid_parameter__unknown_parameter"];
+                401: components["responses"]["missing_credentials__invalid_access_token"];
+                403: components["responses"]["ip_not_allowed__environment_mismatch__insufficient_scope"];
+                408: components["responses"]["request_timeout"];
+                413: components["responses"]["request_too_large"];
+                429: components["responses"]["rate_limited"];
+                431: components["responses"]["request_header_too_large"];
+                500: components["responses"]["internal_error"];
             };
         };
         post?: never;
@@ -5745,8 +2655,7 @@ export interface paths {
                 /** @description OK */
                 200: {
                     headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
+                        "Svc-Request-Id": components["headers"]["Svc-Request-Id"];
                         [name: string]: unknown;
                     };
                     content: {
@@ -5760,85 +2669,13 @@ export interface paths {
                         "application/json": components["schemas"]["AuthorizationEndpointDeleted"];
                     };
                 };
-                /** @description Error codes: `missing_credentials`, `invalid_access_token` */
-                401: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `ip_not_allowed`, `environment_mismatch`, `insufficient_scope` */
-                403: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `authorization_endpoint_not_found` */
-                404: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `request_timeout` */
-                408: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `rate_limited` */
-                429: {
-                    headers: {
-                        /** @description Seconds to wait before retrying. */
-                        "Retry-After"?: number;
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `request_header_too_large` */
-                431: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `internal_error` */
-                500: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
+                401: components["responses"]["missing_credentials__invalid_access_token"];
+                403: components["responses"]["ip_not_allowed__environment_mismatch__insufficient_scope"];
+                404: components["responses"]["authorization_endpoint_not_found"];
+                408: components["responses"]["request_timeout"];
+                429: components["responses"]["rate_limited"];
+                431: components["responses"]["request_header_too_large"];
+                500: components["responses"]["internal_error"];
             };
         };
         options?: never;
@@ -5876,93 +2713,20 @@ export interface paths {
                 /** @description OK */
                 200: {
                     headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
+                        "Svc-Request-Id": components["headers"]["Svc-Request-Id"];
                         [name: string]: unknown;
                     };
                     content: {
                         "application/json": components["schemas"]["AuthorizationEndpointAttemptList"];
                     };
                 };
-                /** @description Error codes: `invalid_parameter`, `unknown_parameter`, `expired_cursor` */
-                400: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `missing_credentials`, `invalid_access_token` */
-                401: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `ip_not_allowed`, `environment_mismatch`, `insufficient_scope` */
-                403: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `request_timeout` */
-                408: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `rate_limited` */
-                429: {
-                    headers: {
-                        /** @description Seconds to wait before retrying. */
-                        "Retry-After"?: number;
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `request_header_too_large` */
-                431: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `internal_error` */
-                500: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
+                400: components["responses"]["invalid_parameter__unknown_parameter__expired_cursor"];
+                401: components["responses"]["missing_credentials__invalid_access_token"];
+                403: components["responses"]["ip_not_allowed__environment_mismatch__insufficient_scope"];
+                408: components["responses"]["request_timeout"];
+                429: components["responses"]["rate_limited"];
+                431: components["responses"]["request_header_too_large"];
+                500: components["responses"]["internal_error"];
             };
         };
         put?: never;
@@ -5998,6 +2762,7 @@ export interface paths {
             };
             requestBody: {
                 content: {
+                    /** @example {} */
                     "application/json": Record<string, never>;
                 };
             };
@@ -6005,8 +2770,7 @@ export interface paths {
                 /** @description OK */
                 200: {
                     headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
+                        "Svc-Request-Id": components["headers"]["Svc-Request-Id"];
                         [name: string]: unknown;
                     };
                     content: {
@@ -6025,118 +2789,16 @@ export interface paths {
                         "application/json": components["schemas"]["AuthorizationEndpoint"];
                     };
                 };
-                /** @description Error codes: `invalid_request_body`, `missing_parameter`, `invalid_parameter`, `unknown_parameter` */
-                400: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `missing_credentials`, `invalid_access_token` */
-                401: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `ip_not_allowed`, `environment_mismatch`, `insufficient_scope` */
-                403: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `authorization_endpoint_not_found` */
-                404: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `request_timeout` */
-                408: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `idempotency_key_reuse`, `idempotency_request_in_progress` */
-                409: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `request_too_large` */
-                413: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `rate_limited` */
-                429: {
-                    headers: {
-                        /** @description Seconds to wait before retrying. */
-                        "Retry-After"?: number;
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `request_header_too_large` */
-                431: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `internal_error` */
-                500: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
+                400: components["responses"]["invalid_request_body__missing_parameter__invalid_parameter__unknown_parameter"];
+                401: components["responses"]["missing_credentials__invalid_access_token"];
+                403: components["responses"]["ip_not_allowed__environment_mismatch__insufficient_scope"];
+                404: components["responses"]["authorization_endpoint_not_found"];
+                408: components["responses"]["request_timeout"];
+                409: components["responses"]["idempotency_key_reuse__idempotency_request_in_progress"];
+                413: components["responses"]["request_too_large"];
+                429: components["responses"]["rate_limited"];
+                431: components["responses"]["request_header_too_large"];
+                500: components["responses"]["internal_error"];
             };
         };
         delete?: never;
@@ -6177,93 +2839,20 @@ export interface paths {
                 /** @description OK */
                 200: {
                     headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
+                        "Svc-Request-Id": components["headers"]["Svc-Request-Id"];
                         [name: string]: unknown;
                     };
                     content: {
                         "application/json": components["schemas"]["AuthorizationRuleList"];
                     };
                 };
-                /** @description Error codes: `invalid_parameter`, `unknown_parameter`, `expired_cursor` */
-                400: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `missing_credentials`, `invalid_access_token` */
-                401: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `ip_not_allowed`, `environment_mismatch`, `insufficient_scope` */
-                403: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `request_timeout` */
-                408: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `rate_limited` */
-                429: {
-                    headers: {
-                        /** @description Seconds to wait before retrying. */
-                        "Retry-After"?: number;
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `request_header_too_large` */
-                431: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `internal_error` */
-                500: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
+                400: components["responses"]["invalid_parameter__unknown_parameter__expired_cursor"];
+                401: components["responses"]["missing_credentials__invalid_access_token"];
+                403: components["responses"]["ip_not_allowed__environment_mismatch__insufficient_scope"];
+                408: components["responses"]["request_timeout"];
+                429: components["responses"]["rate_limited"];
+                431: components["responses"]["request_header_too_large"];
+                500: components["responses"]["internal_error"];
             };
         };
         put?: never;
@@ -6290,154 +2879,22 @@ export interface paths {
                 /** @description Created */
                 201: {
                     headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
+                        "Svc-Request-Id": components["headers"]["Svc-Request-Id"];
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "id": "arl_01JD3R5M7N9P1Q3R5S7T9V1W3X",
-                         *       "object": "authorization_rule",
-                         *       "name": "At most 500.00 a day on gambling",
-                         *       "scope": {
-                         *         "level": "program",
-                         *         "ids": [
-                         *           "prog_01JD3Q0A2B4C6D8E0F2G4H6J8K"
-                         *         ],
-                         *         "exclude_ids": [
-                         *           "card_01JD3Q7Y6X5W4V3T2S1R0Q9P8M"
-                         *         ]
-                         *       },
-                         *       "type": "velocity_limit",
-                         *       "parameters": {
-                         *         "window": {
-                         *           "type": "day",
-                         *           "seconds": null
-                         *         },
-                         *         "aggregate": "card",
-                         *         "limit_amount": 50000,
-                         *         "limit_count": null,
-                         *         "filters": {
-                         *           "include_mccs": [
-                         *             "7995"
-                         *           ],
-                         *           "exclude_mccs": [],
-                         *           "include_countries": [],
-                         *           "exclude_countries": [],
-                         *           "merchant_currencies": []
-                         *         }
-                         *       },
-                         *       "mode": "active",
-                         *       "status": "enabled",
-                         *       "created_at": "2026-11-01T12:00:00.000Z",
-                         *       "updated_at": "2026-11-01T12:00:00.000Z"
-                         *     }
-                         */
                         "application/json": components["schemas"]["AuthorizationRule"];
                     };
                 };
-                /** @description Error codes: `invalid_request_body`, `missing_parameter`, `invalid_parameter`, `unknown_parameter` */
-                400: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `missing_credentials`, `invalid_access_token` */
-                401: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `ip_not_allowed`, `environment_mismatch`, `insufficient_scope` */
-                403: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `request_timeout` */
-                408: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `idempotency_key_reuse`, `idempotency_request_in_progress` */
-                409: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `request_too_large` */
-                413: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `rate_limited` */
-                429: {
-                    headers: {
-                        /** @description Seconds to wait before retrying. */
-                        "Retry-After"?: number;
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `request_header_too_large` */
-                431: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `internal_error` */
-                500: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
+                400: components["responses"]["invalid_request_body__missing_parameter__invalid_parameter__unknown_parameter"];
+                401: components["responses"]["missing_credentials__invalid_access_token"];
+                403: components["responses"]["ip_not_allowed__environment_mismatch__insufficient_scope"];
+                408: components["responses"]["request_timeout"];
+                409: components["responses"]["idempotency_key_reuse__idempotency_request_in_progress"];
+                413: components["responses"]["request_too_large"];
+                429: components["responses"]["rate_limited"];
+                431: components["responses"]["request_header_too_large"];
+                500: components["responses"]["internal_error"];
             };
         };
         delete?: never;
@@ -6468,132 +2925,20 @@ export interface paths {
                 /** @description OK */
                 200: {
                     headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
+                        "Svc-Request-Id": components["headers"]["Svc-Request-Id"];
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "id": "arl_01JD3R5M7N9P1Q3R5S7T9V1W3X",
-                         *       "object": "authorization_rule",
-                         *       "name": "At most 500.00 a day on gambling",
-                         *       "scope": {
-                         *         "level": "program",
-                         *         "ids": [
-                         *           "prog_01JD3Q0A2B4C6D8E0F2G4H6J8K"
-                         *         ],
-                         *         "exclude_ids": [
-                         *           "card_01JD3Q7Y6X5W4V3T2S1R0Q9P8M"
-                         *         ]
-                         *       },
-                         *       "type": "velocity_limit",
-                         *       "parameters": {
-                         *         "window": {
-                         *           "type": "day",
-                         *           "seconds": null
-                         *         },
-                         *         "aggregate": "card",
-                         *         "limit_amount": 50000,
-                         *         "limit_count": null,
-                         *         "filters": {
-                         *           "include_mccs": [
-                         *             "7995"
-                         *           ],
-                         *           "exclude_mccs": [],
-                         *           "include_countries": [],
-                         *           "exclude_countries": [],
-                         *           "merchant_currencies": []
-                         *         }
-                         *       },
-                         *       "mode": "active",
-                         *       "status": "enabled",
-                         *       "created_at": "2026-11-01T12:00:00.000Z",
-                         *       "updated_at": "2026-11-01T12:00:00.000Z"
-                         *     }
-                         */
                         "application/json": components["schemas"]["AuthorizationRule"];
                     };
                 };
-                /** @description Error codes: `missing_credentials`, `invalid_access_token` */
-                401: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `ip_not_allowed`, `environment_mismatch`, `insufficient_scope` */
-                403: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `authorization_rule_not_found`, `not_found` */
-                404: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `request_timeout` */
-                408: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `rate_limited` */
-                429: {
-                    headers: {
-                        /** @description Seconds to wait before retrying. */
-                        "Retry-After"?: number;
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `request_header_too_large` */
-                431: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `internal_error` */
-                500: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
+                401: components["responses"]["missing_credentials__invalid_access_token"];
+                403: components["responses"]["ip_not_allowed__environment_mismatch__insufficient_scope"];
+                404: components["responses"]["authorization_rule_not_found__not_found"];
+                408: components["responses"]["request_timeout"];
+                429: components["responses"]["rate_limited"];
+                431: components["responses"]["request_header_too_large"];
+                500: components["responses"]["internal_error"];
             };
         };
         put?: never;
@@ -6616,8 +2961,7 @@ export interface paths {
                 /** @description OK */
                 200: {
                     headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
+                        "Svc-Request-Id": components["headers"]["Svc-Request-Id"];
                         [name: string]: unknown;
                     };
                     content: {
@@ -6631,85 +2975,13 @@ export interface paths {
                         "application/json": components["schemas"]["AuthorizationRuleDeleted"];
                     };
                 };
-                /** @description Error codes: `missing_credentials`, `invalid_access_token` */
-                401: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `ip_not_allowed`, `environment_mismatch`, `insufficient_scope` */
-                403: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `authorization_rule_not_found`, `not_found` */
-                404: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `request_timeout` */
-                408: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `rate_limited` */
-                429: {
-                    headers: {
-                        /** @description Seconds to wait before retrying. */
-                        "Retry-After"?: number;
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `request_header_too_large` */
-                431: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `internal_error` */
-                500: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
+                401: components["responses"]["missing_credentials__invalid_access_token"];
+                403: components["responses"]["ip_not_allowed__environment_mismatch__insufficient_scope"];
+                404: components["responses"]["authorization_rule_not_found__not_found"];
+                408: components["responses"]["request_timeout"];
+                429: components["responses"]["rate_limited"];
+                431: components["responses"]["request_header_too_large"];
+                500: components["responses"]["internal_error"];
             };
         };
         options?: never;
@@ -6739,165 +3011,23 @@ export interface paths {
                 /** @description OK */
                 200: {
                     headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
+                        "Svc-Request-Id": components["headers"]["Svc-Request-Id"];
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "id": "arl_01JD3R5M7N9P1Q3R5S7T9V1W3X",
-                         *       "object": "authorization_rule",
-                         *       "name": "At most 500.00 a day on gambling",
-                         *       "scope": {
-                         *         "level": "program",
-                         *         "ids": [
-                         *           "prog_01JD3Q0A2B4C6D8E0F2G4H6J8K"
-                         *         ],
-                         *         "exclude_ids": [
-                         *           "card_01JD3Q7Y6X5W4V3T2S1R0Q9P8M"
-                         *         ]
-                         *       },
-                         *       "type": "velocity_limit",
-                         *       "parameters": {
-                         *         "window": {
-                         *           "type": "day",
-                         *           "seconds": null
-                         *         },
-                         *         "aggregate": "card",
-                         *         "limit_amount": 50000,
-                         *         "limit_count": null,
-                         *         "filters": {
-                         *           "include_mccs": [
-                         *             "7995"
-                         *           ],
-                         *           "exclude_mccs": [],
-                         *           "include_countries": [],
-                         *           "exclude_countries": [],
-                         *           "merchant_currencies": []
-                         *         }
-                         *       },
-                         *       "mode": "active",
-                         *       "status": "enabled",
-                         *       "created_at": "2026-11-01T12:00:00.000Z",
-                         *       "updated_at": "2026-11-01T12:00:00.000Z"
-                         *     }
-                         */
                         "application/json": components["schemas"]["AuthorizationRule"];
                     };
                 };
-                /** @description Error codes: `invalid_request_body`, `missing_parameter`, `invalid_parameter`, `unknown_parameter` */
-                400: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `missing_credentials`, `invalid_access_token` */
-                401: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `ip_not_allowed`, `environment_mismatch`, `insufficient_scope` */
-                403: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `authorization_rule_not_found`, `not_found` */
-                404: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `request_timeout` */
-                408: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `idempotency_key_reuse`, `idempotency_request_in_progress` */
-                409: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `request_too_large` */
-                413: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `rate_limited` */
-                429: {
-                    headers: {
-                        /** @description Seconds to wait before retrying. */
-                        "Retry-After"?: number;
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `request_header_too_large` */
-                431: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `internal_error` */
-                500: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
+                400: components["responses"]["invalid_request_body__missing_parameter__invalid_parameter__unknown_parameter"];
+                401: components["responses"]["missing_credentials__invalid_access_token"];
+                403: components["responses"]["ip_not_allowed__environment_mismatch__insufficient_scope"];
+                404: components["responses"]["authorization_rule_not_found__not_found"];
+                408: components["responses"]["request_timeout"];
+                409: components["responses"]["idempotency_key_reuse__idempotency_request_in_progress"];
+                413: components["responses"]["request_too_large"];
+                429: components["responses"]["rate_limited"];
+                431: components["responses"]["request_header_too_large"];
+                500: components["responses"]["internal_error"];
             };
         };
         trace?: never;
@@ -6935,93 +3065,20 @@ export interface paths {
                 /** @description OK */
                 200: {
                     headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
+                        "Svc-Request-Id": components["headers"]["Svc-Request-Id"];
                         [name: string]: unknown;
                     };
                     content: {
                         "application/json": components["schemas"]["AuthorizationList"];
                     };
                 };
-                /** @description Error codes: `invalid_parameter`, `unknown_parameter`, `expired_cursor` */
-                400: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `missing_credentials`, `invalid_access_token` */
-                401: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `ip_not_allowed`, `environment_mismatch`, `insufficient_scope` */
-                403: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `request_timeout` */
-                408: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `rate_limited` */
-                429: {
-                    headers: {
-                        /** @description Seconds to wait before retrying. */
-                        "Retry-After"?: number;
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `request_header_too_large` */
-                431: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `internal_error` */
-                500: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
+                400: components["responses"]["invalid_parameter__unknown_parameter__expired_cursor"];
+                401: components["responses"]["missing_credentials__invalid_access_token"];
+                403: components["responses"]["ip_not_allowed__environment_mismatch__insufficient_scope"];
+                408: components["responses"]["request_timeout"];
+                429: components["responses"]["rate_limited"];
+                431: components["responses"]["request_header_too_large"];
+                500: components["responses"]["internal_error"];
             };
         };
         put?: never;
@@ -7057,157 +3114,20 @@ export interface paths {
                 /** @description OK */
                 200: {
                     headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
+                        "Svc-Request-Id": components["headers"]["Svc-Request-Id"];
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "id": "auth_01JD3Q7Y6X5W4V3T2S1R0Q9P8N",
-                         *       "object": "authorization",
-                         *       "status": "pending",
-                         *       "approved": true,
-                         *       "amount": 4416,
-                         *       "held_amount": 4416,
-                         *       "captured_amount": 0,
-                         *       "reversed_amount": 0,
-                         *       "currency": "USD",
-                         *       "merchant_amount": 4000,
-                         *       "merchant_currency": "EUR",
-                         *       "fx": {
-                         *         "rate": "1.0825",
-                         *         "markup_bps": 200,
-                         *         "fee_amount": 85,
-                         *         "source": "sandbox",
-                         *         "rate_at": "2026-11-02T09:30:00.000Z"
-                         *       },
-                         *       "merchant": {
-                         *         "name": "Hotel Aurora",
-                         *         "mcc": "7011",
-                         *         "city": "Lisbon",
-                         *         "country": "PRT"
-                         *       },
-                         *       "card_id": "card_01JD3Q7Y6X5W4V3T2S1R0Q9P8M",
-                         *       "account_id": "acct_01JD3Q7Y6X5W4V3T2S1R0Q9P8K",
-                         *       "program_id": "prog_01JD3Q7Y6X5W4V3T2S1R0Q9P8J",
-                         *       "network_token_id": null,
-                         *       "decline_reason": null,
-                         *       "request_history": [
-                         *         {
-                         *           "type": "authorization",
-                         *           "amount": 3000,
-                         *           "approved": true,
-                         *           "decline_reason": null,
-                         *           "created_at": "2026-11-02T10:00:00.000Z",
-                         *           "decision": {
-                         *             "source": "integrator",
-                         *             "latency_ms": 84
-                         *           }
-                         *         },
-                         *         {
-                         *           "type": "increment",
-                         *           "amount": 1000,
-                         *           "approved": true,
-                         *           "decline_reason": null,
-                         *           "created_at": "2026-11-03T08:30:00.000Z",
-                         *           "decision": {
-                         *             "source": "svc",
-                         *             "latency_ms": 0
-                         *           }
-                         *         }
-                         *       ],
-                         *       "decision": {
-                         *         "source": "svc",
-                         *         "latency_ms": 0
-                         *       },
-                         *       "expires_at": "2026-11-09T10:00:00.000Z",
-                         *       "created_at": "2026-11-02T10:00:00.000Z",
-                         *       "updated_at": "2026-11-03T08:30:00.000Z"
-                         *     }
-                         */
                         "application/json": components["schemas"]["Authorization"];
                     };
                 };
-                /** @description Error codes: `missing_credentials`, `invalid_access_token` */
-                401: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `ip_not_allowed`, `environment_mismatch`, `insufficient_scope` */
-                403: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `authorization_not_found`, `not_found` */
-                404: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `request_timeout` */
-                408: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `rate_limited` */
-                429: {
-                    headers: {
-                        /** @description Seconds to wait before retrying. */
-                        "Retry-After"?: number;
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `request_header_too_large` */
-                431: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `internal_error` */
-                500: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
+                401: components["responses"]["missing_credentials__invalid_access_token"];
+                403: components["responses"]["ip_not_allowed__environment_mismatch__insufficient_scope"];
+                404: components["responses"]["authorization_not_found__not_found"];
+                408: components["responses"]["request_timeout"];
+                429: components["responses"]["rate_limited"];
+                431: components["responses"]["request_header_too_large"];
+                500: components["responses"]["internal_error"];
             };
         };
         put?: never;
@@ -7247,93 +3167,20 @@ export interface paths {
                 /** @description OK */
                 200: {
                     headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
+                        "Svc-Request-Id": components["headers"]["Svc-Request-Id"];
                         [name: string]: unknown;
                     };
                     content: {
                         "application/json": components["schemas"]["CardholderList"];
                     };
                 };
-                /** @description Error codes: `invalid_parameter`, `unknown_parameter`, `expired_cursor` */
-                400: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `missing_credentials`, `invalid_access_token` */
-                401: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `ip_not_allowed`, `environment_mismatch`, `insufficient_scope` */
-                403: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `request_timeout` */
-                408: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `rate_limited` */
-                429: {
-                    headers: {
-                        /** @description Seconds to wait before retrying. */
-                        "Retry-After"?: number;
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `request_header_too_large` */
-                431: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `internal_error` */
-                500: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
+                400: components["responses"]["invalid_parameter__unknown_parameter__expired_cursor"];
+                401: components["responses"]["missing_credentials__invalid_access_token"];
+                403: components["responses"]["ip_not_allowed__environment_mismatch__insufficient_scope"];
+                408: components["responses"]["request_timeout"];
+                429: components["responses"]["rate_limited"];
+                431: components["responses"]["request_header_too_large"];
+                500: components["responses"]["internal_error"];
             };
         };
         put?: never;
@@ -7353,6 +3200,31 @@ export interface paths {
             };
             requestBody: {
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "individual",
+                     *       "first_name": "Maria",
+                     *       "last_name": "Garcia",
+                     *       "email": "maria.garcia@example.com",
+                     *       "phone_number": "+12125550123",
+                     *       "reference": "CUST-1042",
+                     *       "address": {
+                     *         "line1": "350 Fifth Avenue",
+                     *         "line2": "Floor 12",
+                     *         "city": "New York",
+                     *         "state": "NY",
+                     *         "postal_code": "10118",
+                     *         "country": "USA"
+                     *       },
+                     *       "identity_document": {
+                     *         "type": "passport",
+                     *         "number": "X12345678"
+                     *       },
+                     *       "metadata": {
+                     *         "customer_ref": "CUST-1042"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["CardholderCreateRequest"];
                 };
             };
@@ -7360,142 +3232,22 @@ export interface paths {
                 /** @description Created */
                 201: {
                     headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
+                        "Svc-Request-Id": components["headers"]["Svc-Request-Id"];
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "id": "chd_01JD3Q7Y6X5W4V3T2S1R0Q9P8N",
-                         *       "object": "cardholder",
-                         *       "type": "individual",
-                         *       "first_name": "Ada",
-                         *       "last_name": "Lovelace",
-                         *       "email": "ada.lovelace@example.com",
-                         *       "phone_number": "+447700900123",
-                         *       "reference": "cust-10042",
-                         *       "address": {
-                         *         "line1": "221B Baker Street",
-                         *         "line2": null,
-                         *         "city": "London",
-                         *         "state": null,
-                         *         "postal_code": "NW1 6XE",
-                         *         "country": "GBR"
-                         *       },
-                         *       "kyc_status": "approved",
-                         *       "has_identity_document": true,
-                         *       "metadata": {
-                         *         "segment": "retail"
-                         *       },
-                         *       "created_at": "2026-11-01T12:00:00.000Z",
-                         *       "updated_at": "2026-11-02T09:15:00.000Z"
-                         *     }
-                         */
                         "application/json": components["schemas"]["Cardholder"];
                     };
                 };
-                /** @description Error codes: `invalid_request_body`, `missing_parameter`, `invalid_parameter`, `unknown_parameter` */
-                400: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `missing_credentials`, `invalid_access_token` */
-                401: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `ip_not_allowed`, `environment_mismatch`, `insufficient_scope` */
-                403: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `request_timeout` */
-                408: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `cardholder_already_exists`, `idempotency_key_reuse`, `idempotency_request_in_progress` */
-                409: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `request_too_large` */
-                413: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `rate_limited` */
-                429: {
-                    headers: {
-                        /** @description Seconds to wait before retrying. */
-                        "Retry-After"?: number;
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `request_header_too_large` */
-                431: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `internal_error` */
-                500: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
+                400: components["responses"]["invalid_request_body__missing_parameter__invalid_parameter__unknown_parameter"];
+                401: components["responses"]["missing_credentials__invalid_access_token"];
+                403: components["responses"]["ip_not_allowed__environment_mismatch__insufficient_scope"];
+                408: components["responses"]["request_timeout"];
+                409: components["responses"]["cardholder_already_exists__idempotency_key_reuse__idempotency_request_in_progress"];
+                413: components["responses"]["request_too_large"];
+                429: components["responses"]["rate_limited"];
+                431: components["responses"]["request_header_too_large"];
+                500: components["responses"]["internal_error"];
             };
         };
         delete?: never;
@@ -7526,120 +3278,20 @@ export interface paths {
                 /** @description OK */
                 200: {
                     headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
+                        "Svc-Request-Id": components["headers"]["Svc-Request-Id"];
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "id": "chd_01JD3Q7Y6X5W4V3T2S1R0Q9P8N",
-                         *       "object": "cardholder",
-                         *       "type": "individual",
-                         *       "first_name": "Ada",
-                         *       "last_name": "Lovelace",
-                         *       "email": "ada.lovelace@example.com",
-                         *       "phone_number": "+447700900123",
-                         *       "reference": "cust-10042",
-                         *       "address": {
-                         *         "line1": "221B Baker Street",
-                         *         "line2": null,
-                         *         "city": "London",
-                         *         "state": null,
-                         *         "postal_code": "NW1 6XE",
-                         *         "country": "GBR"
-                         *       },
-                         *       "kyc_status": "approved",
-                         *       "has_identity_document": true,
-                         *       "metadata": {
-                         *         "segment": "retail"
-                         *       },
-                         *       "created_at": "2026-11-01T12:00:00.000Z",
-                         *       "updated_at": "2026-11-02T09:15:00.000Z"
-                         *     }
-                         */
                         "application/json": components["schemas"]["Cardholder"];
                     };
                 };
-                /** @description Error codes: `missing_credentials`, `invalid_access_token` */
-                401: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `ip_not_allowed`, `environment_mismatch`, `insufficient_scope` */
-                403: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `cardholder_not_found`, `not_found` */
-                404: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `request_timeout` */
-                408: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `rate_limited` */
-                429: {
-                    headers: {
-                        /** @description Seconds to wait before retrying. */
-                        "Retry-After"?: number;
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `request_header_too_large` */
-                431: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `internal_error` */
-                500: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
+                401: components["responses"]["missing_credentials__invalid_access_token"];
+                403: components["responses"]["ip_not_allowed__environment_mismatch__insufficient_scope"];
+                404: components["responses"]["cardholder_not_found__not_found"];
+                408: components["responses"]["request_timeout"];
+                429: components["responses"]["rate_limited"];
+                431: components["responses"]["request_header_too_large"];
+                500: components["responses"]["internal_error"];
             };
         };
         put?: never;
@@ -7666,6 +3318,30 @@ export interface paths {
             /** @description Only supplied fields change. */
             requestBody: {
                 content: {
+                    /**
+                     * @example {
+                     *       "first_name": "Maria",
+                     *       "last_name": "Garcia",
+                     *       "email": "maria.garcia@example.com",
+                     *       "phone_number": "+12125550123",
+                     *       "reference": "CUST-1042",
+                     *       "address": {
+                     *         "line1": "350 Fifth Avenue",
+                     *         "line2": "Floor 12",
+                     *         "city": "New York",
+                     *         "state": "NY",
+                     *         "postal_code": "10118",
+                     *         "country": "USA"
+                     *       },
+                     *       "identity_document": {
+                     *         "type": "passport",
+                     *         "number": "X12345678"
+                     *       },
+                     *       "metadata": {
+                     *         "customer_ref": "CUST-1042"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["CardholderUpdateRequest"];
                 };
             };
@@ -7673,164 +3349,33 @@ export interface paths {
                 /** @description OK */
                 200: {
                     headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
+                        "Svc-Request-Id": components["headers"]["Svc-Request-Id"];
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "id": "chd_01JD3Q7Y6X5W4V3T2S1R0Q9P8N",
-                         *       "object": "cardholder",
-                         *       "type": "individual",
-                         *       "first_name": "Ada",
-                         *       "last_name": "Lovelace",
-                         *       "email": "ada.lovelace@example.com",
-                         *       "phone_number": "+447700900123",
-                         *       "reference": "cust-10042",
-                         *       "address": {
-                         *         "line1": "221B Baker Street",
-                         *         "line2": null,
-                         *         "city": "London",
-                         *         "state": null,
-                         *         "postal_code": "NW1 6XE",
-                         *         "country": "GBR"
-                         *       },
-                         *       "kyc_status": "approved",
-                         *       "has_identity_document": true,
-                         *       "metadata": {
-                         *         "segment": "retail"
-                         *       },
-                         *       "created_at": "2026-11-01T12:00:00.000Z",
-                         *       "updated_at": "2026-11-02T09:15:00.000Z"
-                         *     }
-                         */
                         "application/json": components["schemas"]["Cardholder"];
                     };
                 };
-                /** @description Error codes: `invalid_request_body`, `missing_parameter`, `invalid_parameter`, `unknown_parameter` */
-                400: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `missing_credentials`, `invalid_access_token` */
-                401: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `ip_not_allowed`, `environment_mismatch`, `insufficient_scope` */
-                403: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `cardholder_not_found`, `not_found` */
-                404: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `request_timeout` */
-                408: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `cardholder_already_exists`, `idempotency_key_reuse`, `idempotency_request_in_progress` */
-                409: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `request_too_large` */
-                413: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
+                400: components["responses"]["invalid_request_body__missing_parameter__invalid_parameter__unknown_parameter"];
+                401: components["responses"]["missing_credentials__invalid_access_token"];
+                403: components["responses"]["ip_not_allowed__environment_mismatch__insufficient_scope"];
+                404: components["responses"]["cardholder_not_found__not_found"];
+                408: components["responses"]["request_timeout"];
+                409: components["responses"]["cardholder_already_exists__idempotency_key_reuse__idempotency_request_in_progress"];
+                413: components["responses"]["request_too_large"];
                 /** @description Error codes: `address_change_requires_kyc` */
                 422: {
                     headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
+                        "Svc-Request-Id": components["headers"]["Svc-Request-Id"];
                         [name: string]: unknown;
                     };
                     content: {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error codes: `rate_limited` */
-                429: {
-                    headers: {
-                        /** @description Seconds to wait before retrying. */
-                        "Retry-After"?: number;
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `request_header_too_large` */
-                431: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `internal_error` */
-                500: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
+                429: components["responses"]["rate_limited"];
+                431: components["responses"]["request_header_too_large"];
+                500: components["responses"]["internal_error"];
             };
         };
         trace?: never;
@@ -7864,104 +3409,21 @@ export interface paths {
                 /** @description OK */
                 200: {
                     headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
+                        "Svc-Request-Id": components["headers"]["Svc-Request-Id"];
                         [name: string]: unknown;
                     };
                     content: {
                         "application/json": components["schemas"]["CardholderCardList"];
                     };
                 };
-                /** @description Error codes: `invalid_parameter`, `unknown_parameter`, `expired_cursor` */
-                400: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `missing_credentials`, `invalid_access_token` */
-                401: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `ip_not_allowed`, `environment_mismatch`, `insufficient_scope` */
-                403: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `cardholder_not_found`, `not_found` */
-                404: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `request_timeout` */
-                408: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `rate_limited` */
-                429: {
-                    headers: {
-                        /** @description Seconds to wait before retrying. */
-                        "Retry-After"?: number;
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `request_header_too_large` */
-                431: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `internal_error` */
-                500: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
+                400: components["responses"]["invalid_parameter__unknown_parameter__expired_cursor"];
+                401: components["responses"]["missing_credentials__invalid_access_token"];
+                403: components["responses"]["ip_not_allowed__environment_mismatch__insufficient_scope"];
+                404: components["responses"]["cardholder_not_found__not_found"];
+                408: components["responses"]["request_timeout"];
+                429: components["responses"]["rate_limited"];
+                431: components["responses"]["request_header_too_large"];
+                500: components["responses"]["internal_error"];
             };
         };
         put?: never;
@@ -8001,104 +3463,21 @@ export interface paths {
                 /** @description OK */
                 200: {
                     headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
+                        "Svc-Request-Id": components["headers"]["Svc-Request-Id"];
                         [name: string]: unknown;
                     };
                     content: {
                         "application/json": components["schemas"]["KycAttestationList"];
                     };
                 };
-                /** @description Error codes: `invalid_parameter`, `unknown_parameter`, `expired_cursor` */
-                400: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `missing_credentials`, `invalid_access_token` */
-                401: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `ip_not_allowed`, `environment_mismatch`, `insufficient_scope` */
-                403: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `cardholder_not_found`, `not_found` */
-                404: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `request_timeout` */
-                408: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `rate_limited` */
-                429: {
-                    headers: {
-                        /** @description Seconds to wait before retrying. */
-                        "Retry-After"?: number;
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `request_header_too_large` */
-                431: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `internal_error` */
-                500: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
+                400: components["responses"]["invalid_parameter__unknown_parameter__expired_cursor"];
+                401: components["responses"]["missing_credentials__invalid_access_token"];
+                403: components["responses"]["ip_not_allowed__environment_mismatch__insufficient_scope"];
+                404: components["responses"]["cardholder_not_found__not_found"];
+                408: components["responses"]["request_timeout"];
+                429: components["responses"]["rate_limited"];
+                431: components["responses"]["request_header_too_large"];
+                500: components["responses"]["internal_error"];
             };
         };
         put?: never;
@@ -8121,6 +3500,40 @@ export interface paths {
             /** @description An `address` replaces the cardholder address unless status is rejected: the way to change the address on programs with address_change_requires_kyc. */
             requestBody: {
                 content: {
+                    /**
+                     * @example {
+                     *       "status": "approved",
+                     *       "provider": "acme-kyc",
+                     *       "verified_at": "2026-11-20T09:30:00Z",
+                     *       "provider_reference": "CHK-20261120-0042",
+                     *       "method": "document",
+                     *       "expires_at": "2027-11-20T09:30:00Z",
+                     *       "reference": "CUST-1042",
+                     *       "identity": {
+                     *         "legal_name": "Maria Elena Garcia",
+                     *         "gender": "female",
+                     *         "nationality": "USA",
+                     *         "country_of_birth": "USA",
+                     *         "document_expires_on": "2031-05-31"
+                     *       },
+                     *       "address": {
+                     *         "line1": "350 Fifth Avenue",
+                     *         "line2": "Floor 12",
+                     *         "city": "New York",
+                     *         "state": "NY",
+                     *         "postal_code": "10118",
+                     *         "country": "USA"
+                     *       },
+                     *       "documents": [
+                     *         {
+                     *           "kind": "passport",
+                     *           "file_name": "passport.jpg",
+                     *           "content_type": "image/jpeg",
+                     *           "content": "/9j/4AAQSkZJRgABAQAAAQABAAD/2wBDAA=="
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["KycAttestationRequest"];
                 };
             };
@@ -8128,165 +3541,23 @@ export interface paths {
                 /** @description Created */
                 201: {
                     headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
+                        "Svc-Request-Id": components["headers"]["Svc-Request-Id"];
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "id": "kyc_01JD3QA1B2C3D4E5F6G7H8J9K0",
-                         *       "object": "kyc_attestation",
-                         *       "cardholder_id": "chd_01JD3Q7Y6X5W4V3T2S1R0Q9P8N",
-                         *       "status": "approved",
-                         *       "provider": "Onfido",
-                         *       "provider_reference": "chk_5f3c2a91",
-                         *       "method": "document",
-                         *       "verified_at": "2026-11-02T09:10:00.000Z",
-                         *       "expires_at": "2027-11-02T09:10:00.000Z",
-                         *       "reference": "onboarding-2026-11",
-                         *       "identity": {
-                         *         "legal_name": "Augusta Ada King",
-                         *         "gender": "female",
-                         *         "nationality": "GBR",
-                         *         "country_of_birth": "GBR",
-                         *         "document_expires_on": "2031-05-31"
-                         *       },
-                         *       "address": {
-                         *         "line1": "221B Baker Street",
-                         *         "line2": null,
-                         *         "city": "London",
-                         *         "state": null,
-                         *         "postal_code": "NW1 6XE",
-                         *         "country": "GBR"
-                         *       },
-                         *       "documents": [
-                         *         {
-                         *           "kind": "passport",
-                         *           "file_name": "passport.jpg",
-                         *           "content_type": "image/jpeg",
-                         *           "size_bytes": 248113,
-                         *           "sha256": "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08"
-                         *         }
-                         *       ],
-                         *       "created_at": "2026-11-02T09:15:00.000Z"
-                         *     }
-                         */
                         "application/json": components["schemas"]["KycAttestation"];
                     };
                 };
-                /** @description Error codes: `invalid_request_body`, `missing_parameter`, `invalid_parameter`, `unknown_parameter` */
-                400: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `missing_credentials`, `invalid_access_token` */
-                401: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `ip_not_allowed`, `environment_mismatch`, `insufficient_scope` */
-                403: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `cardholder_not_found`, `not_found` */
-                404: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `request_timeout` */
-                408: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `idempotency_key_reuse`, `idempotency_request_in_progress` */
-                409: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `request_too_large` */
-                413: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `rate_limited` */
-                429: {
-                    headers: {
-                        /** @description Seconds to wait before retrying. */
-                        "Retry-After"?: number;
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `request_header_too_large` */
-                431: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `internal_error` */
-                500: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
+                400: components["responses"]["invalid_request_body__missing_parameter__invalid_parameter__unknown_parameter"];
+                401: components["responses"]["missing_credentials__invalid_access_token"];
+                403: components["responses"]["ip_not_allowed__environment_mismatch__insufficient_scope"];
+                404: components["responses"]["cardholder_not_found__not_found"];
+                408: components["responses"]["request_timeout"];
+                409: components["responses"]["idempotency_key_reuse__idempotency_request_in_progress"];
+                413: components["responses"]["request_too_large"];
+                429: components["responses"]["rate_limited"];
+                431: components["responses"]["request_header_too_large"];
+                500: components["responses"]["internal_error"];
             };
         };
         delete?: never;
@@ -8328,93 +3599,20 @@ export interface paths {
                 /** @description OK */
                 200: {
                     headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
+                        "Svc-Request-Id": components["headers"]["Svc-Request-Id"];
                         [name: string]: unknown;
                     };
                     content: {
                         "application/json": components["schemas"]["CardList"];
                     };
                 };
-                /** @description Error codes: `invalid_parameter`, `unknown_parameter`, `expired_cursor` */
-                400: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `missing_credentials`, `invalid_access_token` */
-                401: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `ip_not_allowed`, `environment_mismatch`, `insufficient_scope` */
-                403: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `request_timeout` */
-                408: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `rate_limited` */
-                429: {
-                    headers: {
-                        /** @description Seconds to wait before retrying. */
-                        "Retry-After"?: number;
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `request_header_too_large` */
-                431: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `internal_error` */
-                500: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
+                400: components["responses"]["invalid_parameter__unknown_parameter__expired_cursor"];
+                401: components["responses"]["missing_credentials__invalid_access_token"];
+                403: components["responses"]["ip_not_allowed__environment_mismatch__insufficient_scope"];
+                408: components["responses"]["request_timeout"];
+                429: components["responses"]["rate_limited"];
+                431: components["responses"]["request_header_too_large"];
+                500: components["responses"]["internal_error"];
             };
         };
         put?: never;
@@ -8434,6 +3632,49 @@ export interface paths {
             };
             requestBody: {
                 content: {
+                    /**
+                     * @example {
+                     *       "cardholder_id": "chd_01JD3Q7Y6X5W4V3T2S1R0Q9P8N",
+                     *       "account_id": "acct_01JD3Q7Y6X5W4V3T2S1R0Q9P8K",
+                     *       "form_factor": "virtual",
+                     *       "card_type": "debit",
+                     *       "embossed_name": "MARIA GARCIA",
+                     *       "delivery_address": {
+                     *         "name": "Maria Garcia",
+                     *         "line1": "350 Fifth Avenue",
+                     *         "line2": "Floor 12",
+                     *         "city": "New York",
+                     *         "state": "NY",
+                     *         "postal_code": "10118",
+                     *         "country": "USA"
+                     *       },
+                     *       "spending_controls": {
+                     *         "spending_limits": [
+                     *           {
+                     *             "amount": 50000,
+                     *             "interval": "daily"
+                     *           }
+                     *         ],
+                     *         "allowed_mccs": [
+                     *           "5814",
+                     *           "5812"
+                     *         ],
+                     *         "blocked_mccs": [
+                     *           "7995"
+                     *         ],
+                     *         "allowed_countries": [
+                     *           "USA",
+                     *           "CAN"
+                     *         ],
+                     *         "blocked_countries": [
+                     *           "PRK"
+                     *         ]
+                     *       },
+                     *       "metadata": {
+                     *         "customer_ref": "CUST-1042"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["CardCreateRequest"];
                 };
             };
@@ -8441,193 +3682,42 @@ export interface paths {
                 /** @description Created */
                 201: {
                     headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
+                        "Svc-Request-Id": components["headers"]["Svc-Request-Id"];
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "id": "card_01JD3Q7Y6X5W4V3T2S1R0Q9P8M",
-                         *       "object": "card",
-                         *       "cardholder_id": "chd_01JD3Q7Y6X5W4V3T2S1R0Q9P8N",
-                         *       "account_id": "acct_01JD3Q7Y6X5W4V3T2S1R0Q9P8K",
-                         *       "program_id": "prog_01JD3Q7Y6X5W4V3T2S1R0Q9P8J",
-                         *       "form_factor": "physical",
-                         *       "card_type": "debit",
-                         *       "brand": "visa",
-                         *       "status": "active",
-                         *       "last4": "4821",
-                         *       "exp_month": 11,
-                         *       "exp_year": 2029,
-                         *       "embossed_name": "ADA LOVELACE",
-                         *       "delivery_address": {
-                         *         "name": "Ada Lovelace",
-                         *         "line1": "221B Baker Street",
-                         *         "line2": null,
-                         *         "city": "London",
-                         *         "state": null,
-                         *         "postal_code": "NW1 6XE",
-                         *         "country": "GBR"
-                         *       },
-                         *       "shipping": {
-                         *         "status": "delivered",
-                         *         "shipped_at": "2026-11-03T10:00:00.000Z",
-                         *         "delivered_at": "2026-11-05T14:20:00.000Z"
-                         *       },
-                         *       "spending_controls": {
-                         *         "spending_limits": [
-                         *           {
-                         *             "amount": 50000,
-                         *             "interval": "daily"
-                         *           }
-                         *         ],
-                         *         "allowed_mccs": [],
-                         *         "blocked_mccs": [
-                         *           "7995"
-                         *         ],
-                         *         "allowed_countries": [],
-                         *         "blocked_countries": [
-                         *           "PRK"
-                         *         ]
-                         *       },
-                         *       "pin_set": true,
-                         *       "replacement_for": null,
-                         *       "replacement_reason": null,
-                         *       "replaced_by": null,
-                         *       "metadata": {
-                         *         "nickname": "Travel card"
-                         *       },
-                         *       "created_at": "2026-11-02T09:30:00.000Z",
-                         *       "updated_at": "2026-11-05T18:00:00.000Z"
-                         *     }
-                         */
                         "application/json": components["schemas"]["Card"];
                     };
                 };
-                /** @description Error codes: `invalid_request_body`, `missing_parameter`, `invalid_parameter`, `unknown_parameter` */
-                400: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `missing_credentials`, `invalid_access_token` */
-                401: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `ip_not_allowed`, `environment_mismatch`, `insufficient_scope` */
-                403: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
+                400: components["responses"]["invalid_request_body__missing_parameter__invalid_parameter__unknown_parameter"];
+                401: components["responses"]["missing_credentials__invalid_access_token"];
+                403: components["responses"]["ip_not_allowed__environment_mismatch__insufficient_scope"];
                 /** @description Error codes: `cardholder_not_found`, `account_not_found` */
                 404: {
                     headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
+                        "Svc-Request-Id": components["headers"]["Svc-Request-Id"];
                         [name: string]: unknown;
                     };
                     content: {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error codes: `request_timeout` */
-                408: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `idempotency_key_reuse`, `idempotency_request_in_progress` */
-                409: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `request_too_large` */
-                413: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
+                408: components["responses"]["request_timeout"];
+                409: components["responses"]["idempotency_key_reuse__idempotency_request_in_progress"];
+                413: components["responses"]["request_too_large"];
                 /** @description Error codes: `identity_document_required`, `address_required`, `kyc_not_approved`, `kyc_identity_required`, `account_cardholder_mismatch`, `account_not_provisioned`, `unsupported_form_factor`, `card_type_not_configured`, `embossed_name_required`, `delivery_address_required`, `card_limit_reached`, `spend_control_unsupported`, `program_not_provisioned` */
                 422: {
                     headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
+                        "Svc-Request-Id": components["headers"]["Svc-Request-Id"];
                         [name: string]: unknown;
                     };
                     content: {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error codes: `rate_limited` */
-                429: {
-                    headers: {
-                        /** @description Seconds to wait before retrying. */
-                        "Retry-After"?: number;
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `request_header_too_large` */
-                431: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `internal_error` */
-                500: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
+                429: components["responses"]["rate_limited"];
+                431: components["responses"]["request_header_too_large"];
+                500: components["responses"]["internal_error"];
             };
         };
         delete?: never;
@@ -8658,149 +3748,20 @@ export interface paths {
                 /** @description OK */
                 200: {
                     headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
+                        "Svc-Request-Id": components["headers"]["Svc-Request-Id"];
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "id": "card_01JD3Q7Y6X5W4V3T2S1R0Q9P8M",
-                         *       "object": "card",
-                         *       "cardholder_id": "chd_01JD3Q7Y6X5W4V3T2S1R0Q9P8N",
-                         *       "account_id": "acct_01JD3Q7Y6X5W4V3T2S1R0Q9P8K",
-                         *       "program_id": "prog_01JD3Q7Y6X5W4V3T2S1R0Q9P8J",
-                         *       "form_factor": "physical",
-                         *       "card_type": "debit",
-                         *       "brand": "visa",
-                         *       "status": "active",
-                         *       "last4": "4821",
-                         *       "exp_month": 11,
-                         *       "exp_year": 2029,
-                         *       "embossed_name": "ADA LOVELACE",
-                         *       "delivery_address": {
-                         *         "name": "Ada Lovelace",
-                         *         "line1": "221B Baker Street",
-                         *         "line2": null,
-                         *         "city": "London",
-                         *         "state": null,
-                         *         "postal_code": "NW1 6XE",
-                         *         "country": "GBR"
-                         *       },
-                         *       "shipping": {
-                         *         "status": "delivered",
-                         *         "shipped_at": "2026-11-03T10:00:00.000Z",
-                         *         "delivered_at": "2026-11-05T14:20:00.000Z"
-                         *       },
-                         *       "spending_controls": {
-                         *         "spending_limits": [
-                         *           {
-                         *             "amount": 50000,
-                         *             "interval": "daily"
-                         *           }
-                         *         ],
-                         *         "allowed_mccs": [],
-                         *         "blocked_mccs": [
-                         *           "7995"
-                         *         ],
-                         *         "allowed_countries": [],
-                         *         "blocked_countries": [
-                         *           "PRK"
-                         *         ]
-                         *       },
-                         *       "pin_set": true,
-                         *       "replacement_for": null,
-                         *       "replacement_reason": null,
-                         *       "replaced_by": null,
-                         *       "metadata": {
-                         *         "nickname": "Travel card"
-                         *       },
-                         *       "created_at": "2026-11-02T09:30:00.000Z",
-                         *       "updated_at": "2026-11-05T18:00:00.000Z"
-                         *     }
-                         */
                         "application/json": components["schemas"]["Card"];
                     };
                 };
-                /** @description Error codes: `missing_credentials`, `invalid_access_token` */
-                401: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `ip_not_allowed`, `environment_mismatch`, `insufficient_scope` */
-                403: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `card_not_found`, `not_found` */
-                404: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `request_timeout` */
-                408: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `rate_limited` */
-                429: {
-                    headers: {
-                        /** @description Seconds to wait before retrying. */
-                        "Retry-After"?: number;
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `request_header_too_large` */
-                431: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `internal_error` */
-                500: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
+                401: components["responses"]["missing_credentials__invalid_access_token"];
+                403: components["responses"]["ip_not_allowed__environment_mismatch__insufficient_scope"];
+                404: components["responses"]["card_not_found__not_found"];
+                408: components["responses"]["request_timeout"];
+                429: components["responses"]["rate_limited"];
+                431: components["responses"]["request_header_too_large"];
+                500: components["responses"]["internal_error"];
             };
         };
         put?: never;
@@ -8826,6 +3787,35 @@ export interface paths {
             };
             requestBody: {
                 content: {
+                    /**
+                     * @example {
+                     *       "spending_controls": {
+                     *         "spending_limits": [
+                     *           {
+                     *             "amount": 50000,
+                     *             "interval": "daily"
+                     *           }
+                     *         ],
+                     *         "allowed_mccs": [
+                     *           "5814",
+                     *           "5812"
+                     *         ],
+                     *         "blocked_mccs": [
+                     *           "7995"
+                     *         ],
+                     *         "allowed_countries": [
+                     *           "USA",
+                     *           "CAN"
+                     *         ],
+                     *         "blocked_countries": [
+                     *           "PRK"
+                     *         ]
+                     *       },
+                     *       "metadata": {
+                     *         "customer_ref": "CUST-1042"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["CardUpdateRequest"];
                 };
             };
@@ -8833,193 +3823,33 @@ export interface paths {
                 /** @description OK */
                 200: {
                     headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
+                        "Svc-Request-Id": components["headers"]["Svc-Request-Id"];
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "id": "card_01JD3Q7Y6X5W4V3T2S1R0Q9P8M",
-                         *       "object": "card",
-                         *       "cardholder_id": "chd_01JD3Q7Y6X5W4V3T2S1R0Q9P8N",
-                         *       "account_id": "acct_01JD3Q7Y6X5W4V3T2S1R0Q9P8K",
-                         *       "program_id": "prog_01JD3Q7Y6X5W4V3T2S1R0Q9P8J",
-                         *       "form_factor": "physical",
-                         *       "card_type": "debit",
-                         *       "brand": "visa",
-                         *       "status": "active",
-                         *       "last4": "4821",
-                         *       "exp_month": 11,
-                         *       "exp_year": 2029,
-                         *       "embossed_name": "ADA LOVELACE",
-                         *       "delivery_address": {
-                         *         "name": "Ada Lovelace",
-                         *         "line1": "221B Baker Street",
-                         *         "line2": null,
-                         *         "city": "London",
-                         *         "state": null,
-                         *         "postal_code": "NW1 6XE",
-                         *         "country": "GBR"
-                         *       },
-                         *       "shipping": {
-                         *         "status": "delivered",
-                         *         "shipped_at": "2026-11-03T10:00:00.000Z",
-                         *         "delivered_at": "2026-11-05T14:20:00.000Z"
-                         *       },
-                         *       "spending_controls": {
-                         *         "spending_limits": [
-                         *           {
-                         *             "amount": 50000,
-                         *             "interval": "daily"
-                         *           }
-                         *         ],
-                         *         "allowed_mccs": [],
-                         *         "blocked_mccs": [
-                         *           "7995"
-                         *         ],
-                         *         "allowed_countries": [],
-                         *         "blocked_countries": [
-                         *           "PRK"
-                         *         ]
-                         *       },
-                         *       "pin_set": true,
-                         *       "replacement_for": null,
-                         *       "replacement_reason": null,
-                         *       "replaced_by": null,
-                         *       "metadata": {
-                         *         "nickname": "Travel card"
-                         *       },
-                         *       "created_at": "2026-11-02T09:30:00.000Z",
-                         *       "updated_at": "2026-11-05T18:00:00.000Z"
-                         *     }
-                         */
                         "application/json": components["schemas"]["Card"];
                     };
                 };
-                /** @description Error codes: `invalid_request_body`, `missing_parameter`, `invalid_parameter`, `unknown_parameter` */
-                400: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `missing_credentials`, `invalid_access_token` */
-                401: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `ip_not_allowed`, `environment_mismatch`, `insufficient_scope` */
-                403: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `card_not_found`, `not_found` */
-                404: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `request_timeout` */
-                408: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `idempotency_key_reuse`, `idempotency_request_in_progress` */
-                409: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `request_too_large` */
-                413: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
+                400: components["responses"]["invalid_request_body__missing_parameter__invalid_parameter__unknown_parameter"];
+                401: components["responses"]["missing_credentials__invalid_access_token"];
+                403: components["responses"]["ip_not_allowed__environment_mismatch__insufficient_scope"];
+                404: components["responses"]["card_not_found__not_found"];
+                408: components["responses"]["request_timeout"];
+                409: components["responses"]["idempotency_key_reuse__idempotency_request_in_progress"];
+                413: components["responses"]["request_too_large"];
                 /** @description Error codes: `card_closed`, `spend_control_unsupported` */
                 422: {
                     headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
+                        "Svc-Request-Id": components["headers"]["Svc-Request-Id"];
                         [name: string]: unknown;
                     };
                     content: {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error codes: `rate_limited` */
-                429: {
-                    headers: {
-                        /** @description Seconds to wait before retrying. */
-                        "Retry-After"?: number;
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `request_header_too_large` */
-                431: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `internal_error` */
-                500: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
+                429: components["responses"]["rate_limited"];
+                431: components["responses"]["request_header_too_large"];
+                500: components["responses"]["internal_error"];
             };
         };
         trace?: never;
@@ -9051,6 +3881,7 @@ export interface paths {
             };
             requestBody: {
                 content: {
+                    /** @example {} */
                     "application/json": Record<string, never>;
                 };
             };
@@ -9058,204 +3889,34 @@ export interface paths {
                 /** @description OK */
                 200: {
                     headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
+                        "Svc-Request-Id": components["headers"]["Svc-Request-Id"];
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "id": "card_01JD3Q7Y6X5W4V3T2S1R0Q9P8M",
-                         *       "object": "card",
-                         *       "cardholder_id": "chd_01JD3Q7Y6X5W4V3T2S1R0Q9P8N",
-                         *       "account_id": "acct_01JD3Q7Y6X5W4V3T2S1R0Q9P8K",
-                         *       "program_id": "prog_01JD3Q7Y6X5W4V3T2S1R0Q9P8J",
-                         *       "form_factor": "physical",
-                         *       "card_type": "debit",
-                         *       "brand": "visa",
-                         *       "status": "active",
-                         *       "last4": "4821",
-                         *       "exp_month": 11,
-                         *       "exp_year": 2029,
-                         *       "embossed_name": "ADA LOVELACE",
-                         *       "delivery_address": {
-                         *         "name": "Ada Lovelace",
-                         *         "line1": "221B Baker Street",
-                         *         "line2": null,
-                         *         "city": "London",
-                         *         "state": null,
-                         *         "postal_code": "NW1 6XE",
-                         *         "country": "GBR"
-                         *       },
-                         *       "shipping": {
-                         *         "status": "delivered",
-                         *         "shipped_at": "2026-11-03T10:00:00.000Z",
-                         *         "delivered_at": "2026-11-05T14:20:00.000Z"
-                         *       },
-                         *       "spending_controls": {
-                         *         "spending_limits": [
-                         *           {
-                         *             "amount": 50000,
-                         *             "interval": "daily"
-                         *           }
-                         *         ],
-                         *         "allowed_mccs": [],
-                         *         "blocked_mccs": [
-                         *           "7995"
-                         *         ],
-                         *         "allowed_countries": [],
-                         *         "blocked_countries": [
-                         *           "PRK"
-                         *         ]
-                         *       },
-                         *       "pin_set": true,
-                         *       "replacement_for": null,
-                         *       "replacement_reason": null,
-                         *       "replaced_by": null,
-                         *       "metadata": {
-                         *         "nickname": "Travel card"
-                         *       },
-                         *       "created_at": "2026-11-02T09:30:00.000Z",
-                         *       "updated_at": "2026-11-05T18:00:00.000Z"
-                         *     }
-                         */
                         "application/json": components["schemas"]["Card"];
                     };
                 };
-                /** @description Error codes: `invalid_request_body`, `missing_parameter`, `invalid_parameter`, `unknown_parameter` */
-                400: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `missing_credentials`, `invalid_access_token` */
-                401: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `ip_not_allowed`, `environment_mismatch`, `insufficient_scope` */
-                403: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `card_not_found`, `not_found` */
-                404: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `request_timeout` */
-                408: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `idempotency_key_reuse`, `idempotency_request_in_progress` */
-                409: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `request_too_large` */
-                413: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
+                400: components["responses"]["invalid_request_body__missing_parameter__invalid_parameter__unknown_parameter"];
+                401: components["responses"]["missing_credentials__invalid_access_token"];
+                403: components["responses"]["ip_not_allowed__environment_mismatch__insufficient_scope"];
+                404: components["responses"]["card_not_found__not_found"];
+                408: components["responses"]["request_timeout"];
+                409: components["responses"]["idempotency_key_reuse__idempotency_request_in_progress"];
+                413: components["responses"]["request_too_large"];
                 /** @description Error codes: `card_not_provisioned`, `card_closed`, `card_invalid_state`, `card_already_activated` */
                 422: {
                     headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
+                        "Svc-Request-Id": components["headers"]["Svc-Request-Id"];
                         [name: string]: unknown;
                     };
                     content: {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error codes: `rate_limited` */
-                429: {
-                    headers: {
-                        /** @description Seconds to wait before retrying. */
-                        "Retry-After"?: number;
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `request_header_too_large` */
-                431: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `internal_error` */
-                500: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `processor_unavailable`, `processor_permission_denied` */
-                502: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
+                429: components["responses"]["rate_limited"];
+                431: components["responses"]["request_header_too_large"];
+                500: components["responses"]["internal_error"];
+                502: components["responses"]["processor_unavailable__processor_permission_denied"];
             };
         };
         delete?: never;
@@ -9291,6 +3952,7 @@ export interface paths {
             };
             requestBody: {
                 content: {
+                    /** @example {} */
                     "application/json": Record<string, never>;
                 };
             };
@@ -9298,204 +3960,25 @@ export interface paths {
                 /** @description OK */
                 200: {
                     headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
+                        "Svc-Request-Id": components["headers"]["Svc-Request-Id"];
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "id": "card_01JD3Q7Y6X5W4V3T2S1R0Q9P8M",
-                         *       "object": "card",
-                         *       "cardholder_id": "chd_01JD3Q7Y6X5W4V3T2S1R0Q9P8N",
-                         *       "account_id": "acct_01JD3Q7Y6X5W4V3T2S1R0Q9P8K",
-                         *       "program_id": "prog_01JD3Q7Y6X5W4V3T2S1R0Q9P8J",
-                         *       "form_factor": "physical",
-                         *       "card_type": "debit",
-                         *       "brand": "visa",
-                         *       "status": "active",
-                         *       "last4": "4821",
-                         *       "exp_month": 11,
-                         *       "exp_year": 2029,
-                         *       "embossed_name": "ADA LOVELACE",
-                         *       "delivery_address": {
-                         *         "name": "Ada Lovelace",
-                         *         "line1": "221B Baker Street",
-                         *         "line2": null,
-                         *         "city": "London",
-                         *         "state": null,
-                         *         "postal_code": "NW1 6XE",
-                         *         "country": "GBR"
-                         *       },
-                         *       "shipping": {
-                         *         "status": "delivered",
-                         *         "shipped_at": "2026-11-03T10:00:00.000Z",
-                         *         "delivered_at": "2026-11-05T14:20:00.000Z"
-                         *       },
-                         *       "spending_controls": {
-                         *         "spending_limits": [
-                         *           {
-                         *             "amount": 50000,
-                         *             "interval": "daily"
-                         *           }
-                         *         ],
-                         *         "allowed_mccs": [],
-                         *         "blocked_mccs": [
-                         *           "7995"
-                         *         ],
-                         *         "allowed_countries": [],
-                         *         "blocked_countries": [
-                         *           "PRK"
-                         *         ]
-                         *       },
-                         *       "pin_set": true,
-                         *       "replacement_for": null,
-                         *       "replacement_reason": null,
-                         *       "replaced_by": null,
-                         *       "metadata": {
-                         *         "nickname": "Travel card"
-                         *       },
-                         *       "created_at": "2026-11-02T09:30:00.000Z",
-                         *       "updated_at": "2026-11-05T18:00:00.000Z"
-                         *     }
-                         */
                         "application/json": components["schemas"]["Card"];
                     };
                 };
-                /** @description Error codes: `invalid_request_body`, `missing_parameter`, `invalid_parameter`, `unknown_parameter` */
-                400: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `missing_credentials`, `invalid_access_token` */
-                401: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `ip_not_allowed`, `environment_mismatch`, `insufficient_scope` */
-                403: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `card_not_found`, `not_found` */
-                404: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `request_timeout` */
-                408: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `idempotency_key_reuse`, `idempotency_request_in_progress` */
-                409: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `request_too_large` */
-                413: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `card_not_provisioned`, `card_closed`, `card_invalid_state` */
-                422: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `rate_limited` */
-                429: {
-                    headers: {
-                        /** @description Seconds to wait before retrying. */
-                        "Retry-After"?: number;
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `request_header_too_large` */
-                431: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `internal_error` */
-                500: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `processor_unavailable`, `processor_permission_denied` */
-                502: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
+                400: components["responses"]["invalid_request_body__missing_parameter__invalid_parameter__unknown_parameter"];
+                401: components["responses"]["missing_credentials__invalid_access_token"];
+                403: components["responses"]["ip_not_allowed__environment_mismatch__insufficient_scope"];
+                404: components["responses"]["card_not_found__not_found"];
+                408: components["responses"]["request_timeout"];
+                409: components["responses"]["idempotency_key_reuse__idempotency_request_in_progress"];
+                413: components["responses"]["request_too_large"];
+                422: components["responses"]["card_not_provisioned__card_closed__card_invalid_state"];
+                429: components["responses"]["rate_limited"];
+                431: components["responses"]["request_header_too_large"];
+                500: components["responses"]["internal_error"];
+                502: components["responses"]["processor_unavailable__processor_permission_denied"];
             };
         };
         delete?: never;
@@ -9531,6 +4014,15 @@ export interface paths {
             };
             requestBody: {
                 content: {
+                    /**
+                     * @example {
+                     *       "public_key": {
+                     *         "kty": "RSA",
+                     *         "n": "…",
+                     *         "e": "AQAB"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["CardDetailsRequest"];
                 };
             };
@@ -9538,8 +4030,7 @@ export interface paths {
                 /** @description OK */
                 200: {
                     headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
+                        "Svc-Request-Id": components["headers"]["Svc-Request-Id"];
                         [name: string]: unknown;
                     };
                     content: {
@@ -9553,129 +4044,26 @@ export interface paths {
                         "application/json": components["schemas"]["CardDetails"];
                     };
                 };
-                /** @description Error codes: `invalid_public_key`, `invalid_request_body`, `missing_parameter`, `invalid_parameter`, `unknown_parameter` */
-                400: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `missing_credentials`, `invalid_access_token` */
-                401: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `ip_not_allowed`, `environment_mismatch`, `insufficient_scope` */
-                403: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `card_not_found`, `not_found` */
-                404: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `request_timeout` */
-                408: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `request_too_large` */
-                413: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
+                400: components["responses"]["invalid_public_key__invalid_request_body__missing_parameter__invalid_parameter__unknown_parameter"];
+                401: components["responses"]["missing_credentials__invalid_access_token"];
+                403: components["responses"]["ip_not_allowed__environment_mismatch__insufficient_scope"];
+                404: components["responses"]["card_not_found__not_found"];
+                408: components["responses"]["request_timeout"];
+                413: components["responses"]["request_too_large"];
                 /** @description Error codes: `card_not_provisioned`, `card_closed` */
                 422: {
                     headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
+                        "Svc-Request-Id": components["headers"]["Svc-Request-Id"];
                         [name: string]: unknown;
                     };
                     content: {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error codes: `rate_limited` */
-                429: {
-                    headers: {
-                        /** @description Seconds to wait before retrying. */
-                        "Retry-After"?: number;
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `request_header_too_large` */
-                431: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `internal_error` */
-                500: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `processor_unavailable`, `processor_permission_denied` */
-                502: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
+                429: components["responses"]["rate_limited"];
+                431: components["responses"]["request_header_too_large"];
+                500: components["responses"]["internal_error"];
+                502: components["responses"]["processor_unavailable__processor_permission_denied"];
             };
         };
         delete?: never;
@@ -9711,6 +4099,7 @@ export interface paths {
             };
             requestBody: {
                 content: {
+                    /** @example {} */
                     "application/json": Record<string, never>;
                 };
             };
@@ -9718,204 +4107,25 @@ export interface paths {
                 /** @description OK */
                 200: {
                     headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
+                        "Svc-Request-Id": components["headers"]["Svc-Request-Id"];
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "id": "card_01JD3Q7Y6X5W4V3T2S1R0Q9P8M",
-                         *       "object": "card",
-                         *       "cardholder_id": "chd_01JD3Q7Y6X5W4V3T2S1R0Q9P8N",
-                         *       "account_id": "acct_01JD3Q7Y6X5W4V3T2S1R0Q9P8K",
-                         *       "program_id": "prog_01JD3Q7Y6X5W4V3T2S1R0Q9P8J",
-                         *       "form_factor": "physical",
-                         *       "card_type": "debit",
-                         *       "brand": "visa",
-                         *       "status": "active",
-                         *       "last4": "4821",
-                         *       "exp_month": 11,
-                         *       "exp_year": 2029,
-                         *       "embossed_name": "ADA LOVELACE",
-                         *       "delivery_address": {
-                         *         "name": "Ada Lovelace",
-                         *         "line1": "221B Baker Street",
-                         *         "line2": null,
-                         *         "city": "London",
-                         *         "state": null,
-                         *         "postal_code": "NW1 6XE",
-                         *         "country": "GBR"
-                         *       },
-                         *       "shipping": {
-                         *         "status": "delivered",
-                         *         "shipped_at": "2026-11-03T10:00:00.000Z",
-                         *         "delivered_at": "2026-11-05T14:20:00.000Z"
-                         *       },
-                         *       "spending_controls": {
-                         *         "spending_limits": [
-                         *           {
-                         *             "amount": 50000,
-                         *             "interval": "daily"
-                         *           }
-                         *         ],
-                         *         "allowed_mccs": [],
-                         *         "blocked_mccs": [
-                         *           "7995"
-                         *         ],
-                         *         "allowed_countries": [],
-                         *         "blocked_countries": [
-                         *           "PRK"
-                         *         ]
-                         *       },
-                         *       "pin_set": true,
-                         *       "replacement_for": null,
-                         *       "replacement_reason": null,
-                         *       "replaced_by": null,
-                         *       "metadata": {
-                         *         "nickname": "Travel card"
-                         *       },
-                         *       "created_at": "2026-11-02T09:30:00.000Z",
-                         *       "updated_at": "2026-11-05T18:00:00.000Z"
-                         *     }
-                         */
                         "application/json": components["schemas"]["Card"];
                     };
                 };
-                /** @description Error codes: `invalid_request_body`, `missing_parameter`, `invalid_parameter`, `unknown_parameter` */
-                400: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `missing_credentials`, `invalid_access_token` */
-                401: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `ip_not_allowed`, `environment_mismatch`, `insufficient_scope` */
-                403: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `card_not_found`, `not_found` */
-                404: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `request_timeout` */
-                408: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `idempotency_key_reuse`, `idempotency_request_in_progress` */
-                409: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `request_too_large` */
-                413: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `card_not_provisioned`, `card_closed`, `card_invalid_state` */
-                422: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `rate_limited` */
-                429: {
-                    headers: {
-                        /** @description Seconds to wait before retrying. */
-                        "Retry-After"?: number;
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `request_header_too_large` */
-                431: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `internal_error` */
-                500: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `processor_unavailable`, `processor_permission_denied` */
-                502: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
+                400: components["responses"]["invalid_request_body__missing_parameter__invalid_parameter__unknown_parameter"];
+                401: components["responses"]["missing_credentials__invalid_access_token"];
+                403: components["responses"]["ip_not_allowed__environment_mismatch__insufficient_scope"];
+                404: components["responses"]["card_not_found__not_found"];
+                408: components["responses"]["request_timeout"];
+                409: components["responses"]["idempotency_key_reuse__idempotency_request_in_progress"];
+                413: components["responses"]["request_too_large"];
+                422: components["responses"]["card_not_provisioned__card_closed__card_invalid_state"];
+                429: components["responses"]["rate_limited"];
+                431: components["responses"]["request_header_too_large"];
+                500: components["responses"]["internal_error"];
+                502: components["responses"]["processor_unavailable__processor_permission_denied"];
             };
         };
         delete?: never;
@@ -9951,6 +4161,12 @@ export interface paths {
             };
             requestBody: {
                 content: {
+                    /**
+                     * @example {
+                     *       "pin_key_id": "pink_01JD3R5M7N8P9Q2R3S4T5V6W7X",
+                     *       "encrypted_pin": "Yp3Hq0x7V2l8c9K1mN4rT6uW8yZ0bD2fH4jL6nP8sU0wX2aC4eG6iK8mO0qS2u=="
+                     *     }
+                     */
                     "application/json": components["schemas"]["PinRequest"];
                 };
             };
@@ -9958,204 +4174,25 @@ export interface paths {
                 /** @description OK */
                 200: {
                     headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
+                        "Svc-Request-Id": components["headers"]["Svc-Request-Id"];
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "id": "card_01JD3Q7Y6X5W4V3T2S1R0Q9P8M",
-                         *       "object": "card",
-                         *       "cardholder_id": "chd_01JD3Q7Y6X5W4V3T2S1R0Q9P8N",
-                         *       "account_id": "acct_01JD3Q7Y6X5W4V3T2S1R0Q9P8K",
-                         *       "program_id": "prog_01JD3Q7Y6X5W4V3T2S1R0Q9P8J",
-                         *       "form_factor": "physical",
-                         *       "card_type": "debit",
-                         *       "brand": "visa",
-                         *       "status": "active",
-                         *       "last4": "4821",
-                         *       "exp_month": 11,
-                         *       "exp_year": 2029,
-                         *       "embossed_name": "ADA LOVELACE",
-                         *       "delivery_address": {
-                         *         "name": "Ada Lovelace",
-                         *         "line1": "221B Baker Street",
-                         *         "line2": null,
-                         *         "city": "London",
-                         *         "state": null,
-                         *         "postal_code": "NW1 6XE",
-                         *         "country": "GBR"
-                         *       },
-                         *       "shipping": {
-                         *         "status": "delivered",
-                         *         "shipped_at": "2026-11-03T10:00:00.000Z",
-                         *         "delivered_at": "2026-11-05T14:20:00.000Z"
-                         *       },
-                         *       "spending_controls": {
-                         *         "spending_limits": [
-                         *           {
-                         *             "amount": 50000,
-                         *             "interval": "daily"
-                         *           }
-                         *         ],
-                         *         "allowed_mccs": [],
-                         *         "blocked_mccs": [
-                         *           "7995"
-                         *         ],
-                         *         "allowed_countries": [],
-                         *         "blocked_countries": [
-                         *           "PRK"
-                         *         ]
-                         *       },
-                         *       "pin_set": true,
-                         *       "replacement_for": null,
-                         *       "replacement_reason": null,
-                         *       "replaced_by": null,
-                         *       "metadata": {
-                         *         "nickname": "Travel card"
-                         *       },
-                         *       "created_at": "2026-11-02T09:30:00.000Z",
-                         *       "updated_at": "2026-11-05T18:00:00.000Z"
-                         *     }
-                         */
                         "application/json": components["schemas"]["Card"];
                     };
                 };
-                /** @description Error codes: `invalid_request_body`, `missing_parameter`, `invalid_parameter`, `unknown_parameter` */
-                400: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `missing_credentials`, `invalid_access_token` */
-                401: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `ip_not_allowed`, `environment_mismatch`, `insufficient_scope` */
-                403: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `card_not_found`, `token_not_found`, `not_found` */
-                404: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `request_timeout` */
-                408: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `idempotency_key_reuse`, `idempotency_request_in_progress` */
-                409: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `request_too_large` */
-                413: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `card_not_provisioned`, `card_closed`, `card_invalid_state`, `program_not_configured`, `pin_invalid` */
-                422: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `rate_limited` */
-                429: {
-                    headers: {
-                        /** @description Seconds to wait before retrying. */
-                        "Retry-After"?: number;
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `request_header_too_large` */
-                431: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `internal_error` */
-                500: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `processor_unavailable`, `processor_permission_denied` */
-                502: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
+                400: components["responses"]["invalid_request_body__missing_parameter__invalid_parameter__unknown_parameter"];
+                401: components["responses"]["missing_credentials__invalid_access_token"];
+                403: components["responses"]["ip_not_allowed__environment_mismatch__insufficient_scope"];
+                404: components["responses"]["card_not_found__token_not_found__not_found"];
+                408: components["responses"]["request_timeout"];
+                409: components["responses"]["idempotency_key_reuse__idempotency_request_in_progress"];
+                413: components["responses"]["request_too_large"];
+                422: components["responses"]["card_not_provisioned__card_closed__card_invalid_state__program_not_configured__pin_invalid"];
+                429: components["responses"]["rate_limited"];
+                431: components["responses"]["request_header_too_large"];
+                500: components["responses"]["internal_error"];
+                502: components["responses"]["processor_unavailable__processor_permission_denied"];
             };
         };
         delete?: never;
@@ -10191,6 +4228,7 @@ export interface paths {
             };
             requestBody: {
                 content: {
+                    /** @example {} */
                     "application/json": Record<string, never>;
                 };
             };
@@ -10198,8 +4236,7 @@ export interface paths {
                 /** @description Created */
                 201: {
                     headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
+                        "Svc-Request-Id": components["headers"]["Svc-Request-Id"];
                         [name: string]: unknown;
                     };
                     content: {
@@ -10225,129 +4262,26 @@ export interface paths {
                         "application/json": components["schemas"]["PinKey"];
                     };
                 };
-                /** @description Error codes: `invalid_request_body`, `missing_parameter`, `invalid_parameter`, `unknown_parameter` */
-                400: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `missing_credentials`, `invalid_access_token` */
-                401: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `ip_not_allowed`, `environment_mismatch`, `insufficient_scope` */
-                403: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `card_not_found`, `not_found` */
-                404: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `request_timeout` */
-                408: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `request_too_large` */
-                413: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
+                400: components["responses"]["invalid_request_body__missing_parameter__invalid_parameter__unknown_parameter"];
+                401: components["responses"]["missing_credentials__invalid_access_token"];
+                403: components["responses"]["ip_not_allowed__environment_mismatch__insufficient_scope"];
+                404: components["responses"]["card_not_found__not_found"];
+                408: components["responses"]["request_timeout"];
+                413: components["responses"]["request_too_large"];
                 /** @description Error codes: `card_not_provisioned`, `card_closed`, `card_invalid_state`, `program_not_configured` */
                 422: {
                     headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
+                        "Svc-Request-Id": components["headers"]["Svc-Request-Id"];
                         [name: string]: unknown;
                     };
                     content: {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error codes: `rate_limited` */
-                429: {
-                    headers: {
-                        /** @description Seconds to wait before retrying. */
-                        "Retry-After"?: number;
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `request_header_too_large` */
-                431: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `internal_error` */
-                500: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `processor_unavailable`, `processor_permission_denied` */
-                502: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
+                429: components["responses"]["rate_limited"];
+                431: components["responses"]["request_header_too_large"];
+                500: components["responses"]["internal_error"];
+                502: components["responses"]["processor_unavailable__processor_permission_denied"];
             };
         };
         delete?: never;
@@ -10383,6 +4317,12 @@ export interface paths {
             };
             requestBody: {
                 content: {
+                    /**
+                     * @example {
+                     *       "pin_key_id": "pink_01JD3R5M7N8P9Q2R3S4T5V6W7X",
+                     *       "encrypted_pin": "Yp3Hq0x7V2l8c9K1mN4rT6uW8yZ0bD2fH4jL6nP8sU0wX2aC4eG6iK8mO0qS2u=="
+                     *     }
+                     */
                     "application/json": components["schemas"]["PinRequest"];
                 };
             };
@@ -10390,8 +4330,7 @@ export interface paths {
                 /** @description OK */
                 200: {
                     headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
+                        "Svc-Request-Id": components["headers"]["Svc-Request-Id"];
                         [name: string]: unknown;
                     };
                     content: {
@@ -10405,140 +4344,18 @@ export interface paths {
                         "application/json": components["schemas"]["PinVerification"];
                     };
                 };
-                /** @description Error codes: `invalid_request_body`, `missing_parameter`, `invalid_parameter`, `unknown_parameter` */
-                400: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `missing_credentials`, `invalid_access_token` */
-                401: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `ip_not_allowed`, `environment_mismatch`, `insufficient_scope` */
-                403: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `card_not_found`, `token_not_found`, `not_found` */
-                404: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `request_timeout` */
-                408: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `idempotency_key_reuse`, `idempotency_request_in_progress` */
-                409: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `request_too_large` */
-                413: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `card_not_provisioned`, `card_closed`, `card_invalid_state`, `program_not_configured`, `pin_invalid` */
-                422: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `rate_limited` */
-                429: {
-                    headers: {
-                        /** @description Seconds to wait before retrying. */
-                        "Retry-After"?: number;
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `request_header_too_large` */
-                431: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `internal_error` */
-                500: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `processor_unavailable`, `processor_permission_denied` */
-                502: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
+                400: components["responses"]["invalid_request_body__missing_parameter__invalid_parameter__unknown_parameter"];
+                401: components["responses"]["missing_credentials__invalid_access_token"];
+                403: components["responses"]["ip_not_allowed__environment_mismatch__insufficient_scope"];
+                404: components["responses"]["card_not_found__token_not_found__not_found"];
+                408: components["responses"]["request_timeout"];
+                409: components["responses"]["idempotency_key_reuse__idempotency_request_in_progress"];
+                413: components["responses"]["request_too_large"];
+                422: components["responses"]["card_not_provisioned__card_closed__card_invalid_state__program_not_configured__pin_invalid"];
+                429: components["responses"]["rate_limited"];
+                431: components["responses"]["request_header_too_large"];
+                500: components["responses"]["internal_error"];
+                502: components["responses"]["processor_unavailable__processor_permission_denied"];
             };
         };
         delete?: never;
@@ -10574,6 +4391,11 @@ export interface paths {
             };
             requestBody: {
                 content: {
+                    /**
+                     * @example {
+                     *       "reason": "lost"
+                     *     }
+                     */
                     "application/json": components["schemas"]["CardReplaceRequest"];
                 };
             };
@@ -10581,204 +4403,34 @@ export interface paths {
                 /** @description Created */
                 201: {
                     headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
+                        "Svc-Request-Id": components["headers"]["Svc-Request-Id"];
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "id": "card_01JD3Q7Y6X5W4V3T2S1R0Q9P8M",
-                         *       "object": "card",
-                         *       "cardholder_id": "chd_01JD3Q7Y6X5W4V3T2S1R0Q9P8N",
-                         *       "account_id": "acct_01JD3Q7Y6X5W4V3T2S1R0Q9P8K",
-                         *       "program_id": "prog_01JD3Q7Y6X5W4V3T2S1R0Q9P8J",
-                         *       "form_factor": "physical",
-                         *       "card_type": "debit",
-                         *       "brand": "visa",
-                         *       "status": "active",
-                         *       "last4": "4821",
-                         *       "exp_month": 11,
-                         *       "exp_year": 2029,
-                         *       "embossed_name": "ADA LOVELACE",
-                         *       "delivery_address": {
-                         *         "name": "Ada Lovelace",
-                         *         "line1": "221B Baker Street",
-                         *         "line2": null,
-                         *         "city": "London",
-                         *         "state": null,
-                         *         "postal_code": "NW1 6XE",
-                         *         "country": "GBR"
-                         *       },
-                         *       "shipping": {
-                         *         "status": "delivered",
-                         *         "shipped_at": "2026-11-03T10:00:00.000Z",
-                         *         "delivered_at": "2026-11-05T14:20:00.000Z"
-                         *       },
-                         *       "spending_controls": {
-                         *         "spending_limits": [
-                         *           {
-                         *             "amount": 50000,
-                         *             "interval": "daily"
-                         *           }
-                         *         ],
-                         *         "allowed_mccs": [],
-                         *         "blocked_mccs": [
-                         *           "7995"
-                         *         ],
-                         *         "allowed_countries": [],
-                         *         "blocked_countries": [
-                         *           "PRK"
-                         *         ]
-                         *       },
-                         *       "pin_set": true,
-                         *       "replacement_for": null,
-                         *       "replacement_reason": null,
-                         *       "replaced_by": null,
-                         *       "metadata": {
-                         *         "nickname": "Travel card"
-                         *       },
-                         *       "created_at": "2026-11-02T09:30:00.000Z",
-                         *       "updated_at": "2026-11-05T18:00:00.000Z"
-                         *     }
-                         */
                         "application/json": components["schemas"]["Card"];
                     };
                 };
-                /** @description Error codes: `invalid_request_body`, `missing_parameter`, `invalid_parameter`, `unknown_parameter` */
-                400: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `missing_credentials`, `invalid_access_token` */
-                401: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `ip_not_allowed`, `environment_mismatch`, `insufficient_scope` */
-                403: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `card_not_found`, `not_found` */
-                404: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `request_timeout` */
-                408: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `idempotency_key_reuse`, `idempotency_request_in_progress` */
-                409: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `request_too_large` */
-                413: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
+                400: components["responses"]["invalid_request_body__missing_parameter__invalid_parameter__unknown_parameter"];
+                401: components["responses"]["missing_credentials__invalid_access_token"];
+                403: components["responses"]["ip_not_allowed__environment_mismatch__insufficient_scope"];
+                404: components["responses"]["card_not_found__not_found"];
+                408: components["responses"]["request_timeout"];
+                409: components["responses"]["idempotency_key_reuse__idempotency_request_in_progress"];
+                413: components["responses"]["request_too_large"];
                 /** @description Error codes: `card_not_provisioned`, `card_closed`, `card_invalid_state`, `card_limit_reached` */
                 422: {
                     headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
+                        "Svc-Request-Id": components["headers"]["Svc-Request-Id"];
                         [name: string]: unknown;
                     };
                     content: {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error codes: `rate_limited` */
-                429: {
-                    headers: {
-                        /** @description Seconds to wait before retrying. */
-                        "Retry-After"?: number;
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `request_header_too_large` */
-                431: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `internal_error` */
-                500: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `processor_unavailable`, `processor_permission_denied` */
-                502: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
+                429: components["responses"]["rate_limited"];
+                431: components["responses"]["request_header_too_large"];
+                500: components["responses"]["internal_error"];
+                502: components["responses"]["processor_unavailable__processor_permission_denied"];
             };
         };
         delete?: never;
@@ -10814,6 +4466,7 @@ export interface paths {
             };
             requestBody: {
                 content: {
+                    /** @example {} */
                     "application/json": Record<string, never>;
                 };
             };
@@ -10821,204 +4474,25 @@ export interface paths {
                 /** @description OK */
                 200: {
                     headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
+                        "Svc-Request-Id": components["headers"]["Svc-Request-Id"];
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "id": "card_01JD3Q7Y6X5W4V3T2S1R0Q9P8M",
-                         *       "object": "card",
-                         *       "cardholder_id": "chd_01JD3Q7Y6X5W4V3T2S1R0Q9P8N",
-                         *       "account_id": "acct_01JD3Q7Y6X5W4V3T2S1R0Q9P8K",
-                         *       "program_id": "prog_01JD3Q7Y6X5W4V3T2S1R0Q9P8J",
-                         *       "form_factor": "physical",
-                         *       "card_type": "debit",
-                         *       "brand": "visa",
-                         *       "status": "active",
-                         *       "last4": "4821",
-                         *       "exp_month": 11,
-                         *       "exp_year": 2029,
-                         *       "embossed_name": "ADA LOVELACE",
-                         *       "delivery_address": {
-                         *         "name": "Ada Lovelace",
-                         *         "line1": "221B Baker Street",
-                         *         "line2": null,
-                         *         "city": "London",
-                         *         "state": null,
-                         *         "postal_code": "NW1 6XE",
-                         *         "country": "GBR"
-                         *       },
-                         *       "shipping": {
-                         *         "status": "delivered",
-                         *         "shipped_at": "2026-11-03T10:00:00.000Z",
-                         *         "delivered_at": "2026-11-05T14:20:00.000Z"
-                         *       },
-                         *       "spending_controls": {
-                         *         "spending_limits": [
-                         *           {
-                         *             "amount": 50000,
-                         *             "interval": "daily"
-                         *           }
-                         *         ],
-                         *         "allowed_mccs": [],
-                         *         "blocked_mccs": [
-                         *           "7995"
-                         *         ],
-                         *         "allowed_countries": [],
-                         *         "blocked_countries": [
-                         *           "PRK"
-                         *         ]
-                         *       },
-                         *       "pin_set": true,
-                         *       "replacement_for": null,
-                         *       "replacement_reason": null,
-                         *       "replaced_by": null,
-                         *       "metadata": {
-                         *         "nickname": "Travel card"
-                         *       },
-                         *       "created_at": "2026-11-02T09:30:00.000Z",
-                         *       "updated_at": "2026-11-05T18:00:00.000Z"
-                         *     }
-                         */
                         "application/json": components["schemas"]["Card"];
                     };
                 };
-                /** @description Error codes: `invalid_request_body`, `missing_parameter`, `invalid_parameter`, `unknown_parameter` */
-                400: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `missing_credentials`, `invalid_access_token` */
-                401: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `ip_not_allowed`, `environment_mismatch`, `insufficient_scope` */
-                403: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `card_not_found`, `not_found` */
-                404: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `request_timeout` */
-                408: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `idempotency_key_reuse`, `idempotency_request_in_progress` */
-                409: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `request_too_large` */
-                413: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `card_not_provisioned`, `card_closed`, `card_invalid_state` */
-                422: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `rate_limited` */
-                429: {
-                    headers: {
-                        /** @description Seconds to wait before retrying. */
-                        "Retry-After"?: number;
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `request_header_too_large` */
-                431: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `internal_error` */
-                500: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `processor_unavailable`, `processor_permission_denied` */
-                502: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
+                400: components["responses"]["invalid_request_body__missing_parameter__invalid_parameter__unknown_parameter"];
+                401: components["responses"]["missing_credentials__invalid_access_token"];
+                403: components["responses"]["ip_not_allowed__environment_mismatch__insufficient_scope"];
+                404: components["responses"]["card_not_found__not_found"];
+                408: components["responses"]["request_timeout"];
+                409: components["responses"]["idempotency_key_reuse__idempotency_request_in_progress"];
+                413: components["responses"]["request_too_large"];
+                422: components["responses"]["card_not_provisioned__card_closed__card_invalid_state"];
+                429: components["responses"]["rate_limited"];
+                431: components["responses"]["request_header_too_large"];
+                500: components["responses"]["internal_error"];
+                502: components["responses"]["processor_unavailable__processor_permission_denied"];
             };
         };
         delete?: never;
@@ -11060,93 +4534,20 @@ export interface paths {
                 /** @description OK */
                 200: {
                     headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
+                        "Svc-Request-Id": components["headers"]["Svc-Request-Id"];
                         [name: string]: unknown;
                     };
                     content: {
                         "application/json": components["schemas"]["DisputeList"];
                     };
                 };
-                /** @description Error codes: `invalid_parameter`, `unknown_parameter`, `expired_cursor` */
-                400: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `missing_credentials`, `invalid_access_token` */
-                401: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `ip_not_allowed`, `environment_mismatch`, `insufficient_scope` */
-                403: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `request_timeout` */
-                408: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `rate_limited` */
-                429: {
-                    headers: {
-                        /** @description Seconds to wait before retrying. */
-                        "Retry-After"?: number;
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `request_header_too_large` */
-                431: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `internal_error` */
-                500: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
+                400: components["responses"]["invalid_parameter__unknown_parameter__expired_cursor"];
+                401: components["responses"]["missing_credentials__invalid_access_token"];
+                403: components["responses"]["ip_not_allowed__environment_mismatch__insufficient_scope"];
+                408: components["responses"]["request_timeout"];
+                429: components["responses"]["rate_limited"];
+                431: components["responses"]["request_header_too_large"];
+                500: components["responses"]["internal_error"];
             };
         };
         put?: never;
@@ -11181,154 +4582,42 @@ export interface paths {
                 /** @description Created */
                 201: {
                     headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
+                        "Svc-Request-Id": components["headers"]["Svc-Request-Id"];
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "id": "dsp_01JD3S9Z8Y7X6W5V4T3S2R1Q0P",
-                         *       "object": "dispute",
-                         *       "transaction_id": "txn_01JD3S1A2B3C4D5E6F7G8H9J0K",
-                         *       "card_id": "card_01JD3Q7Y6X5W4V3T2S1R0Q9P8N",
-                         *       "account_id": "acct_01JD3Q5W4V3T2S1R0Q9P8N7M6K",
-                         *       "amount": 2500,
-                         *       "currency": "USD",
-                         *       "reason": "not_received",
-                         *       "evidence": "Ordered on 1 Nov, never delivered; merchant does not answer.",
-                         *       "status": "submitted",
-                         *       "resolved_at": null,
-                         *       "created_at": "2026-11-02T10:15:00.000Z",
-                         *       "updated_at": "2026-11-02T10:15:00.000Z"
-                         *     }
-                         */
                         "application/json": components["schemas"]["Dispute"];
                     };
                 };
-                /** @description Error codes: `invalid_request_body`, `missing_parameter`, `invalid_parameter`, `unknown_parameter` */
-                400: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `missing_credentials`, `invalid_access_token` */
-                401: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `ip_not_allowed`, `environment_mismatch`, `insufficient_scope` */
-                403: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
+                400: components["responses"]["invalid_request_body__missing_parameter__invalid_parameter__unknown_parameter"];
+                401: components["responses"]["missing_credentials__invalid_access_token"];
+                403: components["responses"]["ip_not_allowed__environment_mismatch__insufficient_scope"];
                 /** @description Error codes: `transaction_not_found` */
                 404: {
                     headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
+                        "Svc-Request-Id": components["headers"]["Svc-Request-Id"];
                         [name: string]: unknown;
                     };
                     content: {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error codes: `request_timeout` */
-                408: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
+                408: components["responses"]["request_timeout"];
                 /** @description Error codes: `dispute_already_open`, `idempotency_key_reuse`, `idempotency_request_in_progress` */
                 409: {
                     headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
+                        "Svc-Request-Id": components["headers"]["Svc-Request-Id"];
                         [name: string]: unknown;
                     };
                     content: {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error codes: `request_too_large` */
-                413: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `transaction_not_refundable`, `refund_exceeds_original` */
-                422: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `rate_limited` */
-                429: {
-                    headers: {
-                        /** @description Seconds to wait before retrying. */
-                        "Retry-After"?: number;
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `request_header_too_large` */
-                431: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `internal_error` */
-                500: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
+                413: components["responses"]["request_too_large"];
+                422: components["responses"]["transaction_not_refundable__refund_exceeds_original"];
+                429: components["responses"]["rate_limited"];
+                431: components["responses"]["request_header_too_large"];
+                500: components["responses"]["internal_error"];
             };
         };
         delete?: never;
@@ -11359,110 +4648,20 @@ export interface paths {
                 /** @description OK */
                 200: {
                     headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
+                        "Svc-Request-Id": components["headers"]["Svc-Request-Id"];
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "id": "dsp_01JD3S9Z8Y7X6W5V4T3S2R1Q0P",
-                         *       "object": "dispute",
-                         *       "transaction_id": "txn_01JD3S1A2B3C4D5E6F7G8H9J0K",
-                         *       "card_id": "card_01JD3Q7Y6X5W4V3T2S1R0Q9P8N",
-                         *       "account_id": "acct_01JD3Q5W4V3T2S1R0Q9P8N7M6K",
-                         *       "amount": 2500,
-                         *       "currency": "USD",
-                         *       "reason": "not_received",
-                         *       "evidence": "Ordered on 1 Nov, never delivered; merchant does not answer.",
-                         *       "status": "submitted",
-                         *       "resolved_at": null,
-                         *       "created_at": "2026-11-02T10:15:00.000Z",
-                         *       "updated_at": "2026-11-02T10:15:00.000Z"
-                         *     }
-                         */
                         "application/json": components["schemas"]["Dispute"];
                     };
                 };
-                /** @description Error codes: `missing_credentials`, `invalid_access_token` */
-                401: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `ip_not_allowed`, `environment_mismatch`, `insufficient_scope` */
-                403: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `dispute_not_found`, `not_found` */
-                404: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `request_timeout` */
-                408: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `rate_limited` */
-                429: {
-                    headers: {
-                        /** @description Seconds to wait before retrying. */
-                        "Retry-After"?: number;
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `request_header_too_large` */
-                431: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `internal_error` */
-                500: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
+                401: components["responses"]["missing_credentials__invalid_access_token"];
+                403: components["responses"]["ip_not_allowed__environment_mismatch__insufficient_scope"];
+                404: components["responses"]["dispute_not_found__not_found"];
+                408: components["responses"]["request_timeout"];
+                429: components["responses"]["rate_limited"];
+                431: components["responses"]["request_header_too_large"];
+                500: components["responses"]["internal_error"];
             };
         };
         put?: never;
@@ -11500,6 +4699,7 @@ export interface paths {
             };
             requestBody: {
                 content: {
+                    /** @example {} */
                     "application/json": Record<string, never>;
                 };
             };
@@ -11507,154 +4707,33 @@ export interface paths {
                 /** @description OK */
                 200: {
                     headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
+                        "Svc-Request-Id": components["headers"]["Svc-Request-Id"];
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "id": "dsp_01JD3S9Z8Y7X6W5V4T3S2R1Q0P",
-                         *       "object": "dispute",
-                         *       "transaction_id": "txn_01JD3S1A2B3C4D5E6F7G8H9J0K",
-                         *       "card_id": "card_01JD3Q7Y6X5W4V3T2S1R0Q9P8N",
-                         *       "account_id": "acct_01JD3Q5W4V3T2S1R0Q9P8N7M6K",
-                         *       "amount": 2500,
-                         *       "currency": "USD",
-                         *       "reason": "not_received",
-                         *       "evidence": "Ordered on 1 Nov, never delivered; merchant does not answer.",
-                         *       "status": "submitted",
-                         *       "resolved_at": null,
-                         *       "created_at": "2026-11-02T10:15:00.000Z",
-                         *       "updated_at": "2026-11-02T10:15:00.000Z"
-                         *     }
-                         */
                         "application/json": components["schemas"]["Dispute"];
                     };
                 };
-                /** @description Error codes: `invalid_request_body`, `missing_parameter`, `invalid_parameter`, `unknown_parameter` */
-                400: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `missing_credentials`, `invalid_access_token` */
-                401: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `ip_not_allowed`, `environment_mismatch`, `insufficient_scope` */
-                403: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `dispute_not_found`, `not_found` */
-                404: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `request_timeout` */
-                408: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `idempotency_key_reuse`, `idempotency_request_in_progress` */
-                409: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `request_too_large` */
-                413: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
+                400: components["responses"]["invalid_request_body__missing_parameter__invalid_parameter__unknown_parameter"];
+                401: components["responses"]["missing_credentials__invalid_access_token"];
+                403: components["responses"]["ip_not_allowed__environment_mismatch__insufficient_scope"];
+                404: components["responses"]["dispute_not_found__not_found"];
+                408: components["responses"]["request_timeout"];
+                409: components["responses"]["idempotency_key_reuse__idempotency_request_in_progress"];
+                413: components["responses"]["request_too_large"];
                 /** @description Error codes: `dispute_invalid_state` */
                 422: {
                     headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
+                        "Svc-Request-Id": components["headers"]["Svc-Request-Id"];
                         [name: string]: unknown;
                     };
                     content: {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error codes: `rate_limited` */
-                429: {
-                    headers: {
-                        /** @description Seconds to wait before retrying. */
-                        "Retry-After"?: number;
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `request_header_too_large` */
-                431: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `internal_error` */
-                500: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
+                429: components["responses"]["rate_limited"];
+                431: components["responses"]["request_header_too_large"];
+                500: components["responses"]["internal_error"];
             };
         };
         delete?: never;
@@ -11694,93 +4773,20 @@ export interface paths {
                 /** @description OK */
                 200: {
                     headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
+                        "Svc-Request-Id": components["headers"]["Svc-Request-Id"];
                         [name: string]: unknown;
                     };
                     content: {
                         "application/json": components["schemas"]["EsimSummaryList"];
                     };
                 };
-                /** @description Error codes: `invalid_parameter`, `unknown_parameter`, `expired_cursor` */
-                400: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `missing_credentials`, `invalid_access_token` */
-                401: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `ip_not_allowed`, `environment_mismatch`, `insufficient_scope` */
-                403: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `request_timeout` */
-                408: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `rate_limited` */
-                429: {
-                    headers: {
-                        /** @description Seconds to wait before retrying. */
-                        "Retry-After"?: number;
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `request_header_too_large` */
-                431: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `internal_error` */
-                500: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
+                400: components["responses"]["invalid_parameter__unknown_parameter__expired_cursor"];
+                401: components["responses"]["missing_credentials__invalid_access_token"];
+                403: components["responses"]["ip_not_allowed__environment_mismatch__insufficient_scope"];
+                408: components["responses"]["request_timeout"];
+                429: components["responses"]["rate_limited"];
+                431: components["responses"]["request_header_too_large"];
+                500: components["responses"]["internal_error"];
             };
         };
         put?: never;
@@ -11816,8 +4822,7 @@ export interface paths {
                 /** @description OK */
                 200: {
                     headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
+                        "Svc-Request-Id": components["headers"]["Svc-Request-Id"];
                         [name: string]: unknown;
                     };
                     content: {
@@ -11855,85 +4860,13 @@ export interface paths {
                         "application/json": components["schemas"]["Esim"];
                     };
                 };
-                /** @description Error codes: `missing_credentials`, `invalid_access_token` */
-                401: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `ip_not_allowed`, `environment_mismatch`, `insufficient_scope` */
-                403: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `esim_not_found`, `not_found` */
-                404: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `request_timeout` */
-                408: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `rate_limited` */
-                429: {
-                    headers: {
-                        /** @description Seconds to wait before retrying. */
-                        "Retry-After"?: number;
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `request_header_too_large` */
-                431: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `internal_error` */
-                500: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
+                401: components["responses"]["missing_credentials__invalid_access_token"];
+                403: components["responses"]["ip_not_allowed__environment_mismatch__insufficient_scope"];
+                404: components["responses"]["esim_not_found__not_found"];
+                408: components["responses"]["request_timeout"];
+                429: components["responses"]["rate_limited"];
+                431: components["responses"]["request_header_too_large"];
+                500: components["responses"]["internal_error"];
             };
         };
         put?: never;
@@ -11976,104 +4909,21 @@ export interface paths {
                 /** @description OK */
                 200: {
                     headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
+                        "Svc-Request-Id": components["headers"]["Svc-Request-Id"];
                         [name: string]: unknown;
                     };
                     content: {
                         "application/json": components["schemas"]["EsimTopUpList"];
                     };
                 };
-                /** @description Error codes: `invalid_parameter`, `unknown_parameter`, `expired_cursor` */
-                400: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `missing_credentials`, `invalid_access_token` */
-                401: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `ip_not_allowed`, `environment_mismatch`, `insufficient_scope` */
-                403: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `esim_not_found`, `not_found` */
-                404: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `request_timeout` */
-                408: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `rate_limited` */
-                429: {
-                    headers: {
-                        /** @description Seconds to wait before retrying. */
-                        "Retry-After"?: number;
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `request_header_too_large` */
-                431: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `internal_error` */
-                500: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
+                400: components["responses"]["invalid_parameter__unknown_parameter__expired_cursor"];
+                401: components["responses"]["missing_credentials__invalid_access_token"];
+                403: components["responses"]["ip_not_allowed__environment_mismatch__insufficient_scope"];
+                404: components["responses"]["esim_not_found__not_found"];
+                408: components["responses"]["request_timeout"];
+                429: components["responses"]["rate_limited"];
+                431: components["responses"]["request_header_too_large"];
+                500: components["responses"]["internal_error"];
             };
         };
         put?: never;
@@ -12095,6 +4945,16 @@ export interface paths {
             };
             requestBody: {
                 content: {
+                    /**
+                     * @example {
+                     *       "top_up_id": "topup_01KDVDNA23PK721HE8A7GS31PE",
+                     *       "reference": "CUST-1042",
+                     *       "account_id": "acct_01JD3Q7Y6X5W4V3T2S1R0Q9P8K",
+                     *       "metadata": {
+                     *         "customer_ref": "CUST-1042"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         account_id?: string;
                         /** @description Up to 20 keys of at most 40 characters; values up to 500 characters. Not searchable. */
@@ -12111,180 +4971,43 @@ export interface paths {
                 /** @description Created */
                 201: {
                     headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
+                        "Svc-Request-Id": components["headers"]["Svc-Request-Id"];
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "id": "esord_01JD3QG2H3J4K5M6N7P8Q9R0S1",
-                         *       "object": "esim_order",
-                         *       "type": "package",
-                         *       "status": "completed",
-                         *       "package_id": "pkg_01KDVDNA1897EMTK3K6K4N7SK1",
-                         *       "top_up_id": null,
-                         *       "esim_id": "esim_01JD3QG2H9Z8Y7X6W5V4T3S2R1",
-                         *       "cardholder_id": "chd_01JD3Q7Y6X5W4V3T2S1R0Q9P8N",
-                         *       "account_id": "acct_01JD3Q7Y6X5W4V3T2S1R0Q9P8K",
-                         *       "price": 1000,
-                         *       "currency": "USD",
-                         *       "charged_amount": 931,
-                         *       "charged_currency": "EUR",
-                         *       "fx": {
-                         *         "rate": "0.92",
-                         *         "markup_bps": 120,
-                         *         "fee_amount": 11,
-                         *         "source": "sandbox",
-                         *         "rate_at": "2026-11-20T15:00:00.000Z"
-                         *       },
-                         *       "reference": "trip-tokyo-0042",
-                         *       "metadata": {
-                         *         "trip": "Tokyo, December"
-                         *       },
-                         *       "failure_reason": null,
-                         *       "created_at": "2026-11-20T15:00:00.000Z",
-                         *       "updated_at": "2026-11-20T15:00:01.000Z",
-                         *       "settled_at": "2026-11-20T15:00:01.000Z"
-                         *     }
-                         */
                         "application/json": components["schemas"]["EsimOrder"];
                     };
                 };
-                /** @description Error codes: `invalid_request_body`, `missing_parameter`, `invalid_parameter`, `unknown_parameter` */
-                400: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `missing_credentials`, `invalid_access_token` */
-                401: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `insufficient_funds` */
-                402: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `ip_not_allowed`, `environment_mismatch`, `insufficient_scope` */
-                403: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
+                400: components["responses"]["invalid_request_body__missing_parameter__invalid_parameter__unknown_parameter"];
+                401: components["responses"]["missing_credentials__invalid_access_token"];
+                402: components["responses"]["insufficient_funds"];
+                403: components["responses"]["ip_not_allowed__environment_mismatch__insufficient_scope"];
                 /** @description Error codes: `esim_not_found`, `account_not_found`, `not_found` */
                 404: {
                     headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
+                        "Svc-Request-Id": components["headers"]["Svc-Request-Id"];
                         [name: string]: unknown;
                     };
                     content: {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error codes: `request_timeout` */
-                408: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `esim_order_reference_exists`, `idempotency_key_reuse`, `idempotency_request_in_progress` */
-                409: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `request_too_large` */
-                413: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
+                408: components["responses"]["request_timeout"];
+                409: components["responses"]["esim_order_reference_exists__idempotency_key_reuse__idempotency_request_in_progress"];
+                413: components["responses"]["request_too_large"];
                 /** @description Error codes: `esim_top_up_unavailable`, `currency_mismatch`, `account_blocked`, `account_cardholder_mismatch`, `account_not_provisioned` */
                 422: {
                     headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
+                        "Svc-Request-Id": components["headers"]["Svc-Request-Id"];
                         [name: string]: unknown;
                     };
                     content: {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error codes: `rate_limited` */
-                429: {
-                    headers: {
-                        /** @description Seconds to wait before retrying. */
-                        "Retry-After"?: number;
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `request_header_too_large` */
-                431: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `internal_error` */
-                500: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
+                429: components["responses"]["rate_limited"];
+                431: components["responses"]["request_header_too_large"];
+                500: components["responses"]["internal_error"];
             };
         };
         delete?: never;
@@ -12318,6 +5041,12 @@ export interface paths {
             };
             requestBody: {
                 content: {
+                    /**
+                     * @example {
+                     *       "cardholder_id": "chd_01JD3Q7Y6X5W4V3T2S1R0Q9P8N",
+                     *       "allow_purchases": true
+                     *     }
+                     */
                     "application/json": {
                         allow_purchases?: boolean;
                         cardholder_id: string;
@@ -12328,8 +5057,7 @@ export interface paths {
                 /** @description Created */
                 201: {
                     headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
+                        "Svc-Request-Id": components["headers"]["Svc-Request-Id"];
                         [name: string]: unknown;
                     };
                     content: {
@@ -12347,118 +5075,16 @@ export interface paths {
                         "application/json": components["schemas"]["EsimH5Link"];
                     };
                 };
-                /** @description Error codes: `invalid_request_body`, `missing_parameter`, `invalid_parameter`, `unknown_parameter` */
-                400: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `missing_credentials`, `invalid_access_token` */
-                401: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `ip_not_allowed`, `environment_mismatch`, `insufficient_scope` */
-                403: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `cardholder_not_found` */
-                404: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `request_timeout` */
-                408: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `idempotency_key_reuse`, `idempotency_request_in_progress` */
-                409: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `request_too_large` */
-                413: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `rate_limited` */
-                429: {
-                    headers: {
-                        /** @description Seconds to wait before retrying. */
-                        "Retry-After"?: number;
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `request_header_too_large` */
-                431: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `internal_error` */
-                500: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
+                400: components["responses"]["invalid_request_body__missing_parameter__invalid_parameter__unknown_parameter"];
+                401: components["responses"]["missing_credentials__invalid_access_token"];
+                403: components["responses"]["ip_not_allowed__environment_mismatch__insufficient_scope"];
+                404: components["responses"]["cardholder_not_found"];
+                408: components["responses"]["request_timeout"];
+                409: components["responses"]["idempotency_key_reuse__idempotency_request_in_progress"];
+                413: components["responses"]["request_too_large"];
+                429: components["responses"]["rate_limited"];
+                431: components["responses"]["request_header_too_large"];
+                500: components["responses"]["internal_error"];
             };
         };
         delete?: never;
@@ -12500,93 +5126,20 @@ export interface paths {
                 /** @description OK */
                 200: {
                     headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
+                        "Svc-Request-Id": components["headers"]["Svc-Request-Id"];
                         [name: string]: unknown;
                     };
                     content: {
                         "application/json": components["schemas"]["EsimOrderList"];
                     };
                 };
-                /** @description Error codes: `invalid_parameter`, `unknown_parameter`, `expired_cursor` */
-                400: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `missing_credentials`, `invalid_access_token` */
-                401: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `ip_not_allowed`, `environment_mismatch`, `insufficient_scope` */
-                403: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `request_timeout` */
-                408: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `rate_limited` */
-                429: {
-                    headers: {
-                        /** @description Seconds to wait before retrying. */
-                        "Retry-After"?: number;
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `request_header_too_large` */
-                431: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `internal_error` */
-                500: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
+                400: components["responses"]["invalid_parameter__unknown_parameter__expired_cursor"];
+                401: components["responses"]["missing_credentials__invalid_access_token"];
+                403: components["responses"]["ip_not_allowed__environment_mismatch__insufficient_scope"];
+                408: components["responses"]["request_timeout"];
+                429: components["responses"]["rate_limited"];
+                431: components["responses"]["request_header_too_large"];
+                500: components["responses"]["internal_error"];
             };
         };
         put?: never;
@@ -12606,6 +5159,17 @@ export interface paths {
             };
             requestBody: {
                 content: {
+                    /**
+                     * @example {
+                     *       "package_id": "pkg_01KDVDNA1897EMTK3K6K4N7SK1",
+                     *       "reference": "CUST-1042",
+                     *       "cardholder_id": "chd_01JD3Q7Y6X5W4V3T2S1R0Q9P8N",
+                     *       "account_id": "acct_01JD3Q7Y6X5W4V3T2S1R0Q9P8K",
+                     *       "metadata": {
+                     *         "customer_ref": "CUST-1042"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @description Debit the price from this account, atomically with completion */
                         account_id?: string;
@@ -12624,185 +5188,47 @@ export interface paths {
                 /** @description Created */
                 201: {
                     headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
+                        "Svc-Request-Id": components["headers"]["Svc-Request-Id"];
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "id": "esord_01JD3QG2H3J4K5M6N7P8Q9R0S1",
-                         *       "object": "esim_order",
-                         *       "type": "package",
-                         *       "status": "completed",
-                         *       "package_id": "pkg_01KDVDNA1897EMTK3K6K4N7SK1",
-                         *       "top_up_id": null,
-                         *       "esim_id": "esim_01JD3QG2H9Z8Y7X6W5V4T3S2R1",
-                         *       "cardholder_id": "chd_01JD3Q7Y6X5W4V3T2S1R0Q9P8N",
-                         *       "account_id": "acct_01JD3Q7Y6X5W4V3T2S1R0Q9P8K",
-                         *       "price": 1000,
-                         *       "currency": "USD",
-                         *       "charged_amount": 931,
-                         *       "charged_currency": "EUR",
-                         *       "fx": {
-                         *         "rate": "0.92",
-                         *         "markup_bps": 120,
-                         *         "fee_amount": 11,
-                         *         "source": "sandbox",
-                         *         "rate_at": "2026-11-20T15:00:00.000Z"
-                         *       },
-                         *       "reference": "trip-tokyo-0042",
-                         *       "metadata": {
-                         *         "trip": "Tokyo, December"
-                         *       },
-                         *       "failure_reason": null,
-                         *       "created_at": "2026-11-20T15:00:00.000Z",
-                         *       "updated_at": "2026-11-20T15:00:01.000Z",
-                         *       "settled_at": "2026-11-20T15:00:01.000Z"
-                         *     }
-                         */
                         "application/json": components["schemas"]["EsimOrder"];
                     };
                 };
-                /** @description Error codes: `invalid_request_body`, `missing_parameter`, `invalid_parameter`, `unknown_parameter` */
-                400: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `missing_credentials`, `invalid_access_token` */
-                401: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `insufficient_funds` */
-                402: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `ip_not_allowed`, `environment_mismatch`, `insufficient_scope` */
-                403: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
+                400: components["responses"]["invalid_request_body__missing_parameter__invalid_parameter__unknown_parameter"];
+                401: components["responses"]["missing_credentials__invalid_access_token"];
+                402: components["responses"]["insufficient_funds"];
+                403: components["responses"]["ip_not_allowed__environment_mismatch__insufficient_scope"];
                 /** @description Error codes: `esim_package_not_found`, `cardholder_not_found`, `account_not_found` */
                 404: {
                     headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
+                        "Svc-Request-Id": components["headers"]["Svc-Request-Id"];
                         [name: string]: unknown;
                     };
                     content: {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error codes: `request_timeout` */
-                408: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `esim_order_reference_exists`, `idempotency_key_reuse`, `idempotency_request_in_progress` */
-                409: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `request_too_large` */
-                413: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
+                408: components["responses"]["request_timeout"];
+                409: components["responses"]["esim_order_reference_exists__idempotency_key_reuse__idempotency_request_in_progress"];
+                413: components["responses"]["request_too_large"];
                 /** @description Error codes: `esim_package_unavailable`, `esim_inventory_exhausted`, `currency_mismatch`, `account_blocked`, `account_cardholder_mismatch`, `account_not_provisioned` */
                 422: {
                     headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
+                        "Svc-Request-Id": components["headers"]["Svc-Request-Id"];
                         [name: string]: unknown;
                     };
                     content: {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error codes: `rate_limited` */
-                429: {
-                    headers: {
-                        /** @description Seconds to wait before retrying. */
-                        "Retry-After"?: number;
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `request_header_too_large` */
-                431: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `internal_error` */
-                500: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
+                429: components["responses"]["rate_limited"];
+                431: components["responses"]["request_header_too_large"];
+                500: components["responses"]["internal_error"];
                 /** @description Error codes: `processor_unavailable` */
                 502: {
                     headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
+                        "Svc-Request-Id": components["headers"]["Svc-Request-Id"];
                         [name: string]: unknown;
                     };
                     content: {
@@ -12839,125 +5265,20 @@ export interface paths {
                 /** @description OK */
                 200: {
                     headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
+                        "Svc-Request-Id": components["headers"]["Svc-Request-Id"];
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "id": "esord_01JD3QG2H3J4K5M6N7P8Q9R0S1",
-                         *       "object": "esim_order",
-                         *       "type": "package",
-                         *       "status": "completed",
-                         *       "package_id": "pkg_01KDVDNA1897EMTK3K6K4N7SK1",
-                         *       "top_up_id": null,
-                         *       "esim_id": "esim_01JD3QG2H9Z8Y7X6W5V4T3S2R1",
-                         *       "cardholder_id": "chd_01JD3Q7Y6X5W4V3T2S1R0Q9P8N",
-                         *       "account_id": "acct_01JD3Q7Y6X5W4V3T2S1R0Q9P8K",
-                         *       "price": 1000,
-                         *       "currency": "USD",
-                         *       "charged_amount": 931,
-                         *       "charged_currency": "EUR",
-                         *       "fx": {
-                         *         "rate": "0.92",
-                         *         "markup_bps": 120,
-                         *         "fee_amount": 11,
-                         *         "source": "sandbox",
-                         *         "rate_at": "2026-11-20T15:00:00.000Z"
-                         *       },
-                         *       "reference": "trip-tokyo-0042",
-                         *       "metadata": {
-                         *         "trip": "Tokyo, December"
-                         *       },
-                         *       "failure_reason": null,
-                         *       "created_at": "2026-11-20T15:00:00.000Z",
-                         *       "updated_at": "2026-11-20T15:00:01.000Z",
-                         *       "settled_at": "2026-11-20T15:00:01.000Z"
-                         *     }
-                         */
                         "application/json": components["schemas"]["EsimOrder"];
                     };
                 };
-                /** @description Error codes: `missing_credentials`, `invalid_access_token` */
-                401: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `ip_not_allowed`, `environment_mismatch`, `insufficient_scope` */
-                403: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `esim_order_not_found`, `not_found` */
-                404: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `request_timeout` */
-                408: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `rate_limited` */
-                429: {
-                    headers: {
-                        /** @description Seconds to wait before retrying. */
-                        "Retry-After"?: number;
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `request_header_too_large` */
-                431: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `internal_error` */
-                500: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
+                401: components["responses"]["missing_credentials__invalid_access_token"];
+                403: components["responses"]["ip_not_allowed__environment_mismatch__insufficient_scope"];
+                404: components["responses"]["esim_order_not_found__not_found"];
+                408: components["responses"]["request_timeout"];
+                429: components["responses"]["rate_limited"];
+                431: components["responses"]["request_header_too_large"];
+                500: components["responses"]["internal_error"];
             };
         };
         put?: never;
@@ -13003,93 +5324,20 @@ export interface paths {
                 /** @description OK */
                 200: {
                     headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
+                        "Svc-Request-Id": components["headers"]["Svc-Request-Id"];
                         [name: string]: unknown;
                     };
                     content: {
                         "application/json": components["schemas"]["EsimPackageList"];
                     };
                 };
-                /** @description Error codes: `invalid_parameter`, `unknown_parameter`, `expired_cursor` */
-                400: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `missing_credentials`, `invalid_access_token` */
-                401: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `ip_not_allowed`, `environment_mismatch`, `insufficient_scope` */
-                403: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `request_timeout` */
-                408: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `rate_limited` */
-                429: {
-                    headers: {
-                        /** @description Seconds to wait before retrying. */
-                        "Retry-After"?: number;
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `request_header_too_large` */
-                431: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `internal_error` */
-                500: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
+                400: components["responses"]["invalid_parameter__unknown_parameter__expired_cursor"];
+                401: components["responses"]["missing_credentials__invalid_access_token"];
+                403: components["responses"]["ip_not_allowed__environment_mismatch__insufficient_scope"];
+                408: components["responses"]["request_timeout"];
+                429: components["responses"]["rate_limited"];
+                431: components["responses"]["request_header_too_large"];
+                500: components["responses"]["internal_error"];
             };
         };
         put?: never;
@@ -13125,115 +5373,20 @@ export interface paths {
                 /** @description OK */
                 200: {
                     headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
+                        "Svc-Request-Id": components["headers"]["Svc-Request-Id"];
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "id": "pkg_01KDVDNA1897EMTK3K6K4N7SK1",
-                         *       "object": "esim_package",
-                         *       "name": "Japan 3 GB · 30 days",
-                         *       "data_mb": 3072,
-                         *       "validity_days": 30,
-                         *       "countries": [
-                         *         "JPN"
-                         *       ],
-                         *       "region": "local",
-                         *       "price": 1000,
-                         *       "currency": "USD",
-                         *       "status": "on_sale",
-                         *       "top_up_ids": [
-                         *         "topup_01KDVDNA23PK721HE8A7GS31PE",
-                         *         "topup_01KDVDNA24A7A06WG6S627E70D"
-                         *       ],
-                         *       "created_at": "2026-01-01T00:00:00.000Z",
-                         *       "updated_at": "2026-01-01T00:00:00.000Z"
-                         *     }
-                         */
                         "application/json": components["schemas"]["EsimPackage"];
                     };
                 };
-                /** @description Error codes: `missing_credentials`, `invalid_access_token` */
-                401: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `ip_not_allowed`, `environment_mismatch`, `insufficient_scope` */
-                403: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `esim_package_not_found`, `not_found` */
-                404: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `request_timeout` */
-                408: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `rate_limited` */
-                429: {
-                    headers: {
-                        /** @description Seconds to wait before retrying. */
-                        "Retry-After"?: number;
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `request_header_too_large` */
-                431: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `internal_error` */
-                500: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
+                401: components["responses"]["missing_credentials__invalid_access_token"];
+                403: components["responses"]["ip_not_allowed__environment_mismatch__insufficient_scope"];
+                404: components["responses"]["esim_package_not_found__not_found"];
+                408: components["responses"]["request_timeout"];
+                429: components["responses"]["rate_limited"];
+                431: components["responses"]["request_header_too_large"];
+                500: components["responses"]["internal_error"];
             };
         };
         put?: never;
@@ -13287,93 +5440,20 @@ export interface paths {
                 /** @description OK */
                 200: {
                     headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
+                        "Svc-Request-Id": components["headers"]["Svc-Request-Id"];
                         [name: string]: unknown;
                     };
                     content: {
                         "application/json": components["schemas"]["EventList"];
                     };
                 };
-                /** @description Error codes: `invalid_parameter`, `unknown_parameter`, `expired_cursor` */
-                400: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `missing_credentials`, `invalid_access_token` */
-                401: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `insufficient_scope`, `ip_not_allowed`, `environment_mismatch` */
-                403: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `request_timeout` */
-                408: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `rate_limited` */
-                429: {
-                    headers: {
-                        /** @description Seconds to wait before retrying. */
-                        "Retry-After"?: number;
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `request_header_too_large` */
-                431: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `internal_error` */
-                500: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
+                400: components["responses"]["invalid_parameter__unknown_parameter__expired_cursor"];
+                401: components["responses"]["missing_credentials__invalid_access_token"];
+                403: components["responses"]["insufficient_scope__ip_not_allowed__environment_mismatch"];
+                408: components["responses"]["request_timeout"];
+                429: components["responses"]["rate_limited"];
+                431: components["responses"]["request_header_too_large"];
+                500: components["responses"]["internal_error"];
             };
         };
         put?: never;
@@ -13409,121 +5489,20 @@ export interface paths {
                 /** @description OK */
                 200: {
                     headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
+                        "Svc-Request-Id": components["headers"]["Svc-Request-Id"];
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "id": "evt_01JD3R2B4C6D8E0F2G4H6J8K0M",
-                         *       "object": "event",
-                         *       "type": "cardholder.created",
-                         *       "api_version": "2026-11-01",
-                         *       "environment": "sandbox",
-                         *       "created_at": "2026-11-01T12:00:00.000Z",
-                         *       "data": {
-                         *         "object": {
-                         *           "id": "chd_01JD3Q7Y6X5W4V3T2S1R0Q9P8N",
-                         *           "object": "cardholder",
-                         *           "type": "individual",
-                         *           "first_name": "Ada",
-                         *           "last_name": "Lovelace",
-                         *           "email": "ada.lovelace@example.com",
-                         *           "phone_number": "+447700900123",
-                         *           "reference": "cust-10042",
-                         *           "address": null,
-                         *           "kyc_status": "not_started",
-                         *           "has_identity_document": false,
-                         *           "metadata": {},
-                         *           "created_at": "2026-11-01T12:00:00.000Z",
-                         *           "updated_at": "2026-11-01T12:00:00.000Z"
-                         *         }
-                         *       }
-                         *     }
-                         */
                         "application/json": components["schemas"]["Event"];
                     };
                 };
-                /** @description Error codes: `missing_credentials`, `invalid_access_token` */
-                401: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `insufficient_scope`, `ip_not_allowed`, `environment_mismatch` */
-                403: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `event_not_found`, `not_found` */
-                404: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `request_timeout` */
-                408: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `rate_limited` */
-                429: {
-                    headers: {
-                        /** @description Seconds to wait before retrying. */
-                        "Retry-After"?: number;
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `request_header_too_large` */
-                431: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `internal_error` */
-                500: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
+                401: components["responses"]["missing_credentials__invalid_access_token"];
+                403: components["responses"]["insufficient_scope__ip_not_allowed__environment_mismatch"];
+                404: components["responses"]["event_not_found__not_found"];
+                408: components["responses"]["request_timeout"];
+                429: components["responses"]["rate_limited"];
+                431: components["responses"]["request_header_too_large"];
+                500: components["responses"]["internal_error"];
             };
         };
         put?: never;
@@ -13559,93 +5538,20 @@ export interface paths {
                 /** @description OK */
                 200: {
                     headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
+                        "Svc-Request-Id": components["headers"]["Svc-Request-Id"];
                         [name: string]: unknown;
                     };
                     content: {
                         "application/json": components["schemas"]["WebhookDeliveryList"];
                     };
                 };
-                /** @description Error codes: `missing_credentials`, `invalid_access_token` */
-                401: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `ip_not_allowed`, `environment_mismatch`, `insufficient_scope` */
-                403: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `event_not_found`, `not_found` */
-                404: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `request_timeout` */
-                408: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `rate_limited` */
-                429: {
-                    headers: {
-                        /** @description Seconds to wait before retrying. */
-                        "Retry-After"?: number;
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `request_header_too_large` */
-                431: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `internal_error` */
-                500: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
+                401: components["responses"]["missing_credentials__invalid_access_token"];
+                403: components["responses"]["ip_not_allowed__environment_mismatch__insufficient_scope"];
+                404: components["responses"]["event_not_found__not_found"];
+                408: components["responses"]["request_timeout"];
+                429: components["responses"]["rate_limited"];
+                431: components["responses"]["request_header_too_large"];
+                500: components["responses"]["internal_error"];
             };
         };
         put?: never;
@@ -13683,6 +5589,11 @@ export interface paths {
             };
             requestBody: {
                 content: {
+                    /**
+                     * @example {
+                     *       "webhook_endpoint_id": "whe_01JD3R5M7N9P1Q3R5S7T9V1W3X"
+                     *     }
+                     */
                     "application/json": components["schemas"]["EventReplayRequest"];
                 };
             };
@@ -13690,8 +5601,7 @@ export interface paths {
                 /** @description OK */
                 200: {
                     headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
+                        "Svc-Request-Id": components["headers"]["Svc-Request-Id"];
                         [name: string]: unknown;
                     };
                     content: {
@@ -13709,118 +5619,25 @@ export interface paths {
                         "application/json": components["schemas"]["Replay"];
                     };
                 };
-                /** @description Error codes: `invalid_request_body`, `missing_parameter`, `invalid_parameter`, `unknown_parameter` */
-                400: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `missing_credentials`, `invalid_access_token` */
-                401: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `ip_not_allowed`, `environment_mismatch`, `insufficient_scope` */
-                403: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
+                400: components["responses"]["invalid_request_body__missing_parameter__invalid_parameter__unknown_parameter"];
+                401: components["responses"]["missing_credentials__invalid_access_token"];
+                403: components["responses"]["ip_not_allowed__environment_mismatch__insufficient_scope"];
                 /** @description Error codes: `event_not_found`, `webhook_endpoint_not_found`, `not_found` */
                 404: {
                     headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
+                        "Svc-Request-Id": components["headers"]["Svc-Request-Id"];
                         [name: string]: unknown;
                     };
                     content: {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error codes: `request_timeout` */
-                408: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `idempotency_key_reuse`, `idempotency_request_in_progress` */
-                409: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `request_too_large` */
-                413: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `rate_limited` */
-                429: {
-                    headers: {
-                        /** @description Seconds to wait before retrying. */
-                        "Retry-After"?: number;
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `request_header_too_large` */
-                431: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `internal_error` */
-                500: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
+                408: components["responses"]["request_timeout"];
+                409: components["responses"]["idempotency_key_reuse__idempotency_request_in_progress"];
+                413: components["responses"]["request_too_large"];
+                429: components["responses"]["rate_limited"];
+                431: components["responses"]["request_header_too_large"];
+                500: components["responses"]["internal_error"];
             };
         };
         delete?: never;
@@ -13863,93 +5680,20 @@ export interface paths {
                 /** @description The event stream (it does not end by itself) */
                 200: {
                     headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
+                        "Svc-Request-Id": components["headers"]["Svc-Request-Id"];
                         [name: string]: unknown;
                     };
                     content: {
                         "text/event-stream": string;
                     };
                 };
-                /** @description Error codes: `invalid_parameter`, `unknown_parameter`, `expired_cursor` */
-                400: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `missing_credentials`, `invalid_access_token` */
-                401: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `insufficient_scope`, `ip_not_allowed`, `environment_mismatch` */
-                403: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `request_timeout` */
-                408: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `rate_limited` */
-                429: {
-                    headers: {
-                        /** @description Seconds to wait before retrying. */
-                        "Retry-After"?: number;
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `request_header_too_large` */
-                431: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `internal_error` */
-                500: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
+                400: components["responses"]["invalid_parameter__unknown_parameter__expired_cursor"];
+                401: components["responses"]["missing_credentials__invalid_access_token"];
+                403: components["responses"]["insufficient_scope__ip_not_allowed__environment_mismatch"];
+                408: components["responses"]["request_timeout"];
+                429: components["responses"]["rate_limited"];
+                431: components["responses"]["request_header_too_large"];
+                500: components["responses"]["internal_error"];
             };
         };
         put?: never;
@@ -13988,8 +5732,7 @@ export interface paths {
                 /** @description OK */
                 200: {
                     headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
+                        "Svc-Request-Id": components["headers"]["Svc-Request-Id"];
                         [name: string]: unknown;
                     };
                     content: {
@@ -14007,85 +5750,13 @@ export interface paths {
                         "application/json": components["schemas"]["FxRate"];
                     };
                 };
-                /** @description Error codes: `invalid_parameter`, `unknown_parameter`, `expired_cursor` */
-                400: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `missing_credentials`, `invalid_access_token` */
-                401: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `ip_not_allowed`, `environment_mismatch`, `insufficient_scope` */
-                403: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `request_timeout` */
-                408: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `rate_limited` */
-                429: {
-                    headers: {
-                        /** @description Seconds to wait before retrying. */
-                        "Retry-After"?: number;
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `request_header_too_large` */
-                431: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `internal_error` */
-                500: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
+                400: components["responses"]["invalid_parameter__unknown_parameter__expired_cursor"];
+                401: components["responses"]["missing_credentials__invalid_access_token"];
+                403: components["responses"]["ip_not_allowed__environment_mismatch__insufficient_scope"];
+                408: components["responses"]["request_timeout"];
+                429: components["responses"]["rate_limited"];
+                431: components["responses"]["request_header_too_large"];
+                500: components["responses"]["internal_error"];
             };
         };
         put?: never;
@@ -14131,93 +5802,20 @@ export interface paths {
                 /** @description OK */
                 200: {
                     headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
+                        "Svc-Request-Id": components["headers"]["Svc-Request-Id"];
                         [name: string]: unknown;
                     };
                     content: {
                         "application/json": components["schemas"]["NetworkTokenList"];
                     };
                 };
-                /** @description Error codes: `invalid_parameter`, `unknown_parameter`, `expired_cursor` */
-                400: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `missing_credentials`, `invalid_access_token` */
-                401: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `ip_not_allowed`, `environment_mismatch`, `insufficient_scope` */
-                403: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `request_timeout` */
-                408: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `rate_limited` */
-                429: {
-                    headers: {
-                        /** @description Seconds to wait before retrying. */
-                        "Retry-After"?: number;
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `request_header_too_large` */
-                431: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `internal_error` */
-                500: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
+                400: components["responses"]["invalid_parameter__unknown_parameter__expired_cursor"];
+                401: components["responses"]["missing_credentials__invalid_access_token"];
+                403: components["responses"]["ip_not_allowed__environment_mismatch__insufficient_scope"];
+                408: components["responses"]["request_timeout"];
+                429: components["responses"]["rate_limited"];
+                431: components["responses"]["request_header_too_large"];
+                500: components["responses"]["internal_error"];
             };
         };
         put?: never;
@@ -14250,106 +5848,20 @@ export interface paths {
                 /** @description OK */
                 200: {
                     headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
+                        "Svc-Request-Id": components["headers"]["Svc-Request-Id"];
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "id": "ntok_01JD3Q9Z8X7W6V5T4S3R2Q1P0N",
-                         *       "object": "network_token",
-                         *       "card_id": "card_01JD3Q7Y6X5W4V3T2S1R0Q9P8N",
-                         *       "wallet": "apple_pay",
-                         *       "status": "active",
-                         *       "activated_at": "2026-11-02T10:15:00.000Z",
-                         *       "deleted_at": null,
-                         *       "created_at": "2026-11-02T10:15:00.000Z",
-                         *       "updated_at": "2026-11-02T10:15:00.000Z"
-                         *     }
-                         */
                         "application/json": components["schemas"]["NetworkToken"];
                     };
                 };
-                /** @description Error codes: `missing_credentials`, `invalid_access_token` */
-                401: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `ip_not_allowed`, `environment_mismatch`, `insufficient_scope` */
-                403: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `token_not_found`, `not_found` */
-                404: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `request_timeout` */
-                408: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `rate_limited` */
-                429: {
-                    headers: {
-                        /** @description Seconds to wait before retrying. */
-                        "Retry-After"?: number;
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `request_header_too_large` */
-                431: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `internal_error` */
-                500: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
+                401: components["responses"]["missing_credentials__invalid_access_token"];
+                403: components["responses"]["ip_not_allowed__environment_mismatch__insufficient_scope"];
+                404: components["responses"]["token_not_found__not_found"];
+                408: components["responses"]["request_timeout"];
+                429: components["responses"]["rate_limited"];
+                431: components["responses"]["request_header_too_large"];
+                500: components["responses"]["internal_error"];
             };
         };
         put?: never;
@@ -14387,6 +5899,7 @@ export interface paths {
             };
             requestBody: {
                 content: {
+                    /** @example {} */
                     "application/json": Record<string, never>;
                 };
             };
@@ -14394,150 +5907,24 @@ export interface paths {
                 /** @description OK */
                 200: {
                     headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
+                        "Svc-Request-Id": components["headers"]["Svc-Request-Id"];
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "id": "ntok_01JD3Q9Z8X7W6V5T4S3R2Q1P0N",
-                         *       "object": "network_token",
-                         *       "card_id": "card_01JD3Q7Y6X5W4V3T2S1R0Q9P8N",
-                         *       "wallet": "apple_pay",
-                         *       "status": "active",
-                         *       "activated_at": "2026-11-02T10:15:00.000Z",
-                         *       "deleted_at": null,
-                         *       "created_at": "2026-11-02T10:15:00.000Z",
-                         *       "updated_at": "2026-11-02T10:15:00.000Z"
-                         *     }
-                         */
                         "application/json": components["schemas"]["NetworkToken"];
                     };
                 };
-                /** @description Error codes: `invalid_request_body`, `missing_parameter`, `invalid_parameter`, `unknown_parameter` */
-                400: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `missing_credentials`, `invalid_access_token` */
-                401: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `ip_not_allowed`, `environment_mismatch`, `insufficient_scope` */
-                403: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `token_not_found`, `not_found` */
-                404: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `request_timeout` */
-                408: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `idempotency_key_reuse`, `idempotency_request_in_progress` */
-                409: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `request_too_large` */
-                413: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `token_invalid_state`, `token_deleted` */
-                422: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `rate_limited` */
-                429: {
-                    headers: {
-                        /** @description Seconds to wait before retrying. */
-                        "Retry-After"?: number;
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `request_header_too_large` */
-                431: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `internal_error` */
-                500: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
+                400: components["responses"]["invalid_request_body__missing_parameter__invalid_parameter__unknown_parameter"];
+                401: components["responses"]["missing_credentials__invalid_access_token"];
+                403: components["responses"]["ip_not_allowed__environment_mismatch__insufficient_scope"];
+                404: components["responses"]["token_not_found__not_found"];
+                408: components["responses"]["request_timeout"];
+                409: components["responses"]["idempotency_key_reuse__idempotency_request_in_progress"];
+                413: components["responses"]["request_too_large"];
+                422: components["responses"]["token_invalid_state__token_deleted"];
+                429: components["responses"]["rate_limited"];
+                431: components["responses"]["request_header_too_large"];
+                500: components["responses"]["internal_error"];
             };
         };
         delete?: never;
@@ -14573,6 +5960,7 @@ export interface paths {
             };
             requestBody: {
                 content: {
+                    /** @example {} */
                     "application/json": Record<string, never>;
                 };
             };
@@ -14580,150 +5968,24 @@ export interface paths {
                 /** @description OK */
                 200: {
                     headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
+                        "Svc-Request-Id": components["headers"]["Svc-Request-Id"];
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "id": "ntok_01JD3Q9Z8X7W6V5T4S3R2Q1P0N",
-                         *       "object": "network_token",
-                         *       "card_id": "card_01JD3Q7Y6X5W4V3T2S1R0Q9P8N",
-                         *       "wallet": "apple_pay",
-                         *       "status": "active",
-                         *       "activated_at": "2026-11-02T10:15:00.000Z",
-                         *       "deleted_at": null,
-                         *       "created_at": "2026-11-02T10:15:00.000Z",
-                         *       "updated_at": "2026-11-02T10:15:00.000Z"
-                         *     }
-                         */
                         "application/json": components["schemas"]["NetworkToken"];
                     };
                 };
-                /** @description Error codes: `invalid_request_body`, `missing_parameter`, `invalid_parameter`, `unknown_parameter` */
-                400: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `missing_credentials`, `invalid_access_token` */
-                401: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `ip_not_allowed`, `environment_mismatch`, `insufficient_scope` */
-                403: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `token_not_found`, `not_found` */
-                404: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `request_timeout` */
-                408: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `idempotency_key_reuse`, `idempotency_request_in_progress` */
-                409: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `request_too_large` */
-                413: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `token_invalid_state`, `token_deleted` */
-                422: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `rate_limited` */
-                429: {
-                    headers: {
-                        /** @description Seconds to wait before retrying. */
-                        "Retry-After"?: number;
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `request_header_too_large` */
-                431: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `internal_error` */
-                500: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
+                400: components["responses"]["invalid_request_body__missing_parameter__invalid_parameter__unknown_parameter"];
+                401: components["responses"]["missing_credentials__invalid_access_token"];
+                403: components["responses"]["ip_not_allowed__environment_mismatch__insufficient_scope"];
+                404: components["responses"]["token_not_found__not_found"];
+                408: components["responses"]["request_timeout"];
+                409: components["responses"]["idempotency_key_reuse__idempotency_request_in_progress"];
+                413: components["responses"]["request_too_large"];
+                422: components["responses"]["token_invalid_state__token_deleted"];
+                429: components["responses"]["rate_limited"];
+                431: components["responses"]["request_header_too_large"];
+                500: components["responses"]["internal_error"];
             };
         };
         delete?: never;
@@ -14759,6 +6021,7 @@ export interface paths {
             };
             requestBody: {
                 content: {
+                    /** @example {} */
                     "application/json": Record<string, never>;
                 };
             };
@@ -14766,150 +6029,24 @@ export interface paths {
                 /** @description OK */
                 200: {
                     headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
+                        "Svc-Request-Id": components["headers"]["Svc-Request-Id"];
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "id": "ntok_01JD3Q9Z8X7W6V5T4S3R2Q1P0N",
-                         *       "object": "network_token",
-                         *       "card_id": "card_01JD3Q7Y6X5W4V3T2S1R0Q9P8N",
-                         *       "wallet": "apple_pay",
-                         *       "status": "active",
-                         *       "activated_at": "2026-11-02T10:15:00.000Z",
-                         *       "deleted_at": null,
-                         *       "created_at": "2026-11-02T10:15:00.000Z",
-                         *       "updated_at": "2026-11-02T10:15:00.000Z"
-                         *     }
-                         */
                         "application/json": components["schemas"]["NetworkToken"];
                     };
                 };
-                /** @description Error codes: `invalid_request_body`, `missing_parameter`, `invalid_parameter`, `unknown_parameter` */
-                400: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `missing_credentials`, `invalid_access_token` */
-                401: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `ip_not_allowed`, `environment_mismatch`, `insufficient_scope` */
-                403: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `token_not_found`, `not_found` */
-                404: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `request_timeout` */
-                408: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `idempotency_key_reuse`, `idempotency_request_in_progress` */
-                409: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `request_too_large` */
-                413: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `token_invalid_state`, `token_deleted` */
-                422: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `rate_limited` */
-                429: {
-                    headers: {
-                        /** @description Seconds to wait before retrying. */
-                        "Retry-After"?: number;
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `request_header_too_large` */
-                431: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `internal_error` */
-                500: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
+                400: components["responses"]["invalid_request_body__missing_parameter__invalid_parameter__unknown_parameter"];
+                401: components["responses"]["missing_credentials__invalid_access_token"];
+                403: components["responses"]["ip_not_allowed__environment_mismatch__insufficient_scope"];
+                404: components["responses"]["token_not_found__not_found"];
+                408: components["responses"]["request_timeout"];
+                409: components["responses"]["idempotency_key_reuse__idempotency_request_in_progress"];
+                413: components["responses"]["request_too_large"];
+                422: components["responses"]["token_invalid_state__token_deleted"];
+                429: components["responses"]["rate_limited"];
+                431: components["responses"]["request_header_too_large"];
+                500: components["responses"]["internal_error"];
             };
         };
         delete?: never;
@@ -14947,93 +6084,20 @@ export interface paths {
                 /** @description OK */
                 200: {
                     headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
+                        "Svc-Request-Id": components["headers"]["Svc-Request-Id"];
                         [name: string]: unknown;
                     };
                     content: {
                         "application/json": components["schemas"]["OAuthClientList"];
                     };
                 };
-                /** @description Error codes: `invalid_parameter`, `unknown_parameter`, `expired_cursor` */
-                400: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `missing_credentials`, `invalid_access_token` */
-                401: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `ip_not_allowed`, `environment_mismatch`, `insufficient_scope` */
-                403: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `request_timeout` */
-                408: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `rate_limited` */
-                429: {
-                    headers: {
-                        /** @description Seconds to wait before retrying. */
-                        "Retry-After"?: number;
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `request_header_too_large` */
-                431: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `internal_error` */
-                500: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
+                400: components["responses"]["invalid_parameter__unknown_parameter__expired_cursor"];
+                401: components["responses"]["missing_credentials__invalid_access_token"];
+                403: components["responses"]["ip_not_allowed__environment_mismatch__insufficient_scope"];
+                408: components["responses"]["request_timeout"];
+                429: components["responses"]["rate_limited"];
+                431: components["responses"]["request_header_too_large"];
+                500: components["responses"]["internal_error"];
             };
         };
         put?: never;
@@ -15053,6 +6117,31 @@ export interface paths {
             };
             requestBody: {
                 content: {
+                    /**
+                     * @example {
+                     *       "label": "Payments backend",
+                     *       "scopes": [
+                     *         "cards:read",
+                     *         "cards:write"
+                     *       ],
+                     *       "jwks": {
+                     *         "keys": [
+                     *           {
+                     *             "kty": "EC",
+                     *             "crv": "P-256",
+                     *             "x": "f83OJ3D2xF1Bg8vub9tLe1gHMzV76e8Tus9uPHvRVEU",
+                     *             "y": "x_FEzRu9m36HLN_tue659LNpXW6pCyStikYjKIWI5a0",
+                     *             "kid": "key-1",
+                     *             "alg": "ES256",
+                     *             "use": "sig"
+                     *           }
+                     *         ]
+                     *       },
+                     *       "ip_allowlist": [
+                     *         "203.0.113.0/24"
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["OAuthClientCreateRequest"];
                 };
             };
@@ -15060,149 +6149,22 @@ export interface paths {
                 /** @description Created */
                 201: {
                     headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
+                        "Svc-Request-Id": components["headers"]["Svc-Request-Id"];
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "id": "oc_01JD3R7W9X1Y3Z5A7B9C1D3E5F",
-                         *       "object": "oauth_client",
-                         *       "environment": "sandbox",
-                         *       "label": "Card backend",
-                         *       "scopes": [
-                         *         "cardholders:read",
-                         *         "cardholders:write",
-                         *         "cards:read",
-                         *         "cards:write"
-                         *       ],
-                         *       "jwks": {
-                         *         "keys": [
-                         *           {
-                         *             "kty": "EC",
-                         *             "crv": "P-256",
-                         *             "x": "f83OJ3D2xF1Bg8vub9tLe1gHMzV76e8Tus9uPHvRVEU",
-                         *             "y": "x_FEzRu9m36HLN_tue659LNpXW6pCyStikYjKIWI5a0",
-                         *             "kid": "backend-2026-11",
-                         *             "alg": "ES256",
-                         *             "use": "sig"
-                         *           }
-                         *         ]
-                         *       },
-                         *       "ip_allowlist": [
-                         *         "203.0.113.0/24"
-                         *       ],
-                         *       "status": "active",
-                         *       "created_at": "2026-11-01T12:00:00.000Z",
-                         *       "updated_at": "2026-11-01T12:00:00.000Z",
-                         *       "revoked_at": null
-                         *     }
-                         */
                         "application/json": components["schemas"]["OAuthClient"];
                     };
                 };
-                /** @description Error codes: `invalid_public_key`, `invalid_request_body`, `missing_parameter`, `invalid_parameter`, `unknown_parameter` */
-                400: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `missing_credentials`, `invalid_access_token` */
-                401: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `ip_not_allowed`, `environment_mismatch`, `insufficient_scope` */
-                403: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `request_timeout` */
-                408: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `idempotency_key_reuse`, `idempotency_request_in_progress` */
-                409: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `request_too_large` */
-                413: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `rate_limited` */
-                429: {
-                    headers: {
-                        /** @description Seconds to wait before retrying. */
-                        "Retry-After"?: number;
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `request_header_too_large` */
-                431: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `internal_error` */
-                500: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
+                400: components["responses"]["invalid_public_key__invalid_request_body__missing_parameter__invalid_parameter__unknown_parameter"];
+                401: components["responses"]["missing_credentials__invalid_access_token"];
+                403: components["responses"]["ip_not_allowed__environment_mismatch__insufficient_scope"];
+                408: components["responses"]["request_timeout"];
+                409: components["responses"]["idempotency_key_reuse__idempotency_request_in_progress"];
+                413: components["responses"]["request_too_large"];
+                429: components["responses"]["rate_limited"];
+                431: components["responses"]["request_header_too_large"];
+                500: components["responses"]["internal_error"];
             };
         };
         delete?: never;
@@ -15233,127 +6195,20 @@ export interface paths {
                 /** @description OK */
                 200: {
                     headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
+                        "Svc-Request-Id": components["headers"]["Svc-Request-Id"];
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "id": "oc_01JD3R7W9X1Y3Z5A7B9C1D3E5F",
-                         *       "object": "oauth_client",
-                         *       "environment": "sandbox",
-                         *       "label": "Card backend",
-                         *       "scopes": [
-                         *         "cardholders:read",
-                         *         "cardholders:write",
-                         *         "cards:read",
-                         *         "cards:write"
-                         *       ],
-                         *       "jwks": {
-                         *         "keys": [
-                         *           {
-                         *             "kty": "EC",
-                         *             "crv": "P-256",
-                         *             "x": "f83OJ3D2xF1Bg8vub9tLe1gHMzV76e8Tus9uPHvRVEU",
-                         *             "y": "x_FEzRu9m36HLN_tue659LNpXW6pCyStikYjKIWI5a0",
-                         *             "kid": "backend-2026-11",
-                         *             "alg": "ES256",
-                         *             "use": "sig"
-                         *           }
-                         *         ]
-                         *       },
-                         *       "ip_allowlist": [
-                         *         "203.0.113.0/24"
-                         *       ],
-                         *       "status": "active",
-                         *       "created_at": "2026-11-01T12:00:00.000Z",
-                         *       "updated_at": "2026-11-01T12:00:00.000Z",
-                         *       "revoked_at": null
-                         *     }
-                         */
                         "application/json": components["schemas"]["OAuthClient"];
                     };
                 };
-                /** @description Error codes: `missing_credentials`, `invalid_access_token` */
-                401: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `ip_not_allowed`, `environment_mismatch`, `insufficient_scope` */
-                403: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `client_not_found`, `not_found` */
-                404: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `request_timeout` */
-                408: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `rate_limited` */
-                429: {
-                    headers: {
-                        /** @description Seconds to wait before retrying. */
-                        "Retry-After"?: number;
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `request_header_too_large` */
-                431: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `internal_error` */
-                500: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
+                401: components["responses"]["missing_credentials__invalid_access_token"];
+                403: components["responses"]["ip_not_allowed__environment_mismatch__insufficient_scope"];
+                404: components["responses"]["client_not_found__not_found"];
+                408: components["responses"]["request_timeout"];
+                429: components["responses"]["rate_limited"];
+                431: components["responses"]["request_header_too_large"];
+                500: components["responses"]["internal_error"];
             };
         };
         put?: never;
@@ -15379,6 +6234,31 @@ export interface paths {
             };
             requestBody: {
                 content: {
+                    /**
+                     * @example {
+                     *       "label": "Payments backend",
+                     *       "scopes": [
+                     *         "cards:read",
+                     *         "cards:write"
+                     *       ],
+                     *       "jwks": {
+                     *         "keys": [
+                     *           {
+                     *             "kty": "EC",
+                     *             "crv": "P-256",
+                     *             "x": "f83OJ3D2xF1Bg8vub9tLe1gHMzV76e8Tus9uPHvRVEU",
+                     *             "y": "x_FEzRu9m36HLN_tue659LNpXW6pCyStikYjKIWI5a0",
+                     *             "kid": "key-1",
+                     *             "alg": "ES256",
+                     *             "use": "sig"
+                     *           }
+                     *         ]
+                     *       },
+                     *       "ip_allowlist": [
+                     *         "203.0.113.0/24"
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["OAuthClientUpdateRequest"];
                 };
             };
@@ -15386,160 +6266,23 @@ export interface paths {
                 /** @description OK */
                 200: {
                     headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
+                        "Svc-Request-Id": components["headers"]["Svc-Request-Id"];
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "id": "oc_01JD3R7W9X1Y3Z5A7B9C1D3E5F",
-                         *       "object": "oauth_client",
-                         *       "environment": "sandbox",
-                         *       "label": "Card backend",
-                         *       "scopes": [
-                         *         "cardholders:read",
-                         *         "cardholders:write",
-                         *         "cards:read",
-                         *         "cards:write"
-                         *       ],
-                         *       "jwks": {
-                         *         "keys": [
-                         *           {
-                         *             "kty": "EC",
-                         *             "crv": "P-256",
-                         *             "x": "f83OJ3D2xF1Bg8vub9tLe1gHMzV76e8Tus9uPHvRVEU",
-                         *             "y": "x_FEzRu9m36HLN_tue659LNpXW6pCyStikYjKIWI5a0",
-                         *             "kid": "backend-2026-11",
-                         *             "alg": "ES256",
-                         *             "use": "sig"
-                         *           }
-                         *         ]
-                         *       },
-                         *       "ip_allowlist": [
-                         *         "203.0.113.0/24"
-                         *       ],
-                         *       "status": "active",
-                         *       "created_at": "2026-11-01T12:00:00.000Z",
-                         *       "updated_at": "2026-11-01T12:00:00.000Z",
-                         *       "revoked_at": null
-                         *     }
-                         */
                         "application/json": components["schemas"]["OAuthClient"];
                     };
                 };
-                /** @description Error codes: `invalid_public_key`, `invalid_request_body`, `missing_parameter`, `invalid_parameter`, `unknown_parameter` */
-                400: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `missing_credentials`, `invalid_access_token` */
-                401: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `ip_not_allowed`, `environment_mismatch`, `insufficient_scope` */
-                403: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `client_not_found`, `not_found` */
-                404: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `request_timeout` */
-                408: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `idempotency_key_reuse`, `idempotency_request_in_progress` */
-                409: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `request_too_large` */
-                413: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `rate_limited` */
-                429: {
-                    headers: {
-                        /** @description Seconds to wait before retrying. */
-                        "Retry-After"?: number;
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `request_header_too_large` */
-                431: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `internal_error` */
-                500: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
+                400: components["responses"]["invalid_public_key__invalid_request_body__missing_parameter__invalid_parameter__unknown_parameter"];
+                401: components["responses"]["missing_credentials__invalid_access_token"];
+                403: components["responses"]["ip_not_allowed__environment_mismatch__insufficient_scope"];
+                404: components["responses"]["client_not_found__not_found"];
+                408: components["responses"]["request_timeout"];
+                409: components["responses"]["idempotency_key_reuse__idempotency_request_in_progress"];
+                413: components["responses"]["request_too_large"];
+                429: components["responses"]["rate_limited"];
+                431: components["responses"]["request_header_too_large"];
+                500: components["responses"]["internal_error"];
             };
         };
         trace?: never;
@@ -15571,6 +6314,7 @@ export interface paths {
             };
             requestBody: {
                 content: {
+                    /** @example {} */
                     "application/json": Record<string, never>;
                 };
             };
@@ -15578,160 +6322,23 @@ export interface paths {
                 /** @description OK */
                 200: {
                     headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
+                        "Svc-Request-Id": components["headers"]["Svc-Request-Id"];
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "id": "oc_01JD3R7W9X1Y3Z5A7B9C1D3E5F",
-                         *       "object": "oauth_client",
-                         *       "environment": "sandbox",
-                         *       "label": "Card backend",
-                         *       "scopes": [
-                         *         "cardholders:read",
-                         *         "cardholders:write",
-                         *         "cards:read",
-                         *         "cards:write"
-                         *       ],
-                         *       "jwks": {
-                         *         "keys": [
-                         *           {
-                         *             "kty": "EC",
-                         *             "crv": "P-256",
-                         *             "x": "f83OJ3D2xF1Bg8vub9tLe1gHMzV76e8Tus9uPHvRVEU",
-                         *             "y": "x_FEzRu9m36HLN_tue659LNpXW6pCyStikYjKIWI5a0",
-                         *             "kid": "backend-2026-11",
-                         *             "alg": "ES256",
-                         *             "use": "sig"
-                         *           }
-                         *         ]
-                         *       },
-                         *       "ip_allowlist": [
-                         *         "203.0.113.0/24"
-                         *       ],
-                         *       "status": "active",
-                         *       "created_at": "2026-11-01T12:00:00.000Z",
-                         *       "updated_at": "2026-11-01T12:00:00.000Z",
-                         *       "revoked_at": null
-                         *     }
-                         */
                         "application/json": components["schemas"]["OAuthClient"];
                     };
                 };
-                /** @description Error codes: `invalid_request_body`, `missing_parameter`, `invalid_parameter`, `unknown_parameter` */
-                400: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `missing_credentials`, `invalid_access_token` */
-                401: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `ip_not_allowed`, `environment_mismatch`, `insufficient_scope` */
-                403: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `client_not_found`, `not_found` */
-                404: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `request_timeout` */
-                408: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `idempotency_key_reuse`, `idempotency_request_in_progress` */
-                409: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `request_too_large` */
-                413: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `rate_limited` */
-                429: {
-                    headers: {
-                        /** @description Seconds to wait before retrying. */
-                        "Retry-After"?: number;
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `request_header_too_large` */
-                431: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `internal_error` */
-                500: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
+                400: components["responses"]["invalid_request_body__missing_parameter__invalid_parameter__unknown_parameter"];
+                401: components["responses"]["missing_credentials__invalid_access_token"];
+                403: components["responses"]["ip_not_allowed__environment_mismatch__insufficient_scope"];
+                404: components["responses"]["client_not_found__not_found"];
+                408: components["responses"]["request_timeout"];
+                409: components["responses"]["idempotency_key_reuse__idempotency_request_in_progress"];
+                413: components["responses"]["request_too_large"];
+                429: components["responses"]["rate_limited"];
+                431: components["responses"]["request_header_too_large"];
+                500: components["responses"]["internal_error"];
             };
         };
         delete?: never;
@@ -15770,93 +6377,20 @@ export interface paths {
                 /** @description OK */
                 200: {
                     headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
+                        "Svc-Request-Id": components["headers"]["Svc-Request-Id"];
                         [name: string]: unknown;
                     };
                     content: {
                         "application/json": components["schemas"]["ProgramList"];
                     };
                 };
-                /** @description Error codes: `invalid_parameter`, `unknown_parameter`, `expired_cursor` */
-                400: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `missing_credentials`, `invalid_access_token` */
-                401: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `ip_not_allowed`, `environment_mismatch` */
-                403: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `request_timeout` */
-                408: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `rate_limited` */
-                429: {
-                    headers: {
-                        /** @description Seconds to wait before retrying. */
-                        "Retry-After"?: number;
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `request_header_too_large` */
-                431: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `internal_error` */
-                500: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
+                400: components["responses"]["invalid_parameter__unknown_parameter__expired_cursor"];
+                401: components["responses"]["missing_credentials__invalid_access_token"];
+                403: components["responses"]["ip_not_allowed__environment_mismatch"];
+                408: components["responses"]["request_timeout"];
+                429: components["responses"]["rate_limited"];
+                431: components["responses"]["request_header_too_large"];
+                500: components["responses"]["internal_error"];
             };
         };
         put?: never;
@@ -15900,93 +6434,20 @@ export interface paths {
                 /** @description OK */
                 200: {
                     headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
+                        "Svc-Request-Id": components["headers"]["Svc-Request-Id"];
                         [name: string]: unknown;
                     };
                     content: {
                         "application/json": components["schemas"]["ReportList"];
                     };
                 };
-                /** @description Error codes: `invalid_parameter`, `unknown_parameter`, `expired_cursor` */
-                400: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `missing_credentials`, `invalid_access_token` */
-                401: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `ip_not_allowed`, `environment_mismatch`, `insufficient_scope` */
-                403: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `request_timeout` */
-                408: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `rate_limited` */
-                429: {
-                    headers: {
-                        /** @description Seconds to wait before retrying. */
-                        "Retry-After"?: number;
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `request_header_too_large` */
-                431: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `internal_error` */
-                500: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
+                400: components["responses"]["invalid_parameter__unknown_parameter__expired_cursor"];
+                401: components["responses"]["missing_credentials__invalid_access_token"];
+                403: components["responses"]["ip_not_allowed__environment_mismatch__insufficient_scope"];
+                408: components["responses"]["request_timeout"];
+                429: components["responses"]["rate_limited"];
+                431: components["responses"]["request_header_too_large"];
+                500: components["responses"]["internal_error"];
             };
         };
         put?: never;
@@ -16020,115 +6481,22 @@ export interface paths {
                 /** @description Created */
                 201: {
                     headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
+                        "Svc-Request-Id": components["headers"]["Svc-Request-Id"];
                         [name: string]: unknown;
                     };
                     content: {
                         "application/json": components["schemas"]["Report"];
                     };
                 };
-                /** @description Error codes: `invalid_request_body`, `missing_parameter`, `invalid_parameter`, `unknown_parameter` */
-                400: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `missing_credentials`, `invalid_access_token` */
-                401: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `ip_not_allowed`, `environment_mismatch`, `insufficient_scope` */
-                403: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `request_timeout` */
-                408: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `idempotency_key_reuse`, `idempotency_request_in_progress` */
-                409: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `request_too_large` */
-                413: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `rate_limited` */
-                429: {
-                    headers: {
-                        /** @description Seconds to wait before retrying. */
-                        "Retry-After"?: number;
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `request_header_too_large` */
-                431: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `internal_error` */
-                500: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
+                400: components["responses"]["invalid_request_body__missing_parameter__invalid_parameter__unknown_parameter"];
+                401: components["responses"]["missing_credentials__invalid_access_token"];
+                403: components["responses"]["ip_not_allowed__environment_mismatch__insufficient_scope"];
+                408: components["responses"]["request_timeout"];
+                409: components["responses"]["idempotency_key_reuse__idempotency_request_in_progress"];
+                413: components["responses"]["request_too_large"];
+                429: components["responses"]["rate_limited"];
+                431: components["responses"]["request_header_too_large"];
+                500: components["responses"]["internal_error"];
             };
         };
         delete?: never;
@@ -16159,93 +6527,20 @@ export interface paths {
                 /** @description OK */
                 200: {
                     headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
+                        "Svc-Request-Id": components["headers"]["Svc-Request-Id"];
                         [name: string]: unknown;
                     };
                     content: {
                         "application/json": components["schemas"]["Report"];
                     };
                 };
-                /** @description Error codes: `missing_credentials`, `invalid_access_token` */
-                401: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `ip_not_allowed`, `environment_mismatch`, `insufficient_scope` */
-                403: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `report_not_found`, `not_found` */
-                404: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `request_timeout` */
-                408: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `rate_limited` */
-                429: {
-                    headers: {
-                        /** @description Seconds to wait before retrying. */
-                        "Retry-After"?: number;
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `request_header_too_large` */
-                431: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `internal_error` */
-                500: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
+                401: components["responses"]["missing_credentials__invalid_access_token"];
+                403: components["responses"]["ip_not_allowed__environment_mismatch__insufficient_scope"];
+                404: components["responses"]["report_not_found__not_found"];
+                408: components["responses"]["request_timeout"];
+                429: components["responses"]["rate_limited"];
+                431: components["responses"]["request_header_too_large"];
+                500: components["responses"]["internal_error"];
             };
         };
         put?: never;
@@ -16281,104 +6576,30 @@ export interface paths {
                 /** @description The CSV file */
                 200: {
                     headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
+                        "Svc-Request-Id": components["headers"]["Svc-Request-Id"];
                         [name: string]: unknown;
                     };
                     content: {
                         "text/csv": string;
                     };
                 };
-                /** @description Error codes: `missing_credentials`, `invalid_access_token` */
-                401: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `ip_not_allowed`, `environment_mismatch`, `insufficient_scope` */
-                403: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `report_not_found`, `not_found` */
-                404: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `request_timeout` */
-                408: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
+                401: components["responses"]["missing_credentials__invalid_access_token"];
+                403: components["responses"]["ip_not_allowed__environment_mismatch__insufficient_scope"];
+                404: components["responses"]["report_not_found__not_found"];
+                408: components["responses"]["request_timeout"];
                 /** @description Error codes: `report_not_ready` */
                 422: {
                     headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
+                        "Svc-Request-Id": components["headers"]["Svc-Request-Id"];
                         [name: string]: unknown;
                     };
                     content: {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error codes: `rate_limited` */
-                429: {
-                    headers: {
-                        /** @description Seconds to wait before retrying. */
-                        "Retry-After"?: number;
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `request_header_too_large` */
-                431: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `internal_error` */
-                500: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
+                429: components["responses"]["rate_limited"];
+                431: components["responses"]["request_header_too_large"];
+                500: components["responses"]["internal_error"];
             };
         };
         put?: never;
@@ -16434,158 +6655,24 @@ export interface paths {
                 /** @description Created */
                 201: {
                     headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
+                        "Svc-Request-Id": components["headers"]["Svc-Request-Id"];
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "id": "tdsa_01JD3R0A1B2C3D4E5F6G7H8J9K",
-                         *       "object": "authentication",
-                         *       "card_id": "card_01JD3Q7Y6X5W4V3T2S1R0Q9P8N",
-                         *       "amount": 4999,
-                         *       "currency": "USD",
-                         *       "merchant": {
-                         *         "name": "Corner Books",
-                         *         "mcc": "5942",
-                         *         "city": "Springfield",
-                         *         "country": "USA"
-                         *       },
-                         *       "challenge_method": "out_of_band",
-                         *       "status": "pending",
-                         *       "expires_at": "2026-11-02T10:20:00.000Z",
-                         *       "decided_at": null,
-                         *       "created_at": "2026-11-02T10:15:00.000Z",
-                         *       "updated_at": "2026-11-02T10:15:00.000Z"
-                         *     }
-                         */
                         "application/json": components["schemas"]["Authentication"];
                     };
                 };
-                /** @description Error codes: `invalid_request_body`, `missing_parameter`, `invalid_parameter`, `unknown_parameter` */
-                400: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `missing_credentials`, `invalid_access_token` */
-                401: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `ip_not_allowed`, `environment_mismatch`, `insufficient_scope` */
-                403: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `card_not_found`, `not_found` */
-                404: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `request_timeout` */
-                408: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `idempotency_key_reuse`, `idempotency_request_in_progress` */
-                409: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `request_too_large` */
-                413: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `card_not_provisioned`, `card_closed`, `card_invalid_state`, `operation_unsupported`, `program_not_provisioned` */
-                422: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `rate_limited` */
-                429: {
-                    headers: {
-                        /** @description Seconds to wait before retrying. */
-                        "Retry-After"?: number;
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `request_header_too_large` */
-                431: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `internal_error` */
-                500: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
+                400: components["responses"]["invalid_request_body__missing_parameter__invalid_parameter__unknown_parameter"];
+                401: components["responses"]["missing_credentials__invalid_access_token"];
+                403: components["responses"]["ip_not_allowed__environment_mismatch__insufficient_scope"];
+                404: components["responses"]["card_not_found__not_found"];
+                408: components["responses"]["request_timeout"];
+                409: components["responses"]["idempotency_key_reuse__idempotency_request_in_progress"];
+                413: components["responses"]["request_too_large"];
+                422: components["responses"]["card_not_provisioned__card_closed__card_invalid_state__operation_unsupported__program_not_provisioned"];
+                429: components["responses"]["rate_limited"];
+                431: components["responses"]["request_header_too_large"];
+                500: components["responses"]["internal_error"];
             };
         };
         delete?: never;
@@ -16626,201 +6713,24 @@ export interface paths {
                 /** @description Created */
                 201: {
                     headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
+                        "Svc-Request-Id": components["headers"]["Svc-Request-Id"];
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "id": "auth_01JD3Q7Y6X5W4V3T2S1R0Q9P8N",
-                         *       "object": "authorization",
-                         *       "status": "pending",
-                         *       "approved": true,
-                         *       "amount": 4416,
-                         *       "held_amount": 4416,
-                         *       "captured_amount": 0,
-                         *       "reversed_amount": 0,
-                         *       "currency": "USD",
-                         *       "merchant_amount": 4000,
-                         *       "merchant_currency": "EUR",
-                         *       "fx": {
-                         *         "rate": "1.0825",
-                         *         "markup_bps": 200,
-                         *         "fee_amount": 85,
-                         *         "source": "sandbox",
-                         *         "rate_at": "2026-11-02T09:30:00.000Z"
-                         *       },
-                         *       "merchant": {
-                         *         "name": "Hotel Aurora",
-                         *         "mcc": "7011",
-                         *         "city": "Lisbon",
-                         *         "country": "PRT"
-                         *       },
-                         *       "card_id": "card_01JD3Q7Y6X5W4V3T2S1R0Q9P8M",
-                         *       "account_id": "acct_01JD3Q7Y6X5W4V3T2S1R0Q9P8K",
-                         *       "program_id": "prog_01JD3Q7Y6X5W4V3T2S1R0Q9P8J",
-                         *       "network_token_id": null,
-                         *       "decline_reason": null,
-                         *       "request_history": [
-                         *         {
-                         *           "type": "authorization",
-                         *           "amount": 3000,
-                         *           "approved": true,
-                         *           "decline_reason": null,
-                         *           "created_at": "2026-11-02T10:00:00.000Z",
-                         *           "decision": {
-                         *             "source": "integrator",
-                         *             "latency_ms": 84
-                         *           }
-                         *         },
-                         *         {
-                         *           "type": "increment",
-                         *           "amount": 1000,
-                         *           "approved": true,
-                         *           "decline_reason": null,
-                         *           "created_at": "2026-11-03T08:30:00.000Z",
-                         *           "decision": {
-                         *             "source": "svc",
-                         *             "latency_ms": 0
-                         *           }
-                         *         }
-                         *       ],
-                         *       "decision": {
-                         *         "source": "svc",
-                         *         "latency_ms": 0
-                         *       },
-                         *       "expires_at": "2026-11-09T10:00:00.000Z",
-                         *       "created_at": "2026-11-02T10:00:00.000Z",
-                         *       "updated_at": "2026-11-03T08:30:00.000Z"
-                         *     }
-                         */
                         "application/json": components["schemas"]["Authorization"];
                     };
                 };
-                /** @description Error codes: `invalid_request_body`, `missing_parameter`, `invalid_parameter`, `unknown_parameter` */
-                400: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `missing_credentials`, `invalid_access_token` */
-                401: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `ip_not_allowed`, `environment_mismatch`, `insufficient_scope` */
-                403: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `card_not_found`, `token_not_found`, `not_found` */
-                404: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `request_timeout` */
-                408: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `idempotency_key_reuse`, `idempotency_request_in_progress` */
-                409: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `request_too_large` */
-                413: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `rate_limited` */
-                429: {
-                    headers: {
-                        /** @description Seconds to wait before retrying. */
-                        "Retry-After"?: number;
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `request_header_too_large` */
-                431: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `internal_error` */
-                500: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `processor_unavailable`, `processor_permission_denied` */
-                502: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
+                400: components["responses"]["invalid_request_body__missing_parameter__invalid_parameter__unknown_parameter"];
+                401: components["responses"]["missing_credentials__invalid_access_token"];
+                403: components["responses"]["ip_not_allowed__environment_mismatch__insufficient_scope"];
+                404: components["responses"]["card_not_found__token_not_found__not_found"];
+                408: components["responses"]["request_timeout"];
+                409: components["responses"]["idempotency_key_reuse__idempotency_request_in_progress"];
+                413: components["responses"]["request_too_large"];
+                429: components["responses"]["rate_limited"];
+                431: components["responses"]["request_header_too_large"];
+                500: components["responses"]["internal_error"];
+                502: components["responses"]["processor_unavailable__processor_permission_denied"];
             };
         };
         delete?: never;
@@ -16863,174 +6773,34 @@ export interface paths {
                 /** @description Created */
                 201: {
                     headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
+                        "Svc-Request-Id": components["headers"]["Svc-Request-Id"];
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "id": "txn_01JD3Q7Y6X5W4V3T2S1R0Q9P8T",
-                         *       "object": "transaction",
-                         *       "type": "capture",
-                         *       "status": "settled",
-                         *       "amount": 3800,
-                         *       "refunded_amount": 500,
-                         *       "currency": "USD",
-                         *       "authorization_id": "auth_01JD3Q7Y6X5W4V3T2S1R0Q9P8N",
-                         *       "original_transaction_id": null,
-                         *       "card_id": "card_01JD3Q7Y6X5W4V3T2S1R0Q9P8M",
-                         *       "account_id": "acct_01JD3Q7Y6X5W4V3T2S1R0Q9P8K",
-                         *       "program_id": "prog_01JD3Q7Y6X5W4V3T2S1R0Q9P8J",
-                         *       "merchant": {
-                         *         "name": "Hotel Aurora",
-                         *         "mcc": "7011",
-                         *         "city": "Lisbon",
-                         *         "country": "PRT"
-                         *       },
-                         *       "reason": null,
-                         *       "created_at": "2026-11-05T12:00:00.000Z",
-                         *       "updated_at": "2026-11-07T09:00:00.000Z",
-                         *       "settled_at": "2026-11-06T12:00:30.000Z"
-                         *     }
-                         */
                         "application/json": components["schemas"]["Transaction"];
                     };
                 };
-                /** @description Error codes: `invalid_request_body`, `missing_parameter`, `invalid_parameter`, `unknown_parameter` */
-                400: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `missing_credentials`, `invalid_access_token` */
-                401: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `insufficient_funds` */
-                402: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `ip_not_allowed`, `environment_mismatch`, `insufficient_scope` */
-                403: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `authorization_not_found`, `not_found` */
-                404: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `request_timeout` */
-                408: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `idempotency_key_reuse`, `idempotency_request_in_progress` */
-                409: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `request_too_large` */
-                413: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
+                400: components["responses"]["invalid_request_body__missing_parameter__invalid_parameter__unknown_parameter"];
+                401: components["responses"]["missing_credentials__invalid_access_token"];
+                402: components["responses"]["insufficient_funds"];
+                403: components["responses"]["ip_not_allowed__environment_mismatch__insufficient_scope"];
+                404: components["responses"]["authorization_not_found__not_found"];
+                408: components["responses"]["request_timeout"];
+                409: components["responses"]["idempotency_key_reuse__idempotency_request_in_progress"];
+                413: components["responses"]["request_too_large"];
                 /** @description Error codes: `authorization_invalid_state`, `account_blocked` */
                 422: {
                     headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
+                        "Svc-Request-Id": components["headers"]["Svc-Request-Id"];
                         [name: string]: unknown;
                     };
                     content: {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error codes: `rate_limited` */
-                429: {
-                    headers: {
-                        /** @description Seconds to wait before retrying. */
-                        "Retry-After"?: number;
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `request_header_too_large` */
-                431: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `internal_error` */
-                500: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
+                429: components["responses"]["rate_limited"];
+                431: components["responses"]["request_header_too_large"];
+                500: components["responses"]["internal_error"];
             };
         };
         delete?: never;
@@ -17066,6 +6836,7 @@ export interface paths {
             };
             requestBody: {
                 content: {
+                    /** @example {} */
                     "application/json": Record<string, never>;
                 };
             };
@@ -17073,201 +6844,24 @@ export interface paths {
                 /** @description OK */
                 200: {
                     headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
+                        "Svc-Request-Id": components["headers"]["Svc-Request-Id"];
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "id": "auth_01JD3Q7Y6X5W4V3T2S1R0Q9P8N",
-                         *       "object": "authorization",
-                         *       "status": "pending",
-                         *       "approved": true,
-                         *       "amount": 4416,
-                         *       "held_amount": 4416,
-                         *       "captured_amount": 0,
-                         *       "reversed_amount": 0,
-                         *       "currency": "USD",
-                         *       "merchant_amount": 4000,
-                         *       "merchant_currency": "EUR",
-                         *       "fx": {
-                         *         "rate": "1.0825",
-                         *         "markup_bps": 200,
-                         *         "fee_amount": 85,
-                         *         "source": "sandbox",
-                         *         "rate_at": "2026-11-02T09:30:00.000Z"
-                         *       },
-                         *       "merchant": {
-                         *         "name": "Hotel Aurora",
-                         *         "mcc": "7011",
-                         *         "city": "Lisbon",
-                         *         "country": "PRT"
-                         *       },
-                         *       "card_id": "card_01JD3Q7Y6X5W4V3T2S1R0Q9P8M",
-                         *       "account_id": "acct_01JD3Q7Y6X5W4V3T2S1R0Q9P8K",
-                         *       "program_id": "prog_01JD3Q7Y6X5W4V3T2S1R0Q9P8J",
-                         *       "network_token_id": null,
-                         *       "decline_reason": null,
-                         *       "request_history": [
-                         *         {
-                         *           "type": "authorization",
-                         *           "amount": 3000,
-                         *           "approved": true,
-                         *           "decline_reason": null,
-                         *           "created_at": "2026-11-02T10:00:00.000Z",
-                         *           "decision": {
-                         *             "source": "integrator",
-                         *             "latency_ms": 84
-                         *           }
-                         *         },
-                         *         {
-                         *           "type": "increment",
-                         *           "amount": 1000,
-                         *           "approved": true,
-                         *           "decline_reason": null,
-                         *           "created_at": "2026-11-03T08:30:00.000Z",
-                         *           "decision": {
-                         *             "source": "svc",
-                         *             "latency_ms": 0
-                         *           }
-                         *         }
-                         *       ],
-                         *       "decision": {
-                         *         "source": "svc",
-                         *         "latency_ms": 0
-                         *       },
-                         *       "expires_at": "2026-11-09T10:00:00.000Z",
-                         *       "created_at": "2026-11-02T10:00:00.000Z",
-                         *       "updated_at": "2026-11-03T08:30:00.000Z"
-                         *     }
-                         */
                         "application/json": components["schemas"]["Authorization"];
                     };
                 };
-                /** @description Error codes: `invalid_request_body`, `missing_parameter`, `invalid_parameter`, `unknown_parameter` */
-                400: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `missing_credentials`, `invalid_access_token` */
-                401: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `ip_not_allowed`, `environment_mismatch`, `insufficient_scope` */
-                403: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `authorization_not_found`, `not_found` */
-                404: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `request_timeout` */
-                408: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `idempotency_key_reuse`, `idempotency_request_in_progress` */
-                409: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `request_too_large` */
-                413: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `authorization_invalid_state` */
-                422: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `rate_limited` */
-                429: {
-                    headers: {
-                        /** @description Seconds to wait before retrying. */
-                        "Retry-After"?: number;
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `request_header_too_large` */
-                431: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `internal_error` */
-                500: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
+                400: components["responses"]["invalid_request_body__missing_parameter__invalid_parameter__unknown_parameter"];
+                401: components["responses"]["missing_credentials__invalid_access_token"];
+                403: components["responses"]["ip_not_allowed__environment_mismatch__insufficient_scope"];
+                404: components["responses"]["authorization_not_found__not_found"];
+                408: components["responses"]["request_timeout"];
+                409: components["responses"]["idempotency_key_reuse__idempotency_request_in_progress"];
+                413: components["responses"]["request_too_large"];
+                422: components["responses"]["authorization_invalid_state"];
+                429: components["responses"]["rate_limited"];
+                431: components["responses"]["request_header_too_large"];
+                500: components["responses"]["internal_error"];
             };
         };
         delete?: never;
@@ -17315,201 +6909,24 @@ export interface paths {
                 /** @description OK */
                 200: {
                     headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
+                        "Svc-Request-Id": components["headers"]["Svc-Request-Id"];
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "id": "auth_01JD3Q7Y6X5W4V3T2S1R0Q9P8N",
-                         *       "object": "authorization",
-                         *       "status": "pending",
-                         *       "approved": true,
-                         *       "amount": 4416,
-                         *       "held_amount": 4416,
-                         *       "captured_amount": 0,
-                         *       "reversed_amount": 0,
-                         *       "currency": "USD",
-                         *       "merchant_amount": 4000,
-                         *       "merchant_currency": "EUR",
-                         *       "fx": {
-                         *         "rate": "1.0825",
-                         *         "markup_bps": 200,
-                         *         "fee_amount": 85,
-                         *         "source": "sandbox",
-                         *         "rate_at": "2026-11-02T09:30:00.000Z"
-                         *       },
-                         *       "merchant": {
-                         *         "name": "Hotel Aurora",
-                         *         "mcc": "7011",
-                         *         "city": "Lisbon",
-                         *         "country": "PRT"
-                         *       },
-                         *       "card_id": "card_01JD3Q7Y6X5W4V3T2S1R0Q9P8M",
-                         *       "account_id": "acct_01JD3Q7Y6X5W4V3T2S1R0Q9P8K",
-                         *       "program_id": "prog_01JD3Q7Y6X5W4V3T2S1R0Q9P8J",
-                         *       "network_token_id": null,
-                         *       "decline_reason": null,
-                         *       "request_history": [
-                         *         {
-                         *           "type": "authorization",
-                         *           "amount": 3000,
-                         *           "approved": true,
-                         *           "decline_reason": null,
-                         *           "created_at": "2026-11-02T10:00:00.000Z",
-                         *           "decision": {
-                         *             "source": "integrator",
-                         *             "latency_ms": 84
-                         *           }
-                         *         },
-                         *         {
-                         *           "type": "increment",
-                         *           "amount": 1000,
-                         *           "approved": true,
-                         *           "decline_reason": null,
-                         *           "created_at": "2026-11-03T08:30:00.000Z",
-                         *           "decision": {
-                         *             "source": "svc",
-                         *             "latency_ms": 0
-                         *           }
-                         *         }
-                         *       ],
-                         *       "decision": {
-                         *         "source": "svc",
-                         *         "latency_ms": 0
-                         *       },
-                         *       "expires_at": "2026-11-09T10:00:00.000Z",
-                         *       "created_at": "2026-11-02T10:00:00.000Z",
-                         *       "updated_at": "2026-11-03T08:30:00.000Z"
-                         *     }
-                         */
                         "application/json": components["schemas"]["Authorization"];
                     };
                 };
-                /** @description Error codes: `invalid_request_body`, `missing_parameter`, `invalid_parameter`, `unknown_parameter` */
-                400: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `missing_credentials`, `invalid_access_token` */
-                401: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `ip_not_allowed`, `environment_mismatch`, `insufficient_scope` */
-                403: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `authorization_not_found`, `not_found` */
-                404: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `request_timeout` */
-                408: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `idempotency_key_reuse`, `idempotency_request_in_progress` */
-                409: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `request_too_large` */
-                413: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `authorization_invalid_state` */
-                422: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `rate_limited` */
-                429: {
-                    headers: {
-                        /** @description Seconds to wait before retrying. */
-                        "Retry-After"?: number;
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `request_header_too_large` */
-                431: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `internal_error` */
-                500: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
+                400: components["responses"]["invalid_request_body__missing_parameter__invalid_parameter__unknown_parameter"];
+                401: components["responses"]["missing_credentials__invalid_access_token"];
+                403: components["responses"]["ip_not_allowed__environment_mismatch__insufficient_scope"];
+                404: components["responses"]["authorization_not_found__not_found"];
+                408: components["responses"]["request_timeout"];
+                409: components["responses"]["idempotency_key_reuse__idempotency_request_in_progress"];
+                413: components["responses"]["request_too_large"];
+                422: components["responses"]["authorization_invalid_state"];
+                429: components["responses"]["rate_limited"];
+                431: components["responses"]["request_header_too_large"];
+                500: components["responses"]["internal_error"];
             };
         };
         delete?: never;
@@ -17552,201 +6969,24 @@ export interface paths {
                 /** @description OK */
                 200: {
                     headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
+                        "Svc-Request-Id": components["headers"]["Svc-Request-Id"];
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "id": "auth_01JD3Q7Y6X5W4V3T2S1R0Q9P8N",
-                         *       "object": "authorization",
-                         *       "status": "pending",
-                         *       "approved": true,
-                         *       "amount": 4416,
-                         *       "held_amount": 4416,
-                         *       "captured_amount": 0,
-                         *       "reversed_amount": 0,
-                         *       "currency": "USD",
-                         *       "merchant_amount": 4000,
-                         *       "merchant_currency": "EUR",
-                         *       "fx": {
-                         *         "rate": "1.0825",
-                         *         "markup_bps": 200,
-                         *         "fee_amount": 85,
-                         *         "source": "sandbox",
-                         *         "rate_at": "2026-11-02T09:30:00.000Z"
-                         *       },
-                         *       "merchant": {
-                         *         "name": "Hotel Aurora",
-                         *         "mcc": "7011",
-                         *         "city": "Lisbon",
-                         *         "country": "PRT"
-                         *       },
-                         *       "card_id": "card_01JD3Q7Y6X5W4V3T2S1R0Q9P8M",
-                         *       "account_id": "acct_01JD3Q7Y6X5W4V3T2S1R0Q9P8K",
-                         *       "program_id": "prog_01JD3Q7Y6X5W4V3T2S1R0Q9P8J",
-                         *       "network_token_id": null,
-                         *       "decline_reason": null,
-                         *       "request_history": [
-                         *         {
-                         *           "type": "authorization",
-                         *           "amount": 3000,
-                         *           "approved": true,
-                         *           "decline_reason": null,
-                         *           "created_at": "2026-11-02T10:00:00.000Z",
-                         *           "decision": {
-                         *             "source": "integrator",
-                         *             "latency_ms": 84
-                         *           }
-                         *         },
-                         *         {
-                         *           "type": "increment",
-                         *           "amount": 1000,
-                         *           "approved": true,
-                         *           "decline_reason": null,
-                         *           "created_at": "2026-11-03T08:30:00.000Z",
-                         *           "decision": {
-                         *             "source": "svc",
-                         *             "latency_ms": 0
-                         *           }
-                         *         }
-                         *       ],
-                         *       "decision": {
-                         *         "source": "svc",
-                         *         "latency_ms": 0
-                         *       },
-                         *       "expires_at": "2026-11-09T10:00:00.000Z",
-                         *       "created_at": "2026-11-02T10:00:00.000Z",
-                         *       "updated_at": "2026-11-03T08:30:00.000Z"
-                         *     }
-                         */
                         "application/json": components["schemas"]["Authorization"];
                     };
                 };
-                /** @description Error codes: `invalid_request_body`, `missing_parameter`, `invalid_parameter`, `unknown_parameter` */
-                400: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `missing_credentials`, `invalid_access_token` */
-                401: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `ip_not_allowed`, `environment_mismatch`, `insufficient_scope` */
-                403: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `authorization_not_found`, `not_found` */
-                404: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `request_timeout` */
-                408: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `idempotency_key_reuse`, `idempotency_request_in_progress` */
-                409: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `request_too_large` */
-                413: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `authorization_invalid_state` */
-                422: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `rate_limited` */
-                429: {
-                    headers: {
-                        /** @description Seconds to wait before retrying. */
-                        "Retry-After"?: number;
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `request_header_too_large` */
-                431: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `internal_error` */
-                500: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
+                400: components["responses"]["invalid_request_body__missing_parameter__invalid_parameter__unknown_parameter"];
+                401: components["responses"]["missing_credentials__invalid_access_token"];
+                403: components["responses"]["ip_not_allowed__environment_mismatch__insufficient_scope"];
+                404: components["responses"]["authorization_not_found__not_found"];
+                408: components["responses"]["request_timeout"];
+                409: components["responses"]["idempotency_key_reuse__idempotency_request_in_progress"];
+                413: components["responses"]["request_too_large"];
+                422: components["responses"]["authorization_invalid_state"];
+                429: components["responses"]["rate_limited"];
+                431: components["responses"]["request_header_too_large"];
+                500: components["responses"]["internal_error"];
             };
         };
         delete?: never;
@@ -17782,6 +7022,7 @@ export interface paths {
             };
             requestBody: {
                 content: {
+                    /** @example {} */
                     "application/json": Record<string, never>;
                 };
             };
@@ -17789,193 +7030,24 @@ export interface paths {
                 /** @description OK */
                 200: {
                     headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
+                        "Svc-Request-Id": components["headers"]["Svc-Request-Id"];
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "id": "card_01JD3Q7Y6X5W4V3T2S1R0Q9P8M",
-                         *       "object": "card",
-                         *       "cardholder_id": "chd_01JD3Q7Y6X5W4V3T2S1R0Q9P8N",
-                         *       "account_id": "acct_01JD3Q7Y6X5W4V3T2S1R0Q9P8K",
-                         *       "program_id": "prog_01JD3Q7Y6X5W4V3T2S1R0Q9P8J",
-                         *       "form_factor": "physical",
-                         *       "card_type": "debit",
-                         *       "brand": "visa",
-                         *       "status": "active",
-                         *       "last4": "4821",
-                         *       "exp_month": 11,
-                         *       "exp_year": 2029,
-                         *       "embossed_name": "ADA LOVELACE",
-                         *       "delivery_address": {
-                         *         "name": "Ada Lovelace",
-                         *         "line1": "221B Baker Street",
-                         *         "line2": null,
-                         *         "city": "London",
-                         *         "state": null,
-                         *         "postal_code": "NW1 6XE",
-                         *         "country": "GBR"
-                         *       },
-                         *       "shipping": {
-                         *         "status": "delivered",
-                         *         "shipped_at": "2026-11-03T10:00:00.000Z",
-                         *         "delivered_at": "2026-11-05T14:20:00.000Z"
-                         *       },
-                         *       "spending_controls": {
-                         *         "spending_limits": [
-                         *           {
-                         *             "amount": 50000,
-                         *             "interval": "daily"
-                         *           }
-                         *         ],
-                         *         "allowed_mccs": [],
-                         *         "blocked_mccs": [
-                         *           "7995"
-                         *         ],
-                         *         "allowed_countries": [],
-                         *         "blocked_countries": [
-                         *           "PRK"
-                         *         ]
-                         *       },
-                         *       "pin_set": true,
-                         *       "replacement_for": null,
-                         *       "replacement_reason": null,
-                         *       "replaced_by": null,
-                         *       "metadata": {
-                         *         "nickname": "Travel card"
-                         *       },
-                         *       "created_at": "2026-11-02T09:30:00.000Z",
-                         *       "updated_at": "2026-11-05T18:00:00.000Z"
-                         *     }
-                         */
                         "application/json": components["schemas"]["Card"];
                     };
                 };
-                /** @description Error codes: `invalid_request_body`, `missing_parameter`, `invalid_parameter`, `unknown_parameter` */
-                400: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `missing_credentials`, `invalid_access_token` */
-                401: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `ip_not_allowed`, `environment_mismatch`, `insufficient_scope` */
-                403: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `card_not_found`, `not_found` */
-                404: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `request_timeout` */
-                408: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `idempotency_key_reuse`, `idempotency_request_in_progress` */
-                409: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `request_too_large` */
-                413: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `rate_limited` */
-                429: {
-                    headers: {
-                        /** @description Seconds to wait before retrying. */
-                        "Retry-After"?: number;
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `request_header_too_large` */
-                431: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `internal_error` */
-                500: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `processor_unavailable`, `processor_permission_denied` */
-                502: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
+                400: components["responses"]["invalid_request_body__missing_parameter__invalid_parameter__unknown_parameter"];
+                401: components["responses"]["missing_credentials__invalid_access_token"];
+                403: components["responses"]["ip_not_allowed__environment_mismatch__insufficient_scope"];
+                404: components["responses"]["card_not_found__not_found"];
+                408: components["responses"]["request_timeout"];
+                409: components["responses"]["idempotency_key_reuse__idempotency_request_in_progress"];
+                413: components["responses"]["request_too_large"];
+                429: components["responses"]["rate_limited"];
+                431: components["responses"]["request_header_too_large"];
+                500: components["responses"]["internal_error"];
+                502: components["responses"]["processor_unavailable__processor_permission_denied"];
             };
         };
         delete?: never;
@@ -18011,6 +7083,11 @@ export interface paths {
             };
             requestBody: {
                 content: {
+                    /**
+                     * @example {
+                     *       "status": "shipped"
+                     *     }
+                     */
                     "application/json": components["schemas"]["CardShipRequest"];
                 };
             };
@@ -18018,193 +7095,24 @@ export interface paths {
                 /** @description OK */
                 200: {
                     headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
+                        "Svc-Request-Id": components["headers"]["Svc-Request-Id"];
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "id": "card_01JD3Q7Y6X5W4V3T2S1R0Q9P8M",
-                         *       "object": "card",
-                         *       "cardholder_id": "chd_01JD3Q7Y6X5W4V3T2S1R0Q9P8N",
-                         *       "account_id": "acct_01JD3Q7Y6X5W4V3T2S1R0Q9P8K",
-                         *       "program_id": "prog_01JD3Q7Y6X5W4V3T2S1R0Q9P8J",
-                         *       "form_factor": "physical",
-                         *       "card_type": "debit",
-                         *       "brand": "visa",
-                         *       "status": "active",
-                         *       "last4": "4821",
-                         *       "exp_month": 11,
-                         *       "exp_year": 2029,
-                         *       "embossed_name": "ADA LOVELACE",
-                         *       "delivery_address": {
-                         *         "name": "Ada Lovelace",
-                         *         "line1": "221B Baker Street",
-                         *         "line2": null,
-                         *         "city": "London",
-                         *         "state": null,
-                         *         "postal_code": "NW1 6XE",
-                         *         "country": "GBR"
-                         *       },
-                         *       "shipping": {
-                         *         "status": "delivered",
-                         *         "shipped_at": "2026-11-03T10:00:00.000Z",
-                         *         "delivered_at": "2026-11-05T14:20:00.000Z"
-                         *       },
-                         *       "spending_controls": {
-                         *         "spending_limits": [
-                         *           {
-                         *             "amount": 50000,
-                         *             "interval": "daily"
-                         *           }
-                         *         ],
-                         *         "allowed_mccs": [],
-                         *         "blocked_mccs": [
-                         *           "7995"
-                         *         ],
-                         *         "allowed_countries": [],
-                         *         "blocked_countries": [
-                         *           "PRK"
-                         *         ]
-                         *       },
-                         *       "pin_set": true,
-                         *       "replacement_for": null,
-                         *       "replacement_reason": null,
-                         *       "replaced_by": null,
-                         *       "metadata": {
-                         *         "nickname": "Travel card"
-                         *       },
-                         *       "created_at": "2026-11-02T09:30:00.000Z",
-                         *       "updated_at": "2026-11-05T18:00:00.000Z"
-                         *     }
-                         */
                         "application/json": components["schemas"]["Card"];
                     };
                 };
-                /** @description Error codes: `invalid_request_body`, `missing_parameter`, `invalid_parameter`, `unknown_parameter` */
-                400: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `missing_credentials`, `invalid_access_token` */
-                401: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `ip_not_allowed`, `environment_mismatch`, `insufficient_scope` */
-                403: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `card_not_found`, `not_found` */
-                404: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `request_timeout` */
-                408: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `idempotency_key_reuse`, `idempotency_request_in_progress` */
-                409: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `request_too_large` */
-                413: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `card_not_provisioned`, `card_closed`, `card_invalid_state` */
-                422: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `rate_limited` */
-                429: {
-                    headers: {
-                        /** @description Seconds to wait before retrying. */
-                        "Retry-After"?: number;
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `request_header_too_large` */
-                431: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `internal_error` */
-                500: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
+                400: components["responses"]["invalid_request_body__missing_parameter__invalid_parameter__unknown_parameter"];
+                401: components["responses"]["missing_credentials__invalid_access_token"];
+                403: components["responses"]["ip_not_allowed__environment_mismatch__insufficient_scope"];
+                404: components["responses"]["card_not_found__not_found"];
+                408: components["responses"]["request_timeout"];
+                409: components["responses"]["idempotency_key_reuse__idempotency_request_in_progress"];
+                413: components["responses"]["request_too_large"];
+                422: components["responses"]["card_not_provisioned__card_closed__card_invalid_state"];
+                429: components["responses"]["rate_limited"];
+                431: components["responses"]["request_header_too_large"];
+                500: components["responses"]["internal_error"];
             };
         };
         delete?: never;
@@ -18247,154 +7155,33 @@ export interface paths {
                 /** @description OK */
                 200: {
                     headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
+                        "Svc-Request-Id": components["headers"]["Svc-Request-Id"];
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "id": "dsp_01JD3S9Z8Y7X6W5V4T3S2R1Q0P",
-                         *       "object": "dispute",
-                         *       "transaction_id": "txn_01JD3S1A2B3C4D5E6F7G8H9J0K",
-                         *       "card_id": "card_01JD3Q7Y6X5W4V3T2S1R0Q9P8N",
-                         *       "account_id": "acct_01JD3Q5W4V3T2S1R0Q9P8N7M6K",
-                         *       "amount": 2500,
-                         *       "currency": "USD",
-                         *       "reason": "not_received",
-                         *       "evidence": "Ordered on 1 Nov, never delivered; merchant does not answer.",
-                         *       "status": "submitted",
-                         *       "resolved_at": null,
-                         *       "created_at": "2026-11-02T10:15:00.000Z",
-                         *       "updated_at": "2026-11-02T10:15:00.000Z"
-                         *     }
-                         */
                         "application/json": components["schemas"]["Dispute"];
                     };
                 };
-                /** @description Error codes: `invalid_request_body`, `missing_parameter`, `invalid_parameter`, `unknown_parameter` */
-                400: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `missing_credentials`, `invalid_access_token` */
-                401: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `ip_not_allowed`, `environment_mismatch`, `insufficient_scope` */
-                403: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `dispute_not_found`, `not_found` */
-                404: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `request_timeout` */
-                408: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `idempotency_key_reuse`, `idempotency_request_in_progress` */
-                409: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `request_too_large` */
-                413: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
+                400: components["responses"]["invalid_request_body__missing_parameter__invalid_parameter__unknown_parameter"];
+                401: components["responses"]["missing_credentials__invalid_access_token"];
+                403: components["responses"]["ip_not_allowed__environment_mismatch__insufficient_scope"];
+                404: components["responses"]["dispute_not_found__not_found"];
+                408: components["responses"]["request_timeout"];
+                409: components["responses"]["idempotency_key_reuse__idempotency_request_in_progress"];
+                413: components["responses"]["request_too_large"];
                 /** @description Error codes: `dispute_invalid_state`, `operation_unsupported`, `program_not_provisioned` */
                 422: {
                     headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
+                        "Svc-Request-Id": components["headers"]["Svc-Request-Id"];
                         [name: string]: unknown;
                     };
                     content: {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error codes: `rate_limited` */
-                429: {
-                    headers: {
-                        /** @description Seconds to wait before retrying. */
-                        "Retry-After"?: number;
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `request_header_too_large` */
-                431: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `internal_error` */
-                500: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
+                429: components["responses"]["rate_limited"];
+                431: components["responses"]["request_header_too_large"];
+                500: components["responses"]["internal_error"];
             };
         };
         delete?: never;
@@ -18430,6 +7217,11 @@ export interface paths {
             };
             requestBody: {
                 content: {
+                    /**
+                     * @example {
+                     *       "data_used_mb": 512
+                     *     }
+                     */
                     "application/json": {
                         data_used_mb: number;
                     };
@@ -18439,8 +7231,7 @@ export interface paths {
                 /** @description OK */
                 200: {
                     headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
+                        "Svc-Request-Id": components["headers"]["Svc-Request-Id"];
                         [name: string]: unknown;
                     };
                     content: {
@@ -18478,118 +7269,16 @@ export interface paths {
                         "application/json": components["schemas"]["Esim"];
                     };
                 };
-                /** @description Error codes: `invalid_request_body`, `missing_parameter`, `invalid_parameter`, `unknown_parameter` */
-                400: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `missing_credentials`, `invalid_access_token` */
-                401: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `ip_not_allowed`, `environment_mismatch`, `insufficient_scope` */
-                403: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `esim_not_found`, `not_found` */
-                404: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `request_timeout` */
-                408: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `idempotency_key_reuse`, `idempotency_request_in_progress` */
-                409: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `request_too_large` */
-                413: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `rate_limited` */
-                429: {
-                    headers: {
-                        /** @description Seconds to wait before retrying. */
-                        "Retry-After"?: number;
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `request_header_too_large` */
-                431: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `internal_error` */
-                500: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
+                400: components["responses"]["invalid_request_body__missing_parameter__invalid_parameter__unknown_parameter"];
+                401: components["responses"]["missing_credentials__invalid_access_token"];
+                403: components["responses"]["ip_not_allowed__environment_mismatch__insufficient_scope"];
+                404: components["responses"]["esim_not_found__not_found"];
+                408: components["responses"]["request_timeout"];
+                409: components["responses"]["idempotency_key_reuse__idempotency_request_in_progress"];
+                413: components["responses"]["request_too_large"];
+                429: components["responses"]["rate_limited"];
+                431: components["responses"]["request_header_too_large"];
+                500: components["responses"]["internal_error"];
             };
         };
         delete?: never;
@@ -18625,6 +7314,7 @@ export interface paths {
             };
             requestBody: {
                 content: {
+                    /** @example {} */
                     "application/json": Record<string, never>;
                 };
             };
@@ -18632,158 +7322,23 @@ export interface paths {
                 /** @description OK */
                 200: {
                     headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
+                        "Svc-Request-Id": components["headers"]["Svc-Request-Id"];
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "id": "esord_01JD3QG2H3J4K5M6N7P8Q9R0S1",
-                         *       "object": "esim_order",
-                         *       "type": "package",
-                         *       "status": "completed",
-                         *       "package_id": "pkg_01KDVDNA1897EMTK3K6K4N7SK1",
-                         *       "top_up_id": null,
-                         *       "esim_id": "esim_01JD3QG2H9Z8Y7X6W5V4T3S2R1",
-                         *       "cardholder_id": "chd_01JD3Q7Y6X5W4V3T2S1R0Q9P8N",
-                         *       "account_id": "acct_01JD3Q7Y6X5W4V3T2S1R0Q9P8K",
-                         *       "price": 1000,
-                         *       "currency": "USD",
-                         *       "charged_amount": 931,
-                         *       "charged_currency": "EUR",
-                         *       "fx": {
-                         *         "rate": "0.92",
-                         *         "markup_bps": 120,
-                         *         "fee_amount": 11,
-                         *         "source": "sandbox",
-                         *         "rate_at": "2026-11-20T15:00:00.000Z"
-                         *       },
-                         *       "reference": "trip-tokyo-0042",
-                         *       "metadata": {
-                         *         "trip": "Tokyo, December"
-                         *       },
-                         *       "failure_reason": null,
-                         *       "created_at": "2026-11-20T15:00:00.000Z",
-                         *       "updated_at": "2026-11-20T15:00:01.000Z",
-                         *       "settled_at": "2026-11-20T15:00:01.000Z"
-                         *     }
-                         */
                         "application/json": components["schemas"]["EsimOrder"];
                     };
                 };
-                /** @description Error codes: `invalid_request_body`, `missing_parameter`, `invalid_parameter`, `unknown_parameter` */
-                400: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `missing_credentials`, `invalid_access_token` */
-                401: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `ip_not_allowed`, `environment_mismatch`, `insufficient_scope` */
-                403: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `esim_order_not_found`, `not_found` */
-                404: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `request_timeout` */
-                408: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `idempotency_key_reuse`, `idempotency_request_in_progress` */
-                409: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `request_too_large` */
-                413: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `rate_limited` */
-                429: {
-                    headers: {
-                        /** @description Seconds to wait before retrying. */
-                        "Retry-After"?: number;
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `request_header_too_large` */
-                431: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `internal_error` */
-                500: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
+                400: components["responses"]["invalid_request_body__missing_parameter__invalid_parameter__unknown_parameter"];
+                401: components["responses"]["missing_credentials__invalid_access_token"];
+                403: components["responses"]["ip_not_allowed__environment_mismatch__insufficient_scope"];
+                404: components["responses"]["esim_order_not_found__not_found"];
+                408: components["responses"]["request_timeout"];
+                409: components["responses"]["idempotency_key_reuse__idempotency_request_in_progress"];
+                413: components["responses"]["request_too_large"];
+                429: components["responses"]["rate_limited"];
+                431: components["responses"]["request_header_too_large"];
+                500: components["responses"]["internal_error"];
             };
         };
         delete?: never;
@@ -18819,6 +7374,11 @@ export interface paths {
             };
             requestBody: {
                 content: {
+                    /**
+                     * @example {
+                     *       "status": "on_sale"
+                     *     }
+                     */
                     "application/json": {
                         /**
                          * @description on_sale; frozen (may return to sale); withdrawn (permanent)
@@ -18832,137 +7392,24 @@ export interface paths {
                 /** @description OK */
                 200: {
                     headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
+                        "Svc-Request-Id": components["headers"]["Svc-Request-Id"];
                         [name: string]: unknown;
                     };
                     content: {
                         "application/json": components["schemas"]["EsimPackage"] | components["schemas"]["EsimTopUp"];
                     };
                 };
-                /** @description Error codes: `invalid_request_body`, `missing_parameter`, `invalid_parameter`, `unknown_parameter` */
-                400: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `missing_credentials`, `invalid_access_token` */
-                401: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `ip_not_allowed`, `environment_mismatch`, `insufficient_scope` */
-                403: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `esim_package_not_found`, `not_found` */
-                404: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `request_timeout` */
-                408: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `idempotency_key_reuse`, `idempotency_request_in_progress` */
-                409: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `request_too_large` */
-                413: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `esim_package_unavailable` */
-                422: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `rate_limited` */
-                429: {
-                    headers: {
-                        /** @description Seconds to wait before retrying. */
-                        "Retry-After"?: number;
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `request_header_too_large` */
-                431: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `internal_error` */
-                500: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
+                400: components["responses"]["invalid_request_body__missing_parameter__invalid_parameter__unknown_parameter"];
+                401: components["responses"]["missing_credentials__invalid_access_token"];
+                403: components["responses"]["ip_not_allowed__environment_mismatch__insufficient_scope"];
+                404: components["responses"]["esim_package_not_found__not_found"];
+                408: components["responses"]["request_timeout"];
+                409: components["responses"]["idempotency_key_reuse__idempotency_request_in_progress"];
+                413: components["responses"]["request_too_large"];
+                422: components["responses"]["esim_package_unavailable"];
+                429: components["responses"]["rate_limited"];
+                431: components["responses"]["request_header_too_large"];
+                500: components["responses"]["internal_error"];
             };
         };
         delete?: never;
@@ -18996,6 +7443,13 @@ export interface paths {
             };
             requestBody: {
                 content: {
+                    /**
+                     * @example {
+                     *       "next_outcome": "success",
+                     *       "settles_as": "completed",
+                     *       "latency_ms": 250
+                     *     }
+                     */
                     "application/json": {
                         latency_ms?: number;
                         /** @enum {string} */
@@ -19009,8 +7463,7 @@ export interface paths {
                 /** @description OK */
                 200: {
                     headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
+                        "Svc-Request-Id": components["headers"]["Svc-Request-Id"];
                         [name: string]: unknown;
                     };
                     content: {
@@ -19025,118 +7478,16 @@ export interface paths {
                         "application/json": components["schemas"]["EsimProvisioningSimulation"];
                     };
                 };
-                /** @description Error codes: `invalid_request_body`, `missing_parameter`, `invalid_parameter`, `unknown_parameter` */
-                400: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `missing_credentials`, `invalid_access_token` */
-                401: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `ip_not_allowed`, `environment_mismatch`, `insufficient_scope` */
-                403: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `not_found` */
-                404: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `request_timeout` */
-                408: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `idempotency_key_reuse`, `idempotency_request_in_progress` */
-                409: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `request_too_large` */
-                413: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `rate_limited` */
-                429: {
-                    headers: {
-                        /** @description Seconds to wait before retrying. */
-                        "Retry-After"?: number;
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `request_header_too_large` */
-                431: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `internal_error` */
-                500: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
+                400: components["responses"]["invalid_request_body__missing_parameter__invalid_parameter__unknown_parameter"];
+                401: components["responses"]["missing_credentials__invalid_access_token"];
+                403: components["responses"]["ip_not_allowed__environment_mismatch__insufficient_scope"];
+                404: components["responses"]["not_found"];
+                408: components["responses"]["request_timeout"];
+                409: components["responses"]["idempotency_key_reuse__idempotency_request_in_progress"];
+                413: components["responses"]["request_too_large"];
+                429: components["responses"]["rate_limited"];
+                431: components["responses"]["request_header_too_large"];
+                500: components["responses"]["internal_error"];
             };
         };
         delete?: never;
@@ -19183,8 +7534,7 @@ export interface paths {
                 /** @description OK */
                 200: {
                     headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
+                        "Svc-Request-Id": components["headers"]["Svc-Request-Id"];
                         [name: string]: unknown;
                     };
                     content: {
@@ -19202,107 +7552,15 @@ export interface paths {
                         "application/json": components["schemas"]["FxRate"];
                     };
                 };
-                /** @description Error codes: `invalid_request_body`, `missing_parameter`, `invalid_parameter`, `unknown_parameter` */
-                400: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `missing_credentials`, `invalid_access_token` */
-                401: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `ip_not_allowed`, `environment_mismatch`, `insufficient_scope` */
-                403: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `not_found` */
-                404: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `request_timeout` */
-                408: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `request_too_large` */
-                413: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `rate_limited` */
-                429: {
-                    headers: {
-                        /** @description Seconds to wait before retrying. */
-                        "Retry-After"?: number;
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `request_header_too_large` */
-                431: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `internal_error` */
-                500: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
+                400: components["responses"]["invalid_request_body__missing_parameter__invalid_parameter__unknown_parameter"];
+                401: components["responses"]["missing_credentials__invalid_access_token"];
+                403: components["responses"]["ip_not_allowed__environment_mismatch__insufficient_scope"];
+                404: components["responses"]["not_found"];
+                408: components["responses"]["request_timeout"];
+                413: components["responses"]["request_too_large"];
+                429: components["responses"]["rate_limited"];
+                431: components["responses"]["request_header_too_large"];
+                500: components["responses"]["internal_error"];
             };
         };
         post?: never;
@@ -19344,150 +7602,24 @@ export interface paths {
                 /** @description Created */
                 201: {
                     headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
+                        "Svc-Request-Id": components["headers"]["Svc-Request-Id"];
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "id": "ntok_01JD3Q9Z8X7W6V5T4S3R2Q1P0N",
-                         *       "object": "network_token",
-                         *       "card_id": "card_01JD3Q7Y6X5W4V3T2S1R0Q9P8N",
-                         *       "wallet": "apple_pay",
-                         *       "status": "active",
-                         *       "activated_at": "2026-11-02T10:15:00.000Z",
-                         *       "deleted_at": null,
-                         *       "created_at": "2026-11-02T10:15:00.000Z",
-                         *       "updated_at": "2026-11-02T10:15:00.000Z"
-                         *     }
-                         */
                         "application/json": components["schemas"]["NetworkToken"];
                     };
                 };
-                /** @description Error codes: `invalid_request_body`, `missing_parameter`, `invalid_parameter`, `unknown_parameter` */
-                400: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `missing_credentials`, `invalid_access_token` */
-                401: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `ip_not_allowed`, `environment_mismatch`, `insufficient_scope` */
-                403: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `card_not_found`, `not_found` */
-                404: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `request_timeout` */
-                408: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `idempotency_key_reuse`, `idempotency_request_in_progress` */
-                409: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `request_too_large` */
-                413: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `card_not_provisioned`, `card_closed`, `card_invalid_state`, `operation_unsupported`, `program_not_provisioned` */
-                422: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `rate_limited` */
-                429: {
-                    headers: {
-                        /** @description Seconds to wait before retrying. */
-                        "Retry-After"?: number;
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `request_header_too_large` */
-                431: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `internal_error` */
-                500: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
+                400: components["responses"]["invalid_request_body__missing_parameter__invalid_parameter__unknown_parameter"];
+                401: components["responses"]["missing_credentials__invalid_access_token"];
+                403: components["responses"]["ip_not_allowed__environment_mismatch__insufficient_scope"];
+                404: components["responses"]["card_not_found__not_found"];
+                408: components["responses"]["request_timeout"];
+                409: components["responses"]["idempotency_key_reuse__idempotency_request_in_progress"];
+                413: components["responses"]["request_too_large"];
+                422: components["responses"]["card_not_provisioned__card_closed__card_invalid_state__operation_unsupported__program_not_provisioned"];
+                429: components["responses"]["rate_limited"];
+                431: components["responses"]["request_header_too_large"];
+                500: components["responses"]["internal_error"];
             };
         };
         delete?: never;
@@ -19523,6 +7655,7 @@ export interface paths {
             };
             requestBody: {
                 content: {
+                    /** @example {} */
                     "application/json": Record<string, never>;
                 };
             };
@@ -19530,150 +7663,24 @@ export interface paths {
                 /** @description OK */
                 200: {
                     headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
+                        "Svc-Request-Id": components["headers"]["Svc-Request-Id"];
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "id": "ntok_01JD3Q9Z8X7W6V5T4S3R2Q1P0N",
-                         *       "object": "network_token",
-                         *       "card_id": "card_01JD3Q7Y6X5W4V3T2S1R0Q9P8N",
-                         *       "wallet": "apple_pay",
-                         *       "status": "active",
-                         *       "activated_at": "2026-11-02T10:15:00.000Z",
-                         *       "deleted_at": null,
-                         *       "created_at": "2026-11-02T10:15:00.000Z",
-                         *       "updated_at": "2026-11-02T10:15:00.000Z"
-                         *     }
-                         */
                         "application/json": components["schemas"]["NetworkToken"];
                     };
                 };
-                /** @description Error codes: `invalid_request_body`, `missing_parameter`, `invalid_parameter`, `unknown_parameter` */
-                400: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `missing_credentials`, `invalid_access_token` */
-                401: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `ip_not_allowed`, `environment_mismatch`, `insufficient_scope` */
-                403: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `token_not_found`, `not_found` */
-                404: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `request_timeout` */
-                408: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `idempotency_key_reuse`, `idempotency_request_in_progress` */
-                409: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `request_too_large` */
-                413: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `token_invalid_state`, `token_deleted` */
-                422: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `rate_limited` */
-                429: {
-                    headers: {
-                        /** @description Seconds to wait before retrying. */
-                        "Retry-After"?: number;
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `request_header_too_large` */
-                431: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `internal_error` */
-                500: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
+                400: components["responses"]["invalid_request_body__missing_parameter__invalid_parameter__unknown_parameter"];
+                401: components["responses"]["missing_credentials__invalid_access_token"];
+                403: components["responses"]["ip_not_allowed__environment_mismatch__insufficient_scope"];
+                404: components["responses"]["token_not_found__not_found"];
+                408: components["responses"]["request_timeout"];
+                409: components["responses"]["idempotency_key_reuse__idempotency_request_in_progress"];
+                413: components["responses"]["request_too_large"];
+                422: components["responses"]["token_invalid_state__token_deleted"];
+                429: components["responses"]["rate_limited"];
+                431: components["responses"]["request_header_too_large"];
+                500: components["responses"]["internal_error"];
             };
         };
         delete?: never;
@@ -19707,6 +7714,13 @@ export interface paths {
             };
             requestBody: {
                 content: {
+                    /**
+                     * @example {
+                     *       "operation": "create_account",
+                     *       "error": "processor_unavailable",
+                     *       "count": 3
+                     *     }
+                     */
                     "application/json": components["schemas"]["ProcessorFaultRequest"];
                 };
             };
@@ -19714,8 +7728,7 @@ export interface paths {
                 /** @description OK */
                 200: {
                     headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
+                        "Svc-Request-Id": components["headers"]["Svc-Request-Id"];
                         [name: string]: unknown;
                     };
                     content: {
@@ -19730,118 +7743,16 @@ export interface paths {
                         "application/json": components["schemas"]["ProcessorFault"];
                     };
                 };
-                /** @description Error codes: `invalid_request_body`, `missing_parameter`, `invalid_parameter`, `unknown_parameter` */
-                400: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `missing_credentials`, `invalid_access_token` */
-                401: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `ip_not_allowed`, `environment_mismatch` */
-                403: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `not_found` */
-                404: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `request_timeout` */
-                408: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `idempotency_key_reuse`, `idempotency_request_in_progress` */
-                409: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `request_too_large` */
-                413: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `rate_limited` */
-                429: {
-                    headers: {
-                        /** @description Seconds to wait before retrying. */
-                        "Retry-After"?: number;
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `request_header_too_large` */
-                431: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `internal_error` */
-                500: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
+                400: components["responses"]["invalid_request_body__missing_parameter__invalid_parameter__unknown_parameter"];
+                401: components["responses"]["missing_credentials__invalid_access_token"];
+                403: components["responses"]["ip_not_allowed__environment_mismatch"];
+                404: components["responses"]["not_found"];
+                408: components["responses"]["request_timeout"];
+                409: components["responses"]["idempotency_key_reuse__idempotency_request_in_progress"];
+                413: components["responses"]["request_too_large"];
+                429: components["responses"]["rate_limited"];
+                431: components["responses"]["request_header_too_large"];
+                500: components["responses"]["internal_error"];
             };
         };
         delete?: never;
@@ -19895,163 +7806,33 @@ export interface paths {
                 /** @description Created */
                 201: {
                     headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
+                        "Svc-Request-Id": components["headers"]["Svc-Request-Id"];
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "id": "txn_01JD3Q7Y6X5W4V3T2S1R0Q9P8T",
-                         *       "object": "transaction",
-                         *       "type": "capture",
-                         *       "status": "settled",
-                         *       "amount": 3800,
-                         *       "refunded_amount": 500,
-                         *       "currency": "USD",
-                         *       "authorization_id": "auth_01JD3Q7Y6X5W4V3T2S1R0Q9P8N",
-                         *       "original_transaction_id": null,
-                         *       "card_id": "card_01JD3Q7Y6X5W4V3T2S1R0Q9P8M",
-                         *       "account_id": "acct_01JD3Q7Y6X5W4V3T2S1R0Q9P8K",
-                         *       "program_id": "prog_01JD3Q7Y6X5W4V3T2S1R0Q9P8J",
-                         *       "merchant": {
-                         *         "name": "Hotel Aurora",
-                         *         "mcc": "7011",
-                         *         "city": "Lisbon",
-                         *         "country": "PRT"
-                         *       },
-                         *       "reason": null,
-                         *       "created_at": "2026-11-05T12:00:00.000Z",
-                         *       "updated_at": "2026-11-07T09:00:00.000Z",
-                         *       "settled_at": "2026-11-06T12:00:30.000Z"
-                         *     }
-                         */
                         "application/json": components["schemas"]["Transaction"];
                     };
                 };
-                /** @description Error codes: `invalid_request_body`, `missing_parameter`, `invalid_parameter`, `unknown_parameter` */
-                400: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `missing_credentials`, `invalid_access_token` */
-                401: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `ip_not_allowed`, `environment_mismatch`, `insufficient_scope` */
-                403: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `card_not_found`, `not_found` */
-                404: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `request_timeout` */
-                408: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `idempotency_key_reuse`, `idempotency_request_in_progress` */
-                409: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `request_too_large` */
-                413: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
+                400: components["responses"]["invalid_request_body__missing_parameter__invalid_parameter__unknown_parameter"];
+                401: components["responses"]["missing_credentials__invalid_access_token"];
+                403: components["responses"]["ip_not_allowed__environment_mismatch__insufficient_scope"];
+                404: components["responses"]["card_not_found__not_found"];
+                408: components["responses"]["request_timeout"];
+                409: components["responses"]["idempotency_key_reuse__idempotency_request_in_progress"];
+                413: components["responses"]["request_too_large"];
                 /** @description Error codes: `card_not_provisioned`, `currency_mismatch` */
                 422: {
                     headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
+                        "Svc-Request-Id": components["headers"]["Svc-Request-Id"];
                         [name: string]: unknown;
                     };
                     content: {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error codes: `rate_limited` */
-                429: {
-                    headers: {
-                        /** @description Seconds to wait before retrying. */
-                        "Retry-After"?: number;
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `request_header_too_large` */
-                431: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `internal_error` */
-                500: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
+                429: components["responses"]["rate_limited"];
+                431: components["responses"]["request_header_too_large"];
+                500: components["responses"]["internal_error"];
             };
         };
         delete?: never;
@@ -20087,6 +7868,7 @@ export interface paths {
             };
             requestBody: {
                 content: {
+                    /** @example {} */
                     "application/json": Record<string, never>;
                 };
             };
@@ -20094,152 +7876,23 @@ export interface paths {
                 /** @description OK */
                 200: {
                     headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
+                        "Svc-Request-Id": components["headers"]["Svc-Request-Id"];
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "id": "txn_01JD3Q7Y6X5W4V3T2S1R0Q9P8T",
-                         *       "object": "transaction",
-                         *       "type": "capture",
-                         *       "status": "settled",
-                         *       "amount": 3800,
-                         *       "refunded_amount": 500,
-                         *       "currency": "USD",
-                         *       "authorization_id": "auth_01JD3Q7Y6X5W4V3T2S1R0Q9P8N",
-                         *       "original_transaction_id": null,
-                         *       "card_id": "card_01JD3Q7Y6X5W4V3T2S1R0Q9P8M",
-                         *       "account_id": "acct_01JD3Q7Y6X5W4V3T2S1R0Q9P8K",
-                         *       "program_id": "prog_01JD3Q7Y6X5W4V3T2S1R0Q9P8J",
-                         *       "merchant": {
-                         *         "name": "Hotel Aurora",
-                         *         "mcc": "7011",
-                         *         "city": "Lisbon",
-                         *         "country": "PRT"
-                         *       },
-                         *       "reason": null,
-                         *       "created_at": "2026-11-05T12:00:00.000Z",
-                         *       "updated_at": "2026-11-07T09:00:00.000Z",
-                         *       "settled_at": "2026-11-06T12:00:30.000Z"
-                         *     }
-                         */
                         "application/json": components["schemas"]["Transaction"];
                     };
                 };
-                /** @description Error codes: `invalid_request_body`, `missing_parameter`, `invalid_parameter`, `unknown_parameter` */
-                400: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `missing_credentials`, `invalid_access_token` */
-                401: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `ip_not_allowed`, `environment_mismatch`, `insufficient_scope` */
-                403: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `transaction_not_found`, `not_found` */
-                404: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `request_timeout` */
-                408: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `idempotency_key_reuse`, `idempotency_request_in_progress` */
-                409: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `request_too_large` */
-                413: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `rate_limited` */
-                429: {
-                    headers: {
-                        /** @description Seconds to wait before retrying. */
-                        "Retry-After"?: number;
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `request_header_too_large` */
-                431: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `internal_error` */
-                500: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
+                400: components["responses"]["invalid_request_body__missing_parameter__invalid_parameter__unknown_parameter"];
+                401: components["responses"]["missing_credentials__invalid_access_token"];
+                403: components["responses"]["ip_not_allowed__environment_mismatch__insufficient_scope"];
+                404: components["responses"]["transaction_not_found__not_found"];
+                408: components["responses"]["request_timeout"];
+                409: components["responses"]["idempotency_key_reuse__idempotency_request_in_progress"];
+                413: components["responses"]["request_too_large"];
+                429: components["responses"]["rate_limited"];
+                431: components["responses"]["request_header_too_large"];
+                500: components["responses"]["internal_error"];
             };
         };
         delete?: never;
@@ -20283,93 +7936,20 @@ export interface paths {
                 /** @description OK */
                 200: {
                     headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
+                        "Svc-Request-Id": components["headers"]["Svc-Request-Id"];
                         [name: string]: unknown;
                     };
                     content: {
                         "application/json": components["schemas"]["TransactionList"];
                     };
                 };
-                /** @description Error codes: `invalid_parameter`, `unknown_parameter`, `expired_cursor` */
-                400: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `missing_credentials`, `invalid_access_token` */
-                401: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `ip_not_allowed`, `environment_mismatch`, `insufficient_scope` */
-                403: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `request_timeout` */
-                408: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `rate_limited` */
-                429: {
-                    headers: {
-                        /** @description Seconds to wait before retrying. */
-                        "Retry-After"?: number;
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `request_header_too_large` */
-                431: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `internal_error` */
-                500: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
+                400: components["responses"]["invalid_parameter__unknown_parameter__expired_cursor"];
+                401: components["responses"]["missing_credentials__invalid_access_token"];
+                403: components["responses"]["ip_not_allowed__environment_mismatch__insufficient_scope"];
+                408: components["responses"]["request_timeout"];
+                429: components["responses"]["rate_limited"];
+                431: components["responses"]["request_header_too_large"];
+                500: components["responses"]["internal_error"];
             };
         };
         put?: never;
@@ -20402,119 +7982,20 @@ export interface paths {
                 /** @description OK */
                 200: {
                     headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
+                        "Svc-Request-Id": components["headers"]["Svc-Request-Id"];
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "id": "txn_01JD3Q7Y6X5W4V3T2S1R0Q9P8T",
-                         *       "object": "transaction",
-                         *       "type": "capture",
-                         *       "status": "settled",
-                         *       "amount": 3800,
-                         *       "refunded_amount": 500,
-                         *       "currency": "USD",
-                         *       "authorization_id": "auth_01JD3Q7Y6X5W4V3T2S1R0Q9P8N",
-                         *       "original_transaction_id": null,
-                         *       "card_id": "card_01JD3Q7Y6X5W4V3T2S1R0Q9P8M",
-                         *       "account_id": "acct_01JD3Q7Y6X5W4V3T2S1R0Q9P8K",
-                         *       "program_id": "prog_01JD3Q7Y6X5W4V3T2S1R0Q9P8J",
-                         *       "merchant": {
-                         *         "name": "Hotel Aurora",
-                         *         "mcc": "7011",
-                         *         "city": "Lisbon",
-                         *         "country": "PRT"
-                         *       },
-                         *       "reason": null,
-                         *       "created_at": "2026-11-05T12:00:00.000Z",
-                         *       "updated_at": "2026-11-07T09:00:00.000Z",
-                         *       "settled_at": "2026-11-06T12:00:30.000Z"
-                         *     }
-                         */
                         "application/json": components["schemas"]["Transaction"];
                     };
                 };
-                /** @description Error codes: `missing_credentials`, `invalid_access_token` */
-                401: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `ip_not_allowed`, `environment_mismatch`, `insufficient_scope` */
-                403: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `transaction_not_found`, `not_found` */
-                404: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `request_timeout` */
-                408: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `rate_limited` */
-                429: {
-                    headers: {
-                        /** @description Seconds to wait before retrying. */
-                        "Retry-After"?: number;
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `request_header_too_large` */
-                431: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `internal_error` */
-                500: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
+                401: components["responses"]["missing_credentials__invalid_access_token"];
+                403: components["responses"]["ip_not_allowed__environment_mismatch__insufficient_scope"];
+                404: components["responses"]["transaction_not_found__not_found"];
+                408: components["responses"]["request_timeout"];
+                429: components["responses"]["rate_limited"];
+                431: components["responses"]["request_header_too_large"];
+                500: components["responses"]["internal_error"];
             };
         };
         put?: never;
@@ -20559,163 +8040,24 @@ export interface paths {
                 /** @description Created */
                 201: {
                     headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
+                        "Svc-Request-Id": components["headers"]["Svc-Request-Id"];
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "id": "txn_01JD3Q7Y6X5W4V3T2S1R0Q9P8T",
-                         *       "object": "transaction",
-                         *       "type": "capture",
-                         *       "status": "settled",
-                         *       "amount": 3800,
-                         *       "refunded_amount": 500,
-                         *       "currency": "USD",
-                         *       "authorization_id": "auth_01JD3Q7Y6X5W4V3T2S1R0Q9P8N",
-                         *       "original_transaction_id": null,
-                         *       "card_id": "card_01JD3Q7Y6X5W4V3T2S1R0Q9P8M",
-                         *       "account_id": "acct_01JD3Q7Y6X5W4V3T2S1R0Q9P8K",
-                         *       "program_id": "prog_01JD3Q7Y6X5W4V3T2S1R0Q9P8J",
-                         *       "merchant": {
-                         *         "name": "Hotel Aurora",
-                         *         "mcc": "7011",
-                         *         "city": "Lisbon",
-                         *         "country": "PRT"
-                         *       },
-                         *       "reason": null,
-                         *       "created_at": "2026-11-05T12:00:00.000Z",
-                         *       "updated_at": "2026-11-07T09:00:00.000Z",
-                         *       "settled_at": "2026-11-06T12:00:30.000Z"
-                         *     }
-                         */
                         "application/json": components["schemas"]["Transaction"];
                     };
                 };
-                /** @description Error codes: `invalid_request_body`, `missing_parameter`, `invalid_parameter`, `unknown_parameter` */
-                400: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `missing_credentials`, `invalid_access_token` */
-                401: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `ip_not_allowed`, `environment_mismatch`, `insufficient_scope` */
-                403: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `transaction_not_found`, `not_found` */
-                404: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `request_timeout` */
-                408: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `idempotency_key_reuse`, `idempotency_request_in_progress` */
-                409: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `request_too_large` */
-                413: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `transaction_not_refundable`, `refund_exceeds_original` */
-                422: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `rate_limited` */
-                429: {
-                    headers: {
-                        /** @description Seconds to wait before retrying. */
-                        "Retry-After"?: number;
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `request_header_too_large` */
-                431: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `internal_error` */
-                500: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
+                400: components["responses"]["invalid_request_body__missing_parameter__invalid_parameter__unknown_parameter"];
+                401: components["responses"]["missing_credentials__invalid_access_token"];
+                403: components["responses"]["ip_not_allowed__environment_mismatch__insufficient_scope"];
+                404: components["responses"]["transaction_not_found__not_found"];
+                408: components["responses"]["request_timeout"];
+                409: components["responses"]["idempotency_key_reuse__idempotency_request_in_progress"];
+                413: components["responses"]["request_too_large"];
+                422: components["responses"]["transaction_not_refundable__refund_exceeds_original"];
+                429: components["responses"]["rate_limited"];
+                431: components["responses"]["request_header_too_large"];
+                500: components["responses"]["internal_error"];
             };
         };
         delete?: never;
@@ -20751,93 +8093,20 @@ export interface paths {
                 /** @description OK */
                 200: {
                     headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
+                        "Svc-Request-Id": components["headers"]["Svc-Request-Id"];
                         [name: string]: unknown;
                     };
                     content: {
                         "application/json": components["schemas"]["WebhookEndpointList"];
                     };
                 };
-                /** @description Error codes: `invalid_parameter`, `unknown_parameter`, `expired_cursor` */
-                400: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `missing_credentials`, `invalid_access_token` */
-                401: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `ip_not_allowed`, `environment_mismatch`, `insufficient_scope` */
-                403: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `request_timeout` */
-                408: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `rate_limited` */
-                429: {
-                    headers: {
-                        /** @description Seconds to wait before retrying. */
-                        "Retry-After"?: number;
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `request_header_too_large` */
-                431: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `internal_error` */
-                500: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
+                400: components["responses"]["invalid_parameter__unknown_parameter__expired_cursor"];
+                401: components["responses"]["missing_credentials__invalid_access_token"];
+                403: components["responses"]["ip_not_allowed__environment_mismatch__insufficient_scope"];
+                408: components["responses"]["request_timeout"];
+                429: components["responses"]["rate_limited"];
+                431: components["responses"]["request_header_too_large"];
+                500: components["responses"]["internal_error"];
             };
         };
         put?: never;
@@ -20857,6 +8126,16 @@ export interface paths {
             };
             requestBody: {
                 content: {
+                    /**
+                     * @example {
+                     *       "url": "https://example.com/svc/webhooks",
+                     *       "enabled_events": [
+                     *         "card.*",
+                     *         "authorization.created"
+                     *       ],
+                     *       "description": "Card and authorization events for the ledger service"
+                     *     }
+                     */
                     "application/json": components["schemas"]["WebhookEndpointCreateRequest"];
                 };
             };
@@ -20864,145 +8143,32 @@ export interface paths {
                 /** @description Created */
                 201: {
                     headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
+                        "Svc-Request-Id": components["headers"]["Svc-Request-Id"];
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "id": "whe_01JD3R5M7N9P1Q3R5S7T9V1W3X",
-                         *       "object": "webhook_endpoint",
-                         *       "url": "https://hooks.example.com/svc",
-                         *       "description": "Production event receiver",
-                         *       "enabled_events": [
-                         *         "cardholder.created",
-                         *         "card.issued",
-                         *         "authorization.created"
-                         *       ],
-                         *       "status": "enabled",
-                         *       "failing_since": null,
-                         *       "disabled_reason": null,
-                         *       "api_version": "2026-11-01",
-                         *       "created_at": "2026-11-01T12:00:00.000Z",
-                         *       "updated_at": "2026-11-01T12:00:00.000Z"
-                         *     }
-                         */
                         "application/json": components["schemas"]["WebhookEndpoint"];
                     };
                 };
-                /** @description Error codes: `invalid_webhook_url`, `invalid_request_body`, `missing_parameter`, `invalid_parameter`, `unknown_parameter` */
-                400: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `missing_credentials`, `invalid_access_token` */
-                401: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `ip_not_allowed`, `environment_mismatch`, `insufficient_scope` */
-                403: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `request_timeout` */
-                408: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `idempotency_key_reuse`, `idempotency_request_in_progress` */
-                409: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `request_too_large` */
-                413: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
+                400: components["responses"]["invalid_webhook_url__invalid_request_body__missing_parameter__invalid_parameter__unknown_parameter"];
+                401: components["responses"]["missing_credentials__invalid_access_token"];
+                403: components["responses"]["ip_not_allowed__environment_mismatch__insufficient_scope"];
+                408: components["responses"]["request_timeout"];
+                409: components["responses"]["idempotency_key_reuse__idempotency_request_in_progress"];
+                413: components["responses"]["request_too_large"];
                 /** @description Error codes: `webhook_endpoint_limit_reached` */
                 422: {
                     headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
+                        "Svc-Request-Id": components["headers"]["Svc-Request-Id"];
                         [name: string]: unknown;
                     };
                     content: {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Error codes: `rate_limited` */
-                429: {
-                    headers: {
-                        /** @description Seconds to wait before retrying. */
-                        "Retry-After"?: number;
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `request_header_too_large` */
-                431: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `internal_error` */
-                500: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
+                429: components["responses"]["rate_limited"];
+                431: components["responses"]["request_header_too_large"];
+                500: components["responses"]["internal_error"];
             };
         };
         delete?: never;
@@ -21033,112 +8199,20 @@ export interface paths {
                 /** @description OK */
                 200: {
                     headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
+                        "Svc-Request-Id": components["headers"]["Svc-Request-Id"];
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "id": "whe_01JD3R5M7N9P1Q3R5S7T9V1W3X",
-                         *       "object": "webhook_endpoint",
-                         *       "url": "https://hooks.example.com/svc",
-                         *       "description": "Production event receiver",
-                         *       "enabled_events": [
-                         *         "cardholder.created",
-                         *         "card.issued",
-                         *         "authorization.created"
-                         *       ],
-                         *       "status": "enabled",
-                         *       "failing_since": null,
-                         *       "disabled_reason": null,
-                         *       "api_version": "2026-11-01",
-                         *       "created_at": "2026-11-01T12:00:00.000Z",
-                         *       "updated_at": "2026-11-01T12:00:00.000Z"
-                         *     }
-                         */
                         "application/json": components["schemas"]["WebhookEndpoint"];
                     };
                 };
-                /** @description Error codes: `missing_credentials`, `invalid_access_token` */
-                401: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `ip_not_allowed`, `environment_mismatch`, `insufficient_scope` */
-                403: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `webhook_endpoint_not_found`, `not_found` */
-                404: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `request_timeout` */
-                408: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `rate_limited` */
-                429: {
-                    headers: {
-                        /** @description Seconds to wait before retrying. */
-                        "Retry-After"?: number;
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `request_header_too_large` */
-                431: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `internal_error` */
-                500: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
+                401: components["responses"]["missing_credentials__invalid_access_token"];
+                403: components["responses"]["ip_not_allowed__environment_mismatch__insufficient_scope"];
+                404: components["responses"]["webhook_endpoint_not_found__not_found"];
+                408: components["responses"]["request_timeout"];
+                429: components["responses"]["rate_limited"];
+                431: components["responses"]["request_header_too_large"];
+                500: components["responses"]["internal_error"];
             };
         };
         put?: never;
@@ -21158,8 +8232,7 @@ export interface paths {
                 /** @description OK */
                 200: {
                     headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
+                        "Svc-Request-Id": components["headers"]["Svc-Request-Id"];
                         [name: string]: unknown;
                     };
                     content: {
@@ -21173,85 +8246,13 @@ export interface paths {
                         "application/json": components["schemas"]["WebhookEndpointDeleted"];
                     };
                 };
-                /** @description Error codes: `missing_credentials`, `invalid_access_token` */
-                401: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `ip_not_allowed`, `environment_mismatch`, `insufficient_scope` */
-                403: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `webhook_endpoint_not_found`, `not_found` */
-                404: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `request_timeout` */
-                408: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `rate_limited` */
-                429: {
-                    headers: {
-                        /** @description Seconds to wait before retrying. */
-                        "Retry-After"?: number;
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `request_header_too_large` */
-                431: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `internal_error` */
-                500: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
+                401: components["responses"]["missing_credentials__invalid_access_token"];
+                403: components["responses"]["ip_not_allowed__environment_mismatch__insufficient_scope"];
+                404: components["responses"]["webhook_endpoint_not_found__not_found"];
+                408: components["responses"]["request_timeout"];
+                429: components["responses"]["rate_limited"];
+                431: components["responses"]["request_header_too_large"];
+                500: components["responses"]["internal_error"];
             };
         };
         options?: never;
@@ -21274,6 +8275,17 @@ export interface paths {
             };
             requestBody: {
                 content: {
+                    /**
+                     * @example {
+                     *       "url": "https://example.com/svc/webhooks",
+                     *       "enabled_events": [
+                     *         "card.*",
+                     *         "authorization.created"
+                     *       ],
+                     *       "description": "Card and authorization events for the ledger service",
+                     *       "status": "enabled"
+                     *     }
+                     */
                     "application/json": components["schemas"]["WebhookEndpointUpdateRequest"];
                 };
             };
@@ -21281,145 +8293,23 @@ export interface paths {
                 /** @description OK */
                 200: {
                     headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
+                        "Svc-Request-Id": components["headers"]["Svc-Request-Id"];
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "id": "whe_01JD3R5M7N9P1Q3R5S7T9V1W3X",
-                         *       "object": "webhook_endpoint",
-                         *       "url": "https://hooks.example.com/svc",
-                         *       "description": "Production event receiver",
-                         *       "enabled_events": [
-                         *         "cardholder.created",
-                         *         "card.issued",
-                         *         "authorization.created"
-                         *       ],
-                         *       "status": "enabled",
-                         *       "failing_since": null,
-                         *       "disabled_reason": null,
-                         *       "api_version": "2026-11-01",
-                         *       "created_at": "2026-11-01T12:00:00.000Z",
-                         *       "updated_at": "2026-11-01T12:00:00.000Z"
-                         *     }
-                         */
                         "application/json": components["schemas"]["WebhookEndpoint"];
                     };
                 };
-                /** @description Error codes: `invalid_webhook_url`, `invalid_request_body`, `missing_parameter`, `invalid_parameter`, `unknown_parameter` */
-                400: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `missing_credentials`, `invalid_access_token` */
-                401: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `ip_not_allowed`, `environment_mismatch`, `insufficient_scope` */
-                403: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `webhook_endpoint_not_found`, `not_found` */
-                404: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `request_timeout` */
-                408: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `idempotency_key_reuse`, `idempotency_request_in_progress` */
-                409: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `request_too_large` */
-                413: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `rate_limited` */
-                429: {
-                    headers: {
-                        /** @description Seconds to wait before retrying. */
-                        "Retry-After"?: number;
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `request_header_too_large` */
-                431: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `internal_error` */
-                500: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
+                400: components["responses"]["invalid_webhook_url__invalid_request_body__missing_parameter__invalid_parameter__unknown_parameter"];
+                401: components["responses"]["missing_credentials__invalid_access_token"];
+                403: components["responses"]["ip_not_allowed__environment_mismatch__insufficient_scope"];
+                404: components["responses"]["webhook_endpoint_not_found__not_found"];
+                408: components["responses"]["request_timeout"];
+                409: components["responses"]["idempotency_key_reuse__idempotency_request_in_progress"];
+                413: components["responses"]["request_too_large"];
+                429: components["responses"]["rate_limited"];
+                431: components["responses"]["request_header_too_large"];
+                500: components["responses"]["internal_error"];
             };
         };
         trace?: never;
@@ -21463,104 +8353,21 @@ export interface paths {
                 /** @description OK */
                 200: {
                     headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
+                        "Svc-Request-Id": components["headers"]["Svc-Request-Id"];
                         [name: string]: unknown;
                     };
                     content: {
                         "application/json": components["schemas"]["WebhookDeliveryList"];
                     };
                 };
-                /** @description Error codes: `invalid_parameter`, `unknown_parameter`, `expired_cursor` */
-                400: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `missing_credentials`, `invalid_access_token` */
-                401: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `ip_not_allowed`, `environment_mismatch`, `insufficient_scope` */
-                403: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `webhook_endpoint_not_found`, `not_found` */
-                404: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `request_timeout` */
-                408: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `rate_limited` */
-                429: {
-                    headers: {
-                        /** @description Seconds to wait before retrying. */
-                        "Retry-After"?: number;
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `request_header_too_large` */
-                431: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `internal_error` */
-                500: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
+                400: components["responses"]["invalid_parameter__unknown_parameter__expired_cursor"];
+                401: components["responses"]["missing_credentials__invalid_access_token"];
+                403: components["responses"]["ip_not_allowed__environment_mismatch__insufficient_scope"];
+                404: components["responses"]["webhook_endpoint_not_found__not_found"];
+                408: components["responses"]["request_timeout"];
+                429: components["responses"]["rate_limited"];
+                431: components["responses"]["request_header_too_large"];
+                500: components["responses"]["internal_error"];
             };
         };
         put?: never;
@@ -21598,6 +8405,11 @@ export interface paths {
             };
             requestBody: {
                 content: {
+                    /**
+                     * @example {
+                     *       "since": "2026-11-20T00:00:00Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["WebhookEndpointReplayRequest"];
                 };
             };
@@ -21605,8 +8417,7 @@ export interface paths {
                 /** @description OK */
                 200: {
                     headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
+                        "Svc-Request-Id": components["headers"]["Svc-Request-Id"];
                         [name: string]: unknown;
                     };
                     content: {
@@ -21624,118 +8435,16 @@ export interface paths {
                         "application/json": components["schemas"]["Replay"];
                     };
                 };
-                /** @description Error codes: `invalid_request_body`, `missing_parameter`, `invalid_parameter`, `unknown_parameter` */
-                400: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `missing_credentials`, `invalid_access_token` */
-                401: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `ip_not_allowed`, `environment_mismatch`, `insufficient_scope` */
-                403: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `webhook_endpoint_not_found`, `not_found` */
-                404: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `request_timeout` */
-                408: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `idempotency_key_reuse`, `idempotency_request_in_progress` */
-                409: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `request_too_large` */
-                413: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `rate_limited` */
-                429: {
-                    headers: {
-                        /** @description Seconds to wait before retrying. */
-                        "Retry-After"?: number;
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `request_header_too_large` */
-                431: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `internal_error` */
-                500: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
+                400: components["responses"]["invalid_request_body__missing_parameter__invalid_parameter__unknown_parameter"];
+                401: components["responses"]["missing_credentials__invalid_access_token"];
+                403: components["responses"]["ip_not_allowed__environment_mismatch__insufficient_scope"];
+                404: components["responses"]["webhook_endpoint_not_found__not_found"];
+                408: components["responses"]["request_timeout"];
+                409: components["responses"]["idempotency_key_reuse__idempotency_request_in_progress"];
+                413: components["responses"]["request_too_large"];
+                429: components["responses"]["rate_limited"];
+                431: components["responses"]["request_header_too_large"];
+                500: components["responses"]["internal_error"];
             };
         };
         delete?: never;
@@ -21771,6 +8480,7 @@ export interface paths {
             };
             requestBody: {
                 content: {
+                    /** @example {} */
                     "application/json": Record<string, never>;
                 };
             };
@@ -21778,145 +8488,23 @@ export interface paths {
                 /** @description OK */
                 200: {
                     headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
+                        "Svc-Request-Id": components["headers"]["Svc-Request-Id"];
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "id": "whe_01JD3R5M7N9P1Q3R5S7T9V1W3X",
-                         *       "object": "webhook_endpoint",
-                         *       "url": "https://hooks.example.com/svc",
-                         *       "description": "Production event receiver",
-                         *       "enabled_events": [
-                         *         "cardholder.created",
-                         *         "card.issued",
-                         *         "authorization.created"
-                         *       ],
-                         *       "status": "enabled",
-                         *       "failing_since": null,
-                         *       "disabled_reason": null,
-                         *       "api_version": "2026-11-01",
-                         *       "created_at": "2026-11-01T12:00:00.000Z",
-                         *       "updated_at": "2026-11-01T12:00:00.000Z"
-                         *     }
-                         */
                         "application/json": components["schemas"]["WebhookEndpoint"];
                     };
                 };
-                /** @description Error codes: `invalid_request_body`, `missing_parameter`, `invalid_parameter`, `unknown_parameter` */
-                400: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `missing_credentials`, `invalid_access_token` */
-                401: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `ip_not_allowed`, `environment_mismatch`, `insufficient_scope` */
-                403: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `webhook_endpoint_not_found`, `not_found` */
-                404: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `request_timeout` */
-                408: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `idempotency_key_reuse`, `idempotency_request_in_progress` */
-                409: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `request_too_large` */
-                413: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `rate_limited` */
-                429: {
-                    headers: {
-                        /** @description Seconds to wait before retrying. */
-                        "Retry-After"?: number;
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `request_header_too_large` */
-                431: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `internal_error` */
-                500: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
+                400: components["responses"]["invalid_request_body__missing_parameter__invalid_parameter__unknown_parameter"];
+                401: components["responses"]["missing_credentials__invalid_access_token"];
+                403: components["responses"]["ip_not_allowed__environment_mismatch__insufficient_scope"];
+                404: components["responses"]["webhook_endpoint_not_found__not_found"];
+                408: components["responses"]["request_timeout"];
+                409: components["responses"]["idempotency_key_reuse__idempotency_request_in_progress"];
+                413: components["responses"]["request_too_large"];
+                429: components["responses"]["rate_limited"];
+                431: components["responses"]["request_header_too_large"];
+                500: components["responses"]["internal_error"];
             };
         };
         delete?: never;
@@ -21952,6 +8540,7 @@ export interface paths {
             };
             requestBody: {
                 content: {
+                    /** @example {} */
                     "application/json": Record<string, never>;
                 };
             };
@@ -21959,154 +8548,23 @@ export interface paths {
                 /** @description OK */
                 200: {
                     headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
+                        "Svc-Request-Id": components["headers"]["Svc-Request-Id"];
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "id": "evt_01JD3R2B4C6D8E0F2G4H6J8K0M",
-                         *       "object": "event",
-                         *       "type": "cardholder.created",
-                         *       "api_version": "2026-11-01",
-                         *       "environment": "sandbox",
-                         *       "created_at": "2026-11-01T12:00:00.000Z",
-                         *       "data": {
-                         *         "object": {
-                         *           "id": "chd_01JD3Q7Y6X5W4V3T2S1R0Q9P8N",
-                         *           "object": "cardholder",
-                         *           "type": "individual",
-                         *           "first_name": "Ada",
-                         *           "last_name": "Lovelace",
-                         *           "email": "ada.lovelace@example.com",
-                         *           "phone_number": "+447700900123",
-                         *           "reference": "cust-10042",
-                         *           "address": null,
-                         *           "kyc_status": "not_started",
-                         *           "has_identity_document": false,
-                         *           "metadata": {},
-                         *           "created_at": "2026-11-01T12:00:00.000Z",
-                         *           "updated_at": "2026-11-01T12:00:00.000Z"
-                         *         }
-                         *       }
-                         *     }
-                         */
                         "application/json": components["schemas"]["Event"];
                     };
                 };
-                /** @description Error codes: `invalid_request_body`, `missing_parameter`, `invalid_parameter`, `unknown_parameter` */
-                400: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `missing_credentials`, `invalid_access_token` */
-                401: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `ip_not_allowed`, `environment_mismatch`, `insufficient_scope` */
-                403: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `webhook_endpoint_not_found`, `not_found` */
-                404: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `request_timeout` */
-                408: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `idempotency_key_reuse`, `idempotency_request_in_progress` */
-                409: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `request_too_large` */
-                413: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `rate_limited` */
-                429: {
-                    headers: {
-                        /** @description Seconds to wait before retrying. */
-                        "Retry-After"?: number;
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `request_header_too_large` */
-                431: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error codes: `internal_error` */
-                500: {
-                    headers: {
-                        /** @description Request id (`req_…`), also in every error body. */
-                        "Svc-Request-Id"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
+                400: components["responses"]["invalid_request_body__missing_parameter__invalid_parameter__unknown_parameter"];
+                401: components["responses"]["missing_credentials__invalid_access_token"];
+                403: components["responses"]["ip_not_allowed__environment_mismatch__insufficient_scope"];
+                404: components["responses"]["webhook_endpoint_not_found__not_found"];
+                408: components["responses"]["request_timeout"];
+                409: components["responses"]["idempotency_key_reuse__idempotency_request_in_progress"];
+                413: components["responses"]["request_too_large"];
+                429: components["responses"]["rate_limited"];
+                431: components["responses"]["request_header_too_large"];
+                500: components["responses"]["internal_error"];
             };
         };
         delete?: never;
@@ -24824,10 +11282,517 @@ export interface components {
             url?: string;
         };
     };
-    responses: never;
+    responses: {
+        /** @description Error codes: `account_blocked`, `account_not_fundable`, `account_not_provisioned`, `currency_mismatch` */
+        account_blocked__account_not_fundable__account_not_provisioned__currency_mismatch: {
+            headers: {
+                "Svc-Request-Id": components["headers"]["Svc-Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description Error codes: `account_not_found`, `not_found` */
+        account_not_found__not_found: {
+            headers: {
+                "Svc-Request-Id": components["headers"]["Svc-Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description Error codes: `adjustment_already_applied`, `idempotency_request_in_progress`, `idempotency_key_reuse` */
+        adjustment_already_applied__idempotency_request_in_progress__idempotency_key_reuse: {
+            headers: {
+                "Svc-Request-Id": components["headers"]["Svc-Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description Error codes: `authentication_not_found`, `not_found` */
+        authentication_not_found__not_found: {
+            headers: {
+                "Svc-Request-Id": components["headers"]["Svc-Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description Error codes: `authorization_endpoint_not_found` */
+        authorization_endpoint_not_found: {
+            headers: {
+                "Svc-Request-Id": components["headers"]["Svc-Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description Error codes: `authorization_invalid_state` */
+        authorization_invalid_state: {
+            headers: {
+                "Svc-Request-Id": components["headers"]["Svc-Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description Error codes: `authorization_not_found`, `not_found` */
+        authorization_not_found__not_found: {
+            headers: {
+                "Svc-Request-Id": components["headers"]["Svc-Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description Error codes: `authorization_rule_not_found`, `not_found` */
+        authorization_rule_not_found__not_found: {
+            headers: {
+                "Svc-Request-Id": components["headers"]["Svc-Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description Error codes: `card_not_found`, `not_found` */
+        card_not_found__not_found: {
+            headers: {
+                "Svc-Request-Id": components["headers"]["Svc-Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description Error codes: `card_not_found`, `token_not_found`, `not_found` */
+        card_not_found__token_not_found__not_found: {
+            headers: {
+                "Svc-Request-Id": components["headers"]["Svc-Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description Error codes: `card_not_provisioned`, `card_closed`, `card_invalid_state` */
+        card_not_provisioned__card_closed__card_invalid_state: {
+            headers: {
+                "Svc-Request-Id": components["headers"]["Svc-Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description Error codes: `card_not_provisioned`, `card_closed`, `card_invalid_state`, `operation_unsupported`, `program_not_provisioned` */
+        card_not_provisioned__card_closed__card_invalid_state__operation_unsupported__program_not_provisioned: {
+            headers: {
+                "Svc-Request-Id": components["headers"]["Svc-Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description Error codes: `card_not_provisioned`, `card_closed`, `card_invalid_state`, `program_not_configured`, `pin_invalid` */
+        card_not_provisioned__card_closed__card_invalid_state__program_not_configured__pin_invalid: {
+            headers: {
+                "Svc-Request-Id": components["headers"]["Svc-Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description Error codes: `cardholder_already_exists`, `idempotency_key_reuse`, `idempotency_request_in_progress` */
+        cardholder_already_exists__idempotency_key_reuse__idempotency_request_in_progress: {
+            headers: {
+                "Svc-Request-Id": components["headers"]["Svc-Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description Error codes: `cardholder_not_found` */
+        cardholder_not_found: {
+            headers: {
+                "Svc-Request-Id": components["headers"]["Svc-Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description Error codes: `cardholder_not_found`, `not_found` */
+        cardholder_not_found__not_found: {
+            headers: {
+                "Svc-Request-Id": components["headers"]["Svc-Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description Error codes: `client_not_found`, `not_found` */
+        client_not_found__not_found: {
+            headers: {
+                "Svc-Request-Id": components["headers"]["Svc-Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description Error codes: `dispute_not_found`, `not_found` */
+        dispute_not_found__not_found: {
+            headers: {
+                "Svc-Request-Id": components["headers"]["Svc-Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description Error codes: `esim_not_found`, `not_found` */
+        esim_not_found__not_found: {
+            headers: {
+                "Svc-Request-Id": components["headers"]["Svc-Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description Error codes: `esim_order_not_found`, `not_found` */
+        esim_order_not_found__not_found: {
+            headers: {
+                "Svc-Request-Id": components["headers"]["Svc-Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description Error codes: `esim_order_reference_exists`, `idempotency_key_reuse`, `idempotency_request_in_progress` */
+        esim_order_reference_exists__idempotency_key_reuse__idempotency_request_in_progress: {
+            headers: {
+                "Svc-Request-Id": components["headers"]["Svc-Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description Error codes: `esim_package_not_found`, `not_found` */
+        esim_package_not_found__not_found: {
+            headers: {
+                "Svc-Request-Id": components["headers"]["Svc-Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description Error codes: `esim_package_unavailable` */
+        esim_package_unavailable: {
+            headers: {
+                "Svc-Request-Id": components["headers"]["Svc-Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description Error codes: `event_not_found`, `not_found` */
+        event_not_found__not_found: {
+            headers: {
+                "Svc-Request-Id": components["headers"]["Svc-Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description Error codes: `idempotency_key_reuse`, `idempotency_request_in_progress` */
+        idempotency_key_reuse__idempotency_request_in_progress: {
+            headers: {
+                "Svc-Request-Id": components["headers"]["Svc-Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description Error codes: `insufficient_funds` */
+        insufficient_funds: {
+            headers: {
+                "Svc-Request-Id": components["headers"]["Svc-Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description Error codes: `insufficient_scope`, `ip_not_allowed`, `environment_mismatch` */
+        insufficient_scope__ip_not_allowed__environment_mismatch: {
+            headers: {
+                "Svc-Request-Id": components["headers"]["Svc-Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description Error codes: `internal_error` */
+        internal_error: {
+            headers: {
+                "Svc-Request-Id": components["headers"]["Svc-Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description Error codes: `invalid_parameter`, `unknown_parameter`, `expired_cursor` */
+        invalid_parameter__unknown_parameter__expired_cursor: {
+            headers: {
+                "Svc-Request-Id": components["headers"]["Svc-Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description Error codes: `invalid_public_key`, `invalid_request_body`, `missing_parameter`, `invalid_parameter`, `unknown_parameter` */
+        invalid_public_key__invalid_request_body__missing_parameter__invalid_parameter__unknown_parameter: {
+            headers: {
+                "Svc-Request-Id": components["headers"]["Svc-Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description Error codes: `invalid_request_body`, `missing_parameter`, `invalid_parameter`, `unknown_parameter` */
+        invalid_request_body__missing_parameter__invalid_parameter__unknown_parameter: {
+            headers: {
+                "Svc-Request-Id": components["headers"]["Svc-Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description Error codes: `invalid_webhook_url`, `invalid_request_body`, `missing_parameter`, `invalid_parameter`, `unknown_parameter` */
+        invalid_webhook_url__invalid_request_body__missing_parameter__invalid_parameter__unknown_parameter: {
+            headers: {
+                "Svc-Request-Id": components["headers"]["Svc-Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description Error codes: `ip_not_allowed`, `environment_mismatch` */
+        ip_not_allowed__environment_mismatch: {
+            headers: {
+                "Svc-Request-Id": components["headers"]["Svc-Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description Error codes: `ip_not_allowed`, `environment_mismatch`, `insufficient_scope` */
+        ip_not_allowed__environment_mismatch__insufficient_scope: {
+            headers: {
+                "Svc-Request-Id": components["headers"]["Svc-Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description Error codes: `missing_credentials`, `invalid_access_token` */
+        missing_credentials__invalid_access_token: {
+            headers: {
+                "Svc-Request-Id": components["headers"]["Svc-Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description Error codes: `not_found` */
+        not_found: {
+            headers: {
+                "Svc-Request-Id": components["headers"]["Svc-Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description Error codes: `organization_not_found` */
+        organization_not_found: {
+            headers: {
+                "Svc-Request-Id": components["headers"]["Svc-Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description Error codes: `organization_not_found`, `not_found` */
+        organization_not_found__not_found: {
+            headers: {
+                "Svc-Request-Id": components["headers"]["Svc-Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description Error codes: `processor_unavailable`, `processor_permission_denied` */
+        processor_unavailable__processor_permission_denied: {
+            headers: {
+                "Svc-Request-Id": components["headers"]["Svc-Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description Error codes: `program_not_found`, `not_found` */
+        program_not_found__not_found: {
+            headers: {
+                "Svc-Request-Id": components["headers"]["Svc-Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description Error codes: `rate_limited` */
+        rate_limited: {
+            headers: {
+                "Retry-After": components["headers"]["Retry-After"];
+                "Svc-Request-Id": components["headers"]["Svc-Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description Error codes: `report_not_found`, `not_found` */
+        report_not_found__not_found: {
+            headers: {
+                "Svc-Request-Id": components["headers"]["Svc-Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description Error codes: `request_header_too_large` */
+        request_header_too_large: {
+            headers: {
+                "Svc-Request-Id": components["headers"]["Svc-Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description Error codes: `request_timeout` */
+        request_timeout: {
+            headers: {
+                "Svc-Request-Id": components["headers"]["Svc-Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description Error codes: `request_too_large` */
+        request_too_large: {
+            headers: {
+                "Svc-Request-Id": components["headers"]["Svc-Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description Error codes: `token_invalid_state`, `token_deleted` */
+        token_invalid_state__token_deleted: {
+            headers: {
+                "Svc-Request-Id": components["headers"]["Svc-Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description Error codes: `token_not_found`, `not_found` */
+        token_not_found__not_found: {
+            headers: {
+                "Svc-Request-Id": components["headers"]["Svc-Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description Error codes: `transaction_not_found`, `not_found` */
+        transaction_not_found__not_found: {
+            headers: {
+                "Svc-Request-Id": components["headers"]["Svc-Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description Error codes: `transaction_not_refundable`, `refund_exceeds_original` */
+        transaction_not_refundable__refund_exceeds_original: {
+            headers: {
+                "Svc-Request-Id": components["headers"]["Svc-Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description Error codes: `webhook_endpoint_not_found`, `not_found` */
+        webhook_endpoint_not_found__not_found: {
+            headers: {
+                "Svc-Request-Id": components["headers"]["Svc-Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+    };
     parameters: never;
     requestBodies: never;
-    headers: never;
+    headers: {
+        /** @description Seconds to wait before retrying. */
+        "Retry-After": number;
+        /** @description Request id (`req_…`), also in every error body. */
+        "Svc-Request-Id": string;
+    };
     pathItems: never;
 }
 export type $defs = Record<string, never>;
