@@ -1,7 +1,18 @@
+import { createHash } from 'node:crypto'
 import { STATUS_CODES } from 'node:http'
+import { gzipSync } from 'node:zlib'
 import swagger from '@fastify/swagger'
 import type { FastifyInstance, RouteOptions } from 'fastify'
 import { ERROR_CATALOGUE, type ErrorCode } from './errors.js'
+import { codeSamples } from './openapi-code-samples.js'
+import {
+  compactDocument,
+  REQUEST_ID_HEADER_REF,
+  RETRY_AFTER_HEADER_REF,
+  shareErrorResponses,
+} from './openapi-compact.js'
+import { addRequestExample, documentIds, type ExampleContext } from './openapi-examples.js'
+import { introduction, orderedTags } from './openapi-intro.js'
 import { simplifyDocumentSchemas } from './openapi-simplify.js'
 
 declare module 'fastify' {
@@ -26,10 +37,6 @@ interface OperationExtras {
   idempotent?: boolean
 }
 
-const REQUEST_ID_HEADER = {
-  description: 'Request id (`req_…`), also in every error body.',
-  schema: { type: 'string', pattern: '^req_' },
-}
 const IDEMPOTENCY_KEY_PARAM = {
   in: 'header',
   name: 'Idempotency-Key',
@@ -231,6 +238,60 @@ function describeResponses(op: Record<string, any>): void {
   }
 }
 
+/** Only /v1 honours Idempotency-Key, on POST and PATCH, unless the route accepts it unused (`config.idempotent`). */
+function usesIdempotencyKey(
+  method: string,
+  path: string,
+  extra: OperationExtras | undefined,
+): boolean {
+  return (
+    path.startsWith('/v1') &&
+    (method === 'post' || method === 'patch') &&
+    extra?.idempotent !== false
+  )
+}
+
+/**
+ * What a reader of the reference needs beyond the schemas: a request example on every body, curl and SDK samples on
+ * every operation (`x-codeSamples`), and the tags in reading order after the introduction (getting a token).
+ */
+function decorateForReaders(
+  doc: Record<string, any>,
+  baseUrl: string,
+  extras: Map<string, OperationExtras>,
+): void {
+  const schemas = doc.components.schemas as Record<string, Record<string, any>>
+  const ctx: ExampleContext = { components: schemas, ids: documentIds(schemas) }
+  const tags: string[] = []
+  for (const [path, item] of Object.entries<Record<string, any>>(doc.paths ?? {})) {
+    for (const [method, op] of Object.entries<Record<string, any>>(item)) {
+      if (!op || typeof op !== 'object' || !op.responses) continue
+      tags.push(...(op.tags ?? []))
+      addRequestExample(`${method.toUpperCase()} ${path}`, op, ctx)
+      const usesKey = usesIdempotencyKey(method, path, extras.get(`${method} ${path}`))
+      op['x-codeSamples'] = codeSamples({ method, path, op, ctx, usesKey })
+    }
+  }
+  doc.tags = orderedTags(tags)
+  doc.info = { ...doc.info, description: introduction(baseUrl) }
+}
+
+/** The document as served: serialized once, with its gzip and an ETag (it only changes with the code). */
+interface ServedDocument {
+  body: string
+  gzip: Buffer
+  etag: string
+}
+
+function serve(doc: unknown): ServedDocument {
+  const body = JSON.stringify(doc)
+  return {
+    body,
+    gzip: gzipSync(body),
+    etag: `"${createHash('sha256').update(body).digest('base64url').slice(0, 27)}"`,
+  }
+}
+
 function openapiPath(url: string): string {
   return url.replace(/:([A-Za-z0-9_]+)/g, '{$1}')
 }
@@ -260,8 +321,7 @@ export async function installOpenApi(app: FastifyInstance, baseUrl: string): Pro
       info: {
         title: 'svc: card issuing and eSIM API',
         version: '1.0.0',
-        description:
-          'Programs, cardholders, accounts, cards, authorizations and eSIMs. Every error is listed at /docs/errors.',
+        description: introduction(baseUrl),
       },
       servers: [{ url: baseUrl }],
       components: {
@@ -303,7 +363,7 @@ export async function installOpenApi(app: FastifyInstance, baseUrl: string): Pro
           if (extra.simulator) op['x-svc-sandbox-only'] = true
           if (isV1) op.security = [{ bearer: [] }]
           const takesKey = isV1 && (method === 'post' || method === 'patch')
-          const usesKey = takesKey && extra.idempotent !== false
+          const usesKey = usesIdempotencyKey(method, path, extra)
           if (takesKey) {
             op.parameters = [
               ...(op.parameters ?? []).filter(
@@ -330,7 +390,7 @@ export async function installOpenApi(app: FastifyInstance, baseUrl: string): Pro
           for (const [status, response] of Object.entries<Record<string, any>>(op.responses)) {
             if (status.startsWith('2'))
               response.headers = {
-                'Svc-Request-Id': REQUEST_ID_HEADER,
+                'Svc-Request-Id': REQUEST_ID_HEADER_REF,
                 ...(response.headers ?? {}),
               }
           }
@@ -343,15 +403,8 @@ export async function installOpenApi(app: FastifyInstance, baseUrl: string): Pro
             op.responses[String(status)] = {
               description: `Error codes: ${list.map((c) => `\`${c}\``).join(', ')}`,
               headers: {
-                'Svc-Request-Id': REQUEST_ID_HEADER,
-                ...(status === 429
-                  ? {
-                      'Retry-After': {
-                        description: 'Seconds to wait before retrying.',
-                        schema: { type: 'integer', minimum: 1 },
-                      },
-                    }
-                  : {}),
+                'Svc-Request-Id': REQUEST_ID_HEADER_REF,
+                ...(status === 429 ? { 'Retry-After': RETRY_AFTER_HEADER_REF } : {}),
               },
               content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } },
             }
@@ -359,9 +412,13 @@ export async function installOpenApi(app: FastifyInstance, baseUrl: string): Pro
         }
       }
       simplifyDocumentSchemas(doc)
+      compactDocument(doc)
+      decorateForReaders(doc, baseUrl, extras)
+      shareErrorResponses(doc)
       return doc as never
     },
   })
+  let served: ServedDocument | undefined
   app.get(
     '/openapi.json',
     {
@@ -371,6 +428,18 @@ export async function installOpenApi(app: FastifyInstance, baseUrl: string): Pro
         summary: 'This document: OpenAPI 3.1, every operation, schema and error code (no token)',
       },
     },
-    async () => app.swagger(),
+    async (req, reply) => {
+      served ??= serve(app.swagger())
+      reply
+        .type('application/json; charset=utf-8')
+        .header('ETag', served.etag)
+        .header('Cache-Control', 'no-cache')
+        .header('Vary', 'Accept-Encoding')
+      const known = String(req.headers['if-none-match'] ?? '').split(/\s*,\s*/)
+      if (known.includes(served.etag)) return reply.code(304).send()
+      if (/\bgzip\b/.test(String(req.headers['accept-encoding'] ?? '')))
+        return reply.header('Content-Encoding', 'gzip').send(served.gzip)
+      return reply.send(served.body)
+    },
   )
 }

@@ -131,6 +131,31 @@ async function openReference(page: Page): Promise<void> {
   await page.getByRole('heading', { name: /Issue a card$/ }).waitFor({ timeout: 60_000 })
 }
 
+test('the reference opens on getting an access token, the platform endpoints last', {
+  skip: skip || databaseIndependent,
+  timeout: 180_000,
+}, async () => {
+  const { context, page, problems } = await open({ width: 1280, height: 900 })
+  try {
+    await openReference(page)
+    const ids = await page
+      .locator('.menu-content li[data-item-id]')
+      .evaluateAll((items) => items.map((li) => li.getAttribute('data-item-id') ?? ''))
+    assert.equal(ids[0], 'section/Getting-an-access-token', 'the first entry of the navigation')
+    const tags = ids.filter((id) => /^tag\/[^/]+$/.test(id))
+    assert.equal(tags[0], 'tag/OAuth')
+    assert.deepEqual(tags.slice(-3), ['tag/Simulator', 'tag/Operator', 'tag/Platform'])
+    const intro = (
+      await page.locator('[id^="section/Getting-an-access-token"]').allInnerTexts()
+    ).join('\n')
+    for (const step of [/npx svc token/, /POST \/oauth\/token/, /new Svc\(/])
+      assert.match(intro, step)
+    assert.deepEqual(problems, [])
+  } finally {
+    await context.close()
+  }
+})
+
 test('the API reference finds POST /v1/cards by search and shows its enum values, nested fields and 201 example, all from this host', {
   skip: skip || databaseIndependent,
   timeout: 420_000,
@@ -164,9 +189,18 @@ test('the API reference finds POST /v1/cards by search and shows its enum values
       )
     }
 
-    // A request sample, and the 201 response with the document's own example.
+    // A request sample, its curl and SDK calls, and the 201 response with the document's own example.
     const requestSample = operation.getByRole('tabpanel', { name: 'Payload' })
     assert.match(await requestSample.innerText(), /"form_factor": "virtual"/)
+    await operation.getByRole('tab', { name: 'curl', exact: true }).click()
+    const curl = await operation.getByRole('tabpanel', { name: 'curl' }).innerText()
+    assert.match(curl, /curl -X POST "\$SVC_BASE_URL\/v1\/cards"/)
+    assert.match(curl, /Idempotency-Key: \$\(uuidgen\)/)
+    await operation.getByRole('tab', { name: 'SDK', exact: true }).click()
+    assert.match(
+      await operation.getByRole('tabpanel', { name: 'SDK' }).innerText(),
+      /const card = await svc\.cards\.create\(\{/,
+    )
     await operation.getByRole('tab', { name: '201' }).click()
     const created = operation.getByRole('tabpanel', { name: '201' })
     const example = await created.innerText()

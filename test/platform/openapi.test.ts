@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
+import { gunzipSync } from 'node:zlib'
 import { Validator } from '@seriousme/openapi-schema-validator'
 import { Type } from 'typebox'
 import { ERROR_CATALOGUE } from '../../src/http/errors.js'
@@ -19,10 +20,20 @@ function operations(): [string, string, any][] {
   return out
 }
 
+/** An operation's responses, those shared through `components.responses` resolved. */
+function responsesOf(op: any): Record<string, any> {
+  return Object.fromEntries(
+    Object.entries<any>(op.responses ?? {}).map(([status, r]) => [
+      status,
+      r.$ref ? doc.components.responses[r.$ref.split('/').pop()] : r,
+    ]),
+  )
+}
+
 /** Error codes an operation documents, read from its response descriptions. */
 function documentedCodes(op: any): Map<string, string> {
   const codes = new Map<string, string>()
-  for (const [status, response] of Object.entries<any>(op.responses ?? {})) {
+  for (const [status, response] of Object.entries<any>(responsesOf(op))) {
     for (const match of String(response.description ?? '').matchAll(/`([a-z_]+)`/g))
       codes.set(match[1], status)
   }
@@ -71,6 +82,53 @@ describe('OpenAPI document and reference', () => {
     const result = await validator.validate(structuredClone(doc))
     assert.equal(result.valid, true, JSON.stringify(result.errors, null, 2)?.slice(0, 2000))
     assert.equal(validator.version, '3.1')
+  })
+
+  test('the reference opens on getting a token; simulators, operator and platform come last', () => {
+    const description: string = doc.info.description
+    const headings = [...description.matchAll(/^(#+) (.+)$/gm)].map((m) => m[2])
+    assert.equal(headings[0], 'Getting an access token', 'the first section of the reference')
+    const section = description.slice(description.indexOf('# Getting an access token'))
+    for (const needed of [
+      'npx svc token',
+      'POST /oauth/token',
+      'grant_type=client_credentials',
+      'urn:ietf:params:oauth:client-assertion-type:jwt-bearer',
+      `aud\` exactly \`${doc.servers[0].url}/oauth/token`,
+      'new Svc({',
+    ])
+      assert.ok(section.includes(needed), `the token section shows ${needed}`)
+    const names = doc.tags.map((tag: { name: string }) => tag.name)
+    assert.equal(names[0], 'OAuth')
+    assert.deepEqual(names.slice(-3), ['Simulator', 'Operator', 'Platform'])
+    const used = new Set(operations().flatMap(([, , op]) => op.tags ?? []))
+    assert.deepEqual(
+      names.slice().sort(),
+      [...used].sort(),
+      'every tag used is listed once, and only those',
+    )
+    assert.deepEqual(doc.paths['/openapi.json'].get.tags, ['Platform'])
+  })
+
+  test('/openapi.json is serialized once: gzip when asked, an ETag, 304 when the caller holds it', async () => {
+    const plain = await t.app.inject({ method: 'GET', url: '/openapi.json' })
+    const etag = String(plain.headers.etag)
+    assert.match(etag, /^"[\w-]{27}"$/)
+    const gzip = await t.app.inject({
+      method: 'GET',
+      url: '/openapi.json',
+      headers: { 'accept-encoding': 'gzip, br' },
+    })
+    assert.equal(gzip.headers['content-encoding'], 'gzip')
+    assert.equal(gunzipSync(gzip.rawPayload).toString('utf8'), plain.body)
+    assert.ok(gzip.rawPayload.length < plain.body.length / 5, 'compressed to under a fifth')
+    const again = await t.app.inject({
+      method: 'GET',
+      url: '/openapi.json',
+      headers: { 'if-none-match': etag },
+    })
+    assert.equal(again.statusCode, 304)
+    assert.equal(again.body, '')
   })
 
   test('the platform endpoints are in it and internal pages are not', () => {
@@ -135,7 +193,7 @@ describe('OpenAPI document and reference', () => {
         for (const code of ['idempotency_key_reuse', 'idempotency_request_in_progress'])
           assert.equal(codes.has(code), usesKey, `${name}: ${code} exactly when the key is used`)
       }
-      for (const [status, response] of Object.entries<any>(op.responses)) {
+      for (const [status, response] of Object.entries<any>(responsesOf(op))) {
         if (Number(status) < 400) continue
         assert.equal(
           response.content['application/json'].schema.$ref,
@@ -153,7 +211,7 @@ describe('OpenAPI document and reference', () => {
   })
 
   test('the token endpoint documents its flat OAuth refusals (401 invalid_client among them) and no-store, not the envelope', () => {
-    const op = doc.paths['/oauth/token'].post
+    const op = { responses: responsesOf(doc.paths['/oauth/token'].post) }
     assert.deepEqual(Object.keys(op.responses).sort(), ['200', '400', '401', '500'])
     assert.equal(op.responses['200'].headers['Cache-Control'].schema.const, 'no-store')
     assert.match(op.responses['401'].description, /`invalid_client`/)
@@ -179,14 +237,14 @@ describe('OpenAPI document and reference', () => {
       const op = doc.paths[path].post
       const param = op.parameters.find((p: { name: string }) => p.name === 'Idempotency-Key')
       assert.match(param.description, /unused/, path)
-      assert.ok(!JSON.stringify(op.responses).includes('idempotency_key_reuse'), path)
+      assert.ok(!JSON.stringify(responsesOf(op)).includes('idempotency_key_reuse'), path)
     }
     const create = doc.paths['/v1/cards'].post
     assert.match(
       create.parameters.find((p: { name: string }) => p.name === 'Idempotency-Key').description,
       /replays/,
     )
-    assert.ok(JSON.stringify(create.responses).includes('idempotency_key_reuse'))
+    assert.ok(JSON.stringify(responsesOf(create)).includes('idempotency_key_reuse'))
   })
 
   test('operator operations document 201 where they create, their own not-found codes, and no idempotency', () => {
@@ -285,9 +343,26 @@ describe('OpenAPI document and reference', () => {
     assert.equal(documentedCodes(op).get('expired_cursor'), '400')
   })
 
+  test('an error response many operations answer alike is one component, referred to by each', () => {
+    const refs = new Set(
+      operations()
+        .filter(([, path]) => path.startsWith('/v1/'))
+        .map(([, , op]) => op.responses['401'].$ref),
+    )
+    assert.deepEqual(
+      [...refs],
+      ['#/components/responses/missing_credentials__invalid_access_token'],
+    )
+    const shared = doc.components.responses.missing_credentials__invalid_access_token
+    assert.equal(shared.content['application/json'].schema.$ref, '#/components/schemas/Error')
+    assert.deepEqual(shared.headers['Svc-Request-Id'], {
+      $ref: '#/components/headers/Svc-Request-Id',
+    })
+  })
+
   test('a 429 documents Retry-After', () => {
     const op = doc.paths['/v1/programs'].get
-    assert.ok(op.responses['429'].headers['Retry-After'])
+    assert.ok(responsesOf(op)['429'].headers['Retry-After'])
   })
 
   test('an operation with a capability rule carries x-svc-capability, its own errors and not_found', () => {
@@ -314,14 +389,14 @@ describe('OpenAPI document and reference', () => {
 
   test('every response is described: 2xx by its status name, never "Default Response"', () => {
     const defaults = operations().flatMap(([method, path, op]) =>
-      Object.entries<any>(op.responses)
+      Object.entries<any>(responsesOf(op))
         .filter(([, r]) => !r.description || r.description === 'Default Response')
         .map(([status]) => `${method.toUpperCase()} ${path} ${status}`),
     )
     assert.deepEqual(defaults, [])
     assert.equal(doc.paths['/v1/cards'].post.responses['201'].description, 'Created')
     assert.equal(doc.paths['/v1/programs'].get.responses['200'].description, 'OK')
-    assert.equal(doc.paths['/readyz'].get.responses['503'].description, 'Service Unavailable')
+    assert.equal(responsesOf(doc.paths['/readyz'].get)['503'].description, 'Service Unavailable')
   })
 
   test('a union of literals is one enum and a nullable simple type a type array, as renderers show them best', () => {
