@@ -219,7 +219,7 @@ describe('hot paths stay within their database budgets', () => {
     assert.ok(totalRows(cost.rowsLocked) >= AT_ONCE, 'each decision locks its account')
   })
 
-  test(`${AT_ONCE} authorizations abroad at once (EUR on USD cards): one rate read per batch, not one each`, async () => {
+  test(`${AT_ONCE} authorizations abroad at once (EUR on USD cards): no statement more than at home`, async () => {
     const abroad = (card: Funded['card']) =>
       ok(
         t.api(token, 'POST', '/v1/simulate/authorizations', {
@@ -234,13 +234,9 @@ describe('hot paths stay within their database budgets', () => {
       () => Promise.all(others.map((o) => abroad(o.card))),
       () => abroad(f.card),
     )
-    const perBatch = {
-      ...DECISION,
-      roundTrips: DECISION.roundTrips + 1,
-      statements: DECISION.statements + 1,
-    }
+    // The sandbox's rate (pinned or the table's) comes with the decision's own read, as a network sends it.
     assertWithin(`${AT_ONCE} authorizations abroad at once`, cost, {
-      ...times(perBatch, MAX_BATCHES),
+      ...times(DECISION, MAX_BATCHES),
       rowsLocked: AT_ONCE + 1,
     })
   })

@@ -216,6 +216,15 @@ export async function presentRequest(
 }
 
 /** Runs `fn` for the batch's request `i`: an error it throws becomes that request's outcome (undefined returned). */
+/** `fn`'s value or the error it threw, for a step whose error is applied later (`settled` applies it at once). */
+async function attempt<T>(fn: () => Promise<T>): Promise<{ value: T } | { error: unknown }> {
+  try {
+    return { value: await fn() }
+  } catch (error) {
+    return { error }
+  }
+}
+
 async function settled<T>(
   outcomes: (DecisionOutcome | undefined)[],
   i: number,
@@ -317,6 +326,13 @@ async function evaluateBatch(
   )
   const cards = new Map<string, repo.DecisionCard>()
   for (const f of owned) if (f) cards.set(f.card.id, f.card)
+  // The rates are asked as soon as the facts are known, beside the spend and token reads. The simulators answer
+  // from the pins the facts carry (no statement); an adapter that asks elsewhere does it on its own connection,
+  // outside the batch's transaction and its locks. One quote per currency pair and tenant for the whole batch.
+  const quotes: BatchQuotes = new Map()
+  const conversions = batch.map((p, i) =>
+    owned[i] ? attempt(() => convertRequest(deps, p, owned[i]!, quotes)) : undefined,
+  )
   const spent = new Map<string, Partial<Record<WindowInterval, number>>>()
   await Promise.all(
     [...cards.values()].map(async (card) =>
@@ -333,15 +349,17 @@ async function evaluateBatch(
     ),
   )
 
-  // After the token reads: a request that already failed asks no rate. One quote per currency pair and tenant
-  // for the whole batch: spends abroad in the same currencies cost one rate read, not one each.
-  const quotes: BatchQuotes = new Map()
+  // A request the token check failed keeps that error; the conversion's own error comes after it.
   const converted = await Promise.all(
-    batch.map((p, i) =>
-      owned[i] && !outcomes[i]
-        ? settled(outcomes, i, () => convertRequest(deps, p, owned[i]!, quotes))
-        : undefined,
-    ),
+    conversions.map(async (conversion, i) => {
+      const done = await conversion
+      if (!done || outcomes[i]) return undefined
+      if ('error' in done) {
+        outcomes[i] = { error: done.error }
+        return undefined
+      }
+      return done.value
+    }),
   )
 
   /** What this batch's approvals so far take: from each account's available balance, and each card's windows. */
@@ -515,7 +533,8 @@ async function convertRequest(
       ].join('|')
       let asked = quotes.get(key)
       if (!asked) {
-        asked = processor.fxRate(scope, p.currency, account.currency, p.at)
+        const carried = { sandboxPins: facts.sandboxPins }
+        asked = processor.fxRate(scope, p.currency, account.currency, p.at, carried)
         quotes.set(key, asked)
       }
       quote = { ...(await asked), quoteCurrency: account.currency }

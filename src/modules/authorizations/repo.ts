@@ -33,6 +33,8 @@ import { programsCte, type ProgramRow } from '../programs/index.js'
 import { emitPerRow } from '../events/index.js'
 import { accountsCte, holdsCtes } from '../ledger/index.js'
 import { operationsSucceededCte } from '../../processors/outcome-plan.js'
+import type { SandboxPins } from '../../processors/port.js'
+import { sandboxPinsSql } from '../../processors/sandbox-fx.js'
 import type { WindowInterval } from './decide.js'
 import type { AuthorizationRequestValue, AuthorizationsTable } from './types.js'
 import './types.js'
@@ -81,6 +83,8 @@ export interface DecisionFacts {
    * statement made the row as this one read: a decision that rests on it is decided again).
    */
   counters: Map<string, CounterRead>
+  /** The tenant's pinned sandbox rates into the account's currency (`sandboxPinsSql`): a spend abroad's rate. */
+  sandboxPins: SandboxPins | null
 }
 
 const decisionColumns = sql.join([
@@ -93,6 +97,7 @@ const decisionColumns = sql.join([
   sql`act.needed AS activity_needed`,
   sql`act.tracked AS activity_tracked`,
   sql`${countersJsonSql('vc', sql`c.id`)} AS counters`,
+  sql`${sandboxPinsSql(sql`c.organization_id`, sql`c.environment`, sql`a.currency`)} AS sandbox_pins`,
 ])
 
 /**
@@ -161,6 +166,7 @@ export async function readDecisionFacts(
           buckets: (row.activity_buckets as Buckets | null) ?? null,
         },
         counters: countersOf(row.counters),
+        sandboxPins: (row.sandbox_pins as SandboxPins | null) ?? null,
       },
     ]),
   )
