@@ -216,6 +216,39 @@ export async function presentRequest(
 }
 
 /** Runs `fn` for the batch's request `i`: an error it throws becomes that request's outcome (undefined returned). */
+/**
+ * The tenants (organization and environment) this process last saw with an enabled authorization rule. A decision
+ * for a tenant not in it reads without the rules (`readDecisionFacts(…, rules: false)`), a smaller statement; the
+ * read says whether the tenant has a rule after all (one made since, perhaps through another process), and then it
+ * is read again with them in the same transaction: exact, whatever this set says, and the set follows each read.
+ */
+const tenantsWithRules = new Set<string>()
+
+function tenantKey(organizationId: string, environment: string): string {
+  return `${organizationId}|${environment}`
+}
+
+/** `repo.readDecisionFacts`, with the rules only for tenants that have some (`tenantsWithRules`). */
+async function readFacts(
+  db: Db,
+  cardIds: readonly string[],
+  lock: boolean,
+  now: Date,
+  tenants: readonly string[],
+): Promise<Map<string, repo.DecisionFacts>> {
+  const rules = tenants.some((t) => tenantsWithRules.has(t))
+  let facts = await repo.readDecisionFacts(db, cardIds, lock, now, rules)
+  const found = [...facts.values()]
+  if (!rules && found.some((f) => f.rulesExist))
+    facts = await repo.readDecisionFacts(db, cardIds, lock, now, true)
+  for (const f of found) {
+    const key = tenantKey(f.card.organization_id, f.card.environment)
+    if (f.rulesExist) tenantsWithRules.add(key)
+    else tenantsWithRules.delete(key)
+  }
+  return facts
+}
+
 /** `fn`'s value or the error it threw, for a step whose error is applied later (`settled` applies it at once). */
 async function attempt<T>(fn: () => Promise<T>): Promise<{ value: T } | { error: unknown }> {
   try {
@@ -310,11 +343,12 @@ async function evaluateBatch(
   const outcomes: (DecisionOutcome | undefined)[] = new Array(batch.length)
   const evaluated: (Evaluated | undefined)[] = new Array(batch.length)
   const cardIds = [...new Set(batch.map((p) => p.body.card_id))]
-  let facts = await repo.readDecisionFacts(db, cardIds, lock, now)
+  const tenants = batch.map((p) => tenantKey(p.ctx.organizationId, p.ctx.environment))
+  let facts = await readFacts(db, cardIds, lock, now, tenants)
   // Under the locks, a velocity counter another statement made as this one read could not be locked (nor read): read
   // again, now that it is there to see.
   if (lock && [...facts.values()].some((f) => [...f.counters.values()].some((c) => !c.version)))
-    facts = await repo.readDecisionFacts(db, cardIds, lock, now)
+    facts = await readFacts(db, cardIds, lock, now, tenants)
   const owned = await Promise.all(
     batch.map((p, i) =>
       settled(outcomes, i, () => {
@@ -633,7 +667,8 @@ async function incrementRules(
   const rules = controlsOf(card)
   // Under the account's lock (the increment's transaction), the card's velocity counters are locked too: another
   // account's decisions (a cardholder's limit) wait for this one.
-  const facts = (await repo.readDecisionFacts(db, [card.id], lock, now)).get(card.id)
+  const tenant = tenantKey(card.organization_id, card.environment)
+  const facts = (await readFacts(db, [card.id], lock, now, [tenant])).get(card.id)
   const judged =
     facts &&
     new BatchRules(now).judge(facts, {
