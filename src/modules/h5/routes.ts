@@ -150,7 +150,7 @@ function deadEnd(reply: FastifyReply, status: 404 | 410 | 403 | 500, text?: stri
         chrome,
         'clock',
         'This link has expired',
-        'For your security, eSIM links work for 15 minutes. Go back to the app and open your eSIMs again to get a fresh link.',
+        'For your security, these links work for 15 minutes. Go back to the app and open this page again to get a fresh link.',
       ),
       chrome,
     )
