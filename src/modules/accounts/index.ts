@@ -16,3 +16,4 @@ export {
   retrieveAccount,
   setAccountStatus,
 } from './service.js'
+export { type CurrencyHoldings, holdingsByCurrency } from './holdings.js'

@@ -19,3 +19,9 @@ export {
   reverse,
 } from './service.js'
 export type { AuthorizationView } from './service.js'
+// The console's home draws these.
+export {
+  type AuthorizationActivity,
+  type AuthorizationDay,
+  authorizationActivity,
+} from './activity.js'

@@ -74,6 +74,18 @@ caption{text-align:left;font-weight:600;padding:10px 12px}
 th,td{padding:8px 12px;border-top:1px solid var(--line);text-align:left;vertical-align:top}
 th{background:#f0f3f8;font-weight:600}
 td.num,th.num{text-align:right;font-variant-numeric:tabular-nums}
+.charts{display:grid;align-items:start;grid-template-columns:repeat(auto-fit,minmax(min(100%,440px),1fr));gap:0 16px}
+.chart svg{display:block;margin:8px 0;overflow:hidden}
+.chart svg text{font-size:13px;fill:var(--ink)}
+.chart .ok{fill:var(--accent)}
+.chart .no{fill:#c2410c}
+.chart .axis{stroke:var(--line)}
+.chart details{margin-top:6px}
+.chart details table{margin-top:6px}
+.legend{font-size:14px;color:var(--muted)}
+.legend .key{display:inline-block;width:12px;height:12px;border-radius:2px;vertical-align:-1px}
+.legend .key.ok{background:var(--accent)}
+.legend .key.no{background:#c2410c}
 code,.mono{font:14px ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;overflow-wrap:anywhere}
 pre{background:#10213f;color:#e6edf7;padding:10px 12px;border-radius:8px;overflow-x:auto;font-size:13px}
 .checklist{list-style:none;padding:0;margin:0}

@@ -7,6 +7,7 @@ import { hasWebhookEndpoint } from '../../webhooks/index.js'
 import { allowed } from '../access.js'
 import { html, type Html } from '../../../lib/html.js'
 import { PAGES } from '../nav.js'
+import { activitySection, type HomeActivity, homeActivity } from './home-charts.js'
 import type { ConsolePage, PageContext } from '../router.js'
 
 /** One step of getting started: whether the organization's data shows it done, where to do it, and the command. */
@@ -75,9 +76,10 @@ ${i.done ? '' : html`<pre><code>${i.command}</code></pre>`}</div></li>`,
   )}</ol></section>`
 }
 
-function memberHome(ctx: PageContext, items: ChecklistItem[]): Html {
+function memberHome(ctx: PageContext, items: ChecklistItem[], activity: HomeActivity): Html {
   const env = ctx.session.environment
   return html`<p>${ctx.organizationName} · <strong>${env === 'production' ? 'Production' : 'Sandbox'}</strong> data. Every page of the organization shows the environment selected at the top.</p>
+${activitySection(activity)}
 ${checklist(items)}`
 }
 
@@ -96,10 +98,11 @@ export const homePage: ConsolePage = {
   register(router, deps) {
     router.get('/console', 'account', async (ctx) => {
       if (!ctx.scope) return ctx.render({ title: 'Operator console', body: operatorHome(ctx) })
-      return ctx.render({
-        title: 'Home',
-        body: memberHome(ctx, await gettingStarted(deps, ctx.scope)),
-      })
+      const [items, activity] = await Promise.all([
+        gettingStarted(deps, ctx.scope),
+        homeActivity(deps, ctx.scope, deps.clock.now()),
+      ])
+      return ctx.render({ title: 'Home', body: memberHome(ctx, items, activity) })
     })
   },
 }
