@@ -22,6 +22,8 @@ export async function up(db: Kysely<any>): Promise<void> {
     'ALTER TABLE esim_orders ADD COLUMN crossing_order_id text',
     `CREATE UNIQUE INDEX esim_orders_crossing ON esim_orders (crossing_order_id)
       WHERE crossing_order_id IS NOT NULL`,
+    // `GET /v1/esim/orders?trigger=auto`: the few auto top-ups among many bought orders, newest first.
+    `CREATE INDEX esim_orders_trigger ON esim_orders (organization_id, environment, trigger, id DESC)`,
   ])
 }
 

@@ -296,6 +296,7 @@ export async function listOrders(
     )
   if (filters.reference !== undefined) q = q.where('reference', '=', filters.reference)
   if (filters.cardholderId !== undefined) q = q.where('cardholder_id', '=', filters.cardholderId)
+  // `trigger` alone reads `esim_orders_trigger` (auto top-ups are few among bought orders).
   if (filters.trigger !== undefined) q = q.where('trigger', '=', filters.trigger)
   // An order in flight past its create call's deadline (its process died) reads as unsettled.
   const statuses =
