@@ -221,6 +221,8 @@ const server = await startServer({
 const rows: Figures[] = []
 /** WAL bytes written per decision in each steady run: what every commit waits to flush. */
 const walPerDecision: number[] = []
+/** The steady runs, by offered rate and mix, for the comparisons below the table. */
+const steady: { rate: number; foreign: number; row: Figures }[] = []
 let sample = ''
 try {
   const client = await createTenant(server)
@@ -245,7 +247,9 @@ try {
     )
   }
   for (const rate of rates) {
-    for (const foreign of mixes) {
+    // The steady runs go none, abroad, abroad, none: a later run is slower by itself (the tables grew, a checkpoint
+    // is nearer), and this order cancels that drift from the comparison instead of charging it to the mix.
+    for (const foreign of mixes.length > 1 ? [...mixes, ...[...mixes].reverse()] : mixes) {
       await server.settle()
       const walBefore = await server.walBytes()
       const row = await paced(
@@ -255,6 +259,7 @@ try {
       )
       walPerDecision.push(Math.round(((await server.walBytes()) - walBefore) / row.requests))
       rows.push(row)
+      steady.push({ rate, foreign, row })
     }
   }
   const page = await call(server, token, 'GET', '/v1/authorizations?limit=100')
@@ -274,18 +279,20 @@ const pure = withEngine ? pureDecideRun(2_000_000) : null
 
 const saturated = rows[0]!
 const targetRate = rates.includes(TARGET.rps) ? TARGET.rps : rates[rates.length - 1]!
-const steadyAt = (foreign: number): Figures =>
-  rows[mixes.length * (1 + rates.indexOf(targetRate)) + mixes.indexOf(foreign)]!
-const atTarget = steadyAt(0)
+/** The steady runs at the target rate with this mix: one, or two in the interleaved order. */
+const steadyRuns = (foreign: number): Figures[] =>
+  steady.filter((s) => s.rate === targetRate && s.foreign === foreign).map((s) => s.row)
+const meanP99 = (runs: Figures[]): number => runs.reduce((sum, r) => sum + r.p99, 0) / runs.length
+const atTarget = steadyRuns(0)[0]!
 /** The travel card's targets: with `foreignShare` abroad, ≥ 90 % of the decisions/s and p99 within +2 ms. */
 const abroadLines =
   mixes.length > 1
     ? (() => {
         const share = rows[1]!.rps / saturated.rps
-        const p99 = steadyAt(foreignShare).p99 - atTarget.p99
+        const p99 = meanP99(steadyRuns(foreignShare)) - meanP99(steadyRuns(0))
         return [
           `${mixLabel(foreignShare).slice(2)}: ${(share * 100).toFixed(0)} % of the decisions/s of the run with none (target ≥ 90 %): ${share >= 0.9 ? 'met' : 'NOT met'}`,
-          `${mixLabel(foreignShare).slice(2)}: p99 at a steady ${targetRate}/s ${p99 >= 0 ? '+' : ''}${p99.toFixed(1)} ms beside none (target ≤ +2 ms): ${p99 <= 2 ? 'met' : 'NOT met'}`,
+          `${mixLabel(foreignShare).slice(2)}: p99 at a steady ${targetRate}/s ${p99 >= 0 ? '+' : ''}${p99.toFixed(1)} ms beside none, each the mean of its two runs (target ≤ +2 ms): ${p99 <= 2 ? 'met' : 'NOT met'}`,
         ]
       })()
     : []

@@ -45,6 +45,7 @@ export const ID_FIELDS: Readonly<Record<string, IdPrefix>> = {
   order_id: 'esord',
   organization_id: 'org',
   package_id: 'pkg',
+  pay_from_account_id: 'acct',
   pin_key_id: 'pink',
   program_id: 'prog',
   replacement_for: 'card',

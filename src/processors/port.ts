@@ -143,6 +143,17 @@ export interface FxQuote {
   rateAt: Date
 }
 
+/** The tenant's pinned sandbox rates into one currency, by base: `[rate, pinned at]` (`sandboxPinsSql`). */
+export type SandboxPins = Record<string, [rate: string, pinnedAt: string]>
+
+/**
+ * Rates the caller's own read already carries: the authorization decision's statement reads the tenant's pinned
+ * sandbox rates, so the simulators answer a spend abroad without a read of their own. Other adapters ignore it.
+ */
+export interface FxRatesRead {
+  sandboxPins: SandboxPins | null
+}
+
 /** A card processor. Methods throw `ProcessorError` when the processor fails or refuses. */
 export interface Processor {
   readonly name: string
@@ -177,7 +188,13 @@ export interface Processor {
    * converts only across currencies. A real network gives the rate with the authorization and again at clearing; the
    * adapter answers the one it was given for the message being handled.
    */
-  fxRate(scope: ProcessorScope, base: string, quote: string, at: Date): Promise<FxQuote>
+  fxRate(
+    scope: ProcessorScope,
+    base: string,
+    quote: string,
+    at: Date,
+    carried?: FxRatesRead,
+  ): Promise<FxQuote>
 }
 
 export type ProcessorFailure =

@@ -1,7 +1,8 @@
+import { type RawBuilder, sql } from 'kysely'
 import type { Db } from '../db/types.js'
 import { FxCurrencyError, FxError, normalizeRate } from '../lib/fx.js'
 import { knownCurrency } from '../lib/currencies.js'
-import type { FxQuote, ProcessorScope } from './port.js'
+import type { FxQuote, ProcessorScope, SandboxPins } from './port.js'
 import { sandboxTableRate } from './sandbox-fx-table.js'
 import './types.js'
 
@@ -31,23 +32,45 @@ export function currencyPair(base: string, quote: string): { base: string; quote
   return pair
 }
 
-/** The rate `base → quote` for this tenant at `at`: its pinned one, else the table's. */
+/**
+ * The tenant's pinned rates into `quote`, as one JSON value by base (null when it pinned none): a read the
+ * authorization decision's statement embeds, so that a spend abroad is rated without a statement of its own.
+ */
+export function sandboxPinsSql(
+  organizationId: RawBuilder<unknown>,
+  environment: RawBuilder<unknown>,
+  quote: RawBuilder<unknown>,
+): RawBuilder<SandboxPins | null> {
+  return sql`(SELECT jsonb_object_agg(s.base, jsonb_build_array(s.rate, s.updated_at))
+    FROM sim_fx_rates s
+    WHERE s.organization_id = ${organizationId} AND s.environment = ${environment} AND s.quote = ${quote})`
+}
+
+/**
+ * The rate `base → quote` for this tenant at `at`: its pinned one, else the table's. `pins`, when the caller's
+ * read carried them (`sandboxPinsSql` for this tenant and `quote`), are used instead of reading them again.
+ */
 export async function sandboxFxRate(
   db: Db,
   scope: ProcessorScope,
   base: string,
   quote: string,
   at: Date,
+  pins?: SandboxPins | null,
 ): Promise<SandboxRate> {
   const pair = currencyPair(base, quote)
-  const pinned = await db
-    .selectFrom('sim_fx_rates')
-    .select(['rate', 'updated_at'])
-    .where('organization_id', '=', scope.organizationId)
-    .where('environment', '=', scope.environment)
-    .where('base', '=', pair.base)
-    .where('quote', '=', pair.quote)
-    .executeTakeFirst()
+  const carried = pins === undefined ? undefined : pins?.[pair.base]
+  const pinned =
+    pins === undefined
+      ? await db
+          .selectFrom('sim_fx_rates')
+          .select(['rate', 'updated_at'])
+          .where('organization_id', '=', scope.organizationId)
+          .where('environment', '=', scope.environment)
+          .where('base', '=', pair.base)
+          .where('quote', '=', pair.quote)
+          .executeTakeFirst()
+      : carried && { rate: carried[0], updated_at: carried[1] }
   if (pinned)
     return {
       ...pair,

@@ -6,6 +6,7 @@ import {
   type CardDetails,
   type CreateAccountInput,
   type FxQuote,
+  type FxRatesRead,
   type IssueCardInput,
   type Processor,
   type ProcessorDeps,
@@ -221,8 +222,16 @@ export class SimulatedProcessor implements Processor {
   }
 
   /** The sandbox's rate: the organization's pinned one first, else the built-in table (`sandbox-fx.ts`). */
-  async fxRate(scope: ProcessorScope, base: string, quote: string, at: Date): Promise<FxQuote> {
-    const { rate, source, rateAt } = await sandboxFxRate(this.deps.db, scope, base, quote, at)
+  async fxRate(
+    scope: ProcessorScope,
+    base: string,
+    quote: string,
+    at: Date,
+    carried?: FxRatesRead,
+  ): Promise<FxQuote> {
+    const { db } = this.deps
+    const pins = carried?.sandboxPins
+    const { rate, source, rateAt } = await sandboxFxRate(db, scope, base, quote, at, pins)
     return { rate, source, rateAt }
   }
 

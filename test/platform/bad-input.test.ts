@@ -740,5 +740,31 @@ test('the hosted eSIM pages (HTML, not in /openapi.json) answer bad paths and fo
       payload: '{"package_id":"\\ud800"}',
     }),
   )
+  // The traveller page's card forms.
+  const cardsLink = (
+    await t.api(token, 'POST', '/v1/esim/h5_links', {
+      cardholder_id: ids.cardholder_id,
+      sections: ['cards'],
+    })
+  ).json()
+  const cardsBase = new URL(cardsLink.url).pathname
+  const cardsPage = await t.app.inject({ method: 'GET', url: cardsBase, headers: { cookie } })
+  const cardsCsrf = /name="csrf_token" value="([^"]+)"/.exec(cardsPage.body)?.[1] ?? ''
+  for (const bad of URL_VALUES) {
+    const text = urlText(bad.value as string)
+    for (const op of ['freeze', 'unfreeze', 'reveal']) {
+      expect(
+        `POST /h5/{token}/cards/{card_id}/${op} card_id = ${bad.name}`,
+        await post(
+          `${cardsBase}/cards/${text}/${op}`,
+          form({ csrf_token: encodeURIComponent(cardsCsrf) }),
+        ),
+      )
+      expect(
+        `POST /h5/{token}/cards/{card_id}/${op} csrf_token = ${bad.name}`,
+        await post(`${cardsBase}/cards/${ids.card_id}/${op}`, form({ csrf_token: text })),
+      )
+    }
+  }
   assert.deepEqual(failures, [])
 })

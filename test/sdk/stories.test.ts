@@ -247,5 +247,12 @@ describe('an eSIM story through the SDK', () => {
     assert.ok(Array.isArray(offers))
     const link = await svc.esim.h5Links.create({ cardholder_id: cardholder.id })
     assert.match(link.url, /^http/)
+    assert.deepEqual(link.sections, ['esims'])
+    const traveller = await svc.esim.h5Links.create({
+      cardholder_id: cardholder.id,
+      sections: ['esims', 'cards', 'balance'],
+    })
+    assert.deepEqual(traveller.sections, ['esims', 'cards', 'balance'])
+    assert.equal(traveller.pay_from_account_id, null)
   })
 })

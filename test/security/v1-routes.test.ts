@@ -345,6 +345,16 @@ const REFERENCES: Reference[] = [
     request: (id) => post('/v1/esim/h5_links', { cardholder_id: id }),
   },
   {
+    label: 'POST /v1/esim/h5_links pay_from_account_id',
+    kind: 'account',
+    request: (id, o) =>
+      post('/v1/esim/h5_links', {
+        cardholder_id: o.holder,
+        allow_purchases: true,
+        pay_from_account_id: id,
+      }),
+  },
+  {
     label: 'POST /v1/esim/esims/{id}/top_ups account_id',
     kind: 'account',
     request: (id, o) =>

@@ -1842,7 +1842,16 @@ export interface paths {
                 400: components["responses"]["invalid_request_body__missing_parameter__invalid_parameter__unknown_parameter"];
                 401: components["responses"]["missing_credentials__invalid_access_token"];
                 403: components["responses"]["ip_not_allowed__environment_mismatch__insufficient_scope"];
-                404: components["responses"]["cardholder_not_found"];
+                /** @description Error codes: `cardholder_not_found` */
+                404: {
+                    headers: {
+                        "Svc-Request-Id": components["headers"]["Svc-Request-Id"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
                 408: components["responses"]["request_timeout"];
                 409: components["responses"]["idempotency_key_reuse__idempotency_request_in_progress"];
                 413: components["responses"]["request_too_large"];
@@ -3692,16 +3701,7 @@ export interface paths {
                 400: components["responses"]["invalid_request_body__missing_parameter__invalid_parameter__unknown_parameter"];
                 401: components["responses"]["missing_credentials__invalid_access_token"];
                 403: components["responses"]["ip_not_allowed__environment_mismatch__insufficient_scope"];
-                /** @description Error codes: `cardholder_not_found`, `account_not_found` */
-                404: {
-                    headers: {
-                        "Svc-Request-Id": components["headers"]["Svc-Request-Id"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
+                404: components["responses"]["cardholder_not_found__account_not_found"];
                 408: components["responses"]["request_timeout"];
                 409: components["responses"]["idempotency_key_reuse__idempotency_request_in_progress"];
                 413: components["responses"]["request_too_large"];
@@ -5721,8 +5721,8 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Create a hosted eSIM page link for one cardholder
-         * @description Create it from your backend when the cardholder asks for the page. The link works for 15 minutes, any number of times; then it shows an expired page (410). The page shows the cardholder's eSIMs with QR codes, one-tap install links, usage and validity, and, with `allow_purchases`, lets them buy packages and top-ups (billed to your organization). No API token ever reaches the browser.
+         * Create a link to a cardholder's traveller page (eSIMs, cards, balance)
+         * @description Create it from your backend when the cardholder asks for the page. The link works for 15 minutes, any number of times; then it shows an expired page (410). `sections` chooses what the page shows, in that order (default `["esims"]`): `esims`, the cardholder's eSIMs with QR codes, one-tap install links, usage and validity, and, with `allow_purchases`, packages and top-ups to buy (billed to your organization, or debited from `pay_from_account_id`, one of the cardholder's accounts, converted when the currencies differ); `cards` (needs `cards:write`), each of the cardholder's cards masked with its recent payments in both currencies, freeze and unfreeze, and, when your client holds `cards:secrets`, "Show details" through a hosted card details page; `balance` (needs `accounts:read`), the available balance of each account. A section named twice counts once. No API token, card number or CVC ever passes through your servers or sits in the page.
          */
         post: {
             parameters: {
@@ -5739,13 +5739,16 @@ export interface paths {
                     /**
                      * @example {
                      *       "cardholder_id": "chd_01JD3Q7Y6X5W4V3T2S1R0Q9P8N",
-                     *       "allow_purchases": true
+                     *       "sections": [
+                     *         "esims",
+                     *         "cards",
+                     *         "balance"
+                     *       ],
+                     *       "allow_purchases": true,
+                     *       "pay_from_account_id": "acct_01JD3Q7Y6X5W4V3T2S1R0Q9P8K"
                      *     }
                      */
-                    "application/json": {
-                        allow_purchases?: boolean;
-                        cardholder_id: string;
-                    };
+                    "application/json": components["schemas"]["EsimH5LinkCreateRequest"];
                 };
             };
             responses: {
@@ -5762,7 +5765,13 @@ export interface paths {
                          *       "id": "h5_01JD3QJ5K6M7N8P9Q0R1S2T3V4",
                          *       "url": "https://api.example.com/h5/EXAMPLEtokenEXAMPLEtokenEXAMPLEtokenEXAMPLE",
                          *       "cardholder_id": "chd_01JD3Q7Y6X5W4V3T2S1R0Q9P8N",
+                         *       "sections": [
+                         *         "esims",
+                         *         "cards",
+                         *         "balance"
+                         *       ],
                          *       "allow_purchases": true,
+                         *       "pay_from_account_id": "acct_01JD3Q7Y6X5W4V3T2S1R0Q9P8K",
                          *       "expires_at": "2026-12-01T10:15:00.000Z",
                          *       "created_at": "2026-12-01T10:00:00.000Z"
                          *     }
@@ -5773,10 +5782,20 @@ export interface paths {
                 400: components["responses"]["invalid_request_body__missing_parameter__invalid_parameter__unknown_parameter"];
                 401: components["responses"]["missing_credentials__invalid_access_token"];
                 403: components["responses"]["ip_not_allowed__environment_mismatch__insufficient_scope"];
-                404: components["responses"]["cardholder_not_found"];
+                404: components["responses"]["cardholder_not_found__account_not_found"];
                 408: components["responses"]["request_timeout"];
                 409: components["responses"]["idempotency_key_reuse__idempotency_request_in_progress"];
                 413: components["responses"]["request_too_large"];
+                /** @description Error codes: `account_cardholder_mismatch` */
+                422: {
+                    headers: {
+                        "Svc-Request-Id": components["headers"]["Svc-Request-Id"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
                 429: components["responses"]["rate_limited"];
                 431: components["responses"]["request_header_too_large"];
                 500: components["responses"]["internal_error"];
@@ -10912,8 +10931,22 @@ export interface components {
             id: string;
             /** @enum {string} */
             object: "esim_h5_link";
+            /** @description The account purchases debit; null: billed to your organization */
+            pay_from_account_id: string | null;
+            /** @description What the page shows, in order */
+            sections: ("esims" | "cards" | "balance")[];
             /** @description The hosted page; its token is shown only here */
             url: string;
+        };
+        /** EsimH5LinkCreateRequest */
+        EsimH5LinkCreateRequest: {
+            /** @description Sell packages and top-ups on the page (needs the esims section) */
+            allow_purchases?: boolean;
+            cardholder_id: string;
+            /** @description One of the cardholder's accounts: purchases on the page debit it (converted when the price is in another currency), with allow_purchases. Omitted: purchases are billed to your organization */
+            pay_from_account_id?: string;
+            /** @description What the page shows, in this order: `esims` (default), `cards` (needs `cards:write`), `balance` (needs `accounts:read`). At least one; a section named twice counts once; another name is invalid_parameter */
+            sections?: string[];
         };
         /**
          * EsimOrder
@@ -11307,6 +11340,8 @@ export interface components {
             created_at: string;
             /** @description The object, and beside it what the event says of the change when its type has details (the event catalogue lists them per type) */
             data: {
+                /** @description who froze it: `organization` (the API or the console) or `cardholder` (the traveller page of an H5 link). Only on card.frozen, card.unfrozen. */
+                actor?: string;
                 /** @description Where the device is now (three-letter code). Only on esim.country_changed. */
                 country?: string;
                 /** @description Data left on the package then. Only on esim.usage_threshold_reached. */
@@ -11315,6 +11350,8 @@ export interface components {
                 data_used_mb?: number;
                 /** @description the fields the page showed, of `number`, `cvc`, `expiry`. Only on card.details_viewed. */
                 fields?: string[];
+                /** @description the H5 link, `h5_…`, whose traveller page the cardholder used; null otherwise. Only on card.frozen, card.unfrozen. */
+                h5_link_id?: string | null;
                 /** @description Whole hours left before the validity ends (rounded up). Only on esim.validity_expiring. */
                 hours_left?: number;
                 /** @description The full affected object in its REST shape at the time of the event */
@@ -12742,8 +12779,8 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description Error codes: `cardholder_not_found` */
-        cardholder_not_found: {
+        /** @description Error codes: `cardholder_not_found`, `account_not_found` */
+        cardholder_not_found__account_not_found: {
             headers: {
                 "Svc-Request-Id": components["headers"]["Svc-Request-Id"];
                 [name: string]: unknown;

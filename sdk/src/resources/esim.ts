@@ -109,7 +109,7 @@ export class EsimAlertSettings extends Resource {
   }
 }
 
-/** `/v1/esim/h5_links`: a hosted page link for a cardholder. */
+/** `/v1/esim/h5_links`: a link to a cardholder's traveller page (eSIMs, cards, balance). */
 export class EsimH5Links extends Resource {
   create(
     params: Body<'/v1/esim/h5_links', 'post'>,

@@ -47,6 +47,27 @@ export function rulesCte(name: string, cards: string): RawBuilder<unknown> {
     )`
 }
 
+/**
+ * Whether the tenant has any enabled rule (one probe of `authorization_rules_scope`): the decision of a tenant
+ * without rules reads none of this module's CTEs, and this tells it when that changes.
+ */
+export function rulesExistSql(
+  organizationId: RawBuilder<unknown>,
+  environment: RawBuilder<unknown>,
+): RawBuilder<boolean> {
+  return sql`EXISTS (SELECT 1 FROM authorization_rules AS x
+      WHERE x.organization_id = ${organizationId} AND x.environment = ${environment}
+      AND x.deleted_at IS NULL AND x.status = 'enabled')`
+}
+
+/**
+ * Whether the card `cardId` has an activity row (read without the rules: a row left from a rule since deleted is
+ * dropped by the card's next decision, as `activityCte` would have it).
+ */
+export function activityTrackedSql(cardId: RawBuilder<unknown>): RawBuilder<boolean> {
+  return sql`EXISTS (SELECT 1 FROM authorization_rule_activity AS y WHERE y.card_id = ${cardId})`
+}
+
 /** The rules of `rulesCte` `rules` that apply to the card `cardId` (an expression of the caller's row), as a JSON array in id order. */
 export function rulesJsonSql(rules: string, cardId: RawBuilder<unknown>): RawBuilder<unknown> {
   return sql`(SELECT coalesce(json_agg(json_build_array(r.id, r.type, r.mode, r.parameters, r.reads_activity, r.generation) ORDER BY r.id), '[]'::json)

@@ -37,6 +37,7 @@ export {
 // The decision's statements (authorizations/repo.ts) read and write this module's tables through these.
 export {
   activityCte,
+  activityTrackedSql,
   activityWriteCtes,
   countersCtes,
   countersGuardCtes,
@@ -47,6 +48,7 @@ export {
   decisionRulesOf,
   mergedBucketsSql,
   rulesCte,
+  rulesExistSql,
   rulesJsonSql,
 } from './decision-plan.js'
 export {

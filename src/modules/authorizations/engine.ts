@@ -216,6 +216,48 @@ export async function presentRequest(
 }
 
 /** Runs `fn` for the batch's request `i`: an error it throws becomes that request's outcome (undefined returned). */
+/**
+ * The tenants (organization and environment) this process last saw with an enabled authorization rule. A decision
+ * for a tenant not in it reads without the rules (`readDecisionFacts(…, rules: false)`), a smaller statement; the
+ * read says whether the tenant has a rule after all (one made since, perhaps through another process), and then it
+ * is read again with them in the same transaction: exact, whatever this set says, and the set follows each read.
+ */
+const tenantsWithRules = new Set<string>()
+
+function tenantKey(organizationId: string, environment: string): string {
+  return `${organizationId}|${environment}`
+}
+
+/** `repo.readDecisionFacts`, with the rules only for tenants that have some (`tenantsWithRules`). */
+async function readFacts(
+  db: Db,
+  cardIds: readonly string[],
+  lock: boolean,
+  now: Date,
+  tenants: readonly string[],
+): Promise<Map<string, repo.DecisionFacts>> {
+  const rules = tenants.some((t) => tenantsWithRules.has(t))
+  let facts = await repo.readDecisionFacts(db, cardIds, lock, now, rules)
+  const found = [...facts.values()]
+  if (!rules && found.some((f) => f.rulesExist))
+    facts = await repo.readDecisionFacts(db, cardIds, lock, now, true)
+  for (const f of found) {
+    const key = tenantKey(f.card.organization_id, f.card.environment)
+    if (f.rulesExist) tenantsWithRules.add(key)
+    else tenantsWithRules.delete(key)
+  }
+  return facts
+}
+
+/** `fn`'s value or the error it threw, for a step whose error is applied later (`settled` applies it at once). */
+async function attempt<T>(fn: () => Promise<T>): Promise<{ value: T } | { error: unknown }> {
+  try {
+    return { value: await fn() }
+  } catch (error) {
+    return { error }
+  }
+}
+
 async function settled<T>(
   outcomes: (DecisionOutcome | undefined)[],
   i: number,
@@ -301,11 +343,12 @@ async function evaluateBatch(
   const outcomes: (DecisionOutcome | undefined)[] = new Array(batch.length)
   const evaluated: (Evaluated | undefined)[] = new Array(batch.length)
   const cardIds = [...new Set(batch.map((p) => p.body.card_id))]
-  let facts = await repo.readDecisionFacts(db, cardIds, lock, now)
+  const tenants = batch.map((p) => tenantKey(p.ctx.organizationId, p.ctx.environment))
+  let facts = await readFacts(db, cardIds, lock, now, tenants)
   // Under the locks, a velocity counter another statement made as this one read could not be locked (nor read): read
   // again, now that it is there to see.
   if (lock && [...facts.values()].some((f) => [...f.counters.values()].some((c) => !c.version)))
-    facts = await repo.readDecisionFacts(db, cardIds, lock, now)
+    facts = await readFacts(db, cardIds, lock, now, tenants)
   const owned = await Promise.all(
     batch.map((p, i) =>
       settled(outcomes, i, () => {
@@ -317,6 +360,13 @@ async function evaluateBatch(
   )
   const cards = new Map<string, repo.DecisionCard>()
   for (const f of owned) if (f) cards.set(f.card.id, f.card)
+  // The rates are asked as soon as the facts are known, beside the spend and token reads. The simulators answer
+  // from the pins the facts carry (no statement); an adapter that asks elsewhere does it on its own connection,
+  // outside the batch's transaction and its locks. One quote per currency pair and tenant for the whole batch.
+  const quotes: BatchQuotes = new Map()
+  const conversions = batch.map((p, i) =>
+    owned[i] ? attempt(() => convertRequest(deps, p, owned[i]!, quotes)) : undefined,
+  )
   const spent = new Map<string, Partial<Record<WindowInterval, number>>>()
   await Promise.all(
     [...cards.values()].map(async (card) =>
@@ -333,15 +383,17 @@ async function evaluateBatch(
     ),
   )
 
-  // After the token reads: a request that already failed asks no rate. One quote per currency pair and tenant
-  // for the whole batch: spends abroad in the same currencies cost one rate read, not one each.
-  const quotes: BatchQuotes = new Map()
+  // A request the token check failed keeps that error; the conversion's own error comes after it.
   const converted = await Promise.all(
-    batch.map((p, i) =>
-      owned[i] && !outcomes[i]
-        ? settled(outcomes, i, () => convertRequest(deps, p, owned[i]!, quotes))
-        : undefined,
-    ),
+    conversions.map(async (conversion, i) => {
+      const done = await conversion
+      if (!done || outcomes[i]) return undefined
+      if ('error' in done) {
+        outcomes[i] = { error: done.error }
+        return undefined
+      }
+      return done.value
+    }),
   )
 
   /** What this batch's approvals so far take: from each account's available balance, and each card's windows. */
@@ -515,7 +567,8 @@ async function convertRequest(
       ].join('|')
       let asked = quotes.get(key)
       if (!asked) {
-        asked = processor.fxRate(scope, p.currency, account.currency, p.at)
+        const carried = { sandboxPins: facts.sandboxPins }
+        asked = processor.fxRate(scope, p.currency, account.currency, p.at, carried)
         quotes.set(key, asked)
       }
       quote = { ...(await asked), quoteCurrency: account.currency }
@@ -614,7 +667,8 @@ async function incrementRules(
   const rules = controlsOf(card)
   // Under the account's lock (the increment's transaction), the card's velocity counters are locked too: another
   // account's decisions (a cardholder's limit) wait for this one.
-  const facts = (await repo.readDecisionFacts(db, [card.id], lock, now)).get(card.id)
+  const tenant = tenantKey(card.organization_id, card.environment)
+  const facts = (await readFacts(db, [card.id], lock, now, [tenant])).get(card.id)
   const judged =
     facts &&
     new BatchRules(now).judge(facts, {

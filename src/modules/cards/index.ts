@@ -6,6 +6,9 @@ export type { CardRow } from './service.js'
 // The console's card pages call the same use cases as /v1 (never PIN or card details).
 export { issueNow } from './issuance.js'
 export { changeStatus, shipCard } from './operations.js'
+export type { StatusActor } from './operations.js'
+// The traveller page (h5) shows a card's details through a session of its own origin.
+export { createOwnRevealSession } from './reveal-sessions.js'
 export { replaceCard } from './replacement.js'
 export { CardCreate, CardReplace, CardUpdate, ShipRequest, SPENDING_INTERVALS } from './schemas.js'
 export type { CardView } from './schemas.js'

@@ -6,7 +6,7 @@ import { ApiError } from '../../http/errors.js'
 import { iso } from '../../http/ownership.js'
 import { callProcessor, recordOutcome } from '../../processors/calls.js'
 import type { UpstreamCardStatus } from '../../processors/port.js'
-import { emit, type EventType } from '../events/index.js'
+import { emit, type EventDetails, type EventType } from '../events/index.js'
 import { nextShippingStatus, type ShippingStatus } from './lifecycle.js'
 import { presentCard } from './present.js'
 import { closeReplacedCard, closeReplacedUpstream, type PendingClose } from './replacement.js'
@@ -17,6 +17,12 @@ import { releaseSlot } from './slots.js'
 import { CARD_CLOSED } from './hooks.js'
 
 type StatusOperation = 'activate' | 'freeze' | 'unfreeze' | 'close'
+
+/**
+ * Who freezes or unfreezes a card, as `card.frozen` and `card.unfrozen` say (`actor`, `h5_link_id`): the
+ * organization (its API clients and console), or the cardholder on the traveller page of one H5 link.
+ */
+export type StatusActor = { kind: 'organization' } | { kind: 'cardholder'; h5LinkId: string }
 
 const EVENT_OF: Record<StatusOperation, EventType> = {
   activate: 'card.activated',
@@ -36,6 +42,7 @@ export async function changeStatus(
   ctx: RequestCtx,
   cardId: string,
   op: StatusOperation,
+  actor: StatusActor = { kind: 'organization' },
 ): Promise<CardView> {
   const card = await requireCard(deps.db, ctx, cardId)
   const next = assertMove(card, op)
@@ -65,7 +72,14 @@ export async function changeStatus(
       await deps.hooks.get(CARD_CLOSED)(trx, updated, now)
     }
     await recordOutcome(trx, call.operationId, 'succeeded', now)
-    await emit(trx, scope, EVENT_OF[op], presentCard(updated), now)
+    const by: EventDetails =
+      op === 'freeze' || op === 'unfreeze'
+        ? {
+            actor: actor.kind,
+            h5_link_id: actor.kind === 'cardholder' ? actor.h5LinkId : null,
+          }
+        : {}
+    await emit(trx, scope, EVENT_OF[op], presentCard(updated), now, by)
     if (closing) await closeReplacedCard(trx, updated, closing, now, deps.hooks.get(CARD_CLOSED))
     return updated
   })

@@ -15,6 +15,7 @@ import {
   createRevealSession,
   openRevealPage,
   REVEAL_PAGE_PATH,
+  serviceOrigin,
   type RevealOutcome,
 } from './reveal-sessions.js'
 import { CardIdParams, RevealSession, RevealSessionCreate } from './schemas.js'
@@ -183,7 +184,10 @@ export function registerRevealRoutes(base: FastifyInstance, deps: AppDeps): void
         return message('error', "'none'")
       }
       if (outcome.kind === 'unknown') return message('unknown', "'none'")
-      const ancestors = outcome.session.target_origin
+      // A session for the service's own pages (the traveller page) is framed by the service itself: 'self' names
+      // the origin the browser reached it at, which is BASE_URL's.
+      const target = outcome.session.target_origin
+      const ancestors = target === serviceOrigin(deps) ? "'self'" : target
       if (outcome.kind === 'unavailable' && outcome.code.startsWith('processor_'))
         return message('processor', ancestors)
       if (outcome.kind !== 'shown') return message(outcome.kind, ancestors)

@@ -102,28 +102,58 @@ export async function createRevealSession(
 ): Promise<RevealSessionView> {
   return audited(deps, ctx, cardId, 'reveal_session.create', async () => {
     const targetOrigin = revealOrigin(body.target_origin, ctx.environment)
-    const card = await requireCard(deps.db, ctx, cardId)
-    assertMove(card, 'reveal')
-    const token = randomBytes(32).toString('base64url')
-    const now = deps.clock.now()
-    const expiresIn = body.expires_in ?? REVEAL_DEFAULT_EXPIRES_IN_S
-    const row = await withTx(deps.db, (trx) =>
-      repo.insertRevealSession(trx, {
-        id: newId('crs', now),
-        organization_id: card.organization_id,
-        environment: card.environment,
-        card_id: card.id,
-        client_id: ctx.clientId,
-        token_hash: sha256Hex(token),
-        target_origin: targetOrigin,
-        fields: json(orderedFields(body.fields)),
-        expires_at: new Date(now.getTime() + expiresIn * 1000),
-        used_at: null,
-        created_at: now,
-      }),
-    )
-    return presentSession(row, `${deps.config.baseUrl}${REVEAL_PAGE_PATH}/${token}`)
+    return insertSession(deps, ctx, cardId, targetOrigin, body)
   })
+}
+
+/** The service's own origin, as the browser names it: the one BASE_URL gives. */
+export function serviceOrigin(deps: AppDeps): string {
+  return new URL(deps.config.baseUrl).origin
+}
+
+/**
+ * A session for a page of the service itself (the traveller page, docs/traveller-page.md): framed by the service's
+ * own origin, every field, the default lifetime. The caller has checked that the page may show this card; the card
+ * must still be active or inactive. Audited under the caller's client, like the API's.
+ */
+export async function createOwnRevealSession(
+  deps: AppDeps,
+  ctx: RequestCtx,
+  cardId: string,
+): Promise<RevealSessionView> {
+  return audited(deps, ctx, cardId, 'reveal_session.create', () =>
+    insertSession(deps, ctx, cardId, serviceOrigin(deps), {}),
+  )
+}
+
+async function insertSession(
+  deps: AppDeps,
+  ctx: RequestCtx,
+  cardId: string,
+  targetOrigin: string,
+  body: Pick<RevealSessionCreateBody, 'fields' | 'expires_in'>,
+): Promise<RevealSessionView> {
+  const card = await requireCard(deps.db, ctx, cardId)
+  assertMove(card, 'reveal')
+  const token = randomBytes(32).toString('base64url')
+  const now = deps.clock.now()
+  const expiresIn = body.expires_in ?? REVEAL_DEFAULT_EXPIRES_IN_S
+  const row = await withTx(deps.db, (trx) =>
+    repo.insertRevealSession(trx, {
+      id: newId('crs', now),
+      organization_id: card.organization_id,
+      environment: card.environment,
+      card_id: card.id,
+      client_id: ctx.clientId,
+      token_hash: sha256Hex(token),
+      target_origin: targetOrigin,
+      fields: json(orderedFields(body.fields)),
+      expires_at: new Date(now.getTime() + expiresIn * 1000),
+      used_at: null,
+      created_at: now,
+    }),
+  )
+  return presentSession(row, `${deps.config.baseUrl}${REVEAL_PAGE_PATH}/${token}`)
 }
 
 /** Deletes sessions more than `REVEAL_SESSION_RETENTION_MS` past their expiry, every card's; answers how many. */
@@ -190,7 +220,7 @@ export async function openRevealPage(
     ? found.used_at === null && found.expires_at.getTime() <= now.getTime()
       ? 'expired'
       : 'used'
-    : frameRefusal(visit.headers, found.target_origin, new URL(deps.config.baseUrl).origin)
+    : frameRefusal(visit.headers, found.target_origin, serviceOrigin(deps))
       ? 'frame_refused'
       : null
   if (refusal) {

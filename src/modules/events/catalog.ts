@@ -153,11 +153,41 @@ export const EVENT_CATALOGUE = {
   },
   'card.frozen': {
     object: 'card',
-    emittedBy: 'The card is frozen with `POST /v1/cards/{id}/freeze`.',
+    emittedBy:
+      'The card is frozen with `POST /v1/cards/{id}/freeze`, or by its cardholder on the traveller page.',
+    details: {
+      actor: {
+        type: 'string',
+        description:
+          'who froze it: `organization` (the API or the console) or `cardholder` (the traveller page of an H5 link)',
+        example: 'organization',
+      },
+      h5_link_id: {
+        type: 'nullable_string',
+        description:
+          'the H5 link, `h5_…`, whose traveller page the cardholder used; null otherwise',
+        example: null,
+      },
+    },
   },
   'card.unfrozen': {
     object: 'card',
-    emittedBy: 'The card is unfrozen with `POST /v1/cards/{id}/unfreeze`.',
+    emittedBy:
+      'The card is unfrozen with `POST /v1/cards/{id}/unfreeze`, or by its cardholder on the traveller page.',
+    details: {
+      actor: {
+        type: 'string',
+        description:
+          'who unfroze it: `organization` (the API or the console) or `cardholder` (the traveller page of an H5 link)',
+        example: 'organization',
+      },
+      h5_link_id: {
+        type: 'nullable_string',
+        description:
+          'the H5 link, `h5_…`, whose traveller page the cardholder used; null otherwise',
+        example: null,
+      },
+    },
   },
   'card.closed': {
     object: 'card',

@@ -2,8 +2,15 @@ import { attrs, html, raw, type Html } from '../../lib/html.js'
 import { formatMoney } from '../../lib/money-format.js'
 import type { EsimView, PackageView, TopUpView } from '../esim/index.js'
 import { countryName } from './countries.js'
+import { hiddenFields, type Forms } from './forms.js'
+import { BALANCE_CSS, balanceSection } from './render-balance.js'
+import { CARD_NOTICES, CARDS_CSS, cardsSection, type Reveal } from './render-cards.js'
 import type { EsimCard, Notice, PageData } from './service.js'
 import { H5_CSS } from './styles.js'
+import type { H5Section } from './types.js'
+
+export type { Forms } from './forms.js'
+export type { Reveal } from './render-cards.js'
 
 /** Server-rendered HTML of the hosted page, written with the escaping `html` tag (src/lib/html.ts). */
 
@@ -51,12 +58,14 @@ export const ICONS = {
   ),
 }
 
+const PAGE_CSS = H5_CSS + CARDS_CSS + BALANCE_CSS
+
 function layout(chrome: Chrome, body: Html): string {
   return html`<!doctype html>
 <html lang="en"><head><meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1, viewport-fit=cover">
 <meta name="robots" content="noindex, nofollow"><meta name="referrer" content="no-referrer">
-<title>${chrome.title}</title><style nonce="${chrome.styleNonce}">${raw(H5_CSS)}</style></head>
+<title>${chrome.title}</title><style nonce="${chrome.styleNonce}">${raw(PAGE_CSS)}</style></head>
 <body>${body}</body></html>`.text
 }
 
@@ -78,7 +87,16 @@ const NOTICES: Record<Notice, [string, string]> = {
     'The network could not prepare your eSIM. Nothing was charged; please try again.',
   ],
   top_up_unavailable: ['warn', 'That add-on is no longer available for this eSIM.'],
+  insufficient_funds: [
+    'warn',
+    'Your account does not have enough money for that. Nothing was charged.',
+  ],
+  payment_unavailable: [
+    'err',
+    'Your account cannot pay for that right now. Nothing was charged; please ask the app for help.',
+  ],
   error: ['err', 'Something went wrong. Nothing was charged; please try again.'],
+  ...CARD_NOTICES,
 }
 
 export function isNotice(value: unknown): value is Notice {
@@ -91,17 +109,6 @@ const STATUS_LABEL: Record<string, string> = {
   enabled: 'Active',
   disabled: 'Turned off',
   deleted: 'Deleted',
-}
-
-/** What the forms need: where they post, and the CSRF token and a fresh one-purchase nonce for each. */
-export interface Forms {
-  base: string
-  csrf: string
-  nonce: () => string
-}
-
-function hidden(forms: Forms): Html {
-  return html`<input type="hidden" name="csrf_token" value="${forms.csrf}"><input type="hidden" name="nonce" value="${forms.nonce()}">`
 }
 
 function packageBlock(p: EsimView['packages'][number], now: Date, named: boolean): Html {
@@ -132,7 +139,7 @@ function offerForm(card: EsimCard, offer: TopUpView, forms: Forms): Html {
     offer.data_mb === null
       ? `Adds ${offer.validity_days} days of unlimited data`
       : `Adds ${formatData(offer.data_mb)}${offer.validity_days > 0 ? ` and ${offer.validity_days} days` : ', same end date'}`
-  return html`<form class="offer" method="post" action="${forms.base}/esims/${card.esim.id}/top_ups">${hidden(forms)}
+  return html`<form class="offer" method="post" action="${forms.base}/esims/${card.esim.id}/top_ups">${hiddenFields(forms)}
 <input type="hidden" name="top_up_id" value="${offer.id}">
 <div><b>${offer.name}</b><br><span class="muted">${facts}</span></div>
 <button class="btn small primary" type="submit">Add for ${formatMoney(offer.price, offer.currency)}</button></form>`
@@ -149,6 +156,7 @@ function autoTopUpNote(esim: EsimView): Html {
   return html`<p class="muted auto-top-up">Auto top-up is on: more data is added ${when}.</p>`
 }
 
+/** `forms`: null unless the page sells (allow_purchases). */
 function esimCard(card: EsimCard, forms: Forms | null, now: Date): Html {
   const { esim } = card
   const title = esim.packages[0]?.name ?? 'eSIM'
@@ -184,7 +192,7 @@ function buySection(data: PageData, forms: Forms): Html {
   const plans = data.packages.map(
     (p) => html`<div class="card plan" data-package-id="${p.id}"><div><h3>${p.name}</h3>
 <p class="facts">${formatData(p.data_mb)} · ${p.validity_days} days · ${coverage(p)}</p></div>
-<form method="post" action="${forms.base}/orders">${hidden(forms)}<input type="hidden" name="package_id" value="${p.id}">
+<form method="post" action="${forms.base}/orders">${hiddenFields(forms)}<input type="hidden" name="package_id" value="${p.id}">
 <button class="btn small primary" type="submit">Buy ${formatMoney(p.price, p.currency)}</button></form></div>`,
   )
   const none = html`<p class="muted">No plan is on sale for this destination right now.</p>`
@@ -195,30 +203,77 @@ function buySection(data: PageData, forms: Forms): Html {
 <div class="plans">${plans.length > 0 ? plans : none}</div></section>`
 }
 
+/** Who holds the account purchases debit, and what it has: said above the plans when the link names one. */
+function payingNote(data: PageData): Html | '' {
+  if (!data.payFrom) return ''
+  const a = data.payFrom
+  return html`<p class="card paying muted">Purchases are paid from your ${a.currency} account: ${formatMoney(a.available_balance, a.currency)} available.</p>`
+}
+
+function esimsSection(data: PageData, forms: Forms | null, now: Date): Html {
+  const selling = data.allowPurchases && forms ? forms : null
+  const empty = data.allowPurchases
+    ? 'Pick a plan below to get one in a minute.'
+    : 'Your eSIMs will show up here once you have bought one.'
+  const cards =
+    data.esims.length > 0
+      ? data.esims.map((c) => esimCard(c, selling, now))
+      : html`<div class="card empty"><div class="icon">${ICONS.sim}</div><h3>No eSIM yet</h3><p class="muted">${empty}</p></div>`
+  return html`<section aria-labelledby="esims-h"><h2 id="esims-h">Your eSIMs</h2>${cards}</section>
+${selling ? html`${payingNote(data)}${buySection(data, selling)}` : ''}`
+}
+
+/** The heading and what the footer says the link shows: a page of one section names it; more is the trip. */
+function wording(sections: readonly H5Section[]): {
+  eyebrow: string
+  heading: string
+  shows: string
+} {
+  if (sections.length === 1 && sections[0] === 'esims')
+    return { eyebrow: 'Travel data', heading: 'here are your eSIMs', shows: 'your eSIMs' }
+  if (sections.length === 1 && sections[0] === 'cards')
+    return { eyebrow: 'Travel cards', heading: 'here are your cards', shows: 'your cards' }
+  if (sections.length === 1 && sections[0] === 'balance')
+    return { eyebrow: 'Travel money', heading: 'here is your balance', shows: 'your balance' }
+  return {
+    eyebrow: 'Your trip',
+    heading: 'here is everything for your trip',
+    shows: 'everything on this page',
+  }
+}
+
+/** The page title, by the same rule as its heading. */
+export function pageTitle(sections: readonly H5Section[]): string {
+  return sections.length === 1 && sections[0] === 'esims' ? 'Your eSIMs' : 'Your trip'
+}
+
+/**
+ * The page: the link's sections in its order. `forms`: null when the page has no form (no purchases, no cards);
+ * `reveal`: the card whose details frame is shown, after "Show details".
+ */
 export function renderPage(
   data: PageData,
   chrome: Chrome,
   forms: Forms | null,
   notice: Notice | null,
   now: Date,
+  reveal: Reveal | null = null,
 ): string {
   const banner = notice
     ? html`<div class="notice ${NOTICES[notice][0]}" role="status">${NOTICES[notice][1]}</div>`
     : ''
-  const empty = data.allowPurchases
-    ? 'Pick a plan below to get one in a minute.'
-    : 'Your eSIMs will show up here once you have bought one.'
-  const cards =
-    data.esims.length > 0
-      ? data.esims.map((c) => esimCard(c, forms, now))
-      : html`<div class="card empty"><div class="icon">${ICONS.sim}</div><h3>No eSIM yet</h3><p class="muted">${empty}</p></div>`
+  const words = wording(data.sections)
+  const parts = data.sections.map((section) => {
+    if (section === 'esims') return esimsSection(data, forms, now)
+    if (section === 'cards') return forms ? cardsSection(data.cards, forms, reveal) : ''
+    return balanceSection(data.accounts)
+  })
   return layout(
     chrome,
     html`<main class="wrap">
-<header class="top"><p class="eyebrow">Travel data</p><h1>Hi ${data.firstName}, here are your eSIMs</h1></header>
-${banner}<section aria-labelledby="esims-h"><h2 id="esims-h">Your eSIMs</h2>${cards}</section>
-${forms ? buySection(data, forms) : ''}
-<footer>This private link works until ${timeFormat.format(data.expiresAt)} UTC. Do not share it: anyone holding it sees your eSIMs.</footer>
+<header class="top"><p class="eyebrow">${words.eyebrow}</p><h1>Hi ${data.firstName}, ${words.heading}</h1></header>
+${banner}${parts}
+<footer>This private link works until ${timeFormat.format(data.expiresAt)} UTC. Do not share it: anyone holding it sees ${words.shows}.</footer>
 </main>`,
   )
 }

@@ -1,4 +1,4 @@
-import { sql, type Selectable } from 'kysely'
+import { sql, type Insertable, type Selectable } from 'kysely'
 import { purgeInBatches, type PurgeOptions } from '../../db/purge.js'
 import type { Db } from '../../db/types.js'
 import type { EsimH5LinksTable } from './types.js'
@@ -6,7 +6,7 @@ import './types.js'
 
 export type LinkRow = Selectable<EsimH5LinksTable>
 
-export async function insertLink(db: Db, row: LinkRow): Promise<void> {
+export async function insertLink(db: Db, row: Insertable<EsimH5LinksTable>): Promise<void> {
   await db.insertInto('esim_h5_links').values(row).execute()
 }
 

@@ -8,6 +8,8 @@ import { ApiError, isApiError } from '../../http/errors.js'
 import { iso } from '../../http/ownership.js'
 import { deriveKey, hmacSha256, safeEqual, sha256Hex } from '../../lib/crypto.js'
 import { newId } from '../../lib/ids.js'
+import { json } from '../../db/types.js'
+import { presentAccount, requireAccount, type AccountView } from '../accounts/index.js'
 import { requireCardholder } from '../cardholders/index.js'
 import {
   cardholderEsims,
@@ -21,8 +23,12 @@ import {
   type PackageView,
   type TopUpView,
 } from '../esim/index.js'
+import { loadBalance } from './balance-section.js'
+import { loadCards, type CardEntry, type CardNotice } from './cards-section.js'
 import { COUNTRY_NAMES } from './countries.js'
 import * as repo from './repo.js'
+import { linkSections } from './sections.js'
+import type { H5Section } from './types.js'
 
 /** A link is opened any number of times for 15 minutes, then answers the expired page. */
 export const LINK_LIFETIME_MS = 15 * 60 * 1000
@@ -38,18 +44,64 @@ export interface H5LinkView {
   id: string
   url: string
   cardholder_id: string
+  sections: H5Section[]
   allow_purchases: boolean
+  pay_from_account_id: string | null
   expires_at: string
   created_at: string
+}
+
+export interface LinkCreateBody {
+  cardholder_id: string
+  sections?: string[]
+  allow_purchases?: boolean
+  pay_from_account_id?: string
+}
+
+/**
+ * The account the page's purchases debit: one of the cardholder's own, on a link that allows purchases. Its balance
+ * and currency are judged at each purchase (as an order's `account_id` is), not now.
+ */
+async function payingAccount(
+  deps: AppDeps,
+  ctx: RequestCtx,
+  body: LinkCreateBody,
+  cardholderId: string,
+): Promise<string | null> {
+  if (body.pay_from_account_id === undefined) return null
+  if (body.allow_purchases !== true)
+    throw new ApiError('invalid_parameter', {
+      param: 'pay_from_account_id',
+      message: 'pay_from_account_id pays for purchases on the page: set allow_purchases to true.',
+    })
+  const account = await requireAccount(
+    deps.db,
+    ctx,
+    body.pay_from_account_id,
+    'pay_from_account_id',
+  )
+  if (account.cardholder_id !== cardholderId)
+    throw new ApiError('account_cardholder_mismatch', {
+      param: 'pay_from_account_id',
+      message: `Account ${account.id} belongs to another cardholder than ${cardholderId}.`,
+    })
+  return account.id
 }
 
 /** Creates a link for one cardholder. The 256-bit token lives only in the URL returned here; the service keeps its SHA-256. */
 export async function createLink(
   deps: AppDeps,
   ctx: RequestCtx,
-  body: { cardholder_id: string; allow_purchases?: boolean },
+  body: LinkCreateBody,
 ): Promise<H5LinkView> {
+  const sections = linkSections(ctx, body.sections)
+  if (body.allow_purchases === true && !sections.includes('esims'))
+    throw new ApiError('invalid_parameter', {
+      param: 'allow_purchases',
+      message: 'Purchases are made in the esims section: add "esims" to sections.',
+    })
   const cardholder = await requireCardholder(deps.db, ctx, body.cardholder_id, 'cardholder_id')
+  const payFrom = await payingAccount(deps, ctx, body, cardholder.id)
   const token = randomBytes(32).toString('base64url')
   const now = deps.clock.now()
   const row: repo.LinkRow = {
@@ -59,16 +111,23 @@ export async function createLink(
     cardholder_id: cardholder.id,
     token_hash: sha256Hex(token),
     allow_purchases: body.allow_purchases ?? false,
+    sections,
+    pay_from_account_id: payFrom,
+    // Card details are shown only on a link made by a client that could show them itself.
+    card_details: sections.includes('cards') && ctx.scopes.has('cards:secrets'),
     expires_at: new Date(now.getTime() + LINK_LIFETIME_MS),
     created_at: now,
   }
-  await withTx(deps.db, (trx) => repo.insertLink(trx, row)) // the link commits with the request's answer
+  // The link commits with the request's answer.
+  await withTx(deps.db, (trx) => repo.insertLink(trx, { ...row, sections: json(sections) }))
   return {
     object: 'esim_h5_link',
     id: row.id,
     url: `${deps.config.baseUrl}/h5/${token}`,
     cardholder_id: row.cardholder_id,
+    sections,
     allow_purchases: row.allow_purchases,
+    pay_from_account_id: payFrom,
     expires_at: iso(row.expires_at)!,
     created_at: iso(row.created_at)!,
   }
@@ -129,23 +188,28 @@ export interface EsimCard {
 }
 export interface PageData {
   firstName: string
+  /** The sections the link shows, in order. */
+  sections: H5Section[]
   esims: EsimCard[]
   allowPurchases: boolean
+  /** The account purchases debit, when the link names one (null: billed to the organization). */
+  payFrom: AccountView | null
   expiresAt: Date
   countries: { code: string; name: string }[]
   country: string | null
   packages: PackageView[]
+  cards: CardEntry[]
+  accounts: AccountView[]
 }
 
-/** Everything the page shows for the link's cardholder: eSIMs with QR codes and, when purchases are allowed, offers. */
-export async function loadPage(
+/** The eSIM section: eSIMs with QR codes and, when purchases are allowed, offers and the plans on sale. */
+async function loadEsims(
   deps: AppDeps,
+  ctx: RequestCtx,
   link: repo.LinkRow,
-  requestId: string,
+  cardholder: { id: string; address: unknown },
   requestedCountry: string | null,
-): Promise<PageData> {
-  const ctx = linkCtx(link, requestId)
-  const cardholder = await requireCardholder(deps.db, ctx, link.cardholder_id)
+): Promise<Pick<PageData, 'esims' | 'countries' | 'country' | 'packages' | 'payFrom'>> {
   const esims = await cardholderEsims(deps, ctx, cardholder.id)
   const cards: EsimCard[] = []
   for (const esim of esims) {
@@ -179,14 +243,34 @@ export async function loadPage(
   const countries = Object.entries(COUNTRY_NAMES)
     .map(([code, name]) => ({ code, name }))
     .sort((a, b) => a.name.localeCompare(b.name))
+  const payFrom =
+    link.allow_purchases && link.pay_from_account_id
+      ? presentAccount(await requireAccount(deps.db, ctx, link.pay_from_account_id))
+      : null
+  return { esims: cards, countries, country, packages, payFrom }
+}
+
+/** Everything the page shows for the link's cardholder, section by section (only the link's sections are read). */
+export async function loadPage(
+  deps: AppDeps,
+  link: repo.LinkRow,
+  requestId: string,
+  requestedCountry: string | null,
+): Promise<PageData> {
+  const ctx = linkCtx(link, requestId)
+  const cardholder = await requireCardholder(deps.db, ctx, link.cardholder_id)
+  const sections = link.sections
+  const esims = sections.includes('esims')
+    ? await loadEsims(deps, ctx, link, cardholder, requestedCountry)
+    : { esims: [], countries: [], country: null, packages: [], payFrom: null }
   return {
     firstName: cardholder.first_name,
-    esims: cards,
+    sections,
     allowPurchases: link.allow_purchases,
     expiresAt: link.expires_at,
-    countries,
-    country,
-    packages,
+    ...esims,
+    cards: sections.includes('cards') ? await loadCards(deps, ctx, link) : [],
+    accounts: sections.includes('balance') ? await loadBalance(deps, ctx, cardholder.id) : [],
   }
 }
 
@@ -200,7 +284,10 @@ export type Notice =
   | 'pending'
   | 'network'
   | 'top_up_unavailable'
+  | 'insufficient_funds'
+  | 'payment_unavailable'
   | 'error'
+  | CardNotice
 
 async function noticeFor(
   deps: AppDeps,
@@ -219,6 +306,14 @@ async function noticeFor(
       return 'sold_out'
     case 'esim_top_up_unavailable':
       return 'top_up_unavailable'
+    case 'insufficient_funds':
+      return 'insufficient_funds'
+    case 'account_blocked':
+    case 'account_not_found':
+    case 'account_not_provisioned':
+    case 'account_cardholder_mismatch':
+    case 'currency_mismatch':
+      return 'payment_unavailable'
     case 'processor_unavailable': {
       const orders = await listOrders(deps, ctx, { reference, limit: 1 })
       return orders.data.length > 0 ? 'pending' : 'network'
@@ -228,7 +323,11 @@ async function noticeFor(
   }
 }
 
-/** Buys a package for the link's cardholder (the organization is billed). `nonce` comes from the form: a double submit is one order. */
+/**
+ * Buys a package for the link's cardholder: debited from the link's `pay_from_account_id` (converted into its
+ * currency when the price is in another, as an order's `account_id` is), or billed to the organization. `nonce`
+ * comes from the form: a double submit is one order.
+ */
 export async function buyPackage(
   deps: AppDeps,
   link: repo.LinkRow,
@@ -243,6 +342,7 @@ export async function buyPackage(
       package_id: packageId,
       reference,
       cardholder_id: link.cardholder_id,
+      ...payingFrom(link),
     })
     return 'ordered'
   } catch (err) {
@@ -250,7 +350,12 @@ export async function buyPackage(
   }
 }
 
-/** Buys an add-on for one of the cardholder's own eSIMs. */
+/** The account a purchase on the page debits, in an order's terms; none: the organization is billed. */
+function payingFrom(link: repo.LinkRow): { account_id?: string } {
+  return link.pay_from_account_id ? { account_id: link.pay_from_account_id } : {}
+}
+
+/** Buys an add-on for one of the cardholder's own eSIMs, paid as `buyPackage` pays. */
 export async function buyTopUp(
   deps: AppDeps,
   link: repo.LinkRow,
@@ -264,7 +369,11 @@ export async function buyTopUp(
   try {
     const esim = await requireEsim(deps.db, ctx, esimId)
     if (esim.cardholder_id !== link.cardholder_id) throw new ApiError('esim_not_found')
-    await purchaseTopUp(deps, ctx, esim.id, { top_up_id: topUpId, reference })
+    await purchaseTopUp(deps, ctx, esim.id, {
+      top_up_id: topUpId,
+      reference,
+      ...payingFrom(link),
+    })
     return 'topped_up'
   } catch (err) {
     return noticeFor(deps, ctx, err, reference)

@@ -1,4 +1,7 @@
-import type { Timestamp } from '../../db/types.js'
+import type { Json, Timestamp } from '../../db/types.js'
+
+/** The parts of the traveller page a link shows, in its order. */
+export type H5Section = 'esims' | 'cards' | 'balance'
 
 /** A hosted-page link: only the SHA-256 of its token is kept, so a database read never yields a usable link. */
 export interface EsimH5LinksTable {
@@ -8,6 +11,11 @@ export interface EsimH5LinksTable {
   cardholder_id: string
   token_hash: string
   allow_purchases: boolean
+  sections: Json<H5Section[]>
+  /** The cardholder's account the page's purchases debit; null: billed to the organization. */
+  pay_from_account_id: string | null
+  /** Whether the cards section may show card details (the link's creator held `cards:secrets`). */
+  card_details: boolean
   expires_at: Timestamp
   created_at: Timestamp
 }
