@@ -406,6 +406,25 @@ export const TRIGGERS: Record<string, Step> = {
     log(`topped up eSIM ${built.esim.id} with ${pkg.top_up_ids[0]}: ${order.id}`)
     return built.esim
   },
+  'esim.auto_top_up_failed': async (svc, built, log) => {
+    await esimOrder(svc, built, log)
+    const pkg = built.pkg!
+    if (!built.esim) throw new Error(`order ${built.order!.id} has no eSIM yet`)
+    if (!pkg.data_mb || !pkg.top_up_ids.length)
+      throw new Error(`package ${pkg.id} has no data allowance or no top-ups`)
+    // An account of the eSIM's cardholder with nothing on it: the top-up the depletion starts cannot be paid.
+    const empty = await account(svc, built, log)
+    await svc.esim.esims.setAutoTopUp(built.esim.id, {
+      top_up_id: pkg.top_up_ids[0],
+      account_id: empty.id,
+      trigger: 'depleted',
+      max_per_month: 3,
+    })
+    log(`turned on auto top-up of eSIM ${built.esim.id} from the empty account ${empty.id}`)
+    await svc.simulate.esim.usage(built.esim.id, { data_used_mb: pkg.data_mb })
+    log(`reported ${pkg.data_mb} MB used on eSIM ${built.esim.id} (the whole package)`)
+    return built.esim
+  },
   'esim.low_data': esimUsage(0.85, 'past 80 % of the package'),
   'esim.depleted': esimUsage(1, 'the whole package'),
   'esim.usage_threshold_reached': esimThreshold,

@@ -192,6 +192,17 @@ const REQUEST_OVERRIDES: Readonly<Record<string, (example: any) => unknown>> = {
   }),
   'PATCH /operator/v1/esim/packages/{package_id}': (e) => ({ ...e, ...EUROPE_PACKAGE }),
   'PATCH /operator/v1/esim/top_ups/{top_up_id}': (e) => ({ ...e, name: '5 GB add-on' }),
+  // Auto top-up: 1 GB from the traveller's account each time usage crosses 90 %, at most 3 a month.
+  'PATCH /v1/esim/esims/{esim_id}': (e) => ({
+    ...e,
+    auto_top_up: {
+      top_up_id: 'topup_01KDVDNA23PK721HE8A7GS31PE',
+      account_id: 'acct_01JD3Q7Y6X5W4V3T2S1R0Q9P8K',
+      trigger: 'threshold',
+      threshold_pct: 90,
+      max_per_month: 3,
+    },
+  }),
 }
 
 /** Values by the end of a field's name, for the fields `BY_NAME` does not list (`merchant_amount`, `home_currency`). */

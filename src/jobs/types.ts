@@ -8,6 +8,7 @@ export const JOB_TYPES = [
   'card.expire',
   'card.issue',
   'dispute.review',
+  'esim.auto_top_up',
   'kyc.expiry',
   'report.generate',
   'webhook.deliver',

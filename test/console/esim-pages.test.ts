@@ -159,6 +159,11 @@ describe('roles and environments', () => {
           '/console/esim/orders',
           { package_id: 'pkg_x', cardholder_id: cardholder.id, reference: 'viewer-1' },
         ],
+        [
+          '/console/esims/esim_01JD3Q7Y6X5W4V3T2S1R0Q9P8N/auto_top_up',
+          { top_up_id: 'topup_x', account_id: account.id, trigger: 'depleted', max_per_month: '1' },
+        ],
+        ['/console/esims/esim_01JD3Q7Y6X5W4V3T2S1R0Q9P8N/auto_top_up/off', {}],
       ],
     )
     assert.equal(

@@ -25,6 +25,7 @@ test('docs/guides/sell-an-esim.md runs as written: every call answers as the gui
     'POST /v1/simulate/esim/esims/{id}/usage',
     'GET /v1/esim/esims/{id}/top_ups',
     'POST /v1/esim/esims/{id}/top_ups',
+    'PATCH /v1/esim/esims/{id}',
   ])
     assert.ok(called.includes(route), `the guide no longer calls ${route}`)
 
@@ -41,6 +42,12 @@ test('docs/guides/sell-an-esim.md runs as written: every call answers as the gui
     await t.api(await token(), 'GET', '/v1/esim/orders?reference=esim-order-1001')
   ).json().data
   assert.equal(listed.length, 1)
+
+  // The auto top-up ran once, paid from the traveller's account.
+  const auto = (await t.api(await token(), 'GET', '/v1/esim/orders?trigger=auto')).json().data
+  assert.equal(auto.length, 1)
+  assert.equal(auto[0].esim_id, run.vars.get('ESIM'))
+  assert.equal(auto[0].account_id, run.vars.get('ACCOUNT'))
 
   // The hosted page the link leads to opens.
   const link = run.runs

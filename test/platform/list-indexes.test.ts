@@ -546,6 +546,7 @@ describe('every list filter reads an index in list order', { skip }, () => {
     ])
     await assertIndexed('/v1/esim/orders?status=unsettled', 'esim_orders', ['esim_orders_status'])
     await assertIndexed('/v1/esim/orders?status=failed', 'esim_orders', ['esim_orders_status'])
+    await assertIndexed('/v1/esim/orders?trigger=auto', 'esim_orders', ['esim_orders_trigger'])
     await assertIndexed('/v1/esim/orders?reference=seed-77', 'esim_orders', [
       'esim_orders_reference',
     ])

@@ -183,6 +183,7 @@ describe('creating and reading reports', () => {
     assert.ok(row, "the order is in its organization's report")
     assert.deepEqual(
       [
+        row.trigger,
         row.status,
         row.package_id,
         row.esim_id,
@@ -195,6 +196,7 @@ describe('creating and reading reports', () => {
         row.reference,
       ],
       [
+        'manual',
         'completed',
         pkg.id,
         order.esim_id,

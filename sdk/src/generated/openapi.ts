@@ -5070,6 +5070,14 @@ export interface paths {
                          *         ],
                          *         "validity_warning_hours": null
                          *       },
+                         *       "auto_top_up": {
+                         *         "top_up_id": "topup_01KDVDNA23PK721HE8A7GS31PE",
+                         *         "account_id": "acct_01JD3Q7Y6X5W4V3T2S1R0Q9P8K",
+                         *         "trigger": "threshold",
+                         *         "max_per_month": 3,
+                         *         "threshold_pct": 90,
+                         *         "runs_this_month": 1
+                         *       },
                          *       "created_at": "2026-11-20T15:00:01.000Z",
                          *       "updated_at": "2026-12-03T21:00:00.000Z",
                          *       "activation_code": "LPA:1$smdp.example.com$EXAMPLE-MATCHING-ID",
@@ -5097,8 +5105,8 @@ export interface paths {
         options?: never;
         head?: never;
         /**
-         * Change an eSIM's alert settings
-         * @description `alert_settings`: this eSIM's own usage thresholds and validity warnings, each field replacing its own (null: the organization's again); null drops both. A warning already due under the new settings is sent at once.
+         * Change an eSIM's alert settings and auto top-up
+         * @description `alert_settings`: this eSIM's own usage thresholds and validity warnings, each field replacing its own (null: the organization's again); null drops both. A warning already due under the new settings is sent at once. `auto_top_up`: buy the add-on `top_up_id` from `account_id` each time usage crosses the trigger (`depleted`, or `threshold` at `threshold_pct` of the running package), at most `max_per_month` times per calendar month (UTC); null turns it off. Exactly one top-up per crossing (an order of `type: top_up`, `trigger: auto`, esim.topped_up); an account without funds gives esim.auto_top_up_failed and the next crossing tries again. The add-on must extend a package on this eSIM (`esim_top_up_unavailable`, param `auto_top_up.top_up_id`); the account must be the cardholder's and its currency reachable (param `auto_top_up.account_id`).
          */
         patch: {
             parameters: {
@@ -5123,6 +5131,13 @@ export interface paths {
                      *         "validity_warning_hours": [
                      *           1
                      *         ]
+                     *       },
+                     *       "auto_top_up": {
+                     *         "top_up_id": "topup_01KDVDNA23PK721HE8A7GS31PE",
+                     *         "account_id": "acct_01JD3Q7Y6X5W4V3T2S1R0Q9P8K",
+                     *         "trigger": "threshold",
+                     *         "threshold_pct": 90,
+                     *         "max_per_month": 3
                      *       }
                      *     }
                      */
@@ -5172,6 +5187,14 @@ export interface paths {
                          *         ],
                          *         "validity_warning_hours": null
                          *       },
+                         *       "auto_top_up": {
+                         *         "top_up_id": "topup_01KDVDNA23PK721HE8A7GS31PE",
+                         *         "account_id": "acct_01JD3Q7Y6X5W4V3T2S1R0Q9P8K",
+                         *         "trigger": "threshold",
+                         *         "max_per_month": 3,
+                         *         "threshold_pct": 90,
+                         *         "runs_this_month": 1
+                         *       },
                          *       "created_at": "2026-11-20T15:00:01.000Z",
                          *       "updated_at": "2026-12-03T21:00:00.000Z",
                          *       "activation_code": "LPA:1$smdp.example.com$EXAMPLE-MATCHING-ID",
@@ -5187,11 +5210,20 @@ export interface paths {
                 400: components["responses"]["invalid_request_body__missing_parameter__invalid_parameter__unknown_parameter"];
                 401: components["responses"]["missing_credentials__invalid_access_token"];
                 403: components["responses"]["ip_not_allowed__environment_mismatch__insufficient_scope"];
-                404: components["responses"]["esim_not_found__not_found"];
+                404: components["responses"]["esim_not_found__account_not_found__not_found"];
                 408: components["responses"]["request_timeout"];
                 409: components["responses"]["idempotency_key_reuse__idempotency_request_in_progress"];
                 413: components["responses"]["request_too_large"];
-                422: components["responses"]["esim_invalid_state"];
+                /** @description Error codes: `esim_invalid_state`, `esim_top_up_unavailable`, `account_cardholder_mismatch`, `currency_mismatch` */
+                422: {
+                    headers: {
+                        "Svc-Request-Id": components["headers"]["Svc-Request-Id"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
                 429: components["responses"]["rate_limited"];
                 431: components["responses"]["request_header_too_large"];
                 500: components["responses"]["internal_error"];
@@ -5272,6 +5304,14 @@ export interface paths {
                          *           100
                          *         ],
                          *         "validity_warning_hours": null
+                         *       },
+                         *       "auto_top_up": {
+                         *         "top_up_id": "topup_01KDVDNA23PK721HE8A7GS31PE",
+                         *         "account_id": "acct_01JD3Q7Y6X5W4V3T2S1R0Q9P8K",
+                         *         "trigger": "threshold",
+                         *         "max_per_month": 3,
+                         *         "threshold_pct": 90,
+                         *         "runs_this_month": 1
                          *       },
                          *       "created_at": "2026-11-20T15:00:01.000Z",
                          *       "updated_at": "2026-12-03T21:00:00.000Z",
@@ -5387,6 +5427,14 @@ export interface paths {
                          *         ],
                          *         "validity_warning_hours": null
                          *       },
+                         *       "auto_top_up": {
+                         *         "top_up_id": "topup_01KDVDNA23PK721HE8A7GS31PE",
+                         *         "account_id": "acct_01JD3Q7Y6X5W4V3T2S1R0Q9P8K",
+                         *         "trigger": "threshold",
+                         *         "max_per_month": 3,
+                         *         "threshold_pct": 90,
+                         *         "runs_this_month": 1
+                         *       },
                          *       "created_at": "2026-11-20T15:00:01.000Z",
                          *       "updated_at": "2026-12-03T21:00:00.000Z",
                          *       "activation_code": "LPA:1$smdp.example.com$EXAMPLE-MATCHING-ID",
@@ -5492,6 +5540,14 @@ export interface paths {
                          *           100
                          *         ],
                          *         "validity_warning_hours": null
+                         *       },
+                         *       "auto_top_up": {
+                         *         "top_up_id": "topup_01KDVDNA23PK721HE8A7GS31PE",
+                         *         "account_id": "acct_01JD3Q7Y6X5W4V3T2S1R0Q9P8K",
+                         *         "trigger": "threshold",
+                         *         "max_per_month": 3,
+                         *         "threshold_pct": 90,
+                         *         "runs_this_month": 1
                          *       },
                          *       "created_at": "2026-11-20T15:00:01.000Z",
                          *       "updated_at": "2026-12-03T21:00:00.000Z",
@@ -5630,16 +5686,7 @@ export interface paths {
                 401: components["responses"]["missing_credentials__invalid_access_token"];
                 402: components["responses"]["insufficient_funds"];
                 403: components["responses"]["ip_not_allowed__environment_mismatch__insufficient_scope"];
-                /** @description Error codes: `esim_not_found`, `account_not_found`, `not_found` */
-                404: {
-                    headers: {
-                        "Svc-Request-Id": components["headers"]["Svc-Request-Id"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
+                404: components["responses"]["esim_not_found__account_not_found__not_found"];
                 408: components["responses"]["request_timeout"];
                 409: components["responses"]["esim_order_reference_exists__idempotency_key_reuse__idempotency_request_in_progress"];
                 413: components["responses"]["request_too_large"];
@@ -5769,7 +5816,7 @@ export interface paths {
         };
         /**
          * List eSIM orders, newest first
-         * @description Filters: `reference` (recover an order after a timed-out create), `status`, `cardholder_id`. Package orders and top-ups alike.
+         * @description Filters: `reference` (recover an order after a timed-out create), `status`, `cardholder_id`, `trigger` (`auto`: auto top-ups). Package orders and top-ups alike.
          */
         get: {
             parameters: {
@@ -5783,6 +5830,8 @@ export interface paths {
                     /** @description Cursor: the page after it (next_cursor of the previous page). */
                     starting_after?: string;
                     status?: "completed" | "unsettled" | "failed";
+                    /** @description manual: bought through the API or the hosted page; auto: an auto top-up started by the eSIM's usage crossing its trigger */
+                    trigger?: "manual" | "auto";
                 };
                 header?: never;
                 path?: never;
@@ -7922,6 +7971,14 @@ export interface paths {
                          *         ],
                          *         "validity_warning_hours": null
                          *       },
+                         *       "auto_top_up": {
+                         *         "top_up_id": "topup_01KDVDNA23PK721HE8A7GS31PE",
+                         *         "account_id": "acct_01JD3Q7Y6X5W4V3T2S1R0Q9P8K",
+                         *         "trigger": "threshold",
+                         *         "max_per_month": 3,
+                         *         "threshold_pct": 90,
+                         *         "runs_this_month": 1
+                         *       },
                          *       "created_at": "2026-11-20T15:00:01.000Z",
                          *       "updated_at": "2026-12-03T21:00:00.000Z",
                          *       "activation_code": "LPA:1$smdp.example.com$EXAMPLE-MATCHING-ID",
@@ -8037,6 +8094,14 @@ export interface paths {
                          *         ],
                          *         "validity_warning_hours": null
                          *       },
+                         *       "auto_top_up": {
+                         *         "top_up_id": "topup_01KDVDNA23PK721HE8A7GS31PE",
+                         *         "account_id": "acct_01JD3Q7Y6X5W4V3T2S1R0Q9P8K",
+                         *         "trigger": "threshold",
+                         *         "max_per_month": 3,
+                         *         "threshold_pct": 90,
+                         *         "runs_this_month": 1
+                         *       },
                          *       "created_at": "2026-11-20T15:00:01.000Z",
                          *       "updated_at": "2026-12-03T21:00:00.000Z",
                          *       "activation_code": "LPA:1$smdp.example.com$EXAMPLE-MATCHING-ID",
@@ -8147,6 +8212,14 @@ export interface paths {
                          *           100
                          *         ],
                          *         "validity_warning_hours": null
+                         *       },
+                         *       "auto_top_up": {
+                         *         "top_up_id": "topup_01KDVDNA23PK721HE8A7GS31PE",
+                         *         "account_id": "acct_01JD3Q7Y6X5W4V3T2S1R0Q9P8K",
+                         *         "trigger": "threshold",
+                         *         "max_per_month": 3,
+                         *         "threshold_pct": 90,
+                         *         "runs_this_month": 1
                          *       },
                          *       "created_at": "2026-11-20T15:00:01.000Z",
                          *       "updated_at": "2026-12-03T21:00:00.000Z",
@@ -10710,6 +10783,8 @@ export interface components {
             alert_settings: components["schemas"]["EsimAlertOverrides"] | null;
             /** @description One-tap install on Android */
             android_install_url: string;
+            /** @description Auto top-up from stored value; null: off (`PATCH /v1/esim/esims/{id}`) */
+            auto_top_up: components["schemas"]["EsimAutoTopUp"] | null;
             cardholder_id: string | null;
             /** @description Where the device is attached now (three-letter code), as the network last reported it; null until then */
             country: string | null;
@@ -10804,6 +10879,43 @@ export interface components {
             /** @description Hours before the validity ends (1–720), descending (the order they fire), no duplicates: each emits esim.validity_expiring once ([] sends none) */
             validity_warning_hours: number[];
         };
+        /**
+         * EsimAutoTopUp
+         * @description Buys `top_up_id` from `account_id` once each time usage crosses the trigger
+         */
+        EsimAutoTopUp: {
+            /** @description The account debited (the eSIM's cardholder's), converting when it holds another currency */
+            account_id: string;
+            /** @description At most this many auto top-ups per calendar month (UTC) */
+            max_per_month: number;
+            /** @description Auto top-ups run this calendar month (UTC), failed ones not counted */
+            runs_this_month: number;
+            /** @description With trigger threshold: percent of the running package; null otherwise */
+            threshold_pct: number | null;
+            /** @description topup_ id of the add-on bought: an add-on of a package on this eSIM */
+            top_up_id: string;
+            /**
+             * @description depleted: when the running package has no data left; threshold: when usage crosses `threshold_pct` of the running package
+             * @enum {string}
+             */
+            trigger: "depleted" | "threshold";
+        };
+        /** EsimAutoTopUpRequest */
+        EsimAutoTopUpRequest: {
+            /** @description The account debited (the eSIM's cardholder's), converting when it holds another currency */
+            account_id: string;
+            /** @description At most this many auto top-ups per calendar month (UTC) */
+            max_per_month: number;
+            /** @description Required with trigger threshold (1–100); not taken with depleted */
+            threshold_pct?: number;
+            /** @description topup_ id of the add-on bought: an add-on of a package on this eSIM */
+            top_up_id: string;
+            /**
+             * @description depleted: when the running package has no data left; threshold: when usage crosses `threshold_pct` of the running package
+             * @enum {string}
+             */
+            trigger: "depleted" | "threshold";
+        };
         /** EsimH5Link */
         EsimH5Link: {
             allow_purchases: boolean;
@@ -10842,6 +10954,7 @@ export interface components {
          *       "id": "esord_01JD3QG2H3J4K5M6N7P8Q9R0S1",
          *       "object": "esim_order",
          *       "type": "package",
+         *       "trigger": "manual",
          *       "status": "completed",
          *       "package_id": "pkg_01KDVDNA1897EMTK3K6K4N7SK1",
          *       "top_up_id": null,
@@ -10910,6 +11023,11 @@ export interface components {
             /** @enum {string} */
             status: "completed" | "unsettled" | "failed";
             top_up_id: string | null;
+            /**
+             * @description manual: bought through the API or the hosted page; auto: an auto top-up started by the eSIM's usage crossing its trigger
+             * @enum {string}
+             */
+            trigger: "manual" | "auto";
             /** @enum {string} */
             type: "package" | "top_up";
             /** Format: date-time */
@@ -11030,6 +11148,14 @@ export interface components {
          *         ],
          *         "validity_warning_hours": null
          *       },
+         *       "auto_top_up": {
+         *         "top_up_id": "topup_01KDVDNA23PK721HE8A7GS31PE",
+         *         "account_id": "acct_01JD3Q7Y6X5W4V3T2S1R0Q9P8K",
+         *         "trigger": "threshold",
+         *         "max_per_month": 3,
+         *         "threshold_pct": 90,
+         *         "runs_this_month": 1
+         *       },
          *       "created_at": "2026-11-20T15:00:01.000Z",
          *       "updated_at": "2026-12-03T21:00:00.000Z"
          *     }
@@ -11037,6 +11163,8 @@ export interface components {
         EsimSummary: {
             /** @description This eSIM's own alert settings; null: the organization's (`GET /v1/esim/alert_settings`) */
             alert_settings: components["schemas"]["EsimAlertOverrides"] | null;
+            /** @description Auto top-up from stored value; null: off (`PATCH /v1/esim/esims/{id}`) */
+            auto_top_up: components["schemas"]["EsimAutoTopUp"] | null;
             cardholder_id: string | null;
             /** @description Where the device is attached now (three-letter code), as the network last reported it; null until then */
             country: string | null;
@@ -11163,6 +11291,8 @@ export interface components {
                 /** @description Hours before the validity ends (1–720), descending (the order they fire), no duplicates: each emits esim.validity_expiring once ([] sends none) */
                 validity_warning_hours?: number[] | null;
             } | null;
+            /** @description Auto top-up from stored value: replaces the settings (the month's count is kept); null turns it off */
+            auto_top_up?: components["schemas"]["EsimAutoTopUpRequest"] | null;
         };
         /** EsimUsageReportBatch */
         EsimUsageReportBatch: {
@@ -11230,6 +11360,8 @@ export interface components {
                 };
                 /** @description Where it was before; null at its first attachment. Only on esim.country_changed. */
                 previous_country?: string | null;
+                /** @description insufficient_funds, account_blocked, account_not_found, account_not_provisioned, currency_mismatch, top_up_unavailable, max_per_month_reached or provisioning_failed. Only on esim.auto_top_up_failed. */
+                reason?: string;
                 /** @description the reveal session, `crs_…`, whose page was viewed. Only on card.details_viewed. */
                 reveal_session_id?: string;
                 /** @description The threshold reached, in percent of the package. Only on esim.usage_threshold_reached. */
@@ -11245,7 +11377,7 @@ export interface components {
              * @description What happened, e.g. cardholder.created. Every type, what emits it and an example: the event catalogue (/docs/guides/event-catalogue).
              * @enum {string}
              */
-            type: "cardholder.created" | "cardholder.updated" | "cardholder.kyc_updated" | "account.created" | "account.provisioned" | "account.credited" | "account.debited" | "account.blocked" | "account.unblocked" | "card.created" | "card.issued" | "card.activated" | "card.frozen" | "card.unfrozen" | "card.closed" | "card.replaced" | "card.expired" | "card.pin_set" | "card.shipped" | "authorization_rule.created" | "authorization_rule.updated" | "authorization_rule.deleted" | "card.details_viewed" | "authorization.created" | "authorization.updated" | "transaction.created" | "transaction.updated" | "dispute.created" | "dispute.updated" | "network_token.created" | "network_token.updated" | "authentication.created" | "authentication.updated" | "esim_order.created" | "esim_order.settled" | "esim_order.failed" | "esim.topped_up" | "esim.low_data" | "esim.depleted" | "esim.usage_threshold_reached" | "esim.validity_expiring" | "esim.expired" | "esim.installed" | "esim.first_used" | "esim.country_changed" | "esim.canceled" | "esim.updated" | "webhook_endpoint.disabled" | "webhook_endpoint.test";
+            type: "cardholder.created" | "cardholder.updated" | "cardholder.kyc_updated" | "account.created" | "account.provisioned" | "account.credited" | "account.debited" | "account.blocked" | "account.unblocked" | "card.created" | "card.issued" | "card.activated" | "card.frozen" | "card.unfrozen" | "card.closed" | "card.replaced" | "card.expired" | "card.pin_set" | "card.shipped" | "authorization_rule.created" | "authorization_rule.updated" | "authorization_rule.deleted" | "card.details_viewed" | "authorization.created" | "authorization.updated" | "transaction.created" | "transaction.updated" | "dispute.created" | "dispute.updated" | "network_token.created" | "network_token.updated" | "authentication.created" | "authentication.updated" | "esim_order.created" | "esim_order.settled" | "esim_order.failed" | "esim.topped_up" | "esim.auto_top_up_failed" | "esim.low_data" | "esim.depleted" | "esim.usage_threshold_reached" | "esim.validity_expiring" | "esim.expired" | "esim.installed" | "esim.first_used" | "esim.country_changed" | "esim.canceled" | "esim.updated" | "webhook_endpoint.disabled" | "webhook_endpoint.test";
         };
         /** EventList */
         EventList: {
@@ -12441,7 +12573,7 @@ export interface components {
              */
             disabled_reason: "failing" | "manual" | null;
             /** @description Event types to receive: `*` (every type), a prefix wildcard such as `card.*` (every type of the prefix, including types added later) or an exact type. The event catalogue (/docs/guides/event-catalogue) lists what emits each type. */
-            enabled_events: ("*" | "cardholder.*" | "account.*" | "card.*" | "authorization_rule.*" | "authorization.*" | "transaction.*" | "dispute.*" | "network_token.*" | "authentication.*" | "esim_order.*" | "esim.*" | "webhook_endpoint.*" | "cardholder.created" | "cardholder.updated" | "cardholder.kyc_updated" | "account.created" | "account.provisioned" | "account.credited" | "account.debited" | "account.blocked" | "account.unblocked" | "card.created" | "card.issued" | "card.activated" | "card.frozen" | "card.unfrozen" | "card.closed" | "card.replaced" | "card.expired" | "card.pin_set" | "card.shipped" | "authorization_rule.created" | "authorization_rule.updated" | "authorization_rule.deleted" | "card.details_viewed" | "authorization.created" | "authorization.updated" | "transaction.created" | "transaction.updated" | "dispute.created" | "dispute.updated" | "network_token.created" | "network_token.updated" | "authentication.created" | "authentication.updated" | "esim_order.created" | "esim_order.settled" | "esim_order.failed" | "esim.topped_up" | "esim.low_data" | "esim.depleted" | "esim.usage_threshold_reached" | "esim.validity_expiring" | "esim.expired" | "esim.installed" | "esim.first_used" | "esim.country_changed" | "esim.canceled" | "esim.updated" | "webhook_endpoint.disabled" | "webhook_endpoint.test")[];
+            enabled_events: ("*" | "cardholder.*" | "account.*" | "card.*" | "authorization_rule.*" | "authorization.*" | "transaction.*" | "dispute.*" | "network_token.*" | "authentication.*" | "esim_order.*" | "esim.*" | "webhook_endpoint.*" | "cardholder.created" | "cardholder.updated" | "cardholder.kyc_updated" | "account.created" | "account.provisioned" | "account.credited" | "account.debited" | "account.blocked" | "account.unblocked" | "card.created" | "card.issued" | "card.activated" | "card.frozen" | "card.unfrozen" | "card.closed" | "card.replaced" | "card.expired" | "card.pin_set" | "card.shipped" | "authorization_rule.created" | "authorization_rule.updated" | "authorization_rule.deleted" | "card.details_viewed" | "authorization.created" | "authorization.updated" | "transaction.created" | "transaction.updated" | "dispute.created" | "dispute.updated" | "network_token.created" | "network_token.updated" | "authentication.created" | "authentication.updated" | "esim_order.created" | "esim_order.settled" | "esim_order.failed" | "esim.topped_up" | "esim.auto_top_up_failed" | "esim.low_data" | "esim.depleted" | "esim.usage_threshold_reached" | "esim.validity_expiring" | "esim.expired" | "esim.installed" | "esim.first_used" | "esim.country_changed" | "esim.canceled" | "esim.updated" | "webhook_endpoint.disabled" | "webhook_endpoint.test")[];
             /**
              * Format: date-time
              * @description Start of the current run of failed deliveries (the first failure since the last success); null while healthy. After 72 hours of failures without a success the endpoint is disabled.
@@ -12466,7 +12598,7 @@ export interface components {
         WebhookEndpointCreateRequest: {
             description?: string | null;
             /** @description Event types to receive: `*` (every type), a prefix wildcard such as `card.*` (every type of the prefix, including types added later) or an exact type. The event catalogue (/docs/guides/event-catalogue) lists what emits each type. Duplicates are dropped. */
-            enabled_events: ("*" | "cardholder.*" | "account.*" | "card.*" | "authorization_rule.*" | "authorization.*" | "transaction.*" | "dispute.*" | "network_token.*" | "authentication.*" | "esim_order.*" | "esim.*" | "webhook_endpoint.*" | "cardholder.created" | "cardholder.updated" | "cardholder.kyc_updated" | "account.created" | "account.provisioned" | "account.credited" | "account.debited" | "account.blocked" | "account.unblocked" | "card.created" | "card.issued" | "card.activated" | "card.frozen" | "card.unfrozen" | "card.closed" | "card.replaced" | "card.expired" | "card.pin_set" | "card.shipped" | "authorization_rule.created" | "authorization_rule.updated" | "authorization_rule.deleted" | "card.details_viewed" | "authorization.created" | "authorization.updated" | "transaction.created" | "transaction.updated" | "dispute.created" | "dispute.updated" | "network_token.created" | "network_token.updated" | "authentication.created" | "authentication.updated" | "esim_order.created" | "esim_order.settled" | "esim_order.failed" | "esim.topped_up" | "esim.low_data" | "esim.depleted" | "esim.usage_threshold_reached" | "esim.validity_expiring" | "esim.expired" | "esim.installed" | "esim.first_used" | "esim.country_changed" | "esim.canceled" | "esim.updated" | "webhook_endpoint.disabled" | "webhook_endpoint.test")[];
+            enabled_events: ("*" | "cardholder.*" | "account.*" | "card.*" | "authorization_rule.*" | "authorization.*" | "transaction.*" | "dispute.*" | "network_token.*" | "authentication.*" | "esim_order.*" | "esim.*" | "webhook_endpoint.*" | "cardholder.created" | "cardholder.updated" | "cardholder.kyc_updated" | "account.created" | "account.provisioned" | "account.credited" | "account.debited" | "account.blocked" | "account.unblocked" | "card.created" | "card.issued" | "card.activated" | "card.frozen" | "card.unfrozen" | "card.closed" | "card.replaced" | "card.expired" | "card.pin_set" | "card.shipped" | "authorization_rule.created" | "authorization_rule.updated" | "authorization_rule.deleted" | "card.details_viewed" | "authorization.created" | "authorization.updated" | "transaction.created" | "transaction.updated" | "dispute.created" | "dispute.updated" | "network_token.created" | "network_token.updated" | "authentication.created" | "authentication.updated" | "esim_order.created" | "esim_order.settled" | "esim_order.failed" | "esim.topped_up" | "esim.auto_top_up_failed" | "esim.low_data" | "esim.depleted" | "esim.usage_threshold_reached" | "esim.validity_expiring" | "esim.expired" | "esim.installed" | "esim.first_used" | "esim.country_changed" | "esim.canceled" | "esim.updated" | "webhook_endpoint.disabled" | "webhook_endpoint.test")[];
             /** @description HTTPS URL on a publicly resolvable host (invalid_webhook_url otherwise); a local `npm start` sandbox also accepts http:// to your own machine */
             url: string;
         };
@@ -12499,7 +12631,7 @@ export interface components {
         WebhookEndpointUpdateRequest: {
             description?: string | null;
             /** @description Event types to receive: `*` (every type), a prefix wildcard such as `card.*` (every type of the prefix, including types added later) or an exact type. The event catalogue (/docs/guides/event-catalogue) lists what emits each type. Duplicates are dropped. */
-            enabled_events?: ("*" | "cardholder.*" | "account.*" | "card.*" | "authorization_rule.*" | "authorization.*" | "transaction.*" | "dispute.*" | "network_token.*" | "authentication.*" | "esim_order.*" | "esim.*" | "webhook_endpoint.*" | "cardholder.created" | "cardholder.updated" | "cardholder.kyc_updated" | "account.created" | "account.provisioned" | "account.credited" | "account.debited" | "account.blocked" | "account.unblocked" | "card.created" | "card.issued" | "card.activated" | "card.frozen" | "card.unfrozen" | "card.closed" | "card.replaced" | "card.expired" | "card.pin_set" | "card.shipped" | "authorization_rule.created" | "authorization_rule.updated" | "authorization_rule.deleted" | "card.details_viewed" | "authorization.created" | "authorization.updated" | "transaction.created" | "transaction.updated" | "dispute.created" | "dispute.updated" | "network_token.created" | "network_token.updated" | "authentication.created" | "authentication.updated" | "esim_order.created" | "esim_order.settled" | "esim_order.failed" | "esim.topped_up" | "esim.low_data" | "esim.depleted" | "esim.usage_threshold_reached" | "esim.validity_expiring" | "esim.expired" | "esim.installed" | "esim.first_used" | "esim.country_changed" | "esim.canceled" | "esim.updated" | "webhook_endpoint.disabled" | "webhook_endpoint.test")[];
+            enabled_events?: ("*" | "cardholder.*" | "account.*" | "card.*" | "authorization_rule.*" | "authorization.*" | "transaction.*" | "dispute.*" | "network_token.*" | "authentication.*" | "esim_order.*" | "esim.*" | "webhook_endpoint.*" | "cardholder.created" | "cardholder.updated" | "cardholder.kyc_updated" | "account.created" | "account.provisioned" | "account.credited" | "account.debited" | "account.blocked" | "account.unblocked" | "card.created" | "card.issued" | "card.activated" | "card.frozen" | "card.unfrozen" | "card.closed" | "card.replaced" | "card.expired" | "card.pin_set" | "card.shipped" | "authorization_rule.created" | "authorization_rule.updated" | "authorization_rule.deleted" | "card.details_viewed" | "authorization.created" | "authorization.updated" | "transaction.created" | "transaction.updated" | "dispute.created" | "dispute.updated" | "network_token.created" | "network_token.updated" | "authentication.created" | "authentication.updated" | "esim_order.created" | "esim_order.settled" | "esim_order.failed" | "esim.topped_up" | "esim.auto_top_up_failed" | "esim.low_data" | "esim.depleted" | "esim.usage_threshold_reached" | "esim.validity_expiring" | "esim.expired" | "esim.installed" | "esim.first_used" | "esim.country_changed" | "esim.canceled" | "esim.updated" | "webhook_endpoint.disabled" | "webhook_endpoint.test")[];
             /** @enum {string} */
             status?: "enabled" | "disabled";
             /** @description HTTPS URL on a publicly resolvable host (invalid_webhook_url otherwise); a local `npm start` sandbox also accepts http:// to your own machine */
@@ -12699,6 +12831,16 @@ export interface components {
         };
         /** @description Error codes: `esim_invalid_state`, `operation_unsupported` */
         esim_invalid_state__operation_unsupported: {
+            headers: {
+                "Svc-Request-Id": components["headers"]["Svc-Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description Error codes: `esim_not_found`, `account_not_found`, `not_found` */
+        esim_not_found__account_not_found__not_found: {
             headers: {
                 "Svc-Request-Id": components["headers"]["Svc-Request-Id"];
                 [name: string]: unknown;

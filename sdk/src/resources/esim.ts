@@ -40,13 +40,24 @@ export class Esims extends Resource {
   retrieve(id: string, options?: RequestOptions): Promised<Schemas['Esim']> {
     return this.get(path`/v1/esim/esims/${id}`, undefined, options)
   }
-  /** The eSIM's own alert settings (and, on the way, its other settings). */
+  /** The eSIM's own alert settings and its auto top-up (each field given replaces its own). */
   update(
     id: string,
     params: Body<'/v1/esim/esims/{esim_id}', 'patch'>,
     options?: RequestOptions,
   ): Promised<Schemas['Esim']> {
     return this.patch(path`/v1/esim/esims/${id}`, params, options)
+  }
+  /**
+   * Auto top-up from stored value: buys `top_up_id` from `account_id` once each time usage crosses the trigger, at most
+   * `max_per_month` times a month; `null` turns it off (`PATCH` with `auto_top_up`).
+   */
+  setAutoTopUp(
+    id: string,
+    autoTopUp: NonNullable<Body<'/v1/esim/esims/{esim_id}', 'patch'>['auto_top_up']> | null,
+    options?: RequestOptions,
+  ): Promised<Schemas['Esim']> {
+    return this.patch(path`/v1/esim/esims/${id}`, { auto_top_up: autoTopUp }, options)
   }
   /** Cancels an eSIM never installed nor used; its orders are refunded. */
   cancel(id: string, options?: RequestOptions): Promised<Schemas['Esim']> {

@@ -15,7 +15,7 @@ export function esimSummaryJson(alias: string, now: Date): RawBuilder<unknown> {
     'cardholder_id', ${col('cardholder_id')}, 'order_id', ${col('order_id')}, 'country', ${col('country')},
     'packages', ${bundlesJson(col('id'), now)},
     'installed_at', ${iso('installed_at')}, 'first_used_at', ${iso('first_used_at')}, 'valid_until', ${iso('valid_until')},
-    'alert_settings', ${alertSettingsJson(alias)},
+    'alert_settings', ${alertSettingsJson(alias)}, 'auto_top_up', ${autoTopUpJson(alias, now)},
     'created_at', ${iso('created_at')}, 'updated_at', ${iso('updated_at')})`
 }
 
@@ -25,6 +25,16 @@ function alertSettingsJson(alias: string): RawBuilder<unknown> {
   const hours = sql.ref(`${alias}.validity_warning_hours`)
   return sql`CASE WHEN ${usage} IS NULL AND ${hours} IS NULL THEN NULL
     ELSE json_build_object('usage_thresholds_pct', to_json(${usage}), 'validity_warning_hours', to_json(${hours})) END`
+}
+
+/** The eSIM's auto top-up, null when off (`presentAutoTopUp`): this month's runs (UTC), 0 in another month. */
+function autoTopUpJson(alias: string, now: Date): RawBuilder<unknown> {
+  const col = (c: string) => sql.ref(`${alias}.auto_top_up_${c}`)
+  const month = now.toISOString().slice(0, 7)
+  return sql`CASE WHEN ${col('id')} IS NULL THEN NULL ELSE json_build_object(
+    'top_up_id', ${col('id')}, 'account_id', ${col('account_id')}, 'trigger', ${col('trigger')},
+    'max_per_month', ${col('max_per_month')}, 'threshold_pct', ${col('threshold_pct')},
+    'runs_this_month', CASE WHEN ${col('month')} = ${month} THEN ${col('runs')} ELSE 0 END) END`
 }
 
 /** `presentBundle` of every package on the eSIM `esimId`, oldest first (`[]` without one). */

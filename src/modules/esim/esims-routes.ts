@@ -99,13 +99,29 @@ export function registerEsimRoutes(base: FastifyInstance, deps: AppDeps): void {
   app.patch(
     '/v1/esim/esims/:esim_id',
     {
-      config: { scope: 'esim:write', errors: ['esim_not_found', 'esim_invalid_state'] },
+      config: {
+        scope: 'esim:write',
+        errors: [
+          'esim_not_found',
+          'esim_invalid_state',
+          'esim_top_up_unavailable',
+          'account_not_found',
+          'account_cardholder_mismatch',
+          'currency_mismatch',
+        ],
+      },
       schema: {
         tags,
-        summary: "Change an eSIM's alert settings",
+        summary: "Change an eSIM's alert settings and auto top-up",
         description:
           "`alert_settings`: this eSIM's own usage thresholds and validity warnings, each field replacing its own (null: the " +
-          "organization's again); null drops both. A warning already due under the new settings is sent at once.",
+          "organization's again); null drops both. A warning already due under the new settings is sent at once. " +
+          '`auto_top_up`: buy the add-on `top_up_id` from `account_id` each time usage crosses the trigger (`depleted`, or ' +
+          '`threshold` at `threshold_pct` of the running package), at most `max_per_month` times per calendar month (UTC); null ' +
+          'turns it off. Exactly one top-up per crossing (an order of `type: top_up`, `trigger: auto`, esim.topped_up); an ' +
+          'account without funds gives esim.auto_top_up_failed and the next crossing tries again. The add-on must extend a ' +
+          'package on this eSIM (`esim_top_up_unavailable`, param `auto_top_up.top_up_id`); the account must be the ' +
+          "cardholder's and its currency reachable (param `auto_top_up.account_id`).",
         params: EsimIdParams,
         body: EsimUpdateRequest,
         response: { 200: Esim },

@@ -68,6 +68,7 @@ export function presentEsimSummary(
     first_used_at: iso(row.first_used_at),
     valid_until: iso(row.valid_until),
     alert_settings: presentAlertOverrides(row),
+    auto_top_up: presentAutoTopUp(row, now),
     created_at: iso(row.created_at)!,
     updated_at: iso(row.updated_at)!,
   }
@@ -81,6 +82,36 @@ export function presentAlertOverrides(
   return {
     usage_thresholds_pct: row.usage_thresholds_pct,
     validity_warning_hours: row.validity_warning_hours,
+  }
+}
+
+/** The calendar month (UTC) auto top-ups are counted in: `YYYY-MM`. */
+export function monthOf(at: Date): string {
+  return at.toISOString().slice(0, 7)
+}
+
+/** The eSIM's auto top-up; null when off. The runs counted are this month's (another month's count reads 0). */
+export function presentAutoTopUp(
+  row: Pick<
+    repo.EsimRow,
+    | 'auto_top_up_id'
+    | 'auto_top_up_account_id'
+    | 'auto_top_up_trigger'
+    | 'auto_top_up_threshold_pct'
+    | 'auto_top_up_max_per_month'
+    | 'auto_top_up_month'
+    | 'auto_top_up_runs'
+  >,
+  now: Date,
+): EsimSummaryView['auto_top_up'] {
+  if (row.auto_top_up_id === null) return null
+  return {
+    top_up_id: row.auto_top_up_id,
+    account_id: row.auto_top_up_account_id!,
+    trigger: row.auto_top_up_trigger as 'depleted' | 'threshold',
+    max_per_month: row.auto_top_up_max_per_month!,
+    threshold_pct: row.auto_top_up_threshold_pct,
+    runs_this_month: row.auto_top_up_month === monthOf(now) ? row.auto_top_up_runs : 0,
   }
 }
 

@@ -25,6 +25,7 @@ export type {
 export { InventoryCsvError, parseInventoryCsv } from './inventory-csv.js'
 export type { SaleStatus } from './types.js'
 export { listEsims, retrieveEsim } from './esims-service.js'
+export { updateEsim } from './lifecycle-service.js'
 export { recordUsage } from './usage.js'
 export type { EsimSummaryView } from './esims-service.js'
 export { requireOrder, retrieveOrder } from './orders-service.js'

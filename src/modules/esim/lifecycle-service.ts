@@ -8,6 +8,8 @@ import { requireOwned } from '../../http/ownership.js'
 import { emit, type EventDetails, type EventType } from '../events/index.js'
 import { checkAlertLists } from './alerts.js'
 import { setEsimAlertOverrides } from './alerts-repo.js'
+import { checkAutoTopUp } from './auto-top-up.js'
+import { setAutoTopUp } from './auto-top-up-repo.js'
 import * as repo from './esims-repo.js'
 import { presentEsim, presentEsimSummary, requireEsim, type EsimView } from './esims-service.js'
 import type { EsimUpdateRequest } from './schemas.js'
@@ -46,7 +48,8 @@ async function present(trx: Db, esimId: string, now: Date): Promise<EsimView> {
 /**
  * `PATCH /v1/esim/esims/{id}`: the eSIM's own alert settings (each field given replaces its own; null drops both).
  * New warning hours apply at once: a warning already due is sent now; new usage thresholds already passed are
- * announced at the next usage report.
+ * announced at the next usage report. `auto_top_up` replaces the auto top-up settings (null: off); they apply from
+ * the next crossing of the trigger.
  */
 export async function updateEsim(
   deps: AppDeps,
@@ -56,10 +59,15 @@ export async function updateEsim(
 ): Promise<EsimView> {
   const esim = await requireEsim(deps.db, ctx, esimId)
   if (body.alert_settings) checkAlertLists(body.alert_settings, 'alert_settings.')
+  const autoTopUp =
+    body.auto_top_up === undefined || body.auto_top_up === null
+      ? body.auto_top_up
+      : await checkAutoTopUp(deps, ctx, esim, body.auto_top_up)
   const now = deps.clock.now()
   return withTx(deps.db, async (trx) => {
     const locked = await lockOwnedEsim(trx, ctx, esim.id)
     refuseCanceled(locked)
+    if (autoTopUp !== undefined) await setAutoTopUp(trx, locked.id, autoTopUp, now)
     if (body.alert_settings !== undefined) {
       await setEsimAlertOverrides(
         trx,

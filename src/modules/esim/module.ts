@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify'
 import type { AppDeps } from '../../app-deps.js'
 import type { ServiceModule } from '../module.js'
+import { AUTO_TOP_UP_JOB, runAutoTopUpJob } from './auto-top-up.js'
 import { registerEsimRoutes } from './esims-routes.js'
 import { registerEsimOperatorRoutes } from './operator-routes.js'
 import { registerPackageAndOrderRoutes } from './routes.js'
@@ -20,6 +21,7 @@ function registerEsim(app: FastifyInstance, deps: AppDeps): void {
 export const esimModule: ServiceModule = {
   name: 'esim',
   routes: registerEsim,
+  jobs: { [AUTO_TOP_UP_JOB]: runAutoTopUpJob },
   schedules: [
     {
       type: SETTLE_SCHEDULE,

@@ -269,6 +269,8 @@ export interface OrderFilters {
   reference?: string
   status?: string
   cardholderId?: string
+  /** `manual` or `auto` (auto top-ups). */
+  trigger?: string
   /** Orders still in flight are listed only when created before this (their create call can no longer answer). */
   inFlightShownBefore: Date
 }
@@ -294,6 +296,8 @@ export async function listOrders(
     )
   if (filters.reference !== undefined) q = q.where('reference', '=', filters.reference)
   if (filters.cardholderId !== undefined) q = q.where('cardholder_id', '=', filters.cardholderId)
+  // `trigger` alone reads `esim_orders_trigger` (auto top-ups are few among bought orders).
+  if (filters.trigger !== undefined) q = q.where('trigger', '=', filters.trigger)
   // An order in flight past its create call's deadline (its process died) reads as unsettled.
   const statuses =
     filters.status === 'unsettled'

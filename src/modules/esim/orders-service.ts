@@ -200,6 +200,7 @@ export async function listOrders(
           reference: query.reference,
           status: query.status,
           cardholderId: query.cardholder_id,
+          trigger: query.trigger,
           inFlightShownBefore: inFlightShownBefore(deps),
         },
         bounds,

@@ -12,6 +12,7 @@ export function presentOrder(row: OrderRow): OrderView {
     id: row.id,
     object: 'esim_order',
     type: row.type as OrderView['type'],
+    trigger: row.trigger as OrderView['trigger'],
     status: (row.status === 'pending' ? 'unsettled' : row.status) as OrderView['status'],
     package_id: row.package_id,
     top_up_id: row.top_up_id,

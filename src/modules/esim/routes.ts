@@ -106,7 +106,8 @@ export function registerPackageAndOrderRoutes(base: FastifyInstance, deps: AppDe
         tags: ['eSIM orders'],
         summary: 'List eSIM orders, newest first',
         description:
-          'Filters: `reference` (recover an order after a timed-out create), `status`, `cardholder_id`. Package orders and top-ups alike.',
+          'Filters: `reference` (recover an order after a timed-out create), `status`, `cardholder_id`, `trigger` (`auto`: auto top-ups). ' +
+          'Package orders and top-ups alike.',
         querystring: OrderListQuery,
         response: { 200: ListEnvelope(EsimOrder, 'EsimOrder') },
       },

@@ -120,6 +120,10 @@ export const EsimTopUp = Type.Object(
 )
 
 export const OrderType = Type.Union([Type.Literal('package'), Type.Literal('top_up')])
+export const OrderTrigger = Type.Union([Type.Literal('manual'), Type.Literal('auto')], {
+  description:
+    "manual: bought through the API or the hosted page; auto: an auto top-up started by the eSIM's usage crossing its trigger",
+})
 export const OrderStatus = Type.Union([
   Type.Literal('completed'),
   Type.Literal('unsettled'),
@@ -131,6 +135,7 @@ export const EsimOrder = Type.Object(
     id: Type.String({ description: 'esord_ id' }),
     object: Type.Literal('esim_order'),
     type: OrderType,
+    trigger: OrderTrigger,
     status: OrderStatus,
     package_id: Type.String(),
     top_up_id: Nullable(Type.String()),
@@ -181,6 +186,7 @@ export const EsimOrder = Type.Object(
         id: 'esord_01JD3QG2H3J4K5M6N7P8Q9R0S1',
         object: 'esim_order',
         type: 'package',
+        trigger: 'manual',
         status: 'completed',
         package_id: 'pkg_01KDVDNA1897EMTK3K6K4N7SK1',
         top_up_id: null,
@@ -233,6 +239,7 @@ export const OrderListQuery = Type.Object(
     reference: Type.Optional(Type.String({ maxLength: 128 })),
     status: Type.Optional(OrderStatus),
     cardholder_id: Type.Optional(Type.String({ maxLength: 64 })),
+    trigger: Type.Optional(OrderTrigger),
   },
   strict,
 )
@@ -300,6 +307,68 @@ export const EsimAlertOverrides = Type.Object(
   },
 )
 
+export const AutoTopUpTrigger = Type.Union([Type.Literal('depleted'), Type.Literal('threshold')], {
+  description:
+    'depleted: when the running package has no data left; threshold: when usage crosses `threshold_pct` of the running package',
+})
+/** Most auto top-ups one eSIM may run in a calendar month. */
+export const MAX_AUTO_TOP_UPS_PER_MONTH = 100
+
+const autoTopUpFields = {
+  top_up_id: Type.String({
+    minLength: 1,
+    maxLength: 64,
+    description: 'topup_ id of the add-on bought: an add-on of a package on this eSIM',
+  }),
+  account_id: Type.String({
+    minLength: 1,
+    maxLength: 64,
+    description:
+      "The account debited (the eSIM's cardholder's), converting when it holds another currency",
+  }),
+  trigger: AutoTopUpTrigger,
+  max_per_month: Type.Integer({
+    minimum: 1,
+    maximum: MAX_AUTO_TOP_UPS_PER_MONTH,
+    description: 'At most this many auto top-ups per calendar month (UTC)',
+  }),
+}
+
+/** An eSIM's auto top-up as it reads. */
+export const EsimAutoTopUp = Type.Object(
+  {
+    ...autoTopUpFields,
+    threshold_pct: Nullable(
+      Type.Integer({
+        minimum: 1,
+        maximum: 100,
+        description: 'With trigger threshold: percent of the running package; null otherwise',
+      }),
+    ),
+    runs_this_month: Type.Integer({
+      description: 'Auto top-ups run this calendar month (UTC), failed ones not counted',
+    }),
+  },
+  {
+    title: 'EsimAutoTopUp',
+    description: 'Buys `top_up_id` from `account_id` once each time usage crosses the trigger',
+  },
+)
+
+export const AutoTopUpRequest = Type.Object(
+  {
+    ...autoTopUpFields,
+    threshold_pct: Type.Optional(
+      Type.Integer({
+        minimum: 1,
+        maximum: 100,
+        description: 'Required with trigger threshold (1–100); not taken with depleted',
+      }),
+    ),
+  },
+  { ...strict, title: 'EsimAutoTopUpRequest' },
+)
+
 const EsimFields = {
   id: Type.String({ description: 'esim_ id' }),
   object: Type.Literal('esim'),
@@ -342,6 +411,9 @@ const EsimFields = {
     description:
       "This eSIM's own alert settings; null: the organization's (`GET /v1/esim/alert_settings`)",
   }),
+  auto_top_up: Type.Union([EsimAutoTopUp, Type.Null()], {
+    description: 'Auto top-up from stored value; null: off (`PATCH /v1/esim/esims/{id}`)',
+  }),
   created_at: Type.String({ format: 'date-time' }),
   updated_at: Type.String({ format: 'date-time' }),
 }
@@ -373,6 +445,14 @@ const ESIM_SUMMARY_EXAMPLE = {
   first_used_at: '2026-12-01T06:40:00.000Z',
   valid_until: '2026-12-31T06:40:00.000Z',
   alert_settings: { usage_thresholds_pct: [50, 80, 90, 100], validity_warning_hours: null },
+  auto_top_up: {
+    top_up_id: 'topup_01KDVDNA23PK721HE8A7GS31PE',
+    account_id: 'acct_01JD3Q7Y6X5W4V3T2S1R0Q9P8K',
+    trigger: 'threshold',
+    max_per_month: 3,
+    threshold_pct: 90,
+    runs_this_month: 1,
+  },
   created_at: '2026-11-20T15:00:01.000Z',
   updated_at: '2026-12-03T21:00:00.000Z',
 }
@@ -450,6 +530,12 @@ export const EsimUpdateRequest = Type.Object(
             "This eSIM's own alert settings: each field given replaces its own (null: the organization's again); null drops both",
         },
       ),
+    ),
+    auto_top_up: Type.Optional(
+      Type.Union([AutoTopUpRequest, Type.Null()], {
+        description:
+          "Auto top-up from stored value: replaces the settings (the month's count is kept); null turns it off",
+      }),
     ),
   },
   { ...strict, title: 'EsimUpdateRequest' },

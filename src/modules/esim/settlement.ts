@@ -5,6 +5,7 @@ import { type ApiError, isApiError } from '../../http/errors.js'
 import { newId } from '../../lib/ids.js'
 import type { ScheduleType } from '../../jobs/types.js'
 import { emit } from '../events/index.js'
+import { settleAutoTopUp } from './auto-top-up.js'
 import { chargeAccount } from './billing.js'
 import { returnProfile } from './inventory.js'
 import * as repo from './orders-repo.js'
@@ -135,6 +136,7 @@ export async function settleOrder(
   const order = await repo.findOrder(deps.db, orderId)
   if (!order || !OPEN.has(order.status)) return order ?? null
   const status = await deps.esimNetwork.orderStatus(orderId)
+  if (order.trigger === 'auto') return settleAutoTopUp(deps, order, status, options.force ?? false)
   if (status === 'unknown') {
     const age = deps.clock.now().getTime() - order.created_at.getTime()
     if (!options.force && age < UNKNOWN_GIVE_UP_MS) return 'retry'

@@ -78,6 +78,10 @@ export interface EsimOrdersTable {
   ledger_entry_id: string | null
   /** When it was refunded (its eSIM canceled): the paying account credited, or the organization not billed. */
   refunded_at: Timestamp | null
+  /** `manual` (a caller bought it) or `auto` (an auto top-up started by a crossing of its trigger). */
+  trigger: string
+  /** An auto top-up: the package (its order id) whose crossing started it; unique, so never two for one crossing. */
+  crossing_order_id: string | null
   created_at: Timestamp
   updated_at: Timestamp
   settled_at: Timestamp | null
@@ -108,6 +112,15 @@ export interface EsimsTable {
   validity_warning_hours: number[] | null
   /** The status a suspended eSIM returns to when resumed. */
   suspended_from: string | null
+  /** Auto top-up settings (all null: off): the add-on bought, the account paying, when, and at most how many a month. */
+  auto_top_up_id: string | null
+  auto_top_up_account_id: string | null
+  auto_top_up_trigger: string | null
+  auto_top_up_threshold_pct: number | null
+  auto_top_up_max_per_month: number | null
+  /** The calendar month (UTC, `YYYY-MM`) `auto_top_up_runs` counts; another month counts 0. */
+  auto_top_up_month: string | null
+  auto_top_up_runs: number
   created_at: Timestamp
   updated_at: Timestamp
 }
@@ -142,6 +155,10 @@ export interface EsimBundlesTable {
   data_used_mb: number
   /** The usage thresholds (percent) this package has announced (`esim.usage_threshold_reached`): each once. */
   alerted_pct: number[]
+  /** When this package's crossing of the eSIM's auto top-up trigger was claimed (once: one top-up per crossing). */
+  auto_top_up_claimed_at: Timestamp | null
+  /** Why the top-up this crossing started bought nothing (`esim.auto_top_up_failed`); the crossing is then done. */
+  auto_top_up_failure: string | null
   activated_at: Timestamp | null
   expires_at: Timestamp | null
   created_at: Timestamp

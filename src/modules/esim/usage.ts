@@ -6,6 +6,7 @@ import type { RequestCtx } from '../../http/context.js'
 import { ApiError } from '../../http/errors.js'
 import type { ScheduleType } from '../../jobs/types.js'
 import { DEFAULT_ALERTS } from './alerts.js'
+import { claimAutoTopUps, runAutoTopUp } from './auto-top-up.js'
 import { emitEsimEvents, type EsimEvent } from './esim-events.js'
 import * as esims from './esims-repo.js'
 import { presentEsim, requireEsim, type EsimView } from './esims-service.js'
@@ -43,13 +44,14 @@ function eventsOf(o: repo.UsageOutcome): EsimEvent[] {
 
 /**
  * Applies usage reports (at most one per eSIM) inside the caller's transaction, set-based: the eSIMs' locks, one
- * statement for every package and eSIM row, one for every event, and the auto top-ups the crossings start.
+ * statement for every package and eSIM row, one for every event, and the auto top-ups the crossings start (claimed
+ * and queued as jobs in this transaction; `auto_top_up_crossing` names the package whose crossing started one).
  */
 export async function applyUsage(
   trx: Db,
   reports: readonly repo.UsageInput[],
   now: Date,
-): Promise<repo.UsageOutcome[]> {
+): Promise<(repo.UsageOutcome & { auto_top_up_crossing?: string })[]> {
   await repo.lockEsims(trx, [...new Set(reports.map((r) => r.esimId))].sort())
   const outcomes = await repo.applyUsageReports(
     trx,
@@ -59,7 +61,12 @@ export async function applyUsage(
   )
   const applied = outcomes.filter((o) => o.applied)
   await emitEsimEvents(trx, applied.flatMap(eventsOf), now)
-  return outcomes
+  const claimed = await claimAutoTopUps(trx, applied, now)
+  if (claimed.length === 0) return outcomes
+  const byEsim = new Map(claimed.map((c) => [c.esim_id, c.crossing_order_id]))
+  return outcomes.map((o) =>
+    o.esim_id && byEsim.has(o.esim_id) ? { ...o, auto_top_up_crossing: byEsim.get(o.esim_id) } : o,
+  )
 }
 
 /** Why a report was not applied, as the single-report route answers it. */
@@ -84,7 +91,8 @@ function refusal(o: repo.UsageOutcome, used: number): ApiError {
  * Sandbox simulator: the device has used `dataUsedMb` of the running package (the oldest one running when
  * top-ups run beside it; a running total, capped at its volume). The same set-based path as the usage sweep, for one
  * report: thresholds, esim.low_data at 80 %, depletion (esim.depleted after esim.low_data when one report crosses
- * both), installation and first use.
+ * both), installation and first use. An auto top-up the report starts runs before the answer (its job, queued too,
+ * then finds it done), so the answer shows the package it added.
  */
 export async function recordUsage(
   deps: AppDeps,
@@ -94,7 +102,7 @@ export async function recordUsage(
 ): Promise<EsimView> {
   const esim = await requireEsim(deps.db, ctx, esimId)
   const now = deps.clock.now()
-  return withTx(deps.db, async (trx) => {
+  const { view, crossing } = await withTx(deps.db, async (trx) => {
     const [outcome] = await applyUsage(
       trx,
       [
@@ -109,8 +117,15 @@ export async function recordUsage(
     )
     if (!outcome.applied) throw refusal(outcome, dataUsedMb)
     const fresh = (await esims.findEsim(trx, esim.id))!
-    return presentEsim(fresh, await esims.bundlesOf(trx, [esim.id]), now)
+    return {
+      view: presentEsim(fresh, await esims.bundlesOf(trx, [esim.id]), now),
+      crossing: outcome.auto_top_up_crossing,
+    }
   })
+  if (crossing === undefined) return view
+  await runAutoTopUp(deps, crossing)
+  const fresh = (await esims.findEsim(deps.db, esim.id))!
+  return presentEsim(fresh, await esims.bundlesOf(deps.db, [esim.id]), deps.clock.now())
 }
 
 /**

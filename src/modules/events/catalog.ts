@@ -293,7 +293,8 @@ export const EVENT_CATALOGUE = {
   'esim_order.created': {
     object: 'esim_order',
     emittedBy:
-      'An order is placed with `POST /v1/esim/orders` (completed, or `unsettled` when the network did not answer in time) or a top-up with `POST /v1/esim/esims/{id}/top_ups`.',
+      'An order is placed with `POST /v1/esim/orders` (completed, or `unsettled` when the network did not answer in time), a top-up with `POST /v1/esim/esims/{id}/top_ups`, ' +
+      'or an auto top-up (`trigger: auto`) runs.',
   },
   'esim_order.settled': {
     object: 'esim_order',
@@ -303,11 +304,29 @@ export const EVENT_CATALOGUE = {
   'esim_order.failed': {
     object: 'esim_order',
     emittedBy:
-      'Settlement fails an unsettled order (the `esim.settle_orders` job, or `POST /v1/simulate/esim/orders/{id}/settle`); nothing is charged.',
+      'Settlement fails an unsettled order (the `esim.settle_orders` job, or `POST /v1/simulate/esim/orders/{id}/settle`), or the network fails an auto top-up; ' +
+      'nothing is charged (an auto top-up is credited back).',
   },
   'esim.topped_up': {
     object: 'esim',
-    emittedBy: 'A top-up adds a package to the eSIM (`POST /v1/esim/esims/{id}/top_ups`).',
+    emittedBy:
+      'A top-up adds a package to the eSIM (`POST /v1/esim/esims/{id}/top_ups`, or an auto top-up when usage crosses its trigger).',
+  },
+  'esim.auto_top_up_failed': {
+    object: 'esim',
+    emittedBy:
+      "Usage crossed the eSIM's auto top-up trigger (`PATCH /v1/esim/esims/{id}` `auto_top_up`) but no top-up ran: the account " +
+      'lacks funds or refused, the monthly cap is reached, the add-on is no longer accepted, or the network failed it (the ' +
+      'debit credited back). The next crossing tries again.',
+    details: {
+      reason: {
+        type: 'string',
+        description:
+          'insufficient_funds, account_blocked, account_not_found, account_not_provisioned, currency_mismatch, ' +
+          'top_up_unavailable, max_per_month_reached or provisioning_failed',
+        example: 'insufficient_funds',
+      },
+    },
   },
   'esim.low_data': {
     object: 'esim',

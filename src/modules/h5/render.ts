@@ -145,6 +145,17 @@ function offerForm(card: EsimCard, offer: TopUpView, forms: Forms): Html {
 <button class="btn small primary" type="submit">Add for ${formatMoney(offer.price, offer.currency)}</button></form>`
 }
 
+/** Whether data is added on its own (auto top-up from the traveller's account), in one line. */
+function autoTopUpNote(esim: EsimView): Html {
+  const auto = esim.auto_top_up
+  if (!auto) return html``
+  const when =
+    auto.trigger === 'depleted'
+      ? 'when your data runs out'
+      : `when you have used ${auto.threshold_pct} % of your data`
+  return html`<p class="muted auto-top-up">Auto top-up is on: more data is added ${when}.</p>`
+}
+
 /** `forms`: null unless the page sells (allow_purchases). */
 function esimCard(card: EsimCard, forms: Forms | null, now: Date): Html {
   const { esim } = card
@@ -157,6 +168,7 @@ function esimCard(card: EsimCard, forms: Forms | null, now: Date): Html {
 <div class="card-head"><div><h3>${title}</h3><p class="muted">ICCID ${esim.iccid.replace(/(\d{4})(?=\d)/g, '$1 ')}</p></div>
 <span class="pill ${esim.status}">${STATUS_LABEL[esim.status] ?? esim.status}</span></div>
 ${esim.packages.map((p) => packageBlock(p, now, esim.packages.length > 1))}
+${autoTopUpNote(esim)}
 <div class="install"><a class="btn primary" href="${esim.ios_install_url}" rel="noreferrer">Install on iPhone</a>
 <a class="btn" href="${esim.android_install_url}" rel="noreferrer">Install on Android</a></div>
 <figure class="qr"><div class="qr-code" role="img" aria-label="QR code to install this eSIM">${raw(card.qrSvg)}</div>

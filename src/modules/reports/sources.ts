@@ -64,6 +64,8 @@ const esimOrders: ReportSource<OrderView> = {
   columns: [
     { name: 'id', value: (r) => r.id },
     { name: 'type', value: (r) => r.type },
+    // manual: bought by a caller; auto: an auto top-up from stored value.
+    { name: 'trigger', value: (r) => r.trigger },
     { name: 'status', value: (r) => r.status },
     { name: 'package_id', value: (r) => r.package_id },
     { name: 'top_up_id', value: (r) => r.top_up_id },

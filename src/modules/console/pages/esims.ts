@@ -2,12 +2,24 @@ import type { FastifyReply } from 'fastify'
 import type { ApiError } from '../../../http/errors.js'
 import {
   listEsims,
+  offersForEsim,
   recordUsage,
   retrieveEsim,
+  updateEsim,
   type EsimSummaryView,
   type EsimView,
+  type TopUpView,
 } from '../../esim/index.js'
-import { cursorPager, details, field, formatTime, getForm, postForm, table } from '../components.js'
+import {
+  cursorPager,
+  details,
+  field,
+  formatTime,
+  getForm,
+  postForm,
+  selectField,
+  table,
+} from '../components.js'
 import { html, type Html } from '../../../lib/html.js'
 import type { ConsolePage, PageContext } from '../router.js'
 import { volume } from './esim-orders.js'
@@ -55,6 +67,110 @@ function packagesTable(packages: readonly Bundle[]): Html {
       },
     ],
   })
+}
+
+/** What a person typed in the auto top-up form, shown again with a refusal. */
+type AutoTopUpTyped = Record<
+  'top_up_id' | 'account_id' | 'trigger' | 'threshold_pct' | 'max_per_month',
+  string
+>
+
+function triggerInWords(auto: NonNullable<EsimView['auto_top_up']>): string {
+  return auto.trigger === 'depleted'
+    ? 'when the running package has no data left'
+    : `when usage crosses ${auto.threshold_pct} % of the running package`
+}
+
+/** The eSIM's auto top-up: its settings, and (owners and developers) the form that sets them or turns them off. */
+function autoTopUpSection(
+  ctx: PageContext,
+  esim: EsimView,
+  offers: readonly TopUpView[],
+  error?: ApiError,
+  typed?: AutoTopUpTyped,
+): Html {
+  const auto = esim.auto_top_up
+  const state = auto
+    ? details([
+        ['Add-on', html`<code>${auto.top_up_id}</code>`],
+        ['Paid from', objectLink(auto.account_id)],
+        ['When', triggerInWords(auto)],
+        ['This month', `${auto.runs_this_month} of at most ${auto.max_per_month}`],
+      ])
+    : html`<p>Off: no data is added on its own.</p>`
+  const choices: [string, string][] = offers.map((o) => [
+    o.id,
+    `${o.name} (${o.data_mb === null ? 'unlimited' : volume(o.data_mb)})`,
+  ])
+  if (auto && !offers.some((o) => o.id === auto.top_up_id))
+    choices.unshift([auto.top_up_id, auto.top_up_id])
+  const value = (name: keyof AutoTopUpTyped, current: string) => typed?.[name] ?? current
+  const form =
+    canChange(ctx) && choices.length > 0
+      ? html`${error ? errorInWords(ctx, error) : ''}
+${postForm(
+  `${ESIMS}/${esim.id}/auto_top_up`,
+  ctx.csrf,
+  html`${keyField()}
+<div>${selectField('top_up_id', 'Add-on', choices, value('top_up_id', auto?.top_up_id ?? ''))}</div>
+<div>${field({ name: 'account_id', id: 'f-auto-account', label: 'Pay from account', value: value('account_id', auto?.account_id ?? ''), required: true, hint: "An account of the eSIM's cardholder (acct_…)." })}</div>
+<div>${selectField(
+    'trigger',
+    'When',
+    [
+      ['depleted', 'When the data runs out'],
+      ['threshold', 'When usage crosses a percentage'],
+    ],
+    value('trigger', auto?.trigger ?? 'depleted'),
+  )}</div>
+<div>${field({ name: 'threshold_pct', label: 'Percentage of the package', value: value('threshold_pct', auto?.threshold_pct ? String(auto.threshold_pct) : ''), inputmode: 'numeric', hint: 'With "When usage crosses a percentage": 1 to 100.' })}</div>
+<div>${field({ name: 'max_per_month', label: 'At most per month', value: value('max_per_month', String(auto?.max_per_month ?? 3)), required: true, inputmode: 'numeric', hint: 'Top-ups per calendar month (UTC), 1 to 100.' })}</div>
+<button type="submit" class="primary">Save auto top-up</button>`,
+  { label: 'Set auto top-up' },
+)}
+${
+  auto
+    ? postForm(
+        `${ESIMS}/${esim.id}/auto_top_up/off`,
+        ctx.csrf,
+        html`${keyField()}<button type="submit" class="secondary">Turn auto top-up off</button>`,
+        { label: 'Turn auto top-up off' },
+      )
+    : ''
+}`
+      : canChange(ctx)
+        ? html`<p class="muted">No add-on is sold for the packages on this eSIM.</p>`
+        : ''
+  return html`<section class="card" aria-labelledby="auto-top-up-h"><h2 id="auto-top-up-h">Auto top-up</h2>
+<p class="muted">Buys the add-on from the account once each time usage crosses the trigger, at most the monthly number of times.</p>
+${state}
+${form}</section>`
+}
+
+/** The form's fields as the API's `auto_top_up`, or the refusal of a field the form can judge itself. */
+function autoTopUpBody(typed: AutoTopUpTyped): Record<string, unknown> | ApiError {
+  const max = wholeNumber(typed.max_per_month)
+  if (max === undefined || Number.isNaN(max) || max < 1 || max > 100)
+    return invalidField(
+      'auto_top_up.max_per_month',
+      'Give at most how many top-ups a month, a whole number from 1 to 100.',
+    )
+  if (typed.trigger !== 'depleted' && typed.trigger !== 'threshold')
+    return invalidField('auto_top_up.trigger', 'Choose when the top-up runs.')
+  const body: Record<string, unknown> = {
+    top_up_id: typed.top_up_id,
+    account_id: typed.account_id,
+    trigger: typed.trigger,
+    max_per_month: max,
+  }
+  if (typed.trigger === 'depleted') return body
+  const pct = wholeNumber(typed.threshold_pct)
+  if (pct === undefined || Number.isNaN(pct) || pct < 1 || pct > 100)
+    return invalidField(
+      'auto_top_up.threshold_pct',
+      'Give the percentage of the package, a whole number from 1 to 100.',
+    )
+  return { ...body, threshold_pct: pct }
 }
 
 async function listPage(ctx: PageContext): Promise<FastifyReply> {
@@ -107,8 +223,12 @@ async function detailPage(
   error?: ApiError,
   usageValue = '',
   status = 200,
+  autoTyped?: AutoTopUpTyped,
 ): Promise<FastifyReply> {
   const esim = await retrieveEsim(ctx.deps, apiCtx(ctx), id)
+  const offers = canChange(ctx) ? await offersForEsim(ctx.deps, apiCtx(ctx), id) : []
+  // A refusal of the auto top-up form is shown beside that form, not the usage one.
+  const usageError = autoTyped ? undefined : error
   const running = esim.packages.find((b) => b.status === 'running')
   // The activation code is the profile itself: owners and developers only, and only here.
   const secretsShown = canChange(ctx)
@@ -133,6 +253,7 @@ async function detailPage(
       ])}
 <h2 id="packages-h">Packages and usage</h2>
 ${packagesTable(esim.packages)}
+${autoTopUpSection(ctx, esim, offers, autoTyped ? error : undefined, autoTyped)}
 <section class="card" aria-labelledby="activation-h"><h2 id="activation-h">Activation</h2>
 ${
   secretsShown
@@ -155,7 +276,7 @@ ${sandboxSection(
   html`${
     running
       ? html`<p>Report the running package's total data used (it only grows; reaching ${volume(running.data_mb)} depletes it).</p>
-${error ? errorInWords(ctx, error) : ''}
+${usageError ? errorInWords(ctx, usageError) : ''}
 ${postForm(
   `${ESIMS}/${esim.id}/usage`,
   ctx.csrf,
@@ -164,7 +285,7 @@ ${field({ name: 'data_used_mb', label: 'Data used in total (MB)', value: usageVa
 <button type="submit" class="primary">Report usage</button>`,
   { label: 'Simulate data usage' },
 )}`
-      : html`${error ? errorInWords(ctx, error) : ''}<p class="muted">No package is running on this eSIM.</p>`
+      : html`${usageError ? errorInWords(ctx, usageError) : ''}<p class="muted">No package is running on this eSIM.</p>`
   }`,
 )}
 ${await eventsSection(ctx, esim.id, esim.created_at)}
@@ -175,7 +296,10 @@ ${await eventsSection(ctx, esim.id, esim.created_at)}
   )
 }
 
-/** eSIMs: the list (no activation codes), one eSIM with its packages and usage (the activation code for owners and developers), and the sandbox's usage report. */
+/**
+ * eSIMs: the list (no activation codes), one eSIM with its packages and usage (the activation code for owners and
+ * developers), its auto top-up (set or turned off by owners and developers), and the sandbox's usage report.
+ */
 export const esimPages: ConsolePage = {
   name: 'esims',
   register(router) {
@@ -183,6 +307,46 @@ export const esimPages: ConsolePage = {
     router.get(`${ESIMS}/:id`, 'organization', (ctx) =>
       detailPage(ctx, (ctx.req.params as { id: string }).id),
     )
+
+    router.post(`${ESIMS}/:id/auto_top_up`, 'organization', async (ctx) => {
+      const id = (ctx.req.params as { id: string }).id
+      const typed: AutoTopUpTyped = {
+        top_up_id: ctx.text('top_up_id').trim(),
+        account_id: ctx.text('account_id').trim(),
+        trigger: ctx.text('trigger'),
+        threshold_pct: ctx.text('threshold_pct'),
+        max_per_month: ctx.text('max_per_month'),
+      }
+      const refuse = (error: ApiError) => detailPage(ctx, id, error, '', error.status, typed)
+      const body = autoTopUpBody(typed)
+      if (body instanceof Error) return refuse(body)
+      return consoleAction(
+        ctx,
+        'esim.auto_top_up_set',
+        async (unit) => {
+          const esim = await updateEsim(unit, apiCtx(ctx), id, { auto_top_up: body as never })
+          return {
+            to: `${ESIMS}/${esim.id}`,
+            text: `Auto top-up is on: ${triggerInWords(esim.auto_top_up!)}.`,
+            objectId: esim.id,
+          }
+        },
+        refuse,
+      )
+    })
+
+    router.post(`${ESIMS}/:id/auto_top_up/off`, 'organization', async (ctx) => {
+      const id = (ctx.req.params as { id: string }).id
+      return consoleAction(
+        ctx,
+        'esim.auto_top_up_off',
+        async (unit) => {
+          const esim = await updateEsim(unit, apiCtx(ctx), id, { auto_top_up: null })
+          return { to: `${ESIMS}/${esim.id}`, text: 'Auto top-up is off.', objectId: esim.id }
+        },
+        (error) => detailPage(ctx, id, error, '', error.status),
+      )
+    })
 
     router.post(`${ESIMS}/:id/usage`, 'organization', async (ctx) => {
       refuseOutsideSandbox(ctx)
