@@ -62,7 +62,11 @@ async function signedIn(width: number, email: string): Promise<Page> {
   const context = await browser.newContext({ viewport: { width, height: 900 }, locale: 'en-GB' })
   context.setDefaultTimeout(15_000)
   const page = await context.newPage()
-  const { path } = await invite(t, { email, role: 'viewer', organization_id: tenant.organizationId })
+  const { path } = await invite(t, {
+    email,
+    role: 'viewer',
+    organization_id: tenant.organizationId,
+  })
   await setPasswordThroughLink(page, origin + path, PASSWORD)
   await page.waitForURL(`${origin}/console`)
   return page

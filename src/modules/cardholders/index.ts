@@ -25,3 +25,4 @@ export {
 } from './service.js'
 export type { CardholderView } from './service.js'
 export { searchCardholders } from './search.js'
+export { cardholderNames } from './names.js'

@@ -1,4 +1,5 @@
 import type { FastifyReply } from 'fastify'
+import { cardholderNames } from '../../cardholders/index.js'
 import {
   AccountBlockRequest,
   AccountCreateRequest,
@@ -42,6 +43,11 @@ async function listPage(ctx: PageContext): Promise<FastifyReply> {
     }),
   )
   if ('sent' in page) return page.sent
+  const names = await cardholderNames(
+    ctx.deps.db,
+    apiCtx(ctx),
+    page.data.map((a) => a.cardholder_id),
+  )
   return ctx.render({
     title: 'Accounts',
     body: html`${getForm(ACCOUNTS, html`<div>${field({ name: 'cardholder_id', label: 'Cardholder id', value: filters.cardholder_id, hint: 'chd_…' })}</div><div><button type="submit" class="secondary">Filter</button></div>`, 'Filter accounts')}
@@ -52,7 +58,7 @@ ${table({
   empty: 'No accounts match.',
   columns: [
     { header: 'Account', cell: (a) => objectLink(a.id) },
-    { header: 'Cardholder', cell: (a) => objectLink(a.cardholder_id) },
+    { header: 'Cardholder', cell: (a) => objectLink(a.cardholder_id, names.get(a.cardholder_id)) },
     { header: 'Status', cell: (a) => statusBadge(a.status) },
     { header: 'Ledger', numeric: true, cell: (a) => money(a.ledger_balance, a.currency) },
     { header: 'Held', numeric: true, cell: (a) => money(a.held_balance, a.currency) },

@@ -1,4 +1,7 @@
 import type { FastifyReply } from 'fastify'
+import { cardholderNames } from '../../cardholders/index.js'
+import { cardLabels } from '../../cards/index.js'
+import { cardLabel } from './cards.js'
 import {
   AUTHORIZATION_STATUSES,
   capture,
@@ -93,6 +96,24 @@ async function listPage(ctx: PageContext): Promise<FastifyReply> {
     ),
   )
   if ('sent' in page) return page.sent
+  const cards = await cardLabels(
+    ctx.deps.db,
+    apiCtx(ctx),
+    page.data.map((a) => a.card_id),
+  )
+  const names = await cardholderNames(
+    ctx.deps.db,
+    apiCtx(ctx),
+    [...cards.values()].map((c) => c.cardholderId),
+  )
+  const cardOf = (id: string) => {
+    const c = cards.get(id)
+    return c ? cardLabel(c) : undefined
+  }
+  const holderOf = (id: string) => {
+    const c = cards.get(id)
+    return c ? objectLink(c.cardholderId, names.get(c.cardholderId)) : ''
+  }
   return ctx.render({
     title: 'Authorizations',
     body: html`${getForm(
@@ -114,7 +135,8 @@ ${table({
       header: 'Decline reason',
       cell: (a) => (a.decline_reason ? html`<code>${a.decline_reason}</code>` : ''),
     },
-    { header: 'Card', cell: (a) => objectLink(a.card_id) },
+    { header: 'Card', cell: (a) => objectLink(a.card_id, cardOf(a.card_id)) },
+    { header: 'Cardholder', cell: (a) => holderOf(a.card_id) },
     { header: 'At', cell: (a) => when(a.created_at) },
   ],
 })}${cursorPager(AUTHORIZATIONS, filters, page.next_cursor, !queryText(ctx, 'after'))}`,

@@ -1,4 +1,5 @@
 import type { FastifyReply } from 'fastify'
+import { cardholderNames } from '../../cardholders/index.js'
 import { retrieveAccount, type AccountView } from '../../accounts/index.js'
 import {
   authorize,
@@ -120,6 +121,11 @@ async function listPage(ctx: PageContext): Promise<FastifyReply> {
     listCards(ctx.deps, apiCtx(ctx), '/v1/cards', { status }, pageOf(ctx)),
   )
   if ('sent' in page) return page.sent
+  const names = await cardholderNames(
+    ctx.deps.db,
+    apiCtx(ctx),
+    page.data.map((k) => k.cardholder_id),
+  )
   return ctx.render({
     title: 'Cards',
     body: html`${getForm(CARDS, html`<div>${selectField('status', 'Status', [['', 'Any'], ...STATUSES.map((s): [string, string] => [s, s])], filters.status)}</div><div><button type="submit" class="secondary">Filter</button></div>`, 'Filter cards')}
@@ -132,7 +138,7 @@ ${table({
     { header: 'Card', cell: (k) => objectLink(k.id, cardLabel(k)) },
     { header: 'Form', cell: (k) => k.form_factor },
     { header: 'Status', cell: (k) => statusBadge(k.status) },
-    { header: 'Cardholder', cell: (k) => objectLink(k.cardholder_id) },
+    { header: 'Cardholder', cell: (k) => objectLink(k.cardholder_id, names.get(k.cardholder_id)) },
     { header: 'Account', cell: (k) => objectLink(k.account_id) },
     { header: 'Created', cell: (k) => when(k.created_at) },
   ],

@@ -36,9 +36,15 @@ export function objectHref(id: string): string | null {
 export function objectLink(id: string | null | undefined, label?: string): Html {
   if (!id) return html`<span class="muted">—</span>`
   const href = objectHref(id)
-  return href
-    ? html`<a href="${href}">${label ?? html`<code>${id}</code>`}</a>`
-    : html`<code>${id}</code>`
+  return href ? html`<a href="${href}">${label ?? shortId(id)}</a>` : shortId(id)
+}
+
+/**
+ * An id shown short (`card_01JD…7Q2X`: the kind and its time's start, then its last four) yet whole in the page:
+ * the middle is only clipped by the stylesheet, so selecting and copying it copies the full id.
+ */
+export function shortId(id: string): Html {
+  return html`<code class="id" title="${id}"><span class="id-head">${id.slice(0, -4)}</span>${id.slice(-4)}</code>`
 }
 
 const TONES: Record<string, 'good' | 'bad' | 'wait'> = {
@@ -116,8 +122,25 @@ export function conversionInWords(
 }
 
 /** A `<time>` of an ISO string, or a dash. */
-export function when(iso: string | null | undefined): Html {
-  return iso ? formatTime(new Date(iso)) : html`<span class="muted">—</span>`
+export function when(iso: string | null | undefined, now = Date.now()): Html {
+  if (!iso) return html`<span class="muted">—</span>`
+  const at = new Date(iso)
+  return html`${formatTime(at)} <span class="rel">${relativeTime(at.getTime() - now)}</span>`
+}
+
+/** A time from now in words: `just now`, `5 min ago`, `3 h ago`, `2 days ago`, `in 10 min`. */
+export function relativeTime(ms: number): string {
+  const abs = Math.abs(ms)
+  const [n, unit] =
+    abs < 60_000
+      ? [0, '']
+      : abs < 3_600_000
+        ? [Math.floor(abs / 60_000), 'min']
+        : abs < 86_400_000
+          ? [Math.floor(abs / 3_600_000), 'h']
+          : [Math.floor(abs / 86_400_000), abs < 2 * 86_400_000 ? 'day' : 'days']
+  if (n === 0) return 'just now'
+  return ms < 0 ? `${n} ${unit} ago` : `in ${n} ${unit}`
 }
 
 /** A JSON view of an object (what the API answers for it), for the "as the API shows it" section. */
