@@ -204,12 +204,11 @@ export function table<T>(options: {
 }): Html {
   if (options.rows.length === 0) return html`<p class="muted">${options.empty}</p>`
   const cls = (c: Column<T>) => attrs({ class: c.numeric && 'num' })
-  // The roles are spelled out: on a phone the rows are laid out as cards (display: block), which would otherwise
-  // drop the table's meaning for screen readers.
-  return html`<div class="table-wrap" role="region" aria-label="${options.caption}" tabindex="0"><table role="table">
+  // `list`: on a phone each row becomes a card of labelled facts (each cell shows its column's `data-label`).
+  return html`<div class="table-wrap list" role="region" aria-label="${options.caption}" tabindex="0"><table>
 <caption>${options.caption}</caption>
-<thead><tr role="row">${options.columns.map((c) => html`<th scope="col" role="columnheader"${cls(c)}>${c.header}</th>`)}</tr></thead>
-<tbody>${options.rows.map((row) => html`<tr role="row">${options.columns.map((c) => html`<td role="cell"${cls(c)} data-label="${c.header}">${c.cell(row)}</td>`)}</tr>`)}</tbody>
+<thead><tr>${options.columns.map((c) => html`<th scope="col"${cls(c)}>${c.header}</th>`)}</tr></thead>
+<tbody>${options.rows.map((row) => html`<tr>${options.columns.map((c) => html`<td${cls(c)} data-label="${c.header}">${c.cell(row)}</td>`)}</tr>`)}</tbody>
 </table></div>`
 }
 

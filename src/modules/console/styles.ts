@@ -74,19 +74,20 @@ caption{text-align:left;font-weight:600;padding:10px 12px}
 th,td{padding:8px 12px;border-top:1px solid var(--line);text-align:left;vertical-align:top}
 th{background:#f0f3f8;font-weight:600}
 td.num,th.num{text-align:right;font-variant-numeric:tabular-nums}
-code.id{white-space:nowrap}
+code.id{display:inline-block;max-width:15ch;overflow:hidden;text-overflow:ellipsis;white-space:nowrap;direction:rtl;text-align:left;vertical-align:bottom}
 .rel{color:var(--muted);font-size:14px;white-space:nowrap}
-code.id .id-head{display:inline-block;max-width:9ch;overflow:hidden;text-overflow:ellipsis;vertical-align:bottom}
 .table-wrap th,.table-wrap td{padding:6px 10px}
 .table-wrap td time{white-space:nowrap}
 @media (max-width:640px){
-.table-wrap{overflow-x:visible;border:0;background:none}
-.table-wrap table,.table-wrap tbody,.table-wrap tr,.table-wrap td{display:block;width:100%}
-.table-wrap thead{position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0)}
-.table-wrap tr{background:var(--card);border:1px solid var(--line);border-radius:10px;margin:0 0 8px;padding:4px 0}
-.table-wrap td{display:flex;justify-content:space-between;gap:12px;border:0;padding:3px 12px;text-align:right}
-.table-wrap td::before{content:attr(data-label);color:var(--muted);font-size:14px;text-align:left;flex:none}
-.table-wrap td:empty{display:none}
+.table-wrap.list{overflow-x:visible;border:0;background:none}
+.table-wrap.list table,.table-wrap.list tbody,.table-wrap.list tr,.table-wrap.list td{display:block;width:100%}
+.table-wrap.list thead{display:none}
+.table-wrap.list tr{background:var(--card);border:1px solid var(--line);border-radius:10px;margin:0 0 8px;padding:4px 0}
+.table-wrap.list td{display:flex;justify-content:space-between;gap:12px;border:0;padding:3px 12px;text-align:right;min-width:0;overflow-wrap:anywhere}
+.table-wrap.list td::before{content:attr(data-label);color:var(--muted);font-size:14px;text-align:left;flex:none}
+.table-wrap.list td>*{min-width:0}
+.table-wrap.list td code:not(.id){white-space:normal;overflow-wrap:anywhere}
+.table-wrap.list td:empty{display:none}
 }
 .charts{display:grid;align-items:start;grid-template-columns:repeat(auto-fit,minmax(min(100%,440px),1fr));gap:0 16px}
 .chart svg{display:block;margin:8px 0;overflow:hidden}
