@@ -109,6 +109,7 @@ export const SDK_METHODS: Readonly<Record<string, SdkEntry>> = {
   'POST /v1/cards/{card_id}/pin': 'cards.setPin',
   'POST /v1/cards/{card_id}/pin/verify': 'cards.verifyPin',
   'POST /v1/cards/{card_id}/details': 'cards.retrieveDetails',
+  'GET /v1/cards/{card_id}/spend_limits': 'cards.spendLimits',
   'POST /v1/simulate/cards/{card_id}/issue': 'simulate.cards.issue',
   'POST /v1/simulate/cards/{card_id}/ship': 'simulate.cards.ship',
 

@@ -4524,6 +4524,106 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/cards/{card_id}/spend_limits": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List what is left of a card's spending limits
+         * @description Every limit that applies to the card: its own spending controls (`source.type: "card_control"`), then the enabled velocity limits of the authorization rules that apply to it, active and shadow (`source.mode`), in id order. `used_*` is what the next authorization would be compared with (held plus captured; a reversal frees its amount); an account or cardholder rule counts every card of it. `resets_at`: a calendar window's next start (00:00 UTC; the week on Monday), a rolling window's oldest counted spend leaving it.
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    card_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description OK */
+                200: {
+                    headers: {
+                        "Svc-Request-Id": components["headers"]["Svc-Request-Id"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "object": "list",
+                         *       "data": [
+                         *         {
+                         *           "source": {
+                         *             "type": "card_control",
+                         *             "interval": "daily",
+                         *             "rule_id": null,
+                         *             "name": null,
+                         *             "mode": null
+                         *           },
+                         *           "window": {
+                         *             "type": "day",
+                         *             "seconds": null
+                         *           },
+                         *           "aggregate": "card",
+                         *           "currency": "USD",
+                         *           "limit_amount": 50000,
+                         *           "used_amount": 12500,
+                         *           "remaining_amount": 37500,
+                         *           "limit_count": null,
+                         *           "used_count": null,
+                         *           "remaining_count": null,
+                         *           "resets_at": "2026-11-30T00:00:00.000Z"
+                         *         },
+                         *         {
+                         *           "source": {
+                         *             "type": "authorization_rule",
+                         *             "interval": null,
+                         *             "rule_id": "arl_01JD3R5M7N9P1Q3R5S7T9V1W3X",
+                         *             "name": "Three purchases an hour at most",
+                         *             "mode": "active"
+                         *           },
+                         *           "window": {
+                         *             "type": "rolling",
+                         *             "seconds": 3600
+                         *           },
+                         *           "aggregate": "account",
+                         *           "currency": "USD",
+                         *           "limit_amount": null,
+                         *           "used_amount": 12500,
+                         *           "remaining_amount": null,
+                         *           "limit_count": 3,
+                         *           "used_count": 1,
+                         *           "remaining_count": 2,
+                         *           "resets_at": "2026-11-29T13:01:00.000Z"
+                         *         }
+                         *       ]
+                         *     }
+                         */
+                        "application/json": components["schemas"]["SpendLimitList"];
+                    };
+                };
+                401: components["responses"]["missing_credentials__invalid_access_token"];
+                403: components["responses"]["ip_not_allowed__environment_mismatch__insufficient_scope"];
+                404: components["responses"]["card_not_found__not_found"];
+                408: components["responses"]["request_timeout"];
+                429: components["responses"]["rate_limited"];
+                431: components["responses"]["request_header_too_large"];
+                500: components["responses"]["internal_error"];
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/cards/{card_id}/unfreeze": {
         parameters: {
             query?: never;
@@ -12118,6 +12218,62 @@ export interface components {
                 amount: number;
                 interval: string;
             }[];
+        };
+        /** SpendLimit */
+        SpendLimit: {
+            /**
+             * @description Whose spending is counted: the card's, every card of its account, or every card of its cardholder
+             * @enum {string}
+             */
+            aggregate: "card" | "account" | "cardholder";
+            /** @description The account's currency: every amount is in it */
+            currency: string;
+            /** @description Minor units; null: no amount limit */
+            limit_amount: number | null;
+            /** @description Approved authorizations; null: no count limit */
+            limit_count: number | null;
+            /** @description What one more authorization may still take (never below 0) */
+            remaining_amount: number | null;
+            /** @description How many more may be approved; null without a count limit */
+            remaining_count: number | null;
+            /**
+             * Format: date-time
+             * @description When what is used stops counting: a calendar window's next start; a rolling window's oldest counted spend leaving it; null for all_time, per_authorization, or a rolling window counting nothing
+             */
+            resets_at: string | null;
+            source: {
+                /** @description A card control's interval as the card names it (`daily`, …) */
+                interval: string | null;
+                mode: ("active" | "shadow") | null;
+                /** @description The rule's name; null for a control */
+                name: string | null;
+                /** @description The rule's id (`arl_…`); null for a control */
+                rule_id: string | null;
+                /**
+                 * @description The card's own spending control, or an authorization rule that applies to the card
+                 * @enum {string}
+                 */
+                type: "card_control" | "authorization_rule";
+            };
+            /** @description What the window counts now (held plus captured); null for per_authorization */
+            used_amount: number | null;
+            /** @description Approved authorizations the window counts now; null for a card control (it limits amounts only) */
+            used_count: number | null;
+            window: {
+                /** @description The length of a rolling window */
+                seconds: number | null;
+                /**
+                 * @description Calendar windows in UTC (the week from Monday), `all_time`, `rolling`, or `per_authorization` (one authorization's total; nothing is used up)
+                 * @enum {string}
+                 */
+                type: "per_authorization" | "day" | "week" | "month" | "year" | "all_time" | "rolling";
+            };
+        };
+        /** SpendLimitList */
+        SpendLimitList: {
+            data: components["schemas"]["SpendLimit"][];
+            /** @enum {string} */
+            object: "list";
         };
         /**
          * Transaction

@@ -221,6 +221,10 @@ export class Cards extends Resource {
   ): Promised<Schemas['PinVerification']> {
     return this.post(path`/v1/cards/${id}/pin/verify`, params, options)
   }
+  /** What is left of each limit on the card: its own spending controls and the authorization rules' velocity limits. */
+  spendLimits(id: string, options?: RequestOptions): Promised<Schemas['SpendLimitList']> {
+    return this.get(path`/v1/cards/${id}/spend_limits`, undefined, options)
+  }
 }
 
 /** `/v1/authorizations` (read; the card network creates them, `svc.simulate.authorizations` in sandbox). */

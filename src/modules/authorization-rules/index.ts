@@ -60,6 +60,7 @@ export {
 } from './counters.js'
 // Moves of an authorization (reversal, capture, increment, expiry) adjust what it counts for.
 export { adjustCounters, type CountedIn } from './counters-repo.js'
+export { type RuleLimit, ruleLimitsOf } from './limits.js'
 export { countsInWindow, rollingResetsAt, windowResetsAt, windowStart } from './windows.js'
 // The console's rules page (a later step) calls the same use cases as /v1.
 export { createRule, deleteRule, listRules, retrieveRule, updateRule } from './service.js'
