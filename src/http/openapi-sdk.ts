@@ -133,6 +133,12 @@ export const SDK_METHODS: Readonly<Record<string, SdkEntry>> = {
   'GET /v1/authorization_rules/{authorization_rule_id}': 'authorizationRules.retrieve',
   'PATCH /v1/authorization_rules/{authorization_rule_id}': 'authorizationRules.update',
   'DELETE /v1/authorization_rules/{authorization_rule_id}': 'authorizationRules.del',
+  'POST /v1/authorization_rules/{authorization_rule_id}/backtests':
+    'authorizationRules.createBacktest',
+  'GET /v1/authorization_rules/{authorization_rule_id}/backtests':
+    'authorizationRules.listBacktests',
+  'GET /v1/authorization_rules/{authorization_rule_id}/backtests/{backtest_id}':
+    'authorizationRules.retrieveBacktest',
 
   'GET /v1/transactions': 'transactions.list',
   'GET /v1/transactions/{transaction_id}': 'transactions.retrieve',

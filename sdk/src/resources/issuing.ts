@@ -350,6 +350,28 @@ export class AuthorizationRules extends Resource {
   del(id: string, options?: RequestOptions): Promised<Schemas['AuthorizationRuleDeleted']> {
     return this.delete(path`/v1/authorization_rules/${id}`, options)
   }
+  /** Replays the rule over the authorizations of `{ from, to }`: `pending`, then `completed` with its results. */
+  createBacktest(
+    id: string,
+    params: Body<'/v1/authorization_rules/{authorization_rule_id}/backtests', 'post'>,
+    options?: RequestOptions,
+  ): Promised<Schemas['AuthorizationRuleBacktest']> {
+    return this.post(path`/v1/authorization_rules/${id}/backtests`, params, options)
+  }
+  retrieveBacktest(
+    id: string,
+    backtestId: string,
+    options?: RequestOptions,
+  ): Promised<Schemas['AuthorizationRuleBacktest']> {
+    return this.get(path`/v1/authorization_rules/${id}/backtests/${backtestId}`, undefined, options)
+  }
+  listBacktests(
+    id: string,
+    params?: ListParams<'/v1/authorization_rules/{authorization_rule_id}/backtests'>,
+    options?: RequestOptions,
+  ): ListResult<Schemas['AuthorizationRuleBacktest']> {
+    return this.pages(path`/v1/authorization_rules/${id}/backtests`, params, options)
+  }
 }
 
 /** `/v1/authentications`: 3-D Secure challenges decided by the integrator. */

@@ -20,9 +20,14 @@ export {
   type ReplayableRule,
   type ReplayExample,
   type ReplayReport,
+  replayFrom,
   replayRule,
+  RuleReplay,
   type StoredAuthorization,
 } from './replay.js'
+// Backtests read the stored authorizations through this hook, answered by the authorizations module.
+export { STORED_AUTHORIZATIONS, type StoredAuthorizationsPage } from './hooks.js'
+export { BACKTEST_PAGE, type BacktestRun, runBacktest } from './backtests.js'
 export * from './rule.js'
 export {
   ACTIVITY_WINDOW,
