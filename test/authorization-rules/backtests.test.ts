@@ -17,6 +17,7 @@ import {
   runJobs,
   secondCard,
 } from '../authorizations/support.js'
+import { STORED_AUTHORIZATIONS } from '../../src/modules/authorization-rules/index.js'
 import { condition, createRule, onCard } from './support.js'
 
 let t: TestApp
@@ -252,5 +253,44 @@ test('bad windows answer 400 naming the field; unknown rules and backtests 404',
     await t.api(strangerToken, 'POST', backtestsOf(rule.id), window),
     404,
     'authorization_rule_not_found',
+  )
+})
+
+test("the authorizations module's reader pages the window oldest first, each with its card and its later spend", async () => {
+  token = await nextDay()
+  const f = await fundedCard(t, tenant, token, 100_000)
+  const start = t.clock.now()
+  const a = await expectApproved(t, token, f.card.id, 1000)
+  await post(t, token, `/v1/simulate/authorizations/${a.id}/increment`, { amount: 500 })
+  await post(t, token, `/v1/simulate/authorizations/${a.id}/reverse`, { amount: 300 })
+  const b = await expectApproved(t, token, f.card.id, 2000)
+  const c = await expectApproved(t, token, f.card.id, 3000)
+  const read = t.deps.hooks.get(STORED_AUTHORIZATIONS)
+  const scope = { organizationId: tenant.organizationId, environment: 'sandbox' as const }
+  const window = { from: start, to: new Date(t.clock.now().getTime() + 1000) }
+  const first = await read(t.deps.db, scope, window, null, 2)
+  const second = await read(t.deps.db, scope, window, first[1]!.id, 2)
+  assert.deepEqual(
+    [...first, ...second].map((x) => x.id),
+    [a.id, b.id, c.id],
+  )
+  const [stored] = first
+  assert.deepEqual(stored!.card, {
+    id: f.card.id,
+    account_id: f.account.id,
+    cardholder_id: f.holder.id,
+    program_id: f.card.program_id,
+  })
+  // Its first request; then the increment adds, and the partial reversal frees at its last change.
+  assert.equal(stored!.amount, 1000)
+  assert.deepEqual(
+    stored!.spend_changes!.map((change) => change.amount),
+    [500, -300],
+  )
+  // Another organization reads nothing of it.
+  const stranger = await createTenant(t)
+  assert.deepEqual(
+    await read(t.deps.db, { ...scope, organizationId: stranger.organizationId }, window, null, 10),
+    [],
   )
 })
