@@ -20,9 +20,14 @@ export {
   type ReplayableRule,
   type ReplayExample,
   type ReplayReport,
+  replayFrom,
   replayRule,
+  RuleReplay,
   type StoredAuthorization,
 } from './replay.js'
+// Backtests read the stored authorizations through this hook, answered by the authorizations module.
+export { STORED_AUTHORIZATIONS, type StoredAuthorizationsPage } from './hooks.js'
+export { BACKTEST_PAGE, type BacktestRun, runBacktest } from './backtests.js'
 export * from './rule.js'
 export {
   ACTIVITY_WINDOW,
@@ -62,6 +67,7 @@ export {
 } from './counters.js'
 // Moves of an authorization (reversal, capture, increment, expiry) adjust what it counts for.
 export { adjustCounters, type CountedIn } from './counters-repo.js'
+export { type RuleLimit, ruleLimitsOf } from './limits.js'
 export { countsInWindow, rollingResetsAt, windowResetsAt, windowStart } from './windows.js'
 // The console's rules page (a later step) calls the same use cases as /v1.
 export { createRule, deleteRule, listRules, retrieveRule, updateRule } from './service.js'

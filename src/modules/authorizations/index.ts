@@ -25,3 +25,5 @@ export {
   type AuthorizationDay,
   authorizationActivity,
 } from './activity.js'
+// Backtests of authorization rules replay the stored authorizations (the STORED_AUTHORIZATIONS hook).
+export { authorizationsToReplay } from './replay-reader.js'
