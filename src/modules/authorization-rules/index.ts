@@ -61,6 +61,11 @@ export {
 // Moves of an authorization (reversal, capture, increment, expiry) adjust what it counts for.
 export { adjustCounters, type CountedIn } from './counters-repo.js'
 export { countsInWindow, rollingResetsAt, windowResetsAt, windowStart } from './windows.js'
-// The console's rules page (a later step) calls the same use cases as /v1.
+// The console's rules pages call the same use cases as /v1, with the same body schemas.
 export { createRule, deleteRule, listRules, retrieveRule, updateRule } from './service.js'
-export type { AuthorizationRuleView } from './schemas.js'
+export {
+  AuthorizationRuleCreate,
+  type AuthorizationRuleView,
+  AuthorizationRuleUpdate,
+} from './schemas.js'
+export { MAX_CONDITIONS, MAX_MERCHANTS } from './parameters.js'

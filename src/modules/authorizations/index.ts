@@ -15,7 +15,9 @@ export {
   expire,
   increment,
   listAuthorizations,
+  listRuleDecisions,
   retrieveAuthorization,
+  RULE_DECISIONS_SCAN,
   reverse,
 } from './service.js'
 export type { AuthorizationView } from './service.js'
