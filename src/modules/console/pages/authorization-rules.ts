@@ -164,14 +164,12 @@ function decisionsTable(rows: AuthorizationView[], ruleId: string): Html {
     rows,
     empty: 'None yet: this rule has declined nothing, and would have declined nothing.',
     columns: [
-      { header: 'Authorization', cell: (a) => objectLink(a.id) },
+      { header: 'Authorization', cell: (a) => objectLink(a.id, a.merchant.name) },
       {
         header: 'Outcome',
         cell: (a) => statusBadge(a.rule_results.find((r) => r.rule_id === ruleId)?.outcome),
       },
-      { header: 'Merchant', cell: (a) => a.merchant.name },
       { header: 'Amount', numeric: true, cell: (a) => amounts(a) },
-      { header: 'Decision', cell: (a) => statusBadge(a.approved ? 'approved' : 'declined') },
       { header: 'Card', cell: (a) => objectLink(a.card_id) },
       { header: 'At', cell: (a) => when(a.created_at) },
     ],

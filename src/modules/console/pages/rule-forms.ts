@@ -337,7 +337,7 @@ export function parametersInWords(rule: AuthorizationRuleView): Html {
 
 /** Who a rule applies to: the level and its ids (linked), and what it excludes. */
 export function scopeInWords(scope: AuthorizationRuleView['scope'], short = false): Html {
-  const shown = short ? scope.ids.slice(0, 2) : scope.ids
+  const shown = short ? scope.ids.slice(0, 1) : scope.ids
   const more = scope.ids.length - shown.length
   const ids = shown.map((id, i) => html`${i ? ', ' : ''}${objectLink(id)}`)
   const excluded = scope.exclude_ids.length
