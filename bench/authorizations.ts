@@ -4,8 +4,11 @@
 // of its own with the same concurrency), and the pure rule function `decide()` alone.
 // Each HTTP run is made twice in a row, all in the account's currency and then with a share (`--foreign`, half by
 // default) in other currencies, converted at the sandbox rate table's rates: the travel card's cost, side by side.
+// Then the same runs with 10 authorization rules applying to every card (`--rules 10`; 0 skips them), and a backtest over
+// `--backtest-authorizations` (100,000) stored authorizations seeded in SQL (bench/authorizations-backtest-harness.ts).
 // Usage: npm run bench -- authorizations [--duration 15] [--connections 32] [--cards 1000] [--warmup 3] [--rate 1000]
-//   [--processes 2] [--db-connections 6] [--foreign 0.5] [--only http]
+//   [--processes 2] [--db-connections 6] [--foreign 0.5] [--rules 10] [--backtest-authorizations 100000]
+//   [--only http|backtest]
 import { randomBytes } from 'node:crypto'
 import { mkdirSync, writeFileSync } from 'node:fs'
 import { cpus, loadavg } from 'node:os'
@@ -21,10 +24,17 @@ import {
   type BenchServer,
   type Figures,
 } from './platform-harness.js'
+import {
+  BACKTEST_TARGET,
+  type BacktestFigures,
+  backtestRun,
+} from './authorizations-backtest-harness.js'
 import { engineRun, pureDecideRun, type EngineFigures } from './authorizations-engine-harness.js'
 import { paced } from './platform-paced-harness.js'
 
 const TARGET = { rps: 1000, p99: 30 }
+/** How many rules apply to each card in the rules runs (`createBenchRules`). */
+const RULES_PER_CARD = 10
 
 const { values } = parseArgs({
   options: {
@@ -34,8 +44,12 @@ const { values } = parseArgs({
     warmup: { type: 'string', default: '3' },
     // Steady offered loads (decisions/s) whose latency is read after the run as fast as the connections go.
     rate: { type: 'string', default: String(TARGET.rps) },
-    // `http`: only the HTTP runs, not the in-process engine and decide() runs.
+    // `http`: only the HTTP runs, not the in-process engine, decide() and backtest runs; `backtest`: only the backtest.
     only: { type: 'string' },
+    // Rules applying to every card in the rules runs: 10 (a mix of velocity limits and conditions on cards, accounts,
+    // the cardholder and the program), or 0 to skip those runs.
+    rules: { type: 'string', default: '10' },
+    'backtest-authorizations': { type: 'string', default: String(BACKTEST_TARGET.authorizations) },
     // The share of authorizations in a merchant currency other than the account's (0 skips those runs).
     foreign: { type: 'string', default: '0.5' },
     // One HTTP process per core, as a deployment on this machine would run (HTTP_PROCESSES).
@@ -57,6 +71,44 @@ if (!(foreignShare >= 0 && foreignShare <= 1)) throw new Error('--foreign takes 
 const mixes = foreignShare > 0 ? [0, foreignShare] : [0]
 if (rates.some((r) => !(r > 0)))
   throw new Error('--rate takes decisions per second, e.g. 1000 or 1000,1200')
+const ruleCount = Number(values.rules)
+if (ruleCount !== 0 && ruleCount !== RULES_PER_CARD)
+  throw new Error(`--rules takes ${RULES_PER_CARD} or 0`)
+const backtestAuthorizations = Number(values['backtest-authorizations'])
+/** The steady rate the targets are read at. */
+const targetRate = rates.includes(TARGET.rps) ? TARGET.rps : rates[rates.length - 1]!
+/** The rules runs' targets beside the runs with none: this share of the decisions/s, p99 within this many ms. */
+const RULES_TARGET = { share: 0.85, p99Ms: 3 }
+
+/** The backtest rows and their target line. */
+function backtestLines(figures: BacktestFigures[]): string[] {
+  return [
+    '| backtest (in-process, its own PostgreSQL database) | stored | read | pages | evaluated | would decline | seconds |',
+    '|---|---:|---:|---:|---:|---:|---:|',
+    ...figures.map(
+      (f) =>
+        `| ${f.rule} | ${f.stored} | ${f.read} | ${f.pages} | ${f.evaluated} | ${f.wouldDecline} | ${f.seconds} |`,
+    ),
+    ...figures.map(
+      (f) =>
+        `backtest, ${f.rule}: ${f.stored.toLocaleString('en-US')} stored authorizations in ${f.seconds} s (target < ${BACKTEST_TARGET.seconds} s): ${f.seconds < BACKTEST_TARGET.seconds ? 'met' : 'NOT met'}`,
+    ),
+    `(seeded in SQL in ${figures[0]?.seedSeconds ?? '–'} s, not counted)`,
+  ]
+}
+
+if (values.only === 'backtest') {
+  const figures = await backtestRun({ authorizations: backtestAuthorizations })
+  process.stdout.write(
+    `${[
+      `svc authorization rule backtest — ${new Date().toISOString()}`,
+      `node ${process.version}, ${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}, PostgreSQL, load average ${loadavg()[0].toFixed(1)} before the run`,
+      '',
+      ...backtestLines(figures),
+    ].join('\n')}\n`,
+  )
+  process.exit(0)
+}
 
 async function call(
   server: BenchServer,
@@ -90,6 +142,10 @@ async function inParallel(
   )
 }
 
+/** The account of each card issued, and their one cardholder: what the rules runs scope rules to. */
+const accountOf = new Map<string, string>()
+let holderId = ''
+
 /** `count` active virtual cards, each on its own USD account funded far beyond what the run can spend. */
 async function issueCards(
   server: BenchServer,
@@ -110,6 +166,7 @@ async function issueCards(
     provider: 'bench',
     verified_at: new Date(Date.now() - 60_000).toISOString(),
   })
+  holderId = holder.id
   const cards: string[] = []
   await inParallel(count, 16, async () => {
     const account = await call(server, token, 'POST', '/v1/accounts', {
@@ -135,9 +192,107 @@ async function issueCards(
       },
     })
     await call(server, token, 'POST', `/v1/simulate/cards/${card.id}/issue`)
+    accountOf.set(card.id, account.id)
     cards.push(card.id)
   })
   return cards
+}
+
+/**
+ * Rules such that each card has `RULES_PER_CARD` applying to it, none of which declines the bench's authorizations
+ * (limits far above what a run spends, conditions on merchants it never uses): 5 velocity limits (windows day, rolling
+ * hour, week, month, all time; aggregates card and account) and 5 conditions (one reads the card's last hour), scoped
+ * to chunks of 100 cards, chunks of 100 accounts, the cardholder and the program; active and shadow. No cardholder
+ * aggregate: every bench card has the same cardholder, so one would put every decision on one counter row.
+ */
+async function createBenchRules(
+  server: BenchServer,
+  token: string,
+  programId: string,
+  cards: string[],
+): Promise<number> {
+  const chunks = <T>(list: T[]) =>
+    Array.from({ length: Math.ceil(list.length / 100) }, (_, i) =>
+      list.slice(i * 100, i * 100 + 100),
+    )
+  const velocity = (window: Record<string, unknown>, aggregate: string, limit: object) => ({
+    type: 'velocity_limit',
+    parameters: { window, aggregate, ...limit },
+  })
+  const condition = (...conditions: [string, string, unknown][]) => ({
+    type: 'condition',
+    parameters: {
+      conditions: conditions.map(([attribute, operator, value]) => ({
+        attribute,
+        operator,
+        value,
+      })),
+    },
+  })
+  const perScope: [{ level: string; ids: string[] }[], Record<string, unknown>, string][] = [
+    [
+      chunks(cards).map((ids) => ({ level: 'card', ids })),
+      velocity({ type: 'day' }, 'card', { limit_amount: 1_000_000_000_000 }),
+      'active',
+    ],
+    [
+      chunks(cards).map((ids) => ({ level: 'card', ids })),
+      condition(['mcc', 'is', '7995'], ['amount', 'gt', 100]),
+      'active',
+    ],
+    [
+      chunks(cards.map((c) => accountOf.get(c)!)).map((ids) => ({ level: 'account', ids })),
+      velocity({ type: 'rolling', seconds: 3600 }, 'account', { limit_count: 1_000_000 }),
+      'shadow',
+    ],
+    [
+      chunks(cards.map((c) => accountOf.get(c)!)).map((ids) => ({ level: 'account', ids })),
+      condition(['merchant_country', 'is_one_of', ['PRK', 'IRN']]),
+      'active',
+    ],
+    [
+      [{ level: 'cardholder', ids: [holderId] }],
+      velocity({ type: 'week' }, 'card', { limit_amount: 1_000_000_000_000 }),
+      'active',
+    ],
+    [
+      [{ level: 'cardholder', ids: [holderId] }],
+      condition(['merchant_name', 'matches', '*casino*']),
+      'shadow',
+    ],
+    [
+      [{ level: 'cardholder', ids: [holderId] }],
+      velocity({ type: 'month' }, 'account', { limit_count: 1_000_000 }),
+      'shadow',
+    ],
+    [
+      [{ level: 'program', ids: [programId] }],
+      condition(['authorization_count_1h', 'gt', 1_000_000]),
+      'active',
+    ],
+    [
+      [{ level: 'program', ids: [programId] }],
+      velocity({ type: 'all_time' }, 'card', { limit_amount: 1_000_000_000_000 }),
+      'active',
+    ],
+    [
+      [{ level: 'program', ids: [programId] }],
+      condition(['amount', 'gte', 1_000_000_000_000]),
+      'active',
+    ],
+  ]
+  if (perScope.length !== RULES_PER_CARD) throw new Error('the bench rules do not add up')
+  let made = 0
+  for (const [scopes, rule, mode] of perScope)
+    for (const scope of scopes) {
+      await call(server, token, 'POST', '/v1/authorization_rules', {
+        name: `bench ${++made}`,
+        scope,
+        mode,
+        ...rule,
+      })
+    }
+  return made
 }
 
 const MERCHANTS = [
@@ -219,6 +374,9 @@ const server = await startServer({
   DATABASE_CONNECTIONS: values['db-connections']!,
 })
 const rows: Figures[] = []
+/** The runs with `RULES_PER_CARD` rules applying to every card: at most rate, then steady at `targetRate`. */
+const ruleRows: Figures[] = []
+let rulesMade = 0
 /** WAL bytes written per decision in each steady run: what every commit waits to flush. */
 const walPerDecision: number[] = []
 let sample = ''
@@ -257,6 +415,28 @@ try {
       rows.push(row)
     }
   }
+  if (ruleCount > 0) {
+    rulesMade = await createBenchRules(server, token, client.programIds[0], cards)
+    const label = `${RULES_PER_CARD} rules a card`
+    await cannon('warmup', { ...authorizations(server, token, cards, 0), duration: warmup })
+    await server.settle()
+    ruleRows.push(
+      await cannon(
+        `POST /v1/simulate/authorizations, ${cards.length} cards, ${connections} conn, max rate, ${label}`,
+        { ...authorizations(server, token, cards, 0), duration },
+        server,
+      ),
+    )
+    await server.settle()
+    ruleRows.push(
+      await paced(
+        `POST /v1/simulate/authorizations, ≤ ${connections} conn, ${targetRate}/s steady, ${label}`,
+        steadyAuthorizations(server, token, cards, targetRate, 0),
+        server,
+      ),
+    )
+    rows.push(...ruleRows)
+  }
   const page = await call(server, token, 'GET', '/v1/authorizations?limit=100')
   const approved = page.data.filter((a: { status: string }) => a.status === 'pending').length
   sample = `last 100 authorizations: ${approved} approved (pending with a hold), ${100 - approved} declined`
@@ -271,9 +451,11 @@ const engine: EngineFigures | null = withEngine
   ? await engineRun({ cards: cardCount, concurrency: connections, seconds: duration })
   : null
 const pure = withEngine ? pureDecideRun(2_000_000) : null
+if (withEngine)
+  process.stdout.write('backtest over stored authorizations (in-process, its own database)…\n')
+const backtests = withEngine ? await backtestRun({ authorizations: backtestAuthorizations }) : []
 
 const saturated = rows[0]!
-const targetRate = rates.includes(TARGET.rps) ? TARGET.rps : rates[rates.length - 1]!
 const steadyAt = (foreign: number): Figures =>
   rows[mixes.length * (1 + rates.indexOf(targetRate)) + mixes.indexOf(foreign)]!
 const atTarget = steadyAt(0)
@@ -286,6 +468,18 @@ const abroadLines =
         return [
           `${mixLabel(foreignShare).slice(2)}: ${(share * 100).toFixed(0)} % of the decisions/s of the run with none (target ≥ 90 %): ${share >= 0.9 ? 'met' : 'NOT met'}`,
           `${mixLabel(foreignShare).slice(2)}: p99 at a steady ${targetRate}/s ${p99 >= 0 ? '+' : ''}${p99.toFixed(1)} ms beside none (target ≤ +2 ms): ${p99 <= 2 ? 'met' : 'NOT met'}`,
+        ]
+      })()
+    : []
+/** The rules' targets: with `RULES_PER_CARD` rules a card, ≥ 85 % of the decisions/s and p99 within +3 ms. */
+const rulesLines =
+  ruleRows.length === 2
+    ? (() => {
+        const share = ruleRows[0]!.rps / saturated.rps
+        const p99 = ruleRows[1]!.p99 - atTarget.p99
+        return [
+          `${RULES_PER_CARD} rules a card (${rulesMade} rules): ${(share * 100).toFixed(0)} % of the decisions/s of the run with none (target ≥ ${RULES_TARGET.share * 100} %): ${share >= RULES_TARGET.share ? 'met' : 'NOT met'}`,
+          `${RULES_PER_CARD} rules a card: p99 at a steady ${targetRate}/s ${p99 >= 0 ? '+' : ''}${p99.toFixed(1)} ms beside none (target ≤ +${RULES_TARGET.p99Ms} ms): ${p99 <= RULES_TARGET.p99Ms ? 'met' : 'NOT met'}`,
         ]
       })()
     : []
@@ -312,6 +506,8 @@ const report = [
   `latency at a steady ${rates.includes(TARGET.rps) ? TARGET.rps : rates[rates.length - 1]} decisions/s over ≤ ${connections} connections: p99 ${atTarget.p99} ms (target < ${TARGET.p99} ms): ${atTarget.p99 < TARGET.p99 ? 'met' : 'NOT met'}`,
   `${meets ? 'meets' : 'BELOW'} the target (≥ ${TARGET.rps} decisions/s through HTTP with p99 < ${TARGET.p99} ms).`,
   ...abroadLines,
+  ...rulesLines,
+  ...(backtests.length > 0 ? ['', ...backtestLines(backtests)] : []),
 ].join('\n')
 process.stdout.write(`${report}\n`)
 
@@ -331,6 +527,8 @@ writeFileSync(
       walPerDecision,
       engine,
       pure,
+      rulesMade,
+      backtests,
       sample,
     },
     null,

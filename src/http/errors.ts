@@ -126,6 +126,10 @@ export const ERROR_CATALOGUE = {
   ),
   report_not_found: invalid(404, 'No report with this id.'),
   authorization_rule_not_found: invalid(404, 'No authorization rule with this id.'),
+  authorization_rule_backtest_not_found: invalid(
+    404,
+    'No backtest of this authorization rule with this id.',
+  ),
   organization_not_found: invalid(404, 'No organization with this id.'),
   program_not_found: invalid(404, 'No program with this id.'),
   client_not_found: invalid(404, 'No OAuth client with this id.'),

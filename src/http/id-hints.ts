@@ -38,6 +38,11 @@ const KINDS: Readonly<Record<string, { name: string; notFound?: ErrorCode; param
     notFound: 'authorization_rule_not_found',
     param: 'authorization_rule_id',
   },
+  arb: {
+    name: 'an authorization rule backtest',
+    notFound: 'authorization_rule_backtest_not_found',
+    param: 'backtest_id',
+  },
   le: { name: 'a ledger entry' },
   hold: { name: 'a hold' },
   kyc: { name: 'a KYC check' },

@@ -26,6 +26,7 @@ export const ID_FIELDS: Readonly<Record<string, IdPrefix>> = {
   authorization_endpoint_id: 'aep',
   authorization_id: 'auth',
   authorization_rule_id: 'arl',
+  backtest_id: 'arb',
   card_id: 'card',
   cardholder_id: 'chd',
   client_id: 'oc',

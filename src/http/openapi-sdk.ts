@@ -109,6 +109,7 @@ export const SDK_METHODS: Readonly<Record<string, SdkEntry>> = {
   'POST /v1/cards/{card_id}/pin': 'cards.setPin',
   'POST /v1/cards/{card_id}/pin/verify': 'cards.verifyPin',
   'POST /v1/cards/{card_id}/details': 'cards.retrieveDetails',
+  'GET /v1/cards/{card_id}/spend_limits': 'cards.spendLimits',
   'POST /v1/simulate/cards/{card_id}/issue': 'simulate.cards.issue',
   'POST /v1/simulate/cards/{card_id}/ship': 'simulate.cards.ship',
 
@@ -132,6 +133,12 @@ export const SDK_METHODS: Readonly<Record<string, SdkEntry>> = {
   'GET /v1/authorization_rules/{authorization_rule_id}': 'authorizationRules.retrieve',
   'PATCH /v1/authorization_rules/{authorization_rule_id}': 'authorizationRules.update',
   'DELETE /v1/authorization_rules/{authorization_rule_id}': 'authorizationRules.del',
+  'POST /v1/authorization_rules/{authorization_rule_id}/backtests':
+    'authorizationRules.createBacktest',
+  'GET /v1/authorization_rules/{authorization_rule_id}/backtests':
+    'authorizationRules.listBacktests',
+  'GET /v1/authorization_rules/{authorization_rule_id}/backtests/{backtest_id}':
+    'authorizationRules.retrieveBacktest',
 
   'GET /v1/transactions': 'transactions.list',
   'GET /v1/transactions/{transaction_id}': 'transactions.retrieve',

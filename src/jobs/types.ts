@@ -5,6 +5,7 @@
 export const JOB_TYPES = [
   'account.provision',
   'authentication.expire',
+  'authorization_rule.backtest',
   'card.expire',
   'card.issue',
   'dispute.review',

@@ -3,7 +3,9 @@ import { describe, test } from 'node:test'
 import { readParameters } from '../../src/modules/authorization-rules/parameters.js'
 import {
   type ReplayableRule,
+  replayFrom,
   replayRule,
+  RuleReplay,
   type StoredAuthorization,
 } from '../../src/modules/authorization-rules/replay.js'
 import type { RuleScope } from '../../src/modules/authorization-rules/rule.js'
@@ -133,8 +135,105 @@ describe('replaying a rule over stored authorizations', () => {
       evaluated_count: 0,
       would_decline_count: 0,
       approved_would_decline_count: 0,
+      approved_would_decline_amount: 0,
       examples: [],
     })
     assert.throws(() => replayRule(rule, [auth(min(5)), auth(min(4))], WINDOW), RangeError)
+  })
+})
+
+function velocity(parameters: Record<string, unknown>, scope = PROGRAM_1): ReplayableRule {
+  return {
+    scope,
+    ...readParameters('velocity_limit', {
+      window: { type: 'day' },
+      aggregate: 'card',
+      ...parameters,
+    }),
+  } as ReplayableRule
+}
+
+describe('replaying a velocity limit', () => {
+  test('a count: what the day approved before the window counts; one it would decline counts for nothing, nor does a decline', () => {
+    const rule = velocity({ limit_count: 2 })
+    const stream = [
+      auth(min(-30)), // before the window, same day: counted
+      auth(min(1), { approved: false }), // declined then: evaluated (passes), counts for nothing
+      auth(min(2)), // 1 + 1 = 2: passes
+      auth(min(3)), // 2 + 1 > 2: would decline, not counted
+      auth(min(4), { card: CARD_B }), // another card's own count
+      auth(min(5)), // still 2: would decline
+    ]
+    const report = replayRule(rule, stream, WINDOW)
+    assert.equal(report.evaluated_count, 5)
+    assert.equal(report.would_decline_count, 2)
+    assert.equal(report.approved_would_decline_amount, 2000)
+    assert.deepEqual(
+      report.examples.map((e) => e.authorization_id),
+      [stream[3].id, stream[5].id],
+    )
+  })
+
+  test('spend changes move the bucket at their own time: a reversal frees, an increment adds; an account aggregate sums its cards', () => {
+    const rule = velocity({ aggregate: 'account', limit_amount: 3000 })
+    const cardA2 = { ...CARD_A, id: 'card_A2' }
+    const stream = [
+      auth(min(0), { amount: 2000, spend_changes: [{ at: min(10), amount: -2000 }] }),
+      auth(min(5), { card: cardA2, amount: 1500 }), // 2000 + 1500 > 3000: would decline
+      auth(min(10), { card: cardA2, amount: 2500 }), // the reversal at 10 came first: passes
+      auth(min(11), { amount: 400, spend_changes: [{ at: min(12), amount: 100 }] }), // 2900
+      auth(min(13), { amount: 1 }), // 3000 + 1: would decline
+    ]
+    const report = replayRule(rule, stream, WINDOW)
+    assert.deepEqual(
+      report.examples.map((e) => e.authorization_id),
+      [stream[1].id, stream[4].id],
+    )
+  })
+
+  test('a calendar window starts again at 00:00 UTC; a rolling one lets spend go once its bucket has left', () => {
+    const day = velocity({ limit_count: 1 })
+    const midnight = Date.parse('2026-11-05T00:00:00.000Z')
+    const at = (ms: number) => new Date(midnight + ms)
+    const dayStream = [auth(at(-60_000)), auth(at(-30_000)), auth(at(0))]
+    const dayWindow = { from: at(-120_000), to: at(60_000) }
+    assert.deepEqual(
+      replayRule(day, dayStream, dayWindow).examples.map((e) => e.authorization_id),
+      [dayStream[1].id],
+    )
+    const rolling = velocity({ window: { type: 'rolling', seconds: 600 }, limit_count: 1 })
+    const rollingStream = [auth(min(0)), auth(min(5)), auth(min(11))] // buckets of 10 s: min(0) has left at 10:10
+    assert.deepEqual(
+      replayRule(rolling, rollingStream, WINDOW).examples.map((e) => e.authorization_id),
+      [rollingStream[1].id],
+    )
+  })
+
+  test('where the stream starts: an hour before for a condition, the window current at from for a limit, all history for all_time', () => {
+    const from = new Date('2026-11-04T10:00:00.000Z')
+    const lock = replayable('merchant_lock', { merchants: [{ mcc: '5411' }] })
+    assert.deepEqual(replayFrom(lock, from), new Date('2026-11-04T09:00:00.000Z'))
+    assert.deepEqual(
+      replayFrom(velocity({ limit_count: 1 }), from),
+      new Date('2026-11-04T00:00:00.000Z'),
+    )
+    assert.deepEqual(
+      replayFrom(velocity({ window: { type: 'month' }, limit_count: 1 }), from),
+      new Date('2026-11-01T00:00:00.000Z'),
+    )
+    assert.deepEqual(
+      replayFrom(velocity({ window: { type: 'rolling', seconds: 600 }, limit_count: 1 }), from),
+      new Date('2026-11-04T09:50:00.000Z'),
+    )
+    assert.equal(replayFrom(velocity({ window: { type: 'all_time' }, limit_count: 1 }), from), null)
+  })
+
+  test('fed page by page it reports what it reports at once', () => {
+    const rule = velocity({ limit_count: 3 })
+    const stream = Array.from({ length: 20 }, (_, i) => auth(min(i)))
+    const replay = new RuleReplay(rule, WINDOW)
+    for (let i = 0; i < stream.length; i += 6) replay.add(stream.slice(i, i + 6))
+    assert.deepEqual(replay.report(), replayRule(rule, stream, WINDOW))
+    assert.equal(replay.report().approved_would_decline_count, 17)
   })
 })

@@ -14,6 +14,8 @@ const bin = fileURLToPath(new URL('../../bin/svc.js', import.meta.url))
 /** Types no sandbox flow can cause: each waits for time to pass (a job), a client-side secret or a browser. */
 const NO_SANDBOX_FLOW: Record<string, string> = {
   'card.expired': 'the card.expire job, once the expiry month has ended',
+  'authorization_rule.backtest_completed':
+    'the authorization_rule.backtest job, run by a worker (svc worker) after POST …/backtests',
   'card.pin_set': "a PIN block encrypted with the card's PIN key on the client",
   'card.details_viewed':
     'a browser opening the hosted card details page in an iframe on its origin',

@@ -123,6 +123,10 @@ export const KINDS = {
   dispute: { prefix: 'dsp', notFound: 'dispute_not_found' },
   network_token: { prefix: 'ntok', notFound: 'token_not_found' },
   authorization_rule: { prefix: 'arl', notFound: 'authorization_rule_not_found' },
+  authorization_rule_backtest: {
+    prefix: 'arb',
+    notFound: 'authorization_rule_backtest_not_found',
+  },
   authentication: { prefix: 'tdsa', notFound: 'authentication_not_found' },
   report: { prefix: 'rpt', notFound: 'report_not_found' },
   oauth_client: { prefix: 'oc', notFound: 'client_not_found' },
@@ -139,6 +143,7 @@ const PARAM_KINDS: Record<string, Kind> = Object.fromEntries(
   Object.keys(KINDS).map((k) => [`${k}_id`, k as Kind]),
 )
 PARAM_KINDS.order_id = 'esim_order'
+PARAM_KINDS.backtest_id = 'authorization_rule_backtest'
 
 const COLLECTION_KINDS: Record<string, Kind> = {
   cardholders: 'cardholder',
@@ -242,6 +247,7 @@ export const BODIES: Record<string, () => unknown> = {
   }),
   'PATCH /v1/cards/:card_id': () => ({ metadata: { probe: '1' } }),
   'PATCH /v1/authorization_rules/:authorization_rule_id': () => ({ name: 'security probe' }),
+  'POST /v1/authorization_rules/:authorization_rule_id/backtests': () => BACKTEST_WINDOW,
   'POST /v1/cards/:card_id/replace': () => ({ reason: 'damaged' }),
   'POST /v1/cards/:card_id/pin': () => ({
     pin_key_id: 'pink_00000000000000000000000000',
@@ -374,6 +380,10 @@ export async function seedSandbox(
   const report = await ok(api('POST', '/v1/reports', REPORT_BODY), 201)
   const client = await ok(api('POST', '/v1/oauth_clients', await CLIENT_BODY()), 201)
   const rule = await ok(api('POST', '/v1/authorization_rules', ruleBody(card.id)), 201)
+  const backtest = await ok(
+    api('POST', `/v1/authorization_rules/${rule.id}/backtests`, BACKTEST_WINDOW),
+    202,
+  )
   return {
     cardholder: [{ id: holder.id }],
     account: [{ id: account.id }, { id: basicAccount.id, basic: true }],
@@ -390,8 +400,12 @@ export async function seedSandbox(
     report: [{ id: report.id }],
     oauth_client: [{ id: client.id }],
     authorization_rule: [{ id: rule.id }],
+    authorization_rule_backtest: [{ id: backtest.id }],
   }
 }
+
+/** A backtest's window (any will do: the sweep needs only its id). */
+const BACKTEST_WINDOW = { from: '2026-11-01T00:00:00Z', to: '2026-11-02T00:00:00Z' }
 
 /** An authorization rule on one card (any rule will do: the sweep needs only its id). */
 const ruleBody = (cardId: string) => ({
@@ -436,6 +450,10 @@ export async function seedProduction(
   const report = await ok(t.api(token, 'POST', '/v1/reports', REPORT_BODY), 201)
   const client = await ok(t.api(token, 'POST', '/v1/oauth_clients', await CLIENT_BODY()), 201)
   const rule = await ok(t.api(token, 'POST', '/v1/authorization_rules', ruleBody(card.id)), 201)
+  const backtest = await ok(
+    t.api(token, 'POST', `/v1/authorization_rules/${rule.id}/backtests`, BACKTEST_WINDOW),
+    202,
+  )
   return {
     cardholder: [{ id: holder.id }],
     account: [{ id: account.id }],
@@ -445,5 +463,6 @@ export async function seedProduction(
     report: [{ id: report.id }],
     oauth_client: [{ id: client.id }],
     authorization_rule: [{ id: rule.id }],
+    authorization_rule_backtest: [{ id: backtest.id }],
   }
 }

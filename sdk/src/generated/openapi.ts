@@ -3032,6 +3032,168 @@ export interface paths {
         };
         trace?: never;
     };
+    "/v1/authorization_rules/{authorization_rule_id}/backtests": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List a rule's backtests, newest first */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description Cursor: the page before it. Not together with starting_after. */
+                    ending_before?: string;
+                    /** @description Page size, 1–100 (default 25). */
+                    limit?: number;
+                    /** @description Cursor: the page after it (next_cursor of the previous page). */
+                    starting_after?: string;
+                };
+                header?: never;
+                path: {
+                    authorization_rule_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description OK */
+                200: {
+                    headers: {
+                        "Svc-Request-Id": components["headers"]["Svc-Request-Id"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["AuthorizationRuleBacktestList"];
+                    };
+                };
+                400: components["responses"]["invalid_parameter__unknown_parameter__expired_cursor"];
+                401: components["responses"]["missing_credentials__invalid_access_token"];
+                403: components["responses"]["ip_not_allowed__environment_mismatch__insufficient_scope"];
+                404: components["responses"]["authorization_rule_not_found__not_found"];
+                408: components["responses"]["request_timeout"];
+                429: components["responses"]["rate_limited"];
+                431: components["responses"]["request_header_too_large"];
+                500: components["responses"]["internal_error"];
+            };
+        };
+        put?: never;
+        /**
+         * Backtest an authorization rule
+         * @description Replays the rule as it is now over the authorizations made in `[from, to)` (at most 366 days), velocity limits included, as if it had been active, and reports how many it would have declined, with examples. Answers `202` with the backtest `pending`; a job runs it and emits authorization_rule.backtest_completed. `to` not after `from`, or too far, answers 400 naming `to`.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: {
+                    /** @description Makes a retry safe: the same key with the same body within 24 hours replays the first answer (with `Idempotent-Replay: true`). Keys are scoped to your organization and environment. */
+                    "Idempotency-Key"?: string;
+                };
+                path: {
+                    authorization_rule_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    /**
+                     * @example {
+                     *       "from": "2026-11-01T00:00:00Z",
+                     *       "to": "2026-11-29T00:00:00Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AuthorizationRuleBacktestCreateRequest"];
+                };
+            };
+            responses: {
+                /** @description Accepted */
+                202: {
+                    headers: {
+                        "Svc-Request-Id": components["headers"]["Svc-Request-Id"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["AuthorizationRuleBacktest"];
+                    };
+                };
+                400: components["responses"]["invalid_request_body__missing_parameter__invalid_parameter__unknown_parameter"];
+                401: components["responses"]["missing_credentials__invalid_access_token"];
+                403: components["responses"]["ip_not_allowed__environment_mismatch__insufficient_scope"];
+                404: components["responses"]["authorization_rule_not_found__not_found"];
+                408: components["responses"]["request_timeout"];
+                409: components["responses"]["idempotency_key_reuse__idempotency_request_in_progress"];
+                413: components["responses"]["request_too_large"];
+                429: components["responses"]["rate_limited"];
+                431: components["responses"]["request_header_too_large"];
+                500: components["responses"]["internal_error"];
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/authorization_rules/{authorization_rule_id}/backtests/{backtest_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Retrieve a backtest
+         * @description `pending` until its job has run; then `completed` with `results`, or `failed`.
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    authorization_rule_id: string;
+                    backtest_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description OK */
+                200: {
+                    headers: {
+                        "Svc-Request-Id": components["headers"]["Svc-Request-Id"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["AuthorizationRuleBacktest"];
+                    };
+                };
+                401: components["responses"]["missing_credentials__invalid_access_token"];
+                403: components["responses"]["ip_not_allowed__environment_mismatch__insufficient_scope"];
+                /** @description Error codes: `authorization_rule_not_found`, `authorization_rule_backtest_not_found`, `not_found` */
+                404: {
+                    headers: {
+                        "Svc-Request-Id": components["headers"]["Svc-Request-Id"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                408: components["responses"]["request_timeout"];
+                429: components["responses"]["rate_limited"];
+                431: components["responses"]["request_header_too_large"];
+                500: components["responses"]["internal_error"];
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/authorizations": {
         parameters: {
             query?: never;
@@ -4518,6 +4680,106 @@ export interface paths {
                 500: components["responses"]["internal_error"];
             };
         };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/cards/{card_id}/spend_limits": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List what is left of a card's spending limits
+         * @description Every limit that applies to the card: its own spending controls (`source.type: "card_control"`), then the enabled velocity limits of the authorization rules that apply to it, active and shadow (`source.mode`), in id order. `used_*` is what the next authorization would be compared with (held plus captured; a reversal frees its amount); an account or cardholder rule counts every card of it. `resets_at`: a calendar window's next start (00:00 UTC; the week on Monday), a rolling window's oldest counted spend leaving it.
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    card_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description OK */
+                200: {
+                    headers: {
+                        "Svc-Request-Id": components["headers"]["Svc-Request-Id"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "object": "list",
+                         *       "data": [
+                         *         {
+                         *           "source": {
+                         *             "type": "card_control",
+                         *             "interval": "daily",
+                         *             "rule_id": null,
+                         *             "name": null,
+                         *             "mode": null
+                         *           },
+                         *           "window": {
+                         *             "type": "day",
+                         *             "seconds": null
+                         *           },
+                         *           "aggregate": "card",
+                         *           "currency": "USD",
+                         *           "limit_amount": 50000,
+                         *           "used_amount": 12500,
+                         *           "remaining_amount": 37500,
+                         *           "limit_count": null,
+                         *           "used_count": null,
+                         *           "remaining_count": null,
+                         *           "resets_at": "2026-11-30T00:00:00.000Z"
+                         *         },
+                         *         {
+                         *           "source": {
+                         *             "type": "authorization_rule",
+                         *             "interval": null,
+                         *             "rule_id": "arl_01JD3R5M7N9P1Q3R5S7T9V1W3X",
+                         *             "name": "Three purchases an hour at most",
+                         *             "mode": "active"
+                         *           },
+                         *           "window": {
+                         *             "type": "rolling",
+                         *             "seconds": 3600
+                         *           },
+                         *           "aggregate": "account",
+                         *           "currency": "USD",
+                         *           "limit_amount": null,
+                         *           "used_amount": 12500,
+                         *           "remaining_amount": null,
+                         *           "limit_count": 3,
+                         *           "used_count": 1,
+                         *           "remaining_count": 2,
+                         *           "resets_at": "2026-11-29T13:01:00.000Z"
+                         *         }
+                         *       ]
+                         *     }
+                         */
+                        "application/json": components["schemas"]["SpendLimitList"];
+                    };
+                };
+                401: components["responses"]["missing_credentials__invalid_access_token"];
+                403: components["responses"]["ip_not_allowed__environment_mismatch__insufficient_scope"];
+                404: components["responses"]["card_not_found__not_found"];
+                408: components["responses"]["request_timeout"];
+                429: components["responses"]["rate_limited"];
+                431: components["responses"]["request_header_too_large"];
+                500: components["responses"]["internal_error"];
+            };
+        };
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -10125,6 +10387,106 @@ export interface components {
             /** Format: date-time */
             updated_at: string;
         };
+        /**
+         * AuthorizationRuleBacktest
+         * @example {
+         *       "id": "arb_01JD3T2V4W6X8Y0Z2A4B6C8D0E",
+         *       "object": "authorization_rule_backtest",
+         *       "rule_id": "arl_01JD3R5M7N9P1Q3R5S7T9V1W3X",
+         *       "from": "2026-11-01T00:00:00.000Z",
+         *       "to": "2026-11-29T00:00:00.000Z",
+         *       "status": "completed",
+         *       "results": {
+         *         "evaluated": 1204,
+         *         "would_decline": 31,
+         *         "approved_would_decline": 27,
+         *         "declined_amount": 412350,
+         *         "examples": [
+         *           {
+         *             "authorization_id": "auth_01JD3S8K2M4N6P8Q0R2S4T6V8W",
+         *             "card_id": "card_01JD3Q7Y6X5W4V3T2S1R0Q9P8M",
+         *             "amount": 15000,
+         *             "merchant": {
+         *               "name": "Lucky Spins",
+         *               "mcc": "7995",
+         *               "country": "MLT"
+         *             },
+         *             "created_at": "2026-11-03T21:14:05.000Z"
+         *           }
+         *         ]
+         *       },
+         *       "failure_reason": null,
+         *       "created_at": "2026-11-29T09:00:00.000Z",
+         *       "completed_at": "2026-11-29T09:00:02.000Z"
+         *     }
+         */
+        AuthorizationRuleBacktest: {
+            /** Format: date-time */
+            completed_at: string | null;
+            /** Format: date-time */
+            created_at: string;
+            /** @description Why a `failed` backtest failed */
+            failure_reason: string | null;
+            /** Format: date-time */
+            from: string;
+            id: string;
+            /** @enum {string} */
+            object: "authorization_rule_backtest";
+            results: {
+                /** @description Of those, the ones approved then: what turning the rule on would have changed */
+                approved_would_decline: number;
+                /** @description What those approved ones asked, in all (minor units of their accounts’ currencies) */
+                declined_amount: number;
+                /** @description Authorizations of the window on cards the rule applies to (approved or not then) */
+                evaluated: number;
+                /** @description The first approved ones it would have declined, oldest first (at most 10) */
+                examples: {
+                    /** @description What it asked, minor units of its account's currency */
+                    amount: number;
+                    authorization_id: string;
+                    card_id: string;
+                    /** Format: date-time */
+                    created_at: string;
+                    merchant: {
+                        country: string | null;
+                        mcc: string | null;
+                        name: string | null;
+                    };
+                }[];
+                /** @description Of those, how many the rule would have declined */
+                would_decline: number;
+            } | null;
+            rule_id: string;
+            /**
+             * @description `pending` until the replay has run; then `completed` (with `results`) or `failed`
+             * @enum {string}
+             */
+            status: "pending" | "completed" | "failed";
+            /** Format: date-time */
+            to: string;
+        };
+        /** AuthorizationRuleBacktestCreateRequest */
+        AuthorizationRuleBacktestCreateRequest: {
+            /**
+             * Format: date-time
+             * @description Start of the window, inclusive (RFC 3339, with an offset)
+             */
+            from: string;
+            /**
+             * Format: date-time
+             * @description End of the window, exclusive: after `from`, at most 366 days later
+             */
+            to: string;
+        };
+        /** AuthorizationRuleBacktestList */
+        AuthorizationRuleBacktestList: {
+            data: components["schemas"]["AuthorizationRuleBacktest"][];
+            has_more: boolean;
+            next_cursor: string | null;
+            /** @enum {string} */
+            object: "list";
+            url: string;
+        };
         /** AuthorizationRuleCreateRequest */
         AuthorizationRuleCreateRequest: {
             /**
@@ -10668,7 +11030,7 @@ export interface components {
         Error: {
             error: {
                 /** @enum {string} */
-                code: "invalid_request_body" | "missing_parameter" | "invalid_parameter" | "unknown_parameter" | "invalid_public_key" | "expired_cursor" | "invalid_webhook_url" | "request_too_large" | "request_timeout" | "request_header_too_large" | "missing_credentials" | "invalid_access_token" | "insufficient_scope" | "ip_not_allowed" | "environment_mismatch" | "not_found" | "method_not_allowed" | "cardholder_not_found" | "account_not_found" | "card_not_found" | "authorization_not_found" | "transaction_not_found" | "dispute_not_found" | "authentication_not_found" | "esim_package_not_found" | "esim_order_not_found" | "esim_not_found" | "token_not_found" | "event_not_found" | "webhook_endpoint_not_found" | "authorization_endpoint_not_found" | "report_not_found" | "authorization_rule_not_found" | "organization_not_found" | "program_not_found" | "client_not_found" | "user_not_found" | "idempotency_key_reuse" | "idempotency_request_in_progress" | "adjustment_already_applied" | "cardholder_already_exists" | "esim_order_reference_exists" | "user_already_exists" | "dispute_already_open" | "webhook_endpoint_limit_reached" | "identity_document_required" | "address_required" | "kyc_not_approved" | "address_change_requires_kyc" | "kyc_identity_required" | "insufficient_funds" | "account_blocked" | "currency_mismatch" | "account_cardholder_mismatch" | "account_not_provisioned" | "account_not_fundable" | "card_invalid_state" | "card_already_activated" | "card_closed" | "card_not_provisioned" | "card_limit_reached" | "unsupported_form_factor" | "embossed_name_required" | "delivery_address_required" | "card_type_not_configured" | "pin_invalid" | "transaction_not_refundable" | "refund_exceeds_original" | "token_invalid_state" | "token_deleted" | "authorization_invalid_state" | "authentication_invalid_state" | "dispute_invalid_state" | "program_not_provisioned" | "program_not_configured" | "spend_control_unsupported" | "operation_unsupported" | "esim_package_unavailable" | "esim_top_up_unavailable" | "esim_inventory_exhausted" | "esim_invalid_state" | "last_owner" | "report_not_ready" | "rate_limited" | "internal_error" | "processor_unavailable" | "processor_permission_denied";
+                code: "invalid_request_body" | "missing_parameter" | "invalid_parameter" | "unknown_parameter" | "invalid_public_key" | "expired_cursor" | "invalid_webhook_url" | "request_too_large" | "request_timeout" | "request_header_too_large" | "missing_credentials" | "invalid_access_token" | "insufficient_scope" | "ip_not_allowed" | "environment_mismatch" | "not_found" | "method_not_allowed" | "cardholder_not_found" | "account_not_found" | "card_not_found" | "authorization_not_found" | "transaction_not_found" | "dispute_not_found" | "authentication_not_found" | "esim_package_not_found" | "esim_order_not_found" | "esim_not_found" | "token_not_found" | "event_not_found" | "webhook_endpoint_not_found" | "authorization_endpoint_not_found" | "report_not_found" | "authorization_rule_not_found" | "authorization_rule_backtest_not_found" | "organization_not_found" | "program_not_found" | "client_not_found" | "user_not_found" | "idempotency_key_reuse" | "idempotency_request_in_progress" | "adjustment_already_applied" | "cardholder_already_exists" | "esim_order_reference_exists" | "user_already_exists" | "dispute_already_open" | "webhook_endpoint_limit_reached" | "identity_document_required" | "address_required" | "kyc_not_approved" | "address_change_requires_kyc" | "kyc_identity_required" | "insufficient_funds" | "account_blocked" | "currency_mismatch" | "account_cardholder_mismatch" | "account_not_provisioned" | "account_not_fundable" | "card_invalid_state" | "card_already_activated" | "card_closed" | "card_not_provisioned" | "card_limit_reached" | "unsupported_form_factor" | "embossed_name_required" | "delivery_address_required" | "card_type_not_configured" | "pin_invalid" | "transaction_not_refundable" | "refund_exceeds_original" | "token_invalid_state" | "token_deleted" | "authorization_invalid_state" | "authentication_invalid_state" | "dispute_invalid_state" | "program_not_provisioned" | "program_not_configured" | "spend_control_unsupported" | "operation_unsupported" | "esim_package_unavailable" | "esim_top_up_unavailable" | "esim_inventory_exhausted" | "esim_invalid_state" | "last_owner" | "report_not_ready" | "rate_limited" | "internal_error" | "processor_unavailable" | "processor_permission_denied";
                 /** Format: uri */
                 doc_url: string;
                 errors?: {
@@ -11208,7 +11570,7 @@ export interface components {
              * @description What happened, e.g. cardholder.created. Every type, what emits it and an example: the event catalogue (/docs/guides/event-catalogue).
              * @enum {string}
              */
-            type: "cardholder.created" | "cardholder.updated" | "cardholder.kyc_updated" | "account.created" | "account.provisioned" | "account.credited" | "account.debited" | "account.blocked" | "account.unblocked" | "card.created" | "card.issued" | "card.activated" | "card.frozen" | "card.unfrozen" | "card.closed" | "card.replaced" | "card.expired" | "card.pin_set" | "card.shipped" | "authorization_rule.created" | "authorization_rule.updated" | "authorization_rule.deleted" | "card.details_viewed" | "authorization.created" | "authorization.updated" | "transaction.created" | "transaction.updated" | "dispute.created" | "dispute.updated" | "network_token.created" | "network_token.updated" | "authentication.created" | "authentication.updated" | "esim_order.created" | "esim_order.settled" | "esim_order.failed" | "esim.topped_up" | "esim.low_data" | "esim.depleted" | "esim.usage_threshold_reached" | "esim.validity_expiring" | "esim.expired" | "esim.installed" | "esim.first_used" | "esim.country_changed" | "esim.canceled" | "esim.updated" | "webhook_endpoint.disabled" | "webhook_endpoint.test";
+            type: "cardholder.created" | "cardholder.updated" | "cardholder.kyc_updated" | "account.created" | "account.provisioned" | "account.credited" | "account.debited" | "account.blocked" | "account.unblocked" | "card.created" | "card.issued" | "card.activated" | "card.frozen" | "card.unfrozen" | "card.closed" | "card.replaced" | "card.expired" | "card.pin_set" | "card.shipped" | "authorization_rule.created" | "authorization_rule.updated" | "authorization_rule.deleted" | "authorization_rule.backtest_completed" | "card.details_viewed" | "authorization.created" | "authorization.updated" | "transaction.created" | "transaction.updated" | "dispute.created" | "dispute.updated" | "network_token.created" | "network_token.updated" | "authentication.created" | "authentication.updated" | "esim_order.created" | "esim_order.settled" | "esim_order.failed" | "esim.topped_up" | "esim.low_data" | "esim.depleted" | "esim.usage_threshold_reached" | "esim.validity_expiring" | "esim.expired" | "esim.installed" | "esim.first_used" | "esim.country_changed" | "esim.canceled" | "esim.updated" | "webhook_endpoint.disabled" | "webhook_endpoint.test";
         };
         /** EventList */
         EventList: {
@@ -12119,6 +12481,62 @@ export interface components {
                 interval: string;
             }[];
         };
+        /** SpendLimit */
+        SpendLimit: {
+            /**
+             * @description Whose spending is counted: the card's, every card of its account, or every card of its cardholder
+             * @enum {string}
+             */
+            aggregate: "card" | "account" | "cardholder";
+            /** @description The account's currency: every amount is in it */
+            currency: string;
+            /** @description Minor units; null: no amount limit */
+            limit_amount: number | null;
+            /** @description Approved authorizations; null: no count limit */
+            limit_count: number | null;
+            /** @description What one more authorization may still take (never below 0) */
+            remaining_amount: number | null;
+            /** @description How many more may be approved; null without a count limit */
+            remaining_count: number | null;
+            /**
+             * Format: date-time
+             * @description When what is used stops counting: a calendar window's next start; a rolling window's oldest counted spend leaving it; null for all_time, per_authorization, or a rolling window counting nothing
+             */
+            resets_at: string | null;
+            source: {
+                /** @description A card control's interval as the card names it (`daily`, …) */
+                interval: string | null;
+                mode: ("active" | "shadow") | null;
+                /** @description The rule's name; null for a control */
+                name: string | null;
+                /** @description The rule's id (`arl_…`); null for a control */
+                rule_id: string | null;
+                /**
+                 * @description The card's own spending control, or an authorization rule that applies to the card
+                 * @enum {string}
+                 */
+                type: "card_control" | "authorization_rule";
+            };
+            /** @description What the window counts now (held plus captured); null for per_authorization */
+            used_amount: number | null;
+            /** @description Approved authorizations the window counts now; null for a card control (it limits amounts only) */
+            used_count: number | null;
+            window: {
+                /** @description The length of a rolling window */
+                seconds: number | null;
+                /**
+                 * @description Calendar windows in UTC (the week from Monday), `all_time`, `rolling`, or `per_authorization` (one authorization's total; nothing is used up)
+                 * @enum {string}
+                 */
+                type: "per_authorization" | "day" | "week" | "month" | "year" | "all_time" | "rolling";
+            };
+        };
+        /** SpendLimitList */
+        SpendLimitList: {
+            data: components["schemas"]["SpendLimit"][];
+            /** @enum {string} */
+            object: "list";
+        };
         /**
          * Transaction
          * @example {
@@ -12404,7 +12822,7 @@ export interface components {
              */
             disabled_reason: "failing" | "manual" | null;
             /** @description Event types to receive: `*` (every type), a prefix wildcard such as `card.*` (every type of the prefix, including types added later) or an exact type. The event catalogue (/docs/guides/event-catalogue) lists what emits each type. */
-            enabled_events: ("*" | "cardholder.*" | "account.*" | "card.*" | "authorization_rule.*" | "authorization.*" | "transaction.*" | "dispute.*" | "network_token.*" | "authentication.*" | "esim_order.*" | "esim.*" | "webhook_endpoint.*" | "cardholder.created" | "cardholder.updated" | "cardholder.kyc_updated" | "account.created" | "account.provisioned" | "account.credited" | "account.debited" | "account.blocked" | "account.unblocked" | "card.created" | "card.issued" | "card.activated" | "card.frozen" | "card.unfrozen" | "card.closed" | "card.replaced" | "card.expired" | "card.pin_set" | "card.shipped" | "authorization_rule.created" | "authorization_rule.updated" | "authorization_rule.deleted" | "card.details_viewed" | "authorization.created" | "authorization.updated" | "transaction.created" | "transaction.updated" | "dispute.created" | "dispute.updated" | "network_token.created" | "network_token.updated" | "authentication.created" | "authentication.updated" | "esim_order.created" | "esim_order.settled" | "esim_order.failed" | "esim.topped_up" | "esim.low_data" | "esim.depleted" | "esim.usage_threshold_reached" | "esim.validity_expiring" | "esim.expired" | "esim.installed" | "esim.first_used" | "esim.country_changed" | "esim.canceled" | "esim.updated" | "webhook_endpoint.disabled" | "webhook_endpoint.test")[];
+            enabled_events: ("*" | "cardholder.*" | "account.*" | "card.*" | "authorization_rule.*" | "authorization.*" | "transaction.*" | "dispute.*" | "network_token.*" | "authentication.*" | "esim_order.*" | "esim.*" | "webhook_endpoint.*" | "cardholder.created" | "cardholder.updated" | "cardholder.kyc_updated" | "account.created" | "account.provisioned" | "account.credited" | "account.debited" | "account.blocked" | "account.unblocked" | "card.created" | "card.issued" | "card.activated" | "card.frozen" | "card.unfrozen" | "card.closed" | "card.replaced" | "card.expired" | "card.pin_set" | "card.shipped" | "authorization_rule.created" | "authorization_rule.updated" | "authorization_rule.deleted" | "authorization_rule.backtest_completed" | "card.details_viewed" | "authorization.created" | "authorization.updated" | "transaction.created" | "transaction.updated" | "dispute.created" | "dispute.updated" | "network_token.created" | "network_token.updated" | "authentication.created" | "authentication.updated" | "esim_order.created" | "esim_order.settled" | "esim_order.failed" | "esim.topped_up" | "esim.low_data" | "esim.depleted" | "esim.usage_threshold_reached" | "esim.validity_expiring" | "esim.expired" | "esim.installed" | "esim.first_used" | "esim.country_changed" | "esim.canceled" | "esim.updated" | "webhook_endpoint.disabled" | "webhook_endpoint.test")[];
             /**
              * Format: date-time
              * @description Start of the current run of failed deliveries (the first failure since the last success); null while healthy. After 72 hours of failures without a success the endpoint is disabled.
@@ -12429,7 +12847,7 @@ export interface components {
         WebhookEndpointCreateRequest: {
             description?: string | null;
             /** @description Event types to receive: `*` (every type), a prefix wildcard such as `card.*` (every type of the prefix, including types added later) or an exact type. The event catalogue (/docs/guides/event-catalogue) lists what emits each type. Duplicates are dropped. */
-            enabled_events: ("*" | "cardholder.*" | "account.*" | "card.*" | "authorization_rule.*" | "authorization.*" | "transaction.*" | "dispute.*" | "network_token.*" | "authentication.*" | "esim_order.*" | "esim.*" | "webhook_endpoint.*" | "cardholder.created" | "cardholder.updated" | "cardholder.kyc_updated" | "account.created" | "account.provisioned" | "account.credited" | "account.debited" | "account.blocked" | "account.unblocked" | "card.created" | "card.issued" | "card.activated" | "card.frozen" | "card.unfrozen" | "card.closed" | "card.replaced" | "card.expired" | "card.pin_set" | "card.shipped" | "authorization_rule.created" | "authorization_rule.updated" | "authorization_rule.deleted" | "card.details_viewed" | "authorization.created" | "authorization.updated" | "transaction.created" | "transaction.updated" | "dispute.created" | "dispute.updated" | "network_token.created" | "network_token.updated" | "authentication.created" | "authentication.updated" | "esim_order.created" | "esim_order.settled" | "esim_order.failed" | "esim.topped_up" | "esim.low_data" | "esim.depleted" | "esim.usage_threshold_reached" | "esim.validity_expiring" | "esim.expired" | "esim.installed" | "esim.first_used" | "esim.country_changed" | "esim.canceled" | "esim.updated" | "webhook_endpoint.disabled" | "webhook_endpoint.test")[];
+            enabled_events: ("*" | "cardholder.*" | "account.*" | "card.*" | "authorization_rule.*" | "authorization.*" | "transaction.*" | "dispute.*" | "network_token.*" | "authentication.*" | "esim_order.*" | "esim.*" | "webhook_endpoint.*" | "cardholder.created" | "cardholder.updated" | "cardholder.kyc_updated" | "account.created" | "account.provisioned" | "account.credited" | "account.debited" | "account.blocked" | "account.unblocked" | "card.created" | "card.issued" | "card.activated" | "card.frozen" | "card.unfrozen" | "card.closed" | "card.replaced" | "card.expired" | "card.pin_set" | "card.shipped" | "authorization_rule.created" | "authorization_rule.updated" | "authorization_rule.deleted" | "authorization_rule.backtest_completed" | "card.details_viewed" | "authorization.created" | "authorization.updated" | "transaction.created" | "transaction.updated" | "dispute.created" | "dispute.updated" | "network_token.created" | "network_token.updated" | "authentication.created" | "authentication.updated" | "esim_order.created" | "esim_order.settled" | "esim_order.failed" | "esim.topped_up" | "esim.low_data" | "esim.depleted" | "esim.usage_threshold_reached" | "esim.validity_expiring" | "esim.expired" | "esim.installed" | "esim.first_used" | "esim.country_changed" | "esim.canceled" | "esim.updated" | "webhook_endpoint.disabled" | "webhook_endpoint.test")[];
             /** @description HTTPS URL on a publicly resolvable host (invalid_webhook_url otherwise); a local `npm start` sandbox also accepts http:// to your own machine */
             url: string;
         };
@@ -12462,7 +12880,7 @@ export interface components {
         WebhookEndpointUpdateRequest: {
             description?: string | null;
             /** @description Event types to receive: `*` (every type), a prefix wildcard such as `card.*` (every type of the prefix, including types added later) or an exact type. The event catalogue (/docs/guides/event-catalogue) lists what emits each type. Duplicates are dropped. */
-            enabled_events?: ("*" | "cardholder.*" | "account.*" | "card.*" | "authorization_rule.*" | "authorization.*" | "transaction.*" | "dispute.*" | "network_token.*" | "authentication.*" | "esim_order.*" | "esim.*" | "webhook_endpoint.*" | "cardholder.created" | "cardholder.updated" | "cardholder.kyc_updated" | "account.created" | "account.provisioned" | "account.credited" | "account.debited" | "account.blocked" | "account.unblocked" | "card.created" | "card.issued" | "card.activated" | "card.frozen" | "card.unfrozen" | "card.closed" | "card.replaced" | "card.expired" | "card.pin_set" | "card.shipped" | "authorization_rule.created" | "authorization_rule.updated" | "authorization_rule.deleted" | "card.details_viewed" | "authorization.created" | "authorization.updated" | "transaction.created" | "transaction.updated" | "dispute.created" | "dispute.updated" | "network_token.created" | "network_token.updated" | "authentication.created" | "authentication.updated" | "esim_order.created" | "esim_order.settled" | "esim_order.failed" | "esim.topped_up" | "esim.low_data" | "esim.depleted" | "esim.usage_threshold_reached" | "esim.validity_expiring" | "esim.expired" | "esim.installed" | "esim.first_used" | "esim.country_changed" | "esim.canceled" | "esim.updated" | "webhook_endpoint.disabled" | "webhook_endpoint.test")[];
+            enabled_events?: ("*" | "cardholder.*" | "account.*" | "card.*" | "authorization_rule.*" | "authorization.*" | "transaction.*" | "dispute.*" | "network_token.*" | "authentication.*" | "esim_order.*" | "esim.*" | "webhook_endpoint.*" | "cardholder.created" | "cardholder.updated" | "cardholder.kyc_updated" | "account.created" | "account.provisioned" | "account.credited" | "account.debited" | "account.blocked" | "account.unblocked" | "card.created" | "card.issued" | "card.activated" | "card.frozen" | "card.unfrozen" | "card.closed" | "card.replaced" | "card.expired" | "card.pin_set" | "card.shipped" | "authorization_rule.created" | "authorization_rule.updated" | "authorization_rule.deleted" | "authorization_rule.backtest_completed" | "card.details_viewed" | "authorization.created" | "authorization.updated" | "transaction.created" | "transaction.updated" | "dispute.created" | "dispute.updated" | "network_token.created" | "network_token.updated" | "authentication.created" | "authentication.updated" | "esim_order.created" | "esim_order.settled" | "esim_order.failed" | "esim.topped_up" | "esim.low_data" | "esim.depleted" | "esim.usage_threshold_reached" | "esim.validity_expiring" | "esim.expired" | "esim.installed" | "esim.first_used" | "esim.country_changed" | "esim.canceled" | "esim.updated" | "webhook_endpoint.disabled" | "webhook_endpoint.test")[];
             /** @enum {string} */
             status?: "enabled" | "disabled";
             /** @description HTTPS URL on a publicly resolvable host (invalid_webhook_url otherwise); a local `npm start` sandbox also accepts http:// to your own machine */

@@ -221,6 +221,10 @@ export class Cards extends Resource {
   ): Promised<Schemas['PinVerification']> {
     return this.post(path`/v1/cards/${id}/pin/verify`, params, options)
   }
+  /** What is left of each limit on the card: its own spending controls and the authorization rules' velocity limits. */
+  spendLimits(id: string, options?: RequestOptions): Promised<Schemas['SpendLimitList']> {
+    return this.get(path`/v1/cards/${id}/spend_limits`, undefined, options)
+  }
 }
 
 /** `/v1/authorizations` (read; the card network creates them, `svc.simulate.authorizations` in sandbox). */
@@ -345,6 +349,28 @@ export class AuthorizationRules extends Resource {
   }
   del(id: string, options?: RequestOptions): Promised<Schemas['AuthorizationRuleDeleted']> {
     return this.delete(path`/v1/authorization_rules/${id}`, options)
+  }
+  /** Replays the rule over the authorizations of `{ from, to }`: `pending`, then `completed` with its results. */
+  createBacktest(
+    id: string,
+    params: Body<'/v1/authorization_rules/{authorization_rule_id}/backtests', 'post'>,
+    options?: RequestOptions,
+  ): Promised<Schemas['AuthorizationRuleBacktest']> {
+    return this.post(path`/v1/authorization_rules/${id}/backtests`, params, options)
+  }
+  retrieveBacktest(
+    id: string,
+    backtestId: string,
+    options?: RequestOptions,
+  ): Promised<Schemas['AuthorizationRuleBacktest']> {
+    return this.get(path`/v1/authorization_rules/${id}/backtests/${backtestId}`, undefined, options)
+  }
+  listBacktests(
+    id: string,
+    params?: ListParams<'/v1/authorization_rules/{authorization_rule_id}/backtests'>,
+    options?: RequestOptions,
+  ): ListResult<Schemas['AuthorizationRuleBacktest']> {
+    return this.pages(path`/v1/authorization_rules/${id}/backtests`, params, options)
   }
 }
 

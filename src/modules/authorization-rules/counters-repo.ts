@@ -73,3 +73,14 @@ export async function purgeActivity(db: Db, now: Date, options?: PurgeOptions): 
     where: sql`updated_at < ${before}`,
   })
 }
+
+/** The buckets of the counters `keys` (a key no row holds is absent: nothing counted yet). A plain read, no lock. */
+export async function findCounters(db: Db, keys: readonly string[]): Promise<Map<string, Buckets>> {
+  if (keys.length === 0) return new Map()
+  const rows = await db
+    .selectFrom('authorization_rule_counters')
+    .select(['key', 'buckets'])
+    .where('key', 'in', keys)
+    .execute()
+  return new Map(rows.map((r) => [r.key, r.buckets as Buckets]))
+}

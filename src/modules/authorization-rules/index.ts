@@ -20,9 +20,14 @@ export {
   type ReplayableRule,
   type ReplayExample,
   type ReplayReport,
+  replayFrom,
   replayRule,
+  RuleReplay,
   type StoredAuthorization,
 } from './replay.js'
+// Backtests read the stored authorizations through this hook, answered by the authorizations module.
+export { STORED_AUTHORIZATIONS, type StoredAuthorizationsPage } from './hooks.js'
+export { BACKTEST_PAGE, type BacktestRun, runBacktest } from './backtests.js'
 export * from './rule.js'
 export {
   ACTIVITY_WINDOW,
@@ -60,6 +65,7 @@ export {
 } from './counters.js'
 // Moves of an authorization (reversal, capture, increment, expiry) adjust what it counts for.
 export { adjustCounters, type CountedIn } from './counters-repo.js'
+export { type RuleLimit, ruleLimitsOf } from './limits.js'
 export { countsInWindow, rollingResetsAt, windowResetsAt, windowStart } from './windows.js'
 // The console's rules pages call the same use cases as /v1, with the same body schemas.
 export { createRule, deleteRule, listRules, retrieveRule, updateRule } from './service.js'

@@ -2,6 +2,7 @@ import type { Purge } from '../../jobs/registry.js'
 import { purgeSchedule } from '../../jobs/retention.js'
 import type { ServiceModule } from '../module.js'
 import { COUNTER_PURGE_EVERY_MS, purgeActivity, purgeCounters } from './counters-repo.js'
+import { BACKTEST_JOB, runBacktestJob } from './backtests.js'
 import { registerAuthorizationRules } from './routes.js'
 
 /** Velocity counters and cards' activity rows whose contents have all left their windows. */
@@ -20,6 +21,7 @@ const AUTHORIZATION_RULES_PURGES: readonly Purge[] = [
 export const authorizationRulesModule: ServiceModule = {
   name: 'authorization-rules',
   routes: registerAuthorizationRules,
+  jobs: { [BACKTEST_JOB]: runBacktestJob },
   purges: AUTHORIZATION_RULES_PURGES,
   schedules: [
     purgeSchedule(

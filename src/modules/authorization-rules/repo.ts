@@ -1,6 +1,6 @@
-import type { Selectable } from 'kysely'
+import type { ExpressionBuilder, Selectable } from 'kysely'
 import { sql } from 'kysely'
-import type { Db } from '../../db/types.js'
+import type { Database, Db } from '../../db/types.js'
 import { json } from '../../db/types.js'
 import { applyBounds, type PageBounds } from '../../http/pagination.js'
 import type { CardTarget } from './evaluate.js'
@@ -98,6 +98,30 @@ const names = (column: 'scope_ids' | 'exclude_ids', id: string) =>
   sql<boolean>`${sql.ref(column)} @> ${json([id])}::jsonb`
 
 /**
+ * The condition that keeps the rules applying to `card` (see `listRules`): its program, account, cardholder or itself
+ * named at that level, and none of the card, its account or its cardholder excluded.
+ */
+function appliesTo(card: CardTarget) {
+  const targets = [
+    ['program', card.program_id],
+    ['account', card.account_id],
+    ['cardholder', card.cardholder_id],
+    ['card', card.id],
+  ] as const
+  return (eb: ExpressionBuilder<Database, 'authorization_rules'>) =>
+    eb.and([
+      eb.or(
+        targets.map(([level, id]) =>
+          eb.and([eb('scope_level', '=', sql.lit(level)), names('scope_ids', id)]),
+        ),
+      ),
+      eb.not(
+        eb.or([card.id, card.account_id, card.cardholder_id].map((id) => names('exclude_ids', id))),
+      ),
+    ])
+}
+
+/**
  * A page of a scope's live rules, newest first; with `card`, only those that apply to it: the rules naming its
  * program, account, cardholder or itself at that level, none of whose exclusions names the card, its account or its
  * cardholder. A card's rules are few, so they are read through the GIN index and sorted.
@@ -115,28 +139,24 @@ export async function listRules(
     .where('organization_id', '=', organizationId)
     .where('environment', '=', environment)
     .where('deleted_at', 'is', null)
-  if (card) {
-    const targets = [
-      ['program', card.program_id],
-      ['account', card.account_id],
-      ['cardholder', card.cardholder_id],
-      ['card', card.id],
-    ] as const
-    q = q
-      .where((eb) =>
-        eb.or(
-          targets.map(([level, id]) =>
-            eb.and([eb('scope_level', '=', sql.lit(level)), names('scope_ids', id)]),
-          ),
-        ),
-      )
-      .where((eb) =>
-        eb.not(
-          eb.or(
-            [card.id, card.account_id, card.cardholder_id].map((id) => names('exclude_ids', id)),
-          ),
-        ),
-      )
-  }
+  if (card) q = q.where(appliesTo(card))
   return applyBounds(q, bounds, 'id', 'desc').execute()
+}
+
+/** The enabled velocity limits that apply to `card`, in id order (the order the decision evaluates them in). */
+export async function velocityRulesOf(
+  db: Db,
+  organizationId: string,
+  environment: string,
+  card: CardTarget,
+): Promise<RuleRow[]> {
+  const q = db
+    .selectFrom('authorization_rules')
+    .selectAll()
+    .where('organization_id', '=', organizationId)
+    .where('environment', '=', environment)
+    .where('deleted_at', 'is', null)
+    .where('status', '=', 'enabled')
+    .where('type', '=', 'velocity_limit')
+  return q.where(appliesTo(card)).orderBy('id').execute()
 }

@@ -3,6 +3,7 @@ import type { FastifyInstance } from 'fastify'
 import type { AppDeps } from '../../app-deps.js'
 import { unitOf } from '../../http/idempotency.js'
 import { ListEnvelope } from '../../http/pagination.js'
+import { registerBacktests } from './backtest-routes.js'
 import {
   AuthorizationRule,
   AuthorizationRuleCreate,
@@ -109,4 +110,6 @@ export function registerAuthorizationRules(base: FastifyInstance, deps: AppDeps)
     },
     async (req) => deleteRule(deps, req.ctx, req.params.authorization_rule_id),
   )
+
+  registerBacktests(base, deps)
 }

@@ -1,6 +1,6 @@
 import type { Generated } from 'kysely'
 import type { Json, Timestamp } from '../../db/types.js'
-import type { RuleParameters, ScopeLevel } from './rule.js'
+import type { RuleParameters, RuleScope, ScopeLevel } from './rule.js'
 
 /** One authorization rule of an organization and environment; `deleted_at` set once deleted (the row stays). */
 export interface AuthorizationRulesTable {
@@ -50,8 +50,42 @@ export interface AuthorizationRuleActivityTable {
   updated_at: Timestamp
 }
 
+/** What a backtest's replay found (`results`, once completed). */
+export interface BacktestResultsValue {
+  evaluated: number
+  would_decline: number
+  approved_would_decline: number
+  declined_amount: number
+  examples: {
+    authorization_id: string
+    card_id: string
+    amount: number
+    merchant: { name: string | null; mcc: string | null; country: string | null }
+    created_at: string
+  }[]
+}
+
+/** A rule replayed over the stored authorizations of `[window_from, window_to)` by a job. */
+export interface AuthorizationRuleBacktestsTable {
+  id: string
+  organization_id: string
+  environment: string
+  rule_id: string
+  /** The rule as it was asked of: its type, scope and parameters (a later change does not change the replay). */
+  rule: Json<RuleParameters & { scope: RuleScope }>
+  window_from: Timestamp
+  window_to: Timestamp
+  status: 'pending' | 'completed' | 'failed'
+  results: Json<BacktestResultsValue> | null
+  failure_reason: string | null
+  created_at: Timestamp
+  updated_at: Timestamp
+  completed_at: Timestamp | null
+}
+
 declare module '../../db/types.js' {
   interface Database {
+    authorization_rule_backtests: AuthorizationRuleBacktestsTable
     authorization_rules: AuthorizationRulesTable
     authorization_rule_activity: AuthorizationRuleActivityTable
     authorization_rule_counters: AuthorizationRuleCountersTable

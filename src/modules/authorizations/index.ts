@@ -21,3 +21,5 @@ export {
   reverse,
 } from './service.js'
 export type { AuthorizationView } from './service.js'
+// Backtests of authorization rules replay the stored authorizations (the STORED_AUTHORIZATIONS hook).
+export { authorizationsToReplay } from './replay-reader.js'

@@ -2,12 +2,14 @@ import type { Purge } from '../../jobs/registry.js'
 import { purgeSchedule } from '../../jobs/retention.js'
 import { AUTHORIZATION_SCOPE } from '../../http/ownership.js'
 import { answer } from '../../lib/slots.js'
+import { STORED_AUTHORIZATIONS } from '../authorization-rules/index.js'
 import type { ServiceModule } from '../module.js'
 import { DECISIONS } from './batcher.js'
 import { ATTEMPT_PURGE_EVERY_MS, purgeExpiredAttempts } from './endpoint-service.js'
 import { INTEGRATOR_CACHES } from './integrator.js'
 import { EXPIRY_SWEEP_MS, expireDue } from './operations.js'
 import { findAuthorization } from './repo.js'
+import { authorizationsToReplay } from './replay-reader.js'
 import { registerAuthorizations } from './routes.js'
 
 /** Calls to the integrator's authorization endpoint, kept 30 days like events. */
@@ -34,6 +36,9 @@ export const authorizationsModule: ServiceModule = {
       AUTHORIZATIONS_PURGES,
     ),
   ],
-  hooks: [answer(AUTHORIZATION_SCOPE, findAuthorization)],
+  hooks: [
+    answer(AUTHORIZATION_SCOPE, findAuthorization),
+    answer(STORED_AUTHORIZATIONS, authorizationsToReplay),
+  ],
   states: [DECISIONS, INTEGRATOR_CACHES],
 }

@@ -4,6 +4,7 @@ import type { AppDeps } from '../../app-deps.js'
 import { ListEnvelope, type PageParams } from '../../http/pagination.js'
 import { registerAuthorizationEndpoint } from './endpoint-routes.js'
 import { registerAuthorizationSimulatorRoutes } from './simulate-routes.js'
+import { registerSpendLimits } from './spend-limits-routes.js'
 import { Authorization, AuthorizationIdParams, AuthorizationListQuery } from './schemas.js'
 import { listAuthorizations, retrieveAuthorization } from './service.js'
 
@@ -53,4 +54,5 @@ export function registerAuthorizations(base: FastifyInstance, deps: AppDeps): vo
 
   registerAuthorizationSimulatorRoutes(base, deps)
   registerAuthorizationEndpoint(base, deps)
+  registerSpendLimits(base, deps)
 }

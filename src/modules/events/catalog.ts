@@ -64,6 +64,11 @@ export const EVENT_OBJECTS = {
     scope: 'cards:read',
     retrieve: 'GET /v1/authorization_rules/{authorization_rule_id}',
   },
+  authorization_rule_backtest: {
+    schema: 'AuthorizationRuleBacktest',
+    scope: 'cards:read',
+    retrieve: 'GET /v1/authorization_rules/{authorization_rule_id}/backtests/{backtest_id}',
+  },
   webhook_endpoint: {
     schema: 'WebhookEndpoint',
     scope: 'webhooks:write',
@@ -192,6 +197,12 @@ export const EVENT_CATALOGUE = {
     object: 'authorization_rule',
     emittedBy:
       'A rule is deleted with `DELETE /v1/authorization_rules/{id}`; the event carries the rule as it was last.',
+  },
+  'authorization_rule.backtest_completed': {
+    object: 'authorization_rule_backtest',
+    emittedBy:
+      'A backtest asked with `POST /v1/authorization_rules/{id}/backtests` has replayed its window: `completed` with ' +
+      'its results, or `failed`.',
   },
   'card.details_viewed': {
     object: 'card',
