@@ -63,7 +63,7 @@ async function checked(page: Page, what: string): Promise<void> {
 /** No table of the page scrolls sideways (at 1,280 px every column of these pages fits). */
 async function tablesFit(page: Page, what: string): Promise<void> {
   const wide = await page.evaluate(() =>
-    [...document.querySelectorAll('.table-wrap')]
+    Array.from(document.querySelectorAll('.table-wrap'))
       .filter((e) => e.scrollWidth > e.clientWidth)
       .map((e) => e.getAttribute('aria-label')),
   )
