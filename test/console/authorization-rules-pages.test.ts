@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict'
 import { describe, test } from 'node:test'
+import { runJobs } from '../cards/support.js'
 import type { TestApp } from '../helpers/app.js'
 import {
   auditRows,
@@ -183,6 +184,51 @@ describe('authorization rules', () => {
       (await owner.agent.get(`/console/authorizations/${declined.id}`)).body,
     )
     assert.match(authorization, /Declined by rule/)
+  })
+
+  test("a backtest asked on the rule page runs as a job; its results are the API's", async () => {
+    const page = await owner.agent.get(`${RULES}/${velocityId}`)
+    const form = formFields(page.body, `${RULES}/${velocityId}/backtests`)
+    const res = await owner.agent.post(`${RULES}/${velocityId}/backtests`, form)
+    const queued = main((await follow(owner.agent, res)).body)
+    assert.match(queued, /Backtest queued/)
+    assert.match(queued.slice(queued.indexOf('id="backtests-h"')), />pending</)
+    assert.equal((await auditRows(t, 'authorization_rule.backtest_requested')).length, 1)
+
+    await runJobs(t)
+    const [backtest] = (await api('GET', `/v1/authorization_rules/${velocityId}/backtests`)).data
+    assert.equal(backtest.status, 'completed')
+    assert.ok(backtest.results.evaluated >= 4, JSON.stringify(backtest.results))
+    const done = main((await owner.agent.get(`${RULES}/${velocityId}`)).body)
+    const section = done.slice(done.indexOf('id="backtests-h"'))
+    assert.match(section, />completed</)
+    for (const n of [backtest.results.evaluated, backtest.results.would_decline])
+      assert.ok(section.includes(`<td class="num">${n}</td>`), `${n} in ${section.slice(0, 3000)}`)
+
+    // A window that ends before it starts: refused, naming the field, the form as typed.
+    const again = await owner.agent.get(`${RULES}/${velocityId}`)
+    const refused = await owner.agent.post(`${RULES}/${velocityId}/backtests`, {
+      ...formFields(again.body, `${RULES}/${velocityId}/backtests`),
+      from: '2026-11-20T10:00',
+      to: '2026-11-10T10:00',
+    })
+    assert.equal(refused.statusCode, 400)
+    assert.match(refused.body, /<code>to<\/code>/)
+    assert.match(refused.body, /value="2026-11-10T10:00"/)
+  })
+
+  test('the card page shows what is left of each limit, as GET /v1/cards/{id}/spend_limits says', async () => {
+    const [limit] = (await api('GET', `/v1/cards/${card.id}/spend_limits`)).data.filter(
+      (l: any) => l.source.rule_id === velocityId,
+    )
+    assert.equal(limit.used_count, 3)
+    assert.equal(limit.remaining_count, 0)
+    const page = main((await owner.agent.get(`/console/cards/${card.id}`)).body)
+    const remaining = page.slice(page.indexOf('id="remaining-h"'), page.indexOf('id="rules-h"'))
+    assert.ok(remaining.includes(`href="${RULES}/${velocityId}"`))
+    assert.match(remaining, /3 of 2 authorizations/)
+    assert.match(remaining, /0 authorizations/)
+    assert.match(remaining, /in any 24 hours/)
   })
 
   test('a refused form names the field and keeps what was typed', async () => {

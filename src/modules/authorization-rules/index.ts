@@ -75,3 +75,6 @@ export {
   AuthorizationRuleUpdate,
 } from './schemas.js'
 export { MAX_CONDITIONS, MAX_MERCHANTS } from './parameters.js'
+// The rule page's backtests: the same use cases and body schema as /v1/authorization_rules/{id}/backtests.
+export { createBacktest, listBacktests } from './backtests.js'
+export { AuthorizationRuleBacktestCreate, type BacktestView } from './backtest-schemas.js'

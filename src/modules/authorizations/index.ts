@@ -23,3 +23,6 @@ export {
 export type { AuthorizationView } from './service.js'
 // Backtests of authorization rules replay the stored authorizations (the STORED_AUTHORIZATIONS hook).
 export { authorizationsToReplay } from './replay-reader.js'
+// The console's card page shows what is left of each limit (GET /v1/cards/{id}/spend_limits).
+export { cardSpendLimits } from './spend-limits-service.js'
+export type { SpendLimitView } from './spend-limits-schemas.js'

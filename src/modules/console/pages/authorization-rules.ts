@@ -1,8 +1,10 @@
 import type { FastifyReply } from 'fastify'
 import { html, type Html } from '../../../lib/html.js'
 import {
+  AuthorizationRuleBacktestCreate,
   AuthorizationRuleCreate,
   AuthorizationRuleUpdate,
+  createBacktest,
   createRule,
   deleteRule,
   listRules,
@@ -33,6 +35,7 @@ import { act, actionForm, apiCtx, canChange, doneText, type Outcome } from './ch
 import { filterValue, pageOf, pathParam, queryText } from './form-input.js'
 import { amounts, apiView, eventsSection, objectLink, statusBadge, when } from './object-display.js'
 import { orProblem, problemBox, type Problem } from './refusals.js'
+import { backtestBody, backtestsSection } from './rule-backtests.js'
 import {
   fieldsOf,
   listOf,
@@ -156,6 +159,8 @@ interface Shown {
   status?: number
   /** The edit form as it was typed (after a refusal); the rule's own values otherwise. */
   typed?: Values
+  /** The backtest form as it was typed (after a refusal). */
+  backtest?: Values
 }
 
 function decisionsTable(rows: AuthorizationView[], ruleId: string): Html {
@@ -240,6 +245,7 @@ ${manageSections(ctx, r, shown.typed)}
 <section aria-labelledby="decisions-h"><h2 id="decisions-h">Recent decisions</h2>
 <p class="muted">What this rule said in the organization's ${RULE_DECISIONS_SCAN.toLocaleString('en-US')} latest authorizations of this environment: <strong>declined</strong> (active) or <strong>would decline</strong> (shadow), newest first. Every decision's <code>rule_results</code> is on its authorization.</p>
 ${decisionsTable(decisions, r.id)}</section>
+${await backtestsSection(ctx, r, shown.backtest)}
 ${await eventsSection(ctx, r.id, r.created_at)}
 ${apiView(r)}`,
     },
@@ -359,6 +365,29 @@ export const authorizationRulePages: ConsolePage = {
         run: (body, unit) => updateRule(unit, apiCtx(ctx), id, body),
       })
       return after(ctx, id, outcome, status === 'disabled' ? 'Rule disabled.' : 'Rule enabled.')
+    })
+
+    router.post(`${RULES}/:id/backtests`, 'organization', async (ctx) => {
+      const id = pathParam(ctx, 'id')
+      const outcome = await act(ctx, {
+        method: 'POST',
+        path: `/v1/authorization_rules/${id}/backtests`,
+        status: 202,
+        schema: AuthorizationRuleBacktestCreate,
+        action: 'authorization_rule.backtest_requested',
+        body: () => backtestBody(ctx.text),
+        run: (body, unit) => createBacktest(unit, apiCtx(ctx), id, body),
+      })
+      if (!outcome.ok)
+        return detailPage(ctx, id, {
+          problem: outcome.problem,
+          status: outcome.status,
+          backtest: ctx.text,
+        })
+      return ctx.redirect(`${RULES}/${id}`, {
+        kind: 'ok',
+        text: doneText(outcome, 'Backtest queued: its results appear below once it has run.'),
+      })
     })
 
     // Deleting cannot be undone: the rule page links here, and only this page's form deletes it.

@@ -47,6 +47,7 @@ import { amounts, eventsSection, money, objectLink, statusBadge, when } from './
 import { orProblem, problemBox, type Problem } from './refusals.js'
 import { cardRulesSection } from './authorization-rules.js'
 import { sandboxOnly, sandboxPanel } from './sandbox.js'
+import { remainingSection } from './spend-limits.js'
 
 export const CARDS = '/console/cards'
 const STATUSES = ['pending', 'inactive', 'active', 'frozen', 'expired', 'closed']
@@ -302,6 +303,7 @@ ${k.form_factor === 'physical' && k.shipping && k.shipping.status !== 'delivered
         ['Created', when(k.created_at)],
       ])}
 ${manage}${simulate}
+${await remainingSection(ctx, k.id)}
 ${await cardRulesSection(ctx, k.id)}
 <h2>Authorizations</h2>${table({
         caption: 'Latest authorizations of this card',
