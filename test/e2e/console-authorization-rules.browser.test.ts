@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import { after, before, test } from 'node:test'
 import type { Browser, Page } from 'playwright-core'
-import { cardBody, issuedCard, makeAccount, makeCardholder } from '../cards/support.js'
+import { cardBody, issuedCard, makeAccount, makeCardholder, runJobs } from '../cards/support.js'
 import { createTenant, listenOnPort, startTestApp, type TestApp } from '../helpers/app.js'
 import { invite } from '../console/support.js'
 import {
@@ -153,6 +153,22 @@ test('an owner makes a shadow velocity limit, reads what it would decline, turns
     await decisions.locator(`a[href="/console/authorizations/${fourth.id}"]`).waitFor()
     await decisions.getByText('declined', { exact: true }).waitFor()
 
+    // A backtest of the last 30 days (the form's default window), run by the job: the results are the API's.
+    await page.getByRole('button', { name: 'Run backtest' }).click()
+    await page.getByRole('status').filter({ hasText: 'Backtest queued' }).waitFor()
+    await runJobs(t)
+    await page.reload()
+    const [backtest] = (await api('GET', `/v1/authorization_rules/${ruleId}/backtests`)).data
+    assert.equal(backtest.status, 'completed')
+    const backtests = page.getByRole('region', { name: "This rule's backtests, newest first" })
+    await backtests.getByText('completed').waitFor()
+    await backtests
+      .getByRole('cell', { name: String(backtest.results.evaluated), exact: true })
+      .first()
+      .waitFor()
+    await checked(page, 'rule page with a backtest')
+    await tablesFit(page, 'rule page with a backtest')
+
     // The other types' forms.
     await page.goto(`${origin}/console/authorization-rules/new?type=condition`)
     await page.getByRole('group', { name: 'Condition 1' }).waitFor()
@@ -167,7 +183,13 @@ test('an owner makes a shadow velocity limit, reads what it would decline, turns
       .getByRole('region', { name: 'Rules that apply to this card' })
       .getByRole('link', { name: 'Two purchases a day' })
       .waitFor()
+    const remaining = page.getByRole('region', {
+      name: 'What is left of each limit on this card, now',
+    })
+    await remaining.getByRole('link', { name: 'Two purchases a day' }).waitFor()
+    await remaining.getByText('3 of 2 authorizations').waitFor()
     await checked(page, 'card page')
+    await tablesFit(page, 'card page')
     await page.goto(`${origin}/console/authorization-rules`)
     await page.getByRole('main').getByRole('link', { name: 'Two purchases a day' }).waitFor()
     await checked(page, 'rules list')
