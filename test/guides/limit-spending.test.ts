@@ -22,6 +22,7 @@ test('docs/guides/limit-spending.md runs as written: every call answers as the g
     'PATCH /v1/authorization_rules/{id}',
     'DELETE /v1/authorization_rules/{id}',
     'POST /v1/simulate/authorizations',
+    'GET /v1/cards/{id}/spend_limits',
   ])
     assert.ok(called.includes(route), `the guide no longer calls ${route}: ${called.join(', ')}`)
 
