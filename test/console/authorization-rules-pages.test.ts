@@ -323,12 +323,14 @@ describe('authorization rules', () => {
         [`${RULES}/${velocityId}`, { name: 'x' }],
         [`${RULES}/${velocityId}/status`, { status: 'disabled' }],
         [`${RULES}/${velocityId}/delete`, {}],
+        [`${RULES}/${velocityId}/backtests`, { from: '2026-11-01T00:00', to: '2026-11-02T00:00' }],
       ],
     )
     const list = main((await viewer.agent.get(RULES)).body)
     assert.doesNotMatch(list, /Create a rule/)
     const rule = main((await viewer.agent.get(`${RULES}/${velocityId}`)).body)
-    assert.doesNotMatch(rule, /Delete this rule/)
+    assert.doesNotMatch(rule, /Delete this rule|Run backtest/)
+    assert.match(rule, /This rule&#39;s backtests/)
     const cardPage = main((await viewer.agent.get(`/console/cards/${card.id}`)).body)
     assert.doesNotMatch(cardPage, /Add a rule/)
     assert.equal((await viewer.agent.get(`${RULES}/${velocityId}/delete`)).statusCode, 303)
