@@ -69,6 +69,14 @@ export {
 export { adjustCounters, type CountedIn } from './counters-repo.js'
 export { type RuleLimit, ruleLimitsOf } from './limits.js'
 export { countsInWindow, rollingResetsAt, windowResetsAt, windowStart } from './windows.js'
-// The console's rules page (a later step) calls the same use cases as /v1.
+// The console's rules pages call the same use cases as /v1, with the same body schemas.
 export { createRule, deleteRule, listRules, retrieveRule, updateRule } from './service.js'
-export type { AuthorizationRuleView } from './schemas.js'
+export {
+  AuthorizationRuleCreate,
+  type AuthorizationRuleView,
+  AuthorizationRuleUpdate,
+} from './schemas.js'
+export { MAX_CONDITIONS, MAX_MERCHANTS } from './parameters.js'
+// The rule page's backtests: the same use cases and body schema as /v1/authorization_rules/{id}/backtests.
+export { createBacktest, listBacktests } from './backtests.js'
+export { AuthorizationRuleBacktestCreate, type BacktestView } from './backtest-schemas.js'

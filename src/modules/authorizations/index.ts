@@ -15,7 +15,9 @@ export {
   expire,
   increment,
   listAuthorizations,
+  listRuleDecisions,
   retrieveAuthorization,
+  RULE_DECISIONS_SCAN,
   reverse,
 } from './service.js'
 export type { AuthorizationView } from './service.js'
@@ -27,3 +29,6 @@ export {
 } from './activity.js'
 // Backtests of authorization rules replay the stored authorizations (the STORED_AUTHORIZATIONS hook).
 export { authorizationsToReplay } from './replay-reader.js'
+// The console's card page shows what is left of each limit (GET /v1/cards/{id}/spend_limits).
+export { cardSpendLimits } from './spend-limits-service.js'
+export type { SpendLimitView } from './spend-limits-schemas.js'

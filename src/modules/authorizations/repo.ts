@@ -391,6 +391,38 @@ export async function listAuthorizations(
   return applyBounds(q, bounds, 'id', 'desc').execute()
 }
 
+/** What `ruleDecisions` looks for: one rule's declines and would-be declines in a scope's recent authorizations. */
+export interface RuleDecisionsFilter {
+  organizationId: string
+  environment: string
+  ruleId: string
+  /** Nothing before this (the rule's creation: no earlier decision can name it). */
+  since: Date
+  /** How many of the scope's latest authorizations are looked at, at most. */
+  scan: number
+  limit: number
+}
+
+/**
+ * The latest authorizations, newest first, whose latest request rule `ruleId` declined (`declined`) or would have
+ * declined (`would_decline`, a shadow rule), as `rule_results` records it. No index holds rule results, so only the
+ * scope's `scan` latest authorizations since `since` are looked at: a bounded stretch of the list index.
+ */
+export async function ruleDecisions(db: Db, f: RuleDecisionsFilter): Promise<AuthorizationRow[]> {
+  const declined = json([{ rule_id: f.ruleId, outcome: 'declined' }])
+  const wouldDecline = json([{ rule_id: f.ruleId, outcome: 'would_decline' }])
+  const { rows } = await sql<AuthorizationRow>`
+    SELECT * FROM (
+      SELECT * FROM authorizations
+      WHERE organization_id = ${f.organizationId} AND environment = ${f.environment}
+        AND id >= ${lowestIdAt('auth', f.since)}
+      ORDER BY id DESC LIMIT ${f.scan}
+    ) recent
+    WHERE rule_results @> ${declined}::jsonb OR rule_results @> ${wouldDecline}::jsonb
+    ORDER BY id DESC LIMIT ${f.limit}`.execute(db)
+  return rows
+}
+
 /** Pending authorizations whose hold has run out, oldest first: the expiry sweep's worklist. */
 export async function dueForExpiry(
   db: Db,

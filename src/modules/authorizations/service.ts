@@ -71,6 +71,30 @@ export async function listAuthorizations(
   })
 }
 
+/** How many of the latest authorizations `ruleDecisions` looks at for one rule's page. */
+export const RULE_DECISIONS_SCAN = 5000
+
+/**
+ * The latest authorizations (at most `limit`, newest first) that rule `ruleId` declined or would have declined (a
+ * shadow rule) at their latest request, among the caller's `RULE_DECISIONS_SCAN` latest since the rule was created.
+ */
+export async function listRuleDecisions(
+  deps: AppDeps,
+  ctx: RequestCtx,
+  rule: { id: string; created_at: string },
+  limit = 25,
+): Promise<AuthorizationView[]> {
+  const rows = await repo.ruleDecisions(deps.db, {
+    organizationId: ctx.organizationId,
+    environment: ctx.environment,
+    ruleId: rule.id,
+    since: new Date(rule.created_at),
+    scan: RULE_DECISIONS_SCAN,
+    limit,
+  })
+  return rows.map(presentAuthorization)
+}
+
 /**
  * Sandbox: the network asks to raise a pending authorization by `amount` (approved or declined, see engine); the
  * organization's authorization endpoint is asked too when the rules approve, as for a new authorization.

@@ -65,6 +65,13 @@ export const PAGES: readonly PlannedPage[] = [
     meanwhile: '',
   },
   {
+    href: '/console/authorization-rules',
+    label: 'Authorization rules',
+    area: 'organization',
+    group: 'main',
+    meanwhile: '',
+  },
+  {
     href: '/console/transactions',
     label: 'Transactions',
     area: 'organization',

@@ -82,6 +82,21 @@ export function decidedBy(d: {
   return "The service's own rules"
 }
 
+/** What each authorization rule that applied said of the latest request (none: no rule applied, or none ran). */
+function ruleResultsSection(a: AuthorizationView): Html {
+  if (a.rule_results.length === 0) return html``
+  return html`<h2>Authorization rules</h2>${table({
+    caption: 'What each rule said of the latest request, in the order they ran',
+    rows: a.rule_results,
+    empty: 'No rule applied.',
+    columns: [
+      { header: 'Rule', cell: (r) => objectLink(r.rule_id) },
+      { header: 'Mode', cell: (r) => statusBadge(r.mode) },
+      { header: 'Outcome', cell: (r) => statusBadge(r.outcome) },
+    ],
+  })}`
+}
+
 async function listPage(ctx: PageContext): Promise<FastifyReply> {
   const filters = { status: queryText(ctx, 'status'), card_id: queryText(ctx, 'card_id') }
   const status = (AUTHORIZATION_STATUSES as readonly string[]).includes(filters.status)
@@ -183,6 +198,7 @@ async function detailPage(
         ['Status', statusBadge(a.status)],
         ['Decision', a.approved ? 'approved' : html`declined: ${declineInWords(a.decline_reason)}`],
         ['Decided by', decidedBy(a.decision)],
+        ...(a.rule_id ? [['Declined by rule', objectLink(a.rule_id)] as [string, Html]] : []),
         ['Amount', money(a.amount, a.currency)],
         ['Merchant amount', money(a.merchant_amount, a.merchant_currency)],
         ['Conversion', a.fx ? conversionInWords(a.fx, a.merchant_currency, a.currency) : null],
@@ -200,6 +216,7 @@ async function detailPage(
         ['Created', when(a.created_at)],
       ])}
 ${tools}
+${ruleResultsSection(a)}
 <h2>Requests</h2>${table({
         caption: 'The first request and each increment, oldest first',
         rows: a.request_history,

@@ -46,7 +46,9 @@ import { act, actionForm, apiCtx, canChange, doneText, type Outcome } from './ch
 import { amountInput, moneyField, optional, pageOf, pathParam, queryText } from './form-input.js'
 import { amounts, eventsSection, money, objectLink, statusBadge, when } from './object-display.js'
 import { orProblem, problemBox, type Problem } from './refusals.js'
+import { cardRulesSection } from './authorization-rules.js'
 import { sandboxOnly, sandboxPanel } from './sandbox.js'
+import { remainingSection } from './spend-limits.js'
 
 export const CARDS = '/console/cards'
 const STATUSES = ['pending', 'inactive', 'active', 'frozen', 'expired', 'closed']
@@ -307,6 +309,8 @@ ${k.form_factor === 'physical' && k.shipping && k.shipping.status !== 'delivered
         ['Created', when(k.created_at)],
       ])}
 ${manage}${simulate}
+${await remainingSection(ctx, k.id)}
+${await cardRulesSection(ctx, k.id)}
 <h2>Authorizations</h2>${table({
         caption: 'Latest authorizations of this card',
         rows: authorizations.data,

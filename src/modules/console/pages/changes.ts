@@ -72,7 +72,7 @@ function waitForFirst(): Promise<void> {
 /** One change: the /v1 call it stands for, the use case that performs it, and what the audit log calls it. */
 export interface Change<T> {
   /** The /v1 method and path it stands for: the key is stored under them, as an API call's would be. */
-  method: 'POST' | 'PATCH'
+  method: 'POST' | 'PATCH' | 'DELETE'
   path: string
   /** The JSON body /v1 would take; checked against `schema` (the route's) exactly as /v1 checks it. */
   body: Record<string, unknown> | (() => Record<string, unknown>)

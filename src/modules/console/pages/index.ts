@@ -2,6 +2,7 @@ import type { ConsolePage } from '../router.js'
 import { accountPages } from './account.js'
 import { apiClientPages } from './api-clients.js'
 import { accountObjectPages } from './accounts.js'
+import { authorizationRulePages } from './authorization-rules.js'
 import { authorizationPages } from './authorizations.js'
 import { cardholderPages } from './cardholders.js'
 import { cardPages } from './cards.js'
@@ -44,6 +45,7 @@ export const CONSOLE_PAGES: readonly ConsolePage[] = [
   accountObjectPages,
   cardPages,
   authorizationPages,
+  authorizationRulePages,
   transactionPages,
   disputePages,
   auditPage,

@@ -15,6 +15,7 @@ export const OBJECT_PAGES: Record<string, string> = {
   acct: '/console/accounts',
   card: '/console/cards',
   auth: '/console/authorizations',
+  arl: '/console/authorization-rules',
   txn: '/console/transactions',
   dsp: '/console/disputes',
   ntok: '/console/network-tokens',

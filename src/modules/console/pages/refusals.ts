@@ -24,7 +24,9 @@ export function problemBox(problem: Problem | null | undefined): Html {
   const fields = problem.errors?.slice(0, 5) ?? []
   const items = fields.map((f) => html`<li><code>${f.param}</code>: ${f.message}</li>`)
   const list = fields.length > 0 ? html`<ul>${items}</ul>` : ''
-  return html`<div class="flash error" role="alert"><p>${problem.message}</p>${list}
+  // One field refused: its name beside the message (several: each in the list).
+  const param = problem.param && fields.length === 0 ? html` (<code>${problem.param}</code>)` : ''
+  return html`<div class="flash error" role="alert"><p>${problem.message}${param}</p>${list}
 <p><a href="${problem.doc_url}">About this error (<code>${problem.code}</code>)</a></p></div>`
 }
 

@@ -12,6 +12,7 @@ import {
 } from '../../../http/ownership.js'
 import type { Hook } from '../../../lib/slots.js'
 import { retrieveAuthentication } from '../../authentications/index.js'
+import { retrieveRule } from '../../authorization-rules/index.js'
 import { searchCardholders } from '../../cardholders/index.js'
 import { requireDispute } from '../../disputes/index.js'
 import { listOrders, retrieveEsim, retrieveOrder, type OrderView } from '../../esim/index.js'
@@ -59,6 +60,7 @@ const FINDERS: Partial<Record<string, Exists>> = {
   acct: scoped(ACCOUNT_SCOPE),
   card: scoped(CARD_SCOPE),
   auth: scoped(AUTHORIZATION_SCOPE),
+  arl: found(retrieveRule),
   txn: scoped(TRANSACTION_SCOPE),
   dsp: found((deps, ctx, id) => requireDispute(deps.db, ctx, id)),
   ntok: found(retrieveToken),
