@@ -1,5 +1,7 @@
 import type { FastifyInstance } from 'fastify'
 import type { AppDeps } from '../../app-deps.js'
+import { answer } from '../../lib/slots.js'
+import { TRAVEL_ESIM } from '../cards/index.js'
 import type { ServiceModule } from '../module.js'
 import { registerEsimRoutes } from './esims-routes.js'
 import { registerEsimOperatorRoutes } from './operator-routes.js'
@@ -7,6 +9,7 @@ import { registerPackageAndOrderRoutes } from './routes.js'
 import { SETTLE_EVERY_MS, SETTLE_SCHEDULE, settleOpenOrders } from './settlement.js'
 import { registerEsimSimulatorRoutes } from './simulate-routes.js'
 import { sweepUsage, USAGE_EVERY_MS, USAGE_SCHEDULE } from './usage.js'
+import { travelEsim } from './travel.js'
 import { sweepValidity, VALIDITY_EVERY_MS, VALIDITY_SCHEDULE } from './validity.js'
 
 /** eSIM sales: catalogue, orders, profiles, top-ups, the lifecycle and its alerts, the sandbox network simulator and the operator's stock. */
@@ -20,6 +23,8 @@ function registerEsim(app: FastifyInstance, deps: AppDeps): void {
 export const esimModule: ServiceModule = {
   name: 'esim',
   routes: registerEsim,
+  // A card's travel mode names an eSIM (docs/cards.md, "Travel mode").
+  hooks: [answer(TRAVEL_ESIM, travelEsim)],
   schedules: [
     {
       type: SETTLE_SCHEDULE,
