@@ -138,6 +138,20 @@ function offerForm(card: EsimCard, offer: TopUpView, forms: Forms): Html {
 <button class="btn small primary" type="submit">Add for ${formatMoney(offer.price, offer.currency)}</button></form>`
 }
 
+/** The alerts the eSIM's settings call for: the usage threshold reached, and the hours left near the end. */
+function alertLines(card: EsimCard): Html {
+  const { reachedPct, endsInHours } = card.alerts
+  const usage =
+    reachedPct === null
+      ? ''
+      : html`<p class="notice warn" data-alert="usage">You have used ${reachedPct} % of this plan's data.</p>`
+  const validity =
+    endsInHours === null
+      ? ''
+      : html`<p class="notice warn" data-alert="validity">This eSIM's plan ends in ${endsInHours} hour${endsInHours === 1 ? '' : 's'}.</p>`
+  return html`${usage}${validity}`
+}
+
 function esimCard(card: EsimCard, forms: Forms | null, now: Date): Html {
   const { esim } = card
   const title = esim.packages[0]?.name ?? 'eSIM'
@@ -149,6 +163,7 @@ function esimCard(card: EsimCard, forms: Forms | null, now: Date): Html {
 <div class="card-head"><div><h3>${title}</h3><p class="muted">ICCID ${esim.iccid.replace(/(\d{4})(?=\d)/g, '$1 ')}</p></div>
 <span class="pill ${esim.status}">${STATUS_LABEL[esim.status] ?? esim.status}</span></div>
 ${esim.packages.map((p) => packageBlock(p, now, esim.packages.length > 1))}
+${alertLines(card)}
 <div class="install"><a class="btn primary" href="${esim.ios_install_url}" rel="noreferrer">Install on iPhone</a>
 <a class="btn" href="${esim.android_install_url}" rel="noreferrer">Install on Android</a></div>
 <figure class="qr"><div class="qr-code" role="img" aria-label="QR code to install this eSIM">${raw(card.qrSvg)}</div>
