@@ -128,6 +128,19 @@ describe('travel mode', () => {
     await expectApproved(t, token, f.card.id, 100, inCountry('FRA'))
   })
 
+  test('a canceled eSIM no longer widens the card; a replacement card keeps its travel mode', async () => {
+    const f = await travellingCard()
+    const replaced = await api('POST', `/v1/cards/${f.card.id}/replace`, { reason: 'damaged' })
+    assert.equal(replaced.statusCode, 201, replaced.body)
+    assert.equal(replaced.json().travel_mode.esim_id, f.esimId)
+    // Never installed, nothing used: it may be canceled.
+    assert.equal((await api('POST', `/v1/esim/esims/${f.esimId}/cancel`, {})).statusCode, 200)
+    for (const id of [f.card.id, replaced.json().id]) {
+      const card = (await api('GET', `/v1/cards/${id}`)).json()
+      assert.deepEqual(card.travel_mode, { esim_id: f.esimId, country: null, active: false })
+    }
+  })
+
   test('on create: a card may start in travel mode; an eSIM of another cardholder is refused there too', async () => {
     const holder = await makeCardholder(t, token)
     const account = await makeAccount(t, token, tenant.programs.full.id, holder.id)
