@@ -337,6 +337,12 @@ export const TRIGGERS: Record<string, Step> = {
     log(`replaced card ${c.id} as lost: ${replacement.id}`)
     return c
   },
+  'card.updated': async (svc, built, log) => {
+    const c = await issued(svc, built, log)
+    const answer = await svc.cards.update(c.id, { metadata: { trigger: 'card.updated' } })
+    log(`updated the metadata of card ${c.id}`)
+    return answer
+  },
   'card.shipped': async (svc, built, log) => {
     const c = await physical(svc, built, log)
     const answer = await svc.simulate.cards.ship(c.id, { status: 'shipped' })

@@ -134,6 +134,20 @@ test("an owner orders an eSIM paid from the cardholder's account, uses up its pa
     await main.getByRole('link', { name: order.id }).first().waitFor()
     const packages = main.getByRole('table', { name: 'Packages on this eSIM, oldest first' })
     await packages.getByText('running').waitFor()
+    // Validity with the hours left, and the alerts that apply (the organization's defaults: it has set none).
+    const alerts = main.getByRole('region', { name: 'Validity and alerts' })
+    assert.match(
+      await alerts.locator('#esim-validity').innerText(),
+      /^until .+ \([\d,]+ hours left\)$/,
+    )
+    assert.equal(
+      await alerts.locator('#esim-usage-alerts').innerText(),
+      "80 %, 100 % (organization's default)",
+    )
+    assert.equal(
+      await alerts.locator('#esim-validity-warnings').innerText(),
+      "24 h before the end (organization's default)",
+    )
     await checked(page, 'eSIM page')
 
     // Usage up to the package's volume: the page and the API say depleted.
@@ -151,6 +165,37 @@ test("an owner orders an eSIM paid from the cardholder's account, uses up its pa
       .waitFor()
     await checked(page, 'eSIM page after usage')
     await screenshot(page, 'console-esim.png', { fullPage: true })
+
+    // A card of the same cardholder in travel mode on this eSIM: its page shows where the eSIM is.
+    const located = await t.api(token, 'POST', `/v1/simulate/esim/esims/${esimId}/location`, {
+      country: 'FRA',
+    })
+    assert.equal(located.statusCode, 200, located.body)
+    const created = await t.api(token, 'POST', '/v1/cards', {
+      cardholder_id: cardholder.id,
+      account_id: account.id,
+      form_factor: 'virtual',
+      card_type: 'prepaid',
+      embossed_name: 'ADA LOVELACE',
+      delivery_address: {
+        name: 'Ada Lovelace',
+        line1: '1 Main St',
+        city: 'Springfield',
+        postal_code: '12345',
+        country: 'USA',
+      },
+      spending_controls: { allowed_countries: ['USA'] },
+      travel_mode: { esim_id: esimId },
+    })
+    assert.equal(created.statusCode, 201, created.body)
+    assert.deepEqual(created.json().travel_mode, { esim_id: esimId, country: 'FRA', active: true })
+    await page.goto(`${origin}/console/cards/${created.json().id}`)
+    await main.getByRole('link', { name: esimId }).waitFor()
+    assert.equal(
+      await page.locator('#travel-mode').innerText(),
+      "active: eSIM in FRA, allowed besides the card's countries",
+    )
+    await checked(page, 'card in travel mode')
 
     // Search from the header: the id goes straight to the eSIM; the email lists the cardholder.
     await page.goto(`${origin}/console`)

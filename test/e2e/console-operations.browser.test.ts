@@ -149,6 +149,7 @@ test('an owner creates a cardholder, reports KYC, opens and credits an account, 
     assert.equal(card.status, 'active')
     assert.equal(await detail(page, 'Status'), 'active')
     assert.equal(await detail(page, 'Number'), `•••• •••• •••• ${card.last4}`)
+    assert.equal(await detail(page, 'Travel mode'), 'off')
     await checked(page, 'card')
 
     // An authorization, approved, with its hold on the account.

@@ -72,6 +72,11 @@ test('on a phone the page shows the eSIM, its QR code and install buttons, and a
 }, async () => {
   const { context, page, problems } = await phone()
   try {
+    // The eSIM's own alerts: 42 % used has passed 25 %; a 720-hour warning covers its whole validity.
+    const own = await t.api(fx.token, 'PATCH', `/v1/esim/esims/${esimId}`, {
+      alert_settings: { usage_thresholds_pct: [25, 50], validity_warning_hours: [720] },
+    })
+    assert.equal(own.statusCode, 200, own.body)
     const url = await h5Link(true)
     const response = await page.goto(url)
     assert.equal(response?.status(), 200)
@@ -94,6 +99,16 @@ test('on a phone the page shows the eSIM, its QR code and install buttons, and a
     )
     assert.match(await card.innerText(), /used of/)
     assert.match(await card.innerText(), /Valid until/)
+    await card
+      .locator('[data-alert="usage"]')
+      .getByText("You have used 25 % of this plan's data.")
+      .waitFor()
+    const validUntil = new Date(own.json().valid_until).getTime()
+    if (validUntil - Date.now() <= 720 * 3_600_000)
+      assert.match(
+        await card.locator('[data-alert="validity"]').innerText(),
+        /^This eSIM's plan ends in \d+ hours?\.$/,
+      )
     await screenshot(page, 'h5-esim.png', { fullPage: true })
 
     const dataOf = async () => {

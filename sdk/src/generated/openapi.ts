@@ -3841,6 +3841,9 @@ export interface paths {
                      *           "PRK"
                      *         ]
                      *       },
+                     *       "travel_mode": {
+                     *         "esim_id": "esim_01JD3QG2H9Z8Y7X6W5V4T3S2R1"
+                     *       },
                      *       "metadata": {
                      *         "customer_ref": "CUST-1042"
                      *       }
@@ -3952,29 +3955,12 @@ export interface paths {
                     /**
                      * @example {
                      *       "spending_controls": {
-                     *         "spending_limits": [
-                     *           {
-                     *             "amount": 50000,
-                     *             "interval": "daily"
-                     *           }
-                     *         ],
-                     *         "allowed_mccs": [
-                     *           "5814",
-                     *           "5812"
-                     *         ],
-                     *         "blocked_mccs": [
-                     *           "7995"
-                     *         ],
                      *         "allowed_countries": [
-                     *           "USA",
-                     *           "CAN"
-                     *         ],
-                     *         "blocked_countries": [
-                     *           "PRK"
+                     *           "USA"
                      *         ]
                      *       },
-                     *       "metadata": {
-                     *         "customer_ref": "CUST-1042"
+                     *       "travel_mode": {
+                     *         "esim_id": "esim_01JD3QG2H9Z8Y7X6W5V4T3S2R1"
                      *       }
                      *     }
                      */
@@ -10718,6 +10704,7 @@ export interface components {
          *           "PRK"
          *         ]
          *       },
+         *       "travel_mode": null,
          *       "pin_set": true,
          *       "replacement_for": null,
          *       "replacement_reason": null,
@@ -10761,6 +10748,8 @@ export interface components {
             spending_controls: components["schemas"]["SpendingControlsView"];
             /** @enum {string} */
             status: "pending" | "inactive" | "active" | "frozen" | "expired" | "closed";
+            /** @description Travel mode (null: off) */
+            travel_mode: components["schemas"]["CardTravelMode"] | null;
             /** Format: date-time */
             updated_at: string;
         };
@@ -10796,6 +10785,8 @@ export interface components {
                 [key: string]: string;
             };
             spending_controls?: components["schemas"]["SpendingControls"];
+            /** @description While the eSIM's bundle is valid, its current country is added to the card's allowed_countries (a card without allowed_countries is unaffected: blocked_countries still decline). null turns it off. */
+            travel_mode?: components["schemas"]["TravelModeRequest"] | null;
         };
         /** CardDetails */
         CardDetails: {
@@ -11008,6 +10999,15 @@ export interface components {
              */
             status?: "shipped" | "delivered";
         };
+        /** CardTravelMode */
+        CardTravelMode: {
+            /** @description Whether the eSIM's bundle is valid now (not expired, suspended or canceled): only then is its country allowed */
+            active: boolean;
+            /** @description The eSIM's current country (null until the network reports one) */
+            country: string | null;
+            /** @description esim_ id */
+            esim_id: string;
+        };
         /** CardUpdateRequest */
         CardUpdateRequest: {
             /** @description Keys are merged into the card's metadata; null or an empty string removes a key (at most 20 keys after the merge). */
@@ -11015,6 +11015,8 @@ export interface components {
                 [key: string]: string | null;
             };
             spending_controls?: components["schemas"]["SpendingControls"];
+            /** @description While the eSIM's bundle is valid, its current country is added to the card's allowed_countries (a card without allowed_countries is unaffected: blocked_countries still decline). null turns it off. */
+            travel_mode?: components["schemas"]["TravelModeRequest"] | null;
         };
         /** ConditionParameters */
         ConditionParameters: {
@@ -11739,7 +11741,7 @@ export interface components {
              * @description What happened, e.g. cardholder.created. Every type, what emits it and an example: the event catalogue (/docs/guides/event-catalogue).
              * @enum {string}
              */
-            type: "cardholder.created" | "cardholder.updated" | "cardholder.kyc_updated" | "account.created" | "account.provisioned" | "account.credited" | "account.debited" | "account.blocked" | "account.unblocked" | "card.created" | "card.issued" | "card.activated" | "card.frozen" | "card.unfrozen" | "card.closed" | "card.replaced" | "card.expired" | "card.pin_set" | "card.shipped" | "authorization_rule.created" | "authorization_rule.updated" | "authorization_rule.deleted" | "authorization_rule.backtest_completed" | "card.details_viewed" | "authorization.created" | "authorization.updated" | "transaction.created" | "transaction.updated" | "dispute.created" | "dispute.updated" | "network_token.created" | "network_token.updated" | "authentication.created" | "authentication.updated" | "esim_order.created" | "esim_order.settled" | "esim_order.failed" | "esim.topped_up" | "esim.auto_top_up_failed" | "esim.low_data" | "esim.depleted" | "esim.usage_threshold_reached" | "esim.validity_expiring" | "esim.expired" | "esim.installed" | "esim.first_used" | "esim.country_changed" | "esim.canceled" | "esim.updated" | "webhook_endpoint.disabled" | "webhook_endpoint.test";
+            type: "cardholder.created" | "cardholder.updated" | "cardholder.kyc_updated" | "account.created" | "account.provisioned" | "account.credited" | "account.debited" | "account.blocked" | "account.unblocked" | "card.created" | "card.issued" | "card.activated" | "card.frozen" | "card.unfrozen" | "card.closed" | "card.replaced" | "card.expired" | "card.updated" | "card.pin_set" | "card.shipped" | "authorization_rule.created" | "authorization_rule.updated" | "authorization_rule.deleted" | "authorization_rule.backtest_completed" | "card.details_viewed" | "authorization.created" | "authorization.updated" | "transaction.created" | "transaction.updated" | "dispute.created" | "dispute.updated" | "network_token.created" | "network_token.updated" | "authentication.created" | "authentication.updated" | "esim_order.created" | "esim_order.settled" | "esim_order.failed" | "esim.topped_up" | "esim.auto_top_up_failed" | "esim.low_data" | "esim.depleted" | "esim.usage_threshold_reached" | "esim.validity_expiring" | "esim.expired" | "esim.installed" | "esim.first_used" | "esim.country_changed" | "esim.canceled" | "esim.updated" | "webhook_endpoint.disabled" | "webhook_endpoint.test";
         };
         /** EventList */
         EventList: {
@@ -12797,6 +12799,11 @@ export interface components {
             object: "list";
             url: string;
         };
+        /** TravelModeRequest */
+        TravelModeRequest: {
+            /** @description An eSIM (esim_) of the card's cardholder */
+            esim_id: string;
+        };
         /** UserInvitation */
         UserInvitation: {
             /** Format: date-time */
@@ -12991,7 +12998,7 @@ export interface components {
              */
             disabled_reason: "failing" | "manual" | null;
             /** @description Event types to receive: `*` (every type), a prefix wildcard such as `card.*` (every type of the prefix, including types added later) or an exact type. The event catalogue (/docs/guides/event-catalogue) lists what emits each type. */
-            enabled_events: ("*" | "cardholder.*" | "account.*" | "card.*" | "authorization_rule.*" | "authorization.*" | "transaction.*" | "dispute.*" | "network_token.*" | "authentication.*" | "esim_order.*" | "esim.*" | "webhook_endpoint.*" | "cardholder.created" | "cardholder.updated" | "cardholder.kyc_updated" | "account.created" | "account.provisioned" | "account.credited" | "account.debited" | "account.blocked" | "account.unblocked" | "card.created" | "card.issued" | "card.activated" | "card.frozen" | "card.unfrozen" | "card.closed" | "card.replaced" | "card.expired" | "card.pin_set" | "card.shipped" | "authorization_rule.created" | "authorization_rule.updated" | "authorization_rule.deleted" | "authorization_rule.backtest_completed" | "card.details_viewed" | "authorization.created" | "authorization.updated" | "transaction.created" | "transaction.updated" | "dispute.created" | "dispute.updated" | "network_token.created" | "network_token.updated" | "authentication.created" | "authentication.updated" | "esim_order.created" | "esim_order.settled" | "esim_order.failed" | "esim.topped_up" | "esim.auto_top_up_failed" | "esim.low_data" | "esim.depleted" | "esim.usage_threshold_reached" | "esim.validity_expiring" | "esim.expired" | "esim.installed" | "esim.first_used" | "esim.country_changed" | "esim.canceled" | "esim.updated" | "webhook_endpoint.disabled" | "webhook_endpoint.test")[];
+            enabled_events: ("*" | "cardholder.*" | "account.*" | "card.*" | "authorization_rule.*" | "authorization.*" | "transaction.*" | "dispute.*" | "network_token.*" | "authentication.*" | "esim_order.*" | "esim.*" | "webhook_endpoint.*" | "cardholder.created" | "cardholder.updated" | "cardholder.kyc_updated" | "account.created" | "account.provisioned" | "account.credited" | "account.debited" | "account.blocked" | "account.unblocked" | "card.created" | "card.issued" | "card.activated" | "card.frozen" | "card.unfrozen" | "card.closed" | "card.replaced" | "card.expired" | "card.updated" | "card.pin_set" | "card.shipped" | "authorization_rule.created" | "authorization_rule.updated" | "authorization_rule.deleted" | "authorization_rule.backtest_completed" | "card.details_viewed" | "authorization.created" | "authorization.updated" | "transaction.created" | "transaction.updated" | "dispute.created" | "dispute.updated" | "network_token.created" | "network_token.updated" | "authentication.created" | "authentication.updated" | "esim_order.created" | "esim_order.settled" | "esim_order.failed" | "esim.topped_up" | "esim.auto_top_up_failed" | "esim.low_data" | "esim.depleted" | "esim.usage_threshold_reached" | "esim.validity_expiring" | "esim.expired" | "esim.installed" | "esim.first_used" | "esim.country_changed" | "esim.canceled" | "esim.updated" | "webhook_endpoint.disabled" | "webhook_endpoint.test")[];
             /**
              * Format: date-time
              * @description Start of the current run of failed deliveries (the first failure since the last success); null while healthy. After 72 hours of failures without a success the endpoint is disabled.
@@ -13016,7 +13023,7 @@ export interface components {
         WebhookEndpointCreateRequest: {
             description?: string | null;
             /** @description Event types to receive: `*` (every type), a prefix wildcard such as `card.*` (every type of the prefix, including types added later) or an exact type. The event catalogue (/docs/guides/event-catalogue) lists what emits each type. Duplicates are dropped. */
-            enabled_events: ("*" | "cardholder.*" | "account.*" | "card.*" | "authorization_rule.*" | "authorization.*" | "transaction.*" | "dispute.*" | "network_token.*" | "authentication.*" | "esim_order.*" | "esim.*" | "webhook_endpoint.*" | "cardholder.created" | "cardholder.updated" | "cardholder.kyc_updated" | "account.created" | "account.provisioned" | "account.credited" | "account.debited" | "account.blocked" | "account.unblocked" | "card.created" | "card.issued" | "card.activated" | "card.frozen" | "card.unfrozen" | "card.closed" | "card.replaced" | "card.expired" | "card.pin_set" | "card.shipped" | "authorization_rule.created" | "authorization_rule.updated" | "authorization_rule.deleted" | "authorization_rule.backtest_completed" | "card.details_viewed" | "authorization.created" | "authorization.updated" | "transaction.created" | "transaction.updated" | "dispute.created" | "dispute.updated" | "network_token.created" | "network_token.updated" | "authentication.created" | "authentication.updated" | "esim_order.created" | "esim_order.settled" | "esim_order.failed" | "esim.topped_up" | "esim.auto_top_up_failed" | "esim.low_data" | "esim.depleted" | "esim.usage_threshold_reached" | "esim.validity_expiring" | "esim.expired" | "esim.installed" | "esim.first_used" | "esim.country_changed" | "esim.canceled" | "esim.updated" | "webhook_endpoint.disabled" | "webhook_endpoint.test")[];
+            enabled_events: ("*" | "cardholder.*" | "account.*" | "card.*" | "authorization_rule.*" | "authorization.*" | "transaction.*" | "dispute.*" | "network_token.*" | "authentication.*" | "esim_order.*" | "esim.*" | "webhook_endpoint.*" | "cardholder.created" | "cardholder.updated" | "cardholder.kyc_updated" | "account.created" | "account.provisioned" | "account.credited" | "account.debited" | "account.blocked" | "account.unblocked" | "card.created" | "card.issued" | "card.activated" | "card.frozen" | "card.unfrozen" | "card.closed" | "card.replaced" | "card.expired" | "card.updated" | "card.pin_set" | "card.shipped" | "authorization_rule.created" | "authorization_rule.updated" | "authorization_rule.deleted" | "authorization_rule.backtest_completed" | "card.details_viewed" | "authorization.created" | "authorization.updated" | "transaction.created" | "transaction.updated" | "dispute.created" | "dispute.updated" | "network_token.created" | "network_token.updated" | "authentication.created" | "authentication.updated" | "esim_order.created" | "esim_order.settled" | "esim_order.failed" | "esim.topped_up" | "esim.auto_top_up_failed" | "esim.low_data" | "esim.depleted" | "esim.usage_threshold_reached" | "esim.validity_expiring" | "esim.expired" | "esim.installed" | "esim.first_used" | "esim.country_changed" | "esim.canceled" | "esim.updated" | "webhook_endpoint.disabled" | "webhook_endpoint.test")[];
             /** @description HTTPS URL on a publicly resolvable host (invalid_webhook_url otherwise); a local `npm start` sandbox also accepts http:// to your own machine */
             url: string;
         };
@@ -13049,7 +13056,7 @@ export interface components {
         WebhookEndpointUpdateRequest: {
             description?: string | null;
             /** @description Event types to receive: `*` (every type), a prefix wildcard such as `card.*` (every type of the prefix, including types added later) or an exact type. The event catalogue (/docs/guides/event-catalogue) lists what emits each type. Duplicates are dropped. */
-            enabled_events?: ("*" | "cardholder.*" | "account.*" | "card.*" | "authorization_rule.*" | "authorization.*" | "transaction.*" | "dispute.*" | "network_token.*" | "authentication.*" | "esim_order.*" | "esim.*" | "webhook_endpoint.*" | "cardholder.created" | "cardholder.updated" | "cardholder.kyc_updated" | "account.created" | "account.provisioned" | "account.credited" | "account.debited" | "account.blocked" | "account.unblocked" | "card.created" | "card.issued" | "card.activated" | "card.frozen" | "card.unfrozen" | "card.closed" | "card.replaced" | "card.expired" | "card.pin_set" | "card.shipped" | "authorization_rule.created" | "authorization_rule.updated" | "authorization_rule.deleted" | "authorization_rule.backtest_completed" | "card.details_viewed" | "authorization.created" | "authorization.updated" | "transaction.created" | "transaction.updated" | "dispute.created" | "dispute.updated" | "network_token.created" | "network_token.updated" | "authentication.created" | "authentication.updated" | "esim_order.created" | "esim_order.settled" | "esim_order.failed" | "esim.topped_up" | "esim.auto_top_up_failed" | "esim.low_data" | "esim.depleted" | "esim.usage_threshold_reached" | "esim.validity_expiring" | "esim.expired" | "esim.installed" | "esim.first_used" | "esim.country_changed" | "esim.canceled" | "esim.updated" | "webhook_endpoint.disabled" | "webhook_endpoint.test")[];
+            enabled_events?: ("*" | "cardholder.*" | "account.*" | "card.*" | "authorization_rule.*" | "authorization.*" | "transaction.*" | "dispute.*" | "network_token.*" | "authentication.*" | "esim_order.*" | "esim.*" | "webhook_endpoint.*" | "cardholder.created" | "cardholder.updated" | "cardholder.kyc_updated" | "account.created" | "account.provisioned" | "account.credited" | "account.debited" | "account.blocked" | "account.unblocked" | "card.created" | "card.issued" | "card.activated" | "card.frozen" | "card.unfrozen" | "card.closed" | "card.replaced" | "card.expired" | "card.updated" | "card.pin_set" | "card.shipped" | "authorization_rule.created" | "authorization_rule.updated" | "authorization_rule.deleted" | "authorization_rule.backtest_completed" | "card.details_viewed" | "authorization.created" | "authorization.updated" | "transaction.created" | "transaction.updated" | "dispute.created" | "dispute.updated" | "network_token.created" | "network_token.updated" | "authentication.created" | "authentication.updated" | "esim_order.created" | "esim_order.settled" | "esim_order.failed" | "esim.topped_up" | "esim.auto_top_up_failed" | "esim.low_data" | "esim.depleted" | "esim.usage_threshold_reached" | "esim.validity_expiring" | "esim.expired" | "esim.installed" | "esim.first_used" | "esim.country_changed" | "esim.canceled" | "esim.updated" | "webhook_endpoint.disabled" | "webhook_endpoint.test")[];
             /** @enum {string} */
             status?: "enabled" | "disabled";
             /** @description HTTPS URL on a publicly resolvable host (invalid_webhook_url otherwise); a local `npm start` sandbox also accepts http:// to your own machine */

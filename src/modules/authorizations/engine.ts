@@ -15,7 +15,7 @@ import { signalJobsQueued } from '../../jobs/wakeup.js'
 import { callProcessor } from '../../processors/calls.js'
 import type { FxQuote } from '../../processors/port.js'
 import { availableBalance, requireAccount, type AccountRow } from '../accounts/index.js'
-import { requireCard, requireCardProgram, type CardRow } from '../cards/index.js'
+import { requireCard, requireCardProgram, travelActive, type CardRow } from '../cards/index.js'
 import { emit } from '../events/index.js'
 import { incrementHold, lockAccountRow } from '../ledger/index.js'
 import { tokenStatusForCard } from '../network-tokens/index.js'
@@ -46,13 +46,26 @@ export async function lockAccount(trx: Db, accountId: string): Promise<AccountRo
   return account
 }
 
-function controlsOf(card: Pick<CardRow, 'spending_controls'>): SpendingRules {
+/**
+ * The card's spending controls as a decision at `now` applies them. Travel mode (docs/cards.md, "Travel mode") adds
+ * its eSIM's current country to a non-empty `allowed_countries` while the eSIM's bundle is valid: the card's own
+ * copy of both, read with the card (no other read); `blocked_countries` still win.
+ */
+function controlsOf(
+  card: Pick<CardRow, 'spending_controls' | 'travel_country' | 'travel_valid_until'>,
+  now: Date,
+): SpendingRules {
   const c = (card.spending_controls ?? {}) as Partial<SpendingRules>
+  const allowed = c.allowed_countries ?? []
+  const travel = card.travel_country
   return {
     spending_limits: c.spending_limits ?? [],
     allowed_mccs: c.allowed_mccs ?? [],
     blocked_mccs: c.blocked_mccs ?? [],
-    allowed_countries: c.allowed_countries ?? [],
+    allowed_countries:
+      allowed.length > 0 && travel !== null && travelActive(card, now) && !allowed.includes(travel)
+        ? [...allowed, travel]
+        : allowed,
     blocked_countries: c.blocked_countries ?? [],
   }
 }
@@ -370,7 +383,7 @@ async function evaluateBatch(
   const spent = new Map<string, Partial<Record<WindowInterval, number>>>()
   await Promise.all(
     [...cards.values()].map(async (card) =>
-      spent.set(card.id, await spentInWindows(db, card, controlsOf(card), now)),
+      spent.set(card.id, await spentInWindows(db, card, controlsOf(card, now), now)),
     ),
   )
   const tokens = await Promise.all(
@@ -406,7 +419,7 @@ async function evaluateBatch(
     if (!f || outcomes[i]) return
     const { card, account, versions } = f
     const conversion = converted[i] ?? null
-    const rules = controlsOf(card)
+    const rules = controlsOf(card, now)
     const before = spentInBatch.get(card.id) ?? 0
     const windows = Object.fromEntries(
       Object.entries(spent.get(card.id) ?? {}).map(([w, n]) => [w, n + before]),
@@ -664,7 +677,7 @@ async function incrementRules(
   now: Date,
   lock: boolean,
 ): Promise<Decision> {
-  const rules = controlsOf(card)
+  const rules = controlsOf(card, now)
   // Under the account's lock (the increment's transaction), the card's velocity counters are locked too: another
   // account's decisions (a cardholder's limit) wait for this one.
   const tenant = tenantKey(card.organization_id, card.environment)

@@ -55,6 +55,9 @@ const DECISION_CARD = [
   'exp_month',
   'exp_year',
   'spending_controls',
+  // Travel mode: the card's copy of its eSIM's country and validity, read in this same statement.
+  'travel_country',
+  'travel_valid_until',
   'created_at',
 ] as const
 /** The funding account's columns a decision reads. */

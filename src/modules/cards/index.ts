@@ -1,5 +1,12 @@
 /** What the cards module publishes to other modules: they import it only through this file. */
-export { CARD_CLOSED, type ClosedCard } from './hooks.js'
+export {
+  CARD_CLOSED,
+  type ClosedCard,
+  TRAVEL_ESIM,
+  type TravelEsim,
+  type TravelEsimLookup,
+} from './hooks.js'
+export { followTravelEsim, travelActive } from './travel.js'
 export { cardsCte, cardUnchangedSql } from './read-plan.js'
 export { hasCard, requireCard, requireCardProgram } from './service.js'
 export type { CardRow } from './service.js'

@@ -2,9 +2,13 @@ import { iso } from '../../http/ownership.js'
 import type { CardRow } from './repo.js'
 import type { CardView } from './schemas.js'
 import { emptySpendingControls } from './spending-controls.js'
+import { presentTravelMode } from './travel.js'
 
-/** The masked REST shape of a card: never the full number or the security code. */
-export function presentCard(row: CardRow): CardView {
+/**
+ * The masked REST shape of a card: never the full number or the security code. `now` decides whether its travel
+ * mode is active.
+ */
+export function presentCard(row: CardRow, now: Date = new Date()): CardView {
   return {
     id: row.id,
     object: 'card',
@@ -22,6 +26,7 @@ export function presentCard(row: CardRow): CardView {
     delivery_address: row.delivery_address,
     shipping: row.shipping ?? null,
     spending_controls: { ...emptySpendingControls(), ...row.spending_controls },
+    travel_mode: presentTravelMode(row, now),
     pin_set: row.pin_set,
     replacement_for: row.replacement_for,
     replacement_reason: row.replacement_reason,

@@ -134,6 +134,10 @@ export async function replaceCard(
         delivery_address: json(old.delivery_address),
         shipping: initialShipping(old.form_factor),
         spending_controls: json(old.spending_controls),
+        // Travel mode carries over with the controls it widens.
+        travel_esim_id: old.travel_esim_id,
+        travel_country: old.travel_country,
+        travel_valid_until: old.travel_valid_until,
         metadata: json(old.metadata),
         pin_set: false,
         replacement_for: old.id,

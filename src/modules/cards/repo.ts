@@ -40,6 +40,15 @@ export async function updateCard(
     .executeTakeFirstOrThrow()
 }
 
+/** The travel columns of every card following the eSIM `esimId` (the partial index `cards_travel_esim`). */
+export async function setTravelColumns(
+  db: Db,
+  esimId: string,
+  columns: Pick<CardsTable, 'travel_country' | 'travel_valid_until'>,
+): Promise<void> {
+  await db.updateTable('cards').set(columns).where('travel_esim_id', '=', esimId).execute()
+}
+
 export interface CardFilter {
   organizationId: string
   environment: string

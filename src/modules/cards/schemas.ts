@@ -122,6 +122,47 @@ export const CardType = Type.Union([
   Type.Literal('credit'),
 ])
 
+/** Travel mode as asked: the cardholder's eSIM whose country the card may also spend in; null turns it off. */
+export const TravelModeInput = Type.Union(
+  [
+    Type.Object(
+      {
+        esim_id: Type.String({
+          maxLength: 64,
+          description: "An eSIM (esim_) of the card's cardholder",
+        }),
+      },
+      { ...strict, title: 'TravelModeRequest' },
+    ),
+    Type.Null(),
+  ],
+  {
+    description:
+      "While the eSIM's bundle is valid, its current country is added to the card's allowed_countries (a card without allowed_countries is unaffected: blocked_countries still decline). null turns it off.",
+  },
+)
+
+/** Travel mode as the card shows it. */
+export const TravelMode = Type.Union(
+  [
+    Type.Object(
+      {
+        esim_id: Type.String({ description: 'esim_ id' }),
+        country: Type.Union([Type.String(), Type.Null()], {
+          description: "The eSIM's current country (null until the network reports one)",
+        }),
+        active: Type.Boolean({
+          description:
+            "Whether the eSIM's bundle is valid now (not expired, suspended or canceled): only then is its country allowed",
+        }),
+      },
+      { title: 'CardTravelMode' },
+    ),
+    Type.Null(),
+  ],
+  { description: 'Travel mode (null: off)' },
+)
+
 export const CardCreate = Type.Object(
   {
     cardholder_id: Type.String({ maxLength: 64 }),
@@ -149,6 +190,7 @@ export const CardCreate = Type.Object(
       }),
     ),
     spending_controls: Type.Optional(SpendingControls),
+    travel_mode: Type.Optional(TravelModeInput),
     metadata: Type.Optional(Metadata),
   },
   { ...strict, title: 'CardCreateRequest' },
@@ -158,6 +200,7 @@ export type CardCreateBody = Static<typeof CardCreate>
 export const CardUpdate = Type.Object(
   {
     spending_controls: Type.Optional(SpendingControls),
+    travel_mode: Type.Optional(TravelModeInput),
     metadata: Type.Optional(
       Type.Record(Type.String(), Type.Union([Type.String({ maxLength: 500 }), Type.Null()]), {
         propertyNames: { minLength: 1, maxLength: 40 },
@@ -169,6 +212,12 @@ export const CardUpdate = Type.Object(
   {
     ...strict,
     title: 'CardUpdateRequest',
+    examples: [
+      {
+        spending_controls: { allowed_countries: ['USA'] },
+        travel_mode: { esim_id: 'esim_01JD3QG2H9Z8Y7X6W5V4T3S2R1' },
+      },
+    ],
     'x-unknown-hints': {
       status:
         "A card's status is not set here: POST /v1/cards/{id}/activate, /freeze, /unfreeze or /close moves it.",
@@ -239,6 +288,7 @@ export const Card = Type.Object(
     delivery_address: DeliveryAddress,
     shipping: Type.Union([Shipping, Type.Null()], { description: 'Physical cards only' }),
     spending_controls: SpendingControlsView,
+    travel_mode: TravelMode,
     pin_set: Type.Boolean({ description: 'Whether a PIN has been set (physical cards)' }),
     replacement_for: Type.Union([Type.String(), Type.Null()]),
     replacement_reason: Type.Union([Type.String(), Type.Null()]),
@@ -285,6 +335,7 @@ export const Card = Type.Object(
           allowed_countries: [],
           blocked_countries: ['PRK'],
         },
+        travel_mode: null,
         pin_set: true,
         replacement_for: null,
         replacement_reason: null,

@@ -24,6 +24,7 @@ import {
   emptySpendingControls,
   mergeSpendingControls,
 } from './spending-controls.js'
+import { TRAVEL_OFF, travelColumnsFor } from './travel.js'
 
 export { presentCard } from './present.js'
 export type { CardRow } from './repo.js'
@@ -148,6 +149,9 @@ export async function createCard(
   const now = deps.clock.now()
   try {
     return await withTx(deps.db, async (trx) => {
+      const travel = body.travel_mode
+        ? await travelColumnsFor(trx, deps.hooks, ctx, cardholder.id, body.travel_mode)
+        : TRAVEL_OFF
       const row = await repo.insertCard(trx, {
         id: newId('card'),
         organization_id: ctx.organizationId,
@@ -174,6 +178,7 @@ export async function createCard(
         replacement_reason: null,
         replaced_by: null,
         holds_card_slot: holdsSlot,
+        ...travel,
         issued_at: null,
         closed_at: null,
         created_at: now,
@@ -202,7 +207,7 @@ export async function announceNewCard(
   now: Date,
   issueDelayMs: number,
 ): Promise<CardView> {
-  const view = presentCard(row)
+  const view = presentCard(row, now)
   await emit(trx, scopeOfRow(row), 'card.created', view, now)
   await enqueue(trx, {
     type: CARD_ISSUE_JOB,
@@ -218,7 +223,7 @@ export async function retrieveCard(
   ctx: RequestCtx,
   cardId: string,
 ): Promise<CardView> {
-  return presentCard(await requireCard(deps.db, ctx, cardId))
+  return presentCard(await requireCard(deps.db, ctx, cardId), deps.clock.now())
 }
 
 export interface CardListFilter {
@@ -249,13 +254,14 @@ export async function listCards(
     page,
     sortKey: (r: repo.CardRow) => r.id,
     fetch: (bounds) => repo.listCards(deps.db, where, bounds),
-    present: presentCard,
+    present: (row: repo.CardRow) => presentCard(row, deps.clock.now()),
   })
 }
 
 /**
- * PATCH: spending controls (supplied keys replace theirs; the processor must be able to enforce the result)
- * and metadata (merged; null or "" removes a key). A closed card refuses with `card_closed`.
+ * PATCH: spending controls (supplied keys replace theirs; the processor must be able to enforce the result),
+ * travel mode (an eSIM of the card's cardholder, or null: off) and metadata (merged; null or "" removes a key).
+ * A closed card refuses with `card_closed`. Emits `card.updated` with the card as it now is.
  */
 export async function updateCard(
   deps: AppDeps,
@@ -269,6 +275,11 @@ export async function updateCard(
   const processor = deps.processors.forProgram(program)
   const now = deps.clock.now()
   return withTx(deps.db, async (trx) => {
+    // The eSIM first (under a share lock), then the card: the order in which an eSIM's change reaches its cards.
+    const travel =
+      body.travel_mode === undefined
+        ? {}
+        : await travelColumnsFor(trx, deps.hooks, ctx, current.cardholder_id, body.travel_mode)
     const card = (await repo.lockCard(trx, current.id))!
     assertMove(card, 'update')
     const controls = mergeSpendingControls(
@@ -282,8 +293,11 @@ export async function updateCard(
     const row = await repo.updateCard(trx, card.id, {
       spending_controls: json(controls),
       metadata: json(metadata),
+      ...travel,
       updated_at: now,
     })
-    return presentCard(row)
+    const view = presentCard(row, now)
+    await emit(trx, scopeOfRow(row), 'card.updated', view, now)
+    return view
   })
 }

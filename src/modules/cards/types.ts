@@ -36,6 +36,12 @@ export interface CardsTable {
   replaced_by: string | null
   /** True while the card takes the one slot of a one-card-per-cardholder program (a unique index decides races). */
   holds_card_slot: boolean
+  /** Travel mode: the eSIM whose country the card may also spend in (null: off). */
+  travel_esim_id: string | null
+  /** That eSIM's current country, copied by the eSIM's changes (null until it reports one). */
+  travel_country: string | null
+  /** When that eSIM's bundle stops being valid, copied likewise (null: suspended, canceled, or off). */
+  travel_valid_until: Timestamp | null
   issued_at: Timestamp | null
   closed_at: Timestamp | null
   created_at: Timestamp

@@ -1,6 +1,7 @@
 import { sql, type Selectable } from 'kysely'
 import type { Db } from '../../db/types.js'
 import { applyBounds, type PageBounds } from '../../http/pagination.js'
+import { followTravelEsim } from '../cards/index.js'
 import type { EsimBundlesTable, EsimsTable } from './types.js'
 import './types.js'
 
@@ -18,6 +19,11 @@ export async function findEsim(db: Db, id: string): Promise<EsimRow | undefined>
 
 export async function lockEsim(trx: Db, id: string): Promise<EsimRow | undefined> {
   return trx.selectFrom('esims').selectAll().where('id', '=', id).forUpdate().executeTakeFirst()
+}
+
+/** The eSIM read under a share lock: its changes (which lock it for update) wait until the caller commits. */
+export async function findEsimShared(db: Db, id: string): Promise<EsimRow | undefined> {
+  return db.selectFrom('esims').selectAll().where('id', '=', id).forShare().executeTakeFirst()
 }
 
 export async function listEsims(
@@ -81,6 +87,29 @@ export async function touchEsim(trx: Db, id: string, now: Date): Promise<void> {
   await trx.updateTable('esims').set({ updated_at: now }).where('id', '=', id).execute()
 }
 
+/** What travel mode copies of an eSIM onto the cards that follow it (docs/cards.md, "Travel mode"). */
+type TravelSource = Pick<EsimRow, 'id' | 'country' | 'status' | 'valid_until'>
+const TRAVEL_SOURCE = sql`id, country, status, valid_until`
+
+/** Its country, and until when its bundle is valid: never while suspended or canceled. */
+export function travelFacts(esim: TravelSource): {
+  id: string
+  country: string | null
+  valid_until: Date | null
+} {
+  const barred = esim.status === 'suspended' || esim.status === 'canceled'
+  return {
+    id: esim.id,
+    country: esim.country,
+    valid_until: barred || esim.valid_until === null ? null : new Date(esim.valid_until),
+  }
+}
+
+/** The cards in travel mode on the eSIMs just changed follow them, in the same transaction. */
+async function followedBy(trx: Db, changed: readonly TravelSource[]): Promise<void> {
+  for (const esim of changed) await followTravelEsim(trx, travelFacts(esim))
+}
+
 /**
  * A package added to the eSIM may end later than its validity did: `valid_until` moves to the later end, and the
  * validity warnings start again for it.
@@ -92,8 +121,12 @@ export async function extendValidity(
   now: Date,
 ): Promise<void> {
   if (until === null) return
-  await sql`UPDATE esims SET valid_until = ${until}, validity_warned_hours = '{}', updated_at = ${now}
-    WHERE id = ${id} AND (valid_until IS NULL OR valid_until < ${until})`.execute(trx)
+  const { rows } =
+    await sql<TravelSource>`UPDATE esims SET valid_until = ${until}, validity_warned_hours = '{}', updated_at = ${now}
+    WHERE id = ${id} AND (valid_until IS NULL OR valid_until < ${until}) RETURNING ${TRAVEL_SOURCE}`.execute(
+      trx,
+    )
+  await followedBy(trx, rows)
 }
 
 /** The profile is on a device: `released` becomes `installed` (a later status stays). */
@@ -103,7 +136,10 @@ export async function setInstalled(trx: Db, id: string, now: Date): Promise<void
 }
 
 export async function setCountry(trx: Db, id: string, country: string, now: Date): Promise<void> {
-  await trx.updateTable('esims').set({ country, updated_at: now }).where('id', '=', id).execute()
+  const { rows } =
+    await sql<TravelSource>`UPDATE esims SET country = ${country}, updated_at = ${now}
+    WHERE id = ${id} RETURNING ${TRAVEL_SOURCE}`.execute(trx)
+  await followedBy(trx, rows)
 }
 
 /** A canceled eSIM: its packages are canceled too, and its validity ends now (nothing is announced of it). */
@@ -111,19 +147,27 @@ export async function setCanceled(trx: Db, id: string, now: Date): Promise<void>
   await sql`UPDATE esim_bundles SET status = 'canceled', updated_at = ${now} WHERE esim_id = ${id}`.execute(
     trx,
   )
-  await sql`UPDATE esims SET status = 'canceled', suspended_from = NULL, expired_at = ${now}, updated_at = ${now}
-    WHERE id = ${id}`.execute(trx)
+  const { rows } =
+    await sql<TravelSource>`UPDATE esims SET status = 'canceled', suspended_from = NULL, expired_at = ${now},
+    updated_at = ${now} WHERE id = ${id} RETURNING ${TRAVEL_SOURCE}`.execute(trx)
+  await followedBy(trx, rows)
 }
 
 /** Suspended: the status it had is kept to return to. */
 export async function setSuspended(trx: Db, id: string, now: Date): Promise<void> {
-  await sql`UPDATE esims SET suspended_from = status, status = 'suspended', updated_at = ${now}
-    WHERE id = ${id} AND status <> 'suspended'`.execute(trx)
+  const { rows } =
+    await sql<TravelSource>`UPDATE esims SET suspended_from = status, status = 'suspended', updated_at = ${now}
+    WHERE id = ${id} AND status <> 'suspended' RETURNING ${TRAVEL_SOURCE}`.execute(trx)
+  await followedBy(trx, rows)
 }
 
 export async function setResumed(trx: Db, id: string, now: Date): Promise<void> {
-  await sql`UPDATE esims SET status = COALESCE(suspended_from, 'enabled'), suspended_from = NULL, updated_at = ${now}
-    WHERE id = ${id} AND status = 'suspended'`.execute(trx)
+  const { rows } =
+    await sql<TravelSource>`UPDATE esims SET status = COALESCE(suspended_from, 'enabled'), suspended_from = NULL,
+    updated_at = ${now} WHERE id = ${id} AND status = 'suspended' RETURNING ${TRAVEL_SOURCE}`.execute(
+      trx,
+    )
+  await followedBy(trx, rows)
 }
 
 /** Whether any data was used on any package of the eSIM. */

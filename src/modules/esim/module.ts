@@ -1,5 +1,7 @@
 import type { FastifyInstance } from 'fastify'
 import type { AppDeps } from '../../app-deps.js'
+import { answer } from '../../lib/slots.js'
+import { TRAVEL_ESIM } from '../cards/index.js'
 import type { ServiceModule } from '../module.js'
 import { AUTO_TOP_UP_JOB, runAutoTopUpJob } from './auto-top-up.js'
 import { registerEsimRoutes } from './esims-routes.js'
@@ -8,6 +10,7 @@ import { registerPackageAndOrderRoutes } from './routes.js'
 import { SETTLE_EVERY_MS, SETTLE_SCHEDULE, settleOpenOrders } from './settlement.js'
 import { registerEsimSimulatorRoutes } from './simulate-routes.js'
 import { sweepUsage, USAGE_EVERY_MS, USAGE_SCHEDULE } from './usage.js'
+import { travelEsim } from './travel.js'
 import { sweepValidity, VALIDITY_EVERY_MS, VALIDITY_SCHEDULE } from './validity.js'
 
 /** eSIM sales: catalogue, orders, profiles, top-ups, the lifecycle and its alerts, the sandbox network simulator and the operator's stock. */
@@ -22,6 +25,8 @@ export const esimModule: ServiceModule = {
   name: 'esim',
   routes: registerEsim,
   jobs: { [AUTO_TOP_UP_JOB]: runAutoTopUpJob },
+  // A card's travel mode names an eSIM (docs/cards.md, "Travel mode").
+  hooks: [answer(TRAVEL_ESIM, travelEsim)],
   schedules: [
     {
       type: SETTLE_SCHEDULE,

@@ -208,6 +208,11 @@ export const EVENT_CATALOGUE = {
     object: 'card',
     emittedBy: "The card's expiry month has ended (the `card.expire` job).",
   },
+  'card.updated': {
+    object: 'card',
+    emittedBy:
+      '`PATCH /v1/cards/{id}` changes the spending controls, the travel mode or the metadata of a card.',
+  },
   'card.pin_set': { object: 'card', emittedBy: 'A PIN is set with `POST /v1/cards/{id}/pin`.' },
   'card.shipped': {
     object: 'card',

@@ -156,6 +156,20 @@ function autoTopUpNote(esim: EsimView): Html {
   return html`<p class="muted auto-top-up">Auto top-up is on: more data is added ${when}.</p>`
 }
 
+/** The alerts the eSIM's settings call for: the usage threshold reached, and the hours left near the end. */
+function alertLines(card: EsimCard): Html {
+  const { reachedPct, endsInHours } = card.alerts
+  const usage =
+    reachedPct === null
+      ? ''
+      : html`<p class="notice warn" data-alert="usage">You have used ${reachedPct} % of this plan's data.</p>`
+  const validity =
+    endsInHours === null
+      ? ''
+      : html`<p class="notice warn" data-alert="validity">This eSIM's plan ends in ${endsInHours} hour${endsInHours === 1 ? '' : 's'}.</p>`
+  return html`${usage}${validity}`
+}
+
 /** `forms`: null unless the page sells (allow_purchases). */
 function esimCard(card: EsimCard, forms: Forms | null, now: Date): Html {
   const { esim } = card
@@ -169,6 +183,7 @@ function esimCard(card: EsimCard, forms: Forms | null, now: Date): Html {
 <span class="pill ${esim.status}">${STATUS_LABEL[esim.status] ?? esim.status}</span></div>
 ${esim.packages.map((p) => packageBlock(p, now, esim.packages.length > 1))}
 ${autoTopUpNote(esim)}
+${alertLines(card)}
 <div class="install"><a class="btn primary" href="${esim.ios_install_url}" rel="noreferrer">Install on iPhone</a>
 <a class="btn" href="${esim.android_install_url}" rel="noreferrer">Install on Android</a></div>
 <figure class="qr"><div class="qr-code" role="img" aria-label="QR code to install this eSIM">${raw(card.qrSvg)}</div>

@@ -14,6 +14,7 @@ import { requireCardholder } from '../cardholders/index.js'
 import {
   cardholderEsims,
   createOrder,
+  getAlertSettings,
   listOrders,
   listPackages,
   offersForEsim,
@@ -185,6 +186,37 @@ export interface EsimCard {
   esim: EsimView
   qrSvg: string
   offers: TopUpView[]
+  alerts: EsimAlerts
+}
+
+/**
+ * What the page tells a traveller of an eSIM's alerts, by the settings that apply to it (its own, else the
+ * organization's): the highest usage threshold its current package has reached, and the hours left once its validity
+ * ends within a warning (null: nothing to tell).
+ */
+export interface EsimAlerts {
+  reachedPct: number | null
+  endsInHours: number | null
+}
+
+export function alertsOf(
+  esim: EsimView,
+  org: { usage_thresholds_pct: number[]; validity_warning_hours: number[] },
+  now: Date,
+): EsimAlerts {
+  const thresholds = esim.alert_settings?.usage_thresholds_pct ?? org.usage_thresholds_pct
+  const warnings = esim.alert_settings?.validity_warning_hours ?? org.validity_warning_hours
+  const current = esim.packages.find((p) => p.status === 'running') ?? esim.packages.at(-1)
+  const reached =
+    current && current.data_mb !== null
+      ? thresholds.filter((t) => current.data_used_mb * 100 >= t * current.data_mb!)
+      : []
+  const ms = esim.valid_until ? new Date(esim.valid_until).getTime() - now.getTime() : -1
+  const hours = Math.ceil(ms / 3_600_000)
+  return {
+    reachedPct: reached.length > 0 ? Math.max(...reached) : null,
+    endsInHours: ms > 0 && warnings.some((w) => hours <= w) ? hours : null,
+  }
 }
 export interface PageData {
   firstName: string
@@ -211,6 +243,8 @@ async function loadEsims(
   requestedCountry: string | null,
 ): Promise<Pick<PageData, 'esims' | 'countries' | 'country' | 'packages' | 'payFrom'>> {
   const esims = await cardholderEsims(deps, ctx, cardholder.id)
+  const settings = await getAlertSettings(deps, ctx)
+  const now = deps.clock.now()
   const cards: EsimCard[] = []
   for (const esim of esims) {
     const qrSvg = await QRCode.toString(esim.activation_code, {
@@ -222,6 +256,7 @@ async function loadEsims(
       esim,
       qrSvg,
       offers: link.allow_purchases ? await offersForEsim(deps, ctx, esim.id) : [],
+      alerts: alertsOf(esim, settings, now),
     })
   }
   const home = (cardholder.address as { country?: string } | null)?.country ?? null

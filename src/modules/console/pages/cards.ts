@@ -185,6 +185,17 @@ function controlsText(k: CardView, currency: string): Html {
   return parts.length ? html`${parts.join('; ')}` : html`<span class="muted">none</span>`
 }
 
+/** Travel mode: the eSIM followed, where it is, and whether its country is allowed now (docs/cards.md). */
+function travelText(k: CardView): Html {
+  const t = k.travel_mode
+  if (!t) return html`<span class="muted">off</span>`
+  const where = t.country ? `eSIM in ${t.country}` : 'no country reported yet'
+  const state = t.active
+    ? `active: ${where}${t.country ? ", allowed besides the card's countries" : ''}`
+    : `inactive (the eSIM's bundle is not valid): ${where}`
+  return html`${objectLink(t.esim_id)} <span id="travel-mode">${state}</span>`
+}
+
 function lifecycleButtons(ctx: PageContext, k: CardView): Html {
   const path = `${CARDS}/${k.id}`
   const moves: Html[] = []
@@ -293,6 +304,7 @@ ${k.form_factor === 'physical' && k.shipping && k.shipping.status !== 'delivered
         ['Cardholder', objectLink(k.cardholder_id)],
         ['Account', objectLink(k.account_id)],
         ['Spending controls', controlsText(k, currency)],
+        ['Travel mode', travelText(k)],
         [
           'Shipping',
           k.shipping

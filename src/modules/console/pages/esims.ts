@@ -1,6 +1,7 @@
 import type { FastifyReply } from 'fastify'
 import type { ApiError } from '../../../http/errors.js'
 import {
+  getAlertSettings,
   listEsims,
   offersForEsim,
   recordUsage,
@@ -173,6 +174,44 @@ function autoTopUpBody(typed: AutoTopUpTyped): Record<string, unknown> | ApiErro
   return { ...body, threshold_pct: pct }
 }
 
+/** Whole hours until `until`, rounded up (as `esim.validity_expiring` counts them); 0 once it has passed. */
+function hoursLeft(until: string, now: Date): number {
+  return Math.max(0, Math.ceil((new Date(until).getTime() - now.getTime()) / 3_600_000))
+}
+
+/**
+ * The eSIM's validity with the hours left, and the alerts that apply to it: its own settings where it has them, else
+ * the organization's (docs/esim.md, "Lifecycle and alerts").
+ */
+async function alertsSection(ctx: PageContext, esim: EsimView): Promise<Html> {
+  const org = await getAlertSettings(ctx.deps, apiCtx(ctx))
+  const own = esim.alert_settings
+  const whose = (mine: unknown) =>
+    mine === null || mine === undefined ? "organization's default" : "this eSIM's own"
+  const usagePct = own?.usage_thresholds_pct ?? org.usage_thresholds_pct
+  const warnHours = own?.validity_warning_hours ?? org.validity_warning_hours
+  const until = esim.valid_until
+  const left = until === null ? 0 : hoursLeft(until, ctx.deps.clock.now())
+  const validity =
+    until === null
+      ? 'no package yet'
+      : left === 0
+        ? `ended ${formatTime(new Date(until))}`
+        : `until ${formatTime(new Date(until))} (${left.toLocaleString('en-US')} hours left)`
+  return html`<section class="card" aria-labelledby="alerts-h"><h2 id="alerts-h">Validity and alerts</h2>
+${details([
+  ['Validity', html`<span id="esim-validity">${validity}</span>`],
+  [
+    'Usage alerts',
+    html`<span id="esim-usage-alerts">${usagePct.length ? usagePct.map((p) => `${p} %`).join(', ') : 'none'} (${whose(own?.usage_thresholds_pct)})</span>`,
+  ],
+  [
+    'Validity warnings',
+    html`<span id="esim-validity-warnings">${warnHours.length ? `${warnHours.map((h) => `${h} h`).join(', ')} before the end` : 'none'} (${whose(own?.validity_warning_hours)})</span>`,
+  ],
+])}</section>`
+}
+
 async function listPage(ctx: PageContext): Promise<FastifyReply> {
   const after = queryText(ctx, 'after')
   const page = pageOf(ctx)
@@ -254,6 +293,7 @@ async function detailPage(
 <h2 id="packages-h">Packages and usage</h2>
 ${packagesTable(esim.packages)}
 ${autoTopUpSection(ctx, esim, offers, autoTyped ? error : undefined, autoTyped)}
+${await alertsSection(ctx, esim)}
 <section class="card" aria-labelledby="activation-h"><h2 id="activation-h">Activation</h2>
 ${
   secretsShown
