@@ -29,6 +29,7 @@ export const ID_FIELDS: Readonly<Record<string, IdPrefix>> = {
   card_id: 'card',
   cardholder_id: 'chd',
   client_id: 'oc',
+  clock_id: 'clk',
   delivery_id: 'whd',
   dispute_id: 'dsp',
   entry_id: 'le',

@@ -91,6 +91,7 @@ export type IdPrefix =
   | 'aep'
   | 'aea'
   | 'arl'
+  | 'clk'
 
 /**
  * New id with its type prefix, e.g. `chd_01JD…`. `at`: the row's own creation time, when queries bound a

@@ -6,7 +6,8 @@ import type { ServiceModule } from '../module.js'
 import { DECISIONS } from './batcher.js'
 import { ATTEMPT_PURGE_EVERY_MS, purgeExpiredAttempts } from './endpoint-service.js'
 import { INTEGRATOR_CACHES } from './integrator.js'
-import { EXPIRY_SWEEP_MS, expireDue } from './operations.js'
+import { HOLDS_DUE_ON_CLOCK } from '../clocks/index.js'
+import { EXPIRY_SWEEP_MS, expireDue, expireDueOnClock } from './operations.js'
 import { findAuthorization } from './repo.js'
 import { registerAuthorizations } from './routes.js'
 
@@ -34,6 +35,9 @@ export const authorizationsModule: ServiceModule = {
       AUTHORIZATIONS_PURGES,
     ),
   ],
-  hooks: [answer(AUTHORIZATION_SCOPE, findAuthorization)],
+  hooks: [
+    answer(AUTHORIZATION_SCOPE, findAuthorization),
+    answer(HOLDS_DUE_ON_CLOCK, expireDueOnClock),
+  ],
   states: [DECISIONS, INTEGRATOR_CACHES],
 }
