@@ -193,6 +193,12 @@ const REQUEST_OVERRIDES: Readonly<Record<string, (example: any) => unknown>> = {
   }),
   'PATCH /operator/v1/esim/packages/{package_id}': (e) => ({ ...e, ...EUROPE_PACKAGE }),
   'PATCH /operator/v1/esim/top_ups/{top_up_id}': (e) => ({ ...e, name: '5 GB add-on' }),
+  // A clock starts at a time of the test's choosing; an advance takes `to` or `by`, never both.
+  'POST /v1/simulate/clocks': () => ({
+    frozen_time: '2026-11-01T00:00:00Z',
+    name: 'hold expiry test',
+  }),
+  'POST /v1/simulate/clocks/{clock_id}/advance': () => ({ by: 'P8D' }),
 }
 
 /** Values by the end of a field's name, for the fields `BY_NAME` does not list (`merchant_amount`, `home_currency`). */

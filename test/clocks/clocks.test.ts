@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
+import { ensureSchedules } from '../../src/jobs/schedules.js'
 import { createTenant, type TestApp, type TestClient } from '../helpers/app.js'
 import { withTenant } from '../helpers/tenant.js'
 import { ADDRESS, attest, cardBody, issuedCard, makeAccount } from '../cards/support.js'
@@ -10,6 +11,7 @@ import {
   expectError,
   fundedCard,
   post,
+  runJobs,
 } from '../authorizations/support.js'
 
 let t: TestApp
@@ -227,4 +229,19 @@ test('production: the clock routes answer 404 not_found and clock_id is refused'
     clock_id: 'clk_01JD3Q7Y6X5W4V3T2S1R0Q9P8N',
   })
   expectError(res, 400, 'invalid_parameter', 'clock_id')
+})
+
+test('the wall-time expiry sweep leaves the holds under a clock alone', async () => {
+  const c = await clock()
+  const f = await fundedOnClock(c.id, 2000)
+  const held = await expectApproved(t, token, f.card.id, 400)
+  const wall = await fundedCard(t, tenant, token, 2000)
+  const wallHeld = await expectApproved(t, token, wall.card.id, 300)
+  await ensureSchedules(t.deps, t.jobs)
+  t.clock.advance(8 * DAY)
+  await runJobs(t)
+  token = await tenant.token()
+  assert.equal((await getAuth(token, wallHeld.id)).status, 'expired')
+  assert.equal((await getAuth(token, held.id)).status, 'pending')
+  assert.equal((await balances(t, token, f.account.id)).held, 400)
 })
