@@ -245,3 +245,35 @@ test('the wall-time expiry sweep leaves the holds under a clock alone', async ()
   assert.equal((await getAuth(token, held.id)).status, 'pending')
   assert.equal((await balances(t, token, f.account.id)).held, 400)
 })
+
+test('the worker finishes an advance left advancing, once; a clock past deletes_after is deleted', async () => {
+  token = await tenant.token()
+  const c = await clock()
+  const f = await fundedOnClock(c.id, 2000)
+  const held = await expectApproved(t, token, f.card.id, 250)
+  const target = new Date(new Date(c.frozen_time).getTime() + 8 * DAY)
+  await t.deps.db
+    .updateTable('sandbox_clocks')
+    .set({ status: 'advancing', advancing_to: target })
+    .where('id', '=', c.id)
+    .execute()
+  await ensureSchedules(t.deps, t.jobs)
+  t.clock.advance(2 * 60_000)
+  await runJobs(t)
+  token = await tenant.token()
+  const done = (await t.api(token, 'GET', `/v1/simulate/clocks/${c.id}`)).json()
+  assert.deepEqual([done.status, done.frozen_time], ['ready', target.toISOString()])
+  assert.equal((await getAuth(token, held.id)).status, 'expired')
+  assert.equal((await eventsFor(t, c.id, 'sandbox_clock.ready')).length, 1)
+  assert.equal((await eventsFor(t, held.id, 'authorization.updated')).length, 1)
+
+  t.clock.advance(31 * DAY)
+  await runJobs(t)
+  token = await tenant.token()
+  expectError(
+    await t.api(token, 'GET', `/v1/simulate/clocks/${c.id}`),
+    404,
+    'sandbox_clock_not_found',
+  )
+  assert.equal((await eventsFor(t, c.id, 'sandbox_clock.deleted')).length, 1)
+})
