@@ -84,6 +84,13 @@ test('advancing past a hold expires the authorizations under the clock only: rev
   const c = await clock()
   const onClock = await fundedOnClock(c.id, 5000)
   assert.equal(onClock.holder.clock_id, c.id)
+  const kycEvent = await t.deps.db
+    .selectFrom('events')
+    .select('clock_id')
+    .where('type', '=', 'cardholder.kyc_updated')
+    .orderBy('id', 'desc')
+    .executeTakeFirstOrThrow()
+  assert.equal(kycEvent.clock_id, c.id)
   const auth = await expectApproved(t, token, onClock.card.id, 1200)
   const wall = await fundedCard(t, tenant, token, 5000)
   const wallAuth = await expectApproved(t, token, wall.card.id, 700)

@@ -257,7 +257,7 @@ export async function updateCardholder(
       changes.updated_at = now
       const updated = await repo.updateCardholder(trx, row.id, changes)
       const view = presentCardholder(updated, now)
-      await emit(trx, ctx, 'cardholder.updated', view, now)
+      await emit(trx, { ...ctx, clockId: updated.clock_id }, 'cardholder.updated', view, now)
       return view
     })
   } catch (err) {
@@ -303,8 +303,9 @@ export async function applyKycOutcome(
   if (addressChanged) changes.address = json(outcome.address)
   const updated = await repo.updateCardholder(trx, row.id, changes)
   const view = presentCardholder(updated, now)
-  await emit(trx, ctx, 'cardholder.kyc_updated', view, now)
-  if (addressChanged) await emit(trx, ctx, 'cardholder.updated', view, now)
+  const scope = { ...ctx, clockId: updated.clock_id }
+  await emit(trx, scope, 'cardholder.kyc_updated', view, now)
+  if (addressChanged) await emit(trx, scope, 'cardholder.updated', view, now)
   return updated
 }
 
