@@ -10,7 +10,7 @@ const LAYERS = [
       '^src/(db|lib|http|jobs|processors|esim-network)/|^src/modules/(events|webhooks)/' +
       '|^src/(config|app-deps)\\.ts$|^src/modules/module\\.ts$',
   },
-  { name: 'identity', path: '^src/modules/(oauth|programs|cardholders|kyc|users)/' },
+  { name: 'identity', path: '^src/modules/(oauth|programs|cardholders|kyc|users|clocks)/' },
   { name: 'money', path: '^src/modules/(accounts|ledger)/' },
   { name: 'cards', path: '^src/modules/(cards|network-tokens|authentications)/' },
   {

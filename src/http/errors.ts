@@ -107,6 +107,7 @@ export const ERROR_CATALOGUE = {
   authorization_not_found: invalid(404, 'No authorization with this id.'),
   transaction_not_found: invalid(404, 'No transaction with this id.'),
   dispute_not_found: invalid(404, 'No dispute with this id.'),
+  sandbox_clock_not_found: invalid(404, 'No sandbox clock with this id (or it was deleted).'),
   authentication_not_found: invalid(404, 'No 3-D Secure authentication with this id.'),
   esim_package_not_found: invalid(404, 'No eSIM package with this id.'),
   esim_order_not_found: invalid(

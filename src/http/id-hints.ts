@@ -21,6 +21,7 @@ const KINDS: Readonly<Record<string, { name: string; notFound?: ErrorCode; param
   esord: { name: 'an eSIM order', notFound: 'esim_order_not_found', param: 'order_id' },
   esim: { name: 'an eSIM', notFound: 'esim_not_found', param: 'esim_id' },
   ntok: { name: 'a network token', notFound: 'token_not_found', param: 'network_token_id' },
+  clk: { name: 'a sandbox clock', notFound: 'sandbox_clock_not_found', param: 'clock_id' },
   evt: { name: 'an event', notFound: 'event_not_found', param: 'event_id' },
   whe: {
     name: 'a webhook endpoint',

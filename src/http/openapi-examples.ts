@@ -30,6 +30,7 @@ export const ID_FIELDS: Readonly<Record<string, IdPrefix>> = {
   card_id: 'card',
   cardholder_id: 'chd',
   client_id: 'oc',
+  clock_id: 'clk',
   delivery_id: 'whd',
   dispute_id: 'dsp',
   entry_id: 'le',
@@ -204,6 +205,12 @@ const REQUEST_OVERRIDES: Readonly<Record<string, (example: any) => unknown>> = {
       max_per_month: 3,
     },
   }),
+  // A clock starts at a time of the test's choosing; an advance takes `to` or `by`, never both.
+  'POST /v1/simulate/clocks': () => ({
+    frozen_time: '2026-11-01T00:00:00Z',
+    name: 'hold expiry test',
+  }),
+  'POST /v1/simulate/clocks/{clock_id}/advance': () => ({ by: 'P8D' }),
 }
 
 /** Values by the end of a field's name, for the fields `BY_NAME` does not list (`merchant_amount`, `home_currency`). */

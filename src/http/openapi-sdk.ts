@@ -166,6 +166,12 @@ export const SDK_METHODS: Readonly<Record<string, SdkEntry>> = {
   'POST /v1/disputes/{dispute_id}/withdraw': 'disputes.withdraw',
   'POST /v1/simulate/disputes/{dispute_id}/resolve': 'simulate.disputes.resolve',
 
+  'POST /v1/simulate/clocks': 'simulate.clocks.create',
+  'GET /v1/simulate/clocks': 'simulate.clocks.list',
+  'GET /v1/simulate/clocks/{clock_id}': 'simulate.clocks.retrieve',
+  'POST /v1/simulate/clocks/{clock_id}/advance': 'simulate.clocks.advance',
+  'DELETE /v1/simulate/clocks/{clock_id}': 'simulate.clocks.del',
+
   'POST /v1/reports': 'reports.create',
   'GET /v1/reports': 'reports.list',
   'GET /v1/reports/{report_id}': 'reports.retrieve',

@@ -22,6 +22,7 @@ export const SCHEDULE_TYPES = [
   'oauth.purge_credentials',
   'events.purge',
   'authorizations.expire',
+  'sandbox_clocks.sweep',
   'authorizations.purge_endpoint_attempts',
   'authorization_rules.purge_counters',
   'transactions.settle',

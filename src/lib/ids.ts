@@ -92,6 +92,7 @@ export type IdPrefix =
   | 'aea'
   | 'arl'
   | 'arb'
+  | 'clk'
 
 /**
  * New id with its type prefix, e.g. `chd_01JD…`. `at`: the row's own creation time, when queries bound a

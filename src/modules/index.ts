@@ -4,6 +4,7 @@ import { authorizationRulesModule } from './authorization-rules/module.js'
 import { authenticationsModule } from './authentications/module.js'
 import { authorizationsModule } from './authorizations/module.js'
 import { cardholdersModule } from './cardholders/module.js'
+import { clocksModule } from './clocks/module.js'
 import { cardsModule } from './cards/module.js'
 import { consoleModule } from './console/module.js'
 import { disputesModule } from './disputes/module.js'
@@ -52,6 +53,7 @@ export const MODULES: readonly ServiceModule[] = [
   networkTokensModule,
   authenticationsModule,
   disputesModule,
+  clocksModule,
   reportsModule,
   consoleModule,
 ]

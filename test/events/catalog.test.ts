@@ -44,6 +44,7 @@ describe('event catalogue', () => {
       'authorization',
       'transaction',
       'dispute',
+      'sandbox_clock',
       'network_token',
       'authentication',
       'esim_order',

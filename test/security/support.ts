@@ -106,6 +106,9 @@ export function expectedScope(method: string, url: string): string | null | unde
   if (/^simulate\/(authorizations|transactions|refunds|disputes|fx_rates)(\/|$)/.test(p))
     return 'transactions:write'
   if (/^simulate\/esim\//.test(p)) return 'esim:write'
+  // Sandbox clocks set the time of the cardholders that join them: read and managed with the cardholders' scopes.
+  if (/^simulate\/clocks(\/|$)/.test(p))
+    return byMethod(method, 'cardholders:read', 'cardholders:write')
   return undefined
 }
 
@@ -130,6 +133,7 @@ export const KINDS = {
   authentication: { prefix: 'tdsa', notFound: 'authentication_not_found' },
   report: { prefix: 'rpt', notFound: 'report_not_found' },
   oauth_client: { prefix: 'oc', notFound: 'client_not_found' },
+  sandbox_clock: { prefix: 'clk', notFound: 'sandbox_clock_not_found' },
   /** The platform's eSIM catalogue: shared by every organization, so no tenancy answer applies. */
   package: { prefix: 'pkg', notFound: 'esim_package_not_found', shared: true },
 } as const satisfies Record<string, { prefix: string; notFound: string; shared?: boolean }>
@@ -144,6 +148,7 @@ const PARAM_KINDS: Record<string, Kind> = Object.fromEntries(
 )
 PARAM_KINDS.order_id = 'esim_order'
 PARAM_KINDS.backtest_id = 'authorization_rule_backtest'
+PARAM_KINDS.clock_id = 'sandbox_clock'
 
 const COLLECTION_KINDS: Record<string, Kind> = {
   cardholders: 'cardholder',
@@ -162,6 +167,7 @@ const COLLECTION_KINDS: Record<string, Kind> = {
   reports: 'report',
   packages: 'package',
   oauth_clients: 'oauth_client',
+  clocks: 'sandbox_clock',
 }
 
 /**
@@ -262,6 +268,7 @@ export const BODIES: Record<string, () => unknown> = {
   'POST /v1/simulate/authorizations/:authorization_id/increment': () => ({ amount: 100 }),
   'POST /v1/transactions/:transaction_id/refund': () => ({ amount: 1 }),
   'POST /v1/simulate/disputes/:dispute_id/resolve': () => ({ outcome: 'won' }),
+  'POST /v1/simulate/clocks/:clock_id/advance': () => ({ by: 'PT1H' }),
 }
 
 export function bodyFor(route: RouteInfo): unknown {
@@ -384,7 +391,9 @@ export async function seedSandbox(
     api('POST', `/v1/authorization_rules/${rule.id}/backtests`, BACKTEST_WINDOW),
     202,
   )
+  const clock = await ok(api('POST', '/v1/simulate/clocks', {}), 201)
   return {
+    sandbox_clock: [{ id: clock.id }],
     cardholder: [{ id: holder.id }],
     account: [{ id: account.id }, { id: basicAccount.id, basic: true }],
     card: [{ id: card.id }, { id: basicCard.id, basic: true }],

@@ -3393,7 +3393,8 @@ export interface paths {
                      *       },
                      *       "metadata": {
                      *         "customer_ref": "CUST-1042"
-                     *       }
+                     *       },
+                     *       "clock_id": "clk_01JD3Q7Y6X5W4V3T2S1R0Q9P8N"
                      *     }
                      */
                     "application/json": components["schemas"]["CardholderCreateRequest"];
@@ -6381,7 +6382,7 @@ export interface paths {
                     /** @description Cursor: the page after it (next_cursor of the previous page). */
                     starting_after?: string;
                     /**
-                     * @description Only events of this type, in the forms `enabled_events` accepts: an exact type (`Event.type`, e.g. `card.created`), a prefix wildcard for every type of the prefix (`cardholder.*`, `account.*`, `card.*`, `authorization_rule.*`, `authorization.*`, `transaction.*`, `dispute.*`, `network_token.*`, `authentication.*`, `esim_order.*`, `esim.*`, `webhook_endpoint.*`) or `*` (no filter). Anything else answers invalid_parameter naming `type`. The event catalogue (/docs/guides/event-catalogue) lists every type.
+                     * @description Only events of this type, in the forms `enabled_events` accepts: an exact type (`Event.type`, e.g. `card.created`), a prefix wildcard for every type of the prefix (`cardholder.*`, `account.*`, `card.*`, `authorization_rule.*`, `authorization.*`, `transaction.*`, `dispute.*`, `sandbox_clock.*`, `network_token.*`, `authentication.*`, `esim_order.*`, `esim.*`, `webhook_endpoint.*`) or `*` (no filter). Anything else answers invalid_parameter naming `type`. The event catalogue (/docs/guides/event-catalogue) lists every type.
                      * @example card.*
                      */
                     type?: string;
@@ -8065,6 +8066,255 @@ export interface paths {
                 409: components["responses"]["idempotency_key_reuse__idempotency_request_in_progress"];
                 413: components["responses"]["request_too_large"];
                 422: components["responses"]["card_not_provisioned__card_closed__card_invalid_state"];
+                429: components["responses"]["rate_limited"];
+                431: components["responses"]["request_header_too_large"];
+                500: components["responses"]["internal_error"];
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/simulate/clocks": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List sandbox clocks, most recently created first */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description Cursor: the page before it. Not together with starting_after. */
+                    ending_before?: string;
+                    /** @description Page size, 1–100 (default 25). */
+                    limit?: number;
+                    /** @description Cursor: the page after it (next_cursor of the previous page). */
+                    starting_after?: string;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description OK */
+                200: {
+                    headers: {
+                        "Svc-Request-Id": components["headers"]["Svc-Request-Id"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["SandboxClockList"];
+                    };
+                };
+                400: components["responses"]["invalid_parameter__unknown_parameter__expired_cursor"];
+                401: components["responses"]["missing_credentials__invalid_access_token"];
+                403: components["responses"]["ip_not_allowed__environment_mismatch__insufficient_scope"];
+                404: components["responses"]["not_found"];
+                408: components["responses"]["request_timeout"];
+                429: components["responses"]["rate_limited"];
+                431: components["responses"]["request_header_too_large"];
+                500: components["responses"]["internal_error"];
+            };
+        };
+        put?: never;
+        /**
+         * Create a sandbox clock
+         * @description A clock at `frozen_time` (default now) that cardholders join with `clock_id` on creation; advancing it runs what falls due for their objects (docs/sandbox-clocks.md). Deleted on its own after 30 days (`deletes_after`). Emits sandbox_clock.created.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: {
+                    /** @description Makes a retry safe: the same key with the same body within 24 hours replays the first answer (with `Idempotent-Replay: true`). Keys are scoped to your organization and environment. */
+                    "Idempotency-Key"?: string;
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    /**
+                     * @example {
+                     *       "frozen_time": "2026-11-01T00:00:00Z",
+                     *       "name": "hold expiry test"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["SandboxClockCreateRequest"];
+                };
+            };
+            responses: {
+                /** @description Created */
+                201: {
+                    headers: {
+                        "Svc-Request-Id": components["headers"]["Svc-Request-Id"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["SandboxClock"];
+                    };
+                };
+                400: components["responses"]["invalid_request_body__missing_parameter__invalid_parameter__unknown_parameter"];
+                401: components["responses"]["missing_credentials__invalid_access_token"];
+                403: components["responses"]["ip_not_allowed__environment_mismatch__insufficient_scope"];
+                404: components["responses"]["not_found"];
+                408: components["responses"]["request_timeout"];
+                409: components["responses"]["idempotency_key_reuse__idempotency_request_in_progress"];
+                413: components["responses"]["request_too_large"];
+                429: components["responses"]["rate_limited"];
+                431: components["responses"]["request_header_too_large"];
+                500: components["responses"]["internal_error"];
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/simulate/clocks/{clock_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Retrieve a sandbox clock */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    clock_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description OK */
+                200: {
+                    headers: {
+                        "Svc-Request-Id": components["headers"]["Svc-Request-Id"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["SandboxClock"];
+                    };
+                };
+                401: components["responses"]["missing_credentials__invalid_access_token"];
+                403: components["responses"]["ip_not_allowed__environment_mismatch__insufficient_scope"];
+                404: components["responses"]["sandbox_clock_not_found__not_found"];
+                408: components["responses"]["request_timeout"];
+                429: components["responses"]["rate_limited"];
+                431: components["responses"]["request_header_too_large"];
+                500: components["responses"]["internal_error"];
+            };
+        };
+        put?: never;
+        post?: never;
+        /**
+         * Delete a sandbox clock
+         * @description The clock is no longer listed or retrieved; its cardholders, and their accounts, cards and authorizations, go back to wall time (they are not deleted). Emits sandbox_clock.deleted.
+         */
+        delete: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    clock_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description OK */
+                200: {
+                    headers: {
+                        "Svc-Request-Id": components["headers"]["Svc-Request-Id"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "id": "clk_01JD3Q7Y6X5W4V3T2S1R0Q9P8N",
+                         *       "object": "sandbox_clock",
+                         *       "deleted": true
+                         *     }
+                         */
+                        "application/json": components["schemas"]["SandboxClockDeleted"];
+                    };
+                };
+                401: components["responses"]["missing_credentials__invalid_access_token"];
+                403: components["responses"]["ip_not_allowed__environment_mismatch__insufficient_scope"];
+                404: components["responses"]["sandbox_clock_not_found__not_found"];
+                408: components["responses"]["request_timeout"];
+                429: components["responses"]["rate_limited"];
+                431: components["responses"]["request_header_too_large"];
+                500: components["responses"]["internal_error"];
+            };
+        };
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/simulate/clocks/{clock_id}/advance": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Advance a sandbox clock
+         * @description Moves the clock to `to` (RFC 3339, after its frozen_time) or forward `by` an ISO 8601 duration (P1D, PT36H, P1M); exactly one, at most 730 days a step, else 400 invalid_parameter naming the field. The clock is `advancing` while the holds of its cardholders' authorizations that fall due expire, earliest first (reversed, balance released, authorization.updated); then it is `ready` at the new time and emits sandbox_clock.ready. Answers once done. An advance that was interrupted is finished by the worker or by the next advance, and nothing runs twice.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: {
+                    /** @description Makes a retry safe: the same key with the same body within 24 hours replays the first answer (with `Idempotent-Replay: true`). Keys are scoped to your organization and environment. */
+                    "Idempotency-Key"?: string;
+                };
+                path: {
+                    clock_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    /**
+                     * @example {
+                     *       "by": "P8D"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["SandboxClockAdvanceRequest"];
+                };
+            };
+            responses: {
+                /** @description OK */
+                200: {
+                    headers: {
+                        "Svc-Request-Id": components["headers"]["Svc-Request-Id"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["SandboxClock"];
+                    };
+                };
+                400: components["responses"]["invalid_request_body__missing_parameter__invalid_parameter__unknown_parameter"];
+                401: components["responses"]["missing_credentials__invalid_access_token"];
+                403: components["responses"]["ip_not_allowed__environment_mismatch__insufficient_scope"];
+                404: components["responses"]["sandbox_clock_not_found__not_found"];
+                408: components["responses"]["request_timeout"];
+                409: components["responses"]["idempotency_key_reuse__idempotency_request_in_progress"];
+                413: components["responses"]["request_too_large"];
                 429: components["responses"]["rate_limited"];
                 431: components["responses"]["request_header_too_large"];
                 500: components["responses"]["internal_error"];
@@ -10841,6 +11091,8 @@ export interface components {
          */
         Cardholder: {
             address: components["schemas"]["Address"] | null;
+            /** @description Sandbox only: the sandbox clock it reads; absent for a cardholder on wall time. */
+            clock_id?: string;
             /** Format: date-time */
             created_at: string;
             email: string;
@@ -10879,6 +11131,8 @@ export interface components {
         /** CardholderCreateRequest */
         CardholderCreateRequest: {
             address?: components["schemas"]["AddressInput"];
+            /** @description Sandbox only: a sandbox clock (clk_…, POST /v1/simulate/clocks) the cardholder and everything under it read (docs/sandbox-clocks.md). In production, or naming no clock of yours, 400 invalid_parameter. */
+            clock_id?: string;
             /**
              * Format: email
              * @description Unique per organization and environment, compared case-insensitively.
@@ -11124,7 +11378,7 @@ export interface components {
         Error: {
             error: {
                 /** @enum {string} */
-                code: "invalid_request_body" | "missing_parameter" | "invalid_parameter" | "unknown_parameter" | "invalid_public_key" | "expired_cursor" | "invalid_webhook_url" | "request_too_large" | "request_timeout" | "request_header_too_large" | "missing_credentials" | "invalid_access_token" | "insufficient_scope" | "ip_not_allowed" | "environment_mismatch" | "not_found" | "method_not_allowed" | "cardholder_not_found" | "account_not_found" | "card_not_found" | "authorization_not_found" | "transaction_not_found" | "dispute_not_found" | "authentication_not_found" | "esim_package_not_found" | "esim_order_not_found" | "esim_not_found" | "token_not_found" | "event_not_found" | "webhook_endpoint_not_found" | "authorization_endpoint_not_found" | "report_not_found" | "authorization_rule_not_found" | "authorization_rule_backtest_not_found" | "organization_not_found" | "program_not_found" | "client_not_found" | "user_not_found" | "idempotency_key_reuse" | "idempotency_request_in_progress" | "adjustment_already_applied" | "cardholder_already_exists" | "esim_order_reference_exists" | "user_already_exists" | "dispute_already_open" | "webhook_endpoint_limit_reached" | "identity_document_required" | "address_required" | "kyc_not_approved" | "address_change_requires_kyc" | "kyc_identity_required" | "insufficient_funds" | "account_blocked" | "currency_mismatch" | "account_cardholder_mismatch" | "account_not_provisioned" | "account_not_fundable" | "card_invalid_state" | "card_already_activated" | "card_closed" | "card_not_provisioned" | "card_limit_reached" | "unsupported_form_factor" | "embossed_name_required" | "delivery_address_required" | "card_type_not_configured" | "pin_invalid" | "transaction_not_refundable" | "refund_exceeds_original" | "token_invalid_state" | "token_deleted" | "authorization_invalid_state" | "authentication_invalid_state" | "dispute_invalid_state" | "program_not_provisioned" | "program_not_configured" | "spend_control_unsupported" | "operation_unsupported" | "esim_package_unavailable" | "esim_top_up_unavailable" | "esim_inventory_exhausted" | "esim_invalid_state" | "last_owner" | "report_not_ready" | "rate_limited" | "internal_error" | "processor_unavailable" | "processor_permission_denied";
+                code: "invalid_request_body" | "missing_parameter" | "invalid_parameter" | "unknown_parameter" | "invalid_public_key" | "expired_cursor" | "invalid_webhook_url" | "request_too_large" | "request_timeout" | "request_header_too_large" | "missing_credentials" | "invalid_access_token" | "insufficient_scope" | "ip_not_allowed" | "environment_mismatch" | "not_found" | "method_not_allowed" | "cardholder_not_found" | "account_not_found" | "card_not_found" | "authorization_not_found" | "transaction_not_found" | "dispute_not_found" | "sandbox_clock_not_found" | "authentication_not_found" | "esim_package_not_found" | "esim_order_not_found" | "esim_not_found" | "token_not_found" | "event_not_found" | "webhook_endpoint_not_found" | "authorization_endpoint_not_found" | "report_not_found" | "authorization_rule_not_found" | "authorization_rule_backtest_not_found" | "organization_not_found" | "program_not_found" | "client_not_found" | "user_not_found" | "idempotency_key_reuse" | "idempotency_request_in_progress" | "adjustment_already_applied" | "cardholder_already_exists" | "esim_order_reference_exists" | "user_already_exists" | "dispute_already_open" | "webhook_endpoint_limit_reached" | "identity_document_required" | "address_required" | "kyc_not_approved" | "address_change_requires_kyc" | "kyc_identity_required" | "insufficient_funds" | "account_blocked" | "currency_mismatch" | "account_cardholder_mismatch" | "account_not_provisioned" | "account_not_fundable" | "card_invalid_state" | "card_already_activated" | "card_closed" | "card_not_provisioned" | "card_limit_reached" | "unsupported_form_factor" | "embossed_name_required" | "delivery_address_required" | "card_type_not_configured" | "pin_invalid" | "transaction_not_refundable" | "refund_exceeds_original" | "token_invalid_state" | "token_deleted" | "authorization_invalid_state" | "authentication_invalid_state" | "dispute_invalid_state" | "program_not_provisioned" | "program_not_configured" | "spend_control_unsupported" | "operation_unsupported" | "esim_package_unavailable" | "esim_top_up_unavailable" | "esim_inventory_exhausted" | "esim_invalid_state" | "last_owner" | "report_not_ready" | "rate_limited" | "internal_error" | "processor_unavailable" | "processor_permission_denied";
                 /** Format: uri */
                 doc_url: string;
                 errors?: {
@@ -11697,6 +11951,8 @@ export interface components {
         Event: {
             /** @description Date-form version that serialized data.object (2026-11-01) */
             api_version: string;
+            /** @description Sandbox only: the clock (clk_…) its object is under; absent for objects without one. Under a clock, created_at is on the clock's time (docs/sandbox-clocks.md). */
+            clock_id?: string;
             /**
              * Format: date-time
              * @description When the event occurred, not when it was delivered
@@ -11741,7 +11997,7 @@ export interface components {
              * @description What happened, e.g. cardholder.created. Every type, what emits it and an example: the event catalogue (/docs/guides/event-catalogue).
              * @enum {string}
              */
-            type: "cardholder.created" | "cardholder.updated" | "cardholder.kyc_updated" | "account.created" | "account.provisioned" | "account.credited" | "account.debited" | "account.blocked" | "account.unblocked" | "card.created" | "card.issued" | "card.activated" | "card.frozen" | "card.unfrozen" | "card.closed" | "card.replaced" | "card.expired" | "card.updated" | "card.pin_set" | "card.shipped" | "authorization_rule.created" | "authorization_rule.updated" | "authorization_rule.deleted" | "authorization_rule.backtest_completed" | "card.details_viewed" | "authorization.created" | "authorization.updated" | "transaction.created" | "transaction.updated" | "dispute.created" | "dispute.updated" | "network_token.created" | "network_token.updated" | "authentication.created" | "authentication.updated" | "esim_order.created" | "esim_order.settled" | "esim_order.failed" | "esim.topped_up" | "esim.auto_top_up_failed" | "esim.low_data" | "esim.depleted" | "esim.usage_threshold_reached" | "esim.validity_expiring" | "esim.expired" | "esim.installed" | "esim.first_used" | "esim.country_changed" | "esim.canceled" | "esim.updated" | "webhook_endpoint.disabled" | "webhook_endpoint.test";
+            type: "cardholder.created" | "cardholder.updated" | "cardholder.kyc_updated" | "account.created" | "account.provisioned" | "account.credited" | "account.debited" | "account.blocked" | "account.unblocked" | "card.created" | "card.issued" | "card.activated" | "card.frozen" | "card.unfrozen" | "card.closed" | "card.replaced" | "card.expired" | "card.updated" | "card.pin_set" | "card.shipped" | "authorization_rule.created" | "authorization_rule.updated" | "authorization_rule.deleted" | "authorization_rule.backtest_completed" | "card.details_viewed" | "authorization.created" | "authorization.updated" | "transaction.created" | "transaction.updated" | "dispute.created" | "dispute.updated" | "sandbox_clock.created" | "sandbox_clock.ready" | "sandbox_clock.deleted" | "network_token.created" | "network_token.updated" | "authentication.created" | "authentication.updated" | "esim_order.created" | "esim_order.settled" | "esim_order.failed" | "esim.topped_up" | "esim.auto_top_up_failed" | "esim.low_data" | "esim.depleted" | "esim.usage_threshold_reached" | "esim.validity_expiring" | "esim.expired" | "esim.installed" | "esim.first_used" | "esim.country_changed" | "esim.canceled" | "esim.updated" | "webhook_endpoint.disabled" | "webhook_endpoint.test";
         };
         /** EventList */
         EventList: {
@@ -12534,6 +12790,78 @@ export interface components {
             object: "list";
             url: string;
         };
+        /**
+         * SandboxClock
+         * @example {
+         *       "id": "clk_01JD3Q7Y6X5W4V3T2S1R0Q9P8N",
+         *       "object": "sandbox_clock",
+         *       "name": "hold expiry test",
+         *       "frozen_time": "2026-11-01T00:00:00.000Z",
+         *       "status": "ready",
+         *       "deletes_after": "2026-12-01T09:30:00.000Z",
+         *       "created_at": "2026-11-01T09:30:00.000Z"
+         *     }
+         */
+        SandboxClock: {
+            /** Format: date-time */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @description When the clock is deleted on its own: 30 days after its creation (wall time).
+             */
+            deletes_after: string;
+            /**
+             * Format: date-time
+             * @description The clock's time: what the objects under it read as now.
+             */
+            frozen_time: string;
+            /** @description clk_ id */
+            id: string;
+            name: string | null;
+            /** @enum {string} */
+            object: "sandbox_clock";
+            /**
+             * @description `advancing` while an advance runs what falls due (or one that was interrupted waits to be finished by the worker or the next call); `ready` otherwise.
+             * @enum {string}
+             */
+            status: "ready" | "advancing";
+        };
+        /** SandboxClockAdvanceRequest */
+        SandboxClockAdvanceRequest: {
+            /** @description An ISO 8601 duration to move forward by: P1D, PT36H, P1M, P1Y2M3DT4H. */
+            by?: string;
+            /**
+             * Format: date-time
+             * @description The clock's new time (RFC 3339), after its frozen_time.
+             */
+            to?: string;
+        };
+        /** SandboxClockCreateRequest */
+        SandboxClockCreateRequest: {
+            /**
+             * Format: date-time
+             * @description The clock's starting time (RFC 3339); defaults to now.
+             */
+            frozen_time?: string;
+            name?: string;
+        };
+        /** SandboxClockDeleted */
+        SandboxClockDeleted: {
+            /** @enum {boolean} */
+            deleted: true;
+            id: string;
+            /** @enum {string} */
+            object: "sandbox_clock";
+        };
+        /** SandboxClockList */
+        SandboxClockList: {
+            data: components["schemas"]["SandboxClock"][];
+            has_more: boolean;
+            next_cursor: string | null;
+            /** @enum {string} */
+            object: "list";
+            url: string;
+        };
         /** SimulateAuthenticationRequest */
         SimulateAuthenticationRequest: {
             /** @description Minor units */
@@ -12998,7 +13326,7 @@ export interface components {
              */
             disabled_reason: "failing" | "manual" | null;
             /** @description Event types to receive: `*` (every type), a prefix wildcard such as `card.*` (every type of the prefix, including types added later) or an exact type. The event catalogue (/docs/guides/event-catalogue) lists what emits each type. */
-            enabled_events: ("*" | "cardholder.*" | "account.*" | "card.*" | "authorization_rule.*" | "authorization.*" | "transaction.*" | "dispute.*" | "network_token.*" | "authentication.*" | "esim_order.*" | "esim.*" | "webhook_endpoint.*" | "cardholder.created" | "cardholder.updated" | "cardholder.kyc_updated" | "account.created" | "account.provisioned" | "account.credited" | "account.debited" | "account.blocked" | "account.unblocked" | "card.created" | "card.issued" | "card.activated" | "card.frozen" | "card.unfrozen" | "card.closed" | "card.replaced" | "card.expired" | "card.updated" | "card.pin_set" | "card.shipped" | "authorization_rule.created" | "authorization_rule.updated" | "authorization_rule.deleted" | "authorization_rule.backtest_completed" | "card.details_viewed" | "authorization.created" | "authorization.updated" | "transaction.created" | "transaction.updated" | "dispute.created" | "dispute.updated" | "network_token.created" | "network_token.updated" | "authentication.created" | "authentication.updated" | "esim_order.created" | "esim_order.settled" | "esim_order.failed" | "esim.topped_up" | "esim.auto_top_up_failed" | "esim.low_data" | "esim.depleted" | "esim.usage_threshold_reached" | "esim.validity_expiring" | "esim.expired" | "esim.installed" | "esim.first_used" | "esim.country_changed" | "esim.canceled" | "esim.updated" | "webhook_endpoint.disabled" | "webhook_endpoint.test")[];
+            enabled_events: ("*" | "cardholder.*" | "account.*" | "card.*" | "authorization_rule.*" | "authorization.*" | "transaction.*" | "dispute.*" | "sandbox_clock.*" | "network_token.*" | "authentication.*" | "esim_order.*" | "esim.*" | "webhook_endpoint.*" | "cardholder.created" | "cardholder.updated" | "cardholder.kyc_updated" | "account.created" | "account.provisioned" | "account.credited" | "account.debited" | "account.blocked" | "account.unblocked" | "card.created" | "card.issued" | "card.activated" | "card.frozen" | "card.unfrozen" | "card.closed" | "card.replaced" | "card.expired" | "card.updated" | "card.pin_set" | "card.shipped" | "authorization_rule.created" | "authorization_rule.updated" | "authorization_rule.deleted" | "authorization_rule.backtest_completed" | "card.details_viewed" | "authorization.created" | "authorization.updated" | "transaction.created" | "transaction.updated" | "dispute.created" | "dispute.updated" | "sandbox_clock.created" | "sandbox_clock.ready" | "sandbox_clock.deleted" | "network_token.created" | "network_token.updated" | "authentication.created" | "authentication.updated" | "esim_order.created" | "esim_order.settled" | "esim_order.failed" | "esim.topped_up" | "esim.auto_top_up_failed" | "esim.low_data" | "esim.depleted" | "esim.usage_threshold_reached" | "esim.validity_expiring" | "esim.expired" | "esim.installed" | "esim.first_used" | "esim.country_changed" | "esim.canceled" | "esim.updated" | "webhook_endpoint.disabled" | "webhook_endpoint.test")[];
             /**
              * Format: date-time
              * @description Start of the current run of failed deliveries (the first failure since the last success); null while healthy. After 72 hours of failures without a success the endpoint is disabled.
@@ -13023,7 +13351,7 @@ export interface components {
         WebhookEndpointCreateRequest: {
             description?: string | null;
             /** @description Event types to receive: `*` (every type), a prefix wildcard such as `card.*` (every type of the prefix, including types added later) or an exact type. The event catalogue (/docs/guides/event-catalogue) lists what emits each type. Duplicates are dropped. */
-            enabled_events: ("*" | "cardholder.*" | "account.*" | "card.*" | "authorization_rule.*" | "authorization.*" | "transaction.*" | "dispute.*" | "network_token.*" | "authentication.*" | "esim_order.*" | "esim.*" | "webhook_endpoint.*" | "cardholder.created" | "cardholder.updated" | "cardholder.kyc_updated" | "account.created" | "account.provisioned" | "account.credited" | "account.debited" | "account.blocked" | "account.unblocked" | "card.created" | "card.issued" | "card.activated" | "card.frozen" | "card.unfrozen" | "card.closed" | "card.replaced" | "card.expired" | "card.updated" | "card.pin_set" | "card.shipped" | "authorization_rule.created" | "authorization_rule.updated" | "authorization_rule.deleted" | "authorization_rule.backtest_completed" | "card.details_viewed" | "authorization.created" | "authorization.updated" | "transaction.created" | "transaction.updated" | "dispute.created" | "dispute.updated" | "network_token.created" | "network_token.updated" | "authentication.created" | "authentication.updated" | "esim_order.created" | "esim_order.settled" | "esim_order.failed" | "esim.topped_up" | "esim.auto_top_up_failed" | "esim.low_data" | "esim.depleted" | "esim.usage_threshold_reached" | "esim.validity_expiring" | "esim.expired" | "esim.installed" | "esim.first_used" | "esim.country_changed" | "esim.canceled" | "esim.updated" | "webhook_endpoint.disabled" | "webhook_endpoint.test")[];
+            enabled_events: ("*" | "cardholder.*" | "account.*" | "card.*" | "authorization_rule.*" | "authorization.*" | "transaction.*" | "dispute.*" | "sandbox_clock.*" | "network_token.*" | "authentication.*" | "esim_order.*" | "esim.*" | "webhook_endpoint.*" | "cardholder.created" | "cardholder.updated" | "cardholder.kyc_updated" | "account.created" | "account.provisioned" | "account.credited" | "account.debited" | "account.blocked" | "account.unblocked" | "card.created" | "card.issued" | "card.activated" | "card.frozen" | "card.unfrozen" | "card.closed" | "card.replaced" | "card.expired" | "card.updated" | "card.pin_set" | "card.shipped" | "authorization_rule.created" | "authorization_rule.updated" | "authorization_rule.deleted" | "authorization_rule.backtest_completed" | "card.details_viewed" | "authorization.created" | "authorization.updated" | "transaction.created" | "transaction.updated" | "dispute.created" | "dispute.updated" | "sandbox_clock.created" | "sandbox_clock.ready" | "sandbox_clock.deleted" | "network_token.created" | "network_token.updated" | "authentication.created" | "authentication.updated" | "esim_order.created" | "esim_order.settled" | "esim_order.failed" | "esim.topped_up" | "esim.auto_top_up_failed" | "esim.low_data" | "esim.depleted" | "esim.usage_threshold_reached" | "esim.validity_expiring" | "esim.expired" | "esim.installed" | "esim.first_used" | "esim.country_changed" | "esim.canceled" | "esim.updated" | "webhook_endpoint.disabled" | "webhook_endpoint.test")[];
             /** @description HTTPS URL on a publicly resolvable host (invalid_webhook_url otherwise); a local `npm start` sandbox also accepts http:// to your own machine */
             url: string;
         };
@@ -13056,7 +13384,7 @@ export interface components {
         WebhookEndpointUpdateRequest: {
             description?: string | null;
             /** @description Event types to receive: `*` (every type), a prefix wildcard such as `card.*` (every type of the prefix, including types added later) or an exact type. The event catalogue (/docs/guides/event-catalogue) lists what emits each type. Duplicates are dropped. */
-            enabled_events?: ("*" | "cardholder.*" | "account.*" | "card.*" | "authorization_rule.*" | "authorization.*" | "transaction.*" | "dispute.*" | "network_token.*" | "authentication.*" | "esim_order.*" | "esim.*" | "webhook_endpoint.*" | "cardholder.created" | "cardholder.updated" | "cardholder.kyc_updated" | "account.created" | "account.provisioned" | "account.credited" | "account.debited" | "account.blocked" | "account.unblocked" | "card.created" | "card.issued" | "card.activated" | "card.frozen" | "card.unfrozen" | "card.closed" | "card.replaced" | "card.expired" | "card.updated" | "card.pin_set" | "card.shipped" | "authorization_rule.created" | "authorization_rule.updated" | "authorization_rule.deleted" | "authorization_rule.backtest_completed" | "card.details_viewed" | "authorization.created" | "authorization.updated" | "transaction.created" | "transaction.updated" | "dispute.created" | "dispute.updated" | "network_token.created" | "network_token.updated" | "authentication.created" | "authentication.updated" | "esim_order.created" | "esim_order.settled" | "esim_order.failed" | "esim.topped_up" | "esim.auto_top_up_failed" | "esim.low_data" | "esim.depleted" | "esim.usage_threshold_reached" | "esim.validity_expiring" | "esim.expired" | "esim.installed" | "esim.first_used" | "esim.country_changed" | "esim.canceled" | "esim.updated" | "webhook_endpoint.disabled" | "webhook_endpoint.test")[];
+            enabled_events?: ("*" | "cardholder.*" | "account.*" | "card.*" | "authorization_rule.*" | "authorization.*" | "transaction.*" | "dispute.*" | "sandbox_clock.*" | "network_token.*" | "authentication.*" | "esim_order.*" | "esim.*" | "webhook_endpoint.*" | "cardholder.created" | "cardholder.updated" | "cardholder.kyc_updated" | "account.created" | "account.provisioned" | "account.credited" | "account.debited" | "account.blocked" | "account.unblocked" | "card.created" | "card.issued" | "card.activated" | "card.frozen" | "card.unfrozen" | "card.closed" | "card.replaced" | "card.expired" | "card.updated" | "card.pin_set" | "card.shipped" | "authorization_rule.created" | "authorization_rule.updated" | "authorization_rule.deleted" | "authorization_rule.backtest_completed" | "card.details_viewed" | "authorization.created" | "authorization.updated" | "transaction.created" | "transaction.updated" | "dispute.created" | "dispute.updated" | "sandbox_clock.created" | "sandbox_clock.ready" | "sandbox_clock.deleted" | "network_token.created" | "network_token.updated" | "authentication.created" | "authentication.updated" | "esim_order.created" | "esim_order.settled" | "esim_order.failed" | "esim.topped_up" | "esim.auto_top_up_failed" | "esim.low_data" | "esim.depleted" | "esim.usage_threshold_reached" | "esim.validity_expiring" | "esim.expired" | "esim.installed" | "esim.first_used" | "esim.country_changed" | "esim.canceled" | "esim.updated" | "webhook_endpoint.disabled" | "webhook_endpoint.test")[];
             /** @enum {string} */
             status?: "enabled" | "disabled";
             /** @description HTTPS URL on a publicly resolvable host (invalid_webhook_url otherwise); a local `npm start` sandbox also accepts http:// to your own machine */
@@ -13547,6 +13875,16 @@ export interface components {
         };
         /** @description Error codes: `request_too_large` */
         request_too_large: {
+            headers: {
+                "Svc-Request-Id": components["headers"]["Svc-Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description Error codes: `sandbox_clock_not_found`, `not_found` */
+        sandbox_clock_not_found__not_found: {
             headers: {
                 "Svc-Request-Id": components["headers"]["Svc-Request-Id"];
                 [name: string]: unknown;

@@ -1,5 +1,6 @@
 import { path } from '../core.js'
-import type { Answer, Body, Schemas } from '../types.js'
+import type { ListResult } from '../pagination.js'
+import type { Answer, Body, ListParams, Schemas } from '../types.js'
 import { Resource, type Promised, type RequestOptions } from './base.js'
 
 /** Sandbox only (`/v1/simulate/*`): what the card network, the processor and the eSIM network would do. */
@@ -177,6 +178,37 @@ export class SimulateEsim extends Resource {
   }
 }
 
+/** Sandbox clocks: time that moves per test for the cardholders that join one (`clock_id`). */
+export class SimulateClocks extends Resource {
+  /** `{ frozen_time?, name? }`: a clock at that time (default now). */
+  create(
+    params: Body<'/v1/simulate/clocks', 'post'> = {} as never,
+    options?: RequestOptions,
+  ): Promised<Schemas['SandboxClock']> {
+    return this.post('/v1/simulate/clocks', params, options)
+  }
+  retrieve(id: string, options?: RequestOptions): Promised<Schemas['SandboxClock']> {
+    return this.get(path`/v1/simulate/clocks/${id}`, undefined, options)
+  }
+  list(
+    params?: ListParams<'/v1/simulate/clocks'>,
+    options?: RequestOptions,
+  ): ListResult<Schemas['SandboxClock']> {
+    return this.pages('/v1/simulate/clocks', params, options)
+  }
+  /** `{ to }` or `{ by: 'P8D' }`: answers once what fell due has run and the clock is ready. */
+  advance(
+    id: string,
+    params: Body<'/v1/simulate/clocks/{clock_id}/advance', 'post'>,
+    options?: RequestOptions,
+  ): Promised<Schemas['SandboxClock']> {
+    return this.post(path`/v1/simulate/clocks/${id}/advance`, params, options)
+  }
+  del(id: string, options?: RequestOptions): Promised<Schemas['SandboxClockDeleted']> {
+    return this.delete(path`/v1/simulate/clocks/${id}`, options)
+  }
+}
+
 /** `svc.simulate.*`. */
 export class SimulateNamespace {
   readonly authorizations: SimulateAuthorizations
@@ -188,6 +220,7 @@ export class SimulateNamespace {
   readonly disputes: SimulateDisputes
   readonly processorFaults: SimulateProcessorFaults
   readonly esim: SimulateEsim
+  readonly clocks: SimulateClocks
   constructor(core: ConstructorParameters<typeof SimulateCards>[0]) {
     this.authorizations = new SimulateAuthorizations(core)
     this.cards = new SimulateCards(core)
@@ -198,5 +231,6 @@ export class SimulateNamespace {
     this.disputes = new SimulateDisputes(core)
     this.processorFaults = new SimulateProcessorFaults(core)
     this.esim = new SimulateEsim(core)
+    this.clocks = new SimulateClocks(core)
   }
 }

@@ -24,11 +24,12 @@ async function updated(
   auth: repo.AuthorizationRow,
   patch: Parameters<typeof repo.updateAuthorization>[2],
   now: Date,
+  clockId: string | null = null,
 ): Promise<AuthorizationView> {
   const row = await repo.updateAuthorization(trx, auth.id, { ...patch, updated_at: now })
   await countedSpendMoved(trx, auth, row, now)
   const view = presentAuthorization(row)
-  await emit(trx, scopeOfRow(row), 'authorization.updated', view, now)
+  await emit(trx, { ...scopeOfRow(row), clockId }, 'authorization.updated', view, now)
   return view
 }
 
@@ -157,6 +158,7 @@ async function expireOne(
   trx: Db,
   auth: repo.AuthorizationRow,
   now: Date,
+  clockId: string | null = null,
 ): Promise<AuthorizationView> {
   await releaseHold(trx, auth.hold_id!, now)
   return updated(
@@ -164,6 +166,7 @@ async function expireOne(
     auth,
     { held_amount: 0, status: finalStatus(Number(auth.captured_amount), 'expired') },
     now,
+    clockId,
   )
 }
 
@@ -202,6 +205,40 @@ export async function expireDue(deps: AppDeps): Promise<number> {
         )
           return false
         await expireOne(trx, auth, now)
+        return true
+      })
+      if (done) total++
+    }
+    if (due.length < 200) return total
+  }
+}
+
+/**
+ * A sandbox clock's hold expiry (docs/sandbox-clocks.md): expires, earliest first, every pending authorization under
+ * clock `clockId` whose `expires_at` is at or before `until`, each in its own short transaction, with the sweep's
+ * conditional update, so an interrupted advance that runs again expires nothing twice. Events carry the clock; their
+ * and the rows' timestamps stay on wall time in this version (docs/sandbox-clocks.md). Returns how many.
+ */
+export async function expireDueOnClock(
+  deps: AppDeps,
+  clockId: string,
+  until: Date,
+): Promise<number> {
+  let total = 0
+  for (;;) {
+    const due = await repo.dueForExpiryOnClock(deps.db, clockId, until, 200)
+    for (const { id, account_id } of due) {
+      const done = await withTx(deps.db, async (trx) => {
+        await lockAccount(trx, account_id)
+        const auth = await repo.findAuthorization(trx, id)
+        if (
+          !auth ||
+          auth.status !== 'pending' ||
+          auth.expires_at === null ||
+          new Date(auth.expires_at).getTime() > until.getTime()
+        )
+          return false
+        await expireOne(trx, auth, deps.clock.now(), clockId)
         return true
       })
       if (done) total++

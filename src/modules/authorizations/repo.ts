@@ -432,12 +432,44 @@ export async function dueForExpiry(
   now: Date,
   limit: number,
 ): Promise<{ id: string; account_id: string }[]> {
-  return db
+  return (
+    db
+      .selectFrom('authorizations')
+      .select(['id', 'account_id'])
+      .where('status', '=', 'pending')
+      .where('expires_at', '<=', now)
+      // Under a sandbox clock, a hold expires when its clock is advanced past it, not on wall time.
+      .where(
+        sql<boolean>`NOT EXISTS (SELECT 1 FROM cards AS c JOIN cardholders AS h ON h.id = c.cardholder_id
+        WHERE c.id = authorizations.card_id AND h.clock_id IS NOT NULL)`,
+      )
+      .orderBy('expires_at')
+      .limit(limit)
+      .execute()
+  )
+}
+
+/**
+ * Pending authorizations under sandbox clock `clockId` (through their card's cardholder) whose `expires_at` is at or
+ * before `until`, earliest first (docs/sandbox-clocks.md).
+ */
+export async function dueForExpiryOnClock(
+  db: Db,
+  clockId: string,
+  until: Date,
+  limit: number,
+): Promise<{ id: string; account_id: string; expires_at: Date }[]> {
+  const rows = await db
     .selectFrom('authorizations')
-    .select(['id', 'account_id'])
-    .where('status', '=', 'pending')
-    .where('expires_at', '<=', now)
-    .orderBy('expires_at')
+    .innerJoin('cards', 'cards.id', 'authorizations.card_id')
+    .innerJoin('cardholders', 'cardholders.id', 'cards.cardholder_id')
+    .select(['authorizations.id', 'authorizations.account_id', 'authorizations.expires_at'])
+    .where('cardholders.clock_id', '=', clockId)
+    .where('authorizations.status', '=', 'pending')
+    .where('authorizations.expires_at', '<=', until)
+    .orderBy('authorizations.expires_at')
+    .orderBy('authorizations.id')
     .limit(limit)
     .execute()
+  return rows.map((r) => ({ ...r, expires_at: new Date(r.expires_at!) }))
 }

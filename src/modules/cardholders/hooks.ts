@@ -17,6 +17,12 @@ export type CardholderCardsLister = (
   page: PageParams,
 ) => Promise<ListResult<unknown>>
 
+/** Whether `clockId` names a live sandbox clock of the caller's organization and environment. */
+export type ClockOfCaller = (deps: AppDeps, ctx: RequestCtx, clockId: string) => Promise<boolean>
+
+/** Answered by the clocks module; without it, no clock exists (`clock_id` is refused). */
+export const CLOCK_OF_CALLER = defineHook<ClockOfCaller>('clockOfCaller', async () => false)
+
 /**
  * Asked before an address change; answered by accounts (a program requiring KYC for it). Without the accounts
  * module, a cardholder holds no account, so no program asks for KYC before an address change.

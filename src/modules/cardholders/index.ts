@@ -1,5 +1,5 @@
 /** What the cardholders module publishes to other modules: they import it only through this file. */
-export { ADDRESS_CHANGE_GUARD, CARDHOLDER_CARDS } from './hooks.js'
+export { ADDRESS_CHANGE_GUARD, CARDHOLDER_CARDS, CLOCK_OF_CALLER } from './hooks.js'
 export { mergeMetadata } from './metadata.js'
 export { effectiveKycStatus, normalizeAddress, presentAddress } from './present.js'
 export { Address, AddressInput } from './schemas.js'

@@ -77,6 +77,8 @@ export function presentCardholder(row: CardholderRow, now: Date): CardholderView
     metadata: (row.metadata ?? {}) as Record<string, string>,
     created_at: iso(row.created_at)!,
     updated_at: iso(row.updated_at)!,
+    // Sandbox: only a cardholder under a clock names it (docs/sandbox-clocks.md).
+    ...(row.clock_id ? { clock_id: row.clock_id } : {}),
   }
 }
 

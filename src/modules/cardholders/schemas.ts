@@ -118,6 +118,14 @@ export const CardholderCreateRequest = Type.Object(
     address: Type.Optional(AddressInput),
     identity_document: Type.Optional(IdentityDocumentInput),
     metadata: Type.Optional(MetadataInput),
+    clock_id: Type.Optional(
+      Type.String({
+        maxLength: 64,
+        description:
+          'Sandbox only: a sandbox clock (clk_…, POST /v1/simulate/clocks) the cardholder and everything under it ' +
+          'read (docs/sandbox-clocks.md). In production, or naming no clock of yours, 400 invalid_parameter.',
+      }),
+    ),
   },
   { additionalProperties: false, title: 'CardholderCreateRequest' },
 )
@@ -161,6 +169,12 @@ export const Cardholder = Type.Object(
     metadata: Type.Record(Type.String(), Type.String()),
     created_at: Type.String({ format: 'date-time' }),
     updated_at: Type.String({ format: 'date-time' }),
+    clock_id: Type.Optional(
+      Type.String({
+        description:
+          'Sandbox only: the sandbox clock it reads; absent for a cardholder on wall time.',
+      }),
+    ),
   },
   {
     title: 'Cardholder',

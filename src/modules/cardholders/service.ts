@@ -11,7 +11,7 @@ import { encryptField } from '../../lib/crypto.js'
 import { isId, newId } from '../../lib/ids.js'
 import { emit } from '../events/index.js'
 import { listPrograms } from '../programs/index.js'
-import { addressChangeNeedsKyc } from './hooks.js'
+import { addressChangeNeedsKyc, CLOCK_OF_CALLER } from './hooks.js'
 import { mergeMetadata, sameMetadata } from './metadata.js'
 import { normalizeAddress, presentCardholder, sameAddress, type CardholderView } from './present.js'
 import * as repo from './repo.js'
@@ -91,6 +91,7 @@ export async function createCardholder(
   ctx: RequestCtx,
   body: CreateBody,
 ): Promise<CardholderView> {
+  const clockId = await clockOfNewCardholder(deps, ctx, body.clock_id)
   const kycStatus = await initialKycStatus(deps, ctx)
   const now = deps.clock.now()
   try {
@@ -117,14 +118,38 @@ export async function createCardholder(
         kyc_expiry_notified: false,
         created_at: now,
         updated_at: now,
+        clock_id: clockId,
       })
       const view = presentCardholder(row, now)
-      await emit(trx, ctx, 'cardholder.created', view, now)
+      await emit(trx, { ...ctx, clockId }, 'cardholder.created', view, now)
       return view
     })
   } catch (err) {
     throw uniquenessError(err) ?? err
   }
+}
+
+/**
+ * The sandbox clock a new cardholder joins (docs/sandbox-clocks.md): production, an unknown id or another
+ * organization's clock answer 400 invalid_parameter naming clock_id.
+ */
+async function clockOfNewCardholder(
+  deps: AppDeps,
+  ctx: RequestCtx,
+  clockId: string | undefined,
+): Promise<string | null> {
+  if (clockId === undefined) return null
+  if (ctx.environment !== 'sandbox')
+    throw new ApiError('invalid_parameter', {
+      param: 'clock_id',
+      message: 'clock_id is for the sandbox only: production runs on wall time.',
+    })
+  if (!(await deps.hooks.get(CLOCK_OF_CALLER)(deps, ctx, clockId)))
+    throw new ApiError('invalid_parameter', {
+      param: 'clock_id',
+      message: `No sandbox clock ${clockId} in this sandbox (POST /v1/simulate/clocks makes one).`,
+    })
+  return clockId
 }
 
 /** The caller's cardholder by id, for every module: another organization's id answers like a missing one. */
@@ -232,7 +257,7 @@ export async function updateCardholder(
       changes.updated_at = now
       const updated = await repo.updateCardholder(trx, row.id, changes)
       const view = presentCardholder(updated, now)
-      await emit(trx, ctx, 'cardholder.updated', view, now)
+      await emit(trx, { ...ctx, clockId: updated.clock_id }, 'cardholder.updated', view, now)
       return view
     })
   } catch (err) {
@@ -278,8 +303,9 @@ export async function applyKycOutcome(
   if (addressChanged) changes.address = json(outcome.address)
   const updated = await repo.updateCardholder(trx, row.id, changes)
   const view = presentCardholder(updated, now)
-  await emit(trx, ctx, 'cardholder.kyc_updated', view, now)
-  if (addressChanged) await emit(trx, ctx, 'cardholder.updated', view, now)
+  const scope = { ...ctx, clockId: updated.clock_id }
+  await emit(trx, scope, 'cardholder.kyc_updated', view, now)
+  if (addressChanged) await emit(trx, scope, 'cardholder.updated', view, now)
   return updated
 }
 

@@ -1,3 +1,4 @@
+import type { Generated } from 'kysely'
 import type { Json, Timestamp } from '../../db/types.js'
 
 /** Postal address as held and returned; optional parts are null when absent. */
@@ -32,6 +33,8 @@ export interface CardholdersTable {
   kyc_expiry_notified: boolean
   created_at: Timestamp
   updated_at: Timestamp
+  /** Sandbox: the clock its objects read (migration 0130, docs/sandbox-clocks.md); null for wall time. */
+  clock_id: Generated<string | null>
 }
 
 declare module '../../db/types.js' {

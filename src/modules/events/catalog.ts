@@ -69,6 +69,11 @@ export const EVENT_OBJECTS = {
     scope: 'cards:read',
     retrieve: 'GET /v1/authorization_rules/{authorization_rule_id}/backtests/{backtest_id}',
   },
+  sandbox_clock: {
+    schema: 'SandboxClock',
+    scope: 'cardholders:read',
+    retrieve: 'GET /v1/simulate/clocks/{clock_id}',
+  },
   webhook_endpoint: {
     schema: 'WebhookEndpoint',
     scope: 'webhooks:write',
@@ -285,6 +290,20 @@ export const EVENT_CATALOGUE = {
     object: 'dispute',
     emittedBy:
       'A dispute goes under review (the `dispute.review` job), is withdrawn with `POST /v1/disputes/{id}/withdraw`, or is won or lost (`POST /v1/simulate/disputes/{id}/resolve` in sandbox).',
+  },
+  'sandbox_clock.created': {
+    object: 'sandbox_clock',
+    emittedBy: 'A sandbox clock is created with `POST /v1/simulate/clocks`.',
+  },
+  'sandbox_clock.ready': {
+    object: 'sandbox_clock',
+    emittedBy:
+      'An advance of a sandbox clock (`POST /v1/simulate/clocks/{id}/advance`) has run everything that fell due on it; the clock is `ready` at its new time.',
+  },
+  'sandbox_clock.deleted': {
+    object: 'sandbox_clock',
+    emittedBy:
+      'A sandbox clock is deleted with `DELETE /v1/simulate/clocks/{id}`, or 30 days after its creation (`deletes_after`).',
   },
   'network_token.created': {
     object: 'network_token',

@@ -12,6 +12,8 @@ export const EVENT_API_VERSION = '2026-11-01'
 export interface EventScope {
   organizationId: string
   environment: string
+  /** The sandbox clock the object is under (docs/sandbox-clocks.md), when it is under one. */
+  clockId?: string | null
 }
 
 /** What an event says beside its object (`data.threshold_pct` beside `data.object`): the catalogue's `details` of its type. */
@@ -111,6 +113,7 @@ function eventWrites(
         organizationId: sql`${scope.organizationId}`,
         environment: sql`${scope.environment}`,
         type: sql`${type}`,
+        clockId: sql`${scope.clockId ?? null}::text`,
       },
       data,
       now,
@@ -122,7 +125,7 @@ function eventWrites(
 type EventColumns = Record<
   'id' | 'organizationId' | 'environment' | 'type',
   RawBuilder<unknown> | ReturnType<typeof sql.ref>
->
+> & { clockId?: RawBuilder<unknown> }
 
 /** `ev`: the events (each column an expression over `from`), then their deliveries (`deliveriesWithin`). */
 function eventCtes(
@@ -133,8 +136,9 @@ function eventCtes(
 ): EventWithin {
   const deliveries = deliveriesWithin('ev', now)
   const ctes = sql`ev AS (
-      INSERT INTO events (id, organization_id, environment, type, api_version, data, created_at)
-      SELECT ${c.id}, ${c.organizationId}, ${c.environment}, ${c.type}, ${EVENT_API_VERSION}, ${data}, ${now}::timestamptz
+      INSERT INTO events (id, organization_id, environment, type, api_version, data, created_at, clock_id)
+      SELECT ${c.id}, ${c.organizationId}, ${c.environment}, ${c.type}, ${EVENT_API_VERSION}, ${data},
+        ${now}::timestamptz, ${c.clockId ?? sql`NULL::text`}
       ${from}
       RETURNING id, organization_id, environment, type
     ), ${deliveries.ctes}`

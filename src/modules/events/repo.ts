@@ -54,6 +54,7 @@ export interface DeliveryEventFields {
   api_version: string
   data: { object: Record<string, unknown> }
   event_created_at: Date
+  clock_id: string | null
 }
 
 /**
@@ -63,7 +64,8 @@ export interface DeliveryEventFields {
  * whose event is gone (purged) is left out.
  */
 export function withDeliveryEvents(rows: string): RawBuilder<unknown> {
-  return sql`SELECT r.*, e.type AS event_type, e.api_version, e.data, e.created_at AS event_created_at
+  return sql`SELECT r.*, e.type AS event_type, e.api_version, e.data, e.created_at AS event_created_at,
+      e.clock_id
     FROM ${sql.table(rows)} AS r JOIN events AS e ON e.id = r.event_id`
 }
 

@@ -54,6 +54,13 @@ export const Event = Type.Object(
       format: 'date-time',
       description: 'When the event occurred, not when it was delivered',
     }),
+    clock_id: Type.Optional(
+      Type.String({
+        description:
+          'Sandbox only: the clock (clk_…) its object is under; absent for objects without one. Under a clock, ' +
+          "created_at is on the clock's time (docs/sandbox-clocks.md).",
+      }),
+    ),
     data: Type.Object(
       {
         object: Type.Object(

@@ -28,7 +28,12 @@ export const EVENT_RETENTION_MS = 30 * 24 * 60 * 60 * 1000
 
 /** The REST shape of an event; also the exact body a webhook delivery carries. */
 export function presentEvent(
-  row: Pick<repo.EventRow, 'id' | 'type' | 'api_version' | 'environment' | 'created_at' | 'data'>,
+  row: Pick<
+    repo.EventRow,
+    'id' | 'type' | 'api_version' | 'environment' | 'created_at' | 'data'
+  > & {
+    clock_id?: string | null
+  },
 ): EventView {
   return {
     id: row.id,
@@ -37,6 +42,8 @@ export function presentEvent(
     api_version: row.api_version,
     environment: row.environment as EventView['environment'],
     created_at: iso(row.created_at)!,
+    // Only events of objects under a sandbox clock name it (docs/sandbox-clocks.md).
+    ...(row.clock_id ? { clock_id: row.clock_id } : {}),
     // The details of its type (`data.threshold_pct`, …) sit beside the object, after it.
     data: { ...row.data, object: row.data.object },
   }

@@ -1,3 +1,4 @@
+import type { Generated } from 'kysely'
 import type { Timestamp } from '../../db/types.js'
 
 export interface EventsTable {
@@ -9,6 +10,8 @@ export interface EventsTable {
   /** The object, and the details of its type beside it. */
   data: { object: Record<string, unknown> } & Record<string, unknown>
   created_at: Timestamp
+  /** The sandbox clock the event's object is under (migration 0130); null for most. */
+  clock_id: Generated<string | null>
 }
 
 declare module '../../db/types.js' {

@@ -1,0 +1,222 @@
+import type { AppDeps } from '../../app-deps.js'
+import { withTx } from '../../db/tx.js'
+import type { Db } from '../../db/types.js'
+import type { RequestCtx, Scope } from '../../http/context.js'
+import { ApiError } from '../../http/errors.js'
+import { requireOwned } from '../../http/ownership.js'
+import { paginate, type ListResult, type PageParams } from '../../http/pagination.js'
+import { isId, newId } from '../../lib/ids.js'
+import { emit } from '../events/index.js'
+import { addDuration } from './duration.js'
+import { HOLDS_DUE_ON_CLOCK } from './hooks.js'
+import { presentClock } from './present.js'
+import * as repo from './repo.js'
+import type {
+  SandboxClockAdvanceBody,
+  SandboxClockCreateBody,
+  SandboxClockView,
+} from './schemas.js'
+
+const DAY_MS = 24 * 60 * 60 * 1000
+/** A clock deletes itself this long after its creation (wall time). */
+export const CLOCK_LIFETIME_MS = 30 * DAY_MS
+/** The longest single advance. */
+export const MAX_ADVANCE_MS = 730 * DAY_MS
+
+/** Events of a clock carry its own id as their clock. */
+function clockScope(row: repo.SandboxClockRow) {
+  return {
+    organizationId: row.organization_id,
+    environment: row.environment,
+    clockId: row.id,
+  }
+}
+
+async function requireClock(db: Db, ctx: Scope, id: string): Promise<repo.SandboxClockRow> {
+  const row = isId('clk', id) ? await repo.findClock(db, id) : undefined
+  return requireOwned(row, ctx, 'sandbox_clock_not_found')
+}
+
+async function lockOwnedClock(trx: Db, ctx: Scope, id: string): Promise<repo.SandboxClockRow> {
+  const row = isId('clk', id) ? await repo.lockClock(trx, id) : undefined
+  return requireOwned(row, ctx, 'sandbox_clock_not_found')
+}
+
+export async function createClock(
+  deps: AppDeps,
+  ctx: RequestCtx,
+  body: SandboxClockCreateBody,
+): Promise<SandboxClockView> {
+  const now = deps.clock.now()
+  const frozen = body.frozen_time === undefined ? now : new Date(body.frozen_time)
+  if (Number.isNaN(frozen.getTime()))
+    throw new ApiError('invalid_parameter', { param: 'frozen_time' })
+  return withTx(deps.db, async (trx) => {
+    const row = await repo.insertClock(trx, {
+      id: newId('clk', now),
+      organization_id: ctx.organizationId,
+      environment: ctx.environment,
+      name: body.name ?? null,
+      frozen_time: frozen,
+      status: 'ready',
+      advancing_to: null,
+      deletes_after: new Date(now.getTime() + CLOCK_LIFETIME_MS),
+      deleted_at: null,
+      created_at: now,
+      updated_at: now,
+    })
+    const view = presentClock(row)
+    await emit(trx, clockScope(row), 'sandbox_clock.created', view, now)
+    return view
+  })
+}
+
+export async function retrieveClock(
+  deps: AppDeps,
+  ctx: RequestCtx,
+  id: string,
+): Promise<SandboxClockView> {
+  return presentClock(await requireClock(deps.db, ctx, id))
+}
+
+export async function listClocks(
+  deps: AppDeps,
+  ctx: RequestCtx,
+  page: PageParams,
+): Promise<ListResult<SandboxClockView>> {
+  return paginate({
+    ctx,
+    cursors: deps.cursors,
+    url: '/v1/simulate/clocks',
+    page,
+    sortKey: (r: repo.SandboxClockRow) => r.id,
+    fetch: (bounds) => repo.listClocks(deps.db, ctx, bounds),
+    present: presentClock,
+  })
+}
+
+/** The clock's new time from `{to}` or `{by}`: exactly one, after its time, at most 730 days on. */
+function targetOf(clock: repo.SandboxClockRow, body: SandboxClockAdvanceBody): Date {
+  if ((body.to === undefined) === (body.by === undefined))
+    throw new ApiError('invalid_parameter', {
+      param: body.to === undefined ? 'to' : 'by',
+      message: 'Give exactly one of to (a time) and by (an ISO 8601 duration such as P1D).',
+    })
+  const param = body.to !== undefined ? 'to' : 'by'
+  const target =
+    body.to !== undefined ? new Date(body.to) : addDuration(clock.frozen_time, body.by!)
+  if (target === null || Number.isNaN(target.getTime()))
+    throw new ApiError('invalid_parameter', {
+      param,
+      message: 'by is an ISO 8601 duration of whole units: P1D, PT36H, P1M, P1Y2M3DT4H.',
+    })
+  const step = target.getTime() - clock.frozen_time.getTime()
+  if (step <= 0)
+    throw new ApiError('invalid_parameter', {
+      param,
+      message: `The clock only moves forward: its time is ${clock.frozen_time.toISOString()}.`,
+    })
+  if (step > MAX_ADVANCE_MS)
+    throw new ApiError('invalid_parameter', {
+      param,
+      message: 'A clock moves at most 730 days a step; advance again for more.',
+    })
+  return target
+}
+
+/**
+ * Advances the clock: it is `advancing` with its target (committed first, so an interrupted advance is finished by
+ * the worker or the next call), then everything that fell due under it runs in time order, then it is `ready` at the
+ * target and emits sandbox_clock.ready, once. An advance left unfinished before is finished first.
+ */
+export async function advanceClock(
+  deps: AppDeps,
+  ctx: RequestCtx,
+  id: string,
+  body: SandboxClockAdvanceBody,
+): Promise<SandboxClockView> {
+  const pending = await requireClock(deps.db, ctx, id)
+  if (pending.status === 'advancing' && pending.advancing_to)
+    await runAdvance(deps, pending.id, pending.advancing_to)
+  const target = await withTx(deps.db, async (trx) => {
+    const clock = await lockOwnedClock(trx, ctx, id)
+    if (clock.status === 'advancing')
+      throw new ApiError('invalid_parameter', {
+        param: body.to === undefined ? 'by' : 'to',
+        message: 'The clock is advancing already; retry when it is ready.',
+      })
+    const to = targetOf(clock, body)
+    await repo.updateClock(trx, clock.id, {
+      status: 'advancing',
+      advancing_to: to,
+      updated_at: deps.clock.now(),
+    })
+    return to
+  })
+  await runAdvance(deps, id, target)
+  return presentClock(await requireClock(deps.db, ctx, id))
+}
+
+/** Runs what fell due on the clock up to `target`, then ends the advance (once: a conditional update). */
+export async function runAdvance(deps: AppDeps, clockId: string, target: Date): Promise<void> {
+  await deps.hooks.get(HOLDS_DUE_ON_CLOCK)(deps, clockId, target)
+  await withTx(deps.db, async (trx) => {
+    const now = deps.clock.now()
+    const row = await repo.finishAdvance(trx, clockId, target, now)
+    if (row) await emit(trx, clockScope(row), 'sandbox_clock.ready', presentClock(row), now)
+  })
+}
+
+/**
+ * Deletes the clock: it answers 404 from then on, and its cardholders (with their accounts, cards and authorizations)
+ * go back to wall time. Emits sandbox_clock.deleted.
+ */
+export async function deleteClock(
+  deps: AppDeps,
+  ctx: RequestCtx,
+  id: string,
+): Promise<{ id: string; object: 'sandbox_clock'; deleted: true }> {
+  const clock = await requireClock(deps.db, ctx, id)
+  if (!(await removeClock(deps, clock.id))) throw new ApiError('sandbox_clock_not_found')
+  return { id: clock.id, object: 'sandbox_clock', deleted: true }
+}
+
+async function removeClock(deps: AppDeps, clockId: string): Promise<SandboxClockView | null> {
+  return withTx(deps.db, async (trx) => {
+    const now = deps.clock.now()
+    const row = await repo.markDeleted(trx, clockId, now)
+    if (!row) return null
+    await repo.detachCardholders(trx, clockId, now)
+    const view = presentClock(row)
+    await emit(trx, clockScope(row), 'sandbox_clock.deleted', view, now)
+    return view
+  })
+}
+
+/** How often the worker finishes interrupted advances and deletes clocks past `deletes_after`. */
+export const CLOCK_SWEEP_MS = 30_000
+/** An advance untouched this long is taken as interrupted. */
+const STUCK_MS = 60_000
+
+/** The worker's part: finishes advances left `advancing`, deletes clocks past their lifetime. */
+export async function sweepClocks(deps: AppDeps): Promise<void> {
+  const now = deps.clock.now()
+  const stuck = await repo.stuckAdvancing(deps.db, new Date(now.getTime() - STUCK_MS), 50)
+  for (const c of stuck) if (c.advancing_to) await runAdvance(deps, c.id, c.advancing_to)
+  for (const c of await repo.dueForDeletion(deps.db, now, 50)) await removeClock(deps, c.id)
+}
+
+/** Whether `clockId` is a live clock of the caller (answers the cardholders module's CLOCK_OF_CALLER). */
+export async function clockOfCaller(
+  deps: AppDeps,
+  ctx: RequestCtx,
+  clockId: string,
+): Promise<boolean> {
+  if (!isId('clk', clockId)) return false
+  const row = await repo.findClock(deps.db, clockId)
+  return (
+    row !== undefined &&
+    row.organization_id === ctx.organizationId &&
+    row.environment === ctx.environment
+  )
+}
