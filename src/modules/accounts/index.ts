@@ -16,3 +16,4 @@ export {
   retrieveAccount,
   setAccountStatus,
 } from './service.js'
+export { accountsWithIdPrefix } from './search.js'

@@ -19,3 +19,4 @@ export {
   reverse,
 } from './service.js'
 export type { AuthorizationView } from './service.js'
+export { authorizationsWithIdPrefix } from './search.js'

@@ -24,4 +24,4 @@ export {
   retrieveCardholder,
 } from './service.js'
 export type { CardholderView } from './service.js'
-export { searchCardholders } from './search.js'
+export { cardholdersWithIdPrefix, searchCardholders, searchCardholdersByName } from './search.js'
