@@ -16,7 +16,7 @@ import {
   table,
   type Flash,
 } from '../components.js'
-import { html } from '../../../lib/html.js'
+import { html, type Html } from '../../../lib/html.js'
 import { consolePath, type ConsolePage, type PageContext } from '../router.js'
 import {
   attemptList,
@@ -28,6 +28,7 @@ import {
   TYPE_FILTERS,
   WEBHOOKS,
 } from './developer-shared.js'
+import { idLink, linkedJson, relatedIds } from './id-links.js'
 import { oneOf, param, query, refusal } from './operator-shared.js'
 
 /** The object an event carries, in short: its kind and id. */
@@ -66,7 +67,7 @@ ${table({
       header: 'Object',
       cell: (e) => {
         const o = objectOf(e.data)
-        return o.id ? html`${o.kind} <code>${o.id}</code>` : o.kind
+        return o.id ? html`${o.kind} ${idLink(o.id)}` : o.kind
       },
     },
     { header: 'Created', cell: (e) => formatTime(new Date(e.created_at)) },
@@ -92,6 +93,7 @@ async function eventPage(
   const urls = new Map(endpoints.data.map((e) => [e.id, e.url]))
   const enabled = endpoints.data.filter((e) => e.status === 'enabled')
   const object = objectOf(event.data)
+  const related = relatedIds(event.data.object, object.id)
   const replay = !canChange(ctx)
     ? html``
     : enabled.length === 0
@@ -120,7 +122,15 @@ ${postForm(
       body: html`${details([
         ['Id', html`<code>${event.id}</code>`],
         ['Type', html`<code>${event.type}</code>`],
-        ['Object', object.id ? html`${object.kind} <code>${object.id}</code>` : object.kind],
+        ['Object', object.id ? html`${object.kind} ${idLink(object.id)}` : object.kind],
+        ...(related.length > 0
+          ? [
+              [
+                'Related',
+                html`${related.map((r, i) => html`${i > 0 ? ', ' : ''}${idLink(r)}`)}`,
+              ] as [string, Html],
+            ]
+          : []),
         ['Created', formatTime(new Date(event.created_at))],
         ['API version', event.api_version],
       ])}
@@ -141,7 +151,7 @@ ${table({
 })}
 ${replay}
 <h2 id="json-h">The event as delivered</h2>
-<pre class="json">${JSON.stringify(event, null, 2)}</pre>`,
+<pre class="json">${linkedJson(event, event.id)}</pre>`,
     },
     status,
   )
