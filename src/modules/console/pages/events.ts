@@ -24,6 +24,8 @@ import {
   callerOf,
   canChange,
   deliveryStatus,
+  endpointLabel,
+  shortId,
   EVENTS,
   TYPE_FILTERS,
   WEBHOOKS,
@@ -38,6 +40,11 @@ function objectOf(data: { object: unknown }): { kind: string; id: string } {
     kind: typeof object.object === 'string' ? object.object : '',
     id: typeof object.id === 'string' ? object.id : '',
   }
+}
+
+/** Beside an endpoint's URL: its description and its id in short. */
+function endpointAbout(e: { description: string | null } | undefined, id: string): Html {
+  return html`${e?.description ? html`${e.description} · ` : ''}<code>${shortId(id)}</code>`
 }
 
 async function eventsPage(ctx: PageContext): Promise<FastifyReply> {
@@ -90,7 +97,7 @@ async function eventPage(
     eventDeliveries(ctx.deps, caller, event.id),
     listEndpoints(ctx.deps, caller, { limit: MAX_ENDPOINTS_PER_ENVIRONMENT }),
   ])
-  const urls = new Map(endpoints.data.map((e) => [e.id, e.url]))
+  const byId = new Map(endpoints.data.map((e) => [e.id, e]))
   const enabled = endpoints.data.filter((e) => e.status === 'enabled')
   const object = objectOf(event.data)
   const related = relatedIds(event.data.object, object.id)
@@ -108,7 +115,7 @@ ${postForm(
     'To',
     [
       ['', 'Every enabled endpoint that takes this type'],
-      ...enabled.map((e): [string, string] => [e.id, e.url]),
+      ...enabled.map((e): [string, string] => [e.id, endpointLabel(e)]),
     ],
     chosen,
   )}
@@ -143,7 +150,7 @@ ${table({
     {
       header: 'Endpoint',
       cell: (d) =>
-        html`<a href="${WEBHOOKS}/${d.webhook_endpoint_id}">${urls.get(d.webhook_endpoint_id) ?? d.webhook_endpoint_id}</a>`,
+        html`<a href="${WEBHOOKS}/${d.webhook_endpoint_id}">${byId.get(d.webhook_endpoint_id)?.url ?? d.webhook_endpoint_id}</a><br><span class="muted">${endpointAbout(byId.get(d.webhook_endpoint_id), d.webhook_endpoint_id)}</span>`,
     },
     { header: 'Status', cell: (d) => deliveryStatus(d) },
     { header: 'Attempts', cell: (d) => attemptList(d) },
