@@ -74,6 +74,24 @@ describe('search by id', () => {
       const res = await search(owner, id.slice(0, -3))
       assert.ok(res.statusCode === 303 || main(res.body).includes(id), `${id}: ${res.statusCode}`)
     }
+    // An authorization's and an event's id, less their last characters, find them too.
+    const auth = await t.api(token, 'POST', '/v1/simulate/authorizations', {
+      card_id: card.id,
+      amount: 1_250,
+      currency: 'USD',
+      merchant: { name: 'Corner Cafe', mcc: '5814', country: 'USA' },
+    })
+    assert.ok(auth.statusCode < 300, auth.body)
+    const event = (await t.api(token, 'GET', '/v1/events?limit=1')).json().data[0]
+    for (const id of [auth.json().id, event.id]) {
+      const res = await search(owner, id.slice(0, -2))
+      assert.ok(
+        res.statusCode === 303
+          ? String(res.headers.location).endsWith(`/${id}`)
+          : main(res.body).includes(id),
+        `${id}: ${res.statusCode}`,
+      )
+    }
     // The sandbox's card is not found from production, nor a start of another organization's id.
     assert.equal((await search(prodOwner, card.id)).statusCode, 404)
     assert.equal((await search(owner, foreignCard.id.slice(0, -2))).statusCode, 404)
