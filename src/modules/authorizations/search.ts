@@ -1,6 +1,6 @@
 import type { AppDeps } from '../../app-deps.js'
 import type { Scope } from '../../http/context.js'
-import { idPrefixRange } from '../../lib/id-prefix.js'
+import { idStartsWith } from '../../lib/id-prefix.js'
 
 /** The ids of the caller's authorizations that start with `prefix` (a range of the scope's index), newest first. */
 export async function authorizationsWithIdPrefix(
@@ -9,14 +9,12 @@ export async function authorizationsWithIdPrefix(
   prefix: string,
   limit = 20,
 ): Promise<string[]> {
-  const { from, to } = idPrefixRange(prefix)
   const rows = await deps.db
     .selectFrom('authorizations')
     .select('id')
     .where('organization_id', '=', scope.organizationId)
     .where('environment', '=', scope.environment)
-    .where('id', '>=', from)
-    .where('id', '<', to)
+    .where(idStartsWith(prefix))
     .orderBy('id', 'desc')
     .limit(limit)
     .execute()

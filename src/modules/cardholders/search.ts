@@ -1,7 +1,7 @@
 import { sql } from 'kysely'
 import type { AppDeps } from '../../app-deps.js'
 import type { Scope } from '../../http/context.js'
-import { idPrefixRange } from '../../lib/id-prefix.js'
+import { idStartsWith } from '../../lib/id-prefix.js'
 import { presentCardholder, type CardholderView } from './service.js'
 
 /**
@@ -70,14 +70,12 @@ export async function cardholdersWithIdPrefix(
   prefix: string,
   limit = 20,
 ): Promise<CardholderView[]> {
-  const { from, to } = idPrefixRange(prefix)
   const rows = await deps.db
     .selectFrom('cardholders')
     .selectAll()
     .where('organization_id', '=', scope.organizationId)
     .where('environment', '=', scope.environment)
-    .where('id', '>=', from)
-    .where('id', '<', to)
+    .where(idStartsWith(prefix))
     .orderBy('id', 'desc')
     .limit(limit)
     .execute()

@@ -1,6 +1,6 @@
 import type { AppDeps } from '../../app-deps.js'
 import type { Scope } from '../../http/context.js'
-import { idPrefixRange } from '../../lib/id-prefix.js'
+import { idStartsWith } from '../../lib/id-prefix.js'
 
 /** What the console's search lists of a card: enough to name it as `brand •••• last4`. */
 export interface CardMatch {
@@ -20,14 +20,12 @@ export async function cardsWithIdPrefix(
   prefix: string,
   limit = 20,
 ): Promise<CardMatch[]> {
-  const { from, to } = idPrefixRange(prefix)
   return deps.db
     .selectFrom('cards')
     .select(COLUMNS)
     .where('organization_id', '=', scope.organizationId)
     .where('environment', '=', scope.environment)
-    .where('id', '>=', from)
-    .where('id', '<', to)
+    .where(idStartsWith(prefix))
     .orderBy('id', 'desc')
     .limit(limit)
     .execute()

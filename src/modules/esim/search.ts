@@ -1,6 +1,6 @@
 import type { AppDeps } from '../../app-deps.js'
 import type { Scope } from '../../http/context.js'
-import { idPrefixRange } from '../../lib/id-prefix.js'
+import { idStartsWith } from '../../lib/id-prefix.js'
 
 /** What the console's search lists of an eSIM. */
 export interface EsimMatch {
@@ -16,14 +16,12 @@ export async function esimsWithIdPrefix(
   prefix: string,
   limit = 20,
 ): Promise<EsimMatch[]> {
-  const { from, to } = idPrefixRange(prefix)
   return deps.db
     .selectFrom('esims')
     .select(['id', 'iccid', 'status'])
     .where('organization_id', '=', scope.organizationId)
     .where('environment', '=', scope.environment)
-    .where('id', '>=', from)
-    .where('id', '<', to)
+    .where(idStartsWith(prefix))
     .orderBy('id', 'desc')
     .limit(limit)
     .execute()
@@ -36,14 +34,12 @@ export async function ordersWithIdPrefix(
   prefix: string,
   limit = 20,
 ): Promise<string[]> {
-  const { from, to } = idPrefixRange(prefix)
   const rows = await deps.db
     .selectFrom('esim_orders')
     .select('id')
     .where('organization_id', '=', scope.organizationId)
     .where('environment', '=', scope.environment)
-    .where('id', '>=', from)
-    .where('id', '<', to)
+    .where(idStartsWith(prefix))
     .orderBy('id', 'desc')
     .limit(limit)
     .execute()
