@@ -146,6 +146,19 @@ describe('eSIM', () => {
     assert.ok(main(byEmail.body).includes(`href="/console/cardholders/${cardholder.id}"`))
     const byReference = await owner.agent.get('/console/search?q=order-1')
     assert.ok(main(byReference.body).includes(`href="/console/esim/orders/${orderId}"`))
+    // The start of the eSIM's or the order's id goes to it.
+    for (const id of [esimId, orderId]) {
+      const res = await owner.agent.get(`/console/search?q=${id.slice(0, -3)}`)
+      assert.equal(res.statusCode, 303, id)
+      assert.match(String(res.headers.location), new RegExp(`/${id}$`))
+    }
+    // The full ICCID, or its last digits, lists the eSIM.
+    const { iccid } = (await t.api(token, 'GET', `/v1/esim/esims/${esimId}`)).json()
+    for (const q of [iccid, iccid.slice(-8)]) {
+      const byIccid = await owner.agent.get(`/console/search?q=${q}`)
+      assert.equal(byIccid.statusCode, 200, q)
+      assert.ok(main(byIccid.body).includes(`href="/console/esims/${esimId}"`), q)
+    }
   })
 })
 

@@ -445,4 +445,35 @@ describe('events', () => {
       403,
     )
   })
+
+  test('two endpoints with one URL are told apart where a replay target is chosen: description and short id', async () => {
+    // An organization of its own: the earlier tests used up this one's endpoints.
+    const org = (await t.operator('POST', '/operator/v1/organizations', { name: 'Hooli' })).id
+    const admin = await person(t, 'owner', org)
+    const url = receiver.url
+    const ids: string[] = []
+    for (const description of ['Ledger mirror', 'Fraud desk']) {
+      const page = await admin.agent.submit(WEBHOOKS, { url, description, enabled_events: ['*'] })
+      assert.equal(page.statusCode, 201, /class="flash[\s\S]*?<\/div>/.exec(page.body)?.[0])
+      ids.push(/href="\/console\/developers\/webhooks\/(whe_[0-9A-Za-z]+)"/.exec(page.body)![1])
+    }
+    const eventId = await emitEvent(
+      t,
+      { organizationId: org, environment: 'sandbox' } as TestClient,
+      'esim.low_data',
+      { id: 'esim_2', object: 'esim' },
+    )
+    await runner.drain()
+    const body = main((await admin.agent.get(`${EVENTS}/${eventId}`)).body)
+    const options = [...body.matchAll(/<option value="(whe_[0-9A-Za-z]+)"[^>]*>([^<]*)<\/option>/g)]
+    const labels = ids.map((id) => options.find((o) => o[1] === id)?.[2] ?? '')
+    const esc = url.replace(/[.?*+()[\]]/g, '\\$&')
+    assert.match(labels[0], new RegExp(`^${esc} · Ledger mirror · whe_…${ids[0].slice(-6)}$`))
+    assert.match(labels[1], new RegExp(`^${esc} · Fraud desk · whe_…${ids[1].slice(-6)}$`))
+    assert.notEqual(ids[0].slice(-6), ids[1].slice(-6))
+    // The deliveries and the endpoints list show the description and short id beside the URL too.
+    for (const id of ids) assert.ok(body.includes(`<code>whe_…${id.slice(-6)}</code>`), id)
+    const list = main((await admin.agent.get(WEBHOOKS)).body)
+    assert.ok(list.includes(`Fraud desk · <code>whe_…${ids[1].slice(-6)}</code>`))
+  })
 })

@@ -199,7 +199,9 @@ test("an owner orders an eSIM paid from the cardholder's account, uses up its pa
 
     // Search from the header: the id goes straight to the eSIM; the email lists the cardholder.
     await page.goto(`${origin}/console`)
-    await page.getByRole('searchbox', { name: 'Search by id, email or reference' }).fill(esimId)
+    await page
+      .getByRole('searchbox', { name: 'Search by id, email, name, last4, ICCID or reference' })
+      .fill(esimId)
     await page
       .getByRole('search', { name: 'Search the console' })
       .getByRole('button', { name: 'Search' })
@@ -207,7 +209,7 @@ test("an owner orders an eSIM paid from the cardholder's account, uses up its pa
     await page.waitForURL(`${origin}/console/esims/${esimId}`)
     await page.getByRole('heading', { name: `eSIM ${esimId}`, level: 1 }).waitFor()
     await page
-      .getByRole('searchbox', { name: 'Search by id, email or reference' })
+      .getByRole('searchbox', { name: 'Search by id, email, name, last4, ICCID or reference' })
       .fill(cardholder.email)
     await page
       .getByRole('search', { name: 'Search the console' })

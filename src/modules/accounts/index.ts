@@ -17,3 +17,4 @@ export {
   setAccountStatus,
 } from './service.js'
 export { type CurrencyHoldings, holdingsByCurrency } from './holdings.js'
+export { accountsWithIdPrefix } from './search.js'

@@ -32,3 +32,4 @@ export { authorizationsToReplay } from './replay-reader.js'
 // The console's card page shows what is left of each limit (GET /v1/cards/{id}/spend_limits).
 export { cardSpendLimits } from './spend-limits-service.js'
 export type { SpendLimitView } from './spend-limits-schemas.js'
+export { authorizationsWithIdPrefix } from './search.js'

@@ -24,5 +24,5 @@ export {
   retrieveCardholder,
 } from './service.js'
 export type { CardholderView } from './service.js'
-export { searchCardholders } from './search.js'
+export { cardholdersWithIdPrefix, searchCardholders, searchCardholdersByName } from './search.js'
 export { cardholderNames } from './names.js'

@@ -21,3 +21,4 @@ export { CardCreate, CardReplace, CardUpdate, ShipRequest, SPENDING_INTERVALS } 
 export type { CardView } from './schemas.js'
 export { createCard, listCards, retrieveCard, updateCard } from './service.js'
 export { type CardLabel, cardLabels } from './labels.js'
+export { cardsEndingIn, cardsWithIdPrefix, type CardMatch } from './search.js'

@@ -90,7 +90,7 @@ export function renderPage(chrome: Chrome, view: View): string {
 <header class="topbar">
 <a class="brand" href="/console">svc console<small>${place}</small></a>
 ${environmentSwitch(chrome)}
-${user.role !== 'operator' ? html`<form method="get" action="/console/search" class="top-search" role="search" aria-label="Search the console"><label for="top-search-q" class="visually-hidden">Search by id, email or reference</label><input id="top-search-q" name="q" type="search" placeholder="Search id, email, reference" maxlength="254" autocomplete="off" spellcheck="false"><button type="submit" class="secondary">Search</button></form>` : ''}
+${user.role !== 'operator' ? html`<form method="get" action="/console/search" class="top-search" role="search" aria-label="Search the console"><label for="top-search-q" class="visually-hidden">Search by id, email, name, last4, ICCID or reference</label><input id="top-search-q" name="q" type="search" placeholder="Search id, email, name, last4…" maxlength="254" autocomplete="off" spellcheck="false"><button type="submit" class="secondary">Search</button></form>` : ''}
 <a href="/console/account">${user.email}</a>
 ${postForm('/console/sign-out', chrome.csrf, html`<button type="submit" class="linklike">Sign out</button>`)}
 </header>

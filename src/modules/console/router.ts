@@ -5,6 +5,7 @@ import type { Scope } from '../../http/context.js'
 import { isApiError } from '../../http/errors.js'
 import { clientAddress } from '../../http/ip.js'
 import { sameOriginPost } from '../../http/same-origin.js'
+import { DRAFT_NOTE, draftRefill, keptFields, takeDraft, writeDraft } from './drafts.js'
 import { safeEqual } from '../../lib/crypto.js'
 import { getOrganization } from '../oauth/index.js'
 import {
@@ -99,6 +100,8 @@ interface ConsoleState {
   session: ConsoleSession | null
   organizationName: string | null
   csrf: string
+  /** A form of a signed-in area sent without a live session: answered once its body is read. */
+  expired?: boolean
 }
 
 declare module 'fastify' {
@@ -163,7 +166,14 @@ export function sendPage(
 ): FastifyReply {
   const chrome = chromeOf(req, deps)
   if (req.consoleState?.flash) clearCookie(reply, FLASH_COOKIE, { secure: secure(deps) })
-  const page = chrome.user ? renderPage(chrome, view) : renderPublicPage(chrome, view)
+  const draft =
+    chrome.user && req.consoleState
+      ? takeDraft(req, reply, req.consoleState.cookies, deps.config.masterKey, secure(deps))
+      : null
+  const shown = draft
+    ? { ...view, body: html`${DRAFT_NOTE}${view.body}${draftRefill(chrome.nonce, draft)}` }
+    : view
+  const page = chrome.user ? renderPage(chrome, shown) : renderPublicPage(chrome, shown)
   return reply.code(status).type('text/html; charset=utf-8').send(page)
 }
 
@@ -278,7 +288,11 @@ async function gate(
       clearSessionCookie(reply, deps)
       leaveFlash(reply, deps, { kind: 'info', text: 'Your session has ended. Sign in again.' })
     }
-    const next = req.method === 'GET' ? consolePath(req.url) : null
+    if (req.method === 'POST') {
+      state.expired = true
+      return undefined
+    }
+    const next = consolePath(req.url)
     return reply.redirect(
       next && next !== '/console'
         ? `/console/sign-in?next=${encodeURIComponent(next)}`
@@ -302,6 +316,45 @@ async function gate(
   return undefined
 }
 
+/** The console page a request came from, by its Referer of this host (as `sameOriginPost` judges); else null. */
+function refererPath(req: FastifyRequest, baseUrl: string): string | null {
+  try {
+    const from = new URL(String(req.headers.referer ?? ''))
+    const ours = from.host === req.headers.host || from.origin === new URL(baseUrl).origin
+    return ours ? consolePath(from.pathname + from.search) : null
+  } catch {
+    return null
+  }
+}
+
+/**
+ * A form sent after the session ended: to the sign-in, then back to the page the person was on (the form's
+ * `return_to`, else the page it was sent from) with what they typed kept as a draft (not secrets). Only a form
+ * sent from a page of this console (a same-origin Referer, no other site's Origin) keeps anything.
+ */
+function expiredForm(req: FastifyRequest, reply: FastifyReply, deps: AppDeps): FastifyReply {
+  const form = (req.body && typeof req.body === 'object' ? req.body : {}) as FormBody
+  // Sent from a page of this console (its Referer, which Referrer-Policy same-origin keeps) and not from elsewhere.
+  const from = sameOriginPost(req, deps.config.baseUrl)
+    ? refererPath(req, deps.config.baseUrl)
+    : null
+  const back = from ? (consolePath(text(form, 'return_to')) ?? from) : null
+  const fields = back ? keptFields(form) : []
+  if (back && fields.length > 0)
+    writeDraft(
+      reply,
+      deps.config.masterKey,
+      { page: back, action: req.url.split('?')[0], fields },
+      secure(deps),
+    )
+  return reply.redirect(
+    back && back !== '/console'
+      ? `/console/sign-in?next=${encodeURIComponent(back)}`
+      : '/console/sign-in',
+    303,
+  )
+}
+
 /** Every POST carries the form token of its session (or, without one, of its pre-session cookie), compared in constant time. */
 async function csrfCheck(
   req: FastifyRequest,
@@ -310,6 +363,7 @@ async function csrfCheck(
 ): Promise<FastifyReply | undefined> {
   if (req.method !== 'POST') return undefined
   const state = req.consoleState!
+  if (state.expired) return expiredForm(req, reply, deps)
   const given = text((req.body ?? {}) as FormBody, '_csrf')
   const valid = state.session
     ? given !== '' && safeEqual(given, state.session.csrfSecret)

@@ -115,6 +115,7 @@ pre{background:#10213f;color:#e6edf7;padding:10px 12px;border-radius:8px;overflo
 .pager{display:flex;gap:16px;margin:12px 0}
 .top-search{display:flex;gap:6px;align-items:center}.top-search input{font:inherit;padding:5px 8px;border:1px solid #8a94a8;border-radius:6px;width:15em;max-width:100%;background:#fff;color:var(--ink)}.top-search button{padding:5px 10px;margin:0}
 pre.json{white-space:pre-wrap;overflow-wrap:anywhere}
+pre.json a{color:#9cc2ff}
 fieldset.events{border:0;padding:0;margin:14px 0 0;min-width:0}
 fieldset.events>legend{font-weight:600;padding:0}
 ol.attempts{margin:0;padding-left:20px}

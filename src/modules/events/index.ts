@@ -44,3 +44,4 @@ export {
 export type { EventListParams } from './service.js'
 export type { EventRow, EventView } from './service.js'
 export { Event, EventParams } from './schemas.js'
+export { eventsWithIdPrefix } from './search.js'

@@ -30,3 +30,4 @@ export {
   wrongCurrency,
 } from './fx.js'
 export type { FxPricing, TransactionMoney } from './fx.js'
+export { transactionsWithIdPrefix } from './search.js'

@@ -36,6 +36,7 @@ import {
   LABEL_REFUSAL,
   pastedKeys,
 } from './client-forms.js'
+import { canChange } from './developer-shared.js'
 import { audited, ENV_LABEL, many, param, query, refusal } from './operator-shared.js'
 
 /**
@@ -83,7 +84,7 @@ async function listPage(ctx: PageContext): Promise<FastifyReply> {
   return ctx.render({
     title: 'API clients',
     body: html`<p class="muted">The ${envLabel(ctx)} clients of ${ctx.organizationName ?? 'your organization'}: each signs its token requests with a private key that stays with it; the service holds only the public keys. Switch the environment at the top to see the others.</p>
-<p><a href="${API_CLIENTS}/new">Register a client</a></p>
+${canChange(ctx) ? html`<p><a href="${API_CLIENTS}/new">Register a client</a></p>` : ''}
 ${table({
   caption: `${envLabel(ctx)} API clients, newest first`,
   rows: page.data,
@@ -230,8 +231,12 @@ async function detailPage(
   const active = client.status === 'active'
   const base = `${API_CLIENTS}/${client.id}`
   const edit = state.edit ?? { label: client.label, scopes: client.scopes }
-  const manage: Html = active
-    ? html`${tokenHowTo(ctx, client)}
+  const manage: Html = !canChange(ctx)
+    ? active
+      ? tokenHowTo(ctx, client)
+      : html`<p class="muted">This client is revoked: it can no longer be changed or get a token.</p>`
+    : active
+      ? html`${tokenHowTo(ctx, client)}
 ${addKeySection(client, base, ctx.csrf, state.keys)}
 <section class="card" aria-labelledby="edit-h"><h2 id="edit-h">Label and scopes</h2>
 <p class="muted">Scope changes apply to the next token; tokens already issued keep theirs until they expire.</p>
@@ -255,7 +260,7 @@ ${postForm(
 <section class="card" aria-labelledby="revoke-h"><h2 id="revoke-h">Revoke</h2>
 <p>Revoking is immediate and final: every token of the client stops working and it gets no new one.</p>
 <p><a href="${base}/revoke">Revoke this client…</a></p></section>`
-    : html`<p class="muted">This client is revoked: it can no longer be changed or get a token.</p>`
+      : html`<p class="muted">This client is revoked: it can no longer be changed or get a token.</p>`
   return ctx.render(
     {
       title: `API client: ${client.label}`,
@@ -274,12 +279,21 @@ ${postForm(
         ['Created', formatTime(new Date(client.created_at))],
         ['Changed', formatTime(new Date(client.updated_at))],
       ])}
-${keysTable(client, base, ctx.csrf)}
+${keysTable(client, base, ctx.csrf, canChange(ctx))}
 ${manage}
 <p><a href="${API_CLIENTS}">All API clients</a></p>`,
     },
     status,
   )
+}
+
+/** What a viewer reads at the address of a form: the form is not theirs to send. */
+function readOnly(ctx: PageContext, what: string): FastifyReply {
+  return ctx.render({
+    title: 'API clients',
+    body: html`<p>${what} needs the owner or developer role; yours only reads.</p>
+<p><a href="${API_CLIENTS}">All API clients</a></p>`,
+  })
 }
 
 function revokePage(
@@ -337,7 +351,9 @@ export const apiClientPages: ConsolePage = {
   register(router) {
     router.get(API_CLIENTS, 'organization', (ctx) => listPage(ctx))
 
-    router.get(`${API_CLIENTS}/new`, 'organization', (ctx) => createPage(ctx))
+    router.get(`${API_CLIENTS}/new`, 'organization', (ctx) =>
+      canChange(ctx) ? createPage(ctx) : readOnly(ctx, 'Registering a client'),
+    )
 
     router.post(
       API_CLIENTS,
@@ -515,6 +531,7 @@ export const apiClientPages: ConsolePage = {
           kind: 'info',
           text: 'This client is already revoked.',
         })
+      if (!canChange(ctx)) return readOnly(ctx, 'Revoking a client')
       return revokePage(ctx, client)
     })
 

@@ -2,6 +2,7 @@ import { listAudit } from '../../users/index.js'
 import { formatTime, pager, table } from '../components.js'
 import { html } from '../../../lib/html.js'
 import type { ConsolePage } from '../router.js'
+import { idLink } from './id-links.js'
 
 /** The audit log, newest first, 50 a page: an owner reads their organization's, an operator the whole platform's. */
 export const auditPage: ConsolePage = {
@@ -30,7 +31,11 @@ ${table({
         r.actor_email ?? (r.actor_user_id ? `${r.actor_user_id} (removed)` : 'Operator API'),
     },
     { header: 'Action', cell: (r) => html`<code>${r.action}</code>` },
-    { header: 'Object', cell: (r) => (r.object_id ? html`<code>${r.object_id}</code>` : '') },
+    {
+      header: 'Object',
+      cell: (r) =>
+        !r.object_id ? '' : operator ? html`<code>${r.object_id}</code>` : idLink(r.object_id),
+    },
     ...(operator
       ? [
           {

@@ -88,9 +88,9 @@ export function allowlistText(client: ClientRecord): string {
 }
 
 /** The client's keys: kid, type, algorithm, and a Remove button each while it is active and has more than one. */
-export function keysTable(client: ClientRecord, base: string, csrf: string): Html {
+export function keysTable(client: ClientRecord, base: string, csrf: string, changes = true): Html {
   const keys = client.jwks.keys as Jwk[]
-  const removable = client.status === 'active' && keys.length > 1
+  const removable = changes && client.status === 'active' && keys.length > 1
   return table({
     caption: `Public keys (${keys.length} of at most ${MAX_CLIENT_KEYS})`,
     rows: keys,

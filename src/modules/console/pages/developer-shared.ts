@@ -113,6 +113,22 @@ export function health(e: EndpointView): Html {
     : html`Disabled by hand`
 }
 
+/** An id in short: its kind and its last 6 characters (`whe_…7Q2KXM`); the end of an id is its random part. */
+export function shortId(id: string): string {
+  const cut = id.indexOf('_') + 1
+  return id.length - cut > 8 ? `${id.slice(0, cut)}…${id.slice(-6)}` : id
+}
+
+/**
+ * An endpoint as one line where one is chosen: its URL, its description (cut at 40 characters) and its id in
+ * short, so that two endpoints with one URL can be told apart.
+ */
+export function endpointLabel(e: { id: string; url: string; description: string | null }): string {
+  const about = e.description ? e.description.replace(/\s+/g, ' ').trim() : ''
+  const cut = about.length > 40 ? `${about.slice(0, 39)}…` : about
+  return [e.url, cut, shortId(e.id)].filter(Boolean).join(' · ')
+}
+
 /** What an endpoint receives, in short. */
 export function eventsSummary(e: EndpointView): string {
   if (e.enabled_events.includes('*')) return 'All events'

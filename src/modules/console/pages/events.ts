@@ -16,7 +16,7 @@ import {
   table,
   type Flash,
 } from '../components.js'
-import { html } from '../../../lib/html.js'
+import { html, type Html } from '../../../lib/html.js'
 import { consolePath, type ConsolePage, type PageContext } from '../router.js'
 import {
   attemptList,
@@ -24,10 +24,13 @@ import {
   callerOf,
   canChange,
   deliveryStatus,
+  endpointLabel,
+  shortId,
   EVENTS,
   TYPE_FILTERS,
   WEBHOOKS,
 } from './developer-shared.js'
+import { idLink, linkedJson, relatedIds } from './id-links.js'
 import { oneOf, param, query, refusal } from './operator-shared.js'
 
 /** The object an event carries, in short: its kind and id. */
@@ -37,6 +40,11 @@ function objectOf(data: { object: unknown }): { kind: string; id: string } {
     kind: typeof object.object === 'string' ? object.object : '',
     id: typeof object.id === 'string' ? object.id : '',
   }
+}
+
+/** Beside an endpoint's URL: its description and its id in short. */
+function endpointAbout(e: { description: string | null } | undefined, id: string): Html {
+  return html`${e?.description ? html`${e.description} · ` : ''}<code>${shortId(id)}</code>`
 }
 
 async function eventsPage(ctx: PageContext): Promise<FastifyReply> {
@@ -66,7 +74,7 @@ ${table({
       header: 'Object',
       cell: (e) => {
         const o = objectOf(e.data)
-        return o.id ? html`${o.kind} <code>${o.id}</code>` : o.kind
+        return o.id ? html`${o.kind} ${idLink(o.id)}` : o.kind
       },
     },
     { header: 'Created', cell: (e) => formatTime(new Date(e.created_at)) },
@@ -89,9 +97,10 @@ async function eventPage(
     eventDeliveries(ctx.deps, caller, event.id),
     listEndpoints(ctx.deps, caller, { limit: MAX_ENDPOINTS_PER_ENVIRONMENT }),
   ])
-  const urls = new Map(endpoints.data.map((e) => [e.id, e.url]))
+  const byId = new Map(endpoints.data.map((e) => [e.id, e]))
   const enabled = endpoints.data.filter((e) => e.status === 'enabled')
   const object = objectOf(event.data)
+  const related = relatedIds(event.data.object, object.id)
   const replay = !canChange(ctx)
     ? html``
     : enabled.length === 0
@@ -106,7 +115,7 @@ ${postForm(
     'To',
     [
       ['', 'Every enabled endpoint that takes this type'],
-      ...enabled.map((e): [string, string] => [e.id, e.url]),
+      ...enabled.map((e): [string, string] => [e.id, endpointLabel(e)]),
     ],
     chosen,
   )}
@@ -120,7 +129,15 @@ ${postForm(
       body: html`${details([
         ['Id', html`<code>${event.id}</code>`],
         ['Type', html`<code>${event.type}</code>`],
-        ['Object', object.id ? html`${object.kind} <code>${object.id}</code>` : object.kind],
+        ['Object', object.id ? html`${object.kind} ${idLink(object.id)}` : object.kind],
+        ...(related.length > 0
+          ? [
+              [
+                'Related',
+                html`${related.map((r, i) => html`${i > 0 ? ', ' : ''}${idLink(r)}`)}`,
+              ] as [string, Html],
+            ]
+          : []),
         ['Created', formatTime(new Date(event.created_at))],
         ['API version', event.api_version],
       ])}
@@ -133,7 +150,7 @@ ${table({
     {
       header: 'Endpoint',
       cell: (d) =>
-        html`<a href="${WEBHOOKS}/${d.webhook_endpoint_id}">${urls.get(d.webhook_endpoint_id) ?? d.webhook_endpoint_id}</a>`,
+        html`<a href="${WEBHOOKS}/${d.webhook_endpoint_id}">${byId.get(d.webhook_endpoint_id)?.url ?? d.webhook_endpoint_id}</a><br><span class="muted">${endpointAbout(byId.get(d.webhook_endpoint_id), d.webhook_endpoint_id)}</span>`,
     },
     { header: 'Status', cell: (d) => deliveryStatus(d) },
     { header: 'Attempts', cell: (d) => attemptList(d) },
@@ -141,7 +158,7 @@ ${table({
 })}
 ${replay}
 <h2 id="json-h">The event as delivered</h2>
-<pre class="json">${JSON.stringify(event, null, 2)}</pre>`,
+<pre class="json">${linkedJson(event, event.id)}</pre>`,
     },
     status,
   )

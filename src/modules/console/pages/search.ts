@@ -13,17 +13,36 @@ import {
 import type { Hook } from '../../../lib/slots.js'
 import { retrieveAuthentication } from '../../authentications/index.js'
 import { retrieveRule } from '../../authorization-rules/index.js'
-import { searchCardholders } from '../../cardholders/index.js'
+import { accountsWithIdPrefix } from '../../accounts/index.js'
+import { authorizationsWithIdPrefix } from '../../authorizations/index.js'
+import {
+  cardholdersWithIdPrefix,
+  searchCardholders,
+  searchCardholdersByName,
+  type CardholderView,
+} from '../../cardholders/index.js'
+import { cardsEndingIn, cardsWithIdPrefix, type CardMatch } from '../../cards/index.js'
+import { transactionsWithIdPrefix } from '../../transactions/index.js'
+import { ID_OR_PREFIX } from '../../../lib/id-prefix.js'
 import { requireDispute } from '../../disputes/index.js'
-import { listOrders, retrieveEsim, retrieveOrder, type OrderView } from '../../esim/index.js'
-import { findEvent } from '../../events/index.js'
+import {
+  esimsByIccid,
+  esimsWithIdPrefix,
+  listOrders,
+  ordersWithIdPrefix,
+  retrieveEsim,
+  retrieveOrder,
+  type EsimMatch,
+  type OrderView,
+} from '../../esim/index.js'
+import { eventsWithIdPrefix, findEvent } from '../../events/index.js'
 import { retrieveToken } from '../../network-tokens/index.js'
 import { retrieveReport } from '../../reports/index.js'
-import { formatMoney, formatTime, table } from '../components.js'
+import { formatMoney, table } from '../components.js'
 import { html, type Html } from '../../../lib/html.js'
 import type { ConsolePage, PageContext } from '../router.js'
 import { apiCtx } from './changes.js'
-import { objectHref, objectLink, statusBadge } from './object-display.js'
+import { objectHref, objectLink } from './object-display.js'
 
 export const SEARCH = '/console/search'
 
@@ -103,7 +122,39 @@ const ELSEWHERE: Record<string, string> = {
   crs: 'Hosted card details sessions are never shown in the console.',
 }
 
-const ID = /^([a-z0-9]+)_[0-9A-Za-z]{10,40}$/
+/** Kinds whose ids a prefix finds: each owner's read of its ids in a range of its scope's index. */
+const PREFIX_FINDERS: Partial<
+  Record<string, (deps: AppDeps, ctx: RequestCtx, prefix: string) => Promise<Match[]>>
+> = {
+  chd: async (deps, ctx, p) => (await cardholdersWithIdPrefix(deps, ctx, p)).map(cardholderMatch),
+  acct: async (deps, ctx, p) =>
+    (await accountsWithIdPrefix(deps, ctx, p)).map((id) => ({ kind: 'Account', id, label: '' })),
+  card: async (deps, ctx, p) => (await cardsWithIdPrefix(deps, ctx, p)).map(cardMatch),
+  auth: async (deps, ctx, p) =>
+    (await authorizationsWithIdPrefix(deps, ctx, p)).map((id) => ({
+      kind: 'Authorization',
+      id,
+      label: '',
+    })),
+  txn: async (deps, ctx, p) =>
+    (await transactionsWithIdPrefix(deps, ctx, p)).map((id) => ({
+      kind: 'Transaction',
+      id,
+      label: '',
+    })),
+  esord: async (deps, ctx, p) =>
+    (await ordersWithIdPrefix(deps, ctx, p)).map((id) => ({ kind: 'eSIM order', id, label: '' })),
+  esim: async (deps, ctx, p) => (await esimsWithIdPrefix(deps, ctx, p)).map(esimMatch),
+  evt: async (deps, ctx, p) =>
+    (await eventsWithIdPrefix(deps, ctx, p)).map((id) => ({ kind: 'Event', id, label: '' })),
+}
+
+/** One thing the search found: what kind it is, the words that name it, and its id (linked to its page). */
+interface Match {
+  kind: string
+  id: string
+  label: string
+}
 
 function cardholderName(c: {
   first_name?: string | null
@@ -113,10 +164,83 @@ function cardholderName(c: {
   return [c.first_name, c.last_name].filter(Boolean).join(' ') || c.name || ''
 }
 
+function cardholderMatch(c: CardholderView): Match {
+  const name = cardholderName(c as never)
+  return { kind: 'Cardholder', id: c.id, label: [name, c.email].filter(Boolean).join(' · ') }
+}
+
+function cardMatch(c: CardMatch): Match {
+  const brand = c.brand.charAt(0).toUpperCase() + c.brand.slice(1)
+  return { kind: 'Card', id: c.id, label: `${brand} •••• ${c.last4 ?? '····'} · ${c.status}` }
+}
+
+function esimMatch(e: EsimMatch): Match {
+  return { kind: 'eSIM', id: e.id, label: `ICCID ${e.iccid} · ${e.status}` }
+}
+
 function searchBox(q: string): Html {
-  return html`<form method="get" action="${SEARCH}" class="filters" role="search" aria-label="Search objects"><div><label for="search-page-q">Id, email or reference</label>
+  return html`<form method="get" action="${SEARCH}" class="filters" role="search" aria-label="Search objects"><div><label for="search-page-q">Id, email, name, last4, ICCID or reference</label>
 <input id="search-page-q" name="q" type="text" value="${q}" required maxlength="254" autocomplete="off" spellcheck="false"></div>
 <div><button type="submit" class="primary">Search</button></div></form>`
+}
+
+function matchesTable(caption: string, matches: Match[]): Html {
+  return table({
+    caption,
+    rows: matches,
+    empty: '',
+    columns: [
+      { header: 'Kind', cell: (m: Match) => m.kind },
+      { header: 'Name', cell: (m) => m.label },
+      { header: 'Id', cell: (m) => objectLink(m.id) },
+    ],
+  })
+}
+
+/** Every object of this scope an id or the start of one names; an exact id of a kind without a prefix read is looked up alone. */
+async function idMatches(ctx: PageContext, rctx: RequestCtx, q: string): Promise<Match[]> {
+  const kind = q.slice(0, q.indexOf('_'))
+  const byPrefix = PREFIX_FINDERS[kind]
+  if (byPrefix) return byPrefix(ctx.deps, rctx, q)
+  const finder = FINDERS[kind]
+  if (finder && ID.test(q) && (await finder(ctx.deps, rctx, q)))
+    return [{ kind: KIND_NAMES[kind] ?? kind, id: q, label: '' }]
+  return []
+}
+
+const ID = /^([a-z0-9]+)_[0-9A-Za-z]{10,40}$/
+
+const KIND_NAMES: Record<string, string> = {
+  dsp: 'Dispute',
+  ntok: 'Network token',
+  tdsa: '3-D Secure authentication',
+  rpt: 'Report',
+}
+
+/** Everything an email, a reference, a name, four digits (a card's last4) or an ICCID names in this scope. */
+async function textMatches(ctx: PageContext, rctx: RequestCtx, q: string): Promise<Match[]> {
+  const digits = /^\d+$/.test(q)
+  const [byEmail, byName, cards, esims, orders] = await Promise.all([
+    searchCardholders(ctx.deps, rctx, q),
+    digits || q.includes('@') ? [] : searchCardholdersByName(ctx.deps, rctx, q),
+    digits && q.length === 4 ? cardsEndingIn(ctx.deps, rctx, q) : [],
+    digits ? esimsByIccid(ctx.deps, rctx, q) : [],
+    q.length <= 128
+      ? listOrders(ctx.deps, rctx, { reference: q, limit: 20 }).then((p) => p.data)
+      : ([] as OrderView[]),
+  ])
+  const seen = new Set<string>()
+  const holders = [...byEmail, ...byName].filter((c) => !seen.has(c.id) && seen.add(c.id))
+  return [
+    ...holders.map(cardholderMatch),
+    ...cards.map(cardMatch),
+    ...esims.map(esimMatch),
+    ...orders.map((o) => ({
+      kind: 'eSIM order',
+      id: o.id,
+      label: `${o.reference} · ${o.status} · ${formatMoney(o.price, o.currency)}`,
+    })),
+  ]
 }
 
 async function searchPage(ctx: PageContext): Promise<FastifyReply> {
@@ -126,70 +250,41 @@ async function searchPage(ctx: PageContext): Promise<FastifyReply> {
     ctx.render({ title: 'Search', body: html`${searchBox(q)}${body}` }, status)
   if (q === '')
     return render(
-      html`<p class="muted">Search by any object id (chd_, acct_, card_, auth_, txn_, dsp_, ntok_, tdsa_, esord_, esim_, rpt_, evt_…), or a cardholder's email or reference.</p>`,
+      html`<p class="muted">Search by any object id or the start of one (chd_, acct_, card_, auth_, txn_, dsp_, ntok_, tdsa_, esord_, esim_, rpt_, evt_…), a cardholder's email, name or reference, a card's last 4 digits, an ICCID (or its last digits) or an eSIM order's reference.</p>`,
     )
   const rctx = apiCtx(ctx)
-  const id = ID.exec(q)
+  const id = ID_OR_PREFIX.exec(q)
   if (id) {
     const prefix = id[1]
-    const finder = FINDERS[prefix]
-    if (finder && (await finder(ctx.deps, rctx, q))) return ctx.redirect(objectHref(q)!)
+    const matches = await idMatches(ctx, rctx, q)
+    if (matches.length === 1) return ctx.redirect(objectHref(matches[0].id)!)
+    if (matches.length > 1)
+      return render(matchesTable(`${matches.length} objects whose id starts with ${q}`, matches))
+    const known = PREFIX_FINDERS[prefix] ?? FINDERS[prefix]
     const other = ELSEWHERE[prefix]
     const where = rctx.environment === 'sandbox' ? 'the sandbox' : 'production'
     return render(
       html`<div class="flash error" role="alert"><p>Not found: no object <code>${q}</code> in ${where} of your organization.</p></div>
-${finder ? html`<p class="muted">An id of the other environment is found after switching environments.</p>` : other ? html`<p class="muted">${other}</p>` : html`<p class="muted">This is not a kind of id the console knows.</p>`}`,
+${known ? html`<p class="muted">An id of the other environment is found after switching environments.</p>` : other ? html`<p class="muted">${other}</p>` : html`<p class="muted">This is not a kind of id the console knows.</p>`}`,
       404,
     )
   }
-  const [cardholders, orders] = await Promise.all([
-    searchCardholders(ctx.deps, rctx, q),
-    q.length <= 128
-      ? listOrders(ctx.deps, rctx, { reference: q, limit: 20 }).then((p) => p.data)
-      : Promise.resolve([] as OrderView[]),
-  ])
-  if (cardholders.length === 0 && orders.length === 0) {
+  const matches = await textMatches(ctx, rctx, q)
+  if (matches.length === 0) {
     return render(
-      html`<div class="flash error" role="alert"><p>Not found: no cardholder has the email or reference “${q}”, and no eSIM order has that reference.</p></div>`,
+      html`<div class="flash error" role="alert"><p>Not found: no cardholder has the email, name or reference “${q}”, no card ends in it, no eSIM has it as ICCID and no eSIM order has it as reference.</p></div>`,
       404,
     )
   }
-  return render(html`${
-    cardholders.length > 0
-      ? table({
-          caption: 'Cardholders with this email or reference',
-          rows: cardholders,
-          empty: '',
-          columns: [
-            {
-              header: 'Cardholder',
-              cell: (c) => html`${objectLink(c.id)}<br>${cardholderName(c as never)}`,
-            },
-            { header: 'Email', cell: (c) => c.email },
-            { header: 'Reference', cell: (c) => c.reference ?? '' },
-            { header: 'Created', cell: (c) => formatTime(new Date(c.created_at)) },
-          ],
-        })
-      : ''
-  }
-${
-  orders.length > 0
-    ? table({
-        caption: 'eSIM orders with this reference',
-        rows: orders,
-        empty: '',
-        columns: [
-          { header: 'Order', cell: (o: OrderView) => objectLink(o.id) },
-          { header: 'Status', cell: (o) => statusBadge(o.status) },
-          { header: 'Price', cell: (o) => formatMoney(o.price, o.currency), numeric: true },
-          { header: 'eSIM', cell: (o) => objectLink(o.esim_id) },
-        ],
-      })
-    : ''
-}`)
+  return render(
+    matchesTable(
+      `${matches.length === 1 ? 'One match' : `${matches.length} matches`} for “${q}”`,
+      matches,
+    ),
+  )
 }
 
-/** Search: an exact id of this organization and environment goes to its page; an email or reference lists what matches. */
+/** Search: an id, or the start of one naming one object, goes to its page; anything else lists every match. */
 export const searchPages: ConsolePage = {
   name: 'search',
   register(router) {

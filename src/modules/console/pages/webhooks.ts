@@ -35,6 +35,7 @@ import {
   eventsSummary,
   health,
   localValue,
+  shortId,
   utcFromLocal,
   WEBHOOKS,
 } from './developer-shared.js'
@@ -107,7 +108,7 @@ ${postForm(
           {
             header: 'URL',
             cell: (e) =>
-              html`<a href="${WEBHOOKS}/${e.id}">${e.url}</a>${e.description ? html`<br><span class="muted">${e.description}</span>` : ''}`,
+              html`<a href="${WEBHOOKS}/${e.id}">${e.url}</a><br><span class="muted">${e.description ? html`${e.description} · ` : ''}<code>${shortId(e.id)}</code></span>`,
           },
           { header: 'Status', cell: (e) => (e.status === 'enabled' ? 'Enabled' : 'Disabled') },
           { header: 'Health', cell: (e) => health(e) },
