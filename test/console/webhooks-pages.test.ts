@@ -185,6 +185,33 @@ describe('endpoints', () => {
     assert.ok(!(await owner.agent.get(`${WEBHOOKS}/${id}`)).body.includes('whsec_'))
   })
 
+  test('deleting asks on a page of its own first, then deletes the endpoint and is audited', async () => {
+    const { id } = await addEndpoint(owner.agent, ['*'])
+    const page = await owner.agent.get(`${WEBHOOKS}/${id}`)
+    assert.match(page.body, new RegExp(`href="${WEBHOOKS}/${id}/delete"`))
+    assert.doesNotMatch(page.body, /Delete endpoint<\/button>/, 'no one-click delete on the page')
+    const confirm = await owner.agent.get(`${WEBHOOKS}/${id}/delete`)
+    assert.equal(confirm.statusCode, 200)
+    assert.match(confirm.body, /This cannot be undone/)
+    assert.match(confirm.body, /Delete endpoint<\/button>/)
+    assert.ok(
+      await t.deps.db.selectFrom('webhook_endpoints').where('id', '=', id).executeTakeFirst(),
+    )
+    const done = await owner.agent.submit(
+      `${WEBHOOKS}/${id}/delete`,
+      {},
+      `${WEBHOOKS}/${id}/delete`,
+    )
+    assert.equal(done.statusCode, 303, done.body)
+    assert.equal(done.headers.location, WEBHOOKS)
+    const gone = await t.deps.db
+      .selectFrom('webhook_endpoints')
+      .where('id', '=', id)
+      .executeTakeFirst()
+    assert.equal(gone, undefined)
+    assert.equal((await audits('webhook_endpoint.deleted')).at(-1)!.object_id, id)
+  })
+
   test('a viewer reads the pages but every change is refused (403) and nothing changes', async () => {
     const { id } = await addEndpoint(owner.agent, ['*'])
     const list = await viewer.agent.get(WEBHOOKS)
@@ -199,6 +226,7 @@ describe('endpoints', () => {
     for (const [action, fields] of [
       [WEBHOOKS, { url: receiver.url, enabled_events: '*' }],
       [`${WEBHOOKS}/${id}/status`, { status: 'disabled' }],
+      [`${WEBHOOKS}/${id}/delete`, {}],
       [`${WEBHOOKS}/${id}/rotate`, {}],
       [`${WEBHOOKS}/${id}/test`, {}],
     ] as const) {

@@ -1,6 +1,7 @@
 /** What the webhooks module publishes to other modules: they import it only through this file. */
 export {
   createEndpoint,
+  deleteEndpoint,
   endpointUrl,
   getEndpoint,
   hasWebhookEndpoint,

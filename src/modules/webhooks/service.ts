@@ -165,13 +165,18 @@ export async function updateEndpoint(
   return presentEndpoint(row)
 }
 
+/** Deletes the endpoint; `inSameTx` runs in the deletion's transaction (the console's audit row). */
 export async function deleteEndpoint(
   deps: AppDeps,
   ctx: RequestCtx,
   id: string,
+  inSameTx?: InSameTx<repo.EndpointRow>,
 ): Promise<{ id: string; object: 'webhook_endpoint'; deleted: true }> {
   const row = await ownedEndpoint(deps, ctx, id)
-  await repo.deleteEndpoint(deps.db, row.id)
+  await withTx(deps.db, async (trx) => {
+    await repo.deleteEndpoint(trx, row.id)
+    await inSameTx?.(trx, row)
+  })
   return { id: row.id, object: 'webhook_endpoint', deleted: true }
 }
 

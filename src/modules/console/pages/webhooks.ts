@@ -1,6 +1,7 @@
 import type { FastifyReply } from 'fastify'
 import {
   createEndpoint,
+  deleteEndpoint,
   getEndpoint,
   listEndpointDeliveries,
   listEndpoints,
@@ -191,6 +192,9 @@ ${
 <section class="card" aria-labelledby="status-h"><h2 id="status-h">${enabled ? 'Disable' : 'Enable'}</h2>
 <p class="muted">${enabled ? 'A disabled endpoint receives nothing; deliveries waiting for it end unsent (replay them after enabling it again).' : 'Enabling starts deliveries again with new events and clears the failure record; replay what it missed.'}</p>
 ${postForm(`${base}/status`, ctx.csrf, html`<input type="hidden" name="status" value="${enabled ? 'disabled' : 'enabled'}"><button type="submit" class="${enabled ? 'danger' : 'primary'}">${enabled ? 'Disable endpoint' : 'Enable endpoint'}</button>`, { label: enabled ? 'Disable the endpoint' : 'Enable the endpoint' })}</section>
+<section class="card" aria-labelledby="delete-h"><h2 id="delete-h">Delete</h2>
+<p class="muted">Deleting stops every delivery to this URL for good; its delivery log goes with it.</p>
+<p><a href="${base}/delete">Delete this endpoint…</a></p></section>
 <section class="card" aria-labelledby="rotate-h"><h2 id="rotate-h">Rotate the signing secret</h2>
 <p class="muted">A new secret is shown once. For 24 hours both the new and the old secret sign every delivery (two <code>v1=</code> values), so your receiver can switch without missing any.</p>
 ${postForm(`${base}/rotate`, ctx.csrf, html`<button type="submit" class="secondary">Rotate secret</button>`, { label: 'Rotate the signing secret' })}</section>
@@ -356,6 +360,40 @@ export const webhooksPages: ConsolePage = {
               ? 'The endpoint is enabled.'
               : 'The endpoint is disabled: nothing is sent to it.',
         })
+      } catch (err) {
+        return refused(ctx, id, err)
+      }
+    })
+
+    // Deleting cannot be undone: the endpoint's page links here, and only this page's form deletes it.
+    router.get(`${WEBHOOKS}/:id/delete`, 'organization', async (ctx) => {
+      const id = param(ctx, 'id')
+      const endpoint = await getEndpoint(ctx.deps, callerOf(ctx), id)
+      const back = `${WEBHOOKS}/${endpoint.id}`
+      if (!canChange(ctx))
+        return ctx.redirect(back, {
+          kind: 'info',
+          text: 'Only owners and developers can delete it.',
+        })
+      return ctx.render({
+        title: 'Delete this webhook endpoint?',
+        body: html`<div class="card"><p>Delete the endpoint <strong>${endpoint.url}</strong>${endpoint.description ? html` (${endpoint.description})` : ''}, <code>${endpoint.id}</code>?</p>
+<p>Nothing is sent to it any more, deliveries waiting for it end unsent, and its delivery log is removed. <strong>This cannot be undone</strong>: to receive events there again, add a new endpoint (it gets a new signing secret).</p>
+${postForm(`${back}/delete`, ctx.csrf, html`<button type="submit" class="danger">Delete endpoint</button>`, { label: 'Confirm deleting the endpoint' })}
+<p><a href="${back}">Cancel: keep the endpoint</a></p></div>`,
+      })
+    })
+
+    router.post(`${WEBHOOKS}/:id/delete`, 'organization', async (ctx) => {
+      const id = param(ctx, 'id')
+      try {
+        await deleteEndpoint(
+          ctx.deps,
+          callerOf(ctx),
+          id,
+          auditedChange(ctx, 'webhook_endpoint.deleted', (e) => e.id),
+        )
+        return ctx.redirect(WEBHOOKS, { kind: 'ok', text: 'The endpoint is deleted.' })
       } catch (err) {
         return refused(ctx, id, err)
       }
