@@ -119,6 +119,43 @@ describe('eSIM', () => {
     )
   })
 
+  test("an eSIM's own alerts are set, refused and reset from its page, through PATCH /v1/esim/esims/{id}", async () => {
+    const page = await owner.agent.get(`/console/esims/${esimId}`)
+    assert.match(page.body, /This eSIM&#39;s usage alerts \(%\)/)
+    // Each save is a new form, with its own idempotency key, as a person reloading the page sends.
+    const save = async (usage: string, hours: string) => {
+      const form = await owner.agent.get(`/console/esims/${esimId}`)
+      return owner.agent.post(`/console/esims/${esimId}/alerts`, {
+        ...formFields(form.body, `/console/esims/${esimId}/alerts`),
+        usage_thresholds_pct: usage,
+        validity_warning_hours: hours,
+      })
+    }
+    const saved = await save('50, 75 95', '48')
+    assert.equal(saved.statusCode, 303, saved.body.slice(0, 500))
+    const esim = (await t.api(token, 'GET', `/v1/esim/esims/${esimId}`)).json()
+    assert.deepEqual(esim.alert_settings, {
+      usage_thresholds_pct: [50, 75, 95],
+      validity_warning_hours: [48],
+    })
+    assert.equal((await audits('esim.alert_settings_set')).at(-1)!.object_id, esimId)
+
+    const typo = await save('50, lots', '48')
+    assert.equal(typo.statusCode, 400)
+    assert.match(typo.body, /alert_settings\.usage_thresholds_pct/)
+    assert.match(typo.body, /value="50, lots"/, 'what was typed is kept')
+    const unsorted = await save('90, 50', '')
+    assert.equal(unsorted.statusCode, 400)
+    assert.match(unsorted.body, /usage_thresholds_pct/)
+    const after = (await t.api(token, 'GET', `/v1/esim/esims/${esimId}`)).json()
+    assert.deepEqual(after.alert_settings.usage_thresholds_pct, [50, 75, 95], 'nothing changed')
+
+    assert.equal((await save('', '')).statusCode, 303)
+    const reset = (await t.api(token, 'GET', `/v1/esim/esims/${esimId}`)).json()
+    assert.equal(reset.alert_settings?.usage_thresholds_pct ?? null, null)
+    assert.equal(reset.alert_settings?.validity_warning_hours ?? null, null)
+  })
+
   test("a refusal of the order shows the API's message and doc link, and nothing is bought", async () => {
     const pkg = await packageFor(t, token, 'status=on_sale&region=global', 1)
     const form = await owner.agent.get('/console/esim/orders/new')
@@ -177,6 +214,10 @@ describe('roles and environments', () => {
           { top_up_id: 'topup_x', account_id: account.id, trigger: 'depleted', max_per_month: '1' },
         ],
         ['/console/esims/esim_01JD3Q7Y6X5W4V3T2S1R0Q9P8N/auto_top_up/off', {}],
+        [
+          '/console/esims/esim_01JD3Q7Y6X5W4V3T2S1R0Q9P8N/alerts',
+          { usage_thresholds_pct: '50', validity_warning_hours: '' },
+        ],
       ],
     )
     assert.equal(

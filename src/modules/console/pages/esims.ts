@@ -183,7 +183,37 @@ function hoursLeft(until: string, now: Date): number {
  * The eSIM's validity with the hours left, and the alerts that apply to it: its own settings where it has them, else
  * the organization's (docs/esim.md, "Lifecycle and alerts").
  */
-async function alertsSection(ctx: PageContext, esim: EsimView): Promise<Html> {
+/** What a person typed in the alerts form, shown again with a refusal. */
+type AlertsTyped = { usage: string; warnings: string }
+
+/** A list typed as `50, 80, 90` (commas or spaces): whole numbers, or null when empty (the organization's). */
+function typedList(text: string, param: string, what: string): number[] | null | ApiError {
+  const parts = text.split(/[\s,]+/).filter(Boolean)
+  if (parts.length === 0) return null
+  const numbers = parts.map((p) => (/^\d{1,4}$/.test(p) ? Number(p) : Number.NaN))
+  if (numbers.some(Number.isNaN))
+    return invalidField(
+      param,
+      `Give ${what} as whole numbers separated by commas, or leave it empty.`,
+    )
+  return numbers
+}
+
+/** The alerts form's fields as the API's `alert_settings`, or the refusal of a field the form can judge. */
+function alertsBody(typed: AlertsTyped): Record<string, number[] | null> | ApiError {
+  const usage = typedList(typed.usage, 'alert_settings.usage_thresholds_pct', 'the percentages')
+  if (usage instanceof Error) return usage
+  const warnings = typedList(typed.warnings, 'alert_settings.validity_warning_hours', 'the hours')
+  if (warnings instanceof Error) return warnings
+  return { usage_thresholds_pct: usage, validity_warning_hours: warnings }
+}
+
+async function alertsSection(
+  ctx: PageContext,
+  esim: EsimView,
+  error?: ApiError,
+  typed?: AlertsTyped,
+): Promise<Html> {
   const org = await getAlertSettings(ctx.deps, apiCtx(ctx))
   const own = esim.alert_settings
   const whose = (mine: unknown) =>
@@ -209,7 +239,20 @@ ${details([
     'Validity warnings',
     html`<span id="esim-validity-warnings">${warnHours.length ? `${warnHours.map((h) => `${h} h`).join(', ')} before the end` : 'none'} (${whose(own?.validity_warning_hours)})</span>`,
   ],
-])}</section>`
+])}
+${
+  canChange(ctx) && esim.status !== 'canceled'
+    ? html`${error ? errorInWords(ctx, error) : ''}${postForm(
+        `${ESIMS}/${esim.id}/alerts`,
+        ctx.csrf,
+        html`${keyField()}
+<div>${field({ name: 'usage_thresholds_pct', id: 'f-alert-usage', label: "This eSIM's usage alerts (%)", value: typed?.usage ?? own?.usage_thresholds_pct?.join(', ') ?? '', hint: `Ascending, 1 to 100, like 50, 80, 100. Empty: the organization's (${org.usage_thresholds_pct.join(', ') || 'none'}).` })}</div>
+<div>${field({ name: 'validity_warning_hours', id: 'f-alert-hours', label: "This eSIM's validity warnings (hours before the end)", value: typed?.warnings ?? own?.validity_warning_hours?.join(', ') ?? '', hint: `Like 72, 24. Empty: the organization's (${org.validity_warning_hours.join(', ') || 'none'}).` })}</div>
+<button type="submit" class="secondary">Save alerts</button>`,
+        { label: "Set this eSIM's alerts" },
+      )}`
+    : ''
+}</section>`
 }
 
 async function listPage(ctx: PageContext): Promise<FastifyReply> {
@@ -263,11 +306,12 @@ async function detailPage(
   usageValue = '',
   status = 200,
   autoTyped?: AutoTopUpTyped,
+  alertsTyped?: AlertsTyped,
 ): Promise<FastifyReply> {
   const esim = await retrieveEsim(ctx.deps, apiCtx(ctx), id)
   const offers = canChange(ctx) ? await offersForEsim(ctx.deps, apiCtx(ctx), id) : []
   // A refusal of the auto top-up form is shown beside that form, not the usage one.
-  const usageError = autoTyped ? undefined : error
+  const usageError = autoTyped || alertsTyped ? undefined : error
   const running = esim.packages.find((b) => b.status === 'running')
   // The activation code is the profile itself: owners and developers only, and only here.
   const secretsShown = canChange(ctx)
@@ -293,7 +337,7 @@ async function detailPage(
 <h2 id="packages-h">Packages and usage</h2>
 ${packagesTable(esim.packages)}
 ${autoTopUpSection(ctx, esim, offers, autoTyped ? error : undefined, autoTyped)}
-${await alertsSection(ctx, esim)}
+${await alertsSection(ctx, esim, alertsTyped ? error : undefined, alertsTyped)}
 <section class="card" aria-labelledby="activation-h"><h2 id="activation-h">Activation</h2>
 ${
   secretsShown
@@ -368,6 +412,31 @@ export const esimPages: ConsolePage = {
           return {
             to: `${ESIMS}/${esim.id}`,
             text: `Auto top-up is on: ${triggerInWords(esim.auto_top_up!)}.`,
+            objectId: esim.id,
+          }
+        },
+        refuse,
+      )
+    })
+
+    router.post(`${ESIMS}/:id/alerts`, 'organization', async (ctx) => {
+      const id = (ctx.req.params as { id: string }).id
+      const typed: AlertsTyped = {
+        usage: ctx.text('usage_thresholds_pct'),
+        warnings: ctx.text('validity_warning_hours'),
+      }
+      const refuse = (error: ApiError) =>
+        detailPage(ctx, id, error, '', error.status, undefined, typed)
+      const body = alertsBody(typed)
+      if (body instanceof Error) return refuse(body)
+      return consoleAction(
+        ctx,
+        'esim.alert_settings_set',
+        async (unit) => {
+          const esim = await updateEsim(unit, apiCtx(ctx), id, { alert_settings: body as never })
+          return {
+            to: `${ESIMS}/${esim.id}`,
+            text: "The eSIM's alerts are saved.",
             objectId: esim.id,
           }
         },
