@@ -383,6 +383,23 @@ export const TRIGGERS: Record<string, Step> = {
     log(`resolved dispute ${d.id}: won`)
     return answer
   },
+  'sandbox_clock.created': async (svc, _built, log) => {
+    const clock = await svc.simulate.clocks.create({ name: 'made by svc trigger' })
+    log(`created sandbox clock ${clock.id} at ${clock.frozen_time}`)
+    return clock
+  },
+  'sandbox_clock.ready': async (svc, _built, log) => {
+    const clock = await svc.simulate.clocks.create({ name: 'made by svc trigger' })
+    const ready = await svc.simulate.clocks.advance(clock.id, { by: 'P1D' })
+    log(`advanced sandbox clock ${clock.id} by a day, to ${ready.frozen_time}`)
+    return ready
+  },
+  'sandbox_clock.deleted': async (svc, _built, log) => {
+    const clock = await svc.simulate.clocks.create({ name: 'made by svc trigger' })
+    await svc.simulate.clocks.del(clock.id)
+    log(`created and deleted sandbox clock ${clock.id}`)
+    return clock
+  },
   'network_token.created': networkToken,
   'network_token.updated': async (svc, built, log) => {
     const token = await networkToken(svc, built, log)
