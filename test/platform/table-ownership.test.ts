@@ -38,6 +38,7 @@ const OWNERS: Record<string, string> = {
   processor_operations: 'processors',
   sim_processor_objects: 'processors',
   sim_fx_rates: 'processors',
+  sandbox_clocks: 'clocks',
   esim_sim_directives: 'esim-network',
   esim_sim_network_log: 'esim-network',
   accounts: 'accounts',

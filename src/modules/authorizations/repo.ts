@@ -30,7 +30,8 @@ import {
   rulesExistSql,
   rulesJsonSql,
 } from '../authorization-rules/index.js'
-import { cardsCte, cardUnchangedSql, type CardRow } from '../cards/index.js'
+import { clockOfCardholderSql } from '../cardholders/index.js'
+import { cardholderOfCardSql, cardsCte, cardUnchangedSql, type CardRow } from '../cards/index.js'
 import { programsCte, type ProgramRow } from '../programs/index.js'
 import { emitPerRow } from '../events/index.js'
 import { accountsCte, holdsCtes } from '../ledger/index.js'
@@ -440,8 +441,7 @@ export async function dueForExpiry(
       .where('expires_at', '<=', now)
       // Under a sandbox clock, a hold expires when its clock is advanced past it, not on wall time.
       .where(
-        sql<boolean>`NOT EXISTS (SELECT 1 FROM cards AS c JOIN cardholders AS h ON h.id = c.cardholder_id
-        WHERE c.id = authorizations.card_id AND h.clock_id IS NOT NULL)`,
+        sql<boolean>`${clockOfCardholderSql(cardholderOfCardSql(sql.ref('authorizations.card_id')))} IS NULL`,
       )
       .orderBy('expires_at')
       .limit(limit)
@@ -450,25 +450,24 @@ export async function dueForExpiry(
 }
 
 /**
- * Pending authorizations under sandbox clock `clockId` (through their card's cardholder) whose `expires_at` is at or
- * before `until`, earliest first (docs/sandbox-clocks.md).
+ * Pending authorizations of these cards (a sandbox clock's: docs/sandbox-clocks.md) whose `expires_at` is at or
+ * before `until`, earliest first.
  */
-export async function dueForExpiryOnClock(
+export async function dueForExpiryOfCards(
   db: Db,
-  clockId: string,
+  cardIds: readonly string[],
   until: Date,
   limit: number,
 ): Promise<{ id: string; account_id: string; expires_at: Date }[]> {
+  if (cardIds.length === 0) return []
   const rows = await db
     .selectFrom('authorizations')
-    .innerJoin('cards', 'cards.id', 'authorizations.card_id')
-    .innerJoin('cardholders', 'cardholders.id', 'cards.cardholder_id')
-    .select(['authorizations.id', 'authorizations.account_id', 'authorizations.expires_at'])
-    .where('cardholders.clock_id', '=', clockId)
-    .where('authorizations.status', '=', 'pending')
-    .where('authorizations.expires_at', '<=', until)
-    .orderBy('authorizations.expires_at')
-    .orderBy('authorizations.id')
+    .select(['id', 'account_id', 'expires_at'])
+    .where('card_id', 'in', [...cardIds])
+    .where('status', '=', 'pending')
+    .where('expires_at', '<=', until)
+    .orderBy('expires_at')
+    .orderBy('id')
     .limit(limit)
     .execute()
   return rows.map((r) => ({ ...r, expires_at: new Date(r.expires_at!) }))

@@ -25,4 +25,9 @@ export {
 } from './service.js'
 export type { CardholderView } from './service.js'
 export { cardholdersWithIdPrefix, searchCardholders, searchCardholdersByName } from './search.js'
-export { cardholderNames } from './names.js'
+export {
+  cardholderNames,
+  cardholdersOnClock,
+  clockOfCardholderSql,
+  detachFromClock,
+} from './names.js'

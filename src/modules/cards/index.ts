@@ -20,5 +20,10 @@ export { replaceCard } from './replacement.js'
 export { CardCreate, CardReplace, CardUpdate, ShipRequest, SPENDING_INTERVALS } from './schemas.js'
 export type { CardView } from './schemas.js'
 export { createCard, listCards, retrieveCard, updateCard } from './service.js'
-export { type CardLabel, cardLabels } from './labels.js'
+export {
+  type CardLabel,
+  cardholderOfCardSql,
+  cardIdsOfCardholders,
+  cardLabels,
+} from './labels.js'
 export { cardsEndingIn, cardsWithIdPrefix, type CardMatch } from './search.js'

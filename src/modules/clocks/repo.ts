@@ -97,16 +97,6 @@ export async function markDeleted(
     .executeTakeFirst()
 }
 
-/** The cardholders under the clock go back to wall time; returns how many. */
-export async function detachCardholders(trx: Db, clockId: string, now: Date): Promise<number> {
-  const r = await trx
-    .updateTable('cardholders')
-    .set({ clock_id: null, updated_at: now })
-    .where('clock_id', '=', clockId)
-    .executeTakeFirst()
-  return Number(r.numUpdatedRows)
-}
-
 /** Clocks left `advancing` since before `before` (an advance that was interrupted). */
 export async function stuckAdvancing(db: Db, before: Date, limit: number) {
   return db

@@ -7,6 +7,7 @@ import { requireOwned } from '../../http/ownership.js'
 import { paginate, type ListResult, type PageParams } from '../../http/pagination.js'
 import { isId, newId } from '../../lib/ids.js'
 import { emit } from '../events/index.js'
+import { detachFromClock } from '../cardholders/index.js'
 import { addDuration } from './duration.js'
 import { HOLDS_DUE_ON_CLOCK } from './hooks.js'
 import { presentClock } from './present.js'
@@ -186,7 +187,7 @@ async function removeClock(deps: AppDeps, clockId: string): Promise<SandboxClock
     const now = deps.clock.now()
     const row = await repo.markDeleted(trx, clockId, now)
     if (!row) return null
-    await repo.detachCardholders(trx, clockId, now)
+    await detachFromClock(trx, clockId, now)
     const view = presentClock(row)
     await emit(trx, clockScope(row), 'sandbox_clock.deleted', view, now)
     return view
