@@ -21,7 +21,9 @@ export { CardCreate, CardReplace, CardUpdate, ShipRequest, SPENDING_INTERVALS } 
 export type { CardView } from './schemas.js'
 export { createCard, listCards, retrieveCard, updateCard } from './service.js'
 export {
+  brandName,
   type CardLabel,
+  maskedCard,
   cardholderOfCardSql,
   cardIdsOfCardholders,
   cardLabels,

@@ -48,3 +48,21 @@ export async function cardIdsOfCardholders(
 export function cardholderOfCardSql(cardId: RawBuilder<unknown>): RawBuilder<string> {
   return sql`(SELECT k.cardholder_id FROM cards AS k WHERE k.id = ${cardId})`
 }
+
+const BRANDS: Record<string, string> = {
+  visa: 'Visa',
+  mastercard: 'Mastercard',
+  amex: 'American Express',
+  discover: 'Discover',
+}
+
+/** A card's brand as people write it: `Visa`, `Mastercard`, `American Express`. */
+export function brandName(brand: string): string {
+  return BRANDS[brand] ?? brand.charAt(0).toUpperCase() + brand.slice(1)
+}
+
+/** `Visa •••• 4242`: the brand and the last four digits, all a list or a cardholder's page shows of a card. */
+export function maskedCard(card: { brand: string; last4: string | null }): string {
+  const brand = brandName(card.brand)
+  return card.last4 ? `${brand} •••• ${card.last4}` : `${brand} card`
+}

@@ -77,7 +77,7 @@ td.num,th.num{text-align:right;font-variant-numeric:tabular-nums}
 code.id{display:inline-block;max-width:15ch;overflow:hidden;text-overflow:ellipsis;white-space:nowrap;direction:rtl;text-align:left;vertical-align:bottom}
 .rel{color:var(--muted);font-size:14px;white-space:nowrap}
 .table-wrap th,.table-wrap td{padding:6px 10px}
-.table-wrap td time{white-space:nowrap}
+.table-wrap td .rel{display:block}
 @media (max-width:640px){
 .table-wrap.list{overflow-x:visible;border:0;background:none}
 .table-wrap.list table,.table-wrap.list tbody,.table-wrap.list tr,.table-wrap.list td{display:block;width:100%}

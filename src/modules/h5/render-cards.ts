@@ -1,6 +1,6 @@
 import { html, type Html } from '../../lib/html.js'
 import { formatMoney } from '../../lib/money-format.js'
-import type { CardView } from '../cards/index.js'
+import { type CardView, maskedCard } from '../cards/index.js'
 import type { TransactionView } from '../transactions/index.js'
 import type { CardEntry, CardNotice } from './cards-section.js'
 import { hiddenFields, type Forms } from './forms.js'
@@ -25,13 +25,6 @@ export const CARD_NOTICES: Record<CardNotice, [string, string]> = {
   card_error: ['err', 'Something went wrong with your card. Please try again in a moment.'],
 }
 
-const BRANDS: Record<string, string> = {
-  visa: 'Visa',
-  mastercard: 'Mastercard',
-  amex: 'American Express',
-  discover: 'Discover',
-}
-
 const STATUS_LABEL: Record<string, string> = {
   pending: 'Being issued',
   inactive: 'Not activated',
@@ -45,12 +38,6 @@ const dayFormat = new Intl.DateTimeFormat('en-GB', {
   month: 'short',
   timeZone: 'UTC',
 })
-
-/** `Visa •••• 4242`: the brand and the last four digits, all a card is known by on the page. */
-export function maskedCard(card: Pick<CardView, 'brand' | 'last4'>): string {
-  const brand = BRANDS[card.brand] ?? card.brand.charAt(0).toUpperCase() + card.brand.slice(1)
-  return card.last4 ? `${brand} •••• ${card.last4}` : `${brand} card`
-}
 
 function expiry(card: CardView): string {
   if (card.exp_month === null || card.exp_year === null) return 'Being issued'

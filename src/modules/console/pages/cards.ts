@@ -12,10 +12,12 @@ import {
   CardCreate,
   CardReplace,
   CardUpdate,
+  brandName,
   changeStatus,
   createCard,
   issueNow,
   listCards,
+  maskedCard,
   replaceCard,
   retrieveCard,
   shipCard,
@@ -67,7 +69,7 @@ const REPLACE_REASONS: [string, string][] = [
 
 /** A card as people name it: brand and last four digits (the number is never shown). */
 export function cardLabel(k: Pick<CardView, 'brand' | 'last4'>): string {
-  return k.last4 ? `${k.brand} •••• ${k.last4}` : `${k.brand} (not issued yet)`
+  return k.last4 ? maskedCard(k) : `${brandName(k.brand)} (not issued yet)`
 }
 
 /** The "Issue a card" form of an account page: the cardholder's name and address filled in. */
