@@ -1,4 +1,4 @@
-import { sql, type RawBuilder } from 'kysely'
+import { type RawBuilder, type SelectQueryBuilder, sql } from 'kysely'
 
 /**
  * An id or the start of one: its kind (`card`) and the characters typed after the underscore. The console's
@@ -34,4 +34,22 @@ export function idStartsWith(prefix: string): RawBuilder<boolean> {
   return to === null
     ? sql<boolean>`(id >= ${from} AND starts_with(id, ${from}))`
     : sql<boolean>`(id >= ${from} AND id < ${to} AND starts_with(id, ${from}))`
+}
+
+/**
+ * `qb`, a select of a tenant's table (with `organization_id`, `environment` and `id`, indexed in that order), narrowed
+ * to the scope's rows whose id starts with `prefix`: newest first, at most `limit`. The console's search by id.
+ */
+export function scopedIdPrefix<QB extends SelectQueryBuilder<any, any, any>>(
+  qb: QB,
+  scope: { organizationId: string; environment: string },
+  prefix: string,
+  limit: number,
+): QB {
+  return (qb as SelectQueryBuilder<any, any, any>)
+    .where('organization_id', '=', scope.organizationId)
+    .where('environment', '=', scope.environment)
+    .where(idStartsWith(prefix))
+    .orderBy('id', 'desc')
+    .limit(limit) as QB
 }

@@ -1,6 +1,6 @@
 import type { AppDeps } from '../../app-deps.js'
 import type { Scope } from '../../http/context.js'
-import { idStartsWith } from '../../lib/id-prefix.js'
+import { scopedIdPrefix } from '../../lib/id-prefix.js'
 
 /** The ids of the caller's accounts that start with `prefix` (a range of the scope's index), newest first. */
 export async function accountsWithIdPrefix(
@@ -9,14 +9,7 @@ export async function accountsWithIdPrefix(
   prefix: string,
   limit = 20,
 ): Promise<string[]> {
-  const rows = await deps.db
-    .selectFrom('accounts')
-    .select('id')
-    .where('organization_id', '=', scope.organizationId)
-    .where('environment', '=', scope.environment)
-    .where(idStartsWith(prefix))
-    .orderBy('id', 'desc')
-    .limit(limit)
-    .execute()
+  const query = deps.db.selectFrom('accounts').select('id')
+  const rows = await scopedIdPrefix(query, scope, prefix, limit).execute()
   return rows.map((row) => row.id)
 }

@@ -1,7 +1,7 @@
 import { sql } from 'kysely'
 import type { AppDeps } from '../../app-deps.js'
 import type { Scope } from '../../http/context.js'
-import { idStartsWith } from '../../lib/id-prefix.js'
+import { scopedIdPrefix } from '../../lib/id-prefix.js'
 import { presentCardholder, type CardholderView } from './service.js'
 
 /**
@@ -70,15 +70,8 @@ export async function cardholdersWithIdPrefix(
   prefix: string,
   limit = 20,
 ): Promise<CardholderView[]> {
-  const rows = await deps.db
-    .selectFrom('cardholders')
-    .selectAll()
-    .where('organization_id', '=', scope.organizationId)
-    .where('environment', '=', scope.environment)
-    .where(idStartsWith(prefix))
-    .orderBy('id', 'desc')
-    .limit(limit)
-    .execute()
+  const query = deps.db.selectFrom('cardholders').selectAll()
+  const rows = await scopedIdPrefix(query, scope, prefix, limit).execute()
   const now = deps.clock.now()
   return rows.map((row) => presentCardholder(row, now))
 }

@@ -1,6 +1,6 @@
 import type { AppDeps } from '../../app-deps.js'
 import type { Scope } from '../../http/context.js'
-import { idStartsWith } from '../../lib/id-prefix.js'
+import { scopedIdPrefix } from '../../lib/id-prefix.js'
 
 /** What the console's search lists of a card: enough to name it as `brand •••• last4`. */
 export interface CardMatch {
@@ -20,15 +20,7 @@ export async function cardsWithIdPrefix(
   prefix: string,
   limit = 20,
 ): Promise<CardMatch[]> {
-  return deps.db
-    .selectFrom('cards')
-    .select(COLUMNS)
-    .where('organization_id', '=', scope.organizationId)
-    .where('environment', '=', scope.environment)
-    .where(idStartsWith(prefix))
-    .orderBy('id', 'desc')
-    .limit(limit)
-    .execute()
+  return scopedIdPrefix(deps.db.selectFrom('cards').select(COLUMNS), scope, prefix, limit).execute()
 }
 
 /**

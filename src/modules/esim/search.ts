@@ -1,6 +1,6 @@
 import type { AppDeps } from '../../app-deps.js'
 import type { Scope } from '../../http/context.js'
-import { idStartsWith } from '../../lib/id-prefix.js'
+import { scopedIdPrefix } from '../../lib/id-prefix.js'
 
 /** What the console's search lists of an eSIM. */
 export interface EsimMatch {
@@ -16,15 +16,8 @@ export async function esimsWithIdPrefix(
   prefix: string,
   limit = 20,
 ): Promise<EsimMatch[]> {
-  return deps.db
-    .selectFrom('esims')
-    .select(['id', 'iccid', 'status'])
-    .where('organization_id', '=', scope.organizationId)
-    .where('environment', '=', scope.environment)
-    .where(idStartsWith(prefix))
-    .orderBy('id', 'desc')
-    .limit(limit)
-    .execute()
+  const query = deps.db.selectFrom('esims').select(['id', 'iccid', 'status'])
+  return scopedIdPrefix(query, scope, prefix, limit).execute()
 }
 
 /** The ids of the caller's eSIM orders that start with `prefix` (a range of the scope's index), newest first. */
@@ -34,15 +27,8 @@ export async function ordersWithIdPrefix(
   prefix: string,
   limit = 20,
 ): Promise<string[]> {
-  const rows = await deps.db
-    .selectFrom('esim_orders')
-    .select('id')
-    .where('organization_id', '=', scope.organizationId)
-    .where('environment', '=', scope.environment)
-    .where(idStartsWith(prefix))
-    .orderBy('id', 'desc')
-    .limit(limit)
-    .execute()
+  const query = deps.db.selectFrom('esim_orders').select('id')
+  const rows = await scopedIdPrefix(query, scope, prefix, limit).execute()
   return rows.map((row) => row.id)
 }
 
