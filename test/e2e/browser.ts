@@ -120,6 +120,25 @@ export async function setPasswordThroughLink(
 }
 
 /**
+ * A page in a new context `width` px wide (en-GB) that has set its password through the invitation link `url` and
+ * is signed in, on the console's home.
+ */
+export async function signedInThroughLink(
+  browser: Browser,
+  origin: string,
+  url: string,
+  password: string,
+  width: number,
+): Promise<Page> {
+  const context = await browser.newContext({ viewport: { width, height: 900 }, locale: 'en-GB' })
+  context.setDefaultTimeout(15_000)
+  const page = await context.newPage()
+  await setPasswordThroughLink(page, url, password)
+  await page.waitForURL(`${origin}/console`)
+  return page
+}
+
+/**
  * A phone-sized page (390 × 844, touch) that records every request to another origin than `origin`, console
  * errors and page errors. The console's CSP allows no injected script: axe runs with CSP bypassed, in the page as
  * served. A refused form answers 401 or 422 on purpose; anything else logged as an error (a CSP violation) is a problem.

@@ -12,10 +12,11 @@ import {
 } from '../helpers/app.js'
 import {
   axeViolations,
+  horizontalOverflow,
   launchChromium,
   screenshot,
   seriousOrCritical,
-  setPasswordThroughLink,
+  signedInThroughLink,
   skipWithoutChromium as skip,
 } from './browser.js'
 
@@ -59,21 +60,16 @@ after(async () => {
 })
 
 async function signedIn(width: number, email: string): Promise<Page> {
-  const context = await browser.newContext({ viewport: { width, height: 900 }, locale: 'en-GB' })
-  context.setDefaultTimeout(15_000)
-  const page = await context.newPage()
   const { path } = await invite(t, {
     email,
     role: 'viewer',
     organization_id: tenant.organizationId,
   })
-  await setPasswordThroughLink(page, origin + path, PASSWORD)
-  await page.waitForURL(`${origin}/console`)
-  return page
+  return signedInThroughLink(browser, origin, origin + path, PASSWORD, width)
 }
 
 async function noSidewaysScroll(page: Page, width: number): Promise<void> {
-  const scrollWidth = await page.evaluate(() => document.documentElement.scrollWidth)
+  const { scrollWidth } = await horizontalOverflow(page)
   assert.ok(scrollWidth <= width, `the home is ${scrollWidth}px wide at ${width}px`)
 }
 

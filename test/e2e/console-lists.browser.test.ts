@@ -15,7 +15,7 @@ import {
   launchChromium,
   screenshot,
   seriousOrCritical,
-  setPasswordThroughLink,
+  signedInThroughLink,
   skipWithoutChromium as skip,
 } from './browser.js'
 
@@ -87,13 +87,8 @@ after(async () => {
 })
 
 async function signedIn(width: number, email: string): Promise<Page> {
-  const context = await browser.newContext({ viewport: { width, height: 900 }, locale: 'en-GB' })
-  context.setDefaultTimeout(15_000)
-  const page = await context.newPage()
   const { path } = await invite(t, { email, role: 'owner', organization_id: tenant.organizationId })
-  await setPasswordThroughLink(page, origin + path, PASSWORD)
-  await page.waitForURL(`${origin}/console`)
-  return page
+  return signedInThroughLink(browser, origin, origin + path, PASSWORD, width)
 }
 
 /** The page's width, and the lists whose own content is wider than they are (they would scroll sideways). */
