@@ -46,6 +46,18 @@ export function sandboxPinsSql(
     WHERE s.organization_id = ${organizationId} AND s.environment = ${environment} AND s.quote = ${quote})`
 }
 
+/** The tenant's pin of a pair, read on its own (a caller whose read did not carry them). */
+function readPin(db: Db, scope: ProcessorScope, pair: { base: string; quote: string }) {
+  return db
+    .selectFrom('sim_fx_rates')
+    .select(['rate', 'updated_at'])
+    .where('organization_id', '=', scope.organizationId)
+    .where('environment', '=', scope.environment)
+    .where('base', '=', pair.base)
+    .where('quote', '=', pair.quote)
+    .executeTakeFirst()
+}
+
 /**
  * The rate `base → quote` for this tenant at `at`: its pinned one, else the table's. `pins`, when the caller's
  * read carried them (`sandboxPinsSql` for this tenant and `quote`), are used instead of reading them again.
@@ -59,17 +71,10 @@ export async function sandboxFxRate(
   pins?: SandboxPins | null,
 ): Promise<SandboxRate> {
   const pair = currencyPair(base, quote)
-  const carried = pins === undefined ? undefined : pins?.[pair.base]
+  const carried = pins?.[pair.base]
   const pinned =
     pins === undefined
-      ? await db
-          .selectFrom('sim_fx_rates')
-          .select(['rate', 'updated_at'])
-          .where('organization_id', '=', scope.organizationId)
-          .where('environment', '=', scope.environment)
-          .where('base', '=', pair.base)
-          .where('quote', '=', pair.quote)
-          .executeTakeFirst()
+      ? await readPin(db, scope, pair)
       : carried && { rate: carried[0], updated_at: carried[1] }
   if (pinned)
     return {

@@ -262,15 +262,6 @@ async function readFacts(
   return facts
 }
 
-/** `fn`'s value or the error it threw, for a step whose error is applied later (`settled` applies it at once). */
-async function attempt<T>(fn: () => Promise<T>): Promise<{ value: T } | { error: unknown }> {
-  try {
-    return { value: await fn() }
-  } catch (error) {
-    return { error }
-  }
-}
-
 async function settled<T>(
   outcomes: (DecisionOutcome | undefined)[],
   i: number,
@@ -373,13 +364,6 @@ async function evaluateBatch(
   )
   const cards = new Map<string, repo.DecisionCard>()
   for (const f of owned) if (f) cards.set(f.card.id, f.card)
-  // The rates are asked as soon as the facts are known, beside the spend and token reads. The simulators answer
-  // from the pins the facts carry (no statement); an adapter that asks elsewhere does it on its own connection,
-  // outside the batch's transaction and its locks. One quote per currency pair and tenant for the whole batch.
-  const quotes: BatchQuotes = new Map()
-  const conversions = batch.map((p, i) =>
-    owned[i] ? attempt(() => convertRequest(deps, p, owned[i]!, quotes)) : undefined,
-  )
   const spent = new Map<string, Partial<Record<WindowInterval, number>>>()
   await Promise.all(
     [...cards.values()].map(async (card) =>
@@ -396,17 +380,15 @@ async function evaluateBatch(
     ),
   )
 
-  // A request the token check failed keeps that error; the conversion's own error comes after it.
+  // After the token reads: a request that already failed asks no rate. The simulators answer from the pins the
+  // facts carry (no statement); one quote per currency pair and tenant for the whole batch.
+  const quotes: BatchQuotes = new Map()
   const converted = await Promise.all(
-    conversions.map(async (conversion, i) => {
-      const done = await conversion
-      if (!done || outcomes[i]) return undefined
-      if ('error' in done) {
-        outcomes[i] = { error: done.error }
-        return undefined
-      }
-      return done.value
-    }),
+    batch.map((p, i) =>
+      owned[i] && !outcomes[i]
+        ? settled(outcomes, i, () => convertRequest(deps, p, owned[i]!, quotes))
+        : undefined,
+    ),
   )
 
   /** What this batch's approvals so far take: from each account's available balance, and each card's windows. */

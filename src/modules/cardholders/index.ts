@@ -25,9 +25,5 @@ export {
 } from './service.js'
 export type { CardholderView } from './service.js'
 export { cardholdersWithIdPrefix, searchCardholders, searchCardholdersByName } from './search.js'
-export {
-  cardholderNames,
-  cardholdersOnClock,
-  clockOfCardholderSql,
-  detachFromClock,
-} from './names.js'
+export { cardholderNames } from './names.js'
+export { cardholdersOnClock, clockOfCardholderSql, detachFromClock } from './clock.js'

@@ -24,8 +24,7 @@ export {
   brandName,
   type CardLabel,
   maskedCard,
-  cardholderOfCardSql,
-  cardIdsOfCardholders,
   cardLabels,
 } from './labels.js'
+export { cardholderOfCardSql, cardIdsOfCardholders } from './of-cardholder.js'
 export { cardsEndingIn, cardsWithIdPrefix, type CardMatch } from './search.js'

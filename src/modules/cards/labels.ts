@@ -1,4 +1,3 @@
-import { type RawBuilder, sql } from 'kysely'
 import type { Db } from '../../db/types.js'
 import type { Scope } from '../../http/context.js'
 import './types.js'
@@ -28,25 +27,6 @@ export async function cardLabels(
   return new Map(
     rows.map((r) => [r.id, { brand: r.brand, last4: r.last4, cardholderId: r.cardholder_id }]),
   )
-}
-
-/** The ids of the cards of these cardholders (any organization: the caller has the cardholders already). */
-export async function cardIdsOfCardholders(
-  db: Db,
-  cardholderIds: readonly string[],
-): Promise<string[]> {
-  if (cardholderIds.length === 0) return []
-  const rows = await db
-    .selectFrom('cards')
-    .select('id')
-    .where('cardholder_id', 'in', [...cardholderIds])
-    .execute()
-  return rows.map((r) => r.id)
-}
-
-/** The cardholder of the card `cardId` (an expression of the caller's statement). */
-export function cardholderOfCardSql(cardId: RawBuilder<unknown>): RawBuilder<string> {
-  return sql`(SELECT k.cardholder_id FROM cards AS k WHERE k.id = ${cardId})`
 }
 
 const BRANDS: Record<string, string> = {

@@ -1,0 +1,22 @@
+import { type RawBuilder, sql } from 'kysely'
+import type { Db } from '../../db/types.js'
+import './types.js'
+
+/** The ids of the cards of these cardholders (any organization: the caller has the cardholders already). */
+export async function cardIdsOfCardholders(
+  db: Db,
+  cardholderIds: readonly string[],
+): Promise<string[]> {
+  if (cardholderIds.length === 0) return []
+  const rows = await db
+    .selectFrom('cards')
+    .select('id')
+    .where('cardholder_id', 'in', [...cardholderIds])
+    .execute()
+  return rows.map((r) => r.id)
+}
+
+/** The cardholder of the card `cardId` (an expression of the caller's statement). */
+export function cardholderOfCardSql(cardId: RawBuilder<unknown>): RawBuilder<string> {
+  return sql`(SELECT k.cardholder_id FROM cards AS k WHERE k.id = ${cardId})`
+}
