@@ -9,6 +9,7 @@ import { newId } from '../src/lib/ids.js'
 import { runBacktest } from '../src/modules/authorization-rules/index.js'
 import { createTenant, startTestApp, type TestApp } from '../test/helpers/app.js'
 import { benchDatabaseUrl } from './platform-harness.js'
+import { approvedCardholder, ok } from './authorizations-engine-harness.js'
 
 /** The target: this many stored authorizations replayed in less than this many seconds. */
 export const BACKTEST_TARGET = { authorizations: 100_000, seconds: 30 }
@@ -31,33 +32,9 @@ const MERCHANTS = [
   { name: 'Lucky Spins', mcc: '7995', city: 'Valletta', country: 'MLT' },
 ]
 
-async function ok(
-  t: TestApp,
-  token: string,
-  method: string,
-  url: string,
-  body?: unknown,
-): Promise<any> {
-  const res = await t.api(token, method, url, body)
-  if (res.statusCode >= 300) throw new Error(`${method} ${url} → ${res.statusCode} ${res.body}`)
-  return res.json()
-}
-
 /** 100 cards of one cardholder, each on its own account (no money needed: the authorizations are written in SQL). */
 async function makeCards(t: TestApp, token: string, programId: string, count: number) {
-  const holder = await ok(t, token, 'POST', '/v1/cardholders', {
-    type: 'individual',
-    first_name: 'Bench',
-    last_name: 'Backtest',
-    email: 'backtest@example.com',
-    address: { line1: '1 Main St', city: 'Springfield', postal_code: '12345', country: 'USA' },
-    identity_document: { type: 'passport', number: 'P1' },
-  })
-  await ok(t, token, 'POST', `/v1/cardholders/${holder.id}/kyc`, {
-    status: 'approved',
-    provider: 'bench',
-    verified_at: new Date(t.clock.now().getTime() - 60_000).toISOString(),
-  })
+  const holder = await approvedCardholder(t, token, 'Backtest', 'backtest@example.com')
   const cards: { id: string; account_id: string; program_id: string }[] = []
   for (let i = 0; i < count; i++) {
     const account = await ok(t, token, 'POST', '/v1/accounts', {

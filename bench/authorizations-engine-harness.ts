@@ -31,7 +31,8 @@ function cpuSeconds(pid: number): number {
   return (Number(fields[11]) + Number(fields[12])) / 100
 }
 
-async function ok(
+/** An API call of the in-process app that must succeed: its JSON answer. */
+export async function ok(
   t: TestApp,
   token: string,
   method: string,
@@ -48,6 +49,29 @@ function percentile(sorted: number[], p: number): number {
 }
 
 /** `concurrency` callers deciding authorizations on random cards for `seconds`, after a short warm-up. */
+/** A cardholder `Bench <lastName>` whose KYC is approved: what the benchmarks issue cards to. */
+export async function approvedCardholder(
+  t: TestApp,
+  token: string,
+  lastName: string,
+  email: string,
+): Promise<{ id: string }> {
+  const holder = await ok(t, token, 'POST', '/v1/cardholders', {
+    type: 'individual',
+    first_name: 'Bench',
+    last_name: lastName,
+    email,
+    address: { line1: '1 Main St', city: 'Springfield', postal_code: '12345', country: 'USA' },
+    identity_document: { type: 'passport', number: 'P1' },
+  })
+  await ok(t, token, 'POST', `/v1/cardholders/${holder.id}/kyc`, {
+    status: 'approved',
+    provider: 'bench',
+    verified_at: new Date(t.clock.now().getTime() - 60_000).toISOString(),
+  })
+  return holder
+}
+
 export async function engineRun(options: {
   cards: number
   concurrency: number
@@ -58,19 +82,7 @@ export async function engineRun(options: {
   try {
     const tenant = await createTenant(t)
     const token = await tenant.token()
-    const holder = await ok(t, token, 'POST', '/v1/cardholders', {
-      type: 'individual',
-      first_name: 'Bench',
-      last_name: 'Engine',
-      email: 'engine@example.com',
-      address: { line1: '1 Main St', city: 'Springfield', postal_code: '12345', country: 'USA' },
-      identity_document: { type: 'passport', number: 'P1' },
-    })
-    await ok(t, token, 'POST', `/v1/cardholders/${holder.id}/kyc`, {
-      status: 'approved',
-      provider: 'bench',
-      verified_at: new Date(t.clock.now().getTime() - 60_000).toISOString(),
-    })
+    const holder = await approvedCardholder(t, token, 'Engine', 'engine@example.com')
     const cards: string[] = []
     let next = 0
     await Promise.all(
