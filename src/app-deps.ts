@@ -5,6 +5,7 @@ import type { EsimNetwork } from './esim-network/port.js'
 import type { InFlightKeys } from './http/in-flight.js'
 import type { RequestUnit } from './http/request-unit.js'
 import type { Cursors } from './http/pagination.js'
+import type { JobHandler } from './jobs/queue.js'
 import type { Clock } from './lib/clock.js'
 import type { HookTable, StateTable } from './lib/slots.js'
 import type { ProcessorRegistry } from './processors/registry.js'
@@ -31,6 +32,8 @@ export interface AppDeps {
   hooks: HookTable
   /** Each module's state for this runtime (group commits bound to `db`, per-process caches). */
   state: StateTable<AppDeps>
+  /** Every job type's handler, from the modules (the sandbox clocks' advance runs its jobs with them). */
+  jobHandlers: ReadonlyMap<string, JobHandler>
   /**
    * Present when these are one request's dependencies (`unitOf`): its unit of work, whose handle is `db`, and
    * its Idempotency-Key. Absent for the process's own (jobs, batches, requests without a key).

@@ -22,7 +22,7 @@ export interface Runtime {
 }
 
 /** What the runtime opens before building the services bound to the database. */
-export type BaseDeps = Omit<AppDeps, 'esimNetwork' | 'hooks' | 'state'>
+export type BaseDeps = Omit<AppDeps, 'esimNetwork' | 'hooks' | 'state' | 'jobHandlers'>
 
 /**
  * Builds the collaborators bound to `base.db`, once: the eSIM network, the hooks the modules answer, and each
@@ -34,6 +34,7 @@ export function buildServices(base: BaseDeps): AppDeps {
   const deps = { ...base } as AppDeps
   deps.esimNetwork = new SimulatedEsimNetwork(base.db, base.clock)
   deps.hooks = new HookTable(MODULES)
+  deps.jobHandlers = buildJobRegistry(MODULES).handlers
   deps.state = new StateTable<AppDeps>()
   deps.state.build(
     MODULES.flatMap((m) => m.states ?? []),

@@ -15,6 +15,11 @@ export interface JobInput {
   runAt?: Date
   organizationId?: string | null
   environment?: string | null
+  /**
+   * The sandbox clock of the job's object: the job is due at `runAt` on that clock's time and waits, in state
+   * `on_clock`, for the clock's advance to run it (`clock-jobs.ts`); the runners never claim it.
+   */
+  clockId?: string | null
 }
 
 export interface JobRecord {
@@ -35,6 +40,13 @@ export async function enqueue(trx: Db, input: JobInput): Promise<string> {
   const id = newId('job')
   const now = new Date()
   const runAt = input.runAt ?? now
+  if (input.clockId) {
+    await sql`INSERT INTO jobs (id, type, payload, organization_id, environment, state, run_at, attempts, clock_id, created_at, updated_at)
+      VALUES (${id}, ${input.type}, ${json(input.payload)}, ${input.organizationId ?? null}, ${input.environment ?? null}, 'on_clock', ${runAt}, 0, ${input.clockId}, ${now}, ${now})`.execute(
+      trx,
+    )
+    return id
+  }
   const insert = sql`INSERT INTO jobs (id, type, payload, organization_id, environment, state, run_at, attempts, created_at, updated_at)
     VALUES (${id}, ${input.type}, ${json(input.payload)}, ${input.organizationId ?? null}, ${input.environment ?? null}, 'queued', ${runAt}, 0, ${now}, ${now})`
   if (runAt.getTime() <= now.getTime() + 1000) {

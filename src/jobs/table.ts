@@ -14,6 +14,8 @@ export interface JobsTable {
   /** The claim holding the lease (runner id and batch); null while queued. */
   locked_by: string | null
   last_error: string | null
+  /** The sandbox clock whose advance runs this job (state `on_clock`); null for every other job. */
+  clock_id: string | null
   created_at: Timestamp
   updated_at: Timestamp
 }

@@ -18,3 +18,9 @@ export class ManualClock implements Clock {
     this.offsetMs = 0
   }
 }
+
+/** A clock that always reads `at`: a sandbox clock's time for the objects under it. */
+export function frozenClock(at: Date): Clock {
+  const time = at.getTime()
+  return { now: () => new Date(time) }
+}

@@ -7,8 +7,8 @@ import type { ServiceModule } from '../module.js'
 import { DECISIONS } from './batcher.js'
 import { ATTEMPT_PURGE_EVERY_MS, purgeExpiredAttempts } from './endpoint-service.js'
 import { INTEGRATOR_CACHES } from './integrator.js'
-import { HOLDS_DUE_ON_CLOCK } from '../clocks/index.js'
-import { EXPIRY_SWEEP_MS, expireDue, expireDueOnClock } from './operations.js'
+import { HOLD_EXPIRY_ON_CLOCK } from '../clocks/index.js'
+import { EXPIRY_SWEEP_MS, expireDue, holdExpiryOnClock } from './operations.js'
 import { findAuthorization } from './repo.js'
 import { authorizationsToReplay } from './replay-reader.js'
 import { registerAuthorizations } from './routes.js'
@@ -40,7 +40,7 @@ export const authorizationsModule: ServiceModule = {
   hooks: [
     answer(AUTHORIZATION_SCOPE, findAuthorization),
     answer(STORED_AUTHORIZATIONS, authorizationsToReplay),
-    answer(HOLDS_DUE_ON_CLOCK, expireDueOnClock),
+    answer(HOLD_EXPIRY_ON_CLOCK, holdExpiryOnClock),
   ],
   states: [DECISIONS, INTEGRATOR_CACHES],
 }

@@ -10,6 +10,7 @@ import { availableBalance } from '../accounts/index.js'
 import { adjustCounters } from '../authorization-rules/index.js'
 import { cardholdersOnClock } from '../cardholders/index.js'
 import { cardIdsOfCardholders } from '../cards/index.js'
+import type { ClockSweep } from '../clocks/index.js'
 import { captureMoney, captureRate, type CaptureAsk } from './capture-money.js'
 import { inAccountCurrency, lockAccount, requirePending } from './engine.js'
 import { presentAuthorization } from './present.js'
@@ -216,37 +217,34 @@ export async function expireDue(deps: AppDeps): Promise<number> {
 }
 
 /**
- * A sandbox clock's hold expiry (docs/sandbox-clocks.md): expires, earliest first, every pending authorization under
- * clock `clockId` whose `expires_at` is at or before `until`, each in its own short transaction, with the sweep's
- * conditional update, so an interrupted advance that runs again expires nothing twice. Events carry the clock; their
- * and the rows' timestamps stay on wall time in this version (docs/sandbox-clocks.md). Returns how many.
+ * A sandbox clock's hold expiry (docs/sandbox-clocks.md), run by the clock's advance in time order with the other
+ * sweeps: the pending authorizations under the clock whose `expires_at` is at or before the advance's target, and
+ * the expiry of one, the wall-time sweep's conditional update (an authorization no longer pending, or not yet due
+ * on the clock, is left alone), so an advance that runs again expires nothing twice.
  */
-export async function expireDueOnClock(
-  deps: AppDeps,
-  clockId: string,
-  until: Date,
-): Promise<number> {
-  let total = 0
-  // The clock's cards, through its cardholders (their modules' reads): a sandbox clock holds a test's few.
-  const cardIds = await cardIdsOfCardholders(deps.db, await cardholdersOnClock(deps.db, clockId))
-  for (;;) {
-    const due = await repo.dueForExpiryOfCards(deps.db, cardIds, until, 200)
-    for (const { id, account_id } of due) {
-      const done = await withTx(deps.db, async (trx) => {
-        await lockAccount(trx, account_id)
-        const auth = await repo.findAuthorization(trx, id)
-        if (
-          !auth ||
-          auth.status !== 'pending' ||
-          auth.expires_at === null ||
-          new Date(auth.expires_at).getTime() > until.getTime()
-        )
-          return false
-        await expireOne(trx, auth, deps.clock.now(), clockId)
-        return true
-      })
-      if (done) total++
-    }
-    if (due.length < 200) return total
-  }
+export const holdExpiryOnClock: ClockSweep = {
+  async due(deps, clockId, until, limit) {
+    // The clock's cards, through its cardholders (their modules' reads): a sandbox clock holds a test's few.
+    const cardIds = await cardIdsOfCardholders(deps.db, await cardholdersOnClock(deps.db, clockId))
+    const rows = await repo.dueForExpiryOfCards(deps.db, cardIds, until, limit)
+    return rows.map((r) => ({ id: r.id, at: r.expires_at }))
+  },
+  async run(deps, clockId, id) {
+    const now = deps.clock.now()
+    return withTx(deps.db, async (trx) => {
+      const found = await repo.findAuthorization(trx, id)
+      if (!found) return false
+      await lockAccount(trx, found.account_id)
+      const auth = await repo.findAuthorization(trx, id)
+      if (
+        !auth ||
+        auth.status !== 'pending' ||
+        auth.expires_at === null ||
+        new Date(auth.expires_at).getTime() > now.getTime()
+      )
+        return false
+      await expireOne(trx, auth, now, clockId)
+      return true
+    })
+  },
 }

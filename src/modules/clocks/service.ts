@@ -9,7 +9,7 @@ import { isId, newId } from '../../lib/ids.js'
 import { emit } from '../events/index.js'
 import { detachFromClock } from '../cardholders/index.js'
 import { addDuration } from './duration.js'
-import { HOLDS_DUE_ON_CLOCK } from './hooks.js'
+import { runDueOnClock } from './advance.js'
 import { presentClock } from './present.js'
 import * as repo from './repo.js'
 import type {
@@ -160,7 +160,7 @@ export async function advanceClock(
 
 /** Runs what fell due on the clock up to `target`, then ends the advance (once: a conditional update). */
 export async function runAdvance(deps: AppDeps, clockId: string, target: Date): Promise<void> {
-  await deps.hooks.get(HOLDS_DUE_ON_CLOCK)(deps, clockId, target)
+  await runDueOnClock(deps, clockId, target)
   await withTx(deps.db, async (trx) => {
     const now = deps.clock.now()
     const row = await repo.finishAdvance(trx, clockId, target, now)
@@ -205,6 +205,12 @@ export async function sweepClocks(deps: AppDeps): Promise<void> {
   const stuck = await repo.stuckAdvancing(deps.db, new Date(now.getTime() - STUCK_MS), 50)
   for (const c of stuck) if (c.advancing_to) await runAdvance(deps, c.id, c.advancing_to)
   for (const c of await repo.dueForDeletion(deps.db, now, 50)) await removeClock(deps, c.id)
+}
+
+/** The time of clock `clockId` (answers CLOCK_TIME: the objects under it read it as now); null when deleted. */
+export async function clockTime(deps: AppDeps, clockId: string): Promise<Date | null> {
+  const row = await repo.findClock(deps.db, clockId)
+  return row ? new Date(row.frozen_time) : null
 }
 
 /** Whether `clockId` is a live clock of the caller (answers the cardholders module's CLOCK_OF_CALLER). */

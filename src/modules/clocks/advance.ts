@@ -1,0 +1,89 @@
+import type { AppDeps } from '../../app-deps.js'
+import { dueJobsOnClock, runJobOnClock } from '../../jobs/clock-jobs.js'
+import { atTime } from '../../lib/object-clock.js'
+import {
+  ESIM_VALIDITY_ON_CLOCK,
+  HOLD_EXPIRY_ON_CLOCK,
+  SETTLEMENT_ON_CLOCK,
+  type ClockSweep,
+} from './hooks.js'
+
+/** How many due objects each sweep is asked for at a time. */
+const PAGE = 200
+
+/**
+ * What falls due under a clock, in the order the decision lists it for one instant: hold expiry, settlement,
+ * card expiry, KYC expiry, 3-D Secure expiry, eSIM validity and alerts, auto top-ups; other jobs last.
+ */
+const JOB_RANK: Record<string, number> = {
+  'card.expire': 2,
+  'kyc.expiry': 3,
+  'authentication.expire': 4,
+  'esim.auto_top_up': 6,
+}
+const OTHER_JOBS = 7
+
+interface Due {
+  at: Date
+  rank: number
+  id: string
+  run: () => Promise<boolean>
+}
+
+/**
+ * Runs everything under clock `clockId` that falls due up to `until`, earliest first, each with the dependencies'
+ * clock reading its due time: asks every sweep (and the clock's jobs) for a page of what is due, merges them, and
+ * runs them up to the earliest time where a page was cut (what lies beyond may interleave with another sweep's next
+ * page), then asks again. Work that a run makes due (an auto top-up, a job retried later) is found by the next ask.
+ * Answers how many objects moved. Stops when a whole round moved nothing (everything left is held by another
+ * advance running alongside, or failed: failures are logged, and the job stays for the next advance).
+ */
+export async function runDueOnClock(deps: AppDeps, clockId: string, until: Date): Promise<number> {
+  const sweeps: [number, ClockSweep][] = [
+    [0, deps.hooks.get(HOLD_EXPIRY_ON_CLOCK)],
+    [1, deps.hooks.get(SETTLEMENT_ON_CLOCK)],
+    [5, deps.hooks.get(ESIM_VALIDITY_ON_CLOCK)],
+  ]
+  let moved = 0
+  for (;;) {
+    const pages = await Promise.all([
+      ...sweeps.map(async ([rank, sweep]) =>
+        (await sweep.due(deps, clockId, until, PAGE)).map(
+          (d): Due => ({
+            at: d.at,
+            rank,
+            id: d.id,
+            run: () => sweep.run(atTime(deps, d.at), clockId, d.id),
+          }),
+        ),
+      ),
+      dueJobsOnClock(deps.db, clockId, until, new Date(), PAGE).then((jobs) =>
+        jobs.map(
+          (j): Due => ({
+            at: j.at,
+            rank: JOB_RANK[j.type] ?? OTHER_JOBS,
+            id: j.id,
+            run: () => runJobOnClock(deps, deps.jobHandlers, j.id),
+          }),
+        ),
+      ),
+    ])
+    const cut = Math.min(
+      ...pages.filter((p) => p.length >= PAGE).map((p) => p[p.length - 1]!.at.getTime()),
+    )
+    const round = pages
+      .flat()
+      .filter((d) => d.at.getTime() <= cut)
+      .sort(
+        (a, b) =>
+          a.at.getTime() - b.at.getTime() ||
+          a.rank - b.rank ||
+          (a.id < b.id ? -1 : a.id > b.id ? 1 : 0),
+      )
+    if (round.length === 0) return moved
+    let movedNow = 0
+    for (const due of round) if (await due.run()) movedNow++
+    if (movedNow === 0) return moved
+    moved += movedNow
+  }
+}
