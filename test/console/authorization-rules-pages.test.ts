@@ -148,6 +148,10 @@ describe('authorization rules', () => {
     assert.ok(decisions.includes(`/console/authorizations/${third.id}`), 'the third is listed')
     assert.match(decisions, />would decline</)
     assert.equal((decisions.match(/\/console\/authorizations\/auth_/g) ?? []).length, 1)
+    assert.ok(
+      decisions.includes(`href="/console/cards/${card.id}">Visa •••• ${card.last4}</a>`),
+      'the card reads as brand and last4',
+    )
 
     const authorization = main((await owner.agent.get(`/console/authorizations/${third.id}`)).body)
     assert.ok(authorization.includes(`href="${RULES}/${velocityId}"`), 'the rule is linked')

@@ -21,6 +21,7 @@ import {
   RULE_DECISIONS_SCAN,
   type AuthorizationView,
 } from '../../authorizations/index.js'
+import { cardLabels, type CardLabel } from '../../cards/index.js'
 import {
   cursorPager,
   details,
@@ -36,6 +37,7 @@ import { filterValue, pageOf, pathParam, queryText } from './form-input.js'
 import { amounts, apiView, eventsSection, objectLink, statusBadge, when } from './object-display.js'
 import { orProblem, problemBox, type Problem } from './refusals.js'
 import { backtestBody, backtestsSection } from './rule-backtests.js'
+import { cardLabel } from './cards.js'
 import {
   fieldsOf,
   listOf,
@@ -163,7 +165,11 @@ interface Shown {
   backtest?: Values
 }
 
-function decisionsTable(rows: AuthorizationView[], ruleId: string): Html {
+function decisionsTable(
+  rows: AuthorizationView[],
+  ruleId: string,
+  cards: ReadonlyMap<string, CardLabel>,
+): Html {
   return table({
     caption: 'Latest authorizations this rule declined or would have declined',
     rows,
@@ -175,7 +181,13 @@ function decisionsTable(rows: AuthorizationView[], ruleId: string): Html {
         cell: (a) => statusBadge(a.rule_results.find((r) => r.rule_id === ruleId)?.outcome),
       },
       { header: 'Amount', numeric: true, cell: (a) => amounts(a) },
-      { header: 'Card', cell: (a) => objectLink(a.card_id) },
+      {
+        header: 'Card',
+        cell: (a) => {
+          const card = cards.get(a.card_id)
+          return objectLink(a.card_id, card ? cardLabel(card) : undefined)
+        },
+      },
       { header: 'At', cell: (a) => when(a.created_at) },
     ],
   })
@@ -220,10 +232,15 @@ async function detailPage(ctx: PageContext, id: string, shown: Shown = {}): Prom
   const read = await orProblem(ctx, 'Authorization rule', async () => {
     const rule = await retrieveRule(ctx.deps, api, id)
     const decisions = await listRuleDecisions(ctx.deps, api, rule)
-    return { rule, decisions }
+    const cards = await cardLabels(
+      ctx.deps.db,
+      api,
+      decisions.map((a) => a.card_id),
+    )
+    return { rule, decisions, cards }
   })
   if ('sent' in read) return read.sent
-  const { rule: r, decisions } = read
+  const { rule: r, decisions, cards } = read
   return ctx.render(
     {
       title: r.name,
@@ -244,7 +261,7 @@ async function detailPage(ctx: PageContext, id: string, shown: Shown = {}): Prom
 ${manageSections(ctx, r, shown.typed)}
 <section aria-labelledby="decisions-h"><h2 id="decisions-h">Recent decisions</h2>
 <p class="muted">What this rule said in the organization's ${RULE_DECISIONS_SCAN.toLocaleString('en-US')} latest authorizations of this environment: <strong>declined</strong> (active) or <strong>would decline</strong> (shadow), newest first. Every decision's <code>rule_results</code> is on its authorization.</p>
-${decisionsTable(decisions, r.id)}</section>
+${decisionsTable(decisions, r.id, cards)}</section>
 ${await backtestsSection(ctx, r, shown.backtest)}
 ${await eventsSection(ctx, r.id, r.created_at)}
 ${apiView(r)}`,
