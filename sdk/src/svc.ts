@@ -17,6 +17,7 @@ import {
   AuthorizationEndpointResource,
   OAuthClients,
   Reports,
+  FxRates,
   WebhookEndpoints,
 } from './resources/platform.js'
 import { SimulateNamespace } from './resources/simulate.js'
@@ -45,6 +46,7 @@ export class Svc {
   readonly authentications: Authentications
   readonly webhookEndpoints: WebhookEndpoints
   readonly events: EventsWithStream
+  readonly fxRates: FxRates
   readonly reports: Reports
   readonly oauthClients: OAuthClients
   readonly authorizationEndpoint: AuthorizationEndpointResource
@@ -69,6 +71,7 @@ export class Svc {
     this.authentications = new Authentications(core)
     this.webhookEndpoints = new WebhookEndpoints(core)
     this.events = new EventsWithStream(core)
+    this.fxRates = new FxRates(core)
     this.reports = new Reports(core)
     this.oauthClients = new OAuthClients(core)
     this.authorizationEndpoint = new AuthorizationEndpointResource(core)

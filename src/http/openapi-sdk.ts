@@ -23,8 +23,14 @@ export const SDK_METHODS: Readonly<Record<string, SdkEntry>> = {
     ].join('\n'),
   },
   'GET /v1/programs': 'programs.list',
-  'GET /v1/fx_rates': null,
-  'PUT /v1/simulate/fx_rates/{base}/{quote}': null,
+  'GET /v1/fx_rates': {
+    method: 'fxRates.retrieve',
+    source: "const rate = await svc.fxRates.retrieve({ base: 'USD', quote: 'EUR' })",
+  },
+  'PUT /v1/simulate/fx_rates/{base}/{quote}': {
+    method: 'simulate.fxRates.pin',
+    source: "const rate = await svc.simulate.fxRates.pin('USD', 'EUR', { rate: '1.0825' })",
+  },
 
   'POST /v1/oauth_clients': 'oauthClients.create',
   'GET /v1/oauth_clients': 'oauthClients.list',
@@ -39,7 +45,7 @@ export const SDK_METHODS: Readonly<Record<string, SdkEntry>> = {
       "for await (const event of svc.events.stream({ types: ['card.*'] })) console.log(event.type, event.id)",
   },
   'GET /v1/events/{event_id}': 'events.retrieve',
-  'GET /v1/events/{event_id}/deliveries': null,
+  'GET /v1/events/{event_id}/deliveries': 'events.listDeliveries',
   'POST /v1/events/{event_id}/replay': 'events.replay',
 
   'POST /v1/webhook_endpoints': 'webhookEndpoints.create',

@@ -211,6 +211,23 @@ describe('a card story through the SDK', () => {
   })
 })
 
+describe('rates and deliveries through the SDK', () => {
+  test('a rate pinned for the sandbox reads back pinned; an event lists its deliveries', async () => {
+    const table = await svc.fxRates.retrieve({ base: 'EUR', quote: 'USD' })
+    assert.deepEqual(
+      [table.object, table.base, table.quote, table.pinned],
+      ['fx_rate', 'EUR', 'USD', false],
+    )
+    const pinned = await svc.simulate.fxRates.pin('EUR', 'USD', { rate: '1.2345' })
+    assert.deepEqual([pinned.rate, pinned.pinned], ['1.2345', true])
+    const read = await svc.fxRates.retrieve({ base: 'eur', quote: 'usd' })
+    assert.deepEqual([read.rate, read.pinned, read.source], ['1.2345', true, 'sandbox'])
+    const [event] = await svc.events.list({ limit: 1 }).toArray()
+    assert.ok(event, 'the story above emitted events')
+    assert.deepEqual(await svc.events.listDeliveries(event.id).toArray(), [])
+  })
+})
+
 describe('an eSIM story through the SDK', () => {
   test('the catalogue, an order provisioning an eSIM, the eSIM and its top-ups, an H5 link', async () => {
     await svc.simulate.esim.provisioning({ latency_ms: 0 })

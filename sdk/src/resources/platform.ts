@@ -80,6 +80,25 @@ export class Events extends Resource {
   ): Promised<Schemas['Replay']> {
     return this.post(path`/v1/events/${id}/replay`, params, options)
   }
+  /** The event's deliveries, one per endpoint and attempt, newest first (with the first 4 KiB of each answer). */
+  listDeliveries(
+    id: string,
+    params?: ListParams<'/v1/events/{event_id}/deliveries'>,
+    options?: RequestOptions,
+  ): ListResult<Schemas['WebhookDelivery']> {
+    return this.pages(path`/v1/events/${id}/deliveries`, params, options)
+  }
+}
+
+/** `/v1/fx_rates`: the rate a spend in one currency converts into another at. */
+export class FxRates extends Resource {
+  /** `{ base, quote }`: base is the merchant's currency, quote the account's (`rate` is quote per base). */
+  retrieve(
+    params: ListParams<'/v1/fx_rates'>,
+    options?: RequestOptions,
+  ): Promised<Schemas['FxRate']> {
+    return this.get('/v1/fx_rates', params, options)
+  }
 }
 
 /** `/v1/reports`. */

@@ -209,6 +209,19 @@ export class SimulateClocks extends Resource {
   }
 }
 
+/** Sandbox rates: pin the rate the simulated processors convert at, for deterministic tests. */
+export class SimulateFxRates extends Resource {
+  /** `pin('EUR', 'USD', { rate: '1.0825' })`: spends in EUR on USD accounts convert at 1.0825 from now on. */
+  pin(
+    base: string,
+    quote: string,
+    params: Body<'/v1/simulate/fx_rates/{base}/{quote}', 'put'>,
+    options?: RequestOptions,
+  ): Promised<Schemas['FxRate']> {
+    return this.put(path`/v1/simulate/fx_rates/${base}/${quote}`, params, options)
+  }
+}
+
 /** `svc.simulate.*`. */
 export class SimulateNamespace {
   readonly authorizations: SimulateAuthorizations
@@ -221,6 +234,7 @@ export class SimulateNamespace {
   readonly processorFaults: SimulateProcessorFaults
   readonly esim: SimulateEsim
   readonly clocks: SimulateClocks
+  readonly fxRates: SimulateFxRates
   constructor(core: ConstructorParameters<typeof SimulateCards>[0]) {
     this.authorizations = new SimulateAuthorizations(core)
     this.cards = new SimulateCards(core)
@@ -232,5 +246,6 @@ export class SimulateNamespace {
     this.processorFaults = new SimulateProcessorFaults(core)
     this.esim = new SimulateEsim(core)
     this.clocks = new SimulateClocks(core)
+    this.fxRates = new SimulateFxRates(core)
   }
 }
