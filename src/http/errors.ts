@@ -160,6 +160,11 @@ export const ERROR_CATALOGUE = {
     409,
     'This email already has a console account: the person can sign in, or belongs to another organization.',
   ),
+  sandbox_clock_advancing: invalid(
+    409,
+    'An advance of this sandbox clock is running; retry once the clock is `ready` again (GET it).',
+    true,
+  ),
   dispute_already_open: invalid(
     409,
     'The transaction already has an open dispute (submitted or under review).',

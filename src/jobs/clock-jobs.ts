@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto'
 import { sql } from 'kysely'
 import type { AppDeps } from '../app-deps.js'
 import type { Db } from '../db/types.js'
+import { purgeInBatches } from '../db/purge.js'
 import { atTime } from '../lib/object-clock.js'
 import type { JobHandler, JobRecord } from './queue.js'
 import { MAX_JOB_ERRORS } from './runner.js'
@@ -75,4 +76,19 @@ export async function runJobOnClock(
       WHERE id = ${id} AND locked_by = ${claim}`.execute(deps.db)
     return false
   }
+}
+
+/**
+ * Deletes the jobs left on clock `clockId` (the clock is deleted, and its objects with it: docs/sandbox-clocks.md,
+ * "Deleting"), a bounded batch per statement; answers how many went.
+ */
+export async function deleteJobsOnClock(db: Db, clockId: string): Promise<number> {
+  return purgeInBatches(db, {
+    table: 'jobs',
+    where: sql`clock_id = ${clockId} AND state = 'on_clock'`,
+    key: 'id',
+    batch: 1000,
+    pauseMs: 0,
+    restFactor: 0,
+  })
 }

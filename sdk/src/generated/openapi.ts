@@ -8218,7 +8218,7 @@ export interface paths {
         post?: never;
         /**
          * Delete a sandbox clock
-         * @description The clock is no longer listed or retrieved; its cardholders, and their accounts, cards and authorizations, go back to wall time (they are not deleted). Emits sandbox_clock.deleted.
+         * @description Deletes the clock and its objects: the cardholders on it and everything under them (accounts and their ledger, cards and their secrets, authorizations, transactions, disputes, 3-D Secure authentications, KYC records, eSIMs and orders), which answer 404 afterwards; the events already emitted stay. Emits sandbox_clock.deleted. While an advance of the clock runs: 409 sandbox_clock_advancing.
          */
         delete: {
             parameters: {
@@ -8252,6 +8252,16 @@ export interface paths {
                 403: components["responses"]["ip_not_allowed__environment_mismatch__insufficient_scope"];
                 404: components["responses"]["sandbox_clock_not_found__not_found"];
                 408: components["responses"]["request_timeout"];
+                /** @description Error codes: `sandbox_clock_advancing` */
+                409: {
+                    headers: {
+                        "Svc-Request-Id": components["headers"]["Svc-Request-Id"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
                 429: components["responses"]["rate_limited"];
                 431: components["responses"]["request_header_too_large"];
                 500: components["responses"]["internal_error"];
@@ -8273,7 +8283,7 @@ export interface paths {
         put?: never;
         /**
          * Advance a sandbox clock
-         * @description Moves the clock to `to` (RFC 3339, after its frozen_time) or forward `by` an ISO 8601 duration (P1D, PT36H, P1M); exactly one, at most 730 days a step, else 400 invalid_parameter naming the field. The clock is `advancing` while the holds of its cardholders' authorizations that fall due expire, earliest first (reversed, balance released, authorization.updated); then it is `ready` at the new time and emits sandbox_clock.ready. Answers once done. An advance that was interrupted is finished by the worker or by the next advance, and nothing runs twice.
+         * @description Moves the clock to `to` (RFC 3339, after its frozen_time) or forward `by` an ISO 8601 duration (P1D, PT36H, P1M); exactly one, at most 730 days a step, else 400 invalid_parameter naming the field. The clock is `advancing` while the holds of its cardholders' authorizations that fall due expire, earliest first (reversed, balance released, authorization.updated); then it is `ready` at the new time and emits sandbox_clock.ready. Answers once done. While another advance of the clock runs: 409 sandbox_clock_advancing. An advance that was interrupted is finished by the worker or by the next advance, and nothing runs twice.
          */
         post: {
             parameters: {
@@ -8313,7 +8323,16 @@ export interface paths {
                 403: components["responses"]["ip_not_allowed__environment_mismatch__insufficient_scope"];
                 404: components["responses"]["sandbox_clock_not_found__not_found"];
                 408: components["responses"]["request_timeout"];
-                409: components["responses"]["idempotency_key_reuse__idempotency_request_in_progress"];
+                /** @description Error codes: `sandbox_clock_advancing`, `idempotency_key_reuse`, `idempotency_request_in_progress` */
+                409: {
+                    headers: {
+                        "Svc-Request-Id": components["headers"]["Svc-Request-Id"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
                 413: components["responses"]["request_too_large"];
                 429: components["responses"]["rate_limited"];
                 431: components["responses"]["request_header_too_large"];
@@ -11378,7 +11397,7 @@ export interface components {
         Error: {
             error: {
                 /** @enum {string} */
-                code: "invalid_request_body" | "missing_parameter" | "invalid_parameter" | "unknown_parameter" | "invalid_public_key" | "expired_cursor" | "invalid_webhook_url" | "request_too_large" | "request_timeout" | "request_header_too_large" | "missing_credentials" | "invalid_access_token" | "insufficient_scope" | "ip_not_allowed" | "environment_mismatch" | "not_found" | "method_not_allowed" | "cardholder_not_found" | "account_not_found" | "card_not_found" | "authorization_not_found" | "transaction_not_found" | "dispute_not_found" | "sandbox_clock_not_found" | "authentication_not_found" | "esim_package_not_found" | "esim_order_not_found" | "esim_not_found" | "token_not_found" | "event_not_found" | "webhook_endpoint_not_found" | "authorization_endpoint_not_found" | "report_not_found" | "authorization_rule_not_found" | "authorization_rule_backtest_not_found" | "organization_not_found" | "program_not_found" | "client_not_found" | "user_not_found" | "idempotency_key_reuse" | "idempotency_request_in_progress" | "adjustment_already_applied" | "cardholder_already_exists" | "esim_order_reference_exists" | "user_already_exists" | "dispute_already_open" | "webhook_endpoint_limit_reached" | "identity_document_required" | "address_required" | "kyc_not_approved" | "address_change_requires_kyc" | "kyc_identity_required" | "insufficient_funds" | "account_blocked" | "currency_mismatch" | "account_cardholder_mismatch" | "account_not_provisioned" | "account_not_fundable" | "card_invalid_state" | "card_already_activated" | "card_closed" | "card_not_provisioned" | "card_limit_reached" | "unsupported_form_factor" | "embossed_name_required" | "delivery_address_required" | "card_type_not_configured" | "pin_invalid" | "transaction_not_refundable" | "refund_exceeds_original" | "token_invalid_state" | "token_deleted" | "authorization_invalid_state" | "authentication_invalid_state" | "dispute_invalid_state" | "program_not_provisioned" | "program_not_configured" | "spend_control_unsupported" | "operation_unsupported" | "esim_package_unavailable" | "esim_top_up_unavailable" | "esim_inventory_exhausted" | "esim_invalid_state" | "last_owner" | "report_not_ready" | "rate_limited" | "internal_error" | "processor_unavailable" | "processor_permission_denied";
+                code: "invalid_request_body" | "missing_parameter" | "invalid_parameter" | "unknown_parameter" | "invalid_public_key" | "expired_cursor" | "invalid_webhook_url" | "request_too_large" | "request_timeout" | "request_header_too_large" | "missing_credentials" | "invalid_access_token" | "insufficient_scope" | "ip_not_allowed" | "environment_mismatch" | "not_found" | "method_not_allowed" | "cardholder_not_found" | "account_not_found" | "card_not_found" | "authorization_not_found" | "transaction_not_found" | "dispute_not_found" | "sandbox_clock_not_found" | "authentication_not_found" | "esim_package_not_found" | "esim_order_not_found" | "esim_not_found" | "token_not_found" | "event_not_found" | "webhook_endpoint_not_found" | "authorization_endpoint_not_found" | "report_not_found" | "authorization_rule_not_found" | "authorization_rule_backtest_not_found" | "organization_not_found" | "program_not_found" | "client_not_found" | "user_not_found" | "idempotency_key_reuse" | "idempotency_request_in_progress" | "adjustment_already_applied" | "cardholder_already_exists" | "esim_order_reference_exists" | "user_already_exists" | "sandbox_clock_advancing" | "dispute_already_open" | "webhook_endpoint_limit_reached" | "identity_document_required" | "address_required" | "kyc_not_approved" | "address_change_requires_kyc" | "kyc_identity_required" | "insufficient_funds" | "account_blocked" | "currency_mismatch" | "account_cardholder_mismatch" | "account_not_provisioned" | "account_not_fundable" | "card_invalid_state" | "card_already_activated" | "card_closed" | "card_not_provisioned" | "card_limit_reached" | "unsupported_form_factor" | "embossed_name_required" | "delivery_address_required" | "card_type_not_configured" | "pin_invalid" | "transaction_not_refundable" | "refund_exceeds_original" | "token_invalid_state" | "token_deleted" | "authorization_invalid_state" | "authentication_invalid_state" | "dispute_invalid_state" | "program_not_provisioned" | "program_not_configured" | "spend_control_unsupported" | "operation_unsupported" | "esim_package_unavailable" | "esim_top_up_unavailable" | "esim_inventory_exhausted" | "esim_invalid_state" | "last_owner" | "report_not_ready" | "rate_limited" | "internal_error" | "processor_unavailable" | "processor_permission_denied";
                 /** Format: uri */
                 doc_url: string;
                 errors?: {

@@ -18,3 +18,4 @@ export {
 } from './service.js'
 export { type CurrencyHoldings, holdingsByCurrency } from './holdings.js'
 export { accountsWithIdPrefix } from './search.js'
+export { accountIdsOfCardholders } from './clock-deletion.js'

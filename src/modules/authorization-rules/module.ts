@@ -4,6 +4,9 @@ import type { ServiceModule } from '../module.js'
 import { COUNTER_PURGE_EVERY_MS, purgeActivity, purgeCounters } from './counters-repo.js'
 import { BACKTEST_JOB, runBacktestJob } from './backtests.js'
 import { registerAuthorizationRules } from './routes.js'
+import { answer } from '../../lib/slots.js'
+import { DELETE_RULE_STATE_OF } from '../clocks/index.js'
+import { deleteRuleStateOf } from './clock-deletion.js'
 
 /** Velocity counters and cards' activity rows whose contents have all left their windows. */
 const AUTHORIZATION_RULES_PURGES: readonly Purge[] = [
@@ -30,4 +33,5 @@ export const authorizationRulesModule: ServiceModule = {
       AUTHORIZATION_RULES_PURGES,
     ),
   ],
+  hooks: [answer(DELETE_RULE_STATE_OF, deleteRuleStateOf)],
 }

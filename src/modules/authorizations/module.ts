@@ -7,11 +7,12 @@ import type { ServiceModule } from '../module.js'
 import { DECISIONS } from './batcher.js'
 import { ATTEMPT_PURGE_EVERY_MS, purgeExpiredAttempts } from './endpoint-service.js'
 import { INTEGRATOR_CACHES } from './integrator.js'
-import { HOLD_EXPIRY_ON_CLOCK } from '../clocks/index.js'
+import { HOLD_EXPIRY_ON_CLOCK, DELETE_AUTHORIZATIONS_OF } from '../clocks/index.js'
 import { EXPIRY_SWEEP_MS, expireDue, holdExpiryOnClock } from './operations.js'
 import { findAuthorization } from './repo.js'
 import { authorizationsToReplay } from './replay-reader.js'
 import { registerAuthorizations } from './routes.js'
+import { deleteAuthorizationsOf } from './clock-deletion.js'
 
 /** Calls to the integrator's authorization endpoint, kept 30 days like events. */
 const AUTHORIZATIONS_PURGES: readonly Purge[] = [
@@ -38,6 +39,7 @@ export const authorizationsModule: ServiceModule = {
     ),
   ],
   hooks: [
+    answer(DELETE_AUTHORIZATIONS_OF, deleteAuthorizationsOf),
     answer(AUTHORIZATION_SCOPE, findAuthorization),
     answer(STORED_AUTHORIZATIONS, authorizationsToReplay),
     answer(HOLD_EXPIRY_ON_CLOCK, holdExpiryOnClock),

@@ -227,7 +227,8 @@ export const holdExpiryOnClock: ClockSweep = {
     // The clock's cards, through its cardholders (their modules' reads): a sandbox clock holds a test's few.
     const cardIds = await cardIdsOfCardholders(deps.db, await cardholdersOnClock(deps.db, clockId))
     const rows = await repo.dueForExpiryOfCards(deps.db, cardIds, until, limit)
-    return rows.map((r) => ({ id: r.id, at: r.expires_at }))
+    // Keyed by account: expiries of different accounts run side by side, those of one account in time order.
+    return rows.map((r) => ({ id: r.id, at: r.expires_at, key: r.account_id }))
   },
   async run(deps, clockId, id) {
     const now = deps.clock.now()

@@ -26,4 +26,8 @@ export {
 export type { CardholderView } from './service.js'
 export { cardholdersWithIdPrefix, searchCardholders, searchCardholdersByName } from './search.js'
 export { cardholderNames } from './names.js'
-export { cardholdersOnClock, clockOfCardholderSql, detachFromClock } from './clock.js'
+export {
+  cardholdersOnClock,
+  clockOfCardholderSql,
+  deleteCardholdersOnClock,
+} from './clock.js'

@@ -12,6 +12,8 @@ import { findCard } from './repo.js'
 import { purgeExpiredRevealSessions } from './reveal-sessions.js'
 import { registerCards } from './routes.js'
 import { CARD_ISSUE_JOB, listCards } from './service.js'
+import { DELETE_CARDS_OF } from '../clocks/index.js'
+import { deleteCardsOf } from './clock-deletion.js'
 
 /** How often PIN keys and reveal sessions a day past their expiry are removed. */
 const PURGE_EVERY_MS = 10 * 60 * 1000
@@ -30,6 +32,7 @@ export const cardsModule: ServiceModule = {
   purges: CARDS_PURGES,
   schedules: [purgeSchedule('cards.purge_pin_keys', PURGE_EVERY_MS, CARDS_PURGES)],
   hooks: [
+    answer(DELETE_CARDS_OF, deleteCardsOf),
     answer(CARDHOLDER_CARDS, (deps, ctx, cardholder, page) =>
       listCards(
         deps,

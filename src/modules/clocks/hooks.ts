@@ -5,6 +5,12 @@ import { defineHook } from '../../lib/slots.js'
 export interface DueOnClock {
   id: string
   at: Date
+  /**
+   * What the object's work serializes on (an authorization's account: its hold expiry locks it). Given, the advance
+   * runs objects of different keys side by side, and those of one key one after the other in time order; absent, the
+   * sweep's objects run one by one.
+   */
+  key?: string
 }
 
 /**

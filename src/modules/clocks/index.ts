@@ -6,3 +6,30 @@ export {
   SETTLEMENT_ON_CLOCK,
 } from './hooks.js'
 export type { ClockSweep, DueOnClock } from './hooks.js'
+export {
+  CLOCK_DELETIONS,
+  DELETE_ACCOUNTS_OF,
+  DELETE_AUTHENTICATIONS_OF,
+  DELETE_AUTHORIZATIONS_OF,
+  DELETE_CARDS_OF,
+  DELETE_DISPUTES_OF,
+  DELETE_ESIMS_OF,
+  DELETE_H5_LINKS_OF,
+  DELETE_KYC_OF,
+  DELETE_LEDGER_OF,
+  DELETE_NETWORK_TOKENS_OF,
+  DELETE_RULE_STATE_OF,
+  DELETE_TRANSACTIONS_OF,
+  deleteInBatches,
+} from './deletion.js'
+export type { DeleteOfCardholders } from './deletion.js'
+// The console's sandbox clock pages call the same use cases as /v1/simulate/clocks.
+export {
+  advanceClock,
+  createClock,
+  deleteClock,
+  listClocks,
+  retrieveClock,
+} from './service.js'
+export { SandboxClockAdvance, SandboxClockCreate } from './schemas.js'
+export type { SandboxClockView } from './schemas.js'

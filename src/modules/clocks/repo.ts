@@ -97,6 +97,35 @@ export async function markDeleted(
     .executeTakeFirst()
 }
 
+/** A deletion of the clock's objects is under way (the worker takes it as interrupted once untouched a while). */
+export async function touchDeletion(db: Db, id: string, now: Date): Promise<void> {
+  await db.updateTable('sandbox_clocks').set({ updated_at: now }).where('id', '=', id).execute()
+}
+
+/** Every object of the deleted clock is deleted. */
+export async function finishDeletion(db: Db, id: string, now: Date): Promise<void> {
+  await db
+    .updateTable('sandbox_clocks')
+    .set({ objects_deleted_at: now, updated_at: now })
+    .where('id', '=', id)
+    .where('deleted_at', 'is not', null)
+    .where('objects_deleted_at', 'is', null)
+    .execute()
+}
+
+/** Deleted clocks whose objects are not all deleted, untouched since before `before` (a deletion interrupted). */
+export async function unfinishedDeletions(db: Db, before: Date, limit: number) {
+  return db
+    .selectFrom('sandbox_clocks')
+    .select(['id'])
+    .where('deleted_at', 'is not', null)
+    .where('objects_deleted_at', 'is', null)
+    .where('updated_at', '<', before)
+    .orderBy('updated_at')
+    .limit(limit)
+    .execute()
+}
+
 /** Clocks left `advancing` since before `before` (an advance that was interrupted). */
 export async function stuckAdvancing(db: Db, before: Date, limit: number) {
   return db

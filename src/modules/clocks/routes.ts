@@ -80,7 +80,7 @@ export function registerClockRoutes(base: FastifyInstance, deps: AppDeps): void 
   app.post(
     '/v1/simulate/clocks/:clock_id/advance',
     {
-      config: write(['sandbox_clock_not_found']),
+      config: write(['sandbox_clock_not_found', 'sandbox_clock_advancing']),
       schema: {
         tags,
         summary: 'Advance a sandbox clock',
@@ -89,8 +89,9 @@ export function registerClockRoutes(base: FastifyInstance, deps: AppDeps): void 
           'PT36H, P1M); exactly one, at most 730 days a step, else 400 invalid_parameter naming the field. The clock ' +
           "is `advancing` while the holds of its cardholders' authorizations that fall due expire, earliest first " +
           '(reversed, balance released, authorization.updated); then it is `ready` at the new time and emits ' +
-          'sandbox_clock.ready. Answers once done. An advance that was interrupted is finished by the worker or by ' +
-          'the next advance, and nothing runs twice.',
+          'sandbox_clock.ready. Answers once done. While another advance of the clock runs: 409 ' +
+          'sandbox_clock_advancing. An advance that was interrupted is finished by the worker or by the next ' +
+          'advance, and nothing runs twice.',
         params: SandboxClockParams,
         body: SandboxClockAdvance,
         response: { 200: SandboxClock },
@@ -102,13 +103,15 @@ export function registerClockRoutes(base: FastifyInstance, deps: AppDeps): void 
   app.delete(
     '/v1/simulate/clocks/:clock_id',
     {
-      config: write(['sandbox_clock_not_found']),
+      config: write(['sandbox_clock_not_found', 'sandbox_clock_advancing']),
       schema: {
         tags,
         summary: 'Delete a sandbox clock',
         description:
-          'The clock is no longer listed or retrieved; its cardholders, and their accounts, cards and ' +
-          'authorizations, go back to wall time (they are not deleted). Emits sandbox_clock.deleted.',
+          'Deletes the clock and its objects: the cardholders on it and everything under them (accounts and their ' +
+          'ledger, cards and their secrets, authorizations, transactions, disputes, 3-D Secure authentications, ' +
+          'KYC records, eSIMs and orders), which answer 404 afterwards; the events already emitted stay. Emits ' +
+          'sandbox_clock.deleted. While an advance of the clock runs: 409 sandbox_clock_advancing.',
         params: SandboxClockParams,
         response: { 200: SandboxClockDeleted },
       },

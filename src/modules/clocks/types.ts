@@ -12,6 +12,8 @@ export interface SandboxClocksTable {
   advancing_to: Timestamp | null
   deletes_after: Timestamp
   deleted_at: Timestamp | null
+  /** When the objects of a deleted clock were all deleted (null while its deletion is unfinished, or it is live). */
+  objects_deleted_at: Timestamp | null
   created_at: Timestamp
   updated_at: Timestamp
 }

@@ -66,7 +66,8 @@ function navigation(chrome: Chrome): Html {
     (p) =>
       p.group &&
       allowed(role, p.area, 'GET') &&
-      (p.release === undefined || chrome.releases.has(p.release)),
+      (p.release === undefined || chrome.releases.has(p.release)) &&
+      (p.environment === undefined || p.environment === chrome.environment),
   )
   const link = (p: (typeof PAGES)[number]) => {
     const current = attrs({ href: p.href, 'aria-current': p.href === chrome.path && 'page' })

@@ -15,6 +15,8 @@ export interface PlannedPage {
   meanwhile: string
   /** The release (`SVC_RELEASES`) the page's feature belongs to: off, it is not in the navigation. */
   release?: string
+  /** The only environment whose navigation lists it (a sandbox tool); absent: every environment's. */
+  environment?: 'sandbox'
 }
 
 /** The navigation, in order; each person sees the entries their role may read. */
@@ -122,6 +124,14 @@ export const PAGES: readonly PlannedPage[] = [
     area: 'organization',
     group: 'main',
     meanwhile: '',
+  },
+  {
+    href: '/console/sandbox/clocks',
+    label: 'Sandbox clocks',
+    area: 'organization',
+    group: 'main',
+    meanwhile: '',
+    environment: 'sandbox',
   },
   { href: '/console/team', label: 'Team', area: 'team', group: 'main', meanwhile: '' },
   { href: '/console/audit', label: 'Audit log', area: 'audit', group: 'main', meanwhile: '' },

@@ -12,6 +12,8 @@ import { registerEsimSimulatorRoutes } from './simulate-routes.js'
 import { sweepUsage, USAGE_EVERY_MS, USAGE_SCHEDULE } from './usage.js'
 import { travelEsim } from './travel.js'
 import { sweepValidity, VALIDITY_EVERY_MS, VALIDITY_SCHEDULE } from './validity.js'
+import { DELETE_ESIMS_OF } from '../clocks/index.js'
+import { deleteEsimsOf } from './clock-deletion.js'
 
 /** eSIM sales: catalogue, orders, profiles, top-ups, the lifecycle and its alerts, the sandbox network simulator and the operator's stock. */
 function registerEsim(app: FastifyInstance, deps: AppDeps): void {
@@ -26,7 +28,7 @@ export const esimModule: ServiceModule = {
   routes: registerEsim,
   jobs: { [AUTO_TOP_UP_JOB]: runAutoTopUpJob },
   // A card's travel mode names an eSIM (docs/cards.md, "Travel mode").
-  hooks: [answer(TRAVEL_ESIM, travelEsim)],
+  hooks: [answer(DELETE_ESIMS_OF, deleteEsimsOf), answer(TRAVEL_ESIM, travelEsim)],
   schedules: [
     {
       type: SETTLE_SCHEDULE,

@@ -4,6 +4,8 @@ import type { ServiceModule } from '../module.js'
 import { findTransaction } from './repo.js'
 import { registerTransactions } from './routes.js'
 import { SETTLEMENT_SWEEP_MS, settleDue } from './settlement.js'
+import { DELETE_TRANSACTIONS_OF } from '../clocks/index.js'
+import { deleteTransactionsOf } from './clock-deletion.js'
 
 /** Captures, refunds and their settlement (T+1, swept); answers the list filters' lookup of a transaction_id. */
 export const transactionsModule: ServiceModule = {
@@ -18,5 +20,8 @@ export const transactionsModule: ServiceModule = {
       },
     },
   ],
-  hooks: [answer(TRANSACTION_SCOPE, findTransaction)],
+  hooks: [
+    answer(DELETE_TRANSACTIONS_OF, deleteTransactionsOf),
+    answer(TRANSACTION_SCOPE, findTransaction),
+  ],
 }

@@ -17,6 +17,7 @@ import {
   listAttestations,
   recordAttestation,
 } from '../../kyc/index.js'
+import { retrieveClock } from '../../clocks/index.js'
 import { listPrograms } from '../../programs/index.js'
 import { cursorPager, details, field, getForm, selectField, table } from '../components.js'
 import { html, type Html } from '../../../lib/html.js'
@@ -33,6 +34,7 @@ import {
 } from './object-display.js'
 import { orProblem, problemBox, type Problem } from './refusals.js'
 import { sandboxOnly, sandboxPanel } from './sandbox.js'
+import { clockLabel } from './sandbox-clocks.js'
 
 export const CARDHOLDERS = '/console/cardholders'
 
@@ -154,10 +156,13 @@ async function detailPage(
       listCards(ctx.deps, api, '/v1/cards', { cardholder_id: id }, { limit: 100 }),
       listPrograms(ctx.deps, api, { limit: 100 }),
     ])
-    return { cardholder, attestations, accounts, cards, programs }
+    const clock = cardholder.clock_id
+      ? await retrieveClock(ctx.deps, api, cardholder.clock_id).catch(() => null)
+      : null
+    return { cardholder, attestations, accounts, cards, programs, clock }
   })
   if ('sent' in read) return read.sent
-  const { cardholder: c, attestations, accounts, cards, programs } = read
+  const { cardholder: c, attestations, accounts, cards, programs, clock } = read
   const address = c.address
     ? `${c.address.line1}${c.address.line2 ? `, ${c.address.line2}` : ''}, ${c.address.postal_code} ${c.address.city}${c.address.state ? `, ${c.address.state}` : ''}, ${c.address.country}`
     : null
@@ -228,6 +233,14 @@ ${field({ name: 'legal_name', id: 'kyc-legal-name', label: 'Legal name', value: 
         ['Address', address],
         ['Identity document', c.has_identity_document ? 'held (never shown)' : 'none'],
         ['Reference', c.reference],
+        ...(c.clock_id
+          ? [
+              ['Clock', clock ? clockLabel(clock) : html`<code>${c.clock_id}</code>`] as [
+                string,
+                Html,
+              ],
+            ]
+          : []),
         ['Created', when(c.created_at)],
       ])}
 <h2>KYC attestations</h2>${table({

@@ -24,6 +24,7 @@ import { operatorOrganizationPages } from './operator-organizations.js'
 import { operatorProgramPages } from './operator-programs.js'
 import { programPages } from './programs.js'
 import { reportPages } from './reports.js'
+import { sandboxClockPages } from './sandbox-clocks.js'
 import { processorFaultPages } from './sandbox-faults.js'
 import { searchPages } from './search.js'
 import { signInPages } from './sign-in.js'
@@ -65,4 +66,5 @@ export const CONSOLE_PAGES: readonly ConsolePage[] = [
   reportPages,
   searchPages,
   processorFaultPages,
+  sandboxClockPages,
 ]

@@ -24,6 +24,7 @@ export const OBJECT_PAGES: Record<string, string> = {
   esim: '/console/esims',
   rpt: '/console/reports',
   evt: '/console/developers/events',
+  clk: '/console/sandbox/clocks',
 }
 
 /** The console page of the object `id` names, or null for an id of a kind without a page. */
