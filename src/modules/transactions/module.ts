@@ -1,11 +1,12 @@
 import { TRANSACTION_SCOPE } from '../../http/ownership.js'
 import { answer } from '../../lib/slots.js'
+import { SETTLEMENT_ON_CLOCK } from '../clocks/index.js'
 import type { ServiceModule } from '../module.js'
 import { findTransaction } from './repo.js'
 import { registerTransactions } from './routes.js'
-import { SETTLEMENT_SWEEP_MS, settleDue } from './settlement.js'
+import { SETTLEMENT_SWEEP_MS, settleDue, settlementOnClock } from './settlement.js'
 
-/** Captures, refunds and their settlement (T+1, swept); answers the list filters' lookup of a transaction_id. */
+/** Captures, refunds and their settlement (T+1, swept; under a sandbox clock, by its advance); answers the list filters' lookup of a transaction_id. */
 export const transactionsModule: ServiceModule = {
   name: 'transactions',
   routes: registerTransactions,
@@ -18,5 +19,8 @@ export const transactionsModule: ServiceModule = {
       },
     },
   ],
-  hooks: [answer(TRANSACTION_SCOPE, findTransaction)],
+  hooks: [
+    answer(TRANSACTION_SCOPE, findTransaction),
+    answer(SETTLEMENT_ON_CLOCK, settlementOnClock),
+  ],
 }
