@@ -168,7 +168,12 @@ export async function createAccount(
       metadata: body.metadata ?? {},
       now,
     })
-    await recordOutcome(trx, call.operationId, upstream ? 'succeeded' : 'accepted', now)
+    await recordOutcome(
+      trx,
+      call.operationId,
+      upstream ? 'succeeded' : 'accepted',
+      deps.clock.now(),
+    )
     const view = presentAccount(row)
     const scope = { ...ctx, clockId }
     await emit(trx, scope, 'account.created', view, now)

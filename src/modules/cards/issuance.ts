@@ -36,7 +36,8 @@ export async function issuePendingCard(
   if (!found || found.status !== 'pending') return { stillPending: false }
   const { clock_id: clockId, ...pendingCard } = found
   let card: repo.CardRow = pendingCard
-  deps = await onClock(deps, clockId)
+  // The card's own times read its sandbox clock; the processor's calls and their records stay on wall time.
+  const clocked = await onClock(deps, clockId)
   const program = await requireCardProgram(deps.db, card)
   const processor = deps.processors.forProgram(program)
   const scope = scopeOfRow(card)
@@ -75,7 +76,7 @@ export async function issuePendingCard(
     deps,
     scope,
     { processor: processor.name, operation: 'get_card', subjectId: card.id },
-    () => processor.getCard(clockId ? { ...scope, at: deps.clock.now() } : scope, reference),
+    () => processor.getCard(clockId ? { ...scope, at: clocked.clock.now() } : scope, reference),
   )
   const upstream = read.result
   if (upstream.status === 'pending') {
@@ -90,8 +91,8 @@ export async function issuePendingCard(
   const closing = status === 'active' ? await closeReplacedUpstream(deps, card) : null
 
   await withTx(deps.db, async (trx) => {
-    const now = deps.clock.now()
-    await recordOutcome(trx, read.operationId, 'succeeded', now)
+    const now = clocked.clock.now()
+    await recordOutcome(trx, read.operationId, 'succeeded', deps.clock.now())
     const locked = (await repo.lockCard(trx, cardId))!
     if (locked.status !== 'pending') return
     if (upstream.last4 === null || upstream.expMonth === null || upstream.expYear === null) {
