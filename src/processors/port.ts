@@ -78,6 +78,11 @@ export type ProcessorOperation = (typeof PROCESSOR_OPERATIONS)[number]
 export interface ProcessorScope {
   organizationId: string
   environment: string
+  /**
+   * Sandbox: the time of the sandbox clock the object is under (docs/sandbox-clocks.md), what the simulator dates
+   * the card it issues from (its expiry); absent: the simulator's own time.
+   */
+  at?: Date
 }
 
 export interface CreateAccountInput {

@@ -154,8 +154,10 @@ export class SimulatedProcessor implements Processor {
     let obj = await this.card(scope, reference, 'get_card')
     if (obj.state === 'pending') {
       // Issuance completes when the service polls: virtual cards start active, physical ones await activation.
-      const expYear = now.getUTCFullYear() + 3
-      const expMonth = now.getUTCMonth() + 1
+      // Dated on the card's sandbox clock when it is under one (docs/sandbox-clocks.md).
+      const issued = scope.at ?? now
+      const expYear = issued.getUTCFullYear() + 3
+      const expMonth = issued.getUTCMonth() + 1
       // Cards requested before the simulator stored card data get theirs here.
       obj = await this.cardData.ensure(scope, obj, 'get_card', now)
       const last4 = this.cardData.reveal(obj, 'get_card').number.slice(-4)

@@ -46,6 +46,7 @@ function summary(outcomes: DecisionOutcome[]): string[] {
     if ('error' in o)
       return o.error instanceof ApiError ? `error ${o.error.code}` : `error ${String(o.error)}`
     if ('stale' in o) return 'stale'
+    if ('clock' in o) return `clock ${o.clock}`
     return o.view.approved ? `approved ${o.view.amount}` : `declined ${o.view.decline_reason}`
   })
 }

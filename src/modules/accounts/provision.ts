@@ -4,6 +4,7 @@ import { withTx } from '../../db/tx.js'
 import { scopeOfRow } from '../../http/context.js'
 import { enqueue, type JobRecord } from '../../jobs/queue.js'
 import type { JobType } from '../../jobs/types.js'
+import { onClock } from '../../lib/object-clock.js'
 import { emit } from '../events/index.js'
 import { findProgram } from '../programs/index.js'
 import { presentAccount } from './present.js'
@@ -21,10 +22,12 @@ export async function enqueueProvisioning(
   deps: AppDeps,
   row: repo.AccountRow,
   now: Date,
+  clockId: string | null = null,
 ): Promise<void> {
   await enqueue(trx, {
     type: PROVISION_JOB,
-    payload: { account_id: row.id },
+    // The account's sandbox clock, which its `account.provisioned` names (and whose time it reads).
+    payload: clockId ? { account_id: row.id, clock_id: clockId } : { account_id: row.id },
     runAt: new Date(now.getTime() + deps.config.cardIssueDelayMs),
     ...scopeOfRow(row),
   })
@@ -38,6 +41,7 @@ export async function enqueueProvisioning(
 export async function provisionAccount(
   deps: AppDeps,
   accountId: string,
+  clockId: string | null = null,
 ): Promise<void | { retryAt: Date }> {
   const row = await repo.findAccount(deps.db, accountId)
   if (!row || row.upstream_reference !== null) return
@@ -52,13 +56,20 @@ export async function provisionAccount(
     }
   }
   const reference = upstream.upstreamReference
+  const clocked = await onClock(deps, clockId)
+  const at = clocked.clock.now()
   await withTx(deps.db, async (trx) => {
-    const updated = await repo.setUpstreamReference(trx, row.id, reference, now)
-    if (updated) await emit(trx, scope, 'account.provisioned', presentAccount(updated), now)
+    const updated = await repo.setUpstreamReference(trx, row.id, reference, at)
+    if (updated)
+      await emit(trx, { ...scope, clockId }, 'account.provisioned', presentAccount(updated), at)
   })
 }
 
 /** `account.provision` jobs. */
 export function runProvisionJob(deps: AppDeps, job: JobRecord): Promise<void | { retryAt: Date }> {
-  return provisionAccount(deps, String(job.payload.account_id))
+  return provisionAccount(
+    deps,
+    String(job.payload.account_id),
+    (job.payload.clock_id as string | undefined) ?? null,
+  )
 }

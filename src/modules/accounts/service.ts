@@ -8,6 +8,7 @@ import { requireOwned } from '../../http/ownership.js'
 import { paginate, type ListResult, type PageParams } from '../../http/pagination.js'
 import { BoundedCache } from '../../lib/bounded-cache.js'
 import { isId, newId } from '../../lib/ids.js'
+import { onClock } from '../../lib/object-clock.js'
 import { callProcessor, recordOutcome } from '../../processors/calls.js'
 import { assertKycForProgram } from '../kyc/index.js'
 import { emit } from '../events/index.js'
@@ -128,7 +129,7 @@ export async function createAccount(
       message: `Program ${program.id} holds only: ${program.currencies.join(', ')}.`,
     })
   }
-  await assertKycForProgram(
+  const cardholder = await assertKycForProgram(
     deps.db,
     ctx,
     deps.clock.now(),
@@ -136,6 +137,9 @@ export async function createAccount(
     program,
     'cardholder_id',
   )
+  // A cardholder on a sandbox clock: the account is made on the clock's time (docs/sandbox-clocks.md).
+  const clockId = cardholder.clock_id ?? null
+  const clocked = await onClock(deps, clockId)
 
   const accountId = newId('acct')
   const call = await callProcessor(
@@ -151,7 +155,7 @@ export async function createAccount(
       }),
   )
   const upstream = call.result.upstreamReference
-  const now = deps.clock.now()
+  const now = clocked.clock.now()
   return withTx(deps.db, async (trx) => {
     const row = await repo.insertAccount(trx, {
       id: accountId,
@@ -164,11 +168,18 @@ export async function createAccount(
       metadata: body.metadata ?? {},
       now,
     })
-    await recordOutcome(trx, call.operationId, upstream ? 'succeeded' : 'accepted', now)
+    await recordOutcome(
+      trx,
+      call.operationId,
+      upstream ? 'succeeded' : 'accepted',
+      deps.clock.now(),
+    )
     const view = presentAccount(row)
-    await emit(trx, ctx, 'account.created', view, now)
-    if (upstream) await emit(trx, ctx, 'account.provisioned', view, now)
-    else await enqueueProvisioning(trx, deps, row, now)
+    const scope = { ...ctx, clockId }
+    await emit(trx, scope, 'account.created', view, now)
+    if (upstream) await emit(trx, scope, 'account.provisioned', view, now)
+    // The processor's work waits its delay on wall time, also under a clock.
+    else await enqueueProvisioning(trx, deps, row, clockId ? new Date() : now, clockId)
     return view
   })
 }

@@ -5,6 +5,7 @@ import type { RequestCtx } from '../../http/context.js'
 import {
   decideBatch,
   decideLocked,
+  decideOnClock,
   precheck,
   presentRequest,
   type DecisionOutcome,
@@ -80,6 +81,12 @@ export class DecisionBatcher {
       const outcome = outcomes[i]
       if ('error' in outcome) return w.reject(outcome.error)
       if ('view' in outcome) return w.resolve(outcome.view)
+      // A card under a sandbox clock: decided alone on the clock's time (never for an organization without clocks).
+      if ('clock' in outcome)
+        return void decideOnClock(this.deps, w.input.presented, outcome.clock).then(
+          w.resolve,
+          w.reject,
+        )
       if (++w.input.attempts < OPTIMISTIC_ATTEMPTS) retry.push(w)
       else decideLocked(this.deps, w.input.presented).then(w.resolve, w.reject)
     })

@@ -11,6 +11,7 @@ import { safeEqual } from '../../lib/crypto.js'
 import { knownCurrency } from '../../lib/currencies.js'
 import { convert, FxAmountError, FxCurrencyError } from '../../lib/fx.js'
 import { newId } from '../../lib/ids.js'
+import { onClock } from '../../lib/object-clock.js'
 import { signalJobsQueued } from '../../jobs/wakeup.js'
 import { callProcessor } from '../../processors/calls.js'
 import type { FxQuote } from '../../processors/port.js'
@@ -71,7 +72,13 @@ function controlsOf(
 }
 
 /** Approved spend of the card in each window its limits use (nothing is read when it has none). */
-async function spentInWindows(trx: Db, card: Pick<CardRow, 'id'>, rules: SpendingRules, now: Date) {
+async function spentInWindows(
+  trx: Db,
+  card: Pick<CardRow, 'id'>,
+  rules: SpendingRules,
+  now: Date,
+  onClock = false,
+) {
   const windows = windowsNeeded(rules)
   return windows.length === 0
     ? {}
@@ -79,6 +86,7 @@ async function spentInWindows(trx: Db, card: Pick<CardRow, 'id'>, rules: Spendin
         trx,
         card.id,
         windows.map((interval) => ({ interval, from: windowStart(interval, now) })),
+        onClock,
       )
 }
 
@@ -172,8 +180,13 @@ function withIntegrator(
 /** A new authorization as the network presented it, checked and normalized once, decided as often as needed. */
 export interface PresentedAuthorization {
   id: string
-  /** When the network presented it: the authorization's created_at, and the time its id is made from. */
+  /**
+   * When the network presented it: the authorization's created_at (on its sandbox clock's time under one), and, on
+   * wall time, the time its id is made from.
+   */
   at: Date
+  /** The sandbox clock it is decided on (`decideOnClock`: its card's cardholder is on one); absent: wall time. */
+  clockId?: string
   ctx: RequestCtx
   body: SimulateAuthorizationBody
   /** The merchant's currency, upper-cased (the account's, or another one to convert from). */
@@ -199,7 +212,12 @@ interface Converted {
 }
 
 /** What became of one decision of a batch: written, refused with an error, or to decide again (`stale`). */
-export type DecisionOutcome = { view: AuthorizationView } | { error: unknown } | { stale: true }
+export type DecisionOutcome =
+  | { view: AuthorizationView }
+  | { error: unknown }
+  | { stale: true }
+  /** Its card is under sandbox clock `clock`: it is decided on the clock's time instead (`decideOnClock`). */
+  | { clock: string }
 
 /** A request normalized for deciding: its id and time, and the security code checked (one processor call, outside any transaction). */
 export async function presentRequest(
@@ -250,10 +268,12 @@ async function readFacts(
   tenants: readonly string[],
 ): Promise<Map<string, repo.DecisionFacts>> {
   const rules = tenants.some((t) => tenantsWithRules.has(t))
-  let facts = await repo.readDecisionFacts(db, cardIds, lock, now, rules)
+  // The cards' sandbox clocks, read in the same statement, only where clocks exist (the sandbox).
+  const clocks = tenants.some((t) => t.endsWith('|sandbox'))
+  let facts = await repo.readDecisionFacts(db, cardIds, lock, now, rules, clocks)
   const found = [...facts.values()]
   if (!rules && found.some((f) => f.rulesExist))
-    facts = await repo.readDecisionFacts(db, cardIds, lock, now, true)
+    facts = await repo.readDecisionFacts(db, cardIds, lock, now, true, clocks)
   for (const f of found) {
     const key = tenantKey(f.card.organization_id, f.card.environment)
     if (f.rulesExist) tenantsWithRules.add(key)
@@ -289,9 +309,12 @@ export async function decideBatch(
   db: Db,
   batch: readonly PresentedAuthorization[],
   lock: boolean,
+  clockId: string | null = null,
 ): Promise<DecisionOutcome[]> {
+  // Under a sandbox clock (`decideOnClock`), `now` is the clock's time; the events stay on wall time.
   const now = deps.clock.now()
-  const { outcomes, evaluated } = await evaluateBatch(deps, db, batch, lock, now)
+  const wall = clockId ? new Date() : now
+  const { outcomes, evaluated } = await evaluateBatch(deps, db, batch, lock, now, clockId)
   const writes: repo.DecisionWrite[] = []
   const written: number[] = []
   evaluated.forEach((e, i) => {
@@ -300,17 +323,18 @@ export async function decideBatch(
     writes.push({
       row,
       view: presentAuthorization(row),
-      eventId: newId('evt', now),
+      eventId: newId('evt', wall),
       entryId: e.decision.approved ? newId('le') : null,
       versions: e.versions,
       operationId: batch[i].cvc?.operationId ?? null,
       answer: batch[i].answer,
+      clockId,
       ...e.rules,
     })
     written.push(i)
   })
 
-  const { stale, notified } = await repo.recordDecisions(db, writes, now)
+  const { stale, notified } = await repo.recordDecisions(db, writes, now, wall)
   if (notified) signalJobsQueued()
   written.forEach((i, k) => {
     const { row, view } = writes[k]
@@ -343,6 +367,7 @@ async function evaluateBatch(
   batch: readonly PresentedAuthorization[],
   lock: boolean,
   now: Date,
+  clockId: string | null = null,
 ): Promise<{ outcomes: (DecisionOutcome | undefined)[]; evaluated: (Evaluated | undefined)[] }> {
   const outcomes: (DecisionOutcome | undefined)[] = new Array(batch.length)
   const evaluated: (Evaluated | undefined)[] = new Array(batch.length)
@@ -362,12 +387,22 @@ async function evaluateBatch(
       }),
     ),
   )
+  // A card under another sandbox clock than the one this runs on is decided on its clock's time (`decideOnClock`).
+  owned.forEach((f, i) => {
+    if (f?.clockId && f.clockId !== clockId) {
+      outcomes[i] = { clock: f.clockId }
+      owned[i] = undefined
+    }
+  })
   const cards = new Map<string, repo.DecisionCard>()
   for (const f of owned) if (f) cards.set(f.card.id, f.card)
   const spent = new Map<string, Partial<Record<WindowInterval, number>>>()
   await Promise.all(
     [...cards.values()].map(async (card) =>
-      spent.set(card.id, await spentInWindows(db, card, controlsOf(card, now), now)),
+      spent.set(
+        card.id,
+        await spentInWindows(db, card, controlsOf(card, now), now, clockId !== null),
+      ),
     ),
   )
   const tokens = await Promise.all(
@@ -468,7 +503,14 @@ export async function precheck(
   deps: AppDeps,
   p: PresentedAuthorization,
 ): Promise<AuthorizationView | null> {
-  const { evaluated } = await evaluateBatch(deps, deps.db, [p], false, deps.clock.now())
+  const first = await evaluateBatch(deps, deps.db, [p], false, deps.clock.now())
+  // A card under a sandbox clock is judged on the clock's time, as it will be decided (`decideOnClock`).
+  const outcome = first.outcomes[0]
+  const clockId = outcome && 'clock' in outcome ? outcome.clock : null
+  const clocked = clockId ? await presentOnClock(deps, p, clockId) : deps
+  const { evaluated } = clockId
+    ? await evaluateBatch(clocked, clocked.db, [p], false, clocked.clock.now(), clockId)
+    : first
   const e = evaluated[0]
   if (!e || !e.decision.approved) return null
   const row = authorizationRow(p, e, e.decision, { source: 'integrator', latency_ms: 0 })
@@ -596,16 +638,49 @@ export async function decideLocked(
   deps: AppDeps,
   p: PresentedAuthorization,
 ): Promise<AuthorizationView> {
+  const clockId = p.clockId ?? null
   // A rate is asked of the processor outside the transaction (a simulator reads its pins through the platform's
   // handle): a request not yet through the conversion step goes through it once, read-only, first.
-  if (!p.fx?.checked) await evaluateBatch(deps, deps.db, [p], false, deps.clock.now())
-  return withTx(deps.db, async (trx) => {
-    const [outcome] = await decideBatch(deps, trx, [p], true)
+  if (!p.fx?.checked) await evaluateBatch(deps, deps.db, [p], false, deps.clock.now(), clockId)
+  const outcome = await withTx(deps.db, async (trx) => {
+    const [outcome] = await decideBatch(deps, trx, [p], true, clockId)
     if ('error' in outcome) throw outcome.error
     if ('stale' in outcome)
       throw new Error(`authorization ${p.id} not written under its account's lock`)
-    return outcome.view
+    return outcome
   })
+  if ('clock' in outcome) return decideOnClock(deps, p, outcome.clock)
+  return outcome.view
+}
+
+/**
+ * A request whose card is under sandbox clock `clockId` (docs/sandbox-clocks.md), made ready to decide on the clock's
+ * time: `at` (its created_at, and the start of its hold's 7 days) is the clock's time; its id stays on wall time.
+ * Answers the dependencies whose clock reads the sandbox clock.
+ */
+async function presentOnClock(
+  deps: AppDeps,
+  p: PresentedAuthorization,
+  clockId: string,
+): Promise<AppDeps> {
+  const clocked = await onClock(deps, clockId)
+  p.at = clocked.clock.now()
+  p.clockId = clockId
+  return clocked
+}
+
+/**
+ * Decides a request on its card's sandbox clock, alone under its account's row lock: its time, the windows of its
+ * card's limits and rules, and its hold's expiry are the clock's. Only cards under a clock come here (the facts'
+ * read names the clock), so an organization without clocks never does.
+ */
+export async function decideOnClock(
+  deps: AppDeps,
+  p: PresentedAuthorization,
+  clockId: string,
+): Promise<AuthorizationView> {
+  const clocked = await presentOnClock(deps, p, clockId)
+  return decideLocked(clocked, p)
 }
 
 /**
@@ -658,6 +733,7 @@ async function incrementRules(
   merchantAmount: number,
   now: Date,
   lock: boolean,
+  onClock = false,
 ): Promise<Decision> {
   const rules = controlsOf(card, now)
   // Under the account's lock (the increment's transaction), the card's velocity counters are locked too: another
@@ -691,7 +767,7 @@ async function incrementRules(
     tokenStatus: await tokenStatus(db, ctx, card, auth.network_token_id),
     expiryMatches: null,
     cvcMatches: null,
-    spent: await spentInWindows(db, card, rules, now),
+    spent: await spentInWindows(db, card, rules, now, onClock),
     alreadyAuthorized: Number(auth.amount),
     rules: judged?.input,
     now,
@@ -709,6 +785,7 @@ export async function precheckIncrement(
   auth: repo.AuthorizationRow,
   card: CardRow,
   amount: number,
+  clockId: string | null = null,
 ): Promise<AuthorizationView | null> {
   if (auth.status !== 'pending') return null
   try {
@@ -725,6 +802,7 @@ export async function precheckIncrement(
       amount,
       now,
       false,
+      clockId !== null,
     )
     if (!decision.approved) return null
     return presentAuthorization({
@@ -755,6 +833,7 @@ export async function incrementAuthorization(
   amount: number,
   card: CardRow,
   integrator?: IntegratorOutcome,
+  clockId: string | null = null,
 ): Promise<AuthorizationView> {
   return withTx(deps.db, async (trx) => {
     const now = deps.clock.now()
@@ -765,7 +844,18 @@ export async function incrementAuthorization(
     const converted = inAccountCurrency(auth, amount)
     const raise = integrator?.amount ?? converted.amount
     let { decision, record } = withIntegrator(
-      await incrementRules(trx, ctx, auth, card, account, raise, amount, now, true),
+      await incrementRules(
+        trx,
+        ctx,
+        auth,
+        card,
+        account,
+        raise,
+        amount,
+        now,
+        true,
+        clockId !== null,
+      ),
       integrator,
     )
     if (decision.approved) {
@@ -800,7 +890,7 @@ export async function incrementAuthorization(
       request('increment', amount, decision, now, record),
     )
     const view = presentAuthorization(row)
-    await emit(trx, scopeOfRow(row), 'authorization.updated', view, now)
+    await emit(trx, { ...scopeOfRow(row), clockId }, 'authorization.updated', view, now)
     return view
   })
 }

@@ -60,6 +60,7 @@ export async function reverseAuthorization(
   deps: AppDeps,
   auth0: repo.AuthorizationRow,
   amount: number | undefined,
+  clockId: string | null = null,
 ): Promise<AuthorizationView> {
   return withTx(deps.db, async (trx) => {
     const now = deps.clock.now()
@@ -90,6 +91,7 @@ export async function reverseAuthorization(
         status: left > 0 ? 'pending' : finalStatus(Number(auth.captured_amount), 'reversed'),
       },
       now,
+      clockId,
     )
   })
 }
@@ -108,6 +110,7 @@ export async function captureAuthorization(
   auth0: repo.AuthorizationRow,
   ask: CaptureAsk,
   close: boolean,
+  clockId: string | null = null,
 ): Promise<TransactionView> {
   const rate = await captureRate(deps, auth0, ask.currency)
   return withTx(deps.db, async (trx) => {
@@ -151,8 +154,11 @@ export async function captureAuthorization(
         status: left > 0 ? 'pending' : 'closed',
       },
       now,
+      clockId,
     )
-    return presentTransaction(await recordCapture(trx, { authorization: auth, money }, now))
+    return presentTransaction(
+      await recordCapture(trx, { authorization: auth, money, clockId }, now),
+    )
   })
 }
 
@@ -177,13 +183,14 @@ async function expireOne(
 export async function expireAuthorization(
   deps: AppDeps,
   auth0: repo.AuthorizationRow,
+  clockId: string | null = null,
 ): Promise<AuthorizationView> {
   return withTx(deps.db, async (trx) => {
     const now = deps.clock.now()
     await lockAccount(trx, auth0.account_id)
     const auth = (await repo.findAuthorization(trx, auth0.id))!
     requirePending(auth, 'expired')
-    return expireOne(trx, auth, now)
+    return expireOne(trx, auth, now, clockId)
   })
 }
 

@@ -93,6 +93,11 @@ export interface DecisionFacts {
   sandboxPins: SandboxPins | null
   /** The card's tenant has an enabled authorization rule (read without the rules, its rules are still to read). */
   rulesExist: boolean
+  /**
+   * The sandbox clock of the card's cardholder (docs/sandbox-clocks.md), read only when asked (`clocks`, a sandbox
+   * tenant in the batch); null otherwise.
+   */
+  clockId: string | null
 }
 
 /** What every decision reads of its card, account and program, the rules aside. */
@@ -119,12 +124,18 @@ const decisionColumns = sql.join([
  * reading its activity applies to and that has no row yet (read once: from then on its decisions keep the row). The
  * card's history index from the lowest id of the hour's first minute.
  */
-function activitySeedSql(cardId: RawBuilder<unknown>, now: Date): RawBuilder<unknown> {
+function activitySeedSql(
+  cardId: RawBuilder<unknown>,
+  now: Date,
+  clocks: boolean,
+): RawBuilder<unknown> {
   const since = new Date(liveFrom(ACTIVITY_WINDOW, now) * 1000)
+  // In the sandbox an authorization may be under a clock, its created_at the clock's time and its id wall time.
+  const idBound = clocks ? sql`` : sql`AND h.id >= ${lowestIdAt('auth', since)}`
   return sql`(SELECT coalesce(jsonb_object_agg(s.m::text, jsonb_build_array(s.approved, s.declined)), '{}'::jsonb) FROM (
       SELECT (floor(extract(epoch FROM h.created_at) / 60) * 60)::bigint AS m,
         count(*) FILTER (WHERE h.approved) AS approved, count(*) FILTER (WHERE NOT h.approved) AS declined
-      FROM authorizations AS h WHERE h.card_id = ${cardId} AND h.id >= ${lowestIdAt('auth', since)} AND h.created_at >= ${since}
+      FROM authorizations AS h WHERE h.card_id = ${cardId} ${idBound} AND h.created_at >= ${since}
       GROUP BY 1) AS s)`
 }
 
@@ -143,7 +154,8 @@ function pick<K extends string>(
  * Cards, their funding accounts and their programs' FX settings in one statement, only what a decision needs,
  * by card id (a card not found is absent), through the cards', the ledger's and the programs' published reads. `lock`: the cards are locked
  * against changes and the accounts' rows, in id order, for the rest of the caller's transaction (the
- * pessimistic path); otherwise a plain read whose versions guard the write.
+ * pessimistic path); otherwise a plain read whose versions guard the write. `clocks`: each card's sandbox clock is
+ * read too, in the same statement (clocks exist only in the sandbox: production never reads it).
  */
 export async function readDecisionFacts(
   db: Db,
@@ -151,7 +163,9 @@ export async function readDecisionFacts(
   lock: boolean,
   now: Date = new Date(),
   rules = true,
+  clocks = false,
 ): Promise<Map<string, DecisionFacts>> {
+  const clock = clocks ? sql`, ${clockOfCardholderSql(sql`c.cardholder_id`)} AS clock_id` : sql``
   const facts = sql`${cardsCte('c', JSON.stringify(cardIds), DECISION_CARD, lock)},
     ${accountsCte('a', sql`SELECT account_id FROM c`, lock)},
     ${programsCte('p', sql`SELECT program_id FROM c`, DECISION_PROGRAM)}`
@@ -164,13 +178,13 @@ export async function readDecisionFacts(
     ${rulesCte('r', 'c')},
     ${activityCte('act', 'c', 'r')},
     ${countersCtes('vc', 'r', 'c', lock ? sql`(SELECT count(*) FROM a) >= 0` : null, now)}
-    SELECT ${decisionColumns},
-      CASE WHEN act.needed AND NOT act.tracked THEN ${activitySeedSql(sql`c.id`, now)} ELSE act.buckets END AS activity_buckets
+    SELECT ${decisionColumns}${clock},
+      CASE WHEN act.needed AND NOT act.tracked THEN ${activitySeedSql(sql`c.id`, now, clocks)} ELSE act.buckets END AS activity_buckets
     FROM c JOIN a ON a.id = c.account_id JOIN act ON act.card_id = c.id
     LEFT JOIN p ON p.id = c.program_id`.execute(db)
     : await sql<Record<string, unknown>>`
     WITH ${facts}
-    SELECT ${sql.join(factColumns)}, ${activityTrackedSql(sql`c.id`)} AS activity_tracked
+    SELECT ${sql.join(factColumns)}, ${activityTrackedSql(sql`c.id`)} AS activity_tracked${clock}
     FROM c JOIN a ON a.id = c.account_id LEFT JOIN p ON p.id = c.program_id`.execute(db)
   return new Map(
     rows.map((row) => [
@@ -192,6 +206,7 @@ export async function readDecisionFacts(
         counters: countersOf(row.counters),
         sandboxPins: (row.sandbox_pins as SandboxPins | null) ?? null,
         rulesExist: row.rules_exist as boolean,
+        clockId: (row.clock_id as string | null | undefined) ?? null,
       },
     ]),
   )
@@ -220,6 +235,8 @@ export interface DecisionWrite {
   guards?: { key: string; version: string | null }[]
   /** What an approval adds to the velocity counters. */
   counts?: CounterAdd[]
+  /** The sandbox clock the authorization is under (its `authorization.created` carries it). */
+  clockId?: string | null
 }
 
 /**
@@ -230,12 +247,14 @@ export interface DecisionWrite {
  * rows, `hold` entries, an account's in batch order), the authorization rows, the processor outcomes, and
  * `authorization.created` with its deliveries for each, and the stored answer of each sent with an
  * Idempotency-Key. `stale`: accounts whose decisions were not written
- * (something changed since the read): decide them again.
+ * (something changed since the read): decide them again. `now` is the decisions' time (a sandbox clock's, for a
+ * decision under one: its hold and counters), `wall` the service's (the events, stored answers and outcomes).
  */
 export async function recordDecisions(
   db: Db,
   writes: readonly DecisionWrite[],
   now: Date,
+  wall: Date = now,
 ): Promise<{ stale: Set<string>; notified: boolean }> {
   if (writes.length === 0) return { stale: new Set(), notified: false }
   // Each item is the authorization row with what its write needs beside it: read as a row (`input`), and as
@@ -256,6 +275,7 @@ export async function recordDecisions(
       activity_seed: w.activity?.seed ?? null,
       guards: w.guards ?? [],
       counts: w.counts ?? [],
+      clock_id: w.clockId ?? null,
       ...answerItemFields(w.answer),
     })),
   )
@@ -272,9 +292,10 @@ export async function recordDecisions(
       organizationId: 'organization_id',
       environment: 'environment',
       type: 'event_type',
+      clockId: 'clock_id',
     },
     sql`view`,
-    now,
+    wall,
   )
   const { rows } = await sql<{ stale: string[]; notified: number }>`
     WITH batch AS (SELECT ${items}::json AS items),
@@ -282,7 +303,7 @@ export async function recordDecisions(
       SELECT * FROM json_to_recordset((SELECT items FROM batch)) AS i(idx int, id text, account_id text, card_id text, account_version text,
         card_version text, approved boolean, held_amount bigint, hold_id text, entry_id text, expires_at timestamptz, created_at timestamptz,
         operation_id text, event_id text, organization_id text, environment text, view json,
-        activity text, activity_bucket bigint, activity_keep_from bigint, activity_seed jsonb, guards json, counts json,
+        activity text, activity_bucket bigint, activity_keep_from bigint, activity_seed jsonb, guards json, counts json, clock_id text,
         ${ANSWER_RECORD_COLUMNS})
     ),
     ${accountsCte('locked', sql`SELECT account_id FROM input`, true)},
@@ -308,12 +329,12 @@ export async function recordDecisions(
       SELECT ${sql.join(columns.map((c) => sql.ref(`r.${c}`)))} FROM json_populate_recordset(NULL::authorizations, (SELECT items FROM batch)) AS r
       WHERE r.id IN (SELECT id FROM ok)
     ),
-    ${operationsSucceededCte('outcome', sql`SELECT operation_id FROM ok WHERE operation_id IS NOT NULL`, now)},
+    ${operationsSucceededCte('outcome', sql`SELECT operation_id FROM ok WHERE operation_id IS NOT NULL`, wall)},
     ${tracked ? sql`${activityWriteCtes('ok', now)},` : sql``}
     ${counted ? sql`${countersWriteCtes('ok', now)},` : sql``}
-    ${storeAnswersCte('ok', sql`view`, now)},
+    ${storeAnswersCte('ok', sql`view`, wall)},
     written AS (
-      SELECT event_id, organization_id, environment, 'authorization.created'::text AS event_type, view FROM ok
+      SELECT event_id, organization_id, environment, 'authorization.created'::text AS event_type, view, clock_id FROM ok
     ),
     ${events.ctes}
     SELECT coalesce((SELECT json_agg(account_id) FROM checked WHERE NOT fresh), '[]'::json) AS stale, ${events.notified} AS notified`.execute(
@@ -324,6 +345,33 @@ export async function recordDecisions(
 
 export async function findAuthorization(db: Db, id: string): Promise<AuthorizationRow | undefined> {
   return db.selectFrom('authorizations').selectAll().where('id', '=', id).executeTakeFirst()
+}
+
+/**
+ * `findAuthorization` with the sandbox clock of its card's cardholder (docs/sandbox-clocks.md), read in the same
+ * statement; `clocks` false (production, where no clock exists) reads none and answers null.
+ */
+export async function findAuthorizationWithClock(
+  db: Db,
+  id: string,
+  clocks: boolean,
+): Promise<(AuthorizationRow & { clock_id: string | null }) | undefined> {
+  if (!clocks) {
+    const row = await findAuthorization(db, id)
+    return row && { ...row, clock_id: null }
+  }
+  return db
+    .selectFrom('authorizations')
+    .selectAll()
+    .select(
+      sql<
+        string | null
+      >`${clockOfCardholderSql(cardholderOfCardSql(sql.ref('authorizations.card_id')))}`.as(
+        'clock_id',
+      ),
+    )
+    .where('id', '=', id)
+    .executeTakeFirst()
 }
 
 /** Updates amounts and status; `request` (an increment) is appended to the request history. */
@@ -347,6 +395,7 @@ export async function spendSince(
   db: Db,
   cardId: string,
   windows: { interval: WindowInterval; from: Date | null }[],
+  onClock = false,
 ): Promise<Partial<Record<WindowInterval, number>>> {
   if (windows.length === 0) return {}
   const earliest = windows.some((w) => w.from === null)
@@ -358,13 +407,13 @@ export async function spendSince(
       : sql`coalesce(sum(held_amount + captured_amount) FILTER (WHERE created_at >= ${w.from}), 0)::bigint AS ${sql.ref(w.interval)}`,
   )
   // An authorization's id is never earlier than its created_at (newId('auth', now)), so the window's rows
-  // are all at or above the lowest id of its start: the bound keeps the scan of `authorizations_card` to them.
+  // are all at or above the lowest id of its start: the bound keeps the scan of `authorizations_card` to them. Not
+  // under a sandbox clock (`onClock`): there created_at is the clock's time and ids stay on wall time.
+  const idBound = earliest && !onClock ? sql`AND id >= ${lowestIdAt('auth', earliest)}` : sql``
   const { rows } = await sql<Record<WindowInterval, number>>`
     SELECT ${sql.join(columns)} FROM authorizations
     WHERE card_id = ${cardId} AND approved
-    ${earliest ? sql`AND id >= ${lowestIdAt('auth', earliest)} AND created_at >= ${earliest}` : sql``}`.execute(
-    db,
-  )
+    ${earliest ? sql`${idBound} AND created_at >= ${earliest}` : sql``}`.execute(db)
   const out: Partial<Record<WindowInterval, number>> = {}
   for (const w of windows) out[w.interval] = Number(rows[0]?.[w.interval] ?? 0)
   return out

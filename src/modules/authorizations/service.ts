@@ -4,6 +4,7 @@ import type { RequestCtx, Scope } from '../../http/context.js'
 import { requireOwned } from '../../http/ownership.js'
 import { paginate, type ListResult, type PageParams } from '../../http/pagination.js'
 import { isId } from '../../lib/ids.js'
+import { onClock } from '../../lib/object-clock.js'
 import { requireCard } from '../cards/index.js'
 import type { TransactionView } from '../transactions/index.js'
 import { inAccountCurrency, incrementAuthorization, precheckIncrement } from './engine.js'
@@ -30,6 +31,23 @@ export async function requireAuthorization(
     ? await repo.findAuthorization(db, authorizationId)
     : undefined
   return requireOwned(row, ctx, 'authorization_not_found')
+}
+
+/**
+ * The caller's authorization to move, with the dependencies it moves on: under a sandbox clock (its card's
+ * cardholder is on one), `deps.clock` reads the clock's time and `clockId` names it; otherwise `deps` itself. The
+ * clock is read with the authorization (in its statement), so an organization without clocks pays nothing more.
+ */
+async function requireOnItsClock(
+  deps: AppDeps,
+  ctx: Scope,
+  authorizationId: string,
+): Promise<{ auth: repo.AuthorizationRow; deps: AppDeps; clockId: string | null }> {
+  const found = isId('auth', authorizationId)
+    ? await repo.findAuthorizationWithClock(deps.db, authorizationId, ctx.environment === 'sandbox')
+    : undefined
+  const { clock_id: clockId, ...auth } = requireOwned(found, ctx, 'authorization_not_found')
+  return { auth, deps: await onClock(deps, clockId), clockId }
 }
 
 export async function retrieveAuthorization(
@@ -105,11 +123,13 @@ export async function increment(
   authorizationId: string,
   amount: number,
 ): Promise<AuthorizationView> {
-  const auth = await requireAuthorization(deps.db, ctx, authorizationId)
+  const { auth, deps: clocked, clockId } = await requireOnItsClock(deps, ctx, authorizationId)
+  deps = clocked
   const card = await requireCard(deps.db, ctx, auth.card_id)
   const endpoint = await endpointFor(deps, ctx)
-  const wouldBe = endpoint ? await precheckIncrement(deps, ctx, auth, card, amount) : null
-  if (!endpoint || !wouldBe) return incrementAuthorization(deps, ctx, auth.id, amount, card)
+  const wouldBe = endpoint ? await precheckIncrement(deps, ctx, auth, card, amount, clockId) : null
+  if (!endpoint || !wouldBe)
+    return incrementAuthorization(deps, ctx, auth.id, amount, card, undefined, clockId)
   // Asked outside any transaction; the increment's own transaction then writes its answer under the account's lock.
   // The attempt is logged first: that transaction may be the request's own (Idempotency-Key), committed only after the answer.
   const { outcome, logged } = await askIntegrator(deps, endpoint, {
@@ -120,7 +140,7 @@ export async function increment(
     requestId: ctx.requestId,
   })
   await logged
-  return incrementAuthorization(deps, ctx, auth.id, amount, card, outcome)
+  return incrementAuthorization(deps, ctx, auth.id, amount, card, outcome, clockId)
 }
 
 /** Sandbox: the merchant reverses all or part of what a pending authorization holds. */
@@ -130,11 +150,8 @@ export async function reverse(
   authorizationId: string,
   amount?: number,
 ): Promise<AuthorizationView> {
-  return reverseAuthorization(
-    deps,
-    await requireAuthorization(deps.db, ctx, authorizationId),
-    amount,
-  )
+  const on = await requireOnItsClock(deps, ctx, authorizationId)
+  return reverseAuthorization(on.deps, on.auth, amount, on.clockId)
 }
 
 /**
@@ -149,12 +166,8 @@ export async function capture(
   close = true,
   currency?: string,
 ): Promise<TransactionView> {
-  return captureAuthorization(
-    deps,
-    await requireAuthorization(deps.db, ctx, authorizationId),
-    { amount, currency },
-    close,
-  )
+  const on = await requireOnItsClock(deps, ctx, authorizationId)
+  return captureAuthorization(on.deps, on.auth, { amount, currency }, close, on.clockId)
 }
 
 /** Sandbox: the hold of a pending authorization runs out now. */
@@ -163,5 +176,6 @@ export async function expire(
   ctx: RequestCtx,
   authorizationId: string,
 ): Promise<AuthorizationView> {
-  return expireAuthorization(deps, await requireAuthorization(deps.db, ctx, authorizationId))
+  const on = await requireOnItsClock(deps, ctx, authorizationId)
+  return expireAuthorization(on.deps, on.auth, on.clockId)
 }

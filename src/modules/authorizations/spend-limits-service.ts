@@ -8,7 +8,7 @@ import type { AppDeps } from '../../app-deps.js'
 import type { RequestCtx } from '../../http/context.js'
 import { requireAccount } from '../accounts/index.js'
 import { ruleLimitsOf, windowResetsAt } from '../authorization-rules/index.js'
-import { requireCard } from '../cards/index.js'
+import { requireCardOnClock } from '../cards/index.js'
 import { WINDOW_INTERVALS, type WindowInterval, windowStart } from './decide.js'
 import { spendSince } from './repo.js'
 import type { SpendLimitListView, SpendLimitView } from './spend-limits-schemas.js'
@@ -29,9 +29,10 @@ export async function cardSpendLimits(
   ctx: RequestCtx,
   cardId: string,
 ): Promise<SpendLimitListView> {
-  const card = await requireCard(deps.db, ctx, cardId)
+  // A card under a sandbox clock: its windows are the clock's (docs/sandbox-clocks.md).
+  const { card, deps: clocked, clockId } = await requireCardOnClock(deps, ctx, cardId)
   const account = await requireAccount(deps.db, ctx, card.account_id)
-  const now = deps.clock.now()
+  const now = clocked.clock.now()
   const limits = (card.spending_controls?.spending_limits ?? []) as {
     amount: number
     interval: string
@@ -41,6 +42,7 @@ export async function cardSpendLimits(
     deps.db,
     card.id,
     windowed.map((interval) => ({ interval, from: windowStart(interval, now) })),
+    clockId !== null,
   )
   const controls = limits.map((limit): SpendLimitView => {
     const interval = limit.interval as WindowInterval | 'per_authorization'

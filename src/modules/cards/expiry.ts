@@ -16,12 +16,15 @@ const EXPIRING = new Set(['inactive', 'active', 'frozen'])
 
 /**
  * Marks a card `expired` once its expiry month has ended (closed cards stay closed), gives up its
- * one-card slot and emits `card.expired`. A job that runs early (clock skew between nodes) waits again.
+ * one-card slot and emits `card.expired`. A job that runs early (clock skew between nodes) waits again. A card under
+ * a sandbox clock expires only in the clock's advance (its job waits on the clock), `deps.clock` then reading the
+ * clock's time at the job's due instant; its event names the clock.
  */
 export async function expireCard(deps: AppDeps, cardId: string): Promise<JobOutcome> {
-  const card = await repo.findCard(deps.db, cardId)
+  const card = await repo.findCardWithClock(deps.db, cardId)
   if (!card || !EXPIRING.has(card.status) || card.exp_month === null || card.exp_year === null)
     return
+  const clockId = card.clock_id
   if (!isPastExpiry(card.exp_month, card.exp_year, deps.clock.now()))
     return { retryAt: expiryInstant(card.exp_month, card.exp_year) }
   await withTx(deps.db, async (trx) => {
@@ -30,7 +33,7 @@ export async function expireCard(deps: AppDeps, cardId: string): Promise<JobOutc
     if (!locked || !EXPIRING.has(locked.status)) return
     let row = await repo.updateCard(trx, cardId, { status: 'expired', updated_at: now })
     row = await releaseSlot(trx, row, now)
-    await emit(trx, scopeOfRow(row), 'card.expired', presentCard(row), now)
+    await emit(trx, { ...scopeOfRow(row), clockId }, 'card.expired', presentCard(row, now), now)
   })
 }
 

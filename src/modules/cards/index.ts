@@ -8,7 +8,7 @@ export {
 } from './hooks.js'
 export { followTravelEsim, travelActive } from './travel.js'
 export { cardsCte, cardUnchangedSql } from './read-plan.js'
-export { hasCard, requireCard, requireCardProgram } from './service.js'
+export { hasCard, requireCard, requireCardOnClock, requireCardProgram } from './service.js'
 export type { CardRow } from './service.js'
 // The console's card pages call the same use cases as /v1 (never PIN or card details).
 export { issueNow } from './issuance.js'
@@ -26,5 +26,5 @@ export {
   maskedCard,
   cardLabels,
 } from './labels.js'
-export { cardholderOfCardSql, cardIdsOfCardholders } from './of-cardholder.js'
+export { cardholderOfCardSql, cardIdsOfCardholders, clockOfCardSql } from './of-cardholder.js'
 export { cardsEndingIn, cardsWithIdPrefix, type CardMatch } from './search.js'

@@ -4,6 +4,7 @@ import { json } from '../../db/types.js'
 import { scopeOfRow, type RequestCtx } from '../../http/context.js'
 import { ApiError } from '../../http/errors.js'
 import { enqueue, type JobOutcome, type JobRecord } from '../../jobs/queue.js'
+import { onClock } from '../../lib/object-clock.js'
 import { callProcessor, recordOutcome } from '../../processors/calls.js'
 import { requireAccount } from '../accounts/index.js'
 import { emit } from '../events/index.js'
@@ -23,14 +24,20 @@ const POLL_AGAIN_MS = 1000
 /**
  * Has the processor issue a pending card: requests it once (the card id is the processor's idempotency
  * key), then reads it back; once issued, records last4 and expiry, emits `card.issued` and schedules
- * expiry. Answers whether the processor still reports the card pending. Safe to run twice at once.
+ * expiry. Answers whether the processor still reports the card pending. Safe to run twice at once. A card whose
+ * cardholder is on a sandbox clock is issued on the clock's time: its `issued_at`, its expiry (dated by the processor
+ * from that time) and its `card.expire` job, which waits on the clock (docs/sandbox-clocks.md).
  */
 export async function issuePendingCard(
   deps: AppDeps,
   cardId: string,
 ): Promise<{ stillPending: boolean }> {
-  let card = await repo.findCard(deps.db, cardId)
-  if (!card || card.status !== 'pending') return { stillPending: false }
+  const found = await repo.findCardWithClock(deps.db, cardId)
+  if (!found || found.status !== 'pending') return { stillPending: false }
+  const { clock_id: clockId, ...pendingCard } = found
+  let card: repo.CardRow = pendingCard
+  // The card's own times read its sandbox clock; the processor's calls and their records stay on wall time.
+  const clocked = await onClock(deps, clockId)
   const program = await requireCardProgram(deps.db, card)
   const processor = deps.processors.forProgram(program)
   const scope = scopeOfRow(card)
@@ -69,7 +76,7 @@ export async function issuePendingCard(
     deps,
     scope,
     { processor: processor.name, operation: 'get_card', subjectId: card.id },
-    () => processor.getCard(scope, reference),
+    () => processor.getCard(clockId ? { ...scope, at: clocked.clock.now() } : scope, reference),
   )
   const upstream = read.result
   if (upstream.status === 'pending') {
@@ -84,8 +91,8 @@ export async function issuePendingCard(
   const closing = status === 'active' ? await closeReplacedUpstream(deps, card) : null
 
   await withTx(deps.db, async (trx) => {
-    const now = deps.clock.now()
-    await recordOutcome(trx, read.operationId, 'succeeded', now)
+    const now = clocked.clock.now()
+    await recordOutcome(trx, read.operationId, 'succeeded', deps.clock.now())
     const locked = (await repo.lockCard(trx, cardId))!
     if (locked.status !== 'pending') return
     if (upstream.last4 === null || upstream.expMonth === null || upstream.expYear === null) {
@@ -103,12 +110,14 @@ export async function issuePendingCard(
           : null,
       updated_at: now,
     })
-    await emit(trx, scope, 'card.issued', presentCard(row), now)
+    await emit(trx, { ...scope, clockId }, 'card.issued', presentCard(row, now), now)
     await enqueue(trx, {
       type: CARD_EXPIRE_JOB,
       payload: { card_id: row.id },
       runAt: expiryInstant(upstream.expMonth, upstream.expYear),
       ...scopeOfRow(row),
+      // Under a sandbox clock, the expiry is due on the clock's time and runs only in its advance.
+      clockId,
     })
     if (closing) await closeReplacedCard(trx, row, closing, now, deps.hooks.get(CARD_CLOSED))
   })

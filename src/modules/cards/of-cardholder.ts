@@ -1,5 +1,6 @@
 import { type RawBuilder, sql } from 'kysely'
 import type { Db } from '../../db/types.js'
+import { clockOfCardholderSql } from '../cardholders/index.js'
 import './types.js'
 
 /** The ids of the cards of these cardholders (any organization: the caller has the cardholders already). */
@@ -19,4 +20,12 @@ export async function cardIdsOfCardholders(
 /** The cardholder of the card `cardId` (an expression of the caller's statement). */
 export function cardholderOfCardSql(cardId: RawBuilder<unknown>): RawBuilder<string> {
   return sql`(SELECT k.cardholder_id FROM cards AS k WHERE k.id = ${cardId})`
+}
+
+/**
+ * The sandbox clock of the card `cardId`'s cardholder (docs/sandbox-clocks.md), or null (an expression of the
+ * caller's statement): what the card's authorizations, transactions and disputes read their time from.
+ */
+export function clockOfCardSql(cardId: RawBuilder<unknown>): RawBuilder<string | null> {
+  return clockOfCardholderSql(cardholderOfCardSql(cardId))
 }

@@ -2,6 +2,7 @@ import { sql, type Insertable, type Selectable, type Updateable } from 'kysely'
 import { purgeInBatches, type PurgeOptions } from '../../db/purge.js'
 import type { Db } from '../../db/types.js'
 import { applyBounds, whereIs, type PageBounds } from '../../http/pagination.js'
+import { clockOfCardholderSql } from '../cardholders/index.js'
 import type {
   CardPinKeysTable,
   CardRevealSessionsTable,
@@ -20,6 +21,24 @@ export async function insertCard(db: Db, row: Insertable<CardsTable>): Promise<C
 
 export async function findCard(db: Db, id: string): Promise<CardRow | undefined> {
   return db.selectFrom('cards').selectAll().where('id', '=', id).executeTakeFirst()
+}
+
+/**
+ * `findCard` with the sandbox clock of its cardholder (docs/sandbox-clocks.md) read in the same statement: for the
+ * card's jobs, which learn the clock from no request.
+ */
+export async function findCardWithClock(
+  db: Db,
+  id: string,
+): Promise<(CardRow & { clock_id: string | null }) | undefined> {
+  return db
+    .selectFrom('cards')
+    .selectAll()
+    .select(
+      sql<string | null>`${clockOfCardholderSql(sql.ref('cards.cardholder_id'))}`.as('clock_id'),
+    )
+    .where('id', '=', id)
+    .executeTakeFirst()
 }
 
 /** The card row locked for the rest of the transaction: moves on one card run one at a time. */

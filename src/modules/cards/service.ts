@@ -9,6 +9,7 @@ import { paginate, type ListResult, type PageParams } from '../../http/paginatio
 import { enqueue } from '../../jobs/queue.js'
 import type { JobType } from '../../jobs/types.js'
 import { isId, newId } from '../../lib/ids.js'
+import { onClock } from '../../lib/object-clock.js'
 import { requireAccount } from '../accounts/index.js'
 import { mergeMetadata, requireCardholder } from '../cardholders/index.js'
 import { emit } from '../events/index.js'
@@ -49,6 +50,24 @@ export async function requireCard(
 ): Promise<repo.CardRow> {
   const row = isId('card', cardId) ? await repo.findCard(db, cardId) : undefined
   return requireOwned(row, ctx, 'card_not_found', param)
+}
+
+/**
+ * `requireCard` with the dependencies the card's objects move on: under a sandbox clock (its cardholder is on one),
+ * `deps.clock` reads the clock's time and `clockId` names it; otherwise `deps` itself. The clock is read with the
+ * card, in its statement, and only in the sandbox (production has no clock).
+ */
+export async function requireCardOnClock(
+  deps: AppDeps,
+  ctx: Scope,
+  cardId: string,
+  param?: string,
+): Promise<{ card: repo.CardRow; deps: AppDeps; clockId: string | null }> {
+  if (ctx.environment !== 'sandbox')
+    return { card: await requireCard(deps.db, ctx, cardId, param), deps, clockId: null }
+  const found = isId('card', cardId) ? await repo.findCardWithClock(deps.db, cardId) : undefined
+  const { clock_id: clockId, ...card } = requireOwned(found, ctx, 'card_not_found', param)
+  return { card, deps: await onClock(deps, clockId), clockId }
 }
 
 /** Throws the state table's named refusal when `op` is not allowed on the card as it is now. */
@@ -109,7 +128,14 @@ async function readIssuanceFacts(
     account,
     program,
     processor: program ? answerOrRefusal(() => deps.processors.forProgram(program)) : null,
-    kycRefusal: await kycRefusal(deps.db, cardholder, deps.clock.now(), evidence, 'cardholder_id'),
+    kycRefusal: await kycRefusal(
+      deps.db,
+      cardholder,
+      // KYC's expiry is judged on the cardholder's sandbox clock when it is on one.
+      (await onClock(deps, cardholder.clock_id)).clock.now(),
+      evidence,
+      'cardholder_id',
+    ),
     slotTaken: program?.one_card_per_cardholder
       ? await repo.slotTaken(deps.db, program.id, cardholder.id)
       : false,
@@ -146,7 +172,9 @@ export async function createCard(
   const { cardholder, account, program, processor, embossedName, deliveryAddress, holdsSlot } =
     check.plan
 
-  const now = deps.clock.now()
+  // A cardholder on a sandbox clock: the card is made on the clock's time (docs/sandbox-clocks.md).
+  const clockId = cardholder.clock_id ?? null
+  const now = (await onClock(deps, clockId)).clock.now()
   try {
     return await withTx(deps.db, async (trx) => {
       const travel = body.travel_mode
@@ -184,7 +212,7 @@ export async function createCard(
         created_at: now,
         updated_at: now,
       })
-      return announceNewCard(trx, row, now, deps.config.cardIssueDelayMs)
+      return announceNewCard(trx, row, now, deps.config.cardIssueDelayMs, clockId)
     })
   } catch (err) {
     // Two requests raced past the check above: the unique index let exactly one of them in.
@@ -200,19 +228,24 @@ export function initialShipping(formFactor: string): string | null {
     : null
 }
 
-/** Emits `card.created` and queues issuance for a freshly written pending card (also used by replacements). */
+/**
+ * Emits `card.created` and queues issuance for a freshly written pending card (also used by replacements). Under a
+ * sandbox clock (`clockId`; `now` is its time) the event names the clock, and issuance, the processor's work, still
+ * waits its delay on wall time.
+ */
 export async function announceNewCard(
   trx: Db,
   row: repo.CardRow,
   now: Date,
   issueDelayMs: number,
+  clockId: string | null = null,
 ): Promise<CardView> {
   const view = presentCard(row, now)
-  await emit(trx, scopeOfRow(row), 'card.created', view, now)
+  await emit(trx, { ...scopeOfRow(row), clockId }, 'card.created', view, now)
   await enqueue(trx, {
     type: CARD_ISSUE_JOB,
     payload: { card_id: row.id },
-    runAt: new Date(now.getTime() + issueDelayMs),
+    runAt: new Date((clockId ? Date.now() : now.getTime()) + issueDelayMs),
     ...scopeOfRow(row),
   })
   return view

@@ -1,5 +1,6 @@
 import { sql, type Insertable, type Selectable, type Updateable } from 'kysely'
 import type { Db } from '../../db/types.js'
+import { clockOfCardSql } from '../cards/index.js'
 import { applyBounds, whereIs, type PageBounds } from '../../http/pagination.js'
 import type { DisputesTable } from './types.js'
 import './types.js'
@@ -15,6 +16,19 @@ export async function insertDispute(db: Db, row: Insertable<DisputesTable>): Pro
 
 export async function findDispute(db: Db, id: string): Promise<DisputeRow | undefined> {
   return db.selectFrom('disputes').selectAll().where('id', '=', id).executeTakeFirst()
+}
+
+/** `findDispute` with the sandbox clock of its card (docs/sandbox-clocks.md), read in the same statement. */
+export async function findDisputeWithClock(
+  db: Db,
+  id: string,
+): Promise<(DisputeRow & { clock_id: string | null }) | undefined> {
+  return db
+    .selectFrom('disputes')
+    .selectAll()
+    .select(sql<string | null>`${clockOfCardSql(sql.ref('disputes.card_id'))}`.as('clock_id'))
+    .where('id', '=', id)
+    .executeTakeFirst()
 }
 
 export async function lockDispute(db: Db, id: string): Promise<DisputeRow | undefined> {

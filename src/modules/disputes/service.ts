@@ -8,11 +8,16 @@ import { paginate, type ListResult, type PageParams } from '../../http/paginatio
 import { enqueue, type JobRecord } from '../../jobs/queue.js'
 import type { JobType } from '../../jobs/types.js'
 import { isId, newId } from '../../lib/ids.js'
+import { onClock } from '../../lib/object-clock.js'
 import { emit } from '../events/index.js'
 import { applySettledMovement, lockAccountRow } from '../ledger/index.js'
 import { requireSimulatorFeed } from '../network-tokens/index.js'
 import { findProgram } from '../programs/index.js'
-import { requireTransaction, type TransactionRow } from '../transactions/index.js'
+import {
+  requireTransaction,
+  requireTransactionOnClock,
+  type TransactionRow,
+} from '../transactions/index.js'
 import { disputableAmount, isOpen } from './lifecycle.js'
 import { presentDispute } from './present.js'
 import * as repo from './repo.js'
@@ -25,8 +30,12 @@ export const DISPUTE_REVIEW_JOB = 'dispute.review' satisfies JobType
 /** How long after submission the network takes the case under review. */
 export const DISPUTE_REVIEW_DELAY_MS = 1000
 
-/** `dispute.review` jobs: a dispute still `submitted` moves `under_review`. */
+/**
+ * `dispute.review` jobs: a dispute still `submitted` moves `under_review`. A dispute under a sandbox clock has its job
+ * on the clock (run by its advance, `deps.clock` reading the clock's time); its event names the clock.
+ */
 export async function runReviewJob(deps: AppDeps, job: JobRecord): Promise<void> {
+  const clockId = (job.payload.clock_id as string | undefined) ?? null
   const now = deps.clock.now()
   await withTx(deps.db, async (trx) => {
     const row = await repo.moveIf(
@@ -36,7 +45,8 @@ export async function runReviewJob(deps: AppDeps, job: JobRecord): Promise<void>
       'under_review',
       now,
     )
-    if (row) await emit(trx, scopeOfRow(row), 'dispute.updated', presentDispute(row), now)
+    if (row)
+      await emit(trx, { ...scopeOfRow(row), clockId }, 'dispute.updated', presentDispute(row), now)
   })
 }
 
@@ -48,6 +58,24 @@ export async function requireDispute(
 ): Promise<repo.DisputeRow> {
   const row = isId('dsp', disputeId) ? await repo.findDispute(db, disputeId) : undefined
   return requireOwned(row, ctx, 'dispute_not_found')
+}
+
+/**
+ * The caller's dispute with the dependencies it moves on: under a sandbox clock (its card's cardholder is on one),
+ * `deps.clock` reads the clock's time and `clockId` names it. The clock is read with the dispute, in the sandbox only.
+ */
+async function requireDisputeOnClock(
+  deps: AppDeps,
+  ctx: Scope,
+  disputeId: string,
+): Promise<{ current: repo.DisputeRow; deps: AppDeps; clockId: string | null }> {
+  if (ctx.environment !== 'sandbox')
+    return { current: await requireDispute(deps.db, ctx, disputeId), deps, clockId: null }
+  const found = isId('dsp', disputeId)
+    ? await repo.findDisputeWithClock(deps.db, disputeId)
+    : undefined
+  const { clock_id: clockId, ...current } = requireOwned(found, ctx, 'dispute_not_found')
+  return { current, deps: await onClock(deps, clockId), clockId }
 }
 
 /**
@@ -82,8 +110,10 @@ export async function createDispute(
   ctx: RequestCtx,
   body: DisputeCreateBody,
 ): Promise<DisputeView> {
-  const seen = await requireTransaction(deps.db, ctx, body.transaction_id, 'transaction_id')
-  const now = deps.clock.now()
+  const on = await requireTransactionOnClock(deps, ctx, body.transaction_id, 'transaction_id')
+  const seen = on.txn
+  const clockId = on.clockId
+  const now = on.deps.clock.now()
   try {
     return await withTx(deps.db, async (trx) => {
       await lockAccountRow(trx, seen.account_id)
@@ -119,12 +149,14 @@ export async function createDispute(
       })
       await enqueue(trx, {
         type: DISPUTE_REVIEW_JOB,
-        payload: { dispute_id: row.id },
+        payload: clockId ? { dispute_id: row.id, clock_id: clockId } : { dispute_id: row.id },
         runAt: new Date(now.getTime() + DISPUTE_REVIEW_DELAY_MS),
         ...scopeOfRow(row),
+        // Under a sandbox clock, the review is due on the clock's time and runs in its advance.
+        clockId,
       })
       const view = presentDispute(row)
-      await emit(trx, scopeOfRow(row), 'dispute.created', view, now)
+      await emit(trx, { ...scopeOfRow(row), clockId }, 'dispute.created', view, now)
       return view
     })
   } catch (err) {
@@ -152,8 +184,9 @@ export async function withdrawDispute(
   ctx: RequestCtx,
   disputeId: string,
 ): Promise<DisputeView> {
-  const current = await requireDispute(deps.db, ctx, disputeId)
-  const now = deps.clock.now()
+  const on = await requireDisputeOnClock(deps, ctx, disputeId)
+  const { current, clockId } = on
+  const now = on.deps.clock.now()
   return withTx(deps.db, async (trx) => {
     const locked = (await repo.lockDispute(trx, current.id))!
     if (!isOpen(locked.status)) throw finalState(locked, 'withdrawn')
@@ -163,7 +196,7 @@ export async function withdrawDispute(
       updated_at: now,
     })
     const view = presentDispute(row)
-    await emit(trx, scopeOfRow(row), 'dispute.updated', view, now)
+    await emit(trx, { ...scopeOfRow(row), clockId }, 'dispute.updated', view, now)
     return view
   })
 }
@@ -179,18 +212,19 @@ export async function resolveDispute(
   disputeId: string,
   outcome: 'won' | 'lost',
 ): Promise<DisputeView> {
-  const current = await requireDispute(deps.db, ctx, disputeId)
+  const on = await requireDisputeOnClock(deps, ctx, disputeId)
+  const { current, clockId } = on
   const program = await findProgram(deps.db, current.program_id)
   if (!program) throw new ApiError('program_not_provisioned')
   requireSimulatorFeed(deps.processors, program, 'disputes')
-  const now = deps.clock.now()
+  const now = on.deps.clock.now()
   return withTx(deps.db, async (trx) => {
     await lockAccountRow(trx, current.account_id)
     let row = (await repo.lockDispute(trx, current.id))!
     if (!isOpen(row.status)) throw finalState(row, 'resolved')
     if (row.status === 'submitted') {
       row = await repo.updateDispute(trx, row.id, { status: 'under_review', updated_at: now })
-      await emit(trx, scopeOfRow(row), 'dispute.updated', presentDispute(row), now)
+      await emit(trx, { ...scopeOfRow(row), clockId }, 'dispute.updated', presentDispute(row), now)
     }
     if (outcome === 'won') {
       await applySettledMovement(
@@ -213,7 +247,7 @@ export async function resolveDispute(
       updated_at: now,
     })
     const view = presentDispute(row)
-    await emit(trx, scopeOfRow(row), 'dispute.updated', view, now)
+    await emit(trx, { ...scopeOfRow(row), clockId }, 'dispute.updated', view, now)
     return view
   })
 }

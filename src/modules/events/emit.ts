@@ -34,7 +34,10 @@ export async function emit(
   details: EventDetails = {},
 ): Promise<string> {
   const data = JSON.stringify({ object, ...details })
-  const event = eventWrites(scope, type, sql`${data}::json`, now)
+  // An event's own time stays wall time under a sandbox clock (docs/decisions/sandbox-clock-time.md): `now` is then
+  // the clock's time, which the object inside carries; the event's id, created_at and deliveries are the service's.
+  const at = scope.clockId ? new Date() : now
+  const event = eventWrites(scope, type, sql`${data}::json`, at)
   const { rows } = await sql<{
     notified: number
   }>`WITH ${event.ctes} SELECT ${event.notified} AS notified`.execute(trx)
@@ -66,6 +69,8 @@ export function emitPerRow(
     environment: string
     type: string
     details?: string
+    /** A text column naming the sandbox clock of the row's object (null: none): the event's `clock_id`. */
+    clockId?: string
   },
   object: RawBuilder<unknown>,
   now: Date,
@@ -76,6 +81,7 @@ export function emitPerRow(
       organizationId: sql.ref(columns.organizationId),
       environment: sql.ref(columns.environment),
       type: sql.ref(columns.type),
+      ...(columns.clockId === undefined ? {} : { clockId: sql.ref(columns.clockId) }),
     },
     columns.details === undefined
       ? sql`json_build_object('object', ${object})`
@@ -125,7 +131,7 @@ function eventWrites(
 type EventColumns = Record<
   'id' | 'organizationId' | 'environment' | 'type',
   RawBuilder<unknown> | ReturnType<typeof sql.ref>
-> & { clockId?: RawBuilder<unknown> }
+> & { clockId?: RawBuilder<unknown> | ReturnType<typeof sql.ref> }
 
 /** `ev`: the events (each column an expression over `from`), then their deliveries (`deliveriesWithin`). */
 function eventCtes(

@@ -5,6 +5,7 @@ export {
   presentTransaction,
   recordCapture,
   requireTransaction,
+  requireTransactionOnClock,
   transactionsCreatedIn,
 } from './service.js'
 export type { TransactionRow, TransactionView } from './service.js'

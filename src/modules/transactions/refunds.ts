@@ -6,7 +6,7 @@ import { ApiError } from '../../http/errors.js'
 import type { QuotedRate } from '../../http/fx-details.js'
 import { newId } from '../../lib/ids.js'
 import { requireAccount, type AccountRow } from '../accounts/index.js'
-import { requireCard } from '../cards/index.js'
+import { requireCardOnClock } from '../cards/index.js'
 import { emit } from '../events/index.js'
 import { applySettledMovement, lockAccountRow } from '../ledger/index.js'
 import {
@@ -23,7 +23,7 @@ import { DISPUTED_TOTAL } from './hooks.js'
 import { presentTransaction } from './present.js'
 import * as repo from './repo.js'
 import type { RefundBody, SimulateRefundBody, TransactionView } from './schemas.js'
-import { requireTransaction } from './service.js'
+import { requireTransactionOnClock } from './service.js'
 import type { MerchantValue } from './types.js'
 
 /**
@@ -68,7 +68,9 @@ export async function refundTransaction(
   transactionId: string,
   body: RefundBody,
 ): Promise<TransactionView> {
-  const current = await requireTransaction(deps.db, ctx, transactionId)
+  const on = await requireTransactionOnClock(deps, ctx, transactionId)
+  const current = on.txn
+  const clockId = on.clockId
   const named = namedCurrency(body.currency)
   if (named !== undefined && named !== current.merchant_currency) {
     throw wrongCurrency(
@@ -76,7 +78,7 @@ export async function refundTransaction(
     )
   }
   const rate = await refundRate(deps, current)
-  const now = deps.clock.now()
+  const now = on.deps.clock.now()
   return withTx(deps.db, async (trx) => {
     await lockAccountRow(trx, current.account_id)
     const original = (await repo.lockTransaction(trx, current.id))!
@@ -156,8 +158,14 @@ export async function refundTransaction(
       updated_at: now,
     })
     const view = presentTransaction(refund)
-    await emit(trx, scopeOfRow(refund), 'transaction.created', view, now)
-    await emit(trx, scopeOfRow(updated), 'transaction.updated', presentTransaction(updated), now)
+    await emit(trx, { ...scopeOfRow(refund), clockId }, 'transaction.created', view, now)
+    await emit(
+      trx,
+      { ...scopeOfRow(updated), clockId },
+      'transaction.updated',
+      presentTransaction(updated),
+      now,
+    )
     return view
   })
 }
@@ -194,7 +202,11 @@ export async function merchantRefund(
   ctx: RequestCtx,
   body: SimulateRefundBody,
 ): Promise<TransactionView> {
-  const card = await requireCard(deps.db, ctx, body.card_id, 'card_id')
+  const {
+    card,
+    deps: clocked,
+    clockId,
+  } = await requireCardOnClock(deps, ctx, body.card_id, 'card_id')
   if (card.status === 'pending') throw new ApiError('card_not_provisioned', { param: 'card_id' })
   const currency = body.currency.toUpperCase()
   const merchant: MerchantValue = {
@@ -209,7 +221,7 @@ export async function merchantRefund(
   const money = rate
     ? convertedAt(rate.quote, body.amount, currency, account.currency, rate.pricing)
     : sameCurrency(body.amount, currency)
-  const now = deps.clock.now()
+  const now = clocked.clock.now()
   return withTx(deps.db, async (trx) => {
     const id = newId('txn')
     await applySettledMovement(
@@ -246,7 +258,7 @@ export async function merchantRefund(
       settled_at: now,
     })
     const view = presentTransaction(row)
-    await emit(trx, scopeOfRow(row), 'transaction.created', view, now)
+    await emit(trx, { ...scopeOfRow(row), clockId }, 'transaction.created', view, now)
     return view
   })
 }

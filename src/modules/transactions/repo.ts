@@ -1,7 +1,8 @@
-import type { Insertable, Selectable, Updateable } from 'kysely'
+import { sql, type Insertable, type Selectable, type Updateable } from 'kysely'
 import { createdInWindow, type CreatedWindow } from '../../db/created-window.js'
 import type { Db } from '../../db/types.js'
 import { applyBounds, closedSetPage, whereIs, type PageBounds } from '../../http/pagination.js'
+import { clockOfCardSql } from '../cards/index.js'
 import { TRANSACTION_STATUSES, TRANSACTION_TYPES } from './schemas.js'
 import type { TransactionsTable } from './types.js'
 import './types.js'
@@ -17,6 +18,19 @@ export async function insertTransaction(
 
 export async function findTransaction(db: Db, id: string): Promise<TransactionRow | undefined> {
   return db.selectFrom('transactions').selectAll().where('id', '=', id).executeTakeFirst()
+}
+
+/** `findTransaction` with the sandbox clock of its card (docs/sandbox-clocks.md), read in the same statement. */
+export async function findTransactionWithClock(
+  db: Db,
+  id: string,
+): Promise<(TransactionRow & { clock_id: string | null }) | undefined> {
+  return db
+    .selectFrom('transactions')
+    .selectAll()
+    .select(sql<string | null>`${clockOfCardSql(sql.ref('transactions.card_id'))}`.as('clock_id'))
+    .where('id', '=', id)
+    .executeTakeFirst()
 }
 
 /** The transaction locked for the rest of the caller's transaction (refunds of one capture run one at a time). */
@@ -42,19 +56,43 @@ export async function updateTransaction(
     .executeTakeFirstOrThrow()
 }
 
-/** Moves a pending transaction to settled; undefined when it was not pending any more (someone else settled it). */
+/**
+ * Moves a pending transaction to settled; undefined when it was not pending any more (someone else settled it), or,
+ * with `madeBy`, when it was made after that time (not yet due).
+ */
 export async function settlePending(
   trx: Db,
   id: string,
   now: Date,
+  madeBy?: Date,
 ): Promise<TransactionRow | undefined> {
-  return trx
+  let q = trx
     .updateTable('transactions')
     .set({ status: 'settled', settled_at: now, updated_at: now })
     .where('id', '=', id)
     .where('status', '=', 'pending')
-    .returningAll()
-    .executeTakeFirst()
+  if (madeBy) q = q.where('created_at', '<=', madeBy)
+  return q.returningAll().executeTakeFirst()
+}
+
+/** Pending transactions of these cards (a sandbox clock's) made at or before `madeBy`, oldest first (ties by id). */
+export async function pendingOfCards(
+  db: Db,
+  cardIds: readonly string[],
+  madeBy: Date,
+  limit: number,
+): Promise<Pick<TransactionRow, 'id' | 'created_at'>[]> {
+  if (cardIds.length === 0) return []
+  return db
+    .selectFrom('transactions')
+    .select(['id', 'created_at'])
+    .where('card_id', 'in', [...cardIds])
+    .where('status', '=', 'pending')
+    .where('created_at', '<=', madeBy)
+    .orderBy('created_at')
+    .orderBy('id')
+    .limit(limit)
+    .execute()
 }
 
 export interface TransactionFilter {

@@ -6,6 +6,7 @@ import { scopeOfRow, type RequestCtx, type Scope } from '../../http/context.js'
 import { requireOwned } from '../../http/ownership.js'
 import { paginate, type ListResult, type PageParams } from '../../http/pagination.js'
 import { isId, newId } from '../../lib/ids.js'
+import { onClock } from '../../lib/object-clock.js'
 import type { MerchantValue } from './types.js'
 import { emit } from '../events/index.js'
 import { moneyColumns, type TransactionMoney } from './fx.js'
@@ -26,6 +27,30 @@ export async function requireTransaction(
 ): Promise<repo.TransactionRow> {
   const row = isId('txn', transactionId) ? await repo.findTransaction(db, transactionId) : undefined
   return requireOwned(row, ctx, 'transaction_not_found', param)
+}
+
+/**
+ * The caller's transaction with the dependencies it moves on: under a sandbox clock (its card's cardholder is on one),
+ * `deps.clock` reads the clock's time and `clockId` names it; otherwise `deps` itself. The clock is read with the
+ * transaction, in its statement, and only in the sandbox (production has no clock).
+ */
+export async function requireTransactionOnClock(
+  deps: AppDeps,
+  ctx: Scope,
+  transactionId: string,
+  param?: string,
+): Promise<{ txn: repo.TransactionRow; deps: AppDeps; clockId: string | null }> {
+  if (ctx.environment !== 'sandbox')
+    return {
+      txn: await requireTransaction(deps.db, ctx, transactionId, param),
+      deps,
+      clockId: null,
+    }
+  const found = isId('txn', transactionId)
+    ? await repo.findTransactionWithClock(deps.db, transactionId)
+    : undefined
+  const { clock_id: clockId, ...txn } = requireOwned(found, ctx, 'transaction_not_found', param)
+  return { txn, deps: await onClock(deps, clockId), clockId }
 }
 
 export async function retrieveTransaction(
@@ -92,6 +117,8 @@ export interface CaptureRecord {
   }
   /** What the capture cleared: its amount in the account's currency, the merchant's, and the conversion. */
   money: TransactionMoney
+  /** The sandbox clock the capture is under (`now` is its time): its `transaction.created` carries it. */
+  clockId?: string | null
 }
 
 /**
@@ -124,7 +151,13 @@ export async function recordCapture(
     updated_at: now,
     settled_at: null,
   })
-  await emit(trx, scopeOfRow(row), 'transaction.created', presentTransaction(row), now)
+  await emit(
+    trx,
+    { ...scopeOfRow(row), clockId: input.clockId },
+    'transaction.created',
+    presentTransaction(row),
+    now,
+  )
   return row
 }
 
@@ -134,14 +167,15 @@ export async function settleTransaction(
   ctx: RequestCtx,
   transactionId: string,
 ): Promise<TransactionView> {
-  const current = await requireTransaction(deps.db, ctx, transactionId)
+  const on = await requireTransactionOnClock(deps, ctx, transactionId)
+  const current = on.txn
   if (current.status !== 'pending') return presentTransaction(current)
-  const now = deps.clock.now()
+  const now = on.deps.clock.now()
   return withTx(deps.db, async (trx) => {
     const row = await repo.settlePending(trx, current.id, now)
     if (!row) return presentTransaction((await repo.findTransaction(trx, current.id))!)
     const view = presentTransaction(row)
-    await emit(trx, scopeOfRow(row), 'transaction.updated', view, now)
+    await emit(trx, { ...scopeOfRow(row), clockId: on.clockId }, 'transaction.updated', view, now)
     return view
   })
 }

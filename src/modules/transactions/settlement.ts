@@ -2,8 +2,12 @@ import { sql } from 'kysely'
 import type { AppDeps } from '../../app-deps.js'
 import { withTx } from '../../db/tx.js'
 import { scopeOfRow } from '../../http/context.js'
+import { cardholdersOnClock, clockOfCardholderSql } from '../cardholders/index.js'
+import { cardholderOfCardSql, cardIdsOfCardholders } from '../cards/index.js'
+import type { ClockSweep } from '../clocks/index.js'
 import { emit } from '../events/index.js'
 import { presentTransaction } from './present.js'
+import * as repo from './repo.js'
 import type { TransactionRow } from './repo.js'
 
 /** Captures settle this long after they were made (the network's clearing cycle, T+1). */
@@ -14,7 +18,8 @@ const BATCH = 500
 
 /**
  * Settles every capture older than the settlement delay: each batch moves its rows `pending` → `settled`
- * and emits transaction.updated for each, in one transaction; rows another sweep holds are skipped.
+ * and emits transaction.updated for each, in one transaction; rows another sweep holds are skipped. Captures under a
+ * sandbox clock are left alone: they settle when their clock is advanced past their time (`settlementOnClock`).
  * Returns how many were settled.
  */
 export async function settleDue(deps: AppDeps): Promise<number> {
@@ -27,6 +32,7 @@ export async function settleDue(deps: AppDeps): Promise<number> {
         UPDATE transactions SET status = 'settled', settled_at = ${now}, updated_at = ${now}
         WHERE id IN (
           SELECT id FROM transactions WHERE status = 'pending' AND created_at <= ${before}
+            AND ${clockOfCardholderSql(cardholderOfCardSql(sql.ref('transactions.card_id')))} IS NULL
           ORDER BY created_at LIMIT ${BATCH} FOR UPDATE SKIP LOCKED
         ) AND status = 'pending'
         RETURNING *`.execute(trx)
@@ -38,4 +44,47 @@ export async function settleDue(deps: AppDeps): Promise<number> {
     total += settled
     if (settled < BATCH) return total
   }
+}
+
+/**
+ * Settlement under a sandbox clock (docs/sandbox-clocks.md), run by the clock's advance in time order with the other
+ * sweeps: the pending captures of the clock's cards fall due `SETTLEMENT_DELAY_MS` after their `created_at` (the
+ * clock's time when they were made), and one settles as the wall-time sweep settles it (a conditional update: one
+ * no longer pending, or not yet due on the clock, is left alone), so an advance that runs again settles nothing twice.
+ */
+export const settlementOnClock: ClockSweep = {
+  async due(deps, clockId, until, limit) {
+    // The clock's cards, through its cardholders (their modules' reads): a sandbox clock holds a test's few.
+    const cardIds = await cardIdsOfCardholders(deps.db, await cardholdersOnClock(deps.db, clockId))
+    const rows = await repo.pendingOfCards(
+      deps.db,
+      cardIds,
+      new Date(until.getTime() - SETTLEMENT_DELAY_MS),
+      limit,
+    )
+    return rows.map((r) => ({
+      id: r.id,
+      at: new Date(new Date(r.created_at).getTime() + SETTLEMENT_DELAY_MS),
+    }))
+  },
+  async run(deps, clockId, id) {
+    const now = deps.clock.now()
+    return withTx(deps.db, async (trx) => {
+      const row = await repo.settlePending(
+        trx,
+        id,
+        now,
+        new Date(now.getTime() - SETTLEMENT_DELAY_MS),
+      )
+      if (!row) return false
+      await emit(
+        trx,
+        { ...scopeOfRow(row), clockId },
+        'transaction.updated',
+        presentTransaction(row),
+        now,
+      )
+      return true
+    })
+  },
 }
