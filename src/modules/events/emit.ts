@@ -34,12 +34,21 @@ export async function emit(
   details: EventDetails = {},
 ): Promise<string> {
   const data = JSON.stringify({ object, ...details })
-  const event = eventWrites(scope, type, sql`${data}::json`, now)
+  const event = eventWrites(scope, type, sql`${data}::json`, eventTime(scope.clockId, now))
   const { rows } = await sql<{
     notified: number
   }>`WITH ${event.ctes} SELECT ${event.notified} AS notified`.execute(trx)
   if (rows[0].notified) signalJobsQueued()
   return event.id
+}
+
+/**
+ * When an event happens: `now`, except for an object under a sandbox clock, whose `now` is the clock's time while the
+ * event's own `created_at` (and its time-ordered id, and its deliveries' schedule) stays wall time
+ * (docs/decisions/sandbox-clock-time.md): the object inside carries the clock's time, the event carries `clock_id`.
+ */
+export function eventTime(clockId: string | null | undefined, now: Date): Date {
+  return clockId ? new Date() : now
 }
 
 /** An event written inside the statement that makes the change: its common table expressions and the column that says whether deliveries were queued. */
@@ -66,6 +75,8 @@ export function emitPerRow(
     environment: string
     type: string
     details?: string
+    /** A text column naming the sandbox clock of the row's object (null: none). */
+    clockId?: string
   },
   object: RawBuilder<unknown>,
   now: Date,
@@ -76,6 +87,7 @@ export function emitPerRow(
       organizationId: sql.ref(columns.organizationId),
       environment: sql.ref(columns.environment),
       type: sql.ref(columns.type),
+      ...(columns.clockId === undefined ? {} : { clockId: sql`${sql.ref(columns.clockId)}::text` }),
     },
     columns.details === undefined
       ? sql`json_build_object('object', ${object})`
