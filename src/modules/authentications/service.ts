@@ -9,6 +9,7 @@ import { paginate, type ListResult, type PageParams } from '../../http/paginatio
 import { enqueue, type JobOutcome, type JobRecord } from '../../jobs/queue.js'
 import type { JobType } from '../../jobs/types.js'
 import { isId, newId } from '../../lib/ids.js'
+import { onClock } from '../../lib/object-clock.js'
 import { requireCard, requireCardProgram } from '../cards/index.js'
 import { emit } from '../events/index.js'
 import { requireActiveCard, requireSimulatorFeed } from '../network-tokens/index.js'
@@ -23,17 +24,29 @@ export const AUTHENTICATION_TTL_MS = 5 * 60 * 1000
 /** Job that expires one challenge at its `expires_at` (reads expire it too, the moment the clock passes). */
 export const AUTHENTICATION_EXPIRE_JOB = 'authentication.expire' satisfies JobType
 
-/** Records expiries: marks due challenges expired and emits authentication.updated once for each. */
+/**
+ * Records expiries: marks due challenges expired and emits authentication.updated once for each. `deps.clock` is the
+ * challenges' time: a sandbox clock's for one under a clock (many at once leave those under a clock alone).
+ */
 async function expire(deps: AppDeps, where: Parameters<typeof repo.expireDue>[1]): Promise<void> {
   const now = deps.clock.now()
   await withTx(deps.db, async (trx) => {
     for (const row of await repo.expireDue(trx, where, now)) {
-      await emit(trx, scopeOfRow(row), 'authentication.updated', presentAuthentication(row), now)
+      await emit(
+        trx,
+        { ...scopeOfRow(row), clockId: row.clock_id },
+        'authentication.updated',
+        presentAuthentication(row),
+        now,
+      )
     }
   })
 }
 
-/** `authentication.expire` jobs: the challenge expires at its `expires_at` unless it was answered first. */
+/**
+ * `authentication.expire` jobs: the challenge expires at its `expires_at` unless it was answered first. Under a
+ * sandbox clock the job waits on the clock and runs in its advance, `deps.clock` reading the clock's time.
+ */
 export async function runExpireJob(deps: AppDeps, job: JobRecord): Promise<JobOutcome> {
   const id = String(job.payload.authentication_id)
   const row = await repo.findAuthentication(deps.db, id)
@@ -43,22 +56,26 @@ export async function runExpireJob(deps: AppDeps, job: JobRecord): Promise<JobOu
   await expire(deps, { id })
 }
 
-/** The caller's authentication by id, with its expiry recorded first if its five minutes have passed. */
+/**
+ * The caller's authentication by id, with its expiry recorded first if its five minutes have passed, and the
+ * dependencies of its time (a sandbox clock's, for one under a clock).
+ */
 async function requireAuthentication(
-  deps: AppDeps,
+  deps0: AppDeps,
   ctx: RequestCtx,
   id: string,
-): Promise<repo.AuthenticationRow> {
+): Promise<{ row: repo.AuthenticationOnClock; deps: AppDeps }> {
   let row = requireOwned(
-    isId('tdsa', id) ? await repo.findAuthentication(deps.db, id) : undefined,
+    isId('tdsa', id) ? await repo.findAuthentication(deps0.db, id) : undefined,
     ctx,
     'authentication_not_found',
   )
+  const deps = await onClock(deps0, row.clock_id)
   if (row.status === 'pending' && row.expires_at.getTime() <= deps.clock.now().getTime()) {
     await expire(deps, { id: row.id })
     row = (await repo.findAuthentication(deps.db, row.id))!
   }
-  return row
+  return { row, deps }
 }
 
 /** The program behind the authentication in the path, for capability mounting; null unless it is the caller's. */
@@ -92,11 +109,11 @@ export async function simulateAuthentication(
   const program = await requireCardProgram(deps.db, card)
   requireSimulatorFeed(deps.processors, program, 'three_d_secure')
   requireActiveCard(card, 'authenticated')
-  const now = deps.clock.now()
-  const expiresAt = new Date(now.getTime() + AUTHENTICATION_TTL_MS)
+  let now = deps.clock.now()
+  let expiresAt = new Date(now.getTime() + AUTHENTICATION_TTL_MS)
   const m = body.merchant ?? {}
   return withTx(deps.db, async (trx) => {
-    const row = await repo.insertAuthentication(trx, {
+    let row: repo.AuthenticationRow = await repo.insertAuthentication(trx, {
       id: newId('tdsa'),
       organization_id: card.organization_id,
       environment: card.environment,
@@ -116,14 +133,22 @@ export async function simulateAuthentication(
       created_at: now,
       updated_at: now,
     })
+    // The insert answers the card's sandbox clock: a challenge under one lives on the clock's time.
+    const clockId = (row as repo.AuthenticationOnClock).clock_id
+    if (clockId) {
+      now = (await onClock({ ...deps, db: trx }, clockId)).clock.now()
+      expiresAt = new Date(now.getTime() + AUTHENTICATION_TTL_MS)
+      row = await repo.retime(trx, row.id, now, expiresAt)
+    }
     await enqueue(trx, {
       type: AUTHENTICATION_EXPIRE_JOB,
       payload: { authentication_id: row.id },
       runAt: expiresAt,
       ...scopeOfRow(row),
+      clockId,
     })
     const view = presentAuthentication(row)
-    await emit(trx, scopeOfRow(row), 'authentication.created', view, now)
+    await emit(trx, { ...scopeOfRow(row), clockId }, 'authentication.created', view, now)
     return view
   })
 }
@@ -134,12 +159,13 @@ export async function simulateAuthentication(
  * on a card closed since cannot be approved (`card_closed`).
  */
 export async function answerAuthentication(
-  deps: AppDeps,
+  deps0: AppDeps,
   ctx: RequestCtx,
   id: string,
   answer: 'approved' | 'declined',
 ): Promise<AuthenticationView> {
-  const current = await requireAuthentication(deps, ctx, id)
+  const { row: current, deps: onTime } = await requireAuthentication(deps0, ctx, id)
+  const deps = onTime
   // A closed card refuses every operation (card_closed); declining a challenge on it stays possible.
   if (
     answer === 'approved' &&
@@ -158,7 +184,7 @@ export async function answerAuthentication(
           if (row)
             await emit(
               trx,
-              scopeOfRow(row),
+              { ...scopeOfRow(row), clockId: current.clock_id },
               'authentication.updated',
               presentAuthentication(row),
               now,
@@ -167,7 +193,7 @@ export async function answerAuthentication(
         })
       : undefined
   if (decided) return presentAuthentication(decided)
-  const latest = await requireAuthentication(deps, ctx, id)
+  const { row: latest } = await requireAuthentication(deps, ctx, id)
   throw new ApiError('authentication_invalid_state', {
     message:
       latest.status === 'expired'
@@ -181,7 +207,7 @@ export async function retrieveAuthentication(
   ctx: RequestCtx,
   id: string,
 ): Promise<AuthenticationView> {
-  return presentAuthentication(await requireAuthentication(deps, ctx, id))
+  return presentAuthentication((await requireAuthentication(deps, ctx, id)).row)
 }
 
 export interface AuthenticationListFilter {

@@ -7,11 +7,17 @@ import type { AddressValue } from './types.js'
 export type CardholderView = Static<typeof Cardholder>
 type AddressView = Static<typeof Address>
 
-/** The status a caller sees: the current attestation's status, or `expired` once its expires_at has passed. */
+/**
+ * The status a caller sees: the current attestation's status, or `expired` once its expires_at has passed. Under a
+ * sandbox clock the clock's time decides, and its advance announces an expiry (`kyc.expiry`) the moment it passes it:
+ * the announcement is the expiry, whatever time `now` reads (docs/sandbox-clocks.md).
+ */
 export function effectiveKycStatus(
-  row: Pick<CardholderRow, 'kyc_status' | 'kyc_expires_at'>,
+  row: Pick<CardholderRow, 'kyc_status' | 'kyc_expires_at'> &
+    Partial<Pick<CardholderRow, 'clock_id' | 'kyc_expiry_notified'>>,
   now: Date,
 ): KycStatus {
+  if (row.clock_id) return row.kyc_expiry_notified ? 'expired' : (row.kyc_status as KycStatus)
   if (row.kyc_expires_at && new Date(row.kyc_expires_at).getTime() <= now.getTime())
     return 'expired'
   return row.kyc_status as KycStatus

@@ -9,6 +9,7 @@ import { requireOwned } from '../../http/ownership.js'
 import { paginate, type ListResult, type PageParams } from '../../http/pagination.js'
 import { encryptField } from '../../lib/crypto.js'
 import { isId, newId } from '../../lib/ids.js'
+import { onClock } from '../../lib/object-clock.js'
 import { emit } from '../events/index.js'
 import { listPrograms } from '../programs/index.js'
 import { addressChangeNeedsKyc, CLOCK_OF_CALLER } from './hooks.js'
@@ -93,7 +94,8 @@ export async function createCardholder(
 ): Promise<CardholderView> {
   const clockId = await clockOfNewCardholder(deps, ctx, body.clock_id)
   const kycStatus = await initialKycStatus(deps, ctx)
-  const now = deps.clock.now()
+  // A cardholder joins its clock at creation: its own times are the clock's from the start.
+  const now = (await onClock(deps, clockId)).clock.now()
   try {
     return await withTx(deps.db, async (trx) => {
       const row = await repo.insertCardholder(trx, {
@@ -230,7 +232,7 @@ export async function updateCardholder(
   if (addressChanges && (await addressChangeNeedsKyc(deps, current))) {
     throw new ApiError('address_change_requires_kyc', { param: 'address' })
   }
-  const now = deps.clock.now()
+  const now = (await onClock(deps, current.clock_id)).clock.now()
   try {
     return await withTx(deps.db, async (trx) => {
       const row = await lockCardholder(trx, ctx, cardholderId)

@@ -11,6 +11,7 @@ import { ApiError, isApiError } from '../../http/errors.js'
 import { enqueue, type JobOutcome, type JobRecord } from '../../jobs/queue.js'
 import type { JobType } from '../../jobs/types.js'
 import { newId } from '../../lib/ids.js'
+import { onClock } from '../../lib/object-clock.js'
 import { requireAccount } from '../accounts/index.js'
 import { emit } from '../events/index.js'
 import * as repo from './auto-top-up-repo.js'
@@ -105,12 +106,14 @@ export async function checkAutoTopUp(
 /**
  * Inside the usage transaction (the eSIMs' locks held): claims the crossings of auto top-up triggers these applied
  * reports made (one conditional UPDATE of the packages' markers) and queues one job per crossing claimed, in the same
- * transaction. A report repeated, or a concurrent one, finds the marker set and starts nothing.
+ * transaction. A report repeated, or a concurrent one, finds the marker set and starts nothing. Under a sandbox clock
+ * (`clockId`, whose time `now` is) the job waits on the clock and runs in its next advance, at the crossing's time.
  */
 export async function claimAutoTopUps(
   trx: Db,
   applied: readonly UsageOutcome[],
   now: Date,
+  clockId: string | null = null,
 ): Promise<repo.ClaimedCrossing[]> {
   const moves = applied
     .filter((o) => o.data_mb !== null && o.bundle_order_id !== null && o.after > o.before)
@@ -128,6 +131,7 @@ export async function claimAutoTopUps(
       payload: { crossing_order_id: c.crossing_order_id },
       organizationId: c.organization_id,
       environment: c.environment,
+      ...(clockId ? { clockId, runAt: now } : {}),
     })
   }
   return claimed
@@ -137,7 +141,8 @@ export async function claimAutoTopUps(
 async function emitFailed(trx: Db, esimId: string, reason: AutoTopUpFailure, now: Date) {
   const fresh = (await esims.findEsim(trx, esimId))!
   const view = presentEsimSummary(fresh, await esims.bundlesOf(trx, [esimId]), now)
-  await emit(trx, scopeOfRow(fresh), 'esim.auto_top_up_failed', view, now, { reason })
+  const scope = { ...scopeOfRow(fresh), clockId: fresh.clock_id }
+  await emit(trx, scope, 'esim.auto_top_up_failed', view, now, { reason })
 }
 
 function failureOf(err: ApiError): AutoTopUpFailure {
@@ -169,7 +174,7 @@ export async function openAutoTopUp(
   const esimId = await repo.esimOfCrossing(deps.db, crossingOrderId)
   const esim = esimId ? await esims.findEsim(deps.db, esimId) : undefined
   if (!esim || esim.auto_top_up_id === null) return null
-  const scope = scopeOfRow(esim)
+  const scope = { ...scopeOfRow(esim), clockId: esim.clock_id }
   // Judged, and converted into the account's currency, before anything is written.
   const topUp = await findTopUp(deps.db, scope, esim.auto_top_up_id)
   let refusal: AutoTopUpFailure | null = topUp && sold(topUp) ? null : 'top_up_unavailable'
@@ -264,14 +269,22 @@ export async function openAutoTopUp(
   })
 }
 
-/** A call that timed out: the order is listed unsettled (announced) for settlement to decide. */
-async function markUnsettled(deps: AppDeps, orderId: string): Promise<void> {
-  const now = deps.clock.now()
+/**
+ * A call that timed out: the order is listed unsettled (announced) for settlement to decide. Its times stay the
+ * network's (wall time, which settlement measures); the event carries the eSIM's sandbox clock, if any.
+ */
+async function markUnsettled(
+  deps: AppDeps,
+  orderId: string,
+  clockId: string | null,
+): Promise<void> {
+  const now = clockId ? new Date() : deps.clock.now()
   await withTx(deps.db, async (trx) => {
     const order = await orders.lockOrder(trx, orderId)
     if (!order || order.status !== 'pending') return
     const updated = await orders.updateOrder(trx, orderId, { status: 'unsettled' }, now)
-    await emit(trx, scopeOfRow(updated), 'esim_order.created', presentOrder(updated), now)
+    const scope = { ...scopeOfRow(updated), clockId }
+    await emit(trx, scope, 'esim_order.created', presentOrder(updated), now)
   })
 }
 
@@ -303,7 +316,7 @@ export async function provisionAutoTopUp(deps: AppDeps, order: orders.OrderRow):
   } catch (err) {
     if (!(err instanceof EsimNetworkTimeout))
       deps.log.error({ err, order_id: order.id }, 'eSIM auto top-up call failed')
-    await markUnsettled(deps, order.id)
+    await markUnsettled(deps, order.id, esim.clock_id ?? null)
     return
   }
   await finishAutoTopUp(
@@ -334,10 +347,10 @@ export async function finishAutoTopUp(
   if (!seen || !esimId) return seen ?? null
   return withTx(deps.db, async (trx) => {
     const now = deps.clock.now()
-    await esims.lockEsim(trx, esimId)
+    const clockId = (await esims.lockEsim(trx, esimId))?.clock_id ?? null
     const order = await orders.lockOrder(trx, orderId)
     if (!order || (order.status !== 'pending' && order.status !== 'unsettled')) return order ?? null
-    const scope = scopeOfRow(order)
+    const scope = { ...scopeOfRow(order), clockId }
     const wasUnsettled = order.status === 'unsettled'
     const topUp = await findTopUp(trx, PLATFORM_VIEW, order.top_up_id!)
     if (result === 'provisioned' && topUp) {
@@ -410,17 +423,23 @@ export async function finishAutoTopUp(
  * applies an order once), so an interrupted top-up completes exactly once and its debit is never lost.
  */
 export async function settleAutoTopUp(
-  deps: AppDeps,
+  wall: AppDeps,
   order: orders.OrderRow,
   status: NetworkOrderStatus,
   force: boolean,
 ): Promise<orders.OrderRow | 'retry' | null> {
+  // Settlement runs on wall time: a top-up of an eSIM under a sandbox clock is recorded on the clock's time.
+  const esimId = await repo.esimOfCrossing(wall.db, order.crossing_order_id!)
+  const esim = esimId ? await esims.findEsim(wall.db, esimId) : undefined
+  const deps = await onClock(wall, esim?.clock_id)
   if (status === 'unknown' && order.status === 'pending') {
     await provisionAutoTopUp(deps, order)
     return (await orders.findOrder(deps.db, order.id)) ?? null
   }
   if (status === 'unknown') {
-    const age = deps.clock.now().getTime() - order.created_at.getTime()
+    // Under a clock the order's created_at is the clock's; when it was marked unsettled is wall time.
+    const since = esim?.clock_id ? order.updated_at : order.created_at
+    const age = wall.clock.now().getTime() - since.getTime()
     if (!force && age < UNKNOWN_GIVE_UP_MS) return 'retry'
   }
   const reason =

@@ -2,7 +2,8 @@ import { sql } from 'kysely'
 import type { Db } from '../../db/types.js'
 import { signalJobsQueued } from '../../jobs/wakeup.js'
 import { newId } from '../../lib/ids.js'
-import { emitPerRow, type EventDetails, type EventType } from '../events/index.js'
+import { clockOfCardholderSql } from '../cardholders/index.js'
+import { emitPerRow, eventTime, type EventDetails, type EventType } from '../events/index.js'
 import { esimSummaryJson } from './esim-json.js'
 
 /** One event about an eSIM, carrying the eSIM as it is when the statement runs, and the details of its type. */
@@ -15,14 +16,18 @@ export interface EsimEvent {
 /**
  * Writes many eSIM events in one statement (the sweeps and the batched usage path): each carries its eSIM in the
  * listing shape, built in SQL from the row as the caller's transaction left it, and its deliveries are queued in the
- * same statement. Ids are drawn in list order, so a report's events read in the order they are given.
+ * same statement. Ids are drawn in list order, so a report's events read in the order they are given. Each event
+ * carries the sandbox clock of its eSIM's cardholder (`clock_id`, read in the statement); `clockId`, the clock the
+ * caller's `now` is the time of (null: wall time), keeps the events' own time on wall time then.
  */
 export async function emitEsimEvents(
   trx: Db,
   events: readonly EsimEvent[],
-  now: Date,
+  objectNow: Date,
+  clockId: string | null = null,
 ): Promise<void> {
   if (events.length === 0) return
+  const now = eventTime(clockId, objectNow)
   // Grouped by eSIM: each eSIM's object is built once, however many events carry it.
   const byEsim = new Map<
     string,
@@ -42,6 +47,7 @@ export async function emitEsimEvents(
       environment: 'environment',
       type: 'event_type',
       details: 'event_details',
+      clockId: 'clock_id',
     },
     sql.ref('obj'),
     now,
@@ -51,11 +57,12 @@ export async function emitEsimEvents(
       SELECT * FROM json_to_recordset(${items}::json) AS i(esim_id text, events json)
     ),
     objs AS MATERIALIZED (
-      SELECT e.organization_id, e.environment, ${esimSummaryJson('e', now)} AS obj, i.events
+      SELECT e.organization_id, e.environment, ${esimSummaryJson('e', objectNow)} AS obj, i.events,
+        ${clockOfCardholderSql(sql.ref('e.cardholder_id'))} AS clock_id
       FROM input AS i JOIN esims AS e ON e.id = i.esim_id
     ),
     src AS (
-      SELECT o.organization_id, o.environment, o.obj, x.event_id, x.event_type, x.event_details
+      SELECT o.organization_id, o.environment, o.obj, o.clock_id, x.event_id, x.event_type, x.event_details
       FROM objs AS o CROSS JOIN LATERAL json_to_recordset(o.events) AS x(event_id text, event_type text, event_details json)
     ),
     ${written.ctes}

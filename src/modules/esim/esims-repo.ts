@@ -2,10 +2,16 @@ import { sql, type Selectable } from 'kysely'
 import type { Db } from '../../db/types.js'
 import { applyBounds, type PageBounds } from '../../http/pagination.js'
 import { followTravelEsim } from '../cards/index.js'
+import { clockOfCardholderSql } from '../cardholders/index.js'
 import type { EsimBundlesTable, EsimsTable } from './types.js'
 import './types.js'
 
-export type EsimRow = Selectable<EsimsTable>
+/** An eSIM; `clock_id` (read by `findEsim` and the locks): the sandbox clock of its cardholder, null when none. */
+export type EsimRow = Selectable<EsimsTable> & { clock_id?: string | null }
+
+/** The sandbox clock of the eSIM's cardholder (docs/sandbox-clocks.md), as a column of the statement that reads it. */
+export const esimClockColumn = () =>
+  clockOfCardholderSql(sql.ref('esims.cardholder_id')).as('clock_id')
 /** A package on an eSIM; a top-up is a package of its own on the eSIM it was bought for (`top_up_id` set). */
 export type BundleRow = Selectable<EsimBundlesTable> & {
   package_name: string
@@ -14,16 +20,33 @@ export type BundleRow = Selectable<EsimBundlesTable> & {
 }
 
 export async function findEsim(db: Db, id: string): Promise<EsimRow | undefined> {
-  return db.selectFrom('esims').selectAll().where('id', '=', id).executeTakeFirst()
+  return db
+    .selectFrom('esims')
+    .selectAll()
+    .select(esimClockColumn())
+    .where('id', '=', id)
+    .executeTakeFirst()
 }
 
 export async function lockEsim(trx: Db, id: string): Promise<EsimRow | undefined> {
-  return trx.selectFrom('esims').selectAll().where('id', '=', id).forUpdate().executeTakeFirst()
+  return trx
+    .selectFrom('esims')
+    .selectAll()
+    .select(esimClockColumn())
+    .where('id', '=', id)
+    .forUpdate()
+    .executeTakeFirst()
 }
 
 /** The eSIM read under a share lock: its changes (which lock it for update) wait until the caller commits. */
 export async function findEsimShared(db: Db, id: string): Promise<EsimRow | undefined> {
-  return db.selectFrom('esims').selectAll().where('id', '=', id).forShare().executeTakeFirst()
+  return db
+    .selectFrom('esims')
+    .selectAll()
+    .select(esimClockColumn())
+    .where('id', '=', id)
+    .forShare()
+    .executeTakeFirst()
 }
 
 export async function listEsims(
@@ -36,6 +59,7 @@ export async function listEsims(
   let q = db
     .selectFrom('esims')
     .selectAll()
+    .select(esimClockColumn())
     .where('organization_id', '=', organizationId)
     .where('environment', '=', environment)
   if (cardholderId !== undefined) q = q.where('cardholder_id', '=', cardholderId)

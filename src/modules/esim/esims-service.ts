@@ -5,6 +5,7 @@ import type { RequestCtx, Scope } from '../../http/context.js'
 import { iso, requireOwned } from '../../http/ownership.js'
 import { paginate, type ListResult, type PageParams } from '../../http/pagination.js'
 import { isId } from '../../lib/ids.js'
+import { onClock } from '../../lib/object-clock.js'
 import * as repo from './esims-repo.js'
 import type { Esim, EsimBundle, EsimSummary } from './schemas.js'
 
@@ -140,7 +141,24 @@ export async function bundlesOf(db: Db, esimIds: string[]): Promise<repo.BundleR
 
 export async function retrieveEsim(deps: AppDeps, ctx: RequestCtx, id: string): Promise<EsimView> {
   const row = await requireEsim(deps.db, ctx, id)
-  return presentEsim(row, await repo.bundlesOf(deps.db, [row.id]), deps.clock.now())
+  const now = (await onClock(deps, row.clock_id)).clock.now()
+  return presentEsim(row, await repo.bundlesOf(deps.db, [row.id]), now)
+}
+
+/**
+ * The time each eSIM reads (a package past its expiry reads expired): its sandbox clock's (one read per clock, only
+ * when a row is under one), or `now`.
+ */
+export async function timesOf(
+  deps: AppDeps,
+  rows: readonly repo.EsimRow[],
+  now: Date,
+): Promise<(row: repo.EsimRow) => Date> {
+  const clocks = new Map<string, Date>()
+  for (const r of rows)
+    if (r.clock_id && !clocks.has(r.clock_id))
+      clocks.set(r.clock_id, (await onClock(deps, r.clock_id)).clock.now())
+  return (row) => (row.clock_id ? (clocks.get(row.clock_id) ?? now) : now)
 }
 
 export async function listEsims(
@@ -149,7 +167,7 @@ export async function listEsims(
   query: PageParams & { cardholder_id?: string },
 ): Promise<ListResult<EsimSummaryView>> {
   let bundles: repo.BundleRow[] = []
-  const now = deps.clock.now()
+  let timeOf: (row: repo.EsimRow) => Date = () => deps.clock.now()
   return paginate({
     ctx,
     cursors: deps.cursors,
@@ -168,9 +186,10 @@ export async function listEsims(
         deps.db,
         rows.map((r) => r.id),
       )
+      timeOf = await timesOf(deps, rows, deps.clock.now())
       return rows
     },
-    present: (row) => presentEsimSummary(row, bundles, now),
+    present: (row) => presentEsimSummary(row, bundles, timeOf(row)),
   })
 }
 
@@ -189,6 +208,6 @@ export async function cardholderEsims(
     deps.db,
     rows.map((r) => r.id),
   )
-  const now = deps.clock.now()
-  return rows.map((r) => presentEsim(r, bundles, now))
+  const timeOf = await timesOf(deps, rows, deps.clock.now())
+  return rows.map((r) => presentEsim(r, bundles, timeOf(r)))
 }

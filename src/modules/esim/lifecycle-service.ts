@@ -5,6 +5,7 @@ import type { Db } from '../../db/types.js'
 import type { RequestCtx } from '../../http/context.js'
 import { ApiError } from '../../http/errors.js'
 import { requireOwned } from '../../http/ownership.js'
+import { onClock } from '../../lib/object-clock.js'
 import { emit, type EventDetails, type EventType } from '../events/index.js'
 import { checkAlertLists } from './alerts.js'
 import { setEsimAlertOverrides } from './alerts-repo.js'
@@ -37,7 +38,7 @@ export async function emitAboutEsim(
 ): Promise<void> {
   const fresh = (await repo.findEsim(trx, esimId))!
   const view = presentEsimSummary(fresh, await repo.bundlesOf(trx, [esimId]), now)
-  await emit(trx, ctx, type, view, now, details)
+  await emit(trx, { ...ctx, clockId: fresh.clock_id }, type, view, now, details)
 }
 
 async function present(trx: Db, esimId: string, now: Date): Promise<EsimView> {
@@ -63,7 +64,7 @@ export async function updateEsim(
     body.auto_top_up === undefined || body.auto_top_up === null
       ? body.auto_top_up
       : await checkAutoTopUp(deps, ctx, esim, body.auto_top_up)
-  const now = deps.clock.now()
+  const now = (await onClock(deps, esim.clock_id)).clock.now()
   return withTx(deps.db, async (trx) => {
     const locked = await lockOwnedEsim(trx, ctx, esim.id)
     refuseCanceled(locked)
@@ -77,7 +78,7 @@ export async function updateEsim(
           : body.alert_settings,
         now,
       )
-      await checkValidityOf(trx, [locked.id], now)
+      await checkValidityOf(trx, [locked.id], now, locked.clock_id ?? null)
     }
     return present(trx, locked.id, now)
   })
@@ -103,7 +104,7 @@ export async function simulateInstall(
   esimId: string,
 ): Promise<EsimView> {
   const esim = await requireEsim(deps.db, ctx, esimId)
-  const now = deps.clock.now()
+  const now = (await onClock(deps, esim.clock_id)).clock.now()
   return withTx(deps.db, async (trx) => {
     const locked = await lockOwnedEsim(trx, ctx, esim.id)
     refuseCanceled(locked)
@@ -123,7 +124,7 @@ export async function simulateLocation(
   country: string,
 ): Promise<EsimView> {
   const esim = await requireEsim(deps.db, ctx, esimId)
-  const now = deps.clock.now()
+  const now = (await onClock(deps, esim.clock_id)).clock.now()
   const code = country.toUpperCase()
   return withTx(deps.db, async (trx) => {
     const locked = await lockOwnedEsim(trx, ctx, esim.id)

@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify'
 import type { AppDeps } from '../../app-deps.js'
 import { answer } from '../../lib/slots.js'
 import { TRAVEL_ESIM } from '../cards/index.js'
+import { DELETE_ESIMS_OF, ESIM_VALIDITY_ON_CLOCK } from '../clocks/index.js'
 import type { ServiceModule } from '../module.js'
 import { AUTO_TOP_UP_JOB, runAutoTopUpJob } from './auto-top-up.js'
 import { registerEsimRoutes } from './esims-routes.js'
@@ -11,8 +12,12 @@ import { SETTLE_EVERY_MS, SETTLE_SCHEDULE, settleOpenOrders } from './settlement
 import { registerEsimSimulatorRoutes } from './simulate-routes.js'
 import { sweepUsage, USAGE_EVERY_MS, USAGE_SCHEDULE } from './usage.js'
 import { travelEsim } from './travel.js'
-import { sweepValidity, VALIDITY_EVERY_MS, VALIDITY_SCHEDULE } from './validity.js'
-import { DELETE_ESIMS_OF } from '../clocks/index.js'
+import {
+  esimValidityOnClock,
+  sweepValidity,
+  VALIDITY_EVERY_MS,
+  VALIDITY_SCHEDULE,
+} from './validity.js'
 import { deleteEsimsOf } from './clock-deletion.js'
 
 /** eSIM sales: catalogue, orders, profiles, top-ups, the lifecycle and its alerts, the sandbox network simulator and the operator's stock. */
@@ -28,7 +33,12 @@ export const esimModule: ServiceModule = {
   routes: registerEsim,
   jobs: { [AUTO_TOP_UP_JOB]: runAutoTopUpJob },
   // A card's travel mode names an eSIM (docs/cards.md, "Travel mode").
-  hooks: [answer(DELETE_ESIMS_OF, deleteEsimsOf), answer(TRAVEL_ESIM, travelEsim)],
+  // eSIM validity and its warnings under a sandbox clock run in the clock's advance (docs/sandbox-clocks.md).
+  hooks: [
+    answer(DELETE_ESIMS_OF, deleteEsimsOf),
+    answer(TRAVEL_ESIM, travelEsim),
+    answer(ESIM_VALIDITY_ON_CLOCK, esimValidityOnClock),
+  ],
   schedules: [
     {
       type: SETTLE_SCHEDULE,

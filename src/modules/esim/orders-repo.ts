@@ -1,6 +1,7 @@
 import { sql, type Selectable } from 'kysely'
 import { createdInWindow, type CreatedWindow } from '../../db/created-window.js'
 import type { Db } from '../../db/types.js'
+import { clockOfCardholderSql } from '../cardholders/index.js'
 import { json } from '../../db/types.js'
 import {
   applyBounds,
@@ -120,10 +121,12 @@ export async function completeOrder(
   orderId: string,
   esimId: string,
   now: Date,
+  createdAt: Date | null = null,
 ): Promise<OrderRow | null> {
   const { rows } = await sql<OrderRow>`
     WITH o AS (
-      UPDATE esim_orders SET status = 'completed', esim_id = ${esimId}, settled_at = ${now}, updated_at = ${now}
+      UPDATE esim_orders SET status = 'completed', esim_id = ${esimId}, settled_at = ${now}, updated_at = ${now},
+        created_at = COALESCE(${createdAt}::timestamptz, created_at)
       WHERE id = ${orderId} AND status IN ('pending', 'unsettled')
       RETURNING *
     ), pr AS (
@@ -209,11 +212,18 @@ export async function findOrder(db: Db, id: string): Promise<OrderRow | undefine
   return db.selectFrom('esim_orders').selectAll().where('id', '=', id).executeTakeFirst()
 }
 
-/** The order under its row lock: settlement and the request that created it never both apply an outcome. */
-export async function lockOrder(trx: Db, id: string): Promise<OrderRow | undefined> {
+/**
+ * The order under its row lock: settlement and the request that created it never both apply an outcome. With it, the
+ * sandbox clock of its cardholder (`clock_id`, null when none), read in the same statement.
+ */
+export async function lockOrder(
+  trx: Db,
+  id: string,
+): Promise<(OrderRow & { clock_id: string | null }) | undefined> {
   return trx
     .selectFrom('esim_orders')
     .selectAll()
+    .select(clockOfCardholderSql(sql.ref('esim_orders.cardholder_id')).as('clock_id'))
     .where('id', '=', id)
     .forUpdate()
     .executeTakeFirst()

@@ -45,7 +45,11 @@ export async function createOrder(
   body: CreateBody,
 ): Promise<OrderView> {
   const requested = body.cardholder_id ?? null
-  if (requested !== null) await requireCardholder(deps.db, ctx, requested, 'cardholder_id')
+  // The cardholder's sandbox clock, when the order names one (else the account's cardholder's, read at completion).
+  const clockId =
+    requested !== null
+      ? (await requireCardholder(deps.db, ctx, requested, 'cardholder_id')).clock_id
+      : undefined
   const orderId = newId('esord')
   let reservation: repo.Reservation = { package: null, profile: null, repriced: true }
   // A price changed between the check and the reservation reserves nothing: the charge is computed again.
@@ -138,6 +142,7 @@ export async function createOrder(
     null,
     'request',
     body.account_id ?? null,
+    requested !== null ? clockId : body.account_id === undefined ? null : undefined,
   )
   if (refusal) throw refusal
   if (!order || order.status !== 'completed') {

@@ -3,6 +3,7 @@ import { withTx } from '../../db/tx.js'
 import { scopeOfRow } from '../../http/context.js'
 import { type ApiError, isApiError } from '../../http/errors.js'
 import { newId } from '../../lib/ids.js'
+import { onClock } from '../../lib/object-clock.js'
 import type { ScheduleType } from '../../jobs/types.js'
 import { emit } from '../events/index.js'
 import { settleAutoTopUp } from './auto-top-up.js'
@@ -30,8 +31,10 @@ export async function markUnsettled(deps: AppDeps, orderId: string): Promise<voi
   await withTx(deps.db, async (trx) => {
     const order = await repo.lockOrder(trx, orderId)
     if (!order || order.status !== 'pending') return
+    // Its times stay the network's (wall time, which settlement measures); the event carries the order's clock.
     const updated = await repo.updateOrder(trx, orderId, { status: 'unsettled' }, now)
-    await emit(trx, scopeOfRow(updated), 'esim_order.created', presentOrder(updated), now)
+    const scope = { ...scopeOfRow(updated), clockId: order.clock_id }
+    await emit(trx, scope, 'esim_order.created', presentOrder(updated), now)
   })
 }
 
@@ -50,7 +53,10 @@ export async function abandonOrder(deps: AppDeps, orderId: string): Promise<void
  * Records the network's outcome for an order still open, under the order's row lock, so the request and
  * the settlement job never both apply one. `request`: the create call's own outcome (a refusal deletes
  * the order, nothing was bought); `settlement`: an unsettled order becomes completed or failed for good.
- * `paidBy`: the request's account (null: the organization is billed), when the caller knows it.
+ * `paidBy`: the request's account (null: the organization is billed), when the caller knows it; `clockId`: the
+ * sandbox clock of the order's cardholder when the caller knows it (else the order's lock reads it). An order under a
+ * clock is written in flight on wall time (the network's, which settlement measures) and completes on the clock's:
+ * its `created_at` becomes the clock's time then, as do its eSIM's and package's times.
  */
 export async function finishOrder(
   deps: AppDeps,
@@ -59,18 +65,31 @@ export async function finishOrder(
   reason: string | null,
   via: 'request' | 'settlement',
   paidBy?: string | null,
+  clockId?: string | null,
 ): Promise<{ order: repo.OrderRow | null; refusal?: ApiError }> {
-  const now = deps.clock.now()
+  const wallNow = deps.clock.now()
   return withTx(deps.db, async (trx) => {
-    if (result === 'provisioned' && via === 'request' && paidBy === null) {
+    const timeOf = async (clock: string | null) =>
+      clock ? (await onClock({ ...deps, db: trx }, clock)).clock.now() : wallNow
+    if (result === 'provisioned' && via === 'request' && paidBy === null && clockId !== undefined) {
       // The common case, with nothing to debit: the completing statement itself checks that the order is still open.
-      const completed = await repo.completeOrder(trx, orderId, newId('esim'), now)
+      const now = await timeOf(clockId)
+      const completed = await repo.completeOrder(
+        trx,
+        orderId,
+        newId('esim'),
+        now,
+        clockId ? now : null,
+      )
       if (!completed) return { order: (await repo.findOrder(trx, orderId)) ?? null }
-      await emit(trx, scopeOfRow(completed), 'esim_order.created', presentOrder(completed), now)
+      const scope = { ...scopeOfRow(completed), clockId }
+      await emit(trx, scope, 'esim_order.created', presentOrder(completed), now)
       return { order: completed }
     }
     const order = await repo.lockOrder(trx, orderId)
     if (!order || !OPEN.has(order.status)) return { order: order ?? null }
+    const now = await timeOf(order.clock_id)
+    const scope = { ...scopeOfRow(order), clockId: order.clock_id }
     const wasUnsettled = order.status === 'unsettled'
     if (result === 'provisioned') {
       try {
@@ -78,7 +97,7 @@ export async function finishOrder(
           const pkg = await findPackage(trx, PLATFORM_VIEW, order.package_id)
           await chargeAccount(
             trx,
-            scopeOfRow(order),
+            scope,
             {
               orderId: order.id,
               accountId: order.account_id,
@@ -91,10 +110,11 @@ export async function finishOrder(
             now,
           )
         }
-        const completed = (await repo.completeOrder(trx, order.id, newId('esim'), now))!
+        const createdAt = order.clock_id ? now : null
+        const completed = (await repo.completeOrder(trx, order.id, newId('esim'), now, createdAt))!
         const view = presentOrder(completed)
         const type = via === 'request' ? 'esim_order.created' : 'esim_order.settled'
-        await emit(trx, scopeOfRow(completed), type, view, now)
+        await emit(trx, scope, type, view, now)
         return { order: completed }
       } catch (err) {
         // The account refused the debit (checked before, changed since): nothing is bought.
@@ -119,7 +139,7 @@ export async function finishOrder(
       { status: 'failed', failure_reason: reason ?? 'provisioning_failed', settled_at: now },
       now,
     )
-    await emit(trx, scopeOfRow(failed), 'esim_order.failed', presentOrder(failed), now)
+    await emit(trx, scope, 'esim_order.failed', presentOrder(failed), now)
     return { order: failed }
   })
 }

@@ -2,6 +2,7 @@ import type { AppDeps } from '../../app-deps.js'
 import { withTx } from '../../db/tx.js'
 import { scopeOfRow, type RequestCtx } from '../../http/context.js'
 import { ApiError } from '../../http/errors.js'
+import { onClock } from '../../lib/object-clock.js'
 import { EsimNetworkTimeout, withDeadline, type ProfileRequest } from '../../esim-network/port.js'
 import { refundAccount } from './billing.js'
 import * as esims from './esims-repo.js'
@@ -23,7 +24,7 @@ export async function cancelEsim(
   esimId: string,
 ): Promise<EsimView> {
   const esim = await requireEsim(deps.db, ctx, esimId)
-  const now = deps.clock.now()
+  const now = (await onClock(deps, esim.clock_id)).clock.now()
   return withTx(deps.db, async (trx) => {
     const locked = await lockOwnedEsim(trx, ctx, esim.id)
     if (locked.status !== 'canceled') {
@@ -40,7 +41,7 @@ export async function cancelEsim(
           const pkg = await findPackage(trx, PLATFORM_VIEW, order.package_id)
           await refundAccount(
             trx,
-            scopeOfRow(order),
+            { ...scopeOfRow(order), clockId: locked.clock_id },
             {
               orderId: order.id,
               accountId: order.account_id,
@@ -102,7 +103,7 @@ export async function changeSuspension(
 ): Promise<EsimView> {
   const esim = await requireEsim(deps.db, ctx, esimId)
   refuseCanceled(esim)
-  const now = deps.clock.now()
+  const now = (await onClock(deps, esim.clock_id)).clock.now()
   const wanted = operation === 'suspend'
   if ((esim.status === 'suspended') !== wanted) {
     await callNetwork(deps, operation, {

@@ -6,6 +6,7 @@ import { ApiError } from '../../http/errors.js'
 import { requireOwned } from '../../http/ownership.js'
 import { paginate, type ListResult, type PageParams } from '../../http/pagination.js'
 import { newId } from '../../lib/ids.js'
+import { onClock } from '../../lib/object-clock.js'
 import { emit } from '../events/index.js'
 import { chargeAccount, checkPayingAccount } from './billing.js'
 import * as esims from './esims-repo.js'
@@ -39,7 +40,8 @@ export async function listTopUpOffers(
   page: PageParams,
 ): Promise<ListResult<TopUpView>> {
   const esim = await requireEsim(deps.db, ctx, esimId)
-  const packageIds = runningPackageIds(await esims.bundlesOf(deps.db, [esim.id]), deps.clock.now())
+  const now = (await onClock(deps, esim.clock_id)).clock.now()
+  const packageIds = runningPackageIds(await esims.bundlesOf(deps.db, [esim.id]), now)
   return paginate({
     ctx,
     cursors: deps.cursors,
@@ -58,7 +60,8 @@ export async function offersForEsim(
   esimId: string,
 ): Promise<TopUpView[]> {
   const esim = await requireEsim(deps.db, ctx, esimId)
-  const packageIds = runningPackageIds(await esims.bundlesOf(deps.db, [esim.id]), deps.clock.now())
+  const now = (await onClock(deps, esim.clock_id)).clock.now()
+  const packageIds = runningPackageIds(await esims.bundlesOf(deps.db, [esim.id]), now)
   const rows = await listSoldTopUps(deps, viewOf(ctx), packageIds, { take: 50, reverse: false })
   return rows.map(presentTopUp)
 }
@@ -72,12 +75,15 @@ function unavailable(message: string): ApiError {
  * eSIM gains a package entry for it (running at once) in the same transaction as the order, the debit and the events.
  */
 export async function purchaseTopUp(
-  deps: AppDeps,
+  wall: AppDeps,
   ctx: RequestCtx,
   esimId: string,
   body: Static<typeof TopUpPurchaseRequest>,
 ): Promise<OrderView> {
-  const esim = await requireEsim(deps.db, ctx, esimId)
+  const esim = await requireEsim(wall.db, ctx, esimId)
+  // Under a sandbox clock the add-on is bought, runs and expires on the clock's time.
+  const deps = await onClock(wall, esim.clock_id)
+  const scope = { ...ctx, clockId: esim.clock_id }
   if (esim.status === 'canceled')
     throw new ApiError('esim_invalid_state', { message: `eSIM ${esim.id} is canceled.` })
   const topUp = await findTopUp(deps, viewOf(ctx), body.top_up_id)
@@ -148,7 +154,7 @@ export async function purchaseTopUp(
       if (body.account_id !== undefined && charged) {
         await chargeAccount(
           trx,
-          ctx,
+          scope,
           {
             orderId,
             accountId: body.account_id,
@@ -185,11 +191,11 @@ export async function purchaseTopUp(
       await esims.extendValidity(trx, locked.id, expiresAt, now)
       const order = (await orders.findOrder(trx, orderId))!
       const view = presentOrder(order)
-      await emit(trx, ctx, 'esim_order.created', view, now)
+      await emit(trx, scope, 'esim_order.created', view, now)
       const fresh = (await esims.findEsim(trx, locked.id))!
       await emit(
         trx,
-        ctx,
+        scope,
         'esim.topped_up',
         presentEsimSummary(fresh, await esims.bundlesOf(trx, [locked.id]), now),
         now,

@@ -1,5 +1,6 @@
 import { sql } from 'kysely'
 import type { Db } from '../../db/types.js'
+import { clockOfCardholderSql } from '../cardholders/index.js'
 import './types.js'
 
 /** One usage report: the running total of data used on the eSIM's running package. */
@@ -139,12 +140,14 @@ export interface QueuedReport {
   environment: string
   esim_id: string
   data_used_mb: number
+  /** The sandbox clock of the eSIM's cardholder (null: none; read only in the sandbox). */
+  clock_id: string | null
 }
 
 /** Queues reports for the usage sweep (a network's feed), in one statement. */
 export async function queueReports(
   db: Db,
-  reports: readonly Omit<QueuedReport, 'id'>[],
+  reports: readonly Omit<QueuedReport, 'id' | 'clock_id'>[],
   now: Date,
 ): Promise<number> {
   if (reports.length === 0) return 0
@@ -169,7 +172,10 @@ export async function claimReports(trx: Db, limit: number): Promise<QueuedReport
     DELETE FROM esim_usage_reports WHERE id IN (
       SELECT id FROM esim_usage_reports ORDER BY id LIMIT ${limit} FOR UPDATE SKIP LOCKED
     )
-    RETURNING id, organization_id, environment, esim_id, data_used_mb`.execute(trx)
+    RETURNING id, organization_id, environment, esim_id, data_used_mb,
+      CASE WHEN environment = 'sandbox' THEN ${clockOfCardholderSql(
+        sql`(SELECT e.cardholder_id FROM esims AS e WHERE e.id = esim_usage_reports.esim_id)`,
+      )} END AS clock_id`.execute(trx)
   return rows.map((r) => ({ ...r, id: String(r.id) })).sort((a, b) => Number(a.id) - Number(b.id))
 }
 

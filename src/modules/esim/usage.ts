@@ -5,6 +5,7 @@ import type { Db } from '../../db/types.js'
 import type { RequestCtx } from '../../http/context.js'
 import { ApiError } from '../../http/errors.js'
 import type { ScheduleType } from '../../jobs/types.js'
+import { onClock } from '../../lib/object-clock.js'
 import { DEFAULT_ALERTS } from './alerts.js'
 import { claimAutoTopUps, runAutoTopUp } from './auto-top-up.js'
 import { emitEsimEvents, type EsimEvent } from './esim-events.js'
@@ -51,6 +52,7 @@ export async function applyUsage(
   trx: Db,
   reports: readonly repo.UsageInput[],
   now: Date,
+  clockId: string | null = null,
 ): Promise<(repo.UsageOutcome & { auto_top_up_crossing?: string })[]> {
   await repo.lockEsims(trx, [...new Set(reports.map((r) => r.esimId))].sort())
   const outcomes = await repo.applyUsageReports(
@@ -60,8 +62,8 @@ export async function applyUsage(
     now,
   )
   const applied = outcomes.filter((o) => o.applied)
-  await emitEsimEvents(trx, applied.flatMap(eventsOf), now)
-  const claimed = await claimAutoTopUps(trx, applied, now)
+  await emitEsimEvents(trx, applied.flatMap(eventsOf), now, clockId)
+  const claimed = await claimAutoTopUps(trx, applied, now, clockId)
   if (claimed.length === 0) return outcomes
   const byEsim = new Map(claimed.map((c) => [c.esim_id, c.crossing_order_id]))
   return outcomes.map((o) =>
@@ -95,12 +97,14 @@ function refusal(o: repo.UsageOutcome, used: number): ApiError {
  * then finds it done), so the answer shows the package it added.
  */
 export async function recordUsage(
-  deps: AppDeps,
+  wall: AppDeps,
   ctx: RequestCtx,
   esimId: string,
   dataUsedMb: number,
 ): Promise<EsimView> {
-  const esim = await requireEsim(deps.db, ctx, esimId)
+  const esim = await requireEsim(wall.db, ctx, esimId)
+  // Under a sandbox clock the report lands at the clock's time, and so does the auto top-up it starts.
+  const deps = await onClock(wall, esim.clock_id)
   const now = deps.clock.now()
   const { view, crossing } = await withTx(deps.db, async (trx) => {
     const [outcome] = await applyUsage(
@@ -114,6 +118,7 @@ export async function recordUsage(
         },
       ],
       now,
+      esim.clock_id ?? null,
     )
     if (!outcome.applied) throw refusal(outcome, dataUsedMb)
     const fresh = (await esims.findEsim(trx, esim.id))!
@@ -153,6 +158,27 @@ export async function queueUsageReports(
   return { object: 'esim_usage_report_batch', queued }
 }
 
+/**
+ * The claimed reports by the sandbox clock of their eSIM (null: none), each group with the time it lands at: wall time
+ * `now`, or the clock's (one read per clock, only when a report is under one).
+ */
+async function byClock(
+  deps: AppDeps,
+  claimed: readonly repo.QueuedReport[],
+  now: Date,
+): Promise<{ clockId: string | null; now: Date; reports: repo.QueuedReport[] }[]> {
+  const groups = new Map<string | null, repo.QueuedReport[]>()
+  for (const r of claimed) {
+    const list = groups.get(r.clock_id) ?? []
+    list.push(r)
+    groups.set(r.clock_id, list)
+  }
+  const out = []
+  for (const [clockId, reports] of groups)
+    out.push({ clockId, now: clockId ? (await onClock(deps, clockId)).clock.now() : now, reports })
+  return out
+}
+
 /** Splits claimed reports into rounds holding at most one report per eSIM, each eSIM's in the order they arrived. */
 function rounds(reports: readonly repo.QueuedReport[]): repo.QueuedReport[][] {
   const out: repo.QueuedReport[][] = []
@@ -190,19 +216,22 @@ export async function sweepUsage(deps: AppDeps, options: SweepOptions = {}): Pro
       const { taken, refused } = await withTx(deps.db, async (trx) => {
         const claimed = await repo.claimReports(trx, batchSize)
         let notApplied = 0
-        const now = deps.clock.now()
-        for (const round of rounds(claimed)) {
-          const outcomes = await applyUsage(
-            trx,
-            round.map((r) => ({
-              esimId: r.esim_id,
-              used: r.data_used_mb,
-              organizationId: r.organization_id,
-              environment: r.environment,
-            })),
-            now,
-          )
-          notApplied += outcomes.filter((o) => !o.applied).length
+        // A report about an eSIM under a sandbox clock lands at the clock's time (its events carry the clock).
+        for (const group of await byClock({ ...deps, db: trx }, claimed, deps.clock.now())) {
+          for (const round of rounds(group.reports)) {
+            const outcomes = await applyUsage(
+              trx,
+              round.map((r) => ({
+                esimId: r.esim_id,
+                used: r.data_used_mb,
+                organizationId: r.organization_id,
+                environment: r.environment,
+              })),
+              group.now,
+              group.clockId,
+            )
+            notApplied += outcomes.filter((o) => !o.applied).length
+          }
         }
         return { taken: claimed.length, refused: notApplied }
       })

@@ -1,5 +1,7 @@
 import { sql } from 'kysely'
 import type { Db } from '../../db/types.js'
+import type { DueOnClock } from '../clocks/index.js'
+import { clockOfCardholderSql } from '../cardholders/index.js'
 import { ALERT_LIMITS } from './schemas.js'
 import './types.js'
 
@@ -12,6 +14,39 @@ export interface ValidityOutcome {
   due_hours: number[]
   /** Whole hours left, rounded up. */
   hours_left: number
+}
+
+/**
+ * What falls due at or before `until` on the eSIMs of these cardholders (a sandbox clock's), earliest first: each unsent
+ * warning (`valid_until` less its hours, not before the eSIM was made) and the end of the validity, one entry each, so
+ * that an advance runs them in time order among other eSIMs' (a run at a warning's time sends what is due then).
+ */
+export async function dueOfCardholders(
+  db: Db,
+  cardholderIds: readonly string[],
+  defaults: readonly number[],
+  until: Date,
+  limit: number,
+): Promise<DueOnClock[]> {
+  if (cardholderIds.length === 0) return []
+  const { rows } = await sql<{ id: string; at: Date | string }>`
+    WITH e AS MATERIALIZED (
+      SELECT e.id, e.valid_until, e.created_at, e.validity_warned_hours, ${hoursOf(defaults)} AS hours
+      FROM esims AS e
+      LEFT JOIN esim_alert_settings AS s ON s.organization_id = e.organization_id AND s.environment = e.environment
+      WHERE e.cardholder_id = ANY(ARRAY(SELECT json_array_elements_text(${JSON.stringify(cardholderIds)}::json)))
+        AND e.expired_at IS NULL AND e.status <> 'canceled' AND e.valid_until IS NOT NULL
+    )
+    SELECT id, at FROM (
+      SELECT e.id, e.valid_until AS at FROM e
+      UNION ALL
+      SELECT e.id, GREATEST(e.valid_until - make_interval(hours => h), e.created_at) AS at
+      FROM e CROSS JOIN LATERAL unnest(e.hours) AS h WHERE NOT h = ANY(e.validity_warned_hours)
+    ) AS d
+    WHERE at <= ${until}
+    ORDER BY at, id
+    LIMIT ${limit}`.execute(db)
+  return rows.map((r) => ({ id: r.id, at: new Date(r.at) }))
 }
 
 const hoursOf = (defaults: readonly number[]) =>
@@ -34,7 +69,12 @@ export async function lockDue(
     LEFT JOIN esim_alert_settings AS s ON s.organization_id = e.organization_id AND s.environment = e.environment
     WHERE e.expired_at IS NULL AND e.valid_until <= ${horizon} AND e.id > ${options.after}
       AND e.status <> 'canceled'
-      ${options.only ? sql`AND e.id = ANY(ARRAY(SELECT json_array_elements_text(${JSON.stringify(options.only)}::json)))` : sql``}
+      ${
+        options.only
+          ? sql`AND e.id = ANY(ARRAY(SELECT json_array_elements_text(${JSON.stringify(options.only)}::json)))`
+          : // The sweep: eSIMs under a sandbox clock are announced by the clock's advance, on its time.
+            sql`AND (e.cardholder_id IS NULL OR ${clockOfCardholderSql(sql.ref('e.cardholder_id'))} IS NULL)`
+      }
       AND (e.valid_until <= ${now} OR EXISTS (
         SELECT 1 FROM unnest(${hoursOf(defaults)}) AS h
         WHERE e.valid_until <= ${now}::timestamptz + make_interval(hours => h) AND NOT h = ANY(e.validity_warned_hours)))

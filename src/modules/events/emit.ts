@@ -34,15 +34,21 @@ export async function emit(
   details: EventDetails = {},
 ): Promise<string> {
   const data = JSON.stringify({ object, ...details })
-  // An event's own time stays wall time under a sandbox clock (docs/decisions/sandbox-clock-time.md): `now` is then
-  // the clock's time, which the object inside carries; the event's id, created_at and deliveries are the service's.
-  const at = scope.clockId ? new Date() : now
-  const event = eventWrites(scope, type, sql`${data}::json`, at)
+  const event = eventWrites(scope, type, sql`${data}::json`, eventTime(scope.clockId, now))
   const { rows } = await sql<{
     notified: number
   }>`WITH ${event.ctes} SELECT ${event.notified} AS notified`.execute(trx)
   if (rows[0].notified) signalJobsQueued()
   return event.id
+}
+
+/**
+ * When an event happens: `now`, except for an object under a sandbox clock, whose `now` is the clock's time while the
+ * event's own `created_at` (and its time-ordered id, and its deliveries' schedule) stays wall time
+ * (docs/decisions/sandbox-clock-time.md): the object inside carries the clock's time, the event carries `clock_id`.
+ */
+export function eventTime(clockId: string | null | undefined, now: Date): Date {
+  return clockId ? new Date() : now
 }
 
 /** An event written inside the statement that makes the change: its common table expressions and the column that says whether deliveries were queued. */
@@ -69,7 +75,7 @@ export function emitPerRow(
     environment: string
     type: string
     details?: string
-    /** A text column naming the sandbox clock of the row's object (null: none): the event's `clock_id`. */
+    /** A text column naming the sandbox clock of the row's object (null: none). */
     clockId?: string
   },
   object: RawBuilder<unknown>,
@@ -81,7 +87,7 @@ export function emitPerRow(
       organizationId: sql.ref(columns.organizationId),
       environment: sql.ref(columns.environment),
       type: sql.ref(columns.type),
-      ...(columns.clockId === undefined ? {} : { clockId: sql.ref(columns.clockId) }),
+      ...(columns.clockId === undefined ? {} : { clockId: sql`${sql.ref(columns.clockId)}::text` }),
     },
     columns.details === undefined
       ? sql`json_build_object('object', ${object})`

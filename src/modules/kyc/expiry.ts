@@ -9,6 +9,7 @@ import { claimKycExpiry, presentCardholder, findCardholderForJob } from '../card
 /**
  * kyc_status is computed on read (`expired` as soon as expires_at passes); this job, queued for expires_at,
  * only announces the change with `cardholder.kyc_updated`, once per attestation, if it is still the current one.
+ * Under a sandbox clock it is queued on the clock and runs in its advance, `deps.clock` reading expires_at.
  */
 export const KYC_EXPIRY_JOB = 'kyc.expiry' satisfies JobType
 
@@ -21,7 +22,7 @@ export async function runKycExpiry(deps: AppDeps, job: JobRecord): Promise<JobOu
     if (claimed) {
       await emit(
         trx,
-        scopeOfRow(claimed),
+        { ...scopeOfRow(claimed), clockId: claimed.clock_id },
         'cardholder.kyc_updated',
         presentCardholder(claimed, now),
         now,

@@ -8,6 +8,7 @@ import { iso } from '../../http/ownership.js'
 import { paginate, type ListResult, type PageParams } from '../../http/pagination.js'
 import { decryptField, encryptField } from '../../lib/crypto.js'
 import { newId } from '../../lib/ids.js'
+import { onClock } from '../../lib/object-clock.js'
 import { enqueue } from '../../jobs/queue.js'
 import {
   normalizeAddress,
@@ -108,9 +109,10 @@ export async function recordAttestation(
   cardholderId: string,
   body: AttestationBody,
 ): Promise<KycAttestationView> {
-  const now = deps.clock.now()
+  const holder = await requireCardholder(deps.db, ctx, cardholderId)
+  // Under a sandbox clock the attestation is recorded, checked and expires on the clock's time.
+  const now = (await onClock(deps, holder.clock_id)).clock.now()
   checkAttestation(body, now)
-  await requireCardholder(deps.db, ctx, cardholderId)
   const address = body.address ? normalizeAddress(body.address) : null
   const identity = body.identity
     ? {
@@ -190,6 +192,7 @@ export async function recordAttestation(
         runAt: expiresAt,
         organizationId: ctx.organizationId,
         environment: ctx.environment,
+        clockId: cardholder.clock_id,
       })
     }
     return { attestation, documents }
