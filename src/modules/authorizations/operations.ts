@@ -255,4 +255,27 @@ export const holdExpiryOnClock: ClockSweep = {
       return true
     })
   },
+  // Several authorizations of one account (the key), in time order: one transaction, the account locked once.
+  async runMany(deps, clockId, dues) {
+    const first = await repo.findAuthorization(deps.db, dues[0]!.id)
+    if (!first) return 0
+    return withTx(deps.db, async (trx) => {
+      await lockAccount(trx, first.account_id)
+      let done = 0
+      for (const due of dues) {
+        const auth = await repo.findAuthorization(trx, due.id)
+        if (
+          !auth ||
+          auth.account_id !== first.account_id ||
+          auth.status !== 'pending' ||
+          auth.expires_at === null ||
+          new Date(auth.expires_at).getTime() > due.at.getTime()
+        )
+          continue
+        await expireOne(trx, auth, due.at, clockId)
+        done++
+      }
+      return done
+    })
+  },
 }

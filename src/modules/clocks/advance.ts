@@ -6,6 +6,7 @@ import {
   HOLD_EXPIRY_ON_CLOCK,
   SETTLEMENT_ON_CLOCK,
   type ClockSweep,
+  type DueOnClock,
 } from './hooks.js'
 
 /** How many due objects each sweep is asked for at a time. */
@@ -31,7 +32,12 @@ interface Due {
   id: string
   key?: string
   run: () => Promise<boolean>
+  /** The sweep's `runMany` for a queue of one key, when it has one. */
+  runMany?: (dues: readonly DueOnClock[]) => Promise<number>
 }
+
+/** Objects of one key a sweep's `runMany` takes in one transaction at most. */
+const MANY = 50
 
 /**
  * Runs a round's objects in its order, answering how many moved. A stretch of one sweep's keyed objects runs as
@@ -59,8 +65,15 @@ async function runRound(round: readonly Due[]): Promise<number> {
     const pending = [...queues.values()]
     await Promise.all(
       Array.from({ length: Math.min(SIDE_BY_SIDE, pending.length) }, async () => {
-        for (let queue = pending.shift(); queue; queue = pending.shift())
-          for (const due of queue) if (await due.run()) moved++
+        for (let queue = pending.shift(); queue; queue = pending.shift()) {
+          const many = queue[0]!.runMany
+          if (many)
+            for (let k = 0; k < queue.length; k += MANY)
+              moved += await many(
+                queue.slice(k, k + MANY).map(({ id, at, key }) => ({ id, at, key })),
+              )
+          else for (const due of queue) if (await due.run()) moved++
+        }
       }),
     )
     i = end
@@ -93,6 +106,7 @@ export async function runDueOnClock(deps: AppDeps, clockId: string, until: Date)
             id: d.id,
             key: d.key,
             run: () => sweep.run(atTime(deps, d.at), clockId, d.id),
+            runMany: sweep.runMany && ((dues) => sweep.runMany!(deps, clockId, dues)),
           }),
         ),
       ),

@@ -18,13 +18,19 @@ export interface DueOnClock {
  * the objects. The advance asks each sweep for what falls due, merges them in time order and runs them one by one.
  * - `due`: up to `limit` objects under clock `clockId` due at or before `until`, earliest first (ties by id).
  *   An object that `run` has done is no longer due.
- * - `run`: does one object's due work in its own transaction, with `deps.clock` reading the object's due time,
+ * - `run` (and `runMany`, below): does one object's due work in its own transaction, with `deps.clock` reading the object's due time,
  *   as the wall-time sweep does it (a conditional update: an object no longer due is left alone, so an advance
  *   that runs again, or two at once, does nothing twice). Answers whether it did anything.
  */
 export interface ClockSweep {
   due(deps: AppDeps, clockId: string, until: Date, limit: number): Promise<DueOnClock[]>
   run(deps: AppDeps, clockId: string, id: string): Promise<boolean>
+  /**
+   * Optional, for keyed objects: does the due work of several objects of one key (in time order) in one
+   * transaction, each as `run` would with the clock at its own `at`; answers how many it did. Without it the
+   * advance calls `run` for each.
+   */
+  runMany?(deps: AppDeps, clockId: string, dues: readonly DueOnClock[]): Promise<number>
 }
 
 const NOTHING_DUE: ClockSweep = {
