@@ -1,9 +1,11 @@
 /**
  * The reference's own stylesheet and its one script. Phone first: the navigation is a row of tags above the
  * content; from 960 px a sticky column beside it with every operation; from 1,200 px each operation sets its samples
- * beside its description. Code wraps rather than scrolls (no scroller a keyboard would have to reach). Sections off
- * screen are neither laid out nor painted until they come near (`content-visibility: auto`), so the first screen
- * shows while the rest of a long page waits.
+ * beside its description. Code wraps rather than scrolls (no scroller a keyboard would have to reach). On screen,
+ * an operation or object out of view is neither laid out nor painted until it comes near (`content-visibility:
+ * auto`), so the first screen shows while the rest of a long page waits; the browser still finds its text (search
+ * in page, anchors) and screen readers still read it. In print every section is laid out (the page tests check
+ * contrast that way: axe cannot tell the colours of a section the browser has not laid out).
  */
 export const REFERENCE_CSS = `
 .reference{background:#fff}
@@ -34,6 +36,7 @@ export const REFERENCE_CSS = `
 .ref-main pre code{background:none;color:inherit;padding:0;font-size:inherit;white-space:inherit}
 .ref-main .lead{font-size:17px;color:#3c4257}
 .op,.object{border-top:1px solid #e3e8ee;padding:22px 0}
+@media screen{.op,.object{content-visibility:auto;contain-intrinsic-size:auto 1400px}}
 .op-code{display:grid;gap:10px;margin-top:14px;min-width:0}
 .sample{margin:0;min-width:0}.sample pre{margin:0}
 .sample figcaption{font-size:13px;font-weight:600;color:#3c4257;margin:0 0 3px}

@@ -70,7 +70,8 @@ function introduction(description: string): { lead: Html; body: Html; toc: Secti
     if (depth === 1) {
       const id = `section/${slug(text)}`
       toc.push({ id, title: text, children: [] })
-      return html`<h2 id="${id}">${raw(inner)}</h2>\n`.text
+      // elementtiming: the browser reports when the heading is first painted (bench/docs.ts reads it).
+      return html`<h2 id="${id}" elementtiming="${id}">${raw(inner)}</h2>\n`.text
     }
     const parent = toc[toc.length - 1]
     const id = `${parent ? `${parent.id}/` : 'section/'}${slug(text)}`
