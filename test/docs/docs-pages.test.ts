@@ -153,7 +153,7 @@ describe('API reference', () => {
       /^<main id="main" class="ref-main">\n<h1>svc: card issuing and eSIM API<\/h1>/,
     )
     assert.equal(/<h2[^>]*>([^<]+)<\/h2>/.exec(main)?.[1], 'Getting an access token')
-    assert.match(main, /<h2 id="section\/Getting-an-access-token">/)
+    assert.match(main, /<h2 id="section\/Getting-an-access-token"/)
     const navAt = res.body.indexOf('<nav class="ref-nav"')
     const nav = res.body.slice(navAt, res.body.indexOf('</nav>', navAt))
     assert.equal(/<a href="([^"]+)"/.exec(nav)?.[1], '#section/Getting-an-access-token')
