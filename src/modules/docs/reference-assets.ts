@@ -30,7 +30,7 @@ export const REFERENCE_CSS = `
 .ref-main h4{font-size:16px;margin:22px 0 6px}
 .ref-main h5{font-size:15px;margin:14px 0 4px}
 .ref-main a{color:#0b5cad}.ref-main a:hover{color:#073f78}
-.ref-main p,.ref-main li{overflow-wrap:anywhere}.ref-main td{overflow-wrap:break-word}
+.ref-main p,.ref-main li{overflow-wrap:anywhere}.ref-main td{overflow-wrap:break-word}.ref-main td:last-child{overflow-wrap:anywhere}
 .ref-main code,.ref-main a.code{font:14px/1.45 ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;background:#eef1f4;padding:1px 4px;border-radius:3px}
 .ref-main pre{background:#0a2540;color:#f0f4f8;padding:12px 14px;border-radius:6px;margin:0 0 12px;font-size:13px;line-height:1.45;white-space:pre-wrap;overflow-wrap:anywhere}
 .ref-main pre code{background:none;color:inherit;padding:0;font-size:inherit;white-space:inherit}

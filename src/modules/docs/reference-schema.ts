@@ -161,7 +161,9 @@ export function fieldRows(
     const described = own.description ?? value.description
     const inner = union && union.list.length === 1 ? resolve(union.list[0], ctx) : own
     const words = [
-      ...(described ? [inline(described)] : []),
+      ...(described
+        ? [inline(/[.!?:]$/.test(described.trim()) ? described : `${described}.`)]
+        : []),
       ...constraints(inner.items && !inner.properties ? resolve(inner.items, ctx) : inner),
     ]
     rows.push({
