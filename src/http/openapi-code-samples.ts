@@ -4,7 +4,7 @@ import { SDK_METHODS } from './openapi-sdk.js'
 /**
  * The reference's code samples (`x-codeSamples`, shown by the reference at /docs beside each operation): a curl call and the
  * `@svc/sdk` call, both built from the operation's request example and its parameters' examples, so they show the
- * same ids and body as the Payload tab. `$SVC_BASE_URL` and `$SVC_TOKEN` are set as the reference's first section
+ * same ids and body as the request body example. `$SVC_BASE_URL` and `$SVC_TOKEN` are set as the reference's first section
  * ("Getting an access token") says.
  */
 

@@ -125,7 +125,7 @@ const svc = new Svc({ clientId: client.client_id, privateKey: client.private_jwk
 
 # Code samples
 
-Each operation shows its request example (Payload), a curl call and the SDK call, with example ids of the right kind \
+Each operation shows its request body example, a curl call and the SDK call, with example ids of the right kind \
 (\`card_…\`, \`acct_…\`). A \`/v1\` POST or PATCH sends an \`Idempotency-Key\` (the SDK makes one per call and \
 reuses it when it retries), so a retry never acts twice. The sandbox's simulators, the operator API and the \
 platform's own endpoints come after the resources.
