@@ -2,9 +2,9 @@ import { deref, type ExampleContext, parameterExample } from './openapi-examples
 import { SDK_METHODS } from './openapi-sdk.js'
 
 /**
- * The reference's code samples (`x-codeSamples`, shown by Redoc beside each operation): a curl call and the
+ * The reference's code samples (`x-codeSamples`, shown by the reference at /docs beside each operation): a curl call and the
  * `@svc/sdk` call, both built from the operation's request example and its parameters' examples, so they show the
- * same ids and body as the Payload tab. `$SVC_BASE_URL` and `$SVC_TOKEN` are set as the reference's first section
+ * same ids and body as the request body example. `$SVC_BASE_URL` and `$SVC_TOKEN` are set as the reference's first section
  * ("Getting an access token") says.
  */
 
@@ -86,7 +86,7 @@ function query(input: SampleInput): Record<string, unknown> {
   return out
 }
 
-/** Columns a sample's object stays on one line within: Redoc's sample panel is narrow. */
+/** Columns a sample's object stays on one line within: the reference's sample column is narrow. */
 const SAMPLE_WIDTH = 56
 
 const shellDouble = (s: string) => s.replace(/[\\"$`]/g, (c) => `\\${c}`)

@@ -1,5 +1,5 @@
 /**
- * What the reference opens on: `info.description`, whose headings are Redoc's first navigation entries ("Getting an
+ * What the reference opens on: `info.description`, whose headings are the reference's first navigation entries ("Getting an
  * access token" before any operation), and the order of the tags after it: the token endpoint first, the API's
  * resources, any tag not listed here in the order its operations were registered, then the sandbox simulators, the
  * operator API and the platform's own endpoints (`/openapi.json`, `/healthz`) last.
@@ -56,7 +56,7 @@ export function orderedTags(used: string[]): { name: string; description?: strin
   )
 }
 
-/** `info.description`: the API in a paragraph, then how to get a token (Redoc's first section). */
+/** `info.description`: the API in a paragraph, then how to get a token (the reference's first section). */
 export function introduction(baseUrl: string): string {
   return `svc issues cards (cardholders, accounts, cards, authorizations, transactions, disputes, network tokens, \
 3-D Secure) and sells eSIM data packages through one OAuth-protected REST API at \`/v1\`. Money is an integer in the \
@@ -125,7 +125,7 @@ const svc = new Svc({ clientId: client.client_id, privateKey: client.private_jwk
 
 # Code samples
 
-Each operation shows its request example (Payload), a curl call and the SDK call, with example ids of the right kind \
+Each operation shows its request body example, a curl call and the SDK call, with example ids of the right kind \
 (\`card_…\`, \`acct_…\`). A \`/v1\` POST or PATCH sends an \`Idempotency-Key\` (the SDK makes one per call and \
 reuses it when it retries), so a retry never acts twice. The sandbox's simulators, the operator API and the \
 platform's own endpoints come after the resources.

@@ -1,8 +1,10 @@
 import { createHash } from 'node:crypto'
 import { STATUS_CODES } from 'node:http'
-import { gzipSync } from 'node:zlib'
+import { promisify } from 'node:util'
+import { brotliCompress, constants, gzip } from 'node:zlib'
 import swagger from '@fastify/swagger'
 import type { FastifyInstance, RouteOptions } from 'fastify'
+import { preferredEncoding } from './encoding.js'
 import { ERROR_CATALOGUE, type ErrorCode } from './errors.js'
 import { codeSamples } from './openapi-code-samples.js'
 import {
@@ -276,18 +278,34 @@ function decorateForReaders(
   doc.info = { ...doc.info, description: introduction(baseUrl) }
 }
 
-/** The document as served: serialized once, with its gzip and an ETag (it only changes with the code). */
+/** The document as served: serialized once, with its brotli and gzip twins and an ETag (it only changes with the code). */
 interface ServedDocument {
   body: string
+  br: Buffer
   gzip: Buffer
   etag: string
 }
 
-function serve(doc: unknown): ServedDocument {
+const brotli = promisify(brotliCompress)
+const gzipAsync = promisify(gzip)
+
+/** Compresses in libuv's thread pool (brotli at quality 9: 0.2 s on the document, where 11 takes a second for 8% less), off the event loop. */
+async function serve(doc: unknown): Promise<ServedDocument> {
   const body = JSON.stringify(doc)
+  const [br, gz] = await Promise.all([
+    brotli(body, {
+      params: {
+        [constants.BROTLI_PARAM_QUALITY]: 9,
+        [constants.BROTLI_PARAM_MODE]: constants.BROTLI_MODE_TEXT,
+        [constants.BROTLI_PARAM_SIZE_HINT]: Buffer.byteLength(body),
+      },
+    }),
+    gzipAsync(body, { level: 9 }),
+  ])
   return {
     body,
-    gzip: gzipSync(body),
+    br,
+    gzip: gz,
     etag: `"${createHash('sha256').update(body).digest('base64url').slice(0, 27)}"`,
   }
 }
@@ -418,7 +436,7 @@ export async function installOpenApi(app: FastifyInstance, baseUrl: string): Pro
       return doc as never
     },
   })
-  let served: ServedDocument | undefined
+  let serving: Promise<ServedDocument> | undefined
   app.get(
     '/openapi.json',
     {
@@ -429,7 +447,8 @@ export async function installOpenApi(app: FastifyInstance, baseUrl: string): Pro
       },
     },
     async (req, reply) => {
-      served ??= serve(app.swagger())
+      serving ??= serve(app.swagger())
+      const served = await serving
       reply
         .type('application/json; charset=utf-8')
         .header('ETag', served.etag)
@@ -437,8 +456,9 @@ export async function installOpenApi(app: FastifyInstance, baseUrl: string): Pro
         .header('Vary', 'Accept-Encoding')
       const known = String(req.headers['if-none-match'] ?? '').split(/\s*,\s*/)
       if (known.includes(served.etag)) return reply.code(304).send()
-      if (/\bgzip\b/.test(String(req.headers['accept-encoding'] ?? '')))
-        return reply.header('Content-Encoding', 'gzip').send(served.gzip)
+      const encoding = preferredEncoding(req.headers['accept-encoding'])
+      if (encoding === 'br') return reply.header('Content-Encoding', 'br').send(served.br)
+      if (encoding === 'gzip') return reply.header('Content-Encoding', 'gzip').send(served.gzip)
       return reply.send(served.body)
     },
   )

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
-import { gunzipSync } from 'node:zlib'
+import { brotliDecompressSync, gunzipSync } from 'node:zlib'
 import { Validator } from '@seriousme/openapi-schema-validator'
 import { Type } from 'typebox'
 import { ERROR_CATALOGUE } from '../../src/http/errors.js'
@@ -110,18 +110,27 @@ describe('OpenAPI document and reference', () => {
     assert.deepEqual(doc.paths['/openapi.json'].get.tags, ['Platform'])
   })
 
-  test('/openapi.json is serialized once: gzip when asked, an ETag, 304 when the caller holds it', async () => {
+  test('/openapi.json is serialized once: brotli or gzip as asked, an ETag, 304 when the caller holds it', async () => {
     const plain = await t.app.inject({ method: 'GET', url: '/openapi.json' })
+    assert.equal(plain.headers['content-encoding'], undefined)
     const etag = String(plain.headers.etag)
     assert.match(etag, /^"[\w-]{27}"$/)
-    const gzip = await t.app.inject({
-      method: 'GET',
-      url: '/openapi.json',
-      headers: { 'accept-encoding': 'gzip, br' },
-    })
+    const ask = (encoding: string) =>
+      t.app.inject({
+        method: 'GET',
+        url: '/openapi.json',
+        headers: { 'accept-encoding': encoding },
+      })
+    const br = await ask('gzip, deflate, br')
+    assert.equal(br.headers['content-encoding'], 'br')
+    assert.equal(brotliDecompressSync(br.rawPayload).toString('utf8'), plain.body)
+    assert.ok(br.rawPayload.length < plain.body.length / 8, 'compressed to under an eighth')
+    const gzip = await ask('gzip, br;q=0')
     assert.equal(gzip.headers['content-encoding'], 'gzip')
     assert.equal(gunzipSync(gzip.rawPayload).toString('utf8'), plain.body)
     assert.ok(gzip.rawPayload.length < plain.body.length / 5, 'compressed to under a fifth')
+    assert.equal(br.headers.etag, etag, 'one ETag for the document, whatever its coding')
+    assert.match(String(br.headers.vary), /Accept-Encoding/)
     const again = await t.app.inject({
       method: 'GET',
       url: '/openapi.json',
@@ -376,12 +385,19 @@ describe('OpenAPI document and reference', () => {
     assert.equal(doc.paths['/v1/programs'].get['x-svc-capability'], undefined)
   })
 
-  test('/docs is the rendered reference of this document, its renderer served by this host', async () => {
+  test('/docs is the reference of this document, rendered on the server', async () => {
     const res = await t.app.inject({ method: 'GET', url: '/docs' })
     assert.equal(res.statusCode, 200)
     assert.match(String(res.headers['content-type']), /^text\/html/)
     assert.match(res.body, /^<!doctype html>/i)
-    assert.match(res.body, /data-spec-url="\/openapi\.json"/)
+    assert.ok(res.body.includes(`<h1>${doc.info.title}</h1>`))
+    for (const [method, path] of operations())
+      assert.ok(
+        res.body.includes(
+          `<span class="method ${method}">${method.toUpperCase()}</span> <code>${path}</code>`,
+        ),
+        `${method} ${path}`,
+      )
     for (const src of res.body.matchAll(/<script src="([^"]+)"/g))
       assert.match(src[1], /^\/docs\/assets\//, 'scripts come from this host')
     assert.ok(res.body.includes('href="/docs/errors"'))

@@ -34,10 +34,6 @@ body{font:16px/1.55 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;margin:
 .doc table.stack td{border:0;padding:3px 12px;overflow-wrap:anywhere}.doc table.stack td:first-child{padding-top:8px}.doc table.stack td:last-child{padding-bottom:8px}
 .doc table.stack td[data-label]::before{content:attr(data-label) ": ";font-weight:600;color:#3c4257}
 .doc .table-scroll:has(table.stack){overflow:visible}}
-.reference{background:#fff}.reference .loading,.reference noscript p{padding:16px 32px;margin:0}
-/* Code (curl and SDK samples, the introduction) wraps rather than scrolls: a scroller needs keyboard access. */
-.reference pre,.reference .redoc-markdown pre{white-space:pre-wrap;overflow-wrap:anywhere;overflow-x:visible}
-.reference .redoc-markdown pre code{white-space:pre-wrap;overflow-wrap:anywhere}
 @media (min-width:700px){.site{padding:12px 32px}.doc{padding:24px 32px}.doc h1{font-size:30px}}
 `
 

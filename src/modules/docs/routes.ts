@@ -1,12 +1,13 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { ApiError } from '../../http/errors.js'
 import { html, lines, raw } from '../../lib/html.js'
-import { makeAsset, sendAsset, type Asset } from './assets.js'
+import { type Asset, makeAsset, sendAsset } from './assets.js'
 import { errorsPage } from './errors-page.js'
 import { GuideLibrary, GUIDE_NAME } from './guides.js'
 import { DOCS_CSS, PAGE_CSP, page } from './html.js'
 import { landingPage } from './landing.js'
-import { REFERENCE_CSP, redocBundle, referencePage, referenceScript } from './reference.js'
+import { REFERENCE_CSP, referencePage } from './reference.js'
+import { REFERENCE_CSS, REFERENCE_SCRIPT } from './reference-assets.js'
 
 export interface DocsOptions {
   /** The folder of Markdown guides served at /docs/guides (default: the repository's docs/guides). */
@@ -17,14 +18,15 @@ export interface DocsOptions {
 
 const PUBLIC_PAGE = { config: { public: true }, schema: { hide: true } } as const
 
-function sendPage(reply: FastifyReply, body: string, csp = PAGE_CSP, status = 200): FastifyReply {
+function pageHeaders(reply: FastifyReply, csp: string): FastifyReply {
   return reply
-    .code(status)
-    .type('text/html; charset=utf-8')
     .header('Content-Security-Policy', csp)
     .header('X-Content-Type-Options', 'nosniff')
     .header('Referrer-Policy', 'no-referrer')
-    .send(body)
+}
+
+function sendPage(reply: FastifyReply, body: string, csp = PAGE_CSP, status = 200): FastifyReply {
+  return pageHeaders(reply, csp).code(status).type('text/html; charset=utf-8').send(body)
 }
 
 /** A browser asks for HTML; an API client that asks for JSON only keeps the 404 envelope at `/`. */
@@ -43,36 +45,54 @@ See <a href="/docs/guides">all guides</a>.</p>`,
 }
 
 /**
- * The human-readable pages: the landing page at `/`, the API reference (Redoc over /openapi.json), the
- * Markdown guides, and the error catalogue that every `doc_url` points into. None needs a token.
+ * The human-readable pages: the landing page at `/`, the API reference (rendered on the server from the OpenAPI
+ * document), the Markdown guides, and the error catalogue that every `doc_url` points into. None needs a token.
  */
 export function registerDocs(app: FastifyInstance, options: DocsOptions): void {
   const guides = new GuideLibrary(options.guidesDir, options.baseUrl)
   const errorsHtml = errorsPage()
   const landingHtml = landingPage()
-  const referenceHtml = referencePage()
-  const assets = new Map<string, () => Asset>()
-  const lazy = (name: string, build: () => Asset) => {
-    let built: Asset | null = null
-    assets.set(name, () => (built ??= build()))
-  }
-  lazy('docs.css', () => makeAsset(DOCS_CSS, 'text/css; charset=utf-8'))
-  lazy('redoc.standalone.js', redocBundle)
-  lazy('reference.js', referenceScript)
+  // The files the pages load, and the reference page itself (from the finished OpenAPI document): each built and
+  // compressed once, on its first request.
+  let files: Promise<Map<string, Asset>> | undefined
+  const assets = () =>
+    (files ??= Promise.all([
+      makeAsset('/docs/assets/docs.css', DOCS_CSS, 'text/css; charset=utf-8'),
+      makeAsset('/docs/assets/reference.css', REFERENCE_CSS, 'text/css; charset=utf-8'),
+      makeAsset('/docs/assets/reference.js', REFERENCE_SCRIPT, 'text/javascript; charset=utf-8'),
+    ]).then((list) => new Map(list.map((a) => [a.href.split('?')[0].split('/').pop()!, a]))))
+  let reference: Promise<Asset> | undefined
+  const referenceAsset = () =>
+    (reference ??= assets().then((files) =>
+      makeAsset(
+        '/docs',
+        referencePage(app.swagger() as never, {
+          css: [files.get('docs.css')!.href, files.get('reference.css')!.href],
+          script: files.get('reference.js')!.href,
+        }),
+        'text/html; charset=utf-8',
+      ),
+    ))
 
   app.get('/', PUBLIC_PAGE, async (req, reply) => {
     if (wantsJsonOnly(req)) throw new ApiError('not_found')
     return sendPage(reply, landingHtml)
   })
-  app.get('/docs', PUBLIC_PAGE, async (_req, reply) =>
-    sendPage(reply, referenceHtml, REFERENCE_CSP),
+  app.get('/docs', PUBLIC_PAGE, async (req, reply) =>
+    sendAsset(req, pageHeaders(reply, REFERENCE_CSP), await referenceAsset(), 'revalidate'),
   )
   app.get('/docs/errors', PUBLIC_PAGE, async (_req, reply) => sendPage(reply, errorsHtml))
-  app.get<{ Params: { file: string } }>('/docs/assets/:file', PUBLIC_PAGE, async (req, reply) => {
-    const asset = assets.get(req.params.file)
-    if (!asset) throw new ApiError('not_found')
-    return sendAsset(req, reply, asset())
-  })
+  app.get<{ Params: { file: string }; Querystring: { v?: string } }>(
+    '/docs/assets/:file',
+    PUBLIC_PAGE,
+    async (req, reply) => {
+      const asset = (await assets()).get(req.params.file)
+      if (!asset) throw new ApiError('not_found')
+      // At its hashed address (`?v=`, how the reference links it) a file never changes: cached for a year.
+      const versioned = asset.href.endsWith(`?v=${req.query.v}`)
+      return sendAsset(req, reply, asset, versioned ? 'immutable' : 'day')
+    },
+  )
 
   app.get('/docs/guides', PUBLIC_PAGE, async (_req, reply) => {
     const list = await guides.list()
