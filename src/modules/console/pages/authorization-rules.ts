@@ -21,7 +21,7 @@ import {
   RULE_DECISIONS_SCAN,
   type AuthorizationView,
 } from '../../authorizations/index.js'
-import { cardLabels, type CardLabel } from '../../cards/index.js'
+import { cardLabels, maskedCard, type CardLabel } from '../../cards/index.js'
 import {
   cursorPager,
   details,
@@ -37,7 +37,6 @@ import { filterValue, pageOf, pathParam, queryText } from './form-input.js'
 import { amounts, apiView, eventsSection, objectLink, statusBadge, when } from './object-display.js'
 import { orProblem, problemBox, type Problem } from './refusals.js'
 import { backtestBody, backtestsSection } from './rule-backtests.js'
-import { cardLabel } from './cards.js'
 import {
   fieldsOf,
   listOf,
@@ -185,7 +184,7 @@ function decisionsTable(
         header: 'Card',
         cell: (a) => {
           const card = cards.get(a.card_id)
-          return objectLink(a.card_id, card ? cardLabel(card) : undefined)
+          return objectLink(a.card_id, card?.last4 ? maskedCard(card) : undefined)
         },
       },
       { header: 'At', cell: (a) => when(a.created_at) },
