@@ -38,6 +38,7 @@ export function rulesCte(name: string, cards: string): RawBuilder<unknown> {
       SELECT m.card_id, r.id, r.type, r.mode, r.parameters, r.counter_generation AS generation,
         (r.type = 'condition' AND (${sql.join(reads, sql` OR `)})) AS reads_activity
       FROM ${matched} AS m JOIN authorization_rules AS r ON r.id = m.rule_id
+        AND r.id = ANY (ARRAY(SELECT rule_id FROM ${matched}))
         AND r.organization_id = m.organization_id AND r.environment = m.environment
         AND r.deleted_at IS NULL AND r.status = 'enabled'
     )`
@@ -51,9 +52,11 @@ export function rulesExistSql(
   organizationId: RawBuilder<unknown>,
   environment: RawBuilder<unknown>,
 ): RawBuilder<boolean> {
-  return sql`EXISTS (SELECT 1 FROM authorization_rules AS x
+  // A scalar subquery with LIMIT, not EXISTS: the planner may run an EXISTS once for all rows (a hashed subplan over
+  // every live rule of every tenant); this is a probe of the tenant's rules per card, stopping at the first.
+  return sql`coalesce((SELECT true FROM authorization_rules AS x
       WHERE x.organization_id = ${organizationId} AND x.environment = ${environment}
-      AND x.deleted_at IS NULL AND x.status = 'enabled')`
+      AND x.deleted_at IS NULL AND x.status = 'enabled' LIMIT 1), false)`
 }
 
 /**
@@ -61,7 +64,7 @@ export function rulesExistSql(
  * dropped by the card's next decision, as `activityCte` would have it).
  */
 export function activityTrackedSql(cardId: RawBuilder<unknown>): RawBuilder<boolean> {
-  return sql`EXISTS (SELECT 1 FROM authorization_rule_activity AS y WHERE y.card_id = ${cardId})`
+  return sql`coalesce((SELECT true FROM authorization_rule_activity AS y WHERE y.card_id = ${cardId} LIMIT 1), false)`
 }
 
 /** The rules of `rulesCte` `rules` that apply to the card `cardId` (an expression of the caller's row), as a JSON array in id order. */
@@ -155,7 +158,7 @@ export function countersCtes(
   return sql`${keysCte},
     ${found} AS MATERIALIZED (
       SELECT key, buckets, xmin::text AS version FROM authorization_rule_counters
-      WHERE key IN (SELECT key FROM ${keys}) AND ${lock} ORDER BY key FOR UPDATE
+      WHERE key = ANY (ARRAY(SELECT key FROM ${keys})) AND ${lock} ORDER BY key FOR UPDATE
     ),
     ${made} AS (${insert(sql`${keys} WHERE guarded AND key NOT IN (SELECT key FROM ${found})`)}),
     ${sql.id(name)} AS MATERIALIZED (
@@ -195,7 +198,7 @@ export function countersGuardCtes(source: string, after: RawBuilder<unknown>): R
     ),
     counters_locked AS MATERIALIZED (
       SELECT key, xmin::text AS version FROM authorization_rule_counters
-      WHERE key IN (SELECT key FROM counter_guards) AND ${after}
+      WHERE key = ANY (ARRAY(SELECT key FROM counter_guards)) AND ${after}
       ORDER BY key FOR UPDATE
     ),
     counters_moved AS MATERIALIZED (
@@ -230,7 +233,7 @@ export function countersWriteCtes(source: string, now: Date): RawBuilder<unknown
       SET buckets = ${addedBucketsSql(sql`rc.buckets`, sql`d.deltas`, sql`d.keep_from`)},
         expires_at = CASE WHEN d.expires_at IS NULL THEN NULL ELSE greatest(rc.expires_at, d.expires_at) END,
         updated_at = ${now}
-      FROM counter_deltas AS d WHERE rc.key = d.key
+      FROM counter_deltas AS d WHERE rc.key = d.key AND rc.key = ANY (ARRAY(SELECT key FROM counter_deltas))
       RETURNING rc.key
     ),
     counters_first AS (
@@ -274,6 +277,7 @@ export function activityCte(name: string, cards: string, rules: string): RawBuil
       SELECT c.id AS card_id, x.buckets, x.card_id IS NOT NULL AS tracked,
         EXISTS (SELECT 1 FROM ${sql.table(rules)} AS r WHERE r.card_id = c.id AND r.reads_activity) AS needed
       FROM ${sql.table(cards)} AS c LEFT JOIN authorization_rule_activity AS x ON x.card_id = c.id
+        AND x.card_id = ANY (ARRAY(SELECT id FROM ${sql.table(cards)}))
     )`
 }
 
