@@ -56,6 +56,7 @@ const OWNERS: Record<string, string> = {
   authorization_rules: 'authorization-rules',
   authorization_rule_activity: 'authorization-rules',
   authorization_rule_counters: 'authorization-rules',
+  authorization_rule_targets: 'authorization-rules',
   authorization_rule_backtests: 'authorization-rules',
   transactions: 'transactions',
   disputes: 'disputes',

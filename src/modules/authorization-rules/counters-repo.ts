@@ -32,7 +32,7 @@ export async function adjustCounters(
   await sql`
     WITH adjustment AS (SELECT * FROM json_to_recordset(${items}::json) AS a(key text, deltas jsonb)),
     held AS MATERIALIZED (
-      SELECT key FROM authorization_rule_counters WHERE key IN (SELECT key FROM adjustment) ORDER BY key FOR UPDATE
+      SELECT key FROM authorization_rule_counters WHERE key = ANY (ARRAY(SELECT key FROM adjustment)) ORDER BY key FOR UPDATE
     )
     UPDATE authorization_rule_counters AS rc
     SET buckets = ${mergedBucketsSql(sql`rc.buckets`, sql`a.deltas`, null, false)}, updated_at = ${now}

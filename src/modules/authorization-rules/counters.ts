@@ -8,10 +8,14 @@ import type { AuthorizationFacts, CardTarget, VelocityUsage } from './evaluate.j
 import { matchesVelocityFilters } from './evaluate.js'
 import type { Aggregate, VelocityLimitParameters } from './rule.js'
 
-/** A counter as a decision read it: its buckets and its row's version (null: no row was found, see `counterRead`). */
+/**
+ * A counter as a decision read it: its buckets and its row's version (null: no row was found). `guarded`: a cardholder's
+ * counter, whose version the write compares (a card's or an account's is guarded by its account's version).
+ */
 export interface CounterRead {
   buckets: Buckets
   version: string | null
+  guarded: boolean
 }
 
 /** The id whose spending an aggregate sums: the card's own, its account's or its cardholder's. */
@@ -31,7 +35,7 @@ export function counterKey(
 
 /** What a velocity limit's window holds at `now` in the counter read (this request excluded). */
 export function usageAt(
-  counter: CounterRead | undefined,
+  counter: Pick<CounterRead, 'buckets'> | undefined,
   parameters: Pick<VelocityLimitParameters, 'window'>,
   now: Date,
 ): VelocityUsage {

@@ -16,34 +16,31 @@ const ACTIVITY_ATTRIBUTES = ['authorization_count_1h', 'decline_count_1h'] as co
 /**
  * A common table expression `name`: the enabled, live rules that apply to each card of the caller's CTE `cards` (which
  * has `id`, `organization_id`, `environment`, `program_id`, `account_id`, `cardholder_id`), one row per card and rule:
- * the rules whose scope names the card's program, account, cardholder or the card itself at that level (the GIN index
- * `authorization_rules_targets` answers each), none of whose exclusions names the card, its account or its cardholder.
- * `reads_activity`: a condition rule reading `authorization_count_1h` or `decline_count_1h`.
+ * the rules that name the card's program, account, cardholder or the card itself and exclude none of them, read from
+ * `authorization_rule_targets` by the card's four ids (one probe of its primary key each: an id names only rules of its
+ * own level, as a scope's ids are of its level, and a program is never excluded). `reads_activity`: a condition rule
+ * reading `authorization_count_1h` or `decline_count_1h`.
  */
 export function rulesCte(name: string, cards: string): RawBuilder<unknown> {
-  const levels = [
-    ['program', 'program_id'],
-    ['account', 'account_id'],
-    ['cardholder', 'cardholder_id'],
-    ['card', 'id'],
-  ] as const
   const reads = ACTIVITY_ATTRIBUTES.map(
     (attribute) => sql`r.parameters @> ${JSON.stringify({ conditions: [{ attribute }] })}::jsonb`,
   )
-  return sql`${sql.id(name)} AS MATERIALIZED (
-      SELECT c.id AS card_id, r.id, r.type, r.mode, r.parameters, r.counter_generation AS generation,
+  // The cards' matches first, on their own: joined in one query with the rules, the planner (which takes a card's
+  // targets for one row) would probe the targets once per card and rule of the tenant instead of once per card.
+  const matched = sql.id(`${name}_matched`)
+  return sql`${matched} AS MATERIALIZED (
+      SELECT c.id AS card_id, c.organization_id, c.environment, t.rule_id
+      FROM ${sql.table(cards)} AS c
+      JOIN authorization_rule_targets AS t ON t.target_id IN (c.program_id, c.account_id, c.cardholder_id, c.id)
+      GROUP BY c.id, c.organization_id, c.environment, t.rule_id HAVING NOT bool_or(t.excluded)
+    ),
+    ${sql.id(name)} AS MATERIALIZED (
+      SELECT m.card_id, r.id, r.type, r.mode, r.parameters, r.counter_generation AS generation,
         (r.type = 'condition' AND (${sql.join(reads, sql` OR `)})) AS reads_activity
-      FROM ${sql.table(cards)} AS c JOIN authorization_rules AS r
-        ON r.organization_id = c.organization_id AND r.environment = c.environment
+      FROM ${matched} AS m JOIN authorization_rules AS r ON r.id = m.rule_id
+        AND r.id = ANY (ARRAY(SELECT rule_id FROM ${matched}))
+        AND r.organization_id = m.organization_id AND r.environment = m.environment
         AND r.deleted_at IS NULL AND r.status = 'enabled'
-        AND (${sql.join(
-          levels.map(
-            ([level, column]) =>
-              sql`(r.scope_level = ${sql.lit(level)} AND r.scope_ids @> jsonb_build_array(c.${sql.ref(column)}))`,
-          ),
-          sql` OR `,
-        )})
-        AND NOT (r.exclude_ids ?| ARRAY[c.id, c.account_id, c.cardholder_id])
     )`
 }
 
@@ -55,9 +52,11 @@ export function rulesExistSql(
   organizationId: RawBuilder<unknown>,
   environment: RawBuilder<unknown>,
 ): RawBuilder<boolean> {
-  return sql`EXISTS (SELECT 1 FROM authorization_rules AS x
+  // A scalar subquery with LIMIT, not EXISTS: the planner may run an EXISTS once for all rows (a hashed subplan over
+  // every live rule of every tenant); this is a probe of the tenant's rules per card, stopping at the first.
+  return sql`coalesce((SELECT true FROM authorization_rules AS x
       WHERE x.organization_id = ${organizationId} AND x.environment = ${environment}
-      AND x.deleted_at IS NULL AND x.status = 'enabled')`
+      AND x.deleted_at IS NULL AND x.status = 'enabled' LIMIT 1), false)`
 }
 
 /**
@@ -65,7 +64,7 @@ export function rulesExistSql(
  * dropped by the card's next decision, as `activityCte` would have it).
  */
 export function activityTrackedSql(cardId: RawBuilder<unknown>): RawBuilder<boolean> {
-  return sql`EXISTS (SELECT 1 FROM authorization_rule_activity AS y WHERE y.card_id = ${cardId})`
+  return sql`coalesce((SELECT true FROM authorization_rule_activity AS y WHERE y.card_id = ${cardId} LIMIT 1), false)`
 }
 
 /** The rules of `rulesCte` `rules` that apply to the card `cardId` (an expression of the caller's row), as a JSON array in id order. */
@@ -108,12 +107,14 @@ export const COUNTER_UNUSED_MS = 24 * 60 * 60 * 1000
 
 /**
  * The counters of the velocity limits of `rules` (a `rulesCte` over the caller's `cards`), as common table expressions
- * ending in `name` (`card_id`, `key`, `buckets`, `version`: the row's `xmin`). A counter no row holds yet is made here,
- * empty, so that the write can lock it (a row is made once per rule and aggregate, never per window); one another
- * statement made meanwhile, which this statement cannot see, has no version in `name`, and a decision that read it is
- * decided again. `lock`: the rows are locked for the caller's transaction, in key order, once `lock` (a condition that
- * reads every account lock of the statement) holds: every statement locks accounts first, then counters, so none waits
- * on another in a circle.
+ * ending in `name` (`card_id`, `key`, `buckets`, `version`: the row's `xmin`, `guarded`). Only a cardholder's counter is
+ * guarded (`guarded`: the write compares its version, [Counters](docs/authorization-rules.md#counters)); a card's or an
+ * account's changes only with its account's row, whose version the write compares already. A guarded counter no row
+ * holds yet is made here, empty, so that the write can lock it (a row is made once per rule and cardholder, never per
+ * window); one another statement made meanwhile, which this statement cannot see, has no version in `name`, and a
+ * decision that read it is decided again. The others are made by the write that first counts in them. `lock`: the rows
+ * are locked for the caller's transaction, in key order, once `lock` (a condition that reads every account lock of the
+ * statement) holds: every statement locks accounts first, then counters, so none waits on another in a circle.
  */
 export function countersCtes(
   name: string,
@@ -125,49 +126,67 @@ export function countersCtes(
   const keys = sql.id(`${name}_keys`)
   const found = sql.id(`${name}_found`)
   const made = sql.id(`${name}_made`)
-  return sql`${keys} AS MATERIALIZED (
-      SELECT DISTINCT c.id AS card_id, r.id AS rule_id, ${counterKeySql} AS key
+  const keysCte = sql`${keys} AS MATERIALIZED (
+      SELECT DISTINCT c.id AS card_id, r.id AS rule_id, ${counterKeySql} AS key,
+        r.parameters->>'aggregate' = 'cardholder' AS guarded
       FROM ${sql.table(rules)} AS r JOIN ${sql.table(cards)} AS c ON c.id = r.card_id
       WHERE r.type = 'velocity_limit'
-    ),
-    ${found} AS MATERIALIZED (
-      SELECT key, buckets, xmin::text AS version FROM authorization_rule_counters
-      WHERE key IN (SELECT key FROM ${keys})
-      ${lock ? sql`AND ${lock} ORDER BY key FOR UPDATE` : sql``}
-    ),
-    ${made} AS (
-      INSERT INTO authorization_rule_counters (key, rule_id, buckets, expires_at, updated_at)
+    )`
+  const insert = (
+    from: RawBuilder<unknown>,
+  ) => sql`INSERT INTO authorization_rule_counters (key, rule_id, buckets, expires_at, updated_at)
       SELECT DISTINCT ON (key) key, rule_id, '{}'::jsonb,
         ${new Date(now.getTime() + COUNTER_UNUSED_MS)}::timestamptz, ${now}::timestamptz
-      FROM ${keys} WHERE key NOT IN (SELECT key FROM ${found}) ORDER BY key
+      FROM ${from} ORDER BY key
       ON CONFLICT (key) DO NOTHING
-      RETURNING key, buckets, xmin::text AS version
+      RETURNING key, buckets, xmin::text AS version`
+  if (!lock)
+    // Each key probes the primary key beside its card (`version` null: no row yet); the rows made are joined back to
+    // the few keys that had none (a join of the keys with the rows found, as CTEs, would compare every pair).
+    return sql`${keysCte},
+    ${found} AS MATERIALIZED (
+      SELECT k.card_id, k.rule_id, k.key, k.guarded, x.buckets, x.xmin::text AS version
+      FROM ${keys} AS k LEFT JOIN authorization_rule_counters AS x ON x.key = k.key
     ),
+    ${made} AS (${insert(sql`${found} WHERE version IS NULL AND guarded`)}),
     ${sql.id(name)} AS MATERIALIZED (
-      SELECT k.card_id, k.key, coalesce(f.buckets, m.buckets) AS buckets, coalesce(f.version, m.version) AS version
+      SELECT card_id, key, guarded, buckets, version FROM ${found} WHERE version IS NOT NULL OR NOT guarded
+      UNION ALL
+      SELECT f.card_id, f.key, f.guarded, m.buckets, m.version
+      FROM (SELECT * FROM ${found} WHERE version IS NULL AND guarded) AS f LEFT JOIN ${made} AS m ON m.key = f.key
+    )`
+  return sql`${keysCte},
+    ${found} AS MATERIALIZED (
+      SELECT key, buckets, xmin::text AS version FROM authorization_rule_counters
+      WHERE key = ANY (ARRAY(SELECT key FROM ${keys})) AND ${lock} ORDER BY key FOR UPDATE
+    ),
+    ${made} AS (${insert(sql`${keys} WHERE guarded AND key NOT IN (SELECT key FROM ${found})`)}),
+    ${sql.id(name)} AS MATERIALIZED (
+      SELECT k.card_id, k.key, k.guarded, coalesce(f.buckets, m.buckets) AS buckets,
+        coalesce(f.version, m.version) AS version
       FROM ${keys} AS k LEFT JOIN ${found} AS f ON f.key = k.key LEFT JOIN ${made} AS m ON m.key = k.key
     )`
 }
 
-/** The counters of `countersCtes` `name` for the card `cardId`, as a JSON array of `[key, buckets, version]`. */
+/** The counters of `countersCtes` `name` for the card `cardId`, as a JSON array of `[key, buckets, version, guarded]`. */
 export function countersJsonSql(name: string, cardId: RawBuilder<unknown>): RawBuilder<unknown> {
-  return sql`(SELECT coalesce(json_agg(json_build_array(k.key, k.buckets, k.version)), '[]'::json)
+  return sql`(SELECT coalesce(json_agg(json_build_array(k.key, k.buckets, k.version, k.guarded)), '[]'::json)
       FROM ${sql.table(name)} AS k WHERE k.card_id = ${cardId})`
 }
 
-/** The counters of `countersJsonSql` as read (one another statement made meanwhile has no version). */
+/** The counters of `countersJsonSql` as read (one no row holds, or another statement made meanwhile, has no version). */
 export function countersOf(value: unknown): Map<string, CounterRead> {
   return new Map(
-    ((value ?? []) as [string, Buckets | null, string | null][]).map(([key, buckets, version]) => [
-      key,
-      { buckets: buckets ?? {}, version },
-    ]),
+    ((value ?? []) as [string, Buckets | null, string | null, boolean][]).map(
+      ([key, buckets, version, guarded]) => [key, { buckets: buckets ?? {}, version, guarded }],
+    ),
   )
 }
 
 /**
- * The guard of a decision statement over the counters its decisions read: `source` is a CTE with `account_id` and
- * `guards` (a JSON array of `{key, version}`: the counters whose usage a decision's verdict rested on). The counters
+ * The guard of a decision statement over the cardholders' counters its decisions read: `source` is a CTE with
+ * `account_id` and `guards` (a JSON array of `{key, version}`: the cardholders' counters whose usage a decision's
+ * verdict rested on; a card's or an account's counter is guarded by its account's version). The counters
  * are locked in key order once `after` holds (a condition reading every account lock of the statement);
  * `counters_moved` lists the accounts one of whose decisions read a counter that has changed since (or that it could
  * not read): none of their decisions is written.
@@ -179,7 +198,7 @@ export function countersGuardCtes(source: string, after: RawBuilder<unknown>): R
     ),
     counters_locked AS MATERIALIZED (
       SELECT key, xmin::text AS version FROM authorization_rule_counters
-      WHERE key IN (SELECT key FROM counter_guards) AND ${after}
+      WHERE key = ANY (ARRAY(SELECT key FROM counter_guards)) AND ${after}
       ORDER BY key FOR UPDATE
     ),
     counters_moved AS MATERIALIZED (
@@ -190,9 +209,11 @@ export function countersGuardCtes(source: string, after: RawBuilder<unknown>): R
 
 /**
  * What the written approvals of `source` (a CTE with `approved` and `counts`, a JSON array of `CounterAdd`) add to the
- * counters, one update per counter (its row is locked by `countersGuardCtes`): each bucket's amount and count added,
- * the buckets older than the window dropped, `expires_at` moved to when the newest counted bucket leaves it (never, for
- * an `all_time` window).
+ * counters, one write per counter: each bucket's amount and count added, the buckets older than the window dropped,
+ * `expires_at` moved to when the newest counted bucket leaves it (never, for an `all_time` window). A counter's row is
+ * updated under its account's lock (a card's or an account's counter: only decisions on that account, all under its
+ * lock, change it) or its own (a cardholder's, locked by `countersGuardCtes`); a counter no row holds yet (its first
+ * approval, or one purged since it was read: it counted nothing any more) is inserted.
  */
 export function countersWriteCtes(source: string, now: Date): RawBuilder<unknown> {
   return sql`counter_adds AS (
@@ -202,18 +223,48 @@ export function countersWriteCtes(source: string, now: Date): RawBuilder<unknown
         json_to_recordset(s.counts) AS x(key text, bucket bigint, amount bigint, count bigint, keep_from bigint, expires_at timestamptz)
       WHERE s.approved GROUP BY x.key, x.bucket
     ),
-    counter_deltas AS (
+    counter_deltas AS MATERIALIZED (
       SELECT key, jsonb_object_agg(bucket::text, jsonb_build_array(amount, count)) AS deltas,
-        min(keep_from) AS keep_from, max(expires_at) AS expires_at, bool_or(forever) AS forever
+        min(keep_from) AS keep_from, CASE WHEN bool_or(forever) THEN NULL ELSE max(expires_at) END AS expires_at
       FROM counter_adds GROUP BY key
     ),
     counters_written AS (
       UPDATE authorization_rule_counters AS rc
-      SET buckets = ${mergedBucketsSql(sql`rc.buckets`, sql`d.deltas`, sql`d.keep_from`, true)},
-        expires_at = CASE WHEN d.forever THEN NULL ELSE greatest(rc.expires_at, d.expires_at) END,
+      SET buckets = ${addedBucketsSql(sql`rc.buckets`, sql`d.deltas`, sql`d.keep_from`)},
+        expires_at = CASE WHEN d.expires_at IS NULL THEN NULL ELSE greatest(rc.expires_at, d.expires_at) END,
         updated_at = ${now}
-      FROM counter_deltas AS d WHERE rc.key = d.key
+      FROM counter_deltas AS d WHERE rc.key = d.key AND rc.key = ANY (ARRAY(SELECT key FROM counter_deltas))
+      RETURNING rc.key
+    ),
+    counters_first AS (
+      INSERT INTO authorization_rule_counters AS rc (key, rule_id, buckets, expires_at, updated_at)
+      SELECT d.key, split_part(d.key, ':', 1), ${addedBucketsSql(sql`'{}'::jsonb`, sql`d.deltas`, null)}, d.expires_at, ${now}
+      FROM counter_deltas AS d WHERE d.key NOT IN (SELECT key FROM counters_written) ORDER BY d.key
+      ON CONFLICT (key) DO UPDATE SET buckets = ${addedBucketsSql(sql`rc.buckets`, sql`excluded.buckets`, null)},
+        expires_at = CASE WHEN excluded.expires_at IS NULL THEN NULL ELSE greatest(rc.expires_at, excluded.expires_at) END,
+        updated_at = excluded.updated_at
     )`
+}
+
+/**
+ * `buckets` (a jsonb expression) with `deltas` (a jsonb object of the same shape, a few buckets) added bucket by bucket,
+ * each sum at 0 or above, the buckets before `keepFrom` dropped (null: none): `addToBuckets` (buckets.ts) with `create`,
+ * for buckets that are all at 0 or above and deltas none of which is before `keepFrom`. Only the deltas' buckets are
+ * computed; the others are copied (`mergedBucketsSql` rebuilds every one).
+ */
+export function addedBucketsSql(
+  buckets: RawBuilder<unknown>,
+  deltas: RawBuilder<unknown>,
+  keepFrom: RawBuilder<unknown> | null,
+): RawBuilder<unknown> {
+  const kept =
+    keepFrom === null
+      ? buckets
+      : sql`(${buckets} - ARRAY(SELECT k FROM jsonb_object_keys(${buckets}) AS k WHERE k::bigint < ${keepFrom}))`
+  const sum = (i: number) =>
+    sql`greatest(coalesce((${buckets}->e.key->>${sql.lit(i)})::bigint, 0) + (e.value->>${sql.lit(i)})::bigint, 0)`
+  return sql`(${kept} || coalesce((SELECT jsonb_object_agg(e.key, jsonb_build_array(${sum(0)}, ${sum(1)}))
+      FROM jsonb_each(${deltas}) AS e), '{}'::jsonb))`
 }
 
 /**
@@ -226,6 +277,7 @@ export function activityCte(name: string, cards: string, rules: string): RawBuil
       SELECT c.id AS card_id, x.buckets, x.card_id IS NOT NULL AS tracked,
         EXISTS (SELECT 1 FROM ${sql.table(rules)} AS r WHERE r.card_id = c.id AND r.reads_activity) AS needed
       FROM ${sql.table(cards)} AS c LEFT JOIN authorization_rule_activity AS x ON x.card_id = c.id
+        AND x.card_id = ANY (ARRAY(SELECT id FROM ${sql.table(cards)}))
     )`
 }
 
@@ -274,14 +326,13 @@ export function activityWriteCtes(source: string, now: Date): RawBuilder<unknown
     ),
     activity_kept AS (
       INSERT INTO authorization_rule_activity AS x (card_id, buckets, updated_at)
-      SELECT card_id, ${mergedBucketsSql(sql`coalesce(seed, '{}'::jsonb)`, sql`deltas`, sql`keep_from`, true)}, ${now}
+      SELECT card_id, ${addedBucketsSql(sql`coalesce(seed, '{}'::jsonb)`, sql`deltas`, sql`keep_from`)}, ${now}
       FROM activity_deltas ORDER BY card_id
       ON CONFLICT (card_id) DO UPDATE SET updated_at = excluded.updated_at,
-        buckets = ${mergedBucketsSql(
+        buckets = ${addedBucketsSql(
           sql`x.buckets`,
           deltas,
           sql`(SELECT d.keep_from FROM activity_deltas AS d WHERE d.card_id = excluded.card_id)`,
-          true,
         )}
     ),
     activity_dropped AS (

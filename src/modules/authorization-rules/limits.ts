@@ -49,7 +49,7 @@ export async function ruleLimitsOf(
   )
   return keyed.map(({ rule, parameters, key }) => {
     const buckets = counters.get(key)
-    const usage = usageAt(buckets && { buckets, version: null }, parameters, now)
+    const usage = usageAt(buckets && { buckets }, parameters, now)
     return {
       rule_id: rule.id,
       name: rule.name,

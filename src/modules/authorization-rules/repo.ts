@@ -41,7 +41,18 @@ export interface NewRule {
   now: Date
 }
 
+/** Inserts the rule and its targets (`authorization_rule_targets`: one row per id it names), in the caller's transaction. */
 export async function insertRule(db: Db, r: NewRule): Promise<RuleRow> {
+  const targets = [
+    ...[...new Set(r.scope.ids)].map((id) => ({ target_id: id, rule_id: r.id, excluded: false })),
+    ...[...new Set(r.scope.exclude_ids)].map((id) => ({
+      target_id: id,
+      rule_id: r.id,
+      excluded: true,
+    })),
+  ]
+  // An exclusion is always under the scope, of another kind than its ids (scope.ts): no id is both.
+  await db.insertInto('authorization_rule_targets').values(targets).execute()
   return db
     .insertInto('authorization_rules')
     .values({
@@ -83,8 +94,12 @@ export async function updateRule(trx: Db, id: string, patch: RulePatch): Promise
     .executeTakeFirstOrThrow()
 }
 
-/** Marks the rule deleted: the row stays for the decisions that name it, every read of the API skips it. */
+/**
+ * Marks the rule deleted: the row stays for the decisions that name it, every read of the API skips it; its targets go
+ * (no decision reads it any more).
+ */
 export async function markDeleted(trx: Db, id: string, now: Date): Promise<RuleRow> {
+  await trx.deleteFrom('authorization_rule_targets').where('rule_id', '=', id).execute()
   return trx
     .updateTable('authorization_rules')
     .set({ deleted_at: now, updated_at: now })

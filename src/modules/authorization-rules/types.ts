@@ -83,11 +83,23 @@ export interface AuthorizationRuleBacktestsTable {
   completed_at: Timestamp | null
 }
 
+/**
+ * One id a live rule names (migration 0131): a program, account, cardholder or card of its `scope_ids` (`excluded`
+ * false) or of its `exclude_ids` (`excluded` true). Written with the rule, deleted with it; the decision reads a card's
+ * rules through it by the card's four ids.
+ */
+export interface AuthorizationRuleTargetsTable {
+  target_id: string
+  rule_id: string
+  excluded: boolean
+}
+
 declare module '../../db/types.js' {
   interface Database {
     authorization_rule_backtests: AuthorizationRuleBacktestsTable
     authorization_rules: AuthorizationRulesTable
     authorization_rule_activity: AuthorizationRuleActivityTable
     authorization_rule_counters: AuthorizationRuleCountersTable
+    authorization_rule_targets: AuthorizationRuleTargetsTable
   }
 }

@@ -376,7 +376,10 @@ async function evaluateBatch(
   let facts = await readFacts(db, cardIds, lock, now, tenants)
   // Under the locks, a velocity counter another statement made as this one read could not be locked (nor read): read
   // again, now that it is there to see.
-  if (lock && [...facts.values()].some((f) => [...f.counters.values()].some((c) => !c.version)))
+  if (
+    lock &&
+    [...facts.values()].some((f) => [...f.counters.values()].some((c) => c.guarded && !c.version))
+  )
     facts = await readFacts(db, cardIds, lock, now, tenants)
   const owned = await Promise.all(
     batch.map((p, i) =>

@@ -88,8 +88,8 @@ export class BatchRules {
   }
 
   /**
-   * After a new authorization's decision: the counters whose usage its verdict rested on (the velocity limits whose
-   * filters let it through, when the decision reached the rules), what an approval adds to them (counted in the
+   * After a new authorization's decision: the cardholders' counters whose usage its verdict rested on (the velocity
+   * limits whose filters let it through, when the decision reached the rules), what an approval adds to them (counted in the
    * bucket of `at`, its creation), and its card's activity; later requests of the batch count it.
    */
   decided(
@@ -113,7 +113,9 @@ export class BatchRules {
     for (const rule of f.rules.filter(isVelocity)) {
       if (!velocityCounts(rule.parameters, facts)) continue
       const key = counterKey(rule, f.card)
-      write.guards.push({ key, version: f.counters.get(key)?.version ?? null })
+      // A cardholder's counter is guarded by its version; a card's or an account's by its account's.
+      if (rule.parameters.aggregate === 'cardholder')
+        write.guards.push({ key, version: f.counters.get(key)?.version ?? null })
       if (!decision.approved) continue
       write.counts.push(counterAdd(key, rule.parameters, amount, at, this.now))
       const added = this.used.get(key) ?? { used_amount: 0, used_count: 0 }
