@@ -20,10 +20,14 @@ export function cardsCte(
     )`
 }
 
-/** True while the card `cardId` is still the version `version` a decision read (SQL expressions of the caller's statement). */
+/**
+ * True while the card `cardId` is still the version `version` a decision read (SQL expressions of the caller's
+ * statement). A scalar subquery with LIMIT 1, not EXISTS: in an expression PostgreSQL may answer EXISTS with a hashed
+ * subplan, which reads every card to build its hash; this one is always a probe of the primary key per row.
+ */
 export function cardUnchangedSql(
   cardId: RawBuilder<unknown>,
   version: RawBuilder<unknown>,
 ): RawBuilder<boolean> {
-  return sql<boolean>`EXISTS (SELECT 1 FROM cards AS c WHERE c.id = ${cardId} AND c.xmin::text = ${version})`
+  return sql<boolean>`coalesce((SELECT c.xmin::text = ${version} FROM cards AS c WHERE c.id = ${cardId} LIMIT 1), false)`
 }
