@@ -24,3 +24,12 @@ export async function onClock(deps: AppDeps, clockId: string | null | undefined)
 export function atTime(deps: AppDeps, at: Date): AppDeps {
   return { ...deps, clock: frozenClock(at) }
 }
+
+/**
+ * The service's own time beside an object's `now`: `now` itself, except under sandbox clock `clockId`, where `now`
+ * is the clock's and what is the service's (an event's created_at and id, a processor's delay, a network's order
+ * times) stays wall time (docs/decisions/sandbox-clock-time.md).
+ */
+export function wallTime(clockId: string | null | undefined, now: Date): Date {
+  return clockId ? new Date() : now
+}

@@ -8,7 +8,7 @@ import { requireOwned } from '../../http/ownership.js'
 import { paginate, type ListResult, type PageParams } from '../../http/pagination.js'
 import { BoundedCache } from '../../lib/bounded-cache.js'
 import { isId, newId } from '../../lib/ids.js'
-import { onClock } from '../../lib/object-clock.js'
+import { onClock, wallTime } from '../../lib/object-clock.js'
 import { callProcessor, recordOutcome } from '../../processors/calls.js'
 import { assertKycForProgram } from '../kyc/index.js'
 import { emit } from '../events/index.js'
@@ -179,7 +179,7 @@ export async function createAccount(
     await emit(trx, scope, 'account.created', view, now)
     if (upstream) await emit(trx, scope, 'account.provisioned', view, now)
     // The processor's work waits its delay on wall time, also under a clock.
-    else await enqueueProvisioning(trx, deps, row, clockId ? new Date() : now, clockId)
+    else await enqueueProvisioning(trx, deps, row, wallTime(clockId, now), clockId)
     return view
   })
 }

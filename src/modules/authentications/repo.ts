@@ -1,8 +1,7 @@
 import { sql, type Insertable, type Selectable } from 'kysely'
 import type { Db } from '../../db/types.js'
 import { applyBounds, whereIs, type PageBounds } from '../../http/pagination.js'
-import { clockOfCardholderSql } from '../cardholders/index.js'
-import { cardholderOfCardSql } from '../cards/index.js'
+import { clockOfCardSql } from '../cards/index.js'
 import type { AuthenticationsTable } from './types.js'
 import './types.js'
 
@@ -11,8 +10,7 @@ export type AuthenticationRow = Selectable<AuthenticationsTable>
 export type AuthenticationOnClock = AuthenticationRow & { clock_id: string | null }
 
 /** The sandbox clock of the authentication's card (docs/sandbox-clocks.md), as a column of the statement. */
-const clockOfRow = () =>
-  clockOfCardholderSql(cardholderOfCardSql(sql.ref('authentications.card_id')))
+const clockOfRow = () => clockOfCardSql(sql.ref('authentications.card_id'))
 const clockColumn = () => clockOfRow().as('clock_id')
 
 /** Inserts the challenge and answers it with its card's clock: learning the clock costs no statement more. */

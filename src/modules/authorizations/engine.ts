@@ -11,7 +11,7 @@ import { safeEqual } from '../../lib/crypto.js'
 import { knownCurrency } from '../../lib/currencies.js'
 import { convert, FxAmountError, FxCurrencyError } from '../../lib/fx.js'
 import { newId } from '../../lib/ids.js'
-import { onClock } from '../../lib/object-clock.js'
+import { onClock, wallTime } from '../../lib/object-clock.js'
 import { signalJobsQueued } from '../../jobs/wakeup.js'
 import { callProcessor } from '../../processors/calls.js'
 import type { FxQuote } from '../../processors/port.js'
@@ -313,7 +313,7 @@ export async function decideBatch(
 ): Promise<DecisionOutcome[]> {
   // Under a sandbox clock (`decideOnClock`), `now` is the clock's time; the events stay on wall time.
   const now = deps.clock.now()
-  const wall = clockId ? new Date() : now
+  const wall = wallTime(clockId, now)
   const { outcomes, evaluated } = await evaluateBatch(deps, db, batch, lock, now, clockId)
   const writes: repo.DecisionWrite[] = []
   const written: number[] = []

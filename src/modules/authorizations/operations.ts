@@ -8,8 +8,7 @@ import { captureHold, releaseHold } from '../ledger/index.js'
 import { presentTransaction, recordCapture, type TransactionView } from '../transactions/index.js'
 import { availableBalance } from '../accounts/index.js'
 import { adjustCounters } from '../authorization-rules/index.js'
-import { cardholdersOnClock } from '../cardholders/index.js'
-import { cardIdsOfCardholders } from '../cards/index.js'
+import { cardIdsOnClock } from '../cards/index.js'
 import type { ClockSweep } from '../clocks/index.js'
 import { captureMoney, captureRate, type CaptureAsk } from './capture-money.js'
 import { inAccountCurrency, lockAccount, requirePending } from './engine.js'
@@ -232,7 +231,7 @@ export async function expireDue(deps: AppDeps): Promise<number> {
 export const holdExpiryOnClock: ClockSweep = {
   async due(deps, clockId, until, limit) {
     // The clock's cards, through its cardholders (their modules' reads): a sandbox clock holds a test's few.
-    const cardIds = await cardIdsOfCardholders(deps.db, await cardholdersOnClock(deps.db, clockId))
+    const cardIds = await cardIdsOnClock(deps.db, clockId)
     const rows = await repo.dueForExpiryOfCards(deps.db, cardIds, until, limit)
     // Keyed by account: expiries of different accounts run side by side, those of one account in time order.
     return rows.map((r) => ({ id: r.id, at: r.expires_at, key: r.account_id }))

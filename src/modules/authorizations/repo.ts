@@ -31,7 +31,7 @@ import {
   rulesJsonSql,
 } from '../authorization-rules/index.js'
 import { clockOfCardholderSql } from '../cardholders/index.js'
-import { cardholderOfCardSql, cardsCte, cardUnchangedSql, type CardRow } from '../cards/index.js'
+import { cardsCte, cardUnchangedSql, clockOfCardSql, type CardRow } from '../cards/index.js'
 import { programsCte, type ProgramRow } from '../programs/index.js'
 import { emitPerRow } from '../events/index.js'
 import { accountsCte, holdsCtes } from '../ledger/index.js'
@@ -363,13 +363,7 @@ export async function findAuthorizationWithClock(
   return db
     .selectFrom('authorizations')
     .selectAll()
-    .select(
-      sql<
-        string | null
-      >`${clockOfCardholderSql(cardholderOfCardSql(sql.ref('authorizations.card_id')))}`.as(
-        'clock_id',
-      ),
-    )
+    .select(sql<string | null>`${clockOfCardSql(sql.ref('authorizations.card_id'))}`.as('clock_id'))
     .where('id', '=', id)
     .executeTakeFirst()
 }
@@ -489,9 +483,7 @@ export async function dueForExpiry(
       .where('status', '=', 'pending')
       .where('expires_at', '<=', now)
       // Under a sandbox clock, a hold expires when its clock is advanced past it, not on wall time.
-      .where(
-        sql<boolean>`${clockOfCardholderSql(cardholderOfCardSql(sql.ref('authorizations.card_id')))} IS NULL`,
-      )
+      .where(sql<boolean>`${clockOfCardSql(sql.ref('authorizations.card_id'))} IS NULL`)
       .orderBy('expires_at')
       .limit(limit)
       .execute()

@@ -26,5 +26,10 @@ export {
   maskedCard,
   cardLabels,
 } from './labels.js'
-export { cardholderOfCardSql, cardIdsOfCardholders, clockOfCardSql } from './of-cardholder.js'
+export {
+  cardholderOfCardSql,
+  cardIdsOfCardholders,
+  cardIdsOnClock,
+  clockOfCardSql,
+} from './of-cardholder.js'
 export { cardsEndingIn, cardsWithIdPrefix, type CardMatch } from './search.js'

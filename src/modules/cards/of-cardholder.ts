@@ -1,6 +1,6 @@
 import { type RawBuilder, sql } from 'kysely'
 import type { Db } from '../../db/types.js'
-import { clockOfCardholderSql } from '../cardholders/index.js'
+import { cardholdersOnClock, clockOfCardholderSql } from '../cardholders/index.js'
 import './types.js'
 
 /** The ids of the cards of these cardholders (any organization: the caller has the cardholders already). */
@@ -15,6 +15,11 @@ export async function cardIdsOfCardholders(
     .where('cardholder_id', 'in', [...cardholderIds])
     .execute()
   return rows.map((r) => r.id)
+}
+
+/** The ids of the cards of the cardholders on sandbox clock `clockId` (a clock holds a test's few). */
+export async function cardIdsOnClock(db: Db, clockId: string): Promise<string[]> {
+  return cardIdsOfCardholders(db, await cardholdersOnClock(db, clockId))
 }
 
 /** The cardholder of the card `cardId` (an expression of the caller's statement). */

@@ -11,7 +11,7 @@ import { ApiError, isApiError } from '../../http/errors.js'
 import { enqueue, type JobOutcome, type JobRecord } from '../../jobs/queue.js'
 import type { JobType } from '../../jobs/types.js'
 import { newId } from '../../lib/ids.js'
-import { onClock } from '../../lib/object-clock.js'
+import { onClock, wallTime } from '../../lib/object-clock.js'
 import { requireAccount } from '../accounts/index.js'
 import { emit } from '../events/index.js'
 import * as repo from './auto-top-up-repo.js'
@@ -278,7 +278,7 @@ async function markUnsettled(
   orderId: string,
   clockId: string | null,
 ): Promise<void> {
-  const now = clockId ? new Date() : deps.clock.now()
+  const now = wallTime(clockId, deps.clock.now())
   await withTx(deps.db, async (trx) => {
     const order = await orders.lockOrder(trx, orderId)
     if (!order || order.status !== 'pending') return

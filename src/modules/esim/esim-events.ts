@@ -3,7 +3,8 @@ import type { Db } from '../../db/types.js'
 import { signalJobsQueued } from '../../jobs/wakeup.js'
 import { newId } from '../../lib/ids.js'
 import { clockOfCardholderSql } from '../cardholders/index.js'
-import { emitPerRow, eventTime, type EventDetails, type EventType } from '../events/index.js'
+import { wallTime } from '../../lib/object-clock.js'
+import { emitPerRow, type EventDetails, type EventType } from '../events/index.js'
 import { esimSummaryJson } from './esim-json.js'
 
 /** One event about an eSIM, carrying the eSIM as it is when the statement runs, and the details of its type. */
@@ -27,7 +28,7 @@ export async function emitEsimEvents(
   clockId: string | null = null,
 ): Promise<void> {
   if (events.length === 0) return
-  const now = eventTime(clockId, objectNow)
+  const now = wallTime(clockId, objectNow)
   // Grouped by eSIM: each eSIM's object is built once, however many events carry it.
   const byEsim = new Map<
     string,

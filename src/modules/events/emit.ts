@@ -1,6 +1,7 @@
 import { sql, type RawBuilder } from 'kysely'
 import type { Db } from '../../db/types.js'
 import { newId } from '../../lib/ids.js'
+import { wallTime } from '../../lib/object-clock.js'
 import { signalJobsQueued } from '../../jobs/wakeup.js'
 import { deliveriesWithin } from './outbox.js'
 import type { EventType } from './catalog.js'
@@ -34,21 +35,12 @@ export async function emit(
   details: EventDetails = {},
 ): Promise<string> {
   const data = JSON.stringify({ object, ...details })
-  const event = eventWrites(scope, type, sql`${data}::json`, eventTime(scope.clockId, now))
+  const event = eventWrites(scope, type, sql`${data}::json`, wallTime(scope.clockId, now))
   const { rows } = await sql<{
     notified: number
   }>`WITH ${event.ctes} SELECT ${event.notified} AS notified`.execute(trx)
   if (rows[0].notified) signalJobsQueued()
   return event.id
-}
-
-/**
- * When an event happens: `now`, except for an object under a sandbox clock, whose `now` is the clock's time while the
- * event's own `created_at` (and its time-ordered id, and its deliveries' schedule) stays wall time
- * (docs/decisions/sandbox-clock-time.md): the object inside carries the clock's time, the event carries `clock_id`.
- */
-export function eventTime(clockId: string | null | undefined, now: Date): Date {
-  return clockId ? new Date() : now
 }
 
 /** An event written inside the statement that makes the change: its common table expressions and the column that says whether deliveries were queued. */

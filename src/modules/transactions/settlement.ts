@@ -2,8 +2,7 @@ import { sql } from 'kysely'
 import type { AppDeps } from '../../app-deps.js'
 import { withTx } from '../../db/tx.js'
 import { scopeOfRow } from '../../http/context.js'
-import { cardholdersOnClock, clockOfCardholderSql } from '../cardholders/index.js'
-import { cardholderOfCardSql, cardIdsOfCardholders } from '../cards/index.js'
+import { cardIdsOnClock, clockOfCardSql } from '../cards/index.js'
 import type { ClockSweep } from '../clocks/index.js'
 import { emit } from '../events/index.js'
 import { presentTransaction } from './present.js'
@@ -32,7 +31,7 @@ export async function settleDue(deps: AppDeps): Promise<number> {
         UPDATE transactions SET status = 'settled', settled_at = ${now}, updated_at = ${now}
         WHERE id IN (
           SELECT id FROM transactions WHERE status = 'pending' AND created_at <= ${before}
-            AND ${clockOfCardholderSql(cardholderOfCardSql(sql.ref('transactions.card_id')))} IS NULL
+            AND ${clockOfCardSql(sql.ref('transactions.card_id'))} IS NULL
           ORDER BY created_at LIMIT ${BATCH} FOR UPDATE SKIP LOCKED
         ) AND status = 'pending'
         RETURNING *`.execute(trx)
@@ -55,7 +54,7 @@ export async function settleDue(deps: AppDeps): Promise<number> {
 export const settlementOnClock: ClockSweep = {
   async due(deps, clockId, until, limit) {
     // The clock's cards, through its cardholders (their modules' reads): a sandbox clock holds a test's few.
-    const cardIds = await cardIdsOfCardholders(deps.db, await cardholdersOnClock(deps.db, clockId))
+    const cardIds = await cardIdsOnClock(deps.db, clockId)
     const rows = await repo.pendingOfCards(
       deps.db,
       cardIds,
