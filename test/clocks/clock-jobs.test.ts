@@ -8,7 +8,8 @@ import type { JobHandler } from '../../src/jobs/queue.js'
 import { runDueOnClock } from '../../src/modules/clocks/advance.js'
 import type { TestApp, TestClient } from '../helpers/app.js'
 import { withTenant } from '../helpers/tenant.js'
-import { post, runJobs } from '../authorizations/support.js'
+import { runJobs } from '../authorizations/support.js'
+import { clockAt } from './support.js'
 
 let t: TestApp
 let tenant: TestClient
@@ -48,33 +49,15 @@ async function jobState(id: string) {
 }
 
 test('a job of an object under a clock waits for the clock: the runners never take it, even long past due on wall time', async () => {
-  const clock = await post(
-    t,
-    token,
-    '/v1/simulate/clocks',
-    { frozen_time: '2020-01-01T00:00:00Z' },
-    201,
-  )
+  const clock = await clockAt(t, token, '2020-01-01T00:00:00Z')
   const [id] = await queueOnClock(clock.id, ['2020-01-02T00:00:00Z'])
   await runJobs(t)
   assert.equal((await jobState(id!))?.state, 'on_clock')
 })
 
 test("an advance runs the clock's due jobs once, earliest first, each reading its own due time; later ones wait", async () => {
-  const clock = await post(
-    t,
-    token,
-    '/v1/simulate/clocks',
-    { frozen_time: '2020-01-01T00:00:00Z' },
-    201,
-  )
-  const other = await post(
-    t,
-    token,
-    '/v1/simulate/clocks',
-    { frozen_time: '2020-01-01T00:00:00Z' },
-    201,
-  )
+  const clock = await clockAt(t, token, '2020-01-01T00:00:00Z')
+  const other = await clockAt(t, token, '2020-01-01T00:00:00Z')
   const [late, early, , beyond] = await queueOnClock(clock.id, [
     '2020-01-03T00:00:00Z',
     '2020-01-02T00:00:00Z',
@@ -102,13 +85,7 @@ test("an advance runs the clock's due jobs once, earliest first, each reading it
 })
 
 test("a job's 'try again at' puts it back on the clock at that clock time, and the same advance runs it then", async () => {
-  const clock = await post(
-    t,
-    token,
-    '/v1/simulate/clocks',
-    { frozen_time: '2020-01-01T00:00:00Z' },
-    201,
-  )
+  const clock = await clockAt(t, token, '2020-01-01T00:00:00Z')
   const [id] = await queueOnClock(clock.id, ['2020-01-02T00:00:00Z'])
   const seen: string[] = []
   const deps = withHandler(async (d) => {
@@ -126,13 +103,7 @@ test("a job's 'try again at' puts it back on the clock at that clock time, and t
 })
 
 test('a failing job stays on the clock for the next advance; the advance still ends', async () => {
-  const clock = await post(
-    t,
-    token,
-    '/v1/simulate/clocks',
-    { frozen_time: '2020-01-01T00:00:00Z' },
-    201,
-  )
+  const clock = await clockAt(t, token, '2020-01-01T00:00:00Z')
   const [id] = await queueOnClock(clock.id, ['2020-01-02T00:00:00Z'])
   const deps = withHandler(async () => {
     throw new Error('boom')

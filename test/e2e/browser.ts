@@ -2,7 +2,15 @@ import { existsSync, mkdirSync, readFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
+import { after, before } from 'node:test'
 import type { Browser, Frame, Page } from 'playwright-core'
+import {
+  createTenant,
+  listenOnPort,
+  startTestApp,
+  type TestApp,
+  type TestClient,
+} from '../helpers/app.js'
 
 /** What the page tests share: Debian's chromium, screenshots on request, the axe-core accessibility check. */
 
@@ -19,6 +27,37 @@ export async function launchChromium(options: { timeoutMs?: number } = {}): Prom
     headless: true,
     timeout: options.timeoutMs,
     args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'],
+  })
+}
+
+/** What `withBrowserTenant` hands a test file: the app on a real port, a tenant and its token, Chromium. */
+export interface BrowserTenant {
+  t: TestApp
+  tenant: TestClient
+  token: string
+  origin: string
+  browser: Browser
+}
+
+/**
+ * A test file's app listening on a port, with a tenant, its token and a Chromium, made before its tests and closed
+ * after them (nothing when Chromium is absent); `ready` takes them (`(f) => ({ t, origin, … } = f)`).
+ */
+export function withBrowserTenant(ready: (fixture: BrowserTenant) => unknown): void {
+  let fixture: BrowserTenant | undefined
+  before(async () => {
+    if (skipWithoutChromium) return
+    const t = await startTestApp()
+    const tenant = await createTenant(t)
+    const token = await tenant.token()
+    const origin = await listenOnPort(t)
+    const browser = await launchChromium({ timeoutMs: 30_000 })
+    fixture = { t, tenant, token, origin, browser }
+    await ready(fixture)
+  })
+  after(async () => {
+    await fixture?.browser.close()
+    await fixture?.t.close()
   })
 }
 

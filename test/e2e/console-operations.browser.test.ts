@@ -1,17 +1,11 @@
 import assert from 'node:assert/strict'
-import { after, before, test } from 'node:test'
+import { test } from 'node:test'
 import type { Page } from 'playwright-core'
-import {
-  createTenant,
-  listenOnPort,
-  startTestApp,
-  type TestApp,
-  type TestClient,
-} from '../helpers/app.js'
+import type { TestApp, TestClient } from '../helpers/app.js'
 import { invite } from '../console/support.js'
 import {
   axeViolations,
-  launchChromium,
+  withBrowserTenant,
   screenshot,
   seriousOrCritical,
   setPasswordThroughLink,
@@ -32,18 +26,7 @@ let token: string
 let origin: string
 let browser: import('playwright-core').Browser
 
-before(async () => {
-  if (skip) return
-  t = await startTestApp()
-  tenant = await createTenant(t)
-  token = await tenant.token()
-  origin = await listenOnPort(t)
-  browser = await launchChromium({ timeoutMs: 30_000 })
-})
-after(async () => {
-  await browser?.close()
-  await t?.close()
-})
+withBrowserTenant((f) => ({ t, tenant, token, origin, browser } = f))
 
 /** The API's view of an object (the check, not a step). */
 async function api(url: string): Promise<any> {

@@ -1,18 +1,12 @@
 import assert from 'node:assert/strict'
-import { after, before, test } from 'node:test'
+import { test } from 'node:test'
 import { ADDRESS, attest } from '../cards/support.js'
 import { invite } from '../console/support.js'
-import {
-  createTenant,
-  listenOnPort,
-  startTestApp,
-  type TestApp,
-  type TestClient,
-} from '../helpers/app.js'
+import type { TestApp, TestClient } from '../helpers/app.js'
 import {
   axeViolations,
   horizontalOverflow,
-  launchChromium,
+  withBrowserTenant,
   seriousOrCritical,
   signedInThroughLink,
   skipWithoutChromium as skip,
@@ -33,18 +27,7 @@ let token: string
 let origin: string
 let browser: import('playwright-core').Browser
 
-before(async () => {
-  if (skip) return
-  t = await startTestApp()
-  tenant = await createTenant(t)
-  token = await tenant.token()
-  origin = await listenOnPort(t)
-  browser = await launchChromium({ timeoutMs: 30_000 })
-})
-after(async () => {
-  await browser?.close()
-  await t?.close()
-})
+withBrowserTenant((f) => ({ t, tenant, token, origin, browser } = f))
 
 async function clockWithHolder(name: string) {
   const clock = (await t.api(token, 'POST', '/v1/simulate/clocks', { name })).json()

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict'
 import { readFileSync } from 'node:fs'
+import { after, before } from 'node:test'
 import { fileURLToPath } from 'node:url'
 import { JobRunner } from '../../src/jobs/runner.js'
 import { signClientAssertion, tokenRequestBody } from '../../src/lib/client-assertion.js'
@@ -273,6 +274,29 @@ function checkAnswer(where: string, lang: string, shown: string, run: StatementR
     const m = textMismatch(shown, actual)
     assert.equal(m, null, `${where}: the output shown differs from the real one: ${m}`)
   }
+}
+
+/**
+ * The app as `npm start` leaves it for one guide's test file: started before its tests, closed after them. The
+ * fields are set once the file's `before` has run.
+ */
+export function guideApp(): { t: TestApp; token: TokenSource } {
+  const fixture = {} as { t: TestApp; token: TokenSource }
+  before(async () => {
+    const { t, token } = await startLikeNpmStart()
+    Object.assign(fixture, { t, token })
+  })
+  after(async () => {
+    await fixture.t?.close()
+  })
+  return fixture
+}
+
+/** Fails unless the run called each of `routes` (`METHOD path`, as `routesCalled` names them). */
+export function assertCalled(run: GuideRun, routes: readonly string[]): void {
+  const called = routesCalled(run)
+  for (const route of routes)
+    assert.ok(called.includes(route), `the guide no longer calls ${route}: ${called.join(', ')}`)
 }
 
 /** Each `METHOD path` (ids replaced by `{id}`) the run called, in order. */

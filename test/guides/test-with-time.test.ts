@@ -1,29 +1,19 @@
 import assert from 'node:assert/strict'
-import { after, before, test } from 'node:test'
-import type { TestApp } from '../helpers/app.js'
-import { routesCalled, runGuide, startLikeNpmStart } from './support.js'
+import { test } from 'node:test'
+import { assertCalled, guideApp, runGuide } from './support.js'
 
-let t: TestApp
-let token: () => Promise<string>
-
-before(async () => {
-  ;({ t, token } = await startLikeNpmStart())
-})
-after(async () => {
-  await t.close()
-})
+const app = guideApp()
 
 test('docs/guides/test-with-time.md runs as written: every call answers as the guide shows', async () => {
+  const { t, token } = app
   const run = await runGuide(t, token, 'docs/guides/test-with-time.md')
-  const called = routesCalled(run)
-  for (const route of [
+  assertCalled(run, [
     'POST /v1/simulate/clocks',
     'GET /v1/simulate/clocks/{id}',
     'POST /v1/simulate/clocks/{id}/advance',
     'DELETE /v1/simulate/clocks/{id}',
     'POST /v1/simulate/authorizations',
   ])
-    assert.ok(called.includes(route), `the guide no longer calls ${route}: ${called.join(', ')}`)
 
   // What the guide made is gone with its clock: the account and the authorization answer their own 404.
   const tok = await token()
