@@ -387,6 +387,8 @@ let rulesMade = 0
 const walPerDecision: number[] = []
 /** The steady runs, by offered rate and mix, for the comparisons below the table. */
 const steady: { rate: number; foreign: number; row: Figures }[] = []
+/** The runs at most rate, by mix (each mix twice when there are two, in the order none, abroad, abroad, none). */
+const saturatedRuns: { foreign: number; row: Figures }[] = []
 let sample = ''
 try {
   const client = await createTenant(server)
@@ -400,15 +402,18 @@ try {
     ...authorizations(server, token, cards, foreignShare),
     duration: warmup,
   })
-  for (const foreign of mixes) {
+  // At most rate too, the mixes go none, abroad, abroad, none (the steady runs' order, below): run second alone,
+  // the mix abroad was charged with the drift of a later run (74 % to 113 % of none on one machine).
+  const maxOrder = mixes.length > 1 ? [...mixes, ...[...mixes].reverse()] : mixes
+  for (const foreign of maxOrder) {
     await server.settle()
-    rows.push(
-      await cannon(
-        `POST /v1/simulate/authorizations, ${cards.length} cards, ${connections} conn, max rate${mixLabel(foreign)}`,
-        { ...authorizations(server, token, cards, foreign), duration },
-        server,
-      ),
+    const row = await cannon(
+      `POST /v1/simulate/authorizations, ${cards.length} cards, ${connections} conn, max rate${mixLabel(foreign)}`,
+      { ...authorizations(server, token, cards, foreign), duration },
+      server,
     )
+    rows.push(row)
+    saturatedRuns.push({ foreign, row })
   }
   for (const rate of rates) {
     // The steady runs go none, abroad, abroad, none: a later run is slower by itself (the tables grew, a checkpoint
@@ -480,7 +485,11 @@ const atTarget = steadyRuns(0)[0]!
 const abroadLines =
   mixes.length > 1
     ? (() => {
-        const share = rows[1]!.rps / saturated.rps
+        const meanRps = (foreign: number): number => {
+          const runs = saturatedRuns.filter((r) => r.foreign === foreign)
+          return runs.reduce((sum, r) => sum + r.row.rps, 0) / runs.length
+        }
+        const share = meanRps(foreignShare) / meanRps(0)
         // Each block's difference (the mean of its two abroad runs less the mean of its two without), then the median.
         const none = steadyRuns(0)
         const abroad = steadyRuns(foreignShare)
@@ -496,7 +505,7 @@ const abroadLines =
             ? `, the median of ${blocks.length} blocks (${blocks.map((b) => `${b >= 0 ? '+' : ''}${b.toFixed(1)}`).join(', ')})`
             : ''
         return [
-          `${mixLabel(foreignShare).slice(2)}: ${(share * 100).toFixed(0)} % of the decisions/s of the run with none (target ≥ 90 %): ${share >= 0.9 ? 'met' : 'NOT met'}`,
+          `${mixLabel(foreignShare).slice(2)}: ${(share * 100).toFixed(0)} % of the decisions/s of the runs with none, each the mean of its two (target ≥ 90 %): ${share >= 0.9 ? 'met' : 'NOT met'}`,
           `${mixLabel(foreignShare).slice(2)}: p99 at a steady ${targetRate}/s ${p99 >= 0 ? '+' : ''}${p99.toFixed(1)} ms beside none, each the mean of its two runs${each} (target ≤ +2 ms): ${p99 <= 2 ? 'met' : 'NOT met'}`,
         ]
       })()
