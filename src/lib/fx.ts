@@ -106,7 +106,26 @@ export interface Rate {
 const RATE_TEXT = /^(\d+)(?:\.(\d+))?$/
 
 /** Reads a rate written as a decimal string (rules above); anything else throws `FxRateError`. */
+/**
+ * Rates already parsed, by their text: a decision converts at one of a few rates (a table's, a pin's), and parsing
+ * one again (a regular expression, BigInt) was most of what a conversion cost. A `Rate` is never changed after it is
+ * made, so one is shared. Bounded: past `PARSED_RATES_MAX` texts it starts again.
+ */
+const parsedRates = new Map<string, Rate>()
+const PARSED_RATES_MAX = 4096
+
 export function parseRate(text: unknown): Rate {
+  if (typeof text === 'string') {
+    const known = parsedRates.get(text)
+    if (known) return known
+  }
+  const rate = parseRateText(text)
+  if (parsedRates.size >= PARSED_RATES_MAX) parsedRates.clear()
+  parsedRates.set(text as string, Object.freeze(rate))
+  return rate
+}
+
+function parseRateText(text: unknown): Rate {
   if (typeof text !== 'string')
     throw new FxRateError('rate must be a decimal string such as "1.0825".')
   if (text.length > RATE_MAX_LENGTH)
@@ -143,8 +162,11 @@ export function normalizeRate(text: string): string {
 
 const TEN = 10n
 
+/** 10^0 to 10^64 made once: a conversion takes two or three of them. */
+const POWERS_OF_TEN = Array.from({ length: 65 }, (_, n) => TEN ** BigInt(n))
+
 function pow10(n: number): bigint {
-  return TEN ** BigInt(n)
+  return POWERS_OF_TEN[n] ?? TEN ** BigInt(n)
 }
 
 /** `num / den` rounded half away from zero, for `num >= 0` and `den > 0`. */

@@ -173,7 +173,16 @@ export const SANDBOX_UNITS_PER_USD: Readonly<Record<string, string>> = Object.fr
  * `FxCurrencyError` naming `base` or `quote`; the same code twice is rate 1.
  */
 export function sandboxTableRate(base: string, quote: string): string {
-  if (!knownCurrency(base)) throw new FxCurrencyError(base, 'base')
-  if (!knownCurrency(quote)) throw new FxCurrencyError(quote, 'quote')
-  return crossRate(SANDBOX_UNITS_PER_USD[base], SANDBOX_UNITS_PER_USD[quote])
+  const pair = `${base}/${quote}`
+  let rate = crossRates.get(pair)
+  if (rate === undefined) {
+    if (!knownCurrency(base)) throw new FxCurrencyError(base, 'base')
+    if (!knownCurrency(quote)) throw new FxCurrencyError(quote, 'quote')
+    rate = crossRate(SANDBOX_UNITS_PER_USD[base], SANDBOX_UNITS_PER_USD[quote])
+    crossRates.set(pair, rate)
+  }
+  return rate
 }
+
+/** The table's cross rates as they are first asked for, by `BASE/QUOTE` (the table never moves). */
+const crossRates = new Map<string, string>()
