@@ -123,16 +123,19 @@ export async function increment(
   authorizationId: string,
   amount: number,
 ): Promise<AuthorizationView> {
+  // The endpoint is asked on the service's time (its signature's timestamp, its circuit, its attempt log); the
+  // increment is decided on the authorization's, a sandbox clock's when it is under one.
+  const service = deps
   const { auth, deps: clocked, clockId } = await requireOnItsClock(deps, ctx, authorizationId)
   deps = clocked
   const card = await requireCard(deps.db, ctx, auth.card_id)
-  const endpoint = await endpointFor(deps, ctx)
+  const endpoint = await endpointFor(service, ctx)
   const wouldBe = endpoint ? await precheckIncrement(deps, ctx, auth, card, amount, clockId) : null
   if (!endpoint || !wouldBe)
     return incrementAuthorization(deps, ctx, auth.id, amount, card, undefined, clockId)
   // Asked outside any transaction; the increment's own transaction then writes its answer under the account's lock.
   // The attempt is logged first: that transaction may be the request's own (Idempotency-Key), committed only after the answer.
-  const { outcome, logged } = await askIntegrator(deps, endpoint, {
+  const { outcome, logged } = await askIntegrator(service, endpoint, {
     scope: ctx,
     authorization: wouldBe,
     // In the account's currency (converted when the authorization is foreign), as a partial approval answers.
