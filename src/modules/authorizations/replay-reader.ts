@@ -9,6 +9,7 @@ import type { Scope } from '../../http/context.js'
 import { lowestIdAt } from '../../lib/ids.js'
 import type { StoredAuthorization, StoredAuthorizationsPage } from '../authorization-rules/index.js'
 import { cardsCte } from '../cards/index.js'
+import { scopeHasClockObjects } from '../clocks/index.js'
 import type { MerchantValue } from '../transactions/index.js'
 import type { AuthorizationRequestValue, AuthorizationsTable } from './types.js'
 
@@ -73,7 +74,9 @@ export const authorizationsToReplay: StoredAuthorizationsPage = async (
   after: string | null,
   limit: number,
 ): Promise<StoredAuthorization[]> => {
-  // An authorization's id is made from its created_at (newId('auth', at)): the window is a range of ids.
+  // An authorization's id is made from its created_at (newId('auth', at)): the window is a range of ids. Not for a
+  // scope with objects under a sandbox clock: their created_at is the clock's and their ids wall time.
+  const idBounds = !(await scopeHasClockObjects(db, scope))
   let q = db
     .selectFrom('authorizations')
     .select([
@@ -95,10 +98,10 @@ export const authorizationsToReplay: StoredAuthorizationsPage = async (
     ])
     .where('organization_id', '=', scope.organizationId)
     .where('environment', '=', scope.environment)
-    .where('id', '<', lowestIdAt('auth', window.to))
     .where('created_at', '<', window.to)
-  if (window.from)
-    q = q.where('id', '>=', lowestIdAt('auth', window.from)).where('created_at', '>=', window.from)
+  if (idBounds) q = q.where('id', '<', lowestIdAt('auth', window.to))
+  if (window.from) q = q.where('created_at', '>=', window.from)
+  if (window.from && idBounds) q = q.where('id', '>=', lowestIdAt('auth', window.from))
   if (after !== null) q = q.where('id', '>', after)
   const rows = (await q.orderBy('id').limit(limit).execute()) as unknown as ReplayRow[]
   const cards = await cardsOf(db, [...new Set(rows.map((r) => r.card_id))])

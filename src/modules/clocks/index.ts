@@ -31,5 +31,7 @@ export {
   listClocks,
   retrieveClock,
 } from './service.js'
+// Reads that bound a time window by ids ask whether a scope has objects on clock time.
+export { scopeHasClockObjects } from './repo.js'
 export { SandboxClockAdvance, SandboxClockCreate } from './schemas.js'
 export type { SandboxClockView } from './schemas.js'

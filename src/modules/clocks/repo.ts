@@ -13,6 +13,27 @@ export async function insertClock(
   return db.insertInto('sandbox_clocks').values(row).returningAll().executeTakeFirstOrThrow()
 }
 
+/**
+ * Whether the scope has a clock with objects (a live one, or a deleted one whose objects are still being deleted):
+ * in the sandbox only, an index probe. Reads that bound a time window by ids (made on wall time) cannot do so for
+ * objects under a clock, whose times are the clock's.
+ */
+export async function scopeHasClockObjects(
+  db: Db,
+  scope: { organizationId: string; environment: string },
+): Promise<boolean> {
+  if (scope.environment !== 'sandbox') return false
+  const row = await db
+    .selectFrom('sandbox_clocks')
+    .select('id')
+    .where('organization_id', '=', scope.organizationId)
+    .where('environment', '=', scope.environment)
+    .where('objects_deleted_at', 'is', null)
+    .limit(1)
+    .executeTakeFirst()
+  return row !== undefined
+}
+
 /** A live (not deleted) clock by id. */
 export async function findClock(db: Db, id: string): Promise<SandboxClockRow | undefined> {
   return db
