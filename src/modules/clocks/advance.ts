@@ -9,10 +9,18 @@ import {
   type DueOnClock,
 } from './hooks.js'
 
-/** How many due objects each sweep is asked for at a time. */
-const PAGE = 500
-/** How many objects of different keys (`DueOnClock.key`) run side by side. */
-const SIDE_BY_SIDE = 8
+/**
+ * How many due objects each sweep is asked for at a time. Large enough that a round gives each account a run of its
+ * holds to expire together (10,000 holds of 100 accounts: some 20 an account a round).
+ */
+const PAGE = 2_000
+/**
+ * How many objects of different keys (`DueOnClock.key`) run side by side. One: with an account's holds expiring
+ * together (a few statements for a run of them) the advance is no longer bound by round trips, and one connection at
+ * a time leaves the database's other cores to the requests of other organizations (bench/README.md, "Sandbox
+ * clocks": on 2 cores, 8 side by side was both slower and harder on them).
+ */
+const SIDE_BY_SIDE = 1
 
 /**
  * What falls due under a clock, in the order the decision lists it for one instant: hold expiry, settlement,
@@ -37,7 +45,7 @@ interface Due {
 }
 
 /** Objects of one key a sweep's `runMany` takes in one transaction at most. */
-const MANY = 50
+const MANY = 200
 
 /**
  * Runs a round's objects in its order, answering how many moved. A stretch of one sweep's keyed objects runs as
