@@ -12,6 +12,7 @@ import type { TestApp, TestClient } from '../helpers/app.js'
 import { withTenant } from '../helpers/tenant.js'
 import { ledgerEntries } from '../accounts/support.js'
 import { expectApproved, post } from '../authorizations/support.js'
+import { createRule, onCard } from '../authorization-rules/support.js'
 import { advance, clockAt, fundedOnClock, storedEvents } from './support.js'
 
 let t: TestApp
@@ -41,12 +42,22 @@ function normalized(value: unknown): unknown {
 }
 
 /**
- * On a new clock: one account, four authorizations a minute apart (the third partly captured and left open), and
- * the clock advanced to a minute before the first expires. Answers what an expiry will change.
+ * On a new clock: one account, its card under two velocity limits (a day's and a month's spend), four authorizations
+ * a minute apart (the third partly captured and left open), and the clock advanced to a minute before the first
+ * expires. Answers what an expiry will change.
  */
 async function story() {
   const c = await clockAt(t, token, T0)
   const f = await fundedOnClock(t, tenant, token, c.id, 10_000)
+  const rules = []
+  for (const window of ['day', 'month'])
+    rules.push(
+      await createRule(t, token, {
+        scope: onCard(f.card.id),
+        type: 'velocity_limit',
+        parameters: { window: { type: window }, aggregate: 'card', limit_amount: 100_000 },
+      }),
+    )
   const auths = []
   for (const amount of [800, 300, 500, 100]) {
     auths.push(await expectApproved(t, token, f.card.id, amount))
@@ -60,7 +71,7 @@ async function story() {
     201,
   )
   await advance(t, token, c.id, { to: at(7 * DAY - MINUTE) })
-  return { clock: c, account: f.account, auths }
+  return { clock: c, account: f.account, auths, rules }
 }
 
 /** Everything the expiries wrote, ids normalized. */
@@ -80,7 +91,20 @@ async function outcome(s: Awaited<ReturnType<typeof story>>) {
     .orderBy('created_at')
     .orderBy('id')
     .execute()
+  const counters = []
+  for (const rule of s.rules)
+    counters.push(
+      (
+        await t.deps.db
+          .selectFrom('authorization_rule_counters')
+          .select(['buckets', 'updated_at'])
+          .where('rule_id', '=', rule.id)
+          .orderBy('key')
+          .execute()
+      ).map((r) => ({ buckets: r.buckets, updated_at: new Date(r.updated_at).toISOString() })),
+    )
   return normalized({
+    counters,
     account,
     // The funding credit is dated on wall time: it is not part of the story.
     entries: (await ledgerEntries(t, token, s.account.id)).filter((e) => e.type !== 'credit'),
@@ -126,6 +150,14 @@ test("an advance expires an account's holds together exactly as one by one, a pa
     ],
   )
   assert.deepEqual([one.account.held_balance, one.account.ledger_balance], [0, 9800])
+  // The velocity counters keep what was captured (200) and the four authorizations' count, the holds freed.
+  for (const rows of one.counters) {
+    const kept = rows.flatMap((r: any) => Object.values(r.buckets)) as [number, number][]
+    assert.deepEqual(
+      kept.reduce(([a, n], [x, y]) => [a + Number(x), n + Number(y)], [0, 0]),
+      [200, 4],
+    )
+  }
   // Events in time order: the capture's, then the four expiries'.
   assert.deepEqual(
     one.events.map((e: any) => [e.object.status, e.object.updated_at]),
