@@ -70,12 +70,12 @@ function groupBuckets(countedIn: CountedIn): Map<string, Set<number>> {
 
 /**
  * The expiry of several authorizations of account `accountId` under sandbox clock `clockId` at their due times
- * (`dues`, in time order), in the caller's transaction and in a fixed number of statements whatever their number, writing what `expireOne` writes
- * for each: the account locked, the authorizations read, their holds released (one `hold_release` entry each, at its
- * time: `releaseHolds`), their counters freed, then the authorizations (`expired`, or `closed` when part was captured;
- * `updated_at` the due time) and their `authorization.updated` events, in time order, in one statement. An
- * authorization no longer pending, of another account, or not yet due at its time is left alone, so an advance that
- * runs again, or two at once, expires nothing twice. Answers how many it expired.
+ * (`dues`, in time order), in the caller's transaction and in a fixed number of statements whatever their number,
+ * writing what `expireOne` writes for each: the account locked, the authorizations read, their holds released (one
+ * `hold_release` entry each, at its time: `releaseHolds`), their counters freed, then the authorizations (`expired`,
+ * or `closed` when part was captured; `updated_at` the due time) and their `authorization.updated` events, in time
+ * order, in one statement. An authorization no longer pending, of another account, or not yet due at its time is
+ * left alone, so an advance that runs again, or two at once, expires nothing twice. Answers how many it expired.
  */
 export async function expireManyOfAccount(
   trx: Db,
