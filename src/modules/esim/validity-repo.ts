@@ -19,8 +19,8 @@ export interface ValidityOutcome {
 /**
  * What falls due at or before `until` on the eSIMs of these cardholders (a sandbox clock's), earliest first: each unsent
  * warning (`valid_until` less its hours, not before the eSIM was made) and the end of the validity, one entry each, so
- * that an advance runs them in time order among other eSIMs' (a run at a warning's time sends what is due then). Each is
- * keyed by its eSIM's cardholder: the advance runs different cardholders' side by side.
+ * that an advance runs them in time order among other eSIMs' (a run at a warning's time sends what is due then).
+ * Each is keyed by its eSIM's cardholder: the advance takes a cardholder's in one transaction.
  */
 export async function dueOfCardholders(
   db: Db,
