@@ -8,8 +8,6 @@ import { captureHold, releaseHold } from '../ledger/index.js'
 import { presentTransaction, recordCapture, type TransactionView } from '../transactions/index.js'
 import { availableBalance } from '../accounts/index.js'
 import { adjustCounters } from '../authorization-rules/index.js'
-import { cardIdsOnClock } from '../cards/index.js'
-import type { ClockSweep } from '../clocks/index.js'
 import { captureMoney, captureRate, type CaptureAsk } from './capture-money.js'
 import { inAccountCurrency, lockAccount, requirePending } from './engine.js'
 import { presentAuthorization } from './present.js'
@@ -17,7 +15,7 @@ import * as repo from './repo.js'
 import type { AuthorizationView } from './schemas.js'
 
 /** Status once an authorization holds nothing more: captured money closes it, otherwise how the hold ended. */
-function finalStatus(captured: number, ending: 'reversed' | 'expired'): string {
+export function finalStatus(captured: number, ending: 'reversed' | 'expired'): string {
   return captured > 0 ? 'closed' : ending
 }
 
@@ -162,7 +160,7 @@ export async function captureAuthorization(
 }
 
 /** Releases what a pending authorization still holds and marks it `expired` (the 7-day sweep, or the simulator now). */
-async function expireOne(
+export async function expireOne(
   trx: Db,
   auth: repo.AuthorizationRow,
   now: Date,
@@ -220,61 +218,4 @@ export async function expireDue(deps: AppDeps): Promise<number> {
     }
     if (due.length < 200) return total
   }
-}
-
-/**
- * A sandbox clock's hold expiry (docs/sandbox-clocks.md), run by the clock's advance in time order with the other
- * sweeps: the pending authorizations under the clock whose `expires_at` is at or before the advance's target, and
- * the expiry of one, the wall-time sweep's conditional update (an authorization no longer pending, or not yet due
- * on the clock, is left alone), so an advance that runs again expires nothing twice.
- */
-export const holdExpiryOnClock: ClockSweep = {
-  async due(deps, clockId, until, limit) {
-    // The clock's cards, through its cardholders (their modules' reads): a sandbox clock holds a test's few.
-    const cardIds = await cardIdsOnClock(deps.db, clockId)
-    const rows = await repo.dueForExpiryOfCards(deps.db, cardIds, until, limit)
-    // Keyed by account: expiries of different accounts run side by side, those of one account in time order.
-    return rows.map((r) => ({ id: r.id, at: r.expires_at, key: r.account_id }))
-  },
-  async run(deps, clockId, id) {
-    const now = deps.clock.now()
-    return withTx(deps.db, async (trx) => {
-      const found = await repo.findAuthorization(trx, id)
-      if (!found) return false
-      await lockAccount(trx, found.account_id)
-      const auth = await repo.findAuthorization(trx, id)
-      if (
-        !auth ||
-        auth.status !== 'pending' ||
-        auth.expires_at === null ||
-        new Date(auth.expires_at).getTime() > now.getTime()
-      )
-        return false
-      await expireOne(trx, auth, now, clockId)
-      return true
-    })
-  },
-  // Several authorizations of one account (the key), in time order: one transaction, the account locked once.
-  async runMany(deps, clockId, dues) {
-    const first = await repo.findAuthorization(deps.db, dues[0]!.id)
-    if (!first) return 0
-    return withTx(deps.db, async (trx) => {
-      await lockAccount(trx, first.account_id)
-      let done = 0
-      for (const due of dues) {
-        const auth = await repo.findAuthorization(trx, due.id)
-        if (
-          !auth ||
-          auth.account_id !== first.account_id ||
-          auth.status !== 'pending' ||
-          auth.expires_at === null ||
-          new Date(auth.expires_at).getTime() > due.at.getTime()
-        )
-          continue
-        await expireOne(trx, auth, due.at, clockId)
-        done++
-      }
-      return done
-    })
-  },
 }

@@ -9,10 +9,18 @@ import {
   type DueOnClock,
 } from './hooks.js'
 
-/** How many due objects each sweep is asked for at a time. */
-const PAGE = 500
-/** How many objects of different keys (`DueOnClock.key`) run side by side. */
-const SIDE_BY_SIDE = 8
+/**
+ * How many due objects each sweep is asked for at a time. Large enough that a round gives each account a run of its
+ * holds to expire together (10,000 holds of 100 accounts: some 20 an account a round).
+ */
+const PAGE = 2_000
+/**
+ * How many objects of different keys (`DueOnClock.key`) run side by side. One: with an account's holds expiring
+ * together (a few statements for a run of them) the advance is no longer bound by round trips, and one connection at
+ * a time leaves the database's other cores to the requests of other organizations (bench/README.md, "Sandbox
+ * clocks": on 2 cores, 8 side by side was both slower and harder on them).
+ */
+const SIDE_BY_SIDE = 1
 
 /**
  * What falls due under a clock, in the order the decision lists it for one instant: hold expiry, settlement,
@@ -37,7 +45,24 @@ interface Due {
 }
 
 /** Objects of one key a sweep's `runMany` takes in one transaction at most. */
-const MANY = 50
+const MANY = 200
+
+/**
+ * How long the advance rests after each of its transactions, for each unit of time the transaction took. At 1 it takes
+ * at most half the time of its connection (and of the process's event loop), so requests of other organizations served
+ * beside it keep their latency (bench/README.md, "Sandbox clocks": without the rest, their p99 rose by some 75 % on 2
+ * busy cores; with it, it stayed within 20 %, the advance of 10,000 holds still well under its 30 s).
+ */
+const REST_PER_WORK = 1
+
+/** Runs one transaction of the advance, then rests (`REST_PER_WORK`). */
+async function paced<T>(work: () => Promise<T>): Promise<T> {
+  const start = performance.now()
+  const result = await work()
+  const rest = (performance.now() - start) * REST_PER_WORK
+  if (rest > 0) await new Promise((resolve) => setTimeout(resolve, rest))
+  return result
+}
 
 /**
  * Runs a round's objects in its order, answering how many moved. A stretch of one sweep's keyed objects runs as
@@ -49,7 +74,7 @@ async function runRound(round: readonly Due[]): Promise<number> {
   for (let i = 0; i < round.length; ) {
     const first = round[i]!
     if (first.key === undefined) {
-      if (await first.run()) moved++
+      if (await paced(first.run)) moved++
       i++
       continue
     }
@@ -69,10 +94,10 @@ async function runRound(round: readonly Due[]): Promise<number> {
           const many = queue[0]!.runMany
           if (many)
             for (let k = 0; k < queue.length; k += MANY)
-              moved += await many(
-                queue.slice(k, k + MANY).map(({ id, at, key }) => ({ id, at, key })),
+              moved += await paced(() =>
+                many(queue.slice(k, k + MANY).map(({ id, at, key }) => ({ id, at, key }))),
               )
-          else for (const due of queue) if (await due.run()) moved++
+          else for (const due of queue) if (await paced(due.run)) moved++
         }
       }),
     )

@@ -7,7 +7,7 @@ export interface DueOnClock {
   at: Date
   /**
    * What the object's work serializes on (an authorization's account: its hold expiry locks it). Given, the advance
-   * runs objects of different keys side by side, and those of one key one after the other in time order; absent, the
+   * may run objects of different keys side by side, and runs those of one key one after the other in time order; absent, the
    * sweep's objects run one by one.
    */
   key?: string

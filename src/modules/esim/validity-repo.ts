@@ -20,6 +20,7 @@ export interface ValidityOutcome {
  * What falls due at or before `until` on the eSIMs of these cardholders (a sandbox clock's), earliest first: each unsent
  * warning (`valid_until` less its hours, not before the eSIM was made) and the end of the validity, one entry each, so
  * that an advance runs them in time order among other eSIMs' (a run at a warning's time sends what is due then).
+ * Each is keyed by its eSIM's cardholder: the advance takes a cardholder's in one transaction.
  */
 export async function dueOfCardholders(
   db: Db,
@@ -29,24 +30,24 @@ export async function dueOfCardholders(
   limit: number,
 ): Promise<DueOnClock[]> {
   if (cardholderIds.length === 0) return []
-  const { rows } = await sql<{ id: string; at: Date | string }>`
+  const { rows } = await sql<{ id: string; at: Date | string; key: string }>`
     WITH e AS MATERIALIZED (
-      SELECT e.id, e.valid_until, e.created_at, e.validity_warned_hours, ${hoursOf(defaults)} AS hours
+      SELECT e.id, e.cardholder_id, e.valid_until, e.created_at, e.validity_warned_hours, ${hoursOf(defaults)} AS hours
       FROM esims AS e
       LEFT JOIN esim_alert_settings AS s ON s.organization_id = e.organization_id AND s.environment = e.environment
       WHERE e.cardholder_id = ANY(ARRAY(SELECT json_array_elements_text(${JSON.stringify(cardholderIds)}::json)))
         AND e.expired_at IS NULL AND e.status <> 'canceled' AND e.valid_until IS NOT NULL
     )
-    SELECT id, at FROM (
-      SELECT e.id, e.valid_until AS at FROM e
+    SELECT id, at, key FROM (
+      SELECT e.id, e.valid_until AS at, e.cardholder_id AS key FROM e
       UNION ALL
-      SELECT e.id, GREATEST(e.valid_until - make_interval(hours => h), e.created_at) AS at
+      SELECT e.id, GREATEST(e.valid_until - make_interval(hours => h), e.created_at) AS at, e.cardholder_id
       FROM e CROSS JOIN LATERAL unnest(e.hours) AS h WHERE NOT h = ANY(e.validity_warned_hours)
     ) AS d
     WHERE at <= ${until}
     ORDER BY at, id
     LIMIT ${limit}`.execute(db)
-  return rows.map((r) => ({ id: r.id, at: new Date(r.at) }))
+  return rows.map((r) => ({ id: r.id, at: new Date(r.at), key: r.key }))
 }
 
 const hoursOf = (defaults: readonly number[]) =>

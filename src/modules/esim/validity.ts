@@ -103,4 +103,13 @@ export const esimValidityOnClock: ClockSweep = {
     const now = deps.clock.now()
     return withTx(deps.db, async (trx) => (await checkValidityOf(trx, [id], now, clockId)) > 0)
   },
+  // Several of one cardholder's eSIMs (the key) in time order: each checked at its own time, in one transaction.
+  async runMany(deps, clockId, dues) {
+    return withTx(deps.db, async (trx) => {
+      let done = 0
+      for (const due of dues)
+        if ((await checkValidityOf(trx, [due.id], due.at, clockId)) > 0) done++
+      return done
+    })
+  },
 }

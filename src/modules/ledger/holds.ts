@@ -143,6 +143,52 @@ export async function releaseHold(
   return { hold: updatedHold, account: updated }
 }
 
+/** A hold to give back whole at `at` (`releaseHolds`). */
+export interface HoldRelease {
+  holdId: string
+  at: Date
+}
+
+/**
+ * `releaseHold` of several holds of one account, each whole and at its own time, in the order given (time order):
+ * the same `hold_release` entries, each dated at its hold's time with the balances right after it, and the same
+ * closed holds, in a fixed number of statements (the account locked, the holds read, then one write each of the
+ * holds, the balances and the entries). A hold that holds nothing any more changes nothing. Answers the account.
+ */
+export async function releaseHolds(
+  trx: Db,
+  accountId: string,
+  releases: readonly HoldRelease[],
+): Promise<AccountRow> {
+  const account = await lock(trx, accountId)
+  const found = await repo.findHoldsOfAccount(
+    trx,
+    accountId,
+    releases.map((r) => r.holdId),
+  )
+  const holds = new Map(found.map((h) => [h.id, h]))
+  const movements: Movement[] = []
+  const closed: { id: string; released: number; at: Date }[] = []
+  for (const { holdId, at } of releases) {
+    const hold = holds.get(holdId)
+    if (!hold) throw new Error(`no hold ${holdId} on account ${accountId}`)
+    const release = Number(hold.remaining)
+    if (release <= 0) continue
+    holds.set(holdId, { ...hold, remaining: 0 })
+    closed.push({ id: hold.id, released: Number(hold.released) + release, at })
+    movements.push({
+      type: 'hold_release',
+      ledgerDelta: 0,
+      heldDelta: -release,
+      sourceId: hold.source_id ?? hold.id,
+      at,
+    })
+  }
+  if (movements.length === 0) return account
+  await repo.closeHolds(trx, closed)
+  return postMovements(trx, account, movements, movements[movements.length - 1]!.at!)
+}
+
 /** How a capture takes from its hold (`captureHold`). */
 export interface CaptureOptions {
   /** Release what the hold still holds after the capture (default true). */

@@ -8,7 +8,9 @@ export {
   incrementHold,
   lockAccountRow,
   releaseHold,
+  releaseHolds,
 } from './service.js'
+export type { HoldRelease } from './service.js'
 export type { EntryView } from './service.js'
 // The console's account page credits and lists entries through the same use cases as /v1.
 export { AccountAdjustmentRequest } from './schemas.js'

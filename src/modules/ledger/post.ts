@@ -19,6 +19,8 @@ export interface Movement {
   clientTransactionId?: string | null
   reference?: string | null
   description?: string | null
+  /** When the entry happened, when not the `now` of the posting (several movements each at its own time). */
+  at?: Date
 }
 
 /** The signed amount an entry shows: the ledger change for settled types, the available change for holds. */
@@ -73,7 +75,7 @@ export async function postMovements(
       client_transaction_id: m.clientTransactionId ?? null,
       reference: m.reference ?? null,
       description: m.description ?? null,
-      created_at: now,
+      created_at: m.at ?? now,
     }
   })
   const updated = await repo.writeBalances(trx, account.id, ledger, held, seq, now)

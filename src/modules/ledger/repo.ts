@@ -245,6 +245,34 @@ export async function findHold(db: Db, holdId: string): Promise<HoldRow | undefi
   return db.selectFrom('holds').selectAll().where('id', '=', holdId).executeTakeFirst()
 }
 
+/** The holds `holdIds` of one account (a hold of another account, or none, is absent). */
+export async function findHoldsOfAccount(
+  db: Db,
+  accountId: string,
+  holdIds: readonly string[],
+): Promise<HoldRow[]> {
+  if (holdIds.length === 0) return []
+  return db
+    .selectFrom('holds')
+    .selectAll()
+    .where('account_id', '=', accountId)
+    .where('id', '=', sql<string>`ANY(${[...holdIds]}::text[])`)
+    .execute()
+}
+
+/** Closes holds in one statement: nothing left, `released` as given, `updated_at` each its own time. */
+export async function closeHolds(
+  trx: Db,
+  holds: readonly { id: string; released: number; at: Date }[],
+): Promise<void> {
+  if (holds.length === 0) return
+  const items = JSON.stringify(holds)
+  await sql`
+    UPDATE holds AS h SET remaining = 0, released = u.released, status = 'closed', updated_at = u.at
+    FROM json_to_recordset(${items}::json) AS u(id text, released bigint, at timestamptz)
+    WHERE h.id = u.id`.execute(trx)
+}
+
 export async function updateHold(
   trx: Db,
   holdId: string,

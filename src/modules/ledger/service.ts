@@ -30,12 +30,14 @@ export {
   placeHold,
   incrementHold,
   releaseHold,
+  releaseHolds,
   captureHold,
   findHold,
   type HoldDecision,
   type HoldChange,
   type HoldRefusal,
   type HoldRow,
+  type HoldRelease,
 } from './holds.js'
 export { accountsCte, holdsCtes } from './repo.js'
 export {
