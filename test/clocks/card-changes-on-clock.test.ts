@@ -11,6 +11,7 @@ import type { TestApp, TestClient } from '../helpers/app.js'
 import { withTenant } from '../helpers/tenant.js'
 import { fundedCard, post } from '../authorizations/support.js'
 import { cardBody, encryptPin, runJobs } from '../cards/support.js'
+import { completedOrder, packageFor } from '../esim/support.js'
 import { advance, clockAt, fundedOnClock, storedEvents } from './support.js'
 
 let t: TestApp
@@ -138,4 +139,84 @@ test('a card without a clock: frozen on wall time, its event without clock_id, i
   assert.equal(issued.status, 'active')
   const [created] = await storedEvents(t, issued.id, 'card.issued')
   assert.equal(created!.clock_id, null)
+})
+
+test("a card's network tokens under a clock are on its time, deleted with the card at its time; events with clock_id", async () => {
+  const c = await clockAt(t, token, T0)
+  const { card } = await fundedOnClock(t, tenant, token, c.id, 0)
+  await advance(t, token, c.id, { by: 'PT5M' })
+  const tok = await post(
+    t,
+    token,
+    '/v1/simulate/network_tokens',
+    { card_id: card.id, wallet: 'apple_pay' },
+    201,
+  )
+  assert.deepEqual([tok.status, tok.created_at, tok.activated_at], ['active', at(5), at(5)])
+  await advance(t, token, c.id, { by: 'PT5M' })
+  const suspended = await post(t, token, `/v1/network_tokens/${tok.id}/suspend`, {}, 200)
+  assert.equal(suspended.updated_at, at(10))
+  await advance(t, token, c.id, { by: 'PT5M' })
+  await post(t, token, `/v1/cards/${card.id}/close`, {}, 200)
+  const deleted = (await t.api(token, 'GET', `/v1/network_tokens/${tok.id}`)).json()
+  assert.deepEqual([deleted.status, deleted.updated_at], ['deleted', at(15)])
+  const events = await storedEvents(t, tok.id)
+  assert.deepEqual(
+    events.map((e) => [e.type, e.clock_id, e.object.status]),
+    [
+      ['network_token.created', c.id, 'requested'],
+      ['network_token.updated', c.id, 'active'],
+      ['network_token.updated', c.id, 'suspended'],
+      ['network_token.updated', c.id, 'deleted'],
+    ],
+  )
+})
+
+test('a view of the details of a card under a clock emits card.details_viewed with clock_id', async () => {
+  const c = await clockAt(t, token, T0)
+  const { card } = await fundedOnClock(t, tenant, token, c.id, 0)
+  const origin = 'https://app.example.com'
+  const s = await post(
+    t,
+    token,
+    `/v1/cards/${card.id}/reveal_sessions`,
+    { target_origin: origin },
+    201,
+  )
+  const page = await t.app.inject({
+    method: 'GET',
+    url: new URL(s.url).pathname,
+    headers: {
+      'sec-fetch-dest': 'iframe',
+      'sec-fetch-mode': 'navigate',
+      'sec-fetch-site': 'cross-site',
+      referer: `${origin}/cards/42`,
+    },
+  })
+  assert.equal(page.statusCode, 200)
+  const [viewed] = await storedEvents(t, card.id, 'card.details_viewed')
+  assert.equal(viewed!.clock_id, c.id)
+})
+
+test("a card's travel mode under a clock is judged on the clock's time, by id and in lists", async () => {
+  // A clock far behind wall time: on wall time the eSIM's validity has long ended.
+  const F = '2026-02-01T00:00:00.000Z'
+  await post(t, token, '/v1/simulate/esim/provisioning', { latency_ms: 0 }, 200)
+  const c = await clockAt(t, token, F)
+  const f = await fundedOnClock(t, tenant, token, c.id, 0)
+  const pkg = await packageFor(t, token, 'country=FRA&region=local&status=on_sale')
+  const order = await completedOrder(t, token, { package_id: pkg.id, cardholder_id: f.holder.id })
+  const patched = await t.api(token, 'PATCH', `/v1/cards/${f.card.id}`, {
+    travel_mode: { esim_id: order.esim_id },
+  })
+  assert.equal(patched.statusCode, 200, patched.body)
+  assert.equal(patched.json().travel_mode.active, true)
+  const activeOf = async () => [
+    (await t.api(token, 'GET', `/v1/cards/${f.card.id}`)).json().travel_mode.active,
+    (await t.api(token, 'GET', `/v1/cards?cardholder_id=${f.holder.id}`)).json().data[0].travel_mode
+      .active,
+  ]
+  assert.deepEqual(await activeOf(), [true, true])
+  await advance(t, token, c.id, { by: `P${pkg.validity_days + 1}D` })
+  assert.deepEqual(await activeOf(), [false, false])
 })

@@ -70,7 +70,7 @@ export async function changeStatus(
     })
     if (next === 'closed') {
       updated = await releaseSlot(trx, updated, now)
-      await deps.hooks.get(CARD_CLOSED)(trx, updated, now)
+      await deps.hooks.get(CARD_CLOSED)(trx, updated, now, clockId)
     }
     await recordOutcome(trx, call.operationId, 'succeeded', deps.clock.now())
     const by: EventDetails =

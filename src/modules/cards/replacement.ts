@@ -73,7 +73,7 @@ export async function closeReplacedCard(
     updated_at: now,
   })
   row = await releaseSlot(trx, row, now)
-  await cardClosed(trx, row, now)
+  await cardClosed(trx, row, now, clockId)
   await emit(trx, { ...scopeOfRow(row), clockId }, 'card.closed', presentCard(row, now), now)
 }
 
@@ -162,7 +162,7 @@ export async function replaceCard(
       if (call) await recordOutcome(trx, call.operationId, 'succeeded', deps.clock.now())
       const events = { ...scope, clockId }
       if (atOnce) {
-        await deps.hooks.get(CARD_CLOSED)(trx, old, now)
+        await deps.hooks.get(CARD_CLOSED)(trx, old, now, clockId)
         await emit(trx, events, 'card.closed', presentCard(old, now), now)
       }
       await emit(trx, events, 'card.replaced', presentCard(old, now), now)

@@ -257,7 +257,9 @@ export async function retrieveCard(
   ctx: RequestCtx,
   cardId: string,
 ): Promise<CardView> {
-  return presentCard(await requireCard(deps.db, ctx, cardId), deps.clock.now())
+  // Its travel mode is judged on the card's sandbox clock when it is on one.
+  const { card, deps: clocked } = await requireCardOnClock(deps, ctx, cardId)
+  return presentCard(card, clocked.clock.now())
 }
 
 export interface CardListFilter {
@@ -288,7 +290,8 @@ export async function listCards(
     page,
     sortKey: (r: repo.CardRow) => r.id,
     fetch: (bounds) => repo.listCards(deps.db, where, bounds),
-    present: (row: repo.CardRow) => presentCard(row, deps.clock.now()),
+    present: ({ clock_time, ...row }) =>
+      presentCard(row, clock_time ? new Date(clock_time) : deps.clock.now()),
   })
 }
 
