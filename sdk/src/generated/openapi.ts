@@ -11970,7 +11970,7 @@ export interface components {
         Event: {
             /** @description Date-form version that serialized data.object (2026-11-01) */
             api_version: string;
-            /** @description Sandbox only: the clock (clk_…) its object is under; absent for objects without one. Under a clock, created_at is on the clock's time (docs/sandbox-clocks.md). */
+            /** @description Sandbox only: the clock (clk_…) its object is under; absent for objects without one. The event's own created_at stays wall time; the object's times are the clock's (docs/sandbox-clocks.md). */
             clock_id?: string;
             /**
              * Format: date-time

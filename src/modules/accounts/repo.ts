@@ -1,7 +1,8 @@
-import type { Selectable } from 'kysely'
+import { sql, type Selectable } from 'kysely'
 import type { Db } from '../../db/types.js'
 import { json } from '../../db/types.js'
 import { applyBounds, type PageBounds } from '../../http/pagination.js'
+import { clockOfCardholderSql } from '../cardholders/index.js'
 import type { AccountsTable } from './types.js'
 import './types.js'
 
@@ -9,6 +10,21 @@ export type AccountRow = Selectable<AccountsTable>
 
 export async function findAccount(db: Db, id: string): Promise<AccountRow | undefined> {
   return db.selectFrom('accounts').selectAll().where('id', '=', id).executeTakeFirst()
+}
+
+/** The account with the sandbox clock of its cardholder (null: none), read in the same statement. */
+export async function findAccountWithClock(
+  db: Db,
+  id: string,
+): Promise<(AccountRow & { clock_id: string | null }) | undefined> {
+  return db
+    .selectFrom('accounts')
+    .selectAll()
+    .select(
+      sql<string | null>`${clockOfCardholderSql(sql.ref('accounts.cardholder_id'))}`.as('clock_id'),
+    )
+    .where('id', '=', id)
+    .executeTakeFirst()
 }
 
 /** A new account's columns as the caller chooses them; the rest start as an open, empty account at `now`. */

@@ -45,6 +45,25 @@ export async function requireAccount(
 }
 
 /**
+ * `requireAccount` with the dependencies the account moves on: under a sandbox clock (its cardholder is on one),
+ * `deps.clock` reads the clock's time and `clockId` names it; otherwise `deps` itself. The clock is read with the
+ * account, in its statement, and only in the sandbox (production has no clock).
+ */
+export async function requireAccountOnClock(
+  deps: AppDeps,
+  ctx: Scope,
+  accountId: string,
+): Promise<{ account: repo.AccountRow; deps: AppDeps; clockId: string | null }> {
+  if (ctx.environment !== 'sandbox')
+    return { account: await requireAccount(deps.db, ctx, accountId), deps, clockId: null }
+  const found = isId('acct', accountId)
+    ? await repo.findAccountWithClock(deps.db, accountId)
+    : undefined
+  const { clock_id: clockId, ...account } = requireOwned(found, ctx, 'account_not_found')
+  return { account, deps: await onClock(deps, clockId), clockId }
+}
+
+/**
  * An account's organization, environment and program never change: the mount decision's account half is cached
  * for good (bounded in size). A program's capabilities change only when the operator changes the program, and the
  * interface lets mounted operations change without notice: they are cached a few seconds per program, so a busy
@@ -226,7 +245,12 @@ export async function setAccountStatus(
   to: 'open' | 'blocked',
   body: StatusBody | undefined,
 ): Promise<AccountView> {
-  const current = await requireAccount(deps.db, ctx, accountId)
+  // Under a sandbox clock the account's times are the clock's and its event names the clock (docs/sandbox-clocks.md).
+  const {
+    account: current,
+    deps: clocked,
+    clockId,
+  } = await requireAccountOnClock(deps, ctx, accountId)
   const from = to === 'blocked' ? 'open' : 'blocked'
   if (current.status === to) return presentAccount(current)
   const program = await findProgram(deps.db, current.program_id)
@@ -241,15 +265,16 @@ export async function setAccountStatus(
     { processor: processor.name, operation: 'set_account_status', subjectId: current.id },
     () => processor.setAccountStatus(ctx, current.id, to),
   )
-  const now = deps.clock.now()
+  const now = clocked.clock.now()
   return withTx(deps.db, async (trx) => {
-    await recordOutcome(trx, call.operationId, 'succeeded', now)
+    await recordOutcome(trx, call.operationId, 'succeeded', deps.clock.now())
     const reason = to === 'blocked' ? (body?.reason ?? null) : null
     const note = to === 'blocked' ? (body?.note ?? null) : null
     const row = await repo.setStatus(trx, current.id, from, to, reason, note, now)
     if (!row) return presentAccount((await repo.findAccount(trx, current.id))!)
     const view = presentAccount(row)
-    await emit(trx, ctx, to === 'blocked' ? 'account.blocked' : 'account.unblocked', view, now)
+    const type = to === 'blocked' ? 'account.blocked' : 'account.unblocked'
+    await emit(trx, { ...ctx, clockId }, type, view, now)
     return view
   })
 }

@@ -49,10 +49,12 @@ export interface CardholderFilters {
 }
 
 /**
- * Newest first; `kyc_status` is matched on the effective status at `now` (expiry included). A status reads
- * `cardholders_kyc_status`, which holds only rows whose expiry is not announced (`kyc_expiry_notified`), so the
- * walk skips only expiries still due; `expired` merges the announced ones (`cardholders_kyc_expired`) with those
- * due (`cardholders_kyc_expiry_due`, by expiry: normally none). `reference` reads its own index.
+ * Newest first; `kyc_status` is matched on the effective status at `now` (expiry included), as each cardholder reads
+ * it (`effectiveKycStatus`): a cardholder on a sandbox clock expires when the clock's advance announces it
+ * (`kyc_expiry_notified`), never at wall time `now`. A status reads `cardholders_kyc_status`, which holds only rows
+ * whose expiry is not announced, so the walk skips only expiries still due; `expired` merges the announced ones
+ * (`cardholders_kyc_expired`) with those due (`cardholders_kyc_expiry_due`, by expiry: normally none) of cardholders
+ * without a clock. `reference` reads its own index.
  */
 export async function listCardholders(
   db: Db,
@@ -69,25 +71,45 @@ export async function listCardholders(
     .where('environment', '=', environment)
   if (filters.reference !== undefined) q = q.where('reference', '=', filters.reference)
   if (filters.kycStatus === 'expired') {
-    const past = q.where('kyc_expires_at', 'is not', null).where('kyc_expires_at', '<=', now)
-    if (filters.reference !== undefined) return applyBounds(past, bounds, 'id', 'desc').execute()
+    // Announced (on wall time, or by a clock's advance), or past `now` and still due, for cardholders without a clock.
+    const announced = q.where(sql<boolean>`kyc_expiry_notified`)
+    const due = q
+      .where(sql<boolean>`NOT kyc_expiry_notified`)
+      .where('kyc_expires_at', 'is not', null)
+      .where('kyc_expires_at', '<=', now)
+      .where('clock_id', 'is', null)
+    if (filters.reference !== undefined)
+      return applyBounds(
+        q.where((eb) =>
+          eb.or([
+            eb('kyc_expiry_notified', '=', true),
+            eb.and([
+              eb('kyc_expires_at', 'is not', null),
+              eb('kyc_expires_at', '<=', now),
+              eb('clock_id', 'is', null),
+            ]),
+          ]),
+        ),
+        bounds,
+        'id',
+        'desc',
+      ).execute()
     // Written-in booleans match each branch to its partial index; the second is planned per call, as only `now`
     // says that few expiries are due (a generic plan would walk the scope looking for them).
-    const due = past.where(sql<boolean>`NOT kyc_expiry_notified`).modifyEnd(sql.raw(PLAN_PER_CALL))
-    return mergedPage(
-      db,
-      [past.where(sql<boolean>`kyc_expiry_notified`), due],
-      bounds,
-      'id',
-      'desc',
-    )
+    return mergedPage(db, [announced, due.modifyEnd(sql.raw(PLAN_PER_CALL))], bounds, 'id', 'desc')
   }
   if (filters.kycStatus !== undefined) {
-    q = whereIs(q, 'kyc_status', filters.kycStatus).where((eb) =>
-      eb.or([eb('kyc_expires_at', 'is', null), eb('kyc_expires_at', '>', now)]),
-    )
-    // An announced expiry is past (kyc_expiry_notified is set only then): saying so lets the partial index answer.
-    if (filters.reference === undefined) q = q.where(sql<boolean>`NOT kyc_expiry_notified`)
+    // Not expired: not announced, and (without a clock) not past `now`; an announced expiry is past (it is set only
+    // then), and saying so lets the partial index answer.
+    q = whereIs(q, 'kyc_status', filters.kycStatus)
+      .where(sql<boolean>`NOT kyc_expiry_notified`)
+      .where((eb) =>
+        eb.or([
+          eb('kyc_expires_at', 'is', null),
+          eb('kyc_expires_at', '>', now),
+          eb('clock_id', 'is not', null),
+        ]),
+      )
   }
   return applyBounds(q, bounds, 'id', 'desc').execute()
 }

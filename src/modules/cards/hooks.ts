@@ -8,8 +8,16 @@ export interface ClosedCard {
   environment: string
 }
 
-/** What a module does inside the transaction that closes a card. */
-export type CardClosedListener = (trx: Db, card: ClosedCard, now: Date) => Promise<void>
+/**
+ * What a module does inside the transaction that closes a card: `now` is the card's time, its sandbox clock's when
+ * its cardholder is on one (`clockId`, for the events that follow).
+ */
+export type CardClosedListener = (
+  trx: Db,
+  card: ClosedCard,
+  now: Date,
+  clockId?: string | null,
+) => Promise<void>
 
 /** Told by cards inside the transaction that closes a card; answered by network tokens (its tokens are deleted). */
 export const CARD_CLOSED = defineHook<CardClosedListener>('cardClosed', async () => {})

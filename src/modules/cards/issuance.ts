@@ -4,6 +4,7 @@ import { json } from '../../db/types.js'
 import { scopeOfRow, type RequestCtx } from '../../http/context.js'
 import { ApiError } from '../../http/errors.js'
 import { enqueue, type JobOutcome, type JobRecord } from '../../jobs/queue.js'
+import { systemClock } from '../../lib/clock.js'
 import { onClock } from '../../lib/object-clock.js'
 import { callProcessor, recordOutcome } from '../../processors/calls.js'
 import { requireAccount } from '../accounts/index.js'
@@ -14,7 +15,7 @@ import { issuedStatus, type FormFactor } from './lifecycle.js'
 import { presentCard } from './present.js'
 import { closeReplacedCard, closeReplacedUpstream } from './replacement.js'
 import * as repo from './repo.js'
-import { requireCard, requireCardProgram } from './service.js'
+import { CARD_ISSUE_JOB, requireCard, requireCardProgram } from './service.js'
 import type { CardView } from './schemas.js'
 import { CARD_CLOSED } from './hooks.js'
 
@@ -26,18 +27,21 @@ const POLL_AGAIN_MS = 1000
  * key), then reads it back; once issued, records last4 and expiry, emits `card.issued` and schedules
  * expiry. Answers whether the processor still reports the card pending. Safe to run twice at once. A card whose
  * cardholder is on a sandbox clock is issued on the clock's time: its `issued_at`, its expiry (dated by the processor
- * from that time) and its `card.expire` job, which waits on the clock (docs/sandbox-clocks.md).
+ * from that time) and its `card.expire` job, which waits on the clock (docs/sandbox-clocks.md). `inAdvance`: run by
+ * the clock's advance, whose `deps.clock` already reads the clock's time at the job's due instant.
  */
 export async function issuePendingCard(
-  deps: AppDeps,
+  given: AppDeps,
   cardId: string,
+  inAdvance = false,
 ): Promise<{ stillPending: boolean }> {
-  const found = await repo.findCardWithClock(deps.db, cardId)
+  const found = await repo.findCardWithClock(given.db, cardId)
   if (!found || found.status !== 'pending') return { stillPending: false }
   const { clock_id: clockId, ...pendingCard } = found
   let card: repo.CardRow = pendingCard
   // The card's own times read its sandbox clock; the processor's calls and their records stay on wall time.
-  const clocked = await onClock(deps, clockId)
+  const clocked = inAdvance ? given : await onClock(given, clockId)
+  const deps = inAdvance ? { ...given, clock: systemClock } : given
   const program = await requireCardProgram(deps.db, card)
   const processor = deps.processors.forProgram(program)
   const scope = scopeOfRow(card)
@@ -119,15 +123,31 @@ export async function issuePendingCard(
       // Under a sandbox clock, the expiry is due on the clock's time and runs only in its advance.
       clockId,
     })
-    if (closing) await closeReplacedCard(trx, row, closing, now, deps.hooks.get(CARD_CLOSED))
+    if (closing)
+      await closeReplacedCard(trx, row, closing, now, deps.hooks.get(CARD_CLOSED), clockId)
   })
   return { stillPending: false }
 }
 
-/** `card.issue` jobs: due `CARD_ISSUE_DELAY_MS` after the card was requested; polls while the processor is still working. */
+/**
+ * `card.issue` jobs: due `CARD_ISSUE_DELAY_MS` after the card was requested; polls while the processor is still
+ * working. A card under a sandbox clock has its job on the clock (`clock_id` in the payload), run by the clock's
+ * advance; when the processor is still working then (the card's account not yet open upstream, which is the
+ * processor's wall time), polling goes on as a wall-time job: on the clock each poll would step the clock's time.
+ */
 export async function runIssueJob(deps: AppDeps, job: JobRecord): Promise<JobOutcome> {
-  const { stillPending } = await issuePendingCard(deps, String(job.payload.card_id))
-  if (stillPending) return { retryAt: new Date(deps.clock.now().getTime() + POLL_AGAIN_MS) }
+  const cardId = String(job.payload.card_id)
+  const inAdvance = typeof job.payload.clock_id === 'string'
+  const { stillPending } = await issuePendingCard(deps, cardId, inAdvance)
+  if (!stillPending) return
+  if (!inAdvance) return { retryAt: new Date(deps.clock.now().getTime() + POLL_AGAIN_MS) }
+  await enqueue(deps.db, {
+    type: CARD_ISSUE_JOB,
+    payload: { card_id: cardId },
+    runAt: new Date(Date.now() + POLL_AGAIN_MS),
+    organizationId: job.organization_id,
+    environment: job.environment,
+  })
 }
 
 /** Sandbox: issue a pending card now instead of waiting for the job (an issued card answers unchanged). */

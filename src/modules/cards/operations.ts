@@ -12,7 +12,7 @@ import { presentCard } from './present.js'
 import { closeReplacedCard, closeReplacedUpstream, type PendingClose } from './replacement.js'
 import * as repo from './repo.js'
 import type { CardView } from './schemas.js'
-import { assertMove, requireCard, requireCardProgram } from './service.js'
+import { assertMove, requireCardOnClock, requireCardProgram } from './service.js'
 import { releaseSlot } from './slots.js'
 import { CARD_CLOSED } from './hooks.js'
 
@@ -35,7 +35,8 @@ const EVENT_OF: Record<StatusOperation, EventType> = {
  * Activate, freeze, unfreeze, close: the state table decides (named refusal otherwise), the processor
  * is told first (outside any transaction), then the card row, the processor outcome and the event
  * are written together. The move is re-checked under the row lock, so concurrent calls never both apply.
- * Activating a replacement closes the card it replaces. Closing deletes the card's network tokens.
+ * Activating a replacement closes the card it replaces. Closing deletes the card's network tokens. Under a
+ * sandbox clock the card's times are the clock's and the events name the clock (docs/sandbox-clocks.md).
  */
 export async function changeStatus(
   deps: AppDeps,
@@ -44,7 +45,7 @@ export async function changeStatus(
   op: StatusOperation,
   actor: StatusActor = { kind: 'organization' },
 ): Promise<CardView> {
-  const card = await requireCard(deps.db, ctx, cardId)
+  const { card, deps: clocked, clockId } = await requireCardOnClock(deps, ctx, cardId)
   const next = assertMove(card, op)
   const program = await requireCardProgram(deps.db, card)
   const processor = deps.processors.forProgram(program)
@@ -59,7 +60,7 @@ export async function changeStatus(
     () => processor.setCardStatus(scope, reference, next as Exclude<UpstreamCardStatus, 'pending'>),
   )
   const row = await withTx(deps.db, async (trx) => {
-    const now = deps.clock.now()
+    const now = clocked.clock.now()
     const locked = (await repo.lockCard(trx, card.id))!
     assertMove(locked, op)
     let updated = await repo.updateCard(trx, card.id, {
@@ -69,9 +70,9 @@ export async function changeStatus(
     })
     if (next === 'closed') {
       updated = await releaseSlot(trx, updated, now)
-      await deps.hooks.get(CARD_CLOSED)(trx, updated, now)
+      await deps.hooks.get(CARD_CLOSED)(trx, updated, now, clockId)
     }
-    await recordOutcome(trx, call.operationId, 'succeeded', now)
+    await recordOutcome(trx, call.operationId, 'succeeded', deps.clock.now())
     const by: EventDetails =
       op === 'freeze' || op === 'unfreeze'
         ? {
@@ -79,11 +80,12 @@ export async function changeStatus(
             h5_link_id: actor.kind === 'cardholder' ? actor.h5LinkId : null,
           }
         : {}
-    await emit(trx, scope, EVENT_OF[op], presentCard(updated), now, by)
-    if (closing) await closeReplacedCard(trx, updated, closing, now, deps.hooks.get(CARD_CLOSED))
+    await emit(trx, { ...scope, clockId }, EVENT_OF[op], presentCard(updated, now), now, by)
+    if (closing)
+      await closeReplacedCard(trx, updated, closing, now, deps.hooks.get(CARD_CLOSED), clockId)
     return updated
   })
-  return presentCard(row)
+  return presentCard(row, clocked.clock.now())
 }
 
 /**
@@ -96,10 +98,10 @@ export async function shipCard(
   cardId: string,
   wanted: 'shipped' | 'delivered' | undefined,
 ): Promise<CardView> {
-  const card = await requireCard(deps.db, ctx, cardId)
+  const { card, deps: clocked, clockId } = await requireCardOnClock(deps, ctx, cardId)
   assertMove(card, 'ship')
   return withTx(deps.db, async (trx) => {
-    const now = deps.clock.now()
+    const now = clocked.clock.now()
     const locked = (await repo.lockCard(trx, card.id))!
     assertMove(locked, 'ship')
     const shipping = locked.shipping ?? {
@@ -122,7 +124,8 @@ export async function shipCard(
       }),
       updated_at: now,
     })
-    await emit(trx, scopeOfRow(updated), 'card.shipped', presentCard(updated), now)
-    return presentCard(updated)
+    const view = presentCard(updated, now)
+    await emit(trx, { ...scopeOfRow(updated), clockId }, 'card.shipped', view, now)
+    return view
   })
 }

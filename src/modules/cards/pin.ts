@@ -22,7 +22,7 @@ import {
 import { presentCard } from './present.js'
 import * as repo from './repo.js'
 import type { CardView, PinKey, PinSubmitBody, PinVerification } from './schemas.js'
-import { assertMove, requireCard, requireCardProgram } from './service.js'
+import { assertMove, requireCard, requireCardOnClock, requireCardProgram } from './service.js'
 
 type PinKeyView = Static<typeof PinKey>
 type PinVerificationView = Static<typeof PinVerification>
@@ -149,8 +149,15 @@ async function callWithPin<T>(
   body: PinSubmitBody,
   operation: 'set_pin' | 'verify_pin',
   send: (processor: Processor, scope: Scope, reference: string, pin: string) => Promise<T>,
-): Promise<{ card: repo.CardRow; scope: Scope; call: ProcessorCall<T> }> {
-  const card = await requireCard(deps.db, ctx, cardId)
+): Promise<{
+  card: repo.CardRow
+  scope: Scope
+  call: ProcessorCall<T>
+  clocked: AppDeps
+  clockId: string | null
+}> {
+  // The card's sandbox clock, if any: what the card's own times read (the PIN key's lifetime stays wall time).
+  const { card, deps: clocked, clockId } = await requireCardOnClock(deps, ctx, cardId)
   const program = await requireCardProgram(deps.db, card)
   assertPinConfigured(program)
   const pin = await openPin(deps, card, body)
@@ -163,10 +170,13 @@ async function callWithPin<T>(
     { processor: processor.name, operation, subjectId: card.id },
     () => send(processor, scope, reference, pin),
   )
-  return { card, scope, call }
+  return { card, scope, call, clocked, clockId }
 }
 
-/** Sets the PIN through the processor (which keeps only a hash) and emits `card.pin_set`. */
+/**
+ * Sets the PIN through the processor (which keeps only a hash) and emits `card.pin_set`; under a sandbox clock the
+ * card's `updated_at` is the clock's time and the event names the clock.
+ */
 export async function setPin(
   deps: AppDeps,
   ctx: RequestCtx,
@@ -174,7 +184,7 @@ export async function setPin(
   body: PinSubmitBody,
 ): Promise<CardView> {
   return audited(deps, ctx, cardId, 'pin.set', async () => {
-    const { card, scope, call } = await callWithPin(
+    const { card, scope, call, clocked, clockId } = await callWithPin(
       deps,
       ctx,
       cardId,
@@ -183,11 +193,11 @@ export async function setPin(
       (p, s, ref, pin) => p.setPin(s, ref, pin),
     )
     return withTx(deps.db, async (trx) => {
-      const now = deps.clock.now()
-      await recordOutcome(trx, call.operationId, 'succeeded', now)
+      const now = clocked.clock.now()
+      await recordOutcome(trx, call.operationId, 'succeeded', deps.clock.now())
       const row = await repo.updateCard(trx, card.id, { pin_set: true, updated_at: now })
-      const view = presentCard(row)
-      await emit(trx, scope, 'card.pin_set', view, now)
+      const view = presentCard(row, now)
+      await emit(trx, { ...scope, clockId }, 'card.pin_set', view, now)
       return view
     })
   })

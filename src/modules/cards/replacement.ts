@@ -4,6 +4,7 @@ import { json, type Db } from '../../db/types.js'
 import { scopeOfRow, type RequestCtx } from '../../http/context.js'
 import { ApiError } from '../../http/errors.js'
 import { newId } from '../../lib/ids.js'
+import { wallTime } from '../../lib/object-clock.js'
 import { callProcessor, recordOutcome } from '../../processors/calls.js'
 import { emit } from '../events/index.js'
 import { CARD_CLOSED, type CardClosedListener } from './hooks.js'
@@ -15,7 +16,7 @@ import {
   announceNewCard,
   assertMove,
   initialShipping,
-  requireCard,
+  requireCardOnClock,
   requireCardProgram,
 } from './service.js'
 import { releaseSlot } from './slots.js'
@@ -50,15 +51,21 @@ export async function closeReplacedUpstream(
   return { cardId: old.id, operationId: call.operationId }
 }
 
-/** Inside the transaction that activates a replacement: closes the old card, hands its slot on, deletes its tokens, emits `card.closed`. */
+/**
+ * Inside the transaction that activates a replacement: closes the old card, hands its slot on, deletes its tokens,
+ * emits `card.closed`. Under a sandbox clock (`clockId`, the cardholder's: `now` is its time) the event names it; the
+ * processor's record keeps wall time.
+ */
 export async function closeReplacedCard(
   trx: Db,
   replacement: repo.CardRow,
   closing: PendingClose,
   now: Date,
   cardClosed: CardClosedListener,
+  clockId: string | null = null,
 ): Promise<void> {
-  if (closing.operationId) await recordOutcome(trx, closing.operationId, 'succeeded', now)
+  if (closing.operationId)
+    await recordOutcome(trx, closing.operationId, 'succeeded', wallTime(clockId, now))
   const old = await repo.lockCard(trx, closing.cardId)
   if (!old || old.status === 'closed') return
   let row = await repo.updateCard(trx, old.id, {
@@ -67,8 +74,8 @@ export async function closeReplacedCard(
     updated_at: now,
   })
   row = await releaseSlot(trx, row, now)
-  await cardClosed(trx, row, now)
-  await emit(trx, scopeOfRow(row), 'card.closed', presentCard(row), now)
+  await cardClosed(trx, row, now, clockId)
+  await emit(trx, { ...scopeOfRow(row), clockId }, 'card.closed', presentCard(row, now), now)
 }
 
 /**
@@ -82,7 +89,9 @@ export async function replaceCard(
   cardId: string,
   reason: ReplaceReason,
 ): Promise<CardView> {
-  const card = await requireCard(deps.db, ctx, cardId)
+  // Under a sandbox clock both cards' times are the clock's, the events name it and the new card's issuance waits
+  // on it (docs/sandbox-clocks.md).
+  const { card, deps: clocked, clockId } = await requireCardOnClock(deps, ctx, cardId)
   assertMove(card, 'replace')
   if (card.replaced_by) throw alreadyReplaced(card)
   const program = await requireCardProgram(deps.db, card)
@@ -100,7 +109,7 @@ export async function replaceCard(
     : null
   try {
     return await withTx(deps.db, async (trx) => {
-      const now = deps.clock.now()
+      const now = clocked.clock.now()
       let old = (await repo.lockCard(trx, card.id))!
       assertMove(old, 'replace')
       if (old.replaced_by) throw alreadyReplaced(old)
@@ -151,13 +160,14 @@ export async function replaceCard(
         updated_at: now,
       })
       old = await repo.updateCard(trx, old.id, { replaced_by: fresh.id, updated_at: now })
-      if (call) await recordOutcome(trx, call.operationId, 'succeeded', now)
+      if (call) await recordOutcome(trx, call.operationId, 'succeeded', deps.clock.now())
+      const events = { ...scope, clockId }
       if (atOnce) {
-        await deps.hooks.get(CARD_CLOSED)(trx, old, now)
-        await emit(trx, scope, 'card.closed', presentCard(old), now)
+        await deps.hooks.get(CARD_CLOSED)(trx, old, now, clockId)
+        await emit(trx, events, 'card.closed', presentCard(old, now), now)
       }
-      await emit(trx, scope, 'card.replaced', presentCard(old), now)
-      return announceNewCard(trx, fresh, now, deps.config.cardIssueDelayMs)
+      await emit(trx, events, 'card.replaced', presentCard(old, now), now)
+      return announceNewCard(trx, fresh, now, deps.config.cardIssueDelayMs, clockId)
     })
   } catch (err) {
     if (isUniqueViolation(err, 'cards_one_per_cardholder')) {

@@ -3,6 +3,7 @@ import { purgeInBatches, type PurgeOptions } from '../../db/purge.js'
 import type { Db } from '../../db/types.js'
 import { applyBounds, whereIs, type PageBounds } from '../../http/pagination.js'
 import { clockOfCardholderSql } from '../cardholders/index.js'
+import { clockTimeSql } from '../clocks/index.js'
 import type {
   CardPinKeysTable,
   CardRevealSessionsTable,
@@ -76,14 +77,24 @@ export interface CardFilter {
   status?: string
 }
 
+/**
+ * A page of cards, each with `clock_time`: the time of its cardholder's sandbox clock (null: none; read in the
+ * statement, for sandbox rows only), which decides what the card shows that depends on now (its travel mode).
+ */
 export async function listCards(
   db: Db,
   filter: CardFilter,
   bounds: PageBounds,
-): Promise<CardRow[]> {
+): Promise<(CardRow & { clock_time: Date | null })[]> {
+  const clockTime = clockTimeSql(clockOfCardholderSql(sql.ref('cards.cardholder_id')))
   let q = db
     .selectFrom('cards')
     .selectAll()
+    .select(
+      sql<Date | null>`CASE WHEN cards.environment = 'sandbox' THEN ${clockTime} END`.as(
+        'clock_time',
+      ),
+    )
     .where('organization_id', '=', filter.organizationId)
     .where('environment', '=', filter.environment)
   if (filter.cardholderId !== undefined) q = q.where('cardholder_id', '=', filter.cardholderId)

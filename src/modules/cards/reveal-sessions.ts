@@ -16,7 +16,7 @@ import { frameRefusal, type FrameHeaders } from './reveal-frame.js'
 import { presentCard } from './present.js'
 import * as repo from './repo.js'
 import { REVEAL_FIELDS, type RevealSessionCreateBody, type RevealSessionView } from './schemas.js'
-import { assertMove, requireCard, requireCardProgram } from './service.js'
+import { assertMove, requireCard, requireCardOnClock, requireCardProgram } from './service.js'
 import type { RevealField } from './types.js'
 
 /** Where the hosted pages are served, under BASE_URL: `/card-reveal/{token}`. */
@@ -244,7 +244,9 @@ async function revealForSession(
   session: repo.RevealSessionRow,
   now: Date,
 ): Promise<RevealedValues> {
-  const card = await requireCard(deps.db, scopeOfRow(session), session.card_id)
+  // The event names the card's sandbox clock, if any; the read itself is the service's, on wall time (`now`).
+  const found = await requireCardOnClock(deps, scopeOfRow(session), session.card_id)
+  const { card, clockId } = found
   assertMove(card, 'reveal')
   const processor = deps.processors.forProgram(await requireCardProgram(deps.db, card))
   const scope = scopeOfRow(card)
@@ -257,7 +259,7 @@ async function revealForSession(
   const fields = session.fields
   await withTx(deps.db, async (trx) => {
     await recordOutcome(trx, call.operationId, 'succeeded', now)
-    await emit(trx, scope, 'card.details_viewed', presentCard(card), now, {
+    await emit(trx, { ...scope, clockId }, 'card.details_viewed', presentCard(card), now, {
       fields,
       reveal_session_id: session.id,
     })

@@ -230,8 +230,8 @@ export function initialShipping(formFactor: string): string | null {
 
 /**
  * Emits `card.created` and queues issuance for a freshly written pending card (also used by replacements). Under a
- * sandbox clock (`clockId`; `now` is its time) the event names the clock, and issuance, the processor's work, still
- * waits its delay on wall time.
+ * sandbox clock (`clockId`; `now` is its time) the event names the clock, and issuance waits its delay on the clock:
+ * its job is due `issueDelayMs` after `now` on the clock's time and runs in the clock's advance.
  */
 export async function announceNewCard(
   trx: Db,
@@ -244,9 +244,10 @@ export async function announceNewCard(
   await emit(trx, { ...scopeOfRow(row), clockId }, 'card.created', view, now)
   await enqueue(trx, {
     type: CARD_ISSUE_JOB,
-    payload: { card_id: row.id },
-    runAt: new Date((clockId ? Date.now() : now.getTime()) + issueDelayMs),
+    payload: clockId ? { card_id: row.id, clock_id: clockId } : { card_id: row.id },
+    runAt: new Date(now.getTime() + issueDelayMs),
     ...scopeOfRow(row),
+    clockId,
   })
   return view
 }
@@ -256,7 +257,9 @@ export async function retrieveCard(
   ctx: RequestCtx,
   cardId: string,
 ): Promise<CardView> {
-  return presentCard(await requireCard(deps.db, ctx, cardId), deps.clock.now())
+  // Its travel mode is judged on the card's sandbox clock when it is on one.
+  const { card, deps: clocked } = await requireCardOnClock(deps, ctx, cardId)
+  return presentCard(card, clocked.clock.now())
 }
 
 export interface CardListFilter {
@@ -287,7 +290,8 @@ export async function listCards(
     page,
     sortKey: (r: repo.CardRow) => r.id,
     fetch: (bounds) => repo.listCards(deps.db, where, bounds),
-    present: (row: repo.CardRow) => presentCard(row, deps.clock.now()),
+    present: ({ clock_time, ...row }) =>
+      presentCard(row, clock_time ? new Date(clock_time) : deps.clock.now()),
   })
 }
 
@@ -302,11 +306,12 @@ export async function updateCard(
   cardId: string,
   body: CardUpdateBody,
 ): Promise<CardView> {
-  const current = await requireCard(deps.db, ctx, cardId)
+  // Under a sandbox clock the card's times are the clock's and its event names the clock (docs/sandbox-clocks.md).
+  const { card: current, deps: clocked, clockId } = await requireCardOnClock(deps, ctx, cardId)
   assertMove(current, 'update')
   const program = await requireCardProgram(deps.db, current)
   const processor = deps.processors.forProgram(program)
-  const now = deps.clock.now()
+  const now = clocked.clock.now()
   return withTx(deps.db, async (trx) => {
     // The eSIM first (under a share lock), then the card: the order in which an eSIM's change reaches its cards.
     const travel =
@@ -330,7 +335,7 @@ export async function updateCard(
       updated_at: now,
     })
     const view = presentCard(row, now)
-    await emit(trx, scopeOfRow(row), 'card.updated', view, now)
+    await emit(trx, { ...scopeOfRow(row), clockId }, 'card.updated', view, now)
     return view
   })
 }

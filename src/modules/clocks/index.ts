@@ -6,6 +6,7 @@ export {
   SETTLEMENT_ON_CLOCK,
 } from './hooks.js'
 export type { ClockSweep, DueOnClock } from './hooks.js'
+export { clockTimeSql } from './time-sql.js'
 export {
   CLOCK_DELETIONS,
   DELETE_ACCOUNTS_OF,

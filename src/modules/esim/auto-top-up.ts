@@ -260,6 +260,8 @@ export async function openAutoTopUp(
       failure_reason: null,
       ledger_entry_id: null,
       refunded_at: null,
+      // The network's wall time, which settlement measures (`now` is the eSIM's clock's when it is on one).
+      network_at: wallTime(esim.clock_id, now),
       created_at: now,
       updated_at: now,
       settled_at: null,
@@ -270,19 +272,21 @@ export async function openAutoTopUp(
 }
 
 /**
- * A call that timed out: the order is listed unsettled (announced) for settlement to decide. Its times stay the
- * network's (wall time, which settlement measures); the event carries the eSIM's sandbox clock, if any.
+ * A call that timed out: the order is listed unsettled (announced) for settlement to decide. Its `updated_at` is the
+ * eSIM's sandbox clock's time when it is on one (`deps.clock` reads it), and the event carries the clock; `network_at`,
+ * what settlement measures, is wall time.
  */
 async function markUnsettled(
   deps: AppDeps,
   orderId: string,
   clockId: string | null,
 ): Promise<void> {
-  const now = wallTime(clockId, deps.clock.now())
+  const now = deps.clock.now()
   await withTx(deps.db, async (trx) => {
     const order = await orders.lockOrder(trx, orderId)
     if (!order || order.status !== 'pending') return
-    const updated = await orders.updateOrder(trx, orderId, { status: 'unsettled' }, now)
+    const changes = { status: 'unsettled', network_at: wallTime(clockId, now) }
+    const updated = await orders.updateOrder(trx, orderId, changes, now)
     const scope = { ...scopeOfRow(updated), clockId }
     await emit(trx, scope, 'esim_order.created', presentOrder(updated), now)
   })
@@ -437,8 +441,8 @@ export async function settleAutoTopUp(
     return (await orders.findOrder(deps.db, order.id)) ?? null
   }
   if (status === 'unknown') {
-    // Under a clock the order's created_at is the clock's; when it was marked unsettled is wall time.
-    const since = esim?.clock_id ? order.updated_at : order.created_at
+    // Measured on the network's wall time (under a clock the order's own times are the clock's).
+    const since = new Date(order.network_at ?? order.created_at)
     const age = wall.clock.now().getTime() - since.getTime()
     if (!force && age < UNKNOWN_GIVE_UP_MS) return 'retry'
   }

@@ -2,6 +2,7 @@ import { sql, type Selectable } from 'kysely'
 import { createdInWindow, type CreatedWindow } from '../../db/created-window.js'
 import type { Db } from '../../db/types.js'
 import { clockOfCardholderSql } from '../cardholders/index.js'
+import { clockTimeSql } from '../clocks/index.js'
 import { json } from '../../db/types.js'
 import {
   applyBounds,
@@ -48,6 +49,7 @@ export interface ReservationInput {
   charge: { price: number; amount: number; currency: string; fx: FxDetailsValue | null } | null
   reference: string
   metadata: Record<string, string>
+  /** Wall time: when the order goes to the network (`network_at`). */
   now: Date
 }
 
@@ -55,10 +57,16 @@ export interface ReservationInput {
  * Checks that the package is on sale, reserves a blank profile and writes the order as in flight, in one
  * statement. SKIP LOCKED lets concurrent orders each take a different profile without waiting; a reference
  * already taken fails the whole statement (a unique violation: nothing reserved). The order takes the
- * package's price as it is now.
+ * package's price as it is now. Its own times are its cardholder's sandbox clock's when it is on one (read in the
+ * statement, in the sandbox only), else `now`; `network_at` is `now`.
  */
 export async function reserveOrder(db: Db, input: ReservationInput): Promise<Reservation> {
   const { charge } = input
+  const cardholder = sql`${input.cardholderId}::text`
+  const at =
+    input.environment === 'sandbox' && input.cardholderId !== null
+      ? sql`coalesce(${clockTimeSql(clockOfCardholderSql(cardholder))}, ${input.now}::timestamptz)`
+      : sql`${input.now}::timestamptz`
   const { rows } = await sql<{
     id: string
     price: number
@@ -83,11 +91,11 @@ export async function reserveOrder(db: Db, input: ReservationInput): Promise<Res
       RETURNING iccid, smdp_address, matching_id
     ), o AS (
       INSERT INTO esim_orders (id, organization_id, environment, type, status, package_id, top_up_id, esim_id, iccid, cardholder_id, account_id,
-        price, currency, charged_amount, charged_currency, fx, reference, metadata, failure_reason, ledger_entry_id, created_at, updated_at, settled_at)
+        price, currency, charged_amount, charged_currency, fx, reference, metadata, failure_reason, ledger_entry_id, network_at, created_at, updated_at, settled_at)
       SELECT ${input.id}, ${input.organizationId}, ${input.environment}, 'package', 'pending', pk.id, NULL, NULL, pr.iccid,
         ${input.cardholderId}, ${input.accountId}, pk.price, pk.currency, ${charge?.amount ?? null}::bigint, ${charge?.currency ?? null}::text,
         ${charge?.fx ? json(charge.fx) : null}::jsonb, ${input.reference}, ${json(input.metadata)}::jsonb, NULL, NULL,
-        ${input.now}, ${input.now}, NULL
+        ${input.now}, ${at}, ${at}, NULL
       FROM pr CROSS JOIN priced AS pk
       RETURNING id
     )
@@ -121,12 +129,10 @@ export async function completeOrder(
   orderId: string,
   esimId: string,
   now: Date,
-  createdAt: Date | null = null,
 ): Promise<OrderRow | null> {
   const { rows } = await sql<OrderRow>`
     WITH o AS (
-      UPDATE esim_orders SET status = 'completed', esim_id = ${esimId}, settled_at = ${now}, updated_at = ${now},
-        created_at = COALESCE(${createdAt}::timestamptz, created_at)
+      UPDATE esim_orders SET status = 'completed', esim_id = ${esimId}, settled_at = ${now}, updated_at = ${now}
       WHERE id = ${orderId} AND status IN ('pending', 'unsettled')
       RETURNING *
     ), pr AS (
@@ -150,8 +156,8 @@ export async function completeOrder(
 
 /**
  * Open orders settlement may decide (settlement sweep): unsettled ones (their create call has answered)
- * marked before `unsettledBefore`, and in-flight ones created before `pendingBefore`, whose create call has
- * certainly ended (its process died).
+ * marked before `unsettledBefore`, and in-flight ones sent before `pendingBefore`, whose create call has
+ * certainly ended (its process died), by the network's wall time (`network_at`), oldest first.
  */
 export async function openOrdersBefore(
   db: Db,
@@ -165,17 +171,17 @@ export async function openOrdersBefore(
     .where('status', 'in', ['pending', 'unsettled']) // the partial index esim_orders_open
     .where((eb) =>
       eb.or([
-        eb.and([eb('status', '=', 'unsettled'), eb('updated_at', '<', unsettledBefore)]),
-        eb.and([eb('status', '=', 'pending'), eb('created_at', '<', pendingBefore)]),
+        eb.and([eb('status', '=', 'unsettled'), eb('network_at', '<', unsettledBefore)]),
+        eb.and([eb('status', '=', 'pending'), eb('network_at', '<', pendingBefore)]),
       ]),
     )
-    .orderBy('created_at')
+    .orderBy('network_at')
     .limit(limit)
     .execute()
   return rows.map((r) => r.id)
 }
 
-/** How many open orders the API shows as unsettled (in-flight ones only once created before `inFlightShownBefore`), and the oldest. */
+/** How many open orders the API shows as unsettled (in-flight ones only once sent before `inFlightShownBefore`), and the oldest. */
 export async function unsettledOrders(
   db: Db,
   inFlightShownBefore: Date,
@@ -187,13 +193,13 @@ export async function unsettledOrders(
     .selectFrom('esim_orders')
     .where('status', 'in', ['pending', 'unsettled']) // the partial index esim_orders_open
     .where((eb) =>
-      eb.or([eb('status', '=', 'unsettled'), eb('created_at', '<', inFlightShownBefore)]),
+      eb.or([eb('status', '=', 'unsettled'), eb('network_at', '<', inFlightShownBefore)]),
     )
   const [counted, oldest] = await Promise.all([
     open.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirst(),
     open
       .select(['id', 'organization_id', 'environment', 'status', 'created_at'])
-      .orderBy('created_at')
+      .orderBy('network_at')
       .orderBy('id')
       .limit(1)
       .executeTakeFirst(),
@@ -232,7 +238,13 @@ export async function lockOrder(
 export type OrderChanges = Partial<
   Pick<
     OrderRow,
-    'status' | 'esim_id' | 'iccid' | 'failure_reason' | 'ledger_entry_id' | 'settled_at'
+    | 'status'
+    | 'esim_id'
+    | 'iccid'
+    | 'failure_reason'
+    | 'ledger_entry_id'
+    | 'settled_at'
+    | 'network_at'
   >
 >
 
@@ -302,7 +314,7 @@ export async function listOrders(
     .where('organization_id', '=', organizationId)
     .where('environment', '=', environment)
     .where((eb) =>
-      eb.or([eb('status', '!=', 'pending'), eb('created_at', '<', filters.inFlightShownBefore)]),
+      eb.or([eb('status', '!=', 'pending'), eb('network_at', '<', filters.inFlightShownBefore)]),
     )
   if (filters.reference !== undefined) q = q.where('reference', '=', filters.reference)
   if (filters.cardholderId !== undefined) q = q.where('cardholder_id', '=', filters.cardholderId)

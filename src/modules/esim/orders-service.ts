@@ -171,7 +171,9 @@ export async function requireOrder(
 ): Promise<repo.OrderRow> {
   const row = isId('esord', id) ? await repo.findOrder(deps.db, id) : undefined
   const shown =
-    row && (row.status !== 'pending' || new Date(row.created_at) < inFlightShownBefore(deps))
+    row &&
+    (row.status !== 'pending' ||
+      (row.network_at !== null && new Date(row.network_at) < inFlightShownBefore(deps)))
       ? row
       : undefined
   return requireOwned(shown, ctx, 'esim_order_not_found')

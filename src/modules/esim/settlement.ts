@@ -25,14 +25,19 @@ const UNKNOWN_GIVE_UP_MS = 60 * 60 * 1000
 
 const OPEN = new Set(['pending', 'unsettled'])
 
-/** Marks an in-flight order unsettled after a timeout; it is now listed, and the caller was told so. */
+/**
+ * Marks an in-flight order unsettled after a timeout; it is now listed, and the caller was told so. Under a sandbox
+ * clock its `updated_at` is the clock's time and the event names the clock; `network_at`, what settlement measures,
+ * is wall time.
+ */
 export async function markUnsettled(deps: AppDeps, orderId: string): Promise<void> {
-  const now = deps.clock.now()
+  const wallNow = deps.clock.now()
   await withTx(deps.db, async (trx) => {
     const order = await repo.lockOrder(trx, orderId)
     if (!order || order.status !== 'pending') return
-    // Its times stay the network's (wall time, which settlement measures); the event carries the order's clock.
-    const updated = await repo.updateOrder(trx, orderId, { status: 'unsettled' }, now)
+    const now = (await onClock({ ...deps, db: trx }, order.clock_id)).clock.now()
+    const changes = { status: 'unsettled', network_at: wallNow }
+    const updated = await repo.updateOrder(trx, orderId, changes, now)
     const scope = { ...scopeOfRow(updated), clockId: order.clock_id }
     await emit(trx, scope, 'esim_order.created', presentOrder(updated), now)
   })
@@ -55,8 +60,8 @@ export async function abandonOrder(deps: AppDeps, orderId: string): Promise<void
  * the order, nothing was bought); `settlement`: an unsettled order becomes completed or failed for good.
  * `paidBy`: the request's account (null: the organization is billed), when the caller knows it; `clockId`: the
  * sandbox clock of the order's cardholder when the caller knows it (else the order's lock reads it). An order under a
- * clock is written in flight on wall time (the network's, which settlement measures) and completes on the clock's:
- * its `created_at` becomes the clock's time then, as do its eSIM's and package's times.
+ * clock lives on the clock's time from its reservation (`network_at` keeps the network's wall time, which settlement
+ * measures): it completes or fails at the clock's time, as do its eSIM's and package's times.
  */
 export async function finishOrder(
   deps: AppDeps,
@@ -74,13 +79,7 @@ export async function finishOrder(
     if (result === 'provisioned' && via === 'request' && paidBy === null && clockId !== undefined) {
       // The common case, with nothing to debit: the completing statement itself checks that the order is still open.
       const now = await timeOf(clockId)
-      const completed = await repo.completeOrder(
-        trx,
-        orderId,
-        newId('esim'),
-        now,
-        clockId ? now : null,
-      )
+      const completed = await repo.completeOrder(trx, orderId, newId('esim'), now)
       if (!completed) return { order: (await repo.findOrder(trx, orderId)) ?? null }
       const scope = { ...scopeOfRow(completed), clockId }
       await emit(trx, scope, 'esim_order.created', presentOrder(completed), now)
@@ -110,8 +109,7 @@ export async function finishOrder(
             now,
           )
         }
-        const createdAt = order.clock_id ? now : null
-        const completed = (await repo.completeOrder(trx, order.id, newId('esim'), now, createdAt))!
+        const completed = (await repo.completeOrder(trx, order.id, newId('esim'), now))!
         const view = presentOrder(completed)
         const type = via === 'request' ? 'esim_order.created' : 'esim_order.settled'
         await emit(trx, scope, type, view, now)
@@ -158,7 +156,9 @@ export async function settleOrder(
   const status = await deps.esimNetwork.orderStatus(orderId)
   if (order.trigger === 'auto') return settleAutoTopUp(deps, order, status, options.force ?? false)
   if (status === 'unknown') {
-    const age = deps.clock.now().getTime() - order.created_at.getTime()
+    // Measured on the network's wall time (an order under a sandbox clock has its created_at on the clock's).
+    const age =
+      deps.clock.now().getTime() - new Date(order.network_at ?? order.created_at).getTime()
     if (!options.force && age < UNKNOWN_GIVE_UP_MS) return 'retry'
   }
   const result = status === 'provisioned' ? 'provisioned' : 'failed'

@@ -147,6 +147,8 @@ export async function purchaseTopUp(
         failure_reason: null,
         ledger_entry_id: null,
         refunded_at: null,
+        // Completed at once: never open, nothing for settlement to measure.
+        network_at: null,
         created_at: now,
         updated_at: now,
         settled_at: now,

@@ -82,6 +82,12 @@ export interface EsimOrdersTable {
   trigger: string
   /** An auto top-up: the package (its order id) whose crossing started it; unique, so never two for one crossing. */
   crossing_order_id: string | null
+  /**
+   * While the order is open, the network's time of it (wall time, also under a sandbox clock): when it was sent to the
+   * network (in flight), or when its create call timed out (unsettled). What settlement and the in-flight window
+   * measure; not shown.
+   */
+  network_at: Timestamp | null
   created_at: Timestamp
   updated_at: Timestamp
   settled_at: Timestamp | null

@@ -57,8 +57,8 @@ export const Event = Type.Object(
     clock_id: Type.Optional(
       Type.String({
         description:
-          'Sandbox only: the clock (clk_…) its object is under; absent for objects without one. Under a clock, ' +
-          "created_at is on the clock's time (docs/sandbox-clocks.md).",
+          "Sandbox only: the clock (clk_…) its object is under; absent for objects without one. The event's " +
+          "own created_at stays wall time; the object's times are the clock's (docs/sandbox-clocks.md).",
       }),
     ),
     data: Type.Object(

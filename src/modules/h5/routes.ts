@@ -286,12 +286,7 @@ export function registerH5(base: FastifyInstance, deps: AppDeps): void {
             }
           : null
       const chrome = chromeFor(pageTitle(link.sections))
-      return send(
-        reply,
-        200,
-        renderPage(data, chrome, forms, notice, deps.clock.now(), reveal),
-        chrome,
-      )
+      return send(reply, 200, renderPage(data, chrome, forms, notice, data.now, reveal), chrome)
     }
 
     scope.get('/h5/:token', { config: { public: true }, schema: { hide: true } }, (req, reply) =>

@@ -8,6 +8,7 @@ import { ApiError, isApiError } from '../../http/errors.js'
 import { iso } from '../../http/ownership.js'
 import { deriveKey, hmacSha256, safeEqual, sha256Hex } from '../../lib/crypto.js'
 import { newId } from '../../lib/ids.js'
+import { onClock } from '../../lib/object-clock.js'
 import { json } from '../../db/types.js'
 import { presentAccount, requireAccount, type AccountView } from '../accounts/index.js'
 import { requireCardholder } from '../cardholders/index.js'
@@ -232,6 +233,11 @@ export interface PageData {
   packages: PackageView[]
   cards: CardEntry[]
   accounts: AccountView[]
+  /**
+   * What the cardholder's objects read as now: its sandbox clock's time when it is on one (an eSIM's days left and
+   * alerts count on it, docs/sandbox-clocks.md), else wall time.
+   */
+  now: Date
 }
 
 /** The eSIM section: eSIMs with QR codes and, when purchases are allowed, offers and the plans on sale. */
@@ -241,10 +247,10 @@ async function loadEsims(
   link: repo.LinkRow,
   cardholder: { id: string; address: unknown },
   requestedCountry: string | null,
+  now: Date,
 ): Promise<Pick<PageData, 'esims' | 'countries' | 'country' | 'packages' | 'payFrom'>> {
   const esims = await cardholderEsims(deps, ctx, cardholder.id)
   const settings = await getAlertSettings(deps, ctx)
-  const now = deps.clock.now()
   const cards: EsimCard[] = []
   for (const esim of esims) {
     const qrSvg = await QRCode.toString(esim.activation_code, {
@@ -295,8 +301,12 @@ export async function loadPage(
   const ctx = linkCtx(link, requestId)
   const cardholder = await requireCardholder(deps.db, ctx, link.cardholder_id)
   const sections = link.sections
+  // The cardholder's eSIMs live on its sandbox clock, when it is on one.
+  const now = sections.includes('esims')
+    ? (await onClock(deps, cardholder.clock_id)).clock.now()
+    : deps.clock.now()
   const esims = sections.includes('esims')
-    ? await loadEsims(deps, ctx, link, cardholder, requestedCountry)
+    ? await loadEsims(deps, ctx, link, cardholder, requestedCountry, now)
     : { esims: [], countries: [], country: null, packages: [], payFrom: null }
   return {
     firstName: cardholder.first_name,
@@ -306,6 +316,7 @@ export async function loadPage(
     ...esims,
     cards: sections.includes('cards') ? await loadCards(deps, ctx, link) : [],
     accounts: sections.includes('balance') ? await loadBalance(deps, ctx, cardholder.id) : [],
+    now,
   }
 }
 

@@ -12,6 +12,8 @@ import {
 import type { PageBounds } from '../../http/pagination.js'
 import { newId } from '../../lib/ids.js'
 import { type AccountRow, accountJson, availableBalanceSql } from '../accounts/index.js'
+import { clockOfCardholderSql } from '../cardholders/index.js'
+import { clockTimeSql } from '../clocks/index.js'
 import { emitPerRow } from '../events/index.js'
 import type { HoldsTable, LedgerEntriesTable } from './types.js'
 import './types.js'
@@ -66,7 +68,9 @@ export type AdjustmentResult = {
  * applied fails on the unique index, and the whole statement with it. An adjustment sent with an
  * Idempotency-Key (`answer`) stores its answer in the same statement, so the entry never commits without it;
  * when the statement is to lock the key itself (`answer.lock`), an adjustment whose key is held elsewhere
- * (`key_ok` false) or already answered (`stored`) writes nothing.
+ * (`key_ok` false) or already answered (`stored`) writes nothing. An account whose cardholder is on a sandbox
+ * clock (read in the statement, and only in the sandbox) is moved on the clock's time: its `updated_at` and its
+ * entries' `created_at` are the clock's, and its events carry `clock_id` (docs/sandbox-clocks.md).
  */
 export async function applyAdjustments(
   db: Db,
@@ -101,6 +105,7 @@ export async function applyAdjustments(
       organizationId: 'organization_id',
       environment: 'environment',
       type: 'event_type',
+      clockId: 'clock_id',
     },
     accountJson(),
     now,
@@ -120,11 +125,13 @@ export async function applyAdjustments(
       WHERE NOT EXISTS (SELECT 1 FROM key_stored AS ks WHERE ks.idx = i.idx)
     ),
     locked AS MATERIALIZED (
-      SELECT id, organization_id, environment, currency, status, upstream_reference, ledger_balance, held_balance, entry_seq
+      SELECT id, organization_id, environment, currency, status, upstream_reference, ledger_balance, held_balance, entry_seq,
+        CASE WHEN environment = 'sandbox' THEN ${clockOfCardholderSql(sql.ref('accounts.cardholder_id'))} END AS clock_id
       FROM accounts WHERE id = ANY(ARRAY(SELECT account_id FROM tried)) ORDER BY id FOR UPDATE
     ),
     steps AS MATERIALIZED (
       SELECT i.idx, i.account_id, i.delta, i.entry_id, i.event_id, i.entry_type, i.event_type, i.client_transaction_id, i.reference, i.description,
+        l.clock_id, coalesce(CASE WHEN l.clock_id IS NOT NULL THEN ${clockTimeSql(sql.ref('l.clock_id'))} END, ${now}::timestamptz) AS at,
         i.idem_key, i.idem_method, i.idem_path, i.idem_hash, i.idem_status, l.ledger_balance AS ledger_before, l.entry_seq AS seq_before, (sum(i.delta) OVER w)::bigint AS run, row_number() OVER w AS k,
         (l.organization_id = i.org AND l.environment = i.env AND l.status = 'open' AND l.upstream_reference IS NOT NULL
           AND (i.currency IS NULL OR l.currency = i.currency)
@@ -138,16 +145,16 @@ export async function applyAdjustments(
       FROM steps AS s
     ),
     totals AS MATERIALIZED (
-      SELECT account_id, sum(delta)::bigint AS total, count(*) AS n FROM chain WHERE refused_before = 0 AND passes GROUP BY account_id
+      SELECT account_id, sum(delta)::bigint AS total, count(*) AS n, max(at) AS at FROM chain WHERE refused_before = 0 AND passes GROUP BY account_id
     ),
     acct AS (
-      UPDATE accounts AS a SET ledger_balance = a.ledger_balance + t.total, entry_seq = a.entry_seq + t.n, updated_at = ${now}
+      UPDATE accounts AS a SET ledger_balance = a.ledger_balance + t.total, entry_seq = a.entry_seq + t.n, updated_at = t.at
       FROM totals AS t
       WHERE a.id = ANY(ARRAY(SELECT account_id FROM totals)) AND a.id = t.account_id
       RETURNING a.*
     ),
     applied AS (
-      SELECT c.idx, c.entry_id, c.event_id, c.entry_type, c.event_type, c.delta,
+      SELECT c.idx, c.entry_id, c.event_id, c.entry_type, c.event_type, c.delta, c.clock_id, c.at,
         c.client_transaction_id AS entry_client_transaction_id, c.reference AS entry_reference, c.description AS entry_description,
         c.idem_key, c.idem_method, c.idem_path, c.idem_hash, c.idem_status, a.id, a.organization_id, a.environment, a.program_id, a.cardholder_id, a.currency, a.status,
         c.ledger_before + c.run AS ledger_balance, a.held_balance, c.seq_before + c.k AS entry_seq,
@@ -159,7 +166,7 @@ export async function applyAdjustments(
       INSERT INTO ledger_entries (id, account_id, organization_id, environment, seq, type, amount, currency,
         ledger_balance_after, held_balance_after, available_balance_after, source_id, client_transaction_id, reference, description, created_at)
       SELECT entry_id, id, organization_id, environment, entry_seq, entry_type, delta, currency,
-        ledger_balance, held_balance, ${availableBalanceSql()}, NULL, entry_client_transaction_id, entry_reference, entry_description, ${now}
+        ledger_balance, held_balance, ${availableBalanceSql()}, NULL, entry_client_transaction_id, entry_reference, entry_description, at
       FROM applied
     ),
     ${storeAnswersCte('applied', accountJson(), now)},

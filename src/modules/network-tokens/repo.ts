@@ -1,6 +1,7 @@
-import type { Insertable, Selectable, Updateable } from 'kysely'
+import { sql, type Insertable, type Selectable, type Updateable } from 'kysely'
 import type { Db } from '../../db/types.js'
 import { applyBounds, closedSetPage, whereIs, type PageBounds } from '../../http/pagination.js'
+import { clockOfCardSql } from '../cards/index.js'
 import { TOKEN_STATUSES } from './lifecycle.js'
 import { WALLETS } from './schemas.js'
 import type { NetworkTokensTable } from './types.js'
@@ -14,6 +15,19 @@ export async function insertToken(db: Db, row: Insertable<NetworkTokensTable>): 
 
 export async function findToken(db: Db, id: string): Promise<TokenRow | undefined> {
   return db.selectFrom('network_tokens').selectAll().where('id', '=', id).executeTakeFirst()
+}
+
+/** The token with the sandbox clock of its card's cardholder (null: none), read in the same statement. */
+export async function findTokenWithClock(
+  db: Db,
+  id: string,
+): Promise<(TokenRow & { clock_id: string | null }) | undefined> {
+  return db
+    .selectFrom('network_tokens')
+    .selectAll()
+    .select(sql<string | null>`${clockOfCardSql(sql.ref('network_tokens.card_id'))}`.as('clock_id'))
+    .where('id', '=', id)
+    .executeTakeFirst()
 }
 
 /** The token row locked for the rest of the transaction: moves on one token run one at a time. */

@@ -7,7 +7,8 @@ import { ApiError } from '../../http/errors.js'
 import { requireOwned } from '../../http/ownership.js'
 import { paginate, type ListResult, type PageParams } from '../../http/pagination.js'
 import { isId, newId } from '../../lib/ids.js'
-import { requireCard, requireCardProgram } from '../cards/index.js'
+import { onClock } from '../../lib/object-clock.js'
+import { requireCardOnClock, requireCardProgram } from '../cards/index.js'
 import { emit } from '../events/index.js'
 import { findProgram } from '../programs/index.js'
 import { planTokenMove, type TokenOperation, type TokenStatus } from './lifecycle.js'
@@ -23,6 +24,19 @@ export { tokenUsable } from './lifecycle.js'
 export async function requireToken(db: Db, ctx: Scope, tokenId: string): Promise<repo.TokenRow> {
   const row = isId('ntok', tokenId) ? await repo.findToken(db, tokenId) : undefined
   return requireOwned(row, ctx, 'token_not_found')
+}
+
+/** `requireToken` with the sandbox clock of its card's cardholder: read in the token's statement, in the sandbox only. */
+async function requireTokenOnClock(
+  db: Db,
+  ctx: Scope,
+  tokenId: string,
+): Promise<{ token: repo.TokenRow; clockId: string | null }> {
+  if (ctx.environment !== 'sandbox')
+    return { token: await requireToken(db, ctx, tokenId), clockId: null }
+  const row = isId('ntok', tokenId) ? await repo.findTokenWithClock(db, tokenId) : undefined
+  const { clock_id: clockId, ...token } = requireOwned(row, ctx, 'token_not_found')
+  return { token, clockId }
 }
 
 /**
@@ -66,18 +80,20 @@ export async function tokenProgramOf(
 /**
  * Sandbox: a wallet asks for a token of an active card. The token is written `requested`
  * (network_token.created) and, unless `activate` is false, the issuer approves it in the same transaction
- * (`active`, network_token.updated), so the answer is ready for tokenized authorizations.
+ * (`active`, network_token.updated), so the answer is ready for tokenized authorizations. Under the card's sandbox
+ * clock the token's times are the clock's and its events name the clock (docs/sandbox-clocks.md).
  */
 export async function provisionToken(
   deps: AppDeps,
   ctx: RequestCtx,
   body: SimulateNetworkTokenBody,
 ): Promise<NetworkTokenView> {
-  const card = await requireCard(deps.db, ctx, body.card_id, 'card_id')
+  const on = await requireCardOnClock(deps, ctx, body.card_id, 'card_id')
+  const { card, clockId } = on
   const program = await requireCardProgram(deps.db, card)
   requireSimulatorFeed(deps.processors, program, 'network_tokens')
   requireActiveCard(card, 'tokenized')
-  const now = deps.clock.now()
+  const now = on.deps.clock.now()
   return withTx(deps.db, async (trx) => {
     let row = await repo.insertToken(trx, {
       id: newId('ntok'),
@@ -92,28 +108,43 @@ export async function provisionToken(
       created_at: now,
       updated_at: now,
     })
-    await emit(trx, scopeOfRow(row), 'network_token.created', presentToken(row), now)
+    await emit(
+      trx,
+      { ...scopeOfRow(row), clockId },
+      'network_token.created',
+      presentToken(row),
+      now,
+    )
     if (body.activate !== false) {
       row = await repo.updateToken(trx, row.id, {
         status: 'active',
         activated_at: now,
         updated_at: now,
       })
-      await emit(trx, scopeOfRow(row), 'network_token.updated', presentToken(row), now)
+      await emit(
+        trx,
+        { ...scopeOfRow(row), clockId },
+        'network_token.updated',
+        presentToken(row),
+        now,
+      )
     }
     return presentToken(row)
   })
 }
 
-/** Applies one move of the token state table under the token's row lock; emits network_token.updated. */
+/**
+ * Applies one move of the token state table under the token's row lock; emits network_token.updated. Under the
+ * card's sandbox clock (read with the token, in the sandbox only) on the clock's time, the event naming the clock.
+ */
 export async function moveToken(
   deps: AppDeps,
   ctx: RequestCtx,
   tokenId: string,
   op: TokenOperation,
 ): Promise<NetworkTokenView> {
-  const current = await requireToken(deps.db, ctx, tokenId)
-  const now = deps.clock.now()
+  const { token: current, clockId } = await requireTokenOnClock(deps.db, ctx, tokenId)
+  const now = (await onClock(deps, clockId)).clock.now()
   return withTx(deps.db, async (trx) => {
     const locked = (await repo.lockToken(trx, current.id))!
     const move = planTokenMove(locked.status as TokenStatus, op)
@@ -124,22 +155,36 @@ export async function moveToken(
       ...(move.next === 'deleted' ? { deleted_at: now } : {}),
       ...(op === 'activate' ? { activated_at: now } : {}),
     })
-    await emit(trx, scopeOfRow(row), 'network_token.updated', presentToken(row), now)
+    await emit(
+      trx,
+      { ...scopeOfRow(row), clockId },
+      'network_token.updated',
+      presentToken(row),
+      now,
+    )
     return presentToken(row)
   })
 }
 
 /**
  * A closed card takes its wallet tokens with it: inside the transaction that closes the card, every token of it
- * that is not deleted yet becomes `deleted` (terminal), each with network_token.updated.
+ * that is not deleted yet becomes `deleted` (terminal), each with network_token.updated (at the card's time `now`,
+ * naming its sandbox clock `clockId` when it is on one).
  */
 export async function deleteTokensOfClosedCard(
   trx: Db,
   card: { id: string; organization_id: string; environment: string },
   now: Date,
+  clockId: string | null = null,
 ): Promise<void> {
   for (const row of await repo.deleteCardTokens(trx, card.id, now)) {
-    await emit(trx, scopeOfRow(row), 'network_token.updated', presentToken(row), now)
+    await emit(
+      trx,
+      { ...scopeOfRow(row), clockId },
+      'network_token.updated',
+      presentToken(row),
+      now,
+    )
   }
 }
 
