@@ -340,6 +340,22 @@ export function mergedBucketsSql(
  * the card's activity any more, its row goes; null: nothing), `activity_bucket` (its minute), `activity_seed` (jsonb)
  * and `activity_keep_from` (the first minute still in the hour). A card's decisions are added in one write.
  */
+/**
+ * A card's activity row's `updated_at` (the purge's key) when written at `now`: kept while it is at most a minute
+ * older, so that the row's index on it is not rewritten by every decision (the update stays a heap-only one). The
+ * purge allows for the minute (`purgeActivity`).
+ */
+function activityTouchedSql(
+  updatedAt: RawBuilder<unknown>,
+  now: RawBuilder<unknown>,
+): RawBuilder<unknown> {
+  return sql`CASE WHEN ${updatedAt} BETWEEN ${now} - interval '${sql.raw(String(ACTIVITY_TOUCH_SECONDS))} seconds' AND ${now}
+    THEN ${updatedAt} ELSE ${now} END`
+}
+
+/** How much older than the last write a card's activity row's `updated_at` may be (`activityTouchedSql`). */
+export const ACTIVITY_TOUCH_SECONDS = 60
+
 export function activityWriteCtes(source: string, now: Date): RawBuilder<unknown> {
   const deltas = sql`(SELECT d.deltas FROM activity_deltas AS d WHERE d.card_id = excluded.card_id)`
   return sql`activity_minutes AS (
@@ -358,7 +374,7 @@ export function activityWriteCtes(source: string, now: Date): RawBuilder<unknown
       INSERT INTO authorization_rule_activity AS x (card_id, buckets, updated_at)
       SELECT card_id, ${addedBucketsSql(sql`coalesce(seed, '{}'::jsonb)`, sql`deltas`, sql`keep_from`)}, ${now}
       FROM activity_deltas ORDER BY card_id
-      ON CONFLICT (card_id) DO UPDATE SET updated_at = excluded.updated_at,
+      ON CONFLICT (card_id) DO UPDATE SET updated_at = ${activityTouchedSql(sql`x.updated_at`, sql`excluded.updated_at`)},
         buckets = ${addedBucketsSql(
           sql`x.buckets`,
           deltas,
