@@ -253,6 +253,30 @@ test("the last hour's counts: seeded once from the card's authorizations when a 
   }
 })
 
+test("a card's activity row keeps its updated_at for a minute (the purge's key is not rewritten by every decision), its counts move with each", async () => {
+  const f = await fundedCard(t, tenant, token, 100_000)
+  await createRule(t, token, {
+    scope: onCard(f.card.id),
+    ...condition(['authorization_count_1h', 'gte', 100]),
+  })
+  const counts = async () =>
+    Object.values((await activityRow(f.card.id))!.buckets).reduce(
+      (s, [a, d]) => [s[0] + a, s[1] + d],
+      [0, 0],
+    )
+  await expectApproved(t, token, f.card.id, 100)
+  const made = (await activityRow(f.card.id))!.updated_at
+  t.clock.advance(30_000)
+  await expectApproved(t, await tenant.token(), f.card.id, 100)
+  assert.deepEqual((await activityRow(f.card.id))!.updated_at, made)
+  assert.deepEqual(await counts(), [2, 0])
+  t.clock.advance(31_000)
+  await expectApproved(t, await tenant.token(), f.card.id, 100)
+  const touched = (await activityRow(f.card.id))!.updated_at
+  assert.ok(touched.getTime() - made.getTime() >= 61_000)
+  assert.deepEqual(await counts(), [3, 0])
+})
+
 test('several decisions on one card in one batch count each other in the last hour', async () => {
   const f = await fundedCard(t, tenant, token, 100_000)
   await createRule(t, token, {

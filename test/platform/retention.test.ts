@@ -404,7 +404,7 @@ describe('retention purges', () => {
     )
   })
 
-  test("velocity counters go once nothing they hold counts (expires_at passed); a card's activity row an hour and a minute after its last write", async () => {
+  test("velocity counters go once nothing they hold counts (expires_at passed); a card's activity row an hour and two minutes after its updated_at (kept to the minute)", async () => {
     const counter = (key: string, expiresAt: Date | null) =>
       sql`INSERT INTO authorization_rule_counters (key, rule_id, buckets, expires_at, updated_at)
         VALUES (${key}, 'arl_x', '{}'::jsonb, ${expiresAt}, ${ago(DAY)})`.execute(t.deps.db)
@@ -426,8 +426,8 @@ describe('retention purges', () => {
       sql`INSERT INTO authorization_rule_activity (card_id, buckets, updated_at) VALUES (${cardId}, '{}'::jsonb, ${at})`.execute(
         t.deps.db,
       )
-    await activity('card_activity_old', ago(61 * MINUTE + 1000))
-    await activity('card_activity_young', ago(61 * MINUTE - 1000))
+    await activity('card_activity_old', ago(62 * MINUTE + 1000))
+    await activity('card_activity_young', ago(62 * MINUTE - 1000))
     assert.equal(await purgeActivity(t.deps.db, t.clock.now()), 1)
     const rows = await t.deps.db
       .selectFrom('authorization_rule_activity')

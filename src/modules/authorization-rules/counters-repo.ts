@@ -2,7 +2,7 @@ import { sql } from 'kysely'
 import { purgeInBatches, type PurgeOptions } from '../../db/purge.js'
 import type { Db } from '../../db/types.js'
 import { ACTIVITY_WINDOW, type Buckets } from './buckets.js'
-import { mergedBucketsSql } from './decision-plan.js'
+import { ACTIVITY_TOUCH_SECONDS, mergedBucketsSql } from './decision-plan.js'
 
 /** The counters and buckets an approved authorization was counted in (`authorizations.rule_counters`). */
 export type CountedIn = readonly (readonly [string, number])[]
@@ -61,10 +61,13 @@ export async function purgeCounters(db: Db, now: Date, options?: PurgeOptions): 
 /**
  * Deletes the cards' activity rows last written more than an hour and a minute ago (nothing in them counts, and no
  * decision on the card has happened since): a card that needs one again counts its last hour afresh, which holds
- * nothing either.
+ * nothing either. A row's `updated_at` may lag its last write by up to `ACTIVITY_TOUCH_SECONDS`, which the cut-off
+ * allows for.
  */
 export async function purgeActivity(db: Db, now: Date, options?: PurgeOptions): Promise<number> {
-  const before = new Date(now.getTime() - (ACTIVITY_WINDOW.seconds! + 60) * 1000)
+  const before = new Date(
+    now.getTime() - (ACTIVITY_WINDOW.seconds! + 60 + ACTIVITY_TOUCH_SECONDS) * 1000,
+  )
   return purgeInBatches(db, {
     ...options,
     table: 'authorization_rule_activity',

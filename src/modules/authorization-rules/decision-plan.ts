@@ -14,12 +14,13 @@ import type { RuleParameters } from './rule.js'
 const ACTIVITY_ATTRIBUTES = ['authorization_count_1h', 'decline_count_1h'] as const
 
 /**
- * A common table expression `name`: the enabled, live rules that apply to each card of the caller's CTE `cards` (which
- * has `id`, `organization_id`, `environment`, `program_id`, `account_id`, `cardholder_id`), one row per card and rule:
- * the rules that name the card's program, account, cardholder or the card itself and exclude none of them, read from
- * `authorization_rule_targets` by the card's four ids (one probe of its primary key each: an id names only rules of its
- * own level, as a scope's ids are of its level, and a program is never excluded). `reads_activity`: a condition rule
- * reading `authorization_count_1h` or `decline_count_1h`.
+ * Common table expressions ending in `name`: the enabled, live rules that apply to each card of the caller's CTE `cards`
+ * (which has `id`, `organization_id`, `environment`, `program_id`, `account_id`, `cardholder_id`), one row per card and
+ * rule: the rules that name the card's program, account, cardholder or the card itself and exclude none of them, read
+ * from `authorization_rule_targets` by the card's four ids (one probe of its primary key each: an id names only rules
+ * of its own level, as a scope's ids are of its level, and a program is never excluded). `reads_activity`: a condition
+ * rule reading `authorization_count_1h` or `decline_count_1h`. Each rule is read once for the batch (`<name>_defs`, by
+ * its primary key), however many of the batch's cards it applies to.
  */
 export function rulesCte(name: string, cards: string): RawBuilder<unknown> {
   const reads = ACTIVITY_ATTRIBUTES.map(
@@ -28,19 +29,26 @@ export function rulesCte(name: string, cards: string): RawBuilder<unknown> {
   // The cards' matches first, on their own: joined in one query with the rules, the planner (which takes a card's
   // targets for one row) would probe the targets once per card and rule of the tenant instead of once per card.
   const matched = sql.id(`${name}_matched`)
+  const defs = sql.id(`${name}_defs`)
+  // Each distinct rule by its primary key (a lateral probe, kept one by `OFFSET 0`: pulled up into a join, the generic
+  // plan read every rule of the tenant along its scope index and kept the batch's).
   return sql`${matched} AS MATERIALIZED (
       SELECT c.id AS card_id, c.organization_id, c.environment, t.rule_id
       FROM ${sql.table(cards)} AS c
       JOIN authorization_rule_targets AS t ON t.target_id IN (c.program_id, c.account_id, c.cardholder_id, c.id)
       GROUP BY c.id, c.organization_id, c.environment, t.rule_id HAVING NOT bool_or(t.excluded)
     ),
+    ${defs} AS MATERIALIZED (
+      SELECT r.id, r.organization_id, r.environment, r.type, r.mode, r.parameters,
+        r.counter_generation AS generation, (r.type = 'condition' AND (${sql.join(reads, sql` OR `)})) AS reads_activity
+      FROM (SELECT DISTINCT rule_id FROM ${matched}) AS d
+      JOIN LATERAL (SELECT * FROM authorization_rules AS x WHERE x.id = d.rule_id
+        AND x.deleted_at IS NULL AND x.status = 'enabled' OFFSET 0) AS r ON true
+    ),
     ${sql.id(name)} AS MATERIALIZED (
-      SELECT m.card_id, r.id, r.type, r.mode, r.parameters, r.counter_generation AS generation,
-        (r.type = 'condition' AND (${sql.join(reads, sql` OR `)})) AS reads_activity
-      FROM ${matched} AS m JOIN authorization_rules AS r ON r.id = m.rule_id
-        AND r.id = ANY (ARRAY(SELECT rule_id FROM ${matched}))
+      SELECT m.card_id, r.id, r.type, r.parameters, r.generation, r.reads_activity
+      FROM ${matched} AS m JOIN ${defs} AS r ON r.id = m.rule_id
         AND r.organization_id = m.organization_id AND r.environment = m.environment
-        AND r.deleted_at IS NULL AND r.status = 'enabled'
     )`
 }
 
@@ -67,10 +75,18 @@ export function activityTrackedSql(cardId: RawBuilder<unknown>): RawBuilder<bool
   return sql`coalesce((SELECT true FROM authorization_rule_activity AS y WHERE y.card_id = ${cardId} LIMIT 1), false)`
 }
 
-/** The rules of `rulesCte` `rules` that apply to the card `cardId` (an expression of the caller's row), as a JSON array in id order. */
+/** The ids of the rules of `rulesCte` `rules` that apply to the card `cardId` (an expression of the caller's row), in id order. */
 export function rulesJsonSql(rules: string, cardId: RawBuilder<unknown>): RawBuilder<unknown> {
-  return sql`(SELECT coalesce(json_agg(json_build_array(r.id, r.type, r.mode, r.parameters, r.reads_activity, r.generation) ORDER BY r.id), '[]'::json)
-      FROM ${sql.table(rules)} AS r WHERE r.card_id = ${cardId})`
+  return sql`(SELECT coalesce(json_agg(r.id ORDER BY r.id), '[]'::json) FROM ${sql.table(rules)} AS r WHERE r.card_id = ${cardId})`
+}
+
+/**
+ * The rules of `rulesCte` `rules` themselves, each once, as a JSON array: the caller sends it on one row of its result
+ * (a rule applying to every card of a batch is sent and parsed once, not once a card).
+ */
+export function ruleDefsJsonSql(rules: string): RawBuilder<unknown> {
+  return sql`(SELECT coalesce(json_agg(json_build_array(r.id, r.type, r.mode, r.parameters, r.reads_activity, r.generation)), '[]'::json)
+      FROM ${sql.table(`${rules}_defs`)} AS r)`
 }
 
 /** A rule as the decision evaluates it, with what its statement needs to know of it. */
@@ -81,21 +97,34 @@ export type DecisionRule = EvaluableRule & {
   generation: number
 }
 
-/** The rules of `rulesJsonSql` as read. */
-export function decisionRulesOf(value: unknown): DecisionRule[] {
-  return (
-    (value ?? []) as [
-      string,
-      RuleParameters['type'],
-      'active' | 'shadow',
-      unknown,
-      boolean,
-      number,
-    ][]
-  ).map(
-    ([id, type, mode, parameters, readsActivity, generation]) =>
-      ({ id, type, mode, parameters, readsActivity, generation }) as DecisionRule,
+/** The rules of `ruleDefsJsonSql` as read, by id. */
+export function decisionRuleDefsOf(value: unknown): Map<string, DecisionRule> {
+  const rows = (value ?? []) as [
+    string,
+    RuleParameters['type'],
+    'active' | 'shadow',
+    unknown,
+    boolean,
+    number,
+  ][]
+  return new Map(
+    rows.map(([id, type, mode, parameters, readsActivity, generation]) => [
+      id,
+      { id, type, mode, parameters, readsActivity, generation } as DecisionRule,
+    ]),
   )
+}
+
+/** The rules of a card as read (`rulesJsonSql`), from the batch's (`decisionRuleDefsOf`). */
+export function decisionRulesOf(
+  ids: unknown,
+  defs: ReadonlyMap<string, DecisionRule>,
+): DecisionRule[] {
+  return ((ids ?? []) as string[]).map((id) => {
+    const rule = defs.get(id)
+    if (!rule) throw new Error(`rule ${id} applies to a card but was not read`)
+    return rule
+  })
 }
 
 /** The counter key of a velocity limit of `rules` (alias `r`) for the card `c` of the caller's statement (counters.ts). */
@@ -273,11 +302,12 @@ export function addedBucketsSql(
  * the caller from its own authorizations (the caller owns them): `activitySeedWanted`.
  */
 export function activityCte(name: string, cards: string, rules: string): RawBuilder<unknown> {
+  // A lateral probe of the primary key per card: as a join, the generic plan read the whole table when it was small.
   return sql`${sql.id(name)} AS MATERIALIZED (
       SELECT c.id AS card_id, x.buckets, x.card_id IS NOT NULL AS tracked,
         EXISTS (SELECT 1 FROM ${sql.table(rules)} AS r WHERE r.card_id = c.id AND r.reads_activity) AS needed
-      FROM ${sql.table(cards)} AS c LEFT JOIN authorization_rule_activity AS x ON x.card_id = c.id
-        AND x.card_id = ANY (ARRAY(SELECT id FROM ${sql.table(cards)}))
+      FROM ${sql.table(cards)} AS c
+      LEFT JOIN LATERAL (SELECT y.card_id, y.buckets FROM authorization_rule_activity AS y WHERE y.card_id = c.id) AS x ON true
     )`
 }
 
@@ -310,6 +340,22 @@ export function mergedBucketsSql(
  * the card's activity any more, its row goes; null: nothing), `activity_bucket` (its minute), `activity_seed` (jsonb)
  * and `activity_keep_from` (the first minute still in the hour). A card's decisions are added in one write.
  */
+/**
+ * A card's activity row's `updated_at` (the purge's key) when written at `now`: kept while it is at most a minute
+ * older, so that the row's index on it is not rewritten by every decision (the update stays a heap-only one). The
+ * purge allows for the minute (`purgeActivity`).
+ */
+function activityTouchedSql(
+  updatedAt: RawBuilder<unknown>,
+  now: RawBuilder<unknown>,
+): RawBuilder<unknown> {
+  return sql`CASE WHEN ${updatedAt} BETWEEN ${now} - interval '${sql.raw(String(ACTIVITY_TOUCH_SECONDS))} seconds' AND ${now}
+    THEN ${updatedAt} ELSE ${now} END`
+}
+
+/** How much older than the last write a card's activity row's `updated_at` may be (`activityTouchedSql`). */
+export const ACTIVITY_TOUCH_SECONDS = 60
+
 export function activityWriteCtes(source: string, now: Date): RawBuilder<unknown> {
   const deltas = sql`(SELECT d.deltas FROM activity_deltas AS d WHERE d.card_id = excluded.card_id)`
   return sql`activity_minutes AS (
@@ -328,7 +374,7 @@ export function activityWriteCtes(source: string, now: Date): RawBuilder<unknown
       INSERT INTO authorization_rule_activity AS x (card_id, buckets, updated_at)
       SELECT card_id, ${addedBucketsSql(sql`coalesce(seed, '{}'::jsonb)`, sql`deltas`, sql`keep_from`)}, ${now}
       FROM activity_deltas ORDER BY card_id
-      ON CONFLICT (card_id) DO UPDATE SET updated_at = excluded.updated_at,
+      ON CONFLICT (card_id) DO UPDATE SET updated_at = ${activityTouchedSql(sql`x.updated_at`, sql`excluded.updated_at`)},
         buckets = ${addedBucketsSql(
           sql`x.buckets`,
           deltas,

@@ -24,10 +24,12 @@ import {
   countersOf,
   countersWriteCtes,
   type DecisionRule,
+  decisionRuleDefsOf,
   decisionRulesOf,
   liveFrom,
   rulesCte,
   rulesExistSql,
+  ruleDefsJsonSql,
   rulesJsonSql,
 } from '../authorization-rules/index.js'
 import { clockOfCardholderSql } from '../cardholders/index.js'
@@ -117,6 +119,8 @@ const decisionColumns = sql.join([
   sql`act.needed AS activity_needed`,
   sql`act.tracked AS activity_tracked`,
   sql`${countersJsonSql('vc', sql`c.id`)} AS counters`,
+  // The batch's rules themselves once, on its first row (each card's row names its rules by id).
+  sql`CASE WHEN row_number() OVER () = 1 THEN ${ruleDefsJsonSql('r')} END AS rule_defs`,
 ])
 
 /**
@@ -186,6 +190,7 @@ export async function readDecisionFacts(
     WITH ${facts}
     SELECT ${sql.join(factColumns)}, ${activityTrackedSql(sql`c.id`)} AS activity_tracked${clock}
     FROM c JOIN a ON a.id = c.account_id LEFT JOIN p ON p.id = c.program_id`.execute(db)
+  const defs = decisionRuleDefsOf(rows.find((row) => row.rule_defs != null)?.rule_defs)
   return new Map(
     rows.map((row) => [
       row.card_id as string,
@@ -197,7 +202,7 @@ export async function readDecisionFacts(
             ? null
             : (pick(row, 'program_', DECISION_PROGRAM) as DecisionProgram),
         versions: { card: row.card_version as string, account: row.account_version as string },
-        rules: decisionRulesOf(row.rules),
+        rules: decisionRulesOf(row.rules, defs),
         activity: {
           needed: row.activity_needed === true,
           tracked: row.activity_tracked === true,

@@ -150,7 +150,8 @@ function activityWrite(
     mode: needed ? 'track' : 'drop',
     bucket: bucketOf(ACTIVITY_WINDOW, at),
     keepFrom: liveFrom(ACTIVITY_WINDOW, now),
-    seed: needed ? (buckets ?? {}) : null,
+    // Only a card without a row sends what it read: the write adds a row's decisions to the row as it is.
+    seed: needed && !tracked ? (buckets ?? {}) : null,
   }
 }
 
