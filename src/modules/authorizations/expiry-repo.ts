@@ -1,6 +1,6 @@
 import { sql } from 'kysely'
 import type { Db } from '../../db/types.js'
-import { emitPerRow } from '../events/index.js'
+import { EVENT_ROW_COLUMNS, emitPerRow } from '../events/index.js'
 import type { AuthorizationRow } from './repo.js'
 import type { AuthorizationView } from './schemas.js'
 
@@ -58,18 +58,7 @@ export async function expireAll(
       view: w.view,
     })),
   )
-  const events = emitPerRow(
-    'written',
-    {
-      id: 'event_id',
-      organizationId: 'organization_id',
-      environment: 'environment',
-      type: 'event_type',
-      clockId: 'clock_id',
-    },
-    sql`view`,
-    wall,
-  )
+  const events = emitPerRow('written', EVENT_ROW_COLUMNS, sql`view`, wall)
   const { rows } = await sql<{ done: string[]; notified: number }>`
     WITH input AS (
       SELECT * FROM json_to_recordset(${items}::json) AS i(id text, held_amount bigint, status text, at timestamptz,

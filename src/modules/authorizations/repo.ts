@@ -35,7 +35,7 @@ import {
 import { clockOfCardholderSql } from '../cardholders/index.js'
 import { cardsCte, cardUnchangedSql, clockOfCardSql, type CardRow } from '../cards/index.js'
 import { programsCte, type ProgramRow } from '../programs/index.js'
-import { emitPerRow } from '../events/index.js'
+import { EVENT_ROW_COLUMNS, emitPerRow } from '../events/index.js'
 import { accountsCte, holdsCtes } from '../ledger/index.js'
 import { operationsSucceededCte } from '../../processors/outcome-plan.js'
 import type { SandboxPins } from '../../processors/port.js'
@@ -290,18 +290,7 @@ export async function recordDecisions(
   const guarded = writes.some((w) => w.guards?.length)
   const counted = writes.some((w) => w.counts?.length)
   const tracked = writes.some((w) => w.activity)
-  const events = emitPerRow(
-    'written',
-    {
-      id: 'event_id',
-      organizationId: 'organization_id',
-      environment: 'environment',
-      type: 'event_type',
-      clockId: 'clock_id',
-    },
-    sql`view`,
-    wall,
-  )
+  const events = emitPerRow('written', EVENT_ROW_COLUMNS, sql`view`, wall)
   const { rows } = await sql<{ stale: string[]; notified: number }>`
     WITH batch AS (SELECT ${items}::json AS items),
     input AS (

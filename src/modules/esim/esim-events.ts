@@ -4,7 +4,12 @@ import { signalJobsQueued } from '../../jobs/wakeup.js'
 import { newId } from '../../lib/ids.js'
 import { clockOfCardholderSql } from '../cardholders/index.js'
 import { wallTime } from '../../lib/object-clock.js'
-import { emitPerRow, type EventDetails, type EventType } from '../events/index.js'
+import {
+  EVENT_ROW_COLUMNS,
+  emitPerRow,
+  type EventDetails,
+  type EventType,
+} from '../events/index.js'
 import { esimSummaryJson } from './esim-json.js'
 
 /** One event about an eSIM, carrying the eSIM as it is when the statement runs, and the details of its type. */
@@ -42,14 +47,7 @@ export async function emitEsimEvents(
   const items = JSON.stringify([...byEsim].map(([esim_id, list]) => ({ esim_id, events: list })))
   const written = emitPerRow(
     'src',
-    {
-      id: 'event_id',
-      organizationId: 'organization_id',
-      environment: 'environment',
-      type: 'event_type',
-      details: 'event_details',
-      clockId: 'clock_id',
-    },
+    { ...EVENT_ROW_COLUMNS, details: 'event_details' },
     sql.ref('obj'),
     now,
   )

@@ -59,17 +59,29 @@ export interface EventWithin {
  * `columns.details`, when given, is a json column of the row whose keys go beside `object` in `data` (null or `{}`:
  * none), in their order. Deliveries are queued in the same statement.
  */
+/** The columns `emitPerRow` reads of each row: an event's id, scope, type, details and sandbox clock. */
+export interface EventRowColumns {
+  id: string
+  organizationId: string
+  environment: string
+  type: string
+  details?: string
+  /** A text column naming the sandbox clock of the row's object (null: none). */
+  clockId?: string
+}
+
+/** The column names every caller of `emitPerRow` gives its rows (with `details` when it has some). */
+export const EVENT_ROW_COLUMNS: EventRowColumns = {
+  id: 'event_id',
+  organizationId: 'organization_id',
+  environment: 'environment',
+  type: 'event_type',
+  clockId: 'clock_id',
+}
+
 export function emitPerRow(
   source: string,
-  columns: {
-    id: string
-    organizationId: string
-    environment: string
-    type: string
-    details?: string
-    /** A text column naming the sandbox clock of the row's object (null: none). */
-    clockId?: string
-  },
+  columns: EventRowColumns,
   object: RawBuilder<unknown>,
   now: Date,
 ): EventWithin {

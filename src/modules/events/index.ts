@@ -26,7 +26,7 @@ export type {
   EventTypeSpec,
   ReadableTypes,
 } from './catalog.js'
-export { EVENT_API_VERSION, emit, emitPerRow } from './emit.js'
+export { EVENT_API_VERSION, EVENT_ROW_COLUMNS, emit, emitPerRow } from './emit.js'
 export type { EventDetails, EventScope } from './emit.js'
 export { DELIVERY_JOB, queueDeliveries } from './outbox.js'
 export { eventIdsSince, eventsAbout, findEvent, withDeliveryEvents } from './repo.js'

@@ -14,7 +14,7 @@ import { newId } from '../../lib/ids.js'
 import { type AccountRow, accountJson, availableBalanceSql } from '../accounts/index.js'
 import { clockOfCardholderSql } from '../cardholders/index.js'
 import { clockTimeSql } from '../clocks/index.js'
-import { emitPerRow } from '../events/index.js'
+import { EVENT_ROW_COLUMNS, emitPerRow } from '../events/index.js'
 import type { HoldsTable, LedgerEntriesTable } from './types.js'
 import './types.js'
 
@@ -98,18 +98,7 @@ export async function applyAdjustments(
       ...answerItemFields(a.answer),
     })),
   )
-  const events = emitPerRow(
-    'applied',
-    {
-      id: 'event_id',
-      organizationId: 'organization_id',
-      environment: 'environment',
-      type: 'event_type',
-      clockId: 'clock_id',
-    },
-    accountJson(),
-    now,
-  )
+  const events = emitPerRow('applied', EVENT_ROW_COLUMNS, accountJson(), now)
   const { rows } = await sql<AdjustmentResult & { item: number }>`
     WITH input AS (
       SELECT * FROM json_to_recordset(${items}::json) AS i(idx int, account_id text, org text, env text, delta bigint, currency text,
