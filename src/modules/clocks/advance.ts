@@ -50,8 +50,9 @@ const MANY = 200
 /**
  * How long the advance rests after each of its transactions, for each unit of time the transaction took. At 1 it takes
  * at most half the time of its connection (and of the process's event loop), so requests of other organizations served
- * beside it keep their latency (bench/README.md, "Sandbox clocks": without the rest, their p99 rose by some 75 % on 2
- * busy cores; with it, it stayed within 20 %, the advance of 10,000 holds still well under its 30 s).
+ * beside it keep more of their latency (bench/README.md, "Sandbox clocks": without the rest, their p99 rose by some
+ * 75 % on 2 busy cores; with it, by ×0.6 to ×1.4 over four runs, within 20 % in two; the advance of 10,000 holds
+ * still under its 30 s).
  */
 const REST_PER_WORK = 1
 
