@@ -1,5 +1,7 @@
 import type { FastifyInstance } from 'fastify'
 import type { Db } from '../db/types.js'
+import type { AppDeps } from '../app-deps.js'
+import { onClock } from '../lib/object-clock.js'
 import { defineHook, type HookTable } from '../lib/slots.js'
 import type { Scope } from './context.js'
 import { ApiError, type ErrorCode } from './errors.js'
@@ -27,6 +29,21 @@ export function requireOwned<T extends Owned>(
     })
   }
   return row
+}
+
+/**
+ * `requireOwned` of a row read with its cardholder's sandbox clock (`clock_id`), with the dependencies it moves on
+ * (`onClock`: `deps.clock` reads the clock's time; `deps` itself without a clock).
+ */
+export async function requireOwnedOnClock<T extends Owned & { clock_id: string | null }>(
+  deps: AppDeps,
+  row: T | undefined,
+  ctx: Scope,
+  notFound: ErrorCode,
+  param?: string,
+): Promise<{ row: Omit<T, 'clock_id'>; deps: AppDeps; clockId: string | null }> {
+  const { clock_id: clockId, ...owned } = requireOwned(row, ctx, notFound, param)
+  return { row: owned, deps: await onClock(deps, clockId), clockId }
 }
 
 /** ISO 8601 UTC text of a database timestamp, or null. */

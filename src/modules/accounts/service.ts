@@ -4,7 +4,7 @@ import type { Db } from '../../db/types.js'
 import { withTx } from '../../db/tx.js'
 import type { RequestCtx, Scope } from '../../http/context.js'
 import { ApiError } from '../../http/errors.js'
-import { requireOwned } from '../../http/ownership.js'
+import { requireOwned, requireOwnedOnClock } from '../../http/ownership.js'
 import { paginate, type ListResult, type PageParams } from '../../http/pagination.js'
 import { BoundedCache } from '../../lib/bounded-cache.js'
 import { isId, newId } from '../../lib/ids.js'
@@ -59,8 +59,8 @@ export async function requireAccountOnClock(
   const found = isId('acct', accountId)
     ? await repo.findAccountWithClock(deps.db, accountId)
     : undefined
-  const { clock_id: clockId, ...account } = requireOwned(found, ctx, 'account_not_found')
-  return { account, deps: await onClock(deps, clockId), clockId }
+  const { row: account, ...on } = await requireOwnedOnClock(deps, found, ctx, 'account_not_found')
+  return { account, ...on }
 }
 
 /**

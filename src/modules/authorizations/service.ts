@@ -1,10 +1,9 @@
 import type { AppDeps } from '../../app-deps.js'
 import type { Db } from '../../db/types.js'
 import type { RequestCtx, Scope } from '../../http/context.js'
-import { requireOwned } from '../../http/ownership.js'
+import { requireOwned, requireOwnedOnClock } from '../../http/ownership.js'
 import { paginate, type ListResult, type PageParams } from '../../http/pagination.js'
 import { isId } from '../../lib/ids.js'
-import { onClock } from '../../lib/object-clock.js'
 import { requireCard } from '../cards/index.js'
 import type { TransactionView } from '../transactions/index.js'
 import { inAccountCurrency, incrementAuthorization, precheckIncrement } from './engine.js'
@@ -46,8 +45,13 @@ async function requireOnItsClock(
   const found = isId('auth', authorizationId)
     ? await repo.findAuthorizationWithClock(deps.db, authorizationId, ctx.environment === 'sandbox')
     : undefined
-  const { clock_id: clockId, ...auth } = requireOwned(found, ctx, 'authorization_not_found')
-  return { auth, deps: await onClock(deps, clockId), clockId }
+  const { row: auth, ...on } = await requireOwnedOnClock(
+    deps,
+    found,
+    ctx,
+    'authorization_not_found',
+  )
+  return { auth, ...on }
 }
 
 export async function retrieveAuthorization(

@@ -4,7 +4,7 @@ import { isUniqueViolation, withTx } from '../../db/tx.js'
 import { json, type Db } from '../../db/types.js'
 import { scopeOfRow, type RequestCtx, type Scope } from '../../http/context.js'
 import { ApiError, isApiError } from '../../http/errors.js'
-import { requireOwned } from '../../http/ownership.js'
+import { requireOwned, requireOwnedOnClock } from '../../http/ownership.js'
 import { paginate, type ListResult, type PageParams } from '../../http/pagination.js'
 import { enqueue } from '../../jobs/queue.js'
 import type { JobType } from '../../jobs/types.js'
@@ -66,8 +66,8 @@ export async function requireCardOnClock(
   if (ctx.environment !== 'sandbox')
     return { card: await requireCard(deps.db, ctx, cardId, param), deps, clockId: null }
   const found = isId('card', cardId) ? await repo.findCardWithClock(deps.db, cardId) : undefined
-  const { clock_id: clockId, ...card } = requireOwned(found, ctx, 'card_not_found', param)
-  return { card, deps: await onClock(deps, clockId), clockId }
+  const { row: card, ...on } = await requireOwnedOnClock(deps, found, ctx, 'card_not_found', param)
+  return { card, ...on }
 }
 
 /** Throws the state table's named refusal when `op` is not allowed on the card as it is now. */
