@@ -100,7 +100,7 @@ async function detailPage(ctx: PageContext, id: string, problem?: Problem, statu
   const holders = holderIds.filter((h) => names.has(h))
   const controls = canChange(ctx)
     ? html`<section class="card" aria-labelledby="advance-h"><h2 id="advance-h">Advance</h2>
-<p class="muted">Runs what falls due under the clock up to its new time (in this version: hold expiry), earliest first; at most 730 days a step.</p>
+<p class="muted">Runs everything that falls due under the clock up to its new time (hold expiry, settlement, card expiry and issuance, disputes, KYC and 3-D Secure expiry, eSIM validity and top-ups), earliest first; at most 730 days a step.</p>
 <div class="actions">
 ${actionForm(
   ctx,
