@@ -40,19 +40,25 @@ interface Due {
   id: string
   key?: string
   run: () => Promise<boolean>
-  /** The sweep's `runMany` for a queue of one key, when it has one. */
-  runMany?: (dues: readonly DueOnClock[]) => Promise<number>
+  /** The sweep's `runMany` for a queue of one key, when it has one (`sweep`: whose, for its run limit). */
+  runMany?: { sweep: ClockSweep; run: (dues: readonly DueOnClock[]) => Promise<number> }
 }
 
-/** Objects of one key a sweep's `runMany` takes in one transaction at most. */
-const MANY = 200
+/**
+ * Objects of one key a sweep's `runMany` takes in one transaction, unless the sweep says (`ClockSweep.runLimit`). A
+ * request of another organization that arrives while a transaction of the advance runs waits behind it for the
+ * process's event loop and the database's cores, so a run's length is what it can add to their latency
+ * (bench/README.md, "Sandbox clocks": an account's 100 holds in one transaction, some 40 ms, doubled their p99; runs of
+ * 25, some 9 ms, raised it by a third to a half; runs sized down to one hold, 5 ms, left it level but took the advance
+ * of 10,000 holds from 18 s to 117 s, a transaction's fixed part being most of its time).
+ */
+const RUN_LIMIT = 25
 
 /**
  * How long the advance rests after each of its transactions, for each unit of time the transaction took. At 1 it takes
  * at most half the time of its connection (and of the process's event loop), so requests of other organizations served
  * beside it keep more of their latency (bench/README.md, "Sandbox clocks": without the rest, their p99 rose by some
- * 75 % on 2 busy cores; with it, by ×0.6 to ×1.4 over four runs, within 20 % in two; the advance of 10,000 holds
- * still under its 30 s).
+ * 75 % on 2 busy cores).
  */
 const REST_PER_WORK = 1
 
@@ -93,12 +99,13 @@ async function runRound(round: readonly Due[]): Promise<number> {
       Array.from({ length: Math.min(SIDE_BY_SIDE, pending.length) }, async () => {
         for (let queue = pending.shift(); queue; queue = pending.shift()) {
           const many = queue[0]!.runMany
-          if (many)
-            for (let k = 0; k < queue.length; k += MANY)
-              moved += await paced(() =>
-                many(queue.slice(k, k + MANY).map(({ id, at, key }) => ({ id, at, key }))),
-              )
-          else for (const due of queue) if (await paced(due.run)) moved++
+          if (many) {
+            const limit = many.sweep.runLimit ?? RUN_LIMIT
+            for (let k = 0; k < queue.length; k += limit) {
+              const run = queue.slice(k, k + limit).map(({ id, at, key }) => ({ id, at, key }))
+              moved += await paced(() => many.run(run))
+            }
+          } else for (const due of queue) if (await paced(due.run)) moved++
         }
       }),
     )
@@ -123,21 +130,30 @@ export async function runDueOnClock(deps: AppDeps, clockId: string, until: Date)
   ]
   let moved = 0
   for (;;) {
-    const pages = await Promise.all([
-      ...sweeps.map(async ([rank, sweep]) =>
-        (await sweep.due(deps, clockId, until, PAGE)).map(
-          (d): Due => ({
-            at: d.at,
-            rank,
-            id: d.id,
-            key: d.key,
-            run: () => sweep.run(atTime(deps, d.at), clockId, d.id),
-            runMany: sweep.runMany && ((dues) => sweep.runMany!(deps, clockId, dues)),
-          }),
+    // One ask at a time, each paced like a transaction: asked side by side, the four reads of a page each were a
+    // burst that the requests beside the advance's first moments waited behind.
+    const pages: Due[][] = []
+    for (const [rank, sweep] of sweeps)
+      pages.push(
+        await paced(async () =>
+          (await sweep.due(deps, clockId, until, PAGE)).map(
+            (d): Due => ({
+              at: d.at,
+              rank,
+              id: d.id,
+              key: d.key,
+              run: () => sweep.run(atTime(deps, d.at), clockId, d.id),
+              runMany: sweep.runMany && {
+                sweep,
+                run: (dues: readonly DueOnClock[]) => sweep.runMany!(deps, clockId, dues),
+              },
+            }),
+          ),
         ),
-      ),
-      dueJobsOnClock(deps.db, clockId, until, new Date(), PAGE).then((jobs) =>
-        jobs.map(
+      )
+    pages.push(
+      await paced(async () =>
+        (await dueJobsOnClock(deps.db, clockId, until, new Date(), PAGE)).map(
           (j): Due => ({
             at: j.at,
             rank: JOB_RANK[j.type] ?? OTHER_JOBS,
@@ -146,7 +162,7 @@ export async function runDueOnClock(deps: AppDeps, clockId: string, until: Date)
           }),
         ),
       ),
-    ])
+    )
     const cut = Math.min(
       ...pages.filter((p) => p.length >= PAGE).map((p) => p[p.length - 1]!.at.getTime()),
     )

@@ -31,6 +31,8 @@ export interface ClockSweep {
    * advance calls `run` for each.
    */
   runMany?(deps: AppDeps, clockId: string, dues: readonly DueOnClock[]): Promise<number>
+  /** Most objects `runMany` is given at once (the advance's default otherwise: `advance.ts`, `RUN_LIMIT`). */
+  runLimit?: number
 }
 
 const NOTHING_DUE: ClockSweep = {
