@@ -55,6 +55,8 @@ export interface Figures {
   cpuMs: number | null
   pgCpuMs?: number | null
   loadCpuMs?: number | null
+  /** Every request's latency in ms, sorted (paced runs only): runs of one mix pooled give a steadier p99. */
+  latencies?: number[]
 }
 
 interface CpuSnapshot {
@@ -81,6 +83,7 @@ export interface RunResult {
   p99: number
   max: number
   failures: number
+  latencies?: number[]
 }
 
 /** Runs a load generator between two CPU snapshots and turns the result into the figures we publish. */
@@ -112,6 +115,7 @@ export async function measure(
     cpuMs: before && after ? perRequest(after.server - before.server) : null,
     pgCpuMs,
     loadCpuMs: before && after ? perRequest(after.loadgen - before.loadgen) : null,
+    ...(r.latencies ? { latencies: r.latencies } : {}),
   }
 }
 

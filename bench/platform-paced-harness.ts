@@ -20,7 +20,7 @@ export interface PacedOptions {
   body?: () => string
 }
 
-function percentile(sorted: number[], p: number): number {
+export function percentile(sorted: number[], p: number): number {
   if (sorted.length === 0) return 0
   return (
     Math.round(sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] * 10) /
@@ -119,6 +119,7 @@ export async function paced(
             p99: percentile(latencies, 99),
             max: percentile(latencies, 100),
             failures,
+            latencies,
           })
         }
         // A free connection takes the oldest request that is due; latency counts from when it was due.
