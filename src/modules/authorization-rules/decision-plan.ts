@@ -49,6 +49,10 @@ export function rulesCte(name: string, cards: string): RawBuilder<unknown> {
       SELECT m.card_id, r.id, r.type, r.parameters, r.generation, r.reads_activity
       FROM ${matched} AS m JOIN ${defs} AS r ON r.id = m.rule_id
         AND r.organization_id = m.organization_id AND r.environment = m.environment
+    ),
+    ${sql.id(`${name}_by_card`)} AS MATERIALIZED (
+      SELECT card_id, json_agg(id ORDER BY id) AS ids, bool_or(reads_activity) AS reads_activity
+      FROM ${sql.id(name)} GROUP BY card_id
     )`
 }
 
@@ -77,7 +81,7 @@ export function activityTrackedSql(cardId: RawBuilder<unknown>): RawBuilder<bool
 
 /** The ids of the rules of `rulesCte` `rules` that apply to the card `cardId` (an expression of the caller's row), in id order. */
 export function rulesJsonSql(rules: string, cardId: RawBuilder<unknown>): RawBuilder<unknown> {
-  return sql`(SELECT coalesce(json_agg(r.id ORDER BY r.id), '[]'::json) FROM ${sql.table(rules)} AS r WHERE r.card_id = ${cardId})`
+  return sql`coalesce((SELECT b.ids FROM ${sql.table(`${rules}_by_card`)} AS b WHERE b.card_id = ${cardId}), '[]'::json)`
 }
 
 /**
@@ -136,7 +140,8 @@ export const COUNTER_UNUSED_MS = 24 * 60 * 60 * 1000
 
 /**
  * The counters of the velocity limits of `rules` (a `rulesCte` over the caller's `cards`), as common table expressions
- * ending in `name` (`card_id`, `key`, `buckets`, `version`: the row's `xmin`, `guarded`). Only a cardholder's counter is
+ * named `name` (`card_id`, `key`, `buckets`, `version`: the row's `xmin`, `guarded`), then `<name>_by_card` (each card's
+ * as the JSON `countersJsonSql` reads). Only a cardholder's counter is
  * guarded (`guarded`: the write compares its version, [Counters](docs/authorization-rules.md#counters)); a card's or an
  * account's changes only with its account's row, whose version the write compares already. A guarded counter no row
  * holds yet is made here, empty, so that the write can lock it (a row is made once per rule and cardholder, never per
@@ -155,6 +160,11 @@ export function countersCtes(
   const keys = sql.id(`${name}_keys`)
   const found = sql.id(`${name}_found`)
   const made = sql.id(`${name}_made`)
+  // Each card's counters as the JSON its row carries, grouped once (`countersJsonSql`).
+  const byCard = sql`${sql.id(`${name}_by_card`)} AS MATERIALIZED (
+      SELECT card_id, json_agg(json_build_array(key, buckets, version, guarded)) AS counters
+      FROM ${sql.id(name)} GROUP BY card_id
+    )`
   const keysCte = sql`${keys} AS MATERIALIZED (
       SELECT DISTINCT c.id AS card_id, r.id AS rule_id, ${counterKeySql} AS key,
         r.parameters->>'aggregate' = 'cardholder' AS guarded
@@ -183,7 +193,8 @@ export function countersCtes(
       UNION ALL
       SELECT f.card_id, f.key, f.guarded, m.buckets, m.version
       FROM (SELECT * FROM ${found} WHERE version IS NULL AND guarded) AS f LEFT JOIN ${made} AS m ON m.key = f.key
-    )`
+    ),
+    ${byCard}`
   return sql`${keysCte},
     ${found} AS MATERIALIZED (
       SELECT key, buckets, xmin::text AS version FROM authorization_rule_counters
@@ -194,13 +205,13 @@ export function countersCtes(
       SELECT k.card_id, k.key, k.guarded, coalesce(f.buckets, m.buckets) AS buckets,
         coalesce(f.version, m.version) AS version
       FROM ${keys} AS k LEFT JOIN ${found} AS f ON f.key = k.key LEFT JOIN ${made} AS m ON m.key = k.key
-    )`
+    ),
+    ${byCard}`
 }
 
 /** The counters of `countersCtes` `name` for the card `cardId`, as a JSON array of `[key, buckets, version, guarded]`. */
 export function countersJsonSql(name: string, cardId: RawBuilder<unknown>): RawBuilder<unknown> {
-  return sql`(SELECT coalesce(json_agg(json_build_array(k.key, k.buckets, k.version, k.guarded)), '[]'::json)
-      FROM ${sql.table(name)} AS k WHERE k.card_id = ${cardId})`
+  return sql`coalesce((SELECT b.counters FROM ${sql.table(`${name}_by_card`)} AS b WHERE b.card_id = ${cardId}), '[]'::json)`
 }
 
 /** The counters of `countersJsonSql` as read (one no row holds, or another statement made meanwhile, has no version). */
@@ -305,7 +316,7 @@ export function activityCte(name: string, cards: string, rules: string): RawBuil
   // A lateral probe of the primary key per card: as a join, the generic plan read the whole table when it was small.
   return sql`${sql.id(name)} AS MATERIALIZED (
       SELECT c.id AS card_id, x.buckets, x.card_id IS NOT NULL AS tracked,
-        EXISTS (SELECT 1 FROM ${sql.table(rules)} AS r WHERE r.card_id = c.id AND r.reads_activity) AS needed
+        coalesce((SELECT b.reads_activity FROM ${sql.table(`${rules}_by_card`)} AS b WHERE b.card_id = c.id), false) AS needed
       FROM ${sql.table(cards)} AS c
       LEFT JOIN LATERAL (SELECT y.card_id, y.buckets FROM authorization_rule_activity AS y WHERE y.card_id = c.id) AS x ON true
     )`
