@@ -1,3 +1,4 @@
+import type { AppDeps } from '../../app-deps.js'
 import { withTx } from '../../db/tx.js'
 import type { Db } from '../../db/types.js'
 import { newId } from '../../lib/ids.js'
@@ -68,7 +69,7 @@ function groupBuckets(countedIn: CountedIn): Map<string, Set<number>> {
 }
 
 /**
- * The expiry of several authorizations of account `accountId` under sandbox clock `clockId` at their due times
+ * The expiry of several authorizations of account `accountId` (under sandbox clock `clockId`, or none) at their due times
  * (`dues`, in time order), in the caller's transaction and in a fixed number of statements whatever their number,
  * writing what `expireOne` writes for each: the account locked, the authorizations read, their holds released (one
  * `hold_release` entry each, at its time: `releaseHolds`), their counters freed, then the authorizations (`expired`,
@@ -80,7 +81,7 @@ export async function expireManyOfAccount(
   trx: Db,
   accountId: string,
   dues: readonly DueOnClock[],
-  clockId: string,
+  clockId: string | null,
 ): Promise<number> {
   await lockAccount(trx, accountId)
   const rows = await authorizationsOfAccount(
@@ -124,6 +125,36 @@ export async function expireManyOfAccount(
   if (done.length !== writes.length)
     throw new Error(`authorizations of account ${accountId} changed under its lock`)
   return done.length
+}
+
+/** How often the expiry sweep looks for holds past their lifetime. */
+export const EXPIRY_SWEEP_MS = 60_000
+/** Holds the expiry sweep reads at a time, oldest due first. */
+const EXPIRY_PAGE = 200
+
+/**
+ * Expires every pending authorization whose `expires_at` has passed (those under a sandbox clock wait for its
+ * advance); returns how many. A page of the oldest due, an account's together in one short transaction
+ * (`expireManyOfAccount`: a fixed number of statements however many it holds), each a conditional expiry, so a
+ * sweep running beside another, or beside a capture, expires nothing twice.
+ */
+export async function expireDue(deps: AppDeps): Promise<number> {
+  let total = 0
+  for (;;) {
+    const due = await repo.dueForExpiry(deps.db, deps.clock.now(), EXPIRY_PAGE)
+    const byAccount = new Map<string, string[]>()
+    for (const { id, account_id } of due) {
+      const ids = byAccount.get(account_id)
+      if (ids) ids.push(id)
+      else byAccount.set(account_id, [id])
+    }
+    for (const [accountId, ids] of byAccount) {
+      const now = deps.clock.now()
+      const dues = ids.map((id) => ({ id, at: now }))
+      total += await withTx(deps.db, (trx) => expireManyOfAccount(trx, accountId, dues, null))
+    }
+    if (due.length < EXPIRY_PAGE) return total
+  }
 }
 
 /**

@@ -190,32 +190,3 @@ export async function expireAuthorization(
     return expireOne(trx, auth, now, clockId)
   })
 }
-
-/** How often the expiry sweep looks for holds past their lifetime. */
-export const EXPIRY_SWEEP_MS = 60_000
-
-/** Expires every pending authorization whose `expires_at` has passed, each in its own short transaction; returns how many. */
-export async function expireDue(deps: AppDeps): Promise<number> {
-  let total = 0
-  for (;;) {
-    const due = await repo.dueForExpiry(deps.db, deps.clock.now(), 200)
-    for (const { id, account_id } of due) {
-      const done = await withTx(deps.db, async (trx) => {
-        const now = deps.clock.now()
-        await lockAccount(trx, account_id)
-        const auth = await repo.findAuthorization(trx, id)
-        if (
-          !auth ||
-          auth.status !== 'pending' ||
-          auth.expires_at === null ||
-          new Date(auth.expires_at).getTime() > now.getTime()
-        )
-          return false
-        await expireOne(trx, auth, now)
-        return true
-      })
-      if (done) total++
-    }
-    if (due.length < 200) return total
-  }
-}

@@ -15,7 +15,7 @@ import type { AuthorizationView } from './schemas.js'
 
 export { authorize } from './batcher.js'
 export { HOLD_LIFETIME_MS } from './engine.js'
-export { expireDue } from './operations.js'
+export { expireDue } from './expiry.js'
 export { presentAuthorization } from './present.js'
 export type { AuthorizationRow } from './repo.js'
 export type { AuthorizationView } from './schemas.js'
