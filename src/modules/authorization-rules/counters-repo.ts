@@ -22,12 +22,30 @@ export async function adjustCounters(
   now: Date,
 ): Promise<void> {
   if (countedIn.length === 0 || delta === 0) return
+  // A bucket named twice moves once.
+  const moves = new Map<string, [string, number, number]>()
+  for (const [key, bucket] of countedIn) moves.set(`${key} ${bucket}`, [key, bucket, delta])
+  await moveCounterBuckets(trx, [...moves.values()], now)
+}
+
+/**
+ * `adjustCounters` for several amounts at once: each `[key, bucket, delta]` adds `delta` to that bucket's amount (the
+ * deltas of a bucket named twice are summed), in one statement. What several expiries free together: a bucket's sum
+ * can only fall to zero, so one sum frees what they free one by one.
+ */
+export async function moveCounterBuckets(
+  trx: Db,
+  moves: readonly (readonly [string, number, number])[],
+  now: Date,
+): Promise<void> {
   const deltas = new Map<string, Record<string, [number, number]>>()
-  for (const [key, bucket] of countedIn) {
+  for (const [key, bucket, delta] of moves) {
+    if (delta === 0) continue
     const of = deltas.get(key) ?? {}
-    of[String(bucket)] = [delta, 0]
+    of[String(bucket)] = [(of[String(bucket)]?.[0] ?? 0) + delta, 0]
     deltas.set(key, of)
   }
+  if (deltas.size === 0) return
   const items = JSON.stringify([...deltas].map(([key, d]) => ({ key, deltas: d as Buckets })))
   await sql`
     WITH adjustment AS (SELECT * FROM json_to_recordset(${items}::json) AS a(key text, deltas jsonb)),

@@ -68,7 +68,7 @@ export {
   velocityCounts,
 } from './counters.js'
 // Moves of an authorization (reversal, capture, increment, expiry) adjust what it counts for.
-export { adjustCounters, type CountedIn } from './counters-repo.js'
+export { adjustCounters, type CountedIn, moveCounterBuckets } from './counters-repo.js'
 export { type RuleLimit, ruleLimitsOf } from './limits.js'
 export { countsInWindow, rollingResetsAt, windowResetsAt, windowStart } from './windows.js'
 // The console's rules pages call the same use cases as /v1, with the same body schemas.

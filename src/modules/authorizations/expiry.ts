@@ -3,7 +3,7 @@ import { withTx } from '../../db/tx.js'
 import type { Db } from '../../db/types.js'
 import { newId } from '../../lib/ids.js'
 import { signalJobsQueued } from '../../jobs/wakeup.js'
-import { adjustCounters, type CountedIn } from '../authorization-rules/index.js'
+import { type CountedIn, moveCounterBuckets } from '../authorization-rules/index.js'
 import { cardIdsOnClock } from '../cards/index.js'
 import type { ClockSweep, DueOnClock } from '../clocks/index.js'
 import { releaseHolds } from '../ledger/index.js'
@@ -26,38 +26,24 @@ function dueAt(auth: repo.AuthorizationRow | undefined, at: Date): auth is repo.
 
 /**
  * Frees what expiring authorizations counted for in their velocity counters (`countedSpendMoved` of each: its hold),
- * added up per counter bucket: a counter's buckets can only fall to zero, so one sum frees what the expiries one by
- * one free. One adjustment per counter key and amount, in key order (the counters' lock order), dated at the last
- * expiry that counted in that key.
+ * added up per counter bucket, in one statement (`moveCounterBuckets`: a counter's buckets can only fall to zero, so
+ * one sum frees what the expiries one by one free), dated at the last expiry.
  */
 async function freeCounters(
   trx: Db,
   expiring: readonly { auth: repo.AuthorizationRow; at: Date }[],
 ): Promise<void> {
-  const buckets = new Map<string, Map<number, number>>()
-  const lastAt = new Map<string, Date>()
-  for (const { auth, at } of expiring) {
+  const moves: [string, number, number][] = []
+  for (const { auth } of expiring) {
     const held = Number(auth.held_amount)
     if (held === 0) continue
-    for (const [key, bucket] of groupBuckets(auth.rule_counters)) {
-      const of = buckets.get(key) ?? new Map<number, number>()
-      for (const b of bucket) of.set(b, (of.get(b) ?? 0) - held)
-      buckets.set(key, of)
-      lastAt.set(key, at)
-    }
+    for (const [key, buckets] of groupBuckets(auth.rule_counters))
+      for (const bucket of buckets) moves.push([key, bucket, -held])
   }
-  for (const key of [...buckets.keys()].sort()) {
-    const byAmount = new Map<number, [string, number][]>()
-    for (const [bucket, delta] of buckets.get(key)!) {
-      const pairs = byAmount.get(delta) ?? []
-      pairs.push([key, bucket])
-      byAmount.set(delta, pairs)
-    }
-    for (const [delta, pairs] of byAmount) await adjustCounters(trx, pairs, delta, lastAt.get(key)!)
-  }
+  if (moves.length > 0) await moveCounterBuckets(trx, moves, expiring[expiring.length - 1]!.at)
 }
 
-/** An authorization's counters and buckets, each once (`adjustCounters` moves a bucket named twice once). */
+/** An authorization's counters and buckets, each once (one authorization moves a bucket it names twice once). */
 function groupBuckets(countedIn: CountedIn): Map<string, Set<number>> {
   const out = new Map<string, Set<number>>()
   for (const [key, bucket] of countedIn) {
