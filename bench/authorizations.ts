@@ -4,8 +4,9 @@
 // of its own with the same concurrency), and the pure rule function `decide()` alone.
 // Each HTTP run is made twice in a row, all in the account's currency and then with a share (`--foreign`, half by
 // default) in other currencies, converted at the sandbox rate table's rates: the travel card's cost, side by side.
-// Then the same runs with 10 authorization rules applying to every card (`--rules 10`; 0 skips them), and a backtest over
-// `--backtest-authorizations` (100,000) stored authorizations seeded in SQL (bench/authorizations-backtest-harness.ts).
+// Then the same cards with 10 authorization rules applying to every card (`--rules 10`; 0 skips them), the runs with
+// the rules disabled and enabled interleaved, and a backtest over `--backtest-authorizations` (100,000) stored
+// authorizations seeded in SQL (bench/authorizations-backtest-harness.ts). Steady p99s are compared pooled by mix.
 // Usage: npm run bench -- authorizations [--duration 15] [--connections 32] [--cards 1000] [--warmup 3] [--rate 1000]
 //   [--processes 2] [--db-connections 6] [--foreign 0.5] [--steady-blocks 1] [--rules 10]
 //   [--backtest-authorizations 100000]
