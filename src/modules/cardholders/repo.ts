@@ -1,6 +1,12 @@
-import { sql, type Insertable, type Selectable, type Updateable } from 'kysely'
+import {
+  type ExpressionBuilder,
+  sql,
+  type Insertable,
+  type Selectable,
+  type Updateable,
+} from 'kysely'
 import { PLAN_PER_CALL } from '../../db/client.js'
-import type { Db } from '../../db/types.js'
+import type { Database, Db } from '../../db/types.js'
 import { applyBounds, mergedPage, whereIs, type PageBounds } from '../../http/pagination.js'
 import type { CardholdersTable } from './types.js'
 import './types.js'
@@ -72,28 +78,18 @@ export async function listCardholders(
   if (filters.reference !== undefined) q = q.where('reference', '=', filters.reference)
   if (filters.kycStatus === 'expired') {
     // Announced (on wall time, or by a clock's advance), or past `now` and still due, for cardholders without a clock.
+    const pastDue = (eb: ExpressionBuilder<Database, 'cardholders'>) =>
+      eb.and([
+        eb('kyc_expires_at', 'is not', null),
+        eb('kyc_expires_at', '<=', now),
+        eb('clock_id', 'is', null),
+      ])
+    if (filters.reference !== undefined) {
+      const expired = q.where((eb) => eb.or([eb('kyc_expiry_notified', '=', true), pastDue(eb)]))
+      return applyBounds(expired, bounds, 'id', 'desc').execute()
+    }
     const announced = q.where(sql<boolean>`kyc_expiry_notified`)
-    const due = q
-      .where(sql<boolean>`NOT kyc_expiry_notified`)
-      .where('kyc_expires_at', 'is not', null)
-      .where('kyc_expires_at', '<=', now)
-      .where('clock_id', 'is', null)
-    if (filters.reference !== undefined)
-      return applyBounds(
-        q.where((eb) =>
-          eb.or([
-            eb('kyc_expiry_notified', '=', true),
-            eb.and([
-              eb('kyc_expires_at', 'is not', null),
-              eb('kyc_expires_at', '<=', now),
-              eb('clock_id', 'is', null),
-            ]),
-          ]),
-        ),
-        bounds,
-        'id',
-        'desc',
-      ).execute()
+    const due = q.where(sql<boolean>`NOT kyc_expiry_notified`).where(pastDue)
     // Written-in booleans match each branch to its partial index; the second is planned per call, as only `now`
     // says that few expiries are due (a generic plan would walk the scope looking for them).
     return mergedPage(db, [announced, due.modifyEnd(sql.raw(PLAN_PER_CALL))], bounds, 'id', 'desc')

@@ -77,6 +77,17 @@ export async function tokenProgramOf(
   return program ? { capabilities: program.capabilities } : null
 }
 
+/** Emits `type` with the token's REST object, at `now`, naming the sandbox clock `clockId` when it is on one. */
+function emitToken(
+  trx: Db,
+  type: 'network_token.created' | 'network_token.updated',
+  row: repo.TokenRow,
+  now: Date,
+  clockId: string | null,
+): Promise<unknown> {
+  return emit(trx, { ...scopeOfRow(row), clockId }, type, presentToken(row), now)
+}
+
 /**
  * Sandbox: a wallet asks for a token of an active card. The token is written `requested`
  * (network_token.created) and, unless `activate` is false, the issuer approves it in the same transaction
@@ -108,26 +119,14 @@ export async function provisionToken(
       created_at: now,
       updated_at: now,
     })
-    await emit(
-      trx,
-      { ...scopeOfRow(row), clockId },
-      'network_token.created',
-      presentToken(row),
-      now,
-    )
+    await emitToken(trx, 'network_token.created', row, now, clockId)
     if (body.activate !== false) {
       row = await repo.updateToken(trx, row.id, {
         status: 'active',
         activated_at: now,
         updated_at: now,
       })
-      await emit(
-        trx,
-        { ...scopeOfRow(row), clockId },
-        'network_token.updated',
-        presentToken(row),
-        now,
-      )
+      await emitToken(trx, 'network_token.updated', row, now, clockId)
     }
     return presentToken(row)
   })
@@ -155,13 +154,7 @@ export async function moveToken(
       ...(move.next === 'deleted' ? { deleted_at: now } : {}),
       ...(op === 'activate' ? { activated_at: now } : {}),
     })
-    await emit(
-      trx,
-      { ...scopeOfRow(row), clockId },
-      'network_token.updated',
-      presentToken(row),
-      now,
-    )
+    await emitToken(trx, 'network_token.updated', row, now, clockId)
     return presentToken(row)
   })
 }
@@ -177,15 +170,8 @@ export async function deleteTokensOfClosedCard(
   now: Date,
   clockId: string | null = null,
 ): Promise<void> {
-  for (const row of await repo.deleteCardTokens(trx, card.id, now)) {
-    await emit(
-      trx,
-      { ...scopeOfRow(row), clockId },
-      'network_token.updated',
-      presentToken(row),
-      now,
-    )
-  }
+  for (const row of await repo.deleteCardTokens(trx, card.id, now))
+    await emitToken(trx, 'network_token.updated', row, now, clockId)
 }
 
 export async function retrieveToken(
