@@ -105,7 +105,6 @@ export interface Rate {
 
 const RATE_TEXT = /^(\d+)(?:\.(\d+))?$/
 
-/** Reads a rate written as a decimal string (rules above); anything else throws `FxRateError`. */
 /**
  * Rates already parsed, by their text: a decision converts at one of a few rates (a table's, a pin's), and parsing
  * one again (a regular expression, BigInt) was most of what a conversion cost. A `Rate` is never changed after it is
@@ -114,6 +113,7 @@ const RATE_TEXT = /^(\d+)(?:\.(\d+))?$/
 const parsedRates = new Map<string, Rate>()
 const PARSED_RATES_MAX = 4096
 
+/** Reads a rate written as a decimal string (rules above); anything else throws `FxRateError`. */
 export function parseRate(text: unknown): Rate {
   if (typeof text === 'string') {
     const known = parsedRates.get(text)

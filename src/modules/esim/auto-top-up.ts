@@ -26,8 +26,21 @@ import type { UsageOutcome } from './usage-repo.js'
 export const AUTO_TOP_UP_JOB = 'esim.auto_top_up' satisfies JobType
 
 const DAY_MS = 24 * 60 * 60 * 1000
-/** How long settlement keeps asking a network that has no answer for an unsettled auto top-up. */
+/** How long settlement keeps asking a network that has no answer for an open order before declaring it failed. */
 const UNKNOWN_GIVE_UP_MS = 60 * 60 * 1000
+
+/**
+ * Whether settlement still waits for the network's answer about open order `order` at wall time `wallNow`: it has
+ * been open less than `UNKNOWN_GIVE_UP_MS`, measured on the network's wall time (`network_at`: under a sandbox clock
+ * the order's own times are the clock's).
+ */
+export function stillAskingNetwork(
+  order: Pick<orders.OrderRow, 'network_at' | 'created_at'>,
+  wallNow: Date,
+): boolean {
+  const since = new Date(order.network_at ?? order.created_at)
+  return wallNow.getTime() - since.getTime() < UNKNOWN_GIVE_UP_MS
+}
 
 /** Why an auto top-up did not run (`esim.auto_top_up_failed` `data.reason`). */
 export type AutoTopUpFailure =
@@ -440,12 +453,7 @@ export async function settleAutoTopUp(
     await provisionAutoTopUp(deps, order)
     return (await orders.findOrder(deps.db, order.id)) ?? null
   }
-  if (status === 'unknown') {
-    // Measured on the network's wall time (under a clock the order's own times are the clock's).
-    const since = new Date(order.network_at ?? order.created_at)
-    const age = wall.clock.now().getTime() - since.getTime()
-    if (!force && age < UNKNOWN_GIVE_UP_MS) return 'retry'
-  }
+  if (status === 'unknown' && !force && stillAskingNetwork(order, wall.clock.now())) return 'retry'
   const reason =
     status === 'failed' ? 'provisioning_failed' : status === 'unknown' ? 'network_no_record' : null
   return finishAutoTopUp(

@@ -6,7 +6,7 @@ import { newId } from '../../lib/ids.js'
 import { onClock } from '../../lib/object-clock.js'
 import type { ScheduleType } from '../../jobs/types.js'
 import { emit } from '../events/index.js'
-import { settleAutoTopUp } from './auto-top-up.js'
+import { settleAutoTopUp, stillAskingNetwork } from './auto-top-up.js'
 import { chargeAccount } from './billing.js'
 import { returnProfile } from './inventory.js'
 import * as repo from './orders-repo.js'
@@ -20,8 +20,6 @@ export const SETTLE_EVERY_MS = 5_000
 const UNSETTLED_AFTER_MS = 5_000
 /** An in-flight order older than this has outlived its create call (whose deadline is 10 s): its process died. */
 const PENDING_AFTER_MS = 20_000
-/** How long settlement keeps asking a network that has no answer yet before declaring the order failed. */
-const UNKNOWN_GIVE_UP_MS = 60 * 60 * 1000
 
 const OPEN = new Set(['pending', 'unsettled'])
 
@@ -155,12 +153,8 @@ export async function settleOrder(
   if (!order || !OPEN.has(order.status)) return order ?? null
   const status = await deps.esimNetwork.orderStatus(orderId)
   if (order.trigger === 'auto') return settleAutoTopUp(deps, order, status, options.force ?? false)
-  if (status === 'unknown') {
-    // Measured on the network's wall time (an order under a sandbox clock has its created_at on the clock's).
-    const age =
-      deps.clock.now().getTime() - new Date(order.network_at ?? order.created_at).getTime()
-    if (!options.force && age < UNKNOWN_GIVE_UP_MS) return 'retry'
-  }
+  if (status === 'unknown' && !options.force && stillAskingNetwork(order, deps.clock.now()))
+    return 'retry'
   const result = status === 'provisioned' ? 'provisioned' : 'failed'
   const reason =
     status === 'failed' ? 'provisioning_failed' : status === 'unknown' ? 'network_no_record' : null
