@@ -346,12 +346,6 @@ export function mergedBucketsSql(
 }
 
 /**
- * The activity written by a decision statement: `source` is a CTE of its written decisions with `card_id`, `approved`,
- * `activity` (`track`: count it in the card's row, made from `activity_seed` when it has none; `drop`: no rule reads
- * the card's activity any more, its row goes; null: nothing), `activity_bucket` (its minute), `activity_seed` (jsonb)
- * and `activity_keep_from` (the first minute still in the hour). A card's decisions are added in one write.
- */
-/**
  * A card's activity row's `updated_at` (the purge's key) when written at `now`: kept while it is at most a minute
  * older, so that the row's index on it is not rewritten by every decision (the update stays a heap-only one). The
  * purge allows for the minute (`purgeActivity`).
@@ -367,6 +361,12 @@ function activityTouchedSql(
 /** How much older than the last write a card's activity row's `updated_at` may be (`activityTouchedSql`). */
 export const ACTIVITY_TOUCH_SECONDS = 60
 
+/**
+ * The activity written by a decision statement: `source` is a CTE of its written decisions with `card_id`, `approved`,
+ * `activity` (`track`: count it in the card's row, made from `activity_seed` when it has none; `drop`: no rule reads
+ * the card's activity any more, its row goes; null: nothing), `activity_bucket` (its minute), `activity_seed` (jsonb)
+ * and `activity_keep_from` (the first minute still in the hour). A card's decisions are added in one write.
+ */
 export function activityWriteCtes(source: string, now: Date): RawBuilder<unknown> {
   const deltas = sql`(SELECT d.deltas FROM activity_deltas AS d WHERE d.card_id = excluded.card_id)`
   return sql`activity_minutes AS (

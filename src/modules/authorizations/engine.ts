@@ -246,7 +246,6 @@ export async function presentRequest(
   }
 }
 
-/** Runs `fn` for the batch's request `i`: an error it throws becomes that request's outcome (undefined returned). */
 /**
  * The tenants (organization and environment) this process last saw with an enabled authorization rule. A decision
  * for a tenant not in it reads without the rules (`readDecisionFacts(…, rules: false)`), a smaller statement; the
@@ -282,6 +281,7 @@ async function readFacts(
   return facts
 }
 
+/** Runs `fn` for the batch's request `i`: an error it throws becomes that request's outcome (undefined returned). */
 async function settled<T>(
   outcomes: (DecisionOutcome | undefined)[],
   i: number,
@@ -567,6 +567,9 @@ function authorizationRow(
   }
 }
 
+/** A batch's processor quotes, by processor, tenant and currency pair (`quoteKey`). */
+type BatchQuotes = Map<string, Promise<FxQuote>>
+
 /**
  * A spend in another currency than its account's, converted (docs/fx.md): null when the merchant asked in the
  * account's currency, or when the program blocks foreign spend (then `decide` declines `currency_mismatch`, and
@@ -574,9 +577,6 @@ function authorizationRow(
  * converted amount beyond the limit, or one that comes to 0, names `amount`. The rate is asked of the card's
  * program's processor once per request (kept on `p` for a decision decided again).
  */
-/** A batch's processor quotes, by processor, tenant and currency pair (`quoteKey`). */
-type BatchQuotes = Map<string, Promise<FxQuote>>
-
 async function convertRequest(
   deps: AppDeps,
   p: PresentedAuthorization,

@@ -51,14 +51,6 @@ export interface EventWithin {
   notified: RawBuilder<number>
 }
 
-/**
- * `emit` inside the statement that makes the change, one event per row of the CTE `source`, for hot paths
- * that change many rows at once and need no explicit transaction (batched ledger adjustments and
- * authorization decisions): each row names its event's id, scope and type in the columns given, and `object`
- * builds its REST shape from the row (a json expression that must equal the REST presenter's output).
- * `columns.details`, when given, is a json column of the row whose keys go beside `object` in `data` (null or `{}`:
- * none), in their order. Deliveries are queued in the same statement.
- */
 /** The columns `emitPerRow` reads of each row: an event's id, scope, type, details and sandbox clock. */
 export interface EventRowColumns {
   id: string
@@ -79,6 +71,14 @@ export const EVENT_ROW_COLUMNS: EventRowColumns = {
   clockId: 'clock_id',
 }
 
+/**
+ * `emit` inside the statement that makes the change, one event per row of the CTE `source`, for hot paths
+ * that change many rows at once and need no explicit transaction (batched ledger adjustments and
+ * authorization decisions): each row names its event's id, scope and type in the columns given, and `object`
+ * builds its REST shape from the row (a json expression that must equal the REST presenter's output).
+ * `columns.details`, when given, is a json column of the row whose keys go beside `object` in `data` (null or `{}`:
+ * none), in their order. Deliveries are queued in the same statement.
+ */
 export function emitPerRow(
   source: string,
   columns: EventRowColumns,
