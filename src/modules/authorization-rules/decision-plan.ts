@@ -313,12 +313,14 @@ export function addedBucketsSql(
  * the caller from its own authorizations (the caller owns them): `activitySeedWanted`.
  */
 export function activityCte(name: string, cards: string, rules: string): RawBuilder<unknown> {
-  // A lateral probe of the primary key per card: as a join, the generic plan read the whole table when it was small.
+  // A lateral probe of the primary key per card, kept one by `OFFSET 0`: a plain lateral subquery is pulled up into a
+  // join, and the generic plan then hashed the whole table (every card's row) for each batch of a few cards.
   return sql`${sql.id(name)} AS MATERIALIZED (
       SELECT c.id AS card_id, x.buckets, x.card_id IS NOT NULL AS tracked,
         coalesce((SELECT b.reads_activity FROM ${sql.table(`${rules}_by_card`)} AS b WHERE b.card_id = c.id), false) AS needed
       FROM ${sql.table(cards)} AS c
-      LEFT JOIN LATERAL (SELECT y.card_id, y.buckets FROM authorization_rule_activity AS y WHERE y.card_id = c.id) AS x ON true
+      LEFT JOIN LATERAL (SELECT y.card_id, y.buckets FROM authorization_rule_activity AS y
+        WHERE y.card_id = c.id OFFSET 0) AS x ON true
     )`
 }
 

@@ -1,0 +1,150 @@
+/**
+ * The decision's statements read the rules' tables by key, whatever they hold (docs/authorization-rules.md, "In the
+ * decision"): a card's activity row, its counters, its rules and their targets are each a probe of a primary key, so
+ * a decision costs the same beside a thousand other cards' rows as on an empty table. The tables get a thousand rows
+ * of other cards written straight in SQL and are analyzed (the size at which PostgreSQL found hashing the whole
+ * activity table cheaper than probing it); then a decision is made through the API while the SQL the app sends is
+ * captured, and each of its statements that names a rules table is run again as a prepared statement after a few
+ * executions (the generic plan a named statement settles on, as the app names its statements), inside a transaction
+ * that is rolled back. A plan passes when each scan of a rules table reads a few rows at most (a table of a few rows
+ * may be read whole).
+ *
+ * PostgreSQL only: the plans are PostgreSQL's.
+ */
+import assert from 'node:assert/strict'
+import { after, before, test } from 'node:test'
+import pg from 'pg'
+import { createTenant, startTestApp, type TestApp, type TestClient } from '../helpers/app.js'
+import { expectApproved, fundedCard } from '../authorizations/support.js'
+import { condition, createRule } from './support.js'
+
+const skip = !process.env.DATABASE_URL && 'PostgreSQL only: the plans of the decision statements'
+const RULE_TABLES = new Set([
+  'authorization_rule_activity',
+  'authorization_rule_counters',
+  'authorization_rule_targets',
+  'authorization_rules',
+])
+/** Other cards' rows in each table. */
+const OTHERS = 1000
+/** The most rows one scan of a rules table may read, over all its loops (a batch of one card here). */
+const MOST_READ = 20
+
+interface PlanNode {
+  'Node Type': string
+  'Relation Name'?: string
+  'Actual Rows'?: number
+  'Actual Loops'?: number
+  'Rows Removed by Filter'?: number
+  Plans?: PlanNode[]
+}
+const flatten = (node: PlanNode): PlanNode[] => [node, ...(node.Plans ?? []).flatMap(flatten)]
+
+let capturing = false
+const captured: { text: string; values: unknown[] }[] = []
+const originalQuery = pg.Client.prototype.query
+
+let t: TestApp
+let tenant: TestClient
+let token: string
+let admin: pg.Client
+
+before(async () => {
+  if (skip) return
+  pg.Client.prototype.query = function (this: pg.Client, ...args: any[]) {
+    const [first, second] = args
+    const text = typeof first === 'string' ? first : first?.text
+    const values = typeof first === 'string' ? second : first?.values
+    if (capturing && typeof text === 'string')
+      captured.push({ text, values: Array.isArray(values) ? values : [] })
+    return (originalQuery as any).apply(this, args)
+  } as typeof pg.Client.prototype.query
+  t = await startTestApp()
+  tenant = await createTenant(t)
+  token = await tenant.token()
+  admin = new pg.Client({ connectionString: t.deps.config.databaseUrl! })
+  await admin.connect()
+})
+
+after(async () => {
+  pg.Client.prototype.query = originalQuery
+  await admin?.end()
+  await t?.close()
+})
+
+/** The generic plan of a captured statement, executed under EXPLAIN ANALYZE and rolled back. */
+async function cachedPlan(q: { text: string; values: unknown[] }): Promise<PlanNode> {
+  const args = q.values
+    .map((v) =>
+      v === null ? 'NULL' : admin.escapeLiteral(v instanceof Date ? v.toISOString() : String(v)),
+    )
+    .join(', ')
+  await admin.query('BEGIN')
+  try {
+    await admin.query(`PREPARE decision_step AS ${q.text}`)
+    for (let i = 0; i < 6; i++) await admin.query(`EXECUTE decision_step(${args})`)
+    const { rows } = await admin.query(
+      `EXPLAIN (ANALYZE, FORMAT JSON) EXECUTE decision_step(${args})`,
+    )
+    return (rows[0]['QUERY PLAN'] as { Plan: PlanNode }[])[0].Plan
+  } finally {
+    await admin.query('ROLLBACK')
+    await admin.query('DEALLOCATE ALL')
+  }
+}
+
+test("a decision under rules probes the rules' tables by key beside a thousand other cards' rows", {
+  skip,
+}, async () => {
+  const f = await fundedCard(t, tenant, token, 1_000_000)
+  const program = { level: 'program', ids: [tenant.programs.full.id] }
+  const velocity = await createRule(t, token, {
+    scope: program,
+    type: 'velocity_limit',
+    parameters: { window: { type: 'day' }, aggregate: 'card', limit_amount: 10_000_000 },
+  })
+  await createRule(t, token, {
+    scope: program,
+    ...condition(['authorization_count_1h', 'gt', 1000]),
+  })
+  await createRule(t, token, {
+    scope: { level: 'card', ids: [f.card.id] },
+    ...condition(['mcc', 'is', '7995']),
+  })
+  await expectApproved(t, token, f.card.id, 100)
+
+  await admin.query(
+    `INSERT INTO authorization_rule_activity (card_id, buckets, updated_at)
+      SELECT 'card_other' || g, '{}'::jsonb, now() FROM generate_series(1, ${OTHERS}) AS g`,
+  )
+  await admin.query(
+    `INSERT INTO authorization_rule_counters (key, rule_id, buckets, expires_at, updated_at)
+      SELECT $1 || ':0:card_other' || g, $1, '{}'::jsonb, now() + interval '1 day', now()
+      FROM generate_series(1, ${OTHERS}) AS g`,
+    [velocity.id],
+  )
+  await admin.query(
+    'ANALYZE authorization_rule_activity, authorization_rule_counters, authorization_rule_targets, authorization_rules',
+  )
+
+  captured.length = 0
+  capturing = true
+  try {
+    await expectApproved(t, token, f.card.id, 100)
+  } finally {
+    capturing = false
+  }
+  const statements = captured.filter((q) => /authorization_rule_(activity|counters)/.test(q.text))
+  assert.ok(statements.length >= 2, 'the decision read and wrote the rules tables')
+  for (const q of statements) {
+    const plan = await cachedPlan(q)
+    const scans = flatten(plan).filter((n) => RULE_TABLES.has(n['Relation Name'] ?? ''))
+    const where = `${q.text}\n${JSON.stringify(plan, null, 1)}`
+    for (const scan of scans) {
+      const read =
+        ((scan['Actual Rows'] ?? 0) + (scan['Rows Removed by Filter'] ?? 0)) *
+        (scan['Actual Loops'] ?? 1)
+      assert.ok(read <= MOST_READ, `${scan['Relation Name']}: ${read} rows read\n${where}`)
+    }
+  }
+})
