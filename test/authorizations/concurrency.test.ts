@@ -3,6 +3,7 @@ import { test } from 'node:test'
 import { withTx } from '../../src/db/tx.js'
 import type { Db } from '../../src/db/types.js'
 import { newId } from '../../src/lib/ids.js'
+import { presentAuthorization } from '../../src/modules/authorizations/present.js'
 import * as repo from '../../src/modules/authorizations/repo.js'
 import { eventsFor } from '../helpers/api.js'
 import type { TestApp, TestClient } from '../helpers/app.js'
@@ -123,7 +124,7 @@ function decisionWrite(
   }
   return {
     row,
-    view: { id: row.id },
+    view: presentAuthorization(row),
     eventId: newId('evt'),
     entryId: approved ? newId('le') : null,
     versions: facts.versions,

@@ -220,7 +220,10 @@ export async function readDecisionFacts(
 /** One decided authorization to write. */
 export interface DecisionWrite {
   row: AuthorizationRow
-  /** The authorization in its REST shape: the object of its `authorization.created`. */
+  /**
+   * The authorization in its REST shape (`presentAuthorization(row)`): the object of its `authorization.created`, and
+   * where the row's `rule_results` and `request_history` are written from.
+   */
   view: unknown
   eventId: string
   /** Approved: the id of its hold's ledger entry (the hold's id is the row's `hold_id`). */
@@ -263,10 +266,12 @@ export async function recordDecisions(
 ): Promise<{ stale: Set<string>; notified: boolean }> {
   if (writes.length === 0) return { stale: new Set(), notified: false }
   // Each item is the authorization row with what its write needs beside it: read as a row (`input`), and as
-  // an `authorizations` record for the insert (the extra keys ignored).
+  // an `authorizations` record for the insert (the extra keys ignored). The row's rule results and request history
+  // are not sent: the view holds them (`presentAuthorization`), and the insert takes them from it. Sent twice, the
+  // ten rules' results were half of an item, parsed twice by the statement.
   const items = JSON.stringify(
-    writes.map((w, idx) => ({
-      ...w.row,
+    writes.map(({ row: { rule_results, request_history, ...row }, ...w }, idx) => ({
+      ...row,
       idx,
       account_version: w.versions.account,
       card_version: w.versions.card,
@@ -285,6 +290,7 @@ export async function recordDecisions(
     })),
   )
   const columns = Object.keys(writes[0].row)
+  const fromView = new Set(['rule_results', 'request_history'])
   // The rules' parts of the statement only when a decision has something for them (most tenants have no rule):
   // a smaller statement costs PostgreSQL less to plan.
   const guarded = writes.some((w) => w.guards?.length)
@@ -320,8 +326,8 @@ export async function recordDecisions(
     ${holdsCtes('approvals', now)},
     auth AS (
       INSERT INTO authorizations (${sql.join(columns.map((c) => sql.ref(c)))})
-      SELECT ${sql.join(columns.map((c) => sql.ref(`r.${c}`)))} FROM json_populate_recordset(NULL::authorizations, (SELECT items FROM batch)) AS r
-      WHERE r.id IN (SELECT id FROM ok)
+      SELECT ${sql.join(columns.map((c) => (fromView.has(c) ? sql`(o.view->${c})::jsonb` : sql.ref(`r.${c}`))))}
+      FROM json_populate_recordset(NULL::authorizations, (SELECT items FROM batch)) AS r JOIN ok AS o ON o.id = r.id
     ),
     ${operationsSucceededCte('outcome', sql`SELECT operation_id FROM ok WHERE operation_id IS NOT NULL`, wall)},
     ${tracked ? sql`${activityWriteCtes('ok', now)},` : sql``}
