@@ -67,8 +67,9 @@ export async function claimCrossings(
         AS i(esim_id text, bundle_order_id text, data_mb bigint, before bigint, after bigint)
     )
     UPDATE esim_bundles AS b SET auto_top_up_claimed_at = ${now}
-    FROM input AS i JOIN esims AS e ON e.id = i.esim_id
-    WHERE b.order_id = i.bundle_order_id AND b.esim_id = e.id AND b.auto_top_up_claimed_at IS NULL
+    FROM input AS i JOIN esims AS e ON e.id = i.esim_id AND e.id = ANY (ARRAY(SELECT esim_id FROM input))
+    WHERE b.order_id = i.bundle_order_id AND b.order_id = ANY (ARRAY(SELECT bundle_order_id FROM input))
+      AND b.esim_id = e.id AND b.auto_top_up_claimed_at IS NULL
       AND e.auto_top_up_id IS NOT NULL AND e.status NOT IN ('suspended', 'canceled')
       AND CASE WHEN e.auto_top_up_trigger = 'depleted' THEN i.before < i.data_mb AND i.after >= i.data_mb
         ELSE i.before * 100 < e.auto_top_up_threshold_pct * i.data_mb

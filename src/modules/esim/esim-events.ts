@@ -58,7 +58,7 @@ export async function emitEsimEvents(
     objs AS MATERIALIZED (
       SELECT e.organization_id, e.environment, ${esimSummaryJson('e', objectNow)} AS obj, i.events,
         ${clockOfCardholderSql(sql.ref('e.cardholder_id'))} AS clock_id
-      FROM input AS i JOIN esims AS e ON e.id = i.esim_id
+      FROM input AS i JOIN esims AS e ON e.id = i.esim_id AND e.id = ANY (ARRAY(SELECT esim_id FROM input))
     ),
     src AS (
       SELECT o.organization_id, o.environment, o.obj, o.clock_id, x.event_id, x.event_type, x.event_details

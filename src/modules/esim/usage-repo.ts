@@ -89,6 +89,7 @@ export async function applyUsageReports(
         e.first_used_at IS NULL AS never_used
       FROM input AS i
       LEFT JOIN esims AS e ON e.id = i.esim_id AND e.organization_id = i.org AND e.environment = i.env
+        AND e.id = ANY (ARRAY(SELECT esim_id FROM input))
       LEFT JOIN esim_alert_settings AS s ON s.organization_id = e.organization_id AND s.environment = e.environment
       LEFT JOIN LATERAL (
         SELECT b.order_id, b.data_mb, b.data_used_mb, b.alerted_pct FROM esim_bundles AS b
@@ -109,14 +110,14 @@ export async function applyUsageReports(
     ub AS (
       UPDATE esim_bundles AS b SET data_used_mb = ok.after, alerted_pct = b.alerted_pct || ok.reached_pct,
         status = CASE WHEN ok.depleted THEN 'depleted' ELSE b.status END, updated_at = ${now}
-      FROM ok WHERE b.order_id = ok.bundle_order_id
+      FROM ok WHERE b.order_id = ok.bundle_order_id AND b.order_id = ANY (ARRAY(SELECT bundle_order_id FROM ok))
     ),
     ue AS (
       UPDATE esims AS e SET status = CASE WHEN e.status IN ('released', 'installed') THEN 'enabled' ELSE e.status END,
         installed_at = coalesce(e.installed_at, ${now}),
         first_used_at = CASE WHEN e.first_used_at IS NULL AND ok.after > 0 THEN ${now}::timestamptz ELSE e.first_used_at END,
         updated_at = ${now}
-      FROM ok WHERE e.id = ok.esim_id
+      FROM ok WHERE e.id = ok.esim_id AND e.id = ANY (ARRAY(SELECT esim_id FROM ok))
     )
     SELECT calc.idx, calc.esim_id, coalesce(calc.inactive, false) AS inactive, calc.no_package, calc.lower,
       ok.idx IS NOT NULL AS applied, calc.bundle_order_id, calc.data_mb, calc.before, calc.after,

@@ -256,7 +256,11 @@ export async function findHoldsOfAccount(
     .execute()
 }
 
-/** Closes holds in one statement: nothing left, `released` as given, `updated_at` each its own time. */
+/**
+ * Closes holds in one statement: nothing left, `released` as given, `updated_at` each its own time. The holds are
+ * found by their ids (`= ANY`): joined to the items alone, which the planner takes for a hundred rows, the plan hashed
+ * them against a sequential scan of every hold.
+ */
 export async function closeHolds(
   trx: Db,
   holds: readonly { id: string; released: number; at: Date }[],
@@ -266,7 +270,7 @@ export async function closeHolds(
   await sql`
     UPDATE holds AS h SET remaining = 0, released = u.released, status = 'closed', updated_at = u.at
     FROM json_to_recordset(${items}::json) AS u(id text, released bigint, at timestamptz)
-    WHERE h.id = u.id`.execute(trx)
+    WHERE h.id = u.id AND h.id = ANY (${holds.map((h) => h.id)}::text[])`.execute(trx)
 }
 
 export async function updateHold(

@@ -1,0 +1,188 @@
+/**
+ * A statement that writes a batch of rows named by id in a JSON parameter finds them by their primary key, whatever
+ * the table holds (docs/platform.md, "Batch writes by key"). Joined to the JSON items alone, which PostgreSQL takes
+ * for a hundred rows, the planner hashed the items against a sequential scan of the whole table: every hold on each
+ * run of an expiry, every eSIM on each usage report. Here each table gets 5,000 other rows written straight in
+ * SQL and is analyzed; the write is made through the service while the SQL the app sends is captured, and each
+ * captured statement on the table is explained as a prepared statement under its generic plan (the plan a named
+ * statement settles on after its first runs). A plan passes when it reads none of the tables whole.
+ *
+ * PostgreSQL only: the plans are PostgreSQL's.
+ */
+import assert from 'node:assert/strict'
+import { after, before, test } from 'node:test'
+import pg from 'pg'
+import { expireDue } from '../../src/modules/authorizations/service.js'
+import { sweepUsage } from '../../src/modules/esim/usage.js'
+import { createTenant, startTestApp, type TestApp } from '../helpers/app.js'
+import { expectApproved, fundedCard } from '../authorizations/support.js'
+import { completedOrder, esimFixture } from '../esim/support.js'
+
+const skip = !process.env.DATABASE_URL && 'PostgreSQL only: the plans of the batch writes'
+/** Other rows in each table. */
+const OTHERS = 5000
+
+interface PlanNode {
+  'Node Type': string
+  'Relation Name'?: string
+  Plans?: PlanNode[]
+}
+const flatten = (node: PlanNode): PlanNode[] => [node, ...(node.Plans ?? []).flatMap(flatten)]
+
+let capturing = false
+const captured: { text: string; values: unknown[] }[] = []
+const originalQuery = pg.Client.prototype.query
+
+let t: TestApp
+let admin: pg.Client
+
+before(async () => {
+  if (skip) return
+  pg.Client.prototype.query = function (this: pg.Client, ...args: any[]) {
+    const [first, second] = args
+    const text = typeof first === 'string' ? first : first?.text
+    const values = typeof first === 'string' ? second : first?.values
+    if (capturing && typeof text === 'string')
+      captured.push({ text, values: Array.isArray(values) ? values : [] })
+    return (originalQuery as any).apply(this, args)
+  } as typeof pg.Client.prototype.query
+  t = await startTestApp()
+  admin = new pg.Client({ connectionString: t.deps.config.databaseUrl! })
+  await admin.connect()
+})
+
+after(async () => {
+  pg.Client.prototype.query = originalQuery
+  await admin?.end()
+  await t?.close()
+})
+
+/** `OTHERS` copies of the row `id` of `table`, with the columns of `overrides` (SQL over g = 1…OTHERS). */
+async function copies(table: string, id: string, overrides: Record<string, string>): Promise<void> {
+  const { rows } = await admin.query<{ name: string }>(
+    `SELECT column_name AS name FROM information_schema.columns
+    WHERE table_schema = current_schema() AND table_name = $1 ORDER BY ordinal_position`,
+    [table],
+  )
+  const key = table === 'esim_bundles' ? 'order_id' : 'id'
+  const columns = rows.map((r) => `"${r.name}"`).join(', ')
+  const values = rows
+    .map((r) => (r.name in overrides ? overrides[r.name] : `t."${r.name}"`))
+    .join(', ')
+  await admin.query(
+    `INSERT INTO ${table} (${columns}) SELECT ${values} FROM ${table} AS t,
+      generate_series(1, ${OTHERS}) AS g WHERE t.${key} = $1`,
+    [id],
+  )
+  await admin.query(`ANALYZE ${table}`)
+}
+
+/** Runs `work` while capturing the app's SQL; answers the statements that write `table` (`pattern`). */
+async function capture(work: () => Promise<unknown>, pattern: RegExp) {
+  captured.length = 0
+  capturing = true
+  try {
+    await work()
+  } finally {
+    capturing = false
+  }
+  return captured.filter((q) => pattern.test(q.text))
+}
+
+/** No scan of `table` in the generic plan of each statement reads the whole table. */
+async function assertProbed(statements: typeof captured, table: string): Promise<void> {
+  assert.ok(statements.length > 0, `no statement on ${table} captured`)
+  for (const q of statements) {
+    const args = q.values
+      .map((v) =>
+        v === null
+          ? 'NULL'
+          : admin.escapeLiteral(
+              v instanceof Date ? v.toISOString() : Array.isArray(v) ? arrayLiteral(v) : String(v),
+            ),
+      )
+      .join(', ')
+    let plan: PlanNode
+    // The plan a named statement gets once PostgreSQL settles on a generic one, shown without running it (what it
+    // writes, an event's id for one, is written already).
+    await admin.query('SET plan_cache_mode = force_generic_plan')
+    try {
+      await admin.query(`PREPARE batch_write AS ${q.text}`)
+      const { rows } = await admin.query(`EXPLAIN (FORMAT JSON) EXECUTE batch_write(${args})`)
+      plan = (rows[0]['QUERY PLAN'] as { Plan: PlanNode }[])[0].Plan
+    } finally {
+      await admin.query('DEALLOCATE ALL')
+      await admin.query('RESET plan_cache_mode')
+    }
+    const whole = flatten(plan).filter(
+      (n) => n['Relation Name'] === table && n['Node Type'] === 'Seq Scan',
+    )
+    assert.equal(
+      whole.length,
+      0,
+      `${table} read whole:\n${q.text}\n${JSON.stringify(plan, null, 1)}`,
+    )
+  }
+}
+
+/** A text[] parameter as PostgreSQL's array literal. */
+const arrayLiteral = (values: unknown[]) =>
+  `{${values.map((v) => `"${String(v).replace(/["\\]/g, '\\$&')}"`).join(',')}}`
+
+test("the expiry of an account's holds closes them by id beside 5,000 other holds", {
+  skip,
+}, async () => {
+  const tenant = await createTenant(t)
+  const token = await tenant.token()
+  const f = await fundedCard(t, tenant, token, 100_000)
+  const auth = await expectApproved(t, token, f.card.id, 500)
+  const { rows } = await admin.query('SELECT hold_id FROM authorizations WHERE id = $1', [auth.id])
+  await copies('holds', rows[0].hold_id, { id: `'hold_other' || g`, source_id: 'NULL' })
+  await admin.query(
+    `UPDATE authorizations SET expires_at = now() - interval '1 minute' WHERE id = $1`,
+    [auth.id],
+  )
+  const statements = await capture(() => expireDue(t.deps), /UPDATE holds/i)
+  const after = await admin.query('SELECT status FROM authorizations WHERE id = $1', [auth.id])
+  assert.equal(after.rows[0].status, 'expired')
+  await assertProbed(statements, 'holds')
+})
+
+test('a usage report finds its eSIM and package by key beside 5,000 other eSIMs', {
+  skip,
+}, async () => {
+  const fx = await esimFixture(t)
+  const packages = await t.api(
+    fx.token,
+    'GET',
+    '/v1/esim/packages?country=FRA&region=local&limit=100',
+  )
+  const pkg = packages.json().data.find((p: any) => p.data_mb === 1024)
+  const order = await completedOrder(t, fx.token, {
+    package_id: pkg.id,
+    cardholder_id: fx.cardholder.id,
+  })
+  await copies('esims', order.esim_id, {
+    id: `'esim_other' || g`,
+    iccid: `'8944500' || lpad(g::text, 12, '0')`,
+  })
+  await copies('esim_bundles', order.id, {
+    order_id: `'eso_other' || g`,
+    esim_id: `'esim_other' || g`,
+  })
+  // Reported, then applied by the usage sweep (or at once): both captured.
+  const statements = await capture(async () => {
+    const report = await t.api(fx.token, 'POST', `/v1/simulate/esim/esims/${order.esim_id}/usage`, {
+      data_used_mb: 900,
+    })
+    assert.ok(report.statusCode < 300, report.body)
+    await sweepUsage(t.deps)
+  }, /esims|esim_bundles/)
+  const esim = (await t.api(fx.token, 'GET', `/v1/esim/esims/${order.esim_id}`)).json()
+  assert.equal(esim.packages[0].data_used_mb, 900)
+  await assertProbed(statements, 'esims')
+  await assertProbed(
+    statements.filter((q) => /esim_bundles/.test(q.text)),
+    'esim_bundles',
+  )
+})
