@@ -14,6 +14,15 @@
 import assert from 'node:assert/strict'
 import { after, before, test } from 'node:test'
 import pg from 'pg'
+import {
+  captureWhile,
+  executeArgs,
+  flatten,
+  installQueryCapture,
+  type Captured,
+  type PlanNode,
+  restoreQueries,
+} from '../helpers/plans.js'
 import { createTenant, startTestApp, type TestApp, type TestClient } from '../helpers/app.js'
 import { expectApproved, fundedCard } from '../authorizations/support.js'
 import { condition, createRule } from './support.js'
@@ -30,20 +39,6 @@ const OTHERS = 1000
 /** The most rows one scan of a rules table may read, over all its loops (a batch of one card here). */
 const MOST_READ = 20
 
-interface PlanNode {
-  'Node Type': string
-  'Relation Name'?: string
-  'Actual Rows'?: number
-  'Actual Loops'?: number
-  'Rows Removed by Filter'?: number
-  Plans?: PlanNode[]
-}
-const flatten = (node: PlanNode): PlanNode[] => [node, ...(node.Plans ?? []).flatMap(flatten)]
-
-let capturing = false
-const captured: { text: string; values: unknown[] }[] = []
-const originalQuery = pg.Client.prototype.query
-
 let t: TestApp
 let tenant: TestClient
 let token: string
@@ -51,14 +46,7 @@ let admin: pg.Client
 
 before(async () => {
   if (skip) return
-  pg.Client.prototype.query = function (this: pg.Client, ...args: any[]) {
-    const [first, second] = args
-    const text = typeof first === 'string' ? first : first?.text
-    const values = typeof first === 'string' ? second : first?.values
-    if (capturing && typeof text === 'string')
-      captured.push({ text, values: Array.isArray(values) ? values : [] })
-    return (originalQuery as any).apply(this, args)
-  } as typeof pg.Client.prototype.query
+  installQueryCapture()
   t = await startTestApp()
   tenant = await createTenant(t)
   token = await tenant.token()
@@ -67,18 +55,14 @@ before(async () => {
 })
 
 after(async () => {
-  pg.Client.prototype.query = originalQuery
+  restoreQueries()
   await admin?.end()
   await t?.close()
 })
 
 /** The generic plan of a captured statement, executed under EXPLAIN ANALYZE and rolled back. */
-async function cachedPlan(q: { text: string; values: unknown[] }): Promise<PlanNode> {
-  const args = q.values
-    .map((v) =>
-      v === null ? 'NULL' : admin.escapeLiteral(v instanceof Date ? v.toISOString() : String(v)),
-    )
-    .join(', ')
+async function cachedPlan(q: Captured): Promise<PlanNode> {
+  const args = executeArgs(admin, q.values)
   await admin.query('BEGIN')
   try {
     await admin.query(`PREPARE decision_step AS ${q.text}`)
@@ -127,14 +111,10 @@ test("a decision under rules probes the rules' tables by key beside a thousand o
     'ANALYZE authorization_rule_activity, authorization_rule_counters, authorization_rule_targets, authorization_rules',
   )
 
-  captured.length = 0
-  capturing = true
-  try {
-    await expectApproved(t, token, f.card.id, 100)
-  } finally {
-    capturing = false
-  }
-  const statements = captured.filter((q) => /authorization_rule_(activity|counters)/.test(q.text))
+  const statements = await captureWhile(
+    () => expectApproved(t, token, f.card.id, 100),
+    /authorization_rule_(activity|counters)/,
+  )
   assert.ok(statements.length >= 2, 'the decision read and wrote the rules tables')
   for (const q of statements) {
     const plan = await cachedPlan(q)

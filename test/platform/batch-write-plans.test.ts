@@ -12,6 +12,15 @@
 import assert from 'node:assert/strict'
 import { after, before, test } from 'node:test'
 import pg from 'pg'
+import {
+  type Captured,
+  captureWhile,
+  executeArgs,
+  flatten,
+  installQueryCapture,
+  type PlanNode,
+  restoreQueries,
+} from '../helpers/plans.js'
 import { expireDue } from '../../src/modules/authorizations/service.js'
 import { sweepUsage } from '../../src/modules/esim/usage.js'
 import { createTenant, startTestApp, type TestApp } from '../helpers/app.js'
@@ -22,37 +31,19 @@ const skip = !process.env.DATABASE_URL && 'PostgreSQL only: the plans of the bat
 /** Other rows in each table. */
 const OTHERS = 5000
 
-interface PlanNode {
-  'Node Type': string
-  'Relation Name'?: string
-  Plans?: PlanNode[]
-}
-const flatten = (node: PlanNode): PlanNode[] => [node, ...(node.Plans ?? []).flatMap(flatten)]
-
-let capturing = false
-const captured: { text: string; values: unknown[] }[] = []
-const originalQuery = pg.Client.prototype.query
-
 let t: TestApp
 let admin: pg.Client
 
 before(async () => {
   if (skip) return
-  pg.Client.prototype.query = function (this: pg.Client, ...args: any[]) {
-    const [first, second] = args
-    const text = typeof first === 'string' ? first : first?.text
-    const values = typeof first === 'string' ? second : first?.values
-    if (capturing && typeof text === 'string')
-      captured.push({ text, values: Array.isArray(values) ? values : [] })
-    return (originalQuery as any).apply(this, args)
-  } as typeof pg.Client.prototype.query
+  installQueryCapture()
   t = await startTestApp()
   admin = new pg.Client({ connectionString: t.deps.config.databaseUrl! })
   await admin.connect()
 })
 
 after(async () => {
-  pg.Client.prototype.query = originalQuery
+  restoreQueries()
   await admin?.end()
   await t?.close()
 })
@@ -77,31 +68,11 @@ async function copies(table: string, id: string, overrides: Record<string, strin
   await admin.query(`ANALYZE ${table}`)
 }
 
-/** Runs `work` while capturing the app's SQL; answers the statements that write `table` (`pattern`). */
-async function capture(work: () => Promise<unknown>, pattern: RegExp) {
-  captured.length = 0
-  capturing = true
-  try {
-    await work()
-  } finally {
-    capturing = false
-  }
-  return captured.filter((q) => pattern.test(q.text))
-}
-
 /** No scan of `table` in the generic plan of each statement reads the whole table. */
-async function assertProbed(statements: typeof captured, table: string): Promise<void> {
+async function assertProbed(statements: Captured[], table: string): Promise<void> {
   assert.ok(statements.length > 0, `no statement on ${table} captured`)
   for (const q of statements) {
-    const args = q.values
-      .map((v) =>
-        v === null
-          ? 'NULL'
-          : admin.escapeLiteral(
-              v instanceof Date ? v.toISOString() : Array.isArray(v) ? arrayLiteral(v) : String(v),
-            ),
-      )
-      .join(', ')
+    const args = executeArgs(admin, q.values)
     let plan: PlanNode
     // The plan a named statement gets once PostgreSQL settles on a generic one, shown without running it (what it
     // writes, an event's id for one, is written already).
@@ -125,10 +96,6 @@ async function assertProbed(statements: typeof captured, table: string): Promise
   }
 }
 
-/** A text[] parameter as PostgreSQL's array literal. */
-const arrayLiteral = (values: unknown[]) =>
-  `{${values.map((v) => `"${String(v).replace(/["\\]/g, '\\$&')}"`).join(',')}}`
-
 test("the expiry of an account's holds closes them by id beside 5,000 other holds", {
   skip,
 }, async () => {
@@ -142,7 +109,7 @@ test("the expiry of an account's holds closes them by id beside 5,000 other hold
     `UPDATE authorizations SET expires_at = now() - interval '1 minute' WHERE id = $1`,
     [auth.id],
   )
-  const statements = await capture(() => expireDue(t.deps), /UPDATE holds/i)
+  const statements = await captureWhile(() => expireDue(t.deps), /UPDATE holds/i)
   const after = await admin.query('SELECT status FROM authorizations WHERE id = $1', [auth.id])
   assert.equal(after.rows[0].status, 'expired')
   await assertProbed(statements, 'holds')
@@ -171,7 +138,7 @@ test('a usage report finds its eSIM and package by key beside 5,000 other eSIMs'
     esim_id: `'esim_other' || g`,
   })
   // Reported, then applied by the usage sweep (or at once): both captured.
-  const statements = await capture(async () => {
+  const statements = await captureWhile(async () => {
     const report = await t.api(fx.token, 'POST', `/v1/simulate/esim/esims/${order.esim_id}/usage`, {
       data_used_mb: 900,
     })
