@@ -12,18 +12,10 @@
  * PostgreSQL only: the plans are PostgreSQL's.
  */
 import assert from 'node:assert/strict'
-import { after, before, test } from 'node:test'
-import pg from 'pg'
-import {
-  captureWhile,
-  executeArgs,
-  flatten,
-  installQueryCapture,
-  type Captured,
-  type PlanNode,
-  restoreQueries,
-} from '../helpers/plans.js'
-import { createTenant, startTestApp, type TestApp, type TestClient } from '../helpers/app.js'
+import { test } from 'node:test'
+import type pg from 'pg'
+import { captureWhile, flatten, settledPlan, withCapturingApp } from '../helpers/plans.js'
+import { createTenant, type TestApp, type TestClient } from '../helpers/app.js'
 import { expectApproved, fundedCard } from '../authorizations/support.js'
 import { condition, createRule } from './support.js'
 
@@ -44,38 +36,11 @@ let tenant: TestClient
 let token: string
 let admin: pg.Client
 
-before(async () => {
-  if (skip) return
-  installQueryCapture()
-  t = await startTestApp()
+withCapturingApp(skip, async (fixture) => {
+  ;({ t, admin } = fixture)
   tenant = await createTenant(t)
   token = await tenant.token()
-  admin = new pg.Client({ connectionString: t.deps.config.databaseUrl! })
-  await admin.connect()
 })
-
-after(async () => {
-  restoreQueries()
-  await admin?.end()
-  await t?.close()
-})
-
-/** The generic plan of a captured statement, executed under EXPLAIN ANALYZE and rolled back. */
-async function cachedPlan(q: Captured): Promise<PlanNode> {
-  const args = executeArgs(admin, q.values)
-  await admin.query('BEGIN')
-  try {
-    await admin.query(`PREPARE decision_step AS ${q.text}`)
-    for (let i = 0; i < 6; i++) await admin.query(`EXECUTE decision_step(${args})`)
-    const { rows } = await admin.query(
-      `EXPLAIN (ANALYZE, FORMAT JSON) EXECUTE decision_step(${args})`,
-    )
-    return (rows[0]['QUERY PLAN'] as { Plan: PlanNode }[])[0].Plan
-  } finally {
-    await admin.query('ROLLBACK')
-    await admin.query('DEALLOCATE ALL')
-  }
-}
 
 test("a decision under rules probes the rules' tables by key beside a thousand other cards' rows", {
   skip,
@@ -117,7 +82,7 @@ test("a decision under rules probes the rules' tables by key beside a thousand o
   )
   assert.ok(statements.length >= 2, 'the decision read and wrote the rules tables')
   for (const q of statements) {
-    const plan = await cachedPlan(q)
+    const plan = await settledPlan(admin, q)
     const scans = flatten(plan).filter((n) => RULE_TABLES.has(n['Relation Name'] ?? ''))
     const where = `${q.text}\n${JSON.stringify(plan, null, 1)}`
     for (const scan of scans) {

@@ -10,20 +10,19 @@
  * PostgreSQL only: the plans are PostgreSQL's.
  */
 import assert from 'node:assert/strict'
-import { after, before, test } from 'node:test'
-import pg from 'pg'
+import { test } from 'node:test'
+import type pg from 'pg'
 import {
   type Captured,
   captureWhile,
-  executeArgs,
+  copyRows,
   flatten,
-  installQueryCapture,
-  type PlanNode,
-  restoreQueries,
+  genericPlan,
+  withCapturingApp,
 } from '../helpers/plans.js'
 import { expireDue } from '../../src/modules/authorizations/service.js'
 import { sweepUsage } from '../../src/modules/esim/usage.js'
-import { createTenant, startTestApp, type TestApp } from '../helpers/app.js'
+import { createTenant, type TestApp } from '../helpers/app.js'
 import { expectApproved, fundedCard } from '../authorizations/support.js'
 import { completedOrder, esimFixture } from '../esim/support.js'
 
@@ -33,38 +32,12 @@ const OTHERS = 5000
 
 let t: TestApp
 let admin: pg.Client
-
-before(async () => {
-  if (skip) return
-  installQueryCapture()
-  t = await startTestApp()
-  admin = new pg.Client({ connectionString: t.deps.config.databaseUrl! })
-  await admin.connect()
-})
-
-after(async () => {
-  restoreQueries()
-  await admin?.end()
-  await t?.close()
-})
+withCapturingApp(skip, (fixture) => ({ t, admin } = fixture))
 
 /** `OTHERS` copies of the row `id` of `table`, with the columns of `overrides` (SQL over g = 1…OTHERS). */
 async function copies(table: string, id: string, overrides: Record<string, string>): Promise<void> {
-  const { rows } = await admin.query<{ name: string }>(
-    `SELECT column_name AS name FROM information_schema.columns
-    WHERE table_schema = current_schema() AND table_name = $1 ORDER BY ordinal_position`,
-    [table],
-  )
   const key = table === 'esim_bundles' ? 'order_id' : 'id'
-  const columns = rows.map((r) => `"${r.name}"`).join(', ')
-  const values = rows
-    .map((r) => (r.name in overrides ? overrides[r.name] : `t."${r.name}"`))
-    .join(', ')
-  await admin.query(
-    `INSERT INTO ${table} (${columns}) SELECT ${values} FROM ${table} AS t,
-      generate_series(1, ${OTHERS}) AS g WHERE t.${key} = $1`,
-    [id],
-  )
+  await copyRows(admin, table, id, OTHERS, overrides, key)
   await admin.query(`ANALYZE ${table}`)
 }
 
@@ -72,19 +45,8 @@ async function copies(table: string, id: string, overrides: Record<string, strin
 async function assertProbed(statements: Captured[], table: string): Promise<void> {
   assert.ok(statements.length > 0, `no statement on ${table} captured`)
   for (const q of statements) {
-    const args = executeArgs(admin, q.values)
-    let plan: PlanNode
-    // The plan a named statement gets once PostgreSQL settles on a generic one, shown without running it (what it
-    // writes, an event's id for one, is written already).
-    await admin.query('SET plan_cache_mode = force_generic_plan')
-    try {
-      await admin.query(`PREPARE batch_write AS ${q.text}`)
-      const { rows } = await admin.query(`EXPLAIN (FORMAT JSON) EXECUTE batch_write(${args})`)
-      plan = (rows[0]['QUERY PLAN'] as { Plan: PlanNode }[])[0].Plan
-    } finally {
-      await admin.query('DEALLOCATE ALL')
-      await admin.query('RESET plan_cache_mode')
-    }
+    // The plan a named statement gets once PostgreSQL settles on a generic one.
+    const plan = await genericPlan(admin, q)
     const whole = flatten(plan).filter(
       (n) => n['Relation Name'] === table && n['Node Type'] === 'Seq Scan',
     )

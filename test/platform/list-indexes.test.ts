@@ -13,12 +13,20 @@
  * PostgreSQL only: the plans are PostgreSQL's (PGlite runs the same statements, with its own tiny-table plans).
  */
 import assert from 'node:assert/strict'
-import { after, before, describe, test } from 'node:test'
-import pg from 'pg'
+import { describe, test } from 'node:test'
+import type pg from 'pg'
 import { PLAN_PER_CALL } from '../../src/db/client.js'
 import { idHeadAt } from '../../src/lib/ids.js'
 import { SCOPES } from '../../src/modules/oauth/scopes.js'
-import { createTenant, startTestApp, type TestApp } from '../helpers/app.js'
+import { createTenant, type TestApp } from '../helpers/app.js'
+import {
+  captureWhile,
+  copyRows,
+  flatten,
+  type PlanNode,
+  settledPlan,
+  withCapturingApp,
+} from '../helpers/plans.js'
 import { MERCHANT } from '../authorizations/support.js'
 import { attest, cardBody, issuedCard, makeAccount, makeCardholder } from '../cards/support.js'
 import { completedOrder, packageFor } from '../esim/support.js'
@@ -28,26 +36,6 @@ const BIG = 10_000
 const SMALL = 3_000
 /** The most rows one scan of the table may read (returned plus filtered away) for one page of 25. */
 const PAGE_READ = 60
-
-interface Captured {
-  text: string
-  values: unknown[]
-}
-let capturing = false
-const captured: Captured[] = []
-const originalQuery = pg.Client.prototype.query
-/** Records the list statements the app sends while a request is made (the repos' SQL with its parameters). */
-function captureQueries(): void {
-  pg.Client.prototype.query = function (this: pg.Client, ...args: any[]) {
-    // The app names its statements (src/db/client.ts): a query config object { name, text, values }.
-    const [first, second] = args
-    const text = typeof first === 'string' ? first : first?.text
-    const values = typeof first === 'string' ? second : first?.values
-    if (capturing && typeof text === 'string')
-      captured.push({ text, values: Array.isArray(values) ? values : [] })
-    return (originalQuery as any).apply(this, args)
-  } as typeof pg.Client.prototype.query
-}
 
 let t: TestApp
 let token: string
@@ -60,26 +48,12 @@ let admin: pg.Client
 const ids: Record<string, string> = {}
 
 /** `count` copies of one row of `table` (its `id` is `templateId`), each with the columns of `overrides` (SQL over g = 1…count). */
-async function copies(
+const copies = (
   table: string,
   templateId: string,
   count: number,
   overrides: Record<string, string>,
-): Promise<void> {
-  const { rows } = await admin.query<{ name: string }>(
-    `SELECT column_name AS name FROM information_schema.columns
-    WHERE table_schema = 'public' AND table_name = $1 ORDER BY ordinal_position`,
-    [table],
-  )
-  const columns = rows.map((r) => `"${r.name}"`).join(', ')
-  const values = rows
-    .map((r) => (r.name in overrides ? overrides[r.name] : `t."${r.name}"`))
-    .join(', ')
-  await admin.query(
-    `INSERT INTO ${table} (${columns}) SELECT ${values} FROM ${table} AS t, generate_series(1, ${count}) AS g WHERE t.id = $1`,
-    [templateId],
-  )
-}
+) => copyRows(admin, table, templateId, count, overrides)
 
 /** An id of `prefix` older than any the API made (their time part starts with 01), unique per g. */
 const seedId = (prefix: string, g = 'g') => `'${prefix}_00' || lpad(${g}::text, 24, '0')`
@@ -87,13 +61,10 @@ const seedId = (prefix: string, g = 'g') => `'${prefix}_00' || lpad(${g}::text, 
 const rare = (rareValue: string, other: string, third?: string) =>
   `CASE WHEN g % 200 = 0 THEN '${rareValue}'${third ? ` WHEN g % 200 = 100 THEN '${third}'` : ''} ELSE '${other}' END`
 
-before(
-  async () => {
-    if (skip) return
-    captureQueries()
-    t = await startTestApp({ env: { SVC_RELEASES: 'three_d_secure' } })
-    admin = new pg.Client({ connectionString: t.deps.config.databaseUrl! })
-    await admin.connect()
+withCapturingApp(
+  skip,
+  async (fixture) => {
+    ;({ t, admin } = fixture)
     const tenant = await createTenant(t)
     token = await tenant.token()
     narrow.rareHidden = await tenant.token(
@@ -284,30 +255,8 @@ before(
 
     await admin.query('ANALYZE')
   },
-  { timeout: 120_000 },
+  { app: { env: { SVC_RELEASES: 'three_d_secure' } }, timeout: 120_000 },
 )
-
-after(async () => {
-  if (skip) return
-  pg.Client.prototype.query = originalQuery
-  await admin?.end()
-  await t?.close()
-})
-
-interface PlanNode {
-  'Node Type': string
-  'Relation Name'?: string
-  'Index Name'?: string
-  'Actual Rows'?: number
-  'Actual Loops'?: number
-  'Rows Removed by Filter'?: number
-  'Rows Removed by Index Recheck'?: number
-  Plans?: PlanNode[]
-}
-
-function flatten(node: PlanNode): PlanNode[] {
-  return [node, ...(node.Plans ?? []).flatMap(flatten)]
-}
 
 /** The plans of the list statements on `table` the app ran for one request (each run again under EXPLAIN ANALYZE). */
 async function plansOf(
@@ -315,21 +264,16 @@ async function plansOf(
   table: string,
   caller = token,
 ): Promise<{ text: string; plan: PlanNode }[]> {
-  captured.length = 0
-  capturing = true
-  let res
-  try {
-    res = await t.api(caller, 'GET', url)
-  } finally {
-    capturing = false
-  }
-  assert.equal(res.statusCode, 200, `${url}: ${res.body}`)
-  const lists = captured.filter(
-    (q) =>
-      new RegExp(`from "${table}"`, 'i').test(q.text) &&
-      /order by/i.test(q.text) &&
-      /limit/i.test(q.text),
-  )
+  let res: Awaited<ReturnType<TestApp['api']>> | undefined
+  const lists = (
+    await captureWhile(
+      async () => {
+        res = await t.api(caller, 'GET', url)
+      },
+      new RegExp(`from "${table}"`, 'i'),
+    )
+  ).filter((q) => /order by/i.test(q.text) && /limit/i.test(q.text))
+  assert.equal(res!.statusCode, 200, `${url}: ${res!.body}`)
   assert.ok(lists.length > 0, `${url}: no list statement on ${table} captured`)
   const out: { text: string; plan: PlanNode }[] = []
   for (const q of lists) {
@@ -343,22 +287,7 @@ async function plansOf(
     // those marked to be planned per call): a generic plan, costed for an average value, when PostgreSQL finds it no
     // costlier than the plans for the values seen.
     if (q.text.includes(PLAN_PER_CALL)) continue
-    const args = q.values
-      .map((v) =>
-        v === null ? 'NULL' : admin.escapeLiteral(v instanceof Date ? v.toISOString() : String(v)),
-      )
-      .join(', ')
-    await admin.query(`PREPARE list_page AS ${q.text}`)
-    try {
-      for (let i = 0; i < 6; i++) await admin.query(`EXECUTE list_page(${args})`)
-      const cached = await admin.query(`EXPLAIN (ANALYZE, FORMAT JSON) EXECUTE list_page(${args})`)
-      out.push({
-        text: `cached plan: ${q.text}`,
-        plan: (cached.rows[0]['QUERY PLAN'] as { Plan: PlanNode }[])[0].Plan,
-      })
-    } finally {
-      await admin.query('DEALLOCATE list_page')
-    }
+    out.push({ text: `cached plan: ${q.text}`, plan: await settledPlan(admin, q) })
   }
   return out
 }
