@@ -217,6 +217,9 @@ export async function readDecisionFacts(
   )
 }
 
+/** The authorization columns a decision's write takes from its view, not from its item (`recordDecisions`). */
+const FROM_VIEW = new Set(['rule_results', 'request_history'])
+
 /** One decided authorization to write. */
 export interface DecisionWrite {
   row: AuthorizationRow
@@ -290,7 +293,6 @@ export async function recordDecisions(
     })),
   )
   const columns = Object.keys(writes[0].row)
-  const fromView = new Set(['rule_results', 'request_history'])
   // The rules' parts of the statement only when a decision has something for them (most tenants have no rule):
   // a smaller statement costs PostgreSQL less to plan.
   const guarded = writes.some((w) => w.guards?.length)
@@ -326,7 +328,7 @@ export async function recordDecisions(
     ${holdsCtes('approvals', now)},
     auth AS (
       INSERT INTO authorizations (${sql.join(columns.map((c) => sql.ref(c)))})
-      SELECT ${sql.join(columns.map((c) => (fromView.has(c) ? sql`(o.view->${c})::jsonb` : sql.ref(`r.${c}`))))}
+      SELECT ${sql.join(columns.map((c) => (FROM_VIEW.has(c) ? sql`(o.view->${c})::jsonb` : sql.ref(`r.${c}`))))}
       FROM json_populate_recordset(NULL::authorizations, (SELECT items FROM batch)) AS r JOIN ok AS o ON o.id = r.id
     ),
     ${operationsSucceededCte('outcome', sql`SELECT operation_id FROM ok WHERE operation_id IS NOT NULL`, wall)},
